@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Installs every Debian package that the build and the tests need.
+# Idempotent: packages already present are not reinstalled, and `apt-get update`
+# runs at most once per invocation (and only when something is missing).
+set -euo pipefail
+
+PACKAGES=(
+  bazel-bootstrap      # Bazel 4.2.3, runs offline
+  bazel-rules-java     # @rules_java for Bazel's built-in toolchains
+  g++
+  protobuf-compiler    # /usr/bin/protoc
+  libprotobuf-dev
+  libabsl-dev
+  libgtest-dev
+  libgmock-dev
+  libbenchmark-dev
+  libeigen3-dev
+  llvm-16-dev          # headers plus libLLVM-16.so
+  lld-16               # linker for host kernels
+  binutils
+)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
+    missing+=("$p")
+  fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install_deps: all ${#PACKAGES[@]} packages present"
+  exit 0
+fi
+
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+echo "install_deps: installing ${missing[*]}"
+$SUDO apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"

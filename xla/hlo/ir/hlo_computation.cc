@@ -1,0 +1,79 @@
+#include "xla/hlo/ir/hlo_computation.h"
+
+#include <algorithm>
+
+#include "absl/container/flat_hash_set.h"
+#include "xla/hlo/ir/hlo_module.h"
+
+namespace xla {
+
+HloInstruction* HloComputation::AddInstruction(std::unique_ptr<HloInstruction> instruction) {
+  HloInstruction* raw = instruction.get();
+  raw->set_parent(this);
+  if (parent_ != nullptr) raw->set_unique_id(parent_->NextUniqueId());
+  if (raw->opcode() == HloOpcode::kParameter && raw->parameter_number() >= 0) {
+    size_t n = static_cast<size_t>(raw->parameter_number());
+    if (n < (1u << 20)) {
+      if (params_.size() <= n) params_.resize(n + 1, nullptr);
+      params_[n] = raw;
+    }
+  }
+  instructions_.push_back(std::move(instruction));
+  return raw;
+}
+
+bool HloComputation::RemoveInstruction(HloInstruction* instruction) {
+  if (!instruction->users().empty() || instruction == root_) return false;
+  instruction->DetachFromOperands();
+  auto it = std::find_if(instructions_.begin(), instructions_.end(),
+                         [&](const auto& p) { return p.get() == instruction; });
+  if (it == instructions_.end()) return false;
+  if (instruction->opcode() == HloOpcode::kParameter) {
+    for (auto& p : params_) {
+      if (p == instruction) p = nullptr;
+    }
+  }
+  instructions_.erase(it);
+  return true;
+}
+
+std::vector<HloInstruction*> HloComputation::MakePostOrder() const {
+  std::vector<HloInstruction*> order;
+  order.reserve(instructions_.size());
+  absl::flat_hash_set<const HloInstruction*> visited;
+  // Iterative DFS: (instruction, next input to visit).
+  std::vector<std::pair<HloInstruction*, size_t>> stack;
+  auto inputs_of = [](const HloInstruction* h, size_t i) -> HloInstruction* {
+    size_t n_ops = h->operands().size();
+    if (i < n_ops) return h->operand(static_cast<int64_t>(i));
+    return h->control_predecessors()[i - n_ops];
+  };
+  for (const auto& owned : instructions_) {
+    if (!visited.insert(owned.get()).second) continue;
+    stack.push_back({owned.get(), 0});
+    while (!stack.empty()) {
+      auto& [h, next] = stack.back();
+      size_t total = h->operands().size() + h->control_predecessors().size();
+      if (next < total) {
+        HloInstruction* input = inputs_of(h, next++);
+        if (visited.insert(input).second) stack.push_back({input, 0});
+        continue;
+      }
+      order.push_back(h);
+      stack.pop_back();
+    }
+  }
+  return order;
+}
+
+ProgramShape HloComputation::ComputeProgramShape() const {
+  ProgramShape ps;
+  for (const HloInstruction* p : params_) {
+    ps.parameters.push_back(p ? p->shape() : Shape());
+    ps.parameter_names.push_back(p ? p->name() : "");
+  }
+  if (root_ != nullptr) ps.result = root_->shape();
+  return ps;
+}
+
+}  // namespace xla

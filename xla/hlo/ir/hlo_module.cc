@@ -1,0 +1,61 @@
+#include "xla/hlo/ir/hlo_module.h"
+
+#include "absl/container/flat_hash_set.h"
+
+namespace xla {
+
+HloComputation* HloModule::AddComputation(std::unique_ptr<HloComputation> computation) {
+  HloComputation* raw = computation.get();
+  raw->set_parent(this);
+  for (const auto& instr : raw->instructions()) instr->set_unique_id(NextUniqueId());
+  computations_.push_back(std::move(computation));
+  return raw;
+}
+
+HloComputation* HloModule::GetComputation(const std::string& name) const {
+  for (const auto& c : computations_) {
+    if (c->name() == name) return c.get();
+  }
+  return nullptr;
+}
+
+void HloModule::set_entry_computation(HloComputation* entry) {
+  if (entry_ != nullptr) entry_->set_is_entry(false);
+  entry_ = entry;
+  if (entry_ != nullptr) entry_->set_is_entry(true);
+}
+
+std::vector<HloComputation*> HloModule::MakeComputationPostOrder() const {
+  std::vector<HloComputation*> order;
+  absl::flat_hash_set<const HloComputation*> visited;
+  std::vector<std::pair<HloComputation*, std::vector<HloComputation*>>> stack;
+  auto callees = [](const HloComputation* c) {
+    std::vector<HloComputation*> out;
+    for (const auto& instr : c->instructions()) {
+      for (HloComputation* callee : instr->called_computations()) out.push_back(callee);
+    }
+    return out;
+  };
+  auto visit = [&](HloComputation* root) {
+    if (!visited.insert(root).second) return;
+    stack.push_back({root, callees(root)});
+    while (!stack.empty()) {
+      auto& [c, pending] = stack.back();
+      if (!pending.empty()) {
+        HloComputation* next = pending.back();
+        pending.pop_back();
+        if (visited.insert(next).second) stack.push_back({next, callees(next)});
+        continue;
+      }
+      order.push_back(c);
+      stack.pop_back();
+    }
+  };
+  for (const auto& c : computations_) {
+    if (c.get() != entry_) visit(c.get());
+  }
+  if (entry_ != nullptr) visit(entry_);
+  return order;
+}
+
+}  // namespace xla

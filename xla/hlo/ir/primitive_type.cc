@@ -1,0 +1,46 @@
+#include "xla/hlo/ir/primitive_type.h"
+
+#include <array>
+
+namespace xla {
+namespace {
+
+struct TypeInfo {
+  absl::string_view name;
+  int bits;
+  TypeKind kind;
+  FloatFormatId format;
+};
+
+constexpr std::array<TypeInfo, kPrimitiveTypeCount> kTypes = {{
+#define XLA_PT_INFO_(e, name, bits, kind, fmt) \
+  {name, bits, TypeKind::kind, FloatFormatId::fmt},
+    XLA_PRIMITIVE_TYPES(XLA_PT_INFO_)
+#undef XLA_PT_INFO_
+}};
+
+const TypeInfo& Info(PrimitiveType t) { return kTypes[static_cast<int>(t)]; }
+
+}  // namespace
+
+absl::string_view PrimitiveTypeName(PrimitiveType type) { return Info(type).name; }
+
+std::optional<PrimitiveType> PrimitiveTypeFromName(absl::string_view name) {
+  for (int i = 0; i < kPrimitiveTypeCount; ++i) {
+    if (kTypes[i].name == name) return static_cast<PrimitiveType>(i);
+  }
+  return std::nullopt;
+}
+
+TypeKind KindOf(PrimitiveType type) { return Info(type).kind; }
+int BitWidth(PrimitiveType type) { return Info(type).bits; }
+int ByteWidth(PrimitiveType type) { return (Info(type).bits + 7) / 8; }
+FloatFormatId FloatFormatOf(PrimitiveType type) { return Info(type).format; }
+
+PrimitiveType ComplexComponentType(PrimitiveType t) {
+  if (t == PrimitiveType::C64) return PrimitiveType::F32;
+  if (t == PrimitiveType::C128) return PrimitiveType::F64;
+  return t;
+}
+
+}  // namespace xla

@@ -65,6 +65,7 @@ std::optional<AttrId> AttrFromName(absl::string_view name) {
 }
 
 std::vector<std::vector<int64_t>> ReplicaGroups::Expand() const {
+  if (!raw.empty()) return {};
   if (!iota) return groups;
   // Devices 0..N-1 laid out in reshape_dims, transposed, then read in order
   // and cut into group_dims[0] groups of group_dims[1].
@@ -158,6 +159,7 @@ std::string SliceToString(const std::vector<SliceDim>& s) {
 namespace {
 
 std::string ReplicaGroupsToString(const ReplicaGroups& g) {
+  if (!g.raw.empty()) return g.raw;
   if (g.iota) {
     std::string out = absl::StrCat("[", absl::StrJoin(g.group_dims, ","), "]<=[",
                                    absl::StrJoin(g.reshape_dims, ","), "]");

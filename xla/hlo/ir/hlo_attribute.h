@@ -212,11 +212,14 @@ struct ReplicaGroups {
   std::vector<int64_t> group_dims;            // iota form: [num_groups, group_size]
   std::vector<int64_t> reshape_dims;
   std::vector<int64_t> transpose;             // empty = identity
+  // Any other form (e.g. `mesh[...] {...}`), kept verbatim; Expand() gives
+  // no groups for it.
+  std::string raw;
   // Explicit groups for both forms (iota form expanded).
   std::vector<std::vector<int64_t>> Expand() const;
   bool operator==(const ReplicaGroups& o) const {
     return iota == o.iota && groups == o.groups && group_dims == o.group_dims &&
-           reshape_dims == o.reshape_dims && transpose == o.transpose;
+           reshape_dims == o.reshape_dims && transpose == o.transpose && raw == o.raw;
   }
 };
 

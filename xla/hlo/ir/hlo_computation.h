@@ -62,6 +62,11 @@ class HloComputation {
   bool has_printed_signature() const { return has_signature_; }
   void set_has_printed_signature(bool s) { has_signature_ = s; }
 
+  // The execution thread written after the body (`}, execution_thread="x"`);
+  // empty for the main thread.
+  const std::string& execution_thread() const { return execution_thread_; }
+  void set_execution_thread(std::string t) { execution_thread_ = std::move(t); }
+
  private:
   std::string name_;
   std::vector<std::unique_ptr<HloInstruction>> instructions_;
@@ -70,6 +75,7 @@ class HloComputation {
   HloModule* parent_ = nullptr;
   bool is_entry_ = false;
   bool has_signature_ = false;
+  std::string execution_thread_;
 };
 
 }  // namespace xla

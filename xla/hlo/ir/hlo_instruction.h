@@ -65,6 +65,7 @@ class HloInstruction {
 
   // parameter(N): the parameter number.
   int64_t parameter_number() const { return parameter_number_; }
+  void set_parameter_number(int64_t n) { parameter_number_ = n; }
   // constant(...): the value. Must only be called on constants.
   const Literal& literal() const { return *literal_; }
   void set_literal(Literal literal);

@@ -124,7 +124,7 @@ enum class OpCategory : uint8_t {
   X(kReplicaId, "replica-id", 0, kOther)                                \
   X(kReshape, "reshape", 1, kOther)                                     \
   X(kReverse, "reverse", 1, kOther)                                     \
-  X(kRng, "rng", 2, kOther)                                             \
+  X(kRng, "rng", kVariadic, kOther)                                             \
   X(kRngBitGenerator, "rng-bit-generator", 1, kOther)                   \
   X(kRngGetAndUpdateState, "rng-get-and-update-state", 0, kOther)       \
   X(kRoundNearestAfz, "round-nearest-afz", 1, kElementwiseUnary)        \

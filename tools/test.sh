@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Runs every test: installs the Debian packages (tools/install_deps.sh), runs
+# `bazel test //...`, then reruns the malformed-input parser tests under
+# AddressSanitizer. Prints Bazel's per-test summary and a final
+# "N passed, N failed" line; exits non-zero if anything failed.
+set -uo pipefail
+repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$repo"
+tools/install_deps.sh || exit 1
+
+log="$(mktemp)"
+trap 'rm -f "$log"' EXIT
+status=0
+bazel test --test_summary=short //... 2>&1 | tee -a "$log" || status=1
+# Parser robustness under ASan (see .bazelrc's asan config).
+bazel test --config=asan --test_summary=short //xla/hlo/parser:malformed_input_test 2>&1 \
+  | tee -a "$log" || status=1
+
+passed=$(grep -cE '^//[^ ]+ +(\(cached\) )?PASSED' "$log" || true)
+failed=$(grep -cE '^//[^ ]+ +(FAILED|TIMEOUT|NO STATUS|FAILED TO BUILD)' "$log" || true)
+echo
+echo "$passed passed, $failed failed"
+if [ "$failed" -ne 0 ] || [ "$passed" -eq 0 ]; then status=1; fi
+exit $status

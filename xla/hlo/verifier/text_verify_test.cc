@@ -1,0 +1,153 @@
+// Shape inference and verification on HLO text: the parser infers omitted
+// shapes with InferShape, and VerifyModule checks the rest.
+#include <memory>
+#include <string>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "xla/hlo/parser/hlo_parser.h"
+#include "xla/hlo/verifier/hlo_verifier.h"
+
+namespace xla {
+namespace {
+
+using ::testing::HasSubstr;
+
+// True when the linked InferShape is the real one (a stand-in would accept
+// add(f32[4], f32[5])).
+bool RealShapeInferenceLinked() {
+  absl::StatusOr<std::unique_ptr<HloModule>> m = ParseHloModule(R"(
+    HloModule probe
+    ENTRY e {
+      a = f32[4] parameter(0)
+      b = f32[5] parameter(1)
+      ROOT c = f32[4] add(a, b)
+    })");
+  return m.ok() && !VerifyModule(**m).ok();
+}
+
+class TextVerifyTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!RealShapeInferenceLinked()) {
+      GTEST_SKIP() << "the parser links a stand-in InferShape";
+    }
+  }
+
+  // Parses `text` and returns the status of VerifyModule (or the parse
+  // error), as text.
+  std::string Verify(const std::string& text) {
+    absl::StatusOr<std::unique_ptr<HloModule>> m = ParseHloModule(text);
+    if (!m.ok()) return absl::StrCat("parse: ", m.status().message());
+    module_ = std::move(*m);
+    absl::Status s = VerifyModule(*module_);
+    return s.ok() ? "OK" : std::string(s.message());
+  }
+
+  std::string RootShape() const {
+    return module_->entry_computation()->root_instruction()->shape().ToString(false);
+  }
+
+  std::unique_ptr<HloModule> module_;
+};
+
+TEST_F(TextVerifyTest, OmittedShapesAreInferred) {
+  EXPECT_EQ(Verify(R"(
+    HloModule m
+    add {
+      x = f32[] parameter(0)
+      y = f32[] parameter(1)
+      ROOT s = add(x, y)
+    }
+    ENTRY e {
+      a = bf16[7,33,5] parameter(0)
+      b = bf16[7,5,257] parameter(1)
+      d = dot(a, b), lhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_batch_dims={0},
+          rhs_contracting_dims={1}
+      c = f32[7,33,257] convert(d)
+      z = f32[] constant(0)
+      r = reduce(c, z), dimensions={0,2}, to_apply=add
+      s = slice(r), slice={[1:33:2]}
+      t = tuple(s, r)
+      ROOT g = get-tuple-element(t), index=0
+    })"),
+            "OK");
+  EXPECT_EQ(RootShape(), "f32[16]");
+}
+
+TEST_F(TextVerifyTest, InferenceFailureIsAParseError) {
+  EXPECT_THAT(Verify(R"(
+    HloModule m
+    ENTRY e {
+      a = f32[4] parameter(0)
+      ROOT c = custom-call(a), custom_call_target="foo"
+    })"),
+              HasSubstr("cannot infer the shape of 'c': c: the result shape of custom-call cannot "
+                        "be inferred; write it in the text"));
+}
+
+TEST_F(TextVerifyTest, MismatchesAreListed) {
+  EXPECT_EQ(Verify(R"(
+    HloModule m
+    ENTRY e {
+      a = f32[4,33] parameter(0)
+      b = f32[33,257] parameter(1)
+      d = f32[4,256] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+      n = s32[4,256] negate(d)
+      ROOT t = (f32[4,256], s32[4,256]) tuple(d, n)
+    })"),
+            "instruction 'd' (dot): inferred shape f32[4,257] but declared f32[4,256]\n"
+            "instruction 'n' (negate): inferred shape f32[4,256] but declared s32[4,256]");
+}
+
+TEST_F(TextVerifyTest, WhileAndConditional) {
+  EXPECT_EQ(Verify(R"(
+    HloModule m
+    cond {
+      p = (s32[], f32[3]) parameter(0)
+      i = s32[] get-tuple-element(p), index=0
+      n = s32[] constant(10)
+      ROOT lt = pred[] compare(i, n), direction=LT
+    }
+    body {
+      p = (s32[], f32[3]) parameter(0)
+      i = s32[] get-tuple-element(p), index=0
+      v = f32[3] get-tuple-element(p), index=1
+      one = s32[] constant(1)
+      j = s32[] add(i, one)
+      w = f32[3] exponential(v)
+      ROOT t = (s32[], f32[3]) tuple(j, w)
+    }
+    neg {
+      x = f32[3] parameter(0)
+      ROOT y = f32[3] negate(x)
+    }
+    ENTRY e {
+      init = (s32[], f32[3]) parameter(0)
+      pred = pred[] parameter(1)
+      loop = (s32[], f32[3]) while(init), condition=cond, body=body
+      v = f32[3] get-tuple-element(loop), index=1
+      ROOT c = f32[3] conditional(pred, v, v), true_computation=neg, false_computation=neg
+    })"),
+            "OK");
+}
+
+TEST_F(TextVerifyTest, BadReducerIsReported) {
+  EXPECT_EQ(Verify(R"(
+    HloModule m
+    max {
+      x = s32[] parameter(0)
+      y = s32[] parameter(1)
+      ROOT m = s32[] maximum(x, y)
+    }
+    ENTRY e {
+      a = f32[33,257] parameter(0)
+      z = f32[] constant(0)
+      ROOT r = f32[33] reduce(a, z), dimensions={1}, to_apply=max
+    })"),
+            "instruction 'r' (reduce): parameter 0 of reducer computation 'max' ((x: s32[], y: "
+            "s32[]) -> s32[]) must be a scalar f32");
+}
+
+}  // namespace
+}  // namespace xla

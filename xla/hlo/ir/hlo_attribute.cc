@@ -69,12 +69,26 @@ std::vector<std::vector<int64_t>> ReplicaGroups::Expand() const {
   if (!iota) return groups;
   // Devices 0..N-1 laid out in reshape_dims, transposed, then read in order
   // and cut into group_dims[0] groups of group_dims[1].
+  constexpr int64_t kMaxDevices = int64_t{1} << 20;
   int64_t total = 1;
-  for (int64_t d : reshape_dims) total *= d;
+  for (int64_t d : reshape_dims) {
+    if (d <= 0 || total > kMaxDevices / d) return {};
+    total *= d;
+  }
   const size_t rank = reshape_dims.size();
   std::vector<int64_t> perm = transpose;
   if (perm.empty()) {
     for (size_t i = 0; i < rank; ++i) perm.push_back(static_cast<int64_t>(i));
+  }
+  std::vector<bool> seen(rank, false);
+  if (perm.size() != rank) return {};
+  for (int64_t p : perm) {
+    if (p < 0 || p >= static_cast<int64_t>(rank) || seen[p]) return {};
+    seen[p] = true;
+  }
+  if (group_dims.size() != 2 || group_dims[0] <= 0 || group_dims[1] <= 0 ||
+      group_dims[0] * group_dims[1] != total) {
+    return {};
   }
   std::vector<int64_t> permuted_dims(rank);
   for (size_t i = 0; i < rank; ++i) permuted_dims[i] = reshape_dims[perm[i]];
@@ -215,6 +229,48 @@ struct ValuePrinter {
 };
 
 }  // namespace
+
+bool AttrValueMatchesKind(AttrId id, const AttrValue& value) {
+  switch (AttrKindOf(id)) {
+    case AttrKind::kInt:
+      return std::holds_alternative<int64_t>(value);
+    case AttrKind::kFloat:
+      return std::holds_alternative<double>(value);
+    case AttrKind::kBool:
+      return std::holds_alternative<bool>(value);
+    case AttrKind::kIntList:
+      return std::holds_alternative<std::vector<int64_t>>(value);
+    case AttrKind::kBoolList:
+      return std::holds_alternative<std::vector<bool>>(value);
+    case AttrKind::kIdent:
+    case AttrKind::kString:
+    case AttrKind::kRaw:
+      return std::holds_alternative<std::string>(value);
+    case AttrKind::kIdentList:
+      return std::holds_alternative<std::vector<std::string>>(value);
+    case AttrKind::kSlice:
+      return std::holds_alternative<std::vector<SliceDim>>(value);
+    case AttrKind::kWindow:
+      return std::holds_alternative<Window>(value);
+    case AttrKind::kDimLabels:
+      return std::holds_alternative<ConvDimLabels>(value);
+    case AttrKind::kPadding:
+      return std::holds_alternative<std::vector<PaddingDim>>(value);
+    case AttrKind::kComputation:
+      return std::holds_alternative<HloComputation*>(value);
+    case AttrKind::kComputationList:
+      return std::holds_alternative<std::vector<HloComputation*>>(value);
+    case AttrKind::kReplicaGroups:
+      return std::holds_alternative<ReplicaGroups>(value);
+    case AttrKind::kIntListList:
+      return std::holds_alternative<std::vector<std::vector<int64_t>>>(value);
+    case AttrKind::kShape:
+      return std::holds_alternative<Shape>(value);
+    case AttrKind::kShapeList:
+      return std::holds_alternative<std::vector<Shape>>(value);
+  }
+  return false;
+}
 
 std::string AttrValueToString(AttrId id, const AttrValue& value) {
   return std::visit(ValuePrinter{id}, value);

@@ -215,7 +215,9 @@ struct ReplicaGroups {
   // Any other form (e.g. `mesh[...] {...}`), kept verbatim; Expand() gives
   // no groups for it.
   std::string raw;
-  // Explicit groups for both forms (iota form expanded).
+  // Explicit groups for both forms (iota form expanded). Returns no groups
+  // for the raw form and for an invalid iota form (sizes that disagree, a
+  // transpose that is not a permutation, or more than 2^20 devices).
   std::vector<std::vector<int64_t>> Expand() const;
   bool operator==(const ReplicaGroups& o) const {
     return iota == o.iota && groups == o.groups && group_dims == o.group_dims &&
@@ -229,6 +231,9 @@ using AttrValue =
                  ConvDimLabels, std::vector<PaddingDim>, HloComputation*,
                  std::vector<HloComputation*>, ReplicaGroups,
                  std::vector<std::vector<int64_t>>, Shape, std::vector<Shape>>;
+
+// True when `value` holds the alternative that attribute `id`'s kind uses.
+bool AttrValueMatchesKind(AttrId id, const AttrValue& value);
 
 // Text of an attribute value as the printer writes it (after `name=`).
 std::string AttrValueToString(AttrId id, const AttrValue& value);

@@ -76,6 +76,8 @@ const AttrValue* HloInstruction::FindAttr(AttrId id) const {
 }
 
 void HloInstruction::SetAttr(AttrId id, AttrValue value) {
+  XLA_CHECK(AttrValueMatchesKind(id, value))
+      << "attribute " << AttrName(id) << " set with a value of the wrong type";
   auto it = std::lower_bound(attrs_.begin(), attrs_.end(), id,
                              [](const auto& a, AttrId key) { return a.first < key; });
   if (it != attrs_.end() && it->first == id) {

@@ -1,6 +1,6 @@
 // HloInstruction: one operation in an HloComputation.
 //
-// An instruction has a name (unique within its module), an opcode, a result
+// An instruction has a name (unique within its computation), an opcode, a result
 // shape, operands (other instructions of the same computation), and typed
 // attributes from the table in hlo_attribute.h. Parameters carry their
 // number; constants own their Literal. Called computations (to_apply, body,
@@ -66,13 +66,16 @@ class HloInstruction {
   // parameter(N): the parameter number.
   int64_t parameter_number() const { return parameter_number_; }
   void set_parameter_number(int64_t n) { parameter_number_ = n; }
-  // constant(...): the value. Must only be called on constants.
+  // constant(...): the value. Must only be called when has_literal().
+  bool has_literal() const { return literal_ != nullptr; }
   const Literal& literal() const { return *literal_; }
   void set_literal(Literal literal);
 
   // Attributes, kept sorted by AttrId (the canonical print order).
   bool has_attr(AttrId id) const { return FindAttr(id) != nullptr; }
   const AttrValue* FindAttr(AttrId id) const;
+  // `value` must hold the type that AttrKindOf(id) calls for (checked: a
+  // mismatch is a programmer error).
   void SetAttr(AttrId id, AttrValue value);
   void ClearAttr(AttrId id);
   const std::vector<std::pair<AttrId, AttrValue>>& attrs() const { return attrs_; }

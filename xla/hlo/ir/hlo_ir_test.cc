@@ -99,6 +99,12 @@ TEST(ReplicaGroups, IotaExpansion) {
   g.reshape_dims = {8};
   expected = {{0, 1, 2, 3}, {4, 5, 6, 7}};
   EXPECT_EQ(g.Expand(), expected);
+  // Invalid forms expand to nothing instead of reading out of bounds.
+  g.transpose = {3, 0};
+  EXPECT_TRUE(g.Expand().empty());
+  g.transpose.clear();
+  g.reshape_dims = {int64_t{1} << 40};
+  EXPECT_TRUE(g.Expand().empty());
 }
 
 }  // namespace

@@ -42,8 +42,7 @@ HloInstructionProto InstructionToProto(const HloInstruction& instr, const Comput
     proto.add_control_predecessor_ids(InstructionId(pred, ids, "a control predecessor"));
   }
   if (instr.opcode() == HloOpcode::kParameter) proto.set_parameter_number(instr.parameter_number());
-  if (instr.opcode() == HloOpcode::kConstant)
-    *proto.mutable_literal() = LiteralToProto(instr.literal());
+  if (instr.has_literal()) *proto.mutable_literal() = LiteralToProto(instr.literal());
   for (const auto& [id, value] : instr.attrs()) {
     *proto.add_attributes() = AttributeToProto(id, value, cids);
   }

@@ -2,64 +2,18 @@
 
 #include <memory>
 
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "xla/hlo/ir/literal.h"
+#include "xla/hlo/parser/shape_text.h"
 #include "xla/util/logging.h"
 
 namespace xla::hlo_test {
-namespace {
-
-Shape ParseShape(absl::string_view* text) {
-  if (!text->empty() && text->front() == '(') {
-    text->remove_prefix(1);
-    std::vector<Shape> elements;
-    while (!text->empty() && text->front() != ')') {
-      elements.push_back(ParseShape(text));
-      if (!text->empty() && text->front() == ',') text->remove_prefix(1);
-      while (!text->empty() && text->front() == ' ') text->remove_prefix(1);
-    }
-    XLA_CHECK(!text->empty()) << "unterminated tuple shape";
-    text->remove_prefix(1);
-    return Shape::Tuple(elements);
-  }
-  size_t bracket = text->find('[');
-  XLA_CHECK(bracket != absl::string_view::npos) << "no '[' in shape " << *text;
-  absl::string_view type_name = text->substr(0, bracket);
-  text->remove_prefix(bracket + 1);
-  size_t close = text->find(']');
-  XLA_CHECK(close != absl::string_view::npos) << "no ']' in shape";
-  absl::string_view dims = text->substr(0, close);
-  text->remove_prefix(close + 1);
-  if (type_name == "token") return Shape::Token();
-  std::optional<PrimitiveType> type = PrimitiveTypeFromName(type_name);
-  XLA_CHECK(type.has_value()) << "unknown type " << type_name;
-  Shape s = Shape::Array(*type, {});
-  while (!dims.empty()) {
-    size_t comma = dims.find(',');
-    absl::string_view d = dims.substr(0, comma);
-    dims = comma == absl::string_view::npos ? absl::string_view() : dims.substr(comma + 1);
-    if (d == "?") {
-      s.add_dimension(kUnboundedSize);
-      continue;
-    }
-    const bool bounded = d.size() > 2 && d.substr(0, 2) == "<=";
-    if (bounded) d.remove_prefix(2);
-    int64_t size = 0;
-    XLA_CHECK(absl::SimpleAtoi(d, &size)) << "bad dimension " << d;
-    s.add_dimension(size, bounded);
-  }
-  s.SetDefaultLayout();
-  return s;
-}
-
-}  // namespace
-
 Shape S(absl::string_view text) {
-  absl::string_view rest = text;
-  Shape s = ParseShape(&rest);
-  XLA_CHECK(rest.empty()) << "trailing text in shape " << text;
-  return s;
+  absl::StatusOr<Shape> s = ParseShapeText(text);
+  XLA_CHECK(s.ok()) << s.status().message();
+  Shape shape = *s;
+  shape.SetDefaultLayout();
+  return shape;
 }
 
 CompBuilder::CompBuilder(HloModule* module, std::string name) : module_(module) {

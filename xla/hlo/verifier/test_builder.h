@@ -21,8 +21,9 @@
 
 namespace xla::hlo_test {
 
-// Parses `f32[4,<=5,?]`, `(s32[], token[])`, `token[]`; layouts are not
-// accepted. Aborts on malformed text.
+// Parses a shape in HLO text (`f32[4,<=5,?]`, `(s32[], token[])`) with the
+// parser's ParseShapeText and gives it the default layout. Aborts on
+// malformed text.
 Shape S(absl::string_view text);
 
 // Appends instructions to a new computation of `module`.

@@ -13,27 +13,8 @@ namespace {
 
 using ::testing::HasSubstr;
 
-// True when the linked InferShape is the real one (a stand-in would accept
-// add(f32[4], f32[5])).
-bool RealShapeInferenceLinked() {
-  absl::StatusOr<std::unique_ptr<HloModule>> m = ParseHloModule(R"(
-    HloModule probe
-    ENTRY e {
-      a = f32[4] parameter(0)
-      b = f32[5] parameter(1)
-      ROOT c = f32[4] add(a, b)
-    })");
-  return m.ok() && !VerifyModule(**m).ok();
-}
-
 class TextVerifyTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    if (!RealShapeInferenceLinked()) {
-      GTEST_SKIP() << "the parser links a stand-in InferShape";
-    }
-  }
-
   // Parses `text` and returns the status of VerifyModule (or the parse
   // error), as text.
   std::string Verify(const std::string& text) {

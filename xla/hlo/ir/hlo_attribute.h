@@ -16,7 +16,7 @@
 #include <variant>
 #include <vector>
 
-#include "xla/hlo/ir/shape.h"
+#include "xla/types/shape.h"
 
 namespace xla {
 

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "xla/hlo/ir/hlo_instruction.h"
-#include "xla/hlo/ir/shape.h"
+#include "xla/types/shape.h"
 
 namespace xla {
 

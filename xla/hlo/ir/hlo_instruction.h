@@ -20,8 +20,8 @@
 
 #include "xla/hlo/ir/hlo_attribute.h"
 #include "xla/hlo/ir/hlo_opcode.h"
-#include "xla/hlo/ir/literal.h"
-#include "xla/hlo/ir/shape.h"
+#include "xla/types/literal.h"
+#include "xla/types/shape.h"
 
 namespace xla {
 

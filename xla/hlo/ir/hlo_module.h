@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "xla/hlo/ir/hlo_computation.h"
-#include "xla/hlo/ir/shape.h"
+#include "xla/types/shape.h"
 
 namespace xla {
 

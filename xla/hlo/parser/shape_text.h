@@ -11,8 +11,8 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "xla/hlo/ir/literal.h"
-#include "xla/hlo/ir/shape.h"
+#include "xla/types/literal.h"
+#include "xla/types/shape.h"
 #include "xla/hlo/parser/text_cursor.h"
 
 namespace xla {

@@ -8,7 +8,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "xla/hlo/ir/conv_dim_labels.h"
-#include "xla/hlo/proto/xla_data_convert.h"
+#include "xla/types/xla_data_convert.h"
 #include "xla/util/logging.h"
 #include "xla/util/status_macros.h"
 

@@ -563,15 +563,4 @@ absl::StatusOr<std::unique_ptr<HloModule>> ModuleFromProto(const HloModuleProto&
   return ModuleReader(proto).Read();
 }
 
-std::string SerializeDeterministically(const google::protobuf::MessageLite& message) {
-  std::string out;
-  {
-    google::protobuf::io::StringOutputStream stream(&out);
-    google::protobuf::io::CodedOutputStream coded(&stream);
-    coded.SetSerializationDeterministic(true);
-    message.SerializeToCodedStream(&coded);
-  }
-  return out;
-}
-
 }  // namespace xla

@@ -22,7 +22,8 @@
 #include "absl/status/statusor.h"
 #include "xla/hlo/ir/hlo_module.h"
 #include "xla/hlo/proto/hlo.pb.h"
-#include "xla/hlo/proto/xla_data_convert.h"
+#include "xla/types/xla_data_convert.h"
+#include "xla/util/proto_util.h"
 
 namespace xla {
 
@@ -48,10 +49,6 @@ HloModuleProto ModuleToProto(const HloModule& module);
 // computations; an entry name that differs from the entry computation's; and
 // malformed config entries or debug sections. Never crashes on any input.
 absl::StatusOr<std::unique_ptr<HloModule>> ModuleFromProto(const HloModuleProto& proto);
-
-// Serializes `message` with deterministic serialization, so equal messages
-// give equal bytes (what the round-trip tests and fingerprints compare).
-std::string SerializeDeterministically(const google::protobuf::MessageLite& message);
 
 }  // namespace xla
 

@@ -27,7 +27,7 @@
 #include "absl/status/statusor.h"
 #include "xla/hlo/ir/hlo_instruction.h"
 #include "xla/hlo/ir/hlo_opcode.h"
-#include "xla/hlo/ir/shape.h"
+#include "xla/types/shape.h"
 
 namespace xla {
 

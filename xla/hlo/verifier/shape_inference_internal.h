@@ -16,7 +16,7 @@
 #include "absl/strings/string_view.h"
 #include "xla/hlo/ir/hlo_computation.h"
 #include "xla/hlo/ir/hlo_instruction.h"
-#include "xla/hlo/ir/shape.h"
+#include "xla/types/shape.h"
 
 namespace xla::shape_inference_internal {
 

@@ -3,7 +3,7 @@
 #include <memory>
 
 #include "absl/strings/str_cat.h"
-#include "xla/hlo/ir/literal.h"
+#include "xla/types/literal.h"
 #include "xla/hlo/parser/shape_text.h"
 #include "xla/util/logging.h"
 

@@ -1,4 +1,4 @@
-#include "xla/hlo/ir/float_format.h"
+#include "xla/types/float_format.h"
 
 #include <cmath>
 #include <cstring>

@@ -1,4 +1,4 @@
-#include "xla/hlo/proto/xla_data_convert.h"
+#include "xla/types/xla_data_convert.h"
 
 #include <cmath>
 #include <cstdint>
@@ -8,7 +8,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "xla/hlo/proto/hlo_proto_convert.h"
+#include "xla/util/proto_util.h"
 
 namespace xla {
 namespace {

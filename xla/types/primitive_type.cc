@@ -1,4 +1,4 @@
-#include "xla/hlo/ir/primitive_type.h"
+#include "xla/types/primitive_type.h"
 
 #include <array>
 

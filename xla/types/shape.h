@@ -5,8 +5,8 @@
 // are also represented. Dynamic dimensions are either bounded (`[<=8]`: size is
 // the bound, dynamic flag set) or unbounded (`[?]`: size kUnboundedSize).
 // Shapes are plain values: copyable, comparable, and thread-compatible.
-#ifndef XLA_HLO_IR_SHAPE_H_
-#define XLA_HLO_IR_SHAPE_H_
+#ifndef XLA_TYPES_SHAPE_H_
+#define XLA_TYPES_SHAPE_H_
 
 #include <cstdint>
 #include <limits>
@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "absl/types/span.h"
-#include "xla/hlo/ir/primitive_type.h"
+#include "xla/types/primitive_type.h"
 
 namespace xla {
 
@@ -123,4 +123,4 @@ struct ProgramShape {
 
 }  // namespace xla
 
-#endif  // XLA_HLO_IR_SHAPE_H_
+#endif  // XLA_TYPES_SHAPE_H_

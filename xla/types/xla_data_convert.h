@@ -10,16 +10,16 @@
 // the bytes the proto itself holds.
 //
 // All functions are pure and thread-safe.
-#ifndef XLA_HLO_PROTO_XLA_DATA_CONVERT_H_
-#define XLA_HLO_PROTO_XLA_DATA_CONVERT_H_
+#ifndef XLA_TYPES_XLA_DATA_CONVERT_H_
+#define XLA_TYPES_XLA_DATA_CONVERT_H_
 
 #include <cstdint>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "xla/hlo/ir/literal.h"
-#include "xla/hlo/ir/primitive_type.h"
-#include "xla/hlo/ir/shape.h"
+#include "xla/types/literal.h"
+#include "xla/types/primitive_type.h"
+#include "xla/types/shape.h"
 #include "xla/xla_data.pb.h"
 
 namespace xla {
@@ -67,4 +67,4 @@ absl::StatusOr<Literal> LiteralFromProto(const LiteralProto& proto,
 
 }  // namespace xla
 
-#endif  // XLA_HLO_PROTO_XLA_DATA_CONVERT_H_
+#endif  // XLA_TYPES_XLA_DATA_CONVERT_H_

@@ -6,14 +6,14 @@
 // width is the storage width of one element (sub-byte types are stored one per
 // byte in literals; see literal.h). All functions here are pure and
 // thread-safe.
-#ifndef XLA_HLO_IR_PRIMITIVE_TYPE_H_
-#define XLA_HLO_IR_PRIMITIVE_TYPE_H_
+#ifndef XLA_TYPES_PRIMITIVE_TYPE_H_
+#define XLA_TYPES_PRIMITIVE_TYPE_H_
 
 #include <cstdint>
 #include <optional>
 #include "absl/strings/string_view.h"
 
-#include "xla/hlo/ir/float_format.h"
+#include "xla/types/float_format.h"
 
 namespace xla {
 
@@ -109,4 +109,4 @@ PrimitiveType ComplexComponentType(PrimitiveType t);
 
 }  // namespace xla
 
-#endif  // XLA_HLO_IR_PRIMITIVE_TYPE_H_
+#endif  // XLA_TYPES_PRIMITIVE_TYPE_H_

@@ -4,8 +4,8 @@
 // One generic implementation serves f16, bf16 and every f8/f4 variant, so the
 // evaluator, the literal printer and the code generators agree bit for bit.
 // All functions are pure and thread-safe.
-#ifndef XLA_HLO_IR_FLOAT_FORMAT_H_
-#define XLA_HLO_IR_FLOAT_FORMAT_H_
+#ifndef XLA_TYPES_FLOAT_FORMAT_H_
+#define XLA_TYPES_FLOAT_FORMAT_H_
 
 #include <cstdint>
 
@@ -67,4 +67,4 @@ inline double RoundToFormat(FloatFormatId id, double value) {
 
 }  // namespace xla
 
-#endif  // XLA_HLO_IR_FLOAT_FORMAT_H_
+#endif  // XLA_TYPES_FLOAT_FORMAT_H_

@@ -1,4 +1,4 @@
-#include "xla/hlo/proto/xla_data_convert.h"
+#include "xla/types/xla_data_convert.h"
 
 #include <cstring>
 #include <limits>

@@ -1,4 +1,4 @@
-#include "xla/hlo/ir/shape.h"
+#include "xla/types/shape.h"
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"

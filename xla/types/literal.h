@@ -11,8 +11,8 @@
 // that needs the values must check elided() and report an error.
 //
 // Thread-compatible: const methods may run concurrently.
-#ifndef XLA_HLO_IR_LITERAL_H_
-#define XLA_HLO_IR_LITERAL_H_
+#ifndef XLA_TYPES_LITERAL_H_
+#define XLA_TYPES_LITERAL_H_
 
 #include <complex>
 #include <cstdint>
@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "absl/types/span.h"
-#include "xla/hlo/ir/shape.h"
+#include "xla/types/shape.h"
 
 namespace xla {
 
@@ -92,4 +92,4 @@ std::string FloatToShortestString(PrimitiveType type, uint64_t bits);
 
 }  // namespace xla
 
-#endif  // XLA_HLO_IR_LITERAL_H_
+#endif  // XLA_TYPES_LITERAL_H_

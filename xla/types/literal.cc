@@ -1,4 +1,4 @@
-#include "xla/hlo/ir/literal.h"
+#include "xla/types/literal.h"
 
 #include <cmath>
 #include <cstdio>

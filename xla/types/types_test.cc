@@ -1,0 +1,60 @@
+#include <cmath>
+#include <limits>
+
+#include "gtest/gtest.h"
+#include "xla/types/literal.h"
+#include "xla/types/primitive_type.h"
+#include "xla/types/shape.h"
+
+namespace xla {
+namespace {
+
+TEST(PrimitiveType, TableLookups) {
+  EXPECT_EQ(PrimitiveTypeName(PrimitiveType::BF16), "bf16");
+  EXPECT_EQ(PrimitiveTypeFromName("f8e4m3fn"), PrimitiveType::F8E4M3FN);
+  EXPECT_FALSE(PrimitiveTypeFromName("f33").has_value());
+  EXPECT_EQ(ByteWidth(PrimitiveType::S4), 1);
+  EXPECT_EQ(ByteWidth(PrimitiveType::C128), 16);
+}
+
+TEST(Shape, ToStringAndElementCount) {
+  Shape s = Shape::Array(PrimitiveType::F32, {2, 3});
+  EXPECT_EQ(s.ToString(), "f32[2,3]{1,0}");
+  EXPECT_EQ(*s.ElementCount(), 6);
+  Shape t = Shape::Tuple({s, Shape::Scalar(PrimitiveType::S32), Shape::Token()});
+  EXPECT_EQ(t.ToString(false), "(f32[2,3], s32[], token[])");
+  Shape d = Shape::Array(PrimitiveType::F32, {});
+  d.add_dimension(4, /*dynamic=*/true);
+  d.add_dimension(kUnboundedSize);
+  d.clear_layout();
+  EXPECT_EQ(d.ToString(), "f32[<=4,?]");
+  Shape huge = Shape::Array(PrimitiveType::F32, {1ll << 40, 1ll << 40});
+  EXPECT_FALSE(huge.ElementCount().has_value());
+}
+
+TEST(Literal, ElementsAndText) {
+  Literal l(Shape::Array(PrimitiveType::BF16, {2, 3}));
+  for (int i = 0; i < 6; ++i) l.SetDouble(i, 0.5 * i - 1);
+  EXPECT_EQ(l.ToString(), "{ {-1, -0.5, 0}, {0.5, 1, 1.5} }");
+  l.SetDouble(0, 1.001e-05);
+  EXPECT_EQ(l.ElementToString(0), "1e-05");  // same bf16 value, fewer digits
+  Literal s4(Shape::Array(PrimitiveType::S4, {3}));
+  s4.SetInt(0, -8);
+  s4.SetInt(1, 7);
+  s4.SetInt(2, 9);  // wraps to -7
+  EXPECT_EQ(s4.ToString(), "{-8, 7, -7}");
+  Literal c(Shape::Scalar(PrimitiveType::C64));
+  c.SetComplex(0, {1.5, -2});
+  EXPECT_EQ(c.ToString(), "(1.5, -2)");
+  Literal p(Shape::Array(PrimitiveType::PRED, {2}));
+  p.SetInt(1, 5);
+  EXPECT_EQ(p.ToString(), "{false, true}");
+  Literal f(Shape::Array(PrimitiveType::F32, {3}));
+  f.SetDouble(0, 0.1);
+  f.SetDouble(1, -std::numeric_limits<double>::infinity());
+  f.SetDouble(2, std::nan(""));
+  EXPECT_EQ(f.ToString(), "{0.1, -inf, nan}");
+}
+
+}  // namespace
+}  // namespace xla

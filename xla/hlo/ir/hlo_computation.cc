@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
 #include "xla/hlo/ir/hlo_module.h"
 
 namespace xla {
@@ -22,8 +23,30 @@ HloInstruction* HloComputation::AddInstruction(std::unique_ptr<HloInstruction> i
   return raw;
 }
 
+std::string HloComputation::UniqueInstructionName(const std::string& base) const {
+  absl::flat_hash_set<absl::string_view> names;
+  for (const auto& i : instructions_) names.insert(i->name());
+  if (!names.contains(base)) return base;
+  for (int64_t n = 1;; ++n) {
+    std::string candidate = absl::StrCat(base, ".", n);
+    if (!names.contains(candidate)) return candidate;
+  }
+}
+
+HloInstruction* HloComputation::GetInstruction(const std::string& name) const {
+  for (const auto& i : instructions_) {
+    if (i->name() == name) return i.get();
+  }
+  return nullptr;
+}
+
 bool HloComputation::RemoveInstruction(HloInstruction* instruction) {
   if (!instruction->users().empty() || instruction == root_) return false;
+  for (const auto& other : instructions_) {
+    for (const HloInstruction* pred : other->control_predecessors()) {
+      if (pred == instruction) return false;
+    }
+  }
   instruction->DetachFromOperands();
   auto it = std::find_if(instructions_.begin(), instructions_.end(),
                          [&](const auto& p) { return p.get() == instruction; });

@@ -27,8 +27,15 @@ class HloComputation {
   // Takes ownership; parameters are also recorded by number. Returns the
   // added instruction.
   HloInstruction* AddInstruction(std::unique_ptr<HloInstruction> instruction);
-  // Removes an instruction that has no users. Returns false otherwise.
+  // Removes an instruction that has no users, is not the root and is no
+  // instruction's control predecessor. Returns false otherwise.
   bool RemoveInstruction(HloInstruction* instruction);
+
+  // `base` if no instruction of this computation has that name, otherwise
+  // `base.N` for the smallest N that is free.
+  std::string UniqueInstructionName(const std::string& base) const;
+  // Finds an instruction by name; nullptr when absent. Linear time.
+  HloInstruction* GetInstruction(const std::string& name) const;
 
   const std::vector<std::unique_ptr<HloInstruction>>& instructions() const {
     return instructions_;

@@ -56,6 +56,49 @@ void HloInstruction::DetachFromOperands() {
   operands_.clear();
 }
 
+absl::Status HloInstruction::ReplaceAllUsesWith(HloInstruction* replacement) {
+  if (replacement == this) return absl::OkStatus();
+  if (replacement->parent() != parent_) {
+    return absl::InvalidArgumentError(absl::StrCat("cannot replace '", name_, "' with '",
+                                                   replacement->name(),
+                                                   "' from another computation"));
+  }
+  if (!ShapesCompatible(shape_, replacement->shape(), /*ignore_dynamic=*/true)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "cannot replace '", name_, "' (", shape_.ToString(false), ") with '", replacement->name(),
+        "' (", replacement->shape().ToString(false), "): shapes differ"));
+  }
+  std::vector<HloInstruction*> users = users_;
+  for (HloInstruction* user : users) user->ReplaceOperand(this, replacement);
+  if (parent_ != nullptr && parent_->root_instruction() == this) {
+    parent_->set_root_instruction(replacement);
+  }
+  return absl::OkStatus();
+}
+
+void HloInstruction::ReplaceOperand(HloInstruction* old_operand, HloInstruction* new_operand) {
+  bool replaced = false;
+  for (HloInstruction*& op : operands_) {
+    if (op == old_operand) {
+      op = new_operand;
+      replaced = true;
+    }
+  }
+  if (!replaced) return;
+  new_operand->AddUser(this);
+  old_operand->RemoveUser(this);
+}
+
+std::unique_ptr<HloInstruction> HloInstruction::CloneWithNewOperands(
+    const Shape& shape, const std::vector<HloInstruction*>& operands, std::string name) const {
+  auto clone = std::make_unique<HloInstruction>(opcode_, std::move(name), shape);
+  for (HloInstruction* op : operands) clone->AppendOperand(op);
+  clone->parameter_number_ = parameter_number_;
+  if (literal_ != nullptr) clone->literal_ = std::make_unique<Literal>(*literal_);
+  clone->attrs_ = attrs_;
+  return clone;
+}
+
 void HloInstruction::AddUser(HloInstruction* user) {
   if (std::find(users_.begin(), users_.end(), user) == users_.end()) users_.push_back(user);
 }

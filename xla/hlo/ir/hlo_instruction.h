@@ -18,6 +18,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "xla/hlo/ir/hlo_attribute.h"
 #include "xla/hlo/ir/hlo_opcode.h"
 #include "xla/types/literal.h"
@@ -53,6 +54,20 @@ class HloInstruction {
   void ReplaceOperandWith(int64_t i, HloInstruction* operand);
   // Drops all operands (and this instruction from their user lists).
   void DetachFromOperands();
+  // Makes every user of this instruction (and the parent's root, if this is
+  // the root) use `replacement` instead. Fails, changing nothing, when the
+  // shapes are not compatible (layouts ignored) or `replacement` belongs to
+  // another computation.
+  absl::Status ReplaceAllUsesWith(HloInstruction* replacement);
+  // Replaces every occurrence of `old_operand` among the operands.
+  void ReplaceOperand(HloInstruction* old_operand, HloInstruction* new_operand);
+
+  // A copy with the same opcode, attributes, parameter number and literal,
+  // the given shape and operands, and `name`. Control predecessors are not
+  // copied. The copy has no parent until added to a computation.
+  std::unique_ptr<HloInstruction> CloneWithNewOperands(const Shape& shape,
+                                                       const std::vector<HloInstruction*>& operands,
+                                                       std::string name) const;
   // Instructions that use this one as an operand (each listed once).
   const std::vector<HloInstruction*>& users() const { return users_; }
 

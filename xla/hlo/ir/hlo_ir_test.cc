@@ -40,6 +40,42 @@ TEST(Computation, PostOrderAndUsers) {
   EXPECT_EQ(c->ComputeProgramShape().ToString(), "(p0: f32[], p1: f32[]) -> f32[]");
 }
 
+TEST(Computation, MutationHelpers) {
+  HloModule module("m");
+  HloComputation* c = module.AddComputation(std::make_unique<HloComputation>("c"));
+  Shape s = Shape::Scalar(PrimitiveType::F32);
+  HloInstruction* p0 = c->AddInstruction(HloInstruction::CreateParameter(0, s, "p0"));
+  HloInstruction* neg = c->AddInstruction(HloInstruction::Create(HloOpcode::kNegate, s, {p0}, "neg"));
+  HloInstruction* add = c->AddInstruction(HloInstruction::Create(HloOpcode::kAdd, s, {neg, neg}, "add"));
+  c->set_root_instruction(add);
+  // Replace neg by a clone of itself; the old one becomes dead.
+  HloInstruction* neg2 = c->AddInstruction(neg->CloneWithNewOperands(s, {p0}, c->UniqueInstructionName("neg")));
+  EXPECT_EQ(neg2->name(), "neg.1");
+  ASSERT_TRUE(neg->ReplaceAllUsesWith(neg2).ok());
+  EXPECT_EQ(add->operand(0), neg2);
+  EXPECT_EQ(add->operand(1), neg2);
+  EXPECT_TRUE(neg->users().empty());
+  EXPECT_TRUE(c->RemoveInstruction(neg));
+  EXPECT_EQ(c->GetInstruction("neg"), nullptr);
+  // Replacing the root moves the root.
+  HloInstruction* mul = c->AddInstruction(HloInstruction::Create(HloOpcode::kMultiply, s, {p0, p0}, "mul"));
+  ASSERT_TRUE(add->ReplaceAllUsesWith(mul).ok());
+  EXPECT_EQ(c->root_instruction(), mul);
+  // Shape mismatch is refused.
+  HloInstruction* vec = c->AddInstruction(HloInstruction::CreateParameter(1, Shape::Array(PrimitiveType::F32, {3}), "v"));
+  EXPECT_FALSE(mul->ReplaceAllUsesWith(vec).ok());
+  EXPECT_FALSE(c->RemoveInstruction(mul));  // the root
+  EXPECT_EQ(module.UniqueComputationName("c"), "c.1");
+  module.set_entry_computation(c);
+  EXPECT_FALSE(module.RemoveComputation(c));  // the entry
+  HloComputation* d = module.AddComputation(std::make_unique<HloComputation>("d"));
+  mul->SetAttr(AttrId::kToApply, d);
+  EXPECT_FALSE(module.RemoveComputation(d));  // called by mul
+  mul->ClearAttr(AttrId::kToApply);
+  EXPECT_TRUE(module.RemoveComputation(d));
+  EXPECT_EQ(module.computations().size(), 1u);
+}
+
 TEST(ReplicaGroups, IotaExpansion) {
   ReplicaGroups g;
   g.iota = true;

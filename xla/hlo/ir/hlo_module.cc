@@ -1,6 +1,7 @@
 #include "xla/hlo/ir/hlo_module.h"
 
 #include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
 
 namespace xla {
 
@@ -10,6 +11,32 @@ HloComputation* HloModule::AddComputation(std::unique_ptr<HloComputation> comput
   for (const auto& instr : raw->instructions()) instr->set_unique_id(NextUniqueId());
   computations_.push_back(std::move(computation));
   return raw;
+}
+
+bool HloModule::RemoveComputation(HloComputation* computation) {
+  if (computation == entry_) return false;
+  for (const auto& c : computations_) {
+    for (const auto& instr : c->instructions()) {
+      for (const HloComputation* callee : instr->called_computations()) {
+        if (callee == computation) return false;
+      }
+    }
+  }
+  for (auto it = computations_.begin(); it != computations_.end(); ++it) {
+    if (it->get() == computation) {
+      computations_.erase(it);
+      return true;
+    }
+  }
+  return false;
+}
+
+std::string HloModule::UniqueComputationName(const std::string& base) const {
+  if (GetComputation(base) == nullptr) return base;
+  for (int64_t n = 1;; ++n) {
+    std::string candidate = absl::StrCat(base, ".", n);
+    if (GetComputation(candidate) == nullptr) return candidate;
+  }
 }
 
 HloComputation* HloModule::GetComputation(const std::string& name) const {

@@ -77,6 +77,11 @@ class HloModule {
   void set_name(std::string name) { name_ = std::move(name); }
 
   HloComputation* AddComputation(std::unique_ptr<HloComputation> computation);
+  // Removes a computation that no instruction calls and that is not the
+  // entry. Returns false otherwise.
+  bool RemoveComputation(HloComputation* computation);
+  // `base` if no computation has that name, otherwise `base.N` (smallest N).
+  std::string UniqueComputationName(const std::string& base) const;
   const std::vector<std::unique_ptr<HloComputation>>& computations() const {
     return computations_;
   }

@@ -1,0 +1,77 @@
+#include "xla/service/hlo_pass_pipeline.h"
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "xla/hlo/parser/hlo_printer.h"
+#include "xla/hlo/verifier/hlo_verifier.h"
+
+namespace xla {
+namespace {
+
+absl::Status Dump(const std::string& dir, int index, absl::string_view pipeline,
+                  absl::string_view pass, const HloModule& module) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  std::string path = absl::StrFormat("%s/%02d.%s.%s.hlo", dir, index, pipeline, pass);
+  std::ofstream out(path);
+  out << PrintModule(module);
+  out.close();
+  if (!out) return absl::PermissionDeniedError(absl::StrCat("cannot write dump file ", path));
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<bool> HloPassPipeline::Run(HloModule* module) {
+  timings_.clear();
+  bool changed = false;
+  int index = 0;
+  for (const auto& pass : passes_) {
+    const auto start = std::chrono::steady_clock::now();
+    absl::StatusOr<bool> pass_changed = pass->Run(module);
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (!pass_changed.ok()) {
+      return absl::Status(pass_changed.status().code(),
+                          absl::StrCat("pass '", pass->name(), "': ", pass_changed.status().message()));
+    }
+    changed |= *pass_changed;
+    if (auto* nested = dynamic_cast<HloPassPipeline*>(pass.get())) {
+      for (const PassTiming& t : nested->timings()) {
+        timings_.push_back({absl::StrCat(nested->name(), "/", t.pass), t.seconds, t.changed});
+      }
+    } else {
+      timings_.push_back({std::string(pass->name()), seconds, *pass_changed});
+    }
+    if (options_.verify_after_each) {
+      absl::Status verified = VerifyModule(*module);
+      if (!verified.ok()) {
+        return absl::InternalError(absl::StrCat("verifier failed after pass '", pass->name(),
+                                                "': ", verified.message()));
+      }
+    }
+    if (!options_.dump_dir.empty()) {
+      absl::Status dumped = Dump(options_.dump_dir, index, name_, pass->name(), *module);
+      if (!dumped.ok()) return dumped;
+    }
+    ++index;
+  }
+  return changed;
+}
+
+std::string HloPassPipeline::TimingsReport() const {
+  std::string out = absl::StrFormat("%-40s %12s  %s\n", "pass", "seconds", "changed");
+  double total = 0;
+  for (const PassTiming& t : timings_) {
+    absl::StrAppendFormat(&out, "%-40s %12.6f  %s\n", t.pass, t.seconds, t.changed ? "yes" : "no");
+    total += t.seconds;
+  }
+  absl::StrAppendFormat(&out, "%-40s %12.6f\n", "total", total);
+  return out;
+}
+
+}  // namespace xla

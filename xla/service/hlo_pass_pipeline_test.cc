@@ -1,0 +1,95 @@
+#include "xla/service/hlo_pass_pipeline.h"
+
+#include <filesystem>
+
+#include "absl/strings/match.h"
+#include "gtest/gtest.h"
+#include "xla/hlo/parser/hlo_parser.h"
+
+namespace xla {
+namespace {
+
+// Renames the root (a visible, harmless change).
+class RenameRoot : public HloPass {
+ public:
+  absl::string_view name() const override { return "rename-root"; }
+  absl::StatusOr<bool> Run(HloModule* m) override {
+    m->entry_computation()->root_instruction()->set_name("renamed");
+    return true;
+  }
+};
+
+class NoOp : public HloPass {
+ public:
+  absl::string_view name() const override { return "no-op"; }
+  absl::StatusOr<bool> Run(HloModule*) override { return false; }
+};
+
+// Breaks the module: declares a wrong shape on the root.
+class Breaker : public HloPass {
+ public:
+  absl::string_view name() const override { return "breaker"; }
+  absl::StatusOr<bool> Run(HloModule* m) override {
+    *m->entry_computation()->root_instruction()->mutable_shape() = Shape::Array(PrimitiveType::F32, {9});
+    return true;
+  }
+};
+
+class Failing : public HloPass {
+ public:
+  absl::string_view name() const override { return "failing"; }
+  absl::StatusOr<bool> Run(HloModule*) override { return absl::InternalError("boom"); }
+};
+
+std::unique_ptr<HloModule> Module() {
+  auto m = ParseHloModule("ENTRY e {\n  p = f32[4] parameter(0)\n  ROOT n = f32[4] negate(p)\n}");
+  EXPECT_TRUE(m.ok());
+  return std::move(*m);
+}
+
+TEST(HloPassPipeline, RunsInOrderRecordsTimingsAndDumps) {
+  const std::string dir = std::string(getenv("TEST_TMPDIR")) + "/dump";
+  PipelineOptions options;
+  options.dump_dir = dir;
+  HloPassPipeline pipeline("opt", options);
+  pipeline.AddPass<NoOp>();
+  pipeline.AddPass<RenameRoot>();
+  auto m = Module();
+  absl::StatusOr<bool> changed = pipeline.Run(m.get());
+  ASSERT_TRUE(changed.ok()) << changed.status();
+  EXPECT_TRUE(*changed);
+  ASSERT_EQ(pipeline.timings().size(), 2u);
+  EXPECT_EQ(pipeline.timings()[0].pass, "no-op");
+  EXPECT_FALSE(pipeline.timings()[0].changed);
+  EXPECT_TRUE(pipeline.timings()[1].changed);
+  EXPECT_TRUE(absl::StrContains(pipeline.TimingsReport(), "rename-root"));
+  EXPECT_TRUE(std::filesystem::exists(dir + "/00.opt.no-op.hlo"));
+  auto dumped = ParseHloModuleFile(dir + "/01.opt.rename-root.hlo");
+  ASSERT_TRUE(dumped.ok()) << dumped.status();
+  EXPECT_EQ((*dumped)->entry_computation()->root_instruction()->name(), "renamed");
+}
+
+TEST(HloPassPipeline, VerifierNamesTheBreakingPass) {
+  PipelineOptions options;
+  options.verify_after_each = true;
+  HloPassPipeline pipeline("opt", options);
+  pipeline.AddPass<NoOp>();
+  pipeline.AddPass<Breaker>();
+  auto m = Module();
+  absl::StatusOr<bool> r = pipeline.Run(m.get());
+  ASSERT_FALSE(r.ok());
+  EXPECT_TRUE(absl::StrContains(r.status().message(), "verifier failed after pass 'breaker'"))
+      << r.status();
+}
+
+TEST(HloPassPipeline, PassErrorsNameThePass) {
+  HloPassPipeline pipeline("opt");
+  pipeline.AddPass<Failing>();
+  auto m = Module();
+  absl::StatusOr<bool> r = pipeline.Run(m.get());
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message(), "pass 'failing': boom");
+}
+
+}  // namespace
+}  // namespace xla

@@ -1,0 +1,124 @@
+#include "xla/stream_executor/host/host_executor.h"
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <limits>
+#include <system_error>
+#include <thread>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "xla/stream_executor/host/host_event.h"
+#include "xla/stream_executor/host/host_kernel_module.h"
+#include "xla/stream_executor/host/host_stream.h"
+#include "xla/util/status_macros.h"
+
+namespace stream_executor::host {
+namespace {
+
+int PoolSize(const HostExecutorOptions& options) {
+  if (options.num_threads > 0) return options.num_threads;
+  const unsigned hardware = std::thread::hardware_concurrency();
+  return hardware > 0 ? static_cast<int>(hardware) : 1;
+}
+
+uint64_t PhysicalMemoryBytes() {
+  const long pages = sysconf(_SC_PHYS_PAGES);
+  const long page_size = sysconf(_SC_PAGESIZE);
+  if (pages <= 0 || page_size <= 0) return std::numeric_limits<uint64_t>::max();
+  return static_cast<uint64_t>(pages) * static_cast<uint64_t>(page_size);
+}
+
+}  // namespace
+
+DeviceLimits HostExecutor::HostLimits() {
+  DeviceLimits limits;
+  // Block and grid bounds match CUDA's, so launch dimensions chosen for one
+  // target stay valid on the other. Shared memory is not passed to host
+  // kernels (see host_kernel_abi.h), so none may be requested.
+  limits.max_threads_per_block = 1024;
+  limits.max_block_dims = {1024, 1024, 64};
+  limits.max_grid_dims = {std::numeric_limits<int32_t>::max(), 65535, 65535};
+  limits.shared_memory_per_block = 0;
+  limits.warp_size = 1;
+  limits.memory_size = PhysicalMemoryBytes();
+  limits.compute_capability = "host";
+  return limits;
+}
+
+HostExecutor::HostExecutor(const HostExecutorOptions& options)
+    : limits_(HostLimits()), pool_(PoolSize(options)) {}
+
+HostExecutor::~HostExecutor() {
+  std::lock_guard<std::mutex> lock(mu_);
+  for (const auto& [pointer, size] : allocations_) std::free(pointer);
+}
+
+absl::StatusOr<DeviceMemoryBase> HostExecutor::Allocate(uint64_t size) {
+  if (size == 0) return DeviceMemoryBase();
+  if (size > limits_.memory_size) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "cannot allocate ", size, " bytes on host device 0: the machine has ",
+        limits_.memory_size, " bytes of memory"));
+  }
+  // No overflow: size <= physical memory, far below 2^64 - 256.
+  const uint64_t rounded =
+      (size + kAllocationAlignment - 1) / kAllocationAlignment * kAllocationAlignment;
+  void* pointer = std::aligned_alloc(kAllocationAlignment, rounded);
+  if (pointer == nullptr) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "cannot allocate ", size, " bytes on host device 0: out of memory"));
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  allocations_.emplace(pointer, size);
+  allocated_bytes_ += size;
+  return DeviceMemoryBase(pointer, size);
+}
+
+absl::Status HostExecutor::Deallocate(DeviceMemoryBase memory) {
+  if (memory.is_null()) return absl::OkStatus();
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = allocations_.find(memory.opaque);
+    if (it == allocations_.end() || it->second != memory.size) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "cannot deallocate ", memory.size, " bytes at 0x",
+          absl::Hex(reinterpret_cast<uintptr_t>(memory.opaque)),
+          " on host device 0: not a live allocation of this device (freed "
+          "twice, never allocated, or a slice)"));
+    }
+    allocated_bytes_ -= it->second;
+    allocations_.erase(it);
+  }
+  std::free(memory.opaque);
+  return absl::OkStatus();
+}
+
+uint64_t HostExecutor::allocated_bytes() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return allocated_bytes_;
+}
+
+absl::StatusOr<std::unique_ptr<Stream>> HostExecutor::CreateStream() {
+  try {
+    return std::make_unique<HostStream>(limits_, pool_);
+  } catch (const std::system_error& error) {  // the worker thread did not start
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "cannot start the worker thread of a new stream on host device 0: ",
+        error.what()));
+  }
+}
+
+absl::StatusOr<std::unique_ptr<Event>> HostExecutor::CreateEvent() {
+  return std::make_unique<HostEvent>();
+}
+
+absl::StatusOr<std::unique_ptr<KernelModule>> HostExecutor::LoadKernelModule(
+    absl::string_view name, absl::string_view bytes) {
+  ASSIGN_OR_RETURN(std::unique_ptr<HostKernelModule> module,
+                   HostKernelModule::Load(name, bytes));
+  return std::unique_ptr<KernelModule>(std::move(module));
+}
+
+}  // namespace stream_executor::host

@@ -1,0 +1,71 @@
+// HostExecutor: the host platform's only device. Device memory is host
+// memory, streams are worker threads, kernels are functions of shared objects
+// loaded from memory, and launches run on a thread pool owned here.
+//
+// Allocations use aligned_alloc with 256-byte alignment (the size is rounded
+// up to a multiple of 256 for aligned_alloc; the view keeps the requested
+// size). Live allocations are tracked, so Deallocate rejects unknown pointers
+// and double frees, and allocated_bytes() reports what is outstanding.
+// Requests above the machine's physical memory fail with ResourceExhausted
+// without trying.
+//
+// Thread-safety: all methods may be called from any thread.
+#ifndef XLA_STREAM_EXECUTOR_HOST_HOST_EXECUTOR_H_
+#define XLA_STREAM_EXECUTOR_HOST_HOST_EXECUTOR_H_
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+
+#include "absl/container/flat_hash_map.h"
+#include "xla/stream_executor/host/host_thread_pool.h"
+#include "xla/stream_executor/stream_executor.h"
+
+namespace stream_executor::host {
+
+struct HostExecutorOptions {
+  // Threads in the launch pool; 0 means std::thread::hardware_concurrency().
+  // The stream thread that launches runs block ranges as well.
+  int num_threads = 0;
+};
+
+class HostExecutor : public StreamExecutor {
+ public:
+  explicit HostExecutor(const HostExecutorOptions& options = {});
+  // Frees allocations that are still live (a caller bug, but not a leak).
+  ~HostExecutor() override;
+
+  HostExecutor(const HostExecutor&) = delete;
+  HostExecutor& operator=(const HostExecutor&) = delete;
+
+  absl::string_view platform_name() const override { return "host"; }
+  int device_ordinal() const override { return 0; }
+  const DeviceLimits& limits() const override { return limits_; }
+
+  absl::StatusOr<DeviceMemoryBase> Allocate(uint64_t size) override;
+  absl::Status Deallocate(DeviceMemoryBase memory) override;
+  uint64_t allocated_bytes() const override;
+
+  absl::StatusOr<std::unique_ptr<Stream>> CreateStream() override;
+  absl::StatusOr<std::unique_ptr<Event>> CreateEvent() override;
+  absl::StatusOr<std::unique_ptr<KernelModule>> LoadKernelModule(
+      absl::string_view name, absl::string_view bytes) override;
+
+  int num_pool_threads() const { return pool_.num_threads(); }
+
+  // The limits of the host device on this machine.
+  static DeviceLimits HostLimits();
+
+ private:
+  const DeviceLimits limits_;
+  HostThreadPool pool_;
+
+  mutable std::mutex mu_;
+  // Live allocations: pointer -> requested size. Guarded by mu_.
+  absl::flat_hash_map<void*, uint64_t> allocations_;
+  uint64_t allocated_bytes_ = 0;  // guarded by mu_
+};
+
+}  // namespace stream_executor::host
+
+#endif  // XLA_STREAM_EXECUTOR_HOST_HOST_EXECUTOR_H_

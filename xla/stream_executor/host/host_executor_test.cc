@@ -1,0 +1,198 @@
+// Host-specific behaviour beyond the conformance suite: limits, pool size,
+// how launches are split, unloading, registration, and misuse that the
+// interface only documents.
+#include "xla/stream_executor/host/host_executor.h"
+
+#include <atomic>
+#include <chrono>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "xla/stream_executor/host/block_partition.h"
+#include "xla/stream_executor/host/host_platform.h"
+#include "xla/stream_executor/host/test_kernel_files.h"
+#include "xla/stream_executor/owning_device_memory.h"
+#include "xla/stream_executor/platform_registry.h"
+
+namespace stream_executor::host {
+namespace {
+
+using ::testing::HasSubstr;
+
+std::unique_ptr<KernelModule> LoadTestKernels(StreamExecutor& executor,
+                                              const std::string& name) {
+  absl::StatusOr<std::string> bytes = ReadTestKernels();
+  EXPECT_TRUE(bytes.ok()) << bytes.status();
+  if (!bytes.ok()) return nullptr;
+  auto module = executor.LoadKernelModule(name, *bytes);
+  EXPECT_TRUE(module.ok()) << module.status();
+  return module.ok() ? std::move(module).value() : nullptr;
+}
+
+std::string ReadMaps() {
+  std::ifstream maps("/proc/self/maps");
+  std::ostringstream text;
+  text << maps.rdbuf();
+  return text.str();
+}
+
+TEST(HostExecutorTest, LimitsDescribeTheHost) {
+  HostExecutor executor;
+  const DeviceLimits& limits = executor.limits();
+  EXPECT_EQ(limits.compute_capability, "host");
+  EXPECT_EQ(limits.warp_size, 1);
+  EXPECT_EQ(limits.shared_memory_per_block, 0);
+  EXPECT_EQ(limits.max_threads_per_block, 1024);
+  EXPECT_EQ(limits.max_grid_dims.y, 65535);
+  EXPECT_GT(limits.memory_size, uint64_t{1} << 26);
+  EXPECT_EQ(executor.platform_name(), "host");
+}
+
+TEST(HostExecutorTest, PoolSizeIsConfigurable) {
+  EXPECT_EQ(HostExecutor(HostExecutorOptions{3}).num_pool_threads(), 3);
+  const int hardware = static_cast<int>(std::thread::hardware_concurrency());
+  EXPECT_EQ(HostExecutor().num_pool_threads(), std::max(hardware, 1));
+}
+
+TEST(HostExecutorTest, LaunchCallsTheKernelOncePerRange) {
+  HostExecutor executor(HostExecutorOptions{3});
+  auto module = LoadTestKernels(executor, "calls");
+  ASSERT_NE(module, nullptr);
+  auto kernel = module->GetKernel("count_calls");
+  ASSERT_TRUE(kernel.ok());
+  auto stream = executor.CreateStream();
+  ASSERT_TRUE(stream.ok());
+  auto calls = OwningDeviceMemory::Allocate(&executor, 8);
+  ASSERT_TRUE(calls.ok());
+  for (int64_t blocks : {1, 3, 10, 1000, 65536 * 3 + 1}) {
+    int64_t count = -1;
+    LaunchDimensions dims;
+    dims.grid.x = blocks;
+    ASSERT_TRUE((*stream)->MemZero(calls->ptr(), 8).ok());
+    ASSERT_TRUE((*stream)->Launch(**kernel, dims, {calls->get()}).ok());
+    ASSERT_TRUE((*stream)->Memcpy(&count, calls->get(), 8).ok());
+    ASSERT_TRUE((*stream)->BlockHostUntilDone().ok());
+    // 3 pool threads + the stream thread; ranges grow with the grid.
+    EXPECT_EQ(count, static_cast<int64_t>(PartitionBlocks(blocks, 4).size()))
+        << blocks << " blocks";
+    EXPECT_LE(count, 4 * kRangesPerWorker);
+  }
+}
+
+TEST(HostExecutorTest, UnloadingUnmapsTheModule) {
+  HostExecutor executor;
+  auto module = LoadTestKernels(executor, "maps_probe");
+  ASSERT_NE(module, nullptr);
+  auto kernel = module->GetKernel("saxpy_f32");
+  ASSERT_TRUE(kernel.ok());
+  EXPECT_THAT(ReadMaps(), HasSubstr("xla_kernel_module:maps_probe"));
+  module.reset();
+  // The kernel still holds the code.
+  EXPECT_THAT(ReadMaps(), HasSubstr("xla_kernel_module:maps_probe"));
+  kernel->reset();
+  EXPECT_THAT(ReadMaps(), ::testing::Not(HasSubstr("xla_kernel_module:maps_probe")));
+}
+
+TEST(HostExecutorTest, LiveAllocationsAreFreedWithTheExecutor) {
+  auto executor = std::make_unique<HostExecutor>();
+  ASSERT_TRUE(executor->Allocate(4096).ok());
+  ASSERT_TRUE(executor->Allocate(33).ok());
+  EXPECT_EQ(executor->allocated_bytes(), 4096u + 33u);
+  executor.reset();  // LeakSanitizer would report the two blocks otherwise
+}
+
+TEST(HostPlatformTest, RegisteredAsHostWithOneDevice) {
+  absl::StatusOr<Platform*> platform = PlatformRegistry::GetPlatform("host");
+  ASSERT_TRUE(platform.ok()) << platform.status();
+  EXPECT_EQ((*platform)->name(), "host");
+  EXPECT_EQ((*platform)->device_count(), 1);
+  absl::StatusOr<StreamExecutor*> device = (*platform)->GetDevice(0);
+  ASSERT_TRUE(device.ok());
+  EXPECT_EQ(*(*platform)->GetDevice(0), *device);
+  absl::StatusOr<StreamExecutor*> bad = (*platform)->GetDevice(1);
+  EXPECT_EQ(bad.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(bad.status().message(), HasSubstr("ordinal 1"));
+}
+
+TEST(HostPlatformTest, CudaIsNotLinkedYet) {
+  absl::StatusOr<Platform*> cuda = PlatformRegistry::GetPlatform("cuda");
+  EXPECT_EQ(cuda.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_THAT(cuda.status().message(),
+              HasSubstr("platform 'cuda' is not linked into this binary"));
+  EXPECT_THAT(cuda.status().message(), HasSubstr("host"));
+}
+
+// A kernel and an event that no host stream can use.
+class ForeignKernel : public Kernel {
+ public:
+  const std::string& name() const override { return name_; }
+  const std::string& module_name() const override { return name_; }
+
+ private:
+  std::string name_ = "foreign";
+};
+
+class ForeignEvent : public Event {
+ public:
+  Event::Status PollForStatus() override { return Event::Status::kComplete; }
+  absl::Status Synchronize() override { return absl::OkStatus(); }
+};
+
+TEST(HostStreamTest, ForeignKernelsAndEventsAreRejected) {
+  HostExecutor executor;
+  auto stream = executor.CreateStream();
+  ASSERT_TRUE(stream.ok());
+  absl::Status launch = (*stream)->Launch(ForeignKernel(), LaunchDimensions(), {});
+  EXPECT_EQ(launch.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(launch.message(), HasSubstr("kernel launch 'foreign'"));
+  EXPECT_THAT(launch.message(), HasSubstr("not loaded by the host platform"));
+
+  ForeignEvent event;
+  auto other = executor.CreateStream();
+  ASSERT_TRUE(other.ok());
+  EXPECT_EQ((*other)->WaitFor(&event).code(), absl::StatusCode::kInvalidArgument);
+  auto third = executor.CreateStream();
+  ASSERT_TRUE(third.ok());
+  EXPECT_EQ((*third)->RecordEvent(nullptr).code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
+TEST(HostStreamTest, BlockingOnItsOwnStreamFromACallbackFails) {
+  HostExecutor executor;
+  auto stream = executor.CreateStream();
+  ASSERT_TRUE(stream.ok());
+  Stream* raw = stream->get();
+  absl::Status inner;
+  ASSERT_TRUE(raw->DoHostCallback([raw, &inner] {
+                   inner = raw->BlockHostUntilDone();
+                   return absl::OkStatus();
+                 })
+                  .ok());
+  ASSERT_TRUE(raw->BlockHostUntilDone().ok());
+  EXPECT_EQ(inner.code(), absl::StatusCode::kFailedPrecondition);
+}
+
+TEST(HostStreamTest, DestroyingAStreamWaitsForItsWork) {
+  HostExecutor executor;
+  std::atomic<bool> ran{false};
+  {
+    auto stream = executor.CreateStream();
+    ASSERT_TRUE(stream.ok());
+    ASSERT_TRUE((*stream)
+                    ->DoHostCallback([&ran] {
+                      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+                      ran = true;
+                      return absl::OkStatus();
+                    })
+                    .ok());
+  }
+  EXPECT_TRUE(ran.load());
+}
+
+}  // namespace
+}  // namespace stream_executor::host

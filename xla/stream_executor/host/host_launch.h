@@ -1,0 +1,27 @@
+// RunHostKernel: executes one host kernel launch (see host_kernel_abi.h).
+//
+// Splits [0, total_blocks) with PartitionBlocks for the pool's threads plus
+// the calling thread, hands ranges out dynamically (a thread that finishes
+// early takes the next range), and returns when every range has run. The
+// calling thread runs ranges too, so a launch always makes progress even when
+// the pool is busy with other launches.
+//
+// Thread-safety: may be called from several threads at once on one pool.
+#ifndef XLA_STREAM_EXECUTOR_HOST_HOST_LAUNCH_H_
+#define XLA_STREAM_EXECUTOR_HOST_HOST_LAUNCH_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "xla/stream_executor/host/host_kernel_abi.h"
+#include "xla/stream_executor/host/host_thread_pool.h"
+
+namespace stream_executor::host {
+
+// `buffers` are passed to every call; `total_blocks` <= 0 runs nothing.
+void RunHostKernel(XlaHostKernelFn function, std::vector<void*> buffers,
+                   int64_t total_blocks, HostThreadPool& pool);
+
+}  // namespace stream_executor::host
+
+#endif  // XLA_STREAM_EXECUTOR_HOST_HOST_LAUNCH_H_

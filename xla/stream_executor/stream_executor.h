@@ -1,0 +1,71 @@
+// StreamExecutor: one device of a platform. It allocates device memory,
+// creates streams and events, and loads kernel modules.
+//
+// Executors are created and owned by their Platform (Platform::GetDevice) and
+// live as long as it; platforms in the PlatformRegistry live until the
+// process exits. Memory, streams, events and modules created by an executor
+// must be released before it is destroyed.
+//
+// Thread-safety: every method may be called from any thread, concurrently.
+#ifndef XLA_STREAM_EXECUTOR_STREAM_EXECUTOR_H_
+#define XLA_STREAM_EXECUTOR_STREAM_EXECUTOR_H_
+
+#include <cstdint>
+#include <memory>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "xla/stream_executor/device_limits.h"
+#include "xla/stream_executor/device_memory.h"
+#include "xla/stream_executor/event.h"
+#include "xla/stream_executor/kernel_module.h"
+#include "xla/stream_executor/stream.h"
+
+namespace stream_executor {
+
+class StreamExecutor {
+ public:
+  // Every non-empty allocation starts at a multiple of this many bytes.
+  static constexpr uint64_t kAllocationAlignment = 256;
+
+  virtual ~StreamExecutor() = default;
+
+  // The name of the platform this device belongs to ("host", "cuda").
+  virtual absl::string_view platform_name() const = 0;
+  // The device's index within its platform.
+  virtual int device_ordinal() const = 0;
+  // The device's limits; constant for the executor's lifetime.
+  virtual const DeviceLimits& limits() const = 0;
+
+  // Allocates `size` bytes of uninitialized device memory, aligned to
+  // kAllocationAlignment. Size 0 is allowed and returns the null view (which
+  // Deallocate accepts). ResourceExhausted when the memory is not available
+  // (the message names the size and the device). Free it with Deallocate, or
+  // use OwningDeviceMemory.
+  virtual absl::StatusOr<DeviceMemoryBase> Allocate(uint64_t size) = 0;
+  // Frees memory returned by Allocate. The null view is a no-op. Work that
+  // still uses the memory must have finished. InvalidArgument when `memory`
+  // is not a live allocation of this executor (unknown pointer, double free,
+  // a slice).
+  virtual absl::Status Deallocate(DeviceMemoryBase memory) = 0;
+  // Bytes currently allocated through this executor (as requested, before
+  // rounding). For tests and memory accounting.
+  virtual uint64_t allocated_bytes() const = 0;
+
+  // A new stream with its own queue. Fails when the device cannot create
+  // one (for example, no thread could be started).
+  virtual absl::StatusOr<std::unique_ptr<Stream>> CreateStream() = 0;
+  // A new, never-recorded event.
+  virtual absl::StatusOr<std::unique_ptr<Event>> CreateEvent() = 0;
+  // Loads a module of device code from `bytes` (what the bytes are is
+  // platform-specific; see kernel_module.h). `name` is used in error
+  // messages. InvalidArgument when the bytes are empty or not a loadable
+  // module (the message names the module and the loader's reason).
+  virtual absl::StatusOr<std::unique_ptr<KernelModule>> LoadKernelModule(
+      absl::string_view name, absl::string_view bytes) = 0;
+};
+
+}  // namespace stream_executor
+
+#endif  // XLA_STREAM_EXECUTOR_STREAM_EXECUTOR_H_

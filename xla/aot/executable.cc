@@ -1,0 +1,34 @@
+#include "xla/aot/executable.h"
+
+#include "xla/backends/gpu/ffi/ffi_registry.h"
+#include "xla/util/status_macros.h"
+
+namespace xla::aot {
+
+absl::StatusOr<std::unique_ptr<Executable>> Executable::LoadFromProto(
+    std::unique_ptr<gpu::GpuExecutableProto> artifact) {
+  ASSIGN_OR_RETURN(std::unique_ptr<gpu::Program> program,
+                   gpu::LoadProgram(std::move(artifact), gpu::ffi::FfiRegistry::Global()));
+  return std::make_unique<Executable>(std::move(program));
+}
+
+absl::StatusOr<std::unique_ptr<Executable>> Executable::LoadFromBytes(absl::string_view bytes) {
+  ASSIGN_OR_RETURN(std::unique_ptr<gpu::GpuExecutableProto> artifact, gpu::ParseArtifact(bytes));
+  return LoadFromProto(std::move(artifact));
+}
+
+absl::StatusOr<std::unique_ptr<Executable>> Executable::LoadFromFile(const std::string& path) {
+  ASSIGN_OR_RETURN(std::unique_ptr<gpu::GpuExecutableProto> artifact, gpu::ParseArtifactFile(path));
+  return LoadFromProto(std::move(artifact));
+}
+
+absl::Status Executable::Initialize(stream_executor::StreamExecutor* executor) {
+  return executable_.Initialize(executor);
+}
+
+absl::StatusOr<std::vector<stream_executor::OwningDeviceMemory>> Executable::Execute(
+    stream_executor::StreamExecutor* executor, std::vector<ExecutionArgument> arguments) {
+  return executable_.Execute(executor, std::move(arguments));
+}
+
+}  // namespace xla::aot

@@ -1,0 +1,55 @@
+#include "xla/aot/literal_execution.h"
+
+#include <algorithm>
+#include <numeric>
+
+#include "absl/strings/str_cat.h"
+#include "xla/util/status_macros.h"
+
+namespace xla::aot {
+
+namespace se = ::stream_executor;
+
+absl::StatusOr<std::vector<Literal>> ExecuteOnLiterals(Executable& executable,
+                                                       se::StreamExecutor* executor,
+                                                       absl::Span<const Literal> arguments) {
+  RETURN_IF_ERROR(executable.Initialize(executor));
+  const ProgramShape& shape = executable.program_shape();
+  if (arguments.size() != shape.parameters.size()) {
+    return absl::InvalidArgumentError(absl::StrCat("the program takes ", shape.parameters.size(),
+                                                   " arguments, got ", arguments.size()));
+  }
+  ASSIGN_OR_RETURN(std::unique_ptr<se::Stream> stream, executor->CreateStream());
+  std::vector<ExecutionArgument> args;
+  for (size_t i = 0; i < arguments.size(); ++i) {
+    if (!ShapesCompatible(arguments[i].shape(), shape.parameters[i])) {
+      return absl::InvalidArgumentError(absl::StrCat("argument ", i, " has shape ",
+                                                     arguments[i].shape().ToString(false),
+                                                     " but parameter ", i, " is ",
+                                                     shape.parameters[i].ToString(false)));
+    }
+    absl::Span<const uint8_t> data = arguments[i].data();
+    ASSIGN_OR_RETURN(se::OwningDeviceMemory memory, se::OwningDeviceMemory::Allocate(executor, data.size()));
+    if (!data.empty()) RETURN_IF_ERROR(stream->Memcpy(memory.ptr(), data.data(), data.size()));
+    args.push_back(ExecutionArgument::Donate(std::move(memory)));
+  }
+  RETURN_IF_ERROR(stream->BlockHostUntilDone());
+  ASSIGN_OR_RETURN(std::vector<se::OwningDeviceMemory> outputs,
+                   executable.Execute(executor, std::move(args)));
+  const std::vector<gpu::OutputInfo>& infos = executable.outputs();
+  std::vector<size_t> order(infos.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::sort(order.begin(), order.end(),
+            [&](size_t a, size_t b) { return infos[a].shape_index < infos[b].shape_index; });
+  std::vector<Literal> results;
+  for (size_t i : order) {
+    Literal leaf(infos[i].shape);
+    absl::Span<uint8_t> data = leaf.mutable_data();
+    if (!data.empty()) RETURN_IF_ERROR(stream->Memcpy(data.data(), outputs[i].get(), data.size()));
+    results.push_back(std::move(leaf));
+  }
+  RETURN_IF_ERROR(stream->BlockHostUntilDone());
+  return results;
+}
+
+}  // namespace xla::aot

@@ -1,0 +1,106 @@
+#include "xla/backends/gpu/runtime/artifact_header.h"
+
+#include <algorithm>
+#include <optional>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "xla/util/status_macros.h"
+
+namespace xla::gpu {
+namespace {
+
+absl::Status Invalid(absl::string_view field, absl::string_view what) {
+  return absl::InvalidArgumentError(absl::StrCat("header.", field, ": ", what));
+}
+
+// "12.4" -> {12, 4}; nullopt unless dotted decimal numbers.
+std::optional<std::vector<int64_t>> ParseVersion(absl::string_view text) {
+  std::vector<int64_t> parts;
+  for (absl::string_view part : absl::StrSplit(text, '.')) {
+    int64_t value = 0;
+    if (part.empty() || !absl::SimpleAtoi(part, &value) || value < 0) return std::nullopt;
+    parts.push_back(value);
+  }
+  return parts;
+}
+
+absl::Status ValidateToolchain(const ArtifactHeaderProto& header, const Target& target) {
+  for (int i = 0; i < header.toolchain_requirements_size(); ++i) {
+    const ToolchainRequirementProto& r = header.toolchain_requirements(i);
+    const std::string field = absl::StrCat("toolchain_requirements[", i, "]");
+    if (r.component() != "cuda_driver") {
+      return Invalid(field + ".component", absl::StrCat("unknown component '", r.component(),
+                                                        "' (this runtime knows cuda_driver)"));
+    }
+    if (target.platform != "cuda") {
+      return Invalid(field, absl::StrCat("target ", target.name, " needs no cuda_driver"));
+    }
+    if (!ParseVersion(r.min_version()).has_value()) {
+      return Invalid(field + ".min_version", absl::StrCat("'", r.min_version(), "' is not a dotted version"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+const std::vector<std::string>& SupportedRuntimeFeatures() {
+  static const auto* features = new std::vector<std::string>{
+      "async_streams", "custom_calls", "host_kernels", "registered_kernels"};
+  return *features;
+}
+
+absl::StatusOr<Target> ValidateHeader(const ArtifactHeaderProto& header) {
+  if (header.format_version() == 0) {
+    return Invalid("format_version", "is missing (0); is this a GpuExecutableProto artifact?");
+  }
+  if (header.format_version() > kArtifactFormatVersion) {
+    return Invalid("format_version", absl::StrCat(
+        "artifact format ", header.format_version(), " is newer than this runtime, which reads up to format ",
+        kArtifactFormatVersion, ": upgrade the runtime or compile for format ", kArtifactFormatVersion));
+  }
+  if (header.checksum_algorithm() != CHECKSUM_ALGORITHM_FNV1A_64) {
+    return Invalid("checksum_algorithm", absl::StrCat("unsupported value ",
+                                                      static_cast<int>(header.checksum_algorithm()),
+                                                      " (this runtime checks FNV1A_64 = 1)"));
+  }
+  ASSIGN_OR_RETURN(Target target, ParseTarget(header.target()));
+  const std::vector<std::string>& supported = SupportedRuntimeFeatures();
+  for (int i = 0; i < header.required_runtime_features_size(); ++i) {
+    const std::string& feature = header.required_runtime_features(i);
+    if (std::find(supported.begin(), supported.end(), feature) == supported.end()) {
+      return Invalid(absl::StrCat("required_runtime_features[", i, "]"),
+                     absl::StrCat("artifact needs runtime feature `", feature,
+                                  "`, which this runtime lacks (it supports: ",
+                                  absl::StrJoin(supported, ", "),
+                                  "): upgrade the runtime or compile without it"));
+    }
+  }
+  RETURN_IF_ERROR(ValidateToolchain(header, target));
+  return target;
+}
+
+absl::Status CheckToolchain(const ArtifactHeaderProto& header,
+                            const std::map<std::string, std::string>& machine_versions) {
+  for (const ToolchainRequirementProto& r : header.toolchain_requirements()) {
+    auto it = machine_versions.find(r.component());
+    if (it == machine_versions.end()) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "artifact needs ", r.component(), " >= ", r.min_version(),
+          " but the device does not report a ", r.component(), " version"));
+    }
+    std::optional<std::vector<int64_t>> need = ParseVersion(r.min_version());
+    std::optional<std::vector<int64_t>> have = ParseVersion(it->second);
+    if (!need.has_value() || !have.has_value() || *have < *need) {
+      return absl::FailedPreconditionError(absl::StrCat("artifact needs ", r.component(), " >= ",
+                                                        r.min_version(), " but the machine has ",
+                                                        it->second));
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace xla::gpu

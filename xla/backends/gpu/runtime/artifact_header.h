@@ -1,0 +1,42 @@
+// Checks an artifact's header against what this runtime supports, before
+// the payload is looked at: the format version, the checksum algorithm, the
+// target, the required runtime features and the toolchain requirements'
+// syntax. Toolchain versions are checked against the machine later, at
+// Initialize (CheckToolchain).
+//
+// Thread-safety: pure functions.
+#ifndef XLA_BACKENDS_GPU_RUNTIME_ARTIFACT_HEADER_H_
+#define XLA_BACKENDS_GPU_RUNTIME_ARTIFACT_HEADER_H_
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "xla/backends/gpu/runtime/executable.pb.h"
+#include "xla/backends/gpu/runtime/target.h"
+
+namespace xla::gpu {
+
+// The artifact format this runtime reads (and the newest it knows).
+inline constexpr uint32_t kArtifactFormatVersion = 1;
+
+// The runtime features this build supports, sorted. An artifact listing any
+// other feature is refused with a message naming it.
+const std::vector<std::string>& SupportedRuntimeFeatures();
+
+// Validates the header; returns the parsed target. InvalidArgument naming
+// `header.<field>` and the values (a newer format or an unknown feature
+// says to upgrade the runtime or compile for format 1).
+absl::StatusOr<Target> ValidateHeader(const ArtifactHeaderProto& header);
+
+// Checks the header's toolchain requirements against the versions the
+// machine reports ("cuda_driver" -> "12.4"). FailedPrecondition naming the
+// component, the required and the found version (or "not reported").
+absl::Status CheckToolchain(const ArtifactHeaderProto& header,
+                            const std::map<std::string, std::string>& machine_versions);
+
+}  // namespace xla::gpu
+
+#endif  // XLA_BACKENDS_GPU_RUNTIME_ARTIFACT_HEADER_H_

@@ -1,0 +1,42 @@
+#include "xla/backends/gpu/runtime/copy_thunk.h"
+
+#include "absl/strings/str_cat.h"
+#include "xla/util/status_macros.h"
+
+namespace xla::gpu {
+
+absl::StatusOr<std::unique_ptr<CopyThunk>> CopyThunk::FromProto(ThunkInfo info,
+                                                                const CopyThunkProto& proto,
+                                                                const ThunkContext& ctx) {
+  ASSIGN_OR_RETURN(BufferSlice source, ctx.Slice(proto.source(), "source"));
+  ASSIGN_OR_RETURN(BufferSlice destination, ctx.Slice(proto.destination(), "destination"));
+  if (source.size != destination.size) {
+    return ctx.Error(absl::StrCat("source size ", source.size, " differs from destination size ",
+                                  destination.size));
+  }
+  const bool same = source.allocation == destination.allocation && source.offset == destination.offset;
+  const bool overlap = source.allocation == destination.allocation &&
+                       source.offset < destination.offset + destination.size &&
+                       destination.offset < source.offset + source.size;
+  if (overlap && !same) {
+    return ctx.Error(absl::StrCat("source ", source.ToString(), " and destination ",
+                                  destination.ToString(), " overlap partially"));
+  }
+  return std::make_unique<CopyThunk>(std::move(info), std::move(source), std::move(destination));
+}
+
+absl::Status CopyThunk::ExecuteOnStream(const ExecuteParams& params) const {
+  stream_executor::DeviceMemoryBase dst = params.buffers->GetDeviceAddress(destination_);
+  const stream_executor::DeviceMemoryBase src = params.buffers->GetDeviceAddress(source_);
+  if (source_.size == 0 || src.opaque == dst.opaque) return absl::OkStatus();
+  return AnnotateError(*this, stream(params)->Memcpy(&dst, src, source_.size));
+}
+
+absl::StatusOr<ThunkProto> CopyThunk::ToProto() const {
+  ThunkProto proto = InfoProto();
+  *proto.mutable_copy()->mutable_source() = SliceToProto(source_);
+  *proto.mutable_copy()->mutable_destination() = SliceToProto(destination_);
+  return proto;
+}
+
+}  // namespace xla::gpu

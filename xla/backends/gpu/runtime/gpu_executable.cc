@@ -1,0 +1,235 @@
+#include "xla/backends/gpu/runtime/gpu_executable.h"
+
+#include <utility>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "xla/backends/gpu/runtime/artifact_header.h"
+#include "xla/util/status_macros.h"
+
+namespace xla::gpu {
+
+namespace se = ::stream_executor;
+
+struct GpuExecutable::DeviceState {
+  se::StreamExecutor* executor = nullptr;
+  std::unique_ptr<DeviceKernels> kernels;
+  // Device copies of the constant allocations, by allocation index.
+  std::vector<se::OwningDeviceMemory> constants;
+  std::mutex pool_mu;
+  std::vector<std::unique_ptr<RunResources>> pool;  // guarded by pool_mu
+};
+
+// Streams and events of one run; reused by later runs when the run ended
+// without error (a failed stream keeps its sticky error and is dropped).
+struct GpuExecutable::RunResources {
+  std::vector<std::unique_ptr<se::Stream>> streams;
+  std::vector<se::Stream*> stream_ptrs;
+  std::map<int64_t, AsyncEvents> events;
+};
+
+namespace {
+
+constexpr uint64_t kAlignment = se::StreamExecutor::kAllocationAlignment;
+
+uint64_t RoundUp(uint64_t size) { return (size + kAlignment - 1) / kAlignment * kAlignment; }
+
+// "9.0" -> 90; -1 when not a CUDA capability.
+int CapabilityNumber(absl::string_view text) {
+  std::vector<absl::string_view> parts = absl::StrSplit(text, '.');
+  int major = 0, minor = 0;
+  if (parts.size() != 2 || !absl::SimpleAtoi(parts[0], &major) || !absl::SimpleAtoi(parts[1], &minor)) {
+    return -1;
+  }
+  return major * 10 + minor;
+}
+
+absl::Status CheckDevice(const Program& p, se::StreamExecutor* executor) {
+  if (executor->platform_name() != p.target.platform) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "the artifact targets ", p.target.name, " (platform ", p.target.platform,
+        ") but the device is on platform ", executor->platform_name()));
+  }
+  const std::string& have = executor->limits().compute_capability;
+  if (p.target.platform == "cuda" &&
+      CapabilityNumber(have) < CapabilityNumber(p.target.compute_capability)) {
+    return absl::FailedPreconditionError(absl::StrCat("the artifact targets ", p.target.name,
+                                                      " but the device has compute capability ", have));
+  }
+  // The stream executor does not report toolchain versions yet, so a
+  // requirement (cuda targets only) fails here naming the component.
+  return CheckToolchain(p.artifact->header(), {});
+}
+
+absl::Status UploadConstants(const Program& p, se::StreamExecutor* executor,
+                             std::vector<se::OwningDeviceMemory>* constants) {
+  constants->resize(p.allocations.size());
+  ASSIGN_OR_RETURN(std::unique_ptr<se::Stream> stream, executor->CreateStream());
+  for (const BufferAllocation& a : p.allocations) {
+    if (!a.is_constant || a.size == 0) continue;
+    const std::string& content = p.payload().constants(a.constant_index).content();
+    ASSIGN_OR_RETURN((*constants)[a.index], se::OwningDeviceMemory::Allocate(executor, a.size));
+    RETURN_IF_ERROR(stream->Memcpy((*constants)[a.index].ptr(), content.data(), content.size()));
+  }
+  return stream->BlockHostUntilDone();
+}
+
+absl::Status CheckArguments(const Program& p, const std::vector<ExecutionArgument>& args) {
+  if (args.size() != p.program_shape.parameters.size()) {
+    return absl::InvalidArgumentError(absl::StrCat("the program takes ", p.program_shape.parameters.size(),
+                                                   " arguments, got ", args.size()));
+  }
+  for (const BufferAllocation& a : p.allocations) {
+    if (!a.is_parameter) continue;
+    const uint64_t size = args[a.parameter_number].memory().size;
+    if (size != static_cast<uint64_t>(a.size) || (a.size > 0 && args[a.parameter_number].memory().is_null())) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "argument ", a.parameter_number, " has ", size, " bytes but parameter ", a.parameter_number,
+          " (", p.program_shape.parameters[a.parameter_number].ToString(), ") needs ", a.size));
+    }
+  }
+  return absl::OkStatus();
+}
+
+// Blocks on every stream; the first error wins.
+absl::Status WaitAll(absl::Span<se::Stream* const> streams, absl::Status status) {
+  for (se::Stream* s : streams) {
+    absl::Status done = s->BlockHostUntilDone();
+    if (status.ok()) status = done;
+  }
+  return status;
+}
+
+}  // namespace
+
+GpuExecutable::GpuExecutable(std::unique_ptr<Program> program) : program_(std::move(program)) {}
+
+GpuExecutable::~GpuExecutable() = default;
+
+absl::StatusOr<std::unique_ptr<GpuExecutable::DeviceState>> GpuExecutable::CreateDeviceState(
+    se::StreamExecutor* executor) {
+  RETURN_IF_ERROR(CheckDevice(*program_, executor));
+  auto state = std::make_unique<DeviceState>();
+  state->executor = executor;
+  state->kernels = std::make_unique<DeviceKernels>(executor, program_->kernels,
+                                                   program_->payload().host_shared_object(),
+                                                   program_->payload().module_name());
+  RETURN_IF_ERROR(UploadConstants(*program_, executor, &state->constants));
+  InitializeParams params{executor, state->kernels.get()};
+  RETURN_IF_ERROR(program_->root->Initialize(params));
+  return state;
+}
+
+absl::Status GpuExecutable::Initialize(se::StreamExecutor* executor) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (devices_.count(executor) > 0) return absl::OkStatus();
+  ASSIGN_OR_RETURN(std::unique_ptr<DeviceState> state, CreateDeviceState(executor));
+  devices_[executor] = std::move(state);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<GpuExecutable::DeviceState*> GpuExecutable::FindDevice(se::StreamExecutor* executor) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = devices_.find(executor);
+  if (it == devices_.end()) {
+    return absl::FailedPreconditionError(absl::StrCat("executable '", program_->payload().module_name(),
+                                                      "' was not initialized for device ",
+                                                      executor->device_ordinal(), " of platform ",
+                                                      executor->platform_name(), ": call Initialize first"));
+  }
+  return it->second.get();
+}
+
+absl::StatusOr<std::unique_ptr<GpuExecutable::RunResources>> GpuExecutable::BorrowResources(
+    DeviceState& device) {
+  {
+    std::lock_guard<std::mutex> lock(device.pool_mu);
+    if (!device.pool.empty()) {
+      std::unique_ptr<RunResources> r = std::move(device.pool.back());
+      device.pool.pop_back();
+      return r;
+    }
+  }
+  auto r = std::make_unique<RunResources>();
+  for (int64_t i = 0; i < program_->num_streams; ++i) {
+    ASSIGN_OR_RETURN(std::unique_ptr<se::Stream> stream, device.executor->CreateStream());
+    r->stream_ptrs.push_back(stream.get());
+    r->streams.push_back(std::move(stream));
+  }
+  for (int64_t id : program_->resources.async_ids) {
+    AsyncEvents& events = r->events[id];
+    ASSIGN_OR_RETURN(events.started, device.executor->CreateEvent());
+    ASSIGN_OR_RETURN(events.done, device.executor->CreateEvent());
+  }
+  return r;
+}
+
+void GpuExecutable::ReturnResources(DeviceState& device, std::unique_ptr<RunResources> resources) {
+  std::lock_guard<std::mutex> lock(device.pool_mu);
+  device.pool.push_back(std::move(resources));
+}
+
+absl::StatusOr<std::vector<se::OwningDeviceMemory>> GpuExecutable::Execute(
+    se::StreamExecutor* executor, std::vector<ExecutionArgument> arguments) {
+  ASSIGN_OR_RETURN(DeviceState * device, FindDevice(executor));
+  const Program& p = *program_;
+  RETURN_IF_ERROR(CheckArguments(p, arguments));
+  ASSIGN_OR_RETURN(std::unique_ptr<RunResources> resources, BorrowResources(*device));
+  se::Stream* main = resources->stream_ptrs[0];
+
+  uint64_t temp_bytes = 0;
+  for (const BufferAllocation& a : p.allocations) {
+    if (a.is_temp) temp_bytes += RoundUp(a.size);
+  }
+  ASSIGN_OR_RETURN(se::OwningDeviceMemory temp, se::OwningDeviceMemory::Allocate(executor, temp_bytes));
+  std::vector<se::DeviceMemoryBase> buffers(p.allocations.size());
+  std::vector<se::OwningDeviceMemory> owned(p.allocations.size());
+  uint64_t temp_offset = 0;
+  // Binds every allocation; stops at the first error (work already queued
+  // is waited for below before any buffer is freed).
+  auto bind = [&]() -> absl::Status {
+    for (const BufferAllocation& a : p.allocations) {
+      if (a.is_parameter) {
+        ExecutionArgument& arg = arguments[a.parameter_number];
+        if (!a.is_output) {
+          buffers[a.index] = arg.memory();
+        } else if (arg.donated()) {
+          owned[a.index] = arg.TakeOwned();
+        } else {
+          // Not donated: copy, so the caller's buffer is never clobbered.
+          ASSIGN_OR_RETURN(owned[a.index], se::OwningDeviceMemory::Allocate(executor, a.size));
+          if (a.size > 0) RETURN_IF_ERROR(main->Memcpy(owned[a.index].ptr(), arg.memory(), a.size));
+        }
+      } else if (a.is_constant) {
+        buffers[a.index] = device->constants[a.index].get();
+      } else if (a.is_output) {
+        ASSIGN_OR_RETURN(owned[a.index], se::OwningDeviceMemory::Allocate(executor, a.size));
+      } else {
+        buffers[a.index] = se::DeviceMemoryBase(static_cast<char*>(temp.get().opaque) + temp_offset,
+                                                static_cast<uint64_t>(a.size));
+        temp_offset += RoundUp(a.size);
+      }
+      if (!owned[a.index].is_null()) buffers[a.index] = owned[a.index].get();
+    }
+    return absl::OkStatus();
+  };
+  absl::Status status = bind();
+  BufferAllocations allocations(std::move(buffers));
+  ExecuteParams params;
+  params.executor = executor;
+  params.buffers = &allocations;
+  params.streams = resources->stream_ptrs;
+  params.async_events = &resources->events;
+  params.kernels = device->kernels.get();
+  if (status.ok()) status = p.root->ExecuteOnStream(params);
+  status = WaitAll(resources->stream_ptrs, status);
+  if (!status.ok()) return status;  // resources dropped: their streams hold the error
+  ReturnResources(*device, std::move(resources));
+  std::vector<se::OwningDeviceMemory> outputs;
+  outputs.reserve(p.outputs.size());
+  for (const OutputInfo& o : p.outputs) outputs.push_back(std::move(owned[o.allocation]));
+  return outputs;
+}
+
+}  // namespace xla::gpu

@@ -1,0 +1,101 @@
+// GpuExecutable: a loaded Program, initialized per device and executed with
+// caller buffers.
+//
+// Initialize(executor), once per device before Execute: checks the target
+// against the device (platform, compute capability, toolchain), uploads the
+// constants, and runs every thunk's Initialize (loads kernels, checks launch
+// dimensions against the device). Calling it again for the same device is a
+// no-op.
+//
+// Execute(executor, arguments): one argument per parameter, each exactly the
+// parameter allocation's size. Allocates one temp buffer for all temporary
+// allocations and one buffer per output, binds parameters and constants,
+// runs the thunk tree on a set of streams borrowed for this run, waits for
+// it, and returns the outputs in `Program::outputs` order (the caller owns
+// them). Aliasing: an output aliased with a parameter reuses the argument's
+// buffer when the caller donated it (the output then owns that buffer);
+// otherwise the argument is first copied into a fresh output buffer, so a
+// borrowed argument is never written. A donated argument that no output
+// aliases is freed after the run.
+//
+// Errors: FailedPrecondition when the device was not initialized;
+// InvalidArgument naming the parameter for a wrong argument count or size;
+// the device's error (with the failing thunk) when a run fails. On failure
+// every buffer the run allocated is freed.
+//
+// Thread-safety: Initialize and Execute may be called from any number of
+// threads at once, for the same or different devices. Each Execute uses its
+// own streams, events and buffers; the thunks are immutable.
+#ifndef XLA_BACKENDS_GPU_RUNTIME_GPU_EXECUTABLE_H_
+#define XLA_BACKENDS_GPU_RUNTIME_GPU_EXECUTABLE_H_
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "xla/backends/gpu/runtime/program.h"
+#include "xla/stream_executor/owning_device_memory.h"
+#include "xla/stream_executor/stream_executor.h"
+
+namespace xla::gpu {
+
+// One argument: a borrowed buffer, or a donated one whose ownership passes
+// to the executable.
+class ExecutionArgument {
+ public:
+  static ExecutionArgument Borrow(stream_executor::DeviceMemoryBase memory) {
+    ExecutionArgument a;
+    a.borrowed_ = memory;
+    return a;
+  }
+  static ExecutionArgument Donate(stream_executor::OwningDeviceMemory memory) {
+    ExecutionArgument a;
+    a.owned_ = std::move(memory);
+    a.donated_ = true;
+    return a;
+  }
+  const stream_executor::DeviceMemoryBase& memory() const {
+    return donated_ ? owned_.get() : borrowed_;
+  }
+  bool donated() const { return donated_; }
+  stream_executor::OwningDeviceMemory TakeOwned() { return std::move(owned_); }
+
+ private:
+  stream_executor::DeviceMemoryBase borrowed_;
+  stream_executor::OwningDeviceMemory owned_;
+  bool donated_ = false;
+};
+
+class GpuExecutable {
+ public:
+  explicit GpuExecutable(std::unique_ptr<Program> program);
+  ~GpuExecutable();
+
+  absl::Status Initialize(stream_executor::StreamExecutor* executor);
+  absl::StatusOr<std::vector<stream_executor::OwningDeviceMemory>> Execute(
+      stream_executor::StreamExecutor* executor, std::vector<ExecutionArgument> arguments);
+
+  const Program& program() const { return *program_; }
+
+ private:
+  struct DeviceState;
+  struct RunResources;
+
+  absl::StatusOr<DeviceState*> FindDevice(stream_executor::StreamExecutor* executor);
+  absl::StatusOr<std::unique_ptr<DeviceState>> CreateDeviceState(
+      stream_executor::StreamExecutor* executor);
+  absl::StatusOr<std::unique_ptr<RunResources>> BorrowResources(DeviceState& device);
+  void ReturnResources(DeviceState& device, std::unique_ptr<RunResources> resources);
+
+  std::unique_ptr<Program> program_;
+  std::mutex mu_;
+  std::map<stream_executor::StreamExecutor*, std::unique_ptr<DeviceState>> devices_;  // guarded by mu_
+};
+
+}  // namespace xla::gpu
+
+#endif  // XLA_BACKENDS_GPU_RUNTIME_GPU_EXECUTABLE_H_

@@ -1,0 +1,58 @@
+// KernelThunk: launches one kernel of the kernel table with buffer slices as
+// arguments.
+//
+// FromProto checks the kernel index, every argument slice, the argument
+// count (exact for registered kernels) and the launch dimensions against the
+// target's limits; Initialize loads the kernel on the device and checks the
+// dimensions against the device's own limits.
+//
+// Thread-safety: see thunk.h.
+#ifndef XLA_BACKENDS_GPU_RUNTIME_KERNEL_THUNK_H_
+#define XLA_BACKENDS_GPU_RUNTIME_KERNEL_THUNK_H_
+
+#include <memory>
+#include <vector>
+
+#include "xla/backends/gpu/runtime/thunk.h"
+#include "xla/stream_executor/launch_dimensions.h"
+
+namespace xla::gpu {
+
+class KernelThunk : public Thunk {
+ public:
+  KernelThunk(ThunkInfo info, int64_t kernel_index, const KernelSpec* spec,
+              std::vector<BufferSlice> args, stream_executor::LaunchDimensions dims)
+      : Thunk(Kind::kKernel, std::move(info)),
+        kernel_index_(kernel_index),
+        spec_(spec),
+        args_(std::move(args)),
+        dims_(dims) {}
+
+  static absl::StatusOr<std::unique_ptr<KernelThunk>> FromProto(
+      ThunkInfo info, const KernelThunkProto& proto, const ThunkContext& ctx);
+
+  absl::Status Initialize(const InitializeParams& params) override;
+  absl::Status ExecuteOnStream(const ExecuteParams& params) const override;
+  absl::StatusOr<ThunkProto> ToProto() const override;
+
+  int64_t kernel_index() const { return kernel_index_; }
+  const std::vector<BufferSlice>& args() const { return args_; }
+  const stream_executor::LaunchDimensions& launch_dimensions() const { return dims_; }
+
+ private:
+  int64_t kernel_index_;
+  const KernelSpec* spec_;
+  std::vector<BufferSlice> args_;
+  stream_executor::LaunchDimensions dims_;
+};
+
+// LaunchDimensionsProto <-> LaunchDimensions; FromProto validates against
+// `limits` and names `ctx`'s path.
+absl::StatusOr<stream_executor::LaunchDimensions> LaunchDimensionsFromProto(
+    const LaunchDimensionsProto& proto, const stream_executor::DeviceLimits& limits,
+    const ThunkContext& ctx);
+LaunchDimensionsProto LaunchDimensionsToProto(const stream_executor::LaunchDimensions& dims);
+
+}  // namespace xla::gpu
+
+#endif  // XLA_BACKENDS_GPU_RUNTIME_KERNEL_THUNK_H_

@@ -1,0 +1,83 @@
+// Program: a loaded, fully validated artifact, ready to be initialized and
+// executed by GpuExecutable. Everything in it was checked once at load
+// (DESIGN.md: "verify once at load, then trust").
+//
+// Loading (LoadProgram):
+//   1. ParseArtifact / ParseArtifactFile: protobuf parse with a recursion
+//      limit (kMaxProtoRecursion) and a size limit (kMaxArtifactBytes); a
+//      file is parsed from a stream, never read into a string first.
+//   2. the header (artifact_header.h), then the payload checksum;
+//   3. program shape, constants (each stored once), allocations, kernels,
+//      outputs and aliases;
+//   4. the thunk tree, through the one deserializer switch.
+// Every failure is InvalidArgument naming the field path and the values.
+// The payload is kept once (inside `artifact`); kernels and constants are
+// views into it.
+//
+// Thread-safety: immutable after LoadProgram returns.
+#ifndef XLA_BACKENDS_GPU_RUNTIME_PROGRAM_H_
+#define XLA_BACKENDS_GPU_RUNTIME_PROGRAM_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "xla/backends/gpu/ffi/ffi_registry.h"
+#include "xla/backends/gpu/runtime/buffer_allocation.h"
+#include "xla/backends/gpu/runtime/executable.pb.h"
+#include "xla/backends/gpu/runtime/kernel_table.h"
+#include "xla/backends/gpu/runtime/sequential_thunk.h"
+#include "xla/backends/gpu/runtime/target.h"
+#include "xla/types/shape.h"
+
+namespace xla::gpu {
+
+// Largest artifact accepted (protobuf's own limit is 2 GiB).
+inline constexpr int64_t kMaxArtifactBytes = (int64_t{1} << 31) - 1;
+// Deepest message nesting the parser accepts; more is a parse error, so a
+// recursion bomb never reaches the deserializer.
+inline constexpr int kMaxProtoRecursion = 100;
+
+struct OutputInfo {
+  std::vector<int64_t> shape_index;
+  Shape shape;
+  int64_t allocation = 0;
+};
+
+struct AliasInfo {
+  int64_t parameter_number = 0;
+  int64_t output = 0;  // index into Program::outputs
+  AliasKindProto kind = ALIAS_KIND_MAY_ALIAS;
+};
+
+struct Program {
+  std::unique_ptr<GpuExecutableProto> artifact;
+  Target target;
+  ProgramShape program_shape;
+  std::vector<BufferAllocation> allocations;
+  std::vector<KernelSpec> kernels;
+  std::vector<OutputInfo> outputs;
+  std::vector<AliasInfo> aliases;
+  int64_t num_streams = 1;
+  std::unique_ptr<SequentialThunk> root;
+  ResourceRequests resources;
+
+  const GpuExecutablePayloadProto& payload() const { return artifact->payload(); }
+};
+
+// Parses artifact bytes. InvalidArgument "artifact is not a valid
+// GpuExecutableProto ..." for truncated, corrupt or too deeply nested input.
+absl::StatusOr<std::unique_ptr<GpuExecutableProto>> ParseArtifact(absl::string_view bytes);
+// Same, streaming from a file; NotFound when the file cannot be opened.
+absl::StatusOr<std::unique_ptr<GpuExecutableProto>> ParseArtifactFile(const std::string& path);
+
+// Validates `artifact` and builds the program (see the file comment).
+absl::StatusOr<std::unique_ptr<Program>> LoadProgram(std::unique_ptr<GpuExecutableProto> artifact,
+                                                     const ffi::FfiRegistry& ffi);
+
+}  // namespace xla::gpu
+
+#endif  // XLA_BACKENDS_GPU_RUNTIME_PROGRAM_H_

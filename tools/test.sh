@@ -15,8 +15,9 @@ bazel test --test_summary=short //... 2>&1 | tee -a "$log" || status=1
 # Parser robustness under ASan (see .bazelrc's asan config).
 bazel test --config=asan --test_summary=short //xla/hlo/parser:malformed_input_test 2>&1 \
   | tee -a "$log" || status=1
-# The runtime's streams and thread pool under ThreadSanitizer.
-bazel test --config=tsan --test_summary=short //xla/stream_executor/... 2>&1 \
+# The runtime (streams, thread pool, concurrent Execute) under ThreadSanitizer.
+bazel test --config=tsan --test_summary=short //xla/stream_executor/... \
+  //xla/aot:concurrent_execute_test //xla/aot:executable_test 2>&1 \
   | tee -a "$log" || status=1
 
 passed=$(grep -cE '^//[^ ]+ +(\(cached\) )?PASSED' "$log" || true)

@@ -1,0 +1,385 @@
+// Evaluator ops of the control family (see op_table.h): while, conditional,
+// call, fusion, map, async-start/update/done, copy-start/done, tuples,
+// tokens and dependencies, custom-call (an error), and the collectives of a
+// module run as a single replica of a single partition.
+//
+// Collectives with one participant: all-reduce, all-gather, reduce-scatter,
+// all-to-all and collective-broadcast return their operands (a tuple for
+// several); collective-permute returns its operand when the source-target
+// pairs contain {0,0} and zeros otherwise; replica-id and partition-id are 0.
+// Replica groups that name more than one device, or results whose shape
+// needs more participants, are reported as unimplemented.
+#include <utility>
+#include <vector>
+
+#include "xla/hlo/evaluator/eval_util.h"
+#include "xla/hlo/evaluator/numeric_util.h"
+#include "xla/hlo/evaluator/op_table.h"
+#include "xla/util/status_macros.h"
+
+namespace xla::evaluator {
+namespace {
+
+using Operands = absl::Span<const Literal* const>;
+
+// The computation of attribute `id`, or an error naming the attribute.
+absl::StatusOr<const HloComputation*> Callee(const HloInstruction& instr, AttrId id) {
+  const HloComputation* c = instr.GetComputation(id);
+  if (c == nullptr) {
+    return InstrError(instr, "needs attribute '", AttrName(id), "' naming one computation");
+  }
+  return c;
+}
+
+// Element `i` of a tuple literal, or an error.
+absl::StatusOr<Literal> TupleElement(const HloInstruction& instr, const Literal& tuple,
+                                     int64_t i) {
+  if (!tuple.shape().IsTuple() || i < 0 ||
+      i >= static_cast<int64_t>(tuple.tuple_elements().size())) {
+    return InstrError(instr, "index ", i, " is out of range for ", tuple.shape().ToString(false));
+  }
+  return tuple.tuple_elements()[i];
+}
+
+// The operands as one value: the operand itself, or a tuple of them.
+Literal OperandsAsValue(Operands operands) {
+  if (operands.size() == 1) return *operands[0];
+  std::vector<Literal> elements;
+  for (const Literal* op : operands) elements.push_back(*op);
+  return MakeTuple(std::move(elements));
+}
+
+absl::StatusOr<Literal> EvalWhile(const HloInstruction& instr, Operands operands,
+                                  EvalContext& ctx) {
+  ASSIGN_OR_RETURN(const HloComputation* cond, Callee(instr, AttrId::kCondition));
+  ASSIGN_OR_RETURN(const HloComputation* body, Callee(instr, AttrId::kBody));
+  Literal state = *operands[0];
+  const int64_t limit = ctx.options().max_while_iterations;
+  for (int64_t iteration = 0;; ++iteration) {
+    const Literal* arg = &state;
+    ASSIGN_OR_RETURN(Literal keep_going, ctx.Call(*cond, absl::MakeConstSpan(&arg, 1)));
+    if (!keep_going.shape().IsScalar() ||
+        keep_going.shape().element_type() != PrimitiveType::PRED) {
+      return InstrError(instr, "condition '", cond->name(), "' returned ",
+                        keep_going.shape().ToString(false), ", expected pred[]");
+    }
+    if (keep_going.GetBits(0) == 0) return state;
+    if (iteration >= limit) {
+      return absl::ResourceExhaustedError(absl::StrCat(
+          Describe(instr), ": loop did not finish within ", limit,
+          " iterations (EvaluatorOptions::max_while_iterations)"));
+    }
+    ASSIGN_OR_RETURN(state, ctx.Call(*body, absl::MakeConstSpan(&arg, 1)));
+  }
+}
+
+// Pred form: operand 0 selects true_computation (operand 1) or
+// false_computation (operand 2). Index form: branch_computations[i] with
+// operand i + 1; an index outside [0, N) runs the last branch, as XLA does.
+absl::StatusOr<Literal> EvalConditional(const HloInstruction& instr, Operands operands,
+                                        EvalContext& ctx) {
+  RETURN_IF_ERROR(ExpectArrayOperand(instr, operands, 0));
+  const Literal& selector = *operands[0];
+  if (!selector.shape().IsScalar()) {
+    return InstrError(instr, "selector must be a scalar, got ", selector.shape().ToString(false));
+  }
+  std::vector<const HloComputation*> branches;
+  using ComputationList = std::vector<HloComputation*>;
+  if (const auto* list = AttrAs<ComputationList>(instr, AttrId::kBranchComputations)) {
+    branches.assign(list->begin(), list->end());
+  } else if (const auto* one = AttrAs<HloComputation*>(instr, AttrId::kBranchComputations)) {
+    branches.push_back(*one);
+  } else {
+    ASSIGN_OR_RETURN(const HloComputation* t, Callee(instr, AttrId::kTrueComputation));
+    ASSIGN_OR_RETURN(const HloComputation* f, Callee(instr, AttrId::kFalseComputation));
+    branches = {t, f};
+  }
+  if (branches.empty() || operands.size() != branches.size() + 1) {
+    return InstrError(instr, branches.size(), " branches need ", branches.size() + 1,
+                      " operands, got ", operands.size());
+  }
+  int64_t branch;
+  if (IsPred(selector.shape().element_type())) {
+    branch = selector.GetBits(0) != 0 ? 0 : 1;
+  } else {
+    branch = IndexValue(selector, 0);
+    const int64_t n = static_cast<int64_t>(branches.size());
+    if (branch < 0 || branch >= n) branch = n - 1;
+  }
+  const Literal* arg = operands[branch + 1];
+  return ctx.Call(*branches[branch], absl::MakeConstSpan(&arg, 1));
+}
+
+absl::StatusOr<Literal> EvalCall(const HloInstruction& instr, Operands operands,
+                                 EvalContext& ctx) {
+  ASSIGN_OR_RETURN(const HloComputation* callee, Callee(instr, AttrId::kToApply));
+  return ctx.Call(*callee, operands);
+}
+
+absl::StatusOr<Literal> EvalFusion(const HloInstruction& instr, Operands operands,
+                                   EvalContext& ctx) {
+  ASSIGN_OR_RETURN(const HloComputation* callee, Callee(instr, AttrId::kCalls));
+  return ctx.Call(*callee, operands);
+}
+
+// map: to_apply on the scalars at each index of the operands (same
+// dimensions), in row-major order.
+absl::StatusOr<Literal> EvalMap(const HloInstruction& instr, Operands operands,
+                                EvalContext& ctx) {
+  ASSIGN_OR_RETURN(const HloComputation* callee, Callee(instr, AttrId::kToApply));
+  RETURN_IF_ERROR(ExpectOperandCount(instr, operands, 1));
+  for (size_t i = 0; i < operands.size(); ++i) {
+    RETURN_IF_ERROR(ExpectArrayOperand(instr, operands, static_cast<int64_t>(i)));
+    if (operands[i]->shape().dimensions() != operands[0]->shape().dimensions()) {
+      return InstrError(instr, "operands must share dimensions, got ",
+                        operands[0]->shape().ToString(false), " and ",
+                        operands[i]->shape().ToString(false));
+    }
+  }
+  if (!instr.shape().IsArray()) return InstrError(instr, "result must be an array");
+  Literal out(ArrayShape(instr.shape().element_type(), operands[0]->shape().dimensions()));
+  std::vector<Literal> args(operands.size());
+  std::vector<const Literal*> ptrs;
+  for (const Literal& a : args) ptrs.push_back(&a);
+  for (int64_t i = 0; i < out.element_count(); ++i) {
+    for (size_t k = 0; k < operands.size(); ++k) args[k] = ScalarOf(*operands[k], i);
+    ASSIGN_OR_RETURN(Literal r, ctx.Call(*callee, ptrs));
+    if (!r.shape().IsScalar()) {
+      return InstrError(instr, "computation '", callee->name(), "' returned ",
+                        r.shape().ToString(false), ", expected a scalar");
+    }
+    ConvertElement(r, 0, out, i);
+  }
+  return out;
+}
+
+// async-start: ((operands...), result of `calls`, context...) with zeroed
+// context elements of the declared types.
+absl::StatusOr<Literal> EvalAsyncStart(const HloInstruction& instr, Operands operands,
+                                       EvalContext& ctx) {
+  ASSIGN_OR_RETURN(const HloComputation* callee, Callee(instr, AttrId::kCalls));
+  ASSIGN_OR_RETURN(Literal result, ctx.Call(*callee, operands));
+  std::vector<Literal> inputs;
+  for (const Literal* op : operands) inputs.push_back(*op);
+  std::vector<Literal> elements;
+  elements.push_back(MakeTuple(std::move(inputs)));
+  elements.push_back(std::move(result));
+  const Shape& declared = instr.shape();
+  for (int64_t i = 2; declared.IsTuple() && i < declared.tuple_shapes_size(); ++i) {
+    elements.emplace_back(declared.tuple_shapes(i));
+  }
+  return MakeTuple(std::move(elements));
+}
+
+// async-done, and the -done halves of all-gather and collective-permute:
+// element 1 of an (input, output, ...) tuple, or the operand itself.
+absl::StatusOr<Literal> EvalSecondElement(const HloInstruction& instr, Operands operands,
+                                          EvalContext&) {
+  if (!operands[0]->shape().IsTuple() && instr.opcode() != HloOpcode::kAsyncDone) {
+    return *operands[0];
+  }
+  return TupleElement(instr, *operands[0], 1);
+}
+
+absl::StatusOr<Literal> EvalCopyStart(const HloInstruction&, Operands operands, EvalContext&) {
+  std::vector<Literal> elements;
+  elements.push_back(*operands[0]);
+  elements.push_back(*operands[0]);
+  elements.emplace_back(Shape::Scalar(PrimitiveType::U32));
+  return MakeTuple(std::move(elements));
+}
+
+absl::StatusOr<Literal> EvalCopyDone(const HloInstruction& instr, Operands operands,
+                                     EvalContext&) {
+  return TupleElement(instr, *operands[0], 0);
+}
+
+absl::StatusOr<Literal> EvalTuple(const HloInstruction&, Operands operands, EvalContext&) {
+  std::vector<Literal> elements;
+  for (const Literal* op : operands) elements.push_back(*op);
+  return MakeTuple(std::move(elements));
+}
+
+absl::StatusOr<Literal> EvalGetTupleElement(const HloInstruction& instr, Operands operands,
+                                            EvalContext&) {
+  return TupleElement(instr, *operands[0], instr.tuple_index());
+}
+
+// opt-barrier, domain, add-dependency, async-update, the -done halves of
+// all-reduce: operand 0 unchanged.
+absl::StatusOr<Literal> EvalIdentity(const HloInstruction&, Operands operands, EvalContext&) {
+  return *operands[0];
+}
+
+absl::StatusOr<Literal> EvalAfterAll(const HloInstruction&, Operands, EvalContext&) {
+  return Literal(Shape::Token());
+}
+
+absl::StatusOr<Literal> EvalZeroId(const HloInstruction& instr, Operands, EvalContext&) {
+  return Literal(instr.shape().IsArray() ? instr.shape() : Shape::Scalar(PrimitiveType::U32));
+}
+
+// Custom-call targets that only annotate their single operand (placement,
+// sharding) and so pass its value through unchanged on one device.
+constexpr absl::string_view kPassThroughTargets[] = {
+    "Sharding", "SPMDFullToShardShape", "SPMDShardToFullShape", "MoveToHost", "MoveToDevice",
+    "annotate_device_placement",
+};
+
+absl::StatusOr<Literal> EvalCustomCall(const HloInstruction& instr, Operands operands,
+                                       EvalContext&) {
+  const std::string& target = instr.GetString(AttrId::kCustomCallTarget);
+  for (absl::string_view pass_through : kPassThroughTargets) {
+    if (target == pass_through && operands.size() == 1 &&
+        ShapesCompatible(operands[0]->shape(), instr.shape(), /*ignore_dynamic=*/true)) {
+      return *operands[0];
+    }
+  }
+  return absl::UnimplementedError(absl::StrCat(
+      "the evaluator does not support custom-call '", instr.name(), "' (custom_call_target=\"",
+      instr.GetString(AttrId::kCustomCallTarget), "\")"));
+}
+
+// ---- collectives with a single participant ----
+
+// Fails unless every replica group names at most one device.
+absl::Status CheckSingleParticipant(const HloInstruction& instr) {
+  const ReplicaGroups* groups = AttrAs<ReplicaGroups>(instr, AttrId::kReplicaGroups);
+  if (groups == nullptr) return absl::OkStatus();
+  for (const std::vector<int64_t>& g : groups->Expand()) {
+    if (g.size() > 1) {
+      return InstrUnimplemented(instr, "replica groups of ", g.size(), " devices; the evaluator ",
+                                "runs one replica of one partition");
+    }
+  }
+  return absl::OkStatus();
+}
+
+// `value` when its shape has the dimensions of `declared`; an error that the
+// op needs more participants otherwise.
+absl::StatusOr<Literal> MatchDeclared(const HloInstruction& instr, Literal value,
+                                      const Shape& declared) {
+  if (!SameDimensions(value.shape(), declared)) {
+    return InstrUnimplemented(instr, "result ", declared.ToString(false),
+                              " needs more than one participant (operand gives ",
+                              value.shape().ToString(false), ")");
+  }
+  return value;
+}
+
+// all-reduce, all-gather, reduce-scatter, all-to-all, collective-broadcast
+// and all-reduce-start: the operands themselves.
+absl::StatusOr<Literal> EvalCollectiveIdentity(const HloInstruction& instr, Operands operands,
+                                               EvalContext&) {
+  RETURN_IF_ERROR(CheckSingleParticipant(instr));
+  return MatchDeclared(instr, OperandsAsValue(operands), instr.shape());
+}
+
+// all-gather-start: (operands, gathered) as XLA prints it, or the gathered
+// value alone.
+absl::StatusOr<Literal> EvalAllGatherStart(const HloInstruction& instr, Operands operands,
+                                           EvalContext&) {
+  RETURN_IF_ERROR(CheckSingleParticipant(instr));
+  const Shape& declared = instr.shape();
+  const bool pair = declared.IsTuple() && declared.tuple_shapes_size() == 2 &&
+                    (operands.size() == 1 || declared.tuple_shapes(0).IsTuple());
+  if (!pair) return MatchDeclared(instr, OperandsAsValue(operands), declared);
+  ASSIGN_OR_RETURN(Literal gathered,
+                   MatchDeclared(instr, OperandsAsValue(operands), declared.tuple_shapes(1)));
+  std::vector<Literal> elements;
+  elements.push_back(OperandsAsValue(operands));
+  elements.push_back(std::move(gathered));
+  return MakeTuple(std::move(elements));
+}
+
+// The value device 0 receives from a permutation among one device: the
+// input when {0,0} is a pair, zeros otherwise.
+Literal Permuted(const HloInstruction& instr, Operands operands) {
+  using Pairs = std::vector<std::vector<int64_t>>;
+  const auto* pairs = AttrAs<Pairs>(instr, AttrId::kSourceTargetPairs);
+  bool self = false;
+  for (size_t i = 0; pairs != nullptr && i < pairs->size(); ++i) {
+    self |= (*pairs)[i].size() == 2 && (*pairs)[i][0] == 0 && (*pairs)[i][1] == 0;
+  }
+  Literal value = OperandsAsValue(operands);
+  return self ? value : Literal(value.shape());
+}
+
+absl::StatusOr<Literal> EvalCollectivePermute(const HloInstruction& instr, Operands operands,
+                                              EvalContext&) {
+  auto is_offsets = [&](size_t i) {
+    const Shape& s = operands[i]->shape();
+    return s.IsTuple() || (s.IsArray() && IsInteger(s.element_type()));
+  };
+  if (operands.size() == 4 && operands[1]->shape().IsArray() && is_offsets(2) && is_offsets(3)) {
+    return InstrUnimplemented(instr, "the in-place form (input, output, offsets, offsets)");
+  }
+  return MatchDeclared(instr, Permuted(instr, operands), instr.shape());
+}
+
+// collective-permute-start: (input, output[, context...]) or the permuted
+// value alone.
+absl::StatusOr<Literal> EvalCollectivePermuteStart(const HloInstruction& instr,
+                                                   Operands operands, EvalContext& ctx) {
+  const Shape& declared = instr.shape();
+  if (!declared.IsTuple() || operands.size() != 1) {
+    return EvalCollectivePermute(instr, operands, ctx);
+  }
+  if (declared.tuple_shapes_size() < 2) return InstrError(instr, "unexpected result shape");
+  std::vector<Literal> elements;
+  elements.push_back(*operands[0]);
+  ASSIGN_OR_RETURN(Literal permuted,
+                   MatchDeclared(instr, Permuted(instr, operands), declared.tuple_shapes(1)));
+  elements.push_back(std::move(permuted));
+  for (int64_t i = 2; i < declared.tuple_shapes_size(); ++i) {
+    elements.emplace_back(declared.tuple_shapes(i));
+  }
+  return MakeTuple(std::move(elements));
+}
+
+struct OpEntry {
+  HloOpcode opcode;
+  OpEvaluator evaluate;
+};
+
+constexpr OpEntry kOps[] = {
+    {HloOpcode::kWhile, EvalWhile},
+    {HloOpcode::kConditional, EvalConditional},
+    {HloOpcode::kCall, EvalCall},
+    {HloOpcode::kFusion, EvalFusion},
+    {HloOpcode::kMap, EvalMap},
+    {HloOpcode::kAsyncStart, EvalAsyncStart},
+    {HloOpcode::kAsyncUpdate, EvalIdentity},
+    {HloOpcode::kAsyncDone, EvalSecondElement},
+    {HloOpcode::kCopyStart, EvalCopyStart},
+    {HloOpcode::kCopyDone, EvalCopyDone},
+    {HloOpcode::kTuple, EvalTuple},
+    {HloOpcode::kGetTupleElement, EvalGetTupleElement},
+    {HloOpcode::kOptimizationBarrier, EvalIdentity},
+    {HloOpcode::kDomain, EvalIdentity},
+    {HloOpcode::kAddDependency, EvalIdentity},
+    {HloOpcode::kAfterAll, EvalAfterAll},
+    {HloOpcode::kReplicaId, EvalZeroId},
+    {HloOpcode::kPartitionId, EvalZeroId},
+    {HloOpcode::kCustomCall, EvalCustomCall},
+    {HloOpcode::kAllReduce, EvalCollectiveIdentity},
+    {HloOpcode::kAllReduceStart, EvalCollectiveIdentity},
+    {HloOpcode::kAllReduceDone, EvalIdentity},
+    {HloOpcode::kAllGather, EvalCollectiveIdentity},
+    {HloOpcode::kAllGatherStart, EvalAllGatherStart},
+    {HloOpcode::kAllGatherDone, EvalSecondElement},
+    {HloOpcode::kReduceScatter, EvalCollectiveIdentity},
+    {HloOpcode::kAllToAll, EvalCollectiveIdentity},
+    {HloOpcode::kCollectiveBroadcast, EvalCollectiveIdentity},
+    {HloOpcode::kCollectivePermute, EvalCollectivePermute},
+    {HloOpcode::kCollectivePermuteStart, EvalCollectivePermuteStart},
+    {HloOpcode::kCollectivePermuteDone, EvalSecondElement},
+};
+
+}  // namespace
+
+void RegisterControlOps(OpTable& table) {
+  for (const OpEntry& e : kOps) table[static_cast<int>(e.opcode)] = e.evaluate;
+}
+
+}  // namespace xla::evaluator

@@ -1,0 +1,301 @@
+// Tests of the control family: while (and its iteration limit), conditional
+// (pred and index forms), call, fusion, map, tuples, tokens, async and copy
+// wrappers, single-participant collectives and custom-call errors.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "gtest/gtest.h"
+#include "xla/hlo/evaluator/evaluator_test_util.h"
+
+namespace xla {
+namespace {
+
+using evaluator_test::EvalText;
+using evaluator_test::IntValues;
+using evaluator_test::MakeIntLiteral;
+using evaluator_test::MakeLiteral;
+using evaluator_test::Values;
+
+Literal Eval(const std::string& hlo, const std::vector<Literal>& args = {},
+             EvaluatorOptions options = {}) {
+  absl::StatusOr<Literal> r = EvalText(hlo, args, options);
+  EXPECT_TRUE(r.ok()) << r.status() << "\n" << hlo;
+  return r.ok() ? std::move(*r) : Literal();
+}
+
+constexpr char kLoop[] = R"(
+cond {
+  s = (s32[], f32[3]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  n = s32[] constant(10)
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+
+body {
+  s = (s32[], f32[3]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  v = f32[3] get-tuple-element(s), index=1
+  one = s32[] constant(1)
+  i1 = s32[] add(i, one)
+  f = f32[] convert(i1)
+  fb = f32[3] broadcast(f), dimensions={}
+  v1 = f32[3] add(v, fb)
+  ROOT t = (s32[], f32[3]) tuple(i1, v1)
+}
+
+ENTRY e {
+  zero = s32[] constant(0)
+  v = f32[3] constant({0.5, -1, 100})
+  init = (s32[], f32[3]) tuple(zero, v)
+  ROOT w = (s32[], f32[3]) while(init), condition=cond, body=body
+}
+)";
+
+TEST(ControlOps, WhileRunsUntilTheConditionFails) {
+  Literal r = Eval(kLoop);
+  EXPECT_EQ(r.tuple_elements()[0].GetInt(0), 10);
+  EXPECT_EQ(Values(r.tuple_elements()[1]), (std::vector<double>{55.5, 54, 155}));
+}
+
+TEST(ControlOps, WhileIterationLimitIsAnErrorNamingTheLoop) {
+  EvaluatorOptions options;
+  options.max_while_iterations = 4;
+  absl::StatusOr<Literal> r = EvalText(kLoop, {}, options);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_TRUE(absl::StrContains(r.status().message(), "while 'w'")) << r.status();
+  EXPECT_TRUE(absl::StrContains(r.status().message(), "4 iterations")) << r.status();
+  options.max_while_iterations = 10;  // exactly enough
+  EXPECT_EQ(Eval(kLoop, {}, options).tuple_elements()[0].GetInt(0), 10);
+}
+
+constexpr char kBranches[] = R"(
+neg {
+  x = s32[3] parameter(0)
+  ROOT n = s32[3] negate(x)
+}
+
+twice {
+  x = s32[3] parameter(0)
+  ROOT d = s32[3] add(x, x)
+}
+
+same {
+  x = s32[3] parameter(0)
+  ROOT c = s32[3] copy(x)
+}
+)";
+
+TEST(ControlOps, ConditionalPredForm) {
+  const std::string hlo = absl::StrCat(kBranches, R"(
+ENTRY e {
+  p = pred[] parameter(0)
+  a = s32[3] constant({1, -2, 3})
+  b = s32[3] constant({10, 20, 30})
+  ROOT c = s32[3] conditional(p, a, b), true_computation=neg, false_computation=twice
+})");
+  EXPECT_EQ(IntValues(Eval(hlo, {MakeIntLiteral(PrimitiveType::PRED, {}, {1})})),
+            (std::vector<int64_t>{-1, 2, -3}));
+  EXPECT_EQ(IntValues(Eval(hlo, {MakeIntLiteral(PrimitiveType::PRED, {}, {0})})),
+            (std::vector<int64_t>{20, 40, 60}));
+}
+
+TEST(ControlOps, ConditionalIndexFormRunsTheLastBranchWhenOutOfRange) {
+  const std::string hlo = absl::StrCat(kBranches, R"(
+ENTRY e {
+  i = s32[] parameter(0)
+  a = s32[3] constant({1, -2, 3})
+  ROOT c = s32[3] conditional(i, a, a, a), branch_computations={neg, twice, same}
+})");
+  auto run = [&](int64_t i) {
+    return IntValues(Eval(hlo, {MakeIntLiteral(PrimitiveType::S32, {}, {i})}));
+  };
+  EXPECT_EQ(run(0), (std::vector<int64_t>{-1, 2, -3}));
+  EXPECT_EQ(run(1), (std::vector<int64_t>{2, -4, 6}));
+  EXPECT_EQ(run(2), (std::vector<int64_t>{1, -2, 3}));
+  EXPECT_EQ(run(7), (std::vector<int64_t>{1, -2, 3}));
+  EXPECT_EQ(run(-1), (std::vector<int64_t>{1, -2, 3}));
+}
+
+TEST(ControlOps, CallFusionAndMap) {
+  const std::string hlo = R"(
+fma {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  m = f32[] multiply(x, y)
+  one = f32[] constant(1)
+  ROOT s = f32[] add(m, one)
+}
+
+fused {
+  p0 = f32[5] parameter(0)
+  p1 = f32[5] parameter(1)
+  ROOT s = f32[5] subtract(p0, p1)
+}
+
+ENTRY e {
+  a = f32[5] constant({1, 2, 3, 4, 5})
+  b = f32[5] constant({0.5, -1, 2, 0, 10})
+  m = f32[5] map(a, b), dimensions={0}, to_apply=fma
+  f = f32[5] fusion(a, b), kind=kLoop, calls=fused
+  ROOT t = (f32[5], f32[5]) tuple(m, f)
+})";
+  Literal r = Eval(hlo);
+  EXPECT_EQ(Values(r.tuple_elements()[0]), (std::vector<double>{1.5, -1, 7, 1, 51}));
+  EXPECT_EQ(Values(r.tuple_elements()[1]), (std::vector<double>{0.5, 3, 1, 4, -5}));
+}
+
+TEST(ControlOps, CallPassesEveryOperand) {
+  const std::string hlo = R"(
+sum3 {
+  x = s32[2] parameter(0)
+  y = s32[2] parameter(1)
+  z = s32[2] parameter(2)
+  xy = s32[2] add(x, y)
+  ROOT s = s32[2] add(xy, z)
+}
+
+ENTRY e {
+  a = s32[2] constant({1, 2})
+  b = s32[2] constant({10, 20})
+  c = s32[2] constant({100, 200})
+  ROOT r = s32[2] call(a, b, c), to_apply=sum3
+})";
+  EXPECT_EQ(IntValues(Eval(hlo)), (std::vector<int64_t>{111, 222}));
+}
+
+TEST(ControlOps, TuplesTokensAndIdentities) {
+  const std::string hlo = R"(
+ENTRY e {
+  a = s32[2] constant({1, 2})
+  b = f32[] constant(2.5)
+  t = (s32[2], (f32[], s32[2])) tuple(a, (f32[], s32[2]) tuple(b, a))
+  inner = (f32[], s32[2]) get-tuple-element(t), index=1
+  x = f32[] get-tuple-element(inner), index=0
+  tok = token[] after-all()
+  d = s32[2] add-dependency(a, tok)
+  o = (s32[2], f32[]) opt-barrier((s32[2], f32[]) tuple(d, x))
+  ROOT r = (s32[2], f32[]) copy(o)
+})";
+  Literal r = Eval(hlo);
+  EXPECT_EQ(IntValues(r.tuple_elements()[0]), (std::vector<int64_t>{1, 2}));
+  EXPECT_EQ(r.tuple_elements()[1].GetDouble(0), 2.5);
+}
+
+TEST(ControlOps, AsyncAndCopyWrappers) {
+  const std::string hlo = R"(
+neg {
+  x = f32[3] parameter(0)
+  ROOT n = f32[3] negate(x)
+}
+
+ENTRY e {
+  a = f32[3] constant({1, -2, 0.25})
+  s = ((f32[3]), f32[3], s32[]) async-start(a), calls=neg
+  u = ((f32[3]), f32[3], s32[]) async-update(s)
+  d = f32[3] async-done(u)
+  cs = (f32[3], f32[3], u32[]) copy-start(d)
+  ROOT cd = f32[3] copy-done(cs)
+})";
+  EXPECT_EQ(Values(Eval(hlo)), (std::vector<double>{-1, 2, -0.25}));
+}
+
+constexpr char kAdd[] = R"(
+add {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  ROOT s = f32[] add(x, y)
+}
+)";
+
+TEST(ControlOps, CollectivesOfASingleParticipant) {
+  const std::string hlo = absl::StrCat(kAdd, R"(
+ENTRY e {
+  a = f32[2,3] constant({{1, 2, 3}, {4, 5, 6}})
+  ar = f32[2,3] all-reduce(a), replica_groups={}, to_apply=add
+  ag = f32[2,3] all-gather(ar), replica_groups={{0}}, dimensions={0}
+  rs = f32[2,3] reduce-scatter(ag), replica_groups={{0}}, dimensions={1}, to_apply=add
+  aa = f32[2,3] all-to-all(rs), replica_groups={{0}}, dimensions={1}
+  cb = f32[2,3] collective-broadcast(aa), replica_groups={{0}}
+  cp = f32[2,3] collective-permute(cb), source_target_pairs={{0,0}}
+  ars = f32[2,3] all-reduce-start(cp), replica_groups={}, to_apply=add
+  ard = f32[2,3] all-reduce-done(ars)
+  ags = (f32[2,3], f32[2,3]) all-gather-start(ard), replica_groups={{0}}, dimensions={0}
+  agd = f32[2,3] all-gather-done(ags)
+  cps = (f32[2,3], f32[2,3], u32[], u32[]) collective-permute-start(agd),
+    source_target_pairs={{0,0}}
+  ROOT cpd = f32[2,3] collective-permute-done(cps)
+})");
+  EXPECT_EQ(Values(Eval(hlo)), (std::vector<double>{1, 2, 3, 4, 5, 6}));
+}
+
+TEST(ControlOps, CollectivePermuteWithoutASelfPairGivesZeros) {
+  const std::string hlo = R"(
+ENTRY e {
+  a = s32[3] constant({7, 8, 9})
+  ROOT cp = s32[3] collective-permute(a), source_target_pairs={{0,1},{1,0}}
+})";
+  EXPECT_EQ(IntValues(Eval(hlo)), (std::vector<int64_t>{0, 0, 0}));
+}
+
+TEST(ControlOps, ReplicaAndPartitionIdAreZero) {
+  const std::string hlo = R"(
+ENTRY e {
+  r = u32[] replica-id()
+  p = u32[] partition-id()
+  ROOT t = (u32[], u32[]) tuple(r, p)
+})";
+  Literal r = Eval(hlo);
+  EXPECT_EQ(r.tuple_elements()[0].shape().element_type(), PrimitiveType::U32);
+  EXPECT_EQ(r.tuple_elements()[0].GetInt(0), 0);
+  EXPECT_EQ(r.tuple_elements()[1].GetInt(0), 0);
+}
+
+TEST(ControlOps, MultiDeviceReplicaGroupsAreUnimplemented) {
+  const std::string hlo = absl::StrCat(kAdd, R"(
+ENTRY e {
+  a = f32[2] constant({1, 2})
+  ROOT ar = f32[2] all-reduce(a), replica_groups={{0,1}}, to_apply=add
+})");
+  absl::StatusOr<Literal> r = EvalText(hlo, {});
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kUnimplemented);
+  EXPECT_TRUE(absl::StrContains(r.status().message(), "all-reduce 'ar'")) << r.status();
+}
+
+TEST(ControlOps, CustomCallIsUnimplementedNamingTheTarget) {
+  const std::string hlo = R"(
+ENTRY e {
+  a = f32[2] constant({1, 2})
+  ROOT c = f32[2] custom-call(a), custom_call_target="MyKernel"
+})";
+  absl::StatusOr<Literal> r = EvalText(hlo, {});
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kUnimplemented);
+  EXPECT_TRUE(absl::StrContains(r.status().message(), "custom-call 'c'")) << r.status();
+  EXPECT_TRUE(absl::StrContains(r.status().message(), "MyKernel")) << r.status();
+}
+
+TEST(ControlOpsTest, PassThroughCustomCallsKeepTheValue) {
+  absl::StatusOr<Literal> r = evaluator_test::EvalText(R"(
+ENTRY e {
+  p = f32[3] parameter(0)
+  s = f32[3] custom-call(p), custom_call_target="Sharding", sharding={replicated}
+  ROOT h = f32[3] custom-call(s), custom_call_target="MoveToHost"
+})", {evaluator_test::MakeLiteral(PrimitiveType::F32, {3}, {1.5, -2, 7})});
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(evaluator_test::Values(*r), (std::vector<double>{1.5, -2, 7}));
+  absl::StatusOr<Literal> other = evaluator_test::EvalText(R"(
+ENTRY e {
+  p = f32[3] parameter(0)
+  ROOT c = f32[3] custom-call(p), custom_call_target="my_kernel"
+})", {evaluator_test::MakeLiteral(PrimitiveType::F32, {3}, {1, 2, 3})});
+  ASSERT_FALSE(other.ok());
+  EXPECT_TRUE(absl::IsUnimplemented(other.status()));
+}
+
+}  // namespace
+}  // namespace xla

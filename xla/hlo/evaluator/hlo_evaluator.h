@@ -1,0 +1,62 @@
+// The reference evaluator: runs an HloModule on the CPU, one instruction at a
+// time, following XLA's operation semantics. It is the numerical oracle every
+// later test compares against, so it favours exactness over speed.
+//
+// Float arithmetic: f64 ops compute in f64; f32 ops compute in f64 and round
+// once to f32 (exact for + - * / sqrt); f16, bf16 and the f8/f4 types compute
+// like XLA does, in f32, and round to the narrow type (round-to-nearest-even).
+// Integer arithmetic wraps modulo 2^bits; division by zero and INT_MIN / -1
+// follow XLA's definitions.
+//
+// Errors (absl::Status, never a crash): an opcode or custom call the evaluator
+// does not support (the message names the instruction and the opcode), wrong
+// argument count or shapes, a `while` loop that runs past
+// EvaluatorOptions::max_while_iterations, calls nested deeper than
+// max_call_depth, evaluation past time_limit_seconds (DeadlineExceeded), and
+// elided constants (`constant({...})`).
+//
+// Thread-safety: an HloEvaluator may be used from one thread at a time;
+// distinct evaluators may run concurrently on the same (unmodified) module.
+#ifndef XLA_HLO_EVALUATOR_HLO_EVALUATOR_H_
+#define XLA_HLO_EVALUATOR_HLO_EVALUATOR_H_
+
+#include <cstdint>
+
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "xla/hlo/ir/hlo_module.h"
+#include "xla/types/literal.h"
+
+namespace xla {
+
+struct EvaluatorOptions {
+  // Iterations one `while` instruction may run before evaluation fails.
+  int64_t max_while_iterations = int64_t{1} << 24;
+  // Nesting of called computations (while bodies, calls, reducers, ...).
+  int64_t max_call_depth = 200;
+  // Wall-clock limit for one Evaluate call in seconds (0 = none). Past it,
+  // evaluation fails with DeadlineExceeded. Checked between instructions.
+  double time_limit_seconds = 0;
+};
+
+class HloEvaluator {
+ public:
+  explicit HloEvaluator(EvaluatorOptions options = {}) : options_(options) {}
+
+  // Evaluates the entry computation with `args` (one per parameter, shapes
+  // compatible with the parameters, layouts ignored).
+  absl::StatusOr<Literal> Evaluate(const HloModule& module, absl::Span<const Literal> args);
+
+  // Evaluates one computation of a module.
+  absl::StatusOr<Literal> EvaluateComputation(const HloComputation& computation,
+                                              absl::Span<const Literal* const> args);
+
+  const EvaluatorOptions& options() const { return options_; }
+
+ private:
+  EvaluatorOptions options_;
+};
+
+}  // namespace xla
+
+#endif  // XLA_HLO_EVALUATOR_HLO_EVALUATOR_H_

@@ -1,0 +1,88 @@
+// Internal to the evaluator: the per-opcode dispatch table and the context
+// that op implementations use to call computations.
+//
+// Each op family lives in its own file and registers its opcodes:
+//   elementwise_ops.cc  unary/binary/compare/select/clamp/convert/...
+//   shape_ops.cc        broadcast, reshape, transpose, slice, pad, ...
+//   reduce_ops.cc       reduce, reduce-window, select-and-scatter
+//   control_ops.cc      while, conditional, call, map, fusion, tuples, ...
+//   linalg_ops.cc       dot, convolution
+//   indexing_ops.cc     gather, scatter, sort, topk
+//   rng_ops.cc          rng-bit-generator (Philox, ThreeFry), rng
+// An opcode with no entry is reported as unsupported, naming the instruction.
+#ifndef XLA_HLO_EVALUATOR_OP_TABLE_H_
+#define XLA_HLO_EVALUATOR_OP_TABLE_H_
+
+#include <array>
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "xla/hlo/evaluator/hlo_evaluator.h"
+#include "xla/hlo/ir/hlo_computation.h"
+#include "xla/hlo/ir/hlo_instruction.h"
+#include "xla/types/literal.h"
+
+namespace xla::evaluator {
+
+class EvalContext;
+
+// Computes the value of `instr` from its operands' values (in operand order).
+// The result must have instr.shape()'s element type and dimensions (tuples for
+// tuple shapes). Errors name the instruction.
+using OpEvaluator = absl::StatusOr<Literal> (*)(const HloInstruction& instr,
+                                                absl::Span<const Literal* const> operands,
+                                                EvalContext& ctx);
+
+using OpTable = std::array<OpEvaluator, kHloOpcodeCount>;
+
+// What op implementations may ask of the running evaluation.
+class EvalContext {
+ public:
+  explicit EvalContext(const EvaluatorOptions& options);
+  ~EvalContext();
+
+  const EvaluatorOptions& options() const { return options_; }
+
+  // Evaluates `computation` with `args` (used by reduce, map, sort, while,
+  // call, fusion, ...). Fails past options().max_call_depth and past the
+  // time limit.
+  absl::StatusOr<Literal> Call(const HloComputation& computation,
+                               absl::Span<const Literal* const> args);
+
+  // The evaluation order of a computation, computed once per context.
+  struct Plan;
+
+ private:
+  const Plan& GetPlan(const HloComputation& computation);
+  absl::StatusOr<Literal> Run(const HloComputation& computation,
+                              absl::Span<const Literal* const> args);
+  absl::Status CheckDeadline(const HloInstruction& instr);
+
+  const EvaluatorOptions& options_;
+  int64_t depth_ = 0;
+  std::chrono::steady_clock::time_point deadline_;
+  int64_t steps_ = 0;
+  absl::flat_hash_map<const HloComputation*, std::unique_ptr<Plan>> plans_;
+};
+
+// One registration function per family (see the file list above).
+void RegisterElementwiseOps(OpTable& table);
+void RegisterShapeOps(OpTable& table);
+void RegisterReduceOps(OpTable& table);
+void RegisterControlOps(OpTable& table);
+void RegisterLinalgOps(OpTable& table);
+void RegisterIndexingOps(OpTable& table);
+void RegisterRngOps(OpTable& table);
+
+// The table with every family registered (built once; thread-safe).
+const OpTable& GetOpTable();
+
+}  // namespace xla::evaluator
+
+#endif  // XLA_HLO_EVALUATOR_OP_TABLE_H_

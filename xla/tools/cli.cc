@@ -1,13 +1,22 @@
 #include "xla/tools/cli.h"
 
 #include "absl/strings/str_cat.h"
+#include "xla/tools/compile_command.h"
+#include "xla/tools/eval_command.h"
 #include "xla/tools/parse_command.h"
+#include "xla/tools/inspect_command.h"
+#include "xla/tools/run_command.h"
 
 namespace xla::cli {
 
 const std::vector<Subcommand>& Subcommands() {
   static const auto* commands = new std::vector<Subcommand>{
       {"parse", "parse and verify HLO text; print it canonically", kParseHelp, &RunParse},
+      {"eval", "run a module on the reference evaluator (.npy in and out)", kEvalHelp, &RunEval},
+      {"compile", "optimize a module (optimize-only for now: no artifact yet)", kCompileHelp,
+       &RunCompile},
+      {"run", "run a compiled artifact (.xaot) on its device (.npy in and out)", kRunHelp, &RunRun},
+      {"inspect", "print a compiled artifact: header, kernels, buffers, thunks", kInspectHelp, &RunInspect},
   };
   return *commands;
 }

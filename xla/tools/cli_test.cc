@@ -1,11 +1,13 @@
 #include "xla/tools/cli.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
 
 #include "absl/strings/match.h"
 #include "gtest/gtest.h"
+#include "xla/types/npy.h"
 
 namespace xla::cli {
 namespace {
@@ -84,6 +86,52 @@ TEST(Cli, VerifierRejectsShapeMismatchUnlessDisabled) {
   EXPECT_EQ(r.code, kExitBadInput);
   EXPECT_TRUE(absl::StrContains(r.err, "f32[5]")) << r.err;
   EXPECT_EQ(RunCli({"parse", "--no_verify", wrong}).code, kExitOk);
+}
+
+std::string WriteNpy(const std::string& name, const Literal& value) {
+  std::string path = std::string(getenv("TEST_TMPDIR")) + "/" + name;
+  EXPECT_TRUE(WriteNpyFile(path, value).ok());
+  return path;
+}
+
+TEST(Cli, EvalWritesOneNpyPerResultLeaf) {
+  // example.hlo: row_sum(relu(x + broadcast(bias))) for x f32[3,5], bias f32[5].
+  Literal x(Shape::Array(PrimitiveType::F32, {3, 5}));
+  Literal bias(Shape::Array(PrimitiveType::F32, {5}));
+  for (int i = 0; i < 15; ++i) x.SetDouble(i, (i % 4) - 1.5);  // -1.5 -0.5 0.5 1.5 ...
+  for (int j = 0; j < 5; ++j) bias.SetDouble(j, 0.25 * j);
+  std::string dir = std::string(getenv("TEST_TMPDIR")) + "/eval_out";
+  Result r = RunCli({"eval", kExample, "--input=" + WriteNpy("x.npy", x),
+                     "--input=" + WriteNpy("bias.npy", bias), "--output_dir=" + dir});
+  ASSERT_EQ(r.code, kExitOk) << r.err;
+  absl::StatusOr<Literal> out = ReadNpyFile(dir + "/out0.npy");
+  ASSERT_TRUE(out.ok()) << out.status();
+  ASSERT_EQ(out->shape().ToString(false), "f32[3]");
+  for (int row = 0; row < 3; ++row) {
+    double expected = 0;
+    for (int j = 0; j < 5; ++j) expected += std::max(0.0, ((row * 5 + j) % 4) - 1.5 + 0.25 * j);
+    EXPECT_DOUBLE_EQ(out->GetDouble(row), expected) << row;
+  }
+}
+
+TEST(Cli, EvalInputErrorsNameTheParameter) {
+  Literal wrong(Shape::Array(PrimitiveType::F32, {5, 3}));
+  Literal bias(Shape::Array(PrimitiveType::F32, {5}));
+  Result r = RunCli({"eval", kExample, "--input=" + WriteNpy("w.npy", wrong),
+                     "--input=" + WriteNpy("b.npy", bias)});
+  EXPECT_EQ(r.code, kExitBadInput);
+  EXPECT_TRUE(absl::StrContains(r.err, "parameter 0 ('x')")) << r.err;
+  EXPECT_TRUE(absl::StrContains(r.err, "expects f32[3,5]")) << r.err;
+  EXPECT_TRUE(absl::StrContains(r.err, "shape (5, 3)")) << r.err;
+  EXPECT_EQ(RunCli({"eval", kExample, "--input=" + WriteNpy("only.npy", bias)}).code, kExitBadInput);
+  EXPECT_EQ(RunCli({"eval", kExample, "--random_inputs", "--input=x.npy"}).code, kExitUsage);
+}
+
+TEST(Cli, EvalRandomInputsPrint) {
+  Result r = RunCli({"eval", kExample, "--random_inputs", "--seed=3", "--print"});
+  ASSERT_EQ(r.code, kExitOk) << r.err;
+  EXPECT_TRUE(absl::StartsWith(r.out, "out0: f32[3] {")) << r.out;
+  EXPECT_EQ(RunCli({"eval", kExample, "--random_inputs", "--seed=3", "--print"}).out, r.out);
 }
 
 }  // namespace

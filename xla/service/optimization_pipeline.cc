@@ -1,0 +1,128 @@
+#include "xla/service/optimization_pipeline.h"
+
+#include <map>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "xla/hlo/transforms/algebraic_simplifier.h"
+#include "xla/hlo/transforms/call_inliner.h"
+#include "xla/hlo/transforms/constant_folding.h"
+#include "xla/hlo/transforms/hlo_cse.h"
+#include "xla/hlo/transforms/hlo_dce.h"
+#include "xla/hlo/transforms/tuple_simplifier.h"
+#include "xla/hlo/transforms/while_loop_invariant_code_motion.h"
+#include "xla/hlo/transforms/while_loop_trip_count.h"
+
+namespace xla {
+namespace {
+
+// Runs pipelines in order, collecting timings and numbering dump dirs.
+class Driver {
+ public:
+  Driver(HloModule* module, const OptimizeOptions& options, OptimizeResult* result)
+      : module_(module), options_(options), result_(result) {}
+
+  PipelineOptions NextPipelineOptions(const std::string& name) {
+    PipelineOptions p;
+    p.verify_after_each = options_.verify_after_each;
+    if (!options_.dump_dir.empty()) {
+      p.dump_dir = absl::StrFormat("%s/%02d-%s", options_.dump_dir, runs_, name);
+    }
+    ++runs_;
+    return p;
+  }
+
+  absl::StatusOr<bool> Run(HloPassPipeline& pipeline) {
+    absl::StatusOr<bool> changed = pipeline.Run(module_);
+    for (const PassTiming& t : pipeline.timings()) {
+      result_->timings.push_back({absl::StrCat(pipeline.name(), "/", t.pass), t.seconds, t.changed});
+    }
+    if (changed.ok()) result_->changed |= *changed;
+    return changed;
+  }
+
+  // Runs the simplification pipeline until it changes nothing.
+  absl::Status Simplify(const std::string& phase) {
+    for (int i = 1; i <= options_.max_simplify_iterations; ++i) {
+      const std::string name = absl::StrCat(phase, ".", i);
+      std::unique_ptr<HloPassPipeline> p =
+          MakeSimplificationPipeline(name, options_, NextPipelineOptions(name));
+      absl::StatusOr<bool> changed = Run(*p);
+      if (!changed.ok()) return changed.status();
+      ++result_->simplify_iterations;
+      if (!*changed) break;
+    }
+    return absl::OkStatus();
+  }
+
+ private:
+  HloModule* module_;
+  const OptimizeOptions& options_;
+  OptimizeResult* result_;
+  int runs_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<HloPassPipeline> MakeSimplificationPipeline(const std::string& name,
+                                                            const OptimizeOptions& options,
+                                                            PipelineOptions pipeline_options) {
+  auto p = std::make_unique<HloPassPipeline>(name, std::move(pipeline_options));
+  p->AddPass<TupleSimplifier>();
+  AlgebraicSimplifierOptions simplifier;
+  simplifier.allow_inexact = options.allow_inexact;
+  p->AddPass<AlgebraicSimplifier>(simplifier);
+  ConstantFoldingOptions folding;
+  folding.max_result_elements = options.max_fold_elements;
+  p->AddPass<ConstantFolding>(folding);
+  p->AddPass<HloCSE>();
+  p->AddPass<HloDCE>();
+  return p;
+}
+
+absl::StatusOr<OptimizeResult> OptimizeModule(HloModule* module, const OptimizeOptions& options) {
+  OptimizeResult result;
+  Driver driver(module, options, &result);
+  HloPassPipeline inline_pipeline("inline", driver.NextPipelineOptions("inline"));
+  inline_pipeline.AddPass<CallInliner>();
+  inline_pipeline.AddPass<HloDCE>();
+  if (absl::StatusOr<bool> s = driver.Run(inline_pipeline); !s.ok()) return s.status();
+  if (absl::Status s = driver.Simplify("simplify"); !s.ok()) return s;
+  if (options.loop_optimizations) {
+    HloPassPipeline loops("loops", driver.NextPipelineOptions("loops"));
+    loops.AddPass<WhileLoopInvariantCodeMotion>();
+    loops.AddPass<TupleSimplifier>();
+    loops.AddPass<HloDCE>();
+    absl::StatusOr<bool> changed = driver.Run(loops);
+    if (!changed.ok()) return changed.status();
+    if (*changed) {
+      if (absl::Status s = driver.Simplify("simplify-after-loops"); !s.ok()) return s;
+    }
+    HloPassPipeline annotate("annotate", driver.NextPipelineOptions("annotate"));
+    annotate.AddPass<WhileLoopTripCountAnnotator>();
+    if (absl::StatusOr<bool> s = driver.Run(annotate); !s.ok()) return s.status();
+  }
+  return result;
+}
+
+std::string OptimizeResult::TimingsReport() const {
+  std::string out = absl::StrFormat("%-60s %12s  %s\n", "pass", "seconds", "changed");
+  double total = 0;
+  std::map<std::string, std::pair<double, int>> per_pass;  // sorted: deterministic
+  for (const PassTiming& t : timings) {
+    absl::StrAppendFormat(&out, "%-60s %12.6f  %s\n", t.pass, t.seconds, t.changed ? "yes" : "no");
+    total += t.seconds;
+    auto& [seconds, runs] = per_pass[t.pass.substr(t.pass.rfind('/') + 1)];
+    seconds += t.seconds;
+    ++runs;
+  }
+  absl::StrAppendFormat(&out, "\n%-60s %12s  %s\n", "pass (all runs)", "seconds", "runs");
+  for (const auto& [pass, totals] : per_pass) {
+    absl::StrAppendFormat(&out, "%-60s %12.6f  %d\n", pass, totals.first, totals.second);
+  }
+  absl::StrAppendFormat(&out, "%-60s %12.6f\n", "total", total);
+  return out;
+}
+
+}  // namespace xla

@@ -1,0 +1,168 @@
+#include "xla/tools/eval_command.h"
+
+#include <filesystem>
+
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "xla/hlo/evaluator/hlo_evaluator.h"
+#include "xla/hlo/evaluator/random_inputs.h"
+#include "xla/hlo/parser/hlo_parser.h"
+#include "xla/hlo/verifier/hlo_verifier.h"
+#include "xla/tools/exit_codes.h"
+#include "xla/types/npy.h"
+
+namespace xla::cli {
+
+const char kEvalHelp[] =
+    "usage: xla_aot eval FILE.hlo [--input=A.npy ...] [--random_inputs [--seed=N]]\n"
+    "                            [--output_dir=DIR] [--print] [--max_while_iterations=N]\n"
+    "\n"
+    "Evaluates the module's entry computation on the reference evaluator.\n"
+    "\n"
+    "  --input=PATH          one .npy per parameter, in order (bf16/f8 parameters\n"
+    "                        take float32 files, s4/u4 take int8/uint8)\n"
+    "  --random_inputs       draw inputs: floats in [-1,1), integers in [0,8),\n"
+    "                        index operands in range\n"
+    "  --seed=N              seed for --random_inputs (default 0)\n"
+    "  --output_dir=DIR      write DIR/out0.npy, out1.npy, ... (tuples flattened)\n"
+    "  --print               print the results\n"
+    "  --max_while_iterations=N  fail a while loop after N iterations\n";
+
+namespace {
+
+struct EvalFlags {
+  std::string module_path;
+  std::vector<std::string> inputs;
+  bool random_inputs = false;
+  uint64_t seed = 0;
+  std::string output_dir;
+  bool print = false;
+  EvaluatorOptions options;
+};
+
+// Parses flags; returns an error message for bad usage.
+std::string ParseFlags(const std::vector<std::string>& args, EvalFlags* f) {
+  for (const std::string& arg : args) {
+    auto value = [&arg](absl::string_view flag) -> std::optional<std::string> {
+      if (!absl::StartsWith(arg, flag)) return std::nullopt;
+      return arg.substr(flag.size());
+    };
+    if (auto v = value("--input=")) {
+      f->inputs.push_back(*v);
+    } else if (auto v = value("--output_dir=")) {
+      f->output_dir = *v;
+    } else if (auto v = value("--seed=")) {
+      if (!absl::SimpleAtoi(*v, &f->seed)) return absl::StrCat("bad --seed value '", *v, "'");
+    } else if (auto v = value("--max_while_iterations=")) {
+      if (!absl::SimpleAtoi(*v, &f->options.max_while_iterations) || f->options.max_while_iterations <= 0) {
+        return absl::StrCat("bad --max_while_iterations value '", *v, "'");
+      }
+    } else if (arg == "--random_inputs") {
+      f->random_inputs = true;
+    } else if (arg == "--print") {
+      f->print = true;
+    } else if (absl::StartsWith(arg, "-")) {
+      return absl::StrCat("unknown flag '", arg, "'");
+    } else if (f->module_path.empty()) {
+      f->module_path = arg;
+    } else {
+      return absl::StrCat("unexpected argument '", arg, "' (one module file only)");
+    }
+  }
+  if (f->module_path.empty()) return "no module file";
+  if (f->random_inputs && !f->inputs.empty()) return "give --input files or --random_inputs, not both";
+  return "";
+}
+
+void Flatten(const Literal& value, std::vector<const Literal*>* out) {
+  if (!value.shape().IsTuple()) {
+    out->push_back(&value);
+    return;
+  }
+  for (const Literal& e : value.tuple_elements()) Flatten(e, out);
+}
+
+}  // namespace
+
+std::vector<const Literal*> FlattenLeaves(const Literal& value) {
+  std::vector<const Literal*> out;
+  Flatten(value, &out);
+  return out;
+}
+
+absl::StatusOr<std::vector<Literal>> LoadInputs(const HloModule& module,
+                                                const std::vector<std::string>& paths) {
+  const HloComputation& entry = *module.entry_computation();
+  if (static_cast<int64_t>(paths.size()) != entry.num_parameters()) {
+    return absl::InvalidArgumentError(absl::StrCat("the module takes ", entry.num_parameters(),
+                                                   " parameters but ", paths.size(),
+                                                   " --input files were given"));
+  }
+  std::vector<Literal> args;
+  for (int64_t i = 0; i < entry.num_parameters(); ++i) {
+    const HloInstruction* p = entry.parameter_instruction(i);
+    absl::StatusOr<Literal> file = ReadNpyFile(paths[i]);
+    if (!file.ok()) return file.status();
+    absl::StatusOr<Literal> arg = ConvertNpyLiteral(
+        *file, p->shape(), absl::StrCat("parameter ", i, " ('", p->name(), "') from ", paths[i]));
+    if (!arg.ok()) return arg.status();
+    args.push_back(std::move(*arg));
+  }
+  return args;
+}
+
+int RunEval(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  for (const std::string& a : args) {
+    if (a == "--help" || a == "-h") {
+      out << kEvalHelp;
+      return kExitOk;
+    }
+  }
+  EvalFlags flags;
+  if (std::string usage = ParseFlags(args, &flags); !usage.empty()) {
+    err << "xla_aot eval: " << usage << "\n" << kEvalHelp;
+    return kExitUsage;
+  }
+  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModuleFile(flags.module_path);
+  if (!module.ok()) {
+    err << module.status().message() << "\n";
+    return kExitBadInput;
+  }
+  if (absl::Status v = VerifyModule(**module); !v.ok()) {
+    err << flags.module_path << ": verifier: " << v.message() << "\n";
+    return kExitBadInput;
+  }
+  absl::StatusOr<std::vector<Literal>> inputs =
+      flags.random_inputs ? MakeRandomInputs(**module, flags.seed) : LoadInputs(**module, flags.inputs);
+  if (!inputs.ok()) {
+    err << "xla_aot eval: " << inputs.status().message() << "\n";
+    return kExitBadInput;
+  }
+  absl::StatusOr<Literal> result = HloEvaluator(flags.options).Evaluate(**module, *inputs);
+  if (!result.ok()) {
+    err << flags.module_path << ": evaluation failed: " << result.status().message() << "\n";
+    return kExitBadInput;
+  }
+  std::vector<const Literal*> leaves = FlattenLeaves(*result);
+  if (!flags.output_dir.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(flags.output_dir, ec);
+    for (size_t i = 0; i < leaves.size(); ++i) {
+      std::string path = absl::StrCat(flags.output_dir, "/out", i, ".npy");
+      if (absl::Status s = WriteNpyFile(path, *leaves[i]); !s.ok()) {
+        err << "xla_aot eval: " << s.message() << "\n";
+        return kExitBadInput;
+      }
+    }
+  }
+  if (flags.print || flags.output_dir.empty()) {
+    for (size_t i = 0; i < leaves.size(); ++i) {
+      out << "out" << i << ": " << leaves[i]->shape().ToString(false) << " " << leaves[i]->ToString()
+          << "\n";
+    }
+  }
+  return kExitOk;
+}
+
+}  // namespace xla::cli

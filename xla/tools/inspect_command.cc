@@ -1,0 +1,236 @@
+#include "xla/tools/inspect_command.h"
+
+#include <filesystem>
+#include <fstream>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "google/protobuf/descriptor.h"
+#include "xla/aot/executable.h"
+#include "xla/backends/gpu/runtime/kernel_table.h"
+#include "xla/tools/exit_codes.h"
+#include "xla/types/xla_data_convert.h"
+
+namespace xla::cli {
+
+const char kInspectHelp[] =
+    "usage: xla_aot inspect FILE.xaot [--dump_kernels=DIR]\n"
+    "\n"
+    "Validates a compiled artifact and prints its header, kernels, allocations,\n"
+    "constants, outputs, aliases and thunk tree.\n"
+    "\n"
+    "  --dump_kernels=DIR    write kernel payloads: <kernel>.ptx, <kernel>.cubin,\n"
+    "                        <module>.so (the host shared object)\n";
+
+namespace {
+
+using gpu::BufferSliceProto;
+using gpu::ThunkProto;
+
+std::string Slice(const BufferSliceProto& s) {
+  std::string out = absl::StrCat("alloc", s.allocation(), "[", s.offset(), ":", s.offset() + s.size(), ")");
+  if (s.has_shape()) {
+    absl::StatusOr<Shape> shape = ShapeFromProto(s.shape());
+    if (shape.ok()) absl::StrAppend(&out, " ", shape->ToString(false));
+  }
+  return out;
+}
+
+template <typename Slices>
+std::string SliceList(const Slices& slices) {
+  std::vector<std::string> parts;
+  for (const BufferSliceProto& s : slices) parts.push_back(Slice(s));
+  return absl::StrJoin(parts, ", ");
+}
+
+std::string KindName(const ThunkProto& t) {
+  const google::protobuf::FieldDescriptor* f = t.GetDescriptor()->FindFieldByNumber(t.kind_case());
+  return f == nullptr ? "unknown" : f->name();
+}
+
+void PrintThunk(const ThunkProto& t, const gpu::GpuExecutablePayloadProto& p, int depth, std::ostream& out);
+
+void PrintList(const google::protobuf::RepeatedPtrField<ThunkProto>& list, absl::string_view label,
+               const gpu::GpuExecutablePayloadProto& p, int depth, std::ostream& out) {
+  if (!label.empty()) out << std::string(2 * depth, ' ') << label << ":\n";
+  for (const ThunkProto& t : list) PrintThunk(t, p, depth + 1, out);
+}
+
+// One line of detail per kind.
+std::string Details(const ThunkProto& t, const gpu::GpuExecutablePayloadProto& p) {
+  switch (t.kind_case()) {
+    case ThunkProto::kKernel: {
+      const auto& k = t.kernel();
+      const auto& d = k.launch_dimensions();
+      std::string name = k.kernel_index() < p.kernels_size() ? p.kernels(k.kernel_index()).name() : "?";
+      return absl::StrCat("kernel ", k.kernel_index(), " '", name, "' grid={", d.grid_x(), ",", d.grid_y(), ",",
+                          d.grid_z(), "} block={", d.block_x(), ",", d.block_y(), ",", d.block_z(),
+                          "} args: ", SliceList(k.args()));
+    }
+    case ThunkProto::kCopy:
+      return absl::StrCat(Slice(t.copy().source()), " -> ", Slice(t.copy().destination()));
+    case ThunkProto::kMemset:
+      return absl::StrCat(Slice(t.memset().destination()), " = 0x", absl::Hex(t.memset().pattern()));
+    case ThunkProto::kGemm: {
+      const auto& g = t.gemm();
+      return absl::StrCat("m=", g.m(), " n=", g.n(), " k=", g.k(), " batch=", g.batch_size(),
+                          " lhs: ", Slice(g.lhs()), " rhs: ", Slice(g.rhs()), " out: ", Slice(g.output()),
+                          " alpha=", g.alpha(), " beta=", g.beta());
+    }
+    case ThunkProto::kWhile:
+      return absl::StrCat("predicate: ", Slice(t.while_().predicate()),
+                          t.while_().has_known_trip_count()
+                              ? absl::StrCat(" trip_count=", t.while_().known_trip_count())
+                              : "");
+    case ThunkProto::kConditional:
+      return absl::StrCat("index: ", Slice(t.conditional().branch_index()));
+    case ThunkProto::kCustomCall:
+      return absl::StrCat("'", t.custom_call().target_name(), "' operands: ",
+                          SliceList(t.custom_call().operands()), " results: ",
+                          SliceList(t.custom_call().results()));
+    case ThunkProto::kAsyncStart:
+      return absl::StrCat("id=", t.async_start().async_id(), " on stream ", t.async_start().stream_id());
+    case ThunkProto::kAsyncDone:
+      return absl::StrCat("id=", t.async_done().async_id());
+    case ThunkProto::kSequential:
+    case ThunkProto::kAllReduce:
+    case ThunkProto::KIND_NOT_SET:
+      return "";
+  }
+  return "";
+}
+
+void PrintThunk(const ThunkProto& t, const gpu::GpuExecutablePayloadProto& p, int depth, std::ostream& out) {
+  out << std::string(2 * depth, ' ') << KindName(t) << " [stream " << t.execution_stream_id() << "]";
+  if (!t.profile_annotation().empty()) out << " \"" << t.profile_annotation() << "\"";
+  const std::string details = Details(t, p);
+  if (!details.empty()) out << " " << details;
+  out << "\n";
+  if (t.has_sequential()) PrintList(t.sequential().thunks(), "", p, depth, out);
+  if (t.has_while_()) {
+    PrintList(t.while_().condition().thunks(), "condition", p, depth + 1, out);
+    PrintList(t.while_().body().thunks(), "body", p, depth + 1, out);
+  }
+  for (int i = 0; t.has_conditional() && i < t.conditional().branches_size(); ++i) {
+    PrintList(t.conditional().branches(i).thunks(), absl::StrCat("branch ", i), p, depth + 1, out);
+  }
+  if (t.has_async_start()) PrintList(t.async_start().thunks().thunks(), "", p, depth, out);
+}
+
+void PrintHeader(const gpu::ArtifactHeaderProto& h, std::ostream& out) {
+  out << "header:\n"
+      << "  format_version: " << h.format_version() << "\n"
+      << "  compiler: " << h.compiler_version() << " (" << h.production_date() << ")\n"
+      << "  target: " << h.target() << "\n"
+      << "  required_runtime_features: [" << absl::StrJoin(h.required_runtime_features(), ", ") << "]\n"
+      << "  payload_checksum: fnv1a64 0x" << absl::StrCat(absl::Hex(h.payload_checksum(), absl::kZeroPad16)) << "\n";
+  for (const auto& r : h.toolchain_requirements()) {
+    out << "  needs: " << r.component() << " >= " << r.min_version() << "\n";
+  }
+}
+
+void PrintTables(const aot::Executable& exe, std::ostream& out) {
+  const gpu::GpuExecutablePayloadProto& p = exe.program().payload();
+  out << "module: " << p.module_name() << "\n"
+      << "program_shape: " << exe.program_shape().ToString() << "\n"
+      << "streams: " << exe.program().num_streams << "\n"
+      << "kernels (" << p.kernels_size() << "):\n";
+  for (size_t i = 0; i < exe.program().kernels.size(); ++i) {
+    const gpu::KernelSpec& k = exe.program().kernels[i];
+    out << "  [" << i << "] " << k.name << ": " << gpu::KernelKindName(k.kind) << " " << k.entry;
+    if (!k.code.empty()) out << " (" << k.code.size() << " bytes)";
+    out << "\n";
+  }
+  if (!p.host_shared_object().empty()) out << "host_shared_object: " << p.host_shared_object().size() << " bytes\n";
+  out << "allocations (" << p.allocations_size() << "):\n";
+  for (const gpu::BufferAllocation& a : exe.program().allocations) {
+    out << "  [" << a.index << "] " << a.size << " bytes";
+    if (a.is_parameter) out << " parameter " << a.parameter_number;
+    if (a.is_constant) out << " constant " << a.constant_index;
+    if (a.is_output) out << " output";
+    if (a.is_temp) out << " temp";
+    out << "\n";
+  }
+  out << "constants (" << p.constants_size() << "):\n";
+  for (int i = 0; i < p.constants_size(); ++i) {
+    out << "  [" << i << "] " << p.constants(i).content().size() << " bytes\n";
+  }
+  out << "outputs:\n";
+  for (const gpu::OutputInfo& o : exe.outputs()) {
+    out << "  {" << absl::StrJoin(o.shape_index, ",") << "} " << o.shape.ToString(false) << " in alloc"
+        << o.allocation << "\n";
+  }
+  for (const gpu::AliasInfo& a : exe.program().aliases) {
+    out << "  alias: output " << a.output << " <- parameter " << a.parameter_number
+        << (a.kind == gpu::ALIAS_KIND_MUST_ALIAS ? " (must)" : " (may)") << "\n";
+  }
+}
+
+absl::Status DumpKernels(const aot::Executable& exe, const std::string& dir, std::ostream& out) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  auto write = [&](const std::string& name, absl::string_view bytes) -> absl::Status {
+    const std::string path = absl::StrCat(dir, "/", name);
+    std::ofstream file(path, std::ios::binary);
+    file.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    if (!file) return absl::InvalidArgumentError(absl::StrCat("cannot write ", path));
+    out << "wrote " << path << "\n";
+    return absl::OkStatus();
+  };
+  const gpu::GpuExecutablePayloadProto& p = exe.program().payload();
+  if (!p.host_shared_object().empty()) {
+    absl::Status s = write(absl::StrCat(p.module_name().empty() ? "module" : p.module_name(), ".so"),
+                           p.host_shared_object());
+    if (!s.ok()) return s;
+  }
+  for (const gpu::KernelSpec& k : exe.program().kernels) {
+    if (k.code.empty()) continue;
+    const char* ext = k.kind == gpu::KernelSpec::Kind::kPtx ? ".ptx" : ".cubin";
+    absl::Status s = write(absl::StrCat(k.name, ext), k.code);
+    if (!s.ok()) return s;
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+int RunInspect(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  std::string path, dump_dir;
+  for (const std::string& a : args) {
+    if (a == "--help" || a == "-h") {
+      out << kInspectHelp;
+      return kExitOk;
+    }
+    if (absl::StartsWith(a, "--dump_kernels=")) {
+      dump_dir = a.substr(std::string("--dump_kernels=").size());
+    } else if (absl::StartsWith(a, "-") || !path.empty()) {
+      err << "xla_aot inspect: unexpected argument '" << a << "'\n" << kInspectHelp;
+      return kExitUsage;
+    } else {
+      path = a;
+    }
+  }
+  if (path.empty()) {
+    err << "xla_aot inspect: no artifact file\n" << kInspectHelp;
+    return kExitUsage;
+  }
+  absl::StatusOr<std::unique_ptr<aot::Executable>> exe = aot::Executable::LoadFromFile(path);
+  if (!exe.ok()) {
+    err << "xla_aot inspect: " << path << ": " << exe.status().message() << "\n";
+    return kExitBadInput;
+  }
+  PrintHeader((*exe)->program().artifact->header(), out);
+  PrintTables(**exe, out);
+  out << "thunks:\n";
+  PrintList((*exe)->program().payload().thunks(), "", (*exe)->program().payload(), 0, out);
+  if (!dump_dir.empty()) {
+    if (absl::Status s = DumpKernels(**exe, dump_dir, out); !s.ok()) {
+      err << "xla_aot inspect: " << s.message() << "\n";
+      return kExitBadInput;
+    }
+  }
+  return kExitOk;
+}
+
+}  // namespace xla::cli

@@ -1,0 +1,122 @@
+// End to end: a small artifact (text proto -> binary .xaot) is inspected and
+// run through the CLI functions with .npy inputs, and the outputs checked.
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "absl/strings/match.h"
+#include "gtest/gtest.h"
+#include "xla/backends/gpu/runtime/runtime_test_util.h"
+#include "xla/tools/exit_codes.h"
+#include "xla/tools/inspect_command.h"
+#include "xla/tools/run_command.h"
+#include "xla/types/npy.h"
+
+namespace xla::cli {
+namespace {
+
+// out0 = x + y (host kernel), out1 = x . y^T-ish GEMM: (2x3) x (3x2).
+const char kArtifact[] = R"pb(
+header { compiler_version: "test 1.0" production_date: "2026-11-29T00:00:00Z" }
+payload {
+  module_name: "cli_e2e"
+  program_shape {
+    parameters { element_type: PRIMITIVE_TYPE_F32 dimensions: 2 dimensions: 3 }
+    parameters { element_type: PRIMITIVE_TYPE_F32 dimensions: 2 dimensions: 3 }
+    result { element_type: PRIMITIVE_TYPE_TUPLE
+             tuple_shapes { element_type: PRIMITIVE_TYPE_F32 dimensions: 2 dimensions: 3 }
+             tuple_shapes { element_type: PRIMITIVE_TYPE_F32 dimensions: 2 dimensions: 2 } }
+  }
+  kernels { name: "add" host_symbol: "add_f32" }
+  allocations { index: 0 size: 24 is_parameter: true parameter_number: 0 }
+  allocations { index: 1 size: 24 is_parameter: true parameter_number: 1 }
+  allocations { index: 2 size: 24 is_output: true }
+  allocations { index: 3 size: 16 is_output: true }
+  outputs { shape_index: 0 slice { allocation: 2 size: 24 } }
+  outputs { shape_index: 1 slice { allocation: 3 size: 16 } }
+  thunks { profile_annotation: "add.1" kernel { args { allocation: 0 size: 24 } args { allocation: 1 size: 24 } args { allocation: 2 size: 24 }
+           launch_dimensions { grid_x: 6 grid_y: 1 grid_z: 1 block_x: 1 block_y: 1 block_z: 1 } } }
+  thunks { profile_annotation: "dot.2" gemm { lhs { allocation: 0 size: 24 } rhs { allocation: 1 size: 24 } output { allocation: 3 size: 16 }
+           element_type: PRIMITIVE_TYPE_F32 m: 2 n: 2 k: 3 transpose_rhs: true alpha: 1 } }
+}
+)pb";
+
+struct Result {
+  int code;
+  std::string out, err;
+};
+
+template <typename F>
+Result Call(F f, std::vector<std::string> args) {
+  std::ostringstream out, err;
+  int code = f(args, out, err);
+  return {code, out.str(), err.str()};
+}
+
+std::string Tmp(const std::string& name) { return std::string(getenv("TEST_TMPDIR")) + "/" + name; }
+
+std::string WriteArtifact() {
+  const std::string path = Tmp("e2e.xaot");
+  std::ofstream(path, std::ios::binary) << gpu::testing::SerializeArtifact(gpu::testing::MakeArtifact(kArtifact));
+  return path;
+}
+
+TEST(RunInspect, InspectPrintsHeaderTablesAndThunks) {
+  Result r = Call(RunInspect, {WriteArtifact(), "--dump_kernels=" + Tmp("dump")});
+  ASSERT_EQ(r.code, kExitOk) << r.err;
+  for (const char* want : {"format_version: 1", "target: host", "compiler: test 1.0", "kernels (1):",
+                           "[0] add: host_symbol add_f32", "[2] 24 bytes output", "thunks:",
+                           "kernel [stream 0] \"add.1\" kernel 0 'add' grid={6,1,1}",
+                           "gemm [stream 0] \"dot.2\" m=2 n=2 k=3", "wrote "}) {
+    EXPECT_TRUE(absl::StrContains(r.out, want)) << want << "\n" << r.out;
+  }
+  std::ifstream so(Tmp("dump") + "/cli_e2e.so", std::ios::binary);
+  std::string magic(4, '\0');
+  so.read(magic.data(), 4);
+  EXPECT_EQ(magic, "\x7f" "ELF");
+}
+
+TEST(RunInspect, RunWithNpyInputsWritesOutputs) {
+  const std::string artifact = WriteArtifact();
+  Literal x(Shape::Array(PrimitiveType::F32, {2, 3})), y(Shape::Array(PrimitiveType::F32, {2, 3}));
+  for (int i = 0; i < 6; ++i) {
+    x.SetDouble(i, i * 0.5 - 1);
+    y.SetDouble(i, 3 - i);
+  }
+  ASSERT_TRUE(WriteNpyFile(Tmp("x.npy"), x).ok());
+  ASSERT_TRUE(WriteNpyFile(Tmp("y.npy"), y).ok());
+  Result r = Call(RunRun, {artifact, "--input=" + Tmp("x.npy"), "--input=" + Tmp("y.npy"),
+                           "--output_dir=" + Tmp("out")});
+  ASSERT_EQ(r.code, kExitOk) << r.err;
+  absl::StatusOr<Literal> sum = ReadNpyFile(Tmp("out") + "/out0.npy");
+  absl::StatusOr<Literal> dot = ReadNpyFile(Tmp("out") + "/out1.npy");
+  ASSERT_TRUE(sum.ok() && dot.ok());
+  for (int i = 0; i < 6; ++i) EXPECT_FLOAT_EQ(sum->GetDouble(i), x.GetDouble(i) + y.GetDouble(i));
+  for (int i = 0; i < 2; ++i) {
+    for (int j = 0; j < 2; ++j) {
+      double e = 0;
+      for (int k = 0; k < 3; ++k) e += x.GetDouble(i * 3 + k) * y.GetDouble(j * 3 + k);
+      EXPECT_FLOAT_EQ(dot->GetDouble(i * 2 + j), e);
+    }
+  }
+}
+
+TEST(RunInspect, RandomInputsPrintAndErrors) {
+  const std::string artifact = WriteArtifact();
+  Result r = Call(RunRun, {artifact, "--random_inputs", "--seed=3", "--print"});
+  ASSERT_EQ(r.code, kExitOk) << r.err;
+  EXPECT_TRUE(absl::StartsWith(r.out, "out0: f32[2,3] {")) << r.out;
+  EXPECT_EQ(Call(RunRun, {artifact, "--random_inputs", "--seed=3"}).out, r.out);
+  EXPECT_EQ(Call(RunRun, {}).code, kExitUsage);
+  EXPECT_EQ(Call(RunRun, {artifact, "--bogus"}).code, kExitUsage);
+  EXPECT_EQ(Call(RunInspect, {}).code, kExitUsage);
+  Result missing = Call(RunRun, {artifact, "--input=" + Tmp("nope.npy"), "--input=" + Tmp("nope.npy")});
+  EXPECT_EQ(missing.code, kExitBadInput);
+  std::ofstream(Tmp("bad.xaot")) << "garbage";
+  Result bad = Call(RunInspect, {Tmp("bad.xaot")});
+  EXPECT_EQ(bad.code, kExitBadInput);
+  EXPECT_TRUE(absl::StrContains(bad.err, "not a valid GpuExecutableProto")) << bad.err;
+}
+
+}  // namespace
+}  // namespace xla::cli

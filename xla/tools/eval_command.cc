@@ -1,7 +1,5 @@
 #include "xla/tools/eval_command.h"
 
-#include <filesystem>
-
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -10,6 +8,7 @@
 #include "xla/hlo/parser/hlo_parser.h"
 #include "xla/hlo/verifier/hlo_verifier.h"
 #include "xla/tools/exit_codes.h"
+#include "xla/tools/tensor_io.h"
 #include "xla/types/npy.h"
 
 namespace xla::cli {
@@ -33,35 +32,21 @@ namespace {
 
 struct EvalFlags {
   std::string module_path;
-  std::vector<std::string> inputs;
-  bool random_inputs = false;
-  uint64_t seed = 0;
-  std::string output_dir;
-  bool print = false;
+  TensorIoFlags io;
   EvaluatorOptions options;
 };
 
 // Parses flags; returns an error message for bad usage.
 std::string ParseFlags(const std::vector<std::string>& args, EvalFlags* f) {
   for (const std::string& arg : args) {
-    auto value = [&arg](absl::string_view flag) -> std::optional<std::string> {
-      if (!absl::StartsWith(arg, flag)) return std::nullopt;
-      return arg.substr(flag.size());
-    };
-    if (auto v = value("--input=")) {
-      f->inputs.push_back(*v);
-    } else if (auto v = value("--output_dir=")) {
-      f->output_dir = *v;
-    } else if (auto v = value("--seed=")) {
-      if (!absl::SimpleAtoi(*v, &f->seed)) return absl::StrCat("bad --seed value '", *v, "'");
-    } else if (auto v = value("--max_while_iterations=")) {
-      if (!absl::SimpleAtoi(*v, &f->options.max_while_iterations) || f->options.max_while_iterations <= 0) {
-        return absl::StrCat("bad --max_while_iterations value '", *v, "'");
+    std::string error;
+    if (ParseTensorIoFlag(arg, &f->io, &error)) {
+      if (!error.empty()) return error;
+    } else if (absl::StartsWith(arg, "--max_while_iterations=")) {
+      const std::string v = arg.substr(std::string("--max_while_iterations=").size());
+      if (!absl::SimpleAtoi(v, &f->options.max_while_iterations) || f->options.max_while_iterations <= 0) {
+        return absl::StrCat("bad --max_while_iterations value '", v, "'");
       }
-    } else if (arg == "--random_inputs") {
-      f->random_inputs = true;
-    } else if (arg == "--print") {
-      f->print = true;
     } else if (absl::StartsWith(arg, "-")) {
       return absl::StrCat("unknown flag '", arg, "'");
     } else if (f->module_path.empty()) {
@@ -71,8 +56,7 @@ std::string ParseFlags(const std::vector<std::string>& args, EvalFlags* f) {
     }
   }
   if (f->module_path.empty()) return "no module file";
-  if (f->random_inputs && !f->inputs.empty()) return "give --input files or --random_inputs, not both";
-  return "";
+  return CheckTensorIoFlags(f->io);
 }
 
 void Flatten(const Literal& value, std::vector<const Literal*>* out) {
@@ -134,7 +118,8 @@ int RunEval(const std::vector<std::string>& args, std::ostream& out, std::ostrea
     return kExitBadInput;
   }
   absl::StatusOr<std::vector<Literal>> inputs =
-      flags.random_inputs ? MakeRandomInputs(**module, flags.seed) : LoadInputs(**module, flags.inputs);
+      flags.io.random_inputs ? MakeRandomInputs(**module, flags.io.seed)
+                             : LoadInputs(**module, flags.io.inputs);
   if (!inputs.ok()) {
     err << "xla_aot eval: " << inputs.status().message() << "\n";
     return kExitBadInput;
@@ -144,23 +129,9 @@ int RunEval(const std::vector<std::string>& args, std::ostream& out, std::ostrea
     err << flags.module_path << ": evaluation failed: " << result.status().message() << "\n";
     return kExitBadInput;
   }
-  std::vector<const Literal*> leaves = FlattenLeaves(*result);
-  if (!flags.output_dir.empty()) {
-    std::error_code ec;
-    std::filesystem::create_directories(flags.output_dir, ec);
-    for (size_t i = 0; i < leaves.size(); ++i) {
-      std::string path = absl::StrCat(flags.output_dir, "/out", i, ".npy");
-      if (absl::Status s = WriteNpyFile(path, *leaves[i]); !s.ok()) {
-        err << "xla_aot eval: " << s.message() << "\n";
-        return kExitBadInput;
-      }
-    }
-  }
-  if (flags.print || flags.output_dir.empty()) {
-    for (size_t i = 0; i < leaves.size(); ++i) {
-      out << "out" << i << ": " << leaves[i]->shape().ToString(false) << " " << leaves[i]->ToString()
-          << "\n";
-    }
+  if (absl::Status s = EmitResults(flags.io, FlattenLeaves(*result), out); !s.ok()) {
+    err << "xla_aot eval: " << s.message() << "\n";
+    return kExitBadInput;
   }
   return kExitOk;
 }

@@ -1,16 +1,14 @@
 #include "xla/tools/run_command.h"
 
-#include <filesystem>
-#include <optional>
-#include <random>
 
 #include "absl/strings/match.h"
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "xla/aot/executable.h"
 #include "xla/aot/literal_execution.h"
 #include "xla/stream_executor/platform_registry.h"
 #include "xla/tools/exit_codes.h"
+#include "xla/tools/tensor_io.h"
+#include "xla/types/random_literal.h"
 #include "xla/types/npy.h"
 #include "xla/util/status_macros.h"
 
@@ -33,29 +31,14 @@ namespace {
 
 struct RunFlags {
   std::string artifact;
-  std::vector<std::string> inputs;
-  bool random_inputs = false;
-  uint64_t seed = 0;
-  std::string output_dir;
-  bool print = false;
+  TensorIoFlags io;
 };
 
 std::string ParseFlags(const std::vector<std::string>& args, RunFlags* f) {
   for (const std::string& arg : args) {
-    auto value = [&arg](absl::string_view flag) -> std::optional<std::string> {
-      if (!absl::StartsWith(arg, flag)) return std::nullopt;
-      return arg.substr(flag.size());
-    };
-    if (auto v = value("--input=")) {
-      f->inputs.push_back(*v);
-    } else if (auto v = value("--output_dir=")) {
-      f->output_dir = *v;
-    } else if (auto v = value("--seed=")) {
-      if (!absl::SimpleAtoi(*v, &f->seed)) return absl::StrCat("bad --seed value '", *v, "'");
-    } else if (arg == "--random_inputs") {
-      f->random_inputs = true;
-    } else if (arg == "--print") {
-      f->print = true;
+    std::string error;
+    if (ParseTensorIoFlag(arg, &f->io, &error)) {
+      if (!error.empty()) return error;
     } else if (absl::StartsWith(arg, "-")) {
       return absl::StrCat("unknown flag '", arg, "'");
     } else if (f->artifact.empty()) {
@@ -65,42 +48,27 @@ std::string ParseFlags(const std::vector<std::string>& args, RunFlags* f) {
     }
   }
   if (f->artifact.empty()) return "no artifact file";
-  if (f->random_inputs && !f->inputs.empty()) return "give --input files or --random_inputs, not both";
-  return "";
-}
-
-Literal RandomLiteral(const Shape& shape, std::mt19937_64& rng) {
-  Literal l(shape);
-  std::uniform_real_distribution<double> real(-1, 1);
-  std::uniform_int_distribution<int> small(0, 7);
-  for (int64_t i = 0; i < l.element_count(); ++i) {
-    if (IsFloat(shape.element_type()) || IsComplex(shape.element_type())) {
-      l.SetDouble(i, real(rng));
-    } else if (IsPred(shape.element_type())) {
-      l.SetInt(i, small(rng) % 2);
-    } else {
-      l.SetInt(i, small(rng));
-    }
-  }
-  return l;
+  return CheckTensorIoFlags(f->io);
 }
 
 absl::StatusOr<std::vector<Literal>> Inputs(const RunFlags& f, const ProgramShape& shape) {
   std::vector<Literal> inputs;
-  if (f.random_inputs) {
-    std::mt19937_64 rng(f.seed);
-    for (const Shape& p : shape.parameters) inputs.push_back(RandomLiteral(p, rng));
+  if (f.io.random_inputs) {
+    for (size_t i = 0; i < shape.parameters.size(); ++i) {
+      ASSIGN_OR_RETURN(Literal arg, MakeRandomLiteral(shape.parameters[i], f.io.seed * 1000003 + i));
+      inputs.push_back(std::move(arg));
+    }
     return inputs;
   }
-  if (f.inputs.size() != shape.parameters.size()) {
+  if (f.io.inputs.size() != shape.parameters.size()) {
     return absl::InvalidArgumentError(absl::StrCat("the artifact takes ", shape.parameters.size(),
-                                                   " parameters but ", f.inputs.size(),
+                                                   " parameters but ", f.io.inputs.size(),
                                                    " --input files were given"));
   }
-  for (size_t i = 0; i < f.inputs.size(); ++i) {
-    ASSIGN_OR_RETURN(Literal file, ReadNpyFile(f.inputs[i]));
+  for (size_t i = 0; i < f.io.inputs.size(); ++i) {
+    ASSIGN_OR_RETURN(Literal file, ReadNpyFile(f.io.inputs[i]));
     ASSIGN_OR_RETURN(Literal arg, ConvertNpyLiteral(file, shape.parameters[i],
-                                                    absl::StrCat("parameter ", i, " from ", f.inputs[i])));
+                                                    absl::StrCat("parameter ", i, " from ", f.io.inputs[i])));
     inputs.push_back(std::move(arg));
   }
   return inputs;
@@ -113,15 +81,6 @@ absl::StatusOr<std::vector<Literal>> LoadAndRun(const RunFlags& f) {
                    stream_executor::PlatformRegistry::GetPlatform(exe->program().target.platform));
   ASSIGN_OR_RETURN(stream_executor::StreamExecutor * device, platform->GetDevice(0));
   return aot::ExecuteOnLiterals(*exe, device, inputs);
-}
-
-absl::Status WriteOutputs(const std::string& dir, const std::vector<Literal>& leaves) {
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  for (size_t i = 0; i < leaves.size(); ++i) {
-    RETURN_IF_ERROR(WriteNpyFile(absl::StrCat(dir, "/out", i, ".npy"), leaves[i]));
-  }
-  return absl::OkStatus();
 }
 
 }  // namespace
@@ -143,17 +102,11 @@ int RunRun(const std::vector<std::string>& args, std::ostream& out, std::ostream
     err << "xla_aot run: " << flags.artifact << ": " << leaves.status().message() << "\n";
     return kExitBadInput;
   }
-  if (!flags.output_dir.empty()) {
-    if (absl::Status s = WriteOutputs(flags.output_dir, *leaves); !s.ok()) {
-      err << "xla_aot run: " << s.message() << "\n";
-      return kExitBadInput;
-    }
-  }
-  if (flags.print || flags.output_dir.empty()) {
-    for (size_t i = 0; i < leaves->size(); ++i) {
-      out << "out" << i << ": " << (*leaves)[i].shape().ToString(false) << " " << (*leaves)[i].ToString()
-          << "\n";
-    }
+  std::vector<const Literal*> pointers;
+  for (const Literal& leaf : *leaves) pointers.push_back(&leaf);
+  if (absl::Status s = EmitResults(flags.io, pointers, out); !s.ok()) {
+    err << "xla_aot run: " << s.message() << "\n";
+    return kExitBadInput;
   }
   return kExitOk;
 }

@@ -17,17 +17,13 @@
 #include "absl/status/statusor.h"
 #include "xla/hlo/ir/hlo_module.h"
 #include "xla/types/literal.h"
+#include "xla/types/random_literal.h"
 
 namespace xla {
 
 // One literal per entry parameter. Errors for parameters of a kind that has
 // no values (token, opaque) and for unbounded dynamic dimensions.
 absl::StatusOr<std::vector<Literal>> MakeRandomInputs(const HloModule& module, uint64_t seed);
-
-// Fills an array or tuple literal of `shape` with values as above, indices
-// capped at `index_bound` when it is non-negative.
-absl::StatusOr<Literal> MakeRandomLiteral(const Shape& shape, uint64_t seed,
-                                          int64_t index_bound = -1);
 
 }  // namespace xla
 

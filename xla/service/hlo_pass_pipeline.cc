@@ -40,6 +40,10 @@ absl::StatusOr<bool> HloPassPipeline::Run(HloModule* module) {
                           absl::StrCat("pass '", pass->name(), "': ", pass_changed.status().message()));
     }
     changed |= *pass_changed;
+    const bool scheduled = module->config().is_scheduled.value_or(false);
+    if (*pass_changed && options_.keep_post_order && !scheduled) {
+      for (const auto& c : module->computations()) c->SortInstructionsInPostOrder();
+    }
     if (auto* nested = dynamic_cast<HloPassPipeline*>(pass.get())) {
       for (const PassTiming& t : nested->timings()) {
         timings_.push_back({absl::StrCat(nested->name(), "/", t.pass), t.seconds, t.changed});

@@ -30,6 +30,11 @@ struct PipelineOptions {
   // When non-empty, write the module after each pass to
   // DIR/NN.<pipeline>.<pass>.hlo (NN counts passes from 00).
   std::string dump_dir;
+  // After a pass that changed the module, reorder every computation's
+  // instruction list into post order (operands before users), so dumps read
+  // top to bottom. Skipped once the module is scheduled (is_scheduled=true),
+  // where the list order is the schedule.
+  bool keep_post_order = true;
 };
 
 struct PassTiming {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "xla/hlo/ir/hlo_module.h"
@@ -42,22 +43,68 @@ HloInstruction* HloComputation::GetInstruction(const std::string& name) const {
 
 bool HloComputation::RemoveInstruction(HloInstruction* instruction) {
   if (!instruction->users().empty() || instruction == root_) return false;
-  for (const auto& other : instructions_) {
-    for (const HloInstruction* pred : other->control_predecessors()) {
-      if (pred == instruction) return false;
-    }
-  }
-  instruction->DetachFromOperands();
+  if (!instruction->control_successors().empty()) return false;
   auto it = std::find_if(instructions_.begin(), instructions_.end(),
                          [&](const auto& p) { return p.get() == instruction; });
   if (it == instructions_.end()) return false;
-  if (instruction->opcode() == HloOpcode::kParameter) {
-    for (auto& p : params_) {
-      if (p == instruction) p = nullptr;
-    }
-  }
+  instruction->DetachFromOperands();
+  instruction->DropControlEdges();
+  ForgetParameter(instruction);
   instructions_.erase(it);
   return true;
+}
+
+void HloComputation::ForgetParameter(const HloInstruction* instruction) {
+  if (instruction->opcode() != HloOpcode::kParameter) return;
+  for (auto& p : params_) {
+    if (p == instruction) p = nullptr;
+  }
+}
+
+int64_t HloComputation::RemoveInstructions(const std::vector<HloInstruction*>& dead) {
+  absl::flat_hash_set<const HloInstruction*> doomed;
+  for (HloInstruction* d : dead) {
+    if (d->parent() == this && d != root_) doomed.insert(d);
+  }
+  // Keep anything still needed by an instruction that stays.
+  bool pruned = true;
+  while (pruned) {
+    pruned = false;
+    for (auto it = doomed.begin(); it != doomed.end();) {
+      const HloInstruction* d = *it;
+      auto outside = [&](const HloInstruction* u) { return !doomed.contains(u); };
+      if (std::any_of(d->users().begin(), d->users().end(), outside) ||
+          std::any_of(d->control_successors().begin(), d->control_successors().end(), outside)) {
+        doomed.erase(it++);
+        pruned = true;
+        continue;
+      }
+      ++it;
+    }
+  }
+  if (doomed.empty()) return 0;
+  for (const auto& owned : instructions_) {
+    if (!doomed.contains(owned.get())) continue;
+    owned->DetachFromOperands();
+    owned->DropControlEdges();
+    ForgetParameter(owned.get());
+  }
+  const size_t before = instructions_.size();
+  instructions_.erase(std::remove_if(instructions_.begin(), instructions_.end(),
+                                     [&](const auto& p) { return doomed.contains(p.get()); }),
+                      instructions_.end());
+  return static_cast<int64_t>(before - instructions_.size());
+}
+
+void HloComputation::SortInstructionsInPostOrder() {
+  std::vector<HloInstruction*> order = MakePostOrder();
+  absl::flat_hash_map<const HloInstruction*, size_t> position;
+  position.reserve(order.size());
+  for (size_t i = 0; i < order.size(); ++i) position[order[i]] = i;
+  std::stable_sort(instructions_.begin(), instructions_.end(),
+                   [&](const auto& a, const auto& b) {
+                     return position.at(a.get()) < position.at(b.get());
+                   });
 }
 
 std::vector<HloInstruction*> HloComputation::MakePostOrder() const {

@@ -30,6 +30,16 @@ class HloComputation {
   // Removes an instruction that has no users, is not the root and is no
   // instruction's control predecessor. Returns false otherwise.
   bool RemoveInstruction(HloInstruction* instruction);
+  // Removes every instruction of `dead` in one sweep over the instruction
+  // list (RemoveInstruction is linear per call). Each must be removable on
+  // its own terms once the others are gone: its users all in `dead`, not the
+  // root, no control successors outside `dead`. Returns the number removed;
+  // instructions that do not qualify are kept.
+  int64_t RemoveInstructions(const std::vector<HloInstruction*>& dead);
+
+  // Reorders the instruction list into MakePostOrder() order, so printing
+  // lists operands before users. Instructions are not otherwise changed.
+  void SortInstructionsInPostOrder();
 
   // `base` if no instruction of this computation has that name, otherwise
   // `base.N` for the smallest N that is free.
@@ -75,6 +85,9 @@ class HloComputation {
   void set_execution_thread(std::string t) { execution_thread_ = std::move(t); }
 
  private:
+  // Clears the parameter slot that points at `instruction`, if any.
+  void ForgetParameter(const HloInstruction* instruction);
+
   std::string name_;
   std::vector<std::unique_ptr<HloInstruction>> instructions_;
   std::vector<HloInstruction*> params_;

@@ -51,6 +51,21 @@ void HloInstruction::ReplaceOperandWith(int64_t i, HloInstruction* operand) {
   }
 }
 
+void HloInstruction::AddControlPredecessor(HloInstruction* pred) {
+  control_preds_.push_back(pred);
+  pred->control_succs_.push_back(this);
+}
+
+void HloInstruction::DropControlEdges() {
+  auto erase_from = [this](std::vector<HloInstruction*>& list) {
+    list.erase(std::remove(list.begin(), list.end(), this), list.end());
+  };
+  for (HloInstruction* pred : control_preds_) erase_from(pred->control_succs_);
+  for (HloInstruction* succ : control_succs_) erase_from(succ->control_preds_);
+  control_preds_.clear();
+  control_succs_.clear();
+}
+
 void HloInstruction::DetachFromOperands() {
   for (HloInstruction* op : operands_) op->RemoveUser(this);
   operands_.clear();

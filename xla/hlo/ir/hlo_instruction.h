@@ -73,7 +73,12 @@ class HloInstruction {
 
   // Control predecessors: instructions that must run before this one.
   const std::vector<HloInstruction*>& control_predecessors() const { return control_preds_; }
-  void AddControlPredecessor(HloInstruction* pred) { control_preds_.push_back(pred); }
+  // Instructions that name this one as a control predecessor (kept in sync
+  // by AddControlPredecessor / DropControlEdges).
+  const std::vector<HloInstruction*>& control_successors() const { return control_succs_; }
+  void AddControlPredecessor(HloInstruction* pred);
+  // Removes every control edge into and out of this instruction.
+  void DropControlEdges();
 
   HloComputation* parent() const { return parent_; }
   void set_parent(HloComputation* parent) { parent_ = parent; }
@@ -129,6 +134,7 @@ class HloInstruction {
   std::vector<HloInstruction*> operands_;
   std::vector<HloInstruction*> users_;
   std::vector<HloInstruction*> control_preds_;
+  std::vector<HloInstruction*> control_succs_;
   HloComputation* parent_ = nullptr;
   int64_t parameter_number_ = -1;
   std::unique_ptr<Literal> literal_;

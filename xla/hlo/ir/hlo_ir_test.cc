@@ -1,4 +1,7 @@
+#include <algorithm>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "gtest/gtest.h"
 #include "xla/hlo/ir/hlo_computation.h"
@@ -74,6 +77,45 @@ TEST(Computation, MutationHelpers) {
   mul->ClearAttr(AttrId::kToApply);
   EXPECT_TRUE(module.RemoveComputation(d));
   EXPECT_EQ(module.computations().size(), 1u);
+}
+
+TEST(Computation, BatchRemovalControlEdgesAndSort) {
+  HloModule module("m");
+  HloComputation* c = module.AddComputation(std::make_unique<HloComputation>("c"));
+  Shape s = Shape::Scalar(PrimitiveType::F32);
+  HloInstruction* p0 = c->AddInstruction(HloInstruction::CreateParameter(0, s, "p0"));
+  HloInstruction* neg = c->AddInstruction(HloInstruction::Create(HloOpcode::kNegate, s, {p0}, "neg"));
+  HloInstruction* abs = c->AddInstruction(HloInstruction::Create(HloOpcode::kAbs, s, {neg}, "abs"));
+  HloInstruction* exp = c->AddInstruction(HloInstruction::Create(HloOpcode::kExp, s, {p0}, "exp"));
+  HloInstruction* keep = c->AddInstruction(HloInstruction::Create(HloOpcode::kSign, s, {p0}, "keep"));
+  c->set_root_instruction(exp);
+  // `keep` is a control predecessor of the root: it must survive.
+  exp->AddControlPredecessor(keep);
+  ASSERT_EQ(keep->control_successors().size(), 1u);
+  EXPECT_FALSE(c->RemoveInstruction(keep));
+  // `neg` alone is still used by `abs`; together they go.
+  EXPECT_EQ(c->RemoveInstructions({neg}), 0);
+  EXPECT_EQ(c->RemoveInstructions({abs, neg, keep, exp}), 2);
+  EXPECT_EQ(c->instruction_count(), 3);
+  EXPECT_EQ(p0->users().size(), 2u);  // exp and keep
+  exp->DropControlEdges();
+  EXPECT_TRUE(keep->control_successors().empty());
+  EXPECT_TRUE(c->RemoveInstruction(keep));
+
+  // A user added before its operand is moved after it.
+  HloInstruction* late_user =
+      c->AddInstruction(HloInstruction::Create(HloOpcode::kNegate, s, {exp}, "late_user"));
+  HloInstruction* sq =
+      c->AddInstruction(HloInstruction::Create(HloOpcode::kSqrt, s, {p0}, "sq"));
+  late_user->ReplaceOperandWith(0, sq);
+  c->set_root_instruction(late_user);
+  c->SortInstructionsInPostOrder();
+  std::vector<std::string> names;
+  for (const auto& i : c->instructions()) names.push_back(i->name());
+  auto pos = [&](const std::string& n) { return std::find(names.begin(), names.end(), n) - names.begin(); };
+  EXPECT_LT(pos("sq"), pos("late_user"));
+  EXPECT_LT(pos("p0"), pos("sq"));
+  EXPECT_EQ(names.size(), 4u);
 }
 
 TEST(ReplicaGroups, IotaExpansion) {

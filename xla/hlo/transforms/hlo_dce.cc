@@ -1,33 +1,32 @@
 #include "xla/hlo/transforms/hlo_dce.h"
 
+#include <algorithm>
 #include <vector>
 
 #include "absl/container/flat_hash_set.h"
 #include "xla/hlo/transforms/hlo_util.h"
 
 namespace xla {
-namespace {
-
-bool IsRemovable(const HloInstruction& instr, const HloComputation& c,
-                 const absl::flat_hash_set<const HloInstruction*>& control_preds) {
-  return instr.users().empty() && &instr != c.root_instruction() &&
-         instr.opcode() != HloOpcode::kParameter && !control_preds.contains(&instr) &&
-         !HasSideEffect(instr);
-}
-
-}  // namespace
 
 bool RemoveDeadInstructions(HloComputation* computation) {
   const absl::flat_hash_set<const HloInstruction*> control_preds = ControlPredecessorSet(*computation);
-  // Users before operands, so a whole dead chain goes in one sweep.
+  // Users before operands: an instruction is dead when every user is dead.
   std::vector<HloInstruction*> order = computation->MakePostOrder();
-  bool changed = false;
+  absl::flat_hash_set<const HloInstruction*> dead_set;
+  std::vector<HloInstruction*> dead;
   for (auto it = order.rbegin(); it != order.rend(); ++it) {
     HloInstruction* instr = *it;
-    if (!IsRemovable(*instr, *computation, control_preds)) continue;
-    changed |= computation->RemoveInstruction(instr);
+    const bool users_dead = std::all_of(instr->users().begin(), instr->users().end(),
+                                        [&](const HloInstruction* u) { return dead_set.contains(u); });
+    if (!users_dead || instr == computation->root_instruction() ||
+        instr->opcode() == HloOpcode::kParameter || control_preds.contains(instr) ||
+        HasSideEffect(*instr)) {
+      continue;
+    }
+    dead_set.insert(instr);
+    dead.push_back(instr);
   }
-  return changed;
+  return computation->RemoveInstructions(dead) > 0;
 }
 
 bool RemoveUnreachableComputations(HloModule* module) {

@@ -1,0 +1,143 @@
+#include "xla/service/canonicalize/dot_canonicalizer.h"
+
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "xla/service/canonicalize/gemm_config.h"
+#include "xla/service/canonicalize/rewrite_util.h"
+#include "xla/util/status_macros.h"
+
+namespace xla {
+namespace {
+
+using canonicalize::AddReshape;
+using canonicalize::AddTranspose;
+using canonicalize::IsStaticShape;
+using canonicalize::PermutationIsReshape;
+using canonicalize::Product;
+
+// One operand of the dot, split into its dimension roles.
+struct OperandDims {
+  std::vector<int64_t> batch;        // in attribute order
+  std::vector<int64_t> contracting;  // in attribute order
+  std::vector<int64_t> free;         // increasing
+};
+
+absl::StatusOr<OperandDims> SplitDims(const HloInstruction& dot, const Shape& shape,
+                                      const std::vector<int64_t>& batch,
+                                      const std::vector<int64_t>& contracting) {
+  std::vector<bool> used(shape.rank(), false);
+  for (const std::vector<int64_t>* list : {&batch, &contracting}) {
+    for (int64_t d : *list) {
+      if (d < 0 || d >= shape.rank() || used[d]) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "dot-canonicalizer: dot '", dot.name(), "' has an invalid or repeated dimension ", d,
+            " for operand shape ", shape.ToString(), "; run the verifier"));
+      }
+      used[d] = true;
+    }
+  }
+  OperandDims out{batch, contracting, {}};
+  for (int64_t d = 0; d < shape.rank(); ++d) {
+    if (!used[d]) out.free.push_back(d);
+  }
+  return out;
+}
+
+std::vector<int64_t> Concat(std::initializer_list<const std::vector<int64_t>*> parts) {
+  std::vector<int64_t> out;
+  for (const auto* p : parts) out.insert(out.end(), p->begin(), p->end());
+  return out;
+}
+
+int64_t SizeOf(const Shape& s, const std::vector<int64_t>& dims) {
+  int64_t p = 1;
+  for (int64_t d : dims) p *= s.dimensions(d);
+  return p;
+}
+
+// Brings `operand` into [batch?, free, contracting] or [batch?, contracting,
+// free] form, whichever needs no data movement (`natural_free_first` breaks
+// the tie, and decides when both need a transpose). Returns the rewritten
+// operand and stores the position of its contracting dim.
+HloInstruction* CanonicalizeOperand(HloComputation* comp, NameUniquer* names, HloInstruction* op,
+                                    const OperandDims& dims, bool natural_free_first,
+                                    int64_t* contracting_pos) {
+  const Shape& s = op->shape();
+  const std::vector<int64_t> free_first = Concat({&dims.batch, &dims.free, &dims.contracting});
+  const std::vector<int64_t> contracting_first =
+      Concat({&dims.batch, &dims.contracting, &dims.free});
+  const bool ff_ok = PermutationIsReshape(s.dimensions(), free_first);
+  const bool cf_ok = PermutationIsReshape(s.dimensions(), contracting_first);
+  const bool free_first_chosen = ff_ok == cf_ok ? natural_free_first : ff_ok;
+  const std::vector<int64_t>& perm = free_first_chosen ? free_first : contracting_first;
+  HloInstruction* transposed = AddTranspose(comp, names, op, perm);
+  const bool has_batch = !dims.batch.empty();
+  std::vector<int64_t> new_dims;
+  if (has_batch) new_dims.push_back(SizeOf(s, dims.batch));
+  const int64_t f = SizeOf(s, dims.free), c = SizeOf(s, dims.contracting);
+  new_dims.push_back(free_first_chosen ? f : c);
+  new_dims.push_back(free_first_chosen ? c : f);
+  *contracting_pos = (has_batch ? 1 : 0) + (free_first_chosen ? 1 : 0);
+  return AddReshape(comp, names, transposed, new_dims);
+}
+
+absl::StatusOr<HloInstruction*> RewriteDot(HloInstruction* dot, HloComputation* comp,
+                                           NameUniquer* names) {
+  if (GetGemmConfig(*dot, /*require_row_major=*/false).ok()) return nullptr;
+  if (dot->operand_count() != 2 || !IsStaticShape(dot->shape()) || !dot->shape().IsArray()) {
+    return nullptr;
+  }
+  HloInstruction* lhs = dot->operand(0);
+  HloInstruction* rhs = dot->operand(1);
+  if (!lhs->shape().IsArray() || !rhs->shape().IsArray() || !lhs->shape().is_static() ||
+      !rhs->shape().is_static()) {
+    return nullptr;
+  }
+  ASSIGN_OR_RETURN(OperandDims ld, SplitDims(*dot, lhs->shape(), dot->GetIntList(AttrId::kLhsBatchDims),
+                                             dot->GetIntList(AttrId::kLhsContractingDims)));
+  ASSIGN_OR_RETURN(OperandDims rd, SplitDims(*dot, rhs->shape(), dot->GetIntList(AttrId::kRhsBatchDims),
+                                             dot->GetIntList(AttrId::kRhsContractingDims)));
+  if (ld.batch.size() != rd.batch.size() || ld.contracting.size() != rd.contracting.size()) {
+    return absl::InvalidArgumentError(absl::StrCat("dot-canonicalizer: dot '", dot->name(),
+                                                   "' has unpaired batch or contracting dims"));
+  }
+  const int64_t m = SizeOf(lhs->shape(), ld.free), n = SizeOf(rhs->shape(), rd.free);
+  int64_t lc = 0, rc = 0;
+  HloInstruction* new_lhs = CanonicalizeOperand(comp, names, lhs, ld, /*natural_free_first=*/true, &lc);
+  HloInstruction* new_rhs =
+      CanonicalizeOperand(comp, names, rhs, rd, /*natural_free_first=*/false, &rc);
+  const bool has_batch = !ld.batch.empty();
+  std::vector<int64_t> out_dims;
+  if (has_batch) out_dims.push_back(SizeOf(lhs->shape(), ld.batch));
+  out_dims.push_back(m);
+  out_dims.push_back(n);
+  std::unique_ptr<HloInstruction> clone = dot->CloneWithNewOperands(
+      Shape::Array(dot->shape().element_type(), out_dims), {new_lhs, new_rhs},
+      names->Unique(dot->name()));
+  if (has_batch) {
+    clone->SetAttr(AttrId::kLhsBatchDims, std::vector<int64_t>{0});
+    clone->SetAttr(AttrId::kRhsBatchDims, std::vector<int64_t>{0});
+  } else {
+    clone->ClearAttr(AttrId::kLhsBatchDims);
+    clone->ClearAttr(AttrId::kRhsBatchDims);
+  }
+  clone->SetAttr(AttrId::kLhsContractingDims, std::vector<int64_t>{lc});
+  clone->SetAttr(AttrId::kRhsContractingDims, std::vector<int64_t>{rc});
+  HloInstruction* new_dot = comp->AddInstruction(std::move(clone));
+  if (new_dot->shape().dimensions() == dot->shape().dimensions()) {
+    // Keep the original result layout.
+    *new_dot->mutable_shape() = dot->shape();
+    return new_dot;
+  }
+  return comp->AddInstruction(HloInstruction::Create(HloOpcode::kReshape, dot->shape(), {new_dot},
+                                                     names->Unique("reshape")));
+}
+
+}  // namespace
+
+absl::StatusOr<bool> DotCanonicalizer::Run(HloModule* module) {
+  return canonicalize::RewriteEach(module, HloOpcode::kDot, RewriteDot);
+}
+
+}  // namespace xla

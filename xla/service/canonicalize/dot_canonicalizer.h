@@ -1,0 +1,33 @@
+// DotCanonicalizer ("dot-canonicalizer"): rewrites every dot into the form a
+// GEMM library runs (see gemm_config.h).
+//
+// After the pass every dot with static shapes has operands of rank 2
+// ([m,k] x [k,n] family, no batch dims) or rank 3 with batch dim 0 on both
+// sides, exactly one contracting and one free dim per operand, and a result
+// [m,n] / [batch,m,n]. Several batch, contracting or free dims are merged by
+// a reshape when they already sit together in the right order (unit dims
+// ignored), otherwise the operand is transposed first. An operand stored
+// with its contracting dim "on the wrong side" (lhs [b,k,m], rhs [b,n,k]) is
+// kept as is: GetGemmConfig reports it as transpose_lhs / transpose_rhs.
+// Missing free or contracting dims (matrix-vector, vector-vector, outer
+// products) become size-1 dims. The result is reshaped back to the original
+// shape. Dots with dynamic dimensions or control edges are left alone.
+// Idempotent. Not thread-safe (mutates the module).
+#ifndef XLA_SERVICE_CANONICALIZE_DOT_CANONICALIZER_H_
+#define XLA_SERVICE_CANONICALIZE_DOT_CANONICALIZER_H_
+
+#include "xla/hlo/transforms/hlo_pass.h"
+
+namespace xla {
+
+class DotCanonicalizer : public HloPass {
+ public:
+  absl::string_view name() const override { return "dot-canonicalizer"; }
+  // Fails only on a dot whose dimension attributes are invalid (an
+  // unverified module); the error names the dot.
+  absl::StatusOr<bool> Run(HloModule* module) override;
+};
+
+}  // namespace xla
+
+#endif  // XLA_SERVICE_CANONICALIZE_DOT_CANONICALIZER_H_

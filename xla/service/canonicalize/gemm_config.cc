@@ -1,0 +1,87 @@
+#include "xla/service/canonicalize/gemm_config.h"
+
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "xla/service/canonicalize/rewrite_util.h"
+
+namespace xla {
+namespace {
+
+absl::Status NotCanonical(const HloInstruction& dot, const std::string& why) {
+  return absl::InvalidArgumentError(
+      absl::StrCat("GetGemmConfig: dot '", dot.name(), "' is not canonical: ", why,
+                   " (run dot-canonicalizer and layout-assignment first)"));
+}
+
+std::string ListText(const std::vector<int64_t>& v) {
+  return absl::StrCat("{", absl::StrJoin(v, ","), "}");
+}
+
+// Checks one operand or the result: an array of rank `rank`, static, row-major.
+absl::Status CheckArray(const HloInstruction& dot, const Shape& s, int64_t rank,
+                        const char* what, bool require_row_major) {
+  if (!s.IsArray() || s.rank() != rank) {
+    return NotCanonical(dot, absl::StrCat(what, " ", s.ToString(), " must have rank ", rank));
+  }
+  if (!s.is_static()) return NotCanonical(dot, absl::StrCat(what, " has dynamic dimensions"));
+  if (require_row_major && !canonicalize::IsRowMajorOrUnset(s)) {
+    return NotCanonical(dot, absl::StrCat(what, " ", s.ToString(), " is not row-major"));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<GemmConfig> GetGemmConfig(const HloInstruction& dot, bool require_row_major) {
+  if (dot.opcode() != HloOpcode::kDot || dot.operand_count() != 2) {
+    return NotCanonical(dot, "not a two-operand dot");
+  }
+  const Shape& lhs = dot.operand(0)->shape();
+  const Shape& rhs = dot.operand(1)->shape();
+  const int64_t rank = lhs.rank();
+  if (rank != 2 && rank != 3) return NotCanonical(dot, "operands must have rank 2 or 3");
+  const int64_t b = rank - 2;  // number of batch dims: 0 or 1
+  if (absl::Status s = CheckArray(dot, lhs, rank, "lhs", require_row_major); !s.ok()) return s;
+  if (absl::Status s = CheckArray(dot, rhs, rank, "rhs", require_row_major); !s.ok()) return s;
+  if (absl::Status s = CheckArray(dot, dot.shape(), rank, "result", require_row_major); !s.ok()) return s;
+  const std::vector<int64_t> want_batch = b == 1 ? std::vector<int64_t>{0} : std::vector<int64_t>{};
+  const std::vector<int64_t>& lb = dot.GetIntList(AttrId::kLhsBatchDims);
+  const std::vector<int64_t>& rb = dot.GetIntList(AttrId::kRhsBatchDims);
+  if (lb != want_batch || rb != want_batch) {
+    return NotCanonical(dot, absl::StrCat("batch dims must be ", ListText(want_batch), ", got lhs ",
+                                          ListText(lb), " rhs ", ListText(rb)));
+  }
+  const std::vector<int64_t>& lc = dot.GetIntList(AttrId::kLhsContractingDims);
+  const std::vector<int64_t>& rc = dot.GetIntList(AttrId::kRhsContractingDims);
+  if (lc.size() != 1 || rc.size() != 1 || lc[0] < b || lc[0] >= rank || rc[0] < b ||
+      rc[0] >= rank) {
+    return NotCanonical(dot, absl::StrCat("needs one non-batch contracting dim per side, got lhs ",
+                                          ListText(lc), " rhs ", ListText(rc)));
+  }
+  GemmConfig c;
+  c.transpose_lhs = lc[0] == b;
+  c.transpose_rhs = rc[0] == rank - 1;
+  c.batch = b == 1 ? lhs.dimensions(0) : 1;
+  c.k = lhs.dimensions(lc[0]);
+  c.m = lhs.dimensions(c.transpose_lhs ? rank - 1 : b);
+  c.n = rhs.dimensions(c.transpose_rhs ? b : rank - 1);
+  const std::vector<int64_t> want = b == 1 ? std::vector<int64_t>{c.batch, c.m, c.n}
+                                           : std::vector<int64_t>{c.m, c.n};
+  if (rhs.dimensions(rc[0]) != c.k || (b == 1 && rhs.dimensions(0) != c.batch) ||
+      dot.shape().dimensions() != want) {
+    return NotCanonical(dot, absl::StrCat("operand and result sizes disagree: ", lhs.ToString(),
+                                          " x ", rhs.ToString(), " -> ", dot.shape().ToString()));
+  }
+  c.lhs_type = lhs.element_type();
+  c.rhs_type = rhs.element_type();
+  c.output_type = dot.shape().element_type();
+  c.lhs_batch_stride = c.m * c.k;
+  c.rhs_batch_stride = c.k * c.n;
+  c.output_batch_stride = c.m * c.n;
+  return c;
+}
+
+}  // namespace xla

@@ -1,0 +1,49 @@
+#include "xla/service/canonicalize/reduction_kind.h"
+
+#include <vector>
+
+namespace xla {
+
+absl::string_view ReductionFormName(ReductionForm form) {
+  switch (form) {
+    case ReductionForm::kRow:
+      return "row";
+    case ReductionForm::kColumn:
+      return "column";
+    case ReductionForm::kWhole:
+      return "whole";
+    case ReductionForm::kOther:
+      return "other";
+  }
+  return "other";
+}
+
+ReductionKind ClassifyReduction(const HloInstruction& reduce) {
+  ReductionKind kind;
+  if (reduce.opcode() != HloOpcode::kReduce || reduce.operand_count() < 2) return kind;
+  const Shape& in = reduce.operand(0)->shape();
+  if (!in.IsArray() || !in.is_static()) return kind;
+  const std::vector<int64_t>& d = reduce.dimensions();
+  if (d.size() != 1) return kind;
+  const int64_t rank = in.rank();
+  if (rank == 1 && d[0] == 0) {
+    kind.form = ReductionForm::kWhole;
+    kind.columns = in.dimensions(0);
+  } else if (rank == 2 && d[0] == 1) {
+    kind.form = ReductionForm::kRow;
+    kind.rows = in.dimensions(0);
+    kind.columns = in.dimensions(1);
+  } else if (rank == 2 && d[0] == 0) {
+    kind.form = ReductionForm::kColumn;
+    kind.rows = in.dimensions(0);
+    kind.columns = in.dimensions(1);
+  } else if (rank == 3 && d[0] == 1) {
+    kind.form = ReductionForm::kColumn;
+    kind.batch = in.dimensions(0);
+    kind.rows = in.dimensions(1);
+    kind.columns = in.dimensions(2);
+  }
+  return kind;
+}
+
+}  // namespace xla

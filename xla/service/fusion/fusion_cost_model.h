@@ -1,0 +1,81 @@
+// Fusion cost model: which opcodes may be fused, which are expensive to
+// recompute, and the size limits of one fusion.
+//
+// Every opcode has one FusionCostClass, read from a single table in
+// fusion_cost_model.cc (elementwise opcodes not named there are cheap; other
+// opcodes not named there are never fused, so a new opcode is safe by
+// default). The passes in this folder (instruction_fusion,
+// multi_output_fusion) and the analysis read only this file for such
+// decisions. Pure functions over the IR; thread-safe.
+#ifndef XLA_SERVICE_FUSION_FUSION_COST_MODEL_H_
+#define XLA_SERVICE_FUSION_FUSION_COST_MODEL_H_
+
+#include <cstdint>
+
+#include "absl/strings/string_view.h"
+#include "xla/hlo/ir/hlo_instruction.h"
+#include "xla/hlo/ir/hlo_opcode.h"
+
+namespace xla {
+
+enum class FusionCostClass : uint8_t {
+  // Elementwise or data-movement op that costs about a load: may be fused
+  // into any consumer and duplicated into several.
+  kCheap,
+  // Fusible, but recomputing it per consumer costs real work (transcendentals,
+  // divide, gather): duplicated only where FusionMayDuplicate allows.
+  kExpensive,
+  // A reduction: the root of a kInput fusion; fused as a producer only in
+  // the row-normalization case (see instruction_fusion.h). Never duplicated.
+  kReduction,
+  // May be a fusion root (its producers fused in) but never fused into a
+  // consumer: reduce-window, dynamic-update-slice (updates in place).
+  kRootOnly,
+  // Stays outside every fusion and is no kernel of its own: parameter,
+  // get-tuple-element, tuple, bitcast, constant (small constants are copied
+  // into fusions, see FusionMayFuseConstant), after-all, ...
+  kOutside,
+  // Stays outside fusions and becomes its own thunk: dot, convolution, sort,
+  // custom-call, control flow, collectives, I/O, random numbers, ...
+  kNeverFuse,
+};
+
+// The class of `opcode` (one table lookup).
+FusionCostClass FusionCostClassOf(HloOpcode opcode);
+
+// "cheap", "expensive", ... for messages and reports.
+absl::string_view FusionCostClassName(FusionCostClass c);
+
+// Size limits of one fusion. Plain data; copy freely.
+struct FusionLimits {
+  // Instructions in one fused computation (parameters not counted).
+  int64_t max_instructions = 200;
+  // Parameters (distinct operands) of one fusion.
+  int64_t max_parameters = 64;
+  // Longest row (product of the reduced trailing dimensions) a
+  // row-normalization fusion may process in one row.
+  int64_t max_row_length = 65536;
+  // An expensive producer with at most this many elements may be duplicated
+  // into several consumers.
+  int64_t max_duplicated_expensive_elements = 64;
+  // Constants with at most this many elements are copied into fusions;
+  // larger ones stay fusion parameters.
+  int64_t max_fused_constant_elements = 16;
+};
+
+// True when `producer` may be recomputed inside each of `num_consumers`
+// consumers: cheap ops always (iota, broadcast, add, ...); expensive ops
+// when num_consumers <= 1 or the producer has at most
+// limits.max_duplicated_expensive_elements elements; reductions, root-only,
+// never-fuse and outside ops, and fusion instructions never.
+bool FusionMayDuplicate(const HloInstruction& producer, int64_t num_consumers,
+                        const FusionLimits& limits);
+
+// True when the constant `constant` is small enough to be copied into a
+// fused computation (an array of at most limits.max_fused_constant_elements
+// elements with a literal). False for non-constants.
+bool FusionMayFuseConstant(const HloInstruction& constant, const FusionLimits& limits);
+
+}  // namespace xla
+
+#endif  // XLA_SERVICE_FUSION_FUSION_COST_MODEL_H_

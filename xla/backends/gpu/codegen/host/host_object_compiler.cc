@@ -1,0 +1,338 @@
+#include "xla/backends/gpu/codegen/host/host_object_compiler.h"
+
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <mutex>
+#include <sstream>
+#include <system_error>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/Verifier.h"
+#include "llvm/MC/MCSubtargetInfo.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/Object/ObjectFile.h"
+#include "llvm/Passes/PassBuilder.h"
+#include "llvm/Support/Host.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/Target/TargetMachine.h"
+#include "llvm/Target/TargetOptions.h"
+
+extern char** environ;
+
+namespace xla::gpu {
+namespace {
+
+constexpr char kTriple[] = "x86_64-unknown-linux-gnu";
+
+void InitializeX86Once() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+  });
+}
+
+llvm::OptimizationLevel PassBuilderLevel(int opt_level) {
+  static const llvm::OptimizationLevel* const kLevels[] = {
+      &llvm::OptimizationLevel::O0, &llvm::OptimizationLevel::O1,
+      &llvm::OptimizationLevel::O2, &llvm::OptimizationLevel::O3};
+  return *kLevels[std::clamp(opt_level, 0, 3)];
+}
+
+llvm::CodeGenOpt::Level CodeGenLevel(int opt_level) {
+  static const llvm::CodeGenOpt::Level kLevels[] = {
+      llvm::CodeGenOpt::None, llvm::CodeGenOpt::Less, llvm::CodeGenOpt::Default,
+      llvm::CodeGenOpt::Aggressive};
+  return kLevels[std::clamp(opt_level, 0, 3)];
+}
+
+absl::StatusOr<std::unique_ptr<llvm::TargetMachine>> MakeTargetMachine(
+    const HostCompileOptions& options) {
+  InitializeX86Once();
+  std::string error;
+  const llvm::Target* target = llvm::TargetRegistry::lookupTarget(kTriple, error);
+  if (target == nullptr) {
+    return absl::InternalError(absl::StrCat("LLVM has no x86-64 target: ", error));
+  }
+  std::string cpu = options.cpu;
+  std::string features;
+  if (cpu == "native") {
+    cpu = llvm::sys::getHostCPUName().str();
+    llvm::StringMap<bool> host_features;
+    if (llvm::sys::getHostCPUFeatures(host_features)) {
+      std::vector<std::string> list;
+      for (const auto& f : host_features) {
+        list.push_back(absl::StrCat(f.second ? "+" : "-", f.first().str()));
+      }
+      std::sort(list.begin(), list.end());
+      features = absl::StrJoin(list, ",");
+    }
+  }
+  std::unique_ptr<const llvm::MCSubtargetInfo> probe(
+      target->createMCSubtargetInfo(kTriple, cpu, ""));
+  const bool known = probe != nullptr && probe->isCPUStringValid(cpu);
+  if (!known) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("unknown host CPU '", cpu,
+                     "': use an LLVM x86 CPU name (x86-64, x86-64-v2, x86-64-v3, "
+                     "skylake-avx512, ...) or \"native\""));
+  }
+  llvm::TargetOptions target_options;
+  std::unique_ptr<llvm::TargetMachine> machine(target->createTargetMachine(
+      kTriple, cpu, features, target_options, llvm::Reloc::PIC_, std::nullopt,
+      CodeGenLevel(options.opt_level)));
+  if (machine == nullptr) {
+    return absl::InternalError(absl::StrCat("cannot create an x86-64 target machine for ", cpu));
+  }
+  return machine;
+}
+
+void Optimize(llvm::Module& module, llvm::TargetMachine& machine, int opt_level) {
+  llvm::LoopAnalysisManager lam;
+  llvm::FunctionAnalysisManager fam;
+  llvm::CGSCCAnalysisManager cgam;
+  llvm::ModuleAnalysisManager mam;
+  llvm::PassBuilder builder(&machine);
+  builder.registerModuleAnalyses(mam);
+  builder.registerCGSCCAnalyses(cgam);
+  builder.registerFunctionAnalyses(fam);
+  builder.registerLoopAnalyses(lam);
+  builder.crossRegisterProxies(lam, fam, cgam, mam);
+  const llvm::OptimizationLevel level = PassBuilderLevel(opt_level);
+  llvm::ModulePassManager passes = level == llvm::OptimizationLevel::O0
+                                       ? builder.buildO0DefaultPipeline(level)
+                                       : builder.buildPerModuleDefaultPipeline(level);
+  passes.run(module, mam);
+}
+
+bool IsExecutable(const std::string& path) {
+  struct stat st;
+  return stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && access(path.c_str(), X_OK) == 0;
+}
+
+absl::StatusOr<std::string> FindLinker(const HostCompileOptions& options) {
+  std::string requested = options.linker;
+  if (requested.empty()) {
+    if (const char* env = std::getenv("XLA_HOST_LINKER"); env != nullptr) requested = env;
+  }
+  if (!requested.empty()) {
+    if (requested.find('/') != std::string::npos) {
+      if (IsExecutable(requested)) return requested;
+      return absl::NotFoundError(absl::StrCat("host linker '", requested,
+                                              "' (from XLA_HOST_LINKER or the options) is not "
+                                              "an executable file"));
+    }
+  }
+  const char* path_env = std::getenv("PATH");
+  const std::vector<std::string> dirs =
+      absl::StrSplit(path_env != nullptr ? path_env : "/usr/bin:/bin", ':', absl::SkipEmpty());
+  const std::vector<std::string> candidates =
+      requested.empty() ? std::vector<std::string>{"ld.lld-16", "ld.lld", "ld"}
+                        : std::vector<std::string>{requested};
+  for (const std::string& name : candidates) {
+    for (const std::string& dir : dirs) {
+      const std::string full = absl::StrCat(dir, "/", name);
+      if (IsExecutable(full)) return full;
+    }
+  }
+  return absl::NotFoundError(absl::StrCat(
+      "no linker for host kernels: looked for ", absl::StrJoin(candidates, ", "),
+      " on PATH; install lld-16 or binutils, or set XLA_HOST_LINKER to a linker's path"));
+}
+
+// A directory under $TMPDIR (or /tmp) removed when this goes out of scope.
+class ScopedTempDir {
+ public:
+  static absl::StatusOr<std::unique_ptr<ScopedTempDir>> Create() {
+    const char* tmp = std::getenv("TMPDIR");
+    std::string pattern = absl::StrCat(tmp != nullptr && *tmp ? tmp : "/tmp", "/xla_host_XXXXXX");
+    if (mkdtemp(pattern.data()) == nullptr) {
+      return absl::InternalError(
+          absl::StrCat("cannot create a temporary directory from ", pattern, ": ",
+                       std::strerror(errno), " (set TMPDIR to a writable directory)"));
+    }
+    return std::unique_ptr<ScopedTempDir>(new ScopedTempDir(pattern));
+  }
+  ~ScopedTempDir() {
+    std::error_code ignored;
+    std::filesystem::remove_all(path_, ignored);
+  }
+  const std::string& path() const { return path_; }
+
+ private:
+  explicit ScopedTempDir(std::string path) : path_(std::move(path)) {}
+  std::string path_;
+};
+
+absl::Status WriteBytes(const std::string& path, absl::string_view bytes) {
+  std::ofstream out(path, std::ios::binary);
+  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  out.close();
+  if (!out) return absl::InternalError(absl::StrCat("cannot write ", path));
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::string> ReadBytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return absl::InternalError(absl::StrCat("cannot read ", path));
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  return buffer.str();
+}
+
+// Runs argv[0] with stdout and stderr into `log_path`; the exit status.
+absl::StatusOr<int> RunProcess(const std::vector<std::string>& args, const std::string& log_path) {
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, log_path.c_str(),
+                                   O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
+  std::vector<char*> argv;
+  for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  pid_t pid = 0;
+  const int spawned = posix_spawn(&pid, args[0].c_str(), &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  if (spawned != 0) {
+    return absl::InternalError(
+        absl::StrCat("cannot start ", args[0], ": ", std::strerror(spawned)));
+  }
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0) {
+    if (errno != EINTR) {
+      return absl::InternalError(absl::StrCat("waiting for ", args[0], ": ", std::strerror(errno)));
+    }
+  }
+  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+  return WEXITSTATUS(status);
+}
+
+}  // namespace
+
+const std::vector<std::string>& AllowedHostRuntimeSymbols() {
+  static const auto* const kSymbols = new std::vector<std::string>{
+      "_GLOBAL_OFFSET_TABLE_",
+      "memcpy", "memmove", "memset",
+      "acos", "acosf", "asin", "asinf", "atan", "atan2", "atan2f", "atanf", "cbrt", "cbrtf",
+      "ceil", "ceilf", "cos", "cosf", "cosh", "coshf", "erf", "erff", "exp", "exp2",
+      "exp2f", "expf", "expm1", "expm1f", "floor", "floorf", "fma", "fmaf", "fmax",
+      "fmaxf", "fmin", "fminf", "fmod", "fmodf", "ldexp", "ldexpf", "log", "log10",
+      "log10f", "log1p", "log1pf", "log2", "log2f", "logf", "nearbyint", "nearbyintf",
+      "pow", "powf", "rint", "rintf", "round", "roundeven", "roundevenf", "roundf", "sin",
+      "sincos", "sincosf", "sinf", "sinh", "sinhf", "sqrt", "sqrtf", "tan", "tanf", "tanh",
+      "tanhf", "trunc", "truncf"};
+  return *kSymbols;
+}
+
+absl::StatusOr<std::string> CompileHostObject(llvm::Module& module,
+                                              const HostCompileOptions& options) {
+  if (options.opt_level < 0 || options.opt_level > 3) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("host opt_level must be 0..3, got ", options.opt_level));
+  }
+  absl::StatusOr<std::unique_ptr<llvm::TargetMachine>> machine = MakeTargetMachine(options);
+  if (!machine.ok()) return machine.status();
+  module.setTargetTriple(kTriple);
+  module.setDataLayout((*machine)->createDataLayout());
+  std::string verifier_message;
+  llvm::raw_string_ostream verifier_stream(verifier_message);
+  if (llvm::verifyModule(module, &verifier_stream)) {
+    return absl::InternalError(absl::StrCat("host kernel module '", module.getName().str(),
+                                            "' is invalid LLVM IR: ", verifier_stream.str()));
+  }
+  Optimize(module, **machine, options.opt_level);
+  llvm::SmallVector<char, 0> object;
+  llvm::raw_svector_ostream stream(object);
+  llvm::legacy::PassManager codegen;
+  if ((*machine)->addPassesToEmitFile(codegen, stream, nullptr, llvm::CGFT_ObjectFile)) {
+    return absl::InternalError("the x86-64 target cannot emit object files");
+  }
+  codegen.run(module);
+  return std::string(object.begin(), object.end());
+}
+
+absl::StatusOr<std::vector<std::string>> UndefinedSymbols(absl::string_view object) {
+  llvm::MemoryBufferRef buffer(llvm::StringRef(object.data(), object.size()), "host_kernels.o");
+  llvm::Expected<std::unique_ptr<llvm::object::ObjectFile>> file =
+      llvm::object::ObjectFile::createObjectFile(buffer);
+  if (!file) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("not an object file: ", llvm::toString(file.takeError())));
+  }
+  std::vector<std::string> undefined;
+  for (const llvm::object::SymbolRef& symbol : (*file)->symbols()) {
+    llvm::Expected<uint32_t> flags = symbol.getFlags();
+    if (!flags) return absl::InvalidArgumentError(llvm::toString(flags.takeError()));
+    if (!(*flags & llvm::object::SymbolRef::SF_Undefined)) continue;
+    llvm::Expected<llvm::StringRef> name = symbol.getName();
+    if (!name) return absl::InvalidArgumentError(llvm::toString(name.takeError()));
+    if (!name->empty()) undefined.push_back(name->str());
+  }
+  std::sort(undefined.begin(), undefined.end());
+  undefined.erase(std::unique(undefined.begin(), undefined.end()), undefined.end());
+  return undefined;
+}
+
+absl::StatusOr<std::string> LinkHostSharedObject(absl::string_view object,
+                                                 const HostCompileOptions& options) {
+  absl::StatusOr<std::string> linker = FindLinker(options);
+  if (!linker.ok()) return linker.status();
+  absl::StatusOr<std::unique_ptr<ScopedTempDir>> dir = ScopedTempDir::Create();
+  if (!dir.ok()) return dir.status();
+  const std::string input = (*dir)->path() + "/kernels.o";
+  const std::string output = (*dir)->path() + "/kernels.so";
+  const std::string log = (*dir)->path() + "/link.log";
+  if (absl::Status s = WriteBytes(input, object); !s.ok()) return s;
+  // No build id and no timestamps: the same object links to the same bytes.
+  const std::vector<std::string> args = {*linker,   "-shared",       "--build-id=none",
+                                         "-z",      "noexecstack",   "-z",
+                                         "now",     "--hash-style=both", "-o",
+                                         output,    input};
+  absl::StatusOr<int> exit_code = RunProcess(args, log);
+  if (!exit_code.ok()) return exit_code.status();
+  if (*exit_code != 0) {
+    absl::StatusOr<std::string> text = ReadBytes(log);
+    return absl::InternalError(absl::StrCat("linking host kernels with ", *linker,
+                                            " failed (exit ", *exit_code,
+                                            "): ", text.ok() ? *text : "(no output)"));
+  }
+  return ReadBytes(output);
+}
+
+absl::StatusOr<std::string> CompileHostSharedObject(llvm::Module& module,
+                                                    const HostCompileOptions& options) {
+  absl::StatusOr<std::string> object = CompileHostObject(module, options);
+  if (!object.ok()) return object.status();
+  absl::StatusOr<std::vector<std::string>> undefined = UndefinedSymbols(*object);
+  if (!undefined.ok()) return undefined.status();
+  const std::vector<std::string>& allowed = AllowedHostRuntimeSymbols();
+  std::vector<std::string> foreign;
+  for (const std::string& name : *undefined) {
+    if (std::find(allowed.begin(), allowed.end(), name) == allowed.end()) foreign.push_back(name);
+  }
+  if (!foreign.empty()) {
+    return absl::InternalError(absl::StrCat(
+        "host kernel module '", module.getName().str(), "' needs symbols outside the C runtime: ",
+        absl::StrJoin(foreign, ", "),
+        " (the emitter produced a call the runtime cannot resolve; this is a compiler bug)"));
+  }
+  return LinkHostSharedObject(*object, options);
+}
+
+}  // namespace xla::gpu

@@ -1,0 +1,171 @@
+#include "xla/backends/gpu/codegen/host/host_object_compiler.h"
+
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/Intrinsics.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
+#include "xla/stream_executor/host/host_kernel_module.h"
+
+namespace xla::gpu {
+namespace {
+
+using ::stream_executor::host::HostKernel;
+using ::stream_executor::host::HostKernelModule;
+
+// Builds `extern "C" void NAME(void* const* buffers, int64_t n, int64_t begin,
+// int64_t end)` computing out[i] = f(in[i]) for i in [begin, end), where
+// buffers = {in, out} hold f32 and f is given by `body`.
+void AddUnaryKernel(llvm::Module& module, const std::string& name,
+                    const std::function<llvm::Value*(llvm::IRBuilder<>&, llvm::Value*)>& body) {
+  llvm::LLVMContext& ctx = module.getContext();
+  llvm::Type* ptr = llvm::PointerType::get(ctx, 0);
+  llvm::Type* i64 = llvm::Type::getInt64Ty(ctx);
+  llvm::Type* f32 = llvm::Type::getFloatTy(ctx);
+  auto* type = llvm::FunctionType::get(llvm::Type::getVoidTy(ctx), {ptr, i64, i64, i64}, false);
+  auto* fn = llvm::Function::Create(type, llvm::Function::ExternalLinkage, name, module);
+  auto* entry = llvm::BasicBlock::Create(ctx, "entry", fn);
+  auto* loop = llvm::BasicBlock::Create(ctx, "loop", fn);
+  auto* exit = llvm::BasicBlock::Create(ctx, "exit", fn);
+  llvm::IRBuilder<> b(entry);
+  llvm::Value* buffers = fn->getArg(0);
+  llvm::Value* in = b.CreateLoad(ptr, buffers, "in");
+  llvm::Value* out = b.CreateLoad(ptr, b.CreateConstGEP1_64(ptr, buffers, 1), "out");
+  llvm::Value* begin = fn->getArg(2);
+  llvm::Value* end = fn->getArg(3);
+  b.CreateCondBr(b.CreateICmpSLT(begin, end), loop, exit);
+  b.SetInsertPoint(loop);
+  llvm::PHINode* i = b.CreatePHI(i64, 2, "i");
+  i->addIncoming(begin, entry);
+  llvm::Value* x = b.CreateLoad(f32, b.CreateGEP(f32, in, i));
+  b.CreateStore(body(b, x), b.CreateGEP(f32, out, i));
+  llvm::Value* next = b.CreateAdd(i, llvm::ConstantInt::get(i64, 1));
+  i->addIncoming(next, loop);
+  b.CreateCondBr(b.CreateICmpSLT(next, end), loop, exit);
+  b.SetInsertPoint(exit);
+  b.CreateRetVoid();
+}
+
+std::unique_ptr<llvm::Module> MakeModule(llvm::LLVMContext& ctx) {
+  auto module = std::make_unique<llvm::Module>("test_kernels", ctx);
+  AddUnaryKernel(*module, "scale_add", [](llvm::IRBuilder<>& b, llvm::Value* x) {
+    return b.CreateFAdd(b.CreateFMul(x, llvm::ConstantFP::get(x->getType(), 2.0)),
+                        llvm::ConstantFP::get(x->getType(), 1.0));
+  });
+  AddUnaryKernel(*module, "exp_kernel", [](llvm::IRBuilder<>& b, llvm::Value* x) {
+    return b.CreateUnaryIntrinsic(llvm::Intrinsic::exp, x);
+  });
+  return module;
+}
+
+// Runs kernel `symbol` of `so` over blocks [0, n) in two ranges.
+std::vector<float> RunUnary(const std::string& so, const std::string& symbol,
+                            std::vector<float> input) {
+  absl::StatusOr<std::unique_ptr<HostKernelModule>> loaded = HostKernelModule::Load("t", so);
+  EXPECT_TRUE(loaded.ok()) << loaded.status();
+  if (!loaded.ok()) return {};
+  auto kernel = (*loaded)->GetKernel(symbol);
+  EXPECT_TRUE(kernel.ok()) << kernel.status();
+  if (!kernel.ok()) return {};
+  auto* host = dynamic_cast<HostKernel*>(kernel->get());
+  std::vector<float> output(input.size(), -7.0f);
+  void* buffers[] = {input.data(), output.data()};
+  const int64_t n = static_cast<int64_t>(input.size());
+  host->function()(buffers, 2, 0, n / 3);
+  host->function()(buffers, 2, n / 3, n);
+  return output;
+}
+
+TEST(HostObjectCompiler, CompilesLinksLoadsAndRuns) {
+  llvm::LLVMContext ctx;
+  std::unique_ptr<llvm::Module> module = MakeModule(ctx);
+  absl::StatusOr<std::string> so = CompileHostSharedObject(*module, HostCompileOptions());
+  ASSERT_TRUE(so.ok()) << so.status();
+  ASSERT_GT(so->size(), 4u);
+  EXPECT_EQ(so->substr(0, 4), "\x7f" "ELF");
+  std::vector<float> input;
+  for (int i = 0; i < 37; ++i) input.push_back(0.25f * static_cast<float>(i) - 3.5f);
+  std::vector<float> scaled = RunUnary(*so, "scale_add", input);
+  std::vector<float> exps = RunUnary(*so, "exp_kernel", input);
+  ASSERT_EQ(scaled.size(), input.size());
+  ASSERT_EQ(exps.size(), input.size());
+  for (size_t i = 0; i < input.size(); ++i) {
+    EXPECT_EQ(scaled[i], input[i] * 2.0f + 1.0f) << i;
+    EXPECT_NEAR(exps[i], std::exp(input[i]), 1e-6f * std::exp(input[i])) << i;
+  }
+}
+
+TEST(HostObjectCompiler, SameModuleGivesSameBytesAndNoTempFilesRemain) {
+  const std::string tmp = ::testing::TempDir() + "/host_object_compiler_tmp";
+  std::filesystem::remove_all(tmp);
+  std::filesystem::create_directories(tmp);
+  ASSERT_EQ(setenv("TMPDIR", tmp.c_str(), 1), 0);
+  llvm::LLVMContext ctx;
+  std::unique_ptr<llvm::Module> a = MakeModule(ctx);
+  std::unique_ptr<llvm::Module> b = MakeModule(ctx);
+  absl::StatusOr<std::string> so_a = CompileHostSharedObject(*a, HostCompileOptions());
+  absl::StatusOr<std::string> so_b = CompileHostSharedObject(*b, HostCompileOptions());
+  unsetenv("TMPDIR");
+  ASSERT_TRUE(so_a.ok()) << so_a.status();
+  ASSERT_TRUE(so_b.ok()) << so_b.status();
+  EXPECT_TRUE(*so_a == *so_b) << "linking is not deterministic";
+  EXPECT_TRUE(std::filesystem::is_empty(tmp)) << "temporary files left in " << tmp;
+}
+
+TEST(HostObjectCompiler, ReportsForeignSymbolsAndBadOptions) {
+  llvm::LLVMContext ctx;
+  std::unique_ptr<llvm::Module> module = MakeModule(ctx);
+  llvm::Type* f32 = llvm::Type::getFloatTy(ctx);
+  llvm::FunctionCallee foreign =
+      module->getOrInsertFunction("my_private_helper", llvm::FunctionType::get(f32, {f32}, false));
+  AddUnaryKernel(*module, "calls_foreign", [&](llvm::IRBuilder<>& b, llvm::Value* x) {
+    return b.CreateCall(foreign, {x});
+  });
+  absl::StatusOr<std::string> so = CompileHostSharedObject(*module, HostCompileOptions());
+  ASSERT_FALSE(so.ok());
+  EXPECT_NE(so.status().message().find("my_private_helper"), std::string::npos) << so.status();
+
+  HostCompileOptions bad_cpu;
+  bad_cpu.cpu = "pentium-9000";
+  std::unique_ptr<llvm::Module> m2 = MakeModule(ctx);
+  absl::StatusOr<std::string> r = CompileHostObject(*m2, bad_cpu);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("pentium-9000"), std::string::npos) << r.status();
+
+  HostCompileOptions no_linker;
+  no_linker.linker = "/nonexistent/ld";
+  absl::StatusOr<std::string> l = LinkHostSharedObject("not an object", no_linker);
+  ASSERT_FALSE(l.ok());
+  EXPECT_NE(l.status().message().find("/nonexistent/ld"), std::string::npos) << l.status();
+
+  HostCompileOptions real;
+  absl::StatusOr<std::string> garbage = LinkHostSharedObject("not an object", real);
+  ASSERT_FALSE(garbage.ok());
+  EXPECT_NE(garbage.status().message().find("failed"), std::string::npos) << garbage.status();
+}
+
+TEST(HostObjectCompiler, NativeCpuAndO0Work) {
+  llvm::LLVMContext ctx;
+  for (const char* cpu : {"native", "x86-64"}) {
+    for (int level : {0, 3}) {
+      std::unique_ptr<llvm::Module> module = MakeModule(ctx);
+      HostCompileOptions options;
+      options.cpu = cpu;
+      options.opt_level = level;
+      absl::StatusOr<std::string> so = CompileHostSharedObject(*module, options);
+      ASSERT_TRUE(so.ok()) << cpu << " O" << level << ": " << so.status();
+      std::vector<float> out = RunUnary(*so, "scale_add", {1.5f, -2.0f, 3.0f});
+      EXPECT_EQ(out, (std::vector<float>{4.0f, -3.0f, 7.0f}));
+    }
+  }
+}
+
+}  // namespace
+}  // namespace xla::gpu

@@ -1,23 +1,12 @@
 #include "xla/backends/gpu/codegen/host/host_object_compiler.h"
 
-#include <fcntl.h>
-#include <spawn.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <cstdlib>
-#include <filesystem>
-#include <fstream>
 #include <memory>
 #include <mutex>
-#include <sstream>
-#include <system_error>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "absl/strings/str_split.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/IR/LegacyPassManager.h"
@@ -32,8 +21,7 @@
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/Target/TargetOptions.h"
-
-extern char** environ;
+#include "xla/util/subprocess.h"
 
 namespace xla::gpu {
 namespace {
@@ -121,106 +109,19 @@ void Optimize(llvm::Module& module, llvm::TargetMachine& machine, int opt_level)
   passes.run(module, mam);
 }
 
-bool IsExecutable(const std::string& path) {
-  struct stat st;
-  return stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && access(path.c_str(), X_OK) == 0;
-}
-
 absl::StatusOr<std::string> FindLinker(const HostCompileOptions& options) {
   std::string requested = options.linker;
   if (requested.empty()) {
     if (const char* env = std::getenv("XLA_HOST_LINKER"); env != nullptr) requested = env;
   }
-  if (!requested.empty()) {
-    if (requested.find('/') != std::string::npos) {
-      if (IsExecutable(requested)) return requested;
-      return absl::NotFoundError(absl::StrCat("host linker '", requested,
-                                              "' (from XLA_HOST_LINKER or the options) is not "
-                                              "an executable file"));
-    }
-  }
-  const char* path_env = std::getenv("PATH");
-  const std::vector<std::string> dirs =
-      absl::StrSplit(path_env != nullptr ? path_env : "/usr/bin:/bin", ':', absl::SkipEmpty());
-  const std::vector<std::string> candidates =
+  const std::vector<std::string> names =
       requested.empty() ? std::vector<std::string>{"ld.lld-16", "ld.lld", "ld"}
                         : std::vector<std::string>{requested};
-  for (const std::string& name : candidates) {
-    for (const std::string& dir : dirs) {
-      const std::string full = absl::StrCat(dir, "/", name);
-      if (IsExecutable(full)) return full;
-    }
-  }
+  absl::StatusOr<std::string> found = FindTool(names, {});
+  if (found.ok()) return found;
   return absl::NotFoundError(absl::StrCat(
-      "no linker for host kernels: looked for ", absl::StrJoin(candidates, ", "),
-      " on PATH; install lld-16 or binutils, or set XLA_HOST_LINKER to a linker's path"));
-}
-
-// A directory under $TMPDIR (or /tmp) removed when this goes out of scope.
-class ScopedTempDir {
- public:
-  static absl::StatusOr<std::unique_ptr<ScopedTempDir>> Create() {
-    const char* tmp = std::getenv("TMPDIR");
-    std::string pattern = absl::StrCat(tmp != nullptr && *tmp ? tmp : "/tmp", "/xla_host_XXXXXX");
-    if (mkdtemp(pattern.data()) == nullptr) {
-      return absl::InternalError(
-          absl::StrCat("cannot create a temporary directory from ", pattern, ": ",
-                       std::strerror(errno), " (set TMPDIR to a writable directory)"));
-    }
-    return std::unique_ptr<ScopedTempDir>(new ScopedTempDir(pattern));
-  }
-  ~ScopedTempDir() {
-    std::error_code ignored;
-    std::filesystem::remove_all(path_, ignored);
-  }
-  const std::string& path() const { return path_; }
-
- private:
-  explicit ScopedTempDir(std::string path) : path_(std::move(path)) {}
-  std::string path_;
-};
-
-absl::Status WriteBytes(const std::string& path, absl::string_view bytes) {
-  std::ofstream out(path, std::ios::binary);
-  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-  out.close();
-  if (!out) return absl::InternalError(absl::StrCat("cannot write ", path));
-  return absl::OkStatus();
-}
-
-absl::StatusOr<std::string> ReadBytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return absl::InternalError(absl::StrCat("cannot read ", path));
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
-}
-
-// Runs argv[0] with stdout and stderr into `log_path`; the exit status.
-absl::StatusOr<int> RunProcess(const std::vector<std::string>& args, const std::string& log_path) {
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, log_path.c_str(),
-                                   O_WRONLY | O_CREAT | O_TRUNC, 0600);
-  posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
-  std::vector<char*> argv;
-  for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-  argv.push_back(nullptr);
-  pid_t pid = 0;
-  const int spawned = posix_spawn(&pid, args[0].c_str(), &actions, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  if (spawned != 0) {
-    return absl::InternalError(
-        absl::StrCat("cannot start ", args[0], ": ", std::strerror(spawned)));
-  }
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0) {
-    if (errno != EINTR) {
-      return absl::InternalError(absl::StrCat("waiting for ", args[0], ": ", std::strerror(errno)));
-    }
-  }
-  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
-  return WEXITSTATUS(status);
+      "no linker for host kernels (", found.status().message(),
+      "); install lld-16 or binutils, or set XLA_HOST_LINKER to a linker's path"));
 }
 
 }  // namespace
@@ -293,26 +194,21 @@ absl::StatusOr<std::string> LinkHostSharedObject(absl::string_view object,
                                                  const HostCompileOptions& options) {
   absl::StatusOr<std::string> linker = FindLinker(options);
   if (!linker.ok()) return linker.status();
-  absl::StatusOr<std::unique_ptr<ScopedTempDir>> dir = ScopedTempDir::Create();
+  absl::StatusOr<std::unique_ptr<ScopedTempDir>> dir = ScopedTempDir::Create("xla_host_");
   if (!dir.ok()) return dir.status();
   const std::string input = (*dir)->path() + "/kernels.o";
   const std::string output = (*dir)->path() + "/kernels.so";
-  const std::string log = (*dir)->path() + "/link.log";
-  if (absl::Status s = WriteBytes(input, object); !s.ok()) return s;
+  if (absl::Status s = WriteFileBytes(input, object); !s.ok()) return s;
   // No build id and no timestamps: the same object links to the same bytes.
-  const std::vector<std::string> args = {*linker,   "-shared",       "--build-id=none",
-                                         "-z",      "noexecstack",   "-z",
-                                         "now",     "--hash-style=both", "-o",
-                                         output,    input};
-  absl::StatusOr<int> exit_code = RunProcess(args, log);
-  if (!exit_code.ok()) return exit_code.status();
-  if (*exit_code != 0) {
-    absl::StatusOr<std::string> text = ReadBytes(log);
+  absl::StatusOr<ProcessResult> run =
+      RunProcess({*linker, "-shared", "--build-id=none", "-z", "noexecstack", "-z", "now",
+                  "--hash-style=both", "-o", output, input});
+  if (!run.ok()) return run.status();
+  if (run->exit_code != 0) {
     return absl::InternalError(absl::StrCat("linking host kernels with ", *linker,
-                                            " failed (exit ", *exit_code,
-                                            "): ", text.ok() ? *text : "(no output)"));
+                                            " failed (exit ", run->exit_code, "): ", run->output));
   }
-  return ReadBytes(output);
+  return ReadFileBytes(output);
 }
 
 absl::StatusOr<std::string> CompileHostSharedObject(llvm::Module& module,

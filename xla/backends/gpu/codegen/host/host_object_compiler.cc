@@ -3,22 +3,16 @@
 #include <algorithm>
 #include <cstdlib>
 #include <memory>
-#include <mutex>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringMap.h"
-#include "llvm/IR/LegacyPassManager.h"
-#include "llvm/IR/Verifier.h"
+#include "xla/backends/gpu/codegen/llvm_backend/llvm_backend.h"
 #include "llvm/MC/MCSubtargetInfo.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Object/ObjectFile.h"
-#include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/Host.h"
 #include "llvm/Support/MemoryBuffer.h"
-#include "llvm/Support/TargetSelect.h"
-#include "llvm/Support/raw_ostream.h"
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/Target/TargetOptions.h"
 #include "xla/util/subprocess.h"
@@ -28,31 +22,9 @@ namespace {
 
 constexpr char kTriple[] = "x86_64-unknown-linux-gnu";
 
-void InitializeX86Once() {
-  static std::once_flag once;
-  std::call_once(once, [] {
-    llvm::InitializeNativeTarget();
-    llvm::InitializeNativeTargetAsmPrinter();
-  });
-}
-
-llvm::OptimizationLevel PassBuilderLevel(int opt_level) {
-  static const llvm::OptimizationLevel* const kLevels[] = {
-      &llvm::OptimizationLevel::O0, &llvm::OptimizationLevel::O1,
-      &llvm::OptimizationLevel::O2, &llvm::OptimizationLevel::O3};
-  return *kLevels[std::clamp(opt_level, 0, 3)];
-}
-
-llvm::CodeGenOpt::Level CodeGenLevel(int opt_level) {
-  static const llvm::CodeGenOpt::Level kLevels[] = {
-      llvm::CodeGenOpt::None, llvm::CodeGenOpt::Less, llvm::CodeGenOpt::Default,
-      llvm::CodeGenOpt::Aggressive};
-  return kLevels[std::clamp(opt_level, 0, 3)];
-}
-
 absl::StatusOr<std::unique_ptr<llvm::TargetMachine>> MakeTargetMachine(
     const HostCompileOptions& options) {
-  InitializeX86Once();
+  InitializeLlvmTargets();
   std::string error;
   const llvm::Target* target = llvm::TargetRegistry::lookupTarget(kTriple, error);
   if (target == nullptr) {
@@ -84,29 +56,11 @@ absl::StatusOr<std::unique_ptr<llvm::TargetMachine>> MakeTargetMachine(
   llvm::TargetOptions target_options;
   std::unique_ptr<llvm::TargetMachine> machine(target->createTargetMachine(
       kTriple, cpu, features, target_options, llvm::Reloc::PIC_, std::nullopt,
-      CodeGenLevel(options.opt_level)));
+      CodeGenOptLevel(options.opt_level)));
   if (machine == nullptr) {
     return absl::InternalError(absl::StrCat("cannot create an x86-64 target machine for ", cpu));
   }
   return machine;
-}
-
-void Optimize(llvm::Module& module, llvm::TargetMachine& machine, int opt_level) {
-  llvm::LoopAnalysisManager lam;
-  llvm::FunctionAnalysisManager fam;
-  llvm::CGSCCAnalysisManager cgam;
-  llvm::ModuleAnalysisManager mam;
-  llvm::PassBuilder builder(&machine);
-  builder.registerModuleAnalyses(mam);
-  builder.registerCGSCCAnalyses(cgam);
-  builder.registerFunctionAnalyses(fam);
-  builder.registerLoopAnalyses(lam);
-  builder.crossRegisterProxies(lam, fam, cgam, mam);
-  const llvm::OptimizationLevel level = PassBuilderLevel(opt_level);
-  llvm::ModulePassManager passes = level == llvm::OptimizationLevel::O0
-                                       ? builder.buildO0DefaultPipeline(level)
-                                       : builder.buildPerModuleDefaultPipeline(level);
-  passes.run(module, mam);
 }
 
 absl::StatusOr<std::string> FindLinker(const HostCompileOptions& options) {
@@ -151,21 +105,9 @@ absl::StatusOr<std::string> CompileHostObject(llvm::Module& module,
   if (!machine.ok()) return machine.status();
   module.setTargetTriple(kTriple);
   module.setDataLayout((*machine)->createDataLayout());
-  std::string verifier_message;
-  llvm::raw_string_ostream verifier_stream(verifier_message);
-  if (llvm::verifyModule(module, &verifier_stream)) {
-    return absl::InternalError(absl::StrCat("host kernel module '", module.getName().str(),
-                                            "' is invalid LLVM IR: ", verifier_stream.str()));
-  }
-  Optimize(module, **machine, options.opt_level);
-  llvm::SmallVector<char, 0> object;
-  llvm::raw_svector_ostream stream(object);
-  llvm::legacy::PassManager codegen;
-  if ((*machine)->addPassesToEmitFile(codegen, stream, nullptr, llvm::CGFT_ObjectFile)) {
-    return absl::InternalError("the x86-64 target cannot emit object files");
-  }
-  codegen.run(module);
-  return std::string(object.begin(), object.end());
+  if (absl::Status v = VerifyLlvmModule(module); !v.ok()) return v;
+  OptimizeLlvmModule(module, **machine, options.opt_level);
+  return EmitMachineCode(module, **machine, llvm::CGFT_ObjectFile);
 }
 
 absl::StatusOr<std::vector<std::string>> UndefinedSymbols(absl::string_view object) {

@@ -1,0 +1,39 @@
+// What the host and NVPTX back ends share once a kernel module is built:
+// verification, the LLVM optimization pipeline at a given level, and machine
+// code emission (object file or assembly text) for a TargetMachine.
+//
+// Thread-safety: thread-safe for distinct modules and target machines.
+#ifndef XLA_BACKENDS_GPU_CODEGEN_LLVM_BACKEND_LLVM_BACKEND_H_
+#define XLA_BACKENDS_GPU_CODEGEN_LLVM_BACKEND_LLVM_BACKEND_H_
+
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Support/CodeGen.h"
+#include "llvm/Target/TargetMachine.h"
+
+namespace xla::gpu {
+
+// Registers every LLVM target this build uses (x86-64 and NVPTX); idempotent.
+void InitializeLlvmTargets();
+
+// The code generator's level for an optimization level 0..3 (clamped).
+llvm::CodeGenOpt::Level CodeGenOptLevel(int opt_level);
+
+// Verifies `module`; InternalError with the verifier's message when invalid.
+absl::Status VerifyLlvmModule(const llvm::Module& module);
+
+// Runs LLVM's default module pipeline for `opt_level` (0..3, clamped) tuned
+// for `machine`.
+void OptimizeLlvmModule(llvm::Module& module, llvm::TargetMachine& machine, int opt_level);
+
+// Machine code for `module`: an object file or assembly text. Errors: the
+// target cannot emit that kind of file.
+absl::StatusOr<std::string> EmitMachineCode(llvm::Module& module, llvm::TargetMachine& machine,
+                                            llvm::CodeGenFileType file_type);
+
+}  // namespace xla::gpu
+
+#endif  // XLA_BACKENDS_GPU_CODEGEN_LLVM_BACKEND_LLVM_BACKEND_H_

@@ -1,0 +1,131 @@
+#include "xla/backends/gpu/codegen/nvptx/nvptx_compiler.h"
+
+#include <cstdlib>
+#include <memory>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/Target/TargetMachine.h"
+#include "llvm/Target/TargetOptions.h"
+#include "xla/backends/gpu/codegen/llvm_backend/llvm_backend.h"
+#include "xla/util/subprocess.h"
+
+namespace xla::gpu {
+namespace {
+
+constexpr char kTriple[] = "nvptx64-nvidia-cuda";
+
+absl::StatusOr<std::unique_ptr<llvm::TargetMachine>> MakeTargetMachine(const NvptxTarget& target,
+                                                                       int opt_level) {
+  InitializeLlvmTargets();
+  std::string error;
+  const llvm::Target* llvm_target = llvm::TargetRegistry::lookupTarget(kTriple, error);
+  if (llvm_target == nullptr) {
+    return absl::InternalError(absl::StrCat("this LLVM has no NVPTX back end: ", error));
+  }
+  llvm::TargetOptions options;
+  std::unique_ptr<llvm::TargetMachine> machine(llvm_target->createTargetMachine(
+      kTriple, target.name, target.ptx_feature, options, llvm::Reloc::PIC_, std::nullopt,
+      CodeGenOptLevel(opt_level)));
+  if (machine == nullptr) {
+    return absl::InternalError(absl::StrCat("cannot create an NVPTX target machine for ",
+                                            target.name));
+  }
+  return machine;
+}
+
+}  // namespace
+
+absl::StatusOr<std::string> CompileToPtx(llvm::Module& module, const NvptxTarget& target,
+                                         int opt_level) {
+  absl::StatusOr<std::unique_ptr<llvm::TargetMachine>> machine =
+      MakeTargetMachine(target, opt_level);
+  if (!machine.ok()) return machine.status();
+  module.setTargetTriple(kTriple);
+  module.setDataLayout((*machine)->createDataLayout());
+  if (absl::Status v = VerifyLlvmModule(module); !v.ok()) return v;
+  OptimizeLlvmModule(module, **machine, opt_level);
+  return EmitMachineCode(module, **machine, llvm::CGFT_AssemblyFile);
+}
+
+absl::StatusOr<std::string> FindPtxas(const NvptxCompileOptions& options) {
+  std::vector<std::string> names;
+  if (!options.ptxas.empty()) {
+    names.push_back(options.ptxas);
+  } else if (const char* env = std::getenv("XLA_PTXAS"); env != nullptr && *env != '\0') {
+    names.push_back(env);
+  } else {
+    names.push_back("ptxas");
+  }
+  std::vector<std::string> dirs;
+  if (const char* cuda = std::getenv("CUDA_HOME"); cuda != nullptr && *cuda != '\0') {
+    dirs.push_back(absl::StrCat(cuda, "/bin"));
+  }
+  dirs.push_back("/usr/local/cuda/bin");
+  absl::StatusOr<std::string> found = FindTool(names, dirs);
+  if (found.ok()) return found;
+  return absl::NotFoundError(absl::StrCat(
+      "no ptxas (", found.status().message(),
+      "); install the CUDA toolkit, or set XLA_PTXAS or CUDA_HOME; the artifact keeps PTX only"));
+}
+
+absl::StatusOr<std::string> PtxasVersion(const std::string& ptxas) {
+  absl::StatusOr<ProcessResult> run = RunProcess({ptxas, "--version"});
+  if (!run.ok()) return run.status();
+  // "... Cuda compilation tools, release 13.0, V13.0.88"
+  const size_t v = run->output.rfind(", V");
+  if (run->exit_code != 0 || v == std::string::npos) {
+    return absl::InternalError(absl::StrCat("cannot read the version of ", ptxas, ": ",
+                                            run->output));
+  }
+  size_t end = v + 3;
+  while (end < run->output.size() &&
+         (std::isdigit(static_cast<unsigned char>(run->output[end])) || run->output[end] == '.')) {
+    ++end;
+  }
+  return run->output.substr(v + 3, end - v - 3);
+}
+
+absl::StatusOr<std::string> AssemblePtx(absl::string_view ptx, const NvptxTarget& target,
+                                        const std::string& ptxas) {
+  absl::StatusOr<std::unique_ptr<ScopedTempDir>> dir = ScopedTempDir::Create("xla_ptxas_");
+  if (!dir.ok()) return dir.status();
+  const std::string input = (*dir)->path() + "/kernels.ptx";
+  const std::string output = (*dir)->path() + "/kernels.cubin";
+  if (absl::Status s = WriteFileBytes(input, ptx); !s.ok()) return s;
+  absl::StatusOr<ProcessResult> run =
+      RunProcess({ptxas, absl::StrCat("-arch=", target.name), "-O3", input, "-o", output});
+  if (!run.ok()) return run.status();
+  if (run->exit_code != 0) {
+    return absl::InternalError(absl::StrCat(ptxas, " rejected the PTX for ", target.name,
+                                            " (exit ", run->exit_code, "): ", run->output));
+  }
+  return ReadFileBytes(output);
+}
+
+absl::StatusOr<NvptxBinary> CompileNvptx(llvm::Module& module, const NvptxTarget& target,
+                                         const NvptxCompileOptions& options) {
+  NvptxBinary binary;
+  absl::StatusOr<std::string> ptx = CompileToPtx(module, target, options.opt_level);
+  if (!ptx.ok()) return ptx.status();
+  binary.ptx = std::move(*ptx);
+  if (!options.make_cubin) {
+    binary.cubin_skipped_reason = "cubin not requested";
+    return binary;
+  }
+  absl::StatusOr<std::string> ptxas = FindPtxas(options);
+  if (!ptxas.ok()) {
+    binary.cubin_skipped_reason = std::string(ptxas.status().message());
+    return binary;
+  }
+  absl::StatusOr<std::string> version = PtxasVersion(*ptxas);
+  if (!version.ok()) return version.status();
+  binary.ptxas_version = *version;
+  absl::StatusOr<std::string> cubin = AssemblePtx(binary.ptx, target, *ptxas);
+  if (!cubin.ok()) return cubin.status();
+  binary.cubin = std::move(*cubin);
+  return binary;
+}
+
+}  // namespace xla::gpu

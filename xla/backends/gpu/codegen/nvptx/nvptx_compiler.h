@@ -1,0 +1,61 @@
+// The NVPTX back end: an LLVM module of kernels -> PTX text (LLVM 16's NVPTX
+// back end) -> a cubin (the CUDA toolkit's ptxas), both stored in the
+// artifact; the runtime prefers the cubin and JIT-compiles the PTX otherwise.
+//
+// ptxas is found through $XLA_PTXAS, then $CUDA_HOME/bin, /usr/local/cuda/bin
+// and PATH. Without it, CompileNvptx still returns the PTX and says in
+// `cubin_skipped_reason` why there is no cubin; that is not an error.
+//
+// Thread-safety: thread-safe; each call has its own TargetMachine and scratch
+// directory. The llvm::Module must not be used by another thread meanwhile.
+#ifndef XLA_BACKENDS_GPU_CODEGEN_NVPTX_NVPTX_COMPILER_H_
+#define XLA_BACKENDS_GPU_CODEGEN_NVPTX_NVPTX_COMPILER_H_
+
+#include <optional>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "llvm/IR/Module.h"
+#include "xla/backends/gpu/codegen/nvptx/nvptx_target.h"
+
+namespace xla::gpu {
+
+struct NvptxCompileOptions {
+  int opt_level = 3;       // LLVM optimization level, 0 to 3
+  bool make_cubin = true;  // run ptxas when it can be found
+  std::string ptxas;       // explicit ptxas path; empty: search (see above)
+};
+
+struct NvptxBinary {
+  std::string ptx;
+  std::optional<std::string> cubin;
+  std::string cubin_skipped_reason;  // set when !cubin
+  std::string ptxas_version;         // "13.0.88" when ptxas ran
+};
+
+// PTX text for `target`. Sets the module's triple and data layout, verifies
+// and optimizes it. Errors: invalid IR (the verifier's message), an LLVM
+// without the NVPTX back end.
+absl::StatusOr<std::string> CompileToPtx(llvm::Module& module, const NvptxTarget& target,
+                                         int opt_level);
+
+// The ptxas to use, or NotFound saying where it looked and how to fix it.
+absl::StatusOr<std::string> FindPtxas(const NvptxCompileOptions& options);
+
+// Assembles `ptx` into a cubin for `target` with ptxas at `ptxas`. Errors:
+// ptxas rejects the PTX (its log is in the message) or cannot be run.
+absl::StatusOr<std::string> AssemblePtx(absl::string_view ptx, const NvptxTarget& target,
+                                        const std::string& ptxas);
+
+// "13.0.88" from `ptxas --version`; errors when it cannot be run or parsed.
+absl::StatusOr<std::string> PtxasVersion(const std::string& ptxas);
+
+// CompileToPtx, then AssemblePtx when options.make_cubin and ptxas is found.
+// A ptxas that is found but rejects the PTX is an error (a compiler bug).
+absl::StatusOr<NvptxBinary> CompileNvptx(llvm::Module& module, const NvptxTarget& target,
+                                         const NvptxCompileOptions& options);
+
+}  // namespace xla::gpu
+
+#endif  // XLA_BACKENDS_GPU_CODEGEN_NVPTX_NVPTX_COMPILER_H_

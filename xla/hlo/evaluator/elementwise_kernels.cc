@@ -116,7 +116,7 @@ C CAtan2(C y, C x) {
 // ---- integer functions (raw bits out; SetBits wraps to the width) ----
 
 uint64_t INeg(const IntValue& a) { return uint64_t{0} - a.bits; }
-uint64_t IAbs(const IntValue& a) { return a.value < 0 ? uint64_t{0} - a.bits : a.bits; }
+uint64_t IAbs(const IntValue& a) { return a.is_signed && a.value < 0 ? uint64_t{0} - a.bits : a.bits; }
 uint64_t ISign(const IntValue& a) {
   if (!a.is_signed) return a.bits != 0 ? 1 : 0;
   return static_cast<uint64_t>(static_cast<int64_t>(a.value > 0) - (a.value < 0));

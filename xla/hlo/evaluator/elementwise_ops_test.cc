@@ -706,5 +706,17 @@ TEST(Elementwise, UnsupportedTypesAreErrorsNamingTheInstruction) {
   EXPECT_TRUE(absl::StrContains(r.status().message(), "popcnt 'r'")) << r.status();
 }
 
+// abs of an unsigned value is the value itself, also at and above 2^63.
+TEST(Elementwise, AbsOfUnsignedIsIdentity) {
+  Literal a(Shape::Array(PrimitiveType::U64, {3}));
+  a.SetBits(0, uint64_t{1} << 63);
+  a.SetBits(1, ~uint64_t{0});
+  a.SetBits(2, 5);
+  std::vector<Literal> args;
+  args.push_back(a);
+  Literal r = Eval(Unary("u64", "3", "abs"), args);
+  for (int64_t i = 0; i < 3; ++i) EXPECT_EQ(r.GetBits(i), a.GetBits(i)) << i;
+}
+
 }  // namespace
 }  // namespace xla

@@ -8,16 +8,12 @@
 namespace xla {
 
 std::vector<const HloComputation*> ScheduledCallees(const HloInstruction& caller) {
-  switch (caller.opcode()) {
-    case HloOpcode::kWhile:
-    case HloOpcode::kConditional:
-    case HloOpcode::kCall: {
-      std::vector<HloComputation*> called = caller.called_computations();
-      return std::vector<const HloComputation*>(called.begin(), called.end());
-    }
-    default:
-      return {};
+  const HloOpcode op = caller.opcode();
+  if (op != HloOpcode::kWhile && op != HloOpcode::kConditional && op != HloOpcode::kCall) {
+    return {};
   }
+  std::vector<HloComputation*> called = caller.called_computations();
+  return std::vector<const HloComputation*>(called.begin(), called.end());
 }
 
 std::vector<const HloComputation*> ComputationsNeedingSchedule(const HloModule& module) {

@@ -1,0 +1,37 @@
+// Inserts the copies buffer assignment needs where a buffer cannot be shared
+// (see alias_analysis.h for the sharing rules). Run after the optimization
+// passes and before scheduling; keeps the module's meaning.
+//
+// * first, every while body, condition, branch or call target called from
+//   more than one place gets a clone per extra call site (alias analysis
+//   needs one call site each);
+// * while init: a leaf gets `copy` unless it is a value the init is its only
+//   consumer of, defined in the caller by an instruction that is not a
+//   parameter or constant (anything else would be overwritten by the loop);
+// * while body root: a leaf that is not the body parameter's own leaf is
+//   written into the loop-carried buffer. A value computed in the body whose
+//   only consumer is the root, and that reads the old value only in place
+//   (in_place.h), is ordered after every other reader of the old value by
+//   control edges and needs no copy; otherwise a `copy` (two when the source
+//   is another leaf of the parameter, so swaps work) is ordered that way;
+// * conditional branch and call roots: a leaf gets `copy` unless it is a
+//   fresh value whose only consumer is the root;
+// * entry root: a leaf gets `copy` when it is a constant, a parameter that
+//   input_output_alias / buffer_donor does not let it share, or a value
+//   already returned at an earlier leaf.
+// Not thread-safe (mutates the module).
+#ifndef XLA_SERVICE_BUFFER_ASSIGNMENT_COPY_INSERTION_H_
+#define XLA_SERVICE_BUFFER_ASSIGNMENT_COPY_INSERTION_H_
+
+#include "absl/status/statusor.h"
+#include "xla/hlo/ir/hlo_module.h"
+
+namespace xla {
+
+// Returns whether anything changed. Fails only on malformed modules (no
+// entry computation, a while without body); the module is then unchanged.
+absl::StatusOr<bool> AddCopiesForWhileAndConditional(HloModule* module);
+
+}  // namespace xla
+
+#endif  // XLA_SERVICE_BUFFER_ASSIGNMENT_COPY_INSERTION_H_

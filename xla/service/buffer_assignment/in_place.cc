@@ -1,0 +1,71 @@
+#include "xla/service/buffer_assignment/in_place.h"
+
+#include <vector>
+
+#include "absl/container/flat_hash_set.h"
+#include "xla/hlo/ir/hlo_computation.h"
+
+namespace xla {
+namespace {
+
+bool IsElementwiseLike(const HloInstruction& instr) {
+  return IsElementwise(instr.opcode()) || instr.opcode() == HloOpcode::kSelect ||
+         instr.opcode() == HloOpcode::kClamp || instr.opcode() == HloOpcode::kConvert;
+}
+
+// Same element positions and the same number of bytes.
+bool SameBufferLayout(const Shape& a, const Shape& b) {
+  if (!a.IsArray() || !b.IsArray()) return false;
+  if (a.dimensions() != b.dimensions()) return false;
+  if (a.has_layout() && b.has_layout() && a.layout() != b.layout()) return false;
+  if (a.has_layout() != b.has_layout()) {
+    // A missing layout means the default (major-to-minor) one.
+    Shape with_a = a, with_b = b;
+    with_a.SetDefaultLayout();
+    with_b.SetDefaultLayout();
+    if (with_a.layout() != with_b.layout()) return false;
+  }
+  return a.ByteSize().has_value() && a.ByteSize() == b.ByteSize();
+}
+
+// Every path from fused parameter `param` to the fused root goes through
+// elementwise ops whose shape matches the root's dimensions.
+bool ReachesRootElementwise(const HloComputation& fused, const HloInstruction* param) {
+  const HloInstruction* root = fused.root_instruction();
+  if (root == nullptr || !root->shape().IsArray()) return false;
+  std::vector<const HloInstruction*> stack = {param};
+  absl::flat_hash_set<const HloInstruction*> seen = {param};
+  while (!stack.empty()) {
+    const HloInstruction* at = stack.back();
+    stack.pop_back();
+    if (at != param) {
+      if (!IsElementwiseLike(*at)) return false;
+      if (!at->shape().IsArray() || at->shape().dimensions() != root->shape().dimensions()) {
+        return false;
+      }
+    }
+    for (const HloInstruction* user : at->users()) {
+      if (seen.insert(user).second) stack.push_back(user);
+    }
+  }
+  return seen.contains(root);
+}
+
+}  // namespace
+
+bool CanShareOperandBuffer(const HloInstruction& user, int64_t operand_index) {
+  if (operand_index < 0 || operand_index >= user.operand_count()) return false;
+  const Shape& out = user.shape();
+  const Shape& in = user.operand(operand_index)->shape();
+  if (!SameBufferLayout(out, in)) return false;
+  if (user.opcode() == HloOpcode::kDynamicUpdateSlice) return operand_index == 0;
+  if (IsElementwiseLike(user)) return true;
+  if (user.opcode() != HloOpcode::kFusion) return false;
+  if (user.GetString(AttrId::kFusionKind) != "kLoop") return false;
+  const HloComputation* fused = user.GetComputation(AttrId::kCalls);
+  if (fused == nullptr || operand_index >= fused->num_parameters()) return false;
+  const HloInstruction* param = fused->parameter_instruction(operand_index);
+  return param != nullptr && ReachesRootElementwise(*fused, param);
+}
+
+}  // namespace xla

@@ -1,0 +1,32 @@
+// Which operands an instruction may overwrite with its result.
+//
+// Purely structural: says whether the *kernel* for `user` stays correct when
+// its output and operand `operand_index` are the same bytes. Whether the
+// operand's value is still needed afterwards is liveness, decided by buffer
+// assignment. Thread-safe.
+#ifndef XLA_SERVICE_BUFFER_ASSIGNMENT_IN_PLACE_H_
+#define XLA_SERVICE_BUFFER_ASSIGNMENT_IN_PLACE_H_
+
+#include <cstdint>
+
+#include "xla/hlo/ir/hlo_instruction.h"
+
+namespace xla {
+
+// True when `user` (whose result is one array) may write its result into
+// the buffer of operand `operand_index`:
+//   * dynamic-update-slice, operand 0 (the updated array);
+//   * elementwise ops (the opcode table's elementwise categories, plus
+//     select, clamp and convert) on an operand of the result's dimensions, layout and
+//     byte size;
+//   * loop fusions (kind=kLoop) whose fused parameter `operand_index` has
+//     the result's dimensions, layout and byte size and reaches the fused
+//     root only through elementwise ops of those dimensions, so element i
+//     of the result is computed from element i of the operand only.
+// False for everything else, including out-of-range indices and tuple
+// results.
+bool CanShareOperandBuffer(const HloInstruction& user, int64_t operand_index);
+
+}  // namespace xla
+
+#endif  // XLA_SERVICE_BUFFER_ASSIGNMENT_IN_PLACE_H_

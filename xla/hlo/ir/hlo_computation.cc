@@ -96,6 +96,19 @@ int64_t HloComputation::RemoveInstructions(const std::vector<HloInstruction*>& d
   return static_cast<int64_t>(before - instructions_.size());
 }
 
+bool HloComputation::ReorderInstructions(const std::vector<const HloInstruction*>& order) {
+  if (order.size() != instructions_.size()) return false;
+  absl::flat_hash_map<const HloInstruction*, size_t> position;
+  position.reserve(order.size());
+  for (size_t i = 0; i < order.size(); ++i) {
+    if (order[i]->parent() != this || !position.emplace(order[i], i).second) return false;
+  }
+  std::sort(instructions_.begin(), instructions_.end(), [&](const auto& a, const auto& b) {
+    return position.at(a.get()) < position.at(b.get());
+  });
+  return true;
+}
+
 void HloComputation::SortInstructionsInPostOrder() {
   std::vector<HloInstruction*> order = MakePostOrder();
   absl::flat_hash_map<const HloInstruction*, size_t> position;

@@ -40,6 +40,10 @@ class HloComputation {
   // Reorders the instruction list into MakePostOrder() order, so printing
   // lists operands before users. Instructions are not otherwise changed.
   void SortInstructionsInPostOrder();
+  // Reorders the instruction list to `order`, which must name every
+  // instruction of this computation exactly once. Returns false, changing
+  // nothing, otherwise. Does not check that `order` is topological.
+  bool ReorderInstructions(const std::vector<const HloInstruction*>& order);
 
   // `base` if no instruction of this computation has that name, otherwise
   // `base.N` for the smallest N that is free.

@@ -116,6 +116,18 @@ TEST(Computation, BatchRemovalControlEdgesAndSort) {
   EXPECT_LT(pos("sq"), pos("late_user"));
   EXPECT_LT(pos("p0"), pos("sq"));
   EXPECT_EQ(names.size(), 4u);
+
+  // An explicit order; a list that misses or repeats an instruction is refused.
+  std::vector<const HloInstruction*> order;
+  for (auto it = c->instructions().rbegin(); it != c->instructions().rend(); ++it) {
+    order.push_back(it->get());
+  }
+  ASSERT_TRUE(c->ReorderInstructions(order));
+  EXPECT_EQ(c->instructions().front()->name(), names.back());
+  order.pop_back();
+  EXPECT_FALSE(c->ReorderInstructions(order));
+  order.push_back(order.front());
+  EXPECT_FALSE(c->ReorderInstructions(order));
 }
 
 TEST(ReplicaGroups, IotaExpansion) {

@@ -133,22 +133,9 @@ absl::Status ApplySchedule(HloModule* module, const HloSchedule& schedule) {
   for (const HloComputation* c : schedule.computations()) {
     const auto& seq = schedule.sequence(c);
     if (seq.empty()) continue;
-    // HloComputation has no "reorder" call, but SortInstructionsInPostOrder
-    // honours control edges, and a chain of control edges through the
-    // sequence makes the sequence the only post order. The original edges
-    // are restored afterwards.
-    std::vector<std::pair<HloInstruction*, std::vector<HloInstruction*>>> saved;
-    saved.reserve(seq.size());
-    for (const HloInstruction* instr : seq) {
-      auto* mutable_instr = const_cast<HloInstruction*>(instr);
-      saved.push_back({mutable_instr, mutable_instr->control_predecessors()});
-    }
-    for (auto& [instr, preds] : saved) instr->DropControlEdges();
-    for (size_t i = 1; i < saved.size(); ++i) saved[i].first->AddControlPredecessor(saved[i - 1].first);
-    const_cast<HloComputation*>(c)->SortInstructionsInPostOrder();
-    for (auto& [instr, preds] : saved) instr->DropControlEdges();
-    for (auto& [instr, preds] : saved) {
-      for (HloInstruction* pred : preds) instr->AddControlPredecessor(pred);
+    if (!const_cast<HloComputation*>(c)->ReorderInstructions(seq)) {
+      return absl::InternalError(absl::StrCat("schedule of computation '", c->name(),
+                                              "' does not list each instruction once"));
     }
   }
   module->mutable_config()->is_scheduled = true;

@@ -1,0 +1,103 @@
+// Host kernels for fusion instructions: one LLVM function per fusion that
+// follows xla/stream_executor/host/host_kernel_abi.h.
+//
+// The kernel's buffer arguments are the fusion's operands in order, then one
+// output buffer per array leaf of the fusion's shape (tuple elements in order
+// for multi-output fusions). The kernel loops over its block range; blocks
+// are independent and each writes a disjoint part of the outputs, except for
+// the kinds that use a single block (scatter, whole reduction).
+//
+// Kinds (chosen by a small classifier in the .cc, reported in
+// HostKernelInfo::kind):
+//   loop               no reduce: per output element, the fused computation
+//                      through the elemental emitter; block = rows x column
+//                      chunk of the output, inner loop unit-stride.
+//   transpose          loop whose computation holds a transpose moving the
+//                      minor dimension: tiles of transpose_tile^2 elements.
+//   row_reduction      every reduce reduces the trailing dims of the same
+//   row_normalization  input dims D (row = the kept prefix); per row the
+//   whole_reduction    reductions are computed once (dependency order,
+//                      later ones reading earlier cached values), then
+//                      outputs of the row shape or of D are written.
+//                      whole = no kept dims (one block, sequential).
+//   column_reduction   every root is a reduce of [R,C] dims={0} or [A,R,C]
+//                      dims={1}: block = (a, chunk of C), accumulators along
+//                      C in a stack array, loop over R outside.
+//   generic_reduction  any other fusion with reduces: per output leaf, per
+//                      element, a loop over the reduced dims.
+//   dus_in_place       root dynamic-update-slice of a fused parameter whose
+//                      buffer the output aliases: only the update is written.
+//   scatter            root scatter: one block, sequential in update order,
+//                      the operand copied first unless the output aliases it.
+// Every reduction accumulates sequentially over the reduced dims in
+// row-major order starting from the init value, exactly as the reference
+// evaluator does, so results are bit-identical to it (at the cost of no
+// vectorization along a reduced row). No fast-math flags are used.
+//
+// Thread-safety: emission mutates `module` (not thread-safe for one module);
+// the emitted kernel is safe to call concurrently on disjoint block ranges.
+#ifndef XLA_BACKENDS_GPU_CODEGEN_HOST_HOST_FUSION_EMITTER_H_
+#define XLA_BACKENDS_GPU_CODEGEN_HOST_HOST_FUSION_EMITTER_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "llvm/IR/Module.h"
+#include "xla/hlo/ir/hlo_instruction.h"
+#include "xla/types/shape.h"
+
+namespace xla::gpu {
+
+struct HostEmitOptions {
+  // Approximate bytes of output (or, for reductions, of input) per block.
+  int64_t target_block_bytes = 32 * 1024;
+  // Edge of the square tiles of transpose kernels.
+  int64_t transpose_tile = 64;
+  // Column reductions: most columns per block (accumulators on the stack).
+  int64_t column_chunk = 512;
+  // Per buffer argument (operands, then outputs): true when the buffer
+  // overlaps no other argument, so it may be marked `noalias`. Empty: none.
+  std::vector<bool> noalias;
+  // Per buffer argument: the alignment in bytes the caller guarantees (a
+  // power of two); smaller than 16 or missing means 16.
+  std::vector<int64_t> alignment;
+  // Per output leaf: the operand index whose buffer the output shares, or
+  // -1. Enables in-place dynamic-update-slice and scatter. Empty: none.
+  std::vector<int64_t> output_aliases_operand;
+};
+
+// One buffer argument of the kernel.
+struct HostKernelArg {
+  bool is_output = false;
+  // Operand number, or output leaf number.
+  int64_t index = 0;
+  Shape shape;
+};
+
+struct HostKernelInfo {
+  std::string symbol;
+  // The grid: the runtime splits [0, total_blocks) across threads. 0 when
+  // the output is empty (nothing to launch).
+  int64_t total_blocks = 0;
+  std::vector<HostKernelArg> args;
+  // The kind of kernel emitted ("loop", "row_normalization", ... see above).
+  std::string kind;
+};
+
+// Adds kernel `symbol` for `fusion` (a kFusion instruction with a called
+// computation) to `module`. Errors: InvalidArgument when `fusion` is not a
+// fusion, has tuple-shaped operands, or `symbol` already exists in
+// `module`; Unimplemented naming the fused instruction when it contains an
+// op no host emitter handles (dot, convolution, gather, sort, reduce-window,
+// variadic scatter, ...). On error the module may hold a partial function
+// that the caller must discard with the module.
+absl::StatusOr<HostKernelInfo> EmitHostFusionKernel(const HloInstruction& fusion,
+                                                    const std::string& symbol,
+                                                    const HostEmitOptions& options,
+                                                    llvm::Module* module);
+
+}  // namespace xla::gpu
+
+#endif  // XLA_BACKENDS_GPU_CODEGEN_HOST_HOST_FUSION_EMITTER_H_

@@ -1,0 +1,81 @@
+#include "xla/stream_executor/cuda/cublas_api.h"
+
+#include <atomic>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "xla/stream_executor/cuda/dso_loader.h"
+
+namespace stream_executor::cuda {
+namespace {
+
+constexpr char kAdvice[] =
+    "GEMMs on CUDA targets need cuBLAS: install the CUDA toolkit's cuBLAS "
+    "libraries, or recompile with --target=host";
+
+std::atomic<const CublasApi*> testing_api{nullptr};
+
+absl::StatusOr<CublasApi> Load() {
+  const std::vector<std::string> candidates(std::begin(kCublasLibraries),
+                                            std::end(kCublasLibraries));
+  absl::StatusOr<OpenedLibrary> library =
+      OpenLibrary("cuBLAS", candidates, kCublasLibraryEnv, kAdvice);
+  if (!library.ok()) return library.status();
+  CublasApi api;
+#define XLA_CUBLAS_RESOLVE(name, type)                                \
+  {                                                                   \
+    absl::StatusOr<void*> symbol = LookupSymbol(*library, #name, kAdvice); \
+    if (!symbol.ok()) return symbol.status();                         \
+    api.name = reinterpret_cast<type>(*symbol);                       \
+  }
+  XLA_CUBLAS_API(XLA_CUBLAS_RESOLVE)
+#undef XLA_CUBLAS_RESOLVE
+  return api;
+}
+
+struct CodeMapping {
+  cublasStatus_t status;
+  absl::StatusCode code;
+};
+
+constexpr CodeMapping kCodes[] = {
+    {CUBLAS_STATUS_INVALID_VALUE, absl::StatusCode::kInvalidArgument},
+    {CUBLAS_STATUS_ALLOC_FAILED, absl::StatusCode::kResourceExhausted},
+    {CUBLAS_STATUS_NOT_SUPPORTED, absl::StatusCode::kUnimplemented},
+    {CUBLAS_STATUS_ARCH_MISMATCH, absl::StatusCode::kFailedPrecondition},
+    {CUBLAS_STATUS_NOT_INITIALIZED, absl::StatusCode::kFailedPrecondition},
+};
+
+}  // namespace
+
+absl::StatusOr<const CublasApi*> LoadCublasApi() {
+  if (const CublasApi* api = testing_api.load()) return api;
+  static const absl::StatusOr<CublasApi>* const loaded =
+      new absl::StatusOr<CublasApi>(Load());
+  if (!loaded->ok()) return loaded->status();
+  return &**loaded;
+}
+
+void SetCublasApiForTesting(const CublasApi* api) { testing_api.store(api); }
+
+absl::Status CublasStatus(const CublasApi& api, absl::string_view call,
+                          cublasStatus_t status) {
+  if (status == CUBLAS_STATUS_SUCCESS) return absl::OkStatus();
+  absl::StatusCode code = absl::StatusCode::kInternal;
+  for (const CodeMapping& mapping : kCodes) {
+    if (mapping.status == status) code = mapping.code;
+  }
+  const char* name =
+      api.cublasGetStatusName != nullptr ? api.cublasGetStatusName(status) : nullptr;
+  const char* text = api.cublasGetStatusString != nullptr
+                         ? api.cublasGetStatusString(status)
+                         : nullptr;
+  return absl::Status(
+      code, absl::StrCat(call, ": ",
+                         name != nullptr ? name
+                                         : absl::StrCat("cublasStatus_t ",
+                                                        static_cast<int>(status)),
+                         ": ", text != nullptr ? text : "no description"));
+}
+
+}  // namespace stream_executor::cuda

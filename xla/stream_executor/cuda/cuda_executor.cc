@@ -1,0 +1,194 @@
+#include "xla/stream_executor/cuda/cuda_executor.h"
+
+#include <utility>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "xla/stream_executor/cuda/cuda_event.h"
+#include "xla/stream_executor/cuda/cuda_kernel_module.h"
+#include "xla/stream_executor/cuda/cuda_stream.h"
+#include "xla/util/status_macros.h"
+
+namespace stream_executor::cuda {
+namespace {
+
+// Where each integer limit comes from.
+struct AttributeField {
+  CUdevice_attribute attribute;
+  int64_t DeviceLimits::*field;
+};
+
+absl::StatusOr<int> ReadAttribute(const CudaDriverApi& api, CUdevice device,
+                                  CUdevice_attribute attribute) {
+  int value = 0;
+  CU_RETURN_IF_ERROR(api, cuDeviceGetAttribute, &value, attribute, device);
+  return value;
+}
+
+absl::Status WithOrdinal(int ordinal, const absl::Status& status) {
+  return absl::Status(status.code(),
+                      absl::StrCat("cannot open CUDA device ", ordinal, ": ",
+                                   status.message()));
+}
+
+}  // namespace
+
+absl::StatusOr<DeviceLimits> ReadCudaDeviceLimits(const CudaDriverApi& api,
+                                                  CUdevice device) {
+  static constexpr AttributeField kScalars[] = {
+      {CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
+       &DeviceLimits::max_threads_per_block},
+      {CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK,
+       &DeviceLimits::shared_memory_per_block},
+      {CU_DEVICE_ATTRIBUTE_WARP_SIZE, &DeviceLimits::warp_size},
+  };
+  struct DimField {
+    CUdevice_attribute attribute;
+    Dim3Limit DeviceLimits::*dims;
+    int64_t Dim3Limit::*extent;
+  };
+  static constexpr DimField kDims[] = {
+      {CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X, &DeviceLimits::max_block_dims, &Dim3Limit::x},
+      {CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y, &DeviceLimits::max_block_dims, &Dim3Limit::y},
+      {CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z, &DeviceLimits::max_block_dims, &Dim3Limit::z},
+      {CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X, &DeviceLimits::max_grid_dims, &Dim3Limit::x},
+      {CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y, &DeviceLimits::max_grid_dims, &Dim3Limit::y},
+      {CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z, &DeviceLimits::max_grid_dims, &Dim3Limit::z},
+  };
+  DeviceLimits limits;
+  for (const AttributeField& scalar : kScalars) {
+    ASSIGN_OR_RETURN(int value, ReadAttribute(api, device, scalar.attribute));
+    limits.*scalar.field = value;
+  }
+  for (const DimField& dim : kDims) {
+    ASSIGN_OR_RETURN(int value, ReadAttribute(api, device, dim.attribute));
+    (limits.*dim.dims).*dim.extent = value;
+  }
+  ASSIGN_OR_RETURN(int major,
+                   ReadAttribute(api, device,
+                                 CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR));
+  ASSIGN_OR_RETURN(int minor,
+                   ReadAttribute(api, device,
+                                 CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR));
+  limits.compute_capability = absl::StrCat(major, ".", minor);
+  size_t total = 0;
+  CU_RETURN_IF_ERROR(api, cuDeviceTotalMem_v2, &total, device);
+  limits.memory_size = total;
+  return limits;
+}
+
+absl::StatusOr<std::unique_ptr<CudaExecutor>> CudaExecutor::Create(
+    const CudaDriverApi& api, int ordinal) {
+  CUdevice device = 0;
+  absl::Status status = CU_STATUS(api, cuDeviceGet, &device, ordinal);
+  if (!status.ok()) return WithOrdinal(ordinal, status);
+  absl::StatusOr<DeviceLimits> limits = ReadCudaDeviceLimits(api, device);
+  if (!limits.ok()) return WithOrdinal(ordinal, limits.status());
+  CudaComputeCapability cc;
+  // The limits hold "<major>.<minor>", parsed back to keep one query path.
+  absl::StatusOr<CudaComputeCapability> parsed =
+      ParseCudaComputeCapability(limits->compute_capability);
+  if (!parsed.ok()) return WithOrdinal(ordinal, parsed.status());
+  cc = *parsed;
+  int driver_version = 0;
+  status = CU_STATUS(api, cuDriverGetVersion, &driver_version);
+  if (!status.ok()) return WithOrdinal(ordinal, status);
+  char name[256] = {};
+  status = CU_STATUS(api, cuDeviceGetName, name, sizeof(name) - 1, device);
+  if (!status.ok()) return WithOrdinal(ordinal, status);
+  CUcontext context = nullptr;
+  status = CU_STATUS(api, cuDevicePrimaryCtxRetain, &context, device);
+  if (!status.ok()) return WithOrdinal(ordinal, status);
+  status = CU_STATUS(api, cuCtxSetCurrent, context);
+  if (!status.ok()) {
+    (void)CU_STATUS(api, cuDevicePrimaryCtxRelease_v2, device);
+    return WithOrdinal(ordinal, status);
+  }
+  return std::unique_ptr<CudaExecutor>(
+      new CudaExecutor(api, ordinal, device, context, *std::move(limits), cc,
+                       driver_version, name));
+}
+
+CudaExecutor::~CudaExecutor() {
+  (void)CU_STATUS(api_, cuCtxSetCurrent, context_);
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (const auto& [pointer, size] : allocations_) {
+      (void)CU_STATUS(api_, cuMemFree_v2, pointer);
+    }
+  }
+  (void)CU_STATUS(api_, cuDevicePrimaryCtxRelease_v2, device_);
+}
+
+absl::StatusOr<DeviceMemoryBase> CudaExecutor::Allocate(uint64_t size) {
+  if (size == 0) return DeviceMemoryBase();
+  const std::string what =
+      absl::StrCat("cannot allocate ", size, " bytes on CUDA device ", ordinal_);
+  if (size > limits_.memory_size) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        what, ": the device has ", limits_.memory_size, " bytes of memory"));
+  }
+  CUdeviceptr pointer = 0;
+  absl::Status status = CU_STATUS(api_, cuCtxSetCurrent, context_);
+  if (status.ok()) status = CU_STATUS(api_, cuMemAlloc_v2, &pointer, size);
+  if (!status.ok()) {
+    return absl::Status(status.code(), absl::StrCat(what, ": ", status.message()));
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  allocations_.emplace(pointer, size);
+  allocated_bytes_ += size;
+  return DeviceMemoryBase(reinterpret_cast<void*>(pointer), size);
+}
+
+absl::Status CudaExecutor::Deallocate(DeviceMemoryBase memory) {
+  if (memory.is_null()) return absl::OkStatus();
+  const CUdeviceptr pointer = reinterpret_cast<uintptr_t>(memory.opaque);
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = allocations_.find(pointer);
+    if (it == allocations_.end() || it->second != memory.size) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "cannot deallocate ", memory.size, " bytes at 0x",
+          absl::Hex(pointer), " on CUDA device ", ordinal_,
+          ": not a live allocation of this device (freed twice, never "
+          "allocated, or a slice)"));
+    }
+    allocated_bytes_ -= it->second;
+    allocations_.erase(it);
+  }
+  RETURN_IF_ERROR(CU_STATUS(api_, cuCtxSetCurrent, context_));
+  return CU_STATUS(api_, cuMemFree_v2, pointer);
+}
+
+uint64_t CudaExecutor::allocated_bytes() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return allocated_bytes_;
+}
+
+absl::StatusOr<std::unique_ptr<Stream>> CudaExecutor::CreateStream() {
+  ASSIGN_OR_RETURN(std::unique_ptr<CudaStream> stream,
+                   CudaStream::Create(api_, context_, limits_));
+  return std::unique_ptr<Stream>(std::move(stream));
+}
+
+absl::StatusOr<std::unique_ptr<Event>> CudaExecutor::CreateEvent() {
+  ASSIGN_OR_RETURN(std::unique_ptr<CudaEvent> event,
+                   CudaEvent::Create(api_, context_));
+  return std::unique_ptr<Event>(std::move(event));
+}
+
+absl::StatusOr<std::unique_ptr<KernelModule>> CudaExecutor::LoadKernelModule(
+    absl::string_view name, absl::string_view bytes) {
+  ASSIGN_OR_RETURN(std::unique_ptr<CudaKernelModule> module,
+                   CudaKernelModule::Load(api_, context_, name, bytes));
+  return std::unique_ptr<KernelModule>(std::move(module));
+}
+
+absl::Status CudaExecutor::CheckDeviceCompatibility(
+    absl::string_view required_cc, int required_driver_version,
+    bool has_ptx) const {
+  return CheckCudaCompatibility(cc_, driver_version_, required_cc,
+                                required_driver_version, has_ptx);
+}
+
+}  // namespace stream_executor::cuda

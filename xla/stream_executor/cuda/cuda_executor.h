@@ -1,0 +1,105 @@
+// CudaExecutor: one CUDA device (see stream_executor.h), on the device's
+// primary context.
+//
+// Memory comes from cuMemAlloc (256-byte aligned by the driver); the
+// executor tracks live allocations so Deallocate can reject slices and
+// double frees. Limits come from the device attributes (ReadCudaDeviceLimits).
+//
+// Thread-safety: every method may be called from any thread.
+#ifndef XLA_STREAM_EXECUTOR_CUDA_CUDA_EXECUTOR_H_
+#define XLA_STREAM_EXECUTOR_CUDA_CUDA_EXECUTOR_H_
+
+#include <cuda.h>
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/statusor.h"
+#include "xla/stream_executor/cuda/cuda_compatibility.h"
+#include "xla/stream_executor/cuda/cuda_driver_api.h"
+#include "xla/stream_executor/stream_executor.h"
+
+namespace stream_executor::cuda {
+
+// The limits of `device` from its attributes (threads and dims per block,
+// grid dims, shared memory per block, warp size, compute capability) and
+// cuDeviceTotalMem. The driver's error when a query fails.
+absl::StatusOr<DeviceLimits> ReadCudaDeviceLimits(const CudaDriverApi& api,
+                                                  CUdevice device);
+
+class CudaExecutor : public StreamExecutor {
+ public:
+  static constexpr char kPlatformName[] = "cuda";
+
+  // Opens device `ordinal`: retains its primary context and reads its
+  // limits, compute capability and the driver version. cuInit must have
+  // succeeded. The driver's error, naming the ordinal, when a call fails.
+  static absl::StatusOr<std::unique_ptr<CudaExecutor>> Create(
+      const CudaDriverApi& api, int ordinal);
+  // Frees what is still allocated and releases the primary context.
+  ~CudaExecutor() override;
+
+  absl::string_view platform_name() const override { return kPlatformName; }
+  int device_ordinal() const override { return ordinal_; }
+  const DeviceLimits& limits() const override { return limits_; }
+
+  absl::StatusOr<DeviceMemoryBase> Allocate(uint64_t size) override;
+  absl::Status Deallocate(DeviceMemoryBase memory) override;
+  uint64_t allocated_bytes() const override;
+
+  absl::StatusOr<std::unique_ptr<Stream>> CreateStream() override;
+  absl::StatusOr<std::unique_ptr<Event>> CreateEvent() override;
+  absl::StatusOr<std::unique_ptr<KernelModule>> LoadKernelModule(
+      absl::string_view name, absl::string_view bytes) override;
+
+  // The device's compute capability (cuDeviceGetAttribute).
+  const CudaComputeCapability& compute_capability() const { return cc_; }
+  // The driver's CUDA version (cuDriverGetVersion), e.g. 12040 for 12.4.
+  int driver_version() const { return driver_version_; }
+  // The device name (cuDeviceGetName), for messages.
+  const std::string& device_name() const { return device_name_; }
+
+  // CheckCudaCompatibility against this device and driver (see
+  // cuda_compatibility.h): FailedPrecondition naming both values when the
+  // device's compute capability does not match `required_cc` (e.g. "sm_90")
+  // or the driver is older than `required_driver_version` (e.g. 12040).
+  absl::Status CheckDeviceCompatibility(absl::string_view required_cc,
+                                        int required_driver_version,
+                                        bool has_ptx = true) const;
+
+  const CudaDriverApi& api() const { return api_; }
+  CUcontext context() const { return context_; }
+
+ private:
+  CudaExecutor(const CudaDriverApi& api, int ordinal, CUdevice device,
+               CUcontext context, DeviceLimits limits, CudaComputeCapability cc,
+               int driver_version, std::string device_name)
+      : api_(api),
+        ordinal_(ordinal),
+        device_(device),
+        context_(context),
+        limits_(std::move(limits)),
+        cc_(cc),
+        driver_version_(driver_version),
+        device_name_(std::move(device_name)) {}
+
+  const CudaDriverApi& api_;
+  const int ordinal_;
+  const CUdevice device_;
+  const CUcontext context_;
+  const DeviceLimits limits_;
+  const CudaComputeCapability cc_;
+  const int driver_version_;
+  const std::string device_name_;
+
+  mutable std::mutex mu_;
+  absl::flat_hash_map<CUdeviceptr, uint64_t> allocations_;  // guarded by mu_
+  uint64_t allocated_bytes_ = 0;                            // guarded by mu_
+};
+
+}  // namespace stream_executor::cuda
+
+#endif  // XLA_STREAM_EXECUTOR_CUDA_CUDA_EXECUTOR_H_

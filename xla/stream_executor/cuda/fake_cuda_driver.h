@@ -1,0 +1,125 @@
+// FakeCudaDriver: a test double for the CUDA driver behind the same
+// CudaDriverApi table, implemented on host memory. Test-only.
+//
+//  * One device per Options::device_count, with attributes from Options (an
+//    sm_80-like device by default) and a primary context per device. Calls
+//    that need a context fail with CUDA_ERROR_INVALID_CONTEXT when the
+//    calling thread has none current, and everything but the error-string
+//    and version calls fails with CUDA_ERROR_NOT_INITIALIZED before cuInit.
+//  * Memory: cuMemAlloc returns 256-byte aligned host memory; copies and
+//    memsets check that device ranges lie in live allocations
+//    (CUDA_ERROR_INVALID_VALUE otherwise).
+//  * Streams: each stream has a queue run by its own thread, in order, like
+//    a device would (so work is asynchronous to the caller). Pause() stops
+//    every stream from starting more work until Resume().
+//  * Events record positions in a stream's queue; cuStreamWaitEvent makes a
+//    stream wait for the latest record made before the call.
+//  * Modules: PTX text only. Entries are found by ".entry <name>(" with
+//    their ".param" count. A line containing "fake-jit-error: <message>"
+//    makes the load fail with CUDA_ERROR_INVALID_PTX and <message> in the
+//    JIT error log buffer.
+//  * cuLaunchKernel records the launch (function name, dims, shared memory,
+//    one CUdeviceptr read per declared parameter) and, when the device runs
+//    it, calls the host function registered for that name, if any.
+//  * InjectError(call, result) makes the next call of that entry point
+//    return `result` without doing anything.
+//
+// Only one FakeCudaDriver may exist at a time (the table's plain function
+// pointers reach it through a global). Destroying it joins the stream
+// threads; streams, events, modules and memory should be released first.
+//
+// Thread-safety: all methods may be called from any thread.
+#ifndef XLA_STREAM_EXECUTOR_CUDA_FAKE_CUDA_DRIVER_H_
+#define XLA_STREAM_EXECUTOR_CUDA_FAKE_CUDA_DRIVER_H_
+
+#include <cuda.h>
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "xla/stream_executor/cuda/cuda_driver_api.h"
+
+namespace stream_executor::cuda {
+
+// One cuLaunchKernel call as the fake saw it.
+struct FakeLaunch {
+  std::string kernel;
+  unsigned grid[3] = {0, 0, 0};
+  unsigned block[3] = {0, 0, 0};
+  unsigned shared_memory_bytes = 0;
+  CUstream stream = nullptr;
+  // One value per declared kernel parameter, read through kernelParams.
+  std::vector<CUdeviceptr> args;
+
+  // The linear block count gx * gy * gz.
+  uint64_t num_blocks() const {
+    return uint64_t{grid[0]} * grid[1] * grid[2];
+  }
+  // Parameter `i` as a host pointer (fake device memory is host memory).
+  template <typename T>
+  T* arg(size_t i) const {
+    return reinterpret_cast<T*>(static_cast<uintptr_t>(args.at(i)));
+  }
+};
+
+class FakeCudaDriver {
+ public:
+  struct Options {
+    int device_count = 1;
+    int driver_version = 12040;
+    size_t memory_size = size_t{256} << 20;
+    std::string device_name = "Fake CUDA Device";
+    // Overrides of the default (sm_80-like) attributes.
+    std::map<CUdevice_attribute, int> attributes;
+  };
+  // Runs on the stream's thread when the device reaches a launch.
+  using HostKernel = std::function<void(const FakeLaunch&)>;
+
+  FakeCudaDriver() : FakeCudaDriver(Options()) {}
+  explicit FakeCudaDriver(Options options);
+  ~FakeCudaDriver();
+  FakeCudaDriver(const FakeCudaDriver&) = delete;
+  FakeCudaDriver& operator=(const FakeCudaDriver&) = delete;
+
+  // The table; valid while this object lives.
+  const CudaDriverApi& api() const { return api_; }
+
+  // Makes launches of kernels named `name` run `kernel`.
+  void RegisterKernel(const std::string& name, HostKernel kernel);
+  // The next call of entry point `call` (e.g. "cuMemAlloc_v2") returns
+  // `result` and does nothing. Several injections queue up.
+  void InjectError(const std::string& call, CUresult result);
+  // Stops / restarts every stream's device-side progress.
+  void Pause();
+  void Resume();
+
+  // Every launch so far, in call order.
+  std::vector<FakeLaunch> launches() const;
+  // The device-side operations in the order they started (an operation
+  // starts after the previous one of its stream finished), e.g. "htod 16",
+  // "dtoh 16", "dtod 8", "memset32 4", "memset8 16", "launch saxpy_f32",
+  // "record", "wait", "hostfn".
+  std::vector<std::string> executed() const;
+  // How often entry point `call` was called.
+  int calls(const std::string& call) const;
+  // Resources currently alive.
+  int live_allocations() const;
+  int live_streams() const;
+  int live_events() const;
+  int live_modules() const;
+  int primary_context_retains() const;
+
+  struct State;  // the implementation, shared with the C entry points
+
+ private:
+  std::unique_ptr<State> state_;
+  CudaDriverApi api_;
+};
+
+}  // namespace stream_executor::cuda
+
+#endif  // XLA_STREAM_EXECUTOR_CUDA_FAKE_CUDA_DRIVER_H_

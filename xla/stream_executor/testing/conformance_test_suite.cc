@@ -35,7 +35,10 @@ std::string ConformanceTestParamName(
 void StreamExecutorConformanceTest::SetUp() {
   ASSERT_OK_AND_ASSIGN(Platform * platform,
                        PlatformRegistry::GetPlatform(GetParam().platform_name));
-  ASSERT_GE(platform->device_count(), 1);
+  if (platform->device_count() == 0) {
+    GTEST_SKIP() << "no " << GetParam().platform_name
+                 << " device here: " << platform->GetDevice(0).status();
+  }
   ASSERT_OK_AND_ASSIGN(executor_, platform->GetDevice(0));
 }
 

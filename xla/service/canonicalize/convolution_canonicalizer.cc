@@ -74,6 +74,10 @@ absl::StatusOr<HloInstruction*> RewriteConvolution(HloInstruction* conv, HloComp
 
 }  // namespace
 
+absl::StatusOr<bool> ConvolutionCanonicalizer::Run(HloModule* module) {
+  return canonicalize::RewriteEach(module, HloOpcode::kConvolution, RewriteConvolution);
+}
+
 std::string CanonicalConvDimLabels(int64_t spatial_dims) {
   std::string digits;
   for (int64_t i = 0; i < spatial_dims; ++i) absl::StrAppend(&digits, i);

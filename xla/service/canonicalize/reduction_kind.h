@@ -34,9 +34,8 @@ struct ReductionKind {
 // "row", "column", "whole" or "other".
 absl::string_view ReductionFormName(ReductionForm form);
 
-// Classifies `reduce`: kOther for anything but a reduce whose array inputs
-// have one of the forms above with static dimensions (dimension lists in
-// any order are accepted only when they are the sets above).
+// Classifies `reduce`: kOther for anything but a reduce (variadic or not)
+// whose inputs have one of the forms above with static dimensions.
 ReductionKind ClassifyReduction(const HloInstruction& reduce);
 
 }  // namespace xla

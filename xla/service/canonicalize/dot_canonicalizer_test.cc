@@ -1,0 +1,195 @@
+#include "xla/service/canonicalize/dot_canonicalizer.h"
+
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "gtest/gtest.h"
+#include "xla/hlo/transforms/pass_test_util.h"
+#include "xla/service/canonicalize/gemm_config.h"
+
+namespace xla {
+namespace {
+
+using pass_test::CountOpcode;
+using pass_test::PassResult;
+using pass_test::RunPassAndCheck;
+
+std::string Module(const std::string& params, const std::string& dot) {
+  return absl::StrCat("HloModule m\n\nENTRY main {\n", params, "\n  ROOT d = ", dot, "\n}\n");
+}
+
+// Runs the pass (checked against the evaluator), checks that a second run
+// changes nothing and returns the GEMM config of the module's only dot.
+GemmConfig RunAndGetConfig(const std::string& hlo, bool expect_changed) {
+  DotCanonicalizer pass;
+  PassResult r = RunPassAndCheck(pass, hlo);
+  EXPECT_EQ(r.changed, expect_changed) << r.text;
+  if (r.module == nullptr) return {};
+  absl::StatusOr<bool> again = pass.Run(r.module.get());
+  EXPECT_TRUE(again.ok() && !*again) << "second run changed the module";
+  EXPECT_EQ(CountOpcode(*r.module, HloOpcode::kDot), 1);
+  for (const auto& comp : r.module->computations()) {
+    for (const auto& instr : comp->instructions()) {
+      if (instr->opcode() != HloOpcode::kDot) continue;
+      absl::StatusOr<GemmConfig> c = GetGemmConfig(*instr);
+      EXPECT_TRUE(c.ok()) << c.status() << "\n" << r.text;
+      if (c.ok()) return *c;
+    }
+  }
+  return {};
+}
+
+void ExpectSizes(const GemmConfig& c, int64_t batch, int64_t m, int64_t n, int64_t k) {
+  EXPECT_EQ(c.batch, batch);
+  EXPECT_EQ(c.m, m);
+  EXPECT_EQ(c.n, n);
+  EXPECT_EQ(c.k, k);
+}
+
+TEST(DotCanonicalizer, PlainMatmulIsLeftAlone) {
+  GemmConfig c = RunAndGetConfig(
+      Module("  a = f32[5,7] parameter(0)\n  b = f32[7,3] parameter(1)",
+             "f32[5,3] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}"),
+      false);
+  ExpectSizes(c, 1, 5, 3, 7);
+  EXPECT_FALSE(c.transpose_lhs);
+  EXPECT_FALSE(c.transpose_rhs);
+}
+
+TEST(DotCanonicalizer, TransposedOperandsBecomeFlags) {
+  GemmConfig c = RunAndGetConfig(
+      Module("  a = f32[7,5] parameter(0)\n  b = f32[3,7] parameter(1)",
+             "f32[5,3] dot(a, b), lhs_contracting_dims={0}, rhs_contracting_dims={1}"),
+      false);
+  ExpectSizes(c, 1, 5, 3, 7);
+  EXPECT_TRUE(c.transpose_lhs);
+  EXPECT_TRUE(c.transpose_rhs);
+}
+
+TEST(DotCanonicalizer, SeveralLeadingBatchDimsMergeByReshape) {
+  DotCanonicalizer pass;
+  PassResult r = RunPassAndCheck(
+      pass, Module("  a = f32[2,3,5,7] parameter(0)\n  b = f32[2,3,7,4] parameter(1)",
+                   "f32[2,3,5,4] dot(a, b), lhs_batch_dims={0,1}, lhs_contracting_dims={3}, "
+                   "rhs_batch_dims={0,1}, rhs_contracting_dims={2}"));
+  ASSERT_NE(r.module, nullptr);
+  EXPECT_EQ(CountOpcode(*r.module, HloOpcode::kTranspose), 0) << r.text;
+  GemmConfig c = RunAndGetConfig(
+      Module("  a = f32[2,3,5,7] parameter(0)\n  b = f32[2,3,7,4] parameter(1)",
+             "f32[2,3,5,4] dot(a, b), lhs_batch_dims={0,1}, lhs_contracting_dims={3}, "
+             "rhs_batch_dims={0,1}, rhs_contracting_dims={2}"),
+      true);
+  ExpectSizes(c, 6, 5, 4, 7);
+  EXPECT_EQ(c.lhs_batch_stride, 35);
+  EXPECT_EQ(c.rhs_batch_stride, 28);
+  EXPECT_EQ(c.output_batch_stride, 20);
+}
+
+TEST(DotCanonicalizer, SeveralContractingAndFreeDims) {
+  GemmConfig c = RunAndGetConfig(
+      Module("  a = f32[5,2,3,7] parameter(0)\n  b = f32[3,7,4,3] parameter(1)",
+             "f32[5,2,4,3] dot(a, b), lhs_contracting_dims={2,3}, rhs_contracting_dims={0,1}"),
+      true);
+  ExpectSizes(c, 1, 10, 12, 21);
+}
+
+TEST(DotCanonicalizer, ContractingDimsInDifferentOrderNeedATranspose) {
+  DotCanonicalizer pass;
+  PassResult r = RunPassAndCheck(
+      pass, Module("  a = f32[3,5,7] parameter(0)\n  b = f32[7,3,4] parameter(1)",
+                   "f32[5,4] dot(a, b), lhs_contracting_dims={0,2}, rhs_contracting_dims={1,0}"));
+  ASSERT_NE(r.module, nullptr);
+  EXPECT_GE(CountOpcode(*r.module, HloOpcode::kTranspose), 1) << r.text;
+}
+
+TEST(DotCanonicalizer, BatchDimNotLeadingIsTransposed) {
+  GemmConfig c = RunAndGetConfig(
+      Module("  a = f32[5,3,7] parameter(0)\n  b = f32[7,3,4] parameter(1)",
+             "f32[3,5,4] dot(a, b), lhs_batch_dims={1}, lhs_contracting_dims={2}, "
+             "rhs_batch_dims={1}, rhs_contracting_dims={0}"),
+      true);
+  ExpectSizes(c, 3, 5, 4, 7);
+}
+
+TEST(DotCanonicalizer, BatchedTransposedLhsKeepsItsFlag) {
+  GemmConfig c = RunAndGetConfig(
+      Module("  a = f32[3,7,5] parameter(0)\n  b = f32[3,4,7] parameter(1)",
+             "f32[3,5,4] dot(a, b), lhs_batch_dims={0}, lhs_contracting_dims={1}, "
+             "rhs_batch_dims={0}, rhs_contracting_dims={2}"),
+      false);
+  ExpectSizes(c, 3, 5, 4, 7);
+  EXPECT_TRUE(c.transpose_lhs);
+  EXPECT_TRUE(c.transpose_rhs);
+}
+
+TEST(DotCanonicalizer, MatrixVector) {
+  GemmConfig c = RunAndGetConfig(
+      Module("  a = f32[5,7] parameter(0)\n  b = f32[7] parameter(1)",
+             "f32[5] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}"),
+      true);
+  ExpectSizes(c, 1, 5, 1, 7);
+}
+
+TEST(DotCanonicalizer, VectorMatrix) {
+  GemmConfig c = RunAndGetConfig(
+      Module("  a = f32[7] parameter(0)\n  b = f32[7,3] parameter(1)",
+             "f32[3] dot(a, b), lhs_contracting_dims={0}, rhs_contracting_dims={0}"),
+      true);
+  ExpectSizes(c, 1, 1, 3, 7);
+}
+
+TEST(DotCanonicalizer, VectorVector) {
+  GemmConfig c = RunAndGetConfig(
+      Module("  a = f32[33] parameter(0)\n  b = f32[33] parameter(1)",
+             "f32[] dot(a, b), lhs_contracting_dims={0}, rhs_contracting_dims={0}"),
+      true);
+  ExpectSizes(c, 1, 1, 1, 33);
+}
+
+TEST(DotCanonicalizer, OuterProductGetsUnitContractingDim) {
+  GemmConfig c = RunAndGetConfig(
+      Module("  a = f32[5] parameter(0)\n  b = f32[3] parameter(1)", "f32[5,3] dot(a, b)"), true);
+  ExpectSizes(c, 1, 5, 3, 1);
+}
+
+TEST(DotCanonicalizer, IntegerBatchedMatrixVector) {
+  GemmConfig c = RunAndGetConfig(
+      Module("  a = s32[3,5,7] parameter(0)\n  b = s32[3,7] parameter(1)",
+             "s32[3,5] dot(a, b), lhs_batch_dims={0}, lhs_contracting_dims={2}, "
+             "rhs_batch_dims={0}, rhs_contracting_dims={1}"),
+      true);
+  ExpectSizes(c, 3, 5, 1, 7);
+  EXPECT_EQ(c.output_type, PrimitiveType::S32);
+}
+
+TEST(DotCanonicalizer, DotsInsideFusionsAreRewritten) {
+  DotCanonicalizer pass;
+  PassResult r = RunPassAndCheck(pass, R"(
+HloModule m
+
+fused {
+  p0 = f32[2,5,3,7] parameter(0)
+  p1 = f32[7,3,4] parameter(1)
+  ROOT d = f32[2,5,4] dot(p0, p1), lhs_contracting_dims={3,2}, rhs_contracting_dims={0,1}
+}
+
+ENTRY main {
+  a = f32[2,5,3,7] parameter(0)
+  b = f32[7,3,4] parameter(1)
+  ROOT f = f32[2,5,4] fusion(a, b), kind=kOutput, calls=fused
+}
+)");
+  ASSERT_NE(r.module, nullptr);
+  EXPECT_TRUE(r.changed);
+  for (const auto& comp : r.module->computations()) {
+    for (const auto& instr : comp->instructions()) {
+      if (instr->opcode() == HloOpcode::kDot) {
+        EXPECT_TRUE(GetGemmConfig(*instr).ok()) << r.text;
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace xla

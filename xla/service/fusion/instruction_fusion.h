@@ -56,6 +56,7 @@
 #include "xla/hlo/ir/hlo_module.h"
 #include "xla/hlo/transforms/hlo_pass.h"
 #include "xla/service/fusion/fusion_cost_model.h"
+#include "xla/service/fusion/fusion_util.h"
 
 namespace xla {
 
@@ -69,19 +70,6 @@ class InstructionFusion : public HloPass {
  private:
   FusionLimits limits_;
 };
-
-// True for a fusion instruction whose kind this folder creates and merges
-// (kLoop or kInput) and that has a called computation.
-bool IsMergeableFusion(const HloInstruction& instr);
-
-// The computation a fusion instruction calls (first of `calls`), or nullptr.
-HloComputation* FusedComputation(const HloInstruction& fusion);
-
-// True when `reduce` is a single-result reduce whose reduced dimensions are
-// exactly the trailing dimensions of its (row-major) operand, and at least
-// one dimension is reduced. `row_dims` (may be null) gets the number of
-// leading (kept) dimensions.
-bool IsRowReduction(const HloInstruction& reduce, int64_t* row_dims);
 
 }  // namespace xla
 

@@ -1,0 +1,394 @@
+// InstructionFusion on small hand-written modules. Every case runs through
+// RunPassAndCheck: the result verifies and computes what the input computed
+// (evaluator, random inputs, three seeds).
+#include "xla/service/fusion/instruction_fusion.h"
+
+#include <string>
+
+#include "gtest/gtest.h"
+#include "xla/hlo/transforms/pass_test_util.h"
+#include "xla/service/fusion/fusion_util.h"
+
+namespace xla {
+namespace {
+
+using pass_test::Contains;
+using pass_test::CountOpcode;
+using pass_test::Lacks;
+using pass_test::RunPassAndCheck;
+
+// Fusion instructions of the entry computation.
+std::vector<const HloInstruction*> EntryFusions(const HloModule& m) {
+  std::vector<const HloInstruction*> out;
+  for (const auto& i : m.entry_computation()->instructions()) {
+    if (i->opcode() == HloOpcode::kFusion) out.push_back(i.get());
+  }
+  return out;
+}
+
+TEST(InstructionFusion, ElementwiseChainBecomesOneLoopFusion) {
+  InstructionFusion pass;
+  auto r = RunPassAndCheck(pass, R"(
+HloModule m
+ENTRY e {
+  a = f32[7,13] parameter(0)
+  b = f32[7,13] parameter(1)
+  x = f32[7,13] add(a, b)
+  y = f32[7,13] multiply(x, a)
+  z = f32[7,13] negate(y)
+  ROOT w = f32[7,13] subtract(z, b)
+})");
+  ASSERT_NE(r.module, nullptr);
+  EXPECT_TRUE(r.changed);
+  auto fusions = EntryFusions(*r.module);
+  ASSERT_EQ(fusions.size(), 1u);
+  EXPECT_EQ(fusions[0]->GetString(AttrId::kFusionKind), "kLoop");
+  EXPECT_EQ(fusions[0]->operand_count(), 2);
+  EXPECT_EQ(r.module->entry_computation()->root_instruction(), fusions[0]);
+  EXPECT_TRUE(Contains(r.text, "fused_w"));
+  EXPECT_EQ(FusedComputation(*fusions[0])->instruction_count(), 6);
+}
+
+TEST(InstructionFusion, ShapeOpsAreFusible) {
+  InstructionFusion pass;
+  auto r = RunPassAndCheck(pass, R"(
+HloModule m
+ENTRY e {
+  p = f32[3,5] parameter(0)
+  q = f32[5] parameter(1)
+  c = s32[3,5] parameter(2)
+  b = f32[3,5] broadcast(q), dimensions={1}
+  t = f32[5,3] transpose(p), dimensions={1,0}
+  rs = f32[3,5] reshape(t)
+  s = f32[3,4] slice(rs), slice={[0:3], [1:5]}
+  z = f32[] constant(0.5)
+  pd = f32[3,5] pad(s, z), padding=0_0x1_0
+  cat = f32[6,5] concatenate(pd, b), dimensions={0}
+  io = s32[6,5] iota(), iota_dimension=0
+  cv = f32[6,5] convert(io)
+  cc = s32[6,5] concatenate(c, c), dimensions={0}
+  zero = s32[] constant(1)
+  zb = s32[6,5] broadcast(zero), dimensions={}
+  cmp = pred[6,5] compare(cc, zb), direction=GT
+  ROOT sel = f32[6,5] select(cmp, cat, cv)
+})");
+  ASSERT_NE(r.module, nullptr);
+  EXPECT_EQ(EntryFusions(*r.module).size(), 1u);
+  EXPECT_EQ(CountOpcode(*r.module, HloOpcode::kFusion), 1);
+  // Everything but the parameters sits in the one fused computation.
+  EXPECT_EQ(r.module->entry_computation()->instruction_count(), 4);
+}
+
+TEST(InstructionFusion, ExpensiveProducerWithTwoUsersIsNotDuplicated) {
+  InstructionFusion pass;
+  auto r = RunPassAndCheck(pass, R"(
+HloModule m
+ENTRY e {
+  a = f32[9,17] parameter(0)
+  x = f32[9,17] exponential(a)
+  y = f32[9,17] add(x, a)
+  d = f32[17,9] transpose(x), dimensions={1,0}
+  z = f32[17,9] negate(d)
+  ROOT t = (f32[9,17], f32[17,9]) tuple(y, z)
+})");
+  ASSERT_NE(r.module, nullptr);
+  EXPECT_EQ(CountOpcode(*r.module, HloOpcode::kExp), 1);
+  EXPECT_EQ(EntryFusions(*r.module).size(), 3u);
+}
+
+TEST(InstructionFusion, CheapProducerWithTwoUsersIsDuplicated) {
+  InstructionFusion pass;
+  auto r = RunPassAndCheck(pass, R"(
+HloModule m
+ENTRY e {
+  a = f32[9,17] parameter(0)
+  x = f32[9,17] negate(a)
+  y = f32[9,17] exponential(x)
+  d = f32[17,9] transpose(x), dimensions={1,0}
+  z = f32[17,9] log(d)
+  ROOT t = (f32[9,17], f32[17,9]) tuple(y, z)
+})");
+  ASSERT_NE(r.module, nullptr);
+  EXPECT_EQ(CountOpcode(*r.module, HloOpcode::kNegate), 2);
+  EXPECT_EQ(EntryFusions(*r.module).size(), 2u);
+}
+
+TEST(InstructionFusion, SmallExpensiveProducerIsDuplicated) {
+  InstructionFusion pass;
+  auto r = RunPassAndCheck(pass, R"(
+HloModule m
+ENTRY e {
+  a = f32[5] parameter(0)
+  x = f32[5] exponential(a)
+  y = f32[5] add(x, a)
+  z = f32[5] multiply(x, a)
+  ROOT t = (f32[5], f32[5]) tuple(y, z)
+})");
+  ASSERT_NE(r.module, nullptr);
+  EXPECT_EQ(CountOpcode(*r.module, HloOpcode::kExp), 2);
+  EXPECT_EQ(EntryFusions(*r.module).size(), 2u);
+}
+
+TEST(InstructionFusion, ReduceWithElementwiseProducersIsInputFusion) {
+  InstructionFusion pass;
+  auto r = RunPassAndCheck(pass, R"(
+HloModule m
+add {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  ROOT s = f32[] add(x, y)
+}
+ENTRY e {
+  a = f32[11,7] parameter(0)
+  b = f32[11,7] parameter(1)
+  m = f32[11,7] multiply(a, b)
+  e = f32[11,7] exponential(m)
+  z = f32[] constant(0)
+  ROOT r = f32[7] reduce(e, z), dimensions={0}, to_apply=add
+})");
+  ASSERT_NE(r.module, nullptr);
+  auto fusions = EntryFusions(*r.module);
+  ASSERT_EQ(fusions.size(), 1u);
+  EXPECT_EQ(fusions[0]->GetString(AttrId::kFusionKind), "kInput");
+  EXPECT_EQ(fusions[0]->operand_count(), 2);  // the scalar init was copied in
+  // The reducer is not rewritten.
+  EXPECT_TRUE(Contains(r.text, "to_apply=add"));
+}
+
+TEST(InstructionFusion, ColumnReduceIsNotFusedIntoLoopConsumer) {
+  InstructionFusion pass;
+  auto r = RunPassAndCheck(pass, R"(
+HloModule m
+add {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  ROOT s = f32[] add(x, y)
+}
+ENTRY e {
+  a = f32[11,7] parameter(0)
+  z = f32[] constant(0)
+  r = f32[7] reduce(a, z), dimensions={0}, to_apply=add
+  b = f32[11,7] broadcast(r), dimensions={1}
+  ROOT d = f32[11,7] subtract(a, b)
+})");
+  ASSERT_NE(r.module, nullptr);
+  EXPECT_EQ(EntryFusions(*r.module).size(), 2u);
+}
+
+TEST(InstructionFusion, SoftmaxRowNormalizationIsOneFusion) {
+  InstructionFusion pass;
+  auto r = RunPassAndCheck(pass, R"(
+HloModule m
+max {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  ROOT s = f32[] maximum(x, y)
+}
+add {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  ROOT s = f32[] add(x, y)
+}
+ENTRY e {
+  a = f32[7,129] parameter(0)
+  ninf = f32[] constant(-inf)
+  m = f32[7] reduce(a, ninf), dimensions={1}, to_apply=max
+  mb = f32[7,129] broadcast(m), dimensions={0}
+  s = f32[7,129] subtract(a, mb)
+  x = f32[7,129] exponential(s)
+  z = f32[] constant(0)
+  sum = f32[7] reduce(x, z), dimensions={1}, to_apply=add
+  sb = f32[7,129] broadcast(sum), dimensions={0}
+  ROOT d = f32[7,129] divide(x, sb)
+})");
+  ASSERT_NE(r.module, nullptr);
+  auto fusions = EntryFusions(*r.module);
+  ASSERT_EQ(fusions.size(), 1u);
+  EXPECT_EQ(fusions[0]->GetString(AttrId::kFusionKind), "kInput");
+  EXPECT_EQ(CountOpcode(*r.module, HloOpcode::kExp), 1);
+}
+
+TEST(InstructionFusion, RowReduceUsedWithoutBroadcastBackIsNotFusedIntoLoop) {
+  InstructionFusion pass;
+  // The reduce result is transposed-broadcast (dims={1}), not broadcast
+  // back along the reduced dimension.
+  auto r = RunPassAndCheck(pass, R"(
+HloModule m
+add {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  ROOT s = f32[] add(x, y)
+}
+ENTRY e {
+  a = f32[9,9] parameter(0)
+  z = f32[] constant(0)
+  r = f32[9] reduce(a, z), dimensions={1}, to_apply=add
+  b = f32[9,9] broadcast(r), dimensions={1}
+  ROOT d = f32[9,9] subtract(a, b)
+})");
+  ASSERT_NE(r.module, nullptr);
+  EXPECT_EQ(EntryFusions(*r.module).size(), 2u);
+}
+
+TEST(InstructionFusion, DotAndCustomCallStayOutside) {
+  InstructionFusion pass;
+  auto r = RunPassAndCheck(pass, R"(
+HloModule m
+ENTRY e {
+  a = f32[5,6] parameter(0)
+  b = f32[6,3] parameter(1)
+  n = f32[5,6] negate(a)
+  d = f32[5,3] dot(n, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  ROOT t = f32[5,3] tanh(d)
+})");
+  ASSERT_NE(r.module, nullptr);
+  EXPECT_EQ(EntryFusions(*r.module).size(), 2u);
+  EXPECT_EQ(r.module->entry_computation()->root_instruction()->opcode(), HloOpcode::kFusion);
+  EXPECT_EQ(CountOpcode(*r.module, HloOpcode::kDot), 1);
+  bool dot_in_entry = false;
+  for (const auto& i : r.module->entry_computation()->instructions()) {
+    dot_in_entry |= i->opcode() == HloOpcode::kDot;
+  }
+  EXPECT_TRUE(dot_in_entry);
+}
+
+TEST(InstructionFusion, ParameterCapIsRespected) {
+  FusionLimits limits;
+  limits.max_parameters = 3;
+  InstructionFusion pass(limits);
+  auto r = RunPassAndCheck(pass, R"(
+HloModule m
+ENTRY e {
+  a = f32[4] parameter(0)
+  b = f32[4] parameter(1)
+  c = f32[4] parameter(2)
+  d = f32[4] parameter(3)
+  e = f32[4] parameter(4)
+  x = f32[4] add(a, b)
+  y = f32[4] add(c, d)
+  z = f32[4] add(x, y)
+  ROOT w = f32[4] add(z, e)
+})");
+  ASSERT_NE(r.module, nullptr);
+  for (const HloInstruction* f : EntryFusions(*r.module)) EXPECT_LE(f->operand_count(), 3);
+  EXPECT_GE(EntryFusions(*r.module).size(), 2u);
+}
+
+TEST(InstructionFusion, InstructionCapIsRespected) {
+  FusionLimits limits;
+  limits.max_instructions = 2;
+  InstructionFusion pass(limits);
+  auto r = RunPassAndCheck(pass, R"(
+HloModule m
+ENTRY e {
+  a = f32[4] parameter(0)
+  x = f32[4] negate(a)
+  y = f32[4] abs(x)
+  z = f32[4] negate(y)
+  ROOT w = f32[4] abs(z)
+})");
+  ASSERT_NE(r.module, nullptr);
+  EXPECT_EQ(EntryFusions(*r.module).size(), 2u);
+}
+
+TEST(InstructionFusion, LargeConstantStaysParameterSmallIsCopied) {
+  InstructionFusion pass;
+  auto r = RunPassAndCheck(pass, R"(
+HloModule m
+ENTRY e {
+  a = f32[20] parameter(0)
+  big = f32[20] constant({1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20})
+  s = f32[] constant(3)
+  sb = f32[20] broadcast(s), dimensions={}
+  x = f32[20] multiply(a, big)
+  ROOT y = f32[20] add(x, sb)
+})");
+  ASSERT_NE(r.module, nullptr);
+  auto fusions = EntryFusions(*r.module);
+  ASSERT_EQ(fusions.size(), 1u);
+  EXPECT_EQ(fusions[0]->operand_count(), 2);
+  EXPECT_EQ(fusions[0]->operand(1)->opcode(), HloOpcode::kConstant);
+}
+
+TEST(InstructionFusion, RefusingMergesIntoExistingFusion) {
+  InstructionFusion pass;
+  auto r = RunPassAndCheck(pass, R"(
+HloModule m
+f1 {
+  p = f32[6] parameter(0)
+  ROOT n = f32[6] negate(p)
+}
+f2 {
+  p = f32[6] parameter(0)
+  q = f32[6] parameter(1)
+  ROOT n = f32[6] multiply(p, q)
+}
+ENTRY e {
+  a = f32[6] parameter(0)
+  x = f32[6] fusion(a), kind=kLoop, calls=f1
+  y = f32[6] exponential(x)
+  ROOT z = f32[6] fusion(y, a), kind=kLoop, calls=f2
+})");
+  ASSERT_NE(r.module, nullptr);
+  EXPECT_EQ(EntryFusions(*r.module).size(), 1u);
+  EXPECT_EQ(r.module->computations().size(), 2u);  // entry + the merged fusion
+  // A second run changes nothing.
+  InstructionFusion again;
+  auto changed = again.Run(r.module.get());
+  ASSERT_TRUE(changed.ok());
+  EXPECT_FALSE(*changed);
+}
+
+TEST(InstructionFusion, WhileBodyIsFusedReducerIsNot) {
+  InstructionFusion pass;
+  auto r = RunPassAndCheck(pass, R"(
+HloModule m
+cond {
+  s = (s32[], f32[5]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  n = s32[] constant(3)
+  ROOT c = pred[] compare(i, n), direction=LT
+}
+body {
+  s = (s32[], f32[5]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  v = f32[5] get-tuple-element(s), index=1
+  one = s32[] constant(1)
+  j = s32[] add(i, one)
+  h = f32[] constant(0.5)
+  hb = f32[5] broadcast(h), dimensions={}
+  w = f32[5] multiply(v, hb)
+  u = f32[5] add(w, hb)
+  ROOT t = (s32[], f32[5]) tuple(j, u)
+}
+ENTRY e {
+  a = f32[5] parameter(0)
+  z = s32[] constant(0)
+  t = (s32[], f32[5]) tuple(z, a)
+  ROOT w = (s32[], f32[5]) while(t), condition=cond, body=body
+})");
+  ASSERT_NE(r.module, nullptr);
+  EXPECT_GE(CountOpcode(*r.module, HloOpcode::kFusion), 2);
+  EXPECT_TRUE(Lacks(r.text, "fused_t"));
+}
+
+TEST(InstructionFusion, NoCycleThroughUnfusedPath) {
+  InstructionFusion pass;
+  // x (expensive, too big to copy) feeds the dot and the root: fusing it
+  // into the root would make root -> dot -> root a cycle, so it becomes a
+  // fusion of its own.
+  auto r = RunPassAndCheck(pass, R"(
+HloModule m
+ENTRY e {
+  a = f32[16,16] parameter(0)
+  x = f32[16,16] exponential(a)
+  d = f32[16,16] dot(x, a), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  ROOT y = f32[16,16] add(x, d)
+})");
+  ASSERT_NE(r.module, nullptr);
+  EXPECT_EQ(CountOpcode(*r.module, HloOpcode::kExp), 1);
+  EXPECT_EQ(EntryFusions(*r.module).size(), 2u);
+}
+
+}  // namespace
+}  // namespace xla

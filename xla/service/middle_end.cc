@@ -1,0 +1,133 @@
+#include "xla/service/middle_end.h"
+
+#include <chrono>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "xla/hlo/transforms/algebraic_simplifier.h"
+#include "xla/hlo/transforms/hlo_cse.h"
+#include "xla/hlo/transforms/hlo_dce.h"
+#include "xla/hlo/verifier/hlo_verifier.h"
+#include "xla/service/buffer_assignment/buffer_assignment_checker.h"
+#include "xla/service/buffer_assignment/copy_insertion.h"
+#include "xla/service/canonicalize/convolution_canonicalizer.h"
+#include "xla/service/canonicalize/dot_canonicalizer.h"
+#include "xla/service/canonicalize/reduction_canonicalizer.h"
+#include "xla/service/fusion/instruction_fusion.h"
+#include "xla/service/layout/layout_assignment.h"
+#include "xla/util/status_macros.h"
+
+namespace xla {
+namespace {
+
+// Builds and runs the phase pipelines, collecting timings into `result`.
+class Phases {
+ public:
+  Phases(HloModule* module, const MiddleEndOptions& options, MiddleEndResult* result)
+      : module_(module), options_(options), result_(result) {}
+
+  // A pipeline named `name` with the shared verify/dump settings.
+  std::unique_ptr<HloPassPipeline> NewPipeline(const std::string& name) {
+    PipelineOptions p;
+    p.verify_after_each = options_.verify_after_each;
+    if (!options_.dump_dir.empty()) {
+      p.dump_dir = absl::StrFormat("%s/%02d-%s", options_.dump_dir, 50 + runs_, name);
+    }
+    ++runs_;
+    return std::make_unique<HloPassPipeline>(name, std::move(p));
+  }
+
+  absl::Status Run(HloPassPipeline& pipeline) {
+    absl::StatusOr<bool> changed = pipeline.Run(module_);
+    for (const PassTiming& t : pipeline.timings()) {
+      result_->timings.push_back({absl::StrCat(pipeline.name(), "/", t.pass), t.seconds, t.changed});
+    }
+    return changed.status();
+  }
+
+  // Times a non-pass step as "buffers/<name>".
+  template <typename F>
+  auto Timed(const std::string& name, F&& step) {
+    const auto start = std::chrono::steady_clock::now();
+    auto out = step();
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    result_->timings.push_back({absl::StrCat("buffers/", name), seconds, false});
+    return out;
+  }
+
+ private:
+  HloModule* module_;
+  const MiddleEndOptions& options_;
+  MiddleEndResult* result_;
+  int runs_ = 0;
+};
+
+}  // namespace
+
+absl::StatusOr<MiddleEndResult> RunMiddleEnd(HloModule* module, const MiddleEndOptions& options) {
+  MiddleEndResult result;
+  OptimizeOptions optimize = options.optimize;
+  optimize.verify_after_each = options.verify_after_each;
+  optimize.dump_dir = options.dump_dir;
+  ASSIGN_OR_RETURN(OptimizeResult optimized, OptimizeModule(module, optimize));
+  result.timings = std::move(optimized.timings);
+  Phases phases(module, options, &result);
+
+  std::unique_ptr<HloPassPipeline> canonicalize = phases.NewPipeline("canonicalize");
+  canonicalize->AddPass<DotCanonicalizer>();
+  canonicalize->AddPass<ConvolutionCanonicalizer>();
+  canonicalize->AddPass<ReductionCanonicalizer>();
+  AlgebraicSimplifierOptions simplifier;
+  simplifier.allow_inexact = options.optimize.allow_inexact;
+  canonicalize->AddPass<AlgebraicSimplifier>(simplifier);
+  canonicalize->AddPass<HloCSE>();
+  canonicalize->AddPass<HloDCE>();
+  RETURN_IF_ERROR(phases.Run(*canonicalize));
+
+  std::unique_ptr<HloPassPipeline> layout = phases.NewPipeline("layout");
+  layout->AddPass<LayoutAssignment>();
+  layout->AddPass<HloDCE>();
+  RETURN_IF_ERROR(phases.Run(*layout));
+
+  if (options.fusion) {
+    std::unique_ptr<HloPassPipeline> fusion = phases.NewPipeline("fusion");
+    fusion->AddPass<InstructionFusion>(options.fusion_limits.limits);
+    if (options.multi_output_fusion) fusion->AddPass<MultiOutputFusion>(options.fusion_limits);
+    fusion->AddPass<HloDCE>();
+    RETURN_IF_ERROR(phases.Run(*fusion));
+  }
+
+  RETURN_IF_ERROR(phases.Timed("copy-insertion", [&] {
+    return AddCopiesForWhileAndConditional(module).status();
+  }));
+  if (options.verify_after_each) {
+    if (absl::Status v = VerifyModule(*module); !v.ok()) {
+      return absl::InternalError(absl::StrCat("verifier failed after copy insertion: ", v.message()));
+    }
+  }
+  ASSIGN_OR_RETURN(result.schedule,
+                   phases.Timed("schedule", [&] { return ScheduleModule(*module, options.scheduler); }));
+  RETURN_IF_ERROR(ApplySchedule(module, result.schedule));
+  ASSIGN_OR_RETURN(BufferAssignment assignment, phases.Timed("assign", [&] {
+                     return AssignBuffers(*module, result.schedule, options.buffers);
+                   }));
+  result.assignment = std::make_unique<BufferAssignment>(std::move(assignment));
+  if (options.check_buffer_assignment) {
+    RETURN_IF_ERROR(phases.Timed("check", [&] {
+      return CheckBufferAssignment(*module, result.schedule, *result.assignment,
+                                   options.buffers.alignment);
+    }));
+  }
+  result.stats = CountKernels(*module);
+  return result;
+}
+
+std::string MiddleEndResult::TimingsReport() const {
+  OptimizeResult as_optimize;
+  as_optimize.timings = timings;
+  return as_optimize.TimingsReport();
+}
+
+}  // namespace xla

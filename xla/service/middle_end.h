@@ -1,0 +1,81 @@
+// The whole target-independent middle end, as one call: from a parsed,
+// verified module to a fused, scheduled module with a buffer assignment,
+// ready for kernel and thunk emission.
+//
+// Phases, in order (each a pass pipeline with timings and optional dumps):
+//   1. optimize:      OptimizeModule (inlining, simplification, folding,
+//                     CSE/DCE, while-loop passes; optimization_pipeline.h)
+//   2. canonicalize:  dot-canonicalizer, convolution-canonicalizer,
+//                     reduction-canonicalizer, then algebraic-simplifier,
+//                     cse and dce to clean up the reshapes they add
+//   3. layout:        layout-assignment (row-major everywhere but the entry
+//                     signature), then dce
+//   4. fusion:        fusion, multi-output-fusion, dce
+//   5. buffers:       copy insertion for while/conditional, the list
+//                     scheduler (the module's instruction lists become the
+//                     schedule and is_scheduled=true), buffer assignment,
+//                     and the independent buffer-assignment checker
+// Every pass keeps the module's meaning; with verify_after_each the
+// verifier runs after every pass.
+//
+// Not thread-safe: one module at a time per call; distinct modules may be
+// compiled on distinct threads.
+#ifndef XLA_SERVICE_MIDDLE_END_H_
+#define XLA_SERVICE_MIDDLE_END_H_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "xla/hlo/ir/hlo_module.h"
+#include "xla/service/buffer_assignment/buffer_assignment.h"
+#include "xla/service/fusion/fusion_stats.h"
+#include "xla/service/fusion/multi_output_fusion.h"
+#include "xla/service/hlo_pass_pipeline.h"
+#include "xla/service/optimization_pipeline.h"
+#include "xla/service/schedule/hlo_schedule.h"
+#include "xla/service/schedule/list_scheduler.h"
+
+namespace xla {
+
+struct MiddleEndOptions {
+  // Phase 1. Its verify_after_each and dump_dir are overridden by the fields
+  // below.
+  OptimizeOptions optimize;
+  // Phase 4; off gives one kernel per op (the fast tier of the JIT cache).
+  bool fusion = true;
+  MultiOutputFusionOptions fusion_limits;
+  bool multi_output_fusion = true;
+  SchedulerOptions scheduler;
+  BufferAssignmentOptions buffers;
+  // Run CheckBufferAssignment on the result (cheap; on by default).
+  bool check_buffer_assignment = true;
+  bool verify_after_each = PipelineOptions().verify_after_each;
+  // When non-empty, the module after every pass goes to
+  // DIR/NN-<pipeline>/NN.<pipeline>.<pass>.hlo.
+  std::string dump_dir;
+};
+
+struct MiddleEndResult {
+  // Every pass run, in order, "<pipeline>/<pass>", plus the non-pass steps
+  // ("buffers/schedule", "buffers/assign", "buffers/check").
+  std::vector<PassTiming> timings;
+  HloSchedule schedule;
+  std::unique_ptr<BufferAssignment> assignment;
+  FusionStats stats;  // kernels and thunks the module will need
+  // The timings as a table (same format as OptimizeResult::TimingsReport).
+  std::string TimingsReport() const;
+};
+
+// Runs the middle end on `module` in place. Errors: a pass or verifier
+// failure (naming the pass and the instruction), a schedule or buffer
+// assignment that cannot be made (naming the instruction), a checker
+// violation (a compiler bug: the message names both buffers), or an
+// unwritable dump directory. On error the module is unspecified but
+// destructible.
+absl::StatusOr<MiddleEndResult> RunMiddleEnd(HloModule* module, const MiddleEndOptions& options);
+
+}  // namespace xla
+
+#endif  // XLA_SERVICE_MIDDLE_END_H_

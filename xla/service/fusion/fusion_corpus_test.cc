@@ -30,10 +30,10 @@ namespace xla {
 namespace {
 
 // Modules compared today; raise it as the evaluator grows.
-constexpr int kMinCompared = 90;
+constexpr int kMinCompared = 92;
 // Evaluation budget for the optimized module (seconds); the fused copy gets
 // kFusedBudgetFactor times as long.
-constexpr double kEvalBudgetSeconds = 0.5;
+constexpr double kEvalBudgetSeconds = 2.0;
 constexpr double kFusedBudgetFactor = 10;
 
 double Now() {

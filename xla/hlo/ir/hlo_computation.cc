@@ -111,13 +111,14 @@ bool HloComputation::ReorderInstructions(const std::vector<const HloInstruction*
 
 void HloComputation::SortInstructionsInPostOrder() {
   std::vector<HloInstruction*> order = MakePostOrder();
-  absl::flat_hash_map<const HloInstruction*, size_t> position;
-  position.reserve(order.size());
-  for (size_t i = 0; i < order.size(); ++i) position[order[i]] = i;
-  std::stable_sort(instructions_.begin(), instructions_.end(),
-                   [&](const auto& a, const auto& b) {
-                     return position.at(a.get()) < position.at(b.get());
-                   });
+  // MakePostOrder lists every instruction once; move the owners into place.
+  absl::flat_hash_map<const HloInstruction*, size_t> slot;
+  slot.reserve(instructions_.size());
+  for (size_t i = 0; i < instructions_.size(); ++i) slot[instructions_[i].get()] = i;
+  std::vector<std::unique_ptr<HloInstruction>> sorted;
+  sorted.reserve(instructions_.size());
+  for (HloInstruction* instr : order) sorted.push_back(std::move(instructions_[slot.at(instr)]));
+  instructions_ = std::move(sorted);
 }
 
 std::vector<HloInstruction*> HloComputation::MakePostOrder() const {

@@ -76,6 +76,18 @@ TEST(Computation, MutationHelpers) {
   EXPECT_FALSE(module.RemoveComputation(d));  // called by mul
   mul->ClearAttr(AttrId::kToApply);
   EXPECT_TRUE(module.RemoveComputation(d));
+  // Batch removal keeps the entry and whatever a kept computation calls.
+  HloComputation* x = module.AddComputation(std::make_unique<HloComputation>("x"));
+  HloComputation* y = module.AddComputation(std::make_unique<HloComputation>("y"));
+  Shape scalar = Shape::Scalar(PrimitiveType::F32);
+  HloInstruction* xp = x->AddInstruction(HloInstruction::CreateParameter(0, scalar, "xp"));
+  HloInstruction* call = x->AddInstruction(HloInstruction::Create(HloOpcode::kCall, scalar, {xp}, "call"));
+  call->SetAttr(AttrId::kToApply, y);
+  x->set_root_instruction(call);
+  const size_t count = module.computations().size();
+  EXPECT_EQ(module.RemoveComputations({y, c}), 0);  // y is called by x; c is the entry
+  EXPECT_EQ(module.RemoveComputations({x, y}), 2);
+  EXPECT_EQ(module.computations().size(), count - 2);
   EXPECT_EQ(module.computations().size(), 1u);
 }
 

@@ -1,5 +1,7 @@
 #include "xla/hlo/ir/hlo_module.h"
 
+#include <algorithm>
+
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 
@@ -29,6 +31,30 @@ bool HloModule::RemoveComputation(HloComputation* computation) {
     }
   }
   return false;
+}
+
+int64_t HloModule::RemoveComputations(const std::vector<HloComputation*>& dead) {
+  absl::flat_hash_set<const HloComputation*> doomed(dead.begin(), dead.end());
+  doomed.erase(entry_);
+  // Keep anything a surviving computation calls, transitively.
+  std::vector<const HloComputation*> kept_callers;
+  for (const auto& c : computations_) {
+    if (!doomed.contains(c.get())) kept_callers.push_back(c.get());
+  }
+  while (!kept_callers.empty()) {
+    const HloComputation* c = kept_callers.back();
+    kept_callers.pop_back();
+    for (const auto& instr : c->instructions()) {
+      for (const HloComputation* callee : instr->called_computations()) {
+        if (callee != nullptr && doomed.erase(callee) > 0) kept_callers.push_back(callee);
+      }
+    }
+  }
+  const size_t before = computations_.size();
+  computations_.erase(std::remove_if(computations_.begin(), computations_.end(),
+                                     [&](const auto& c) { return doomed.contains(c.get()); }),
+                      computations_.end());
+  return static_cast<int64_t>(before - computations_.size());
 }
 
 std::string HloModule::UniqueComputationName(const std::string& base) const {

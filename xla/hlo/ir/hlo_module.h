@@ -80,6 +80,10 @@ class HloModule {
   // Removes a computation that no instruction calls and that is not the
   // entry. Returns false otherwise.
   bool RemoveComputation(HloComputation* computation);
+  // Removes every computation of `dead` that is not the entry and that no
+  // instruction outside `dead` calls, in one scan of the module (removing
+  // one at a time rescans it per call). Returns the number removed.
+  int64_t RemoveComputations(const std::vector<HloComputation*>& dead);
   // `base` if no computation has that name, otherwise `base.N` (smallest N).
   std::string UniqueComputationName(const std::string& base) const;
   const std::vector<std::unique_ptr<HloComputation>>& computations() const {

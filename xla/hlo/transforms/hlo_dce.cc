@@ -43,13 +43,11 @@ bool RemoveUnreachableComputations(HloModule* module) {
       }
     }
   }
-  // Callers before callees, so each removal frees the next.
-  std::vector<HloComputation*> order = module->MakeComputationPostOrder();
-  bool changed = false;
-  for (auto it = order.rbegin(); it != order.rend(); ++it) {
-    if (!reachable.contains(*it)) changed |= module->RemoveComputation(*it);
+  std::vector<HloComputation*> unreachable;
+  for (const auto& c : module->computations()) {
+    if (!reachable.contains(c.get())) unreachable.push_back(c.get());
   }
-  return changed;
+  return module->RemoveComputations(unreachable) > 0;
 }
 
 absl::StatusOr<bool> HloDCE::Run(HloModule* module) {

@@ -336,7 +336,7 @@ class ComputationFuser {
                                               "instruction still has users); this is a bug"));
     }
     computation_->SortInstructionsInPostOrder();
-    for (HloComputation* c : inlined) computation_->parent()->RemoveComputation(c);
+    computation_->parent()->RemoveComputations(inlined);
     return true;
   }
 

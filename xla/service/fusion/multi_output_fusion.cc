@@ -459,13 +459,16 @@ absl::StatusOr<bool> MultiOutputFusion::Run(HloModule* module) {
       }
     }
   }
-  absl::flat_hash_set<HloComputation*> removed;
+  absl::flat_hash_set<HloComputation*> unique;
+  std::vector<HloComputation*> to_remove;
   for (HloComputation* c : orphans) {
-    if (still_called.contains(c) || !removed.insert(c).second) continue;
-    if (!module->RemoveComputation(c)) {
-      return absl::InternalError(absl::StrCat("multi-output-fusion: could not remove the merged fusion "
-                                              "computation '", c->name(), "'; this is a bug"));
-    }
+    if (!still_called.contains(c) && unique.insert(c).second) to_remove.push_back(c);
+  }
+  const int64_t removed = module->RemoveComputations(to_remove);
+  if (removed != static_cast<int64_t>(to_remove.size())) {
+    return absl::InternalError(absl::StrCat("multi-output-fusion: removed ", removed, " of ",
+                                            to_remove.size(),
+                                            " merged fusion computations; this is a bug"));
   }
   return changed;
 }

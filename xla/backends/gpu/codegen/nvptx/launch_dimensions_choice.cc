@@ -1,0 +1,103 @@
+#include "xla/backends/gpu/codegen/nvptx/launch_dimensions_choice.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+
+namespace xla::gpu {
+namespace {
+
+// The tuning constants, all in one place.
+constexpr int64_t kLoopThreads = 256;
+constexpr int64_t kMaxWavesPerSm = 32;        // blocks per SM before grid-stride
+constexpr int64_t kMaxWarpRowLength = 512;    // longer rows: a block per row
+constexpr int64_t kRowsPerBlock = 8;          // warp-per-row: warps per block
+constexpr int64_t kMaxRowBlockThreads = 512;  // block-per-row threads
+constexpr int64_t kElementsPerRowThread = 4;  // block-per-row: aim per thread
+constexpr int64_t kTile = 32;
+constexpr int64_t kTileRows = 8;
+
+int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+int64_t RoundUp(int64_t a, int64_t b) { return CeilDiv(a, b) * b; }
+
+LaunchChoice LoopChoice(int64_t elements, bool vectorizable, const NvptxTarget& target) {
+  LaunchChoice c;
+  c.vector_width = vectorizable && elements % 4 == 0 ? 4 : 1;
+  c.threads_per_block = std::min(kLoopThreads, target.max_threads_per_block);
+  const int64_t blocks = CeilDiv(elements / c.vector_width, c.threads_per_block);
+  const int64_t cap = kMaxWavesPerSm * target.sm_count_hint;
+  c.grid_stride = blocks > cap;
+  c.blocks = std::min(blocks, cap);
+  return c;
+}
+
+}  // namespace
+
+absl::string_view NvptxKernelKindName(NvptxKernelKind kind) {
+  switch (kind) {
+    case NvptxKernelKind::kLoop: return "loop";
+    case NvptxKernelKind::kGenericReduction: return "generic_reduction";
+    case NvptxKernelKind::kDusInPlace: return "dus_in_place";
+    case NvptxKernelKind::kScatterAtomic: return "scatter_atomic";
+    case NvptxKernelKind::kScatterSerial: return "scatter_serial";
+    case NvptxKernelKind::kRowReduction: return "row_reduction";
+    case NvptxKernelKind::kRowNormalization: return "row_normalization";
+    case NvptxKernelKind::kWholeReduction: return "whole_reduction";
+    case NvptxKernelKind::kColumnReduction: return "column_reduction";
+    case NvptxKernelKind::kTranspose: return "transpose";
+  }
+  return "unknown";
+}
+
+absl::StatusOr<LaunchChoice> ChooseLaunchDimensions(const LaunchProblem& p,
+                                                    const NvptxTarget& target) {
+  if (p.elements < 0 || p.rows < 0 || p.row_length < 0 || p.columns < 0 || p.batch < 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "launch dimensions for ", NvptxKernelKindName(p.kind), ": negative size (elements ",
+        p.elements, ", rows ", p.rows, ", row_length ", p.row_length, ", columns ", p.columns,
+        ", batch ", p.batch, ")"));
+  }
+  const int64_t warp = target.warp_size;
+  LaunchChoice c;
+  switch (p.kind) {
+    case NvptxKernelKind::kLoop:
+      return LoopChoice(p.elements, p.vectorizable, target);
+    case NvptxKernelKind::kGenericReduction:
+    case NvptxKernelKind::kDusInPlace:
+    case NvptxKernelKind::kScatterAtomic:
+      return LoopChoice(p.elements, false, target);
+    case NvptxKernelKind::kScatterSerial:
+      c.blocks = 1;
+      return c;
+    case NvptxKernelKind::kRowReduction:
+    case NvptxKernelKind::kRowNormalization:
+      if (p.rows == 0) return c;
+      if (p.row_length <= kMaxWarpRowLength) {
+        c.warp_per_row = true;
+        c.rows_per_block = std::min(kRowsPerBlock, p.rows);
+        c.threads_per_block = c.rows_per_block * warp;
+        c.blocks = CeilDiv(p.rows, c.rows_per_block);
+        return c;
+      }
+      c.threads_per_block = std::min(
+          {kMaxRowBlockThreads, target.max_threads_per_block,
+           RoundUp(CeilDiv(p.row_length, kElementsPerRowThread), warp)});
+      c.blocks = p.rows;
+      return c;
+    case NvptxKernelKind::kWholeReduction:
+      c.threads_per_block = target.max_threads_per_block;
+      c.blocks = 1;
+      return c;
+    case NvptxKernelKind::kColumnReduction:
+    case NvptxKernelKind::kTranspose:
+      c.tile = kTile;
+      c.tile_rows = kTileRows;
+      c.threads_per_block = kTile * kTileRows;
+      c.blocks = p.batch * CeilDiv(p.columns, kTile) *
+                 (p.kind == NvptxKernelKind::kTranspose ? CeilDiv(p.rows, kTile) : 1);
+      return c;
+  }
+  return c;
+}
+
+}  // namespace xla::gpu

@@ -1,0 +1,159 @@
+#include "xla/backends/gpu/codegen/nvptx/libdevice_math.h"
+
+#include <cstdlib>
+#include <memory>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "llvm/Bitcode/BitcodeReader.h"
+#include "llvm/IR/Constants.h"
+#include "llvm/Linker/Linker.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Transforms/IPO/Internalize.h"
+#include "xla/util/subprocess.h"
+
+namespace xla::gpu {
+namespace {
+
+// Calls __nv_<name>f or __nv_<name> (by the type of args[0]).
+llvm::Value* Call(const char* name, std::vector<llvm::Value*> args, llvm::IRBuilder<>* b) {
+  llvm::Type* type = args[0]->getType();
+  const std::string symbol = absl::StrCat("__nv_", name, type->isFloatTy() ? "f" : "");
+  std::vector<llvm::Type*> params(args.size(), type);
+  llvm::Module* module = b->GetInsertBlock()->getModule();
+  llvm::FunctionCallee fn =
+      module->getOrInsertFunction(symbol, llvm::FunctionType::get(type, params, false));
+  if (auto* f = llvm::dyn_cast<llvm::Function>(fn.getCallee())) {
+    f->setDoesNotThrow();
+    f->setDoesNotAccessMemory();
+  }
+  return b->CreateCall(fn, args);
+}
+
+}  // namespace
+
+llvm::Value* NvptxMathEmitter::Exp(llvm::Value* x, llvm::IRBuilder<>* b) const {
+  return Call("exp", {x}, b);
+}
+llvm::Value* NvptxMathEmitter::Log(llvm::Value* x, llvm::IRBuilder<>* b) const {
+  return Call("log", {x}, b);
+}
+llvm::Value* NvptxMathEmitter::Sin(llvm::Value* x, llvm::IRBuilder<>* b) const {
+  return Call("sin", {x}, b);
+}
+llvm::Value* NvptxMathEmitter::Cos(llvm::Value* x, llvm::IRBuilder<>* b) const {
+  return Call("cos", {x}, b);
+}
+llvm::Value* NvptxMathEmitter::Pow(llvm::Value* x, llvm::Value* y, llvm::IRBuilder<>* b) const {
+  llvm::Value* one_x = b->CreateFCmpOEQ(x, llvm::ConstantFP::get(x->getType(), 1.0));
+  llvm::Value* zero_y = b->CreateFCmpOEQ(y, llvm::ConstantFP::get(y->getType(), 0.0));
+  return b->CreateSelect(b->CreateOr(one_x, zero_y), llvm::ConstantFP::get(x->getType(), 1.0),
+                         Call("pow", {x, y}, b));
+}
+llvm::Value* NvptxMathEmitter::Expm1(llvm::Value* x, llvm::IRBuilder<>* b) const {
+  return Call("expm1", {x}, b);
+}
+llvm::Value* NvptxMathEmitter::Log1p(llvm::Value* x, llvm::IRBuilder<>* b) const {
+  return Call("log1p", {x}, b);
+}
+llvm::Value* NvptxMathEmitter::Tanh(llvm::Value* x, llvm::IRBuilder<>* b) const {
+  return Call("tanh", {x}, b);
+}
+llvm::Value* NvptxMathEmitter::Erf(llvm::Value* x, llvm::IRBuilder<>* b) const {
+  return Call("erf", {x}, b);
+}
+llvm::Value* NvptxMathEmitter::Tan(llvm::Value* x, llvm::IRBuilder<>* b) const {
+  return Call("tan", {x}, b);
+}
+llvm::Value* NvptxMathEmitter::Cbrt(llvm::Value* x, llvm::IRBuilder<>* b) const {
+  return Call("cbrt", {x}, b);
+}
+llvm::Value* NvptxMathEmitter::Atan2(llvm::Value* y, llvm::Value* x, llvm::IRBuilder<>* b) const {
+  return Call("atan2", {y, x}, b);
+}
+llvm::Value* NvptxMathEmitter::Atan(llvm::Value* x, llvm::IRBuilder<>* b) const {
+  return Call("atan", {x}, b);
+}
+llvm::Value* NvptxMathEmitter::Asin(llvm::Value* x, llvm::IRBuilder<>* b) const {
+  return Call("asin", {x}, b);
+}
+llvm::Value* NvptxMathEmitter::Acos(llvm::Value* x, llvm::IRBuilder<>* b) const {
+  return Call("acos", {x}, b);
+}
+llvm::Value* NvptxMathEmitter::Asinh(llvm::Value* x, llvm::IRBuilder<>* b) const {
+  return Call("asinh", {x}, b);
+}
+llvm::Value* NvptxMathEmitter::Acosh(llvm::Value* x, llvm::IRBuilder<>* b) const {
+  return Call("acosh", {x}, b);
+}
+llvm::Value* NvptxMathEmitter::Atanh(llvm::Value* x, llvm::IRBuilder<>* b) const {
+  return Call("atanh", {x}, b);
+}
+llvm::Value* NvptxMathEmitter::Sinh(llvm::Value* x, llvm::IRBuilder<>* b) const {
+  return Call("sinh", {x}, b);
+}
+llvm::Value* NvptxMathEmitter::Cosh(llvm::Value* x, llvm::IRBuilder<>* b) const {
+  return Call("cosh", {x}, b);
+}
+
+absl::StatusOr<std::string> FindLibdevice() {
+  std::vector<std::string> candidates;
+  if (const char* env = std::getenv("XLA_LIBDEVICE"); env != nullptr && *env != '\0') {
+    candidates.push_back(env);
+  }
+  if (const char* cuda = std::getenv("CUDA_HOME"); cuda != nullptr && *cuda != '\0') {
+    candidates.push_back(absl::StrCat(cuda, "/nvvm/libdevice/libdevice.10.bc"));
+  }
+  candidates.push_back("/usr/local/cuda/nvvm/libdevice/libdevice.10.bc");
+  for (const std::string& c : candidates) {
+    if (ReadFileBytes(c).ok()) return c;
+  }
+  return absl::NotFoundError(absl::StrCat("libdevice.10.bc not found (looked at ",
+                                          absl::StrJoin(candidates, ", "),
+                                          "); install the CUDA toolkit or set XLA_LIBDEVICE"));
+}
+
+absl::Status LinkLibdevice(llvm::Module& module, const std::string& path) {
+  bool needed = false;
+  for (const llvm::Function& f : module) {
+    needed = needed || (f.isDeclaration() && f.getName().startswith("__nv_"));
+  }
+  if (!needed) return absl::OkStatus();
+  std::string file = path;
+  if (file.empty()) {
+    absl::StatusOr<std::string> found = FindLibdevice();
+    if (!found.ok()) return found.status();
+    file = *found;
+  }
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer = llvm::MemoryBuffer::getFile(file);
+  if (!buffer) {
+    return absl::NotFoundError(
+        absl::StrCat("cannot read libdevice ", file, ": ", buffer.getError().message()));
+  }
+  llvm::Expected<std::unique_ptr<llvm::Module>> lib =
+      llvm::parseBitcodeFile((*buffer)->getMemBufferRef(), module.getContext());
+  if (!lib) {
+    return absl::InvalidArgumentError(absl::StrCat("cannot parse libdevice ", file, ": ",
+                                                   llvm::toString(lib.takeError())));
+  }
+  if (module.getTargetTriple().empty()) module.setTargetTriple("nvptx64-nvidia-cuda");
+  (*lib)->setTargetTriple(module.getTargetTriple());
+  (*lib)->setDataLayout(module.getDataLayout());
+  if (module.getModuleFlag("nvvm-reflect-ftz") == nullptr) {
+    module.addModuleFlag(llvm::Module::Override, "nvvm-reflect-ftz", uint32_t{0});
+  }
+  const bool failed = llvm::Linker::linkModules(
+      module, std::move(*lib), llvm::Linker::Flags::LinkOnlyNeeded,
+      [](llvm::Module& m, const llvm::StringSet<>& linked) {
+        // Keep the module's own symbols; make everything from libdevice
+        // internal so that unused functions are dropped.
+        llvm::internalizeModule(m, [&linked](const llvm::GlobalValue& gv) {
+          return !gv.hasName() || linked.count(gv.getName()) == 0;
+        });
+      });
+  if (failed) return absl::InternalError(absl::StrCat("linking libdevice ", file, " failed"));
+  return absl::OkStatus();
+}
+
+}  // namespace xla::gpu

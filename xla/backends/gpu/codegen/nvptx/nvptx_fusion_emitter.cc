@@ -1,0 +1,1182 @@
+#include "xla/backends/gpu/codegen/nvptx/nvptx_fusion_emitter.h"
+
+#include <algorithm>
+#include <functional>
+#include <utility>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/str_cat.h"
+#include "llvm/IR/Constants.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/IntrinsicsNVPTX.h"
+#include "llvm/IR/Metadata.h"
+#include "llvm/IR/Verifier.h"
+#include "llvm/Support/raw_ostream.h"
+#include "xla/backends/gpu/codegen/elemental_ir_emitter.h"
+#include "xla/backends/gpu/codegen/ir_array.h"
+#include "xla/backends/gpu/codegen/nvptx/libdevice_math.h"
+#include "xla/hlo/ir/hlo_computation.h"
+#include "xla/types/primitive_type.h"
+#include "xla/util/status_macros.h"
+
+namespace xla::gpu {
+namespace {
+
+using Gen = ElementalIrEmitter::ElementGenerator;
+using Values = std::vector<llvm::Value*>;
+constexpr unsigned kGlobal = 1;
+constexpr unsigned kShared = 3;
+
+int64_t Product(absl::Span<const int64_t> dims) {
+  int64_t p = 1;
+  for (int64_t d : dims) p *= d;
+  return p;
+}
+int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+absl::Status Unimplemented(const HloInstruction* hlo, absl::string_view why) {
+  return absl::UnimplementedError(absl::StrCat("nvptx fusion emitter: ", hlo->name(), " (",
+                                               HloOpcodeName(hlo->opcode()), "): ", why));
+}
+
+std::vector<int64_t> SortedDims(const HloInstruction* reduce) {
+  std::vector<int64_t> dims = reduce->dimensions();
+  std::sort(dims.begin(), dims.end());
+  return dims;
+}
+
+// Row-major (descending minor_to_major, or no layout).
+bool IsRowMajor(const Shape& shape) {
+  if (!shape.has_layout()) return true;
+  const std::vector<int64_t>& m2m = shape.layout().minor_to_major;
+  for (size_t i = 0; i < m2m.size(); ++i) {
+    if (m2m[i] != static_cast<int64_t>(m2m.size() - 1 - i)) return false;
+  }
+  return true;
+}
+
+struct OutputLeaf {
+  const HloInstruction* instr;
+  int64_t value;  // tuple index of a variadic reduce
+  Shape shape;
+};
+
+class Emitter {
+ public:
+  Emitter(const HloInstruction& fusion, const NvptxEmitOptions& options, llvm::Module* module)
+      : fusion_(fusion),
+        options_(options),
+        target_(options.target),
+        module_(module),
+        ctx_(module->getContext()),
+        b_(ctx_),
+        elemental_(module, &b_, &math_) {}
+
+  absl::StatusOr<NvptxKernelInfo> Run(const std::string& symbol);
+
+ private:
+  absl::Status CollectOutputs();
+  absl::Status CreateKernel(const std::string& symbol);
+  absl::Status BuildGenerators();
+  absl::Status Classify();
+  bool Vectorizable() const;
+
+  // Kernels.
+  absl::Status EmitLoopKernel();
+  absl::Status EmitRowKernel();
+  absl::Status EmitColumnKernel();
+  absl::Status EmitTransposeKernel();
+  absl::Status EmitDusKernel();
+  absl::Status EmitScatterKernel(bool atomic);
+
+  // IR helpers.
+  llvm::Value* Sreg(llvm::Intrinsic::ID id) {
+    return b_.CreateZExt(b_.CreateIntrinsic(id, {}, {}), b_.getInt64Ty());
+  }
+  absl::Status EmitLoop(llvm::Value* lo, llvm::Value* hi, llvm::Value* step,
+                        const std::string& name,
+                        const std::function<absl::Status(llvm::Value*)>& body);
+  absl::Status EmitLoop(int64_t lo, int64_t hi, const std::string& name,
+                        const std::function<absl::Status(llvm::Value*)>& body) {
+    return EmitLoop(b_.getInt64(lo), b_.getInt64(hi), b_.getInt64(1), name, body);
+  }
+  absl::Status EmitIf(llvm::Value* cond, const std::function<absl::Status()>& then);
+  // The thread-indexed (or grid-stride) loop over [0, n) of loop-like kinds.
+  absl::Status EmitThreadLoop(int64_t n, const std::function<absl::Status(llvm::Value*)>& body);
+  llvm::AllocaInst* EntryAlloca(llvm::Type* type, const std::string& name);
+  llvm::GlobalVariable* SharedArray(llvm::Type* type, int64_t count, const std::string& name);
+  void Barrier() { b_.CreateIntrinsic(llvm::Intrinsic::nvvm_barrier0, {}, {}); }
+  llvm::Value* ShuffleXor(llvm::Value* v, int lane_mask);
+  absl::StatusOr<Values> Combine(const HloInstruction* reduce, const Values& a, const Values& b);
+  absl::StatusOr<Values> WarpAllReduce(const HloInstruction* reduce, Values v);
+
+  // Values.
+  absl::StatusOr<Values> EmitComputation(const HloComputation* computation, const Values& args);
+  absl::StatusOr<Values> ReduceValues(const HloInstruction* reduce, const IrIndex& index);
+  absl::StatusOr<Values> EmitSequentialReduce(const HloInstruction* reduce, const IrIndex& index);
+  absl::StatusOr<Values> Inits(const HloInstruction* reduce);
+  absl::StatusOr<llvm::Value*> LeafValue(const OutputLeaf& leaf, const IrIndex& index);
+  absl::Status WriteLeaves(const std::vector<int64_t>& leaves, const IrIndex& index);
+  IrArray OutputArray(int64_t leaf) const {
+    return IrArray(args_[fusion_.operand_count() + leaf], leaves_[leaf].shape);
+  }
+  absl::StatusOr<IrIndex> ScatterTarget(const IrIndex& update_index, llvm::Value** inside);
+
+  const HloInstruction& fusion_;
+  const NvptxEmitOptions& options_;
+  const NvptxTarget target_;
+  llvm::Module* module_;
+  llvm::LLVMContext& ctx_;
+  llvm::IRBuilder<> b_;
+  NvptxMathEmitter math_;
+  ElementalIrEmitter elemental_;
+
+  const HloComputation* computation_ = nullptr;
+  std::vector<OutputLeaf> leaves_;
+  llvm::Function* kernel_ = nullptr;
+  std::vector<llvm::Value*> args_;
+  absl::flat_hash_map<const HloInstruction*, Gen> gens_;
+  std::vector<const HloInstruction*> reduces_;  // post order
+  // Vectorized loop: the current lane's value per fused parameter number.
+  std::vector<llvm::Value*> lane_values_;
+
+  struct Cached {
+    Values index;
+    Values values;
+  };
+  absl::flat_hash_map<const HloInstruction*, Cached> cache_;
+
+  NvptxKernelKind kind_ = NvptxKernelKind::kLoop;
+  LaunchProblem problem_;
+  LaunchChoice choice_;
+  int64_t kept_ = 0;            // row kinds: kept (row) dims
+  int64_t transpose_dim_ = -1;  // transpose: output dim along the input's minor dim
+  int64_t static_shared_ = 0;
+  bool scatter_in_place_ = false;  // scatter: the output aliases operand 0
+};
+
+// ------------------------------------------------------------------ setup
+
+absl::Status Emitter::CollectOutputs() {
+  const HloInstruction* root = computation_->root_instruction();
+  std::vector<Shape> shapes;
+  if (fusion_.shape().IsTuple()) {
+    shapes = fusion_.shape().tuple_shapes();
+  } else {
+    shapes.push_back(fusion_.shape());
+  }
+  if (root->opcode() == HloOpcode::kTuple) {
+    for (const HloInstruction* op : root->operands()) leaves_.push_back({op, 0, Shape()});
+  } else if (root->shape().IsTuple() && root->opcode() == HloOpcode::kReduce) {
+    for (int64_t k = 0; k < root->shape().tuple_shapes_size(); ++k) {
+      leaves_.push_back({root, k, Shape()});
+    }
+  } else if (root->shape().IsTuple()) {
+    return Unimplemented(root, "tuple-shaped root other than tuple or variadic reduce");
+  } else {
+    leaves_.push_back({root, 0, Shape()});
+  }
+  if (leaves_.size() != shapes.size()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("nvptx fusion emitter: ", fusion_.name(), " has ", shapes.size(),
+                     " output leaves but its fused root yields ", leaves_.size()));
+  }
+  for (size_t k = 0; k < leaves_.size(); ++k) {
+    if (!shapes[k].IsArray()) return Unimplemented(&fusion_, "nested tuple output");
+    leaves_[k].shape = shapes[k];
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Emitter::CreateKernel(const std::string& symbol) {
+  if (module_->getFunction(symbol) != nullptr) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("nvptx fusion emitter: symbol ", symbol, " already exists in the module"));
+  }
+  const int64_t num_args = fusion_.operand_count() + static_cast<int64_t>(leaves_.size());
+  std::vector<llvm::Type*> params(num_args, llvm::PointerType::get(ctx_, kGlobal));
+  kernel_ = llvm::Function::Create(llvm::FunctionType::get(b_.getVoidTy(), params, false),
+                                   llvm::Function::ExternalLinkage, symbol, module_);
+  kernel_->setCallingConv(llvm::CallingConv::PTX_Kernel);
+  kernel_->addFnAttr(llvm::Attribute::NoUnwind);
+  for (int64_t i = 0; i < num_args; ++i) {
+    const Shape& shape = i < fusion_.operand_count()
+                             ? fusion_.operand(i)->shape()
+                             : leaves_[i - fusion_.operand_count()].shape;
+    const size_t u = static_cast<size_t>(i);
+    if (u < options_.noalias.size() && options_.noalias[u]) {
+      kernel_->addParamAttr(i, llvm::Attribute::NoAlias);
+    }
+    const int64_t align =
+        std::max<int64_t>(16, u < options_.alignment.size() ? options_.alignment[u] : 16);
+    kernel_->addParamAttr(i, llvm::Attribute::getWithAlignment(ctx_, llvm::Align(align)));
+    std::optional<int64_t> bytes = shape.ByteSize();
+    if (bytes.has_value() && *bytes > 0) kernel_->addDereferenceableParamAttr(i, *bytes);
+    args_.push_back(kernel_->getArg(i));
+  }
+  b_.SetInsertPoint(llvm::BasicBlock::Create(ctx_, "entry", kernel_));
+  return absl::OkStatus();
+}
+
+absl::Status Emitter::BuildGenerators() {
+  const HloInstruction* root = computation_->root_instruction();
+  lane_values_.assign(fusion_.operand_count(), nullptr);
+  for (const HloInstruction* instr : computation_->MakePostOrder()) {
+    const HloOpcode opcode = instr->opcode();
+    if (opcode == HloOpcode::kParameter) {
+      const int64_t n = instr->parameter_number();
+      if (n < 0 || n >= fusion_.operand_count()) {
+        return Unimplemented(instr, "fused parameter without a matching operand");
+      }
+      const IrArray array(args_[n], fusion_.operand(n)->shape());
+      gens_[instr] = [this, array, n](const IrIndex& index) -> absl::StatusOr<llvm::Value*> {
+        if (lane_values_[n] != nullptr) return lane_values_[n];
+        return array.EmitReadElement(index, &b_);
+      };
+      continue;
+    }
+    if (opcode == HloOpcode::kReduce) {
+      reduces_.push_back(instr);
+      if (instr->shape().IsTuple()) continue;
+      gens_[instr] = [this, instr](const IrIndex& index) -> absl::StatusOr<llvm::Value*> {
+        ASSIGN_OR_RETURN(Values values, ReduceValues(instr, index));
+        return values[0];
+      };
+      continue;
+    }
+    if (opcode == HloOpcode::kGetTupleElement) {
+      const HloInstruction* op = instr->operand(0);
+      if (op->opcode() != HloOpcode::kReduce) {
+        return Unimplemented(instr, "get-tuple-element of anything but a variadic reduce");
+      }
+      const int64_t k = instr->tuple_index();
+      gens_[instr] = [this, op, k](const IrIndex& index) -> absl::StatusOr<llvm::Value*> {
+        ASSIGN_OR_RETURN(Values values, ReduceValues(op, index));
+        return values[k];
+      };
+      continue;
+    }
+    if (opcode == HloOpcode::kTuple || opcode == HloOpcode::kScatter) {
+      if (instr == root) continue;
+      return Unimplemented(instr, "only supported as the fused root");
+    }
+    std::vector<Gen> operands;
+    for (const HloInstruction* op : instr->operands()) {
+      auto it = gens_.find(op);
+      if (it == gens_.end()) return Unimplemented(instr, "operand without a generator");
+      operands.push_back(it->second);
+    }
+    ASSIGN_OR_RETURN(gens_[instr], elemental_.MakeElementGenerator(instr, operands));
+  }
+  return absl::OkStatus();
+}
+
+// Every array is a same-dims row-major f32 array (or a scalar parameter)
+// and every instruction elementwise, so element i of each output depends
+// only on element i of each input.
+bool Emitter::Vectorizable() const {
+  if (!options_.vectorize || !reduces_.empty()) return false;
+  const std::vector<int64_t>& dims = leaves_[0].shape.dimensions();
+  auto same_f32 = [&](const Shape& s) {
+    return s.IsArray() && s.element_type() == PrimitiveType::F32 && s.dimensions() == dims &&
+           IsRowMajor(s);
+  };
+  for (const OutputLeaf& leaf : leaves_) {
+    if (!same_f32(leaf.shape)) return false;
+  }
+  for (const HloInstruction* op : fusion_.operands()) {
+    if (!same_f32(op->shape()) && !op->shape().dimensions().empty()) return false;
+  }
+  for (const HloInstruction* instr : computation_->MakePostOrder()) {
+    const HloOpcode opcode = instr->opcode();
+    if (opcode == HloOpcode::kParameter || opcode == HloOpcode::kTuple) continue;
+    if (instr->shape().dimensions().empty() && opcode == HloOpcode::kConstant) continue;
+    if (opcode == HloOpcode::kBroadcast && instr->operand(0)->shape().dimensions().empty()) continue;
+    if (!IsElementwise(opcode) || instr->shape().dimensions() != dims) return false;
+  }
+  return true;
+}
+
+absl::Status Emitter::Classify() {
+  const HloInstruction* root = computation_->root_instruction();
+  auto aliases = [&](int64_t operand) {
+    return !options_.output_aliases_operand.empty() &&
+           options_.output_aliases_operand[0] == operand;
+  };
+  auto in_place = [&]() {
+    const HloInstruction* p = root->operand(0);
+    if (p->opcode() != HloOpcode::kParameter || !aliases(p->parameter_number())) return false;
+    if (p->users().size() != 1) return false;
+    for (int64_t i = 1; i < root->operand_count(); ++i) {
+      if (root->operand(i) == p) return false;
+    }
+    return true;
+  };
+  if (root->opcode() == HloOpcode::kScatter) {
+    if (root->operand_count() != 3 || root->to_apply() == nullptr) {
+      return Unimplemented(root, "only single-operand scatter with to_apply is supported");
+    }
+    const HloInstruction* combiner = root->to_apply()->root_instruction();
+    const PrimitiveType t = root->shape().element_type();
+    const bool add = combiner->opcode() == HloOpcode::kAdd &&
+                     combiner->operand(0)->opcode() == HloOpcode::kParameter &&
+                     combiner->operand(1)->opcode() == HloOpcode::kParameter &&
+                     combiner->operand(0) != combiner->operand(1);
+    const bool atomic_type = t == PrimitiveType::F32 || t == PrimitiveType::F64 ||
+                             t == PrimitiveType::S32 || t == PrimitiveType::U32 ||
+                             t == PrimitiveType::S64 || t == PrimitiveType::U64;
+    const bool atomic = add && atomic_type && in_place();
+    kind_ = atomic ? NvptxKernelKind::kScatterAtomic : NvptxKernelKind::kScatterSerial;
+    problem_.elements = Product(root->operand(2)->shape().dimensions());
+    scatter_in_place_ = in_place();
+    return absl::OkStatus();
+  }
+  if (root->opcode() == HloOpcode::kDynamicUpdateSlice && leaves_.size() == 1 && in_place()) {
+    kind_ = NvptxKernelKind::kDusInPlace;
+    problem_.elements = Product(root->operand(1)->shape().dimensions());
+    return absl::OkStatus();
+  }
+  const std::vector<int64_t>& dims = leaves_[0].shape.dimensions();
+  bool same_dims = true;
+  for (const OutputLeaf& leaf : leaves_) same_dims = same_dims && leaf.shape.dimensions() == dims;
+  if (!reduces_.empty()) {
+    const std::vector<int64_t> input_dims = reduces_[0]->operand(0)->shape().dimensions();
+    const int64_t rank = static_cast<int64_t>(input_dims.size());
+    const int64_t kept = rank - static_cast<int64_t>(reduces_[0]->dimensions().size());
+    std::vector<int64_t> trailing;
+    for (int64_t d = std::max<int64_t>(kept, 0); d < rank; ++d) trailing.push_back(d);
+    bool row_form = kept >= 0;
+    for (const HloInstruction* r : reduces_) {
+      row_form = row_form && r->operand(0)->shape().dimensions() == input_dims &&
+                 SortedDims(r) == trailing;
+    }
+    const std::vector<int64_t> row_dims(input_dims.begin(),
+                                        input_dims.begin() + std::max<int64_t>(kept, 0));
+    bool any_full = false;
+    for (const OutputLeaf& leaf : leaves_) {
+      const bool is_row = leaf.shape.dimensions() == row_dims;
+      const bool is_full = leaf.shape.dimensions() == input_dims;
+      row_form = row_form && (is_row || is_full);
+      any_full = any_full || (is_full && !is_row);
+    }
+    if (row_form) {
+      kind_ = any_full ? NvptxKernelKind::kRowNormalization
+                       : (kept == 0 ? NvptxKernelKind::kWholeReduction
+                                    : NvptxKernelKind::kRowReduction);
+      kept_ = kept;
+      problem_.rows = Product(row_dims);
+      problem_.row_length = Product(trailing.empty() ? std::vector<int64_t>{}
+                                                     : std::vector<int64_t>(input_dims.begin() + kept,
+                                                                            input_dims.end()));
+      return absl::OkStatus();
+    }
+    bool column_form = (rank == 2 && SortedDims(reduces_[0]) == std::vector<int64_t>{0}) ||
+                       (rank == 3 && SortedDims(reduces_[0]) == std::vector<int64_t>{1});
+    for (const HloInstruction* r : reduces_) {
+      column_form = column_form && r->operand(0)->shape().dimensions() == input_dims &&
+                    SortedDims(r) == SortedDims(reduces_[0]);
+      column_form = column_form && std::any_of(leaves_.begin(), leaves_.end(),
+                                               [&](const OutputLeaf& l) { return l.instr == r; });
+    }
+    for (const OutputLeaf& leaf : leaves_) {
+      column_form = column_form && leaf.instr->opcode() == HloOpcode::kReduce;
+    }
+    if (column_form) {
+      kind_ = NvptxKernelKind::kColumnReduction;
+      problem_.batch = rank == 3 ? input_dims[0] : 1;
+      problem_.row_length = input_dims[rank - 2];
+      problem_.columns = input_dims[rank - 1];
+      return absl::OkStatus();
+    }
+    kind_ = NvptxKernelKind::kGenericReduction;
+  } else {
+    kind_ = NvptxKernelKind::kLoop;
+    const int64_t rank = static_cast<int64_t>(dims.size());
+    int64_t tile_bytes = 0;
+    for (const OutputLeaf& leaf : leaves_) tile_bytes += 32 * 33 * ByteWidth(leaf.shape.element_type());
+    if (same_dims && rank >= 2 && tile_bytes <= target_.max_shared_memory_per_block / 2) {
+      for (const HloInstruction* instr : computation_->MakePostOrder()) {
+        if (instr->opcode() != HloOpcode::kTranspose || instr->shape().dimensions() != dims) continue;
+        const std::vector<int64_t>& perm = instr->dimensions();
+        const int64_t j = std::find(perm.begin(), perm.end(), rank - 1) - perm.begin();
+        if (j >= rank - 1) continue;
+        kind_ = NvptxKernelKind::kTranspose;
+        transpose_dim_ = j;
+        problem_.rows = dims[j];
+        problem_.columns = dims[rank - 1];
+        problem_.batch = Product(dims) / std::max<int64_t>(1, dims[j] * dims[rank - 1]);
+        if (dims[j] * dims[rank - 1] == 0) problem_.batch = 0;
+        return absl::OkStatus();
+      }
+    }
+    problem_.vectorizable = same_dims && Vectorizable();
+  }
+  int64_t n = 0;
+  for (const OutputLeaf& leaf : leaves_) n = std::max(n, Product(leaf.shape.dimensions()));
+  problem_.elements = n;
+  return absl::OkStatus();
+}
+
+// ------------------------------------------------------------- IR helpers
+
+absl::Status Emitter::EmitLoop(llvm::Value* lo, llvm::Value* hi, llvm::Value* step,
+                               const std::string& name,
+                               const std::function<absl::Status(llvm::Value*)>& body) {
+  llvm::BasicBlock* pre = b_.GetInsertBlock();
+  llvm::BasicBlock* body_bb = llvm::BasicBlock::Create(ctx_, name + ".body", kernel_);
+  llvm::BasicBlock* exit_bb = llvm::BasicBlock::Create(ctx_, name + ".exit", kernel_);
+  b_.CreateCondBr(b_.CreateICmpSLT(lo, hi), body_bb, exit_bb);
+  b_.SetInsertPoint(body_bb);
+  llvm::PHINode* i = b_.CreatePHI(b_.getInt64Ty(), 2, name);
+  i->addIncoming(lo, pre);
+  RETURN_IF_ERROR(body(i));
+  llvm::Value* next = b_.CreateAdd(i, step, name + ".next", /*HasNUW=*/true, /*HasNSW=*/true);
+  i->addIncoming(next, b_.GetInsertBlock());
+  b_.CreateCondBr(b_.CreateICmpSLT(next, hi), body_bb, exit_bb);
+  b_.SetInsertPoint(exit_bb);
+  return absl::OkStatus();
+}
+
+absl::Status Emitter::EmitIf(llvm::Value* cond, const std::function<absl::Status()>& then) {
+  llvm::BasicBlock* then_bb = llvm::BasicBlock::Create(ctx_, "then", kernel_);
+  llvm::BasicBlock* cont_bb = llvm::BasicBlock::Create(ctx_, "cont", kernel_);
+  b_.CreateCondBr(cond, then_bb, cont_bb);
+  b_.SetInsertPoint(then_bb);
+  RETURN_IF_ERROR(then());
+  b_.CreateBr(cont_bb);
+  b_.SetInsertPoint(cont_bb);
+  return absl::OkStatus();
+}
+
+absl::Status Emitter::EmitThreadLoop(int64_t n,
+                                     const std::function<absl::Status(llvm::Value*)>& body) {
+  llvm::Value* threads = b_.getInt64(choice_.threads_per_block);
+  llvm::Value* i = b_.CreateAdd(
+      b_.CreateMul(Sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x), threads, "", true, true),
+      Sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x), "linear", true, true);
+  if (!choice_.grid_stride) {
+    return EmitIf(b_.CreateICmpSLT(i, b_.getInt64(n)), [&]() { return body(i); });
+  }
+  llvm::Value* stride =
+      b_.CreateMul(Sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_nctaid_x), threads, "", true, true);
+  return EmitLoop(i, b_.getInt64(n), stride, "grid", body);
+}
+
+llvm::AllocaInst* Emitter::EntryAlloca(llvm::Type* type, const std::string& name) {
+  llvm::IRBuilder<> entry(&kernel_->getEntryBlock(), kernel_->getEntryBlock().begin());
+  return entry.CreateAlloca(type, nullptr, name);
+}
+
+llvm::GlobalVariable* Emitter::SharedArray(llvm::Type* type, int64_t count,
+                                           const std::string& name) {
+  llvm::ArrayType* array = llvm::ArrayType::get(type, count);
+  auto* global = new llvm::GlobalVariable(
+      *module_, array, /*isConstant=*/false, llvm::GlobalValue::InternalLinkage,
+      llvm::UndefValue::get(array), absl::StrCat(kernel_->getName().str(), ".", name), nullptr,
+      llvm::GlobalValue::NotThreadLocal, kShared);
+  global->setAlignment(llvm::Align(8));
+  // ptxas places each array at an 8-byte boundary (the alignment above).
+  static_shared_ = (static_shared_ + 7) / 8 * 8 +
+                   static_cast<int64_t>(module_->getDataLayout().getTypeAllocSize(array));
+  return global;
+}
+
+// A butterfly shuffle of any register type: 32-bit types directly, narrower
+// ones widened, 64-bit ones as two halves.
+llvm::Value* Emitter::ShuffleXor(llvm::Value* v, int lane_mask) {
+  llvm::Value* full = b_.getInt32(-1);
+  llvm::Value* mask = b_.getInt32(lane_mask);
+  llvm::Value* clamp = b_.getInt32(0x1f);
+  llvm::Type* type = v->getType();
+  if (type->isFloatTy()) {
+    return b_.CreateIntrinsic(llvm::Intrinsic::nvvm_shfl_sync_bfly_f32, {},
+                              {full, v, mask, clamp});
+  }
+  auto shfl32 = [&](llvm::Value* x) {
+    return b_.CreateIntrinsic(llvm::Intrinsic::nvvm_shfl_sync_bfly_i32, {}, {full, x, mask, clamp});
+  };
+  const unsigned bits = type->getPrimitiveSizeInBits();
+  llvm::Type* int_type = b_.getIntNTy(bits);
+  llvm::Value* as_int = type->isIntegerTy() ? v : b_.CreateBitCast(v, int_type);
+  llvm::Value* result;
+  if (bits <= 32) {
+    result = b_.CreateTrunc(shfl32(b_.CreateZExt(as_int, b_.getInt32Ty())), int_type);
+  } else {
+    llvm::Value* lo = shfl32(b_.CreateTrunc(as_int, b_.getInt32Ty()));
+    llvm::Value* hi = shfl32(b_.CreateTrunc(b_.CreateLShr(as_int, 32), b_.getInt32Ty()));
+    result = b_.CreateOr(b_.CreateZExt(lo, int_type),
+                         b_.CreateShl(b_.CreateZExt(hi, int_type), 32));
+  }
+  return type->isIntegerTy() ? result : b_.CreateBitCast(result, type);
+}
+
+absl::StatusOr<Values> Emitter::Combine(const HloInstruction* reduce, const Values& a,
+                                        const Values& b) {
+  Values args = a;
+  args.insert(args.end(), b.begin(), b.end());
+  ASSIGN_OR_RETURN(Values next, EmitComputation(reduce->to_apply(), args));
+  if (next.size() != a.size()) {
+    return Unimplemented(reduce, "reducer result count does not match the inputs");
+  }
+  return next;
+}
+
+absl::StatusOr<Values> Emitter::WarpAllReduce(const HloInstruction* reduce, Values v) {
+  for (int mask = static_cast<int>(target_.warp_size) / 2; mask >= 1; mask /= 2) {
+    Values other;
+    for (llvm::Value* x : v) other.push_back(ShuffleXor(x, mask));
+    ASSIGN_OR_RETURN(v, Combine(reduce, v, other));
+  }
+  return v;
+}
+
+// ------------------------------------------------------------------ values
+
+absl::StatusOr<Values> Emitter::EmitComputation(const HloComputation* computation,
+                                                const Values& args) {
+  absl::flat_hash_map<const HloInstruction*, Gen> local;
+  const HloInstruction* root = computation->root_instruction();
+  for (const HloInstruction* instr : computation->MakePostOrder()) {
+    if (instr->opcode() == HloOpcode::kParameter) {
+      const int64_t n = instr->parameter_number();
+      if (n < 0 || n >= static_cast<int64_t>(args.size())) {
+        return Unimplemented(instr, absl::StrCat("reducer parameter ", n, " has no argument"));
+      }
+      llvm::Value* v = args[n];
+      local[instr] = [v](const IrIndex&) -> absl::StatusOr<llvm::Value*> { return v; };
+      continue;
+    }
+    if (instr->opcode() == HloOpcode::kTuple && instr == root) continue;
+    std::vector<Gen> operands;
+    for (const HloInstruction* op : instr->operands()) operands.push_back(local.at(op));
+    ASSIGN_OR_RETURN(local[instr], elemental_.MakeElementGenerator(instr, operands));
+  }
+  Values results;
+  std::vector<const HloInstruction*> outs;
+  if (root->opcode() == HloOpcode::kTuple) {
+    outs.assign(root->operands().begin(), root->operands().end());
+  } else {
+    outs.push_back(root);
+  }
+  for (const HloInstruction* op : outs) {
+    ASSIGN_OR_RETURN(llvm::Value * v, local.at(op)(IrIndex()));
+    results.push_back(v);
+  }
+  return results;
+}
+
+absl::StatusOr<Values> Emitter::Inits(const HloInstruction* reduce) {
+  const int64_t n = reduce->operand_count() / 2;
+  if (n < 1 || reduce->operand_count() != 2 * n || reduce->to_apply() == nullptr) {
+    return Unimplemented(reduce, "malformed reduce (needs N inputs, N inits and to_apply)");
+  }
+  Values inits;
+  for (int64_t k = 0; k < n; ++k) {
+    ASSIGN_OR_RETURN(llvm::Value * v, gens_.at(reduce->operand(n + k))(IrIndex()));
+    inits.push_back(v);
+  }
+  return inits;
+}
+
+absl::StatusOr<Values> Emitter::ReduceValues(const HloInstruction* reduce, const IrIndex& index) {
+  auto it = cache_.find(reduce);
+  if (it != cache_.end() && it->second.index == index.multidim()) return it->second.values;
+  return EmitSequentialReduce(reduce, index);
+}
+
+absl::StatusOr<Values> Emitter::EmitSequentialReduce(const HloInstruction* reduce,
+                                                     const IrIndex& index) {
+  ASSIGN_OR_RETURN(Values inits, Inits(reduce));
+  const int64_t n = static_cast<int64_t>(inits.size());
+  const std::vector<int64_t>& in_dims = reduce->operand(0)->shape().dimensions();
+  const std::vector<int64_t> red = SortedDims(reduce);
+  std::vector<bool> reduced(in_dims.size(), false);
+  for (int64_t d : red) {
+    if (d < 0 || d >= static_cast<int64_t>(in_dims.size())) {
+      return Unimplemented(reduce, "reduced dimension out of range");
+    }
+    reduced[d] = true;
+  }
+  Values in_index(in_dims.size(), nullptr);
+  size_t next_kept = 0;
+  for (size_t d = 0; d < in_dims.size(); ++d) {
+    if (!reduced[d]) in_index[d] = index[next_kept++];
+  }
+  std::vector<llvm::AllocaInst*> acc;
+  for (int64_t k = 0; k < n; ++k) {
+    acc.push_back(EntryAlloca(inits[k]->getType(), "acc"));
+    b_.CreateStore(inits[k], acc[k]);
+  }
+  std::function<absl::Status(size_t)> level = [&](size_t p) -> absl::Status {
+    if (p == red.size()) {
+      Values cur, xs;
+      for (int64_t k = 0; k < n; ++k) cur.push_back(b_.CreateLoad(inits[k]->getType(), acc[k]));
+      for (int64_t k = 0; k < n; ++k) {
+        ASSIGN_OR_RETURN(llvm::Value * x, gens_.at(reduce->operand(k))(IrIndex(in_index, in_dims)));
+        xs.push_back(x);
+      }
+      ASSIGN_OR_RETURN(Values next, Combine(reduce, cur, xs));
+      for (int64_t k = 0; k < n; ++k) b_.CreateStore(next[k], acc[k]);
+      return absl::OkStatus();
+    }
+    const int64_t d = red[p];
+    return EmitLoop(0, in_dims[d], absl::StrCat("r", d), [&](llvm::Value* i) {
+      in_index[d] = i;
+      return level(p + 1);
+    });
+  };
+  RETURN_IF_ERROR(level(0));
+  Values values;
+  for (int64_t k = 0; k < n; ++k) values.push_back(b_.CreateLoad(inits[k]->getType(), acc[k]));
+  return values;
+}
+
+absl::StatusOr<llvm::Value*> Emitter::LeafValue(const OutputLeaf& leaf, const IrIndex& index) {
+  if (leaf.instr->opcode() == HloOpcode::kReduce && leaf.instr->shape().IsTuple()) {
+    ASSIGN_OR_RETURN(Values values, ReduceValues(leaf.instr, index));
+    return values[leaf.value];
+  }
+  return gens_.at(leaf.instr)(index);
+}
+
+absl::Status Emitter::WriteLeaves(const std::vector<int64_t>& leaves, const IrIndex& index) {
+  for (int64_t k : leaves) {
+    ASSIGN_OR_RETURN(llvm::Value * v, LeafValue(leaves_[k], index));
+    OutputArray(k).EmitWriteElement(index, v, &b_);
+  }
+  return absl::OkStatus();
+}
+
+// ----------------------------------------------------------------- kernels
+
+absl::Status Emitter::EmitLoopKernel() {
+  const std::vector<int64_t>& dims = leaves_[0].shape.dimensions();
+  bool same_dims = true;
+  for (const OutputLeaf& leaf : leaves_) same_dims = same_dims && leaf.shape.dimensions() == dims;
+  std::vector<int64_t> all;
+  for (size_t k = 0; k < leaves_.size(); ++k) all.push_back(static_cast<int64_t>(k));
+  const int64_t vw = choice_.vector_width;
+  return EmitThreadLoop(problem_.elements / vw, [&](llvm::Value* i) -> absl::Status {
+    if (vw == 1 && same_dims) return WriteLeaves(all, IrIndex::FromLinear(i, dims, &b_));
+    if (vw == 1) {
+      for (int64_t k : all) {
+        const std::vector<int64_t>& leaf_dims = leaves_[k].shape.dimensions();
+        RETURN_IF_ERROR(EmitIf(b_.CreateICmpSLT(i, b_.getInt64(Product(leaf_dims))), [&]() {
+          return WriteLeaves({k}, IrIndex::FromLinear(i, leaf_dims, &b_));
+        }));
+      }
+      return absl::OkStatus();
+    }
+    // 4 consecutive elements: <4 x float> loads and stores, align 16.
+    llvm::Type* f32 = b_.getFloatTy();
+    llvm::Type* v4 = llvm::FixedVectorType::get(f32, 4);
+    llvm::Value* base = b_.CreateMul(i, b_.getInt64(4), "", true, true);
+    Values vectors(fusion_.operand_count(), nullptr);
+    for (int64_t p = 0; p < fusion_.operand_count(); ++p) {
+      if (fusion_.operand(p)->shape().dimensions().empty()) continue;
+      vectors[p] = b_.CreateAlignedLoad(v4, b_.CreateInBoundsGEP(f32, args_[p], base),
+                                        llvm::Align(16));
+    }
+    Values outs(leaves_.size(), llvm::PoisonValue::get(v4));
+    for (int64_t lane = 0; lane < 4; ++lane) {
+      for (size_t p = 0; p < vectors.size(); ++p) {
+        lane_values_[p] = vectors[p] == nullptr ? nullptr : b_.CreateExtractElement(vectors[p], lane);
+      }
+      const IrIndex index = IrIndex::FromLinear(b_.CreateAdd(base, b_.getInt64(lane)), dims, &b_);
+      for (int64_t k : all) {
+        ASSIGN_OR_RETURN(llvm::Value * v, LeafValue(leaves_[k], index));
+        outs[k] = b_.CreateInsertElement(outs[k], v, lane);
+      }
+    }
+    std::fill(lane_values_.begin(), lane_values_.end(), nullptr);
+    for (int64_t k : all) {
+      b_.CreateAlignedStore(
+          outs[k], b_.CreateInBoundsGEP(f32, args_[fusion_.operand_count() + k], base),
+          llvm::Align(16));
+    }
+    return absl::OkStatus();
+  });
+}
+
+absl::Status Emitter::EmitRowKernel() {
+  const std::vector<int64_t> input_dims = reduces_[0]->operand(0)->shape().dimensions();
+  const std::vector<int64_t> row_dims(input_dims.begin(), input_dims.begin() + kept_);
+  const std::vector<int64_t> col_dims(input_dims.begin() + kept_, input_dims.end());
+  const int64_t rows = Product(row_dims);
+  const int64_t cols = Product(col_dims);
+  std::vector<int64_t> row_leaves, full_leaves;
+  for (size_t k = 0; k < leaves_.size(); ++k) {
+    (leaves_[k].shape.dimensions() == row_dims ? row_leaves : full_leaves).push_back(k);
+  }
+  const int64_t warp = target_.warp_size;
+  const int64_t threads = choice_.threads_per_block;
+  const int64_t nwarps = threads / warp;
+  llvm::Value* tid = Sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x);
+  llvm::Value* block = Sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x);
+  llvm::Value* lane = b_.CreateURem(tid, b_.getInt64(warp), "lane");
+  llvm::Value* warp_id = b_.CreateUDiv(tid, b_.getInt64(warp), "warp");
+  llvm::Value* row = choice_.warp_per_row
+                         ? b_.CreateAdd(b_.CreateMul(block, b_.getInt64(choice_.rows_per_block)),
+                                        warp_id, "row")
+                         : block;
+  llvm::Value* pos = choice_.warp_per_row ? lane : tid;
+  llvm::Value* step = b_.getInt64(choice_.warp_per_row ? warp : threads);
+
+  auto cols_index = [&](const IrIndex& r, llvm::Value* c) {
+    Values index = r.multidim();
+    const IrIndex col = IrIndex::FromLinear(c, col_dims, &b_);
+    index.insert(index.end(), col.multidim().begin(), col.multidim().end());
+    return IrIndex(index, input_dims);
+  };
+  auto body = [&]() -> absl::Status {
+    const IrIndex r = IrIndex::FromLinear(row, row_dims, &b_);
+    for (const HloInstruction* reduce : reduces_) {
+      ASSIGN_OR_RETURN(Values inits, Inits(reduce));
+      const size_t n = inits.size();
+      std::vector<llvm::AllocaInst*> acc;
+      for (size_t k = 0; k < n; ++k) {
+        acc.push_back(EntryAlloca(inits[k]->getType(), "acc"));
+        b_.CreateStore(inits[k], acc[k]);
+      }
+      RETURN_IF_ERROR(EmitLoop(pos, b_.getInt64(cols), step, "col", [&](llvm::Value* c) {
+        const IrIndex in = cols_index(r, c);
+        Values cur, xs;
+        for (size_t k = 0; k < n; ++k) {
+          cur.push_back(b_.CreateLoad(inits[k]->getType(), acc[k]));
+          ASSIGN_OR_RETURN(llvm::Value * x, gens_.at(reduce->operand(k))(in));
+          xs.push_back(x);
+        }
+        ASSIGN_OR_RETURN(Values next, Combine(reduce, cur, xs));
+        for (size_t k = 0; k < n; ++k) b_.CreateStore(next[k], acc[k]);
+        return absl::OkStatus();
+      }));
+      Values v;
+      for (size_t k = 0; k < n; ++k) v.push_back(b_.CreateLoad(inits[k]->getType(), acc[k]));
+      ASSIGN_OR_RETURN(v, WarpAllReduce(reduce, v));
+      if (!choice_.warp_per_row && nwarps > 1) {
+        // Across warps: lane 0 of each warp publishes, then every warp
+        // reduces the published partials, so every thread has the result.
+        std::vector<llvm::GlobalVariable*> shared;
+        for (size_t k = 0; k < n; ++k) {
+          shared.push_back(SharedArray(v[k]->getType(), nwarps, "partials"));
+        }
+        RETURN_IF_ERROR(EmitIf(b_.CreateICmpEQ(lane, b_.getInt64(0)), [&]() {
+          for (size_t k = 0; k < n; ++k) {
+            b_.CreateStore(v[k], b_.CreateInBoundsGEP(shared[k]->getValueType(), shared[k],
+                                                      {b_.getInt64(0), warp_id}));
+          }
+          return absl::OkStatus();
+        }));
+        Barrier();
+        llvm::Value* valid = b_.CreateICmpULT(lane, b_.getInt64(nwarps));
+        llvm::Value* slot = b_.CreateSelect(valid, lane, b_.getInt64(0));
+        for (size_t k = 0; k < n; ++k) {
+          llvm::Value* x = b_.CreateLoad(
+              v[k]->getType(),
+              b_.CreateInBoundsGEP(shared[k]->getValueType(), shared[k], {b_.getInt64(0), slot}));
+          v[k] = b_.CreateSelect(valid, x, inits[k]);
+        }
+        ASSIGN_OR_RETURN(v, WarpAllReduce(reduce, v));
+      }
+      cache_[reduce] = Cached{r.multidim(), v};
+    }
+    if (!row_leaves.empty()) {
+      RETURN_IF_ERROR(EmitIf(b_.CreateICmpEQ(pos, b_.getInt64(0)),
+                             [&]() { return WriteLeaves(row_leaves, r); }));
+    }
+    if (!full_leaves.empty()) {
+      RETURN_IF_ERROR(EmitLoop(pos, b_.getInt64(cols), step, "out", [&](llvm::Value* c) {
+        return WriteLeaves(full_leaves, cols_index(r, c));
+      }));
+    }
+    cache_.clear();
+    return absl::OkStatus();
+  };
+  if (!choice_.warp_per_row) return body();
+  // Warp-uniform: whole warps skip rows past the end.
+  return EmitIf(b_.CreateICmpULT(row, b_.getInt64(rows)), body);
+}
+
+absl::Status Emitter::EmitColumnKernel() {
+  const std::vector<int64_t> input_dims = reduces_[0]->operand(0)->shape().dimensions();
+  const bool batched = input_dims.size() == 3;
+  const int64_t r_size = problem_.row_length;
+  const int64_t c_size = problem_.columns;
+  const int64_t tile = choice_.tile;
+  const int64_t trows = choice_.tile_rows;
+  const int64_t c_blocks = CeilDiv(c_size, tile);
+  llvm::Value* tid = Sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x);
+  llvm::Value* block = Sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x);
+  llvm::Value* tx = b_.CreateURem(tid, b_.getInt64(tile), "tx");
+  llvm::Value* ty = b_.CreateUDiv(tid, b_.getInt64(tile), "ty");
+  llvm::Value* a = b_.CreateUDiv(block, b_.getInt64(c_blocks));
+  llvm::Value* c = b_.CreateAdd(
+      b_.CreateMul(b_.CreateURem(block, b_.getInt64(c_blocks)), b_.getInt64(tile)), tx, "c");
+  llvm::Value* c_ok = b_.CreateICmpULT(c, b_.getInt64(c_size));
+  std::vector<Values> inits(reduces_.size());
+  std::vector<std::vector<llvm::AllocaInst*>> acc(reduces_.size());
+  for (size_t q = 0; q < reduces_.size(); ++q) {
+    ASSIGN_OR_RETURN(inits[q], Inits(reduces_[q]));
+    for (llvm::Value* init : inits[q]) {
+      acc[q].push_back(EntryAlloca(init->getType(), "acc"));
+      b_.CreateStore(init, acc[q].back());
+    }
+  }
+  // Thread (tx, ty) folds rows ty, ty + 8, ... of column c: a warp reads 32
+  // consecutive columns of one row (coalesced).
+  RETURN_IF_ERROR(EmitIf(c_ok, [&]() {
+    return EmitLoop(ty, b_.getInt64(r_size), b_.getInt64(trows), "red", [&](llvm::Value* r) {
+      const IrIndex in(batched ? Values{a, r, c} : Values{r, c}, input_dims);
+      for (size_t q = 0; q < reduces_.size(); ++q) {
+        Values cur, xs;
+        for (size_t k = 0; k < inits[q].size(); ++k) {
+          cur.push_back(b_.CreateLoad(inits[q][k]->getType(), acc[q][k]));
+          ASSIGN_OR_RETURN(llvm::Value * x, gens_.at(reduces_[q]->operand(k))(in));
+          xs.push_back(x);
+        }
+        ASSIGN_OR_RETURN(Values next, Combine(reduces_[q], cur, xs));
+        for (size_t k = 0; k < next.size(); ++k) b_.CreateStore(next[k], acc[q][k]);
+      }
+      return absl::OkStatus();
+    });
+  }));
+  // Partials through a [8][33] shared tile per value; row 0 folds them.
+  const int64_t pitch = tile + 1;
+  llvm::Value* mine = b_.CreateAdd(b_.CreateMul(ty, b_.getInt64(pitch)), tx);
+  std::vector<std::vector<llvm::GlobalVariable*>> shared(reduces_.size());
+  for (size_t q = 0; q < reduces_.size(); ++q) {
+    for (size_t k = 0; k < inits[q].size(); ++k) {
+      llvm::Type* t = inits[q][k]->getType();
+      shared[q].push_back(SharedArray(t, trows * pitch, "column_tile"));
+      b_.CreateStore(b_.CreateLoad(t, acc[q][k]),
+                     b_.CreateInBoundsGEP(shared[q][k]->getValueType(), shared[q][k],
+                                          {b_.getInt64(0), mine}));
+    }
+  }
+  Barrier();
+  return EmitIf(b_.CreateAnd(c_ok, b_.CreateICmpEQ(ty, b_.getInt64(0))), [&]() -> absl::Status {
+    std::vector<Values> final_values(reduces_.size());
+    for (size_t q = 0; q < reduces_.size(); ++q) {
+      auto load_row = [&](int64_t j) {
+        Values v;
+        for (size_t k = 0; k < inits[q].size(); ++k) {
+          llvm::Value* at = b_.CreateAdd(b_.getInt64(j * pitch), tx);
+          v.push_back(b_.CreateLoad(inits[q][k]->getType(),
+                                    b_.CreateInBoundsGEP(shared[q][k]->getValueType(),
+                                                         shared[q][k], {b_.getInt64(0), at})));
+        }
+        return v;
+      };
+      Values v = load_row(0);
+      for (int64_t j = 1; j < trows; ++j) {
+        ASSIGN_OR_RETURN(v, Combine(reduces_[q], v, load_row(j)));
+      }
+      final_values[q] = v;
+    }
+    for (size_t k = 0; k < leaves_.size(); ++k) {
+      const size_t q = std::find(reduces_.begin(), reduces_.end(), leaves_[k].instr) -
+                       reduces_.begin();
+      const IrIndex out(batched ? Values{a, c} : Values{c}, leaves_[k].shape.dimensions());
+      OutputArray(k).EmitWriteElement(out, final_values[q][leaves_[k].value], &b_);
+    }
+    return absl::OkStatus();
+  });
+}
+
+absl::Status Emitter::EmitTransposeKernel() {
+  const std::vector<int64_t>& dims = leaves_[0].shape.dimensions();
+  const int64_t rank = static_cast<int64_t>(dims.size());
+  const int64_t j = transpose_dim_;
+  const int64_t tile = choice_.tile;
+  const int64_t trows = choice_.tile_rows;
+  const int64_t pitch = tile + 1;  // padding: column reads hit 32 banks
+  std::vector<int64_t> other_dims, other_sizes;
+  for (int64_t d = 0; d < rank; ++d) {
+    if (d == j || d == rank - 1) continue;
+    other_dims.push_back(d);
+    other_sizes.push_back(dims[d]);
+  }
+  const int64_t tiles_a = CeilDiv(dims[j], tile);
+  const int64_t tiles_c = CeilDiv(dims[rank - 1], tile);
+  llvm::Value* tid = Sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x);
+  llvm::Value* block = Sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x);
+  llvm::Value* tx = b_.CreateURem(tid, b_.getInt64(tile), "tx");
+  llvm::Value* ty = b_.CreateUDiv(tid, b_.getInt64(tile), "ty");
+  llvm::Value* per = b_.getInt64(tiles_a * tiles_c);
+  llvm::Value* o = b_.CreateUDiv(block, per);
+  llvm::Value* rem = b_.CreateURem(block, per);
+  llvm::Value* a0 = b_.CreateMul(b_.CreateUDiv(rem, b_.getInt64(tiles_c)), b_.getInt64(tile));
+  llvm::Value* c0 = b_.CreateMul(b_.CreateURem(rem, b_.getInt64(tiles_c)), b_.getInt64(tile));
+  const Values other = IrIndex::FromLinear(o, other_sizes, &b_).multidim();
+  auto index_of = [&](llvm::Value* a, llvm::Value* c) {
+    Values index(rank);
+    for (size_t k = 0; k < other_dims.size(); ++k) index[other_dims[k]] = other[k];
+    index[j] = a;
+    index[rank - 1] = c;
+    return IrIndex(index, dims);
+  };
+  std::vector<llvm::GlobalVariable*> tiles;
+  for (const OutputLeaf& leaf : leaves_) {
+    tiles.push_back(SharedArray(ElementIrType(leaf.shape.element_type(), ctx_), tile * pitch,
+                                "transpose_tile"));
+  }
+  auto in_range = [&](llvm::Value* a, llvm::Value* c) {
+    return b_.CreateAnd(b_.CreateICmpULT(a, b_.getInt64(dims[j])),
+                        b_.CreateICmpULT(c, b_.getInt64(dims[rank - 1])));
+  };
+  // Phase 1: consecutive threads take consecutive `a` (the input's minor
+  // dimension): tile[c - c0][a - a0] = value(a, c).
+  for (int64_t k = 0; k < tile / trows; ++k) {
+    llvm::Value* row = b_.CreateAdd(ty, b_.getInt64(k * trows));
+    llvm::Value* a = b_.CreateAdd(a0, tx);
+    llvm::Value* c = b_.CreateAdd(c0, row);
+    RETURN_IF_ERROR(EmitIf(in_range(a, c), [&]() -> absl::Status {
+      llvm::Value* at = b_.CreateAdd(b_.CreateMul(row, b_.getInt64(pitch)), tx);
+      for (size_t l = 0; l < leaves_.size(); ++l) {
+        ASSIGN_OR_RETURN(llvm::Value * v, LeafValue(leaves_[l], index_of(a, c)));
+        b_.CreateStore(v, b_.CreateInBoundsGEP(tiles[l]->getValueType(), tiles[l],
+                                               {b_.getInt64(0), at}));
+      }
+      return absl::OkStatus();
+    }));
+  }
+  Barrier();
+  // Phase 2: consecutive threads take consecutive `c` (the output's minor
+  // dimension), reading a tile column (stride 33: no bank conflicts).
+  for (int64_t k = 0; k < tile / trows; ++k) {
+    llvm::Value* row = b_.CreateAdd(ty, b_.getInt64(k * trows));
+    llvm::Value* a = b_.CreateAdd(a0, row);
+    llvm::Value* c = b_.CreateAdd(c0, tx);
+    RETURN_IF_ERROR(EmitIf(in_range(a, c), [&]() -> absl::Status {
+      llvm::Value* at = b_.CreateAdd(b_.CreateMul(tx, b_.getInt64(pitch)), row);
+      for (size_t l = 0; l < leaves_.size(); ++l) {
+        llvm::Value* v = b_.CreateLoad(
+            ElementIrType(leaves_[l].shape.element_type(), ctx_),
+            b_.CreateInBoundsGEP(tiles[l]->getValueType(), tiles[l], {b_.getInt64(0), at}));
+        OutputArray(l).EmitWriteElement(index_of(a, c), v, &b_);
+      }
+      return absl::OkStatus();
+    }));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Emitter::EmitDusKernel() {
+  const HloInstruction* dus = computation_->root_instruction();
+  const HloInstruction* update = dus->operand(1);
+  const std::vector<int64_t>& dims = dus->shape().dimensions();
+  const std::vector<int64_t>& update_dims = update->shape().dimensions();
+  return EmitThreadLoop(problem_.elements, [&](llvm::Value* i) -> absl::Status {
+    const IrIndex u = IrIndex::FromLinear(i, update_dims, &b_);
+    Values target;
+    for (size_t d = 0; d < dims.size(); ++d) {
+      const HloInstruction* op = dus->operand(2 + d);
+      ASSIGN_OR_RETURN(llvm::Value * raw, gens_.at(op)(IrIndex()));
+      const bool is_signed = IsSignedInt(op->shape().element_type());
+      llvm::Value* s = is_signed ? b_.CreateSExt(raw, b_.getInt64Ty())
+                                 : b_.CreateZExt(raw, b_.getInt64Ty());
+      const int64_t limit = dims[d] - update_dims[d];
+      // The elemental emitter's clamping: below 0 -> 0 (signed) or the
+      // limit (unsigned above INT64_MAX), then at most the limit.
+      s = b_.CreateSelect(b_.CreateICmpSLT(s, b_.getInt64(0)), b_.getInt64(is_signed ? 0 : limit),
+                          s);
+      s = b_.CreateSelect(b_.CreateICmpSGT(s, b_.getInt64(limit)), b_.getInt64(limit), s);
+      target.push_back(b_.CreateAdd(s, u[d]));
+    }
+    ASSIGN_OR_RETURN(llvm::Value * v, gens_.at(update)(u));
+    OutputArray(0).EmitWriteElement(IrIndex(target, dims), v, &b_);
+    return absl::OkStatus();
+  });
+}
+
+absl::StatusOr<IrIndex> Emitter::ScatterTarget(const IrIndex& u, llvm::Value** inside) {
+  const HloInstruction* scatter = computation_->root_instruction();
+  if (!scatter->GetIntList(AttrId::kInputBatchingDims).empty()) {
+    return Unimplemented(scatter, "scatter with batching dims is not supported");
+  }
+  const HloInstruction* indices = scatter->operand(1);
+  const std::vector<int64_t>& operand_dims = scatter->shape().dimensions();
+  const std::vector<int64_t>& update_dims = scatter->operand(2)->shape().dimensions();
+  const std::vector<int64_t>& index_dims = indices->shape().dimensions();
+  const int64_t ivd = scatter->GetInt(AttrId::kIndexVectorDim);
+  const std::vector<int64_t> uwd = scatter->GetIntList(AttrId::kUpdateWindowDims);
+  const std::vector<int64_t> inserted = scatter->GetIntList(AttrId::kInsertedWindowDims);
+  const std::vector<int64_t> to_operand = scatter->GetIntList(AttrId::kScatterDimsToOperandDims);
+  const int64_t rank = static_cast<int64_t>(operand_dims.size());
+  const int64_t index_rank = static_cast<int64_t>(index_dims.size());
+  if (ivd < 0 || ivd > index_rank) return Unimplemented(scatter, "index_vector_dim out of range");
+  const int64_t vector_size = ivd < index_rank ? index_dims[ivd] : 1;
+  if (static_cast<int64_t>(to_operand.size()) != vector_size) {
+    return Unimplemented(scatter, "scatter_dims_to_operand_dims does not match the indices");
+  }
+  std::vector<int64_t> window_dims;
+  for (int64_t d = 0; d < rank; ++d) {
+    if (std::find(inserted.begin(), inserted.end(), d) == inserted.end()) window_dims.push_back(d);
+  }
+  if (window_dims.size() != uwd.size()) {
+    return Unimplemented(scatter, "update_window_dims does not match the operand");
+  }
+  std::vector<int64_t> window_size(rank, 1);
+  for (size_t k = 0; k < uwd.size(); ++k) window_size[window_dims[k]] = update_dims[uwd[k]];
+  std::vector<int64_t> update_scatter_dims, index_batch_dims;
+  for (int64_t d = 0; d < static_cast<int64_t>(update_dims.size()); ++d) {
+    if (std::find(uwd.begin(), uwd.end(), d) == uwd.end()) update_scatter_dims.push_back(d);
+  }
+  for (int64_t d = 0; d < index_rank; ++d) {
+    if (d != ivd) index_batch_dims.push_back(d);
+  }
+  if (update_scatter_dims.size() != index_batch_dims.size()) {
+    return Unimplemented(scatter, "updates' scatter dims do not match the indices' batch dims");
+  }
+  Values start(rank, b_.getInt64(0));
+  for (int64_t k = 0; k < vector_size; ++k) {
+    Values at(index_rank, nullptr);
+    for (size_t q = 0; q < index_batch_dims.size(); ++q) {
+      at[index_batch_dims[q]] = u[update_scatter_dims[q]];
+    }
+    if (ivd < index_rank) at[ivd] = b_.getInt64(k);
+    ASSIGN_OR_RETURN(llvm::Value * raw, gens_.at(indices)(IrIndex(at, index_dims)));
+    start[to_operand[k]] = IsSignedInt(indices->shape().element_type())
+                               ? b_.CreateSExt(raw, b_.getInt64Ty())
+                               : b_.CreateZExt(raw, b_.getInt64Ty());
+  }
+  // A window that does not fit is skipped entirely (XLA semantics).
+  *inside = b_.getTrue();
+  for (int64_t d = 0; d < rank; ++d) {
+    *inside = b_.CreateAnd(*inside, b_.CreateICmpSGE(start[d], b_.getInt64(0)));
+    *inside = b_.CreateAnd(
+        *inside, b_.CreateICmpSLE(start[d], b_.getInt64(operand_dims[d] - window_size[d])));
+  }
+  for (size_t k = 0; k < uwd.size(); ++k) {
+    start[window_dims[k]] = b_.CreateAdd(start[window_dims[k]], u[uwd[k]]);
+  }
+  return IrIndex(start, operand_dims);
+}
+
+absl::Status Emitter::EmitScatterKernel(bool atomic) {
+  const HloInstruction* scatter = computation_->root_instruction();
+  const HloInstruction* updates = scatter->operand(2);
+  const std::vector<int64_t>& update_dims = updates->shape().dimensions();
+  const IrArray out = OutputArray(0);
+  auto one_update = [&](llvm::Value* i) -> absl::Status {
+    const IrIndex u = IrIndex::FromLinear(i, update_dims, &b_);
+    llvm::Value* inside = nullptr;
+    ASSIGN_OR_RETURN(IrIndex t, ScatterTarget(u, &inside));
+    return EmitIf(inside, [&]() -> absl::Status {
+      ASSIGN_OR_RETURN(llvm::Value * update, gens_.at(updates)(u));
+      if (atomic) {
+        const bool is_float = update->getType()->isFloatingPointTy();
+        b_.CreateAtomicRMW(is_float ? llvm::AtomicRMWInst::FAdd : llvm::AtomicRMWInst::Add,
+                           out.EmitElementAddress(t, &b_), update,
+                           llvm::MaybeAlign(ByteWidth(scatter->shape().element_type())),
+                           llvm::AtomicOrdering::Monotonic);
+        return absl::OkStatus();
+      }
+      llvm::Value* old = out.EmitReadElement(t, &b_);
+      ASSIGN_OR_RETURN(Values next, Combine(scatter, {old}, {update}));
+      out.EmitWriteElement(t, next[0], &b_);
+      return absl::OkStatus();
+    });
+  };
+  if (atomic) return EmitThreadLoop(problem_.elements, one_update);
+  // Serial: one thread copies the operand (unless in place), then applies
+  // the updates in order, so duplicates combine deterministically.
+  if (!scatter_in_place_) {
+    const std::vector<int64_t>& dims = scatter->shape().dimensions();
+    RETURN_IF_ERROR(EmitLoop(0, Product(dims), "copy", [&](llvm::Value* i) -> absl::Status {
+      const IrIndex index = IrIndex::FromLinear(i, dims, &b_);
+      ASSIGN_OR_RETURN(llvm::Value * v, gens_.at(scatter->operand(0))(index));
+      out.EmitWriteElement(index, v, &b_);
+      return absl::OkStatus();
+    }));
+  }
+  return EmitLoop(0, problem_.elements, "update", one_update);
+}
+
+absl::StatusOr<NvptxKernelInfo> Emitter::Run(const std::string& symbol) {
+  if (fusion_.opcode() != HloOpcode::kFusion) {
+    return absl::InvalidArgumentError(absl::StrCat("nvptx fusion emitter: ", fusion_.name(),
+                                                   " is not a fusion instruction"));
+  }
+  computation_ = fusion_.GetComputation(AttrId::kCalls);
+  if (computation_ == nullptr || computation_->root_instruction() == nullptr) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "nvptx fusion emitter: fusion ", fusion_.name(), " has no single called computation"));
+  }
+  for (const HloInstruction* op : fusion_.operands()) {
+    if (!op->shape().IsArray()) {
+      return absl::InvalidArgumentError(absl::StrCat("nvptx fusion emitter: fusion ",
+                                                     fusion_.name(), " has a non-array operand ",
+                                                     op->name()));
+    }
+  }
+  RETURN_IF_ERROR(CollectOutputs());
+  RETURN_IF_ERROR(CreateKernel(symbol));
+  RETURN_IF_ERROR(BuildGenerators());
+  RETURN_IF_ERROR(Classify());
+  problem_.kind = kind_;
+  ASSIGN_OR_RETURN(choice_, ChooseLaunchDimensions(problem_, target_));
+  if (choice_.blocks > 0) {
+    switch (kind_) {
+      case NvptxKernelKind::kLoop:
+      case NvptxKernelKind::kGenericReduction:
+        RETURN_IF_ERROR(EmitLoopKernel());
+        break;
+      case NvptxKernelKind::kRowReduction:
+      case NvptxKernelKind::kRowNormalization:
+      case NvptxKernelKind::kWholeReduction:
+        RETURN_IF_ERROR(EmitRowKernel());
+        break;
+      case NvptxKernelKind::kColumnReduction:
+        RETURN_IF_ERROR(EmitColumnKernel());
+        break;
+      case NvptxKernelKind::kTranspose:
+        RETURN_IF_ERROR(EmitTransposeKernel());
+        break;
+      case NvptxKernelKind::kDusInPlace:
+        RETURN_IF_ERROR(EmitDusKernel());
+        break;
+      case NvptxKernelKind::kScatterAtomic:
+      case NvptxKernelKind::kScatterSerial:
+        RETURN_IF_ERROR(EmitScatterKernel(kind_ == NvptxKernelKind::kScatterAtomic));
+        break;
+    }
+  }
+  b_.CreateRetVoid();
+  llvm::NamedMDNode* annotations = module_->getOrInsertNamedMetadata("nvvm.annotations");
+  annotations->addOperand(llvm::MDNode::get(
+      ctx_, {llvm::ValueAsMetadata::get(kernel_), llvm::MDString::get(ctx_, "maxntidx"),
+             llvm::ValueAsMetadata::get(b_.getInt32(choice_.threads_per_block))}));
+  std::string error;
+  llvm::raw_string_ostream os(error);
+  if (llvm::verifyFunction(*kernel_, &os)) {
+    return absl::InternalError(absl::StrCat("nvptx fusion emitter produced invalid IR for ",
+                                            fusion_.name(), ": ", os.str()));
+  }
+  NvptxKernelInfo info;
+  info.symbol = symbol;
+  info.kind = std::string(NvptxKernelKindName(kind_));
+  info.choice = choice_;
+  info.launch.grid_x = choice_.blocks;
+  info.launch.block_x = choice_.threads_per_block;
+  info.static_shared_bytes = static_shared_;
+  for (int64_t i = 0; i < fusion_.operand_count(); ++i) {
+    info.args.push_back({false, i, fusion_.operand(i)->shape()});
+  }
+  for (size_t k = 0; k < leaves_.size(); ++k) {
+    info.args.push_back({true, static_cast<int64_t>(k), leaves_[k].shape});
+  }
+  return info;
+}
+
+}  // namespace
+
+absl::StatusOr<NvptxKernelInfo> EmitNvptxFusionKernel(const HloInstruction& fusion,
+                                                      const std::string& symbol,
+                                                      const NvptxEmitOptions& options,
+                                                      llvm::Module* module) {
+  Emitter emitter(fusion, options, module);
+  return emitter.Run(symbol);
+}
+
+}  // namespace xla::gpu

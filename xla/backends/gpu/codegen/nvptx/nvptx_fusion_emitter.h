@@ -1,0 +1,114 @@
+// NVPTX kernels for fusion instructions: one PTX kernel (an LLVM function
+// with the PTX_Kernel calling convention and a maxntidx annotation) per
+// fusion, built on the shared elemental emitter, with the transcendental
+// functions mapped to libdevice (NvptxMathEmitter; call LinkLibdevice on
+// the module before CompileToPtx).
+//
+// Kernel ABI: one `ptr addrspace(1)` parameter per buffer argument: the
+// fusion's operands in order, then one per array leaf of the fusion's shape
+// (tuple elements in order), exactly the KernelThunkProto argument order.
+// Pointers carry `align` (options.alignment, at least 16) and `noalias`
+// when options.noalias says so. The launch is NvptxKernelInfo::launch
+// (1-D grid and blocks; shared memory is static, so no dynamic bytes).
+//
+// Kinds (the classification mirrors host_fusion_emitter.h; the launch of
+// each comes from launch_dimensions_choice.h):
+//   loop               per output element (thread-indexed with a bounds
+//                      check, grid-stride when the grid is capped); 4-wide
+//                      <4 x float> global loads/stores when every operand
+//                      and output is a same-shape row-major f32 array, the
+//                      computation elementwise and the count a multiple of 4.
+//   generic_reduction  loop whose outputs loop sequentially over reduced dims.
+//   transpose          32x32 tiles through a 32x33 shared tile (padding
+//                      against bank conflicts), reads along the input's
+//                      minor dimension, writes along the output's.
+//   row_reduction, row_normalization, whole_reduction
+//                      a warp per row (several rows per block) for short
+//                      rows, a block per row otherwise; per-thread strided
+//                      partials, butterfly warp shuffles, shared memory
+//                      across warps; every reduce of the row computed once,
+//                      then row outputs (lane 0) and full outputs (strided).
+//                      whole_reduction is one block (no multi-block pass yet).
+//   column_reduction   [R,C] dims={0} / [A,R,C] dims={1}: 32 columns x 8
+//                      row lanes, coalesced loads, partials through shared.
+//   dus_in_place       iterates over the update only (output aliases the
+//                      operand; options.output_aliases_operand).
+//   scatter_atomic     in-place scatter whose combiner is add (f32, f64, s32,
+//                      u32, s64, u64): one thread per update element,
+//                      atomicrmw add in addrspace(1).
+//   scatter_serial     any other scatter: one thread, sequential (copy of the
+//                      operand first unless in place).
+// Numerics: parallel reductions combine partials in a tree, so results may
+// differ from the sequential evaluator by rounding (and a non-identity init
+// value is applied once per partial, as XLA's semantics allow). NOTHING here
+// has been run on a GPU: tests check the PTX text and ptxas only. The
+// elementwise parts are the shared elemental emitter, tested against the
+// evaluator on the host.
+//
+// Thread-safety: emission mutates `module` (one thread per module).
+#ifndef XLA_BACKENDS_GPU_CODEGEN_NVPTX_NVPTX_FUSION_EMITTER_H_
+#define XLA_BACKENDS_GPU_CODEGEN_NVPTX_NVPTX_FUSION_EMITTER_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "llvm/IR/Module.h"
+#include "xla/backends/gpu/codegen/nvptx/launch_dimensions_choice.h"
+#include "xla/backends/gpu/codegen/nvptx/nvptx_target.h"
+#include "xla/hlo/ir/hlo_instruction.h"
+#include "xla/types/shape.h"
+
+namespace xla::gpu {
+
+struct NvptxEmitOptions {
+  NvptxTarget target = NvptxTargets().front();
+  // Per buffer argument (operands, then outputs): true when it overlaps no
+  // other argument (`noalias`). Empty: none.
+  std::vector<bool> noalias;
+  // Per buffer argument: guaranteed alignment in bytes (power of two);
+  // smaller than 16 or missing means 16 (the runtime's allocation minimum).
+  std::vector<int64_t> alignment;
+  // Per output leaf: the operand whose buffer the output shares, or -1.
+  // Enables dus_in_place and in-place scatter. Empty: none.
+  std::vector<int64_t> output_aliases_operand;
+  // Allow the 4-wide f32 loop path.
+  bool vectorize = true;
+};
+
+// Matches LaunchDimensionsProto.
+struct NvptxLaunchDimensions {
+  int64_t grid_x = 0, grid_y = 1, grid_z = 1;
+  int64_t block_x = 1, block_y = 1, block_z = 1;
+  int64_t shared_memory_bytes = 0;  // dynamic shared memory (always 0 here)
+};
+
+struct NvptxKernelArg {
+  bool is_output = false;
+  int64_t index = 0;  // operand number or output leaf number
+  Shape shape;
+};
+
+struct NvptxKernelInfo {
+  std::string symbol;
+  std::string kind;  // NvptxKernelKindName
+  NvptxLaunchDimensions launch;  // grid_x == 0: nothing to launch
+  LaunchChoice choice;
+  int64_t static_shared_bytes = 0;
+  std::vector<NvptxKernelArg> args;
+};
+
+// Adds kernel `symbol` for `fusion` to `module`. Errors: InvalidArgument for
+// a non-fusion, tuple-shaped operands or a `symbol` already in the module;
+// Unimplemented naming the fused instruction for ops no emitter handles
+// (dot, convolution, gather, sort, reduce-window, variadic scatter, ...).
+// On error the module may hold a partial function; discard the module.
+absl::StatusOr<NvptxKernelInfo> EmitNvptxFusionKernel(const HloInstruction& fusion,
+                                                      const std::string& symbol,
+                                                      const NvptxEmitOptions& options,
+                                                      llvm::Module* module);
+
+}  // namespace xla::gpu
+
+#endif  // XLA_BACKENDS_GPU_CODEGEN_NVPTX_NVPTX_FUSION_EMITTER_H_

@@ -9,6 +9,7 @@
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/Target/TargetOptions.h"
 #include "xla/backends/gpu/codegen/llvm_backend/llvm_backend.h"
+#include "xla/backends/gpu/codegen/nvptx/libdevice_math.h"
 #include "xla/util/subprocess.h"
 
 namespace xla::gpu {
@@ -44,6 +45,8 @@ absl::StatusOr<std::string> CompileToPtx(llvm::Module& module, const NvptxTarget
   if (!machine.ok()) return machine.status();
   module.setTargetTriple(kTriple);
   module.setDataLayout((*machine)->createDataLayout());
+  // Math from libdevice (__nv_* calls); a no-op when the module uses none.
+  if (absl::Status linked = LinkLibdevice(module); !linked.ok()) return linked;
   if (absl::Status v = VerifyLlvmModule(module); !v.ok()) return v;
   OptimizeLlvmModule(module, **machine, opt_level);
   return EmitMachineCode(module, **machine, llvm::CGFT_AssemblyFile);

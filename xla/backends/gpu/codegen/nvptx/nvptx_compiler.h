@@ -34,9 +34,10 @@ struct NvptxBinary {
   std::string ptxas_version;         // "13.0.88" when ptxas ran
 };
 
-// PTX text for `target`. Sets the module's triple and data layout, verifies
-// and optimizes it. Errors: invalid IR (the verifier's message), an LLVM
-// without the NVPTX back end.
+// PTX text for `target`. Sets the module's triple and data layout, links the
+// libdevice functions the module calls (libdevice_math.h), verifies and
+// optimizes it. Errors: invalid IR (the verifier's message), an LLVM
+// without the NVPTX back end, libdevice needed but not found.
 absl::StatusOr<std::string> CompileToPtx(llvm::Module& module, const NvptxTarget& target,
                                          int opt_level);
 

@@ -1,0 +1,56 @@
+// The end-to-end compiler for the host target: HLO text in, serialized
+// GpuExecutableProto artifact (`.xaot` bytes) out.
+//
+//   parse -> verify -> RunMiddleEnd -> EmitThunks (kernels into one LLVM
+//   module) -> CompileHostSharedObject -> header + checksum -> bytes
+//
+// The bytes are deterministic for the same input and options apart from the
+// header's production_date (set HostCompilerOptions::production_date to fix
+// it too).
+//
+// Thread-safety: CompileHloToHostArtifact is thread-safe; each call owns its
+// module, LLVM context and temporary directory.
+#ifndef XLA_BACKENDS_GPU_COMPILER_HOST_COMPILER_H_
+#define XLA_BACKENDS_GPU_COMPILER_HOST_COMPILER_H_
+
+#include <optional>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "xla/backends/gpu/codegen/host/host_object_compiler.h"
+#include "xla/backends/gpu/compiler/thunk_emitter.h"
+#include "xla/backends/gpu/runtime/executable.pb.h"
+#include "xla/service/middle_end.h"
+
+namespace xla::gpu {
+
+struct HostCompilerOptions {
+  MiddleEndOptions middle_end;
+  ThunkEmitterOptions thunks;
+  HostCompileOptions object;
+  // Written to header.compiler_version.
+  std::string compiler_version = "xla-aot-host-dev";
+  // header.production_date; nullopt means the current UTC time
+  // ("2026-01-31T12:00:00Z").
+  std::optional<std::string> production_date;
+  // Store the optimized HLO text in the payload (for humans only).
+  bool include_optimized_hlo = true;
+};
+
+// Compiles `hlo_text` into an artifact proto (header sealed with the
+// payload checksum). Errors: parse and verifier errors (with line/
+// instruction), middle-end errors, Unimplemented from thunk emission naming
+// the instruction and opcode that the host target cannot run, and
+// object-compilation/link errors (naming the linker or the symbol).
+absl::StatusOr<GpuExecutableProto> CompileHloToHostArtifactProto(
+    absl::string_view hlo_text, const HostCompilerOptions& options);
+
+// CompileHloToHostArtifactProto, serialized deterministically: the bytes
+// xla::aot::Executable::LoadFromBytes reads.
+absl::StatusOr<std::string> CompileHloToHostArtifact(absl::string_view hlo_text,
+                                                     const HostCompilerOptions& options);
+
+}  // namespace xla::gpu
+
+#endif  // XLA_BACKENDS_GPU_COMPILER_HOST_COMPILER_H_

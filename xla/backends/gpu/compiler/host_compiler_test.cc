@@ -1,0 +1,371 @@
+// End to end on the host target: HLO text -> artifact bytes -> load with the
+// runtime -> execute on random inputs -> compare with the reference
+// evaluator on the same inputs.
+#include "xla/backends/gpu/compiler/host_compiler.h"
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "gtest/gtest.h"
+#include "xla/aot/executable.h"
+#include "xla/aot/literal_execution.h"
+#include "xla/backends/gpu/runtime/runtime_test_util.h"
+#include "xla/hlo/evaluator/hlo_evaluator.h"
+#include "xla/hlo/evaluator/random_inputs.h"
+#include "xla/hlo/parser/hlo_parser.h"
+#include "xla/hlo/transforms/literal_compare.h"
+
+namespace xla::gpu {
+namespace {
+
+HostCompilerOptions Options() {
+  HostCompilerOptions options;
+  options.production_date = "2026-01-01T00:00:00Z";
+  options.object.opt_level = 1;  // keep the test fast
+  // Small blocks, so that every kernel here runs over several blocks.
+  options.thunks.kernel.target_block_bytes = 256;
+  return options;
+}
+
+// The result leaves of `literal`, depth-first.
+void FlattenInto(const Literal& literal, std::vector<const Literal*>* out) {
+  if (!literal.shape().IsTuple()) {
+    out->push_back(&literal);
+    return;
+  }
+  for (const Literal& e : literal.tuple_elements()) FlattenInto(e, out);
+}
+
+// Compiles, runs with random inputs (seed), and compares with the
+// evaluator. Returns the parsed artifact for further checks.
+GpuExecutableProto CompileRunAndCompare(absl::string_view hlo, uint64_t seed) {
+  absl::StatusOr<std::string> bytes = CompileHloToHostArtifact(hlo, Options());
+  EXPECT_TRUE(bytes.ok()) << bytes.status();
+  if (!bytes.ok()) return {};
+  GpuExecutableProto artifact;
+  EXPECT_TRUE(artifact.ParseFromString(*bytes));
+
+  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(hlo);
+  EXPECT_TRUE(module.ok()) << module.status();
+  absl::StatusOr<std::vector<Literal>> args = MakeRandomInputs(**module, seed);
+  EXPECT_TRUE(args.ok()) << args.status();
+  absl::StatusOr<Literal> expected = HloEvaluator().Evaluate(**module, *args);
+  EXPECT_TRUE(expected.ok()) << expected.status();
+
+  absl::StatusOr<std::unique_ptr<aot::Executable>> exe = aot::Executable::LoadFromBytes(*bytes);
+  EXPECT_TRUE(exe.ok()) << exe.status();
+  if (!exe.ok() || !expected.ok() || !args.ok()) return artifact;
+  absl::StatusOr<std::vector<Literal>> actual =
+      aot::ExecuteOnLiterals(**exe, testing::HostExecutor(), *args);
+  EXPECT_TRUE(actual.ok()) << actual.status();
+  if (!actual.ok()) return artifact;
+  std::vector<const Literal*> leaves;
+  FlattenInto(*expected, &leaves);
+  EXPECT_EQ(leaves.size(), actual->size());
+  for (size_t i = 0; i < leaves.size() && i < actual->size(); ++i) {
+    absl::Status s = CompareLiterals(*leaves[i], (*actual)[i]);
+    EXPECT_TRUE(s.ok()) << "leaf " << i << ": " << s;
+  }
+  return artifact;
+}
+
+int CountThunks(const google::protobuf::RepeatedPtrField<ThunkProto>& thunks,
+                ThunkProto::KindCase kind) {
+  int n = 0;
+  for (const ThunkProto& t : thunks) {
+    if (t.kind_case() == kind) ++n;
+    if (t.has_sequential()) n += CountThunks(t.sequential().thunks(), kind);
+    if (t.has_while_()) {
+      n += CountThunks(t.while_().condition().thunks(), kind);
+      n += CountThunks(t.while_().body().thunks(), kind);
+    }
+    if (t.has_conditional()) {
+      for (const auto& b : t.conditional().branches()) n += CountThunks(b.thunks(), kind);
+    }
+  }
+  return n;
+}
+
+constexpr char kElementwise[] = R"(
+HloModule elementwise
+ENTRY main {
+  x = f32[37,129]{1,0} parameter(0)
+  b = f32[129]{0} parameter(1)
+  bb = f32[37,129]{1,0} broadcast(b), dimensions={1}
+  s = f32[37,129]{1,0} add(x, bb)
+  m = f32[37,129]{1,0} multiply(s, x)
+  ROOT t = f32[37,129]{1,0} tanh(m)
+}
+)";
+
+TEST(HostCompiler, ElementwiseChainWithBroadcast) {
+  GpuExecutableProto a = CompileRunAndCompare(kElementwise, 1);
+  EXPECT_GE(CountThunks(a.payload().thunks(), ThunkProto::kKernel), 1);
+  EXPECT_FALSE(a.payload().host_shared_object().empty());
+  EXPECT_EQ(a.header().target(), "host");
+}
+
+constexpr char kSoftmax[] = R"(
+HloModule jit_softmax, entry_computation_layout={(f32[7,129]{1,0})->f32[7,129]{1,0}}
+
+region_0.4 {
+  Arg_0.5 = f32[] parameter(0)
+  Arg_1.6 = f32[] parameter(1)
+  ROOT maximum.7 = f32[] maximum(Arg_0.5, Arg_1.6)
+}
+
+region_1.15 {
+  Arg_0.16 = f32[] parameter(0)
+  Arg_1.17 = f32[] parameter(1)
+  ROOT add.18 = f32[] add(Arg_0.16, Arg_1.17)
+}
+
+ENTRY main.26 {
+  Arg_0.1 = f32[7,129]{1,0} parameter(0), sharding={replicated}
+  constant.3 = f32[] constant(-inf)
+  reduce.8 = f32[7]{0} reduce(Arg_0.1, constant.3), dimensions={1}, to_apply=region_0.4
+  reshape.9 = f32[7,1]{1,0} reshape(reduce.8)
+  broadcast.10 = f32[7,1]{1,0} broadcast(reshape.9), dimensions={0,1}
+  reshape.11 = f32[7]{0} reshape(broadcast.10)
+  broadcast.12 = f32[7,129]{1,0} broadcast(reshape.11), dimensions={0}
+  subtract.13 = f32[7,129]{1,0} subtract(Arg_0.1, broadcast.12)
+  exponential.14 = f32[7,129]{1,0} exponential(subtract.13)
+  constant.2 = f32[] constant(0)
+  reduce.19 = f32[7]{0} reduce(exponential.14, constant.2), dimensions={1}, to_apply=region_1.15
+  reshape.20 = f32[7,1]{1,0} reshape(reduce.19)
+  broadcast.21 = f32[7,1]{1,0} broadcast(reshape.20), dimensions={0,1}
+  reshape.22 = f32[7]{0} reshape(broadcast.21)
+  broadcast.23 = f32[7,129]{1,0} broadcast(reshape.22), dimensions={0}
+  ROOT divide.24 = f32[7,129]{1,0} divide(exponential.14, broadcast.23)
+}
+)";
+
+TEST(HostCompiler, Softmax) {
+  GpuExecutableProto a = CompileRunAndCompare(kSoftmax, 2);
+  EXPECT_GE(CountThunks(a.payload().thunks(), ThunkProto::kKernel), 1);
+}
+
+constexpr char kDotBiasTanh[] = R"(
+HloModule dense
+ENTRY main {
+  x = f32[5,7]{1,0} parameter(0)
+  w = f32[7,3]{1,0} parameter(1)
+  b = f32[3]{0} parameter(2)
+  d = f32[5,3]{1,0} dot(x, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  bb = f32[5,3]{1,0} broadcast(b), dimensions={1}
+  s = f32[5,3]{1,0} add(d, bb)
+  ROOT t = f32[5,3]{1,0} tanh(s)
+}
+)";
+
+TEST(HostCompiler, DotBiasTanh) {
+  GpuExecutableProto a = CompileRunAndCompare(kDotBiasTanh, 3);
+  EXPECT_EQ(CountThunks(a.payload().thunks(), ThunkProto::kGemm), 1);
+  EXPECT_GE(CountThunks(a.payload().thunks(), ThunkProto::kKernel), 1);
+}
+
+constexpr char kReduction[] = R"(
+HloModule reduction
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY main {
+  x = f32[13,37,5]{2,1,0} parameter(0)
+  z = f32[] constant(0)
+  r1 = f32[13,5]{1,0} reduce(x, z), dimensions={1}, to_apply=add
+  r2 = f32[] reduce(x, z), dimensions={0,1,2}, to_apply=add
+  ROOT t = (f32[13,5]{1,0}, f32[]) tuple(r1, r2)
+}
+)";
+
+TEST(HostCompiler, Reductions) {
+  GpuExecutableProto a = CompileRunAndCompare(kReduction, 4);
+  EXPECT_EQ(a.payload().outputs_size(), 2);
+}
+
+constexpr char kWhile[] = R"(
+HloModule loop
+cond {
+  p = (s32[], f32[9,11]{1,0}) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  n = s32[] constant(5)
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+body {
+  p = (s32[], f32[9,11]{1,0}) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  one = s32[] constant(1)
+  i1 = s32[] add(i, one)
+  v = f32[9,11]{1,0} get-tuple-element(p), index=1
+  h = f32[] constant(0.5)
+  hb = f32[9,11]{1,0} broadcast(h), dimensions={}
+  v1 = f32[9,11]{1,0} multiply(v, hb)
+  c = f32[9,11]{1,0} cosine(v)
+  v2 = f32[9,11]{1,0} add(v1, c)
+  ROOT t = (s32[], f32[9,11]{1,0}) tuple(i1, v2)
+}
+ENTRY main {
+  x = f32[9,11]{1,0} parameter(0)
+  zero = s32[] constant(0)
+  init = (s32[], f32[9,11]{1,0}) tuple(zero, x)
+  w = (s32[], f32[9,11]{1,0}) while(init), condition=cond, body=body
+  ROOT r = f32[9,11]{1,0} get-tuple-element(w), index=1
+}
+)";
+
+TEST(HostCompiler, WhileLoopWithCounter) {
+  GpuExecutableProto a = CompileRunAndCompare(kWhile, 5);
+  ASSERT_EQ(CountThunks(a.payload().thunks(), ThunkProto::kWhile), 1);
+  for (const ThunkProto& t : a.payload().thunks()) {
+    if (!t.has_while_()) continue;
+    EXPECT_EQ(t.while_().known_trip_count(), 5) << t.DebugString();
+    EXPECT_GE(t.while_().body().thunks_size(), 1);
+  }
+}
+
+constexpr char kConditional[] = R"(
+HloModule branches
+neg {
+  p = f32[6,10]{1,0} parameter(0)
+  ROOT n = f32[6,10]{1,0} negate(p)
+}
+exp {
+  p = f32[6,10]{1,0} parameter(0)
+  ROOT e = f32[6,10]{1,0} exponential(p)
+}
+ENTRY main {
+  x = f32[6,10]{1,0} parameter(0)
+  y = f32[6,10]{1,0} parameter(1)
+  c = pred[] compare(f32[] constant(0), f32[] constant(1)), direction=LT
+  s = f32[] reduce(x, f32[] constant(0)), dimensions={0,1}, to_apply=addf
+  k = pred[] compare(s, f32[] constant(0)), direction=GT
+  ROOT r = f32[6,10]{1,0} conditional(k, x, y), true_computation=neg, false_computation=exp
+}
+addf {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+)";
+
+TEST(HostCompiler, ConditionalOnAComputedPredicate) {
+  // Several seeds, so that both branches are taken.
+  for (uint64_t seed : {6, 7, 8, 9}) {
+    GpuExecutableProto a = CompileRunAndCompare(kConditional, seed);
+    EXPECT_EQ(CountThunks(a.payload().thunks(), ThunkProto::kConditional), 1);
+  }
+}
+
+constexpr char kColumnMajorResult[] = R"(
+HloModule layouts, entry_computation_layout={(f32[19,33]{1,0})->f32[19,33]{0,1}}
+ENTRY main {
+  x = f32[19,33]{1,0} parameter(0)
+  ROOT e = f32[19,33]{0,1} sine(x)
+}
+)";
+
+// The result is stored column-major. ExecuteOnLiterals copies the raw
+// bytes into a Literal without relayout, so the check reads them as
+// column-major here.
+TEST(HostCompiler, ColumnMajorResult) {
+  absl::StatusOr<std::string> bytes = CompileHloToHostArtifact(kColumnMajorResult, Options());
+  ASSERT_TRUE(bytes.ok()) << bytes.status();
+  auto exe = aot::Executable::LoadFromBytes(*bytes);
+  ASSERT_TRUE(exe.ok()) << exe.status();
+  auto module = ParseHloModule(kColumnMajorResult);
+  ASSERT_TRUE(module.ok());
+  auto args = MakeRandomInputs(**module, 10);
+  ASSERT_TRUE(args.ok());
+  auto actual = aot::ExecuteOnLiterals(**exe, testing::HostExecutor(), *args);
+  ASSERT_TRUE(actual.ok()) << actual.status();
+  ASSERT_EQ(actual->size(), 1u);
+  int64_t wrong = 0;
+  for (int64_t i = 0; i < 19; ++i) {
+    for (int64_t j = 0; j < 33; ++j) {
+      const double want = std::sin(static_cast<float>((*args)[0].GetDouble(i * 33 + j)));
+      const double got = (*actual)[0].GetDouble(j * 19 + i);
+      if (std::abs(want - got) > 1e-5 * (1 + std::abs(want))) ++wrong;
+    }
+  }
+  EXPECT_EQ(wrong, 0);
+}
+
+// A custom call to a built-in FFI handler (the evaluator cannot run it, so
+// the expected values are computed here).
+TEST(HostCompiler, CustomCallToAnFfiHandler) {
+  constexpr char kHlo[] = R"(
+HloModule ffi
+ENTRY main {
+  x = f32[33]{0} parameter(0)
+  y = f32[33]{0} parameter(1)
+  e = f32[33]{0} exponential(x)
+  ROOT c = f32[33]{0} custom-call(e, y), custom_call_target="xla.host.add_f32"
+}
+)";
+  absl::StatusOr<std::string> bytes = CompileHloToHostArtifact(kHlo, Options());
+  ASSERT_TRUE(bytes.ok()) << bytes.status();
+  auto exe = aot::Executable::LoadFromBytes(*bytes);
+  ASSERT_TRUE(exe.ok()) << exe.status();
+  auto module = ParseHloModule(kHlo);
+  ASSERT_TRUE(module.ok());
+  auto args = MakeRandomInputs(**module, 11);
+  ASSERT_TRUE(args.ok());
+  auto actual = aot::ExecuteOnLiterals(**exe, testing::HostExecutor(), *args);
+  ASSERT_TRUE(actual.ok()) << actual.status();
+  ASSERT_EQ(actual->size(), 1u);
+  for (int64_t i = 0; i < 33; ++i) {
+    const float want = std::exp(static_cast<float>((*args)[0].GetDouble(i))) +
+                       static_cast<float>((*args)[1].GetDouble(i));
+    EXPECT_NEAR((*actual)[0].GetDouble(i), want, 1e-5 * (1 + std::abs(want))) << i;
+  }
+}
+
+TEST(HostCompiler, CompilingTwiceGivesTheSameBytes) {
+  absl::StatusOr<std::string> a = CompileHloToHostArtifact(kSoftmax, Options());
+  absl::StatusOr<std::string> b = CompileHloToHostArtifact(kSoftmax, Options());
+  ASSERT_TRUE(a.ok()) << a.status();
+  ASSERT_TRUE(b.ok()) << b.status();
+  EXPECT_EQ(*a, *b);
+  // With the production date left to the clock, only the header may differ.
+  HostCompilerOptions clock = Options();
+  clock.production_date.reset();
+  absl::StatusOr<GpuExecutableProto> c = CompileHloToHostArtifactProto(kSoftmax, clock);
+  ASSERT_TRUE(c.ok()) << c.status();
+  GpuExecutableProto parsed;
+  ASSERT_TRUE(parsed.ParseFromString(*a));
+  EXPECT_EQ(c->payload().SerializeAsString(), parsed.payload().SerializeAsString());
+  EXPECT_EQ(c->header().payload_checksum(), parsed.header().payload_checksum());
+  EXPECT_FALSE(c->header().production_date().empty());
+}
+
+TEST(HostCompiler, UnsupportedOpIsAClearError) {
+  constexpr char kSort[] = R"(
+HloModule sorting
+less {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT lt = pred[] compare(a, b), direction=LT
+}
+ENTRY main {
+  x = f32[17]{0} parameter(0)
+  ROOT s = f32[17]{0} sort(x), dimensions={0}, to_apply=less
+}
+)";
+  absl::StatusOr<std::string> bytes = CompileHloToHostArtifact(kSort, Options());
+  ASSERT_FALSE(bytes.ok());
+  EXPECT_EQ(bytes.status().code(), absl::StatusCode::kUnimplemented) << bytes.status();
+  EXPECT_TRUE(absl::StrContains(bytes.status().message(), "sort")) << bytes.status();
+  EXPECT_TRUE(absl::StrContains(bytes.status().message(), "'s'")) << bytes.status();
+}
+
+TEST(HostCompiler, ParseErrorIsReported) {
+  absl::StatusOr<std::string> bytes = CompileHloToHostArtifact("HloModule broken\nENTRY {", Options());
+  EXPECT_FALSE(bytes.ok());
+}
+
+}  // namespace
+}  // namespace xla::gpu

@@ -1,0 +1,539 @@
+#include "xla/backends/gpu/compiler/thunk_emitter.h"
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "xla/backends/gpu/codegen/host/kernel_symbol_name.h"
+#include "xla/backends/gpu/ffi/ffi_registry.h"
+#include "xla/backends/gpu/codegen/host/single_op_fusion.h"
+#include "xla/service/canonicalize/gemm_config.h"
+#include "xla/types/xla_data_convert.h"
+#include "xla/util/logging.h"
+#include "xla/util/status_macros.h"
+
+namespace xla::gpu {
+namespace {
+
+using Thunks = google::protobuf::RepeatedPtrField<ThunkProto>;
+
+// The array leaves of `shape`, depth-first (the order of output leaves).
+void CollectLeaves(const Shape& shape, ShapeIndex* prefix, std::vector<ShapeIndex>* out) {
+  if (shape.IsArray()) {
+    out->push_back(*prefix);
+    return;
+  }
+  if (!shape.IsTuple()) return;
+  for (int64_t i = 0; i < shape.tuple_shapes_size(); ++i) {
+    prefix->push_back(i);
+    CollectLeaves(shape.tuple_shapes(i), prefix, out);
+    prefix->pop_back();
+  }
+}
+
+std::vector<ShapeIndex> ArrayLeaves(const Shape& shape) {
+  std::vector<ShapeIndex> leaves;
+  ShapeIndex prefix;
+  CollectLeaves(shape, &prefix, &leaves);
+  return leaves;
+}
+
+ShapeIndex Concat(const ShapeIndex& a, const ShapeIndex& b) {
+  ShapeIndex r = a;
+  r.insert(r.end(), b.begin(), b.end());
+  return r;
+}
+
+absl::Status Unimplemented(const HloInstruction& instr, absl::string_view why) {
+  return absl::UnimplementedError(absl::StrCat("thunk emission: instruction '", instr.name(),
+                                               "' (opcode ", HloOpcodeName(instr.opcode()),
+                                               "): ", why));
+}
+
+absl::Status Annotate(const HloInstruction& instr, const absl::Status& status) {
+  if (status.ok()) return status;
+  return absl::Status(status.code(), absl::StrCat("thunk emission of '", instr.name(), "' (",
+                                                  HloOpcodeName(instr.opcode()),
+                                                  "): ", status.message()));
+}
+
+// The trip count recorded by WhileLoopTripCountAnnotator in backend_config
+// ({"known_trip_count":{"n":"N"}}), or nullopt.
+std::optional<int64_t> RecordedTripCount(const HloInstruction& loop) {
+  const AttrValue* value = loop.FindAttr(AttrId::kBackendConfig);
+  if (value == nullptr || !std::holds_alternative<std::string>(*value)) return std::nullopt;
+  const std::string& config = std::get<std::string>(*value);
+  const size_t key = config.find("\"known_trip_count\"");
+  if (key == std::string::npos) return std::nullopt;
+  const size_t n = config.find("\"n\"", key);
+  if (n == std::string::npos) return std::nullopt;
+  size_t begin = config.find_first_of("0123456789", n + 3);
+  if (begin == std::string::npos) return std::nullopt;
+  size_t end = config.find_first_not_of("0123456789", begin);
+  int64_t count = 0;
+  if (!absl::SimpleAtoi(config.substr(begin, end - begin), &count)) return std::nullopt;
+  return count;
+}
+
+bool HasComplexLeaf(const Shape& shape) {
+  if (shape.IsTuple()) {
+    for (const Shape& s : shape.tuple_shapes()) {
+      if (HasComplexLeaf(s)) return true;
+    }
+    return false;
+  }
+  return shape.IsArray() && IsComplex(shape.element_type());
+}
+
+// The first instruction in `instr` or the computations it calls
+// (transitively) with a complex-typed value, or nullptr. The host kernel
+// emitters do not handle complex numbers (they CHECK-fail on them), so
+// emission refuses them first.
+const HloInstruction* FindComplexValue(const HloInstruction& instr) {
+  if (HasComplexLeaf(instr.shape())) return &instr;
+  for (const HloInstruction* operand : instr.operands()) {
+    if (HasComplexLeaf(operand->shape())) return operand;
+  }
+  for (const HloComputation* called : instr.called_computations()) {
+    for (const auto& inner : called->instructions()) {
+      if (const HloInstruction* found = FindComplexValue(*inner)) return found;
+    }
+  }
+  return nullptr;
+}
+
+bool IsSupportedGemmElementType(PrimitiveType t) {
+  return t == PrimitiveType::F16 || t == PrimitiveType::BF16 || t == PrimitiveType::F32 ||
+         t == PrimitiveType::F64;
+}
+
+class Emitter {
+ public:
+  Emitter(const HloModule& module, const HloSchedule& schedule,
+          const BufferAssignment& assignment, const ThunkEmitterOptions& options,
+          llvm::Module* kernels, GpuExecutablePayloadProto* payload)
+      : module_(module),
+        schedule_(schedule),
+        assignment_(assignment),
+        options_(options),
+        kernels_(kernels),
+        payload_(payload) {}
+
+  absl::Status Run() {
+    const HloComputation* entry = module_.entry_computation();
+    if (entry == nullptr) return absl::InvalidArgumentError("thunk emission: module has no entry");
+    payload_->set_module_name(module_.name());
+    *payload_->mutable_program_shape() = ProgramShapeToProto(entry->ComputeProgramShape());
+    payload_->set_num_streams(1);
+    RETURN_IF_ERROR(EmitAllocations());
+    RETURN_IF_ERROR(EmitOutputsAndAliases());
+    return EmitComputation(*entry, payload_->mutable_thunks());
+  }
+
+ private:
+  absl::Status EmitAllocations() {
+    std::map<std::string, int64_t> constant_by_content;
+    for (const BufferAllocation& a : assignment_.allocations()) {
+      BufferAllocationProto* p = payload_->add_allocations();
+      p->set_index(a.index);
+      p->set_size(a.size);
+      p->set_is_output(a.is_output);
+      p->set_is_temp(a.is_temp);
+      if (a.is_parameter) {
+        if (!a.parameter_shape_index.empty()) {
+          return absl::UnimplementedError(absl::StrCat(
+              "thunk emission: parameter ", a.parameter_number,
+              " is a tuple; the runtime supports only array parameters (flatten the entry "
+              "signature)"));
+        }
+        p->set_is_parameter(true);
+        p->set_parameter_number(a.parameter_number);
+      }
+      if (a.is_constant) {
+        XLA_CHECK(a.constant != nullptr) << "constant allocation without instruction";
+        const Literal* literal = &a.constant->literal();
+        for (int64_t i : a.constant_shape_index) literal = &literal->tuple_elements()[i];
+        std::string content(reinterpret_cast<const char*>(literal->data().data()),
+                            literal->data().size());
+        auto [it, inserted] =
+            constant_by_content.emplace(content, payload_->constants_size());
+        if (inserted) {
+          ConstantProto* c = payload_->add_constants();
+          c->set_content(content);
+          *c->mutable_shape() = ShapeToProto(literal->shape());
+        }
+        p->set_is_constant(true);
+        p->set_constant_index(it->second);
+      }
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status EmitOutputsAndAliases() {
+    const auto& aliases = module_.config().input_output_alias;
+    for (const auto& [index, slice] : assignment_.output_slices()) {
+      OutputProto* o = payload_->add_outputs();
+      for (int64_t i : index) o->add_shape_index(i);
+      *o->mutable_slice() = ToProto(slice);
+      const BufferAllocation& a = assignment_.allocations()[slice.allocation];
+      if (!a.is_parameter) continue;
+      InputOutputAliasProto* alias = payload_->add_input_output_aliases();
+      for (int64_t i : index) alias->add_output_shape_index(i);
+      alias->set_parameter_number(a.parameter_number);
+      alias->set_kind(ALIAS_KIND_MAY_ALIAS);
+      for (const InputOutputAlias& declared : aliases) {
+        if (declared.output_index == index && declared.parameter_number == a.parameter_number &&
+            declared.kind == "must-alias") {
+          alias->set_kind(ALIAS_KIND_MUST_ALIAS);
+        }
+      }
+    }
+    return absl::OkStatus();
+  }
+
+  static BufferSliceProto ToProto(const BufferSlice& s) {
+    BufferSliceProto p;
+    p.set_allocation(s.allocation);
+    p.set_offset(s.offset);
+    p.set_size(s.size);
+    return p;
+  }
+
+  absl::StatusOr<BufferSlice> Slice(const HloInstruction* instr, const ShapeIndex& index) const {
+    return assignment_.GetSlice(instr, index);
+  }
+
+  absl::StatusOr<BufferSliceProto> SliceProto(const HloInstruction* instr,
+                                              const ShapeIndex& index) const {
+    ASSIGN_OR_RETURN(BufferSlice s, Slice(instr, index));
+    return ToProto(s);
+  }
+
+  static ThunkProto* AddThunk(const HloInstruction& instr, Thunks* out) {
+    ThunkProto* t = out->Add();
+    t->set_profile_annotation(instr.name());
+    return t;
+  }
+
+  // Makes leaf `dst_index` of `dst` hold leaf `src_index` of `src` (for
+  // every array leaf below them): nothing when the slices are the same,
+  // else a copy thunk.
+  absl::Status AliasOrCopy(const HloInstruction& annotate, const HloInstruction* src,
+                           const ShapeIndex& src_index, const HloInstruction* dst,
+                           const ShapeIndex& dst_index, Thunks* out) {
+    const Shape* shape = SubshapeAt(dst->shape(), dst_index);
+    if (shape == nullptr) return absl::InternalError("bad shape index");
+    for (const ShapeIndex& leaf : ArrayLeaves(*shape)) {
+      ASSIGN_OR_RETURN(BufferSlice from, Slice(src, Concat(src_index, leaf)));
+      ASSIGN_OR_RETURN(BufferSlice to, Slice(dst, Concat(dst_index, leaf)));
+      if (from == to) continue;
+      if (from.size != to.size) {
+        return absl::InternalError(absl::StrCat("slices of ", from.size, " and ", to.size,
+                                                " bytes for one value"));
+      }
+      if (to.size == 0) continue;
+      CopyThunkProto* copy = AddThunk(annotate, out)->mutable_copy();
+      *copy->mutable_source() = ToProto(from);
+      *copy->mutable_destination() = ToProto(to);
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status EmitComputation(const HloComputation& computation, Thunks* out) {
+    if (!schedule_.has_sequence(&computation)) {
+      return absl::InvalidArgumentError(absl::StrCat("thunk emission: computation '",
+                                                     computation.name(), "' has no schedule"));
+    }
+    for (const HloInstruction* instr : schedule_.sequence(&computation)) {
+      RETURN_IF_ERROR(Annotate(*instr, EmitInstruction(*instr, out)));
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status EmitInstruction(const HloInstruction& instr, Thunks* out) {
+    const HloOpcode op = instr.opcode();
+    if (op == HloOpcode::kParameter || op == HloOpcode::kConstant) return absl::OkStatus();
+    if (op == HloOpcode::kTuple) {
+      for (int64_t i = 0; i < instr.operand_count(); ++i) {
+        RETURN_IF_ERROR(AliasOrCopy(instr, instr.operand(i), {}, &instr, {i}, out));
+      }
+      return absl::OkStatus();
+    }
+    if (op == HloOpcode::kGetTupleElement) {
+      return AliasOrCopy(instr, instr.operand(0), {instr.tuple_index()}, &instr, {}, out);
+    }
+    if (op == HloOpcode::kBitcast) return AliasOrCopy(instr, instr.operand(0), {}, &instr, {}, out);
+    if (op == HloOpcode::kCopy && instr.shape().IsArray() &&
+        instr.operand(0)->shape().has_layout() == instr.shape().has_layout() &&
+        (!instr.shape().has_layout() ||
+         instr.operand(0)->shape().layout() == instr.shape().layout())) {
+      return AliasOrCopy(instr, instr.operand(0), {}, &instr, {}, out);
+    }
+    if (op == HloOpcode::kFusion || CanWrapInFusion(instr)) {
+      if (const HloInstruction* complex = FindComplexValue(instr)) {
+        return Unimplemented(instr, absl::StrCat("the host kernel emitters do not support complex "
+                                                 "numbers (", complex->name(), " is ",
+                                                 complex->shape().ToString(), ")"));
+      }
+    }
+    if (op == HloOpcode::kFusion) return EmitKernel(instr, instr, instr.operands(), out);
+    if (op == HloOpcode::kDot) return EmitGemm(instr, out);
+    if (op == HloOpcode::kWhile) return EmitWhile(instr, out);
+    if (op == HloOpcode::kConditional) return EmitConditional(instr, out);
+    if (op == HloOpcode::kCustomCall) return EmitCustomCall(instr, out);
+    if (CanWrapInFusion(instr)) return EmitWrapped(instr, out);
+    return Unimplemented(instr, "no thunk emission for this opcode on the host target");
+  }
+
+  // Emits `fusion`'s kernel; `owner` is the instruction whose buffers the
+  // kernel writes and `operands` are the instructions whose buffers it
+  // reads, in the fusion's operand order (they differ from the fusion's own
+  // for a scratch-wrapped op).
+  absl::Status EmitKernel(const HloInstruction& owner, const HloInstruction& fusion,
+                          const std::vector<HloInstruction*>& operands, Thunks* out) {
+    std::vector<BufferSlice> operand_slices;
+    for (const HloInstruction* operand : operands) {
+      if (!operand->shape().IsArray()) {
+        return Unimplemented(owner, absl::StrCat("operand '", operand->name(),
+                                                 "' is not an array"));
+      }
+      ASSIGN_OR_RETURN(BufferSlice s, Slice(operand, {}));
+      operand_slices.push_back(s);
+    }
+    const std::vector<ShapeIndex> leaves = ArrayLeaves(owner.shape());
+    std::vector<BufferSlice> output_slices;
+    HostEmitOptions options = options_.kernel;
+    options.noalias.clear();
+    options.alignment.clear();
+    options.output_aliases_operand.clear();
+    for (const ShapeIndex& leaf : leaves) {
+      ASSIGN_OR_RETURN(BufferSlice s, Slice(&owner, leaf));
+      output_slices.push_back(s);
+      int64_t aliased = -1;
+      for (size_t j = 0; j < operand_slices.size(); ++j) {
+        if (operand_slices[j] == s) aliased = static_cast<int64_t>(j);
+      }
+      options.output_aliases_operand.push_back(aliased);
+    }
+    const std::string symbol = KernelSymbolName(owner.name(), &used_symbols_);
+    ASSIGN_OR_RETURN(HostKernelInfo info, EmitHostFusionKernel(fusion, symbol, options, kernels_));
+    if (info.total_blocks == 0) return absl::OkStatus();
+    const int64_t kernel_index = payload_->kernels_size();
+    KernelProto* kernel = payload_->add_kernels();
+    kernel->set_name(info.symbol);
+    kernel->set_host_symbol(info.symbol);
+    KernelThunkProto* thunk = AddThunk(owner, out)->mutable_kernel();
+    thunk->set_kernel_index(kernel_index);
+    for (const HostKernelArg& arg : info.args) {
+      const std::vector<BufferSlice>& table = arg.is_output ? output_slices : operand_slices;
+      if (arg.index < 0 || arg.index >= static_cast<int64_t>(table.size())) {
+        return absl::InternalError(absl::StrCat("kernel argument ", arg.index, " out of range"));
+      }
+      *thunk->add_args() = ToProto(table[arg.index]);
+    }
+    LaunchDimensionsProto* dims = thunk->mutable_launch_dimensions();
+    dims->set_grid_x(info.total_blocks);
+    dims->set_grid_y(1);
+    dims->set_grid_z(1);
+    dims->set_block_x(1);
+    dims->set_block_y(1);
+    dims->set_block_z(1);
+    return absl::OkStatus();
+  }
+
+  // A lone op: cloned into a scratch module over fresh parameters (one per
+  // distinct operand, first-use order, as WrapInFusion orders the fusion's
+  // operands), wrapped into a fusion there, and emitted against the
+  // original instruction's buffers.
+  absl::Status EmitWrapped(const HloInstruction& instr, Thunks* out) {
+    std::vector<HloInstruction*> distinct;
+    for (HloInstruction* operand : instr.operands()) {
+      bool seen = false;
+      for (HloInstruction* d : distinct) seen |= d == operand;
+      if (!seen) distinct.push_back(operand);
+    }
+    HloModule scratch(absl::StrCat("scratch_", instr.name()));
+    auto computation = std::make_unique<HloComputation>(absl::StrCat("scratch_", instr.name()));
+    std::vector<HloInstruction*> params;
+    for (size_t i = 0; i < distinct.size(); ++i) {
+      params.push_back(computation->AddInstruction(HloInstruction::CreateParameter(
+          static_cast<int64_t>(i), distinct[i]->shape(), absl::StrCat("p", i))));
+    }
+    std::vector<HloInstruction*> new_operands;
+    for (HloInstruction* operand : instr.operands()) {
+      for (size_t i = 0; i < distinct.size(); ++i) {
+        if (distinct[i] == operand) new_operands.push_back(params[i]);
+      }
+    }
+    HloInstruction* clone = computation->AddInstruction(
+        instr.CloneWithNewOperands(instr.shape(), new_operands, instr.name()));
+    computation->set_root_instruction(clone);
+    HloComputation* added = scratch.AddComputation(std::move(computation));
+    scratch.set_entry_computation(added);
+    ASSIGN_OR_RETURN(HloInstruction * fusion, WrapInFusion(clone));
+    if (fusion->operand_count() != static_cast<int64_t>(distinct.size())) {
+      return absl::InternalError("wrapped fusion has an unexpected operand count");
+    }
+    for (int64_t i = 0; i < fusion->operand_count(); ++i) {
+      if (fusion->operand(i) != params[i]) {
+        return absl::InternalError("wrapped fusion's operands are not in first-use order");
+      }
+    }
+    return EmitKernel(instr, *fusion, distinct, out);
+  }
+
+  absl::Status EmitGemm(const HloInstruction& dot, Thunks* out) {
+    ASSIGN_OR_RETURN(GemmConfig config, GetGemmConfig(dot));
+    if (config.lhs_type != config.output_type || config.rhs_type != config.output_type ||
+        !IsSupportedGemmElementType(config.output_type)) {
+      return Unimplemented(dot, absl::StrCat("the host GEMM supports f16, bf16, f32 and f64 with "
+                                             "equal operand and result types, got ",
+                                             PrimitiveTypeName(config.lhs_type), " x ",
+                                             PrimitiveTypeName(config.rhs_type), " -> ",
+                                             PrimitiveTypeName(config.output_type)));
+    }
+    ASSIGN_OR_RETURN(BufferSliceProto lhs, SliceProto(dot.operand(0), {}));
+    ASSIGN_OR_RETURN(BufferSliceProto rhs, SliceProto(dot.operand(1), {}));
+    ASSIGN_OR_RETURN(BufferSliceProto output, SliceProto(&dot, {}));
+    if (output.size() == 0) return absl::OkStatus();
+    GemmThunkProto* gemm = AddThunk(dot, out)->mutable_gemm();
+    *gemm->mutable_lhs() = lhs;
+    *gemm->mutable_rhs() = rhs;
+    *gemm->mutable_output() = output;
+    gemm->set_element_type(PrimitiveTypeToProto(config.output_type));
+    gemm->set_m(config.m);
+    gemm->set_n(config.n);
+    gemm->set_k(config.k);
+    gemm->set_transpose_lhs(config.transpose_lhs);
+    gemm->set_transpose_rhs(config.transpose_rhs);
+    gemm->set_batch_size(config.batch);
+    gemm->set_lhs_batch_stride(config.lhs_batch_stride);
+    gemm->set_rhs_batch_stride(config.rhs_batch_stride);
+    gemm->set_output_batch_stride(config.output_batch_stride);
+    gemm->set_alpha(1.0);
+    gemm->set_beta(0.0);
+    return absl::OkStatus();
+  }
+
+  // A custom call whose target is a handler of the FFI registry for the
+  // host platform, taking array operands and results as flat buffer lists
+  // and no attributes (HLO attributes are not mapped to FFI attributes yet).
+  absl::Status EmitCustomCall(const HloInstruction& call, Thunks* out) {
+    const std::string& target = call.GetString(AttrId::kCustomCallTarget);
+    absl::StatusOr<const ffi::HandlerEntry*> handler =
+        ffi::FfiRegistry::Global().Lookup(target, "host");
+    if (!handler.ok()) {
+      return Unimplemented(call, absl::StrCat("custom-call target '", target,
+                                              "' is not an FFI handler for the host platform: ",
+                                              handler.status().message()));
+    }
+    std::vector<BufferSlice> operands, results;
+    for (const HloInstruction* operand : call.operands()) {
+      for (const ShapeIndex& leaf : ArrayLeaves(operand->shape())) {
+        ASSIGN_OR_RETURN(BufferSlice s, Slice(operand, leaf));
+        operands.push_back(s);
+      }
+    }
+    for (const ShapeIndex& leaf : ArrayLeaves(call.shape())) {
+      ASSIGN_OR_RETURN(BufferSlice s, Slice(&call, leaf));
+      results.push_back(s);
+    }
+    absl::Status signature =
+        ffi::CheckSignature(**handler, static_cast<int64_t>(operands.size()),
+                            static_cast<int64_t>(results.size()), ffi::Attributes(), "");
+    if (!signature.ok()) {
+      return Unimplemented(call, absl::StrCat("custom-call target '", target,
+                                              "' does not match its FFI handler (no attributes "
+                                              "are passed from HLO): ",
+                                              signature.message()));
+    }
+    CustomCallThunkProto* proto = AddThunk(call, out)->mutable_custom_call();
+    proto->set_target_name(target);
+    for (const BufferSlice& s : operands) *proto->add_operands() = ToProto(s);
+    for (const BufferSlice& s : results) *proto->add_results() = ToProto(s);
+    return absl::OkStatus();
+  }
+
+  absl::Status EmitWhile(const HloInstruction& loop, Thunks* out) {
+    const HloComputation* condition = loop.GetComputation(AttrId::kCondition);
+    const HloComputation* body = loop.GetComputation(AttrId::kBody);
+    if (condition == nullptr || body == nullptr) return Unimplemented(loop, "missing computation");
+    // The loop state starts in the while's own buffers.
+    RETURN_IF_ERROR(AliasOrCopy(loop, loop.operand(0), {}, &loop, {}, out));
+    ThunkProto* thunk = AddThunk(loop, out);
+    WhileThunkProto* proto = thunk->mutable_while_();
+    Thunks* cond_thunks = proto->mutable_condition()->mutable_thunks();
+    RETURN_IF_ERROR(AliasOrCopy(loop, &loop, {}, condition->parameter_instruction(0), {},
+                                cond_thunks));
+    RETURN_IF_ERROR(EmitComputation(*condition, cond_thunks));
+    const HloInstruction* predicate = condition->root_instruction();
+    if (predicate->shape().element_type() != PrimitiveType::PRED || !predicate->shape().IsScalar()) {
+      return Unimplemented(loop, "the condition's root is not a PRED scalar");
+    }
+    ASSIGN_OR_RETURN(*proto->mutable_predicate(), SliceProto(predicate, {}));
+    Thunks* body_thunks = proto->mutable_body()->mutable_thunks();
+    RETURN_IF_ERROR(AliasOrCopy(loop, &loop, {}, body->parameter_instruction(0), {}, body_thunks));
+    RETURN_IF_ERROR(EmitComputation(*body, body_thunks));
+    RETURN_IF_ERROR(AliasOrCopy(loop, body->root_instruction(), {}, &loop, {}, body_thunks));
+    if (std::optional<int64_t> n = RecordedTripCount(loop); n.has_value()) {
+      proto->set_known_trip_count(*n);
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status EmitConditional(const HloInstruction& cond, Thunks* out) {
+    std::vector<HloComputation*> branches;
+    if (cond.has_attr(AttrId::kBranchComputations)) {
+      branches = std::get<std::vector<HloComputation*>>(*cond.FindAttr(AttrId::kBranchComputations));
+    } else {
+      branches = {cond.GetComputation(AttrId::kTrueComputation),
+                  cond.GetComputation(AttrId::kFalseComputation)};
+    }
+    for (const HloComputation* b : branches) {
+      if (b == nullptr) return Unimplemented(cond, "missing branch computation");
+    }
+    const PrimitiveType index_type = cond.operand(0)->shape().element_type();
+    if (index_type != PrimitiveType::PRED && index_type != PrimitiveType::S32) {
+      return Unimplemented(cond, "the branch index is neither PRED nor S32");
+    }
+    ConditionalThunkProto* proto = AddThunk(cond, out)->mutable_conditional();
+    ASSIGN_OR_RETURN(*proto->mutable_branch_index(), SliceProto(cond.operand(0), {}));
+    proto->set_branch_index_type(PrimitiveTypeToProto(index_type));
+    for (size_t b = 0; b < branches.size(); ++b) {
+      Thunks* thunks = proto->add_branches()->mutable_thunks();
+      const HloComputation& branch = *branches[b];
+      if (branch.num_parameters() == 1) {
+        RETURN_IF_ERROR(AliasOrCopy(cond, cond.operand(static_cast<int64_t>(b) + 1), {},
+                                    branch.parameter_instruction(0), {}, thunks));
+      }
+      RETURN_IF_ERROR(EmitComputation(branch, thunks));
+      RETURN_IF_ERROR(AliasOrCopy(cond, branch.root_instruction(), {}, &cond, {}, thunks));
+    }
+    return absl::OkStatus();
+  }
+
+  const HloModule& module_;
+  const HloSchedule& schedule_;
+  const BufferAssignment& assignment_;
+  const ThunkEmitterOptions& options_;
+  llvm::Module* kernels_;
+  GpuExecutablePayloadProto* payload_;
+  absl::flat_hash_set<std::string> used_symbols_;
+};
+
+}  // namespace
+
+absl::Status EmitThunks(const HloModule& module, const HloSchedule& schedule,
+                        const BufferAssignment& assignment, const ThunkEmitterOptions& options,
+                        llvm::Module* kernels, GpuExecutablePayloadProto* payload) {
+  return Emitter(module, schedule, assignment, options, kernels, payload).Run();
+}
+
+}  // namespace xla::gpu

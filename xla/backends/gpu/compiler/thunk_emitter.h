@@ -1,0 +1,71 @@
+// Thunk emission for the host target: turns a module that went through the
+// middle end (xla/service/middle_end.h: fused, canonical, row-major,
+// scheduled, buffers assigned) into the payload of a GpuExecutableProto
+// (xla/backends/gpu/runtime/executable.proto) plus one LLVM module holding
+// every host kernel.
+//
+// Per instruction, in schedule order (entry; while conditions and bodies;
+// conditional branches, recursively):
+//   fusion                    kernel thunk (EmitHostFusionKernel; args are
+//                             the operands' slices then the output leaves'
+//                             slices; grid_x = total_blocks, block 1; no
+//                             thunk when the kernel has 0 blocks)
+//   lone kernel-needing op    wrapped into a one-op fusion in a scratch
+//                             module (single_op_fusion.h), then as fusion
+//   dot                       gemm thunk (GetGemmConfig; alpha 1, beta 0)
+//   copy                      copy thunk when operand and result layouts
+//                             match, else a kernel
+//   parameter, constant       nothing: their allocations hold the data
+//   tuple, get-tuple-element, nothing when the buffers alias; a copy thunk
+//   bitcast                   per leaf whose slices differ
+//   while                     while thunk (condition, predicate, body;
+//                             known_trip_count from the backend_config
+//                             written by WhileLoopTripCountAnnotator)
+//   conditional               conditional thunk (PRED or S32 index)
+//   custom-call               custom-call thunk when the target is an FFI
+//                             handler for platform "host" whose signature
+//                             accepts the operand/result leaf counts and no
+//                             attributes; else Unimplemented naming it
+// Anything else is Unimplemented naming
+// the instruction and its opcode: no thunk is ever silently dropped.
+//
+// Kernel symbols come from KernelSymbolName over the instruction names, in
+// emission order, so the same module gives the same names and bytes.
+//
+// Thread-safety: not thread-safe for one `kernels` module; reads `module`
+// and `assignment` only.
+#ifndef XLA_BACKENDS_GPU_COMPILER_THUNK_EMITTER_H_
+#define XLA_BACKENDS_GPU_COMPILER_THUNK_EMITTER_H_
+
+#include "absl/status/status.h"
+#include "llvm/IR/Module.h"
+#include "xla/backends/gpu/codegen/host/host_fusion_emitter.h"
+#include "xla/backends/gpu/runtime/executable.pb.h"
+#include "xla/hlo/ir/hlo_module.h"
+#include "xla/service/buffer_assignment/buffer_assignment.h"
+#include "xla/service/schedule/hlo_schedule.h"
+
+namespace xla::gpu {
+
+struct ThunkEmitterOptions {
+  // Passed to every EmitHostFusionKernel call (noalias, alignment and
+  // output_aliases_operand are filled per kernel and ignored here).
+  HostEmitOptions kernel;
+};
+
+// Fills `payload` (module_name, program_shape, kernels, allocations,
+// constants, outputs, input_output_aliases, num_streams, thunks; not
+// host_shared_object or optimized_hlo_text) and adds the kernels to
+// `kernels`. `module` must be the module `schedule` and `assignment` were
+// made for. Errors: Unimplemented naming the instruction and opcode for an
+// instruction with no emission (sort, gather, unknown custom-call targets, ...), a dot with
+// an element type the host GEMM lacks, or a tuple-shaped parameter/alias;
+// errors of GetSlice/GetGemmConfig/EmitHostFusionKernel, prefixed with the
+// instruction's name. On error `payload` and `kernels` are unspecified.
+absl::Status EmitThunks(const HloModule& module, const HloSchedule& schedule,
+                        const BufferAssignment& assignment, const ThunkEmitterOptions& options,
+                        llvm::Module* kernels, GpuExecutablePayloadProto* payload);
+
+}  // namespace xla::gpu
+
+#endif  // XLA_BACKENDS_GPU_COMPILER_THUNK_EMITTER_H_

@@ -1,0 +1,192 @@
+// Structural checks of thunk emission against the buffer assignment it was
+// given (the numerical end-to-end checks are in host_compiler_test.cc).
+#include "xla/backends/gpu/compiler/thunk_emitter.h"
+
+#include <memory>
+#include <string>
+
+#include "absl/strings/match.h"
+#include "gtest/gtest.h"
+#include "llvm/IR/LLVMContext.h"
+#include "xla/hlo/parser/hlo_parser.h"
+#include "xla/service/middle_end.h"
+#include "xla/util/proto_util.h"
+
+namespace xla::gpu {
+namespace {
+
+struct Emitted {
+  std::unique_ptr<HloModule> module;
+  MiddleEndResult middle;
+  std::unique_ptr<llvm::LLVMContext> context;
+  std::unique_ptr<llvm::Module> kernels;
+  GpuExecutablePayloadProto payload;
+  absl::Status status;
+};
+
+std::unique_ptr<Emitted> Emit(absl::string_view hlo) {
+  auto e = std::make_unique<Emitted>();
+  auto module = ParseHloModule(hlo);
+  EXPECT_TRUE(module.ok()) << module.status();
+  e->module = std::move(*module);
+  auto middle = RunMiddleEnd(e->module.get(), MiddleEndOptions());
+  EXPECT_TRUE(middle.ok()) << middle.status();
+  e->middle = std::move(*middle);
+  e->context = std::make_unique<llvm::LLVMContext>();
+  e->kernels = std::make_unique<llvm::Module>("k", *e->context);
+  ThunkEmitterOptions options;
+  options.kernel.target_block_bytes = 256;
+  e->status = EmitThunks(*e->module, e->middle.schedule, *e->middle.assignment, options,
+                         e->kernels.get(), &e->payload);
+  return e;
+}
+
+constexpr char kTwoOutputs[] = R"(
+HloModule two
+ENTRY main {
+  x = f32[23,17]{1,0} parameter(0)
+  y = f32[23,17]{1,0} parameter(1)
+  a = f32[23,17]{1,0} add(x, y)
+  m = f32[23,17]{1,0} multiply(a, a)
+  d = f32[23,17]{1,0} dot(a, f32[17,17]{1,0} parameter(2)), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  ROOT t = (f32[23,17]{1,0}, f32[23,17]{1,0}) tuple(m, d)
+}
+)";
+
+TEST(ThunkEmitter, TablesMirrorTheBufferAssignment) {
+  auto e = Emit(kTwoOutputs);
+  ASSERT_TRUE(e->status.ok()) << e->status;
+  const auto& allocations = e->middle.assignment->allocations();
+  ASSERT_EQ(e->payload.allocations_size(), static_cast<int>(allocations.size()));
+  int parameters = 0;
+  for (size_t i = 0; i < allocations.size(); ++i) {
+    const BufferAllocationProto& p = e->payload.allocations(static_cast<int>(i));
+    EXPECT_EQ(p.index(), static_cast<int64_t>(i));
+    EXPECT_EQ(p.size(), allocations[i].size);
+    EXPECT_EQ(p.is_parameter(), allocations[i].is_parameter);
+    EXPECT_EQ(p.is_output(), allocations[i].is_output);
+    EXPECT_EQ(p.is_temp(), allocations[i].is_temp);
+    parameters += p.is_parameter();
+  }
+  EXPECT_EQ(parameters, 3);
+  ASSERT_EQ(e->payload.outputs_size(), 2);
+  EXPECT_EQ(e->payload.outputs(1).shape_index_size(), 1);
+  EXPECT_EQ(e->payload.outputs(1).shape_index(0), 1);
+  EXPECT_EQ(e->payload.program_shape().parameters_size(), 3);
+}
+
+TEST(ThunkEmitter, KernelArgumentsAreOperandsThenOutputsAndGemmWritesTheDotBuffer) {
+  auto e = Emit(kTwoOutputs);
+  ASSERT_TRUE(e->status.ok()) << e->status;
+  const HloComputation* entry = e->module->entry_computation();
+  int kernels = 0, gemms = 0;
+  for (const ThunkProto& t : e->payload.thunks()) {
+    const HloInstruction* instr = entry->GetInstruction(t.profile_annotation());
+    ASSERT_NE(instr, nullptr) << t.profile_annotation();
+    if (t.has_kernel()) {
+      ++kernels;
+      ASSERT_EQ(instr->opcode(), HloOpcode::kFusion);
+      // Multi-output fusions have one output argument per tuple element.
+      const int64_t outputs = instr->shape().IsTuple() ? instr->shape().tuple_shapes_size() : 1;
+      ASSERT_EQ(t.kernel().args_size(), instr->operand_count() + outputs);
+      for (int64_t i = 0; i < instr->operand_count(); ++i) {
+        auto slice = e->middle.assignment->GetSlice(instr->operand(i), {});
+        ASSERT_TRUE(slice.ok());
+        EXPECT_EQ(t.kernel().args(i).allocation(), slice->allocation);
+        EXPECT_EQ(t.kernel().args(i).offset(), slice->offset);
+      }
+      for (int64_t o = 0; o < outputs; ++o) {
+        auto out = e->middle.assignment->GetSlice(
+            instr, instr->shape().IsTuple() ? ShapeIndex{o} : ShapeIndex{});
+        ASSERT_TRUE(out.ok());
+        EXPECT_EQ(t.kernel().args(instr->operand_count() + o).allocation(), out->allocation);
+        EXPECT_EQ(t.kernel().args(instr->operand_count() + o).offset(), out->offset);
+      }
+      EXPECT_GT(t.kernel().launch_dimensions().grid_x(), 1);  // 23*17*4 bytes, 256-byte blocks
+      EXPECT_EQ(e->payload.kernels(t.kernel().kernel_index()).host_symbol(),
+                e->payload.kernels(t.kernel().kernel_index()).name());
+      EXPECT_NE(e->kernels->getFunction(e->payload.kernels(t.kernel().kernel_index()).host_symbol()),
+                nullptr);
+    }
+    if (t.has_gemm()) {
+      ++gemms;
+      EXPECT_EQ(instr->opcode(), HloOpcode::kDot);
+      EXPECT_EQ(t.gemm().m(), 23);
+      EXPECT_EQ(t.gemm().n(), 17);
+      EXPECT_EQ(t.gemm().k(), 17);
+      EXPECT_EQ(t.gemm().alpha(), 1.0);
+      EXPECT_EQ(t.gemm().beta(), 0.0);
+    }
+  }
+  EXPECT_GE(kernels, 1);
+  EXPECT_EQ(gemms, 1);
+  EXPECT_EQ(e->payload.kernels_size(), kernels);
+}
+
+TEST(ThunkEmitter, SameModuleGivesTheSamePayload) {
+  auto a = Emit(kTwoOutputs);
+  auto b = Emit(kTwoOutputs);
+  ASSERT_TRUE(a->status.ok() && b->status.ok());
+  EXPECT_EQ(SerializeDeterministically(a->payload), SerializeDeterministically(b->payload));
+}
+
+TEST(ThunkEmitter, CustomCallIsUnimplementedNamingTheTarget) {
+  auto e = Emit(R"(
+HloModule cc
+ENTRY main {
+  x = f32[8]{0} parameter(0)
+  ROOT c = f32[8]{0} custom-call(x), custom_call_target="my_fancy_kernel"
+}
+)");
+  ASSERT_FALSE(e->status.ok());
+  EXPECT_EQ(e->status.code(), absl::StatusCode::kUnimplemented) << e->status;
+  EXPECT_TRUE(absl::StrContains(e->status.message(), "my_fancy_kernel")) << e->status;
+  EXPECT_TRUE(absl::StrContains(e->status.message(), "custom-call")) << e->status;
+}
+
+TEST(ThunkEmitter, CustomCallWithTheWrongOperandCountIsUnimplemented) {
+  auto e = Emit(R"(
+HloModule cc
+ENTRY main {
+  x = f32[8]{0} parameter(0)
+  ROOT c = f32[8]{0} custom-call(x), custom_call_target="xla.host.add_f32"
+}
+)");
+  ASSERT_FALSE(e->status.ok());
+  EXPECT_EQ(e->status.code(), absl::StatusCode::kUnimplemented) << e->status;
+  EXPECT_TRUE(absl::StrContains(e->status.message(), "xla.host.add_f32")) << e->status;
+}
+
+TEST(ThunkEmitter, ConstantsAreStoredOnceWithTheirBytes) {
+  auto e = Emit(R"(
+HloModule consts
+ENTRY main {
+  x = f32[3]{0} parameter(0)
+  k = f32[3]{0} constant({1.5, -2, 4})
+  ROOT a = f32[3]{0} add(x, k)
+}
+)");
+  ASSERT_TRUE(e->status.ok()) << e->status;
+  int constant_allocations = 0;
+  for (const BufferAllocationProto& a : e->payload.allocations()) {
+    if (!a.is_constant()) continue;
+    ++constant_allocations;
+    ASSERT_LT(a.constant_index(), e->payload.constants_size());
+    EXPECT_EQ(static_cast<int64_t>(e->payload.constants(a.constant_index()).content().size()),
+              a.size());
+  }
+  // The constant may be fused into the kernel; when it has an allocation,
+  // its bytes are the literal's.
+  for (const ConstantProto& c : e->payload.constants()) {
+    if (c.content().size() != 12) continue;
+    float v[3];
+    memcpy(v, c.content().data(), 12);
+    EXPECT_EQ(v[0], 1.5f);
+    EXPECT_EQ(v[1], -2.0f);
+    EXPECT_EQ(v[2], 4.0f);
+  }
+  EXPECT_EQ(constant_allocations, e->payload.constants_size());
+}
+
+}  // namespace
+}  // namespace xla::gpu

@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <numeric>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "xla/types/physical_layout.h"
 #include "xla/util/status_macros.h"
 
 namespace xla::aot {
@@ -19,6 +21,9 @@ absl::StatusOr<std::vector<Literal>> ExecuteOnLiterals(Executable& executable,
     return absl::InvalidArgumentError(absl::StrCat("the program takes ", shape.parameters.size(),
                                                    " arguments, got ", arguments.size()));
   }
+  // Relaid-out argument copies must outlive the stream (whose destructor
+  // waits for the copies reading them), so they are declared first.
+  std::vector<std::vector<uint8_t>> physical_copies;
   ASSIGN_OR_RETURN(std::unique_ptr<se::Stream> stream, executor->CreateStream());
   std::vector<ExecutionArgument> args;
   for (size_t i = 0; i < arguments.size(); ++i) {
@@ -29,6 +34,11 @@ absl::StatusOr<std::vector<Literal>> ExecuteOnLiterals(Executable& executable,
                                                      shape.parameters[i].ToString(false)));
     }
     absl::Span<const uint8_t> data = arguments[i].data();
+    if (!HasRowMajorLayout(shape.parameters[i])) {
+      std::vector<uint8_t>& physical = physical_copies.emplace_back(data.size());
+      RETURN_IF_ERROR(LogicalToPhysical(shape.parameters[i], data, absl::MakeSpan(physical)));
+      data = physical;
+    }
     ASSIGN_OR_RETURN(se::OwningDeviceMemory memory, se::OwningDeviceMemory::Allocate(executor, data.size()));
     if (!data.empty()) RETURN_IF_ERROR(stream->Memcpy(memory.ptr(), data.data(), data.size()));
     args.push_back(ExecutionArgument::Donate(std::move(memory)));
@@ -49,6 +59,13 @@ absl::StatusOr<std::vector<Literal>> ExecuteOnLiterals(Executable& executable,
     results.push_back(std::move(leaf));
   }
   RETURN_IF_ERROR(stream->BlockHostUntilDone());
+  // Device bytes follow each output's layout; Literals are row-major.
+  for (size_t k = 0; k < order.size(); ++k) {
+    const Shape& out_shape = infos[order[k]].shape;
+    if (HasRowMajorLayout(out_shape)) continue;
+    std::vector<uint8_t> physical(results[k].data().begin(), results[k].data().end());
+    RETURN_IF_ERROR(PhysicalToLogical(out_shape, physical, results[k].mutable_data()));
+  }
   return results;
 }
 

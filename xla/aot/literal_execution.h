@@ -16,7 +16,9 @@
 namespace xla::aot {
 
 // Arguments must have the parameters' shapes (layouts ignored): otherwise
-// InvalidArgument naming the parameter and both shapes. Returns the result
+// InvalidArgument naming the parameter and both shapes. Literals are
+// row-major; arguments and results are moved into and out of the layouts
+// the program's parameters and outputs declare (physical_layout.h). Returns the result
 // leaves in depth-first order (the order of the result's shape indices).
 // Fails as Initialize (called first, a no-op when done) and Execute.
 absl::StatusOr<std::vector<Literal>> ExecuteOnLiterals(Executable& executable,

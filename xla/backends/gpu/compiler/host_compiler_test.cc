@@ -261,16 +261,18 @@ TEST(HostCompiler, ConditionalOnAComputedPredicate) {
 }
 
 constexpr char kColumnMajorResult[] = R"(
-HloModule layouts, entry_computation_layout={(f32[19,33]{1,0})->f32[19,33]{0,1}}
+HloModule layouts, entry_computation_layout={(f32[19,33]{0,1}, f32[19,33]{1,0})->f32[19,33]{0,1}}
 ENTRY main {
-  x = f32[19,33]{1,0} parameter(0)
-  ROOT e = f32[19,33]{0,1} sine(x)
+  x = f32[19,33]{0,1} parameter(0)
+  y = f32[19,33]{1,0} parameter(1)
+  s = f32[19,33]{1,0} sine(x)
+  ROOT e = f32[19,33]{0,1} add(s, y)
 }
 )";
 
-// The result is stored column-major. ExecuteOnLiterals copies the raw
-// bytes into a Literal without relayout, so the check reads them as
-// column-major here.
+// A column-major parameter and result: ExecuteOnLiterals moves the
+// row-major Literals into and out of those layouts, so the logical values
+// must match sin(x) + y element for element.
 TEST(HostCompiler, ColumnMajorResult) {
   absl::StatusOr<std::string> bytes = CompileHloToHostArtifact(kColumnMajorResult, Options());
   ASSERT_TRUE(bytes.ok()) << bytes.status();
@@ -286,9 +288,12 @@ TEST(HostCompiler, ColumnMajorResult) {
   int64_t wrong = 0;
   for (int64_t i = 0; i < 19; ++i) {
     for (int64_t j = 0; j < 33; ++j) {
-      const double want = std::sin(static_cast<float>((*args)[0].GetDouble(i * 33 + j)));
-      const double got = (*actual)[0].GetDouble(j * 19 + i);
-      if (std::abs(want - got) > 1e-5 * (1 + std::abs(want))) ++wrong;
+      const double want = static_cast<float>(std::sin(static_cast<float>((*args)[0].GetDouble(i * 33 + j)))) +
+                          (*args)[1].GetDouble(i * 33 + j);
+      const double got = (*actual)[0].GetDouble(i * 33 + j);
+      if (std::abs(want - got) > 1e-5 * (1 + std::abs(want))) {
+        if (++wrong <= 5) ADD_FAILURE() << "[" << i << "," << j << "] want " << want << " got " << got;
+      }
     }
   }
   EXPECT_EQ(wrong, 0);

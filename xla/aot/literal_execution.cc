@@ -34,7 +34,7 @@ absl::StatusOr<std::vector<Literal>> ExecuteOnLiterals(Executable& executable,
                                                      shape.parameters[i].ToString(false)));
     }
     absl::Span<const uint8_t> data = arguments[i].data();
-    if (!HasRowMajorLayout(shape.parameters[i])) {
+    if (!PhysicalOrderIsLogical(shape.parameters[i])) {
       std::vector<uint8_t>& physical = physical_copies.emplace_back(data.size());
       RETURN_IF_ERROR(LogicalToPhysical(shape.parameters[i], data, absl::MakeSpan(physical)));
       data = physical;
@@ -62,7 +62,7 @@ absl::StatusOr<std::vector<Literal>> ExecuteOnLiterals(Executable& executable,
   // Device bytes follow each output's layout; Literals are row-major.
   for (size_t k = 0; k < order.size(); ++k) {
     const Shape& out_shape = infos[order[k]].shape;
-    if (HasRowMajorLayout(out_shape)) continue;
+    if (PhysicalOrderIsLogical(out_shape)) continue;
     std::vector<uint8_t> physical(results[k].data().begin(), results[k].data().end());
     RETURN_IF_ERROR(PhysicalToLogical(out_shape, physical, results[k].mutable_data()));
   }

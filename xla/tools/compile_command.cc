@@ -12,25 +12,33 @@
 #include "xla/hlo/parser/hlo_parser.h"
 #include "xla/hlo/parser/hlo_printer.h"
 #include "xla/hlo/verifier/hlo_verifier.h"
+#include "xla/backends/gpu/compiler/host_compiler.h"
 #include "xla/service/middle_end.h"
+#include "xla/util/proto_util.h"
 #include "xla/tools/exit_codes.h"
 
 namespace xla::cli {
 
 const char kCompileHelp[] =
-    "usage: xla_aot compile FILE.hlo --dump_dir=DIR [--dump_passes] [--max_fold_elements=N]\n"
-    "                               [--allow_inexact] [--no_loop_opts] [--no_fusion]\n"
-    "                               [--no_verify]\n"
+    "usage: xla_aot compile FILE.hlo (-o OUT.xaot | --dump_dir=DIR) [--target=host]\n"
+    "                       [--dump_passes] [--max_fold_elements=N] [--allow_inexact]\n"
+    "                       [--no_loop_opts] [--no_fusion] [--no_verify] [--host_cpu=CPU]\n"
     "\n"
-    "Runs the compiler's middle end: optimization (call inlining, simplification,\n"
-    "bounded constant folding, CSE, DCE, while-loop passes), canonicalization\n"
-    "(dot, convolution, reduce), layout assignment, fusion, scheduling and\n"
-    "buffer assignment (checked). MIDDLE END ONLY for now: kernel emission is\n"
-    "not wired in yet, so no .xaot artifact is written.\n"
+    "Compiles an HLO module: optimization (inlining, simplification, bounded\n"
+    "constant folding, CSE, DCE, while-loop passes), canonicalization (dot,\n"
+    "convolution, reduce), layout assignment, fusion, scheduling, buffer\n"
+    "assignment (checked), kernel emission and thunk emission, into a\n"
+    "GpuExecutableProto artifact that `xla_aot run` and the runtime load.\n"
     "\n"
-    "  --dump_dir=DIR          write into DIR (required): after_optimizations.hlo\n"
-    "                          (fused and scheduled), schedule.txt,\n"
-    "                          buffer_assignment.txt, pass_timings.txt\n"
+    "  -o OUT.xaot, --output=OUT.xaot\n"
+    "                          write the artifact (target host: x86-64 kernels in\n"
+    "                          a shared object inside the artifact)\n"
+    "  --target=host           the only target this command emits today; GPU\n"
+    "                          targets (sm_80, sm_86, sm_89, sm_90) are refused\n"
+    "  --dump_dir=DIR          write into DIR: after_optimizations.hlo (fused and\n"
+    "                          scheduled), schedule.txt, buffer_assignment.txt,\n"
+    "                          pass_timings.txt. Without -o, stop after the\n"
+    "                          middle end (no kernels are emitted)\n"
     "  --dump_passes           also write the module after every pass to\n"
     "                          DIR/passes/NN-<pipeline>/NN.<pipeline>.<pass>.hlo\n"
     "  --max_fold_elements=N   fold constants of at most N elements (default 65536)\n"
@@ -39,41 +47,55 @@ const char kCompileHelp[] =
     "  --no_loop_opts          skip while-loop invariant code motion and trip counts\n"
     "  --no_fusion             one kernel per op (no fusion passes)\n"
     "  --no_verify             do not verify after every pass (the input and the\n"
-    "                          result are always verified)\n";
+    "                          result are always verified)\n"
+    "  --host_cpu=CPU          LLVM CPU for host kernels (default x86-64-v2;\n"
+    "                          \"native\" for this machine)\n";
 
 namespace {
 
 struct CompileFlags {
   std::string module_path;
+  std::string output;
   std::string dump_dir;
+  std::string target = "host";
   bool dump_passes = false;
-  MiddleEndOptions options;
+  gpu::HostCompilerOptions compiler;
 };
 
 // Parses flags; returns an error message for bad usage.
 std::string ParseFlags(const std::vector<std::string>& args, CompileFlags* f) {
-  f->options.verify_after_each = true;
-  for (const std::string& arg : args) {
+  f->compiler.middle_end.verify_after_each = true;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& arg = args[i];
     auto value = [&arg](absl::string_view flag) -> std::optional<std::string> {
       if (!absl::StartsWith(arg, flag)) return std::nullopt;
       return arg.substr(flag.size());
     };
-    if (auto v = value("--dump_dir=")) {
+    if (arg == "-o") {
+      if (i + 1 == args.size()) return "-o needs a file name";
+      f->output = args[++i];
+    } else if (auto v = value("--output=")) {
+      f->output = *v;
+    } else if (auto v = value("--target=")) {
+      f->target = *v;
+    } else if (auto v = value("--host_cpu=")) {
+      f->compiler.object.cpu = *v;
+    } else if (auto v = value("--dump_dir=")) {
       f->dump_dir = *v;
     } else if (auto v = value("--max_fold_elements=")) {
-      if (!absl::SimpleAtoi(*v, &f->options.optimize.max_fold_elements) || f->options.optimize.max_fold_elements < 0) {
+      if (!absl::SimpleAtoi(*v, &f->compiler.middle_end.optimize.max_fold_elements) || f->compiler.middle_end.optimize.max_fold_elements < 0) {
         return absl::StrCat("bad --max_fold_elements value '", *v, "'");
       }
     } else if (arg == "--dump_passes") {
       f->dump_passes = true;
     } else if (arg == "--allow_inexact") {
-      f->options.optimize.allow_inexact = true;
+      f->compiler.middle_end.optimize.allow_inexact = true;
     } else if (arg == "--no_loop_opts") {
-      f->options.optimize.loop_optimizations = false;
+      f->compiler.middle_end.optimize.loop_optimizations = false;
     } else if (arg == "--no_fusion") {
-      f->options.fusion = false;
+      f->compiler.middle_end.fusion = false;
     } else if (arg == "--no_verify") {
-      f->options.verify_after_each = false;
+      f->compiler.middle_end.verify_after_each = false;
     } else if (absl::StartsWith(arg, "-")) {
       return absl::StrCat("unknown flag '", arg, "'");
     } else if (f->module_path.empty()) {
@@ -83,12 +105,17 @@ std::string ParseFlags(const std::vector<std::string>& args, CompileFlags* f) {
     }
   }
   if (f->module_path.empty()) return "no module file";
-  if (f->dump_dir.empty()) return "--dump_dir=DIR is required";
+  if (f->dump_dir.empty() && f->output.empty()) return "give -o OUT.xaot, --dump_dir=DIR or both";
+  if (f->target != "host") {
+    return absl::StrCat("target '", f->target,
+                        "' is not emitted yet: the NVPTX kernel emitters and back end exist, but "
+                        "thunk emission for GPU targets is not wired in; use --target=host");
+  }
   return "";
 }
 
 absl::Status WriteFile(const std::string& path, const std::string& text) {
-  std::ofstream file(path);
+  std::ofstream file(path, std::ios::binary);
   file << text;
   file.close();
   if (!file) return absl::PermissionDeniedError(absl::StrCat("cannot write ", path));
@@ -102,50 +129,74 @@ int64_t InstructionCount(const HloModule& m) {
 }
 
 // Optimizes and writes the outputs; the summary line on success.
-absl::StatusOr<std::string> Compile(const CompileFlags& flags) {
+absl::StatusOr<std::string> Compile(CompileFlags& flags) {
   absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModuleFile(flags.module_path);
   if (!module.ok()) return module.status();
   if (absl::Status v = VerifyModule(**module); !v.ok()) {
     return absl::InvalidArgumentError(absl::StrCat(flags.module_path, ": verifier: ", v.message()));
   }
-  std::error_code ec;
-  std::filesystem::create_directories(flags.dump_dir, ec);
-  if (ec) return absl::PermissionDeniedError(absl::StrCat("cannot create ", flags.dump_dir));
-  MiddleEndOptions options = flags.options;
-  if (flags.dump_passes) options.dump_dir = flags.dump_dir + "/passes";
+  if (!flags.dump_dir.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(flags.dump_dir, ec);
+    if (ec) return absl::PermissionDeniedError(absl::StrCat("cannot create ", flags.dump_dir));
+    if (flags.dump_passes) flags.compiler.middle_end.dump_dir = flags.dump_dir + "/passes";
+  }
   const int64_t before = InstructionCount(**module);
   const size_t computations_before = (*module)->computations().size();
   const auto start = std::chrono::steady_clock::now();
-  absl::StatusOr<MiddleEndResult> result = RunMiddleEnd(module->get(), options);
+  MiddleEndResult middle;
+  std::string artifact;
+  if (flags.output.empty()) {
+    absl::StatusOr<MiddleEndResult> result = RunMiddleEnd(module->get(), flags.compiler.middle_end);
+    if (!result.ok()) return result.status();
+    middle = std::move(*result);
+  } else {
+    absl::StatusOr<gpu::GpuExecutableProto> proto =
+        gpu::CompileModuleToHostArtifactProto(module->get(), flags.compiler, &middle);
+    if (!proto.ok()) return proto.status();
+    artifact = SerializeDeterministically(*proto);
+  }
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  if (!result.ok()) return result.status();
   if (absl::Status v = VerifyModule(**module); !v.ok()) {
     return absl::InternalError(absl::StrCat("compiled module does not verify: ", v.message()));
   }
-  const std::string text = PrintModule(**module);
-  if (absl::StatusOr<std::unique_ptr<HloModule>> back = ParseHloModule(text); !back.ok()) {
-    return absl::InternalError(absl::StrCat("compiled module does not parse back: ",
-                                            back.status().message()));
+  if (!flags.output.empty()) {
+    if (absl::Status s = WriteFile(flags.output, artifact); !s.ok()) return s;
   }
-  const std::vector<std::pair<std::string, std::string>> files = {
-      {"after_optimizations.hlo", text},
-      {"schedule.txt", result->schedule.ToString()},
-      {"buffer_assignment.txt", result->assignment->ToString()},
-      {"pass_timings.txt", result->TimingsReport()},
-  };
-  for (const auto& [name, contents] : files) {
-    if (absl::Status s = WriteFile(flags.dump_dir + "/" + name, contents); !s.ok()) return s;
+  if (!flags.dump_dir.empty()) {
+    const std::string text = PrintModule(**module);
+    if (absl::StatusOr<std::unique_ptr<HloModule>> back = ParseHloModule(text); !back.ok()) {
+      return absl::InternalError(absl::StrCat("compiled module does not parse back: ",
+                                              back.status().message()));
+    }
+    const std::vector<std::pair<std::string, std::string>> files = {
+        {"after_optimizations.hlo", text},
+        {"schedule.txt", middle.schedule.ToString()},
+        {"buffer_assignment.txt", middle.assignment->ToString()},
+        {"pass_timings.txt", middle.TimingsReport()},
+    };
+    for (const auto& [name, contents] : files) {
+      if (absl::Status s = WriteFile(flags.dump_dir + "/" + name, contents); !s.ok()) return s;
+    }
   }
-  const BufferAssignment& ba = *result->assignment;
+  const BufferAssignment& ba = *middle.assignment;
+  std::string wrote;
+  if (!flags.output.empty()) {
+    wrote = absl::StrFormat("wrote %s (%d bytes)", flags.output, artifact.size());
+  }
+  if (!flags.dump_dir.empty()) {
+    absl::StrAppend(&wrote, wrote.empty() ? "wrote " : " and ", flags.dump_dir,
+                    "/{after_optimizations.hlo,schedule.txt,buffer_assignment.txt,pass_timings.txt}");
+  }
   return absl::StrFormat(
       "compile: %s: %d -> %d instructions, %d -> %d computations, %s; temp %d bytes "
-      "(%.1f%% of %d without reuse); %d passes in %.3fs (middle end only, no artifact); "
-      "wrote %s/{after_optimizations.hlo,schedule.txt,buffer_assignment.txt,pass_timings.txt}\n",
+      "(%.1f%% of %d without reuse); %d passes in %.3fs%s; %s\n",
       flags.module_path, before, InstructionCount(**module), computations_before,
-      (*module)->computations().size(), result->stats.ToString(), ba.total_temp_bytes(),
+      (*module)->computations().size(), middle.stats.ToString(), ba.total_temp_bytes(),
       ba.naive_temp_bytes() > 0 ? 100.0 * ba.total_temp_bytes() / ba.naive_temp_bytes() : 0.0,
-      ba.naive_temp_bytes(), result->timings.size(), seconds, flags.dump_dir);
+      ba.naive_temp_bytes(), middle.timings.size(), seconds,
+      flags.output.empty() ? " (middle end only, no artifact)" : "", wrote);
 }
 
 }  // namespace

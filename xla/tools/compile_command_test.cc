@@ -1,6 +1,7 @@
 #include "xla/tools/compile_command.h"
 
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -10,6 +11,7 @@
 #include "gtest/gtest.h"
 #include "xla/hlo/parser/hlo_parser.h"
 #include "xla/tools/exit_codes.h"
+#include "xla/tools/run_command.h"
 
 namespace xla::cli {
 namespace {
@@ -39,6 +41,25 @@ std::string ReadFile(const std::string& path) {
   std::stringstream s;
   s << in.rdbuf();
   return s.str();
+}
+
+// A .npy file of f32[n] holding 0.5 * i - 3.25.
+std::string WriteNpyF32(const std::string& name, int n) {
+  std::string header = "{'descr': '<f4', 'fortran_order': False, 'shape': (" + std::to_string(n) +
+                       ",), }";
+  while ((10 + header.size() + 1) % 64 != 0) header += ' ';
+  header += '\n';
+  std::string bytes = std::string("\x93NUMPY\x01\x00", 8);
+  bytes += static_cast<char>(header.size() & 0xff);
+  bytes += static_cast<char>(header.size() >> 8);
+  bytes += header;
+  for (int i = 0; i < n; ++i) {
+    const float v = 0.5f * static_cast<float>(i) - 3.25f;
+    bytes.append(reinterpret_cast<const char*>(&v), 4);
+  }
+  const std::string path = TempPath(name);
+  std::ofstream(path, std::ios::binary) << bytes;
+  return path;
 }
 
 constexpr char kModule[] = R"(
@@ -82,6 +103,37 @@ TEST(CompileCommand, WritesOptimizedModuleAndTimings) {
   EXPECT_TRUE(absl::StrContains(buffers, "output")) << buffers;
 }
 
+// -o writes an artifact that `xla_aot run` loads and executes; the result
+// matches the module's meaning: r = (-(-p)) * (3 + 4) = 7p.
+TEST(CompileCommand, WritesAnArtifactThatRuns) {
+  const std::string artifact = TempPath("m.xaot");
+  Result r = RunCompileCli({WriteModule("m_art.hlo", kModule), "-o", artifact});
+  ASSERT_EQ(r.code, kExitOk) << r.err;
+  EXPECT_TRUE(absl::StrContains(r.out, "wrote " + artifact)) << r.out;
+  ASSERT_TRUE(std::filesystem::exists(artifact));
+  const std::string out_dir = TempPath("m_run");
+  std::ostringstream out, err;
+  ASSERT_EQ(RunRun({artifact, "--input=" + WriteNpyF32("p.npy", 33), "--output_dir=" + out_dir},
+                   out, err),
+            kExitOk)
+      << err.str();
+  const std::string npy = ReadFile(out_dir + "/out0.npy");
+  ASSERT_GE(npy.size(), 33u * 4);
+  const char* data = npy.data() + npy.size() - 33 * 4;
+  for (int i = 0; i < 33; ++i) {
+    float v;
+    std::memcpy(&v, data + 4 * i, 4);
+    EXPECT_EQ(v, 7.0f * (0.5f * static_cast<float>(i) - 3.25f)) << i;
+  }
+}
+
+TEST(CompileCommand, GpuTargetsAreRefusedClearly) {
+  Result r = RunCompileCli({WriteModule("m_gpu.hlo", kModule), "-o", TempPath("g.xaot"),
+                            "--target=sm_90"});
+  EXPECT_EQ(r.code, kExitUsage);
+  EXPECT_TRUE(absl::StrContains(r.err, "--target=host")) << r.err;
+}
+
 TEST(CompileCommand, NoPassDumpsWithoutTheFlag) {
   const std::string dir = TempPath("compile_plain");
   Result r = RunCompileCli({WriteModule("m2.hlo", kModule), "--dump_dir=" + dir});
@@ -90,7 +142,7 @@ TEST(CompileCommand, NoPassDumpsWithoutTheFlag) {
 }
 
 TEST(CompileCommand, ReportsBadUsageAndBadInput) {
-  EXPECT_EQ(RunCompileCli({WriteModule("m3.hlo", kModule)}).code, kExitUsage);  // no --dump_dir
+  EXPECT_EQ(RunCompileCli({WriteModule("m3.hlo", kModule)}).code, kExitUsage);  // neither -o nor --dump_dir
   EXPECT_EQ(RunCompileCli({"--bogus"}).code, kExitUsage);
   Result bad = RunCompileCli({WriteModule("bad.hlo", "HloModule m\nENTRY e {\n ROOT x = f32[] frob()\n}"),
                     "--dump_dir=" + TempPath("bad_out")});
@@ -98,10 +150,11 @@ TEST(CompileCommand, ReportsBadUsageAndBadInput) {
   EXPECT_TRUE(absl::StrContains(bad.err, "bad.hlo")) << bad.err;
 }
 
-TEST(CompileCommand, HelpSaysMiddleEndOnly) {
+TEST(CompileCommand, HelpNamesOutputAndTarget) {
   Result help = RunCompileCli({"--help"});
   EXPECT_EQ(help.code, kExitOk);
-  EXPECT_TRUE(absl::StrContains(help.out, "MIDDLE END ONLY"));
+  EXPECT_TRUE(absl::StrContains(help.out, "-o OUT.xaot"));
+  EXPECT_TRUE(absl::StrContains(help.out, "--target=host"));
   EXPECT_TRUE(absl::StrContains(help.out, "--dump_passes"));
 }
 

@@ -81,7 +81,7 @@ absl::Status Permute(const Shape& shape, absl::Span<const uint8_t> from, absl::S
 
 }  // namespace
 
-bool HasRowMajorLayout(const Shape& shape) {
+bool PhysicalOrderIsLogical(const Shape& shape) {
   if (shape.IsTuple()) return false;
   if (!shape.has_layout()) return true;
   if (!shape.layout().suffix.empty()) return false;

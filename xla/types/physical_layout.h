@@ -20,7 +20,7 @@ namespace xla {
 // True when `shape` is an array whose physical order equals the logical one:
 // no layout, or the descending layout, without a tiling/memory suffix. Any
 // layout is trivial for arrays of at most one element.
-bool HasRowMajorLayout(const Shape& shape);
+bool PhysicalOrderIsLogical(const Shape& shape);
 
 // Copies `logical` (row-major) into `physical` ordered by `shape`'s layout.
 // Both spans must be ElementCount * ByteWidth bytes. Errors: a tuple shape,

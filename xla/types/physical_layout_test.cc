@@ -28,7 +28,7 @@ TEST(PhysicalLayout, ColumnMajorMatrixByHand) {
   // Logical [2,3] row-major: 0 1 2 / 3 4 5. Column-major physical order
   // walks down columns: 0 3 1 4 2 5.
   const Shape s = WithLayout({2, 3}, {0, 1});
-  EXPECT_FALSE(HasRowMajorLayout(s));
+  EXPECT_FALSE(PhysicalOrderIsLogical(s));
   std::vector<uint8_t> physical(12);
   ASSERT_TRUE(LogicalToPhysical(s, Bytes({0, 1, 2, 3, 4, 5}), absl::MakeSpan(physical)).ok());
   EXPECT_EQ(physical, Bytes({0, 3, 1, 4, 2, 5}));
@@ -60,9 +60,9 @@ TEST(PhysicalLayout, Rank3PermutationRoundTripsAndMatchesStrides) {
 }
 
 TEST(PhysicalLayout, RowMajorDetectionAndErrors) {
-  EXPECT_TRUE(HasRowMajorLayout(WithLayout({4, 6}, {1, 0})));
-  EXPECT_TRUE(HasRowMajorLayout(Shape::Array(PrimitiveType::F32, {4, 6})));
-  EXPECT_TRUE(HasRowMajorLayout(WithLayout({1, 1}, {0, 1})));
+  EXPECT_TRUE(PhysicalOrderIsLogical(WithLayout({4, 6}, {1, 0})));
+  EXPECT_TRUE(PhysicalOrderIsLogical(Shape::Array(PrimitiveType::F32, {4, 6})));
+  EXPECT_TRUE(PhysicalOrderIsLogical(WithLayout({1, 1}, {0, 1})));
   std::vector<uint8_t> buf(48);
   EXPECT_FALSE(LogicalToPhysical(WithLayout({4, 6}, {0, 0}), buf, absl::MakeSpan(buf)).ok());
   std::vector<uint8_t> small(10);

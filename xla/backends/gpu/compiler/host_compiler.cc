@@ -22,7 +22,14 @@ absl::StatusOr<GpuExecutableProto> CompileHloToHostArtifactProto(
     absl::string_view hlo_text, const HostCompilerOptions& options) {
   ASSIGN_OR_RETURN(std::unique_ptr<HloModule> module, ParseHloModule(hlo_text));
   RETURN_IF_ERROR(VerifyModule(*module));
-  ASSIGN_OR_RETURN(MiddleEndResult middle, RunMiddleEnd(module.get(), options.middle_end));
+  return CompileModuleToHostArtifactProto(module.get(), options, nullptr);
+}
+
+absl::StatusOr<GpuExecutableProto> CompileModuleToHostArtifactProto(
+    HloModule* module, const HostCompilerOptions& options, MiddleEndResult* middle_end) {
+  MiddleEndResult local;
+  MiddleEndResult& middle = middle_end != nullptr ? *middle_end : local;
+  ASSIGN_OR_RETURN(middle, RunMiddleEnd(module, options.middle_end));
 
   GpuExecutableProto artifact;
   GpuExecutablePayloadProto* payload = artifact.mutable_payload();

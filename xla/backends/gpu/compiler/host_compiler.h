@@ -46,6 +46,13 @@ struct HostCompilerOptions {
 absl::StatusOr<GpuExecutableProto> CompileHloToHostArtifactProto(
     absl::string_view hlo_text, const HostCompilerOptions& options);
 
+// The same from a parsed and verified module, which is compiled in place
+// (it ends fused and scheduled). When `middle_end` is not null it receives
+// the middle end's schedule, buffer assignment, statistics and timings (for
+// dumps). Errors as CompileHloToHostArtifactProto, minus parsing.
+absl::StatusOr<GpuExecutableProto> CompileModuleToHostArtifactProto(
+    HloModule* module, const HostCompilerOptions& options, MiddleEndResult* middle_end);
+
 // CompileHloToHostArtifactProto, serialized deterministically: the bytes
 // xla::aot::Executable::LoadFromBytes reads.
 absl::StatusOr<std::string> CompileHloToHostArtifact(absl::string_view hlo_text,

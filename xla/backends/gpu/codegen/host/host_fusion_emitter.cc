@@ -13,7 +13,11 @@
 #include "llvm/IR/Verifier.h"
 #include "llvm/Support/raw_ostream.h"
 #include "xla/backends/gpu/codegen/elemental_ir_emitter.h"
+#include "xla/backends/gpu/codegen/fusion_kernel_analysis.h"
 #include "xla/backends/gpu/codegen/ir_array.h"
+#include "xla/backends/gpu/codegen/ir_loops.h"
+#include "xla/backends/gpu/codegen/reduction_ir.h"
+#include "xla/backends/gpu/codegen/update_index_ir.h"
 #include "xla/hlo/ir/hlo_computation.h"
 #include "xla/types/primitive_type.h"
 #include "xla/util/status_macros.h"
@@ -32,24 +36,11 @@ int64_t Product(absl::Span<const int64_t> dims) {
 
 int64_t CeilDiv(int64_t a, int64_t b) { return b <= 0 ? 0 : (a + b - 1) / b; }
 
+constexpr absl::string_view kEmitter = "host";
+
 absl::Status Unimplemented(const HloInstruction* hlo, absl::string_view why) {
-  return absl::UnimplementedError(absl::StrCat("host fusion emitter: ", hlo->name(), " (",
-                                               HloOpcodeName(hlo->opcode()), "): ", why));
+  return FusionEmitterUnimplemented(kEmitter, *hlo, why);
 }
-
-std::vector<int64_t> SortedDims(const HloInstruction* reduce) {
-  std::vector<int64_t> dims = reduce->dimensions();
-  std::sort(dims.begin(), dims.end());
-  return dims;
-}
-
-// A kernel output: the leaf's value is value `value` of `instr` (non-zero
-// only for a tuple-shaped variadic reduce).
-struct OutputLeaf {
-  const HloInstruction* instr;
-  int64_t value;
-  Shape shape;  // the output buffer's shape
-};
 
 // A contiguous range of blocks and the code of one of its blocks.
 struct Segment {
@@ -72,7 +63,6 @@ class FusionEmitter {
 
  private:
   // Setup.
-  absl::Status CollectOutputs();
   absl::Status CreateFunctions(const std::string& symbol);
   absl::Status BuildGenerators();
   absl::StatusOr<std::vector<Segment>> Plan();
@@ -85,29 +75,45 @@ class FusionEmitter {
   Segment PlanColumns(std::vector<int64_t> input_dims);
   absl::StatusOr<Segment> PlanScatter(bool in_place);
   Segment PlanDusInPlace();
-  absl::StatusOr<std::vector<Segment>> PlanLoop();
+  std::vector<Segment> PlanLoop(bool same_dims);
+  // Writes every output leaf at the index.
+  IndexFn AllLeavesBody() {
+    std::vector<int64_t> all;
+    for (size_t k = 0; k < leaves_.size(); ++k) all.push_back(static_cast<int64_t>(k));
+    return [this, all](const IrIndex& i) { return WriteLeaves(all, i); };
+  }
 
   // IR helpers.
   absl::Status EmitLoop(llvm::Value* lo, llvm::Value* hi, const std::string& name,
-                        const std::function<absl::Status(llvm::Value*)>& body);
+                        const std::function<absl::Status(llvm::Value*)>& body) {
+    return EmitForLoop(&b_, lo, hi, b_.getInt64(1), name, body);
+  }
   absl::Status EmitLoop(int64_t lo, int64_t hi, const std::string& name,
                         const std::function<absl::Status(llvm::Value*)>& body) {
     return EmitLoop(b_.getInt64(lo), b_.getInt64(hi), name, body);
   }
   absl::Status EmitNestedLoops(const std::vector<int64_t>& dims, const IndexFn& body);
-  absl::Status EmitIf(llvm::Value* cond, const std::function<absl::Status()>& then);
-  llvm::AllocaInst* EntryAlloca(llvm::Type* type, int64_t count, const std::string& name);
+  absl::Status EmitIf(llvm::Value* cond, const std::function<absl::Status()>& then) {
+    return EmitIfThen(&b_, cond, then);
+  }
+  llvm::AllocaInst* EntryAlloca(llvm::Type* type, int64_t count, const std::string& name) {
+    return EmitEntryAlloca(&b_, type, b_.getInt64(count), name);
+  }
   llvm::Value* Min(llvm::Value* a, llvm::Value* b) {
     return b_.CreateSelect(b_.CreateICmpSLT(a, b), a, b);
   }
 
   // Values.
   absl::StatusOr<std::vector<llvm::Value*>> EmitComputation(
-      const HloComputation* computation, const std::vector<llvm::Value*>& args);
+      const HloComputation* computation, const std::vector<llvm::Value*>& args) {
+    return EmitScalarComputation(kEmitter, *computation, args, elemental_);
+  }
   absl::StatusOr<std::vector<llvm::Value*>> ReduceValues(const HloInstruction* reduce,
                                                          const IrIndex& index);
   absl::StatusOr<std::vector<llvm::Value*>> EmitGenericReduce(const HloInstruction* reduce,
-                                                              const IrIndex& index);
+                                                              const IrIndex& index) {
+    return EmitSequentialReduce(kEmitter, *reduce, index, gens_, elemental_, &b_);
+  }
   absl::StatusOr<llvm::Value*> LeafValue(const OutputLeaf& leaf, const IrIndex& index);
   absl::Status WriteLeaves(const std::vector<int64_t>& leaves, const IrIndex& index);
   IrArray OutputArray(int64_t leaf) const {
@@ -127,7 +133,7 @@ class FusionEmitter {
   std::vector<llvm::Value*> args_;
   llvm::Value* block_begin_ = nullptr;
   llvm::Value* block_end_ = nullptr;
-  absl::flat_hash_map<const HloInstruction*, Gen> gens_;
+  FusedGenerators gens_;
   std::vector<const HloInstruction*> reduces_;  // post order
 
   // Reductions already computed for the current row (row kernels): valid
@@ -139,39 +145,6 @@ class FusionEmitter {
   absl::flat_hash_map<const HloInstruction*, Cached> cache_;
   std::string kind_;
 };
-
-absl::Status FusionEmitter::CollectOutputs() {
-  const HloInstruction* root = computation_->root_instruction();
-  std::vector<Shape> shapes;
-  if (fusion_.shape().IsTuple()) {
-    shapes = fusion_.shape().tuple_shapes();
-  } else {
-    shapes.push_back(fusion_.shape());
-  }
-  if (root->opcode() == HloOpcode::kTuple) {
-    for (const HloInstruction* op : root->operands()) leaves_.push_back({op, 0, Shape()});
-  } else if (root->shape().IsTuple() && root->opcode() == HloOpcode::kReduce) {
-    for (int64_t k = 0; k < root->shape().tuple_shapes_size(); ++k) {
-      leaves_.push_back({root, k, Shape()});
-    }
-  } else if (root->shape().IsTuple() && root->opcode() == HloOpcode::kScatter) {
-    return Unimplemented(root, "variadic scatter is not supported");
-  } else {
-    leaves_.push_back({root, 0, Shape()});
-  }
-  if (leaves_.size() != shapes.size()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("host fusion emitter: ", fusion_.name(), " has ", shapes.size(),
-                     " output leaves but its fused root yields ", leaves_.size()));
-  }
-  for (size_t k = 0; k < leaves_.size(); ++k) {
-    if (!shapes[k].IsArray()) {
-      return Unimplemented(&fusion_, absl::StrCat("output ", k, " is not an array (nested tuple)"));
-    }
-    leaves_[k].shape = shapes[k];
-  }
-  return absl::OkStatus();
-}
 
 absl::Status FusionEmitter::CreateFunctions(const std::string& symbol) {
   if (module_->getFunction(symbol) != nullptr) {
@@ -241,7 +214,6 @@ absl::Status FusionEmitter::BuildGenerators() {
       continue;
     }
     if (opcode == HloOpcode::kReduce) {
-      reduces_.push_back(instr);
       if (instr->shape().IsTuple()) continue;
       gens_[instr] = [this, instr](const IrIndex& index) -> absl::StatusOr<llvm::Value*> {
         ASSIGN_OR_RETURN(std::vector<llvm::Value*> values, ReduceValues(instr, index));
@@ -278,25 +250,6 @@ absl::Status FusionEmitter::BuildGenerators() {
 
 // ---------------------------------------------------------------- IR helpers
 
-absl::Status FusionEmitter::EmitLoop(llvm::Value* lo, llvm::Value* hi, const std::string& name,
-                                     const std::function<absl::Status(llvm::Value*)>& body) {
-  llvm::BasicBlock* pre = b_.GetInsertBlock();
-  llvm::Function* fn = pre->getParent();
-  llvm::BasicBlock* body_bb = llvm::BasicBlock::Create(ctx_, name + ".body", fn);
-  llvm::BasicBlock* exit_bb = llvm::BasicBlock::Create(ctx_, name + ".exit", fn);
-  b_.CreateCondBr(b_.CreateICmpSLT(lo, hi), body_bb, exit_bb);
-  b_.SetInsertPoint(body_bb);
-  llvm::PHINode* i = b_.CreatePHI(b_.getInt64Ty(), 2, name);
-  i->addIncoming(lo, pre);
-  RETURN_IF_ERROR(body(i));
-  llvm::Value* next = b_.CreateAdd(i, b_.getInt64(1), name + ".next", /*HasNUW=*/true,
-                                   /*HasNSW=*/true);
-  i->addIncoming(next, b_.GetInsertBlock());
-  b_.CreateCondBr(b_.CreateICmpSLT(next, hi), body_bb, exit_bb);
-  b_.SetInsertPoint(exit_bb);
-  return absl::OkStatus();
-}
-
 absl::Status FusionEmitter::EmitNestedLoops(const std::vector<int64_t>& dims,
                                             const IndexFn& body) {
   std::vector<llvm::Value*> index(dims.size());
@@ -310,118 +263,13 @@ absl::Status FusionEmitter::EmitNestedLoops(const std::vector<int64_t>& dims,
   return level(0);
 }
 
-absl::Status FusionEmitter::EmitIf(llvm::Value* cond, const std::function<absl::Status()>& then) {
-  llvm::Function* fn = b_.GetInsertBlock()->getParent();
-  llvm::BasicBlock* then_bb = llvm::BasicBlock::Create(ctx_, "then", fn);
-  llvm::BasicBlock* cont_bb = llvm::BasicBlock::Create(ctx_, "cont", fn);
-  b_.CreateCondBr(cond, then_bb, cont_bb);
-  b_.SetInsertPoint(then_bb);
-  RETURN_IF_ERROR(then());
-  b_.CreateBr(cont_bb);
-  b_.SetInsertPoint(cont_bb);
-  return absl::OkStatus();
-}
-
-llvm::AllocaInst* FusionEmitter::EntryAlloca(llvm::Type* type, int64_t count,
-                                             const std::string& name) {
-  llvm::IRBuilder<> entry(&impl_->getEntryBlock(), impl_->getEntryBlock().begin());
-  return entry.CreateAlloca(type, entry.getInt64(count), name);
-}
-
 // ---------------------------------------------------------------- values
-
-absl::StatusOr<std::vector<llvm::Value*>> FusionEmitter::EmitComputation(
-    const HloComputation* computation, const std::vector<llvm::Value*>& args) {
-  absl::flat_hash_map<const HloInstruction*, Gen> local;
-  const HloInstruction* root = computation->root_instruction();
-  for (const HloInstruction* instr : computation->MakePostOrder()) {
-    if (instr->opcode() == HloOpcode::kParameter) {
-      const int64_t n = instr->parameter_number();
-      if (n < 0 || n >= static_cast<int64_t>(args.size())) {
-        return Unimplemented(instr, absl::StrCat("reducer parameter ", n, " has no argument"));
-      }
-      llvm::Value* v = args[n];
-      local[instr] = [v](const IrIndex&) -> absl::StatusOr<llvm::Value*> { return v; };
-      continue;
-    }
-    if (instr->opcode() == HloOpcode::kTuple && instr == root) continue;
-    std::vector<Gen> operands;
-    for (const HloInstruction* op : instr->operands()) operands.push_back(local.at(op));
-    ASSIGN_OR_RETURN(local[instr], elemental_.MakeElementGenerator(instr, operands));
-  }
-  std::vector<llvm::Value*> results;
-  if (root->opcode() == HloOpcode::kTuple) {
-    for (const HloInstruction* op : root->operands()) {
-      ASSIGN_OR_RETURN(llvm::Value * v, local.at(op)(IrIndex()));
-      results.push_back(v);
-    }
-  } else {
-    ASSIGN_OR_RETURN(llvm::Value * v, local.at(root)(IrIndex()));
-    results.push_back(v);
-  }
-  return results;
-}
 
 absl::StatusOr<std::vector<llvm::Value*>> FusionEmitter::ReduceValues(const HloInstruction* reduce,
                                                                       const IrIndex& index) {
   auto it = cache_.find(reduce);
   if (it != cache_.end() && it->second.index == index.multidim()) return it->second.values;
   return EmitGenericReduce(reduce, index);
-}
-
-absl::StatusOr<std::vector<llvm::Value*>> FusionEmitter::EmitGenericReduce(
-    const HloInstruction* reduce, const IrIndex& index) {
-  const int64_t n = reduce->operand_count() / 2;
-  if (n < 1 || reduce->operand_count() != 2 * n || reduce->to_apply() == nullptr) {
-    return Unimplemented(reduce, "malformed reduce (needs N inputs, N inits and to_apply)");
-  }
-  const std::vector<int64_t>& in_dims = reduce->operand(0)->shape().dimensions();
-  const std::vector<int64_t> red = SortedDims(reduce);
-  std::vector<bool> reduced(in_dims.size(), false);
-  for (int64_t d : red) {
-    if (d < 0 || d >= static_cast<int64_t>(in_dims.size())) {
-      return Unimplemented(reduce, "reduced dimension out of range");
-    }
-    reduced[d] = true;
-  }
-  std::vector<llvm::Value*> in_index(in_dims.size(), nullptr);
-  size_t next_kept = 0;
-  for (size_t d = 0; d < in_dims.size(); ++d) {
-    if (!reduced[d]) in_index[d] = index[next_kept++];
-  }
-  std::vector<llvm::AllocaInst*> acc;
-  std::vector<llvm::Type*> types;
-  for (int64_t k = 0; k < n; ++k) {
-    types.push_back(ElementIrType(reduce->operand(n + k)->shape().element_type(), ctx_));
-    acc.push_back(EntryAlloca(types.back(), 1, "acc"));
-    ASSIGN_OR_RETURN(llvm::Value * init, gens_.at(reduce->operand(n + k))(IrIndex()));
-    b_.CreateStore(init, acc.back());
-  }
-  std::function<absl::Status(size_t)> level = [&](size_t p) -> absl::Status {
-    if (p == red.size()) {
-      std::vector<llvm::Value*> args;
-      for (int64_t k = 0; k < n; ++k) args.push_back(b_.CreateLoad(types[k], acc[k]));
-      for (int64_t k = 0; k < n; ++k) {
-        ASSIGN_OR_RETURN(llvm::Value * x, gens_.at(reduce->operand(k))(IrIndex(in_index, in_dims)));
-        args.push_back(x);
-      }
-      ASSIGN_OR_RETURN(std::vector<llvm::Value*> next, EmitComputation(reduce->to_apply(), args));
-      if (static_cast<int64_t>(next.size()) != n) {
-        return Unimplemented(reduce, "reducer result count does not match the inputs");
-      }
-      for (int64_t k = 0; k < n; ++k) b_.CreateStore(next[k], acc[k]);
-      return absl::OkStatus();
-    }
-    const int64_t d = red[p];
-    return EmitLoop(0, in_dims[d], absl::StrCat("r", d), [&](llvm::Value* i) {
-      in_index[d] = i;
-      return level(p + 1);
-    });
-  };
-  RETURN_IF_ERROR(level(0));
-  std::vector<llvm::Value*> values;
-  for (int64_t k = 0; k < n; ++k) values.push_back(b_.CreateLoad(types[k], acc[k]));
-  return values;
 }
 
 absl::StatusOr<llvm::Value*> FusionEmitter::LeafValue(const OutputLeaf& leaf,
@@ -634,85 +482,24 @@ Segment FusionEmitter::PlanColumns(std::vector<int64_t> input_dims) {
 
 absl::StatusOr<Segment> FusionEmitter::PlanScatter(bool in_place) {
   const HloInstruction* scatter = computation_->root_instruction();
-  if (scatter->operand_count() != 3 || scatter->to_apply() == nullptr) {
-    return Unimplemented(scatter, "only single-operand scatter with to_apply is supported");
-  }
-  if (!scatter->GetIntList(AttrId::kInputBatchingDims).empty()) {
-    return Unimplemented(scatter, "scatter with batching dims is not supported");
-  }
-  const HloInstruction* indices = scatter->operand(1);
-  const HloInstruction* updates = scatter->operand(2);
-  const std::vector<int64_t> operand_dims = scatter->operand(0)->shape().dimensions();
-  const std::vector<int64_t> update_dims = updates->shape().dimensions();
-  const std::vector<int64_t> index_dims = indices->shape().dimensions();
-  const PrimitiveType index_type = indices->shape().element_type();
-  const int64_t ivd = scatter->GetInt(AttrId::kIndexVectorDim);
-  const std::vector<int64_t> uwd = scatter->GetIntList(AttrId::kUpdateWindowDims);
-  const std::vector<int64_t> inserted = scatter->GetIntList(AttrId::kInsertedWindowDims);
-  const std::vector<int64_t> to_operand = scatter->GetIntList(AttrId::kScatterDimsToOperandDims);
-  const int64_t rank = static_cast<int64_t>(operand_dims.size());
-  const int64_t index_rank = static_cast<int64_t>(index_dims.size());
-  if (ivd < 0 || ivd > index_rank) return Unimplemented(scatter, "index_vector_dim out of range");
-  const int64_t vector_size = ivd < index_rank ? index_dims[ivd] : 1;
-  if (static_cast<int64_t>(to_operand.size()) != vector_size) {
-    return Unimplemented(scatter, "scatter_dims_to_operand_dims does not match the indices");
-  }
-  std::vector<int64_t> window_dims;  // operand dims that the update window covers
-  for (int64_t d = 0; d < rank; ++d) {
-    if (std::find(inserted.begin(), inserted.end(), d) == inserted.end()) window_dims.push_back(d);
-  }
-  if (window_dims.size() != uwd.size()) {
-    return Unimplemented(scatter, "update_window_dims does not match the operand");
-  }
-  std::vector<int64_t> window_size(rank, 1);
-  for (size_t k = 0; k < uwd.size(); ++k) window_size[window_dims[k]] = update_dims[uwd[k]];
-  std::vector<int64_t> update_scatter_dims, index_batch_dims;
-  for (int64_t d = 0; d < static_cast<int64_t>(update_dims.size()); ++d) {
-    if (std::find(uwd.begin(), uwd.end(), d) == uwd.end()) update_scatter_dims.push_back(d);
-  }
-  for (int64_t d = 0; d < index_rank; ++d) {
-    if (d != ivd) index_batch_dims.push_back(d);
-  }
-  if (update_scatter_dims.size() != index_batch_dims.size()) {
-    return Unimplemented(scatter, "updates' scatter dims do not match the indices' batch dims");
-  }
+  ASSIGN_OR_RETURN(const ScatterIndexing indexing, AnalyzeScatterIndexing(kEmitter, *scatter));
   Segment s;
   s.blocks = 1;
   s.emit = [=](llvm::Value*) -> absl::Status {
     const IrArray out = OutputArray(0);
     if (!in_place) {
-      RETURN_IF_ERROR(EmitNestedLoops(operand_dims, [&](const IrIndex& i) -> absl::Status {
+      RETURN_IF_ERROR(EmitNestedLoops(indexing.operand_dims, [&](const IrIndex& i) -> absl::Status {
         ASSIGN_OR_RETURN(llvm::Value * v, gens_.at(scatter->operand(0))(i));
         out.EmitWriteElement(i, v, &b_);
         return absl::OkStatus();
       }));
     }
-    return EmitNestedLoops(update_dims, [&](const IrIndex& u) -> absl::Status {
-      std::vector<llvm::Value*> start(rank, b_.getInt64(0));
-      for (int64_t k = 0; k < vector_size; ++k) {
-        std::vector<llvm::Value*> at(index_rank, nullptr);
-        for (size_t j = 0; j < index_batch_dims.size(); ++j) {
-          at[index_batch_dims[j]] = u[update_scatter_dims[j]];
-        }
-        if (ivd < index_rank) at[ivd] = b_.getInt64(k);
-        ASSIGN_OR_RETURN(llvm::Value * raw, gens_.at(indices)(IrIndex(at, index_dims)));
-        start[to_operand[k]] = IsSignedInt(index_type) ? b_.CreateSExt(raw, b_.getInt64Ty())
-                                                       : b_.CreateZExt(raw, b_.getInt64Ty());
-      }
-      llvm::Value* inside = b_.getTrue();
-      for (int64_t d = 0; d < rank; ++d) {
-        inside = b_.CreateAnd(inside, b_.CreateICmpSGE(start[d], b_.getInt64(0)));
-        inside = b_.CreateAnd(
-            inside, b_.CreateICmpSLE(start[d], b_.getInt64(operand_dims[d] - window_size[d])));
-      }
+    return EmitNestedLoops(indexing.update_dims, [&](const IrIndex& u) -> absl::Status {
+      llvm::Value* inside = nullptr;
+      ASSIGN_OR_RETURN(const IrIndex t, EmitScatterTarget(indexing, u, gens_, &b_, &inside));
       return EmitIf(inside, [&]() -> absl::Status {
-        std::vector<llvm::Value*> target = start;
-        for (size_t k = 0; k < uwd.size(); ++k) {
-          target[window_dims[k]] = b_.CreateAdd(target[window_dims[k]], u[uwd[k]]);
-        }
-        const IrIndex t(target, operand_dims);
         llvm::Value* old = out.EmitReadElement(t, &b_);
-        ASSIGN_OR_RETURN(llvm::Value * update, gens_.at(updates)(u));
+        ASSIGN_OR_RETURN(llvm::Value * update, gens_.at(scatter->operand(2))(u));
         ASSIGN_OR_RETURN(std::vector<llvm::Value*> next,
                          EmitComputation(scatter->to_apply(), {old, update}));
         out.EmitWriteElement(t, next[0], &b_);
@@ -727,24 +514,9 @@ Segment FusionEmitter::PlanDusInPlace() {
   const HloInstruction* dus = computation_->root_instruction();
   const HloInstruction* update = dus->operand(1);
   const std::vector<int64_t> dims = dus->shape().dimensions();
-  const std::vector<int64_t> update_dims = update->shape().dimensions();
   auto starts = std::make_shared<std::vector<llvm::Value*>>();
-  auto prologue = [this, dus, dims, update_dims, starts]() -> absl::Status {
-    starts->clear();
-    for (size_t d = 0; d < dims.size(); ++d) {
-      const HloInstruction* op = dus->operand(2 + d);
-      ASSIGN_OR_RETURN(llvm::Value * raw, gens_.at(op)(IrIndex()));
-      const bool is_signed = IsSignedInt(op->shape().element_type());
-      llvm::Value* s = is_signed ? b_.CreateSExt(raw, b_.getInt64Ty())
-                                 : b_.CreateZExt(raw, b_.getInt64Ty());
-      const int64_t limit = dims[d] - update_dims[d];
-      // Same clamping as the elemental emitter: negative -> 0 (signed) or
-      // the limit (an unsigned value above INT64_MAX), then at most limit.
-      s = b_.CreateSelect(b_.CreateICmpSLT(s, b_.getInt64(0)), b_.getInt64(is_signed ? 0 : limit),
-                          s);
-      s = b_.CreateSelect(b_.CreateICmpSGT(s, b_.getInt64(limit)), b_.getInt64(limit), s);
-      starts->push_back(s);
-    }
+  auto prologue = [this, dus, starts]() -> absl::Status {
+    ASSIGN_OR_RETURN(*starts, EmitDusStarts(*dus, gens_, &b_));
     return absl::OkStatus();
   };
   auto body = [this, update, dims, starts](const IrIndex& u) -> absl::Status {
@@ -754,23 +526,16 @@ Segment FusionEmitter::PlanDusInPlace() {
     OutputArray(0).EmitWriteElement(IrIndex(target, dims), v, &b_);
     return absl::OkStatus();
   };
-  std::vector<Segment> segments =
-      PlanElementwise(update_dims, ByteWidth(dus->shape().element_type()), prologue, body);
+  std::vector<Segment> segments = PlanElementwise(update->shape().dimensions(),
+                                                  ByteWidth(dus->shape().element_type()),
+                                                  prologue, body);
   return segments.empty() ? Segment{} : segments[0];
 }
 
-absl::StatusOr<std::vector<Segment>> FusionEmitter::PlanLoop() {
-  const std::vector<int64_t>& dims = leaves_[0].shape.dimensions();
-  bool same_dims = true;
-  int64_t bytes = 0;
-  for (const OutputLeaf& leaf : leaves_) {
-    same_dims = same_dims && leaf.shape.dimensions() == dims;
-    bytes += ByteWidth(leaf.shape.element_type());
-  }
+std::vector<Segment> FusionEmitter::PlanLoop(bool same_dims) {
   auto no_prologue = []() { return absl::OkStatus(); };
   if (!same_dims) {
     // Per output leaf, its own loop (outputs of different shapes).
-    kind_ = reduces_.empty() ? "loop" : "generic_reduction";
     std::vector<Segment> all;
     for (size_t k = 0; k < leaves_.size(); ++k) {
       std::vector<int64_t> one = {static_cast<int64_t>(k)};
@@ -782,100 +547,39 @@ absl::StatusOr<std::vector<Segment>> FusionEmitter::PlanLoop() {
     }
     return all;
   }
-  std::vector<int64_t> all_leaves;
-  for (size_t k = 0; k < leaves_.size(); ++k) all_leaves.push_back(k);
-  IndexFn body = [this, all_leaves](const IrIndex& i) { return WriteLeaves(all_leaves, i); };
-  const int64_t rank = static_cast<int64_t>(dims.size());
-  if (reduces_.empty() && rank >= 2) {
-    for (const HloInstruction* instr : computation_->MakePostOrder()) {
-      if (instr->opcode() != HloOpcode::kTranspose || instr->shape().dimensions() != dims) continue;
-      const std::vector<int64_t>& perm = instr->dimensions();
-      const int64_t j = std::find(perm.begin(), perm.end(), rank - 1) - perm.begin();
-      if (j >= rank - 1) continue;
-      kind_ = "transpose";
-      return std::vector<Segment>{PlanTiled(dims, j, body)};
-    }
-  }
-  kind_ = reduces_.empty() ? "loop" : "generic_reduction";
-  return PlanElementwise(dims, bytes, no_prologue, body);
+  int64_t bytes = 0;
+  for (const OutputLeaf& leaf : leaves_) bytes += ByteWidth(leaf.shape.element_type());
+  return PlanElementwise(leaves_[0].shape.dimensions(), bytes, no_prologue, AllLeavesBody());
 }
 
 absl::StatusOr<std::vector<Segment>> FusionEmitter::Plan() {
-  const HloInstruction* root = computation_->root_instruction();
-  auto aliases = [&](int64_t operand) {
-    return !options_.output_aliases_operand.empty() &&
-           options_.output_aliases_operand[0] == operand;
+  const FusionKernelAnalysis a =
+      AnalyzeFusionKernel(*computation_, leaves_, reduces_, options_.output_aliases_operand);
+  kind_ = std::string(FusionKernelKindName(a.kind));
+  auto nonempty = [](Segment s) {
+    return s.blocks == 0 ? std::vector<Segment>{} : std::vector<Segment>{std::move(s)};
   };
-  // The fused parameter `p` feeding operand 0 of the root, when the output
-  // shares its buffer and nothing else reads it.
-  auto in_place = [&]() {
-    const HloInstruction* p = root->operand(0);
-    if (p->opcode() != HloOpcode::kParameter || !aliases(p->parameter_number())) return false;
-    if (p->users().size() != 1) return false;
-    for (int64_t i = 1; i < root->operand_count(); ++i) {
-      if (root->operand(i) == p) return false;
+  switch (a.kind) {
+    case FusionKernelKind::kScatter: {
+      ASSIGN_OR_RETURN(Segment s, PlanScatter(a.in_place));
+      return std::vector<Segment>{s};
     }
-    return true;
-  };
-  if (root->opcode() == HloOpcode::kScatter) {
-    kind_ = "scatter";
-    ASSIGN_OR_RETURN(Segment s, PlanScatter(in_place()));
-    return std::vector<Segment>{s};
+    case FusionKernelKind::kDusInPlace:
+      return nonempty(PlanDusInPlace());
+    case FusionKernelKind::kRowReduction:
+    case FusionKernelKind::kRowNormalization:
+    case FusionKernelKind::kWholeReduction:
+      return nonempty(PlanRows(a.kept_dims, a.reduce_input_dims));
+    case FusionKernelKind::kColumnReduction:
+      return nonempty(PlanColumns(a.reduce_input_dims));
+    case FusionKernelKind::kTranspose:
+      return std::vector<Segment>{
+          PlanTiled(leaves_[0].shape.dimensions(), a.transpose_dim, AllLeavesBody())};
+    case FusionKernelKind::kLoop:
+    case FusionKernelKind::kGenericReduction:
+      break;
   }
-  if (root->opcode() == HloOpcode::kDynamicUpdateSlice && leaves_.size() == 1 && in_place()) {
-    kind_ = "dus_in_place";
-    Segment s = PlanDusInPlace();
-    if (s.blocks == 0) return std::vector<Segment>{};
-    return std::vector<Segment>{s};
-  }
-  if (reduces_.empty()) return PlanLoop();
-
-  // Row form: every reduce reduces the trailing dims of the same input dims.
-  const std::vector<int64_t> input_dims = reduces_[0]->operand(0)->shape().dimensions();
-  const int64_t rank = static_cast<int64_t>(input_dims.size());
-  const int64_t kept = rank - static_cast<int64_t>(reduces_[0]->dimensions().size());
-  bool row_form = true;
-  for (const HloInstruction* r : reduces_) {
-    std::vector<int64_t> trailing;
-    for (int64_t d = kept; d < rank; ++d) trailing.push_back(d);
-    row_form = row_form && r->operand(0)->shape().dimensions() == input_dims &&
-               SortedDims(r) == trailing;
-  }
-  const std::vector<int64_t> row_dims(input_dims.begin(), input_dims.begin() + std::max<int64_t>(kept, 0));
-  bool any_full = false;
-  for (const OutputLeaf& leaf : leaves_) {
-    const bool is_row = leaf.shape.dimensions() == row_dims;
-    const bool is_full = leaf.shape.dimensions() == input_dims;
-    row_form = row_form && (is_row || is_full);
-    any_full = any_full || (is_full && !is_row);
-  }
-  if (row_form && kept >= 0) {
-    kind_ = any_full ? "row_normalization" : (kept == 0 ? "whole_reduction" : "row_reduction");
-    Segment s = PlanRows(kept, input_dims);
-    if (s.blocks == 0) return std::vector<Segment>{};
-    return std::vector<Segment>{s};
-  }
-
-  // Column form: every output is a reduce of [R,C] dims={0} or [A,R,C]
-  // dims={1}, and there is no other reduce.
-  bool column_form = (rank == 2 && SortedDims(reduces_[0]) == std::vector<int64_t>{0}) ||
-                     (rank == 3 && SortedDims(reduces_[0]) == std::vector<int64_t>{1});
-  for (const HloInstruction* r : reduces_) {
-    column_form = column_form && r->operand(0)->shape().dimensions() == input_dims &&
-                  SortedDims(r) == SortedDims(reduces_[0]);
-    column_form = column_form && std::any_of(leaves_.begin(), leaves_.end(),
-                                             [&](const OutputLeaf& l) { return l.instr == r; });
-  }
-  for (const OutputLeaf& leaf : leaves_) {
-    column_form = column_form && leaf.instr->opcode() == HloOpcode::kReduce;
-  }
-  if (column_form) {
-    kind_ = "column_reduction";
-    Segment s = PlanColumns(input_dims);
-    if (s.blocks == 0) return std::vector<Segment>{};
-    return std::vector<Segment>{s};
-  }
-  return PlanLoop();  // generic: per element, loops over the reduced dims
+  return PlanLoop(a.same_output_dims);  // generic: per element, loops over the reduced dims
 }
 
 absl::StatusOr<HostKernelInfo> FusionEmitter::Run(const std::string& symbol) {
@@ -894,7 +598,8 @@ absl::StatusOr<HostKernelInfo> FusionEmitter::Run(const std::string& symbol) {
                                                      " has a non-array operand ", op->name()));
     }
   }
-  RETURN_IF_ERROR(CollectOutputs());
+  ASSIGN_OR_RETURN(leaves_, CollectOutputLeaves(kEmitter, fusion_, *computation_));
+  reduces_ = CollectReduces(*computation_);
   RETURN_IF_ERROR(CreateFunctions(symbol));
   RETURN_IF_ERROR(BuildGenerators());
   ASSIGN_OR_RETURN(std::vector<Segment> segments, Plan());

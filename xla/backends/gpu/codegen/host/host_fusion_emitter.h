@@ -7,7 +7,7 @@
 // are independent and each writes a disjoint part of the outputs, except for
 // the kinds that use a single block (scatter, whole reduction).
 //
-// Kinds (chosen by a small classifier in the .cc, reported in
+// Kinds (chosen by AnalyzeFusionKernel in ../fusion_kernel_analysis.h, reported in
 // HostKernelInfo::kind):
 //   loop               no reduce: per output element, the fused computation
 //                      through the elemental emitter; block = rows x column

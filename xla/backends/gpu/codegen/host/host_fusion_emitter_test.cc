@@ -19,6 +19,7 @@
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/Target/TargetOptions.h"
 #include "llvm/Transforms/Utils/Cloning.h"
+#include "xla/backends/gpu/codegen/fusion_emitter_test_util.h"
 #include "xla/backends/gpu/codegen/host/host_fusion_test_util.h"
 #include "xla/backends/gpu/codegen/llvm_backend/llvm_backend.h"
 #include "xla/hlo/evaluator/random_inputs.h"
@@ -29,45 +30,8 @@
 namespace xla::gpu {
 namespace {
 
-constexpr char kReducers[] = R"(
-add {
-  x = f32[] parameter(0)
-  y = f32[] parameter(1)
-  ROOT s = f32[] add(x, y)
-}
-max {
-  x = f32[] parameter(0)
-  y = f32[] parameter(1)
-  ROOT m = f32[] maximum(x, y)
-}
-add_bf16 {
-  x = bf16[] parameter(0)
-  y = bf16[] parameter(1)
-  ROOT s = bf16[] add(x, y)
-}
-add_s32 {
-  x = s32[] parameter(0)
-  y = s32[] parameter(1)
-  ROOT s = s32[] add(x, y)
-}
-argmax {
-  v0 = f32[] parameter(0)
-  i0 = s32[] parameter(1)
-  v1 = f32[] parameter(2)
-  i1 = s32[] parameter(3)
-  gt = pred[] compare(v1, v0), direction=GT
-  v = f32[] select(gt, v1, v0)
-  i = s32[] select(gt, i1, i0)
-  ROOT t = (f32[], s32[]) tuple(v, i)
-}
-)";
-
 std::unique_ptr<HloModule> Parse(const std::string& fused, const std::string& entry) {
-  const std::string text = "HloModule m\n" + std::string(kReducers) + "fused {\n" + fused +
-                           "}\nENTRY e {\n" + entry + "}\n";
-  absl::StatusOr<std::unique_ptr<HloModule>> m = ParseHloModule(text);
-  EXPECT_TRUE(m.ok()) << m.status() << "\n" << text;
-  return m.ok() ? std::move(*m) : nullptr;
+  return ParseFusionTestModule(fused, entry);
 }
 
 // Runs the fusion and checks the kind and the result: bit-exact when
@@ -331,21 +295,8 @@ TEST(HostFusionEmitter, TransposeOfOddShapes) {
 )", "transpose", true, small_tiles);
 }
 
-constexpr char kDusFused[] = R"(
-  op = f32[37,129] parameter(0)
-  u = f32[5,17] parameter(1)
-  i = s32[] parameter(2)
-  j = s32[] parameter(3)
-  e = f32[5,17] exponential(u)
-  ROOT d = f32[37,129] dynamic-update-slice(op, e, i, j)
-)";
-constexpr char kDusEntry[] = R"(
-  op = f32[37,129] parameter(0)
-  u = f32[5,17] parameter(1)
-  i = s32[] parameter(2)
-  j = s32[] parameter(3)
-  ROOT f = f32[37,129] fusion(op, u, i, j), kind=kLoop, calls=fused
-)";
+constexpr const char* kDusFused = kFusionTestDusFused;
+constexpr const char* kDusEntry = kFusionTestDusEntry;
 
 Literal S32(int32_t v) {
   Literal l(Shape::Scalar(PrimitiveType::S32));
@@ -373,19 +324,8 @@ TEST(HostFusionEmitter, DynamicUpdateSliceInPlaceAndNot) {
   }
 }
 
-constexpr char kScatter[] = R"(
-  op = f32[11,7] parameter(0)
-  idx = s32[6,1] parameter(1)
-  upd = f32[6,7] parameter(2)
-  u2 = f32[6,7] multiply(upd, upd)
-  ROOT s = f32[11,7] scatter(op, idx, u2), update_window_dims={1}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=add
-)";
-constexpr char kScatterEntry[] = R"(
-  op = f32[11,7] parameter(0)
-  idx = s32[6,1] parameter(1)
-  upd = f32[6,7] parameter(2)
-  ROOT f = f32[11,7] fusion(op, idx, upd), kind=kInput, calls=fused
-)";
+constexpr const char* kScatter = kFusionTestScatterFused;
+constexpr const char* kScatterEntry = kFusionTestScatterEntry;
 
 TEST(HostFusionEmitter, ScatterWithDuplicatesAndOutOfRange) {
   std::unique_ptr<HloModule> m = Parse(kScatter, kScatterEntry);

@@ -13,7 +13,11 @@
 #include "llvm/IR/Verifier.h"
 #include "llvm/Support/raw_ostream.h"
 #include "xla/backends/gpu/codegen/elemental_ir_emitter.h"
+#include "xla/backends/gpu/codegen/fusion_kernel_analysis.h"
 #include "xla/backends/gpu/codegen/ir_array.h"
+#include "xla/backends/gpu/codegen/ir_loops.h"
+#include "xla/backends/gpu/codegen/reduction_ir.h"
+#include "xla/backends/gpu/codegen/update_index_ir.h"
 #include "xla/backends/gpu/codegen/nvptx/libdevice_math.h"
 #include "xla/hlo/ir/hlo_computation.h"
 #include "xla/types/primitive_type.h"
@@ -34,15 +38,34 @@ int64_t Product(absl::Span<const int64_t> dims) {
 }
 int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
+constexpr absl::string_view kEmitter = "nvptx";
+
 absl::Status Unimplemented(const HloInstruction* hlo, absl::string_view why) {
-  return absl::UnimplementedError(absl::StrCat("nvptx fusion emitter: ", hlo->name(), " (",
-                                               HloOpcodeName(hlo->opcode()), "): ", why));
+  return FusionEmitterUnimplemented(kEmitter, *hlo, why);
 }
 
-std::vector<int64_t> SortedDims(const HloInstruction* reduce) {
-  std::vector<int64_t> dims = reduce->dimensions();
-  std::sort(dims.begin(), dims.end());
-  return dims;
+// The launch kind of each analyzed kind but scatter (atomic or serial).
+struct KindPair {
+  FusionKernelKind analyzed;
+  NvptxKernelKind launch;
+};
+constexpr KindPair kLaunchKinds[] = {
+    {FusionKernelKind::kLoop, NvptxKernelKind::kLoop},
+    {FusionKernelKind::kTranspose, NvptxKernelKind::kTranspose},
+    {FusionKernelKind::kRowReduction, NvptxKernelKind::kRowReduction},
+    {FusionKernelKind::kRowNormalization, NvptxKernelKind::kRowNormalization},
+    {FusionKernelKind::kWholeReduction, NvptxKernelKind::kWholeReduction},
+    {FusionKernelKind::kColumnReduction, NvptxKernelKind::kColumnReduction},
+    {FusionKernelKind::kGenericReduction, NvptxKernelKind::kGenericReduction},
+    {FusionKernelKind::kDusInPlace, NvptxKernelKind::kDusInPlace},
+    {FusionKernelKind::kScatter, NvptxKernelKind::kScatterSerial},
+};
+
+NvptxKernelKind LaunchKind(FusionKernelKind kind) {
+  for (const KindPair& k : kLaunchKinds) {
+    if (k.analyzed == kind) return k.launch;
+  }
+  return NvptxKernelKind::kLoop;
 }
 
 // Row-major (descending minor_to_major, or no layout).
@@ -54,12 +77,6 @@ bool IsRowMajor(const Shape& shape) {
   }
   return true;
 }
-
-struct OutputLeaf {
-  const HloInstruction* instr;
-  int64_t value;  // tuple index of a variadic reduce
-  Shape shape;
-};
 
 class Emitter {
  public:
@@ -75,7 +92,6 @@ class Emitter {
   absl::StatusOr<NvptxKernelInfo> Run(const std::string& symbol);
 
  private:
-  absl::Status CollectOutputs();
   absl::Status CreateKernel(const std::string& symbol);
   absl::Status BuildGenerators();
   absl::Status Classify();
@@ -95,32 +111,39 @@ class Emitter {
   }
   absl::Status EmitLoop(llvm::Value* lo, llvm::Value* hi, llvm::Value* step,
                         const std::string& name,
-                        const std::function<absl::Status(llvm::Value*)>& body);
+                        const std::function<absl::Status(llvm::Value*)>& body) {
+    return EmitForLoop(&b_, lo, hi, step, name, body);
+  }
   absl::Status EmitLoop(int64_t lo, int64_t hi, const std::string& name,
                         const std::function<absl::Status(llvm::Value*)>& body) {
     return EmitLoop(b_.getInt64(lo), b_.getInt64(hi), b_.getInt64(1), name, body);
   }
-  absl::Status EmitIf(llvm::Value* cond, const std::function<absl::Status()>& then);
+  absl::Status EmitIf(llvm::Value* cond, const std::function<absl::Status()>& then) {
+    return EmitIfThen(&b_, cond, then);
+  }
   // The thread-indexed (or grid-stride) loop over [0, n) of loop-like kinds.
   absl::Status EmitThreadLoop(int64_t n, const std::function<absl::Status(llvm::Value*)>& body);
-  llvm::AllocaInst* EntryAlloca(llvm::Type* type, const std::string& name);
+  llvm::AllocaInst* EntryAlloca(llvm::Type* type, const std::string& name) {
+    return EmitEntryAlloca(&b_, type, nullptr, name);
+  }
   llvm::GlobalVariable* SharedArray(llvm::Type* type, int64_t count, const std::string& name);
   void Barrier() { b_.CreateIntrinsic(llvm::Intrinsic::nvvm_barrier0, {}, {}); }
   llvm::Value* ShuffleXor(llvm::Value* v, int lane_mask);
-  absl::StatusOr<Values> Combine(const HloInstruction* reduce, const Values& a, const Values& b);
+  absl::StatusOr<Values> Combine(const HloInstruction* reduce, const Values& a, const Values& b) {
+    return EmitReducerCombine(kEmitter, *reduce, a, b, elemental_);
+  }
   absl::StatusOr<Values> WarpAllReduce(const HloInstruction* reduce, Values v);
 
   // Values.
-  absl::StatusOr<Values> EmitComputation(const HloComputation* computation, const Values& args);
   absl::StatusOr<Values> ReduceValues(const HloInstruction* reduce, const IrIndex& index);
-  absl::StatusOr<Values> EmitSequentialReduce(const HloInstruction* reduce, const IrIndex& index);
-  absl::StatusOr<Values> Inits(const HloInstruction* reduce);
+  absl::StatusOr<Values> Inits(const HloInstruction* reduce) {
+    return EmitReduceInits(kEmitter, *reduce, gens_);
+  }
   absl::StatusOr<llvm::Value*> LeafValue(const OutputLeaf& leaf, const IrIndex& index);
   absl::Status WriteLeaves(const std::vector<int64_t>& leaves, const IrIndex& index);
   IrArray OutputArray(int64_t leaf) const {
     return IrArray(args_[fusion_.operand_count() + leaf], leaves_[leaf].shape);
   }
-  absl::StatusOr<IrIndex> ScatterTarget(const IrIndex& update_index, llvm::Value** inside);
 
   const HloInstruction& fusion_;
   const NvptxEmitOptions& options_;
@@ -135,7 +158,7 @@ class Emitter {
   std::vector<OutputLeaf> leaves_;
   llvm::Function* kernel_ = nullptr;
   std::vector<llvm::Value*> args_;
-  absl::flat_hash_map<const HloInstruction*, Gen> gens_;
+  FusedGenerators gens_;
   std::vector<const HloInstruction*> reduces_;  // post order
   // Vectorized loop: the current lane's value per fused parameter number.
   std::vector<llvm::Value*> lane_values_;
@@ -156,37 +179,6 @@ class Emitter {
 };
 
 // ------------------------------------------------------------------ setup
-
-absl::Status Emitter::CollectOutputs() {
-  const HloInstruction* root = computation_->root_instruction();
-  std::vector<Shape> shapes;
-  if (fusion_.shape().IsTuple()) {
-    shapes = fusion_.shape().tuple_shapes();
-  } else {
-    shapes.push_back(fusion_.shape());
-  }
-  if (root->opcode() == HloOpcode::kTuple) {
-    for (const HloInstruction* op : root->operands()) leaves_.push_back({op, 0, Shape()});
-  } else if (root->shape().IsTuple() && root->opcode() == HloOpcode::kReduce) {
-    for (int64_t k = 0; k < root->shape().tuple_shapes_size(); ++k) {
-      leaves_.push_back({root, k, Shape()});
-    }
-  } else if (root->shape().IsTuple()) {
-    return Unimplemented(root, "tuple-shaped root other than tuple or variadic reduce");
-  } else {
-    leaves_.push_back({root, 0, Shape()});
-  }
-  if (leaves_.size() != shapes.size()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("nvptx fusion emitter: ", fusion_.name(), " has ", shapes.size(),
-                     " output leaves but its fused root yields ", leaves_.size()));
-  }
-  for (size_t k = 0; k < leaves_.size(); ++k) {
-    if (!shapes[k].IsArray()) return Unimplemented(&fusion_, "nested tuple output");
-    leaves_[k].shape = shapes[k];
-  }
-  return absl::OkStatus();
-}
 
 absl::Status Emitter::CreateKernel(const std::string& symbol) {
   if (module_->getFunction(symbol) != nullptr) {
@@ -236,7 +228,6 @@ absl::Status Emitter::BuildGenerators() {
       continue;
     }
     if (opcode == HloOpcode::kReduce) {
-      reduces_.push_back(instr);
       if (instr->shape().IsTuple()) continue;
       gens_[instr] = [this, instr](const IrIndex& index) -> absl::StatusOr<llvm::Value*> {
         ASSIGN_OR_RETURN(Values values, ReduceValues(instr, index));
@@ -299,117 +290,72 @@ bool Emitter::Vectorizable() const {
 
 absl::Status Emitter::Classify() {
   const HloInstruction* root = computation_->root_instruction();
-  auto aliases = [&](int64_t operand) {
-    return !options_.output_aliases_operand.empty() &&
-           options_.output_aliases_operand[0] == operand;
-  };
-  auto in_place = [&]() {
-    const HloInstruction* p = root->operand(0);
-    if (p->opcode() != HloOpcode::kParameter || !aliases(p->parameter_number())) return false;
-    if (p->users().size() != 1) return false;
-    for (int64_t i = 1; i < root->operand_count(); ++i) {
-      if (root->operand(i) == p) return false;
-    }
-    return true;
-  };
-  if (root->opcode() == HloOpcode::kScatter) {
-    if (root->operand_count() != 3 || root->to_apply() == nullptr) {
-      return Unimplemented(root, "only single-operand scatter with to_apply is supported");
-    }
-    const HloInstruction* combiner = root->to_apply()->root_instruction();
-    const PrimitiveType t = root->shape().element_type();
-    const bool add = combiner->opcode() == HloOpcode::kAdd &&
-                     combiner->operand(0)->opcode() == HloOpcode::kParameter &&
-                     combiner->operand(1)->opcode() == HloOpcode::kParameter &&
-                     combiner->operand(0) != combiner->operand(1);
-    const bool atomic_type = t == PrimitiveType::F32 || t == PrimitiveType::F64 ||
-                             t == PrimitiveType::S32 || t == PrimitiveType::U32 ||
-                             t == PrimitiveType::S64 || t == PrimitiveType::U64;
-    const bool atomic = add && atomic_type && in_place();
-    kind_ = atomic ? NvptxKernelKind::kScatterAtomic : NvptxKernelKind::kScatterSerial;
-    problem_.elements = Product(root->operand(2)->shape().dimensions());
-    scatter_in_place_ = in_place();
-    return absl::OkStatus();
-  }
-  if (root->opcode() == HloOpcode::kDynamicUpdateSlice && leaves_.size() == 1 && in_place()) {
-    kind_ = NvptxKernelKind::kDusInPlace;
-    problem_.elements = Product(root->operand(1)->shape().dimensions());
-    return absl::OkStatus();
-  }
+  const FusionKernelAnalysis a =
+      AnalyzeFusionKernel(*computation_, leaves_, reduces_, options_.output_aliases_operand);
+  kind_ = LaunchKind(a.kind);
+  const std::vector<int64_t>& input_dims = a.reduce_input_dims;
   const std::vector<int64_t>& dims = leaves_[0].shape.dimensions();
-  bool same_dims = true;
-  for (const OutputLeaf& leaf : leaves_) same_dims = same_dims && leaf.shape.dimensions() == dims;
-  if (!reduces_.empty()) {
-    const std::vector<int64_t> input_dims = reduces_[0]->operand(0)->shape().dimensions();
-    const int64_t rank = static_cast<int64_t>(input_dims.size());
-    const int64_t kept = rank - static_cast<int64_t>(reduces_[0]->dimensions().size());
-    std::vector<int64_t> trailing;
-    for (int64_t d = std::max<int64_t>(kept, 0); d < rank; ++d) trailing.push_back(d);
-    bool row_form = kept >= 0;
-    for (const HloInstruction* r : reduces_) {
-      row_form = row_form && r->operand(0)->shape().dimensions() == input_dims &&
-                 SortedDims(r) == trailing;
-    }
-    const std::vector<int64_t> row_dims(input_dims.begin(),
-                                        input_dims.begin() + std::max<int64_t>(kept, 0));
-    bool any_full = false;
-    for (const OutputLeaf& leaf : leaves_) {
-      const bool is_row = leaf.shape.dimensions() == row_dims;
-      const bool is_full = leaf.shape.dimensions() == input_dims;
-      row_form = row_form && (is_row || is_full);
-      any_full = any_full || (is_full && !is_row);
-    }
-    if (row_form) {
-      kind_ = any_full ? NvptxKernelKind::kRowNormalization
-                       : (kept == 0 ? NvptxKernelKind::kWholeReduction
-                                    : NvptxKernelKind::kRowReduction);
-      kept_ = kept;
-      problem_.rows = Product(row_dims);
-      problem_.row_length = Product(trailing.empty() ? std::vector<int64_t>{}
-                                                     : std::vector<int64_t>(input_dims.begin() + kept,
-                                                                            input_dims.end()));
-      return absl::OkStatus();
-    }
-    bool column_form = (rank == 2 && SortedDims(reduces_[0]) == std::vector<int64_t>{0}) ||
-                       (rank == 3 && SortedDims(reduces_[0]) == std::vector<int64_t>{1});
-    for (const HloInstruction* r : reduces_) {
-      column_form = column_form && r->operand(0)->shape().dimensions() == input_dims &&
-                    SortedDims(r) == SortedDims(reduces_[0]);
-      column_form = column_form && std::any_of(leaves_.begin(), leaves_.end(),
-                                               [&](const OutputLeaf& l) { return l.instr == r; });
-    }
-    for (const OutputLeaf& leaf : leaves_) {
-      column_form = column_form && leaf.instr->opcode() == HloOpcode::kReduce;
-    }
-    if (column_form) {
-      kind_ = NvptxKernelKind::kColumnReduction;
-      problem_.batch = rank == 3 ? input_dims[0] : 1;
-      problem_.row_length = input_dims[rank - 2];
-      problem_.columns = input_dims[rank - 1];
-      return absl::OkStatus();
-    }
-    kind_ = NvptxKernelKind::kGenericReduction;
-  } else {
-    kind_ = NvptxKernelKind::kLoop;
-    const int64_t rank = static_cast<int64_t>(dims.size());
-    int64_t tile_bytes = 0;
-    for (const OutputLeaf& leaf : leaves_) tile_bytes += 32 * 33 * ByteWidth(leaf.shape.element_type());
-    if (same_dims && rank >= 2 && tile_bytes <= target_.max_shared_memory_per_block / 2) {
-      for (const HloInstruction* instr : computation_->MakePostOrder()) {
-        if (instr->opcode() != HloOpcode::kTranspose || instr->shape().dimensions() != dims) continue;
-        const std::vector<int64_t>& perm = instr->dimensions();
-        const int64_t j = std::find(perm.begin(), perm.end(), rank - 1) - perm.begin();
-        if (j >= rank - 1) continue;
-        kind_ = NvptxKernelKind::kTranspose;
-        transpose_dim_ = j;
-        problem_.rows = dims[j];
-        problem_.columns = dims[rank - 1];
-        problem_.batch = Product(dims) / std::max<int64_t>(1, dims[j] * dims[rank - 1]);
-        if (dims[j] * dims[rank - 1] == 0) problem_.batch = 0;
-        return absl::OkStatus();
+  const int64_t rank = static_cast<int64_t>(dims.size());
+  int64_t tile_bytes = 0;
+  switch (a.kind) {
+    case FusionKernelKind::kScatter: {
+      if (root->operand_count() != 3 || root->to_apply() == nullptr) {
+        return Unimplemented(root, "only single-operand scatter with to_apply is supported");
       }
+      const HloInstruction* combiner = root->to_apply()->root_instruction();
+      const PrimitiveType t = root->shape().element_type();
+      const bool add = combiner->opcode() == HloOpcode::kAdd &&
+                       combiner->operand(0)->opcode() == HloOpcode::kParameter &&
+                       combiner->operand(1)->opcode() == HloOpcode::kParameter &&
+                       combiner->operand(0) != combiner->operand(1);
+      const bool atomic_type = t == PrimitiveType::F32 || t == PrimitiveType::F64 ||
+                               t == PrimitiveType::S32 || t == PrimitiveType::U32 ||
+                               t == PrimitiveType::S64 || t == PrimitiveType::U64;
+      if (add && atomic_type && a.in_place) kind_ = NvptxKernelKind::kScatterAtomic;
+      problem_.elements = Product(root->operand(2)->shape().dimensions());
+      scatter_in_place_ = a.in_place;
+      return absl::OkStatus();
     }
-    problem_.vectorizable = same_dims && Vectorizable();
+    case FusionKernelKind::kDusInPlace:
+      problem_.elements = Product(root->operand(1)->shape().dimensions());
+      return absl::OkStatus();
+    case FusionKernelKind::kRowReduction:
+    case FusionKernelKind::kRowNormalization:
+    case FusionKernelKind::kWholeReduction:
+      kept_ = a.kept_dims;
+      problem_.rows = Product(std::vector<int64_t>(input_dims.begin(), input_dims.begin() + kept_));
+      problem_.row_length =
+          Product(std::vector<int64_t>(input_dims.begin() + kept_, input_dims.end()));
+      return absl::OkStatus();
+    case FusionKernelKind::kColumnReduction: {
+      const int64_t in_rank = static_cast<int64_t>(input_dims.size());
+      problem_.batch = in_rank == 3 ? input_dims[0] : 1;
+      problem_.row_length = input_dims[in_rank - 2];
+      problem_.columns = input_dims[in_rank - 1];
+      return absl::OkStatus();
+    }
+    case FusionKernelKind::kTranspose: {
+      for (const OutputLeaf& leaf : leaves_) {
+        tile_bytes += 32 * 33 * ByteWidth(leaf.shape.element_type());
+      }
+      if (tile_bytes > target_.max_shared_memory_per_block / 2) {
+        kind_ = NvptxKernelKind::kLoop;  // the tiles do not fit: a plain loop
+        problem_.vectorizable = Vectorizable();
+        break;
+      }
+      const int64_t j = a.transpose_dim;
+      transpose_dim_ = j;
+      problem_.rows = dims[j];
+      problem_.columns = dims[rank - 1];
+      problem_.batch = Product(dims) / std::max<int64_t>(1, dims[j] * dims[rank - 1]);
+      if (dims[j] * dims[rank - 1] == 0) problem_.batch = 0;
+      return absl::OkStatus();
+    }
+    case FusionKernelKind::kLoop:
+      problem_.vectorizable = a.same_output_dims && Vectorizable();
+      break;
+    case FusionKernelKind::kGenericReduction:
+      break;
   }
   int64_t n = 0;
   for (const OutputLeaf& leaf : leaves_) n = std::max(n, Product(leaf.shape.dimensions()));
@@ -418,35 +364,6 @@ absl::Status Emitter::Classify() {
 }
 
 // ------------------------------------------------------------- IR helpers
-
-absl::Status Emitter::EmitLoop(llvm::Value* lo, llvm::Value* hi, llvm::Value* step,
-                               const std::string& name,
-                               const std::function<absl::Status(llvm::Value*)>& body) {
-  llvm::BasicBlock* pre = b_.GetInsertBlock();
-  llvm::BasicBlock* body_bb = llvm::BasicBlock::Create(ctx_, name + ".body", kernel_);
-  llvm::BasicBlock* exit_bb = llvm::BasicBlock::Create(ctx_, name + ".exit", kernel_);
-  b_.CreateCondBr(b_.CreateICmpSLT(lo, hi), body_bb, exit_bb);
-  b_.SetInsertPoint(body_bb);
-  llvm::PHINode* i = b_.CreatePHI(b_.getInt64Ty(), 2, name);
-  i->addIncoming(lo, pre);
-  RETURN_IF_ERROR(body(i));
-  llvm::Value* next = b_.CreateAdd(i, step, name + ".next", /*HasNUW=*/true, /*HasNSW=*/true);
-  i->addIncoming(next, b_.GetInsertBlock());
-  b_.CreateCondBr(b_.CreateICmpSLT(next, hi), body_bb, exit_bb);
-  b_.SetInsertPoint(exit_bb);
-  return absl::OkStatus();
-}
-
-absl::Status Emitter::EmitIf(llvm::Value* cond, const std::function<absl::Status()>& then) {
-  llvm::BasicBlock* then_bb = llvm::BasicBlock::Create(ctx_, "then", kernel_);
-  llvm::BasicBlock* cont_bb = llvm::BasicBlock::Create(ctx_, "cont", kernel_);
-  b_.CreateCondBr(cond, then_bb, cont_bb);
-  b_.SetInsertPoint(then_bb);
-  RETURN_IF_ERROR(then());
-  b_.CreateBr(cont_bb);
-  b_.SetInsertPoint(cont_bb);
-  return absl::OkStatus();
-}
 
 absl::Status Emitter::EmitThreadLoop(int64_t n,
                                      const std::function<absl::Status(llvm::Value*)>& body) {
@@ -460,11 +377,6 @@ absl::Status Emitter::EmitThreadLoop(int64_t n,
   llvm::Value* stride =
       b_.CreateMul(Sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_nctaid_x), threads, "", true, true);
   return EmitLoop(i, b_.getInt64(n), stride, "grid", body);
-}
-
-llvm::AllocaInst* Emitter::EntryAlloca(llvm::Type* type, const std::string& name) {
-  llvm::IRBuilder<> entry(&kernel_->getEntryBlock(), kernel_->getEntryBlock().begin());
-  return entry.CreateAlloca(type, nullptr, name);
 }
 
 llvm::GlobalVariable* Emitter::SharedArray(llvm::Type* type, int64_t count,
@@ -510,17 +422,6 @@ llvm::Value* Emitter::ShuffleXor(llvm::Value* v, int lane_mask) {
   return type->isIntegerTy() ? result : b_.CreateBitCast(result, type);
 }
 
-absl::StatusOr<Values> Emitter::Combine(const HloInstruction* reduce, const Values& a,
-                                        const Values& b) {
-  Values args = a;
-  args.insert(args.end(), b.begin(), b.end());
-  ASSIGN_OR_RETURN(Values next, EmitComputation(reduce->to_apply(), args));
-  if (next.size() != a.size()) {
-    return Unimplemented(reduce, "reducer result count does not match the inputs");
-  }
-  return next;
-}
-
 absl::StatusOr<Values> Emitter::WarpAllReduce(const HloInstruction* reduce, Values v) {
   for (int mask = static_cast<int>(target_.warp_size) / 2; mask >= 1; mask /= 2) {
     Values other;
@@ -532,103 +433,10 @@ absl::StatusOr<Values> Emitter::WarpAllReduce(const HloInstruction* reduce, Valu
 
 // ------------------------------------------------------------------ values
 
-absl::StatusOr<Values> Emitter::EmitComputation(const HloComputation* computation,
-                                                const Values& args) {
-  absl::flat_hash_map<const HloInstruction*, Gen> local;
-  const HloInstruction* root = computation->root_instruction();
-  for (const HloInstruction* instr : computation->MakePostOrder()) {
-    if (instr->opcode() == HloOpcode::kParameter) {
-      const int64_t n = instr->parameter_number();
-      if (n < 0 || n >= static_cast<int64_t>(args.size())) {
-        return Unimplemented(instr, absl::StrCat("reducer parameter ", n, " has no argument"));
-      }
-      llvm::Value* v = args[n];
-      local[instr] = [v](const IrIndex&) -> absl::StatusOr<llvm::Value*> { return v; };
-      continue;
-    }
-    if (instr->opcode() == HloOpcode::kTuple && instr == root) continue;
-    std::vector<Gen> operands;
-    for (const HloInstruction* op : instr->operands()) operands.push_back(local.at(op));
-    ASSIGN_OR_RETURN(local[instr], elemental_.MakeElementGenerator(instr, operands));
-  }
-  Values results;
-  std::vector<const HloInstruction*> outs;
-  if (root->opcode() == HloOpcode::kTuple) {
-    outs.assign(root->operands().begin(), root->operands().end());
-  } else {
-    outs.push_back(root);
-  }
-  for (const HloInstruction* op : outs) {
-    ASSIGN_OR_RETURN(llvm::Value * v, local.at(op)(IrIndex()));
-    results.push_back(v);
-  }
-  return results;
-}
-
-absl::StatusOr<Values> Emitter::Inits(const HloInstruction* reduce) {
-  const int64_t n = reduce->operand_count() / 2;
-  if (n < 1 || reduce->operand_count() != 2 * n || reduce->to_apply() == nullptr) {
-    return Unimplemented(reduce, "malformed reduce (needs N inputs, N inits and to_apply)");
-  }
-  Values inits;
-  for (int64_t k = 0; k < n; ++k) {
-    ASSIGN_OR_RETURN(llvm::Value * v, gens_.at(reduce->operand(n + k))(IrIndex()));
-    inits.push_back(v);
-  }
-  return inits;
-}
-
 absl::StatusOr<Values> Emitter::ReduceValues(const HloInstruction* reduce, const IrIndex& index) {
   auto it = cache_.find(reduce);
   if (it != cache_.end() && it->second.index == index.multidim()) return it->second.values;
-  return EmitSequentialReduce(reduce, index);
-}
-
-absl::StatusOr<Values> Emitter::EmitSequentialReduce(const HloInstruction* reduce,
-                                                     const IrIndex& index) {
-  ASSIGN_OR_RETURN(Values inits, Inits(reduce));
-  const int64_t n = static_cast<int64_t>(inits.size());
-  const std::vector<int64_t>& in_dims = reduce->operand(0)->shape().dimensions();
-  const std::vector<int64_t> red = SortedDims(reduce);
-  std::vector<bool> reduced(in_dims.size(), false);
-  for (int64_t d : red) {
-    if (d < 0 || d >= static_cast<int64_t>(in_dims.size())) {
-      return Unimplemented(reduce, "reduced dimension out of range");
-    }
-    reduced[d] = true;
-  }
-  Values in_index(in_dims.size(), nullptr);
-  size_t next_kept = 0;
-  for (size_t d = 0; d < in_dims.size(); ++d) {
-    if (!reduced[d]) in_index[d] = index[next_kept++];
-  }
-  std::vector<llvm::AllocaInst*> acc;
-  for (int64_t k = 0; k < n; ++k) {
-    acc.push_back(EntryAlloca(inits[k]->getType(), "acc"));
-    b_.CreateStore(inits[k], acc[k]);
-  }
-  std::function<absl::Status(size_t)> level = [&](size_t p) -> absl::Status {
-    if (p == red.size()) {
-      Values cur, xs;
-      for (int64_t k = 0; k < n; ++k) cur.push_back(b_.CreateLoad(inits[k]->getType(), acc[k]));
-      for (int64_t k = 0; k < n; ++k) {
-        ASSIGN_OR_RETURN(llvm::Value * x, gens_.at(reduce->operand(k))(IrIndex(in_index, in_dims)));
-        xs.push_back(x);
-      }
-      ASSIGN_OR_RETURN(Values next, Combine(reduce, cur, xs));
-      for (int64_t k = 0; k < n; ++k) b_.CreateStore(next[k], acc[k]);
-      return absl::OkStatus();
-    }
-    const int64_t d = red[p];
-    return EmitLoop(0, in_dims[d], absl::StrCat("r", d), [&](llvm::Value* i) {
-      in_index[d] = i;
-      return level(p + 1);
-    });
-  };
-  RETURN_IF_ERROR(level(0));
-  Values values;
-  for (int64_t k = 0; k < n; ++k) values.push_back(b_.CreateLoad(inits[k]->getType(), acc[k]));
-  return values;
+  return EmitSequentialReduce(kEmitter, *reduce, index, gens_, elemental_, &b_);
 }
 
 absl::StatusOr<llvm::Value*> Emitter::LeafValue(const OutputLeaf& leaf, const IrIndex& index) {
@@ -968,89 +776,12 @@ absl::Status Emitter::EmitDusKernel() {
   const std::vector<int64_t>& update_dims = update->shape().dimensions();
   return EmitThreadLoop(problem_.elements, [&](llvm::Value* i) -> absl::Status {
     const IrIndex u = IrIndex::FromLinear(i, update_dims, &b_);
-    Values target;
-    for (size_t d = 0; d < dims.size(); ++d) {
-      const HloInstruction* op = dus->operand(2 + d);
-      ASSIGN_OR_RETURN(llvm::Value * raw, gens_.at(op)(IrIndex()));
-      const bool is_signed = IsSignedInt(op->shape().element_type());
-      llvm::Value* s = is_signed ? b_.CreateSExt(raw, b_.getInt64Ty())
-                                 : b_.CreateZExt(raw, b_.getInt64Ty());
-      const int64_t limit = dims[d] - update_dims[d];
-      // The elemental emitter's clamping: below 0 -> 0 (signed) or the
-      // limit (unsigned above INT64_MAX), then at most the limit.
-      s = b_.CreateSelect(b_.CreateICmpSLT(s, b_.getInt64(0)), b_.getInt64(is_signed ? 0 : limit),
-                          s);
-      s = b_.CreateSelect(b_.CreateICmpSGT(s, b_.getInt64(limit)), b_.getInt64(limit), s);
-      target.push_back(b_.CreateAdd(s, u[d]));
-    }
+    ASSIGN_OR_RETURN(Values target, EmitDusStarts(*dus, gens_, &b_));
+    for (size_t d = 0; d < dims.size(); ++d) target[d] = b_.CreateAdd(target[d], u[d]);
     ASSIGN_OR_RETURN(llvm::Value * v, gens_.at(update)(u));
     OutputArray(0).EmitWriteElement(IrIndex(target, dims), v, &b_);
     return absl::OkStatus();
   });
-}
-
-absl::StatusOr<IrIndex> Emitter::ScatterTarget(const IrIndex& u, llvm::Value** inside) {
-  const HloInstruction* scatter = computation_->root_instruction();
-  if (!scatter->GetIntList(AttrId::kInputBatchingDims).empty()) {
-    return Unimplemented(scatter, "scatter with batching dims is not supported");
-  }
-  const HloInstruction* indices = scatter->operand(1);
-  const std::vector<int64_t>& operand_dims = scatter->shape().dimensions();
-  const std::vector<int64_t>& update_dims = scatter->operand(2)->shape().dimensions();
-  const std::vector<int64_t>& index_dims = indices->shape().dimensions();
-  const int64_t ivd = scatter->GetInt(AttrId::kIndexVectorDim);
-  const std::vector<int64_t> uwd = scatter->GetIntList(AttrId::kUpdateWindowDims);
-  const std::vector<int64_t> inserted = scatter->GetIntList(AttrId::kInsertedWindowDims);
-  const std::vector<int64_t> to_operand = scatter->GetIntList(AttrId::kScatterDimsToOperandDims);
-  const int64_t rank = static_cast<int64_t>(operand_dims.size());
-  const int64_t index_rank = static_cast<int64_t>(index_dims.size());
-  if (ivd < 0 || ivd > index_rank) return Unimplemented(scatter, "index_vector_dim out of range");
-  const int64_t vector_size = ivd < index_rank ? index_dims[ivd] : 1;
-  if (static_cast<int64_t>(to_operand.size()) != vector_size) {
-    return Unimplemented(scatter, "scatter_dims_to_operand_dims does not match the indices");
-  }
-  std::vector<int64_t> window_dims;
-  for (int64_t d = 0; d < rank; ++d) {
-    if (std::find(inserted.begin(), inserted.end(), d) == inserted.end()) window_dims.push_back(d);
-  }
-  if (window_dims.size() != uwd.size()) {
-    return Unimplemented(scatter, "update_window_dims does not match the operand");
-  }
-  std::vector<int64_t> window_size(rank, 1);
-  for (size_t k = 0; k < uwd.size(); ++k) window_size[window_dims[k]] = update_dims[uwd[k]];
-  std::vector<int64_t> update_scatter_dims, index_batch_dims;
-  for (int64_t d = 0; d < static_cast<int64_t>(update_dims.size()); ++d) {
-    if (std::find(uwd.begin(), uwd.end(), d) == uwd.end()) update_scatter_dims.push_back(d);
-  }
-  for (int64_t d = 0; d < index_rank; ++d) {
-    if (d != ivd) index_batch_dims.push_back(d);
-  }
-  if (update_scatter_dims.size() != index_batch_dims.size()) {
-    return Unimplemented(scatter, "updates' scatter dims do not match the indices' batch dims");
-  }
-  Values start(rank, b_.getInt64(0));
-  for (int64_t k = 0; k < vector_size; ++k) {
-    Values at(index_rank, nullptr);
-    for (size_t q = 0; q < index_batch_dims.size(); ++q) {
-      at[index_batch_dims[q]] = u[update_scatter_dims[q]];
-    }
-    if (ivd < index_rank) at[ivd] = b_.getInt64(k);
-    ASSIGN_OR_RETURN(llvm::Value * raw, gens_.at(indices)(IrIndex(at, index_dims)));
-    start[to_operand[k]] = IsSignedInt(indices->shape().element_type())
-                               ? b_.CreateSExt(raw, b_.getInt64Ty())
-                               : b_.CreateZExt(raw, b_.getInt64Ty());
-  }
-  // A window that does not fit is skipped entirely (XLA semantics).
-  *inside = b_.getTrue();
-  for (int64_t d = 0; d < rank; ++d) {
-    *inside = b_.CreateAnd(*inside, b_.CreateICmpSGE(start[d], b_.getInt64(0)));
-    *inside = b_.CreateAnd(
-        *inside, b_.CreateICmpSLE(start[d], b_.getInt64(operand_dims[d] - window_size[d])));
-  }
-  for (size_t k = 0; k < uwd.size(); ++k) {
-    start[window_dims[k]] = b_.CreateAdd(start[window_dims[k]], u[uwd[k]]);
-  }
-  return IrIndex(start, operand_dims);
 }
 
 absl::Status Emitter::EmitScatterKernel(bool atomic) {
@@ -1058,10 +789,11 @@ absl::Status Emitter::EmitScatterKernel(bool atomic) {
   const HloInstruction* updates = scatter->operand(2);
   const std::vector<int64_t>& update_dims = updates->shape().dimensions();
   const IrArray out = OutputArray(0);
+  ASSIGN_OR_RETURN(const ScatterIndexing indexing, AnalyzeScatterIndexing(kEmitter, *scatter));
   auto one_update = [&](llvm::Value* i) -> absl::Status {
     const IrIndex u = IrIndex::FromLinear(i, update_dims, &b_);
     llvm::Value* inside = nullptr;
-    ASSIGN_OR_RETURN(IrIndex t, ScatterTarget(u, &inside));
+    ASSIGN_OR_RETURN(IrIndex t, EmitScatterTarget(indexing, u, gens_, &b_, &inside));
     return EmitIf(inside, [&]() -> absl::Status {
       ASSIGN_OR_RETURN(llvm::Value * update, gens_.at(updates)(u));
       if (atomic) {
@@ -1110,7 +842,8 @@ absl::StatusOr<NvptxKernelInfo> Emitter::Run(const std::string& symbol) {
                                                      op->name()));
     }
   }
-  RETURN_IF_ERROR(CollectOutputs());
+  ASSIGN_OR_RETURN(leaves_, CollectOutputLeaves(kEmitter, fusion_, *computation_));
+  reduces_ = CollectReduces(*computation_);
   RETURN_IF_ERROR(CreateKernel(symbol));
   RETURN_IF_ERROR(BuildGenerators());
   RETURN_IF_ERROR(Classify());

@@ -11,7 +11,7 @@
 // when options.noalias says so. The launch is NvptxKernelInfo::launch
 // (1-D grid and blocks; shared memory is static, so no dynamic bytes).
 //
-// Kinds (the classification mirrors host_fusion_emitter.h; the launch of
+// Kinds (classified by AnalyzeFusionKernel in ../fusion_kernel_analysis.h, as for the host; the launch of
 // each comes from launch_dimensions_choice.h):
 //   loop               per output element (thread-indexed with a bounds
 //                      check, grid-stride when the grid is capped); 4-wide

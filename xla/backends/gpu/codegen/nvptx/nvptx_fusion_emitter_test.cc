@@ -15,6 +15,7 @@
 #include "gtest/gtest.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
+#include "xla/backends/gpu/codegen/fusion_emitter_test_util.h"
 #include "xla/backends/gpu/codegen/nvptx/libdevice_math.h"
 #include "xla/backends/gpu/codegen/nvptx/nvptx_compiler.h"
 #include "xla/backends/gpu/codegen/nvptx/ptxas_resource_usage.h"
@@ -22,39 +23,6 @@
 
 namespace xla::gpu {
 namespace {
-
-constexpr char kReducers[] = R"(
-add {
-  x = f32[] parameter(0)
-  y = f32[] parameter(1)
-  ROOT s = f32[] add(x, y)
-}
-max {
-  x = f32[] parameter(0)
-  y = f32[] parameter(1)
-  ROOT m = f32[] maximum(x, y)
-}
-add_s32 {
-  x = s32[] parameter(0)
-  y = s32[] parameter(1)
-  ROOT s = s32[] add(x, y)
-}
-mul {
-  x = f32[] parameter(0)
-  y = f32[] parameter(1)
-  ROOT s = f32[] multiply(x, y)
-}
-argmax {
-  v0 = f32[] parameter(0)
-  i0 = s32[] parameter(1)
-  v1 = f32[] parameter(2)
-  i1 = s32[] parameter(3)
-  gt = pred[] compare(v1, v0), direction=GT
-  v = f32[] select(gt, v1, v0)
-  i = s32[] select(gt, i1, i0)
-  ROOT t = (f32[], s32[]) tuple(v, i)
-}
-)";
 
 struct Compiled {
   NvptxKernelInfo info;
@@ -69,15 +37,12 @@ bool Has(const std::string& ptx, absl::string_view what) {
 // ptxas (required) and ptxas -v (no spills unless `may_spill`).
 Compiled Emit(const std::string& fused, const std::string& entry, const std::string& kind,
               NvptxEmitOptions options = {}, bool may_spill = false) {
-  const std::string text = "HloModule m\n" + std::string(kReducers) + "fused {\n" + fused +
-                           "}\nENTRY e {\n" + entry + "}\n";
-  absl::StatusOr<std::unique_ptr<HloModule>> m = ParseHloModule(text);
-  EXPECT_TRUE(m.ok()) << m.status() << "\n" << text;
-  if (!m.ok()) return {};
+  std::unique_ptr<HloModule> m = ParseFusionTestModule(fused, entry);
+  if (m == nullptr) return {};
   absl::StatusOr<std::string> ptxas = FindPtxas(NvptxCompileOptions());
   EXPECT_TRUE(ptxas.ok()) << "ptxas is required: " << ptxas.status();
   if (!ptxas.ok()) return {};
-  const HloInstruction* fusion = (*m)->entry_computation()->root_instruction();
+  const HloInstruction* fusion = m->entry_computation()->root_instruction();
   Compiled result;
   for (const char* name : {"sm_80", "sm_90"}) {
     options.target = *FindNvptxTarget(name);
@@ -387,21 +352,8 @@ TEST(NvptxFusionEmitter, TransposesUsePaddedSharedTiles) {
 }
 
 TEST(NvptxFusionEmitter, DynamicUpdateSliceInPlaceIteratesOverTheUpdate) {
-  const char* fused = R"(
-  op = f32[37,129] parameter(0)
-  u = f32[5,17] parameter(1)
-  i = s32[] parameter(2)
-  j = s32[] parameter(3)
-  e = f32[5,17] exponential(u)
-  ROOT d = f32[37,129] dynamic-update-slice(op, e, i, j)
-)";
-  const char* entry = R"(
-  op = f32[37,129] parameter(0)
-  u = f32[5,17] parameter(1)
-  i = s32[] parameter(2)
-  j = s32[] parameter(3)
-  ROOT f = f32[37,129] fusion(op, u, i, j), kind=kLoop, calls=fused
-)";
+  const char* fused = kFusionTestDusFused;
+  const char* entry = kFusionTestDusEntry;
   NvptxEmitOptions in_place;
   in_place.output_aliases_operand = {0};
   Compiled c = Emit(fused, entry, "dus_in_place", in_place);
@@ -410,19 +362,8 @@ TEST(NvptxFusionEmitter, DynamicUpdateSliceInPlaceIteratesOverTheUpdate) {
   EXPECT_EQ(copy.info.launch.grid_x, 19);  // every output element
 }
 
-constexpr char kScatter[] = R"(
-  op = f32[11,7] parameter(0)
-  idx = s32[6,1] parameter(1)
-  upd = f32[6,7] parameter(2)
-  u2 = f32[6,7] multiply(upd, upd)
-  ROOT s = f32[11,7] scatter(op, idx, u2), update_window_dims={1}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=add
-)";
-constexpr char kScatterEntry[] = R"(
-  op = f32[11,7] parameter(0)
-  idx = s32[6,1] parameter(1)
-  upd = f32[6,7] parameter(2)
-  ROOT f = f32[11,7] fusion(op, idx, upd), kind=kInput, calls=fused
-)";
+constexpr const char* kScatter = kFusionTestScatterFused;
+constexpr const char* kScatterEntry = kFusionTestScatterEntry;
 
 TEST(NvptxFusionEmitter, ScatterAddInPlaceIsAtomicElseSerial) {
   NvptxEmitOptions in_place;

@@ -11,13 +11,20 @@
 namespace xla {
 namespace {
 
+// Tiles (`T(...)` in the suffix) change the byte order; element sizes
+// (`E(n)`: the runtime keeps one element per ByteWidth bytes) and memory
+// spaces (`S(n)`) do not.
+bool HasTiling(const Layout& layout) {
+  return layout.suffix.find("T(") != std::string::npos;
+}
+
 // Physical stride (in elements) of each logical dimension, or an error.
 absl::StatusOr<std::vector<int64_t>> PhysicalStrides(const Shape& shape) {
   const std::vector<int64_t>& dims = shape.dimensions();
   const int64_t rank = static_cast<int64_t>(dims.size());
   std::vector<int64_t> m2m;
   if (shape.has_layout()) {
-    if (!shape.layout().suffix.empty()) {
+    if (HasTiling(shape.layout())) {
       return absl::UnimplementedError(absl::StrCat("layout suffix '", shape.layout().suffix, "' of ",
                                                    shape.ToString(), " is not supported here"));
     }
@@ -84,7 +91,7 @@ absl::Status Permute(const Shape& shape, absl::Span<const uint8_t> from, absl::S
 bool PhysicalOrderIsLogical(const Shape& shape) {
   if (shape.IsTuple()) return false;
   if (!shape.has_layout()) return true;
-  if (!shape.layout().suffix.empty()) return false;
+  if (HasTiling(shape.layout())) return false;
   int64_t count = 1;
   for (int64_t d : shape.dimensions()) count *= d;
   if (count <= 1) return true;

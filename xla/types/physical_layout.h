@@ -18,14 +18,15 @@
 namespace xla {
 
 // True when `shape` is an array whose physical order equals the logical one:
-// no layout, or the descending layout, without a tiling/memory suffix. Any
-// layout is trivial for arrays of at most one element.
+// no layout, or the descending layout, without tiles. Element-size (`E(n)`)
+// and memory-space (`S(n)`) suffix items do not change the order. Any layout
+// is trivial for arrays of at most one element.
 bool PhysicalOrderIsLogical(const Shape& shape);
 
 // Copies `logical` (row-major) into `physical` ordered by `shape`'s layout.
 // Both spans must be ElementCount * ByteWidth bytes. Errors: a tuple shape,
-// a layout that is not a permutation of the dimensions, a layout with a
-// tiling or memory-space suffix (unsupported), or wrong span sizes.
+// a layout that is not a permutation of the dimensions, a tiled layout
+// (`T(...)`, unsupported), or wrong span sizes.
 absl::Status LogicalToPhysical(const Shape& shape, absl::Span<const uint8_t> logical,
                                absl::Span<uint8_t> physical);
 

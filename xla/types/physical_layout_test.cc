@@ -67,6 +67,9 @@ TEST(PhysicalLayout, RowMajorDetectionAndErrors) {
   EXPECT_FALSE(LogicalToPhysical(WithLayout({4, 6}, {0, 0}), buf, absl::MakeSpan(buf)).ok());
   std::vector<uint8_t> small(10);
   EXPECT_FALSE(LogicalToPhysical(WithLayout({4, 6}, {0, 1}), buf, absl::MakeSpan(small)).ok());
+  Shape packed = WithLayout({4, 6}, {1, 0});
+  packed.mutable_layout()->suffix = "E(4)S(1)";
+  EXPECT_TRUE(PhysicalOrderIsLogical(packed));
   Shape tiled = WithLayout({4, 6}, {1, 0});
   tiled.mutable_layout()->suffix = "T(8,128)";
   absl::Status s = LogicalToPhysical(tiled, buf, absl::MakeSpan(buf));

@@ -127,6 +127,29 @@ TEST(CompileCommand, WritesAnArtifactThatRuns) {
   }
 }
 
+// run --reference evaluates the HLO on the same inputs: PASS against the
+// module itself, FAIL (exit 3) against one that computes 6p instead of 7p.
+TEST(CompileCommand, RunComparesWithAReference) {
+  const std::string module = WriteModule("m_ref.hlo", kModule);
+  const std::string artifact = TempPath("m_ref.xaot");
+  ASSERT_EQ(RunCompileCli({module, "-o", artifact}).code, kExitOk);
+  std::ostringstream out, err;
+  EXPECT_EQ(RunRun({artifact, "--random_inputs", "--seed=4", "--reference=" + module}, out, err),
+            kExitOk)
+      << err.str();
+  EXPECT_TRUE(absl::StrContains(out.str(), "out0 f32[33]: max_abs_err=0 max_rel_err=0 PASS"))
+      << out.str();
+  EXPECT_TRUE(absl::StrContains(out.str(), "PASS: 1 outputs")) << out.str();
+  const std::string six = WriteModule(
+      "m_six.hlo", "HloModule six\nENTRY e {\n  p = f32[33] parameter(0)\n  c = f32[] constant(6)\n"
+                   "  b = f32[33] broadcast(c), dimensions={}\n  ROOT r = f32[33] multiply(p, b)\n}\n");
+  std::ostringstream out6, err6;
+  EXPECT_EQ(RunRun({artifact, "--random_inputs", "--seed=4", "--reference=" + six}, out6, err6),
+            kExitMismatch)
+      << err6.str();
+  EXPECT_TRUE(absl::StrContains(out6.str(), "FAIL")) << out6.str();
+}
+
 TEST(CompileCommand, GpuTargetsAreRefusedClearly) {
   Result r = RunCompileCli({WriteModule("m_gpu.hlo", kModule), "-o", TempPath("g.xaot"),
                             "--target=sm_90"});

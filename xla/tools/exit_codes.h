@@ -7,6 +7,7 @@ namespace xla::cli {
 inline constexpr int kExitOk = 0;        // success
 inline constexpr int kExitBadInput = 1;  // a file does not parse, verify, compile or run
 inline constexpr int kExitUsage = 2;     // unknown subcommand or flag, missing argument
+inline constexpr int kExitMismatch = 3;  // results differ from the reference (run --reference)
 
 }  // namespace xla::cli
 

@@ -1,5 +1,15 @@
 #include "xla/tools/run_command.h"
 
+#include <algorithm>
+#include <cmath>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_format.h"
+#include "xla/hlo/evaluator/hlo_evaluator.h"
+#include "xla/hlo/parser/hlo_parser.h"
+#include "xla/hlo/transforms/literal_compare.h"
+#include "xla/hlo/verifier/hlo_verifier.h"
+
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -16,7 +26,7 @@ namespace xla::cli {
 
 const char kRunHelp[] =
     "usage: xla_aot run FILE.xaot [--input=A.npy ...] [--random_inputs [--seed=N]]\n"
-    "                            [--output_dir=DIR] [--print]\n"
+    "                            [--output_dir=DIR] [--print] [--reference=FILE.hlo]\n"
     "\n"
     "Loads a compiled artifact (validating all of it) and runs it on its target's\n"
     "device (target host runs on the host platform).\n"
@@ -25,12 +35,25 @@ const char kRunHelp[] =
     "  --random_inputs       draw inputs: floats in [-1,1), integers in [0,8)\n"
     "  --seed=N              seed for --random_inputs (default 0)\n"
     "  --output_dir=DIR      write DIR/out0.npy, out1.npy, ... (result leaves, depth-first)\n"
-    "  --print               print the results (the default without --output_dir)\n";
+    "  --print               print the results (the default without --output_dir\n"
+    "                        and --reference)\n"
+    "  --reference=FILE.hlo  also evaluate FILE.hlo (the unoptimized module) on the\n"
+    "                        reference evaluator with the same inputs and print, per\n"
+    "                        output, the max absolute and relative error and PASS or\n"
+    "                        FAIL; exit code 3 when any output fails. An element\n"
+    "                        passes when |got - want| <= tol * (|want| + max|want|),\n"
+    "                        tol being the per-type tolerance (1e-5 for f32) times\n"
+    "                        --tolerance_scale (default 1): relative, but not\n"
+    "                        failing on cancellation in sums (GEMMs sum in another\n"
+    "                        order than the evaluator). Integers compare exactly\n"
+    "  --tolerance_scale=X   scale the float tolerance of --reference\n";
 
 namespace {
 
 struct RunFlags {
   std::string artifact;
+  std::string reference;
+  double tolerance_scale = 1.0;
   TensorIoFlags io;
 };
 
@@ -39,6 +62,15 @@ std::string ParseFlags(const std::vector<std::string>& args, RunFlags* f) {
     std::string error;
     if (ParseTensorIoFlag(arg, &f->io, &error)) {
       if (!error.empty()) return error;
+    } else if (absl::StartsWith(arg, "--tolerance_scale=")) {
+      if (!absl::SimpleAtod(arg.substr(std::string("--tolerance_scale=").size()),
+                            &f->tolerance_scale) ||
+          !(f->tolerance_scale > 0)) {
+        return absl::StrCat("bad ", arg, " (a positive number)");
+      }
+    } else if (absl::StartsWith(arg, "--reference=")) {
+      f->reference = arg.substr(std::string("--reference=").size());
+      if (f->reference.empty()) return "--reference needs an HLO file";
     } else if (absl::StartsWith(arg, "-")) {
       return absl::StrCat("unknown flag '", arg, "'");
     } else if (f->artifact.empty()) {
@@ -74,13 +106,100 @@ absl::StatusOr<std::vector<Literal>> Inputs(const RunFlags& f, const ProgramShap
   return inputs;
 }
 
-absl::StatusOr<std::vector<Literal>> LoadAndRun(const RunFlags& f) {
+struct RunOutcome {
+  std::vector<Literal> inputs;
+  std::vector<Literal> leaves;
+};
+
+absl::StatusOr<RunOutcome> LoadAndRun(const RunFlags& f) {
+  RunOutcome outcome;
   ASSIGN_OR_RETURN(std::unique_ptr<aot::Executable> exe, aot::Executable::LoadFromFile(f.artifact));
-  ASSIGN_OR_RETURN(std::vector<Literal> inputs, Inputs(f, exe->program_shape()));
+  ASSIGN_OR_RETURN(outcome.inputs, Inputs(f, exe->program_shape()));
   ASSIGN_OR_RETURN(stream_executor::Platform * platform,
                    stream_executor::PlatformRegistry::GetPlatform(exe->program().target.platform));
   ASSIGN_OR_RETURN(stream_executor::StreamExecutor * device, platform->GetDevice(0));
-  return aot::ExecuteOnLiterals(*exe, device, inputs);
+  ASSIGN_OR_RETURN(outcome.leaves, aot::ExecuteOnLiterals(*exe, device, outcome.inputs));
+  return outcome;
+}
+
+void FlattenInto(const Literal& value, std::vector<const Literal*>* out) {
+  if (!value.shape().IsTuple()) {
+    out->push_back(&value);
+    return;
+  }
+  for (const Literal& e : value.tuple_elements()) FlattenInto(e, out);
+}
+
+// Evaluates the reference module on `inputs` and compares every output leaf
+// with `actual`; writes one line per leaf and a verdict. Returns whether all
+// leaves pass, or an error when the reference cannot be evaluated.
+// Float leaves: every element within tol * (|want| + max|want|), NaN where
+// NaN is expected. Other leaves: CompareLiterals (exact). The message names
+// the first failing element.
+absl::Status CompareLeaf(const Literal& want, const Literal& got, double scale) {
+  const PrimitiveType type = want.shape().element_type();
+  if (!want.shape().IsArray() || !IsFloat(type) || got.element_count() != want.element_count()) {
+    return CompareLiterals(want, got, scale);
+  }
+  const double tol = DefaultRelativeTolerance(type) * scale;
+  double max_want = 0;
+  for (int64_t k = 0; k < want.element_count(); ++k) {
+    if (std::isfinite(want.GetDouble(k))) max_want = std::max(max_want, std::abs(want.GetDouble(k)));
+  }
+  int64_t bad = 0, first = -1;
+  for (int64_t k = 0; k < want.element_count(); ++k) {
+    const double w = want.GetDouble(k), g = got.GetDouble(k);
+    const bool ok = (std::isnan(w) && std::isnan(g)) || w == g ||
+                    std::abs(g - w) <= tol * (std::abs(w) + max_want);
+    if (ok) continue;
+    if (first < 0) first = k;
+    ++bad;
+  }
+  if (bad == 0) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrFormat(
+      "%d of %d elements differ; first at index %d: expected %.9g but got %.9g", bad,
+      want.element_count(), first, want.GetDouble(first), got.GetDouble(first)));
+}
+
+absl::StatusOr<bool> CompareWithReference(const std::string& path,
+                                          const std::vector<Literal>& inputs,
+                                          const std::vector<Literal>& actual, double scale,
+                                          std::ostream& out) {
+  ASSIGN_OR_RETURN(std::unique_ptr<HloModule> module, ParseHloModuleFile(path));
+  if (absl::Status v = VerifyModule(*module); !v.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat(path, ": verifier: ", v.message()));
+  }
+  ASSIGN_OR_RETURN(Literal expected, HloEvaluator().Evaluate(*module, inputs));
+  std::vector<const Literal*> leaves;
+  FlattenInto(expected, &leaves);
+  if (leaves.size() != actual.size()) {
+    return absl::InvalidArgumentError(absl::StrCat(path, " has ", leaves.size(),
+                                                   " output leaves but the artifact has ",
+                                                   actual.size()));
+  }
+  bool all_pass = true;
+  for (size_t i = 0; i < leaves.size(); ++i) {
+    const Literal& want = *leaves[i];
+    const Literal& got = actual[i];
+    double max_abs = 0, max_rel = 0;
+    const bool numeric = want.shape().IsArray() && got.element_count() == want.element_count() &&
+                         !IsComplex(want.shape().element_type());
+    for (int64_t k = 0; numeric && k < want.element_count(); ++k) {
+      const double w = want.GetDouble(k), g = got.GetDouble(k);
+      if (std::isnan(w) && std::isnan(g)) continue;
+      const double abs_err = std::abs(w - g);
+      max_abs = std::max(max_abs, abs_err);
+      if (w != 0) max_rel = std::max(max_rel, abs_err / std::abs(w));
+    }
+    const absl::Status same = CompareLeaf(want, got, scale);
+    all_pass &= same.ok();
+    out << absl::StrFormat("out%d %s: max_abs_err=%.3g max_rel_err=%.3g %s\n", i,
+                           got.shape().ToString(false), max_abs, max_rel,
+                           same.ok() ? "PASS" : absl::StrCat("FAIL (", same.message(), ")"));
+  }
+  out << (all_pass ? "PASS" : "FAIL") << ": " << leaves.size() << " outputs against " << path
+      << "\n";
+  return all_pass;
 }
 
 }  // namespace
@@ -97,18 +216,27 @@ int RunRun(const std::vector<std::string>& args, std::ostream& out, std::ostream
     err << "xla_aot run: " << usage << "\n" << kRunHelp;
     return kExitUsage;
   }
-  absl::StatusOr<std::vector<Literal>> leaves = LoadAndRun(flags);
-  if (!leaves.ok()) {
-    err << "xla_aot run: " << flags.artifact << ": " << leaves.status().message() << "\n";
+  absl::StatusOr<RunOutcome> run = LoadAndRun(flags);
+  if (!run.ok()) {
+    err << "xla_aot run: " << flags.artifact << ": " << run.status().message() << "\n";
     return kExitBadInput;
   }
   std::vector<const Literal*> pointers;
-  for (const Literal& leaf : *leaves) pointers.push_back(&leaf);
-  if (absl::Status s = EmitResults(flags.io, pointers, out); !s.ok()) {
-    err << "xla_aot run: " << s.message() << "\n";
+  for (const Literal& leaf : run->leaves) pointers.push_back(&leaf);
+  const bool emit = flags.reference.empty() || flags.io.print || !flags.io.output_dir.empty();
+  if (emit) {
+    if (absl::Status s = EmitResults(flags.io, pointers, out); !s.ok()) {
+      err << "xla_aot run: " << s.message() << "\n";
+      return kExitBadInput;
+    }
+  }
+  if (flags.reference.empty()) return kExitOk;
+  absl::StatusOr<bool> pass = CompareWithReference(flags.reference, run->inputs, run->leaves, flags.tolerance_scale, out);
+  if (!pass.ok()) {
+    err << "xla_aot run: --reference: " << pass.status().message() << "\n";
     return kExitBadInput;
   }
-  return kExitOk;
+  return *pass ? kExitOk : kExitMismatch;
 }
 
 }  // namespace xla::cli

@@ -4,6 +4,7 @@
 #include <functional>
 #include <memory>
 #include <utility>
+#include <variant>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
@@ -18,6 +19,7 @@
 #include "xla/backends/gpu/codegen/ir_loops.h"
 #include "xla/backends/gpu/codegen/reduction_ir.h"
 #include "xla/backends/gpu/codegen/update_index_ir.h"
+#include "xla/backends/gpu/codegen/window_gather_ir.h"
 #include "xla/hlo/ir/hlo_computation.h"
 #include "xla/types/primitive_type.h"
 #include "xla/util/status_macros.h"
@@ -37,6 +39,10 @@ int64_t Product(absl::Span<const int64_t> dims) {
 int64_t CeilDiv(int64_t a, int64_t b) { return b <= 0 ? 0 : (a + b - 1) / b; }
 
 constexpr absl::string_view kEmitter = "host";
+
+// Convolution kernels: most output features per block (f64 accumulators on
+// the stack, the vectorized inner loop).
+constexpr int64_t kConvFeatureChunk = 128;
 
 absl::Status Unimplemented(const HloInstruction* hlo, absl::string_view why) {
   return FusionEmitterUnimplemented(kEmitter, *hlo, why);
@@ -75,6 +81,8 @@ class FusionEmitter {
   Segment PlanColumns(std::vector<int64_t> input_dims);
   absl::StatusOr<Segment> PlanScatter(bool in_place);
   Segment PlanDusInPlace();
+  absl::StatusOr<Segment> PlanSort();
+  absl::StatusOr<Segment> PlanConvolution();
   std::vector<Segment> PlanLoop(bool same_dims);
   // Writes every output leaf at the index.
   IndexFn AllLeavesBody() {
@@ -221,6 +229,42 @@ absl::Status FusionEmitter::BuildGenerators() {
       };
       continue;
     }
+    if (opcode == HloOpcode::kConvolution) {
+      gens_[instr] = [this, instr](const IrIndex& index) -> absl::StatusOr<llvm::Value*> {
+        return EmitConvolutionElement(kEmitter, *instr, index, gens_, &b_);
+      };
+      continue;
+    }
+    if (opcode == HloOpcode::kGather) {
+      gens_[instr] = [this, instr](const IrIndex& index) -> absl::StatusOr<llvm::Value*> {
+        return EmitGatherElement(kEmitter, *instr, index, gens_, &b_);
+      };
+      continue;
+    }
+    if (opcode == HloOpcode::kReduceWindow) {
+      if (instr->shape().IsTuple()) continue;  // its get-tuple-elements read it
+      gens_[instr] = [this, instr](const IrIndex& index) -> absl::StatusOr<llvm::Value*> {
+        ASSIGN_OR_RETURN(std::vector<llvm::Value*> values,
+                         EmitReduceWindowElement(kEmitter, *instr, index, gens_, elemental_, &b_));
+        return values[0];
+      };
+      continue;
+    }
+    if (opcode == HloOpcode::kSort) {
+      if (instr == root) continue;  // PlanSort emits it
+      return Unimplemented(instr, "sort is only supported as the fused root");
+    }
+    if (opcode == HloOpcode::kGetTupleElement &&
+        instr->operand(0)->opcode() == HloOpcode::kReduceWindow) {
+      const HloInstruction* op = instr->operand(0);
+      const int64_t k = instr->tuple_index();
+      gens_[instr] = [this, op, k](const IrIndex& index) -> absl::StatusOr<llvm::Value*> {
+        ASSIGN_OR_RETURN(std::vector<llvm::Value*> values,
+                         EmitReduceWindowElement(kEmitter, *op, index, gens_, elemental_, &b_));
+        return values[k];
+      };
+      continue;
+    }
     if (opcode == HloOpcode::kGetTupleElement) {
       const HloInstruction* op = instr->operand(0);
       if (op->opcode() != HloOpcode::kReduce) {
@@ -276,6 +320,11 @@ absl::StatusOr<llvm::Value*> FusionEmitter::LeafValue(const OutputLeaf& leaf,
                                                       const IrIndex& index) {
   if (leaf.instr->opcode() == HloOpcode::kReduce && leaf.instr->shape().IsTuple()) {
     ASSIGN_OR_RETURN(std::vector<llvm::Value*> values, ReduceValues(leaf.instr, index));
+    return values[leaf.value];
+  }
+  if (leaf.instr->opcode() == HloOpcode::kReduceWindow && leaf.instr->shape().IsTuple()) {
+    ASSIGN_OR_RETURN(std::vector<llvm::Value*> values,
+                     EmitReduceWindowElement(kEmitter, *leaf.instr, index, gens_, elemental_, &b_));
     return values[leaf.value];
   }
   return gens_.at(leaf.instr)(index);
@@ -532,6 +581,133 @@ Segment FusionEmitter::PlanDusInPlace() {
   return segments.empty() ? Segment{} : segments[0];
 }
 
+absl::StatusOr<Segment> FusionEmitter::PlanConvolution() {
+  const HloInstruction* conv = computation_->root_instruction();
+  const AttrValue* v = conv->FindAttr(AttrId::kDimLabels);
+  const ConvDimLabels* labels = v == nullptr ? nullptr : std::get_if<ConvDimLabels>(v);
+  if (labels == nullptr) return Unimplemented(conv, "convolution without dim_labels");
+  const std::vector<int64_t> dims = leaves_[0].shape.dimensions();
+  const int64_t fdim = labels->output_feature;
+  if (fdim < 0 || fdim >= static_cast<int64_t>(dims.size())) {
+    return Unimplemented(conv, "output feature dimension out of range");
+  }
+  std::vector<int64_t> pixel_dims;
+  for (int64_t d = 0; d < static_cast<int64_t>(dims.size()); ++d) {
+    if (d != fdim) pixel_dims.push_back(dims[d]);
+  }
+  const int64_t features = dims[fdim];
+  const int64_t chunk = std::max<int64_t>(1, std::min<int64_t>(features, kConvFeatureChunk));
+  const int64_t chunks = CeilDiv(features, chunk);
+  Segment s;
+  s.blocks = Product(pixel_dims) * chunks;
+  s.emit = [=](llvm::Value* block) -> absl::Status {
+    llvm::Value* pixel = b_.CreateUDiv(block, b_.getInt64(chunks));
+    llvm::Value* o0 =
+        b_.CreateMul(b_.CreateURem(block, b_.getInt64(chunks)), b_.getInt64(chunk));
+    llvm::Value* o1 = Min(b_.CreateAdd(o0, b_.getInt64(chunk)), b_.getInt64(features));
+    std::vector<llvm::Value*> index = IrIndex::FromLinear(pixel, pixel_dims, &b_).multidim();
+    index.insert(index.begin() + fdim, o0);
+    const IrArray out = OutputArray(0);
+    return EmitConvolutionFeatureBlock(
+        kEmitter, *conv, IrIndex(index, dims), o0, o1, chunk, gens_, &b_,
+        [&](llvm::Value* o, llvm::Value* value) {
+          std::vector<llvm::Value*> at = index;
+          at[fdim] = o;
+          out.EmitWriteElement(IrIndex(at, dims), value, &b_);
+          return absl::OkStatus();
+        });
+  };
+  return s;
+}
+
+absl::StatusOr<Segment> FusionEmitter::PlanSort() {
+  const HloInstruction* sort = computation_->root_instruction();
+  const std::vector<int64_t>& sort_dims = sort->dimensions();
+  if (sort->operand_count() < 1 || sort_dims.size() != 1 || sort->to_apply() == nullptr ||
+      static_cast<int64_t>(leaves_.size()) != sort->operand_count()) {
+    return Unimplemented(sort, "malformed sort");
+  }
+  const std::vector<int64_t> dims = sort->operand(0)->shape().dimensions();
+  const int64_t dim = sort_dims[0];
+  if (dim < 0 || dim >= static_cast<int64_t>(dims.size())) {
+    return Unimplemented(sort, "sort dimension out of range");
+  }
+  for (const HloInstruction* op : sort->operands()) {
+    if (op->shape().dimensions() != dims) return Unimplemented(sort, "operands of different dims");
+  }
+  std::vector<int64_t> line_dims;
+  for (int64_t d = 0; d < static_cast<int64_t>(dims.size()); ++d) {
+    if (d != dim) line_dims.push_back(dims[d]);
+  }
+  const int64_t len = dims[dim];
+  const int64_t n = sort->operand_count();
+  Segment s;
+  s.blocks = len == 0 ? 0 : Product(line_dims);
+  s.emit = [=](llvm::Value* block) -> absl::Status {
+    const std::vector<llvm::Value*> line = IrIndex::FromLinear(block, line_dims, &b_).multidim();
+    auto at = [&](llvm::Value* j) {
+      std::vector<llvm::Value*> index = line;
+      index.insert(index.begin() + dim, j);
+      return IrIndex(index, dims);
+    };
+    std::vector<llvm::Type*> types;
+    std::vector<llvm::AllocaInst*> keys;
+    for (int64_t k = 0; k < n; ++k) {
+      types.push_back(ElementIrType(leaves_[k].shape.element_type(), ctx_));
+      keys.push_back(EntryAlloca(types.back(), 1, "sort_key"));
+    }
+    llvm::AllocaInst* slot = EntryAlloca(b_.getInt64Ty(), 1, "sort_slot");
+    // The line into the outputs, then a stable insertion sort there.
+    RETURN_IF_ERROR(EmitLoop(0, len, "sort_copy", [&](llvm::Value* j) -> absl::Status {
+      for (int64_t k = 0; k < n; ++k) {
+        ASSIGN_OR_RETURN(llvm::Value * v, gens_.at(sort->operand(k))(at(j)));
+        OutputArray(k).EmitWriteElement(at(j), v, &b_);
+      }
+      return absl::OkStatus();
+    }));
+    return EmitLoop(1, len, "sort_i", [&](llvm::Value* i) -> absl::Status {
+      for (int64_t k = 0; k < n; ++k) {
+        b_.CreateStore(OutputArray(k).EmitReadElement(at(i), &b_), keys[k]);
+      }
+      b_.CreateStore(i, slot);
+      llvm::Function* f = b_.GetInsertBlock()->getParent();
+      llvm::BasicBlock* header = llvm::BasicBlock::Create(ctx_, "sort_header", f);
+      llvm::BasicBlock* check = llvm::BasicBlock::Create(ctx_, "sort_check", f);
+      llvm::BasicBlock* shift = llvm::BasicBlock::Create(ctx_, "sort_shift", f);
+      llvm::BasicBlock* done = llvm::BasicBlock::Create(ctx_, "sort_done", f);
+      b_.CreateBr(header);
+      b_.SetInsertPoint(header);
+      llvm::Value* j = b_.CreateLoad(b_.getInt64Ty(), slot);
+      b_.CreateCondBr(b_.CreateICmpSGT(j, b_.getInt64(0)), check, done);
+      b_.SetInsertPoint(check);
+      llvm::Value* prev = b_.CreateSub(j, b_.getInt64(1));
+      std::vector<llvm::Value*> args;
+      for (int64_t k = 0; k < n; ++k) {
+        args.push_back(b_.CreateLoad(types[k], keys[k]));
+        args.push_back(OutputArray(k).EmitReadElement(at(prev), &b_));
+      }
+      ASSIGN_OR_RETURN(std::vector<llvm::Value*> less, EmitComputation(sort->to_apply(), args));
+      if (less.size() != 1) return Unimplemented(sort, "comparator must return one pred");
+      llvm::Value* lt = b_.CreateICmpNE(less[0], llvm::ConstantInt::get(less[0]->getType(), 0));
+      b_.CreateCondBr(lt, shift, done);
+      b_.SetInsertPoint(shift);
+      for (int64_t k = 0; k < n; ++k) {
+        OutputArray(k).EmitWriteElement(at(j), OutputArray(k).EmitReadElement(at(prev), &b_),
+                                        &b_);
+      }
+      b_.CreateStore(prev, slot);
+      b_.CreateBr(header);
+      b_.SetInsertPoint(done);
+      llvm::Value* to = b_.CreateLoad(b_.getInt64Ty(), slot);
+      for (int64_t k = 0; k < n; ++k) {
+        OutputArray(k).EmitWriteElement(at(to), b_.CreateLoad(types[k], keys[k]), &b_);
+      }
+      return absl::OkStatus();
+    });
+  };
+  return s;
+}
+
 std::vector<Segment> FusionEmitter::PlanLoop(bool same_dims) {
   auto no_prologue = []() { return absl::OkStatus(); };
   if (!same_dims) {
@@ -553,6 +729,19 @@ std::vector<Segment> FusionEmitter::PlanLoop(bool same_dims) {
 }
 
 absl::StatusOr<std::vector<Segment>> FusionEmitter::Plan() {
+  if (computation_->root_instruction()->opcode() == HloOpcode::kSort) {
+    kind_ = "sort";
+    ASSIGN_OR_RETURN(Segment s, PlanSort());
+    if (s.blocks == 0) return std::vector<Segment>{};
+    return std::vector<Segment>{s};
+  }
+  if (computation_->root_instruction()->opcode() == HloOpcode::kConvolution &&
+      leaves_.size() == 1) {
+    kind_ = "convolution";
+    ASSIGN_OR_RETURN(Segment s, PlanConvolution());
+    if (s.blocks == 0) return std::vector<Segment>{};
+    return std::vector<Segment>{s};
+  }
   const FusionKernelAnalysis a =
       AnalyzeFusionKernel(*computation_, leaves_, reduces_, options_.output_aliases_operand);
   kind_ = std::string(FusionKernelKindName(a.kind));
@@ -598,7 +787,22 @@ absl::StatusOr<HostKernelInfo> FusionEmitter::Run(const std::string& symbol) {
                                                      " has a non-array operand ", op->name()));
     }
   }
-  ASSIGN_OR_RETURN(leaves_, CollectOutputLeaves(kEmitter, fusion_, *computation_));
+  const HloInstruction* root = computation_->root_instruction();
+  if ((root->opcode() == HloOpcode::kSort || root->opcode() == HloOpcode::kReduceWindow) &&
+      root->shape().IsTuple()) {
+    // One output per sorted operand / reduce-window value.
+    if (!fusion_.shape().IsTuple() ||
+        fusion_.shape().tuple_shapes().size() != root->shape().tuple_shapes().size()) {
+      return Unimplemented(root, "tuple-shaped root whose fusion shape does not match");
+    }
+    for (size_t k = 0; k < root->shape().tuple_shapes().size(); ++k) {
+      const Shape& leaf = fusion_.shape().tuple_shapes()[k];
+      if (!leaf.IsArray()) return Unimplemented(root, "nested tuple output");
+      leaves_.push_back(OutputLeaf{root, static_cast<int64_t>(k), leaf});
+    }
+  } else {
+    ASSIGN_OR_RETURN(leaves_, CollectOutputLeaves(kEmitter, fusion_, *computation_));
+  }
   reduces_ = CollectReduces(*computation_);
   RETURN_IF_ERROR(CreateFunctions(symbol));
   RETURN_IF_ERROR(BuildGenerators());

@@ -29,6 +29,20 @@
 //                      buffer the output aliases: only the update is written.
 //   scatter            root scatter: one block, sequential in update order,
 //                      the operand copied first unless the output aliases it.
+//   sort               root sort (one or more operands, any sort dim): one
+//                      block per line along the sort dim; the line is
+//                      copied to the outputs, then a stable insertion sort
+//                      there calls the comparator (O(n^2) per line: meant
+//                      for the modest sorts of model graphs).
+//   convolution        root convolution: block = one output position x up
+//                      to 128 output features; loops over the window and
+//                      input features with the feature loop innermost
+//                      (vectorizes), f64 accumulators in the evaluator's
+//                      order (bit-exact).
+// Convolution, reduce-window and gather are also element generators
+// (../window_gather_ir.h) usable in any kind, typically loop: one output
+// element loops over its window (and input features); convolutions
+// accumulate in f64 in the evaluator's order, so they are bit-exact too.
 // Every reduction accumulates sequentially over the reduced dims in
 // row-major order starting from the init value, exactly as the reference
 // evaluator does, so results are bit-identical to it (at the cost of no
@@ -90,8 +104,8 @@ struct HostKernelInfo {
 // computation) to `module`. Errors: InvalidArgument when `fusion` is not a
 // fusion, has tuple-shaped operands, or `symbol` already exists in
 // `module`; Unimplemented naming the fused instruction when it contains an
-// op no host emitter handles (dot, convolution, gather, sort, reduce-window,
-// variadic scatter, ...). On error the module may hold a partial function
+// op no host emitter handles (dot, select-and-scatter, rng, a sort that is
+// not the root, variadic scatter, ...). On error the module may hold a partial function
 // that the caller must discard with the module.
 absl::StatusOr<HostKernelInfo> EmitHostFusionKernel(const HloInstruction& fusion,
                                                     const std::string& symbol,

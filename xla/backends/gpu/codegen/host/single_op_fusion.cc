@@ -19,7 +19,8 @@ bool CanWrapInFusion(const HloInstruction& instr) {
       HloOpcode::kConcatenate,   HloOpcode::kReverse,      HloOpcode::kDynamicSlice,
       HloOpcode::kDynamicUpdateSlice, HloOpcode::kReduce,  HloOpcode::kScatter,
       HloOpcode::kBitcastConvert, HloOpcode::kReducePrecision, HloOpcode::kClamp,
-      HloOpcode::kCompare,
+      HloOpcode::kCompare,       HloOpcode::kConvolution,  HloOpcode::kReduceWindow,
+      HloOpcode::kGather,        HloOpcode::kSort,
   };
   if (IsElementwise(instr.opcode())) return true;
   for (HloOpcode op : kOthers) {

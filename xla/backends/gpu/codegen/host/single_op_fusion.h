@@ -15,9 +15,9 @@ namespace xla::gpu {
 // True for the opcodes WrapInFusion accepts: elementwise ops, compare,
 // select, clamp, convert, bitcast-convert, reduce-precision, copy, iota,
 // broadcast, reshape, transpose, slice, pad, concatenate, reverse,
-// dynamic-slice, dynamic-update-slice, reduce and scatter. Gather, dot,
-// sort, reduce-window and the like are not (the host emitters cannot emit
-// them).
+// dynamic-slice, dynamic-update-slice, reduce, scatter, convolution,
+// reduce-window, gather and sort. Dot (a GEMM thunk), select-and-scatter,
+// rng and the like are not (the host emitters cannot emit them).
 bool CanWrapInFusion(const HloInstruction& instr);
 
 // Replaces `instr` (in a computation of a module) by a fusion instruction

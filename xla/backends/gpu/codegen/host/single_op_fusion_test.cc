@@ -64,7 +64,7 @@ ENTRY e {
 })", "loop");
 }
 
-TEST(SingleOpFusion, RejectsGatherAndDot) {
+TEST(SingleOpFusion, RejectsDot) {
   absl::StatusOr<std::unique_ptr<HloModule>> m = ParseHloModule(R"(HloModule m
 ENTRY e {
   a = f32[4,5] parameter(0)

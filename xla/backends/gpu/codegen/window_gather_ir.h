@@ -1,0 +1,73 @@
+// Element emitters for the ops whose element is a loop of its own, shared
+// by the fusion kernel emitters: convolution, reduce-window and gather.
+// Each computes the element (or, for a variadic reduce-window, the values)
+// at one output index from the generators of the instruction's operands in
+// `gens`, following the reference evaluator exactly:
+//   * convolution (xla/hlo/evaluator/convolution_op.cc): any dim_labels,
+//     window strides, padding (negative crops), lhs/rhs dilation, reversal,
+//     feature_group_count and batch_group_count. Float results accumulate
+//     in f64 (products and sums, no FMA) in the evaluator's order (kernel
+//     taps row-major, then input features) and round once to the result
+//     type (f64 -> narrow goes through f32 as the evaluator's SetDouble
+//     does), so results are bit-identical; integer ones wrap in 64 bits.
+//   * reduce-window (reduce_ops.cc): window positions row-major, positions
+//     on padding or between dilated elements skipped, starting from the
+//     init values; reversal is ignored, as there.
+//   * gather (indexing_ops.cc): start indices clamped into
+//     [0, dim - slice_size], offset_dims, collapsed_slice_dims,
+//     start_index_map, index_vector_dim and operand/start-indices batching
+//     dims.
+// Errors are Unimplemented/InvalidArgument prefixed "<emitter> fusion
+// emitter: " and naming the instruction (missing or malformed attributes,
+// complex types). Emission mutates the builder's module: not thread-safe.
+#ifndef XLA_BACKENDS_GPU_CODEGEN_WINDOW_GATHER_IR_H_
+#define XLA_BACKENDS_GPU_CODEGEN_WINDOW_GATHER_IR_H_
+
+#include <functional>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "llvm/IR/IRBuilder.h"
+#include "xla/backends/gpu/codegen/elemental_ir_emitter.h"
+#include "xla/backends/gpu/codegen/ir_array.h"
+#include "xla/backends/gpu/codegen/reduction_ir.h"
+#include "xla/hlo/ir/hlo_instruction.h"
+
+namespace xla::gpu {
+
+// The element of convolution `conv` at output `index`.
+absl::StatusOr<llvm::Value*> EmitConvolutionElement(absl::string_view emitter,
+                                                    const HloInstruction& conv,
+                                                    const IrIndex& index,
+                                                    const FusedGenerators& gens,
+                                                    llvm::IRBuilder<>* b);
+
+// The elements of convolution `conv` at output `index` for every output
+// feature o in [o0, o1) (index's output-feature component is ignored):
+// calls `write(o, value)` for each, after the whole window. The loop over
+// o is innermost and unit-stride in HWIO kernels / NHWC inputs, so it
+// vectorizes while each element keeps the evaluator's summation order
+// (bit-identical to EmitConvolutionElement). Accumulators: an entry-block
+// array of `max_block` >= o1 - o0 elements. Errors: as
+// EmitConvolutionElement, or write's.
+absl::Status EmitConvolutionFeatureBlock(
+    absl::string_view emitter, const HloInstruction& conv, const IrIndex& index,
+    llvm::Value* o0, llvm::Value* o1, int64_t max_block, const FusedGenerators& gens,
+    llvm::IRBuilder<>* b, const std::function<absl::Status(llvm::Value*, llvm::Value*)>& write);
+
+// The values of reduce-window `rw` (N inputs, N inits) at output `index`.
+absl::StatusOr<std::vector<llvm::Value*>> EmitReduceWindowElement(
+    absl::string_view emitter, const HloInstruction& rw, const IrIndex& index,
+    const FusedGenerators& gens, ElementalIrEmitter& elemental, llvm::IRBuilder<>* b);
+
+// The element of gather `gather` at output `index`.
+absl::StatusOr<llvm::Value*> EmitGatherElement(absl::string_view emitter,
+                                               const HloInstruction& gather,
+                                               const IrIndex& index,
+                                               const FusedGenerators& gens,
+                                               llvm::IRBuilder<>* b);
+
+}  // namespace xla::gpu
+
+#endif  // XLA_BACKENDS_GPU_CODEGEN_WINDOW_GATHER_IR_H_

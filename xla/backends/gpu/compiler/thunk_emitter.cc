@@ -117,13 +117,12 @@ bool IsSupportedGemmElementType(PrimitiveType t) {
 class Emitter {
  public:
   Emitter(const HloModule& module, const HloSchedule& schedule,
-          const BufferAssignment& assignment, const ThunkEmitterOptions& options,
-          llvm::Module* kernels, GpuExecutablePayloadProto* payload)
+          const BufferAssignment& assignment, KernelBackend* backend,
+          GpuExecutablePayloadProto* payload)
       : module_(module),
         schedule_(schedule),
         assignment_(assignment),
-        options_(options),
-        kernels_(kernels),
+        backend_(backend),
         payload_(payload) {}
 
   absl::Status Run() {
@@ -158,6 +157,12 @@ class Emitter {
       }
       if (a.is_constant) {
         XLA_CHECK(a.constant != nullptr) << "constant allocation without instruction";
+        if (!a.constant->has_literal() || a.constant->literal().elided()) {
+          return absl::InvalidArgumentError(absl::StrCat(
+              "constant '", a.constant->name(),
+              "' has no value (the HLO text elides it as {...}); the compiler needs every "
+              "constant's value: print the module with full constants"));
+        }
         const Literal* literal = &a.constant->literal();
         for (int64_t i : a.constant_shape_index) literal = &literal->tuple_elements()[i];
         std::string content(reinterpret_cast<const char*>(literal->data().data()),
@@ -278,7 +283,8 @@ class Emitter {
     }
     if (op == HloOpcode::kFusion || CanWrapInFusion(instr)) {
       if (const HloInstruction* complex = FindComplexValue(instr)) {
-        return Unimplemented(instr, absl::StrCat("the host kernel emitters do not support complex "
+        return Unimplemented(instr, absl::StrCat("the ", backend_->TargetName(),
+                                                 " kernel emitters do not support complex "
                                                  "numbers (", complex->name(), " is ",
                                                  complex->shape().ToString(), ")"));
       }
@@ -289,7 +295,8 @@ class Emitter {
     if (op == HloOpcode::kConditional) return EmitConditional(instr, out);
     if (op == HloOpcode::kCustomCall) return EmitCustomCall(instr, out);
     if (CanWrapInFusion(instr)) return EmitWrapped(instr, out);
-    return Unimplemented(instr, "no thunk emission for this opcode on the host target");
+    return Unimplemented(instr, absl::StrCat("no thunk emission for this opcode on the ",
+                                             backend_->TargetName(), " target"));
   }
 
   // Emits `fusion`'s kernel; `owner` is the instruction whose buffers the
@@ -309,10 +316,7 @@ class Emitter {
     }
     const std::vector<ShapeIndex> leaves = ArrayLeaves(owner.shape());
     std::vector<BufferSlice> output_slices;
-    HostEmitOptions options = options_.kernel;
-    options.noalias.clear();
-    options.alignment.clear();
-    options.output_aliases_operand.clear();
+    std::vector<int64_t> output_aliases_operand;
     for (const ShapeIndex& leaf : leaves) {
       ASSIGN_OR_RETURN(BufferSlice s, Slice(&owner, leaf));
       output_slices.push_back(s);
@@ -320,31 +324,26 @@ class Emitter {
       for (size_t j = 0; j < operand_slices.size(); ++j) {
         if (operand_slices[j] == s) aliased = static_cast<int64_t>(j);
       }
-      options.output_aliases_operand.push_back(aliased);
+      output_aliases_operand.push_back(aliased);
     }
     const std::string symbol = KernelSymbolName(owner.name(), &used_symbols_);
-    ASSIGN_OR_RETURN(HostKernelInfo info, EmitHostFusionKernel(fusion, symbol, options, kernels_));
-    if (info.total_blocks == 0) return absl::OkStatus();
+    ASSIGN_OR_RETURN(EmittedKernel info,
+                     backend_->EmitFusionKernel(fusion, symbol, output_aliases_operand));
+    if (info.launch.grid_x() == 0) return absl::OkStatus();
     const int64_t kernel_index = payload_->kernels_size();
     KernelProto* kernel = payload_->add_kernels();
     kernel->set_name(info.symbol);
-    kernel->set_host_symbol(info.symbol);
+    RETURN_IF_ERROR(backend_->DescribeKernel(info, kernel));
     KernelThunkProto* thunk = AddThunk(owner, out)->mutable_kernel();
     thunk->set_kernel_index(kernel_index);
-    for (const HostKernelArg& arg : info.args) {
+    for (const KernelArgRef& arg : info.args) {
       const std::vector<BufferSlice>& table = arg.is_output ? output_slices : operand_slices;
       if (arg.index < 0 || arg.index >= static_cast<int64_t>(table.size())) {
         return absl::InternalError(absl::StrCat("kernel argument ", arg.index, " out of range"));
       }
       *thunk->add_args() = ToProto(table[arg.index]);
     }
-    LaunchDimensionsProto* dims = thunk->mutable_launch_dimensions();
-    dims->set_grid_x(info.total_blocks);
-    dims->set_grid_y(1);
-    dims->set_grid_z(1);
-    dims->set_block_x(1);
-    dims->set_block_y(1);
-    dims->set_block_z(1);
+    *thunk->mutable_launch_dimensions() = info.launch;
     return absl::OkStatus();
   }
 
@@ -428,10 +427,11 @@ class Emitter {
   absl::Status EmitCustomCall(const HloInstruction& call, Thunks* out) {
     const std::string& target = call.GetString(AttrId::kCustomCallTarget);
     absl::StatusOr<const ffi::HandlerEntry*> handler =
-        ffi::FfiRegistry::Global().Lookup(target, "host");
+        ffi::FfiRegistry::Global().Lookup(target, backend_->FfiPlatform());
     if (!handler.ok()) {
       return Unimplemented(call, absl::StrCat("custom-call target '", target,
-                                              "' is not an FFI handler for the host platform: ",
+                                              "' is not an FFI handler for the ",
+                                              backend_->FfiPlatform(), " platform: ",
                                               handler.status().message()));
     }
     std::vector<BufferSlice> operands, results;
@@ -522,18 +522,64 @@ class Emitter {
   const HloModule& module_;
   const HloSchedule& schedule_;
   const BufferAssignment& assignment_;
-  const ThunkEmitterOptions& options_;
-  llvm::Module* kernels_;
+  KernelBackend* backend_;
   GpuExecutablePayloadProto* payload_;
   absl::flat_hash_set<std::string> used_symbols_;
 };
 
+// The host target: every kernel into one LLVM module, described by its
+// exported symbol; launched as grid_x = total_blocks single-"thread" blocks.
+class HostKernelBackend : public KernelBackend {
+ public:
+  HostKernelBackend(const HostEmitOptions& options, llvm::Module* kernels)
+      : options_(options), kernels_(kernels) {}
+
+  std::string TargetName() const override { return "host"; }
+  std::string FfiPlatform() const override { return "host"; }
+
+  absl::StatusOr<EmittedKernel> EmitFusionKernel(
+      const HloInstruction& fusion, const std::string& symbol,
+      const std::vector<int64_t>& output_aliases_operand) override {
+    HostEmitOptions options = options_;
+    options.noalias.clear();
+    options.alignment.clear();
+    options.output_aliases_operand = output_aliases_operand;
+    ASSIGN_OR_RETURN(HostKernelInfo info, EmitHostFusionKernel(fusion, symbol, options, kernels_));
+    EmittedKernel kernel;
+    kernel.symbol = info.symbol;
+    for (const HostKernelArg& arg : info.args) kernel.args.push_back({arg.is_output, arg.index});
+    kernel.launch.set_grid_x(info.total_blocks);
+    kernel.launch.set_grid_y(1);
+    kernel.launch.set_grid_z(1);
+    kernel.launch.set_block_x(1);
+    kernel.launch.set_block_y(1);
+    kernel.launch.set_block_z(1);
+    return kernel;
+  }
+
+  absl::Status DescribeKernel(const EmittedKernel& kernel, KernelProto* proto) override {
+    proto->set_host_symbol(kernel.symbol);
+    return absl::OkStatus();
+  }
+
+ private:
+  const HostEmitOptions& options_;
+  llvm::Module* kernels_;
+};
+
 }  // namespace
+
+absl::Status EmitThunksWithBackend(const HloModule& module, const HloSchedule& schedule,
+                                   const BufferAssignment& assignment, KernelBackend* backend,
+                                   GpuExecutablePayloadProto* payload) {
+  return Emitter(module, schedule, assignment, backend, payload).Run();
+}
 
 absl::Status EmitThunks(const HloModule& module, const HloSchedule& schedule,
                         const BufferAssignment& assignment, const ThunkEmitterOptions& options,
                         llvm::Module* kernels, GpuExecutablePayloadProto* payload) {
-  return Emitter(module, schedule, assignment, options, kernels, payload).Run();
+  HostKernelBackend backend(options.kernel, kernels);
+  return EmitThunksWithBackend(module, schedule, assignment, &backend, payload);
 }
 
 }  // namespace xla::gpu

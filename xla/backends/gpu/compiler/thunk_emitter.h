@@ -1,4 +1,5 @@
-// Thunk emission for the host target: turns a module that went through the
+// Thunk emission (the host target by default; any target through
+// EmitThunksWithBackend and a KernelBackend): turns a module that went through the
 // middle end (xla/service/middle_end.h: fused, canonical, row-major,
 // scheduled, buffers assigned) into the payload of a GpuExecutableProto
 // (xla/backends/gpu/runtime/executable.proto) plus one LLVM module holding
@@ -40,6 +41,7 @@
 #include "absl/status/status.h"
 #include "llvm/IR/Module.h"
 #include "xla/backends/gpu/codegen/host/host_fusion_emitter.h"
+#include "xla/backends/gpu/compiler/kernel_backend.h"
 #include "xla/backends/gpu/runtime/executable.pb.h"
 #include "xla/hlo/ir/hlo_module.h"
 #include "xla/service/buffer_assignment/buffer_assignment.h"
@@ -62,9 +64,17 @@ struct ThunkEmitterOptions {
 // an element type the host GEMM lacks, or a tuple-shaped parameter/alias;
 // errors of GetSlice/GetGemmConfig/EmitHostFusionKernel, prefixed with the
 // instruction's name. On error `payload` and `kernels` are unspecified.
+// Uses the host KernelBackend (kernel specs are `host_symbol`).
 absl::Status EmitThunks(const HloModule& module, const HloSchedule& schedule,
                         const BufferAssignment& assignment, const ThunkEmitterOptions& options,
                         llvm::Module* kernels, GpuExecutablePayloadProto* payload);
+
+// The same for any target: kernels come from `backend` (kernel_backend.h),
+// custom calls are looked up on backend->FfiPlatform(). Errors as
+// EmitThunks, with the backend's target named in Unimplemented messages.
+absl::Status EmitThunksWithBackend(const HloModule& module, const HloSchedule& schedule,
+                                   const BufferAssignment& assignment, KernelBackend* backend,
+                                   GpuExecutablePayloadProto* payload);
 
 }  // namespace xla::gpu
 

@@ -1,0 +1,88 @@
+// The end-to-end compiler for the NVPTX targets (sm_80, sm_86, sm_89,
+// sm_90): HLO text in, serialized GpuExecutableProto artifact out.
+//
+//   parse -> verify -> RunMiddleEnd -> EmitThunksWithBackend with an
+//   NvptxKernelBackend (one LLVM module per kernel; GEMMs stay gemm thunks
+//   for cuBLAS) -> Finalize (PTX, cubin through ptxas when found) ->
+//   header (target, cuda_driver requirement) + checksum -> bytes
+//
+// Header toolchain requirement (component "cuda_driver", the only one
+// ValidateHeader in runtime/artifact_header.cc accepts): when any kernel is
+// stored as a cubin, the CUDA version (major.minor) of the ptxas that made
+// it, e.g. "13.0" (a cubin from a newer toolkit is not guaranteed to load
+// on an older driver); otherwise the CUDA version introducing the PTX ISA
+// the target emits (ISA 7.8 -> "11.8"), the minimum a driver needs to JIT
+// the PTX. Artifacts with no kernels still carry the PTX-ISA minimum.
+//
+// The bytes are deterministic for the same input, options and ptxas apart
+// from header.production_date (fix it with GpuCompilerOptions).
+//
+// Thread-safety: thread-safe; each call owns its module and LLVM context.
+#ifndef XLA_BACKENDS_GPU_COMPILER_GPU_COMPILER_H_
+#define XLA_BACKENDS_GPU_COMPILER_GPU_COMPILER_H_
+
+#include <optional>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "xla/backends/gpu/codegen/nvptx/nvptx_compiler.h"
+#include "xla/backends/gpu/compiler/nvptx_kernel_backend.h"
+#include "xla/backends/gpu/runtime/executable.pb.h"
+#include "xla/service/middle_end.h"
+
+namespace xla::gpu {
+
+struct GpuCompilerOptions {
+  MiddleEndOptions middle_end;
+  // LLVM opt level, ptxas search and whether to make cubins.
+  NvptxCompileOptions nvptx;
+  // Which of PTX/cubin a kernel stores (KernelProto.spec is a oneof).
+  NvptxSpecChoice spec = NvptxSpecChoice::kCubinWhenAvailable;
+  // Fail (NotFound, saying where ptxas was looked for) instead of storing
+  // PTX only when no ptxas is found.
+  bool require_cubin = false;
+  // Allow the emitters' 4-wide f32 loop path.
+  bool vectorize = true;
+  // Written to header.compiler_version.
+  std::string compiler_version = "xla-aot-gpu-dev";
+  // header.production_date; nullopt means the current UTC time.
+  std::optional<std::string> production_date;
+  // Store the optimized HLO text in the payload (for humans only).
+  bool include_optimized_hlo = true;
+};
+
+// The CUDA driver version a GPU artifact needs (see the header comment):
+// `ptxas_version` ("13.0.88") when `has_cubin`, else the CUDA version of
+// `target`'s PTX ISA. Errors: an unparsable ptxas version or a PTX ISA
+// missing from the table (add it next to the target).
+absl::StatusOr<std::string> RequiredCudaDriverVersion(const NvptxTarget& target, bool has_cubin,
+                                                      absl::string_view ptxas_version);
+
+// Compiles `hlo_text` for `target_name` ("sm_80", "sm_86", "sm_89",
+// "sm_90") into an artifact proto (sealed). When `report` is not null it
+// receives every kernel's PTX and whether it got a cubin. Errors:
+// InvalidArgument for an unknown target (listing the supported ones),
+// parse/verifier/middle-end errors, Unimplemented from thunk emission or
+// the NVPTX emitters naming the instruction, CompileNvptx errors naming the
+// kernel, and NotFound when options.require_cubin and ptxas is missing.
+absl::StatusOr<GpuExecutableProto> CompileHloToGpuArtifactProto(absl::string_view hlo_text,
+                                                                absl::string_view target_name,
+                                                                const GpuCompilerOptions& options,
+                                                                NvptxFinalizeResult* report);
+
+// The same from a parsed and verified module, compiled in place. When
+// `middle_end` is not null it receives the middle end's result.
+absl::StatusOr<GpuExecutableProto> CompileModuleToGpuArtifactProto(
+    HloModule* module, absl::string_view target_name, const GpuCompilerOptions& options,
+    MiddleEndResult* middle_end, NvptxFinalizeResult* report);
+
+// CompileHloToGpuArtifactProto serialized deterministically: the bytes
+// xla::aot::Executable::LoadFromBytes reads.
+absl::StatusOr<std::string> CompileHloToGpuArtifact(absl::string_view hlo_text,
+                                                    absl::string_view target_name,
+                                                    const GpuCompilerOptions& options);
+
+}  // namespace xla::gpu
+
+#endif  // XLA_BACKENDS_GPU_COMPILER_GPU_COMPILER_H_

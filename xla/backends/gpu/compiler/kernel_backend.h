@@ -1,0 +1,68 @@
+// The target-specific half of thunk emission: how one fusion becomes a
+// kernel. Thunk emission (thunk_emitter.h) is target-generic; it asks a
+// KernelBackend to emit each fusion's kernel and to describe the kernel in
+// the artifact's kernel table. Implementations: the host backend (inside
+// thunk_emitter.cc; kernels into one LLVM module, compiled into a shared
+// object by host_compiler.h) and NvptxKernelBackend
+// (nvptx_kernel_backend.h; one LLVM module per kernel, PTX/cubin).
+//
+// Thread-safety: a backend is used by one thread at a time.
+#ifndef XLA_BACKENDS_GPU_COMPILER_KERNEL_BACKEND_H_
+#define XLA_BACKENDS_GPU_COMPILER_KERNEL_BACKEND_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "xla/backends/gpu/runtime/executable.pb.h"
+#include "xla/hlo/ir/hlo_instruction.h"
+
+namespace xla::gpu {
+
+// One buffer argument of an emitted kernel: an operand of the fusion or an
+// array leaf of its result (depth-first leaf order).
+struct KernelArgRef {
+  bool is_output = false;
+  int64_t index = 0;  // operand number or output leaf number
+};
+
+// What the backend reports for one emitted kernel.
+struct EmittedKernel {
+  std::string symbol;  // entry / exported symbol name
+  std::vector<KernelArgRef> args;  // the kernel's parameters, in order
+  // Launch dimensions; grid_x == 0 means there is nothing to launch (empty
+  // output), and no thunk or kernel-table entry is made.
+  LaunchDimensionsProto launch;
+};
+
+class KernelBackend {
+ public:
+  virtual ~KernelBackend() = default;
+
+  // The target's name for messages ("host", "sm_90").
+  virtual std::string TargetName() const = 0;
+
+  // The FFI registry platform custom calls are looked up on ("host",
+  // "cuda").
+  virtual std::string FfiPlatform() const = 0;
+
+  // Emits the kernel `symbol` for `fusion` (a kFusion instruction).
+  // `output_aliases_operand` has one entry per output leaf: the operand
+  // whose buffer the leaf shares, or -1. Errors: the emitter's
+  // (Unimplemented naming the fused instruction it cannot emit).
+  virtual absl::StatusOr<EmittedKernel> EmitFusionKernel(
+      const HloInstruction& fusion, const std::string& symbol,
+      const std::vector<int64_t>& output_aliases_operand) = 0;
+
+  // Called for each emitted kernel that is launched (grid_x > 0), after
+  // `proto` was added to the kernel table with its name set: the backend
+  // fills the spec now or records the kernel to fill it when finalizing.
+  virtual absl::Status DescribeKernel(const EmittedKernel& kernel, KernelProto* proto) = 0;
+};
+
+}  // namespace xla::gpu
+
+#endif  // XLA_BACKENDS_GPU_COMPILER_KERNEL_BACKEND_H_

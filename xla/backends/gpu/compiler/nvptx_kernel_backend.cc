@@ -1,0 +1,100 @@
+#include "xla/backends/gpu/compiler/nvptx_kernel_backend.h"
+
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "xla/util/status_macros.h"
+
+namespace xla::gpu {
+
+NvptxKernelBackend::NvptxKernelBackend(const NvptxEmitOptions& emit) : emit_(emit) {}
+
+std::string NvptxKernelBackend::TargetName() const { return emit_.target.name; }
+
+absl::StatusOr<EmittedKernel> NvptxKernelBackend::EmitFusionKernel(
+    const HloInstruction& fusion, const std::string& symbol,
+    const std::vector<int64_t>& output_aliases_operand) {
+  NvptxEmitOptions options = emit_;
+  options.noalias.clear();
+  options.alignment.clear();
+  options.output_aliases_operand = output_aliases_operand;
+  auto module = std::make_unique<llvm::Module>(symbol, context_);
+  absl::StatusOr<NvptxKernelInfo> emitted =
+      EmitNvptxFusionKernel(fusion, symbol, options, module.get());
+  if (!emitted.ok()) {
+    return absl::Status(emitted.status().code(),
+                        absl::StrCat(emit_.target.name, " kernel emission: ",
+                                     emitted.status().message()));
+  }
+  const NvptxKernelInfo& info = *emitted;
+  EmittedKernel kernel;
+  kernel.symbol = info.symbol;
+  for (const NvptxKernelArg& arg : info.args) kernel.args.push_back({arg.is_output, arg.index});
+  kernel.launch.set_grid_x(info.launch.grid_x);
+  kernel.launch.set_grid_y(info.launch.grid_y);
+  kernel.launch.set_grid_z(info.launch.grid_z);
+  kernel.launch.set_block_x(info.launch.block_x);
+  kernel.launch.set_block_y(info.launch.block_y);
+  kernel.launch.set_block_z(info.launch.block_z);
+  kernel.launch.set_shared_memory_bytes(info.launch.shared_memory_bytes);
+  last_ = Pending{info.symbol, info.kind, std::move(module)};
+  return kernel;
+}
+
+absl::Status NvptxKernelBackend::DescribeKernel(const EmittedKernel& kernel, KernelProto* proto) {
+  if (last_.module == nullptr || last_.symbol != kernel.symbol || proto->name() != kernel.symbol) {
+    return absl::InternalError(absl::StrCat("nvptx backend: kernel '", kernel.symbol,
+                                            "' described but not the last one emitted"));
+  }
+  kernels_.push_back(std::move(last_));
+  last_ = Pending{};
+  return absl::OkStatus();
+}
+
+absl::StatusOr<NvptxFinalizeResult> NvptxKernelBackend::Finalize(
+    const NvptxCompileOptions& compile, NvptxSpecChoice choice,
+    GpuExecutablePayloadProto* payload) {
+  NvptxFinalizeResult result;
+  for (Pending& pending : kernels_) {
+    KernelProto* proto = nullptr;
+    for (KernelProto& k : *payload->mutable_kernels()) {
+      if (k.name() == pending.symbol) proto = &k;
+    }
+    if (proto == nullptr) {
+      return absl::InternalError(
+          absl::StrCat("nvptx backend: kernel '", pending.symbol, "' is not in the payload"));
+    }
+    absl::StatusOr<NvptxBinary> binary = CompileNvptx(*pending.module, emit_.target, compile);
+    if (!binary.ok()) {
+      return absl::Status(binary.status().code(),
+                          absl::StrCat("compiling kernel '", pending.symbol, "' for ",
+                                       emit_.target.name, ": ", binary.status().message()));
+    }
+    NvptxKernelBuild build;
+    build.name = pending.symbol;
+    build.kind = pending.kind;
+    build.ptx = binary->ptx;
+    build.has_cubin = binary->cubin.has_value();
+    if (build.has_cubin) {
+      build.cubin_bytes = static_cast<int64_t>(binary->cubin->size());
+      result.ptxas_version = binary->ptxas_version;
+    } else {
+      result.cubin_skipped_reason = binary->cubin_skipped_reason;
+    }
+    if (build.has_cubin && choice == NvptxSpecChoice::kCubinWhenAvailable) {
+      CubinKernelSpecProto* spec = proto->mutable_cubin();
+      spec->set_cubin(std::move(*binary->cubin));
+      spec->set_entry(pending.symbol);
+    } else {
+      PtxKernelSpecProto* spec = proto->mutable_ptx();
+      spec->set_ptx(binary->ptx);
+      spec->set_entry(pending.symbol);
+    }
+    result.kernels.push_back(std::move(build));
+    pending.module.reset();
+  }
+  kernels_.clear();
+  return result;
+}
+
+}  // namespace xla::gpu

@@ -1,0 +1,107 @@
+// The NVPTX KernelBackend (kernel_backend.h): one LLVM module per kernel,
+// emitted by EmitNvptxFusionKernel (codegen/nvptx/nvptx_fusion_emitter.h)
+// and compiled by Finalize into PTX (and a cubin when ptxas is found) that
+// is stored in the kernel's KernelProto.
+//
+// Why one module per kernel: each KernelProto then holds exactly the code of
+// its entry (KernelProto's spec is a oneof of one PTX module or one cubin,
+// and the runtime loads one module per kernel), nothing is duplicated, and
+// a kernel's bytes do not depend on its neighbours.
+//
+// Spec choice: KernelProto.spec is a oneof, so a kernel stores either its
+// PTX or its cubin, not both. NvptxSpecChoice decides; the PTX of every
+// kernel is always returned in NvptxKernelBuild for inspection.
+//
+// Thread-safety: not thread-safe; one thread per backend.
+#ifndef XLA_BACKENDS_GPU_COMPILER_NVPTX_KERNEL_BACKEND_H_
+#define XLA_BACKENDS_GPU_COMPILER_NVPTX_KERNEL_BACKEND_H_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
+#include "xla/backends/gpu/codegen/nvptx/nvptx_compiler.h"
+#include "xla/backends/gpu/codegen/nvptx/nvptx_fusion_emitter.h"
+#include "xla/backends/gpu/codegen/nvptx/nvptx_target.h"
+#include "xla/backends/gpu/compiler/kernel_backend.h"
+
+namespace xla::gpu {
+
+enum class NvptxSpecChoice : uint8_t {
+  // The cubin when ptxas made one (the driver loads it without JIT), else
+  // the PTX.
+  kCubinWhenAvailable,
+  // Always the PTX (the driver JIT-compiles it; portable to newer GPUs).
+  kPtx,
+};
+
+// What Finalize made for one kernel.
+struct NvptxKernelBuild {
+  std::string name;   // KernelProto.name == the entry symbol
+  std::string ptx;    // always set
+  bool has_cubin = false;
+  int64_t cubin_bytes = 0;
+  std::string kind;   // the emitter's kernel kind ("loop", "row_reduction", ...)
+};
+
+struct NvptxFinalizeResult {
+  std::vector<NvptxKernelBuild> kernels;
+  // `ptxas --version` of the ptxas that made the cubins ("13.0.88"); empty
+  // when no cubin was made.
+  std::string ptxas_version;
+  // Why there are no cubins (ptxas not found or make_cubin off); empty when
+  // every kernel has one.
+  std::string cubin_skipped_reason;
+};
+
+class NvptxKernelBackend : public KernelBackend {
+ public:
+  // `emit.target` is the target; its noalias/alignment/
+  // output_aliases_operand are filled per kernel.
+  explicit NvptxKernelBackend(const NvptxEmitOptions& emit);
+
+  std::string TargetName() const override;
+  // "cuda": custom calls must be FFI handlers registered for CUDA.
+  std::string FfiPlatform() const override { return "cuda"; }
+
+  // Emits `fusion` into a fresh module. Errors: EmitNvptxFusionKernel's
+  // (Unimplemented naming the fused instruction it cannot emit).
+  absl::StatusOr<EmittedKernel> EmitFusionKernel(
+      const HloInstruction& fusion, const std::string& symbol,
+      const std::vector<int64_t>& output_aliases_operand) override;
+
+  // Records the last emitted kernel's module for Finalize; the spec stays
+  // unset until then. Errors: Internal when `kernel` is not the last one
+  // emitted.
+  absl::Status DescribeKernel(const EmittedKernel& kernel, KernelProto* proto) override;
+
+  // Compiles every recorded kernel with CompileNvptx and sets the spec of
+  // the kernel of the same name in `payload` (ptx or cubin, with `entry`).
+  // Errors: CompileNvptx's (invalid IR, no NVPTX back end, libdevice
+  // missing, ptxas rejecting the PTX: a compiler bug, with ptxas's log),
+  // prefixed with the kernel name; Internal when a recorded kernel is not in
+  // the payload. Call once.
+  absl::StatusOr<NvptxFinalizeResult> Finalize(const NvptxCompileOptions& compile,
+                                               NvptxSpecChoice choice,
+                                               GpuExecutablePayloadProto* payload);
+
+ private:
+  struct Pending {
+    std::string symbol;
+    std::string kind;
+    std::unique_ptr<llvm::Module> module;
+  };
+
+  NvptxEmitOptions emit_;
+  llvm::LLVMContext context_;
+  Pending last_;
+  std::vector<Pending> kernels_;
+};
+
+}  // namespace xla::gpu
+
+#endif  // XLA_BACKENDS_GPU_COMPILER_NVPTX_KERNEL_BACKEND_H_

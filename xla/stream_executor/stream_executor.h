@@ -11,7 +11,9 @@
 #define XLA_STREAM_EXECUTOR_STREAM_EXECUTOR_H_
 
 #include <cstdint>
+#include <map>
 #include <memory>
+#include <string>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -37,6 +39,11 @@ class StreamExecutor {
   virtual int device_ordinal() const = 0;
   // The device's limits; constant for the executor's lifetime.
   virtual const DeviceLimits& limits() const = 0;
+
+  // Versions of the toolchain components this device runs with, by the
+  // component names artifacts use in their toolchain requirements (for CUDA:
+  // {"cuda_driver", "12.4"}). Empty when the platform has none (host).
+  virtual std::map<std::string, std::string> toolchain_versions() const { return {}; }
 
   // Allocates `size` bytes of uninitialized device memory, aligned to
   // kAllocationAlignment. Size 0 is allowed and returns the null view (which

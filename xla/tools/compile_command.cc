@@ -12,6 +12,8 @@
 #include "xla/hlo/parser/hlo_parser.h"
 #include "xla/hlo/parser/hlo_printer.h"
 #include "xla/hlo/verifier/hlo_verifier.h"
+#include "xla/backends/gpu/codegen/nvptx/nvptx_target.h"
+#include "xla/backends/gpu/compiler/gpu_compiler.h"
 #include "xla/backends/gpu/compiler/host_compiler.h"
 #include "xla/service/middle_end.h"
 #include "xla/util/proto_util.h"
@@ -31,10 +33,11 @@ const char kCompileHelp[] =
     "GpuExecutableProto artifact that `xla_aot run` and the runtime load.\n"
     "\n"
     "  -o OUT.xaot, --output=OUT.xaot\n"
-    "                          write the artifact (target host: x86-64 kernels in\n"
-    "                          a shared object inside the artifact)\n"
-    "  --target=host           the only target this command emits today; GPU\n"
-    "                          targets (sm_80, sm_86, sm_89, sm_90) are refused\n"
+    "                          write the artifact (host: x86-64 kernels in a shared\n"
+    "                          object inside it; sm_XX: a cubin or PTX per kernel)\n"
+    "  --target=T              host (default), or a GPU: sm_80, sm_86, sm_89, sm_90\n"
+    "                          (PTX from LLVM, plus a cubin when ptxas is found;\n"
+    "                          running it needs an NVIDIA GPU and driver)\n"
     "  --dump_dir=DIR          write into DIR: after_optimizations.hlo (fused and\n"
     "                          scheduled), schedule.txt, buffer_assignment.txt,\n"
     "                          pass_timings.txt. Without -o, stop after the\n"
@@ -106,10 +109,8 @@ std::string ParseFlags(const std::vector<std::string>& args, CompileFlags* f) {
   }
   if (f->module_path.empty()) return "no module file";
   if (f->dump_dir.empty() && f->output.empty()) return "give -o OUT.xaot, --dump_dir=DIR or both";
-  if (f->target != "host") {
-    return absl::StrCat("target '", f->target,
-                        "' is not emitted yet: the NVPTX kernel emitters and back end exist, but "
-                        "thunk emission for GPU targets is not wired in; use --target=host");
+  if (f->target != "host" && !gpu::FindNvptxTarget(f->target).ok()) {
+    return std::string(gpu::FindNvptxTarget(f->target).status().message()) + ", or host";
   }
   return "";
 }
@@ -150,9 +151,16 @@ absl::StatusOr<std::string> Compile(CompileFlags& flags) {
     absl::StatusOr<MiddleEndResult> result = RunMiddleEnd(module->get(), flags.compiler.middle_end);
     if (!result.ok()) return result.status();
     middle = std::move(*result);
-  } else {
+  } else if (flags.target == "host") {
     absl::StatusOr<gpu::GpuExecutableProto> proto =
         gpu::CompileModuleToHostArtifactProto(module->get(), flags.compiler, &middle);
+    if (!proto.ok()) return proto.status();
+    artifact = SerializeDeterministically(*proto);
+  } else {
+    gpu::GpuCompilerOptions gpu_options;
+    gpu_options.middle_end = flags.compiler.middle_end;
+    absl::StatusOr<gpu::GpuExecutableProto> proto = gpu::CompileModuleToGpuArtifactProto(
+        module->get(), flags.target, gpu_options, &middle, nullptr);
     if (!proto.ok()) return proto.status();
     artifact = SerializeDeterministically(*proto);
   }

@@ -191,4 +191,9 @@ absl::Status CudaExecutor::CheckDeviceCompatibility(
                                 required_driver_version, has_ptx);
 }
 
+std::map<std::string, std::string> CudaExecutor::toolchain_versions() const {
+  return {{"cuda_driver",
+           absl::StrCat(driver_version_ / 1000, ".", (driver_version_ % 1000) / 10)}};
+}
+
 }  // namespace stream_executor::cuda

@@ -12,6 +12,7 @@
 #include <cuda.h>
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -59,6 +60,8 @@ class CudaExecutor : public StreamExecutor {
   const CudaComputeCapability& compute_capability() const { return cc_; }
   // The driver's CUDA version (cuDriverGetVersion), e.g. 12040 for 12.4.
   int driver_version() const { return driver_version_; }
+  // {"cuda_driver": "<major>.<minor>"} from driver_version() (12040 -> "12.4").
+  std::map<std::string, std::string> toolchain_versions() const override;
   // The device name (cuDeviceGetName), for messages.
   const std::string& device_name() const { return device_name_; }
 

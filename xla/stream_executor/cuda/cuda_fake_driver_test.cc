@@ -397,6 +397,7 @@ TEST_F(CudaFakeDriverLimitsTest, LimitsComeFromDeviceAttributes) {
   EXPECT_EQ(limits.compute_capability, "9.0");
   EXPECT_EQ(executor_->compute_capability().ToSmString(), "sm_90");
   EXPECT_EQ(executor_->driver_version(), 12020);
+  EXPECT_EQ(executor_->toolchain_versions().at("cuda_driver"), "12.2");
   EXPECT_EQ(executor_->device_name(), "Fake CUDA Device");
 
   EXPECT_TRUE(executor_->CheckDeviceCompatibility("sm_90", 12020).ok());

@@ -57,9 +57,9 @@ absl::Status CheckDevice(const Program& p, se::StreamExecutor* executor) {
     return absl::FailedPreconditionError(absl::StrCat("the artifact targets ", p.target.name,
                                                       " but the device has compute capability ", have));
   }
-  // The stream executor does not report toolchain versions yet, so a
-  // requirement (cuda targets only) fails here naming the component.
-  return CheckToolchain(p.artifact->header(), {});
+  // Each requirement is checked against what the device reports (the CUDA
+  // driver version on cuda; nothing on host, where no artifact needs one).
+  return CheckToolchain(p.artifact->header(), executor->toolchain_versions());
 }
 
 absl::Status UploadConstants(const Program& p, se::StreamExecutor* executor,

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # End-to-end host figures for docs/perf.md: compile time (total and the
-# middle end's share), artifact size, and the wall time of `xla_aot run`
+# in-process part), artifact size, and the wall time of `xla_aot run`
 # against `xla_aot eval` on the same random inputs (both include process
 # start, artifact/HLO load and input generation, so small models measure
 # overhead; the ratio matters for the large ones). Every run is also checked
@@ -22,7 +22,7 @@ fi
 OUT="$(mktemp -d)"
 trap 'rm -rf "$OUT"' EXIT
 now() { date +%s.%N; }
-printf '| module | compile | middle end | artifact | run (host) | eval | eval/run | check |\n'
+printf '| module | compile (process) | compile (in process) | artifact | run (host) | eval | eval/run | check |\n'
 printf '|---|---|---|---|---|---|---|---|\n'
 for m in "${MODULES[@]}"; do
   name="$(basename "$m" .hlo)"

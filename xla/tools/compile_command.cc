@@ -3,6 +3,8 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <sstream>
 #include <optional>
 
 #include "absl/strings/match.h"
@@ -12,12 +14,15 @@
 #include "xla/hlo/parser/hlo_parser.h"
 #include "xla/hlo/parser/hlo_printer.h"
 #include "xla/hlo/verifier/hlo_verifier.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Support/raw_ostream.h"
 #include "xla/backends/gpu/codegen/nvptx/nvptx_target.h"
 #include "xla/backends/gpu/compiler/gpu_compiler.h"
 #include "xla/backends/gpu/compiler/host_compiler.h"
 #include "xla/service/middle_end.h"
 #include "xla/util/proto_util.h"
 #include "xla/tools/exit_codes.h"
+#include "xla/tools/inspect_command.h"
 
 namespace xla::cli {
 
@@ -40,8 +45,11 @@ const char kCompileHelp[] =
     "                          running it needs an NVIDIA GPU and driver)\n"
     "  --dump_dir=DIR          write into DIR: after_optimizations.hlo (fused and\n"
     "                          scheduled), schedule.txt, buffer_assignment.txt,\n"
-    "                          pass_timings.txt. Without -o, stop after the\n"
-    "                          middle end (no kernels are emitted)\n"
+    "                          pass_timings.txt; with -o and target host also\n"
+    "                          llvm_ir.before_optimizations.ll,\n"
+    "                          llvm_ir.after_optimizations.ll and thunks.txt (the\n"
+    "                          artifact as `xla_aot inspect` prints it). Without\n"
+    "                          -o, stop after the middle end (no kernels)\n"
     "  --dump_passes           also write the module after every pass to\n"
     "                          DIR/passes/NN-<pipeline>/NN.<pipeline>.<pass>.hlo\n"
     "  --max_fold_elements=N   fold constants of at most N elements (default 65536)\n"
@@ -136,11 +144,17 @@ absl::StatusOr<std::string> Compile(CompileFlags& flags) {
   if (absl::Status v = VerifyModule(**module); !v.ok()) {
     return absl::InvalidArgumentError(absl::StrCat(flags.module_path, ": verifier: ", v.message()));
   }
+  std::map<std::string, std::string> llvm_ir;  // stage -> text
   if (!flags.dump_dir.empty()) {
     std::error_code ec;
     std::filesystem::create_directories(flags.dump_dir, ec);
     if (ec) return absl::PermissionDeniedError(absl::StrCat("cannot create ", flags.dump_dir));
     if (flags.dump_passes) flags.compiler.middle_end.dump_dir = flags.dump_dir + "/passes";
+    flags.compiler.object.ir_observer = [&llvm_ir](const std::string& stage,
+                                                   const llvm::Module& m) {
+      llvm::raw_string_ostream os(llvm_ir[stage]);
+      m.print(os, nullptr);
+    };
   }
   const int64_t before = InstructionCount(**module);
   const size_t computations_before = (*module)->computations().size();
@@ -186,6 +200,18 @@ absl::StatusOr<std::string> Compile(CompileFlags& flags) {
     };
     for (const auto& [name, contents] : files) {
       if (absl::Status s = WriteFile(flags.dump_dir + "/" + name, contents); !s.ok()) return s;
+    }
+    for (const auto& [stage, text] : llvm_ir) {
+      const std::string path = absl::StrCat(flags.dump_dir, "/llvm_ir.", stage, ".ll");
+      if (absl::Status s = WriteFile(path, text); !s.ok()) return s;
+    }
+    if (!flags.output.empty()) {
+      // The artifact as `xla_aot inspect` prints it: header, tables, thunk tree.
+      std::ostringstream inspected, ignored;
+      RunInspect({flags.output}, inspected, ignored);
+      if (absl::Status s = WriteFile(flags.dump_dir + "/thunks.txt", inspected.str()); !s.ok()) {
+        return s;
+      }
     }
   }
   const BufferAssignment& ba = *middle.assignment;

@@ -111,6 +111,18 @@ TEST(CompileCommand, WritesAnArtifactThatRuns) {
   ASSERT_EQ(r.code, kExitOk) << r.err;
   EXPECT_TRUE(absl::StrContains(r.out, "wrote " + artifact)) << r.out;
   ASSERT_TRUE(std::filesystem::exists(artifact));
+  // With --dump_dir too: every stage, down to LLVM IR and the thunk tree.
+  const std::string dumps = TempPath("m_art_dumps");
+  Result d = RunCompileCli({WriteModule("m_art2.hlo", kModule), "-o", TempPath("m2.xaot"),
+                            "--dump_dir=" + dumps});
+  ASSERT_EQ(d.code, kExitOk) << d.err;
+  EXPECT_TRUE(absl::StrContains(ReadFile(dumps + "/llvm_ir.before_optimizations.ll"), "define"));
+  const std::string after = ReadFile(dumps + "/llvm_ir.after_optimizations.ll");
+  EXPECT_TRUE(absl::StrContains(after, "define")) << after;
+  EXPECT_NE(after, ReadFile(dumps + "/llvm_ir.before_optimizations.ll"));
+  const std::string thunks = ReadFile(dumps + "/thunks.txt");
+  EXPECT_TRUE(absl::StrContains(thunks, "kernel")) << thunks;
+  EXPECT_TRUE(std::filesystem::exists(dumps + "/buffer_assignment.txt"));
   const std::string out_dir = TempPath("m_run");
   std::ostringstream out, err;
   ASSERT_EQ(RunRun({artifact, "--input=" + WriteNpyF32("p.npy", 33), "--output_dir=" + out_dir},

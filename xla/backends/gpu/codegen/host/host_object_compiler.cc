@@ -106,7 +106,9 @@ absl::StatusOr<std::string> CompileHostObject(llvm::Module& module,
   module.setTargetTriple(kTriple);
   module.setDataLayout((*machine)->createDataLayout());
   if (absl::Status v = VerifyLlvmModule(module); !v.ok()) return v;
+  if (options.ir_observer) options.ir_observer("before_optimizations", module);
   OptimizeLlvmModule(module, **machine, options.opt_level);
+  if (options.ir_observer) options.ir_observer("after_optimizations", module);
   return EmitMachineCode(module, **machine, llvm::CGFT_ObjectFile);
 }
 

@@ -19,6 +19,7 @@
 #ifndef XLA_BACKENDS_GPU_CODEGEN_HOST_HOST_OBJECT_COMPILER_H_
 #define XLA_BACKENDS_GPU_CODEGEN_HOST_HOST_OBJECT_COMPILER_H_
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -38,6 +39,10 @@ struct HostCompileOptions {
   // Linker to run; empty means: $XLA_HOST_LINKER, else the first of
   // ld.lld-16, ld.lld, ld found on PATH.
   std::string linker;
+  // When set, called with the module before LLVM's optimizations
+  // ("before_optimizations") and after them ("after_optimizations"), e.g. to
+  // dump the IR. Called on the compiling thread.
+  std::function<void(const std::string& stage, const llvm::Module& module)> ir_observer;
 };
 
 // The optimized object file (ELF relocatable) for `module`. Sets the module's

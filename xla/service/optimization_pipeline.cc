@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "xla/hlo/transforms/algebraic_simplifier.h"
+#include "xla/hlo/transforms/batch_norm_expander.h"
 #include "xla/hlo/transforms/call_inliner.h"
 #include "xla/hlo/transforms/constant_folding.h"
 #include "xla/hlo/transforms/hlo_cse.h"
@@ -86,6 +87,7 @@ absl::StatusOr<OptimizeResult> OptimizeModule(HloModule* module, const OptimizeO
   Driver driver(module, options, &result);
   HloPassPipeline inline_pipeline("inline", driver.NextPipelineOptions("inline"));
   inline_pipeline.AddPass<CallInliner>();
+  inline_pipeline.AddPass<BatchNormExpander>();
   inline_pipeline.AddPass<HloDCE>();
   if (absl::StatusOr<bool> s = driver.Run(inline_pipeline); !s.ok()) return s.status();
   if (absl::Status s = driver.Simplify("simplify"); !s.ok()) return s;

@@ -2,7 +2,7 @@
 // before fusion, scheduling and code generation.
 //
 // Order:
-//   1. inline:    call-inliner, dce
+//   1. inline:    call-inliner, batch-norm-expander, dce
 //   2. simplify:  tuple-simplifier, algebraic-simplifier, constant-folding,
 //                 cse, dce; repeated until nothing changes, at most
 //                 max_simplify_iterations times

@@ -59,21 +59,7 @@ std::string ParseFlags(const std::vector<std::string>& args, EvalFlags* f) {
   return CheckTensorIoFlags(f->io);
 }
 
-void Flatten(const Literal& value, std::vector<const Literal*>* out) {
-  if (!value.shape().IsTuple()) {
-    out->push_back(&value);
-    return;
-  }
-  for (const Literal& e : value.tuple_elements()) Flatten(e, out);
-}
-
 }  // namespace
-
-std::vector<const Literal*> FlattenLeaves(const Literal& value) {
-  std::vector<const Literal*> out;
-  Flatten(value, &out);
-  return out;
-}
 
 absl::StatusOr<std::vector<Literal>> LoadInputs(const HloModule& module,
                                                 const std::vector<std::string>& paths) {

@@ -29,9 +29,6 @@ int RunEval(const std::vector<std::string>& args, std::ostream& out, std::ostrea
 absl::StatusOr<std::vector<Literal>> LoadInputs(const HloModule& module,
                                                 const std::vector<std::string>& paths);
 
-// The leaves of `value` in depth-first order (the value itself if an array).
-std::vector<const Literal*> FlattenLeaves(const Literal& value);
-
 }  // namespace xla::cli
 
 #endif  // XLA_TOOLS_EVAL_COMMAND_H_

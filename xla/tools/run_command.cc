@@ -122,14 +122,6 @@ absl::StatusOr<RunOutcome> LoadAndRun(const RunFlags& f) {
   return outcome;
 }
 
-void FlattenInto(const Literal& value, std::vector<const Literal*>* out) {
-  if (!value.shape().IsTuple()) {
-    out->push_back(&value);
-    return;
-  }
-  for (const Literal& e : value.tuple_elements()) FlattenInto(e, out);
-}
-
 // Evaluates the reference module on `inputs` and compares every output leaf
 // with `actual`; writes one line per leaf and a verdict. Returns whether all
 // leaves pass, or an error when the reference cannot be evaluated.
@@ -170,8 +162,7 @@ absl::StatusOr<bool> CompareWithReference(const std::string& path,
     return absl::InvalidArgumentError(absl::StrCat(path, ": verifier: ", v.message()));
   }
   ASSIGN_OR_RETURN(Literal expected, HloEvaluator().Evaluate(*module, inputs));
-  std::vector<const Literal*> leaves;
-  FlattenInto(expected, &leaves);
+  const std::vector<const Literal*> leaves = FlattenLeaves(expected);
   if (leaves.size() != actual.size()) {
     return absl::InvalidArgumentError(absl::StrCat(path, " has ", leaves.size(),
                                                    " output leaves but the artifact has ",

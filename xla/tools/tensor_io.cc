@@ -58,4 +58,14 @@ absl::Status EmitResults(const TensorIoFlags& flags, const std::vector<const Lit
   return absl::OkStatus();
 }
 
+std::vector<const Literal*> FlattenLeaves(const Literal& value) {
+  if (!value.shape().IsTuple()) return {&value};
+  std::vector<const Literal*> out;
+  for (const Literal& e : value.tuple_elements()) {
+    std::vector<const Literal*> inner = FlattenLeaves(e);
+    out.insert(out.end(), inner.begin(), inner.end());
+  }
+  return out;
+}
+
 }  // namespace xla::cli

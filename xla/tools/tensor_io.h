@@ -35,6 +35,10 @@ bool ParseTensorIoFlag(const std::string& arg, TensorIoFlags* flags, std::string
 // or "".
 std::string CheckTensorIoFlags(const TensorIoFlags& flags);
 
+// The array leaves of `value` in depth-first order (the order of the result's
+// shape indices; `value` itself when it is an array). Pointers into `value`.
+std::vector<const Literal*> FlattenLeaves(const Literal& value);
+
 // Writes DIR/out0.npy, out1.npy, ... when --output_dir is set, and prints
 // `outN: shape value` lines when --print is set or no directory was given.
 absl::Status EmitResults(const TensorIoFlags& flags, const std::vector<const Literal*>& leaves,

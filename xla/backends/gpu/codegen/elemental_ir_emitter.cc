@@ -623,8 +623,10 @@ absl::StatusOr<ElementalIrEmitter::ElementGenerator> ElementalIrEmitter::MakeSha
           case HloOpcode::kReshape: return ops[0](i.SourceIndexOfReshape(dims, b_));
           case HloOpcode::kTranspose: return ops[0](i.SourceIndexOfTranspose(dims, attr_dims));
           case HloOpcode::kSlice: return ops[0](i.SourceIndexOfSlice(dims, starts, strides, b_));
-          default: return ops[0](i.SourceIndexOfReverse(attr_dims, b_));
+          case HloOpcode::kReverse: return ops[0](i.SourceIndexOfReverse(attr_dims, b_));
+          default: break;  // only the five opcodes above reach this generator
         }
+        return absl::InternalError("shape-op generator called for another opcode");
       });
     }
     case HloOpcode::kPad:

@@ -6,11 +6,15 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "xla/hlo/transforms/algebraic_simplifier.h"
+#include "xla/hlo/transforms/async_copy_converter.h"
 #include "xla/hlo/transforms/batch_norm_expander.h"
 #include "xla/hlo/transforms/call_inliner.h"
 #include "xla/hlo/transforms/constant_folding.h"
 #include "xla/hlo/transforms/hlo_cse.h"
 #include "xla/hlo/transforms/hlo_dce.h"
+#include "xla/hlo/transforms/map_inliner.h"
+#include "xla/hlo/transforms/rng_bit_generator_expander.h"
+#include "xla/hlo/transforms/topk_decomposer.h"
 #include "xla/hlo/transforms/tuple_simplifier.h"
 #include "xla/hlo/transforms/while_loop_invariant_code_motion.h"
 #include "xla/hlo/transforms/while_loop_trip_count.h"
@@ -86,7 +90,14 @@ absl::StatusOr<OptimizeResult> OptimizeModule(HloModule* module, const OptimizeO
   OptimizeResult result;
   Driver driver(module, options, &result);
   HloPassPipeline inline_pipeline("inline", driver.NextPipelineOptions("inline"));
-  inline_pipeline.AddPass<CallInliner>();
+  // Calls and incoming fusions are inlined (this compiler fuses afresh);
+  // maps, topk, async copies, rng-bit-generator and batch norms become ops
+  // every target runs.
+  inline_pipeline.AddPass<CallInliner>(/*inline_fusions=*/true);
+  inline_pipeline.AddPass<MapInliner>();
+  inline_pipeline.AddPass<TopKDecomposer>();
+  inline_pipeline.AddPass<AsyncCopyConverter>();
+  inline_pipeline.AddPass<RngBitGeneratorExpander>(/*leave_unsupported=*/true);
   inline_pipeline.AddPass<BatchNormExpander>();
   inline_pipeline.AddPass<HloDCE>();
   if (absl::StatusOr<bool> s = driver.Run(inline_pipeline); !s.ok()) return s.status();

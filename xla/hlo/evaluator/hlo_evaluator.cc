@@ -22,6 +22,7 @@ const OpTable& GetOpTable() {
     RegisterLinalgOps(*t);
     RegisterIndexingOps(*t);
     RegisterRngOps(*t);
+    RegisterBatchNormOps(*t);
     return t;
   }();
   return *table;

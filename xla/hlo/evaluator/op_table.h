@@ -9,6 +9,7 @@
 //   linalg_ops.cc       dot, convolution
 //   indexing_ops.cc     gather, scatter, sort, topk
 //   rng_ops.cc          rng-bit-generator (Philox, ThreeFry), rng
+//   batch_norm_ops.cc   batch-norm-training, -inference, -grad
 // An opcode with no entry is reported as unsupported, naming the instruction.
 #ifndef XLA_HLO_EVALUATOR_OP_TABLE_H_
 #define XLA_HLO_EVALUATOR_OP_TABLE_H_
@@ -79,6 +80,7 @@ void RegisterControlOps(OpTable& table);
 void RegisterLinalgOps(OpTable& table);
 void RegisterIndexingOps(OpTable& table);
 void RegisterRngOps(OpTable& table);
+void RegisterBatchNormOps(OpTable& table);
 
 // The table with every family registered (built once; thread-safe).
 const OpTable& GetOpTable();

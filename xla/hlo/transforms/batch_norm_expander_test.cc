@@ -1,7 +1,8 @@
-// BatchNormExpander tests. The evaluator has no batch-norm kernels, so the
-// oracle is an independent f64 implementation of the batch-norm definitions
-// (plus hand-computed values for a tiny case); the expanded module runs in
-// the evaluator on random inputs and is compared against it.
+// BatchNormExpander tests. The oracle is an independent f64 implementation
+// of the batch-norm definitions written here (plus hand-computed values for
+// a tiny case); the expanded module runs in the evaluator on random inputs
+// and is compared against it. (The evaluator's own batch-norm kernels,
+// batch_norm_ops.cc, are checked against this expander in their test.)
 #include "xla/hlo/transforms/batch_norm_expander.h"
 
 #include <algorithm>

@@ -9,10 +9,17 @@
 namespace xla {
 namespace {
 
-bool IsInlinable(const HloInstruction& instr,
+// The computation a call or fusion runs.
+const HloComputation* Callee(const HloInstruction& instr) {
+  return instr.opcode() == HloOpcode::kFusion ? instr.GetComputation(AttrId::kCalls)
+                                              : instr.to_apply();
+}
+
+bool IsInlinable(const HloInstruction& instr, bool inline_fusions,
                  const absl::flat_hash_set<const HloInstruction*>& control_preds) {
-  if (instr.opcode() != HloOpcode::kCall) return false;
-  const HloComputation* callee = instr.to_apply();
+  const bool fusion = inline_fusions && instr.opcode() == HloOpcode::kFusion;
+  if (instr.opcode() != HloOpcode::kCall && !fusion) return false;
+  const HloComputation* callee = Callee(instr);
   if (callee == nullptr || !callee->execution_thread().empty()) return false;
   return instr.control_predecessors().empty() && !control_preds.contains(&instr);
 }
@@ -26,7 +33,11 @@ absl::Status InlineCall(HloInstruction* call) {
 
 absl::Status InlineCall(HloInstruction* call, NameUniquer* names) {
   HloComputation* caller = call->parent();
-  const HloComputation* callee = call->to_apply();
+  const HloComputation* callee = Callee(*call);
+  if (callee == nullptr) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("'", call->name(), "' names no computation to inline"));
+  }
   if (callee->num_parameters() != call->operand_count()) {
     return absl::InvalidArgumentError(absl::StrCat("call '", call->name(), "' passes ",
                                                    call->operand_count(), " operands to '",
@@ -60,7 +71,7 @@ absl::StatusOr<bool> CallInliner::Run(HloModule* module) {
         ControlPredecessorSet(*computation);
     std::vector<HloInstruction*> calls;
     for (const auto& instr : computation->instructions()) {
-      if (IsInlinable(*instr, control_preds)) calls.push_back(instr.get());
+      if (IsInlinable(*instr, inline_fusions_, control_preds)) calls.push_back(instr.get());
     }
     if (calls.empty()) continue;
     NameUniquer names(*computation);

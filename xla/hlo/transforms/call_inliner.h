@@ -7,7 +7,12 @@
 // Calls with control edges, and calls to computations on another execution
 // thread, are left alone. The callee itself is left for HloDCE to remove once
 // unreachable. Callees are inlined before callers, so nested calls disappear
-// in one run. Not thread-safe (mutates the module).
+// in one run.
+//
+// With `inline_fusions`, fusion instructions (`fusion(...), calls=f`) are
+// inlined the same way: a module that arrives already fused (XLA's own
+// optimized dumps, Triton GEMM fusions) is unfused so this compiler's
+// fusion passes decide afresh. Not thread-safe (mutates the module).
 #ifndef XLA_HLO_TRANSFORMS_CALL_INLINER_H_
 #define XLA_HLO_TRANSFORMS_CALL_INLINER_H_
 
@@ -19,13 +24,17 @@ namespace xla {
 
 class CallInliner : public HloPass {
  public:
+  explicit CallInliner(bool inline_fusions = false) : inline_fusions_(inline_fusions) {}
   absl::string_view name() const override { return "call-inliner"; }
   // Fails only on malformed IR (a call whose operand count does not match
   // its callee's parameters), naming the call.
   absl::StatusOr<bool> Run(HloModule* module) override;
+
+ private:
+  bool inline_fusions_;
 };
 
-// Inlines one `call` instruction. Fails as Run does.
+// Inlines one `call` (or `fusion`) instruction. Fails as Run does.
 absl::Status InlineCall(HloInstruction* call);
 // Same, taking new names from `names` (which must cover the caller), so
 // that inlining many calls into one computation reads its names once.

@@ -55,5 +55,29 @@ ENTRY entry {
   EXPECT_TRUE(Contains(r.text, "q.1 = (s32[7], s32[7]) tuple(p.1, p)"));
 }
 
+TEST(CallInliner, UnfusesIncomingFusionsOnlyWhenAsked) {
+  const char* hlo = R"(
+HloModule m
+fused {
+  a = f32[3,33] parameter(0)
+  b = f32[33,5] parameter(1)
+  d = f32[3,5] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  ROOT t = f32[3,5] tanh(d)
+}
+ENTRY entry {
+  p = f32[3,33] parameter(0)
+  q = f32[33,5] parameter(1)
+  ROOT f = f32[3,5] fusion(p, q), kind=kCustom, calls=fused
+})";
+  CallInliner calls_only;
+  pass_test::PassResult kept = pass_test::RunPassAndCheck(calls_only, hlo);
+  EXPECT_FALSE(kept.changed);
+  CallInliner unfuse(/*inline_fusions=*/true);
+  pass_test::PassResult r = pass_test::RunPassAndCheck(unfuse, hlo);
+  EXPECT_TRUE(r.changed);
+  EXPECT_EQ(CountOpcode(*r.module, HloOpcode::kFusion), 0);
+  EXPECT_TRUE(Contains(r.text, "ROOT t = f32[3,5] tanh(d)"));
+}
+
 }  // namespace
 }  // namespace xla

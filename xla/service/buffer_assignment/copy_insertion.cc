@@ -130,7 +130,7 @@ class Builder {
   HloInstruction* Build(HloInstruction* original, ShapeIndex* prefix,
                         const std::function<HloInstruction*(const ShapeIndex&)>& leaf) {
     const Shape& shape = *SubshapeAt(original->shape(), *prefix);
-    if (shape.IsArray()) return leaf(*prefix);
+    if (shape.IsArray()) return FitShape(leaf(*prefix), shape);
     if (!shape.IsTuple()) return Materialize(original, *prefix);
     std::vector<HloInstruction*> elements;
     for (int64_t k = 0; k < shape.tuple_shapes_size(); ++k) {
@@ -141,6 +141,13 @@ class Builder {
     return Add(HloOpcode::kTuple, shape, elements, original->name() + ".tuple");
   }
   HloComputation* computation() const { return c_; }
+
+  // `value` itself when it has `shape`, else bitcast(value) to it: a leaf's
+  // source reached through bitcasts (Source) has the pre-bitcast shape.
+  HloInstruction* FitShape(HloInstruction* value, const Shape& shape) {
+    if (value->shape() == shape) return value;
+    return Add(HloOpcode::kBitcast, shape, {value}, value->name() + ".bitcast");
+  }
 
  private:
   HloInstruction* Add(HloOpcode op, const Shape& shape, std::vector<HloInstruction*> operands,

@@ -95,6 +95,23 @@ ENTRY e {
   EXPECT_EQ(CountOpcode(*m, HloOpcode::kCopy), 0);
 }
 
+// A root leaf that is a bitcast of a parameter (XLA's transpose emitter
+// tests have one): the copy is of the parameter, bitcast back to the leaf's
+// shape.
+TEST(CopyInsertion, BitcastOfParameterInRootKeepsTheLeafShape) {
+  auto m = RunAndCompare(R"(
+HloModule m, input_output_alias={ {0}: (0, {}) }
+ENTRY e {
+  p = f32[5,7]{1,0} parameter(0)
+  q = f32[5,7]{1,0} parameter(1)
+  a = f32[5,7]{1,0} add(p, q)
+  b = f32[35]{0} bitcast(p)
+  ROOT t = (f32[5,7]{1,0}, f32[35]{0}) tuple(a, b)
+})");
+  EXPECT_EQ(CountOpcode(*m, HloOpcode::kCopy), 1);
+  EXPECT_EQ(m->entry_computation()->root_instruction()->operand(1)->shape().dimensions(0), 35);
+}
+
 TEST(CopyInsertion, ConditionalBranchReturningItsParameterIsCopied) {
   auto m = RunAndCompare(R"(
 HloModule m

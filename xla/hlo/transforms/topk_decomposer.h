@@ -1,0 +1,36 @@
+// TopKDecomposer: rewrites `topk(x), k=K, largest=L` into a stable sort of
+// (x, iota) along the last dimension, followed by slices of the first K
+// columns, so that every target's sort kernel runs it.
+//
+//   iota    = s32[..., n] iota(), iota_dimension=last
+//   sorted  = (T[..., n], s32[..., n]) sort(x, iota), dimensions={last},
+//             is_stable=true, to_apply=cmp   // cmp: compare(a, b) GT (LT
+//                                            // when largest=false),
+//                                            // type=TOTALORDER
+//   values  = slice(gte(sorted, 0)), [0:K] on the last dimension
+//   indices = slice(gte(sorted, 1)), [0:K]
+//   topk    -> tuple(values, indices)
+//
+// TOTALORDER ranks NaNs and signed zeros as the evaluator's topk does, and
+// the stable sort keeps the lower index first among equal keys, so results
+// are bit-identical. A topk with control edges, of rank 0, or with a
+// complex operand is left alone. Not thread-safe (mutates the module).
+#ifndef XLA_HLO_TRANSFORMS_TOPK_DECOMPOSER_H_
+#define XLA_HLO_TRANSFORMS_TOPK_DECOMPOSER_H_
+
+#include "absl/status/statusor.h"
+#include "xla/hlo/transforms/hlo_pass.h"
+
+namespace xla {
+
+class TopKDecomposer : public HloPass {
+ public:
+  absl::string_view name() const override { return "topk-decomposer"; }
+  // Fails only on malformed IR (k outside [0, n] or a result shape that is
+  // not (T[..., k], s32[..., k])), naming the instruction.
+  absl::StatusOr<bool> Run(HloModule* module) override;
+};
+
+}  // namespace xla
+
+#endif  // XLA_HLO_TRANSFORMS_TOPK_DECOMPOSER_H_

@@ -29,7 +29,7 @@ namespace xla::gpu {
 namespace {
 
 // Raise as the host target grows.
-constexpr int kMinCompared = 45;
+constexpr int kMinCompared = 60;
 // Wall-clock budget for the whole test; modules after it are skipped.
 constexpr double kBudgetSeconds = 300;
 // Modules with more parameter elements than this are skipped (random input

@@ -11,6 +11,7 @@
 #include "llvm/IR/Intrinsics.h"
 #include "xla/backends/gpu/codegen/convert_ir.h"
 #include "xla/types/float_format.h"
+#include "xla/types/physical_layout.h"
 #include "xla/util/status_macros.h"
 
 namespace xla::gpu {
@@ -597,6 +598,15 @@ absl::StatusOr<ElementalIrEmitter::ElementGenerator> ElementalIrEmitter::MakeSha
     }
     case HloOpcode::kConstant:
       return MakeConstant(hlo);
+    case HloOpcode::kBitcast:
+      // Inside a module every array is row-major after layout assignment, so
+      // a bitcast that keeps the element type is a reshape of the logical
+      // order; anything else would need the physical layouts.
+      if (!PhysicalOrderIsLogical(shape) || !PhysicalOrderIsLogical(hlo->operand(0)->shape()) ||
+          hlo->operand(0)->shape().element_type() != shape.element_type()) {
+        return Unimplemented(hlo, "bitcast between non-row-major layouts or element types");
+      }
+      [[fallthrough]];
     case HloOpcode::kBroadcast:
     case HloOpcode::kReshape:
     case HloOpcode::kTranspose:
@@ -604,7 +614,8 @@ absl::StatusOr<ElementalIrEmitter::ElementGenerator> ElementalIrEmitter::MakeSha
     case HloOpcode::kReverse: {
       const HloInstruction* operand = hlo->operand(0);
       const std::vector<int64_t> dims = operand->shape().dimensions();
-      const HloOpcode op = hlo->opcode();
+      const HloOpcode op =
+          hlo->opcode() == HloOpcode::kBitcast ? HloOpcode::kReshape : hlo->opcode();
       std::vector<int64_t> starts, strides;
       if (op == HloOpcode::kSlice) {
         const AttrValue* attr = hlo->FindAttr(AttrId::kSlice);

@@ -383,6 +383,7 @@ const ShapeCase kShapeCases[] = {
     {"broadcast", "ENTRY e {\n p0 = f32[5] parameter(0)\n ROOT r = f32[3,5,7] broadcast(p0), dimensions={1}\n}"},
     {"broadcast_scalar", "ENTRY e {\n p0 = s8[] parameter(0)\n ROOT r = s8[3,7] broadcast(p0), dimensions={}\n}"},
     {"reshape", "ENTRY e {\n p0 = f32[3,5,7] parameter(0)\n ROOT r = f32[7,15] reshape(p0)\n}"},
+    {"bitcast_row_major", "ENTRY e {\n p0 = s32[3,5,7] parameter(0)\n ROOT r = s32[5,21]{1,0} bitcast(p0)\n}"},
     {"transpose", "ENTRY e {\n p0 = f16[3,5,7] parameter(0)\n ROOT r = f16[7,3,5] transpose(p0), dimensions={2,0,1}\n}"},
     {"slice", "ENTRY e {\n p0 = s32[13,17] parameter(0)\n ROOT r = s32[4,5] slice(p0), slice={[1:13:3], [2:17:3]}\n}"},
     {"pad", "ENTRY e {\n p0 = f32[3,5] parameter(0)\n c = f32[] constant(-9.5)\n ROOT r = f32[8,15] pad(p0, c), padding=2_1_1x-1_3_2\n}"},

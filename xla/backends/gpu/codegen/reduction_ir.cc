@@ -9,6 +9,28 @@
 
 namespace xla::gpu {
 
+absl::StatusOr<llvm::Value*> ElementCache::Get(const FusedGenerators& gens,
+                                               const HloInstruction* instr,
+                                               const IrIndex& index) {
+  std::pair<const HloInstruction*, std::vector<llvm::Value*>> key(instr, index.multidim());
+  if (auto it = values_.find(key); it != values_.end()) {
+    auto* defined = llvm::dyn_cast<llvm::Instruction>(it->second);
+    if (defined == nullptr || defined->getParent() == b_->GetInsertBlock()) return it->second;
+  }
+  ASSIGN_OR_RETURN(llvm::Value * value, gens.at(instr)(index));
+  values_[std::move(key)] = value;
+  return value;
+}
+
+ElementalIrEmitter::ElementGenerator ForwardingGenerator(const FusedGenerators* gens,
+                                                         const HloInstruction* instr,
+                                                         ElementCache* cache) {
+  if (cache != nullptr) {
+    return [gens, instr, cache](const IrIndex& index) { return cache->Get(*gens, instr, index); };
+  }
+  return [gens, instr](const IrIndex& index) { return gens->at(instr)(index); };
+}
+
 absl::StatusOr<std::vector<llvm::Value*>> EmitScalarComputation(
     absl::string_view emitter, const HloComputation& computation,
     const std::vector<llvm::Value*>& args, ElementalIrEmitter& elemental) {
@@ -27,7 +49,9 @@ absl::StatusOr<std::vector<llvm::Value*>> EmitScalarComputation(
     }
     if (instr->opcode() == HloOpcode::kTuple && instr == root) continue;
     std::vector<ElementalIrEmitter::ElementGenerator> operands;
-    for (const HloInstruction* op : instr->operands()) operands.push_back(local.at(op));
+    for (const HloInstruction* op : instr->operands()) {
+      operands.push_back(ForwardingGenerator(&local, op));
+    }
     ASSIGN_OR_RETURN(local[instr], elemental.MakeElementGenerator(instr, operands));
   }
   std::vector<const HloInstruction*> outs;

@@ -28,6 +28,36 @@ namespace xla::gpu {
 using FusedGenerators =
     absl::flat_hash_map<const HloInstruction*, ElementalIrEmitter::ElementGenerator>;
 
+// Elements already generated in the current basic block, per (instruction,
+// index components). A fused DAG that reuses a value (x * x, the rounds of a
+// counter-based RNG) would otherwise emit the value's whole subtree once per
+// use: IR exponential in the depth of the sharing. An entry is reused only
+// while emission stays in the block that defined it (or when it is a
+// constant or argument), so it always dominates the use. One cache per
+// IRBuilder; not thread-safe.
+class ElementCache {
+ public:
+  explicit ElementCache(llvm::IRBuilder<>* b) : b_(b) {}
+  // The element of `instr` at `index`: cached, or gens->at(instr)(index).
+  absl::StatusOr<llvm::Value*> Get(const FusedGenerators& gens, const HloInstruction* instr,
+                                   const IrIndex& index);
+
+ private:
+  llvm::IRBuilder<>* b_;
+  absl::flat_hash_map<std::pair<const HloInstruction*, std::vector<llvm::Value*>>, llvm::Value*>
+      values_;
+};
+
+// A generator that looks up `gens->at(instr)` each time it is called
+// (through `cache` when not null). Its copies are O(1), whereas copying the
+// generator itself copies every operand generator it captured, recursively:
+// a walk of the fused DAG as a tree, exponential in its sharing. Build
+// operand lists for MakeElementGenerator from these. `gens` (and `cache`)
+// must outlive the generator and hold `instr` by the time it is called.
+ElementalIrEmitter::ElementGenerator ForwardingGenerator(const FusedGenerators* gens,
+                                                         const HloInstruction* instr,
+                                                         ElementCache* cache = nullptr);
+
 // Emits `computation` (scalar parameters, a scalar or tuple-of-scalars root)
 // on `args` (parameter i = args[i]); returns the root's values (the tuple's
 // operands in order). Errors: a parameter without an argument, or an op the

@@ -287,6 +287,69 @@ absl::StatusOr<std::vector<llvm::Value*>> EmitReduceWindowElement(
   return values;
 }
 
+absl::Status EmitSelectAndScatterSelection(
+    absl::string_view emitter, const HloInstruction& sas, const IrIndex& source_index,
+    const FusedGenerators& gens, ElementalIrEmitter& elemental, llvm::IRBuilder<>* b,
+    const std::function<absl::Status(const IrIndex&)>& selected) {
+  const HloComputation* select = sas.GetComputation(AttrId::kSelect);
+  if (sas.operand_count() != 3 || select == nullptr) {
+    return FusionEmitterUnimplemented(emitter, sas, "malformed select-and-scatter");
+  }
+  const Shape& in = sas.operand(0)->shape();
+  if (IsComplex(in.element_type())) {
+    return FusionEmitterUnimplemented(emitter, sas, "complex select-and-scatter");
+  }
+  ASSIGN_OR_RETURN(std::vector<WindowDim> window,
+                   WindowOf(emitter, sas, static_cast<size_t>(in.rank())));
+  llvm::Type* value_type = ElementIrType(in.element_type(), b->getContext());
+  llvm::AllocaInst* found = EmitEntryAlloca(b, b->getInt1Ty(), nullptr, "sas_found");
+  llvm::AllocaInst* value = EmitEntryAlloca(b, value_type, nullptr, "sas_value");
+  llvm::AllocaInst* position =
+      EmitEntryAlloca(b, b->getInt64Ty(), b->getInt64(std::max<int64_t>(1, in.rank())), "sas_pos");
+  b->CreateStore(b->getFalse(), found);
+  auto store_selection = [&](const std::vector<llvm::Value*>& pos, llvm::Value* x) {
+    b->CreateStore(b->getTrue(), found);
+    b->CreateStore(x, value);
+    for (size_t d = 0; d < pos.size(); ++d) {
+      b->CreateStore(pos[d], b->CreateConstInBoundsGEP1_64(b->getInt64Ty(), position, d));
+    }
+  };
+  RETURN_IF_ERROR(ForEachWindowTap(
+      window, source_index.multidim(), in.dimensions(), b,
+      [&](const std::vector<llvm::Value*>& pos, const std::vector<llvm::Value*>&) -> absl::Status {
+        ASSIGN_OR_RETURN(llvm::Value * x, gens.at(sas.operand(0))(IrIndex(pos, in.dimensions())));
+        llvm::Value* have = b->CreateLoad(b->getInt1Ty(), found);
+        // Replace when nothing is selected yet or select(current, x) is false.
+        llvm::Function* f = b->GetInsertBlock()->getParent();
+        llvm::BasicBlock* compare = llvm::BasicBlock::Create(b->getContext(), "sas_compare", f);
+        llvm::BasicBlock* replace = llvm::BasicBlock::Create(b->getContext(), "sas_replace", f);
+        llvm::BasicBlock* next = llvm::BasicBlock::Create(b->getContext(), "sas_next", f);
+        b->CreateCondBr(have, compare, replace);
+        b->SetInsertPoint(compare);
+        ASSIGN_OR_RETURN(std::vector<llvm::Value*> keep,
+                         EmitScalarComputation(emitter, *select,
+                                               {b->CreateLoad(value_type, value), x}, elemental));
+        if (keep.size() != 1) {
+          return FusionEmitterUnimplemented(emitter, sas, "select must return one pred");
+        }
+        b->CreateCondBr(b->CreateICmpNE(keep[0], llvm::ConstantInt::get(keep[0]->getType(), 0)),
+                        next, replace);
+        b->SetInsertPoint(replace);
+        store_selection(pos, x);
+        b->CreateBr(next);
+        b->SetInsertPoint(next);
+        return absl::OkStatus();
+      }));
+  return EmitIfThen(b, b->CreateLoad(b->getInt1Ty(), found), [&]() -> absl::Status {
+    std::vector<llvm::Value*> pos;
+    for (int64_t d = 0; d < in.rank(); ++d) {
+      pos.push_back(b->CreateLoad(b->getInt64Ty(),
+                                  b->CreateConstInBoundsGEP1_64(b->getInt64Ty(), position, d)));
+    }
+    return selected(IrIndex(pos, in.dimensions()));
+  });
+}
+
 absl::StatusOr<llvm::Value*> EmitGatherElement(absl::string_view emitter,
                                                const HloInstruction& gather,
                                                const IrIndex& index,

@@ -13,6 +13,8 @@
 //   * reduce-window (reduce_ops.cc): window positions row-major, positions
 //     on padding or between dilated elements skipped, starting from the
 //     init values; reversal is ignored, as there.
+//   * select-and-scatter (reduce_ops.cc): the selection per source element;
+//     the kernel applies scatter(source, output[selected]) in source order.
 //   * gather (indexing_ops.cc): start indices clamped into
 //     [0, dim - slice_size], offset_dims, collapsed_slice_dims,
 //     start_index_map, index_vector_dim and operand/start-indices batching
@@ -60,6 +62,18 @@ absl::Status EmitConvolutionFeatureBlock(
 absl::StatusOr<std::vector<llvm::Value*>> EmitReduceWindowElement(
     absl::string_view emitter, const HloInstruction& rw, const IrIndex& index,
     const FusedGenerators& gens, ElementalIrEmitter& elemental, llvm::IRBuilder<>* b);
+
+// Select-and-scatter `sas` (operand, source, init; window, select=,
+// scatter=): the operand position selected for source element
+// `source_index`. Window taps are visited row-major, positions on padding
+// skipped; the first tap on an element is selected, and each later one
+// replaces it when select(selected, candidate) is false, as the evaluator
+// does. Calls `selected(position)` only when some tap lands on an element.
+// Errors: malformed window or select computation, or selected's.
+absl::Status EmitSelectAndScatterSelection(
+    absl::string_view emitter, const HloInstruction& sas, const IrIndex& source_index,
+    const FusedGenerators& gens, ElementalIrEmitter& elemental, llvm::IRBuilder<>* b,
+    const std::function<absl::Status(const IrIndex&)>& selected);
 
 // The element of gather `gather` at output `index`.
 absl::StatusOr<llvm::Value*> EmitGatherElement(absl::string_view emitter,

@@ -27,9 +27,16 @@ absl::StatusOr<GpuExecutableProto> CompileHloToHostArtifactProto(
 
 absl::StatusOr<GpuExecutableProto> CompileModuleToHostArtifactProto(
     HloModule* module, const HostCompilerOptions& options, MiddleEndResult* middle_end) {
+  absl::Time start = absl::Now();
+  auto finish = [&](const std::string& phase) {
+    const absl::Time now = absl::Now();
+    if (options.phase_observer) options.phase_observer(phase, absl::ToDoubleSeconds(now - start));
+    start = now;
+  };
   MiddleEndResult local;
   MiddleEndResult& middle = middle_end != nullptr ? *middle_end : local;
   ASSIGN_OR_RETURN(middle, RunMiddleEnd(module, options.middle_end));
+  finish("middle_end");
 
   GpuExecutableProto artifact;
   GpuExecutablePayloadProto* payload = artifact.mutable_payload();
@@ -37,11 +44,22 @@ absl::StatusOr<GpuExecutableProto> CompileModuleToHostArtifactProto(
   auto kernels = std::make_unique<llvm::Module>(module->name(), context);
   RETURN_IF_ERROR(EmitThunks(*module, middle.schedule, *middle.assignment, options.thunks,
                              kernels.get(), payload));
+  finish("thunk_emission");
   if (payload->kernels_size() > 0) {
-    ASSIGN_OR_RETURN(std::string so, CompileHostSharedObject(*kernels, options.object));
+    HostCompileOptions object = options.object;
+    if (options.phase_observer) {
+      object.phase_observer = [&options, &inner = options.object.phase_observer](
+                                  const std::string& phase, double seconds) {
+        if (inner) inner(phase, seconds);
+        options.phase_observer(phase, seconds);
+      };
+    }
+    ASSIGN_OR_RETURN(std::string so, CompileHostSharedObject(*kernels, object));
     payload->set_host_shared_object(std::move(so));
+    start = absl::Now();
   }
   if (options.include_optimized_hlo) payload->set_optimized_hlo_text(PrintModule(*module));
+  finish("serialize_hlo");
 
   ArtifactHeaderProto* header = artifact.mutable_header();
   header->set_format_version(kArtifactFormatVersion);
@@ -52,6 +70,7 @@ absl::StatusOr<GpuExecutableProto> CompileModuleToHostArtifactProto(
                                                      absl::UTCTimeZone()));
   header->set_target("host");
   SealArtifact(&artifact);
+  finish("seal");
   return artifact;
 }
 

@@ -13,6 +13,7 @@
 #ifndef XLA_BACKENDS_GPU_COMPILER_HOST_COMPILER_H_
 #define XLA_BACKENDS_GPU_COMPILER_HOST_COMPILER_H_
 
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -36,6 +37,12 @@ struct HostCompilerOptions {
   std::optional<std::string> production_date;
   // Store the optimized HLO text in the payload (for humans only).
   bool include_optimized_hlo = true;
+  // When set, called once per finished compile phase with its wall time, in
+  // order: "middle_end", "thunk_emission" (kernel IR included), then the
+  // object compiler's phases (see HostCompileOptions::phase_observer; an
+  // observer set there too is called as well), then "serialize_hlo" and
+  // "seal". Called on the compiling thread.
+  std::function<void(const std::string& phase, double seconds)> phase_observer;
 };
 
 // Compiles `hlo_text` into an artifact proto (header sealed with the

@@ -274,7 +274,12 @@ class Emitter {
     if (op == HloOpcode::kGetTupleElement) {
       return AliasOrCopy(instr, instr.operand(0), {instr.tuple_index()}, &instr, {}, out);
     }
-    if (op == HloOpcode::kBitcast) return AliasOrCopy(instr, instr.operand(0), {}, &instr, {}, out);
+    // Pass-throughs: the result is operand 0's value (tokens have no bytes).
+    if (op == HloOpcode::kBitcast || op == HloOpcode::kOptimizationBarrier ||
+        op == HloOpcode::kAddDependency) {
+      return AliasOrCopy(instr, instr.operand(0), {}, &instr, {}, out);
+    }
+    if (op == HloOpcode::kAfterAll) return absl::OkStatus();
     if (op == HloOpcode::kCopy && instr.shape().IsArray() &&
         instr.operand(0)->shape().has_layout() == instr.shape().has_layout() &&
         (!instr.shape().has_layout() ||
@@ -295,6 +300,12 @@ class Emitter {
     if (op == HloOpcode::kConditional) return EmitConditional(instr, out);
     if (op == HloOpcode::kCustomCall) return EmitCustomCall(instr, out);
     if (CanWrapInFusion(instr)) return EmitWrapped(instr, out);
+    if (op == HloOpcode::kRngBitGenerator) {
+      // RngBitGeneratorExpander expands every supported form before this.
+      return Unimplemented(instr, "unsupported rng-bit-generator form: the state must be "
+                                  "u64[2] (or u64[3] for rng_philox/rng_default) and the bits an "
+                                  "integer or float array of at most 64-bit elements");
+    }
     return Unimplemented(instr, absl::StrCat("no thunk emission for this opcode on the ",
                                              backend_->TargetName(), " target"));
   }

@@ -82,6 +82,7 @@ class FusionEmitter {
   absl::StatusOr<Segment> PlanScatter(bool in_place);
   Segment PlanDusInPlace();
   absl::StatusOr<Segment> PlanSort();
+  absl::StatusOr<Segment> PlanSelectAndScatter();
   absl::StatusOr<Segment> PlanConvolution();
   std::vector<Segment> PlanLoop(bool same_dims);
   // Writes every output leaf at the index.
@@ -142,6 +143,7 @@ class FusionEmitter {
   llvm::Value* block_begin_ = nullptr;
   llvm::Value* block_end_ = nullptr;
   FusedGenerators gens_;
+  ElementCache element_cache_{&b_};
   std::vector<const HloInstruction*> reduces_;  // post order
 
   // Reductions already computed for the current row (row kernels): valid
@@ -250,9 +252,9 @@ absl::Status FusionEmitter::BuildGenerators() {
       };
       continue;
     }
-    if (opcode == HloOpcode::kSort) {
-      if (instr == root) continue;  // PlanSort emits it
-      return Unimplemented(instr, "sort is only supported as the fused root");
+    if (opcode == HloOpcode::kSort || opcode == HloOpcode::kSelectAndScatter) {
+      if (instr == root) continue;  // PlanSort / PlanSelectAndScatter emit it
+      return Unimplemented(instr, "only supported as the fused root");
     }
     if (opcode == HloOpcode::kGetTupleElement &&
         instr->operand(0)->opcode() == HloOpcode::kReduceWindow) {
@@ -283,9 +285,8 @@ absl::Status FusionEmitter::BuildGenerators() {
     }
     std::vector<Gen> operands;
     for (const HloInstruction* op : instr->operands()) {
-      auto it = gens_.find(op);
-      if (it == gens_.end()) return Unimplemented(instr, "operand without a generator");
-      operands.push_back(it->second);
+      if (!gens_.contains(op)) return Unimplemented(instr, "operand without a generator");
+      operands.push_back(ForwardingGenerator(&gens_, op, &element_cache_));
     }
     ASSIGN_OR_RETURN(gens_[instr], elemental_.MakeElementGenerator(instr, operands));
   }
@@ -620,6 +621,39 @@ absl::StatusOr<Segment> FusionEmitter::PlanConvolution() {
   return s;
 }
 
+absl::StatusOr<Segment> FusionEmitter::PlanSelectAndScatter() {
+  const HloInstruction* sas = computation_->root_instruction();
+  const HloComputation* scatter = sas->GetComputation(AttrId::kScatter);
+  if (sas->operand_count() != 3 || scatter == nullptr || leaves_.size() != 1) {
+    return Unimplemented(sas, "malformed select-and-scatter");
+  }
+  const std::vector<int64_t> out_dims = leaves_[0].shape.dimensions();
+  const std::vector<int64_t> source_dims = sas->operand(1)->shape().dimensions();
+  Segment s;
+  s.blocks = Product(out_dims) == 0 ? 0 : 1;
+  s.emit = [=](llvm::Value*) -> absl::Status {
+    const IrArray out = OutputArray(0);
+    ASSIGN_OR_RETURN(llvm::Value * init, gens_.at(sas->operand(2))(IrIndex()));
+    RETURN_IF_ERROR(EmitNestedLoops(out_dims, [&](const IrIndex& i) -> absl::Status {
+      out.EmitWriteElement(i, init, &b_);
+      return absl::OkStatus();
+    }));
+    // Source elements in row-major order, as the evaluator applies them.
+    return EmitNestedLoops(source_dims, [&](const IrIndex& si) -> absl::Status {
+      return EmitSelectAndScatterSelection(
+          kEmitter, *sas, si, gens_, elemental_, &b_, [&](const IrIndex& t) -> absl::Status {
+            ASSIGN_OR_RETURN(llvm::Value * source, gens_.at(sas->operand(1))(si));
+            ASSIGN_OR_RETURN(std::vector<llvm::Value*> next,
+                             EmitComputation(scatter, {source, out.EmitReadElement(t, &b_)}));
+            if (next.size() != 1) return Unimplemented(sas, "scatter must return one value");
+            out.EmitWriteElement(t, next[0], &b_);
+            return absl::OkStatus();
+          });
+    });
+  };
+  return s;
+}
+
 absl::StatusOr<Segment> FusionEmitter::PlanSort() {
   const HloInstruction* sort = computation_->root_instruction();
   const std::vector<int64_t>& sort_dims = sort->dimensions();
@@ -732,6 +766,12 @@ absl::StatusOr<std::vector<Segment>> FusionEmitter::Plan() {
   if (computation_->root_instruction()->opcode() == HloOpcode::kSort) {
     kind_ = "sort";
     ASSIGN_OR_RETURN(Segment s, PlanSort());
+    if (s.blocks == 0) return std::vector<Segment>{};
+    return std::vector<Segment>{s};
+  }
+  if (computation_->root_instruction()->opcode() == HloOpcode::kSelectAndScatter) {
+    kind_ = "select_and_scatter";
+    ASSIGN_OR_RETURN(Segment s, PlanSelectAndScatter());
     if (s.blocks == 0) return std::vector<Segment>{};
     return std::vector<Segment>{s};
   }

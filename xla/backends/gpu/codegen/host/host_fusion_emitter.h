@@ -34,6 +34,10 @@
 //                      copied to the outputs, then a stable insertion sort
 //                      there calls the comparator (O(n^2) per line: meant
 //                      for the modest sorts of model graphs).
+//   select_and_scatter root select-and-scatter: one block; the output is
+//                      set to init, then per source element (row-major)
+//                      the window selection of ../window_gather_ir.h and
+//                      output[selected] = scatter(source, output[selected]).
 //   convolution        root convolution: block = one output position x up
 //                      to 128 output features; loops over the window and
 //                      input features with the feature loop innermost

@@ -6,6 +6,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
 #include "llvm/ADT/StringMap.h"
 #include "xla/backends/gpu/codegen/llvm_backend/llvm_backend.h"
 #include "llvm/MC/MCSubtargetInfo.h"
@@ -95,6 +97,28 @@ const std::vector<std::string>& AllowedHostRuntimeSymbols() {
   return *kSymbols;
 }
 
+namespace {
+
+// Reports phase wall times to options.phase_observer, when set.
+class PhaseClock {
+ public:
+  explicit PhaseClock(const HostCompileOptions& options)
+      : observer_(options.phase_observer), start_(absl::Now()) {}
+  void Restart() { start_ = absl::Now(); }
+  // Reports the time since construction or the last Restart/Finish.
+  void Finish(const std::string& phase) {
+    const absl::Time now = absl::Now();
+    if (observer_) observer_(phase, absl::ToDoubleSeconds(now - start_));
+    start_ = now;
+  }
+
+ private:
+  const std::function<void(const std::string&, double)>& observer_;
+  absl::Time start_;
+};
+
+}  // namespace
+
 absl::StatusOr<std::string> CompileHostObject(llvm::Module& module,
                                               const HostCompileOptions& options) {
   if (options.opt_level < 0 || options.opt_level > 3) {
@@ -105,11 +129,18 @@ absl::StatusOr<std::string> CompileHostObject(llvm::Module& module,
   if (!machine.ok()) return machine.status();
   module.setTargetTriple(kTriple);
   module.setDataLayout((*machine)->createDataLayout());
+  PhaseClock clock(options);
   if (absl::Status v = VerifyLlvmModule(module); !v.ok()) return v;
+  clock.Finish("llvm_verify");
   if (options.ir_observer) options.ir_observer("before_optimizations", module);
+  clock.Restart();
   OptimizeLlvmModule(module, **machine, options.opt_level);
+  clock.Finish("llvm_optimize");
   if (options.ir_observer) options.ir_observer("after_optimizations", module);
-  return EmitMachineCode(module, **machine, llvm::CGFT_ObjectFile);
+  clock.Restart();
+  absl::StatusOr<std::string> object = EmitMachineCode(module, **machine, llvm::CGFT_ObjectFile);
+  clock.Finish("machine_code");
+  return object;
 }
 
 absl::StatusOr<std::vector<std::string>> UndefinedSymbols(absl::string_view object) {
@@ -159,7 +190,9 @@ absl::StatusOr<std::string> CompileHostSharedObject(llvm::Module& module,
                                                     const HostCompileOptions& options) {
   absl::StatusOr<std::string> object = CompileHostObject(module, options);
   if (!object.ok()) return object.status();
+  PhaseClock clock(options);
   absl::StatusOr<std::vector<std::string>> undefined = UndefinedSymbols(*object);
+  clock.Finish("undefined_symbols");
   if (!undefined.ok()) return undefined.status();
   const std::vector<std::string>& allowed = AllowedHostRuntimeSymbols();
   std::vector<std::string> foreign;
@@ -172,7 +205,9 @@ absl::StatusOr<std::string> CompileHostSharedObject(llvm::Module& module,
         absl::StrJoin(foreign, ", "),
         " (the emitter produced a call the runtime cannot resolve; this is a compiler bug)"));
   }
-  return LinkHostSharedObject(*object, options);
+  absl::StatusOr<std::string> so = LinkHostSharedObject(*object, options);
+  clock.Finish("link");
+  return so;
 }
 
 }  // namespace xla::gpu

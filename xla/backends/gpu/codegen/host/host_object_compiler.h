@@ -43,6 +43,11 @@ struct HostCompileOptions {
   // ("before_optimizations") and after them ("after_optimizations"), e.g. to
   // dump the IR. Called on the compiling thread.
   std::function<void(const std::string& stage, const llvm::Module& module)> ir_observer;
+  // When set, called once per finished phase with its wall time:
+  // "llvm_verify", "llvm_optimize", "machine_code" (CompileHostObject),
+  // "undefined_symbols" and "link" (CompileHostSharedObject). Called on the
+  // compiling thread.
+  std::function<void(const std::string& phase, double seconds)> phase_observer;
 };
 
 // The optimized object file (ELF relocatable) for `module`. Sets the module's

@@ -1,8 +1,8 @@
 // Host fusion kernels for convolution, reduce-window, gather and sort vs the
 // reference evaluator, through the real shared object (RunFusionOnHost):
 // odd shapes, padding, strides, dilations, feature groups (depthwise), batch
-// groups, bf16, clamped gather indices, and a stable multi-operand sort
-// with ties. Convolutions accumulate in f64 in the evaluator's order and
+// groups, bf16, clamped gather indices, a stable multi-operand sort
+// with ties, and select-and-scatter (max-pool gradient with ties). Convolutions accumulate in f64 in the evaluator's order and
 // every other op follows it exactly, so all cases are bit-exact.
 #include <memory>
 #include <string>
@@ -216,6 +216,71 @@ TEST(HostWindowOps, GatherBatchingDims) {
 // Sorts keys (few distinct values: many ties) descending with a payload
 // that records the original position: a stable sort keeps tied payloads in
 // order, which the evaluator's std::stable_sort does too.
+// Max-pool gradient: overlapping 3x3 windows with stride 2 and padding,
+// so some outputs receive several source values and padded taps are
+// skipped; inputs rounded to a few values to force ties (the first tap in
+// row-major order wins under GE).
+TEST(HostWindowOps, SelectAndScatterMaxPoolGradWithTies) {
+  const std::string text = std::string("HloModule m\n") + R"(
+ge {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT c = pred[] compare(a, b), direction=GE
+}
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+fused {
+  x = f32[2,9,7,3] parameter(0)
+  g = f32[2,5,4,3] parameter(1)
+  z = f32[] constant(0.25)
+  g2 = f32[2,5,4,3] multiply(g, g)
+  ROOT s = f32[2,9,7,3] select-and-scatter(x, g2, z), window={size=1x3x3x1 stride=1x2x2x1 pad=0_0x1_1x1_1x0_0}, select=ge, scatter=add
+}
+ENTRY e {
+  x = f32[2,9,7,3] parameter(0)
+  g = f32[2,5,4,3] parameter(1)
+  ROOT f = f32[2,9,7,3] fusion(x, g), kind=kLoop, calls=fused
+}
+)";
+  CheckModule(text, "select_and_scatter", [](std::vector<Literal>& in) {
+    for (int64_t i = 0; i < in[0].element_count(); ++i) {
+      in[0].SetDouble(i, static_cast<double>(static_cast<int>(in[0].GetDouble(i) * 3)));
+    }
+  });
+}
+
+// A min selection (LE) with a non-commutative scatter (subtract) on s32,
+// odd window without overlap at the edges.
+TEST(HostWindowOps, SelectAndScatterMinWithNonCommutativeScatter) {
+  const std::string text = std::string("HloModule m\n") + R"(
+le {
+  a = s32[] parameter(0)
+  b = s32[] parameter(1)
+  ROOT c = pred[] compare(a, b), direction=LE
+}
+sub {
+  a = s32[] parameter(0)
+  b = s32[] parameter(1)
+  ROOT s = s32[] subtract(a, b)
+}
+fused {
+  x = s32[11,5] parameter(0)
+  g = s32[5,3] parameter(1)
+  z = s32[] constant(7)
+  ROOT s = s32[11,5] select-and-scatter(x, g, z), window={size=3x2 stride=2x2 pad=0_0x0_1}, select=le, scatter=sub
+}
+ENTRY e {
+  x = s32[11,5] parameter(0)
+  g = s32[5,3] parameter(1)
+  ROOT f = s32[11,5] fusion(x, g), kind=kLoop, calls=fused
+}
+)";
+  CheckModule(text, "select_and_scatter");
+}
+
 TEST(HostWindowOps, SortMultiOperandStableDescending) {
   const std::string text = std::string("HloModule m\n") + R"(
 cmp {

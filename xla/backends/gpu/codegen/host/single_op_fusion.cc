@@ -20,7 +20,7 @@ bool CanWrapInFusion(const HloInstruction& instr) {
       HloOpcode::kDynamicUpdateSlice, HloOpcode::kReduce,  HloOpcode::kScatter,
       HloOpcode::kBitcastConvert, HloOpcode::kReducePrecision, HloOpcode::kClamp,
       HloOpcode::kCompare,       HloOpcode::kConvolution,  HloOpcode::kReduceWindow,
-      HloOpcode::kGather,        HloOpcode::kSort,
+      HloOpcode::kGather,        HloOpcode::kSort,         HloOpcode::kSelectAndScatter,
   };
   if (IsElementwise(instr.opcode())) return true;
   for (HloOpcode op : kOthers) {

@@ -16,9 +16,15 @@ constexpr int64_t kMaxRowBlockThreads = 512;  // block-per-row threads
 constexpr int64_t kElementsPerRowThread = 4;  // block-per-row: aim per thread
 constexpr int64_t kTile = 32;
 constexpr int64_t kTileRows = 8;
+constexpr int64_t kMaxGridX = (int64_t{1} << 31) - 1;
 
 int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 int64_t RoundUp(int64_t a, int64_t b) { return CeilDiv(a, b) * b; }
+int64_t NextPowerOfTwo(int64_t a) {
+  int64_t p = 1;
+  while (p < a) p *= 2;
+  return p;
+}
 
 LaunchChoice LoopChoice(int64_t elements, bool vectorizable, const NvptxTarget& target) {
   LaunchChoice c;
@@ -45,6 +51,8 @@ absl::string_view NvptxKernelKindName(NvptxKernelKind kind) {
     case NvptxKernelKind::kWholeReduction: return "whole_reduction";
     case NvptxKernelKind::kColumnReduction: return "column_reduction";
     case NvptxKernelKind::kTranspose: return "transpose";
+    case NvptxKernelKind::kSort: return "sort";
+    case NvptxKernelKind::kSelectAndScatter: return "select_and_scatter";
   }
   return "unknown";
 }
@@ -68,6 +76,9 @@ absl::StatusOr<LaunchChoice> ChooseLaunchDimensions(const LaunchProblem& p,
       return LoopChoice(p.elements, false, target);
     case NvptxKernelKind::kScatterSerial:
       c.blocks = 1;
+      return c;
+    case NvptxKernelKind::kSelectAndScatter:
+      c.blocks = p.elements == 0 ? 0 : 1;
       return c;
     case NvptxKernelKind::kRowReduction:
     case NvptxKernelKind::kRowNormalization:
@@ -96,6 +107,22 @@ absl::StatusOr<LaunchChoice> ChooseLaunchDimensions(const LaunchProblem& p,
       c.blocks = p.batch * CeilDiv(p.columns, kTile) *
                  (p.kind == NvptxKernelKind::kTranspose ? CeilDiv(p.rows, kTile) : 1);
       return c;
+    case NvptxKernelKind::kSort: {
+      if (p.rows == 0 || p.row_length == 0) return c;
+      if (p.rows > kMaxGridX) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("launch dimensions for sort: ", p.rows,
+                         " rows exceed the grid's x limit (one block per row)"));
+      }
+      c.sort_in_shared = p.sort_shared_bytes <= target.max_shared_memory_per_block;
+      // Bitonic: pairs of the padded power of two; odd-even: pairs of the row.
+      const int64_t pairs =
+          c.sort_in_shared ? NextPowerOfTwo(p.row_length) / 2 : CeilDiv(p.row_length, 2);
+      c.threads_per_block =
+          std::min(target.max_threads_per_block, std::max(warp, RoundUp(pairs, warp)));
+      c.blocks = p.rows;
+      return c;
+    }
   }
   return c;
 }

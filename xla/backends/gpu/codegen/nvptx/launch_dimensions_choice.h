@@ -18,7 +18,15 @@
 //   column_reduction: 32 x 8 threads per block (32 columns, 8 row lanes),
 //       one block per 32 columns of each batch.
 //   transpose: 32 x 8 threads per block over 32 x 32 tiles.
-//   scatter_serial: one block of one thread.
+//   scatter_serial, select_and_scatter: one block of one thread
+//       (select_and_scatter: none when `elements`, the output size, is 0).
+//   sort: one block per row (sort line). When the row fits the static
+//       shared memory (problem.sort_shared_bytes <= the target's limit):
+//       a bitonic network in shared memory, one thread per compare-exchange
+//       pair (threads = next power of two >= row / 2, at least a warp, at
+//       most max_threads_per_block; more pairs loop). Otherwise
+//       (sort_in_shared false): odd-even transposition in global memory,
+//       threads = ceil(row / 2) rounded to a warp, same cap.
 //
 // Thread-safety: pure functions of their arguments; thread-safe.
 #ifndef XLA_BACKENDS_GPU_CODEGEN_NVPTX_LAUNCH_DIMENSIONS_CHOICE_H_
@@ -43,6 +51,8 @@ enum class NvptxKernelKind : uint8_t {
   kWholeReduction,
   kColumnReduction,
   kTranspose,
+  kSort,
+  kSelectAndScatter,
 };
 
 // "loop", "row_reduction", ... (the names HostKernelInfo::kind also uses,
@@ -66,6 +76,9 @@ struct LaunchProblem {
   // Column reduction and transpose: independent batches (product of the
   // other dimensions).
   int64_t batch = 1;
+  // Sort: `rows` sort lines of `row_length` elements; the static shared
+  // memory (bytes, with alignment) one line needs in the shared-memory path.
+  int64_t sort_shared_bytes = 0;
 };
 
 struct LaunchChoice {
@@ -77,10 +90,12 @@ struct LaunchChoice {
   int64_t rows_per_block = 1;  // row kinds: rows per block
   int64_t tile = 0;            // column reduction / transpose: tile edge
   int64_t tile_rows = 0;       // column reduction / transpose: thread rows
+  bool sort_in_shared = false;  // sort: bitonic in shared memory (else global)
 };
 
 // Decides the launch of a kernel of `problem.kind` on `target` (see the
-// header comment). Errors: InvalidArgument for negative sizes.
+// header comment). Errors: InvalidArgument for negative sizes, or a sort
+// with more rows than a 1-D grid holds (2^31 - 1).
 absl::StatusOr<LaunchChoice> ChooseLaunchDimensions(const LaunchProblem& problem,
                                                     const NvptxTarget& target);
 

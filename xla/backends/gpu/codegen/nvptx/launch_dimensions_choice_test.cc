@@ -85,6 +85,45 @@ TEST(LaunchDimensionsChoice, TilesAndSerial) {
   c = Choose(p);
   EXPECT_EQ(c.blocks, 1);
   EXPECT_EQ(c.threads_per_block, 1);
+  p.kind = NvptxKernelKind::kSelectAndScatter;
+  p.elements = 12;
+  c = Choose(p);
+  EXPECT_EQ(c.blocks, 1);
+  EXPECT_EQ(c.threads_per_block, 1);
+  p.elements = 0;
+  EXPECT_EQ(Choose(p).blocks, 0);
+}
+
+TEST(LaunchDimensionsChoice, SortIsABlockPerRowInSharedOrGlobalMemory) {
+  LaunchProblem p;
+  p.kind = NvptxKernelKind::kSort;
+  p.rows = 7;
+  p.row_length = 1000;  // padded to 1024: 512 pairs
+  p.sort_shared_bytes = 1000 * 8;
+  LaunchChoice c = Choose(p);
+  EXPECT_TRUE(c.sort_in_shared);
+  EXPECT_EQ(c.blocks, 7);
+  EXPECT_EQ(c.threads_per_block, 512);
+  p.row_length = 5;  // 4 pairs: still a whole warp
+  EXPECT_EQ(Choose(p).threads_per_block, 32);
+  p.row_length = 6001;  // 8192 padded: 4096 pairs, capped at 1024 threads
+  p.sort_shared_bytes = 48 * 1024;
+  c = Choose(p);
+  EXPECT_TRUE(c.sort_in_shared);
+  EXPECT_EQ(c.threads_per_block, 1024);
+  p.sort_shared_bytes = 48 * 1024 + 8;  // does not fit: odd-even in global memory
+  c = Choose(p, "sm_80");
+  EXPECT_FALSE(c.sort_in_shared);
+  EXPECT_EQ(c.blocks, 7);
+  EXPECT_EQ(c.threads_per_block, 1024);
+  p.row_length = 99;  // global: 50 pairs -> 64 threads
+  EXPECT_EQ(Choose(p).threads_per_block, 64);
+  p.row_length = 0;
+  EXPECT_EQ(Choose(p).blocks, 0);
+  p.row_length = 3;
+  p.rows = int64_t{1} << 32;
+  EXPECT_FALSE(ChooseLaunchDimensions(p, *FindNvptxTarget("sm_90")).ok());
+  EXPECT_EQ(NvptxKernelKindName(NvptxKernelKind::kSort), "sort");
 }
 
 TEST(LaunchDimensionsChoice, NegativeSizesAreErrors) {

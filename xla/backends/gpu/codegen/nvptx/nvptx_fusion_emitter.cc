@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <limits>
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
@@ -18,6 +19,7 @@
 #include "xla/backends/gpu/codegen/ir_loops.h"
 #include "xla/backends/gpu/codegen/reduction_ir.h"
 #include "xla/backends/gpu/codegen/update_index_ir.h"
+#include "xla/backends/gpu/codegen/window_gather_ir.h"
 #include "xla/backends/gpu/codegen/nvptx/libdevice_math.h"
 #include "xla/hlo/ir/hlo_computation.h"
 #include "xla/types/primitive_type.h"
@@ -68,6 +70,29 @@ NvptxKernelKind LaunchKind(FusionKernelKind kind) {
   return NvptxKernelKind::kLoop;
 }
 
+// The outputs of `fusion`: CollectOutputLeaves, plus one leaf per value of a
+// tuple-shaped (variadic) sort or reduce-window root, as the host emitter
+// takes them.
+absl::StatusOr<std::vector<OutputLeaf>> CollectLeaves(const HloInstruction& fusion,
+                                                      const HloComputation& computation) {
+  const HloInstruction* root = computation.root_instruction();
+  const bool variadic_root =
+      (root->opcode() == HloOpcode::kSort || root->opcode() == HloOpcode::kReduceWindow) &&
+      root->shape().IsTuple();
+  if (!variadic_root) return CollectOutputLeaves(kEmitter, fusion, computation);
+  const size_t n = root->shape().tuple_shapes().size();
+  if (!fusion.shape().IsTuple() || fusion.shape().tuple_shapes().size() != n) {
+    return Unimplemented(root, "tuple-shaped root whose fusion shape does not match");
+  }
+  std::vector<OutputLeaf> leaves;
+  for (size_t k = 0; k < n; ++k) {
+    const Shape& shape = fusion.shape().tuple_shapes()[k];
+    if (!shape.IsArray()) return Unimplemented(root, "nested tuple output");
+    leaves.push_back(OutputLeaf{root, static_cast<int64_t>(k), shape});
+  }
+  return leaves;
+}
+
 // Row-major (descending minor_to_major, or no layout).
 bool IsRowMajor(const Shape& shape) {
   if (!shape.has_layout()) return true;
@@ -104,6 +129,9 @@ class Emitter {
   absl::Status EmitTransposeKernel();
   absl::Status EmitDusKernel();
   absl::Status EmitScatterKernel(bool atomic);
+  absl::Status EmitSortKernel();
+  absl::Status EmitSelectAndScatterKernel();
+  absl::Status ClassifySort();
 
   // IR helpers.
   llvm::Value* Sreg(llvm::Intrinsic::ID id) {
@@ -159,6 +187,7 @@ class Emitter {
   llvm::Function* kernel_ = nullptr;
   std::vector<llvm::Value*> args_;
   FusedGenerators gens_;
+  ElementCache element_cache_{&b_};
   std::vector<const HloInstruction*> reduces_;  // post order
   // Vectorized loop: the current lane's value per fused parameter number.
   std::vector<llvm::Value*> lane_values_;
@@ -176,6 +205,7 @@ class Emitter {
   int64_t transpose_dim_ = -1;  // transpose: output dim along the input's minor dim
   int64_t static_shared_ = 0;
   bool scatter_in_place_ = false;  // scatter: the output aliases operand 0
+  int64_t sort_dim_ = -1;          // sort: the sorted dimension
 };
 
 // ------------------------------------------------------------------ setup
@@ -235,6 +265,37 @@ absl::Status Emitter::BuildGenerators() {
       };
       continue;
     }
+    if (opcode == HloOpcode::kConvolution) {
+      gens_[instr] = [this, instr](const IrIndex& index) -> absl::StatusOr<llvm::Value*> {
+        return EmitConvolutionElement(kEmitter, *instr, index, gens_, &b_);
+      };
+      continue;
+    }
+    if (opcode == HloOpcode::kGather) {
+      gens_[instr] = [this, instr](const IrIndex& index) -> absl::StatusOr<llvm::Value*> {
+        return EmitGatherElement(kEmitter, *instr, index, gens_, &b_);
+      };
+      continue;
+    }
+    if (opcode == HloOpcode::kReduceWindow ||
+        (opcode == HloOpcode::kGetTupleElement &&
+         instr->operand(0)->opcode() == HloOpcode::kReduceWindow)) {
+      if (opcode == HloOpcode::kReduceWindow && instr->shape().IsTuple()) {
+        continue;  // its get-tuple-elements or the output leaves read it
+      }
+      const HloInstruction* rw = opcode == HloOpcode::kReduceWindow ? instr : instr->operand(0);
+      const int64_t k = opcode == HloOpcode::kReduceWindow ? 0 : instr->tuple_index();
+      gens_[instr] = [this, rw, k](const IrIndex& index) -> absl::StatusOr<llvm::Value*> {
+        ASSIGN_OR_RETURN(Values values,
+                         EmitReduceWindowElement(kEmitter, *rw, index, gens_, elemental_, &b_));
+        return values[k];
+      };
+      continue;
+    }
+    if (opcode == HloOpcode::kSort || opcode == HloOpcode::kSelectAndScatter) {
+      if (instr == root) continue;  // EmitSortKernel / EmitSelectAndScatterKernel
+      return Unimplemented(instr, "only supported as the fused root");
+    }
     if (opcode == HloOpcode::kGetTupleElement) {
       const HloInstruction* op = instr->operand(0);
       if (op->opcode() != HloOpcode::kReduce) {
@@ -253,9 +314,8 @@ absl::Status Emitter::BuildGenerators() {
     }
     std::vector<Gen> operands;
     for (const HloInstruction* op : instr->operands()) {
-      auto it = gens_.find(op);
-      if (it == gens_.end()) return Unimplemented(instr, "operand without a generator");
-      operands.push_back(it->second);
+      if (!gens_.contains(op)) return Unimplemented(instr, "operand without a generator");
+      operands.push_back(ForwardingGenerator(&gens_, op, &element_cache_));
     }
     ASSIGN_OR_RETURN(gens_[instr], elemental_.MakeElementGenerator(instr, operands));
   }
@@ -290,6 +350,16 @@ bool Emitter::Vectorizable() const {
 
 absl::Status Emitter::Classify() {
   const HloInstruction* root = computation_->root_instruction();
+  if (root->opcode() == HloOpcode::kSort) return ClassifySort();
+  if (root->opcode() == HloOpcode::kSelectAndScatter) {
+    if (root->operand_count() != 3 || root->GetComputation(AttrId::kScatter) == nullptr ||
+        leaves_.size() != 1) {
+      return Unimplemented(root, "malformed select-and-scatter");
+    }
+    kind_ = NvptxKernelKind::kSelectAndScatter;
+    problem_.elements = Product(leaves_[0].shape.dimensions());
+    return absl::OkStatus();
+  }
   const FusionKernelAnalysis a =
       AnalyzeFusionKernel(*computation_, leaves_, reduces_, options_.output_aliases_operand);
   kind_ = LaunchKind(a.kind);
@@ -442,6 +512,11 @@ absl::StatusOr<Values> Emitter::ReduceValues(const HloInstruction* reduce, const
 absl::StatusOr<llvm::Value*> Emitter::LeafValue(const OutputLeaf& leaf, const IrIndex& index) {
   if (leaf.instr->opcode() == HloOpcode::kReduce && leaf.instr->shape().IsTuple()) {
     ASSIGN_OR_RETURN(Values values, ReduceValues(leaf.instr, index));
+    return values[leaf.value];
+  }
+  if (leaf.instr->opcode() == HloOpcode::kReduceWindow && leaf.instr->shape().IsTuple()) {
+    ASSIGN_OR_RETURN(Values values, EmitReduceWindowElement(kEmitter, *leaf.instr, index, gens_,
+                                                            elemental_, &b_));
     return values[leaf.value];
   }
   return gens_.at(leaf.instr)(index);
@@ -825,6 +900,238 @@ absl::Status Emitter::EmitScatterKernel(bool atomic) {
   return EmitLoop(0, problem_.elements, "update", one_update);
 }
 
+// Sort: one block per line along sort_dim_ (see EmitSortKernel). The
+// shared-memory path needs each operand's line plus the i32 original
+// positions, each array 8-byte aligned as SharedArray places them.
+absl::Status Emitter::ClassifySort() {
+  const HloInstruction* sort = computation_->root_instruction();
+  const std::vector<int64_t>& sort_dims = sort->dimensions();
+  if (sort->operand_count() < 1 || sort_dims.size() != 1 || sort->to_apply() == nullptr ||
+      static_cast<int64_t>(leaves_.size()) != sort->operand_count()) {
+    return Unimplemented(sort, "malformed sort: expected one sort dimension, a comparator "
+                               "and one output per operand");
+  }
+  const std::vector<int64_t>& dims = sort->operand(0)->shape().dimensions();
+  sort_dim_ = sort_dims[0];
+  if (sort_dim_ < 0 || sort_dim_ >= static_cast<int64_t>(dims.size())) {
+    return Unimplemented(sort, "sort dimension out of range");
+  }
+  for (int64_t k = 0; k < sort->operand_count(); ++k) {
+    if (sort->operand(k)->shape().dimensions() != dims || leaves_[k].shape.dimensions() != dims) {
+      return Unimplemented(sort, "sort operands and outputs of different dimensions");
+    }
+  }
+  kind_ = NvptxKernelKind::kSort;
+  const int64_t len = dims[sort_dim_];
+  problem_.row_length = len;
+  problem_.rows = len == 0 ? 0 : Product(dims) / len;
+  const llvm::DataLayout& layout = module_->getDataLayout();
+  int64_t bytes = 0;
+  auto add = [&](llvm::Type* type) {
+    bytes = (bytes + 7) / 8 * 8 + len * static_cast<int64_t>(layout.getTypeAllocSize(type));
+  };
+  for (const OutputLeaf& leaf : leaves_) add(ElementIrType(leaf.shape.element_type(), ctx_));
+  add(b_.getInt32Ty());
+  // Longer lines could not index positions in i32: force the global path.
+  problem_.sort_shared_bytes =
+      len > std::numeric_limits<int32_t>::max() ? std::numeric_limits<int64_t>::max() : bytes;
+  return absl::OkStatus();
+}
+
+// One block per sort line (block b: line b of the dims without sort_dim_).
+//   Shared (choice_.sort_in_shared): the line's values and original
+//   positions are loaded into shared memory, sorted by a bitonic network
+//   and written out. The network is the variant with a mirrored first step
+//   per merge, where every compare-exchange puts the earlier element at the
+//   lower position; positions >= len then behave as +infinity padding, so
+//   the line needs no padding and compares reaching past it are skipped.
+//   Ties (neither element before the other under the comparator) are
+//   ordered by original position, which makes the order total: the result
+//   is the unique stable sort, the host's and the evaluator's, whatever
+//   is_stable says (cost: a second comparator call per compare-exchange).
+//   Global (longer lines): the line is copied to the outputs and sorted
+//   there by odd-even transposition (len phases of adjacent
+//   compare-exchanges, bar.sync between phases). It swaps only strictly
+//   out-of-order neighbours, so it is stable too, but takes O(len) phases:
+//   correct, slow for very long lines.
+// The comparator is the sort's to_apply through the elemental emitter on
+// (lhs_0, rhs_0, lhs_1, rhs_1, ...); it must be a strict weak order.
+absl::Status Emitter::EmitSortKernel() {
+  const HloInstruction* sort = computation_->root_instruction();
+  const std::vector<int64_t>& dims = sort->operand(0)->shape().dimensions();
+  const int64_t len = problem_.row_length;
+  const int64_t n = sort->operand_count();
+  const bool shared = choice_.sort_in_shared;
+  std::vector<int64_t> line_dims;
+  for (int64_t d = 0; d < static_cast<int64_t>(dims.size()); ++d) {
+    if (d != sort_dim_) line_dims.push_back(dims[d]);
+  }
+  llvm::Value* tid = Sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x);
+  llvm::Value* threads = b_.getInt64(choice_.threads_per_block);
+  const Values line =
+      IrIndex::FromLinear(Sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x), line_dims, &b_)
+          .multidim();
+  auto at = [&](llvm::Value* j) {
+    Values index = line;
+    index.insert(index.begin() + sort_dim_, j);
+    return IrIndex(index, dims);
+  };
+  std::vector<llvm::Type*> types;
+  std::vector<llvm::GlobalVariable*> arrays;
+  llvm::GlobalVariable* positions = nullptr;
+  for (int64_t k = 0; k < n; ++k) {
+    types.push_back(ElementIrType(leaves_[k].shape.element_type(), ctx_));
+    if (shared) arrays.push_back(SharedArray(types[k], len, "sort_values"));
+  }
+  if (shared) positions = SharedArray(b_.getInt32Ty(), len, "sort_positions");
+  auto slot = [&](llvm::GlobalVariable* array, llvm::Value* j) {
+    return b_.CreateInBoundsGEP(array->getValueType(), array, {b_.getInt64(0), j});
+  };
+  auto load = [&](int64_t k, llvm::Value* j) -> llvm::Value* {
+    if (shared) return b_.CreateLoad(types[k], slot(arrays[k], j));
+    return OutputArray(k).EmitReadElement(at(j), &b_);
+  };
+  auto store = [&](int64_t k, llvm::Value* j, llvm::Value* v) {
+    if (shared) {
+      b_.CreateStore(v, slot(arrays[k], j));
+    } else {
+      OutputArray(k).EmitWriteElement(at(j), v, &b_);
+    }
+  };
+  auto strided = [&](int64_t end, const std::string& name,
+                     const std::function<absl::Status(llvm::Value*)>& body) {
+    return EmitLoop(tid, b_.getInt64(end), threads, name, body);
+  };
+  // The line, read through the fused operands' generators (all operands
+  // before any store, in case an output shares an operand's buffer).
+  RETURN_IF_ERROR(strided(len, "sort_load", [&](llvm::Value* j) -> absl::Status {
+    Values values;
+    for (int64_t k = 0; k < n; ++k) {
+      ASSIGN_OR_RETURN(llvm::Value * v, gens_.at(sort->operand(k))(at(j)));
+      values.push_back(v);
+    }
+    for (int64_t k = 0; k < n; ++k) store(k, j, values[k]);
+    if (shared) b_.CreateStore(b_.CreateTrunc(j, b_.getInt32Ty()), slot(positions, j));
+    return absl::OkStatus();
+  }));
+  Barrier();
+  // True when the element `a` comes strictly before `b` under the comparator.
+  auto before = [&](const Values& a, const Values& b) -> absl::StatusOr<llvm::Value*> {
+    Values args;
+    for (int64_t k = 0; k < n; ++k) {
+      args.push_back(a[k]);
+      args.push_back(b[k]);
+    }
+    ASSIGN_OR_RETURN(Values result,
+                     EmitScalarComputation(kEmitter, *sort->to_apply(), args, elemental_));
+    if (result.size() != 1) return Unimplemented(sort, "the comparator must return one pred");
+    return b_.CreateICmpNE(result[0], llvm::ConstantInt::get(result[0]->getType(), 0));
+  };
+  // Positions i < l: afterwards the element at l does not come before i's.
+  auto exchange = [&](llvm::Value* i, llvm::Value* l) -> absl::Status {
+    Values x, y;
+    for (int64_t k = 0; k < n; ++k) {
+      x.push_back(load(k, i));
+      y.push_back(load(k, l));
+    }
+    ASSIGN_OR_RETURN(llvm::Value * swap, before(y, x));
+    llvm::Value* pi = nullptr;
+    llvm::Value* pl = nullptr;
+    if (shared) {
+      pi = b_.CreateLoad(b_.getInt32Ty(), slot(positions, i));
+      pl = b_.CreateLoad(b_.getInt32Ty(), slot(positions, l));
+      ASSIGN_OR_RETURN(llvm::Value * x_first, before(x, y));
+      swap = b_.CreateOr(swap, b_.CreateAnd(b_.CreateNot(x_first), b_.CreateICmpUGT(pi, pl)));
+    }
+    return EmitIf(swap, [&]() {
+      for (int64_t k = 0; k < n; ++k) {
+        store(k, i, y[k]);
+        store(k, l, x[k]);
+      }
+      if (shared) {
+        b_.CreateStore(pl, slot(positions, i));
+        b_.CreateStore(pi, slot(positions, l));
+      }
+      return absl::OkStatus();
+    });
+  };
+  if (!shared) {
+    // Phase q compares (2p + q % 2, 2p + q % 2 + 1).
+    return EmitLoop(0, len, "sort_phase", [&](llvm::Value* q) -> absl::Status {
+      llvm::Value* odd = b_.CreateAnd(q, b_.getInt64(1));
+      RETURN_IF_ERROR(strided(len / 2, "sort_pair", [&](llvm::Value* p) {
+        llvm::Value* i = b_.CreateAdd(b_.CreateShl(p, 1), odd);
+        llvm::Value* l = b_.CreateAdd(i, b_.getInt64(1));
+        return EmitIf(b_.CreateICmpULT(l, b_.getInt64(len)), [&]() { return exchange(i, l); });
+      }));
+      Barrier();
+      return absl::OkStatus();
+    });
+  }
+  int64_t log_p = 0;
+  while ((int64_t{1} << log_p) < len) ++log_p;
+  const int64_t pairs = (int64_t{1} << log_p) / 2;
+  // Stage s merges sorted runs of 2^(s-1) into runs of 2^s: step 0 compares
+  // mirrored positions of each 2^s block, step u > 0 positions 2^(s-1-u)
+  // apart. bar.sync after every step (the loop bounds are block-uniform).
+  RETURN_IF_ERROR(EmitLoop(1, log_p + 1, "sort_stage", [&](llvm::Value* s) {
+    return EmitLoop(b_.getInt64(0), s, b_.getInt64(1), "sort_step",
+                    [&](llvm::Value* u) -> absl::Status {
+      llvm::Value* shift = b_.CreateSub(b_.CreateSub(s, b_.getInt64(1)), u);
+      llvm::Value* dist = b_.CreateShl(b_.getInt64(1), shift);
+      llvm::Value* mirrored = b_.CreateICmpEQ(u, b_.getInt64(0));
+      RETURN_IF_ERROR(strided(pairs, "sort_pair", [&](llvm::Value* p) {
+        // Pair p: offset r in its group of `dist` pairs, group base g * 2dist.
+        llvm::Value* base =
+            b_.CreateShl(b_.CreateLShr(p, shift), b_.CreateAdd(shift, b_.getInt64(1)));
+        llvm::Value* r = b_.CreateAnd(p, b_.CreateSub(dist, b_.getInt64(1)));
+        llvm::Value* i = b_.CreateAdd(base, r);
+        llvm::Value* mirror = b_.CreateSub(
+            b_.CreateAdd(base, b_.CreateSub(b_.CreateShl(dist, 1), b_.getInt64(1))), r);
+        llvm::Value* l = b_.CreateSelect(mirrored, mirror, b_.CreateAdd(i, dist));
+        return EmitIf(b_.CreateICmpULT(l, b_.getInt64(len)), [&]() { return exchange(i, l); });
+      }));
+      Barrier();
+      return absl::OkStatus();
+    });
+  }));
+  return strided(len, "sort_store", [&](llvm::Value* j) -> absl::Status {
+    for (int64_t k = 0; k < n; ++k) OutputArray(k).EmitWriteElement(at(j), load(k, j), &b_);
+    return absl::OkStatus();
+  });
+}
+
+// One thread, the host's order exactly: the output set to init, then per
+// source element (row-major) the shared window selection and
+// output[selected] = scatter(source, output[selected]). Serial because
+// overlapping windows make later updates depend on earlier ones for any
+// scatter computation (an atomic variant for add is future work).
+absl::Status Emitter::EmitSelectAndScatterKernel() {
+  const HloInstruction* sas = computation_->root_instruction();
+  const HloComputation* scatter = sas->GetComputation(AttrId::kScatter);
+  const std::vector<int64_t>& out_dims = leaves_[0].shape.dimensions();
+  const std::vector<int64_t>& source_dims = sas->operand(1)->shape().dimensions();
+  const IrArray out = OutputArray(0);
+  ASSIGN_OR_RETURN(llvm::Value * init, gens_.at(sas->operand(2))(IrIndex()));
+  RETURN_IF_ERROR(EmitLoop(0, Product(out_dims), "init", [&](llvm::Value* i) {
+    out.EmitWriteElement(IrIndex::FromLinear(i, out_dims, &b_), init, &b_);
+    return absl::OkStatus();
+  }));
+  return EmitLoop(0, Product(source_dims), "source", [&](llvm::Value* i) -> absl::Status {
+    const IrIndex si = IrIndex::FromLinear(i, source_dims, &b_);
+    return EmitSelectAndScatterSelection(
+        kEmitter, *sas, si, gens_, elemental_, &b_, [&](const IrIndex& t) -> absl::Status {
+          ASSIGN_OR_RETURN(llvm::Value * source, gens_.at(sas->operand(1))(si));
+          ASSIGN_OR_RETURN(Values next, EmitScalarComputation(
+                                            kEmitter, *scatter, {source, out.EmitReadElement(t, &b_)},
+                                            elemental_));
+          if (next.size() != 1) return Unimplemented(sas, "scatter must return one value");
+          out.EmitWriteElement(t, next[0], &b_);
+          return absl::OkStatus();
+        });
+  });
+}
+
 absl::StatusOr<NvptxKernelInfo> Emitter::Run(const std::string& symbol) {
   if (fusion_.opcode() != HloOpcode::kFusion) {
     return absl::InvalidArgumentError(absl::StrCat("nvptx fusion emitter: ", fusion_.name(),
@@ -842,7 +1149,7 @@ absl::StatusOr<NvptxKernelInfo> Emitter::Run(const std::string& symbol) {
                                                      op->name()));
     }
   }
-  ASSIGN_OR_RETURN(leaves_, CollectOutputLeaves(kEmitter, fusion_, *computation_));
+  ASSIGN_OR_RETURN(leaves_, CollectLeaves(fusion_, *computation_));
   reduces_ = CollectReduces(*computation_);
   RETURN_IF_ERROR(CreateKernel(symbol));
   RETURN_IF_ERROR(BuildGenerators());
@@ -872,6 +1179,12 @@ absl::StatusOr<NvptxKernelInfo> Emitter::Run(const std::string& symbol) {
       case NvptxKernelKind::kScatterAtomic:
       case NvptxKernelKind::kScatterSerial:
         RETURN_IF_ERROR(EmitScatterKernel(kind_ == NvptxKernelKind::kScatterAtomic));
+        break;
+      case NvptxKernelKind::kSort:
+        RETURN_IF_ERROR(EmitSortKernel());
+        break;
+      case NvptxKernelKind::kSelectAndScatter:
+        RETURN_IF_ERROR(EmitSelectAndScatterKernel());
         break;
     }
   }

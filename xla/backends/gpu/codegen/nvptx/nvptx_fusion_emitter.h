@@ -38,6 +38,25 @@
 //                      atomicrmw add in addrspace(1).
 //   scatter_serial     any other scatter: one thread, sequential (copy of the
 //                      operand first unless in place).
+//   convolution, gather, reduce-window (fused anywhere, variadic
+//                      reduce-window roots too): the loop kind, one thread
+//                      per output element, with the shared element
+//                      generators of ../window_gather_ir.h, so each element
+//                      follows the host's (and the evaluator's) accumulation
+//                      order: convolutions accumulate in f64 per element
+//                      (slow on GPUs with little f64 throughput; no tiling
+//                      yet).
+//   sort               root sort (variadic: one output per operand), one
+//                      block per sort line: a bitonic network in shared
+//                      memory when the line fits the static shared memory
+//                      (about 4K f32 keys + s32 values), else odd-even
+//                      transposition in global memory (correct, O(len)
+//                      phases). Always stable (ties ordered by original
+//                      position), so GPU, host and evaluator agree whatever
+//                      is_stable says. See EmitSortKernel in the .cc.
+//   select_and_scatter root select-and-scatter: one thread, serial in source
+//                      order with the shared window selection of
+//                      ../window_gather_ir.h (the host's order exactly).
 // Numerics: parallel reductions combine partials in a tree, so results may
 // differ from the sequential evaluator by rounding (and a non-identity init
 // value is applied once per partial, as XLA's semantics allow). NOTHING here
@@ -102,7 +121,8 @@ struct NvptxKernelInfo {
 // Adds kernel `symbol` for `fusion` to `module`. Errors: InvalidArgument for
 // a non-fusion, tuple-shaped operands or a `symbol` already in the module;
 // Unimplemented naming the fused instruction for ops no emitter handles
-// (dot, convolution, gather, sort, reduce-window, variadic scatter, ...).
+// (dot, a sort or select-and-scatter that is not the fused root, variadic
+// scatter, ops the elemental emitter rejects, ...).
 // On error the module may hold a partial function; discard the module.
 absl::StatusOr<NvptxKernelInfo> EmitNvptxFusionKernel(const HloInstruction& fusion,
                                                       const std::string& symbol,

@@ -30,6 +30,7 @@ const char kCompileHelp[] =
     "usage: xla_aot compile FILE.hlo (-o OUT.xaot | --dump_dir=DIR) [--target=host]\n"
     "                       [--dump_passes] [--max_fold_elements=N] [--allow_inexact]\n"
     "                       [--no_loop_opts] [--no_fusion] [--no_verify] [--host_cpu=CPU]\n"
+    "                       [--opt_level=N]\n"
     "\n"
     "Compiles an HLO module: optimization (inlining, simplification, bounded\n"
     "constant folding, CSE, DCE, while-loop passes), canonicalization (dot,\n"
@@ -46,6 +47,7 @@ const char kCompileHelp[] =
     "  --dump_dir=DIR          write into DIR: after_optimizations.hlo (fused and\n"
     "                          scheduled), schedule.txt, buffer_assignment.txt,\n"
     "                          pass_timings.txt; with -o and target host also\n"
+    "                          compile_timings.txt (wall time per compile phase),\n"
     "                          llvm_ir.before_optimizations.ll,\n"
     "                          llvm_ir.after_optimizations.ll and thunks.txt (the\n"
     "                          artifact as `xla_aot inspect` prints it). Without\n"
@@ -60,7 +62,13 @@ const char kCompileHelp[] =
     "  --no_verify             do not verify after every pass (the input and the\n"
     "                          result are always verified)\n"
     "  --host_cpu=CPU          LLVM CPU for host kernels (default x86-64-v2;\n"
-    "                          \"native\" for this machine)\n";
+    "                          \"native\" for this machine)\n"
+    "  --opt_level=N           LLVM optimization level for host kernels, 0..3\n"
+    "                          (default 3; 0 compiles fastest)\n"
+    "\n"
+    "With -o and target host, the summary line ends with the wall time of each\n"
+    "compile phase (middle end, thunk and kernel IR emission, LLVM optimization,\n"
+    "machine code, link).\n";
 
 namespace {
 
@@ -91,6 +99,12 @@ std::string ParseFlags(const std::vector<std::string>& args, CompileFlags* f) {
       f->target = *v;
     } else if (auto v = value("--host_cpu=")) {
       f->compiler.object.cpu = *v;
+    } else if (auto v = value("--opt_level=")) {
+      int level = -1;
+      if (!absl::SimpleAtoi(*v, &level) || level < 0 || level > 3) {
+        return absl::StrCat("bad --opt_level value '", *v, "' (use 0, 1, 2 or 3)");
+      }
+      f->compiler.object.opt_level = level;
     } else if (auto v = value("--dump_dir=")) {
       f->dump_dir = *v;
     } else if (auto v = value("--max_fold_elements=")) {
@@ -156,6 +170,10 @@ absl::StatusOr<std::string> Compile(CompileFlags& flags) {
       m.print(os, nullptr);
     };
   }
+  std::vector<std::pair<std::string, double>> phases;
+  flags.compiler.phase_observer = [&phases](const std::string& phase, double seconds) {
+    phases.emplace_back(phase, seconds);
+  };
   const int64_t before = InstructionCount(**module);
   const size_t computations_before = (*module)->computations().size();
   const auto start = std::chrono::steady_clock::now();
@@ -201,6 +219,14 @@ absl::StatusOr<std::string> Compile(CompileFlags& flags) {
     for (const auto& [name, contents] : files) {
       if (absl::Status s = WriteFile(flags.dump_dir + "/" + name, contents); !s.ok()) return s;
     }
+    if (!phases.empty()) {
+      std::string table = absl::StrFormat("%-20s %10s\n", "phase", "seconds");
+      for (const auto& [phase, t] : phases) absl::StrAppendFormat(&table, "%-20s %10.3f\n", phase, t);
+      absl::StrAppendFormat(&table, "%-20s %10.3f\n", "total", seconds);
+      if (absl::Status s = WriteFile(flags.dump_dir + "/compile_timings.txt", table); !s.ok()) {
+        return s;
+      }
+    }
     for (const auto& [stage, text] : llvm_ir) {
       const std::string path = absl::StrCat(flags.dump_dir, "/llvm_ir.", stage, ".ll");
       if (absl::Status s = WriteFile(path, text); !s.ok()) return s;
@@ -223,14 +249,19 @@ absl::StatusOr<std::string> Compile(CompileFlags& flags) {
     absl::StrAppend(&wrote, wrote.empty() ? "wrote " : " and ", flags.dump_dir,
                     "/{after_optimizations.hlo,schedule.txt,buffer_assignment.txt,pass_timings.txt}");
   }
+  std::string phase_summary;
+  for (const auto& [phase, t] : phases) {
+    if (t >= 0.0005) absl::StrAppendFormat(&phase_summary, "%s %s %.3fs",
+                                          phase_summary.empty() ? "; phases:" : ",", phase, t);
+  }
   return absl::StrFormat(
       "compile: %s: %d -> %d instructions, %d -> %d computations, %s; temp %d bytes "
-      "(%.1f%% of %d without reuse); %d passes in %.3fs%s; %s\n",
+      "(%.1f%% of %d without reuse); %d passes in %.3fs%s%s; %s\n",
       flags.module_path, before, InstructionCount(**module), computations_before,
       (*module)->computations().size(), middle.stats.ToString(), ba.total_temp_bytes(),
       ba.naive_temp_bytes() > 0 ? 100.0 * ba.total_temp_bytes() / ba.naive_temp_bytes() : 0.0,
       ba.naive_temp_bytes(), middle.timings.size(), seconds,
-      flags.output.empty() ? " (middle end only, no artifact)" : "", wrote);
+      flags.output.empty() ? " (middle end only, no artifact)" : "", phase_summary, wrote);
 }
 
 }  // namespace

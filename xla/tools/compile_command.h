@@ -1,16 +1,16 @@
 // `xla_aot compile`: optimize an HLO module and write what the compiler
 // produced.
 //
-//   xla_aot compile FILE.hlo --dump_dir=DIR [--dump_passes] [--max_fold_elements=N]
-//                   [--allow_inexact] [--no_loop_opts] [--no_verify]
+//   xla_aot compile FILE.hlo (-o OUT.xaot | --dump_dir=DIR) [--target=host|sm_XX] ...
 //
-// Optimize-only for now: kernel emission, buffer assignment and scheduling
-// do not exist yet, so no artifact is written. Writes
-// DIR/after_optimizations.hlo (parses back), DIR/pass_timings.txt, and with
-// --dump_passes the module after every pass under DIR/passes/. Prints one
-// summary line. Returns kExitOk, kExitBadInput (the module does not parse or
-// verify, a pass fails, or a file cannot be written; the message names it),
-// or kExitUsage. Thread-compatible.
+// Runs the whole compiler (kCompileHelp lists every flag): the middle end,
+// then, with -o, kernel and thunk emission into an artifact for the target.
+// --dump_dir writes the fused, scheduled module (parses back), the schedule,
+// the buffer assignment, per-pass timings and, for host artifacts, the LLVM
+// IR before and after optimization, the thunk tree and per-phase compile
+// timings. Prints one summary line. Returns kExitOk, kExitBadInput (the
+// module does not parse, verify or compile, or a file cannot be written;
+// the message names it), or kExitUsage. Thread-compatible.
 #ifndef XLA_TOOLS_COMPILE_COMMAND_H_
 #define XLA_TOOLS_COMPILE_COMMAND_H_
 

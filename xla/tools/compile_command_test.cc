@@ -123,6 +123,14 @@ TEST(CompileCommand, WritesAnArtifactThatRuns) {
   const std::string thunks = ReadFile(dumps + "/thunks.txt");
   EXPECT_TRUE(absl::StrContains(thunks, "kernel")) << thunks;
   EXPECT_TRUE(std::filesystem::exists(dumps + "/buffer_assignment.txt"));
+  // Per-phase compile timings, in order, in the dump and the summary line.
+  const std::string timings = ReadFile(dumps + "/compile_timings.txt");
+  for (const char* phase : {"middle_end", "thunk_emission", "llvm_optimize", "machine_code",
+                            "link", "total"}) {
+    EXPECT_TRUE(absl::StrContains(timings, phase)) << phase << "\n" << timings;
+  }
+  EXPECT_LT(timings.find("middle_end"), timings.find("llvm_optimize")) << timings;
+  EXPECT_TRUE(absl::StrContains(d.out, "phases: middle_end")) << d.out;
   const std::string out_dir = TempPath("m_run");
   std::ostringstream out, err;
   ASSERT_EQ(RunRun({artifact, "--input=" + WriteNpyF32("p.npy", 33), "--output_dir=" + out_dir},
@@ -188,6 +196,10 @@ TEST(CompileCommand, NoPassDumpsWithoutTheFlag) {
 TEST(CompileCommand, ReportsBadUsageAndBadInput) {
   EXPECT_EQ(RunCompileCli({WriteModule("m3.hlo", kModule)}).code, kExitUsage);  // neither -o nor --dump_dir
   EXPECT_EQ(RunCompileCli({"--bogus"}).code, kExitUsage);
+  Result level = RunCompileCli({WriteModule("m4.hlo", kModule), "-o", TempPath("m4.xaot"),
+                                "--opt_level=4"});
+  EXPECT_EQ(level.code, kExitUsage);
+  EXPECT_TRUE(absl::StrContains(level.err, "--opt_level")) << level.err;
   Result bad = RunCompileCli({WriteModule("bad.hlo", "HloModule m\nENTRY e {\n ROOT x = f32[] frob()\n}"),
                     "--dump_dir=" + TempPath("bad_out")});
   EXPECT_EQ(bad.code, kExitBadInput);

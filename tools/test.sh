@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs every test: installs the Debian packages (tools/install_deps.sh), runs
 # `bazel test //...`, then reruns the malformed-input parser tests under
-# AddressSanitizer and the stream executor under ThreadSanitizer. Prints Bazel's per-test summary and a final
+# AddressSanitizer and the stream executor and JIT cache under ThreadSanitizer. Prints Bazel's per-test summary and a final
 # "N passed, N failed" line; exits non-zero if anything failed.
 set -uo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -15,9 +15,11 @@ bazel test --test_summary=short //... 2>&1 | tee -a "$log" || status=1
 # Parser robustness under ASan (see .bazelrc's asan config).
 bazel test --config=asan --test_summary=short //xla/hlo/parser:malformed_input_test 2>&1 \
   | tee -a "$log" || status=1
-# The runtime (streams, thread pool, concurrent Execute) under ThreadSanitizer.
+# The runtime (streams, thread pool, concurrent Execute) and the JIT cache
+# (threads x keys x modes, injected failures, restart) under ThreadSanitizer.
 bazel test --config=tsan --test_summary=short //xla/stream_executor/... \
-  //xla/aot:concurrent_execute_test //xla/aot:executable_test 2>&1 \
+  //xla/aot:concurrent_execute_test //xla/aot:executable_test \
+  //xla/jit:jit_stress_test //xla/jit:compilation_cache_test //xla/jit:compiler_pool_test 2>&1 \
   | tee -a "$log" || status=1
 
 passed=$(grep -cE '^//[^ ]+ +(\(cached\) )?PASSED' "$log" || true)

@@ -30,7 +30,8 @@ const char kCompileHelp[] =
     "usage: xla_aot compile FILE.hlo (-o OUT.xaot | --dump_dir=DIR) [--target=host]\n"
     "                       [--dump_passes] [--max_fold_elements=N] [--allow_inexact]\n"
     "                       [--no_loop_opts] [--no_fusion] [--no_verify] [--host_cpu=CPU]\n"
-    "                       [--opt_level=N]\n"
+    "                       [--opt_level=N] [--target_runtime=YYYY-MM-DD]\n"
+    "                       [--emit_cubin_with_ptx]\n"
     "\n"
     "Compiles an HLO module: optimization (inlining, simplification, bounded\n"
     "constant folding, CSE, DCE, while-loop passes), canonicalization (dot,\n"
@@ -63,6 +64,13 @@ const char kCompileHelp[] =
     "                          result are always verified)\n"
     "  --host_cpu=CPU          LLVM CPU for host kernels (default x86-64-v2;\n"
     "                          \"native\" for this machine)\n"
+    "  --target_runtime=DATE   the build date of the oldest runtime that must load\n"
+    "                          the artifact: newer constructs get their legacy form,\n"
+    "                          or compiling fails naming the feature (see\n"
+    "                          docs/aot_compatibility.md)\n"
+    "  --emit_cubin_with_ptx   sm_XX: store each kernel's cubin and PTX together\n"
+    "                          (the runtime JITs the PTX when the cubin does not\n"
+    "                          fit the GPU); needs runtimes from 2026-11-29\n"
     "  --opt_level=N           LLVM optimization level for host kernels, 0..3\n"
     "                          (default 3; 0 compiles fastest)\n"
     "\n"
@@ -78,6 +86,7 @@ struct CompileFlags {
   std::string dump_dir;
   std::string target = "host";
   bool dump_passes = false;
+  bool emit_cubin_with_ptx = false;
   gpu::HostCompilerOptions compiler;
 };
 
@@ -99,6 +108,10 @@ std::string ParseFlags(const std::vector<std::string>& args, CompileFlags* f) {
       f->target = *v;
     } else if (auto v = value("--host_cpu=")) {
       f->compiler.object.cpu = *v;
+    } else if (auto v = value("--target_runtime=")) {
+      f->compiler.target_runtime = *v;
+    } else if (arg == "--emit_cubin_with_ptx") {
+      f->emit_cubin_with_ptx = true;
     } else if (auto v = value("--opt_level=")) {
       int level = -1;
       if (!absl::SimpleAtoi(*v, &level) || level < 0 || level > 3) {
@@ -191,6 +204,8 @@ absl::StatusOr<std::string> Compile(CompileFlags& flags) {
   } else {
     gpu::GpuCompilerOptions gpu_options;
     gpu_options.middle_end = flags.compiler.middle_end;
+    gpu_options.target_runtime = flags.compiler.target_runtime;
+    if (flags.emit_cubin_with_ptx) gpu_options.spec = gpu::NvptxSpecChoice::kCubinWithPtx;
     absl::StatusOr<gpu::GpuExecutableProto> proto = gpu::CompileModuleToGpuArtifactProto(
         module->get(), flags.target, gpu_options, &middle, nullptr);
     if (!proto.ok()) return proto.status();

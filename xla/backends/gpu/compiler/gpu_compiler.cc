@@ -10,6 +10,7 @@
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "xla/backends/gpu/compiler/thunk_emitter.h"
+#include "xla/backends/gpu/compiler/target_runtime.h"
 #include "xla/backends/gpu/runtime/artifact_header.h"
 #include "xla/backends/gpu/runtime/checksum.h"
 #include "xla/hlo/parser/hlo_parser.h"
@@ -103,6 +104,9 @@ absl::StatusOr<GpuExecutableProto> CompileModuleToGpuArtifactProto(
       }
     }
   }
+  RETURN_IF_ERROR(FinalizeRuntimeFeatures(options.target_runtime, &artifact));
+  // A cubin alone needs a driver as new as ptxas; with its PTX beside it
+  // (cubin_with_ptx) the PTX ISA's driver suffices (the runtime JITs it).
   bool stores_cubin = false;
   for (const KernelProto& k : payload->kernels()) stores_cubin |= k.has_cubin();
   if (options.include_optimized_hlo) payload->set_optimized_hlo_text(PrintModule(*module));

@@ -50,6 +50,9 @@ struct GpuCompilerOptions {
   std::optional<std::string> production_date;
   // Store the optimized HLO text in the payload (for humans only).
   bool include_optimized_hlo = true;
+  // The build date ("YYYY-MM-DD") of the oldest runtime that must read the
+  // artifact; empty: this build's. See target_runtime.h.
+  std::string target_runtime;
 };
 
 // The CUDA driver version a GPU artifact needs (see the header comment):

@@ -8,6 +8,7 @@
 #include "absl/time/time.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
+#include "xla/backends/gpu/compiler/target_runtime.h"
 #include "xla/backends/gpu/runtime/artifact_header.h"
 #include "xla/backends/gpu/runtime/checksum.h"
 #include "xla/hlo/parser/hlo_parser.h"
@@ -60,6 +61,7 @@ absl::StatusOr<GpuExecutableProto> CompileModuleToHostArtifactProto(
   }
   if (options.include_optimized_hlo) payload->set_optimized_hlo_text(PrintModule(*module));
   finish("serialize_hlo");
+  RETURN_IF_ERROR(FinalizeRuntimeFeatures(options.target_runtime, &artifact));
 
   ArtifactHeaderProto* header = artifact.mutable_header();
   header->set_format_version(kArtifactFormatVersion);

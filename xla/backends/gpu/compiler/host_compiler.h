@@ -43,6 +43,9 @@ struct HostCompilerOptions {
   // observer set there too is called as well), then "serialize_hlo" and
   // "seal". Called on the compiling thread.
   std::function<void(const std::string& phase, double seconds)> phase_observer;
+  // The build date ("YYYY-MM-DD") of the oldest runtime that must read the
+  // artifact; empty: this build's. See target_runtime.h.
+  std::string target_runtime;
 };
 
 // Compiles `hlo_text` into an artifact proto (header sealed with the

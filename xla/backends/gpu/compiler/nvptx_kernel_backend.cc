@@ -81,7 +81,12 @@ absl::StatusOr<NvptxFinalizeResult> NvptxKernelBackend::Finalize(
     } else {
       result.cubin_skipped_reason = binary->cubin_skipped_reason;
     }
-    if (build.has_cubin && choice == NvptxSpecChoice::kCubinWhenAvailable) {
+    if (build.has_cubin && choice == NvptxSpecChoice::kCubinWithPtx) {
+      CubinWithPtxKernelSpecProto* spec = proto->mutable_cubin_with_ptx();
+      spec->set_cubin(std::move(*binary->cubin));
+      spec->set_ptx(binary->ptx);
+      spec->set_entry(pending.symbol);
+    } else if (build.has_cubin && choice == NvptxSpecChoice::kCubinWhenAvailable) {
       CubinKernelSpecProto* spec = proto->mutable_cubin();
       spec->set_cubin(std::move(*binary->cubin));
       spec->set_entry(pending.symbol);

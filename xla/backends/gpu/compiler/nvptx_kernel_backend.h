@@ -8,9 +8,10 @@
 // and the runtime loads one module per kernel), nothing is duplicated, and
 // a kernel's bytes do not depend on its neighbours.
 //
-// Spec choice: KernelProto.spec is a oneof, so a kernel stores either its
-// PTX or its cubin, not both. NvptxSpecChoice decides; the PTX of every
-// kernel is always returned in NvptxKernelBuild for inspection.
+// Spec choice: KernelProto.spec is a oneof: a kernel stores its PTX, its
+// cubin, or (cubin_with_ptx, newer runtimes) both. NvptxSpecChoice decides;
+// the PTX of every kernel is always returned in NvptxKernelBuild for
+// inspection.
 //
 // Thread-safety: not thread-safe; one thread per backend.
 #ifndef XLA_BACKENDS_GPU_COMPILER_NVPTX_KERNEL_BACKEND_H_
@@ -37,6 +38,11 @@ enum class NvptxSpecChoice : uint8_t {
   kCubinWhenAvailable,
   // Always the PTX (the driver JIT-compiles it; portable to newer GPUs).
   kPtx,
+  // The cubin and its PTX together (KernelProto.cubin_with_ptx: the runtime
+  // prefers the cubin and JIT-compiles the PTX when the driver refuses it);
+  // the PTX alone when ptxas made no cubin. Needs runtime feature
+  // "kernel_spec.cubin_with_ptx" (stage 1: only with --emit_cubin_with_ptx).
+  kCubinWithPtx,
 };
 
 // What Finalize made for one kernel.

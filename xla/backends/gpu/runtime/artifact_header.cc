@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "xla/backends/gpu/runtime/feature_registry.h"
 #include "xla/util/status_macros.h"
 
 namespace xla::gpu {
@@ -48,8 +49,12 @@ absl::Status ValidateToolchain(const ArtifactHeaderProto& header, const Target& 
 }  // namespace
 
 const std::vector<std::string>& SupportedRuntimeFeatures() {
-  static const auto* features = new std::vector<std::string>{
-      "async_streams", "custom_calls", "host_kernels", "registered_kernels"};
+  static const auto* features = [] {
+    auto* names = new std::vector<std::string>;
+    for (const RuntimeFeature& f : RuntimeFeatureRegistry()) names->push_back(f.name);
+    std::sort(names->begin(), names->end());
+    return names;
+  }();
   return *features;
 }
 

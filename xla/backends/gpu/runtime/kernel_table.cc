@@ -36,6 +36,16 @@ absl::StatusOr<KernelSpec> SpecFromProto(const KernelProto& p, const GpuExecutab
       spec.code = p.cubin().cubin();
       spec.entry = p.cubin().entry();
       break;
+    case KernelProto::kCubinWithPtx:
+      RETURN_IF_ERROR(NeedPlatform(target, "cuda", path, "cubin_with_ptx"));
+      if (p.cubin_with_ptx().ptx().empty()) {
+        return Invalid(path + ".cubin_with_ptx.ptx", "is empty (use `cubin` for a cubin alone)");
+      }
+      spec.kind = KernelSpec::Kind::kCubin;
+      spec.code = p.cubin_with_ptx().cubin();
+      spec.ptx_fallback = p.cubin_with_ptx().ptx();
+      spec.entry = p.cubin_with_ptx().entry();
+      break;
     case KernelProto::kHostSymbol:
       RETURN_IF_ERROR(NeedPlatform(target, "host", path, "host_symbol"));
       if (payload.host_shared_object().empty()) {
@@ -116,8 +126,23 @@ absl::StatusOr<std::unique_ptr<stream_executor::Kernel>> DeviceKernels::LoadLock
     }
     return host_module_->GetKernel(spec.entry);
   }
-  ASSIGN_OR_RETURN(std::unique_ptr<stream_executor::KernelModule> module,
-                   executor_->LoadKernelModule(absl::StrCat(module_name_, ".", spec.name), spec.code));
+  const std::string name = absl::StrCat(module_name_, ".", spec.name);
+  absl::StatusOr<std::unique_ptr<stream_executor::KernelModule>> loaded =
+      executor_->LoadKernelModule(name, spec.code);
+  if (!loaded.ok() && !spec.ptx_fallback.empty()) {
+    // The cubin does not fit this GPU (e.g. a newer architecture): JIT the
+    // PTX stored beside it, and report both failures if that fails too.
+    absl::StatusOr<std::unique_ptr<stream_executor::KernelModule>> jit =
+        executor_->LoadKernelModule(name, spec.ptx_fallback);
+    if (!jit.ok()) {
+      return absl::Status(jit.status().code(),
+                          absl::StrCat("cubin: ", loaded.status().message(),
+                                       "; PTX fallback: ", jit.status().message()));
+    }
+    loaded = std::move(jit);
+  }
+  if (!loaded.ok()) return loaded.status();
+  std::unique_ptr<stream_executor::KernelModule> module = std::move(*loaded);
   auto kernel = module->GetKernel(spec.entry);
   own_modules_.push_back(std::move(module));
   return kernel;

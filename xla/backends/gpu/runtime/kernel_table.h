@@ -38,6 +38,9 @@ struct KernelSpec {
   Kind kind = Kind::kHostSymbol;
   // PTX text or cubin bytes (a view into the payload); empty otherwise.
   absl::string_view code;
+  // For a cubin stored with its PTX (KernelProto.cubin_with_ptx): the PTX,
+  // loaded when the driver refuses the cubin. Empty otherwise.
+  absl::string_view ptx_fallback;
   // The entry symbol (PTX/cubin entry or host symbol) or registered name.
   std::string entry;
   // The registered kernel, for kRegistered.

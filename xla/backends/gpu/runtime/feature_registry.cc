@@ -1,0 +1,170 @@
+#include "xla/backends/gpu/runtime/feature_registry.h"
+
+#include <algorithm>
+#include <set>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "absl/time/civil_time.h"
+
+namespace xla::gpu {
+namespace {
+
+// The first artifact format's date: constructs supported since then need no
+// emission flag (every runtime in the window reads them).
+constexpr char kFirstFormat[] = "2026-11-29";
+
+constexpr RuntimeFeature kRegistry[] = {
+    // name, kind, construct, runtime_support, flag, default, emission_on, stopped
+    {"host_kernels", FeatureKind::kOneofCase, "KernelProto.host_symbol", kFirstFormat, "", true,
+     kFirstFormat, ""},
+    {"registered_kernels", FeatureKind::kOneofCase, "KernelProto.registered_kernel", kFirstFormat,
+     "", true, kFirstFormat, ""},
+    {"custom_calls", FeatureKind::kOneofCase, "ThunkProto.custom_call", kFirstFormat, "", true,
+     kFirstFormat, ""},
+    {"async_streams", FeatureKind::kOneofCase, "ThunkProto.async_start", kFirstFormat, "", true,
+     kFirstFormat, ""},
+    // Stage 1 (2026-11-29): the runtime loads a cubin and falls back to JIT
+    // of the PTX stored beside it; the compiler emits it only with
+    // --emit_cubin_with_ptx until at least 2026-12-13 (stage 2).
+    {"kernel_spec.cubin_with_ptx", FeatureKind::kOneofCase, "KernelProto.cubin_with_ptx",
+     "2026-11-29", "--emit_cubin_with_ptx", false, "", ""},
+};
+
+absl::Status Bad(const RuntimeFeature& f, absl::string_view rule) {
+  return absl::InvalidArgumentError(
+      absl::StrCat("feature registry entry '", f.name, "': ", rule));
+}
+
+void AddThunkFeatures(const ThunkProto& thunk, std::set<std::string>* out) {
+  switch (thunk.kind_case()) {
+    case ThunkProto::kSequential:
+      for (const ThunkProto& t : thunk.sequential().thunks()) AddThunkFeatures(t, out);
+      return;
+    case ThunkProto::kWhile:
+      for (const ThunkProto& t : thunk.while_().condition().thunks()) AddThunkFeatures(t, out);
+      for (const ThunkProto& t : thunk.while_().body().thunks()) AddThunkFeatures(t, out);
+      return;
+    case ThunkProto::kConditional:
+      for (const SequentialThunkProto& b : thunk.conditional().branches()) {
+        for (const ThunkProto& t : b.thunks()) AddThunkFeatures(t, out);
+      }
+      return;
+    case ThunkProto::kCustomCall:
+      out->insert("custom_calls");
+      return;
+    case ThunkProto::kAsyncStart:
+    case ThunkProto::kAsyncDone:
+      out->insert("async_streams");
+      return;
+    case ThunkProto::kKernel:
+    case ThunkProto::kCopy:
+    case ThunkProto::kMemset:
+    case ThunkProto::kGemm:
+    case ThunkProto::kAllReduce:
+    case ThunkProto::KIND_NOT_SET:
+      return;
+  }
+}
+
+}  // namespace
+
+absl::Span<const RuntimeFeature> RuntimeFeatureRegistry() { return kRegistry; }
+
+const RuntimeFeature* FindRuntimeFeature(absl::string_view name) {
+  for (const RuntimeFeature& f : kRegistry) {
+    if (name == f.name) return &f;
+  }
+  return nullptr;
+}
+
+const RuntimeFeature* FindRuntimeFeatureByConstruct(absl::string_view construct) {
+  for (const RuntimeFeature& f : kRegistry) {
+    if (construct == f.construct) return &f;
+  }
+  return nullptr;
+}
+
+absl::StatusOr<int64_t> ParseIsoDate(absl::string_view date) {
+  std::vector<absl::string_view> parts = absl::StrSplit(date, '-');
+  int64_t y = 0, m = 0, d = 0;
+  if (date.size() != 10 || parts.size() != 3 || !absl::SimpleAtoi(parts[0], &y) ||
+      !absl::SimpleAtoi(parts[1], &m) || !absl::SimpleAtoi(parts[2], &d) || m < 1 || m > 12 ||
+      d < 1 || d > 31) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("'", date, "' is not a date of the form YYYY-MM-DD"));
+  }
+  const absl::CivilDay day(y, static_cast<int>(m), static_cast<int>(d));
+  if (day.month() != m || day.day() != d) {
+    return absl::InvalidArgumentError(absl::StrCat("'", date, "' is not a calendar date"));
+  }
+  return day - absl::CivilDay(1970, 1, 1);
+}
+
+absl::Status CheckFeatureRegistry(absl::Span<const RuntimeFeature> table) {
+  std::set<std::string> names, constructs;
+  const int64_t first = ParseIsoDate(kFirstFormat).value();
+  for (const RuntimeFeature& f : table) {
+    if (!names.insert(f.name).second) return Bad(f, "the name appears twice");
+    if (!constructs.insert(f.construct).second) return Bad(f, "the construct appears twice");
+    absl::StatusOr<int64_t> support = ParseIsoDate(f.runtime_support);
+    if (!support.ok()) return Bad(f, absl::StrCat("runtime_support: ", support.status().message()));
+    const bool gated = f.compiler_flag[0] != '\0';
+    if (!gated && *support > first) {
+      return Bad(f, "a construct added after the first format needs a compiler flag");
+    }
+    if (f.emission_on[0] != '\0') {
+      absl::StatusOr<int64_t> on = ParseIsoDate(f.emission_on);
+      if (!on.ok()) return Bad(f, absl::StrCat("emission_on: ", on.status().message()));
+      if (gated && *on - *support < kForwardWindowDays) {
+        return Bad(f, absl::StrCat("emission turned on ", *on - *support,
+                                   " days after runtime support; the forward window needs ",
+                                   kForwardWindowDays));
+      }
+      if (f.emission_stopped[0] != '\0') {
+        absl::StatusOr<int64_t> stopped = ParseIsoDate(f.emission_stopped);
+        if (!stopped.ok() || *stopped < *on) return Bad(f, "emission_stopped before emission_on");
+      }
+    } else if (gated && f.flag_default) {
+      return Bad(f, "the flag defaults to on but emission_on has no date");
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::vector<std::string>> FeaturesSupportedOn(absl::string_view date) {
+  absl::StatusOr<int64_t> day = ParseIsoDate(date);
+  if (!day.ok()) return day.status();
+  std::vector<std::string> out;
+  for (const RuntimeFeature& f : kRegistry) {
+    if (ParseIsoDate(f.runtime_support).value() <= *day) out.push_back(f.name);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::vector<std::string> RequiredFeaturesOf(const GpuExecutablePayloadProto& payload) {
+  std::set<std::string> used;
+  for (const KernelProto& k : payload.kernels()) {
+    switch (k.spec_case()) {
+      case KernelProto::kHostSymbol:
+        used.insert("host_kernels");
+        break;
+      case KernelProto::kRegisteredKernel:
+        used.insert("registered_kernels");
+        break;
+      case KernelProto::kCubinWithPtx:
+        used.insert("kernel_spec.cubin_with_ptx");
+        break;
+      case KernelProto::kPtx:
+      case KernelProto::kCubin:
+      case KernelProto::SPEC_NOT_SET:
+        break;
+    }
+  }
+  for (const ThunkProto& t : payload.thunks()) AddThunkFeatures(t, &used);
+  return std::vector<std::string>(used.begin(), used.end());
+}
+
+}  // namespace xla::gpu

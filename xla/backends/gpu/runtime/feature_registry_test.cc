@@ -1,0 +1,75 @@
+#include "xla/backends/gpu/runtime/feature_registry.h"
+
+#include <string>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "gtest/gtest.h"
+
+namespace xla::gpu {
+namespace {
+
+TEST(FeatureRegistry, TheTableKeepsItsOwnRules) {
+  absl::Status s = CheckFeatureRegistry(RuntimeFeatureRegistry());
+  EXPECT_TRUE(s.ok()) << s;
+  const RuntimeFeature* f = FindRuntimeFeature("kernel_spec.cubin_with_ptx");
+  ASSERT_NE(f, nullptr);
+  EXPECT_STREQ(f->construct, "KernelProto.cubin_with_ptx");
+  EXPECT_FALSE(f->flag_default);  // stage 1: emission off
+  EXPECT_EQ(FindRuntimeFeatureByConstruct("ThunkProto.custom_call")->name, std::string("custom_calls"));
+  EXPECT_EQ(FindRuntimeFeature("teleportation"), nullptr);
+}
+
+TEST(FeatureRegistry, RejectsRolloutsThatBreakTheForwardWindow) {
+  // Emission turned on 13 days after runtime support: too early.
+  const RuntimeFeature early[] = {{"x", FeatureKind::kOneofCase, "A.x", "2026-12-01", "--emit_x",
+                                   true, "2026-12-14", ""}};
+  absl::Status s = CheckFeatureRegistry(early);
+  EXPECT_TRUE(absl::StrContains(s.message(), "13 days")) << s;
+  // 14 days is enough.
+  const RuntimeFeature ok[] = {{"x", FeatureKind::kOneofCase, "A.x", "2026-12-01", "--emit_x",
+                                true, "2026-12-15", ""}};
+  EXPECT_TRUE(CheckFeatureRegistry(ok).ok());
+  // A construct newer than the first format without a flag.
+  const RuntimeFeature ungated[] = {
+      {"y", FeatureKind::kField, "A.y", "2027-01-05", "", true, "2027-01-05", ""}};
+  EXPECT_TRUE(absl::StrContains(CheckFeatureRegistry(ungated).message(), "needs a compiler flag"));
+  // A flag that defaults on without an emission date; duplicate names; bad dates.
+  const RuntimeFeature on_without_date[] = {
+      {"z", FeatureKind::kEnumValue, "E.Z", "2026-12-01", "--emit_z", true, "", ""}};
+  EXPECT_FALSE(CheckFeatureRegistry(on_without_date).ok());
+  const RuntimeFeature twice[] = {ok[0], ok[0]};
+  EXPECT_TRUE(absl::StrContains(CheckFeatureRegistry(twice).message(), "appears twice"));
+  const RuntimeFeature bad_date[] = {
+      {"w", FeatureKind::kField, "A.w", "2026-02-30", "--emit_w", false, "", ""}};
+  EXPECT_TRUE(absl::StrContains(CheckFeatureRegistry(bad_date).message(), "calendar date"));
+}
+
+TEST(FeatureRegistry, DatesAndWhatARuntimeOfADateSupports) {
+  EXPECT_EQ(ParseIsoDate("1970-01-02").value(), 1);
+  EXPECT_EQ(ParseIsoDate("2026-12-13").value() - ParseIsoDate("2026-11-29").value(), 14);
+  EXPECT_FALSE(ParseIsoDate("2026-13-01").ok());
+  EXPECT_FALSE(ParseIsoDate("yesterday").ok());
+  EXPECT_TRUE(FeaturesSupportedOn("2026-11-28").value().empty());
+  std::vector<std::string> today = FeaturesSupportedOn("2026-11-29").value();
+  EXPECT_EQ(today.size(), RuntimeFeatureRegistry().size());
+}
+
+TEST(FeatureRegistry, RequiredFeaturesComeFromWhatThePayloadUses) {
+  GpuExecutablePayloadProto payload;
+  EXPECT_TRUE(RequiredFeaturesOf(payload).empty());
+  payload.add_kernels()->mutable_cubin()->set_entry("k");
+  EXPECT_TRUE(RequiredFeaturesOf(payload).empty());  // first-format construct
+  payload.add_kernels()->mutable_cubin_with_ptx()->set_entry("k2");
+  // A custom call nested in a while body inside a conditional branch.
+  ThunkProto* cond = payload.add_thunks();
+  ThunkProto* w = cond->mutable_conditional()->add_branches()->add_thunks();
+  w->mutable_while_()->mutable_body()->add_thunks()->mutable_custom_call();
+  payload.add_thunks()->mutable_async_done();
+  const std::vector<std::string> want = {"async_streams", "custom_calls",
+                                         "kernel_spec.cubin_with_ptx"};
+  EXPECT_EQ(RequiredFeaturesOf(payload), want);
+}
+
+}  // namespace
+}  // namespace xla::gpu

@@ -140,6 +140,7 @@ void PrintTables(const aot::Executable& exe, std::ostream& out) {
     const gpu::KernelSpec& k = exe.program().kernels[i];
     out << "  [" << i << "] " << k.name << ": " << gpu::KernelKindName(k.kind) << " " << k.entry;
     if (!k.code.empty()) out << " (" << k.code.size() << " bytes)";
+    if (!k.ptx_fallback.empty()) out << " + PTX fallback (" << k.ptx_fallback.size() << " bytes)";
     out << "\n";
   }
   if (!p.host_shared_object().empty()) out << "host_shared_object: " << p.host_shared_object().size() << " bytes\n";

@@ -133,6 +133,30 @@ absl::Status CheckFeatureRegistry(absl::Span<const RuntimeFeature> table) {
   return absl::OkStatus();
 }
 
+absl::Status CheckRemovalsDue(absl::Span<const RuntimeFeature> table, absl::string_view today) {
+  absl::StatusOr<int64_t> now = ParseIsoDate(today);
+  if (!now.ok()) return now.status();
+  const absl::CivilDay now_day = absl::CivilDay(1970, 1, 1) + *now;
+  std::string due;
+  for (const RuntimeFeature& f : table) {
+    if (f.emission_stopped[0] == '\0') continue;
+    absl::StatusOr<int64_t> stopped = ParseIsoDate(f.emission_stopped);
+    if (!stopped.ok()) return Bad(f, absl::StrCat("emission_stopped: ", stopped.status().message()));
+    const absl::CivilDay stop_day = absl::CivilDay(1970, 1, 1) + *stopped;
+    const absl::CivilMonth end_month =
+        absl::CivilMonth(stop_day) + kBackwardWindowMonths;  // last month of the window
+    if (absl::CivilMonth(now_day) <= end_month) continue;
+    absl::StrAppend(&due, "\n  ", f.construct, " (feature '", f.name, "', emission stopped ",
+                    f.emission_stopped, ", backward window through ", absl::FormatCivilTime(end_month),
+                    "): delete its runtime fallback and this registry entry, and mark the field "
+                    "number and name `reserved` in the proto");
+  }
+  if (due.empty()) return absl::OkStatus();
+  return absl::FailedPreconditionError(
+      absl::StrCat("constructs past the ", kBackwardWindowMonths,
+                   "-month backward window on ", today, ":", due));
+}
+
 absl::StatusOr<std::vector<std::string>> FeaturesSupportedOn(absl::string_view date) {
   absl::StatusOr<int64_t> day = ParseIsoDate(date);
   if (!day.ok()) return day.status();

@@ -67,6 +67,14 @@ const RuntimeFeature* FindRuntimeFeatureByConstruct(absl::string_view construct)
 // emission_on. InvalidArgument naming the entry and the rule.
 absl::Status CheckFeatureRegistry(absl::Span<const RuntimeFeature> table);
 
+// The removal policy on day `today` ("YYYY-MM-DD"): an entry whose
+// emission_stopped date is more than kBackwardWindowMonths before `today`
+// has outlived the backward window. FailedPrecondition listing each such
+// entry and what to do: delete the runtime's fallback for it, delete the
+// entry, and mark the field number and name `reserved` in the proto.
+// InvalidArgument for a malformed date. Tests drive it with a fixed day.
+absl::Status CheckRemovalsDue(absl::Span<const RuntimeFeature> table, absl::string_view today);
+
 // Days since 1970-01-01 of a "YYYY-MM-DD" date. InvalidArgument otherwise.
 absl::StatusOr<int64_t> ParseIsoDate(absl::string_view date);
 

@@ -4,6 +4,8 @@
 #include <vector>
 
 #include "absl/strings/match.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
 #include "gtest/gtest.h"
 
 namespace xla::gpu {
@@ -43,6 +45,28 @@ TEST(FeatureRegistry, RejectsRolloutsThatBreakTheForwardWindow) {
   const RuntimeFeature bad_date[] = {
       {"w", FeatureKind::kField, "A.w", "2026-02-30", "--emit_w", false, "", ""}};
   EXPECT_TRUE(absl::StrContains(CheckFeatureRegistry(bad_date).message(), "calendar date"));
+}
+
+// Stage 3 of a staged rollout, on a simulated clock: once the old form's
+// window has passed, the policy demands removal and `reserved`.
+TEST(FeatureRegistry, RemovalIsDemandedOnlyAfterTheBackwardWindow) {
+  const RuntimeFeature old_form[] = {{"kernel_spec.cubin", FeatureKind::kOneofCase,
+                                      "KernelProto.cubin", "2026-11-29", "--emit_plain_cubin",
+                                      true, "2026-12-13", "2027-01-10"}};
+  ASSERT_TRUE(CheckFeatureRegistry(old_form).ok());
+  EXPECT_TRUE(CheckRemovalsDue(old_form, "2027-07-31").ok());  // window: through July 2027
+  absl::Status due = CheckRemovalsDue(old_form, "2027-08-01");
+  EXPECT_EQ(due.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_TRUE(absl::StrContains(due.message(), "KernelProto.cubin")) << due;
+  EXPECT_TRUE(absl::StrContains(due.message(), "reserved")) << due;
+  EXPECT_TRUE(absl::StrContains(due.message(), "2027-07")) << due;
+  EXPECT_FALSE(CheckRemovalsDue(old_form, "someday").ok());
+  // Today's registry has nothing past due today. This test is meant to start
+  // failing on the day something is: that is the signal to remove it.
+  const absl::Time now = absl::Now();
+  const std::string today = absl::FormatTime("%Y-%m-%d", now, absl::UTCTimeZone());
+  absl::Status live = CheckRemovalsDue(RuntimeFeatureRegistry(), today);
+  EXPECT_TRUE(live.ok()) << live;
 }
 
 TEST(FeatureRegistry, DatesAndWhatARuntimeOfADateSupports) {

@@ -194,7 +194,7 @@ absl::StatusOr<Literal> ParseNpy(absl::string_view bytes, absl::string_view what
   }
   if (*fortran == "True" && dims->size() > 1) FortranToRowMajor(*dims, width, &data);
   Literal lit(shape);
-  std::memcpy(lit.mutable_data().data(), data.data(), data.size());
+  if (!data.empty()) std::memcpy(lit.mutable_data().data(), data.data(), data.size());
   if (*type == PrimitiveType::PRED) {
     for (int64_t i = 0; i < lit.element_count(); ++i) lit.SetBits(i, lit.GetBits(i) != 0);
   }

@@ -30,13 +30,24 @@ absl::StatusOr<std::string> ParseRawValue(TextCursor& c, absl::string_view what)
   if (first == '"') return c.ParseStringVerbatim(what);
   // Bare value (e.g. `literal=s32[] 1`): up to a top-level ',' or line end.
   const size_t start = c.pos();
-  int depth = 0;
+  std::string open;  // the closers still expected, innermost last
   while (!c.AtEnd()) {
     char ch = c.Peek();
-    if (ch == '\n' || (depth == 0 && (ch == ',' || ch == '}'))) break;
-    if (ch == '{' || ch == '(' || ch == '[') ++depth;
-    if (ch == '}' || ch == ')' || ch == ']') --depth;
+    if (ch == '\n' || (open.empty() && (ch == ',' || ch == '}'))) break;
+    if (ch == '{' || ch == '(' || ch == '[') open.push_back(ch == '{' ? '}' : ch == '(' ? ')' : ']');
+    if (ch == '}' || ch == ')' || ch == ']') {
+      if (open.empty() || open.back() != ch) {
+        return c.Error(absl::StrCat("unbalanced '", std::string(1, ch), "' in the value of ", what));
+      }
+      open.pop_back();
+    }
     c.Advance();
+  }
+  if (!open.empty()) {
+    // A value must close what it opens on its own line: anything else would
+    // print back as text that parses differently.
+    return c.Error(absl::StrCat("unclosed bracket in the value of ", what, " (expected '",
+                                std::string(1, open.back()), "' before the end of the line)"));
   }
   absl::string_view raw = c.text().substr(start, c.pos() - start);
   while (!raw.empty() && (raw.back() == ' ' || raw.back() == '\t' || raw.back() == '\r')) {

@@ -66,6 +66,10 @@ std::vector<Case> Cases() {
       {"duplicate_root", "ENTRY e {\n  ROOT p = f32[] parameter(0)\n  ROOT q = f32[] negate(p)\n}", "3:3", "second ROOT"},
       {"duplicate_entry", "ENTRY a {\n  ROOT p = f32[] parameter(0)\n}\nENTRY b {\n  ROOT q = f32[] parameter(0)\n}", "4:1", "second ENTRY"},
       {"empty_computation", "ENTRY e {\n}", "1:7", "has no instructions"},
+      // Found by the parser fuzzer: an unclosed bracket in a bare attribute
+      // value used to parse and then print as text that did not parse back.
+      {"unclosed_bracket_in_raw_value", "ENTRY e {\n  p = f32[] parameter(0), frontend_attributes=v[\n}", "2:49", "unclosed bracket in the value of attribute frontend_attributes"},
+      {"mismatched_bracket_in_raw_value", "ENTRY e {\n  p = f32[] parameter(0), frontend_attributes=v[)\n}", "2:49", "unbalanced ')'"},
       {"operand_type_mismatch", "ENTRY e {\n  p = f32[4] parameter(0)\n  ROOT q = f32[4] negate(s32[4] p)\n}", "3:33", "is written as s32[4] but 'p' has shape f32[4]"},
       {"operand_dim_mismatch", "ENTRY e {\n  p = f32[4] parameter(0)\n  ROOT q = f32[4] negate(f32[5] p)\n}", "3:33", "but 'p' has shape f32[4]"},
       {"bad_direction", "ENTRY e {\n  p = f32[] parameter(0)\n  ROOT c = pred[] compare(p, p), direction=SIDEWAYS\n}", "3:44", "invalid value 'SIDEWAYS'"},

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs every test: installs the Debian packages (tools/install_deps.sh), runs
-# `bazel test //...`, then reruns the malformed-input parser tests under
-# AddressSanitizer and the stream executor and JIT cache under ThreadSanitizer. Prints Bazel's per-test summary and a final
+# `bazel test //...`, then reruns the malformed-input parser tests and the
+# parser and .npy fuzz harnesses under AddressSanitizer and the stream executor and JIT cache under ThreadSanitizer. Prints Bazel's per-test summary and a final
 # "N passed, N failed" line; exits non-zero if anything failed.
 set -uo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -12,8 +12,10 @@ log="$(mktemp)"
 trap 'rm -f "$log"' EXIT
 status=0
 bazel test --test_summary=short //... 2>&1 | tee -a "$log" || status=1
-# Parser robustness under ASan (see .bazelrc's asan config).
-bazel test --config=asan --test_summary=short //xla/hlo/parser:malformed_input_test 2>&1 \
+# Parser and .npy robustness under ASan (see .bazelrc's asan config): the
+# malformed-input cases and the fuzz harnesses' deterministic runs.
+bazel test --config=asan --test_summary=short //xla/hlo/parser:malformed_input_test \
+  //tests/fuzz:hlo_parser_fuzzer_test //tests/fuzz:npy_fuzzer_test 2>&1 \
   | tee -a "$log" || status=1
 # The runtime (streams, thread pool, concurrent Execute) and the JIT cache
 # (threads x keys x modes, injected failures, restart) under ThreadSanitizer.

@@ -42,6 +42,7 @@
 #include "absl/functional/any_invocable.h"
 #include "absl/status/status.h"
 #include "absl/types/span.h"
+#include "xla/stream_executor/blas.h"
 #include "xla/stream_executor/device_memory.h"
 #include "xla/stream_executor/event.h"
 #include "xla/stream_executor/kernel.h"
@@ -83,6 +84,22 @@ class Stream {
   virtual absl::Status Launch(const Kernel& kernel,
                               const LaunchDimensions& dims,
                               absl::Span<const DeviceMemoryBase> args) = 0;
+
+  // Enqueues the GEMM `config` (see blas.h) reading `lhs` and `rhs` and
+  // updating `out`, all memory of this stream's executor. The executor's
+  // InitializeBlas must have succeeded first (FailedPrecondition otherwise,
+  // saying so). InvalidArgument at enqueue when the config is invalid or a
+  // buffer is smaller than its extents; failures of the BLAS library become
+  // the sticky error ("gemm failed: ..."). `out` must not overlap an
+  // operand. This default returns Unimplemented: platforms without a BLAS
+  // library (host runs GEMMs as host callbacks) do not override it.
+  virtual absl::Status Gemm(const BlasGemmConfig& /*config*/,
+                            const DeviceMemoryBase& /*lhs*/,
+                            const DeviceMemoryBase& /*rhs*/,
+                            const DeviceMemoryBase& /*out*/) {
+    return absl::UnimplementedError(
+        "gemm: this platform's streams have no BLAS support");
+  }
 
   // Records `event` after all work enqueued so far (see event.h).
   virtual absl::Status RecordEvent(Event* event) = 0;

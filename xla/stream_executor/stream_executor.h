@@ -17,6 +17,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "xla/stream_executor/device_limits.h"
 #include "xla/stream_executor/device_memory.h"
@@ -71,6 +72,17 @@ class StreamExecutor {
   // module (the message names the module and the loader's reason).
   virtual absl::StatusOr<std::unique_ptr<KernelModule>> LoadKernelModule(
       absl::string_view name, absl::string_view bytes) = 0;
+
+  // Loads and sets up the BLAS library this device's Stream::Gemm runs on
+  // (cuda: cuBLAS and one handle for the device). Idempotent: the first
+  // call does the work, later ones return its result (an error included).
+  // FailedPrecondition when the library cannot be loaded (the message names
+  // it and what to do), or the library's error. Thread-safe. This default
+  // returns Unimplemented, naming the platform.
+  virtual absl::Status InitializeBlas() {
+    return absl::UnimplementedError(absl::StrCat(
+        "platform ", platform_name(), " has no BLAS library for gemm"));
+  }
 };
 
 }  // namespace stream_executor

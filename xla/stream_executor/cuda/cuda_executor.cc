@@ -25,6 +25,45 @@ absl::StatusOr<int> ReadAttribute(const CudaDriverApi& api, CUdevice device,
   return value;
 }
 
+// GEMM element types: the platform-neutral one and cuBLAS's.
+struct GemmTypeMapping {
+  BlasElementType blas;
+  CudaGemmType cuda;
+};
+constexpr GemmTypeMapping kGemmTypes[] = {
+    {BlasElementType::kF16, CudaGemmType::kF16},
+    {BlasElementType::kBF16, CudaGemmType::kBF16},
+    {BlasElementType::kF32, CudaGemmType::kF32},
+    {BlasElementType::kF64, CudaGemmType::kF64},
+};
+
+absl::StatusOr<CudaGemmConfig> ToCudaGemmConfig(const BlasGemmConfig& blas) {
+  CudaGemmConfig config;
+  bool known_type = false;
+  for (const GemmTypeMapping& mapping : kGemmTypes) {
+    if (mapping.blas != blas.element_type) continue;
+    config.type = mapping.cuda;
+    known_type = true;
+  }
+  if (!known_type) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "unknown gemm element type ", static_cast<int>(blas.element_type)));
+  }
+  config.m = blas.m;
+  config.n = blas.n;
+  config.k = blas.k;
+  config.transpose_lhs = blas.transpose_lhs;
+  config.transpose_rhs = blas.transpose_rhs;
+  config.batch_size = blas.batch_size;
+  config.lhs_batch_stride = blas.lhs_batch_stride;
+  config.rhs_batch_stride = blas.rhs_batch_stride;
+  config.output_batch_stride = blas.output_batch_stride;
+  config.alpha = blas.alpha;
+  config.beta = blas.beta;
+  config.allow_tf32 = blas.allow_tf32;
+  return config;
+}
+
 absl::Status WithOrdinal(int ordinal, const absl::Status& status) {
   return absl::Status(status.code(),
                       absl::StrCat("cannot open CUDA device ", ordinal, ": ",
@@ -112,6 +151,10 @@ absl::StatusOr<std::unique_ptr<CudaExecutor>> CudaExecutor::Create(
 CudaExecutor::~CudaExecutor() {
   (void)CU_STATUS(api_, cuCtxSetCurrent, context_);
   {
+    std::lock_guard<std::mutex> lock(blas_mu_);
+    cublas_.reset();  // while the context is still retained
+  }
+  {
     std::lock_guard<std::mutex> lock(mu_);
     for (const auto& [pointer, size] : allocations_) {
       (void)CU_STATUS(api_, cuMemFree_v2, pointer);
@@ -167,7 +210,7 @@ uint64_t CudaExecutor::allocated_bytes() const {
 
 absl::StatusOr<std::unique_ptr<Stream>> CudaExecutor::CreateStream() {
   ASSIGN_OR_RETURN(std::unique_ptr<CudaStream> stream,
-                   CudaStream::Create(api_, context_, limits_));
+                   CudaStream::Create(api_, context_, limits_, this));
   return std::unique_ptr<Stream>(std::move(stream));
 }
 
@@ -182,6 +225,55 @@ absl::StatusOr<std::unique_ptr<KernelModule>> CudaExecutor::LoadKernelModule(
   ASSIGN_OR_RETURN(std::unique_ptr<CudaKernelModule> module,
                    CudaKernelModule::Load(api_, context_, name, bytes));
   return std::unique_ptr<KernelModule>(std::move(module));
+}
+
+absl::Status CudaExecutor::InitializeBlas() {
+  std::lock_guard<std::mutex> lock(blas_mu_);
+  if (blas_initialized_) return blas_status_;
+  blas_initialized_ = true;
+  absl::StatusOr<const CublasApi*> api = LoadCublasApi();
+  if (!api.ok()) {
+    blas_status_ = absl::Status(
+        api.status().code(),
+        absl::StrCat("cannot initialize cuBLAS for CUDA device ", ordinal_,
+                     " (GEMMs need it; install cuBLAS or point ",
+                     kCublasLibraryEnv, " at libcublas.so): ",
+                     api.status().message()));
+    return blas_status_;
+  }
+  absl::StatusOr<std::unique_ptr<CublasHandle>> handle =
+      CublasHandle::Create(**api, api_, context_);
+  if (!handle.ok()) {
+    blas_status_ = absl::Status(
+        handle.status().code(),
+        absl::StrCat("cannot create a cuBLAS handle on CUDA device ", ordinal_,
+                     ": ", handle.status().message()));
+    return blas_status_;
+  }
+  cublas_ = *std::move(handle);
+  return blas_status_;
+}
+
+absl::Status CudaExecutor::Gemm(CudaStream& stream, const BlasGemmConfig& config,
+                                const DeviceMemoryBase& lhs,
+                                const DeviceMemoryBase& rhs,
+                                const DeviceMemoryBase& out) {
+  CublasHandle* handle = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(blas_mu_);
+    handle = cublas_.get();
+  }
+  if (handle == nullptr) {
+    return stream.RejectAtEnqueue(
+        "gemm", absl::FailedPreconditionError(absl::StrCat(
+                    "cuBLAS is not initialized on CUDA device ", ordinal_,
+                    ": call StreamExecutor::InitializeBlas first")));
+  }
+  absl::StatusOr<CudaGemmConfig> cuda_config = ToCudaGemmConfig(config);
+  if (!cuda_config.ok()) {
+    return stream.RejectAtEnqueue("gemm", cuda_config.status());
+  }
+  return handle->Gemm(stream, *cuda_config, lhs, rhs, out);
 }
 
 absl::Status CudaExecutor::CheckDeviceCompatibility(

@@ -4,6 +4,8 @@
 // Memory comes from cuMemAlloc (256-byte aligned by the driver); the
 // executor tracks live allocations so Deallocate can reject slices and
 // double frees. Limits come from the device attributes (ReadCudaDeviceLimits).
+// InitializeBlas loads cuBLAS (LoadCublasApi) and creates one CublasHandle
+// for the device; the executor's streams run Stream::Gemm on it.
 //
 // Thread-safety: every method may be called from any thread.
 #ifndef XLA_STREAM_EXECUTOR_CUDA_CUDA_EXECUTOR_H_
@@ -21,6 +23,8 @@
 #include "absl/status/statusor.h"
 #include "xla/stream_executor/cuda/cuda_compatibility.h"
 #include "xla/stream_executor/cuda/cuda_driver_api.h"
+#include "xla/stream_executor/cuda/cuda_gemm.h"
+#include "xla/stream_executor/cuda/cuda_stream.h"
 #include "xla/stream_executor/stream_executor.h"
 
 namespace stream_executor::cuda {
@@ -31,7 +35,7 @@ namespace stream_executor::cuda {
 absl::StatusOr<DeviceLimits> ReadCudaDeviceLimits(const CudaDriverApi& api,
                                                   CUdevice device);
 
-class CudaExecutor : public StreamExecutor {
+class CudaExecutor : public StreamExecutor, private CudaBlas {
  public:
   static constexpr char kPlatformName[] = "cuda";
 
@@ -55,6 +59,12 @@ class CudaExecutor : public StreamExecutor {
   absl::StatusOr<std::unique_ptr<Event>> CreateEvent() override;
   absl::StatusOr<std::unique_ptr<KernelModule>> LoadKernelModule(
       absl::string_view name, absl::string_view bytes) override;
+
+  // Loads cuBLAS and creates the device's handle, once (later calls return
+  // the first result). FailedPrecondition naming cuBLAS, the device and
+  // what to do when the library is missing; cuBLAS's error when the handle
+  // cannot be created. Thread-safe.
+  absl::Status InitializeBlas() override;
 
   // The device's compute capability (cuDeviceGetAttribute).
   const CudaComputeCapability& compute_capability() const { return cc_; }
@@ -97,6 +107,17 @@ class CudaExecutor : public StreamExecutor {
   const CudaComputeCapability cc_;
   const int driver_version_;
   const std::string device_name_;
+
+  // CudaBlas: the GEMM of this executor's streams, on cublas_.
+  // FailedPrecondition when InitializeBlas has not succeeded.
+  absl::Status Gemm(CudaStream& stream, const BlasGemmConfig& config,
+                    const DeviceMemoryBase& lhs, const DeviceMemoryBase& rhs,
+                    const DeviceMemoryBase& out) override;
+
+  mutable std::mutex blas_mu_;
+  bool blas_initialized_ = false;          // guarded by blas_mu_
+  absl::Status blas_status_;               // guarded by blas_mu_
+  std::unique_ptr<CublasHandle> cublas_;   // guarded by blas_mu_; set once
 
   mutable std::mutex mu_;
   absl::flat_hash_map<CUdeviceptr, uint64_t> allocations_;  // guarded by mu_

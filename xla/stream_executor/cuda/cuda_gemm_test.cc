@@ -1,5 +1,5 @@
-// The row-major -> cuBLAS mapping of CublasHandle::Gemm, against a fake
-// cuBLAS table: the arguments cublasGemmStridedBatchedEx receives for a few
+// The row-major -> cuBLAS mapping of CublasHandle::Gemm, against the fake
+// cuBLAS table (fake_cublas.h): the arguments cublasGemmStridedBatchedEx receives for a few
 // shapes, and (f32) the numbers, computed by the fake with the column-major
 // BLAS definition and compared with a row-major reference written here.
 #include "xla/stream_executor/cuda/cuda_gemm.h"
@@ -14,6 +14,7 @@
 #include "gtest/gtest.h"
 #include "xla/stream_executor/cuda/cuda_executor.h"
 #include "xla/stream_executor/cuda/cuda_platform.h"
+#include "xla/stream_executor/cuda/fake_cublas.h"
 #include "xla/stream_executor/cuda/fake_cuda_driver.h"
 #include "xla/stream_executor/owning_device_memory.h"
 
@@ -21,142 +22,6 @@ namespace stream_executor::cuda {
 namespace {
 
 using ::testing::HasSubstr;
-
-// What the fake cublasGemmStridedBatchedEx saw.
-struct RecordedGemm {
-  CublasGemmArgs args;
-  const void* a = nullptr;
-  const void* b = nullptr;
-  void* c = nullptr;
-  float alpha = 0, beta = 0;
-  cublasGemmAlgo_t algo = CUBLAS_GEMM_DEFAULT;
-  cudaStream_t stream = nullptr;
-};
-
-std::mutex fake_mu;
-std::vector<RecordedGemm> recorded;           // guarded by fake_mu
-cudaStream_t bound_stream = nullptr;          // guarded by fake_mu
-cublasMath_t math_mode = CUBLAS_PEDANTIC_MATH;  // guarded by fake_mu
-int live_handles = 0;                         // guarded by fake_mu
-const CudaDriverApi* fake_driver = nullptr;
-cublasStatus_t next_gemm_status = CUBLAS_STATUS_SUCCESS;
-
-int handle_storage;
-
-cublasStatus_t FakeCreate(cublasHandle_t* handle) {
-  std::lock_guard<std::mutex> lock(fake_mu);
-  ++live_handles;
-  *handle = reinterpret_cast<cublasHandle_t>(&handle_storage);
-  return CUBLAS_STATUS_SUCCESS;
-}
-cublasStatus_t FakeDestroy(cublasHandle_t) {
-  std::lock_guard<std::mutex> lock(fake_mu);
-  --live_handles;
-  return CUBLAS_STATUS_SUCCESS;
-}
-cublasStatus_t FakeSetStream(cublasHandle_t, cudaStream_t stream) {
-  std::lock_guard<std::mutex> lock(fake_mu);
-  bound_stream = stream;
-  return CUBLAS_STATUS_SUCCESS;
-}
-cublasStatus_t FakeSetMathMode(cublasHandle_t, cublasMath_t mode) {
-  std::lock_guard<std::mutex> lock(fake_mu);
-  math_mode = mode;
-  return CUBLAS_STATUS_SUCCESS;
-}
-cublasStatus_t FakeGetVersion(cublasHandle_t, int* version) {
-  *version = 120400;
-  return CUBLAS_STATUS_SUCCESS;
-}
-const char* FakeStatusName(cublasStatus_t status) {
-  return status == CUBLAS_STATUS_EXECUTION_FAILED ? "CUBLAS_STATUS_EXECUTION_FAILED"
-                                                  : "CUBLAS_STATUS_OTHER";
-}
-const char* FakeStatusString(cublasStatus_t) { return "the fake says no"; }
-
-// Column-major BLAS: C[i + j*ldc] = alpha * sum_l opA(i,l) opB(l,j) + beta C,
-// with op(X)(r,c) = X[r + c*ld] (N) or X[c + r*ld] (T). f32 only.
-void ColumnMajorGemm(const RecordedGemm& g) {
-  const CublasGemmArgs& p = g.args;
-  for (int batch = 0; batch < p.batch_count; ++batch) {
-    const float* a = static_cast<const float*>(g.a) + batch * p.stride_a;
-    const float* b = static_cast<const float*>(g.b) + batch * p.stride_b;
-    float* c = static_cast<float*>(g.c) + batch * p.stride_c;
-    for (int i = 0; i < p.m; ++i) {
-      for (int j = 0; j < p.n; ++j) {
-        double sum = 0;
-        for (int l = 0; l < p.k; ++l) {
-          const float av = p.transa == CUBLAS_OP_N ? a[i + l * p.lda] : a[l + i * p.lda];
-          const float bv = p.transb == CUBLAS_OP_N ? b[l + j * p.ldb] : b[j + l * p.ldb];
-          sum += static_cast<double>(av) * bv;
-        }
-        float& out = c[i + j * p.ldc];
-        out = static_cast<float>(g.alpha * sum + (g.beta == 0 ? 0.0 : g.beta * out));
-      }
-    }
-  }
-}
-
-cublasStatus_t FakeGemm(cublasHandle_t, cublasOperation_t transa,
-                        cublasOperation_t transb, int m, int n, int k,
-                        const void* alpha, const void* a, cudaDataType a_type,
-                        int lda, long long stride_a, const void* b,
-                        cudaDataType b_type, int ldb, long long stride_b,
-                        const void* beta, void* c, cudaDataType c_type, int ldc,
-                        long long stride_c, int batch, cublasComputeType_t compute,
-                        cublasGemmAlgo_t algo) {
-  if (next_gemm_status != CUBLAS_STATUS_SUCCESS) {
-    const cublasStatus_t status = next_gemm_status;
-    next_gemm_status = CUBLAS_STATUS_SUCCESS;
-    return status;
-  }
-  auto* g = new RecordedGemm();
-  g->args = {transa, transb, m, n, k, lda, ldb, ldc, stride_a, stride_b,
-             stride_c, batch, a_type, compute};
-  EXPECT_EQ(a_type, b_type);
-  EXPECT_EQ(a_type, c_type);
-  g->a = a;
-  g->b = b;
-  g->c = c;
-  g->algo = algo;
-  if (compute != CUBLAS_COMPUTE_64F) {
-    g->alpha = *static_cast<const float*>(alpha);
-    g->beta = *static_cast<const float*>(beta);
-  }
-  {
-    std::lock_guard<std::mutex> lock(fake_mu);
-    g->stream = bound_stream;
-    recorded.push_back(*g);
-  }
-  // Runs in stream order on the fake device, like the real kernel.
-  if (a_type != CUDA_R_32F) {
-    delete g;
-    return CUBLAS_STATUS_SUCCESS;
-  }
-  const CUresult result = fake_driver->cuLaunchHostFunc(
-      reinterpret_cast<CUstream>(g->stream),
-      [](void* data) {
-        auto* gemm = static_cast<RecordedGemm*>(data);
-        ColumnMajorGemm(*gemm);
-        delete gemm;
-      },
-      g);
-  return result == CUDA_SUCCESS ? CUBLAS_STATUS_SUCCESS
-                                : CUBLAS_STATUS_EXECUTION_FAILED;
-}
-
-CublasApi FakeCublas() {
-  CublasApi api;
-  api.cublasCreate_v2 = &FakeCreate;
-  api.cublasDestroy_v2 = &FakeDestroy;
-  api.cublasSetStream_v2 = &FakeSetStream;
-  api.cublasSetMathMode = &FakeSetMathMode;
-  api.cublasGetVersion_v2 = &FakeGetVersion;
-  api.cublasGetStatusName = &FakeStatusName;
-  api.cublasGetStatusString = &FakeStatusString;
-  api.cublasGemmStridedBatchedEx = &FakeGemm;
-  return api;
-}
 
 // Row-major reference: out[b] = alpha * op(lhs[b]) op(rhs[b]) + beta out[b].
 std::vector<float> Reference(const CudaGemmConfig& c, const std::vector<float>& lhs,
@@ -183,11 +48,6 @@ std::vector<float> Reference(const CudaGemmConfig& c, const std::vector<float>& 
 class CudaGemmTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    fake_driver = &driver_.api();
-    {
-      std::lock_guard<std::mutex> lock(fake_mu);
-      recorded.clear();
-    }
     platform_ = std::make_unique<CudaPlatform>(&driver_.api());
     absl::StatusOr<StreamExecutor*> device = platform_->GetDevice(0);
     ASSERT_TRUE(device.ok()) << device.status();
@@ -196,7 +56,7 @@ class CudaGemmTest : public ::testing::Test {
     ASSERT_TRUE(stream.ok());
     stream_.reset(static_cast<CudaStream*>(stream->release()));
     absl::StatusOr<std::unique_ptr<CublasHandle>> handle =
-        CublasHandle::Create(cublas_, driver_.api(), executor_->context());
+        CublasHandle::Create(cublas_.api(), driver_.api(), executor_->context());
     ASSERT_TRUE(handle.ok()) << handle.status();
     handle_ = *std::move(handle);
   }
@@ -213,7 +73,7 @@ class CudaGemmTest : public ::testing::Test {
 
   // Runs `config` on random data; checks the numbers against Reference and
   // returns the recorded cuBLAS call.
-  RecordedGemm RunAndCheck(const CudaGemmConfig& config) {
+  FakeCublasGemm RunAndCheck(const CudaGemmConfig& config) {
     std::mt19937 rng(1234 + config.m * 7 + config.n * 3 + config.k);
     std::uniform_real_distribution<float> dist(-2.0f, 2.0f);
     const int64_t batch = std::max<int64_t>(config.batch_size, 1);
@@ -240,9 +100,10 @@ class CudaGemmTest : public ::testing::Test {
       EXPECT_NEAR(out[i], expected[i], 1e-4f * (1 + std::abs(expected[i])))
           << "element " << i;
     }
-    std::lock_guard<std::mutex> lock(fake_mu);
+    const std::vector<FakeCublasGemm> recorded = cublas_.recorded();
     EXPECT_EQ(recorded.size(), 1u);
-    RecordedGemm call = recorded.back();
+    if (recorded.empty()) return FakeCublasGemm();
+    FakeCublasGemm call = recorded.back();
     EXPECT_EQ(call.a, rhs_d.get().opaque);  // cuBLAS's A is the rhs
     EXPECT_EQ(call.b, lhs_d.get().opaque);
     EXPECT_EQ(call.c, out_d.get().opaque);
@@ -251,7 +112,7 @@ class CudaGemmTest : public ::testing::Test {
   }
 
   FakeCudaDriver driver_;
-  CublasApi cublas_ = FakeCublas();
+  FakeCublas cublas_{driver_.api()};
   std::unique_ptr<CudaPlatform> platform_;
   CudaExecutor* executor_ = nullptr;
   std::unique_ptr<CudaStream> stream_;
@@ -265,7 +126,7 @@ TEST_F(CudaGemmTest, PlainGemmSwapsOperandsAndExtents) {
   config.k = 7;
   config.alpha = 1.5;
   config.beta = 0.0;
-  RecordedGemm call = RunAndCheck(config);
+  FakeCublasGemm call = RunAndCheck(config);
   EXPECT_EQ(call.args.transa, CUBLAS_OP_N);
   EXPECT_EQ(call.args.transb, CUBLAS_OP_N);
   EXPECT_EQ(call.args.m, 3);  // n
@@ -279,8 +140,7 @@ TEST_F(CudaGemmTest, PlainGemmSwapsOperandsAndExtents) {
   EXPECT_EQ(call.args.compute_type, CUBLAS_COMPUTE_32F);  // no TF32
   EXPECT_EQ(call.alpha, 1.5f);
   EXPECT_EQ(call.beta, 0.0f);
-  std::lock_guard<std::mutex> lock(fake_mu);
-  EXPECT_EQ(math_mode, CUBLAS_DEFAULT_MATH);
+  EXPECT_EQ(cublas_.math_mode(), CUBLAS_DEFAULT_MATH);
 }
 
 TEST_F(CudaGemmTest, TransposedBatchedGemmWithBeta) {
@@ -296,7 +156,7 @@ TEST_F(CudaGemmTest, TransposedBatchedGemmWithBeta) {
   config.output_batch_stride = 25;
   config.alpha = -0.5;
   config.beta = 2.0;
-  RecordedGemm call = RunAndCheck(config);
+  FakeCublasGemm call = RunAndCheck(config);
   EXPECT_EQ(call.args.transa, CUBLAS_OP_T);
   EXPECT_EQ(call.args.transb, CUBLAS_OP_T);
   EXPECT_EQ(call.args.m, 6);
@@ -322,7 +182,7 @@ TEST_F(CudaGemmTest, OneSideTransposed) {
   config.lhs_batch_stride = 6;
   config.rhs_batch_stride = 10;
   config.output_batch_stride = 15;
-  RecordedGemm call = RunAndCheck(config);
+  FakeCublasGemm call = RunAndCheck(config);
   EXPECT_EQ(call.args.transa, CUBLAS_OP_T);
   EXPECT_EQ(call.args.transb, CUBLAS_OP_N);
   EXPECT_EQ(call.args.lda, 2);
@@ -371,13 +231,42 @@ TEST_F(CudaGemmTest, SmallBuffersAndCublasErrorsAreStreamErrors) {
   absl::StatusOr<std::unique_ptr<Stream>> other = executor_->CreateStream();
   ASSERT_TRUE(other.ok());
   auto* cuda_other = static_cast<CudaStream*>(other->get());
-  next_gemm_status = CUBLAS_STATUS_EXECUTION_FAILED;
+  cublas_.FailNextGemm(CUBLAS_STATUS_EXECUTION_FAILED);
   ASSERT_TRUE(handle_->Gemm(*cuda_other, config, big.get(), big.get(), big.get()).ok());
   absl::Status failed = cuda_other->BlockHostUntilDone();
   EXPECT_EQ(failed.code(), absl::StatusCode::kInternal);
   EXPECT_EQ(failed.message(),
             "gemm failed: cublasGemmStridedBatchedEx: "
             "CUBLAS_STATUS_EXECUTION_FAILED: the fake says no");
+}
+
+// The platform-neutral path: Stream::Gemm needs InitializeBlas, which
+// creates one handle per executor however often it is called.
+TEST_F(CudaGemmTest, StreamGemmNeedsInitializeBlas) {
+  OwningDeviceMemory m = Upload(std::vector<float>(16, 1.0f));
+  OwningDeviceMemory out = Upload(std::vector<float>(16, 0.0f));
+  BlasGemmConfig config;
+  config.m = config.n = config.k = 4;
+  Stream& stream = *stream_;
+  absl::Status early = stream.Gemm(config, m.get(), m.get(), m.get());
+  EXPECT_EQ(early.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(early.message(), HasSubstr("call StreamExecutor::InitializeBlas"));
+  EXPECT_EQ(stream_->BlockHostUntilDone(), early);  // sticky, like any enqueue error
+
+  SetCublasApiForTesting(&cublas_.api());
+  EXPECT_EQ(cublas_.live_handles(), 1);  // the fixture's
+  EXPECT_TRUE(executor_->InitializeBlas().ok());
+  EXPECT_TRUE(executor_->InitializeBlas().ok());
+  EXPECT_EQ(cublas_.live_handles(), 2);
+  SetCublasApiForTesting(nullptr);
+
+  absl::StatusOr<std::unique_ptr<Stream>> fresh = executor_->CreateStream();
+  ASSERT_TRUE(fresh.ok());
+  ASSERT_TRUE((*fresh)->Gemm(config, m.get(), m.get(), out.get()).ok());
+  std::vector<float> host(16);
+  ASSERT_TRUE((*fresh)->Memcpy(host.data(), out.get(), 64).ok());
+  ASSERT_TRUE((*fresh)->BlockHostUntilDone().ok());
+  EXPECT_EQ(host, std::vector<float>(16, 4.0f));  // k ones times ones
 }
 
 TEST(CublasApiTest, MissingLibrariesAreAClearError) {

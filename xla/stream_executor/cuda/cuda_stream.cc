@@ -77,13 +77,14 @@ void SignalReached(void* data) {
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<CudaStream>> CudaStream::Create(
-    const CudaDriverApi& api, CUcontext context, const DeviceLimits& limits) {
+    const CudaDriverApi& api, CUcontext context, const DeviceLimits& limits,
+    CudaBlas* blas) {
   CU_RETURN_IF_ERROR(api, cuCtxSetCurrent, context);
   CUstream stream = nullptr;
   CU_RETURN_IF_ERROR(api, cuStreamCreate, &stream, CU_STREAM_NON_BLOCKING);
   try {
     return std::unique_ptr<CudaStream>(
-        new CudaStream(api, context, limits, stream));
+        new CudaStream(api, context, limits, blas, stream));
   } catch (const std::system_error& error) {
     (void)CU_STATUS(api, cuStreamDestroy_v2, stream);
     return absl::ResourceExhaustedError(absl::StrCat(
@@ -92,10 +93,12 @@ absl::StatusOr<std::unique_ptr<CudaStream>> CudaStream::Create(
 }
 
 CudaStream::CudaStream(const CudaDriverApi& api, CUcontext context,
-                       const DeviceLimits& limits, CUstream stream)
+                       const DeviceLimits& limits, CudaBlas* blas,
+                       CUstream stream)
     : api_(api),
       context_(context),
       limits_(limits),
+      blas_(blas),
       stream_(stream),
       worker_([this] { WorkerLoop(); }) {}
 
@@ -224,6 +227,19 @@ absl::Status CudaStream::Launch(const Kernel& kernel,
     }
     return status;
   });
+}
+
+absl::Status CudaStream::Gemm(const BlasGemmConfig& config,
+                              const DeviceMemoryBase& lhs,
+                              const DeviceMemoryBase& rhs,
+                              const DeviceMemoryBase& out) {
+  if (blas_ == nullptr) {
+    return RejectAtEnqueue(
+        "gemm", absl::FailedPreconditionError(
+                    "this CUDA stream has no BLAS: create it through "
+                    "CudaExecutor::CreateStream"));
+  }
+  return blas_->Gemm(*this, config, lhs, rhs, out);
 }
 
 absl::Status CudaStream::RecordEvent(Event* event) {

@@ -20,6 +20,8 @@
 //    as its sticky error.
 //  * Launches pass one CUdeviceptr kernel parameter per buffer, in order.
 //    The stream keeps the kernel's module loaded until it next synchronizes.
+//  * Gemm runs on the BLAS of the executor that created the stream
+//    (CudaBlas, implemented by CudaExecutor over its cuBLAS handle).
 //  * BlockHostUntilDone waits for the worker to drain, then calls
 //    cuStreamSynchronize; a driver error there becomes the sticky error.
 //
@@ -43,18 +45,37 @@
 #include "absl/status/statusor.h"
 #include "xla/stream_executor/cuda/cuda_driver_api.h"
 #include "xla/stream_executor/cuda/cuda_kernel_module.h"
+#include "xla/stream_executor/blas.h"
 #include "xla/stream_executor/device_limits.h"
+#include "xla/stream_executor/device_memory.h"
 #include "xla/stream_executor/stream.h"
 
 namespace stream_executor::cuda {
 
+class CudaStream;
+
+// The BLAS behind CudaStream::Gemm: CudaExecutor implements it over its
+// cuBLAS handle (the CUDA layer's stream cannot depend on cuBLAS itself).
+// Implementations are thread-safe and outlive the streams using them.
+class CudaBlas {
+ public:
+  virtual ~CudaBlas() = default;
+  // Enqueues `config` on `stream`, with the error rules of Stream::Gemm.
+  virtual absl::Status Gemm(CudaStream& stream, const BlasGemmConfig& config,
+                            const DeviceMemoryBase& lhs,
+                            const DeviceMemoryBase& rhs,
+                            const DeviceMemoryBase& out) = 0;
+};
+
 class CudaStream : public Stream {
  public:
   // Creates the driver stream (CU_STREAM_NON_BLOCKING) in `context` and
-  // starts the worker. `api`, `context` and `limits` must outlive the
-  // stream. The driver's error, or ResourceExhausted when no thread starts.
+  // starts the worker. `api`, `context`, `limits` and `blas` (may be null:
+  // Gemm then fails with FailedPrecondition) must outlive the stream. The
+  // driver's error, or ResourceExhausted when no thread starts.
   static absl::StatusOr<std::unique_ptr<CudaStream>> Create(
-      const CudaDriverApi& api, CUcontext context, const DeviceLimits& limits);
+      const CudaDriverApi& api, CUcontext context, const DeviceLimits& limits,
+      CudaBlas* blas = nullptr);
   // Waits for the queued work (host side and device side), then stops the
   // worker and destroys the driver stream.
   ~CudaStream() override;
@@ -74,6 +95,10 @@ class CudaStream : public Stream {
   absl::Status MemZero(DeviceMemoryBase* location, uint64_t size) override;
   absl::Status Launch(const Kernel& kernel, const LaunchDimensions& dims,
                       absl::Span<const DeviceMemoryBase> args) override;
+  // Delegates to the CudaBlas given at creation (see Stream::Gemm).
+  absl::Status Gemm(const BlasGemmConfig& config, const DeviceMemoryBase& lhs,
+                    const DeviceMemoryBase& rhs,
+                    const DeviceMemoryBase& out) override;
   absl::Status RecordEvent(Event* event) override;
   absl::Status WaitFor(Event* event) override;
   absl::Status DoHostCallback(
@@ -106,7 +131,7 @@ class CudaStream : public Stream {
   };
 
   CudaStream(const CudaDriverApi& api, CUcontext context,
-             const DeviceLimits& limits, CUstream stream);
+             const DeviceLimits& limits, CudaBlas* blas, CUstream stream);
 
   absl::Status Enqueue(std::string name, Work work);
   absl::Status EnqueueError(std::string name, absl::Status error);
@@ -119,6 +144,7 @@ class CudaStream : public Stream {
   const CudaDriverApi& api_;
   const CUcontext context_;
   const DeviceLimits& limits_;
+  CudaBlas* const blas_;
   const CUstream stream_;
 
   std::mutex mu_;

@@ -1,6 +1,7 @@
 #include "xla/backends/gpu/runtime/gemm_thunk.h"
 
 #include "absl/strings/str_cat.h"
+#include "xla/stream_executor/blas.h"
 #include "xla/types/xla_data_convert.h"
 #include "xla/util/status_macros.h"
 
@@ -67,6 +68,48 @@ absl::StatusOr<GemmConfig> ConfigFromProto(const GemmThunkProto& p, const ThunkC
   return c;
 }
 
+constexpr char kHostPlatform[] = "host";
+
+// Element types: the runtime's and the platform-neutral BLAS's.
+struct BlasTypeMapping {
+  PrimitiveType type;
+  stream_executor::BlasElementType blas;
+};
+constexpr BlasTypeMapping kBlasTypes[] = {
+    {PrimitiveType::F16, stream_executor::BlasElementType::kF16},
+    {PrimitiveType::BF16, stream_executor::BlasElementType::kBF16},
+    {PrimitiveType::F32, stream_executor::BlasElementType::kF32},
+    {PrimitiveType::F64, stream_executor::BlasElementType::kF64},
+};
+
+// The BLAS config of a validated GemmConfig (TF32 off: results match f32).
+absl::StatusOr<stream_executor::BlasGemmConfig> ToBlasConfig(const GemmConfig& c) {
+  stream_executor::BlasGemmConfig blas;
+  bool known_type = false;
+  for (const BlasTypeMapping& mapping : kBlasTypes) {
+    if (mapping.type != c.element_type) continue;
+    blas.element_type = mapping.blas;
+    known_type = true;
+  }
+  if (!known_type) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("GEMM has no BLAS element type for ", PrimitiveTypeName(c.element_type)));
+  }
+  blas.m = c.m;
+  blas.n = c.n;
+  blas.k = c.k;
+  blas.transpose_lhs = c.transpose_lhs;
+  blas.transpose_rhs = c.transpose_rhs;
+  blas.batch_size = c.batch_size;
+  blas.lhs_batch_stride = c.lhs_batch_stride;
+  blas.rhs_batch_stride = c.rhs_batch_stride;
+  blas.output_batch_stride = c.output_batch_stride;
+  blas.alpha = c.alpha;
+  blas.beta = c.beta;
+  blas.allow_tf32 = false;
+  return blas;
+}
+
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<GemmThunk>> GemmThunk::FromProto(ThunkInfo info,
@@ -91,16 +134,19 @@ absl::StatusOr<std::unique_ptr<GemmThunk>> GemmThunk::FromProto(ThunkInfo info,
 }
 
 absl::Status GemmThunk::Initialize(const InitializeParams& params) {
-  if (params.executor->platform_name() == "host") return absl::OkStatus();
-  return AnnotateError(*this, absl::UnimplementedError(absl::StrCat(
-                                  "GEMM on platform ", params.executor->platform_name(),
-                                  " needs cuBLAS, which this runtime does not load yet")));
+  if (params.executor->platform_name() == kHostPlatform) return absl::OkStatus();
+  return AnnotateError(*this, params.executor->InitializeBlas());
 }
 
 absl::Status GemmThunk::ExecuteOnStream(const ExecuteParams& params) const {
   const stream_executor::DeviceMemoryBase lhs = params.buffers->GetDeviceAddress(lhs_);
   const stream_executor::DeviceMemoryBase rhs = params.buffers->GetDeviceAddress(rhs_);
   const stream_executor::DeviceMemoryBase out = params.buffers->GetDeviceAddress(output_);
+  if (params.executor->platform_name() != kHostPlatform) {
+    absl::StatusOr<stream_executor::BlasGemmConfig> blas = ToBlasConfig(config_);
+    if (!blas.ok()) return AnnotateError(*this, blas.status());
+    return AnnotateError(*this, stream(params)->Gemm(*blas, lhs, rhs, out));
+  }
   const GemmConfig config = config_;
   return AnnotateError(*this, stream(params)->DoHostCallback([config, lhs, rhs, out]() {
     return HostGemm(config, lhs.opaque, rhs.opaque, out.opaque);

@@ -4,8 +4,12 @@
 // FromProto checks the element type (F16, BF16, F32, F64), m, n, k >= 1,
 // batch sizes and strides >= 0, that every batch of every operand lies
 // inside its slice (overflow-safe), that output batches do not overlap each
-// other, and that the output does not overlap lhs or rhs. Runs on the host
-// platform (Eigen); on cuda, Initialize fails until cuBLAS support lands.
+// other, and that the output does not overlap lhs or rhs.
+//
+// On the host platform it runs HostGemm (Eigen) as a host callback. On any
+// other platform Initialize calls StreamExecutor::InitializeBlas (cuda:
+// loads cuBLAS; its error, annotated with the thunk, when that fails) and
+// ExecuteOnStream enqueues Stream::Gemm with TF32 off.
 //
 // Thread-safety: see thunk.h.
 #ifndef XLA_BACKENDS_GPU_RUNTIME_GEMM_THUNK_H_

@@ -1,9 +1,23 @@
-// Round trip and golden of GemmThunk, and what its FromProto rejects.
+// Round trip and golden of GemmThunk, what its FromProto rejects, and the
+// thunk on the fake CUDA platform (fake driver + fake cuBLAS) against
+// HostGemm on the same inputs.
 #include "xla/backends/gpu/runtime/gemm_thunk.h"
+
+#include <cmath>
+#include <memory>
+#include <random>
+#include <vector>
 
 #include "absl/strings/match.h"
 #include "gtest/gtest.h"
+#include "xla/backends/gpu/runtime/buffer_allocation.h"
+#include "xla/backends/gpu/runtime/host_gemm.h"
 #include "xla/backends/gpu/runtime/runtime_test_util.h"
+#include "xla/stream_executor/cuda/cublas_api.h"
+#include "xla/stream_executor/cuda/cuda_platform.h"
+#include "xla/stream_executor/cuda/fake_cublas.h"
+#include "xla/stream_executor/cuda/fake_cuda_driver.h"
+#include "xla/stream_executor/owning_device_memory.h"
 
 namespace xla::gpu {
 namespace {
@@ -32,6 +46,140 @@ TEST(GemmThunk, RejectsUnknownEnumValue) {
 TEST(GemmThunk, RejectsOutputOverlappingInput) {
   const std::string error = DeserializeError(R"pb(gemm { lhs { allocation: 4 size: 64 } rhs { allocation: 1 size: 64 } output { allocation: 4 offset: 32 size: 64 } element_type: PRIMITIVE_TYPE_F32 m: 4 n: 4 k: 4 })pb");
   EXPECT_TRUE(absl::StrContains(error, "overlaps an operand")) << error;
+}
+
+namespace se = ::stream_executor;
+
+// A GemmThunk on the "cuda" platform of a fake driver.
+class GemmThunkOnFakeCudaTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    absl::StatusOr<se::StreamExecutor*> device = platform_.GetDevice(0);
+    ASSERT_TRUE(device.ok()) << device.status();
+    executor_ = *device;
+    ASSERT_EQ(executor_->platform_name(), "cuda");
+    absl::StatusOr<std::unique_ptr<se::Stream>> stream = executor_->CreateStream();
+    ASSERT_TRUE(stream.ok()) << stream.status();
+    stream_ = *std::move(stream);
+  }
+  void TearDown() override { se::cuda::SetCublasApiForTesting(nullptr); }
+
+  se::OwningDeviceMemory Upload(const std::vector<float>& host) {
+    absl::StatusOr<se::OwningDeviceMemory> memory =
+        se::OwningDeviceMemory::Allocate(executor_, host.size() * sizeof(float));
+    EXPECT_TRUE(memory.ok()) << memory.status();
+    EXPECT_TRUE(stream_->Memcpy(memory->ptr(), host.data(), host.size() * sizeof(float)).ok());
+    EXPECT_TRUE(stream_->BlockHostUntilDone().ok());
+    return std::move(memory).value();
+  }
+
+  se::cuda::FakeCudaDriver driver_;
+  se::cuda::FakeCublas cublas_{driver_.api()};
+  se::cuda::CudaPlatform platform_{&driver_.api()};
+  se::StreamExecutor* executor_ = nullptr;
+  std::unique_ptr<se::Stream> stream_;
+};
+
+// The first `size` bytes of allocation `allocation`.
+BufferSlice Slice(int64_t allocation, int64_t size) {
+  BufferSlice slice;
+  slice.allocation = allocation;
+  slice.size = size;
+  return slice;
+}
+
+std::vector<float> RandomFloats(int64_t size, std::mt19937& rng) {
+  std::uniform_real_distribution<float> dist(-2.0f, 2.0f);
+  std::vector<float> values(size);
+  for (float& v : values) v = dist(rng);
+  return values;
+}
+
+TEST_F(GemmThunkOnFakeCudaTest, BatchedTransposedF32MatchesHostGemm) {
+  se::cuda::SetCublasApiForTesting(&cublas_.api());
+  GemmConfig config;
+  config.element_type = PrimitiveType::F32;
+  config.m = 3;
+  config.n = 5;
+  config.k = 7;
+  config.transpose_lhs = true;  // stored k x m = 7 x 3
+  config.batch_size = 2;
+  config.lhs_batch_stride = 22;  // 21 + 1 padding
+  config.rhs_batch_stride = 35;
+  config.output_batch_stride = 16;  // 15 + 1 padding
+  config.alpha = 1.25;
+  config.beta = -0.5;
+  std::mt19937 rng(7);
+  const std::vector<float> lhs = RandomFloats(22 + 21, rng);
+  const std::vector<float> rhs = RandomFloats(35 + 35, rng);
+  const std::vector<float> out_init = RandomFloats(16 + 15, rng);
+
+  std::vector<float> expected = out_init;
+  ASSERT_TRUE(HostGemm(config, lhs.data(), rhs.data(), expected.data()).ok());
+
+  se::OwningDeviceMemory lhs_d = Upload(lhs), rhs_d = Upload(rhs), out_d = Upload(out_init);
+  const BufferAllocations buffers({lhs_d.get(), rhs_d.get(), out_d.get()});
+  auto bytes = [](const std::vector<float>& v) {
+    return static_cast<int64_t>(v.size() * sizeof(float));
+  };
+  GemmThunk thunk(ThunkInfo{0, "dot.7"}, config, Slice(0, bytes(lhs)),
+                  Slice(1, bytes(rhs)), Slice(2, bytes(out_init)));
+  InitializeParams init;
+  init.executor = executor_;
+  ASSERT_TRUE(thunk.Initialize(init).ok());
+  se::Stream* const streams[] = {stream_.get()};
+  ExecuteParams params;
+  params.executor = executor_;
+  params.buffers = &buffers;
+  params.streams = streams;
+  ASSERT_TRUE(thunk.ExecuteOnStream(params).ok());
+  std::vector<float> out(out_init.size());
+  ASSERT_TRUE(stream_->Memcpy(out.data(), out_d.get(), bytes(out)).ok());
+  ASSERT_TRUE(stream_->BlockHostUntilDone().ok());
+
+  // It went through cuBLAS, once, as f32 with TF32 off.
+  const std::vector<se::cuda::FakeCublasGemm> calls = cublas_.recorded();
+  ASSERT_EQ(calls.size(), 1u);
+  EXPECT_EQ(calls[0].args.batch_count, 2);
+  EXPECT_EQ(calls[0].args.compute_type, CUBLAS_COMPUTE_32F);
+  for (size_t i = 0; i < out.size(); ++i) {
+    EXPECT_NEAR(out[i], expected[i], 1e-5f * (1 + std::abs(expected[i]))) << "element " << i;
+  }
+  // The padding element between the output batches is untouched.
+  EXPECT_EQ(out[15], out_init[15]);
+  EXPECT_NE(out[0], out_init[0]);
+}
+
+TEST_F(GemmThunkOnFakeCudaTest, MissingCublasIsAClearInitializeError) {
+  // XLA_CUBLAS_LIBRARY points nowhere (see BUILD); no fake is installed.
+  GemmConfig config;
+  GemmThunk thunk(ThunkInfo{0, "dot.3"}, config, Slice(0, 4), Slice(1, 4),
+                  Slice(2, 4));
+  InitializeParams init;
+  init.executor = executor_;
+  const absl::Status status = thunk.Initialize(init);
+  EXPECT_EQ(status.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_TRUE(absl::StrContains(status.message(), "gemm thunk 'dot.3': ")) << status;
+  EXPECT_TRUE(absl::StrContains(status.message(), "cannot initialize cuBLAS for CUDA device 0"))
+      << status;
+  EXPECT_TRUE(absl::StrContains(status.message(), "cuBLAS not found")) << status;
+  EXPECT_TRUE(absl::StrContains(status.message(), "--target=host")) << status;
+}
+
+TEST_F(GemmThunkOnFakeCudaTest, ExecuteWithoutInitializeFails) {
+  se::OwningDeviceMemory m = Upload(std::vector<float>{1.5f});
+  const BufferAllocations buffers({m.get(), m.get(), m.get()});
+  GemmThunk thunk(ThunkInfo{0, "dot.9"}, GemmConfig(), Slice(0, 4),
+                  Slice(1, 4), Slice(2, 4));
+  se::Stream* const streams[] = {stream_.get()};
+  ExecuteParams params;
+  params.executor = executor_;
+  params.buffers = &buffers;
+  params.streams = streams;
+  const absl::Status status = thunk.ExecuteOnStream(params);
+  EXPECT_EQ(status.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_TRUE(absl::StrContains(status.message(), "gemm thunk 'dot.9': ")) << status;
+  EXPECT_TRUE(absl::StrContains(status.message(), "InitializeBlas")) << status;
 }
 
 }  // namespace

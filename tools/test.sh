@@ -21,7 +21,8 @@ bazel test --config=asan --test_summary=short //xla/hlo/parser:malformed_input_t
 # (threads x keys x modes, injected failures, restart) under ThreadSanitizer.
 bazel test --config=tsan --test_summary=short //xla/stream_executor/... \
   //xla/aot:concurrent_execute_test //xla/aot:executable_test \
-  //xla/jit:jit_stress_test //xla/jit:compilation_cache_test //xla/jit:compiler_pool_test 2>&1 \
+  //xla/jit:jit_stress_test //xla/jit:compilation_cache_test //xla/jit:compiler_pool_test \
+  //tests/concurrency:concurrent_execution_test 2>&1 \
   | tee -a "$log" || status=1
 
 passed=$(grep -cE '^//[^ ]+ +(\(cached\) )?PASSED' "$log" || true)

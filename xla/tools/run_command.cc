@@ -123,36 +123,9 @@ absl::StatusOr<RunOutcome> LoadAndRun(const RunFlags& f) {
 }
 
 // Evaluates the reference module on `inputs` and compares every output leaf
-// with `actual`; writes one line per leaf and a verdict. Returns whether all
-// leaves pass, or an error when the reference cannot be evaluated.
-// Float leaves: every element within tol * (|want| + max|want|), NaN where
-// NaN is expected. Other leaves: CompareLiterals (exact). The message names
-// the first failing element.
-absl::Status CompareLeaf(const Literal& want, const Literal& got, double scale) {
-  const PrimitiveType type = want.shape().element_type();
-  if (!want.shape().IsArray() || !IsFloat(type) || got.element_count() != want.element_count()) {
-    return CompareLiterals(want, got, scale);
-  }
-  const double tol = DefaultRelativeTolerance(type) * scale;
-  double max_want = 0;
-  for (int64_t k = 0; k < want.element_count(); ++k) {
-    if (std::isfinite(want.GetDouble(k))) max_want = std::max(max_want, std::abs(want.GetDouble(k)));
-  }
-  int64_t bad = 0, first = -1;
-  for (int64_t k = 0; k < want.element_count(); ++k) {
-    const double w = want.GetDouble(k), g = got.GetDouble(k);
-    const bool ok = (std::isnan(w) && std::isnan(g)) || w == g ||
-                    std::abs(g - w) <= tol * (std::abs(w) + max_want);
-    if (ok) continue;
-    if (first < 0) first = k;
-    ++bad;
-  }
-  if (bad == 0) return absl::OkStatus();
-  return absl::InvalidArgumentError(absl::StrFormat(
-      "%d of %d elements differ; first at index %d: expected %.9g but got %.9g", bad,
-      want.element_count(), first, want.GetDouble(first), got.GetDouble(first)));
-}
-
+// with `actual` (CompareOutputLeaf); writes one line per leaf and a verdict.
+// Returns whether all leaves pass, or an error when the reference cannot be
+// evaluated.
 absl::StatusOr<bool> CompareWithReference(const std::string& path,
                                           const std::vector<Literal>& inputs,
                                           const std::vector<Literal>& actual, double scale,
@@ -182,7 +155,7 @@ absl::StatusOr<bool> CompareWithReference(const std::string& path,
       max_abs = std::max(max_abs, abs_err);
       if (w != 0) max_rel = std::max(max_rel, abs_err / std::abs(w));
     }
-    const absl::Status same = CompareLeaf(want, got, scale);
+    const absl::Status same = CompareOutputLeaf(want, got, scale);
     all_pass &= same.ok();
     out << absl::StrFormat("out%d %s: max_abs_err=%.3g max_rel_err=%.3g %s\n", i,
                            got.shape().ToString(false), max_abs, max_rel,

@@ -103,30 +103,7 @@ absl::Status WriteInputsAndExpected(const std::string& module_path, uint64_t see
 }
 
 absl::Status CompareOutput(const Literal& want, const Literal& got) {
-  const PrimitiveType type = want.shape().element_type();
-  if (!want.shape().IsArray() || !IsFloat(type) || got.shape().IsTuple() ||
-      got.element_count() != want.element_count() || got.shape().element_type() != type) {
-    return CompareLiterals(want, got);
-  }
-  const double tol = DefaultRelativeTolerance(type);
-  double max_want = 0;
-  for (int64_t k = 0; k < want.element_count(); ++k) {
-    if (std::isfinite(want.GetDouble(k))) max_want = std::max(max_want, std::abs(want.GetDouble(k)));
-  }
-  int64_t bad = 0, first = -1;
-  for (int64_t k = 0; k < want.element_count(); ++k) {
-    const double w = want.GetDouble(k), g = got.GetDouble(k);
-    if ((std::isnan(w) && std::isnan(g)) || w == g ||
-        std::abs(g - w) <= tol * (std::abs(w) + max_want)) {
-      continue;
-    }
-    if (first < 0) first = k;
-    ++bad;
-  }
-  if (bad == 0) return absl::OkStatus();
-  return absl::InvalidArgumentError(absl::StrFormat(
-      "%d of %d elements differ; first at index %d: expected %.9g but got %.9g", bad,
-      want.element_count(), first, want.GetDouble(first), got.GetDouble(first)));
+  return CompareOutputLeaf(want, got);
 }
 
 std::string StructuralText(const gpu::GpuExecutableProto& artifact) {

@@ -1,9 +1,11 @@
 #include "xla/hlo/transforms/literal_compare.h"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 
 namespace xla {
@@ -75,6 +77,32 @@ double DefaultRelativeTolerance(PrimitiveType type) {
 absl::Status CompareLiterals(const Literal& expected, const Literal& actual, double tolerance_scale) {
   std::vector<int64_t> path;
   return CompareAt(expected, actual, tolerance_scale, &path);
+}
+
+absl::Status CompareOutputLeaf(const Literal& want, const Literal& got, double tolerance_scale) {
+  const PrimitiveType type = want.shape().element_type();
+  if (!want.shape().IsArray() || !IsFloat(type) || !got.shape().IsArray() ||
+      got.element_count() != want.element_count() || got.shape().element_type() != type) {
+    return CompareLiterals(want, got, tolerance_scale);
+  }
+  const double tol = DefaultRelativeTolerance(type) * tolerance_scale;
+  double max_want = 0;
+  for (int64_t k = 0; k < want.element_count(); ++k) {
+    if (std::isfinite(want.GetDouble(k))) max_want = std::max(max_want, std::abs(want.GetDouble(k)));
+  }
+  int64_t bad = 0, first = -1;
+  for (int64_t k = 0; k < want.element_count(); ++k) {
+    const double w = want.GetDouble(k), g = got.GetDouble(k);
+    const bool ok = (std::isnan(w) && std::isnan(g)) || w == g ||
+                    std::abs(g - w) <= tol * (std::abs(w) + max_want);
+    if (ok) continue;
+    if (first < 0) first = k;
+    ++bad;
+  }
+  if (bad == 0) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrFormat(
+      "%d of %d elements differ; first at index %d: expected %.9g but got %.9g", bad,
+      want.element_count(), first, want.GetDouble(first), got.GetDouble(first)));
 }
 
 }  // namespace xla

@@ -25,44 +25,6 @@ absl::StatusOr<int> ReadAttribute(const CudaDriverApi& api, CUdevice device,
   return value;
 }
 
-// GEMM element types: the platform-neutral one and cuBLAS's.
-struct GemmTypeMapping {
-  BlasElementType blas;
-  CudaGemmType cuda;
-};
-constexpr GemmTypeMapping kGemmTypes[] = {
-    {BlasElementType::kF16, CudaGemmType::kF16},
-    {BlasElementType::kBF16, CudaGemmType::kBF16},
-    {BlasElementType::kF32, CudaGemmType::kF32},
-    {BlasElementType::kF64, CudaGemmType::kF64},
-};
-
-absl::StatusOr<CudaGemmConfig> ToCudaGemmConfig(const BlasGemmConfig& blas) {
-  CudaGemmConfig config;
-  bool known_type = false;
-  for (const GemmTypeMapping& mapping : kGemmTypes) {
-    if (mapping.blas != blas.element_type) continue;
-    config.type = mapping.cuda;
-    known_type = true;
-  }
-  if (!known_type) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "unknown gemm element type ", static_cast<int>(blas.element_type)));
-  }
-  config.m = blas.m;
-  config.n = blas.n;
-  config.k = blas.k;
-  config.transpose_lhs = blas.transpose_lhs;
-  config.transpose_rhs = blas.transpose_rhs;
-  config.batch_size = blas.batch_size;
-  config.lhs_batch_stride = blas.lhs_batch_stride;
-  config.rhs_batch_stride = blas.rhs_batch_stride;
-  config.output_batch_stride = blas.output_batch_stride;
-  config.alpha = blas.alpha;
-  config.beta = blas.beta;
-  config.allow_tf32 = blas.allow_tf32;
-  return config;
-}
 
 absl::Status WithOrdinal(int ordinal, const absl::Status& status) {
   return absl::Status(status.code(),
@@ -269,11 +231,7 @@ absl::Status CudaExecutor::Gemm(CudaStream& stream, const BlasGemmConfig& config
                     "cuBLAS is not initialized on CUDA device ", ordinal_,
                     ": call StreamExecutor::InitializeBlas first")));
   }
-  absl::StatusOr<CudaGemmConfig> cuda_config = ToCudaGemmConfig(config);
-  if (!cuda_config.ok()) {
-    return stream.RejectAtEnqueue("gemm", cuda_config.status());
-  }
-  return handle->Gemm(stream, *cuda_config, lhs, rhs, out);
+  return handle->Gemm(stream, config, lhs, rhs, out);
 }
 
 absl::Status CudaExecutor::CheckDeviceCompatibility(

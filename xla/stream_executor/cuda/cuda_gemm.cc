@@ -83,11 +83,11 @@ absl::StatusOr<CublasGemmArgs> MapRowMajorGemmToCublas(
   args.stride_c = config.output_batch_stride;
   ASSIGN_OR_RETURN(args.batch_count,
                    ToInt("batch", std::max<int64_t>(config.batch_size, 1)));
-  const TypeInfo& info = Info(config.type);
+  const TypeInfo& info = Info(config.element_type);
   args.data_type = info.data_type;
-  if (config.type == CudaGemmType::kF64) {
+  if (config.element_type == CudaGemmType::kF64) {
     args.compute_type = CUBLAS_COMPUTE_64F;
-  } else if (config.type == CudaGemmType::kF32 && config.allow_tf32) {
+  } else if (config.element_type == CudaGemmType::kF32 && config.allow_tf32) {
     args.compute_type = CUBLAS_COMPUTE_32F_FAST_TF32;
   } else {
     args.compute_type = CUBLAS_COMPUTE_32F;
@@ -124,7 +124,7 @@ absl::Status CublasHandle::Gemm(CudaStream& stream, const CudaGemmConfig& config
   absl::StatusOr<CublasGemmArgs> mapped = MapRowMajorGemmToCublas(config);
   absl::Status valid = mapped.status();
   const int64_t batch = std::max<int64_t>(config.batch_size, 1);
-  const int64_t bytes = CudaGemmElementBytes(config.type);
+  const int64_t bytes = CudaGemmElementBytes(config.element_type);
   if (valid.ok()) {
     valid = CheckOperand("lhs", lhs, batch, config.lhs_batch_stride,
                          config.m * config.k, bytes);

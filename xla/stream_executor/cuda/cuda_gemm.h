@@ -29,6 +29,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "xla/stream_executor/blas.h"
 #include "xla/stream_executor/cuda/cublas_api.h"
 #include "xla/stream_executor/cuda/cuda_driver_api.h"
 #include "xla/stream_executor/cuda/cuda_stream.h"
@@ -36,24 +37,9 @@
 
 namespace stream_executor::cuda {
 
-enum class CudaGemmType { kF16, kBF16, kF32, kF64 };
-
-struct CudaGemmConfig {
-  CudaGemmType type = CudaGemmType::kF32;
-  int64_t m = 1, n = 1, k = 1;
-  bool transpose_lhs = false;
-  bool transpose_rhs = false;
-  int64_t batch_size = 1;  // 0 is read as 1
-  // Strides between batches, in elements.
-  int64_t lhs_batch_stride = 0;
-  int64_t rhs_batch_stride = 0;
-  int64_t output_batch_stride = 0;
-  double alpha = 1.0;
-  double beta = 0.0;
-  // F32 only: let cuBLAS round inputs to TF32 (off by default: results then
-  // match an f32 reference).
-  bool allow_tf32 = false;
-};
+// The GEMM description is the platform-neutral one (../blas.h).
+using CudaGemmType = ::stream_executor::BlasElementType;
+using CudaGemmConfig = ::stream_executor::BlasGemmConfig;
 
 // The arguments of one cublasGemmStridedBatchedEx call (column-major).
 struct CublasGemmArgs {

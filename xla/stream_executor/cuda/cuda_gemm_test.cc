@@ -192,17 +192,17 @@ TEST_F(CudaGemmTest, OneSideTransposed) {
 
 TEST(CudaGemmMappingTest, TypesAndComputeTypes) {
   CudaGemmConfig config;
-  config.type = CudaGemmType::kBF16;
+  config.element_type = CudaGemmType::kBF16;
   absl::StatusOr<CublasGemmArgs> args = MapRowMajorGemmToCublas(config);
   ASSERT_TRUE(args.ok());
   EXPECT_EQ(args->data_type, CUDA_R_16BF);
   EXPECT_EQ(args->compute_type, CUBLAS_COMPUTE_32F);
-  config.type = CudaGemmType::kF16;
+  config.element_type = CudaGemmType::kF16;
   EXPECT_EQ(MapRowMajorGemmToCublas(config)->data_type, CUDA_R_16F);
   EXPECT_EQ(MapRowMajorGemmToCublas(config)->compute_type, CUBLAS_COMPUTE_32F);
-  config.type = CudaGemmType::kF64;
+  config.element_type = CudaGemmType::kF64;
   EXPECT_EQ(MapRowMajorGemmToCublas(config)->compute_type, CUBLAS_COMPUTE_64F);
-  config.type = CudaGemmType::kF32;
+  config.element_type = CudaGemmType::kF32;
   config.allow_tf32 = true;
   EXPECT_EQ(MapRowMajorGemmToCublas(config)->compute_type,
             CUBLAS_COMPUTE_32F_FAST_TF32);

@@ -82,19 +82,16 @@ constexpr BlasTypeMapping kBlasTypes[] = {
     {PrimitiveType::F64, stream_executor::BlasElementType::kF64},
 };
 
-// The BLAS config of a validated GemmConfig (TF32 off: results match f32).
-absl::StatusOr<stream_executor::BlasGemmConfig> ToBlasConfig(const GemmConfig& c) {
+}  // namespace
+
+std::optional<stream_executor::BlasGemmConfig> GemmThunk::ToBlasConfig(const GemmConfig& c) {
+  const BlasTypeMapping* mapping = nullptr;
+  for (const BlasTypeMapping& m : kBlasTypes) {
+    if (m.type == c.element_type) mapping = &m;
+  }
+  if (mapping == nullptr) return std::nullopt;
   stream_executor::BlasGemmConfig blas;
-  bool known_type = false;
-  for (const BlasTypeMapping& mapping : kBlasTypes) {
-    if (mapping.type != c.element_type) continue;
-    blas.element_type = mapping.blas;
-    known_type = true;
-  }
-  if (!known_type) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("GEMM has no BLAS element type for ", PrimitiveTypeName(c.element_type)));
-  }
+  blas.element_type = mapping->blas;
   blas.m = c.m;
   blas.n = c.n;
   blas.k = c.k;
@@ -106,11 +103,9 @@ absl::StatusOr<stream_executor::BlasGemmConfig> ToBlasConfig(const GemmConfig& c
   blas.output_batch_stride = c.output_batch_stride;
   blas.alpha = c.alpha;
   blas.beta = c.beta;
-  blas.allow_tf32 = false;
+  blas.allow_tf32 = false;  // results match an f32 reference
   return blas;
 }
-
-}  // namespace
 
 absl::StatusOr<std::unique_ptr<GemmThunk>> GemmThunk::FromProto(ThunkInfo info,
                                                                 const GemmThunkProto& proto,
@@ -143,9 +138,12 @@ absl::Status GemmThunk::ExecuteOnStream(const ExecuteParams& params) const {
   const stream_executor::DeviceMemoryBase rhs = params.buffers->GetDeviceAddress(rhs_);
   const stream_executor::DeviceMemoryBase out = params.buffers->GetDeviceAddress(output_);
   if (params.executor->platform_name() != kHostPlatform) {
-    absl::StatusOr<stream_executor::BlasGemmConfig> blas = ToBlasConfig(config_);
-    if (!blas.ok()) return AnnotateError(*this, blas.status());
-    return AnnotateError(*this, stream(params)->Gemm(*blas, lhs, rhs, out));
+    if (!blas_config_.has_value()) {
+      return AnnotateError(*this, absl::InvalidArgumentError(absl::StrCat(
+                                      "GEMM has no BLAS element type for ",
+                                      PrimitiveTypeName(config_.element_type))));
+    }
+    return AnnotateError(*this, stream(params)->Gemm(*blas_config_, lhs, rhs, out));
   }
   const GemmConfig config = config_;
   return AnnotateError(*this, stream(params)->DoHostCallback([config, lhs, rhs, out]() {

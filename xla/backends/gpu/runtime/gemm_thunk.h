@@ -16,8 +16,10 @@
 #define XLA_BACKENDS_GPU_RUNTIME_GEMM_THUNK_H_
 
 #include <memory>
+#include <optional>
 
 #include "xla/backends/gpu/runtime/host_gemm.h"
+#include "xla/stream_executor/blas.h"
 #include "xla/backends/gpu/runtime/thunk.h"
 
 namespace xla::gpu {
@@ -27,6 +29,7 @@ class GemmThunk : public Thunk {
   GemmThunk(ThunkInfo info, GemmConfig config, BufferSlice lhs, BufferSlice rhs, BufferSlice output)
       : Thunk(Kind::kGemm, std::move(info)),
         config_(config),
+        blas_config_(ToBlasConfig(config)),
         lhs_(std::move(lhs)),
         rhs_(std::move(rhs)),
         output_(std::move(output)) {}
@@ -42,7 +45,13 @@ class GemmThunk : public Thunk {
   const GemmConfig& config() const { return config_; }
 
  private:
+  // The platform-neutral form of `c` for Stream::Gemm (TF32 off); nullopt
+  // for an element type BLAS lacks (FromProto admits none).
+  static std::optional<stream_executor::BlasGemmConfig> ToBlasConfig(const GemmConfig& c);
+
   GemmConfig config_;
+  // Derived once from config_; used on non-host platforms.
+  std::optional<stream_executor::BlasGemmConfig> blas_config_;
   BufferSlice lhs_;
   BufferSlice rhs_;
   BufferSlice output_;

@@ -222,26 +222,27 @@ TEST_F(SchemaDiffTest, NewOptionalFieldIsSafe) {
 }
 
 TEST_F(SchemaDiffTest, NewOneofCaseNeedsAGate) {
+  // A number and name no real schema version uses.
   pb::DescriptorProto* thunk = Message(new_, "xla.gpu.ThunkProto");
-  pb::FieldDescriptorProto* f = AddField(thunk, "all_gather", 21, pb::FieldDescriptorProto::TYPE_MESSAGE);
+  pb::FieldDescriptorProto* f = AddField(thunk, "hypothetical_case", 999, pb::FieldDescriptorProto::TYPE_MESSAGE);
   f->set_type_name(".xla.gpu.AllReduceThunkProto");
   f->set_oneof_index(Field(thunk, "gemm")->oneof_index());
   std::vector<SchemaDifference> diffs = Diff(old_, new_);
   SchemaDifference d = Only(diffs);
   EXPECT_EQ(d.verdict, Verdict::kStagedRollout);
-  EXPECT_EQ(d.path, "GpuExecutableProto.payload.thunks.all_gather");
-  EXPECT_THAT(d.message, ::testing::HasSubstr("new oneof case 'all_gather' = 21"));
+  EXPECT_EQ(d.path, "GpuExecutableProto.payload.thunks.hypothetical_case");
+  EXPECT_THAT(d.message, ::testing::HasSubstr("new oneof case 'hypothetical_case' = 999"));
 
   EXPECT_TRUE(IsViolation(d, nullptr));
   std::vector<std::string> asked;
-  auto gate_all_gather = [&asked](const std::string& path) {
+  auto gate_hypothetical_case = [&asked](const std::string& path) {
     asked.push_back(path);
-    return absl::EndsWith(path, ".all_gather");
+    return absl::EndsWith(path, ".hypothetical_case");
   };
-  EXPECT_FALSE(IsViolation(d, gate_all_gather));
-  EXPECT_THAT(asked, ::testing::ElementsAre("GpuExecutableProto.payload.thunks.all_gather"));
+  EXPECT_FALSE(IsViolation(d, gate_hypothetical_case));
+  EXPECT_THAT(asked, ::testing::ElementsAre("GpuExecutableProto.payload.thunks.hypothetical_case"));
   EXPECT_TRUE(IsViolation(d, [](const std::string& path) { return absl::EndsWith(path, ".something_else"); }));
-  EXPECT_TRUE(Violations(diffs, gate_all_gather).empty());
+  EXPECT_TRUE(Violations(diffs, gate_hypothetical_case).empty());
   EXPECT_EQ(Violations(diffs, nullptr).size(), 1u);
 }
 

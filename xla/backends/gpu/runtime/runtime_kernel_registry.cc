@@ -16,13 +16,28 @@ constexpr RegisteredKernel kRegisteredKernels[] = {
     {"xla.runtime.iota_s32", "host", 1, &IotaS32},
 };
 
-}  // namespace
+constexpr RegisteredKernelAlias kRegisteredKernelAliases[] = {
+    // Backward-compatibility fallback for the pre-rename name xla_runtime_iota_s32. Can be removed in May 2027 (6 months backward compatibility window).
+    RegisteredKernelAlias{"xla_runtime_iota_s32", "xla.runtime.iota_s32", "2027-05-01"},
+};
 
-const RegisteredKernel* FindRegisteredKernel(absl::string_view name) {
+const RegisteredKernel* FindByCurrentName(absl::string_view name) {
   for (const RegisteredKernel& k : kRegisteredKernels) {
     if (k.name == name) return &k;
   }
   return nullptr;
 }
+
+}  // namespace
+
+const RegisteredKernel* FindRegisteredKernel(absl::string_view name) {
+  if (const RegisteredKernel* kernel = FindByCurrentName(name)) return kernel;
+  for (const RegisteredKernelAlias& alias : kRegisteredKernelAliases) {
+    if (alias.old_name == name) return FindByCurrentName(alias.new_name);
+  }
+  return nullptr;
+}
+
+absl::Span<const RegisteredKernelAlias> RegisteredKernelAliases() { return kRegisteredKernelAliases; }
 
 }  // namespace xla::gpu

@@ -6,6 +6,8 @@
 // the launch's buffers; on the host platform device memory is host memory.
 // Registered kernels:
 //   "xla.runtime.iota_s32"  host; 1 buffer of int32: element i = i.
+// Aliases (old name -> current name, kept until the expiry date):
+//   "xla_runtime_iota_s32" -> "xla.runtime.iota_s32", expires 2027-05-01.
 //
 // Thread-safety: the table is immutable; lookups are pure.
 #ifndef XLA_BACKENDS_GPU_RUNTIME_RUNTIME_KERNEL_REGISTRY_H_
@@ -32,8 +34,22 @@ struct RegisteredKernel {
   RegisteredKernelFn fn;
 };
 
-// The kernel registered as `name`, or nullptr.
+// A renamed kernel's old name. The table in runtime_kernel_registry.cc is
+// checked by the compatibility lint (//xla/tools/compat:compat_lint): every
+// entry carries an expiry comment and is removed once past its date.
+struct RegisteredKernelAlias {
+  absl::string_view old_name;
+  absl::string_view new_name;
+  // "YYYY-MM-DD": after this date the alias may be removed.
+  absl::string_view expiry_date;
+};
+
+// The kernel registered as `name`, or as the kernel an alias `name` names;
+// nullptr when neither.
 const RegisteredKernel* FindRegisteredKernel(absl::string_view name);
+
+// Every alias, in table order.
+absl::Span<const RegisteredKernelAlias> RegisteredKernelAliases();
 
 }  // namespace xla::gpu
 

@@ -1,10 +1,13 @@
 #include "xla/tools/eval_command.h"
 
+#include <cstring>
+
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "xla/hlo/evaluator/hlo_evaluator.h"
 #include "xla/hlo/evaluator/random_inputs.h"
+#include "xla/hlo/evaluator/replicated_evaluator.h"
 #include "xla/hlo/parser/hlo_parser.h"
 #include "xla/hlo/verifier/hlo_verifier.h"
 #include "xla/tools/exit_codes.h"
@@ -16,6 +19,7 @@ namespace xla::cli {
 const char kEvalHelp[] =
     "usage: xla_aot eval FILE.hlo [--input=A.npy ...] [--random_inputs [--seed=N]]\n"
     "                            [--output_dir=DIR] [--print] [--max_while_iterations=N]\n"
+    "                            [--replicas=N]\n"
     "\n"
     "Evaluates the module's entry computation on the reference evaluator.\n"
     "\n"
@@ -26,7 +30,12 @@ const char kEvalHelp[] =
     "  --seed=N              seed for --random_inputs (default 0)\n"
     "  --output_dir=DIR      write DIR/out0.npy, out1.npy, ... (tuples flattened)\n"
     "  --print               print the results\n"
-    "  --max_while_iterations=N  fail a while loop after N iterations\n";
+    "  --max_while_iterations=N  fail a while loop after N iterations\n"
+    "  --replicas=N          run N replicas in lockstep (times the module's\n"
+    "                        num_partitions); every --input file and every output\n"
+    "                        carries a leading dimension of that many participants,\n"
+    "                        slice d for participant d; --random_inputs draws each\n"
+    "                        participant's inputs from its own seed\n";
 
 namespace {
 
@@ -34,6 +43,7 @@ struct EvalFlags {
   std::string module_path;
   TensorIoFlags io;
   EvaluatorOptions options;
+  int64_t replicas = 0;  // 0: no --replicas, a plain single evaluation
 };
 
 // Parses flags; returns an error message for bad usage.
@@ -47,6 +57,11 @@ std::string ParseFlags(const std::vector<std::string>& args, EvalFlags* f) {
       if (!absl::SimpleAtoi(v, &f->options.max_while_iterations) || f->options.max_while_iterations <= 0) {
         return absl::StrCat("bad --max_while_iterations value '", v, "'");
       }
+    } else if (absl::StartsWith(arg, "--replicas=")) {
+      const std::string v = arg.substr(std::string("--replicas=").size());
+      if (!absl::SimpleAtoi(v, &f->replicas) || f->replicas <= 0) {
+        return absl::StrCat("bad --replicas value '", v, "' (a positive integer)");
+      }
     } else if (absl::StartsWith(arg, "-")) {
       return absl::StrCat("unknown flag '", arg, "'");
     } else if (f->module_path.empty()) {
@@ -57,6 +72,131 @@ std::string ParseFlags(const std::vector<std::string>& args, EvalFlags* f) {
   }
   if (f->module_path.empty()) return "no module file";
   return CheckTensorIoFlags(f->io);
+}
+
+// Slice `index` of the leading dimension of array `stacked`.
+Literal LeadingSlice(const Literal& stacked, int64_t index) {
+  std::vector<int64_t> dims(stacked.shape().dimensions().begin() + 1,
+                            stacked.shape().dimensions().end());
+  Literal out(Shape::Array(stacked.shape().element_type(), dims));
+  const size_t bytes = out.data().size();
+  if (bytes > 0) {
+    std::memcpy(out.mutable_data().data(), stacked.data().data() + index * bytes, bytes);
+  }
+  return out;
+}
+
+// `parts` (arrays of one shape) stacked along a new leading dimension.
+absl::StatusOr<Literal> StackLeading(const std::vector<const Literal*>& parts) {
+  const Shape& first = parts[0]->shape();
+  std::vector<int64_t> dims = first.dimensions();
+  dims.insert(dims.begin(), static_cast<int64_t>(parts.size()));
+  Literal out(Shape::Array(first.element_type(), dims));
+  size_t offset = 0;
+  for (size_t d = 0; d < parts.size(); ++d) {
+    if (!ShapesCompatible(parts[d]->shape(), first, /*ignore_dynamic=*/true)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "participant ", d, " produced ", parts[d]->shape().ToString(false), " but participant 0 ",
+          first.ToString(false), "; outputs of different shapes cannot be stacked"));
+    }
+    const size_t bytes = parts[d]->data().size();
+    if (bytes > 0) std::memcpy(out.mutable_data().data() + offset, parts[d]->data().data(), bytes);
+    offset += bytes;
+  }
+  return out;
+}
+
+// The seed of participant `d`: `seed` itself for participant 0, a distinct
+// mix for the others.
+uint64_t ParticipantSeed(uint64_t seed, int64_t d) {
+  return d == 0 ? seed : seed ^ (static_cast<uint64_t>(d) * 0x9E3779B97F4A7C15ull);
+}
+
+// One argument list per participant: from --input files with a leading
+// dimension of `n`, or drawn per participant.
+absl::StatusOr<std::vector<std::vector<Literal>>> ReplicatedInputs(const HloModule& module,
+                                                                   const TensorIoFlags& io,
+                                                                   int64_t n) {
+  std::vector<std::vector<Literal>> args(n);
+  if (io.random_inputs) {
+    for (int64_t d = 0; d < n; ++d) {
+      absl::StatusOr<std::vector<Literal>> drawn =
+          MakeRandomInputs(module, ParticipantSeed(io.seed, d));
+      if (!drawn.ok()) return drawn.status();
+      args[d] = std::move(*drawn);
+    }
+    return args;
+  }
+  const HloComputation& entry = *module.entry_computation();
+  if (static_cast<int64_t>(io.inputs.size()) != entry.num_parameters()) {
+    return absl::InvalidArgumentError(absl::StrCat("the module takes ", entry.num_parameters(),
+                                                   " parameters but ", io.inputs.size(),
+                                                   " --input files were given"));
+  }
+  for (int64_t i = 0; i < entry.num_parameters(); ++i) {
+    const HloInstruction* p = entry.parameter_instruction(i);
+    absl::StatusOr<Literal> file = ReadNpyFile(io.inputs[i]);
+    if (!file.ok()) return file.status();
+    if (!file->shape().IsArray() || file->shape().rank() == 0 || file->shape().dimensions(0) != n) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          io.inputs[i], " (parameter ", i, ", '", p->name(), "') has shape ",
+          file->shape().ToString(false), "; with ", n,
+          " participants it needs a leading dimension of ", n, " followed by ",
+          p->shape().ToString(false)));
+    }
+    for (int64_t d = 0; d < n; ++d) {
+      absl::StatusOr<Literal> arg = ConvertNpyLiteral(
+          LeadingSlice(*file, d),
+          p->shape(), absl::StrCat("parameter ", i, " ('", p->name(), "') slice ", d, " from ",
+                                   io.inputs[i]));
+      if (!arg.ok()) return arg.status();
+      args[d].push_back(std::move(*arg));
+    }
+  }
+  return args;
+}
+
+// `xla_aot eval --replicas=N`: every participant's result leaves stacked.
+int RunReplicatedEval(const EvalFlags& flags, const HloModule& module, std::ostream& out,
+                      std::ostream& err) {
+  ReplicatedEvaluatorOptions options;
+  options.num_replicas = flags.replicas;
+  options.evaluator = flags.options;
+  absl::StatusOr<int64_t> n = ReplicatedParticipantCount(module, options);
+  if (!n.ok()) {
+    err << "xla_aot eval: " << n.status().message() << "\n";
+    return kExitBadInput;
+  }
+  absl::StatusOr<std::vector<std::vector<Literal>>> inputs = ReplicatedInputs(module, flags.io, *n);
+  if (!inputs.ok()) {
+    err << "xla_aot eval: " << inputs.status().message() << "\n";
+    return kExitBadInput;
+  }
+  absl::StatusOr<std::vector<Literal>> results = EvaluateReplicated(module, *inputs, options);
+  if (!results.ok()) {
+    err << flags.module_path << ": evaluation failed: " << results.status().message() << "\n";
+    return kExitBadInput;
+  }
+  std::vector<std::vector<const Literal*>> leaves;
+  for (const Literal& r : *results) leaves.push_back(FlattenLeaves(r));
+  std::vector<Literal> stacked;
+  for (size_t k = 0; k < leaves[0].size(); ++k) {
+    std::vector<const Literal*> parts;
+    for (const auto& l : leaves) parts.push_back(l[k]);
+    absl::StatusOr<Literal> s = StackLeading(parts);
+    if (!s.ok()) {
+      err << "xla_aot eval: output " << k << ": " << s.status().message() << "\n";
+      return kExitBadInput;
+    }
+    stacked.push_back(std::move(*s));
+  }
+  std::vector<const Literal*> ptrs;
+  for (const Literal& s : stacked) ptrs.push_back(&s);
+  if (absl::Status s = EmitResults(flags.io, ptrs, out); !s.ok()) {
+    err << "xla_aot eval: " << s.message() << "\n";
+    return kExitBadInput;
+  }
+  return kExitOk;
 }
 
 }  // namespace
@@ -103,6 +243,7 @@ int RunEval(const std::vector<std::string>& args, std::ostream& out, std::ostrea
     err << flags.module_path << ": verifier: " << v.message() << "\n";
     return kExitBadInput;
   }
+  if (flags.replicas > 0) return RunReplicatedEval(flags, **module, out, err);
   absl::StatusOr<std::vector<Literal>> inputs =
       flags.io.random_inputs ? MakeRandomInputs(**module, flags.io.seed)
                              : LoadInputs(**module, flags.io.inputs);

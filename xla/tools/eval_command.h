@@ -2,6 +2,14 @@
 //
 //   xla_aot eval FILE.hlo --input=a.npy --input=b.npy --output_dir=DIR
 //   xla_aot eval FILE.hlo --random_inputs --seed=7 --print
+//   xla_aot eval FILE.hlo --replicas=4 --input=a.npy --output_dir=DIR
+//
+// With --replicas=N the module runs on N replicas (times its num_partitions)
+// in lockstep on the replicated evaluator (the oracle for collectives): each
+// --input file has a leading dimension of the participant count (slice d for
+// participant d), --random_inputs draws each participant's inputs from its
+// own seed (participant 0 uses --seed itself), and each output file gets the
+// participants' results stacked along a new leading dimension.
 //
 // Writes DIR/out0.npy, out1.npy, ...: one file per leaf of the result, tuples
 // flattened depth-first in order. Returns kExitOk, kExitBadInput (the module

@@ -8,7 +8,9 @@
 // several); collective-permute returns its operand when the source-target
 // pairs contain {0,0} and zeros otherwise; replica-id and partition-id are 0.
 // Replica groups that name more than one device, or results whose shape
-// needs more participants, are reported as unimplemented.
+// needs more participants, are reported as unimplemented. When
+// EvaluatorOptions::collectives is set, these ops go to that hook instead
+// (the replicated evaluator, replicated_evaluator.h).
 #include <utility>
 #include <vector>
 
@@ -337,6 +339,17 @@ absl::StatusOr<Literal> EvalCollectivePermuteStart(const HloInstruction& instr,
   return MakeTuple(std::move(elements));
 }
 
+// Routes a collective to EvaluatorOptions::collectives when one is set, and
+// to the single-participant implementation `single` otherwise.
+template <OpEvaluator single>
+absl::StatusOr<Literal> Collective(const HloInstruction& instr, Operands operands,
+                                   EvalContext& ctx) {
+  if (CollectiveHook* hook = ctx.options().collectives) {
+    return hook->EvaluateCollective(instr, operands);
+  }
+  return single(instr, operands, ctx);
+}
+
 struct OpEntry {
   HloOpcode opcode;
   OpEvaluator evaluate;
@@ -359,20 +372,20 @@ constexpr OpEntry kOps[] = {
     {HloOpcode::kDomain, EvalIdentity},
     {HloOpcode::kAddDependency, EvalIdentity},
     {HloOpcode::kAfterAll, EvalAfterAll},
-    {HloOpcode::kReplicaId, EvalZeroId},
-    {HloOpcode::kPartitionId, EvalZeroId},
+    {HloOpcode::kReplicaId, Collective<EvalZeroId>},
+    {HloOpcode::kPartitionId, Collective<EvalZeroId>},
     {HloOpcode::kCustomCall, EvalCustomCall},
-    {HloOpcode::kAllReduce, EvalCollectiveIdentity},
-    {HloOpcode::kAllReduceStart, EvalCollectiveIdentity},
+    {HloOpcode::kAllReduce, Collective<EvalCollectiveIdentity>},
+    {HloOpcode::kAllReduceStart, Collective<EvalCollectiveIdentity>},
     {HloOpcode::kAllReduceDone, EvalIdentity},
-    {HloOpcode::kAllGather, EvalCollectiveIdentity},
-    {HloOpcode::kAllGatherStart, EvalAllGatherStart},
+    {HloOpcode::kAllGather, Collective<EvalCollectiveIdentity>},
+    {HloOpcode::kAllGatherStart, Collective<EvalAllGatherStart>},
     {HloOpcode::kAllGatherDone, EvalSecondElement},
-    {HloOpcode::kReduceScatter, EvalCollectiveIdentity},
-    {HloOpcode::kAllToAll, EvalCollectiveIdentity},
-    {HloOpcode::kCollectiveBroadcast, EvalCollectiveIdentity},
-    {HloOpcode::kCollectivePermute, EvalCollectivePermute},
-    {HloOpcode::kCollectivePermuteStart, EvalCollectivePermuteStart},
+    {HloOpcode::kReduceScatter, Collective<EvalCollectiveIdentity>},
+    {HloOpcode::kAllToAll, Collective<EvalCollectiveIdentity>},
+    {HloOpcode::kCollectiveBroadcast, Collective<EvalCollectiveIdentity>},
+    {HloOpcode::kCollectivePermute, Collective<EvalCollectivePermute>},
+    {HloOpcode::kCollectivePermuteStart, Collective<EvalCollectivePermuteStart>},
     {HloOpcode::kCollectivePermuteDone, EvalSecondElement},
 };
 

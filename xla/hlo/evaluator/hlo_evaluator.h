@@ -29,6 +29,21 @@
 
 namespace xla {
 
+// Evaluates collectives (all-reduce, all-gather, reduce-scatter, all-to-all,
+// collective-permute, collective-broadcast, their -start forms, replica-id and
+// partition-id) for one participant of a multi-device run. Implemented by the
+// replicated evaluator (replicated_evaluator.h); without one, the evaluator
+// runs collectives as a single participant. An implementation is called from
+// the participant's own evaluation thread.
+class CollectiveHook {
+ public:
+  virtual ~CollectiveHook() = default;
+  // The value of `instr` for this participant, from its operands' values.
+  // Errors name the instruction.
+  virtual absl::StatusOr<Literal> EvaluateCollective(const HloInstruction& instr,
+                                                     absl::Span<const Literal* const> operands) = 0;
+};
+
 struct EvaluatorOptions {
   // Iterations one `while` instruction may run before evaluation fails.
   int64_t max_while_iterations = int64_t{1} << 24;
@@ -37,6 +52,9 @@ struct EvaluatorOptions {
   // Wall-clock limit for one Evaluate call in seconds (0 = none). Past it,
   // evaluation fails with DeadlineExceeded. Checked between instructions.
   double time_limit_seconds = 0;
+  // Runs the collectives when set (not owned; must outlive the evaluation);
+  // nullptr = single-participant semantics.
+  CollectiveHook* collectives = nullptr;
 };
 
 class HloEvaluator {

@@ -18,6 +18,8 @@ PACKAGES=(
   llvm-16-dev          # headers plus libLLVM-16.so
   lld-16               # linker for host kernels
   binutils
+  openmpi-bin          # mpirun, for the multi-process collective tests
+  libopenmpi-dev       # mpi.h and libmpi.so.40 (dlopen'ed, never linked by the runtime)
 )
 
 missing=()

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -24,13 +25,31 @@ absl::Status Dump(const std::string& dir, int index, absl::string_view pipeline,
   return absl::OkStatus();
 }
 
+thread_local const ScopedPassObserver* current_observer = nullptr;
+
 }  // namespace
+
+ScopedPassObserver::ScopedPassObserver(PassObserver observer)
+    : observer_(std::move(observer)), previous_(current_observer) {
+  current_observer = this;
+}
+
+ScopedPassObserver::~ScopedPassObserver() { current_observer = previous_; }
+
+const PassObserver* ScopedPassObserver::Current() {
+  if (current_observer == nullptr || !current_observer->observer_) return nullptr;
+  return &current_observer->observer_;
+}
 
 absl::StatusOr<bool> HloPassPipeline::Run(HloModule* module) {
   timings_.clear();
   bool changed = false;
   int index = 0;
   for (const auto& pass : passes_) {
+    if (options_.before_pass) options_.before_pass(name_, pass->name());
+    if (const PassObserver* observer = ScopedPassObserver::Current()) {
+      (*observer)(name_, pass->name());
+    }
     const auto start = std::chrono::steady_clock::now();
     absl::StatusOr<bool> pass_changed = pass->Run(module);
     const double seconds =

@@ -6,9 +6,15 @@
 // verify_after_each, "verifier failed after pass 'NAME': ..." naming the
 // instruction. Dump failures (unwritable directory) are errors too.
 // Not thread-safe: one pipeline runs one module at a time.
+//
+// Progress: before each pass a pipeline calls PipelineOptions::before_pass
+// and the observer of the innermost ScopedPassObserver of the running
+// thread (so that a caller can watch pipelines built deep inside other code,
+// e.g. OptimizeModule, without threading a callback through).
 #ifndef XLA_SERVICE_HLO_PASS_PIPELINE_H_
 #define XLA_SERVICE_HLO_PASS_PIPELINE_H_
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <utility>
@@ -18,6 +24,28 @@
 #include "xla/hlo/transforms/hlo_pass.h"
 
 namespace xla {
+
+// Called before a pass runs with the pipeline's and the pass's names.
+using PassObserver = std::function<void(absl::string_view pipeline, absl::string_view pass)>;
+
+// Installs `observer` for every HloPassPipeline::Run on the constructing
+// thread until destruction; scopes nest (the innermost observes, the outer
+// ones are restored). Construct and destroy on the same thread. The
+// observer runs on that thread.
+class ScopedPassObserver {
+ public:
+  explicit ScopedPassObserver(PassObserver observer);
+  ~ScopedPassObserver();
+  ScopedPassObserver(const ScopedPassObserver&) = delete;
+  ScopedPassObserver& operator=(const ScopedPassObserver&) = delete;
+
+  // The innermost observer of the calling thread, or null.
+  static const PassObserver* Current();
+
+ private:
+  PassObserver observer_;
+  const ScopedPassObserver* previous_;
+};
 
 struct PipelineOptions {
   // Run the verifier after every pass (on in tests and debug builds).
@@ -35,6 +63,9 @@ struct PipelineOptions {
   // top to bottom. Skipped once the module is scheduled (is_scheduled=true),
   // where the list order is the schedule.
   bool keep_post_order = true;
+  // When set, called before each pass (in addition to the thread's
+  // ScopedPassObserver).
+  PassObserver before_pass;
 };
 
 struct PassTiming {

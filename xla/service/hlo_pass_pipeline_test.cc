@@ -1,8 +1,11 @@
 #include "xla/service/hlo_pass_pipeline.h"
 
 #include <filesystem>
+#include <string>
+#include <vector>
 
 #include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "xla/hlo/parser/hlo_parser.h"
 
@@ -89,6 +92,42 @@ TEST(HloPassPipeline, PassErrorsNameThePass) {
   absl::StatusOr<bool> r = pipeline.Run(m.get());
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().message(), "pass 'failing': boom");
+}
+
+TEST(HloPassPipeline, ObserversSeeEveryPassInOrderIncludingNested) {
+  std::vector<std::string> option_calls;
+  std::vector<std::string> scoped_calls;
+  PipelineOptions options;
+  options.before_pass = [&](absl::string_view pipeline, absl::string_view pass) {
+    option_calls.push_back(absl::StrCat(pipeline, "/", pass));
+  };
+  HloPassPipeline outer("outer", options);
+  outer.AddPass<NoOp>();
+  HloPassPipeline& inner = outer.AddPass<HloPassPipeline>("inner");
+  inner.AddPass<RenameRoot>();
+  outer.AddPass<NoOp>();
+  auto m = Module();
+  {
+    ScopedPassObserver watch([&](absl::string_view pipeline, absl::string_view pass) {
+      scoped_calls.push_back(absl::StrCat(pipeline, "/", pass));
+    });
+    ASSERT_TRUE(outer.Run(m.get()).ok());
+    {
+      // An inner scope replaces the outer one until it ends.
+      int inner_calls = 0;
+      ScopedPassObserver nested([&](absl::string_view, absl::string_view) { ++inner_calls; });
+      ASSERT_TRUE(inner.Run(m.get()).ok());
+      EXPECT_EQ(inner_calls, 1);
+    }
+    ASSERT_TRUE(inner.Run(m.get()).ok());
+  }
+  EXPECT_EQ(option_calls, (std::vector<std::string>{"outer/no-op", "outer/inner", "outer/no-op"}));
+  EXPECT_EQ(scoped_calls,
+            (std::vector<std::string>{"outer/no-op", "outer/inner", "inner/rename-root",
+                                      "outer/no-op", "inner/rename-root"}));
+  EXPECT_EQ(ScopedPassObserver::Current(), nullptr);
+  ASSERT_TRUE(inner.Run(m.get()).ok());  // no observer: nothing recorded
+  EXPECT_EQ(scoped_calls.size(), 5u);
 }
 
 }  // namespace

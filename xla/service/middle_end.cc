@@ -1,6 +1,7 @@
 #include "xla/service/middle_end.h"
 
 #include <chrono>
+#include <optional>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -68,6 +69,8 @@ class Phases {
 
 absl::StatusOr<MiddleEndResult> RunMiddleEnd(HloModule* module, const MiddleEndOptions& options) {
   MiddleEndResult result;
+  std::optional<ScopedPassObserver> watch;
+  if (options.pass_observer) watch.emplace(options.pass_observer);
   OptimizeOptions optimize = options.optimize;
   optimize.verify_after_each = options.verify_after_each;
   optimize.dump_dir = options.dump_dir;

@@ -55,6 +55,9 @@ struct MiddleEndOptions {
   // When non-empty, the module after every pass goes to
   // DIR/NN-<pipeline>/NN.<pipeline>.<pass>.hlo.
   std::string dump_dir;
+  // When set, called before every pass of every phase (on the calling
+  // thread), e.g. to report progress.
+  PassObserver pass_observer;
 };
 
 struct MiddleEndResult {

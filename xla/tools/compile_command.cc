@@ -31,7 +31,8 @@ const char kCompileHelp[] =
     "                       [--dump_passes] [--max_fold_elements=N] [--allow_inexact]\n"
     "                       [--no_loop_opts] [--no_fusion] [--no_verify] [--host_cpu=CPU]\n"
     "                       [--opt_level=N] [--target_runtime=YYYY-MM-DD]\n"
-    "                       [--emit_cubin_with_ptx]\n"
+    "                       [--emit_cubin_with_ptx] [-v] [--compile_threads=N]\n"
+    "                       [--compile_parts=N]\n"
     "\n"
     "Compiles an HLO module: optimization (inlining, simplification, bounded\n"
     "constant folding, CSE, DCE, while-loop passes), canonicalization (dot,\n"
@@ -73,6 +74,15 @@ const char kCompileHelp[] =
     "                          fit the GPU); needs runtimes from 2026-11-29\n"
     "  --opt_level=N           LLVM optimization level for host kernels, 0..3\n"
     "                          (default 3; 0 compiles fastest)\n"
+    "  -v, --verbose           report progress on stderr: each phase, the running\n"
+    "                          middle-end pass and kernels compiled i/N (at most\n"
+    "                          about once a second or every 5%)\n"
+    "  --compile_threads=N     host: compile kernel parts on N threads (default 0:\n"
+    "                          all hardware threads, at most 16); the artifact's\n"
+    "                          bytes do not depend on N\n"
+    "  --compile_parts=N       host: split the kernel module into N parts (default\n"
+    "                          0: one per 1000 LLVM instructions, at most 32;\n"
+    "                          changes the artifact's bytes, not its results)\n"
     "\n"
     "With -o and target host, the summary line ends with the wall time of each\n"
     "compile phase (middle end, thunk and kernel IR emission, LLVM optimization,\n"
@@ -88,6 +98,9 @@ struct CompileFlags {
   bool dump_passes = false;
   bool emit_cubin_with_ptx = false;
   gpu::HostCompilerOptions compiler;
+  // Where -v writes progress lines; null without -v.
+  std::ostream* progress = nullptr;
+  bool verbose = false;
 };
 
 // Parses flags; returns an error message for bad usage.
@@ -134,6 +147,16 @@ std::string ParseFlags(const std::vector<std::string>& args, CompileFlags* f) {
       f->compiler.middle_end.fusion = false;
     } else if (arg == "--no_verify") {
       f->compiler.middle_end.verify_after_each = false;
+    } else if (arg == "-v" || arg == "--verbose") {
+      f->verbose = true;
+    } else if (auto v = value("--compile_threads=")) {
+      if (!absl::SimpleAtoi(*v, &f->compiler.object.threads) || f->compiler.object.threads < 0) {
+        return absl::StrCat("bad --compile_threads value '", *v, "' (0 or more)");
+      }
+    } else if (auto v = value("--compile_parts=")) {
+      if (!absl::SimpleAtoi(*v, &f->compiler.object.parts) || f->compiler.object.parts < 0) {
+        return absl::StrCat("bad --compile_parts value '", *v, "' (0 or more)");
+      }
     } else if (absl::StartsWith(arg, "-")) {
       return absl::StrCat("unknown flag '", arg, "'");
     } else if (f->module_path.empty()) {
@@ -183,6 +206,15 @@ absl::StatusOr<std::string> Compile(CompileFlags& flags) {
       m.print(os, nullptr);
     };
   }
+  if (flags.progress != nullptr) {
+    const auto begin = std::chrono::steady_clock::now();
+    std::ostream* stream = flags.progress;
+    flags.compiler.progress = [stream, begin](const gpu::CompileProgressEvent& e) {
+      const double t =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
+      *stream << absl::StrFormat("compile: %7.2fs %s\n", t, e.ToString()) << std::flush;
+    };
+  }
   std::vector<std::pair<std::string, double>> phases;
   flags.compiler.phase_observer = [&phases](const std::string& phase, double seconds) {
     phases.emplace_back(phase, seconds);
@@ -205,6 +237,7 @@ absl::StatusOr<std::string> Compile(CompileFlags& flags) {
     gpu::GpuCompilerOptions gpu_options;
     gpu_options.middle_end = flags.compiler.middle_end;
     gpu_options.target_runtime = flags.compiler.target_runtime;
+    gpu_options.progress = flags.compiler.progress;
     if (flags.emit_cubin_with_ptx) gpu_options.spec = gpu::NvptxSpecChoice::kCubinWithPtx;
     absl::StatusOr<gpu::GpuExecutableProto> proto = gpu::CompileModuleToGpuArtifactProto(
         module->get(), flags.target, gpu_options, &middle, nullptr);
@@ -293,6 +326,7 @@ int RunCompile(const std::vector<std::string>& args, std::ostream& out, std::ost
     err << "xla_aot compile: " << usage << "\n" << kCompileHelp;
     return kExitUsage;
   }
+  if (flags.verbose) flags.progress = &err;
   absl::StatusOr<std::string> summary = Compile(flags);
   if (!summary.ok()) {
     err << "xla_aot compile: " << summary.status().message() << "\n";

@@ -206,6 +206,36 @@ TEST(CompileCommand, ReportsBadUsageAndBadInput) {
   EXPECT_TRUE(absl::StrContains(bad.err, "bad.hlo")) << bad.err;
 }
 
+TEST(CompileCommand, VerboseReportsPhasesInOrderAndThreadsKeepTheBytes) {
+  const std::string module = WriteModule("m_v.hlo", kModule);
+  Result quiet = RunCompileCli({module, "-o", TempPath("v1.xaot"), "--no_fusion",
+                                "--compile_parts=2", "--compile_threads=1"});
+  ASSERT_EQ(quiet.code, kExitOk) << quiet.err;
+  EXPECT_EQ(quiet.err, "");
+  Result r = RunCompileCli({module, "-o", TempPath("v2.xaot"), "-v", "--no_fusion",
+                            "--compile_parts=2", "--compile_threads=2"});
+  ASSERT_EQ(r.code, kExitOk) << r.err;
+  const size_t middle = r.err.find("[middle_end]");
+  const size_t emission = r.err.find("[thunk_emission]");
+  const size_t kernels = r.err.find("[kernel_compilation]");
+  const size_t finalize = r.err.find("[finalize]");
+  ASSERT_NE(middle, std::string::npos) << r.err;
+  ASSERT_NE(finalize, std::string::npos) << r.err;
+  EXPECT_LT(middle, emission) << r.err;
+  EXPECT_LT(emission, kernels) << r.err;
+  EXPECT_LT(kernels, finalize) << r.err;
+  // The last kernel count is the total: "kernels N/N (100%)".
+  EXPECT_NE(r.err.find("(100%)"), std::string::npos) << r.err;
+  // The header's date differs between runs; the shared object does not.
+  const std::string a = ReadFile(TempPath("v1.xaot"));
+  const std::string b = ReadFile(TempPath("v2.xaot"));
+  ASSERT_FALSE(a.empty());
+  EXPECT_EQ(a.size(), b.size());
+  Result bad = RunCompileCli({module, "-o", TempPath("v3.xaot"), "--compile_threads=-2"});
+  EXPECT_EQ(bad.code, kExitUsage);
+  EXPECT_NE(bad.err.find("--compile_threads"), std::string::npos) << bad.err;
+}
+
 TEST(CompileCommand, HelpNamesOutputAndTarget) {
   Result help = RunCompileCli({"--help"});
   EXPECT_EQ(help.code, kExitOk);

@@ -81,9 +81,19 @@ absl::StatusOr<GpuExecutableProto> CompileModuleToGpuArtifactProto(
       return absl::InvalidArgumentError("require_cubin is set but nvptx.make_cubin is off");
     }
   }
+  CompileProgress progress(options.progress, options.progress_interval);
+  MiddleEndOptions middle_options = options.middle_end;
+  if (progress.enabled()) {
+    middle_options.pass_observer = [&progress, inner = options.middle_end.pass_observer](
+                                       absl::string_view pipeline, absl::string_view pass) {
+      if (inner) inner(pipeline, pass);
+      progress.Pass(pipeline, pass);
+    };
+  }
   MiddleEndResult local;
   MiddleEndResult& middle = middle_end != nullptr ? *middle_end : local;
-  ASSIGN_OR_RETURN(middle, RunMiddleEnd(module, options.middle_end));
+  progress.EnterPhase("middle_end");
+  ASSIGN_OR_RETURN(middle, RunMiddleEnd(module, middle_options));
 
   GpuExecutableProto artifact;
   GpuExecutablePayloadProto* payload = artifact.mutable_payload();
@@ -91,8 +101,10 @@ absl::StatusOr<GpuExecutableProto> CompileModuleToGpuArtifactProto(
   emit.target = target;
   emit.vectorize = options.vectorize;
   NvptxKernelBackend backend(emit);
+  progress.EnterPhase("kernel_emission");
   RETURN_IF_ERROR(
       EmitThunksWithBackend(*module, middle.schedule, *middle.assignment, &backend, payload));
+  progress.EnterPhase("kernel_compilation");
   ASSIGN_OR_RETURN(NvptxFinalizeResult built,
                    backend.Finalize(options.nvptx, options.spec, payload));
   if (options.require_cubin) {
@@ -104,6 +116,7 @@ absl::StatusOr<GpuExecutableProto> CompileModuleToGpuArtifactProto(
       }
     }
   }
+  progress.EnterPhase("finalize");
   RETURN_IF_ERROR(FinalizeRuntimeFeatures(options.target_runtime, &artifact));
   // A cubin alone needs a driver as new as ptxas; with its PTX beside it
   // (cubin_with_ptx) the PTX ISA's driver suffices (the runtime JITs it).

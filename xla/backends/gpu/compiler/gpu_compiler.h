@@ -27,6 +27,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "xla/backends/gpu/codegen/nvptx/nvptx_compiler.h"
+#include "xla/backends/gpu/compiler/compile_progress.h"
 #include "xla/backends/gpu/compiler/nvptx_kernel_backend.h"
 #include "xla/backends/gpu/runtime/executable.pb.h"
 #include "xla/service/middle_end.h"
@@ -53,6 +54,12 @@ struct GpuCompilerOptions {
   // The build date ("YYYY-MM-DD") of the oldest runtime that must read the
   // artifact; empty: this build's. See target_runtime.h.
   std::string target_runtime;
+  // When set, receives progress reports (compile_progress.h) on the
+  // compiling thread: "middle_end" (with its passes), "kernel_emission",
+  // "kernel_compilation" (PTX and cubins) and "finalize", in that order. No
+  // kernel counts yet (the kernels compile one by one inside Finalize).
+  CompileProgressCallback progress;
+  absl::Duration progress_interval = absl::Seconds(1);
 };
 
 // The CUDA driver version a GPU artifact needs (see the header comment):

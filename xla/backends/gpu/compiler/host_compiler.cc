@@ -34,15 +34,27 @@ absl::StatusOr<GpuExecutableProto> CompileModuleToHostArtifactProto(
     if (options.phase_observer) options.phase_observer(phase, absl::ToDoubleSeconds(now - start));
     start = now;
   };
+  CompileProgress progress(options.progress, options.progress_interval,
+                           options.progress_fraction);
+  MiddleEndOptions middle_options = options.middle_end;
+  if (progress.enabled()) {
+    middle_options.pass_observer = [&progress, inner = options.middle_end.pass_observer](
+                                       absl::string_view pipeline, absl::string_view pass) {
+      if (inner) inner(pipeline, pass);
+      progress.Pass(pipeline, pass);
+    };
+  }
   MiddleEndResult local;
   MiddleEndResult& middle = middle_end != nullptr ? *middle_end : local;
-  ASSIGN_OR_RETURN(middle, RunMiddleEnd(module, options.middle_end));
+  progress.EnterPhase("middle_end");
+  ASSIGN_OR_RETURN(middle, RunMiddleEnd(module, middle_options));
   finish("middle_end");
 
   GpuExecutableProto artifact;
   GpuExecutablePayloadProto* payload = artifact.mutable_payload();
   llvm::LLVMContext context;
   auto kernels = std::make_unique<llvm::Module>(module->name(), context);
+  progress.EnterPhase("thunk_emission");
   RETURN_IF_ERROR(EmitThunks(*module, middle.schedule, *middle.assignment, options.thunks,
                              kernels.get(), payload));
   finish("thunk_emission");
@@ -55,10 +67,19 @@ absl::StatusOr<GpuExecutableProto> CompileModuleToHostArtifactProto(
         options.phase_observer(phase, seconds);
       };
     }
+    if (progress.enabled()) {
+      object.kernel_progress = [&progress, inner = options.object.kernel_progress](
+                                   int64_t done, int64_t total) {
+        if (inner) inner(done, total);
+        progress.Kernels(done, total);
+      };
+    }
+    progress.EnterPhase("kernel_compilation");
     ASSIGN_OR_RETURN(std::string so, CompileHostSharedObject(*kernels, object));
     payload->set_host_shared_object(std::move(so));
     start = absl::Now();
   }
+  progress.EnterPhase("finalize");
   if (options.include_optimized_hlo) payload->set_optimized_hlo_text(PrintModule(*module));
   finish("serialize_hlo");
   RETURN_IF_ERROR(FinalizeRuntimeFeatures(options.target_runtime, &artifact));

@@ -2,7 +2,8 @@
 // GpuExecutableProto artifact (`.xaot` bytes) out.
 //
 //   parse -> verify -> RunMiddleEnd -> EmitThunks (kernels into one LLVM
-//   module) -> CompileHostSharedObject -> header + checksum -> bytes
+//   module) -> CompileHostSharedObject (the module split into parts compiled
+//   on HostCompileOptions::threads threads) -> header + checksum -> bytes
 //
 // The bytes are deterministic for the same input and options apart from the
 // header's production_date (set HostCompilerOptions::production_date to fix
@@ -20,6 +21,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "xla/backends/gpu/codegen/host/host_object_compiler.h"
+#include "xla/backends/gpu/compiler/compile_progress.h"
 #include "xla/backends/gpu/compiler/thunk_emitter.h"
 #include "xla/backends/gpu/runtime/executable.pb.h"
 #include "xla/service/middle_end.h"
@@ -46,6 +48,15 @@ struct HostCompilerOptions {
   // The build date ("YYYY-MM-DD") of the oldest runtime that must read the
   // artifact; empty: this build's. See target_runtime.h.
   std::string target_runtime;
+  // When set, receives progress reports (compile_progress.h): the phases
+  // "middle_end" (with its passes), "thunk_emission", "kernel_compilation"
+  // (with kernels compiled i/N; skipped when there are no kernels) and
+  // "finalize", in that order. May be called from worker threads, never
+  // twice at once.
+  CompileProgressCallback progress;
+  // Throttling of `progress` (see CompileProgress).
+  absl::Duration progress_interval = absl::Seconds(1);
+  double progress_fraction = 0.05;
 };
 
 // Compiles `hlo_text` into an artifact proto (header sealed with the

@@ -40,8 +40,9 @@ void FlattenInto(const Literal& literal, std::vector<const Literal*>* out) {
 
 // Compiles, runs with random inputs (seed), and compares with the
 // evaluator. Returns the parsed artifact for further checks.
-GpuExecutableProto CompileRunAndCompare(absl::string_view hlo, uint64_t seed) {
-  absl::StatusOr<std::string> bytes = CompileHloToHostArtifact(hlo, Options());
+GpuExecutableProto CompileRunAndCompare(absl::string_view hlo, uint64_t seed,
+                                        const HostCompilerOptions& options = Options()) {
+  absl::StatusOr<std::string> bytes = CompileHloToHostArtifact(hlo, options);
   EXPECT_TRUE(bytes.ok()) << bytes.status();
   if (!bytes.ok()) return {};
   GpuExecutableProto artifact;
@@ -345,6 +346,97 @@ TEST(HostCompiler, CompilingTwiceGivesTheSameBytes) {
   EXPECT_EQ(c->payload().SerializeAsString(), parsed.payload().SerializeAsString());
   EXPECT_EQ(c->header().payload_checksum(), parsed.header().payload_checksum());
   EXPECT_FALSE(c->header().production_date().empty());
+}
+
+// Softmax plus a non-scalar constant, one kernel per op: several kernels,
+// and a constant array some kernels read.
+constexpr char kManyKernels[] = R"(
+HloModule many_kernels
+max_f32 {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT m = f32[] maximum(a, b)
+}
+add_f32 {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY main {
+  x = f32[7,131]{1,0} parameter(0)
+  ninf = f32[] constant(-inf)
+  mx = f32[7]{0} reduce(x, ninf), dimensions={1}, to_apply=max_f32
+  bm = f32[7,131]{1,0} broadcast(mx), dimensions={0}
+  sub = f32[7,131]{1,0} subtract(x, bm)
+  e = f32[7,131]{1,0} exponential(sub)
+  zero = f32[] constant(0)
+  sum = f32[7]{0} reduce(e, zero), dimensions={1}, to_apply=add_f32
+  bs = f32[7,131]{1,0} broadcast(sum), dimensions={0}
+  w = f32[7]{0} constant({0.5, -1.25, 2, 3.5, -0.75, 1, 4.25})
+  bw = f32[7,131]{1,0} broadcast(w), dimensions={0}
+  d = f32[7,131]{1,0} divide(e, bs)
+  ROOT r = f32[7,131]{1,0} multiply(d, bw)
+}
+)";
+
+HostCompilerOptions ManyKernelOptions(int threads) {
+  HostCompilerOptions options = Options();
+  options.middle_end.fusion = false;
+  options.object.parts = 3;
+  options.object.threads = threads;
+  return options;
+}
+
+TEST(HostCompiler, PartsCompiledOnOneOrThreeThreadsGiveTheSameBytesAndResults) {
+  absl::StatusOr<std::string> one = CompileHloToHostArtifact(kManyKernels, ManyKernelOptions(1));
+  absl::StatusOr<std::string> three =
+      CompileHloToHostArtifact(kManyKernels, ManyKernelOptions(3));
+  ASSERT_TRUE(one.ok()) << one.status();
+  ASSERT_TRUE(three.ok()) << three.status();
+  EXPECT_TRUE(*one == *three) << "artifact bytes depend on the thread count";
+  GpuExecutableProto a = CompileRunAndCompare(kManyKernels, 11, ManyKernelOptions(3));
+  EXPECT_GE(a.payload().kernels_size(), 5);
+  // The same module as one part is a different (equally correct) object.
+  HostCompilerOptions single = ManyKernelOptions(3);
+  single.object.parts = 1;
+  GpuExecutableProto b = CompileRunAndCompare(kManyKernels, 11, single);
+  EXPECT_EQ(a.payload().kernels_size(), b.payload().kernels_size());
+}
+
+TEST(HostCompiler, ProgressSeesEveryPhaseInOrderAndEveryKernel) {
+  HostCompilerOptions options = ManyKernelOptions(2);
+  options.progress_interval = absl::ZeroDuration();
+  options.progress_fraction = 0;
+  std::vector<CompileProgressEvent> events;
+  options.progress = [&events](const CompileProgressEvent& e) { events.push_back(e); };
+  absl::StatusOr<GpuExecutableProto> artifact =
+      CompileHloToHostArtifactProto(kManyKernels, options);
+  ASSERT_TRUE(artifact.ok()) << artifact.status();
+  std::vector<std::string> phases;
+  int passes = 0;
+  int64_t last_done = 0, total = -1;
+  for (const CompileProgressEvent& e : events) {
+    switch (e.kind) {
+      case CompileProgressEvent::Kind::kPhase:
+        phases.push_back(e.phase);
+        break;
+      case CompileProgressEvent::Kind::kPass:
+        EXPECT_EQ(e.phase, "middle_end") << e.pass;
+        ++passes;
+        break;
+      case CompileProgressEvent::Kind::kKernels:
+        EXPECT_EQ(e.phase, "kernel_compilation");
+        EXPECT_GT(e.done, last_done);
+        last_done = e.done;
+        total = e.total;
+        break;
+    }
+  }
+  EXPECT_EQ(phases, (std::vector<std::string>{"middle_end", "thunk_emission",
+                                              "kernel_compilation", "finalize"}));
+  EXPECT_GT(passes, 5);
+  EXPECT_GE(total, artifact->payload().kernels_size());
+  EXPECT_EQ(last_done, total);
 }
 
 TEST(HostCompiler, UnsupportedOpIsAClearError) {

@@ -2,13 +2,19 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <atomic>
 #include <memory>
+#include <mutex>
+#include <thread>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "llvm/ADT/StringMap.h"
+#include "llvm/Bitcode/BitcodeReader.h"
+#include "llvm/IR/LLVMContext.h"
+#include "xla/backends/gpu/codegen/host/host_module_split.h"
 #include "xla/backends/gpu/codegen/llvm_backend/llvm_backend.h"
 #include "llvm/MC/MCSubtargetInfo.h"
 #include "llvm/MC/TargetRegistry.h"
@@ -143,7 +149,139 @@ absl::StatusOr<std::string> CompileHostObject(llvm::Module& module,
   return object;
 }
 
-absl::StatusOr<std::vector<std::string>> UndefinedSymbols(absl::string_view object) {
+namespace {
+
+int64_t KernelCount(const llvm::Module& module) {
+  int64_t n = 0;
+  for (const llvm::Function& f : module) n += !f.isDeclaration() && !f.hasLocalLinkage();
+  return n;
+}
+
+// The result of compiling one part on a worker thread.
+struct PartResult {
+  absl::StatusOr<std::string> object = absl::UnknownError("part was not compiled");
+  double optimize_seconds = 0;
+  double machine_code_seconds = 0;
+};
+
+// Parses, optimizes and compiles one part in its own LLVMContext.
+PartResult CompilePart(const HostModulePart& part, int index, const HostCompileOptions& options,
+                       std::mutex* observer_mu) {
+  PartResult result;
+  auto fail = [&](const absl::Status& s) {
+    result.object = absl::Status(
+        s.code(), absl::StrCat("host kernel part ", index, " (",
+                               part.roots.empty() ? std::string("no kernels") : part.roots.front(),
+                               ", ...): ", s.message()));
+    return result;
+  };
+  llvm::LLVMContext context;
+  llvm::Expected<std::unique_ptr<llvm::Module>> module = llvm::parseBitcodeFile(
+      llvm::MemoryBufferRef(llvm::StringRef(part.bitcode.data(), part.bitcode.size()),
+                            absl::StrCat("part_", index)),
+      context);
+  if (!module) return fail(absl::InternalError(llvm::toString(module.takeError())));
+  absl::StatusOr<std::unique_ptr<llvm::TargetMachine>> machine = MakeTargetMachine(options);
+  if (!machine.ok()) return fail(machine.status());
+  absl::Time start = absl::Now();
+  OptimizeLlvmModule(**module, **machine, options.opt_level);
+  result.optimize_seconds = absl::ToDoubleSeconds(absl::Now() - start);
+  if (options.ir_observer) {
+    std::lock_guard<std::mutex> lock(*observer_mu);
+    options.ir_observer("after_optimizations", **module);
+  }
+  start = absl::Now();
+  absl::StatusOr<std::string> object =
+      EmitMachineCode(**module, **machine, llvm::CGFT_ObjectFile);
+  result.machine_code_seconds = absl::ToDoubleSeconds(absl::Now() - start);
+  if (!object.ok()) return fail(object.status());
+  result.object = std::move(*object);
+  return result;
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<std::string>> CompileHostObjects(llvm::Module& module,
+                                                            const HostCompileOptions& options) {
+  if (options.parts < 0 || options.threads < 0) {
+    return absl::InvalidArgumentError(absl::StrCat("host parts and threads must be >= 0, got ",
+                                                   options.parts, " and ", options.threads));
+  }
+  const int parts = options.parts > 0
+                        ? options.parts
+                        : AutomaticHostPartCount(module, kHostInstructionsPerPart, kMaxHostParts);
+  const int64_t kernels = KernelCount(module);
+  if (parts <= 1 || kernels <= 1) {
+    absl::StatusOr<std::string> object = CompileHostObject(module, options);
+    if (!object.ok()) return object.status();
+    if (options.kernel_progress) options.kernel_progress(kernels, kernels);
+    return std::vector<std::string>{std::move(*object)};
+  }
+  if (options.opt_level < 0 || options.opt_level > 3) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("host opt_level must be 0..3, got ", options.opt_level));
+  }
+  absl::StatusOr<std::unique_ptr<llvm::TargetMachine>> machine = MakeTargetMachine(options);
+  if (!machine.ok()) return machine.status();
+  module.setTargetTriple(kTriple);
+  module.setDataLayout((*machine)->createDataLayout());
+  PhaseClock clock(options);
+  if (absl::Status v = VerifyLlvmModule(module); !v.ok()) return v;
+  clock.Finish("llvm_verify");
+  if (options.ir_observer) options.ir_observer("before_optimizations", module);
+  clock.Restart();
+  absl::StatusOr<std::vector<HostModulePart>> split = SplitHostModule(module, parts);
+  if (!split.ok()) return split.status();
+  clock.Finish("llvm_split");
+
+  const int hardware = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+  const int wanted = options.threads > 0 ? options.threads
+                                         : std::min(hardware, kMaxHostCompileThreads);
+  const int threads = std::max(1, std::min<int>(wanted, static_cast<int>(split->size())));
+  // Largest parts first, so that the last part to start is a small one.
+  std::vector<size_t> order(split->size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return (*split)[a].instructions > (*split)[b].instructions;
+  });
+  std::vector<PartResult> results(split->size());
+  std::atomic<size_t> next{0};
+  std::mutex mu;  // serializes the observers and guards `done`
+  int64_t done = 0;
+  auto work = [&]() {
+    for (size_t k = next++; k < order.size(); k = next++) {
+      const size_t i = order[k];
+      results[i] = CompilePart((*split)[i], static_cast<int>(i), options, &mu);
+      std::lock_guard<std::mutex> lock(mu);
+      done += static_cast<int64_t>((*split)[i].roots.size());
+      if (options.kernel_progress) options.kernel_progress(std::min(done, kernels), kernels);
+    }
+  };
+  clock.Restart();
+  std::vector<std::thread> pool;
+  for (int t = 1; t < threads; ++t) pool.emplace_back(work);
+  work();
+  for (std::thread& t : pool) t.join();
+  double optimize = 0, machine_code = 0;
+  std::vector<std::string> objects;
+  for (PartResult& r : results) {
+    if (!r.object.ok()) return r.object.status();
+    optimize += r.optimize_seconds;
+    machine_code += r.machine_code_seconds;
+    objects.push_back(std::move(*r.object));
+  }
+  if (options.phase_observer) {
+    options.phase_observer("llvm_optimize", optimize);
+    options.phase_observer("machine_code", machine_code);
+  }
+  clock.Finish("llvm_parallel_wall");
+  return objects;
+}
+
+namespace {
+
+// The undefined (`undefined` true) or defined global symbols of an object.
+absl::StatusOr<std::vector<std::string>> ObjectSymbols(absl::string_view object, bool undefined) {
   llvm::MemoryBufferRef buffer(llvm::StringRef(object.data(), object.size()), "host_kernels.o");
   llvm::Expected<std::unique_ptr<llvm::object::ObjectFile>> file =
       llvm::object::ObjectFile::createObjectFile(buffer);
@@ -151,33 +289,52 @@ absl::StatusOr<std::vector<std::string>> UndefinedSymbols(absl::string_view obje
     return absl::InvalidArgumentError(
         absl::StrCat("not an object file: ", llvm::toString(file.takeError())));
   }
-  std::vector<std::string> undefined;
+  std::vector<std::string> names;
   for (const llvm::object::SymbolRef& symbol : (*file)->symbols()) {
     llvm::Expected<uint32_t> flags = symbol.getFlags();
     if (!flags) return absl::InvalidArgumentError(llvm::toString(flags.takeError()));
-    if (!(*flags & llvm::object::SymbolRef::SF_Undefined)) continue;
+    const bool is_undefined = (*flags & llvm::object::SymbolRef::SF_Undefined) != 0;
+    if (is_undefined != undefined) continue;
+    if (!undefined && !(*flags & llvm::object::SymbolRef::SF_Global)) continue;
     llvm::Expected<llvm::StringRef> name = symbol.getName();
     if (!name) return absl::InvalidArgumentError(llvm::toString(name.takeError()));
-    if (!name->empty()) undefined.push_back(name->str());
+    if (!name->empty()) names.push_back(name->str());
   }
-  std::sort(undefined.begin(), undefined.end());
-  undefined.erase(std::unique(undefined.begin(), undefined.end()), undefined.end());
-  return undefined;
+  std::sort(names.begin(), names.end());
+  names.erase(std::unique(names.begin(), names.end()), names.end());
+  return names;
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<std::string>> UndefinedSymbols(absl::string_view object) {
+  return ObjectSymbols(object, /*undefined=*/true);
 }
 
 absl::StatusOr<std::string> LinkHostSharedObject(absl::string_view object,
                                                  const HostCompileOptions& options) {
+  return LinkHostSharedObjects({std::string(object)}, options);
+}
+
+absl::StatusOr<std::string> LinkHostSharedObjects(const std::vector<std::string>& objects,
+                                                  const HostCompileOptions& options) {
   absl::StatusOr<std::string> linker = FindLinker(options);
   if (!linker.ok()) return linker.status();
   absl::StatusOr<std::unique_ptr<ScopedTempDir>> dir = ScopedTempDir::Create("xla_host_");
   if (!dir.ok()) return dir.status();
-  const std::string input = (*dir)->path() + "/kernels.o";
   const std::string output = (*dir)->path() + "/kernels.so";
-  if (absl::Status s = WriteFileBytes(input, object); !s.ok()) return s;
-  // No build id and no timestamps: the same object links to the same bytes.
-  absl::StatusOr<ProcessResult> run =
-      RunProcess({*linker, "-shared", "--build-id=none", "-z", "noexecstack", "-z", "now",
-                  "--hash-style=both", "-o", output, input});
+  // No build id and no timestamps: the same objects link to the same bytes.
+  std::vector<std::string> command = {*linker, "-shared", "--build-id=none", "-z", "noexecstack",
+                                      "-z", "now", "--hash-style=both", "-o", output};
+  for (size_t i = 0; i < objects.size(); ++i) {
+    // One name for a single object keeps the historical bytes.
+    const std::string input = objects.size() == 1
+                                  ? (*dir)->path() + "/kernels.o"
+                                  : absl::StrCat((*dir)->path(), "/kernels_", i, ".o");
+    if (absl::Status s = WriteFileBytes(input, objects[i]); !s.ok()) return s;
+    command.push_back(input);
+  }
+  absl::StatusOr<ProcessResult> run = RunProcess(command);
   if (!run.ok()) return run.status();
   if (run->exit_code != 0) {
     return absl::InternalError(absl::StrCat("linking host kernels with ", *linker,
@@ -188,15 +345,28 @@ absl::StatusOr<std::string> LinkHostSharedObject(absl::string_view object,
 
 absl::StatusOr<std::string> CompileHostSharedObject(llvm::Module& module,
                                                     const HostCompileOptions& options) {
-  absl::StatusOr<std::string> object = CompileHostObject(module, options);
-  if (!object.ok()) return object.status();
+  absl::StatusOr<std::vector<std::string>> objects = CompileHostObjects(module, options);
+  if (!objects.ok()) return objects.status();
   PhaseClock clock(options);
-  absl::StatusOr<std::vector<std::string>> undefined = UndefinedSymbols(*object);
+  std::vector<std::string> undefined;
+  std::vector<std::string> defined;
+  for (const std::string& object : *objects) {
+    absl::StatusOr<std::vector<std::string>> u = ObjectSymbols(object, /*undefined=*/true);
+    if (!u.ok()) return u.status();
+    undefined.insert(undefined.end(), u->begin(), u->end());
+    if (objects->size() == 1) continue;
+    absl::StatusOr<std::vector<std::string>> d = ObjectSymbols(object, /*undefined=*/false);
+    if (!d.ok()) return d.status();
+    defined.insert(defined.end(), d->begin(), d->end());
+  }
   clock.Finish("undefined_symbols");
-  if (!undefined.ok()) return undefined.status();
+  std::sort(defined.begin(), defined.end());
+  std::sort(undefined.begin(), undefined.end());
+  undefined.erase(std::unique(undefined.begin(), undefined.end()), undefined.end());
   const std::vector<std::string>& allowed = AllowedHostRuntimeSymbols();
   std::vector<std::string> foreign;
-  for (const std::string& name : *undefined) {
+  for (const std::string& name : undefined) {
+    if (std::binary_search(defined.begin(), defined.end(), name)) continue;
     if (std::find(allowed.begin(), allowed.end(), name) == allowed.end()) foreign.push_back(name);
   }
   if (!foreign.empty()) {
@@ -205,7 +375,7 @@ absl::StatusOr<std::string> CompileHostSharedObject(llvm::Module& module,
         absl::StrJoin(foreign, ", "),
         " (the emitter produced a call the runtime cannot resolve; this is a compiler bug)"));
   }
-  absl::StatusOr<std::string> so = LinkHostSharedObject(*object, options);
+  absl::StatusOr<std::string> so = LinkHostSharedObjects(*objects, options);
   clock.Finish("link");
   return so;
 }

@@ -8,6 +8,13 @@
 // LLVM may call (memcpy, memset, expf, ...); anything else is an error that
 // names the symbol.
 //
+// Large modules are compiled in parallel: CompileHostObjects splits the
+// module into parts (host_module_split.h), optimizes and compiles each part
+// in its own LLVMContext on a worker thread, and the linker joins the parts'
+// objects. The number of parts depends only on the module (or on
+// HostCompileOptions::parts), never on the thread count, so the shared
+// object's bytes are the same for any HostCompileOptions::threads.
+//
 // Linking uses the system linker (ld.lld-16, ld.lld or binutils ld, found on
 // PATH or through XLA_HOST_LINKER). The object and the linked output live in
 // a private temporary directory that is removed before the call returns,
@@ -19,6 +26,7 @@
 #ifndef XLA_BACKENDS_GPU_CODEGEN_HOST_HOST_OBJECT_COMPILER_H_
 #define XLA_BACKENDS_GPU_CODEGEN_HOST_HOST_OBJECT_COMPILER_H_
 
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>
@@ -39,14 +47,29 @@ struct HostCompileOptions {
   // Linker to run; empty means: $XLA_HOST_LINKER, else the first of
   // ld.lld-16, ld.lld, ld found on PATH.
   std::string linker;
+  // Parts the module is split into for parallel compilation; 0: automatic
+  // (one part per kHostInstructionsPerPart LLVM instructions, at most
+  // kMaxHostParts, at most one per kernel). The bytes depend on this value.
+  int parts = 0;
+  // Worker threads compiling parts at once; 0: the hardware threads (at most
+  // kMaxHostCompileThreads). The bytes do not depend on this value.
+  int threads = 0;
+  // When set, called with (kernels compiled, kernels in the module) each
+  // time a part finishes (the last call has done == total). Calls are
+  // serialized but may come from worker threads.
+  std::function<void(int64_t done, int64_t total)> kernel_progress;
   // When set, called with the module before LLVM's optimizations
   // ("before_optimizations") and after them ("after_optimizations"), e.g. to
-  // dump the IR. Called on the compiling thread.
+  // dump the IR. With several parts, "after_optimizations" is called once
+  // per part (in no fixed order) on worker threads; calls are serialized.
   std::function<void(const std::string& stage, const llvm::Module& module)> ir_observer;
   // When set, called once per finished phase with its wall time:
   // "llvm_verify", "llvm_optimize", "machine_code" (CompileHostObject),
-  // "undefined_symbols" and "link" (CompileHostSharedObject). Called on the
-  // compiling thread.
+  // "undefined_symbols" and "link" (CompileHostSharedObject). With several
+  // parts (CompileHostObjects) the phases are "llvm_verify", "llvm_split",
+  // then "llvm_optimize" and "machine_code" as the sum of the workers'
+  // times, then "llvm_parallel_wall", the wall time of the parallel section.
+  // Called on the compiling thread.
   std::function<void(const std::string& phase, double seconds)> phase_observer;
 };
 
@@ -55,6 +78,23 @@ struct HostCompileOptions {
 // message), an unknown CPU, or an LLVM target that cannot emit objects.
 absl::StatusOr<std::string> CompileHostObject(llvm::Module& module,
                                               const HostCompileOptions& options);
+
+// Automatic partitioning: the target size of a part, and the caps. LLVM
+// spends about 1 ms of one core per IR instruction of emitted kernels at O3
+// (bench_mass_matrix_35: 9.4k instructions, 208 kernels), so 1000
+// instructions make parts of about a second: large enough that per-part
+// setup (a context, a TargetMachine, the pass pipeline) stays under 1%.
+inline constexpr int64_t kHostInstructionsPerPart = 1000;
+inline constexpr int kMaxHostParts = 32;
+inline constexpr int kMaxHostCompileThreads = 16;
+
+// The module's objects, one per part (see HostCompileOptions::parts), in
+// part order; one object (CompileHostObject's) when the module makes one
+// part. Sets the module's target triple and data layout. Errors: those of
+// CompileHostObject, and a part's error prefixed with its number and first
+// kernel.
+absl::StatusOr<std::vector<std::string>> CompileHostObjects(llvm::Module& module,
+                                                            const HostCompileOptions& options);
 
 // The undefined symbols of an ELF relocatable object, sorted. Errors: bytes
 // that are not an object file LLVM can read.
@@ -67,7 +107,12 @@ absl::StatusOr<std::vector<std::string>> UndefinedSymbols(absl::string_view obje
 absl::StatusOr<std::string> LinkHostSharedObject(absl::string_view object,
                                                  const HostCompileOptions& options);
 
-// CompileHostObject, the undefined-symbol check, then LinkHostSharedObject.
+// LinkHostSharedObject for several objects, linked in the given order.
+absl::StatusOr<std::string> LinkHostSharedObjects(const std::vector<std::string>& objects,
+                                                  const HostCompileOptions& options);
+
+// CompileHostObjects, the undefined-symbol check (a symbol one part leaves
+// undefined may be defined by another), then LinkHostSharedObjects.
 absl::StatusOr<std::string> CompileHostSharedObject(llvm::Module& module,
                                                     const HostCompileOptions& options);
 

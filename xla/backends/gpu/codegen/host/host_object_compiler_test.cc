@@ -3,6 +3,8 @@
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <functional>
+#include <utility>
 #include <memory>
 #include <string>
 #include <vector>
@@ -149,6 +151,82 @@ TEST(HostObjectCompiler, ReportsForeignSymbolsAndBadOptions) {
   absl::StatusOr<std::string> garbage = LinkHostSharedObject("not an object", real);
   ASSERT_FALSE(garbage.ok());
   EXPECT_NE(garbage.status().message().find("failed"), std::string::npos) << garbage.status();
+}
+
+// Four kernels, one of which calls a foreign symbol defined by a sibling
+// kernel's part: the parts must link into one working object.
+std::unique_ptr<llvm::Module> MakeFourKernelModule(llvm::LLVMContext& ctx) {
+  std::unique_ptr<llvm::Module> module = MakeModule(ctx);
+  AddUnaryKernel(*module, "square", [](llvm::IRBuilder<>& b, llvm::Value* x) {
+    return b.CreateFMul(x, x);
+  });
+  AddUnaryKernel(*module, "negate_minus_3", [](llvm::IRBuilder<>& b, llvm::Value* x) {
+    return b.CreateFSub(b.CreateFNeg(x), llvm::ConstantFP::get(x->getType(), 3.0));
+  });
+  return module;
+}
+
+TEST(HostObjectCompiler, PartsCompileInParallelToTheSameBytesForAnyThreadCount) {
+  llvm::LLVMContext ctx;
+  std::vector<std::string> results;
+  std::vector<int64_t> last_progress;
+  for (int threads : {1, 3, 2}) {
+    std::unique_ptr<llvm::Module> module = MakeFourKernelModule(ctx);
+    HostCompileOptions options;
+    options.parts = 3;
+    options.threads = threads;
+    std::vector<std::string> phases;
+    options.phase_observer = [&phases](const std::string& p, double) { phases.push_back(p); };
+    std::vector<std::pair<int64_t, int64_t>> progress;
+    options.kernel_progress = [&progress](int64_t done, int64_t total) {
+      progress.emplace_back(done, total);
+    };
+    absl::StatusOr<std::vector<std::string>> objects = CompileHostObjects(*module, options);
+    ASSERT_TRUE(objects.ok()) << objects.status();
+    EXPECT_EQ(objects->size(), 3u);
+    ASSERT_EQ(progress.size(), 3u);  // one call per part
+    EXPECT_EQ(progress.back(), std::make_pair(int64_t{4}, int64_t{4}));
+    EXPECT_EQ(phases, (std::vector<std::string>{"llvm_verify", "llvm_split", "llvm_optimize",
+                                                "machine_code", "llvm_parallel_wall"}));
+    std::unique_ptr<llvm::Module> again = MakeFourKernelModule(ctx);
+    absl::StatusOr<std::string> so = CompileHostSharedObject(*again, options);
+    ASSERT_TRUE(so.ok()) << so.status();
+    results.push_back(*so);
+  }
+  EXPECT_TRUE(results[0] == results[1]) << "1 and 3 threads differ";
+  EXPECT_TRUE(results[0] == results[2]) << "1 and 2 threads differ";
+  std::vector<float> input;
+  for (int i = 0; i < 29; ++i) input.push_back(0.5f * static_cast<float>(i) - 6.25f);
+  std::vector<float> squares = RunUnary(results[0], "square", input);
+  std::vector<float> negs = RunUnary(results[0], "negate_minus_3", input);
+  std::vector<float> scaled = RunUnary(results[0], "scale_add", input);
+  ASSERT_EQ(squares.size(), input.size());
+  ASSERT_EQ(negs.size(), input.size());
+  ASSERT_EQ(scaled.size(), input.size());
+  for (size_t i = 0; i < input.size(); ++i) {
+    EXPECT_EQ(squares[i], input[i] * input[i]) << i;
+    EXPECT_EQ(negs[i], -input[i] - 3.0f) << i;
+    EXPECT_EQ(scaled[i], input[i] * 2.0f + 1.0f) << i;
+  }
+}
+
+TEST(HostObjectCompiler, ForeignSymbolInOnePartIsStillReported) {
+  llvm::LLVMContext ctx;
+  std::unique_ptr<llvm::Module> module = MakeFourKernelModule(ctx);
+  llvm::Type* f32 = llvm::Type::getFloatTy(ctx);
+  llvm::FunctionCallee foreign =
+      module->getOrInsertFunction("not_in_libc", llvm::FunctionType::get(f32, {f32}, false));
+  AddUnaryKernel(*module, "calls_foreign", [&](llvm::IRBuilder<>& b, llvm::Value* x) {
+    return b.CreateCall(foreign, {x});
+  });
+  HostCompileOptions options;
+  options.parts = 4;
+  options.threads = 2;
+  absl::StatusOr<std::string> so = CompileHostSharedObject(*module, options);
+  ASSERT_FALSE(so.ok());
+  EXPECT_NE(so.status().message().find("not_in_libc"), std::string::npos) << so.status();
+  options.threads = -1;
+  EXPECT_FALSE(CompileHostObjects(*module, options).ok());
 }
 
 TEST(HostObjectCompiler, NativeCpuAndO0Work) {

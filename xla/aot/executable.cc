@@ -31,4 +31,10 @@ absl::StatusOr<std::vector<stream_executor::OwningDeviceMemory>> Executable::Exe
   return executable_.Execute(executor, std::move(arguments));
 }
 
+absl::StatusOr<std::vector<stream_executor::OwningDeviceMemory>> Executable::Execute(
+    stream_executor::StreamExecutor* executor, std::vector<ExecutionArgument> arguments,
+    const gpu::ExecuteOptions& options) {
+  return executable_.Execute(executor, std::move(arguments), options);
+}
+
 }  // namespace xla::aot

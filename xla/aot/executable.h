@@ -53,6 +53,10 @@ class Executable {
   // Runs once; returns one buffer per result leaf in outputs() order.
   absl::StatusOr<std::vector<stream_executor::OwningDeviceMemory>> Execute(
       stream_executor::StreamExecutor* executor, std::vector<ExecutionArgument> arguments);
+  // Runs once with `options` (e.g. a ThunkTracer recording the timeline).
+  absl::StatusOr<std::vector<stream_executor::OwningDeviceMemory>> Execute(
+      stream_executor::StreamExecutor* executor, std::vector<ExecutionArgument> arguments,
+      const gpu::ExecuteOptions& options);
 
   const ProgramShape& program_shape() const { return executable_.program().program_shape; }
   // Result leaves, in the order Execute returns them.

@@ -1,6 +1,7 @@
 #include "xla/tools/cli.h"
 
 #include "absl/strings/str_cat.h"
+#include "xla/tools/bench_command.h"
 #include "xla/tools/compat/check_compat_command.h"
 #include "xla/tools/compile_command.h"
 #include "xla/tools/eval_command.h"
@@ -17,6 +18,8 @@ const std::vector<Subcommand>& Subcommands() {
       {"compile", "optimize a module (optimize-only for now: no artifact yet)", kCompileHelp,
        &RunCompile},
       {"run", "run a compiled artifact (.xaot) on its device (.npy in and out)", kRunHelp, &RunRun},
+      {"bench", "time a compiled artifact: run spread, time per thunk kind, kernel rates",
+       kBenchHelp, &RunBench},
       {"inspect", "print a compiled artifact: header, kernels, buffers, thunks", kInspectHelp, &RunInspect},
       {"check-compat", "compare the artifact schema with a released baseline", kCheckCompatHelp,
        &RunCheckCompat},

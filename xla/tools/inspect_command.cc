@@ -10,18 +10,21 @@
 #include "xla/aot/executable.h"
 #include "xla/backends/gpu/runtime/kernel_table.h"
 #include "xla/tools/exit_codes.h"
+#include "xla/tools/thunk_dot.h"
 #include "xla/types/xla_data_convert.h"
 
 namespace xla::cli {
 
 const char kInspectHelp[] =
-    "usage: xla_aot inspect FILE.xaot [--dump_kernels=DIR]\n"
+    "usage: xla_aot inspect FILE.xaot [--dump_kernels=DIR] [--dot=GRAPH.dot]\n"
     "\n"
     "Validates a compiled artifact and prints its header, kernels, allocations,\n"
     "constants, outputs, aliases and thunk tree.\n"
     "\n"
     "  --dump_kernels=DIR    write kernel payloads: <kernel>.ptx, <kernel>.cubin,\n"
-    "                        <module>.so (the host shared object)\n";
+    "                        <module>.so (the host shared object)\n"
+    "  --dot=PATH            write the thunk tree and the buffers each thunk reads\n"
+    "                        and writes as a Graphviz graph (dot -Tsvg PATH)\n";
 
 namespace {
 
@@ -197,7 +200,7 @@ absl::Status DumpKernels(const aot::Executable& exe, const std::string& dir, std
 }  // namespace
 
 int RunInspect(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
-  std::string path, dump_dir;
+  std::string path, dump_dir, dot_path;
   for (const std::string& a : args) {
     if (a == "--help" || a == "-h") {
       out << kInspectHelp;
@@ -205,6 +208,8 @@ int RunInspect(const std::vector<std::string>& args, std::ostream& out, std::ost
     }
     if (absl::StartsWith(a, "--dump_kernels=")) {
       dump_dir = a.substr(std::string("--dump_kernels=").size());
+    } else if (absl::StartsWith(a, "--dot=")) {
+      dot_path = a.substr(std::string("--dot=").size());
     } else if (absl::StartsWith(a, "-") || !path.empty()) {
       err << "xla_aot inspect: unexpected argument '" << a << "'\n" << kInspectHelp;
       return kExitUsage;
@@ -230,6 +235,16 @@ int RunInspect(const std::vector<std::string>& args, std::ostream& out, std::ost
       err << "xla_aot inspect: " << s.message() << "\n";
       return kExitBadInput;
     }
+  }
+  if (!dot_path.empty()) {
+    std::ofstream dot(dot_path);
+    dot << ThunkDot((*exe)->program());
+    dot.close();
+    if (!dot) {
+      err << "xla_aot inspect: cannot write " << dot_path << "\n";
+      return kExitBadInput;
+    }
+    out << "wrote " << dot_path << "\n";
   }
   return kExitOk;
 }

@@ -1,13 +1,14 @@
 // `xla_aot inspect`: print what a compiled artifact holds.
 //
-//   xla_aot inspect FILE.xaot [--dump_kernels=DIR]
+//   xla_aot inspect FILE.xaot [--dump_kernels=DIR] [--dot=GRAPH.dot]
 //
 // Prints the header, the program shape, the kernel table, the allocations,
 // the constants, the outputs and aliases, and the thunk tree with each
 // thunk's stream and annotation. The artifact is fully validated first (an
 // invalid one is reported, not printed). --dump_kernels writes every kernel
 // payload to DIR: <kernel>.ptx, <kernel>.cubin, and the host shared object
-// as <module>.so. Returns kExitOk, kExitBadInput or kExitUsage.
+// as <module>.so; --dot writes the thunk tree and buffer usage as Graphviz
+// (thunk_dot.h). Returns kExitOk, kExitBadInput or kExitUsage.
 // Thread-compatible.
 #ifndef XLA_TOOLS_INSPECT_COMMAND_H_
 #define XLA_TOOLS_INSPECT_COMMAND_H_

@@ -16,10 +16,10 @@
 #include "xla/aot/executable.h"
 #include "xla/aot/literal_execution.h"
 #include "xla/stream_executor/platform_registry.h"
+#include "xla/tools/bench_command.h"
+#include "xla/tools/chrome_trace.h"
 #include "xla/tools/exit_codes.h"
 #include "xla/tools/tensor_io.h"
-#include "xla/types/random_literal.h"
-#include "xla/types/npy.h"
 #include "xla/util/status_macros.h"
 
 namespace xla::cli {
@@ -46,13 +46,17 @@ const char kRunHelp[] =
     "                        --tolerance_scale (default 1): relative, but not\n"
     "                        failing on cancellation in sums (GEMMs sum in another\n"
     "                        order than the evaluator). Integers compare exactly\n"
-    "  --tolerance_scale=X   scale the float tolerance of --reference\n";
+    "  --tolerance_scale=X   scale the float tolerance of --reference\n"
+    "  --trace=PATH          after the run, run once more (warm, same inputs) with\n"
+    "                        every thunk timed on its stream and write a Chrome\n"
+    "                        trace-event JSON (chrome://tracing, ui.perfetto.dev)\n";
 
 namespace {
 
 struct RunFlags {
   std::string artifact;
   std::string reference;
+  std::string trace;
   double tolerance_scale = 1.0;
   TensorIoFlags io;
 };
@@ -68,6 +72,9 @@ std::string ParseFlags(const std::vector<std::string>& args, RunFlags* f) {
           !(f->tolerance_scale > 0)) {
         return absl::StrCat("bad ", arg, " (a positive number)");
       }
+    } else if (absl::StartsWith(arg, "--trace=")) {
+      f->trace = arg.substr(std::string("--trace=").size());
+      if (f->trace.empty()) return "--trace needs an output file";
     } else if (absl::StartsWith(arg, "--reference=")) {
       f->reference = arg.substr(std::string("--reference=").size());
       if (f->reference.empty()) return "--reference needs an HLO file";
@@ -83,29 +90,6 @@ std::string ParseFlags(const std::vector<std::string>& args, RunFlags* f) {
   return CheckTensorIoFlags(f->io);
 }
 
-absl::StatusOr<std::vector<Literal>> Inputs(const RunFlags& f, const ProgramShape& shape) {
-  std::vector<Literal> inputs;
-  if (f.io.random_inputs) {
-    for (size_t i = 0; i < shape.parameters.size(); ++i) {
-      ASSIGN_OR_RETURN(Literal arg, MakeRandomLiteral(shape.parameters[i], f.io.seed * 1000003 + i));
-      inputs.push_back(std::move(arg));
-    }
-    return inputs;
-  }
-  if (f.io.inputs.size() != shape.parameters.size()) {
-    return absl::InvalidArgumentError(absl::StrCat("the artifact takes ", shape.parameters.size(),
-                                                   " parameters but ", f.io.inputs.size(),
-                                                   " --input files were given"));
-  }
-  for (size_t i = 0; i < f.io.inputs.size(); ++i) {
-    ASSIGN_OR_RETURN(Literal file, ReadNpyFile(f.io.inputs[i]));
-    ASSIGN_OR_RETURN(Literal arg, ConvertNpyLiteral(file, shape.parameters[i],
-                                                    absl::StrCat("parameter ", i, " from ", f.io.inputs[i])));
-    inputs.push_back(std::move(arg));
-  }
-  return inputs;
-}
-
 struct RunOutcome {
   std::vector<Literal> inputs;
   std::vector<Literal> leaves;
@@ -114,7 +98,7 @@ struct RunOutcome {
 absl::StatusOr<RunOutcome> LoadAndRun(const RunFlags& f) {
   RunOutcome outcome;
   ASSIGN_OR_RETURN(std::unique_ptr<aot::Executable> exe, aot::Executable::LoadFromFile(f.artifact));
-  ASSIGN_OR_RETURN(outcome.inputs, Inputs(f, exe->program_shape()));
+  ASSIGN_OR_RETURN(outcome.inputs, MakeInputs(f.io, exe->program_shape()));
   ASSIGN_OR_RETURN(stream_executor::Platform * platform,
                    stream_executor::PlatformRegistry::GetPlatform(exe->program().target.platform));
   ASSIGN_OR_RETURN(stream_executor::StreamExecutor * device, platform->GetDevice(0));
@@ -166,6 +150,16 @@ absl::StatusOr<bool> CompareWithReference(const std::string& path,
   return all_pass;
 }
 
+// One more (warm) run of `artifact` on `inputs`, traced into `path`.
+absl::Status WriteTrace(const std::string& artifact, const std::vector<Literal>& inputs,
+                        const std::string& path) {
+  ASSIGN_OR_RETURN(DeviceRunner runner, DeviceRunner::Create(artifact, inputs));
+  gpu::ThunkTracer tracer;
+  RETURN_IF_ERROR(runner.Run(&tracer));
+  return WriteChromeTrace(path, tracer.events(),
+                          absl::StrCat("xla_aot run ", runner.exe->program().payload().module_name()));
+}
+
 }  // namespace
 
 int RunRun(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
@@ -184,6 +178,12 @@ int RunRun(const std::vector<std::string>& args, std::ostream& out, std::ostream
   if (!run.ok()) {
     err << "xla_aot run: " << flags.artifact << ": " << run.status().message() << "\n";
     return kExitBadInput;
+  }
+  if (!flags.trace.empty()) {
+    if (absl::Status s = WriteTrace(flags.artifact, run->inputs, flags.trace); !s.ok()) {
+      err << "xla_aot run: --trace: " << s.message() << "\n";
+      return kExitBadInput;
+    }
   }
   std::vector<const Literal*> pointers;
   for (const Literal& leaf : run->leaves) pointers.push_back(&leaf);

@@ -3,6 +3,7 @@
 //
 //   xla_aot run FILE.xaot --input=a.npy --input=b.npy --output_dir=DIR
 //   xla_aot run FILE.xaot --random_inputs --seed=7 --print
+//   xla_aot run FILE.xaot --random_inputs --trace=trace.json
 //
 // Writes DIR/out0.npy, out1.npy, ...: one file per result leaf, depth-first.
 // Returns kExitOk, kExitBadInput (the artifact does not load, an input does

@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "xla/backends/gpu/runtime/artifact_header.h"
+#include "xla/backends/gpu/runtime/thunk_trace.h"
 #include "xla/util/status_macros.h"
 
 namespace xla::gpu {
@@ -172,6 +173,12 @@ void GpuExecutable::ReturnResources(DeviceState& device, std::unique_ptr<RunReso
 
 absl::StatusOr<std::vector<se::OwningDeviceMemory>> GpuExecutable::Execute(
     se::StreamExecutor* executor, std::vector<ExecutionArgument> arguments) {
+  return Execute(executor, std::move(arguments), ExecuteOptions());
+}
+
+absl::StatusOr<std::vector<se::OwningDeviceMemory>> GpuExecutable::Execute(
+    se::StreamExecutor* executor, std::vector<ExecutionArgument> arguments,
+    const ExecuteOptions& options) {
   ASSIGN_OR_RETURN(DeviceState * device, FindDevice(executor));
   const Program& p = *program_;
   RETURN_IF_ERROR(CheckArguments(p, arguments));
@@ -222,8 +229,10 @@ absl::StatusOr<std::vector<se::OwningDeviceMemory>> GpuExecutable::Execute(
   params.streams = resources->stream_ptrs;
   params.async_events = &resources->events;
   params.kernels = device->kernels.get();
+  params.tracer = options.tracer;
   if (status.ok()) status = p.root->ExecuteOnStream(params);
   status = WaitAll(resources->stream_ptrs, status);
+  if (options.tracer != nullptr) options.tracer->Finish();
   if (!status.ok()) return status;  // resources dropped: their streams hold the error
   ReturnResources(*device, std::move(resources));
   std::vector<se::OwningDeviceMemory> outputs;

@@ -70,6 +70,16 @@ class ExecutionArgument {
   bool donated_ = false;
 };
 
+class ThunkTracer;
+
+// Optional per-run settings of Execute.
+struct ExecuteOptions {
+  // When set, every thunk's execution interval is recorded into it (see
+  // thunk_trace.h); Execute calls tracer->Finish() once the streams are done,
+  // also when the run fails. Not owned; one run at a time per tracer.
+  ThunkTracer* tracer = nullptr;
+};
+
 class GpuExecutable {
  public:
   explicit GpuExecutable(std::unique_ptr<Program> program);
@@ -78,6 +88,10 @@ class GpuExecutable {
   absl::Status Initialize(stream_executor::StreamExecutor* executor);
   absl::StatusOr<std::vector<stream_executor::OwningDeviceMemory>> Execute(
       stream_executor::StreamExecutor* executor, std::vector<ExecutionArgument> arguments);
+  // Execute with `options` (tracing).
+  absl::StatusOr<std::vector<stream_executor::OwningDeviceMemory>> Execute(
+      stream_executor::StreamExecutor* executor, std::vector<ExecutionArgument> arguments,
+      const ExecuteOptions& options);
 
   const Program& program() const { return *program_; }
 

@@ -3,6 +3,7 @@
 #include <map>
 
 #include "absl/strings/str_cat.h"
+#include "xla/backends/gpu/runtime/thunk_trace.h"
 #include "xla/util/status_macros.h"
 
 namespace xla::gpu {
@@ -73,7 +74,16 @@ absl::Status SequentialThunk::Initialize(const InitializeParams& params) {
 }
 
 absl::Status SequentialThunk::ExecuteOnStream(const ExecuteParams& params) const {
-  for (const auto& thunk : thunks_) RETURN_IF_ERROR(thunk->ExecuteOnStream(params));
+  if (params.tracer == nullptr) {
+    for (const auto& thunk : thunks_) RETURN_IF_ERROR(thunk->ExecuteOnStream(params));
+    return absl::OkStatus();
+  }
+  for (const auto& thunk : thunks_) {
+    const int64_t event = params.tracer->Begin(*thunk, params);
+    absl::Status status = thunk->ExecuteOnStream(params);
+    params.tracer->End(event, params);
+    RETURN_IF_ERROR(status);
+  }
   return absl::OkStatus();
 }
 

@@ -150,8 +150,13 @@ struct AsyncEvents {
   std::unique_ptr<stream_executor::Event> done;
 };
 
+class ThunkTracer;  // thunk_trace.h
+
 struct ExecuteParams {
   stream_executor::StreamExecutor* executor = nullptr;
+  // When set, sequences record each thunk's execution interval (optional;
+  // null costs nothing).
+  ThunkTracer* tracer = nullptr;
   const BufferAllocations* buffers = nullptr;
   // One stream per stream id.
   absl::Span<stream_executor::Stream* const> streams;

@@ -98,6 +98,7 @@ std::string Details(const ThunkProto& t, const gpu::GpuExecutablePayloadProto& p
       return absl::StrCat("id=", t.async_done().async_id());
     case ThunkProto::kSequential:
     case ThunkProto::kAllReduce:
+    case ThunkProto::kCollective:
     case ThunkProto::KIND_NOT_SET:
       return "";
   }

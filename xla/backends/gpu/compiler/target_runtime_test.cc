@@ -52,5 +52,21 @@ TEST(TargetRuntime, MalformedDateIsAnError) {
   EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << s;
 }
 
+TEST(TargetRuntime, CollectivesAreListedAndRefusedForOlderRuntimes) {
+  GpuExecutableProto a;
+  ThunkProto* seq = a.mutable_payload()->add_thunks();
+  seq->mutable_sequential()->add_thunks()->mutable_collective()->set_op(COLLECTIVE_OP_REPLICA_ID);
+  ASSERT_TRUE(FinalizeRuntimeFeatures("", &a).ok());
+  ASSERT_EQ(a.header().required_runtime_features_size(), 1);
+  EXPECT_EQ(a.header().required_runtime_features(0), "collectives");
+  // A runtime built the day before collectives landed cannot read them and
+  // there is no legacy form.
+  absl::Status s = FinalizeRuntimeFeatures("2026-11-29", &a);
+  EXPECT_EQ(s.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_TRUE(absl::StrContains(s.message(), "`collectives` (ThunkProto.collective)")) << s;
+  EXPECT_TRUE(absl::StrContains(s.message(), "since 2026-11-30")) << s;
+  EXPECT_TRUE(FinalizeRuntimeFeatures("2026-11-30", &a).ok());
+}
+
 }  // namespace
 }  // namespace xla::gpu

@@ -118,8 +118,9 @@ class Emitter {
  public:
   Emitter(const HloModule& module, const HloSchedule& schedule,
           const BufferAssignment& assignment, KernelBackend* backend,
-          GpuExecutablePayloadProto* payload)
-      : module_(module),
+          GpuExecutablePayloadProto* payload, bool emit_collectives = false)
+      : emit_collectives_(emit_collectives),
+        module_(module),
         schedule_(schedule),
         assignment_(assignment),
         backend_(backend),
@@ -299,6 +300,7 @@ class Emitter {
     if (op == HloOpcode::kWhile) return EmitWhile(instr, out);
     if (op == HloOpcode::kConditional) return EmitConditional(instr, out);
     if (op == HloOpcode::kCustomCall) return EmitCustomCall(instr, out);
+    if (IsCollective(op)) return EmitCollective(instr, out);
     if (CanWrapInFusion(instr)) return EmitWrapped(instr, out);
     if (op == HloOpcode::kRngBitGenerator) {
       // RngBitGeneratorExpander expands every supported form before this.
@@ -397,6 +399,170 @@ class Emitter {
       }
     }
     return EmitKernel(instr, *fusion, distinct, out);
+  }
+
+  static bool IsCollective(HloOpcode op) {
+    return op == HloOpcode::kAllReduce || op == HloOpcode::kAllReduceStart ||
+           op == HloOpcode::kAllReduceDone || op == HloOpcode::kAllGather ||
+           op == HloOpcode::kReduceScatter || op == HloOpcode::kAllToAll ||
+           op == HloOpcode::kCollectivePermute || op == HloOpcode::kReplicaId ||
+           op == HloOpcode::kPartitionId;
+  }
+
+  // The participant lists of `instr` over replica ids: its replica groups
+  // (list or iota form) or, when empty, one group of every replica.
+  // TODO(collectives): replace with GetParticipantGroups from
+  // xla/hlo/ir/collective_groups.h once it lands (partitions, global ids).
+  absl::StatusOr<std::vector<std::vector<int64_t>>> ReplicaGroupsOf(const HloInstruction& instr) {
+    const int64_t replicas = module_.config().replica_count.value_or(1);
+    std::vector<std::vector<int64_t>> groups;
+    if (const AttrValue* v = instr.FindAttr(AttrId::kReplicaGroups)) {
+      const ReplicaGroups& rg = std::get<ReplicaGroups>(*v);
+      groups = rg.Expand();
+      if (groups.empty() && (rg.iota || !rg.raw.empty() || !rg.groups.empty())) {
+        return Unimplemented(instr, "replica groups that cannot be expanded to lists");
+      }
+    }
+    if (groups.empty()) {
+      groups.emplace_back();
+      for (int64_t r = 0; r < replicas; ++r) groups.back().push_back(r);
+    }
+    for (const std::vector<int64_t>& g : groups) {
+      for (int64_t id : g) {
+        if (id < 0 || id >= replicas) {
+          return absl::InvalidArgumentError(absl::StrCat(
+              "replica id ", id, " in the replica groups is outside the module's replica_count ",
+              replicas));
+        }
+      }
+    }
+    return groups;
+  }
+
+  absl::StatusOr<ReductionKindProto> ReductionOf(const HloInstruction& instr) {
+    const HloComputation* reducer = instr.to_apply();
+    const HloInstruction* root = reducer == nullptr ? nullptr : reducer->root_instruction();
+    if (root != nullptr && root->operand_count() == 2 &&
+        root->operand(0)->opcode() == HloOpcode::kParameter &&
+        root->operand(1)->opcode() == HloOpcode::kParameter) {
+      const bool pred = root->shape().element_type() == PrimitiveType::PRED;
+      struct Row {
+        HloOpcode op;
+        ReductionKindProto kind;
+        ReductionKindProto pred_kind;
+      };
+      static constexpr Row kReducers[] = {
+          {HloOpcode::kAdd, REDUCTION_KIND_SUM, REDUCTION_KIND_OR},
+          {HloOpcode::kMultiply, REDUCTION_KIND_PROD, REDUCTION_KIND_AND},
+          {HloOpcode::kMinimum, REDUCTION_KIND_MIN, REDUCTION_KIND_AND},
+          {HloOpcode::kMaximum, REDUCTION_KIND_MAX, REDUCTION_KIND_OR},
+          {HloOpcode::kAnd, REDUCTION_KIND_AND, REDUCTION_KIND_AND},
+          {HloOpcode::kOr, REDUCTION_KIND_OR, REDUCTION_KIND_OR},
+      };
+      for (const Row& row : kReducers) {
+        if (row.op == root->opcode()) return pred ? row.pred_kind : row.kind;
+      }
+    }
+    return Unimplemented(instr, "the reduction computation is not a single add, multiply, "
+                                "minimum, maximum, and or or of its two parameters");
+  }
+
+  absl::Status EmitCollective(const HloInstruction& instr, Thunks* out) {
+    const HloOpcode op = instr.opcode();
+    if (!emit_collectives_) {
+      return Unimplemented(instr, absl::StrCat(
+          HloOpcodeName(op), " is emitted only with --emit_collectives (stage 1 of the "
+          "collectives rollout: runtimes read it since 2026-11-30, emission is off by default)"));
+    }
+    if (module_.config().num_partitions.value_or(1) != 1) {
+      return Unimplemented(instr, "collectives across partitions (num_partitions > 1)");
+    }
+    if (op == HloOpcode::kAllReduceStart || op == HloOpcode::kAllReduceDone) {
+      // TODO(collectives): the async forms (a start/done pair on the
+      // communication stream); compiling all-reduce-start/-done crashed in
+      // the host pipeline when tried (see the report of issue 12).
+      return Unimplemented(instr, "async collective forms (-start/-done) are not emitted yet; "
+                                  "use the synchronous op");
+    }
+    if (op == HloOpcode::kReplicaId || op == HloOpcode::kPartitionId) {
+      ASSIGN_OR_RETURN(BufferSliceProto result, SliceProto(&instr, {}));
+      CollectiveThunkProto* c = AddThunk(instr, out)->mutable_collective();
+      c->set_op(op == HloOpcode::kReplicaId ? COLLECTIVE_OP_REPLICA_ID
+                                            : COLLECTIVE_OP_PARTITION_ID);
+      *c->mutable_result() = result;
+      return absl::OkStatus();
+    }
+    CollectiveThunkProto proto;
+    std::vector<std::vector<int64_t>> groups;
+    if (op == HloOpcode::kCollectivePermute) {
+      if (instr.operand_count() != 1) return Unimplemented(instr, "in-place collective-permute");
+      proto.set_op(COLLECTIVE_OP_COLLECTIVE_PERMUTE);
+      const AttrValue* pairs = instr.FindAttr(AttrId::kSourceTargetPairs);
+      if (pairs != nullptr) {
+        for (const std::vector<int64_t>& p : std::get<std::vector<std::vector<int64_t>>>(*pairs)) {
+          if (p.size() != 2) return Unimplemented(instr, "a source-target pair without 2 ids");
+          SourceTargetPairProto* pair = proto.add_source_target_pairs();
+          pair->set_source(p[0]);
+          pair->set_target(p[1]);
+        }
+      }
+    } else {
+      ASSIGN_OR_RETURN(groups, ReplicaGroupsOf(instr));
+      for (const std::vector<int64_t>& g : groups) {
+        ReplicaGroupProto* group = proto.add_replica_groups();
+        for (int64_t id : g) group->add_replica_ids(id);
+      }
+    }
+    if (op == HloOpcode::kAllReduce || op == HloOpcode::kAllReduceStart) {
+      proto.set_op(COLLECTIVE_OP_ALL_REDUCE);
+      ASSIGN_OR_RETURN(ReductionKindProto kind, ReductionOf(instr));
+      proto.set_reduction(kind);
+    } else if (op == HloOpcode::kReduceScatter) {
+      proto.set_op(COLLECTIVE_OP_REDUCE_SCATTER);
+      ASSIGN_OR_RETURN(ReductionKindProto kind, ReductionOf(instr));
+      proto.set_reduction(kind);
+    } else if (op == HloOpcode::kAllGather) {
+      proto.set_op(COLLECTIVE_OP_ALL_GATHER);
+    } else if (op == HloOpcode::kAllToAll) {
+      proto.set_op(COLLECTIVE_OP_ALL_TO_ALL);
+      if (instr.dimensions().empty() && !instr.has_attr(AttrId::kSplitDimension)) {
+        return Unimplemented(instr, "the tuple form of all-to-all (without a split dimension)");
+      }
+      if (instr.has_attr(AttrId::kChannelId)) {
+        return Unimplemented(instr, "all-to-all with a channel_id (cross-partition)");
+      }
+    }
+    if (op == HloOpcode::kAllGather || op == HloOpcode::kReduceScatter ||
+        op == HloOpcode::kAllToAll) {
+      if (instr.operand_count() != 1) {
+        return Unimplemented(instr, "more than one operand (emit one collective per operand)");
+      }
+      const std::vector<int64_t>& dims = instr.dimensions();
+      proto.set_dimension(dims.empty() ? instr.GetInt(AttrId::kSplitDimension) : dims[0]);
+    }
+    // One thunk per operand: leaf i of a tuple result, or the array result.
+    const bool tuple = instr.shape().IsTuple();
+    for (int64_t i = 0; i < instr.operand_count(); ++i) {
+      const HloInstruction* operand = instr.operand(i);
+      const Shape& shape = operand->shape();
+      if (!shape.IsArray()) return Unimplemented(instr, "a non-array operand");
+      if (shape.has_layout() && shape.dimensions().size() > 1) {
+        const std::vector<int64_t>& m2m = shape.layout().minor_to_major;
+        for (size_t d = 0; d < m2m.size(); ++d) {
+          if (m2m[d] != static_cast<int64_t>(m2m.size() - 1 - d)) {
+            return Unimplemented(instr, absl::StrCat("operand ", i, " is not row-major"));
+          }
+        }
+      }
+      ThunkProto* thunk = AddThunk(instr, out);
+      CollectiveThunkProto* c = thunk->mutable_collective();
+      *c = proto;
+      ASSIGN_OR_RETURN(*c->mutable_operand(), SliceProto(operand, {}));
+      ASSIGN_OR_RETURN(*c->mutable_result(), SliceProto(&instr, tuple ? ShapeIndex{i} : ShapeIndex{}));
+      c->set_element_type(PrimitiveTypeToProto(shape.element_type()));
+      for (int64_t d : shape.dimensions()) c->add_operand_dimensions(d);
+    }
+    return absl::OkStatus();
   }
 
   absl::Status EmitGemm(const HloInstruction& dot, Thunks* out) {
@@ -530,6 +696,7 @@ class Emitter {
     return absl::OkStatus();
   }
 
+  const bool emit_collectives_;
   const HloModule& module_;
   const HloSchedule& schedule_;
   const BufferAssignment& assignment_;
@@ -590,7 +757,7 @@ absl::Status EmitThunks(const HloModule& module, const HloSchedule& schedule,
                         const BufferAssignment& assignment, const ThunkEmitterOptions& options,
                         llvm::Module* kernels, GpuExecutablePayloadProto* payload) {
   HostKernelBackend backend(options.kernel, kernels);
-  return EmitThunksWithBackend(module, schedule, assignment, &backend, payload);
+  return Emitter(module, schedule, assignment, &backend, payload, options.emit_collectives).Run();
 }
 
 }  // namespace xla::gpu

@@ -23,6 +23,11 @@
 //                             known_trip_count from the backend_config
 //                             written by WhileLoopTripCountAnnotator)
 //   conditional               conditional thunk (PRED or S32 index)
+//   all-reduce, all-gather,   collective thunk (one per operand leaf) when
+//   reduce-scatter,           ThunkEmitterOptions::emit_collectives; else
+//   all-to-all, collective-   Unimplemented naming the op and the flag
+//   permute, replica-id,
+//   partition-id              (-start/-done forms: Unimplemented for now)
 //   custom-call               custom-call thunk when the target is an FFI
 //                             handler for platform "host" whose signature
 //                             accepts the operand/result leaf counts and no
@@ -53,6 +58,14 @@ struct ThunkEmitterOptions {
   // Passed to every EmitHostFusionKernel call (noalias, alignment and
   // output_aliases_operand are filled per kernel and ignored here).
   HostEmitOptions kernel;
+  // Stage 1 of the collectives rollout (feature "collectives",
+  // feature_registry.cc): lower all-reduce, all-gather,
+  // reduce-scatter, all-to-all (array form), collective-permute, replica-id
+  // and partition-id to CollectiveThunkProto. Off: those opcodes fail with
+  // Unimplemented naming the op and `--emit_collectives`. Only modules with
+  // one partition; groups are replica ids (list or iota form; empty = all
+  // replica_count replicas).
+  bool emit_collectives = false;
 };
 
 // Fills `payload` (module_name, program_shape, kernels, allocations,

@@ -2,6 +2,7 @@
 // given (the numerical end-to-end checks are in host_compiler_test.cc).
 #include "xla/backends/gpu/compiler/thunk_emitter.h"
 
+#include <map>
 #include <memory>
 #include <string>
 
@@ -10,6 +11,7 @@
 #include "llvm/IR/LLVMContext.h"
 #include "xla/hlo/parser/hlo_parser.h"
 #include "xla/service/middle_end.h"
+#include "xla/backends/gpu/runtime/feature_registry.h"
 #include "xla/util/proto_util.h"
 
 namespace xla::gpu {
@@ -24,7 +26,7 @@ struct Emitted {
   absl::Status status;
 };
 
-std::unique_ptr<Emitted> Emit(absl::string_view hlo) {
+std::unique_ptr<Emitted> Emit(absl::string_view hlo, bool emit_collectives = false) {
   auto e = std::make_unique<Emitted>();
   auto module = ParseHloModule(hlo);
   EXPECT_TRUE(module.ok()) << module.status();
@@ -36,6 +38,7 @@ std::unique_ptr<Emitted> Emit(absl::string_view hlo) {
   e->kernels = std::make_unique<llvm::Module>("k", *e->context);
   ThunkEmitterOptions options;
   options.kernel.target_block_bytes = 256;
+  options.emit_collectives = emit_collectives;
   e->status = EmitThunks(*e->module, e->middle.schedule, *e->middle.assignment, options,
                          e->kernels.get(), &e->payload);
   return e;
@@ -186,6 +189,108 @@ ENTRY main {
     EXPECT_EQ(v[2], 4.0f);
   }
   EXPECT_EQ(constant_allocations, e->payload.constants_size());
+}
+
+
+constexpr char kCollectives[] = R"(
+HloModule coll, replica_count=4
+sum {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+mx {
+  a = s32[] parameter(0)
+  b = s32[] parameter(1)
+  ROOT m = s32[] maximum(a, b)
+}
+ENTRY main {
+  x = f32[3,5]{1,0} parameter(0)
+  i = s32[4,3]{1,0} parameter(1)
+  ar = f32[3,5]{1,0} all-reduce(x), replica_groups={{0,1},{2,3}}, to_apply=sum
+  ag = f32[3,20]{1,0} all-gather(x), dimensions={1}, replica_groups={}
+  rs = s32[2,3]{1,0} reduce-scatter(i), dimensions={0}, replica_groups={{1,0},{3,2}}, to_apply=mx
+  cp = f32[3,5]{1,0} collective-permute(x), source_target_pairs={{0,1},{1,2},{2,3}}
+  id = u32[] replica-id()
+  ROOT t = (f32[3,5]{1,0}, f32[3,20]{1,0}, s32[2,3]{1,0}, f32[3,5]{1,0}, u32[]) tuple(ar, ag, rs, cp, id)
+}
+)";
+
+TEST(ThunkEmitter, CollectivesNeedTheFlag) {
+  auto e = Emit(kCollectives);
+  ASSERT_FALSE(e->status.ok());
+  EXPECT_EQ(e->status.code(), absl::StatusCode::kUnimplemented);
+  EXPECT_TRUE(absl::StrContains(e->status.message(), "all-reduce is emitted only with "
+                                                      "--emit_collectives"))
+      << e->status;
+}
+
+TEST(ThunkEmitter, CollectivesBecomeCollectiveThunks) {
+  auto e = Emit(kCollectives, /*emit_collectives=*/true);
+  ASSERT_TRUE(e->status.ok()) << e->status;
+  std::map<CollectiveOpProto, const CollectiveThunkProto*> by_op;
+  for (const ThunkProto& t : e->payload.thunks()) {
+    if (t.has_collective()) by_op[t.collective().op()] = &t.collective();
+  }
+  ASSERT_EQ(by_op.size(), 5u);
+  const CollectiveThunkProto& ar = *by_op.at(COLLECTIVE_OP_ALL_REDUCE);
+  EXPECT_EQ(ar.reduction(), REDUCTION_KIND_SUM);
+  ASSERT_EQ(ar.replica_groups_size(), 2);
+  EXPECT_EQ(ar.replica_groups(1).replica_ids(0), 2);
+  EXPECT_EQ(ar.operand().size(), 60);
+  EXPECT_EQ(ar.element_type(), PRIMITIVE_TYPE_F32);
+  const CollectiveThunkProto& ag = *by_op.at(COLLECTIVE_OP_ALL_GATHER);
+  EXPECT_EQ(ag.dimension(), 1);
+  ASSERT_EQ(ag.replica_groups_size(), 1);  // empty groups: every replica
+  EXPECT_EQ(ag.replica_groups(0).replica_ids_size(), 4);
+  EXPECT_EQ(ag.result().size(), 240);
+  const CollectiveThunkProto& rs = *by_op.at(COLLECTIVE_OP_REDUCE_SCATTER);
+  EXPECT_EQ(rs.reduction(), REDUCTION_KIND_MAX);
+  EXPECT_EQ(rs.replica_groups(0).replica_ids(0), 1);  // group order kept
+  EXPECT_EQ(std::vector<int64_t>(rs.operand_dimensions().begin(), rs.operand_dimensions().end()),
+            (std::vector<int64_t>{4, 3}));
+  EXPECT_EQ(by_op.at(COLLECTIVE_OP_COLLECTIVE_PERMUTE)->source_target_pairs_size(), 3);
+  EXPECT_EQ(by_op.at(COLLECTIVE_OP_REPLICA_ID)->result().size(), 4);
+  EXPECT_EQ(RequiredFeaturesOf(e->payload), std::vector<std::string>{"collectives"});
+}
+
+TEST(ThunkEmitter, CollectiveGroupsBeyondTheReplicaCountAreRejected) {
+  auto e = Emit(R"(
+HloModule coll, replica_count=2
+sum {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY main {
+  x = f32[7]{0} parameter(0)
+  ROOT ar = f32[7]{0} all-reduce(x), replica_groups={{0,1,2}}, to_apply=sum
+}
+)",
+                /*emit_collectives=*/true);
+  ASSERT_FALSE(e->status.ok());
+  EXPECT_TRUE(absl::StrContains(e->status.message(), "replica id 2 in the replica groups is "
+                                                      "outside the module's replica_count 2"))
+      << e->status;
+}
+
+TEST(ThunkEmitter, AsyncCollectiveFormsAreUnimplemented) {
+  auto e = Emit(R"(
+HloModule async, replica_count=2
+sum {
+  a = s32[] parameter(0)
+  b = s32[] parameter(1)
+  ROOT s = s32[] add(a, b)
+}
+ENTRY main {
+  x = s32[3]{0} parameter(0)
+  st = s32[3]{0} all-reduce-start(x), replica_groups={{0,1}}, to_apply=sum
+  ROOT dn = s32[3]{0} all-reduce-done(st)
+}
+)",
+                /*emit_collectives=*/true);
+  ASSERT_FALSE(e->status.ok());
+  EXPECT_TRUE(absl::StrContains(e->status.message(), "async collective forms")) << e->status;
 }
 
 }  // namespace

@@ -30,6 +30,10 @@ constexpr RuntimeFeature kRegistry[] = {
     // --emit_cubin_with_ptx until at least 2026-12-13 (stage 2).
     {"kernel_spec.cubin_with_ptx", FeatureKind::kOneofCase, "KernelProto.cubin_with_ptx",
      "2026-11-29", "--emit_cubin_with_ptx", false, "", ""},
+    // Stage 1 (2026-11-30): collectives and device ids (CollectiveThunkProto)
+    // run on the host target; emitted only with --emit_collectives.
+    {"collectives", FeatureKind::kOneofCase, "ThunkProto.collective", "2026-11-30",
+     "--emit_collectives", false, "", ""},
 };
 
 absl::Status Bad(const RuntimeFeature& f, absl::string_view rule) {
@@ -57,6 +61,9 @@ void AddThunkFeatures(const ThunkProto& thunk, std::set<std::string>* out) {
     case ThunkProto::kAsyncStart:
     case ThunkProto::kAsyncDone:
       out->insert("async_streams");
+      return;
+    case ThunkProto::kCollective:
+      out->insert("collectives");
       return;
     case ThunkProto::kKernel:
     case ThunkProto::kCopy:

@@ -1,5 +1,6 @@
 #include "xla/backends/gpu/runtime/feature_registry.h"
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -75,7 +76,10 @@ TEST(FeatureRegistry, DatesAndWhatARuntimeOfADateSupports) {
   EXPECT_FALSE(ParseIsoDate("2026-13-01").ok());
   EXPECT_FALSE(ParseIsoDate("yesterday").ok());
   EXPECT_TRUE(FeaturesSupportedOn("2026-11-28").value().empty());
-  std::vector<std::string> today = FeaturesSupportedOn("2026-11-29").value();
+  std::vector<std::string> first = FeaturesSupportedOn("2026-11-29").value();
+  EXPECT_EQ(std::count(first.begin(), first.end(), "collectives"), 0);  // landed 2026-11-30
+  EXPECT_EQ(first.size() + 1, RuntimeFeatureRegistry().size());
+  std::vector<std::string> today = FeaturesSupportedOn("2026-11-30").value();
   EXPECT_EQ(today.size(), RuntimeFeatureRegistry().size());
 }
 

@@ -69,7 +69,8 @@ inline constexpr int64_t kMaxThunkRepeatedField = 4096;
   X(kConditional, "conditional", ThunkProto::kConditional)  \
   X(kCustomCall, "custom_call", ThunkProto::kCustomCall)    \
   X(kAsyncStart, "async_start", ThunkProto::kAsyncStart)    \
-  X(kAsyncDone, "async_done", ThunkProto::kAsyncDone)
+  X(kAsyncDone, "async_done", ThunkProto::kAsyncDone)      \
+  X(kCollective, "collective", ThunkProto::kCollective)
 
 class Thunk;
 
@@ -136,6 +137,9 @@ class ThunkContext {
 // Resources thunks declare in Prepare.
 struct ResourceRequests {
   std::set<int64_t> async_ids;
+  // Replica groups (participant replica ids, in rank order) collectives
+  // need communicators for (collective_thunk.h).
+  std::set<std::vector<int64_t>> collective_groups;
 };
 
 // Per-device state created by the executable and filled by Initialize.

@@ -8,6 +8,7 @@
 #include "google/protobuf/unknown_field_set.h"
 #include "xla/backends/gpu/runtime/async_done_thunk.h"
 #include "xla/backends/gpu/runtime/async_start_thunk.h"
+#include "xla/backends/gpu/runtime/collective_thunk.h"
 #include "xla/backends/gpu/runtime/conditional_thunk.h"
 #include "xla/backends/gpu/runtime/copy_thunk.h"
 #include "xla/backends/gpu/runtime/custom_call_thunk.h"
@@ -78,6 +79,9 @@ absl::StatusOr<std::unique_ptr<Thunk>> DeserializeThunk(const ThunkProto& proto,
       return ctx.Error(
           "thunk kind all_reduce is known to format 1 but not supported by this runtime; "
           "use a runtime with collectives support or compile without collectives");
+    case ThunkProto::kCollective:
+      return Upcast(CollectiveThunk::FromProto(std::move(info), proto.collective(),
+                                               ctx.Field("collective")));
     case ThunkProto::KIND_NOT_SET:
       return ctx.Error(absl::StrCat("unknown thunk kind (field number ", UnknownFieldNumbers(proto),
                                     "): the artifact is newer than this runtime; upgrade the "

@@ -1,0 +1,153 @@
+#include "xla/aot/replicated_execution.h"
+
+#include <algorithm>
+#include <set>
+#include <string>
+#include <thread>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "xla/aot/literal_execution.h"
+#include "xla/backends/gpu/runtime/collective_context.h"
+#include "xla/backends/gpu/runtime/collective_thunk.h"
+#include "xla/util/status_macros.h"
+
+namespace xla::aot {
+namespace {
+
+namespace se = ::stream_executor;
+
+// Run ids are unique in the process.
+std::atomic<int64_t> next_run_id{1};
+
+// Checks one collective against `n` replicas.
+absl::Status CheckCollective(const gpu::CollectiveThunk& thunk, int64_t n) {
+  const gpu::CollectiveThunk::Config& c = thunk.config();
+  const std::string what = absl::StrCat(gpu::CollectiveOpName(c.op), " '",
+                                        thunk.info().profile_annotation, "'");
+  auto check_id = [&](int64_t id) -> absl::Status {
+    if (id < n) return absl::OkStatus();
+    return absl::InvalidArgumentError(absl::StrCat(
+        what, " names replica ", id, " but only ", n, " replicas run; the program was compiled "
+        "for more replicas (run with --replicas matching the module's replica_count)"));
+  };
+  for (const auto& [s, t] : c.source_target_pairs) {
+    RETURN_IF_ERROR(check_id(s));
+    RETURN_IF_ERROR(check_id(t));
+  }
+  if (c.replica_groups.empty()) return absl::OkStatus();
+  std::set<int64_t> covered;
+  for (const std::vector<int64_t>& g : c.replica_groups) {
+    for (int64_t id : g) {
+      RETURN_IF_ERROR(check_id(id));
+      covered.insert(id);
+    }
+  }
+  for (int64_t r = 0; r < n; ++r) {
+    if (covered.count(r) == 0) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          what, ": replica ", r, " of ", n, " is in no replica group; the program was compiled "
+          "for fewer replicas (", covered.size(), ")"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CheckTree(const gpu::Thunk& thunk, int64_t n) {
+  if (thunk.kind() == gpu::Thunk::Kind::kCollective) {
+    RETURN_IF_ERROR(CheckCollective(static_cast<const gpu::CollectiveThunk&>(thunk), n));
+  }
+  for (const gpu::Thunk* child : thunk.children()) RETURN_IF_ERROR(CheckTree(*child, n));
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+ReplicatedExecutor::ReplicatedExecutor(Executable& executable,
+                                       const ReplicatedExecutionOptions& options)
+    : executable_(executable), cliques_(options.collective_timeout) {}
+
+absl::StatusOr<std::unique_ptr<ReplicatedExecutor>> ReplicatedExecutor::Create(
+    Executable& executable, const ReplicatedExecutionOptions& options) {
+  const int64_t n = options.num_replicas;
+  if (n < 1) {
+    return absl::InvalidArgumentError(absl::StrCat("replicated execution needs at least 1 "
+                                                   "replica, got ", n));
+  }
+  if (executable.program().target.name != "host") {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "replicated execution runs host artifacts only; this one is for ",
+        executable.program().target.name));
+  }
+  RETURN_IF_ERROR(CheckTree(*executable.program().root, n));
+  std::unique_ptr<ReplicatedExecutor> exec(new ReplicatedExecutor(executable, options));
+  se::host::HostExecutorOptions device_options;
+  device_options.num_threads = std::max(1, options.threads_per_device);
+  for (int64_t r = 0; r < n; ++r) {
+    exec->devices_.push_back(std::make_unique<se::host::HostExecutor>(device_options));
+  }
+  // The groups the collectives declared in Prepare (program.resources):
+  // device id = replica id.
+  for (const std::vector<int64_t>& group : executable.program().resources.collective_groups) {
+    ASSIGN_OR_RETURN(gpu::CliqueKey key, gpu::CliqueKey::Create(group));
+    RETURN_IF_ERROR(exec->cliques_.Get(key, key.devices()[0]).status());
+  }
+  return exec;
+}
+
+absl::StatusOr<std::vector<std::vector<Literal>>> ReplicatedExecutor::RunOnLiterals(
+    absl::Span<const std::vector<Literal>> arguments) {
+  const int64_t n = num_replicas();
+  if (static_cast<int64_t>(arguments.size()) != n) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "replicated execution on ", n, " devices got arguments for ", arguments.size(),
+        " replicas; pass one argument list per replica"));
+  }
+  const int64_t run_id = next_run_id.fetch_add(1);
+  std::vector<gpu::CollectiveContext> contexts(n);
+  std::vector<int64_t> devices(n);
+  for (int64_t r = 0; r < n; ++r) devices[r] = r;
+  for (int64_t r = 0; r < n; ++r) {
+    contexts[r].replica_id = r;
+    contexts[r].partition_id = 0;
+    contexts[r].run_id = run_id;
+    contexts[r].replica_devices = devices;
+    contexts[r].communicator = [this](const gpu::CliqueKey& key, int64_t device) {
+      return cliques_.Get(key, device);
+    };
+  }
+  std::vector<absl::StatusOr<std::vector<Literal>>> results(
+      n, absl::StatusOr<std::vector<Literal>>(absl::UnknownError("not run")));
+  std::vector<std::thread> threads;
+  for (int64_t r = 0; r < n; ++r) {
+    threads.emplace_back([&, r] {
+      gpu::ScopedCollectiveContext scope(&contexts[r]);
+      results[r] = ExecuteOnLiterals(executable_, devices_[r].get(), arguments[r]);
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  // The first replica's own failure, ahead of peers that timed out waiting.
+  int64_t failed = -1;
+  for (int64_t r = 0; r < n; ++r) {
+    if (results[r].ok()) continue;
+    if (failed < 0 || (results[failed].status().code() == absl::StatusCode::kDeadlineExceeded &&
+                       results[r].status().code() != absl::StatusCode::kDeadlineExceeded)) {
+      failed = r;
+    }
+  }
+  if (failed >= 0) {
+    const absl::Status& s = results[failed].status();
+    std::string peers;
+    for (int64_t r = 0; r < n && s.code() != absl::StatusCode::kDeadlineExceeded; ++r) {
+      if (r == failed || results[r].ok()) continue;
+      peers = absl::StrCat("; meanwhile replica ", r, ": ", results[r].status().message());
+      break;
+    }
+    return absl::Status(s.code(), absl::StrCat("replica ", failed, ": ", s.message(), peers));
+  }
+  std::vector<std::vector<Literal>> out;
+  for (auto& r : results) out.push_back(std::move(*r));
+  return out;
+}
+
+}  // namespace xla::aot

@@ -1,0 +1,266 @@
+// End to end: HLO with collectives compiled for the host target (with
+// emit_collectives), run on 2, 4 and 8 host devices, checked against values
+// computed here from each replica's inputs.
+#include "xla/aot/replicated_execution.h"
+
+#include <string>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "gtest/gtest.h"
+#include "xla/backends/gpu/compiler/host_compiler.h"
+
+namespace xla::aot {
+namespace {
+
+std::unique_ptr<Executable> Compile(const std::string& hlo) {
+  gpu::HostCompilerOptions options;
+  options.thunks.emit_collectives = true;
+  absl::StatusOr<std::string> bytes = gpu::CompileHloToHostArtifact(hlo, options);
+  EXPECT_TRUE(bytes.ok()) << bytes.status();
+  if (!bytes.ok()) return nullptr;
+  absl::StatusOr<std::unique_ptr<Executable>> exe = Executable::LoadFromBytes(*bytes);
+  EXPECT_TRUE(exe.ok()) << exe.status();
+  return exe.ok() ? std::move(*exe) : nullptr;
+}
+
+// "{{a,b},{c,d}}".
+std::string Groups(const std::vector<std::vector<int64_t>>& groups) {
+  std::vector<std::string> parts;
+  for (const auto& g : groups) parts.push_back(absl::StrCat("{", absl::StrJoin(g, ","), "}"));
+  return absl::StrCat("{", absl::StrJoin(parts, ","), "}");
+}
+
+constexpr int kSum = 7;  // odd sizes
+
+// One module exercising every collective on n replicas:
+//   0: all-reduce sum f32[7] over all replicas (explicit list)
+//   1: all-reduce max s32[5] over pairs {0,1},{2,3},...
+//   2: all-gather f32[3,2] along dimension 1 over all replicas in reverse order
+//   3: reduce-scatter sum s32[2*2,3] along 0 over pairs listed {1,0},{3,2},...
+//   4: collective-permute f32[3,2], ring r -> r+1 without the wrap
+//   5: all-to-all f32[n,3] along 0 over all replicas
+//   6: replica-id
+std::string Module(int n, std::vector<int64_t>* reversed) {
+  std::vector<int64_t> all;
+  for (int r = 0; r < n; ++r) all.push_back(r);
+  reversed->assign(all.rbegin(), all.rend());
+  std::vector<std::vector<int64_t>> pairs, swapped;
+  for (int r = 0; r < n; r += 2) {
+    pairs.push_back({r, r + 1});
+    swapped.push_back({r + 1, r});
+  }
+  std::vector<std::vector<int64_t>> ring;
+  for (int r = 0; r + 1 < n; ++r) ring.push_back({r, r + 1});
+  return absl::StrCat(R"(
+HloModule collectives, replica_count=)", n, R"(
+sum_f {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+sum_i {
+  a = s32[] parameter(0)
+  b = s32[] parameter(1)
+  ROOT s = s32[] add(a, b)
+}
+max_i {
+  a = s32[] parameter(0)
+  b = s32[] parameter(1)
+  ROOT m = s32[] maximum(a, b)
+}
+ENTRY main {
+  x = f32[7]{0} parameter(0)
+  y = s32[5]{0} parameter(1)
+  g = f32[3,2]{1,0} parameter(2)
+  z = s32[4,3]{1,0} parameter(3)
+  w = f32[)", n, R"(,3]{1,0} parameter(4)
+  ar = f32[7]{0} all-reduce(x), replica_groups=)", Groups({all}), R"(, to_apply=sum_f
+  mx = s32[5]{0} all-reduce(y), replica_groups=)", Groups(pairs), R"(, to_apply=max_i
+  ag = f32[3,)", 2 * n, R"(]{1,0} all-gather(g), dimensions={1}, replica_groups=)",
+                      Groups({*reversed}), R"(
+  rs = s32[2,3]{1,0} reduce-scatter(z), dimensions={0}, replica_groups=)", Groups(swapped),
+                      R"(, to_apply=sum_i
+  cp = f32[3,2]{1,0} collective-permute(g), source_target_pairs=)", Groups(ring), R"(
+  aa = f32[)", n, R"(,3]{1,0} all-to-all(w), dimensions={0}, replica_groups=)", Groups({all}), R"(
+  id = u32[] replica-id()
+  ROOT t = (f32[7]{0}, s32[5]{0}, f32[3,)", 2 * n, R"(]{1,0}, s32[2,3]{1,0}, f32[3,2]{1,0}, f32[)",
+                      n, R"(,3]{1,0}, u32[]) tuple(ar, mx, ag, rs, cp, aa, id)
+}
+)");
+}
+
+float X(int r, int i) { return 0.25f * r + 1.5f * i - 3.1f; }
+int32_t Y(int r, int i) { return (i % 2 == 0 ? 1 : -1) * (13 * r + i) + 4; }
+float G(int r, int i) { return 10.0f * r + i + 0.5f; }  // i = row * 2 + column
+int32_t Z(int r, int i) { return 100 * r - 7 * i; }      // i = row * 3 + column
+float W(int r, int i) { return 1000.0f * r + i; }        // i = row * 3 + column
+
+Literal Make(PrimitiveType type, std::vector<int64_t> dims, const std::function<double(int)>& f) {
+  Literal l(Shape::Array(type, dims));
+  for (int64_t i = 0; i < l.element_count(); ++i) l.SetDouble(i, f(static_cast<int>(i)));
+  return l;
+}
+
+class ReplicatedExecutionTest : public ::testing::TestWithParam<int> {};
+
+TEST_P(ReplicatedExecutionTest, EveryCollectiveMatchesHandComputedValues) {
+  const int n = GetParam();
+  std::vector<int64_t> reversed;
+  std::unique_ptr<Executable> exe = Compile(Module(n, &reversed));
+  ASSERT_NE(exe, nullptr);
+  ReplicatedExecutionOptions options;
+  options.num_replicas = n;
+  options.collective_timeout = absl::Seconds(30);
+  absl::StatusOr<std::unique_ptr<ReplicatedExecutor>> exec = ReplicatedExecutor::Create(*exe, options);
+  ASSERT_TRUE(exec.ok()) << exec.status();
+  std::vector<std::vector<Literal>> args(n);
+  for (int r = 0; r < n; ++r) {
+    args[r].push_back(Make(PrimitiveType::F32, {kSum}, [r](int i) { return X(r, i); }));
+    args[r].push_back(Make(PrimitiveType::S32, {5}, [r](int i) { return Y(r, i); }));
+    args[r].push_back(Make(PrimitiveType::F32, {3, 2}, [r](int i) { return G(r, i); }));
+    args[r].push_back(Make(PrimitiveType::S32, {4, 3}, [r](int i) { return Z(r, i); }));
+    args[r].push_back(Make(PrimitiveType::F32, {n, 3}, [r](int i) { return W(r, i); }));
+  }
+  std::vector<std::vector<Literal>> first;
+  for (int run = 0; run < 2; ++run) {  // twice: bit-identical, cliques reused
+    absl::StatusOr<std::vector<std::vector<Literal>>> out = (*exec)->RunOnLiterals(args);
+    ASSERT_TRUE(out.ok()) << out.status();
+    ASSERT_EQ(out->size(), static_cast<size_t>(n));
+    for (int r = 0; r < n; ++r) {
+      const std::vector<Literal>& o = (*out)[r];
+      ASSERT_EQ(o.size(), 7u);
+      for (int i = 0; i < kSum; ++i) {
+        float want = X(0, i);
+        for (int k = 1; k < n; ++k) want += X(k, i);
+        EXPECT_EQ(static_cast<float>(o[0].GetDouble(i)), want) << "all-reduce r" << r << " i" << i;
+      }
+      const int partner = r ^ 1;
+      for (int i = 0; i < 5; ++i) {
+        EXPECT_EQ(o[1].GetInt(i), std::max(Y(r, i), Y(partner, i))) << "max r" << r << " i" << i;
+      }
+      for (int row = 0; row < 3; ++row) {
+        for (int p = 0; p < n; ++p) {
+          for (int c = 0; c < 2; ++c) {
+            EXPECT_EQ(o[2].GetDouble(row * 2 * n + p * 2 + c), G(reversed[p], row * 2 + c))
+                << "all-gather r" << r;
+          }
+        }
+      }
+      // Group {r|1, r&~1}: position 0 is the odd replica, 1 the even one.
+      const int position = r % 2 == 1 ? 0 : 1;
+      for (int row = 0; row < 2; ++row) {
+        for (int c = 0; c < 3; ++c) {
+          const int i = (position * 2 + row) * 3 + c;
+          EXPECT_EQ(o[3].GetInt(row * 3 + c), Z(r, i) + Z(partner, i)) << "reduce-scatter r" << r;
+        }
+      }
+      for (int i = 0; i < 6; ++i) {
+        EXPECT_EQ(o[4].GetDouble(i), r == 0 ? 0.0 : G(r - 1, i)) << "permute r" << r;
+      }
+      for (int j = 0; j < n; ++j) {
+        for (int c = 0; c < 3; ++c) {
+          EXPECT_EQ(o[5].GetDouble(j * 3 + c), W(j, r * 3 + c)) << "all-to-all r" << r;
+        }
+      }
+      EXPECT_EQ(o[6].GetInt(0), r);
+      if (run == 1) {
+        for (size_t k = 0; k < o.size(); ++k) {
+          EXPECT_TRUE(o[k].data() == first[r][k].data()) << "run 2 differs, r" << r << " leaf " << k;
+        }
+      }
+    }
+    if (run == 0) first = std::move(*out);
+  }
+  // all (1) + pairs (n/2) + reversed (same members as all) + swapped pairs
+  // (same members as pairs) + ring (all n): cliques by member set; with 2
+  // replicas the pair is everyone.
+  EXPECT_EQ((*exec)->num_cliques(), n == 2 ? 1 : 1 + n / 2);
+}
+
+INSTANTIATE_TEST_SUITE_P(Devices, ReplicatedExecutionTest, ::testing::Values(2, 4, 8));
+
+constexpr char kAllReduce4[] = R"(
+HloModule ar4, replica_count=4
+sum {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY main {
+  x = f32[5]{0} parameter(0)
+  ROOT ar = f32[5]{0} all-reduce(x), replica_groups={{0,1,2,3}}, to_apply=sum
+}
+)";
+
+TEST(ReplicatedExecutionErrorsTest, DeviceCountMismatch) {
+  std::unique_ptr<Executable> exe = Compile(kAllReduce4);
+  ASSERT_NE(exe, nullptr);
+  ReplicatedExecutionOptions options;
+  options.num_replicas = 2;
+  absl::Status fewer = ReplicatedExecutor::Create(*exe, options).status();
+  EXPECT_EQ(fewer.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(absl::StrContains(fewer.message(), "all-reduce 'ar' names replica 2 but only 2 "
+                                                 "replicas run"))
+      << fewer;
+  options.num_replicas = 8;
+  absl::Status more = ReplicatedExecutor::Create(*exe, options).status();
+  EXPECT_TRUE(absl::StrContains(more.message(), "replica 4 of 8 is in no replica group")) << more;
+  options.num_replicas = 0;
+  EXPECT_FALSE(ReplicatedExecutor::Create(*exe, options).ok());
+  options.num_replicas = 4;
+  absl::StatusOr<std::unique_ptr<ReplicatedExecutor>> exec = ReplicatedExecutor::Create(*exe, options);
+  ASSERT_TRUE(exec.ok()) << exec.status();
+  std::vector<std::vector<Literal>> three(3);
+  absl::Status wrong = (*exec)->RunOnLiterals(three).status();
+  EXPECT_TRUE(absl::StrContains(wrong.message(), "on 4 devices got arguments for 3 replicas"))
+      << wrong;
+}
+
+TEST(ReplicatedExecutionErrorsTest, MissingParticipantTimesOutNamingIt) {
+  std::unique_ptr<Executable> exe = Compile(kAllReduce4);
+  ASSERT_NE(exe, nullptr);
+  ReplicatedExecutionOptions options;
+  options.num_replicas = 4;
+  options.collective_timeout = absl::Milliseconds(400);
+  absl::StatusOr<std::unique_ptr<ReplicatedExecutor>> exec = ReplicatedExecutor::Create(*exe, options);
+  ASSERT_TRUE(exec.ok()) << exec.status();
+  std::vector<std::vector<Literal>> args(4);
+  for (int r = 0; r < 4; ++r) {
+    if (r == 2) continue;  // replica 2 gets no arguments: it fails before the all-reduce
+    args[r].push_back(Make(PrimitiveType::F32, {5}, [r](int i) { return r + i; }));
+  }
+  absl::Status s = (*exec)->RunOnLiterals(args).status();
+  ASSERT_FALSE(s.ok());
+  // The failing replica's own error first, then a peer's timeout naming it.
+  EXPECT_TRUE(absl::StrContains(s.message(), "replica 2: the program takes 1 arguments, got 0"))
+      << s;
+  EXPECT_TRUE(absl::StrContains(s.message(), "ranks [2] never arrived")) << s;
+  EXPECT_TRUE(absl::StrContains(s.message(), "all-reduce #0")) << s;
+}
+
+TEST(ReplicatedExecutionIdsTest, PartitionIdIsZero) {
+  std::unique_ptr<Executable> exe = Compile(R"(
+HloModule pid, replica_count=2
+ENTRY main {
+  x = u32[] parameter(0)
+  pid = u32[] partition-id()
+  ROOT a = u32[] add(x, pid)
+}
+)");
+  ASSERT_NE(exe, nullptr);
+  ReplicatedExecutionOptions options;
+  options.num_replicas = 2;
+  absl::StatusOr<std::unique_ptr<ReplicatedExecutor>> exec = ReplicatedExecutor::Create(*exe, options);
+  ASSERT_TRUE(exec.ok()) << exec.status();
+  std::vector<std::vector<Literal>> args(2);
+  for (int r = 0; r < 2; ++r) args[r].push_back(Make(PrimitiveType::U32, {}, [r](int) { return 7 + r; }));
+  absl::StatusOr<std::vector<std::vector<Literal>>> out = (*exec)->RunOnLiterals(args);
+  ASSERT_TRUE(out.ok()) << out.status();
+  for (int r = 0; r < 2; ++r) EXPECT_EQ((*out)[r][0].GetInt(0), 7 + r);
+}
+
+}  // namespace
+}  // namespace xla::aot

@@ -1,0 +1,56 @@
+// CollectiveContext: what collective thunks need to know about the
+// execution they run in: this device's replica and partition id, the run
+// id, the device of every replica, and where communicators come from.
+//
+// GpuExecutable::Execute does not carry it yet: the replicated executor
+// (xla/aot/replicated_execution.h) installs it on the executing thread with
+// ScopedCollectiveContext around Execute, and collective thunks read it in
+// ExecuteOnStream (which runs on the caller's thread) and capture what they
+// need into the work they enqueue.
+//
+// Thread-safety: the context is immutable while installed; installation is
+// per thread.
+#ifndef XLA_BACKENDS_GPU_RUNTIME_COLLECTIVE_CONTEXT_H_
+#define XLA_BACKENDS_GPU_RUNTIME_COLLECTIVE_CONTEXT_H_
+
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "xla/backends/gpu/runtime/communicator.h"
+
+namespace xla::gpu {
+
+struct CollectiveContext {
+  int64_t replica_id = 0;
+  int64_t partition_id = 0;
+  // Identifies one execution of all replicas; equal on every replica of it
+  // and larger for every later execution (communicators forget old runs).
+  int64_t run_id = 0;
+  // The global device id of replica r (its size is the replica count).
+  std::vector<int64_t> replica_devices;
+  // The communicator of `device_id` in `clique`; must be thread-safe.
+  std::function<absl::StatusOr<Communicator*>(const CliqueKey& clique, int64_t device_id)>
+      communicator;
+};
+
+// The context installed on this thread, or nullptr.
+const CollectiveContext* CurrentCollectiveContext();
+
+// Installs `context` on this thread for the scope's lifetime (restoring the
+// previous one after). `context` must outlive the scope.
+class ScopedCollectiveContext {
+ public:
+  explicit ScopedCollectiveContext(const CollectiveContext* context);
+  ~ScopedCollectiveContext();
+  ScopedCollectiveContext(const ScopedCollectiveContext&) = delete;
+  ScopedCollectiveContext& operator=(const ScopedCollectiveContext&) = delete;
+
+ private:
+  const CollectiveContext* previous_;
+};
+
+}  // namespace xla::gpu
+
+#endif  // XLA_BACKENDS_GPU_RUNTIME_COLLECTIVE_CONTEXT_H_

@@ -1,0 +1,394 @@
+#include "xla/backends/gpu/runtime/collective_thunk.h"
+
+#include <algorithm>
+#include <cstring>
+#include <set>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "xla/backends/gpu/runtime/collective_context.h"
+#include "xla/types/xla_data_convert.h"
+#include "xla/util/status_macros.h"
+
+namespace xla::gpu {
+namespace {
+
+namespace se = ::stream_executor;
+
+struct OpRow {
+  CollectiveOpProto op;
+  const char* name;
+  bool has_operand;   // false: a device id (no operand, u32 result)
+  bool reduces;       // takes a reduction kind
+  bool splits;        // `dimension` is split into group-size blocks
+  bool uses_groups;   // false: collective-permute (pairs instead)
+};
+
+constexpr OpRow kOps[] = {
+    {COLLECTIVE_OP_ALL_REDUCE, "all-reduce", true, true, false, true},
+    {COLLECTIVE_OP_ALL_GATHER, "all-gather", true, false, false, true},
+    {COLLECTIVE_OP_REDUCE_SCATTER, "reduce-scatter", true, true, true, true},
+    {COLLECTIVE_OP_ALL_TO_ALL, "all-to-all", true, false, true, true},
+    {COLLECTIVE_OP_COLLECTIVE_PERMUTE, "collective-permute", true, false, false, false},
+    {COLLECTIVE_OP_REPLICA_ID, "replica-id", false, false, false, false},
+    {COLLECTIVE_OP_PARTITION_ID, "partition-id", false, false, false, false},
+};
+
+const OpRow* FindOp(int op) {
+  for (const OpRow& r : kOps) {
+    if (static_cast<int>(r.op) == op) return &r;
+  }
+  return nullptr;
+}
+
+// The operand viewed as [outer, dimension, inner] (elements).
+struct Split {
+  int64_t outer = 1;
+  int64_t dim = 1;
+  int64_t inner = 1;
+};
+
+Split SplitAt(const std::vector<int64_t>& dims, int64_t d) {
+  Split s;
+  if (dims.empty()) return s;
+  for (int64_t i = 0; i < d; ++i) s.outer *= dims[i];
+  s.dim = dims[d];
+  for (size_t i = d + 1; i < dims.size(); ++i) s.inner *= dims[i];
+  return s;
+}
+
+// Reorders `src`, viewed as [outer][n blocks][block_bytes], into `dst`
+// viewed as [n][outer][block_bytes]: dst block to_rank[p] gets src block p.
+void PackBlocks(const char* src, char* dst, int64_t outer, const std::vector<int64_t>& to_rank,
+                int64_t block_bytes) {
+  const int64_t n = static_cast<int64_t>(to_rank.size());
+  for (int64_t o = 0; o < outer; ++o) {
+    for (int64_t p = 0; p < n; ++p) {
+      std::memcpy(dst + (to_rank[p] * outer + o) * block_bytes, src + (o * n + p) * block_bytes,
+                  block_bytes);
+    }
+  }
+}
+
+// The inverse of PackBlocks.
+void UnpackBlocks(const char* src, char* dst, int64_t outer, const std::vector<int64_t>& to_rank,
+                  int64_t block_bytes) {
+  const int64_t n = static_cast<int64_t>(to_rank.size());
+  for (int64_t o = 0; o < outer; ++o) {
+    for (int64_t p = 0; p < n; ++p) {
+      std::memcpy(dst + (o * n + p) * block_bytes, src + (to_rank[p] * outer + o) * block_bytes,
+                  block_bytes);
+    }
+  }
+}
+
+absl::Status CheckIds(const ThunkContext& ctx, const std::vector<int64_t>& ids,
+                      std::set<int64_t>* seen) {
+  for (int64_t id : ids) {
+    if (id < 0 || id >= kMaxReplicaId) {
+      return ctx.Error(absl::StrCat("replica id ", id, " is outside [0, ", kMaxReplicaId, ")"));
+    }
+    if (!seen->insert(id).second) {
+      return ctx.Error(absl::StrCat("replica id ", id, " appears twice"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::string_view CollectiveOpName(CollectiveOpProto op) {
+  const OpRow* row = FindOp(op);
+  return row == nullptr ? "unknown collective" : row->name;
+}
+
+absl::StatusOr<std::unique_ptr<CollectiveThunk>> CollectiveThunk::FromProto(
+    ThunkInfo info, const CollectiveThunkProto& proto, const ThunkContext& ctx) {
+  const OpRow* row = FindOp(proto.op());
+  if (row == nullptr || proto.op() == COLLECTIVE_OP_UNSPECIFIED) {
+    return ctx.Field("op").Error(absl::StrCat("unknown collective op ", proto.op(),
+                                              "; the artifact is newer than this runtime"));
+  }
+  Config c;
+  c.op = row->op;
+  ASSIGN_OR_RETURN(c.result, ctx.Slice(proto.result(), "result"));
+  if (!row->has_operand) {
+    if (proto.has_operand() || proto.replica_groups_size() > 0 ||
+        proto.source_target_pairs_size() > 0 || proto.operand_dimensions_size() > 0) {
+      return ctx.Error(absl::StrCat(row->name, " takes no operand, groups, pairs or dimensions"));
+    }
+    if (c.result.size != 4) {
+      return ctx.Field("result").Error(
+          absl::StrCat(row->name, " writes a u32 scalar (4 bytes), not ", c.result.size));
+    }
+    return std::make_unique<CollectiveThunk>(std::move(info), std::move(c));
+  }
+  if (!proto.has_operand()) return ctx.Field("operand").Error(absl::StrCat(row->name, " needs an operand"));
+  ASSIGN_OR_RETURN(BufferSlice operand, ctx.Slice(proto.operand(), "operand"));
+  c.operand = operand;
+  ASSIGN_OR_RETURN(c.element_type, PrimitiveTypeFromProto(proto.element_type(),
+                                                          ctx.Field("element_type").path()));
+  if (!IsArrayType(c.element_type) || BitWidth(c.element_type) < 8 ||
+      BitWidth(c.element_type) % 8 != 0) {
+    return ctx.Field("element_type").Error(absl::StrCat(
+        row->name, " needs an array type of whole bytes, not ", PrimitiveTypeName(c.element_type)));
+  }
+  RETURN_IF_ERROR(ctx.CheckCount(proto.operand_dimensions_size(), "operand_dimensions"));
+  int64_t elements = 1;
+  const int64_t width = ByteWidth(c.element_type);
+  for (int64_t d : proto.operand_dimensions()) {
+    if (d < 0 || (d > 0 && elements > operand.size / d)) {
+      return ctx.Field("operand_dimensions").Error(absl::StrCat(
+          "dimension ", d, " is negative or the dimensions exceed the operand's ", operand.size,
+          " bytes"));
+    }
+    elements *= d;
+    c.operand_dimensions.push_back(d);
+  }
+  if (elements * width != operand.size) {
+    return ctx.Field("operand_dimensions").Error(absl::StrCat(
+        "[", absl::StrJoin(c.operand_dimensions, ","), "] ", PrimitiveTypeName(c.element_type),
+        " is ", elements * width, " bytes but the operand slice has ", operand.size));
+  }
+  if (row->reduces) {
+    absl::StatusOr<ReductionKind> kind = ReductionKindFromProto(proto.reduction());
+    if (!kind.ok()) return ctx.Field("reduction").Error(kind.status().message());
+    c.reduction = *kind;
+    if (!IsSupportedReduction(c.reduction, c.element_type)) {
+      return ctx.Field("reduction").Error(absl::StrCat(ReductionKindName(c.reduction),
+                                                       " is not supported for ",
+                                                       PrimitiveTypeName(c.element_type)));
+    }
+  } else if (proto.reduction() != REDUCTION_KIND_UNSPECIFIED) {
+    return ctx.Field("reduction").Error(absl::StrCat(row->name, " takes no reduction"));
+  }
+  int64_t group_size = 1;
+  if (row->uses_groups) {
+    if (proto.source_target_pairs_size() > 0) {
+      return ctx.Field("source_target_pairs").Error(absl::StrCat(row->name, " takes no pairs"));
+    }
+    if (proto.replica_groups_size() == 0) {
+      return ctx.Field("replica_groups").Error("empty: list every group explicitly");
+    }
+    RETURN_IF_ERROR(ctx.CheckCount(proto.replica_groups_size(), "replica_groups"));
+    std::set<int64_t> seen;
+    for (int i = 0; i < proto.replica_groups_size(); ++i) {
+      const ThunkContext g = ctx.Field(absl::StrCat("replica_groups[", i, "]"));
+      const auto& ids = proto.replica_groups(i).replica_ids();
+      RETURN_IF_ERROR(g.CheckCount(ids.size(), "replica_ids"));
+      std::vector<int64_t> group(ids.begin(), ids.end());
+      if (group.empty()) return g.Error("an empty group");
+      if (i > 0 && group.size() != c.replica_groups[0].size()) {
+        return g.Error(absl::StrCat("has ", group.size(), " replicas but group 0 has ",
+                                    c.replica_groups[0].size(), "; all groups must be one size"));
+      }
+      RETURN_IF_ERROR(CheckIds(g, group, &seen));
+      c.replica_groups.push_back(std::move(group));
+    }
+    group_size = static_cast<int64_t>(c.replica_groups[0].size());
+  } else {
+    if (proto.replica_groups_size() > 0) {
+      return ctx.Field("replica_groups").Error(absl::StrCat(row->name, " uses source_target_pairs"));
+    }
+    RETURN_IF_ERROR(ctx.CheckCount(proto.source_target_pairs_size(), "source_target_pairs"));
+    std::set<int64_t> sources, targets;
+    for (const SourceTargetPairProto& p : proto.source_target_pairs()) {
+      const ThunkContext f = ctx.Field("source_target_pairs");
+      RETURN_IF_ERROR(CheckIds(f, {p.source()}, &sources));
+      RETURN_IF_ERROR(CheckIds(f, {p.target()}, &targets));
+      c.source_target_pairs.emplace_back(p.source(), p.target());
+    }
+  }
+  const int64_t rank = static_cast<int64_t>(c.operand_dimensions.size());
+  const bool has_dimension = c.op == COLLECTIVE_OP_ALL_GATHER || row->splits;
+  if (has_dimension) {
+    if (proto.dimension() < 0 || proto.dimension() >= std::max<int64_t>(rank, 1) || rank == 0) {
+      return ctx.Field("dimension").Error(absl::StrCat("dimension ", proto.dimension(),
+                                                       " is outside the operand's rank ", rank));
+    }
+    c.dimension = proto.dimension();
+    if (row->splits && c.operand_dimensions[c.dimension] % group_size != 0) {
+      return ctx.Field("dimension").Error(absl::StrCat(
+          "dimension ", c.dimension, " has size ", c.operand_dimensions[c.dimension],
+          ", not a multiple of the group size ", group_size));
+    }
+  } else if (proto.dimension() != 0) {
+    return ctx.Field("dimension").Error(absl::StrCat(row->name, " takes no dimension"));
+  }
+  int64_t want = operand.size;
+  if (c.op == COLLECTIVE_OP_ALL_GATHER) want = operand.size * group_size;
+  if (c.op == COLLECTIVE_OP_REDUCE_SCATTER) want = operand.size / group_size;
+  if (c.result.size != want) {
+    return ctx.Field("result").Error(absl::StrCat(row->name, " over groups of ", group_size,
+                                                  " writes ", want, " bytes, not ",
+                                                  c.result.size));
+  }
+  return std::make_unique<CollectiveThunk>(std::move(info), std::move(c));
+}
+
+absl::Status CollectiveThunk::Prepare(ResourceRequests& requests) const {
+  for (const std::vector<int64_t>& g : config_.replica_groups) requests.collective_groups.insert(g);
+  if (!config_.source_target_pairs.empty()) {
+    std::set<int64_t> ids;
+    for (const auto& [s, t] : config_.source_target_pairs) {
+      ids.insert(s);
+      ids.insert(t);
+    }
+    requests.collective_groups.insert(std::vector<int64_t>(ids.begin(), ids.end()));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CollectiveThunk::ExecuteOnStream(const ExecuteParams& params) const {
+  const absl::string_view name = CollectiveOpName(config_.op);
+  const CollectiveContext* ctx = CurrentCollectiveContext();
+  if (ctx == nullptr) {
+    return AnnotateError(*this, absl::FailedPreconditionError(absl::StrCat(
+        name, " needs a replicated execution (xla/aot/replicated_execution.h) that says which "
+              "replica this device is")));
+  }
+  if (params.executor->platform_name() != "host") {
+    return AnnotateError(*this, absl::UnimplementedError(absl::StrCat(
+        name, " on platform '", params.executor->platform_name(),
+        "': only the host target runs collectives in this runtime")));
+  }
+  char* dst = static_cast<char*>(params.buffers->GetDeviceAddress(config_.result).opaque);
+  se::Stream* s = stream(params);
+  if (!config_.operand.has_value()) {
+    const uint32_t id = static_cast<uint32_t>(
+        config_.op == COLLECTIVE_OP_REPLICA_ID ? ctx->replica_id : ctx->partition_id);
+    return AnnotateError(*this, s->DoHostCallback([dst, id]() -> absl::Status {
+      std::memcpy(dst, &id, sizeof(id));
+      return absl::OkStatus();
+    }));
+  }
+  const char* src =
+      static_cast<const char*>(params.buffers->GetDeviceAddress(*config_.operand).opaque);
+  const int64_t num_replicas = static_cast<int64_t>(ctx->replica_devices.size());
+  const int64_t me = ctx->replica_id;
+
+  // This replica's participants (rank order = group order) and, for a
+  // permute, its source.
+  std::vector<int64_t> group;
+  std::optional<int64_t> source;
+  if (config_.op == COLLECTIVE_OP_COLLECTIVE_PERMUTE) {
+    std::set<int64_t> ids;
+    for (const auto& [from, to] : config_.source_target_pairs) {
+      ids.insert(from);
+      ids.insert(to);
+      if (to == me) source = from;
+    }
+    group.assign(ids.begin(), ids.end());
+  } else {
+    for (const std::vector<int64_t>& g : config_.replica_groups) {
+      if (std::find(g.begin(), g.end(), me) != g.end()) group = g;
+    }
+    if (group.empty()) {
+      return AnnotateError(*this, absl::InvalidArgumentError(absl::StrCat(
+          name, ": replica ", me, " is in no replica group; groups must cover every replica")));
+    }
+  }
+  const bool participates = std::find(group.begin(), group.end(), me) != group.end();
+  std::vector<int64_t> devices;
+  for (int64_t id : group) {
+    if (id >= num_replicas) {
+      return AnnotateError(*this, absl::InvalidArgumentError(absl::StrCat(
+          name, " names replica ", id, " but the execution has ", num_replicas,
+          " replicas; run with more replicas or recompile for ", num_replicas)));
+    }
+    devices.push_back(ctx->replica_devices[id]);
+  }
+  const int64_t bytes = config_.operand->size;
+  if (!participates) {  // a permute that involves neither this replica's send nor receive
+    return AnnotateError(*this, s->DoHostCallback([dst, bytes]() -> absl::Status {
+      std::memset(dst, 0, bytes);
+      return absl::OkStatus();
+    }));
+  }
+  absl::StatusOr<CliqueKey> key = CliqueKey::Create(devices);
+  if (!key.ok()) return AnnotateError(*this, key.status());
+  absl::StatusOr<Communicator*> comm = ctx->communicator(*key, ctx->replica_devices[me]);
+  if (!comm.ok()) return AnnotateError(*this, comm.status());
+  // to_rank[p]: the clique rank of the participant at group position p.
+  std::vector<int64_t> to_rank;
+  for (int64_t d : devices) to_rank.push_back(*key->RankOf(d));
+  std::optional<int64_t> source_rank;
+  if (source.has_value()) {
+    if (*source >= num_replicas) {
+      return AnnotateError(*this, absl::InvalidArgumentError(absl::StrCat(
+          name, " names replica ", *source, " but the execution has ", num_replicas)));
+    }
+    source_rank = *key->RankOf(ctx->replica_devices[*source]);
+  }
+  const Split split = SplitAt(config_.operand_dimensions, config_.dimension);
+  const int64_t width = ByteWidth(config_.element_type);
+  const int64_t n = static_cast<int64_t>(group.size());
+  auto work = [this, c = *comm, run = ctx->run_id, src, dst, bytes, to_rank, source_rank, split,
+               width, n]() -> absl::Status {
+    switch (config_.op) {
+      case COLLECTIVE_OP_ALL_REDUCE:
+        return c->AllReduce(run, config_.reduction, config_.element_type, src, dst,
+                            bytes / std::max<int64_t>(width, 1));
+      case COLLECTIVE_OP_ALL_GATHER: {
+        // Gather whole operands in rank order, then interleave along the
+        // dimension in group order.
+        std::vector<char> gathered(bytes * n);
+        RETURN_IF_ERROR(c->AllGather(run, src, gathered.data(), bytes));
+        UnpackBlocks(gathered.data(), dst, split.outer, to_rank, split.dim * split.inner * width);
+        return absl::OkStatus();
+      }
+      case COLLECTIVE_OP_REDUCE_SCATTER: {
+        std::vector<char> packed(bytes);
+        PackBlocks(src, packed.data(), split.outer, to_rank, split.dim / n * split.inner * width);
+        return c->ReduceScatter(run, config_.reduction, config_.element_type, packed.data(), dst,
+                                bytes / n / std::max<int64_t>(width, 1));
+      }
+      case COLLECTIVE_OP_ALL_TO_ALL: {
+        const int64_t block = split.dim / n * split.inner * width;
+        std::vector<char> packed(bytes), received(bytes);
+        PackBlocks(src, packed.data(), split.outer, to_rank, block);
+        RETURN_IF_ERROR(c->AllToAll(run, packed.data(), received.data(), bytes / n));
+        UnpackBlocks(received.data(), dst, split.outer, to_rank, block);
+        return absl::OkStatus();
+      }
+      case COLLECTIVE_OP_COLLECTIVE_PERMUTE:
+        return c->CollectivePermute(run, src, dst, bytes, source_rank);
+      case COLLECTIVE_OP_REPLICA_ID:
+      case COLLECTIVE_OP_PARTITION_ID:
+      case COLLECTIVE_OP_UNSPECIFIED:
+      case CollectiveOpProto_INT_MIN_SENTINEL_DO_NOT_USE_:
+      case CollectiveOpProto_INT_MAX_SENTINEL_DO_NOT_USE_:
+        break;
+    }
+    return absl::InternalError("unreachable collective op");
+  };
+  return AnnotateError(*this, s->DoHostCallback([this, work = std::move(work)]() {
+    return AnnotateError(*this, work());
+  }));
+}
+
+absl::StatusOr<ThunkProto> CollectiveThunk::ToProto() const {
+  ThunkProto proto = InfoProto();
+  CollectiveThunkProto* p = proto.mutable_collective();
+  p->set_op(config_.op);
+  *p->mutable_result() = SliceToProto(config_.result);
+  if (!config_.operand.has_value()) return proto;
+  *p->mutable_operand() = SliceToProto(*config_.operand);
+  p->set_element_type(PrimitiveTypeToProto(config_.element_type));
+  if (FindOp(config_.op)->reduces) p->set_reduction(ReductionKindToProto(config_.reduction));
+  for (const std::vector<int64_t>& g : config_.replica_groups) {
+    auto* group = p->add_replica_groups();
+    for (int64_t id : g) group->add_replica_ids(id);
+  }
+  p->set_dimension(config_.dimension);
+  for (int64_t d : config_.operand_dimensions) p->add_operand_dimensions(d);
+  for (const auto& [s, t] : config_.source_target_pairs) {
+    auto* pair = p->add_source_target_pairs();
+    pair->set_source(s);
+    pair->set_target(t);
+  }
+  return proto;
+}
+
+}  // namespace xla::gpu

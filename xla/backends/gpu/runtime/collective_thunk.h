@@ -1,0 +1,88 @@
+// CollectiveThunk: one collective across replicas (all-reduce, all-gather,
+// reduce-scatter, all-to-all, collective-permute) or a device id
+// (replica-id, partition-id), from CollectiveThunkProto.
+//
+// Participants are replica ids listed explicitly in replica groups (rank
+// order = list order for gathers and scatters); collective-permute uses its
+// source-target pairs and involves the replicas named in them. Phases:
+//   Prepare          declares each group (collective-permute: the sorted
+//                    replicas of its pairs) in ResourceRequests.
+//   Initialize       nothing: communicators come from the execution's
+//                    CollectiveContext (collective_context.h), whose clique
+//                    cache creates them once per run configuration.
+//   ExecuteOnStream  resolves this replica's group and communicator and
+//                    enqueues the exchange on the stream (a host callback
+//                    on the host target), so ordering follows the stream.
+// Reductions combine in clique rank order (sorted device ids): results are
+// bit-identical from run to run.
+//
+// Errors at execution: FailedPrecondition when no CollectiveContext is
+// installed (run through xla/aot/replicated_execution.h); InvalidArgument
+// naming the thunk when the replica is in no group or a group names a
+// replica beyond the execution's replica count; the communicator's errors
+// (a participant that never arrives: DeadlineExceeded naming its rank).
+//
+// Thread-safety: see thunk.h.
+#ifndef XLA_BACKENDS_GPU_RUNTIME_COLLECTIVE_THUNK_H_
+#define XLA_BACKENDS_GPU_RUNTIME_COLLECTIVE_THUNK_H_
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "xla/backends/gpu/runtime/communicator.h"
+#include "xla/backends/gpu/runtime/thunk.h"
+#include "xla/types/primitive_type.h"
+
+namespace xla::gpu {
+
+// Most replicas a group or pair may name (ids are in [0, this)).
+inline constexpr int64_t kMaxReplicaId = 1 << 16;
+
+class CollectiveThunk : public Thunk {
+ public:
+  struct Config {
+    CollectiveOpProto op = COLLECTIVE_OP_UNSPECIFIED;
+    std::optional<BufferSlice> operand;  // unset for replica-id/partition-id
+    BufferSlice result;
+    PrimitiveType element_type = PrimitiveType::U32;
+    ReductionKind reduction = ReductionKind::kSum;
+    std::vector<std::vector<int64_t>> replica_groups;
+    int64_t dimension = 0;
+    std::vector<int64_t> operand_dimensions;
+    std::vector<std::pair<int64_t, int64_t>> source_target_pairs;
+  };
+
+  CollectiveThunk(ThunkInfo info, Config config)
+      : Thunk(Kind::kCollective, std::move(info)), config_(std::move(config)) {}
+
+  // Validates: a known op; for replica-id/partition-id no operand and a
+  // 4-byte result; otherwise an array element type of at least 8 bits,
+  // operand dimensions whose bytes equal the operand slice, non-empty
+  // explicit groups of one size with distinct ids in [0, kMaxReplicaId),
+  // the dimension in range and divisible by the group size where it is
+  // split, the result size the op implies, a reduction supported for the
+  // type (all-reduce, reduce-scatter), pairs with distinct sources and
+  // distinct targets (collective-permute only). InvalidArgument naming the
+  // field path otherwise.
+  static absl::StatusOr<std::unique_ptr<CollectiveThunk>> FromProto(
+      ThunkInfo info, const CollectiveThunkProto& proto, const ThunkContext& ctx);
+
+  absl::Status Prepare(ResourceRequests& requests) const override;
+  absl::Status ExecuteOnStream(const ExecuteParams& params) const override;
+  absl::StatusOr<ThunkProto> ToProto() const override;
+
+  const Config& config() const { return config_; }
+
+ private:
+  Config config_;
+};
+
+// The name of an op ("all-reduce"), for messages.
+absl::string_view CollectiveOpName(CollectiveOpProto op);
+
+}  // namespace xla::gpu
+
+#endif  // XLA_BACKENDS_GPU_RUNTIME_COLLECTIVE_THUNK_H_

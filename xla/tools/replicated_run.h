@@ -1,0 +1,48 @@
+// The `xla_aot run --replicas=N` path: runs a loaded host artifact on N
+// host devices (xla/aot/replicated_execution.h) with stacked inputs.
+//
+// Every input carries a leading dimension of N: slice i (the input without
+// that dimension) is replica i's argument. Every result leaf comes back
+// stacked the same way: output leaf k has shape [N] + leaf k's shape, slice
+// i being replica i's value.
+//
+// Thread-safety: as ReplicatedExecutor::RunOnLiterals.
+#ifndef XLA_TOOLS_REPLICATED_RUN_H_
+#define XLA_TOOLS_REPLICATED_RUN_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "absl/types/span.h"
+#include "xla/aot/executable.h"
+#include "xla/backends/gpu/runtime/in_process_communicator.h"
+#include "xla/types/literal.h"
+
+namespace xla::tools {
+
+// Splits an array literal with leading dimension `n` into its n slices.
+// InvalidArgument naming `what` when the literal is not an array or its
+// leading dimension is not n.
+absl::StatusOr<std::vector<Literal>> UnstackLeading(const Literal& stacked, int64_t n,
+                                                    absl::string_view what);
+
+// Stacks equally shaped array literals along a new leading dimension.
+// InvalidArgument naming `what` when the shapes differ or `parts` is empty.
+absl::StatusOr<Literal> StackLeading(absl::Span<const Literal> parts, absl::string_view what);
+
+// Runs `executable` on `num_replicas` host devices. `stacked_inputs[p]` is
+// parameter p for all replicas (leading dimension num_replicas). Returns
+// the result leaves (depth-first order, as ExecuteOnLiterals), each stacked.
+// Errors: InvalidArgument naming the input for a wrong leading dimension;
+// ReplicatedExecutor's errors (device-count mismatch, "replica <r>: ...",
+// timeouts naming the missing rank).
+absl::StatusOr<std::vector<Literal>> RunReplicated(
+    aot::Executable& executable, int64_t num_replicas,
+    absl::Span<const Literal> stacked_inputs,
+    absl::Duration collective_timeout = gpu::kDefaultCollectiveTimeout);
+
+}  // namespace xla::tools
+
+#endif  // XLA_TOOLS_REPLICATED_RUN_H_

@@ -13,13 +13,19 @@ absl::StatusOr<std::unique_ptr<Executable>> Executable::LoadFromProto(
 }
 
 absl::StatusOr<std::unique_ptr<Executable>> Executable::LoadFromBytes(absl::string_view bytes) {
-  ASSIGN_OR_RETURN(std::unique_ptr<gpu::GpuExecutableProto> artifact, gpu::ParseArtifact(bytes));
-  return LoadFromProto(std::move(artifact));
+  ASSIGN_OR_RETURN(gpu::ParsedArtifact parsed, gpu::ParseArtifactAndHash(bytes));
+  ASSIGN_OR_RETURN(std::unique_ptr<gpu::Program> program,
+                   gpu::LoadProgram(std::move(parsed), gpu::ffi::FfiRegistry::Global()));
+  return std::make_unique<Executable>(std::move(program));
 }
 
+// The file is memory-mapped and parsed in place; its payload bytes are
+// hashed while the parse runs (program.h), so nothing large is read twice.
 absl::StatusOr<std::unique_ptr<Executable>> Executable::LoadFromFile(const std::string& path) {
-  ASSIGN_OR_RETURN(std::unique_ptr<gpu::GpuExecutableProto> artifact, gpu::ParseArtifactFile(path));
-  return LoadFromProto(std::move(artifact));
+  ASSIGN_OR_RETURN(gpu::ParsedArtifact parsed, gpu::ParseArtifactFileAndHash(path));
+  ASSIGN_OR_RETURN(std::unique_ptr<gpu::Program> program,
+                   gpu::LoadProgram(std::move(parsed), gpu::ffi::FfiRegistry::Global()));
+  return std::make_unique<Executable>(std::move(program));
 }
 
 absl::Status Executable::Initialize(stream_executor::StreamExecutor* executor) {

@@ -52,6 +52,9 @@ class HostExecutor : public StreamExecutor {
       absl::string_view name, absl::string_view bytes) override;
 
   int num_pool_threads() const { return pool_.num_threads(); }
+  // The launch pool, for host work that splits itself (HostGemm). Lives as
+  // long as the executor; thread-safe (see HostThreadPool).
+  HostThreadPool& launch_pool() { return pool_; }
 
   // The limits of the host device on this machine.
   static DeviceLimits HostLimits();

@@ -1,12 +1,14 @@
 #include "xla/stream_executor/host/host_kernel_module.h"
 
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <link.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include <cerrno>
 #include <algorithm>
+#include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <mutex>
 #include <utility>
@@ -90,19 +92,51 @@ std::string UnusedFdPath(int fd) {
   }
 }
 
+// Fallback for systems without memfd_create (old kernels, seccomp filters)
+// or without /proc: a private temporary file under $TMPDIR (or /tmp),
+// unlinked as soon as it is loaded. mkstemp names are unique, so glibc never
+// mistakes it for an earlier module.
+absl::StatusOr<void*> DlopenThroughTempFile(absl::string_view name, absl::string_view bytes,
+                                            absl::string_view why) {
+  const char* tmpdir = std::getenv("TMPDIR");
+  std::string path = absl::StrCat(tmpdir != nullptr && *tmpdir != '\0' ? tmpdir : "/tmp",
+                                  "/xla_kernel_module_XXXXXX");
+  ScopedFd fd(mkostemp(path.data(), O_CLOEXEC));
+  if (fd.get() < 0) {
+    return absl::InternalError(absl::StrCat(
+        "cannot load host kernel module '", name, "': ", why,
+        ", and creating a temporary file from ", path, " failed: ", std::strerror(errno),
+        " (set TMPDIR to a writable directory)"));
+  }
+  absl::Status written = WriteAll(fd.get(), bytes, name);
+  void* handle = written.ok() ? dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL) : nullptr;
+  const std::string dl_error = written.ok() && handle == nullptr ? LastDlError() : "";
+  unlink(path.c_str());
+  RETURN_IF_ERROR(written);
+  if (handle == nullptr) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "cannot load host kernel module '", name, "' (", bytes.size(), " bytes) from ", path,
+        " (", why, "): ", dl_error, " (a directory mounted noexec cannot hold it: set TMPDIR)"));
+  }
+  return handle;
+}
+
 absl::StatusOr<void*> DlopenBytes(absl::string_view name,
                                   absl::string_view bytes) {
   std::string memfd_name = absl::StrCat("xla_kernel_module:", name);
   memfd_name.resize(std::min<size_t>(memfd_name.size(), 200));
   ScopedFd fd(memfd_create(memfd_name.c_str(), MFD_CLOEXEC));
   if (fd.get() < 0) {
-    return absl::InternalError(absl::StrCat(
-        "memfd_create for kernel module '", name, "' failed: ",
-        std::strerror(errno)));
+    return DlopenThroughTempFile(
+        name, bytes, absl::StrCat("memfd_create failed: ", std::strerror(errno)));
   }
   RETURN_IF_ERROR(WriteAll(fd.get(), bytes, name));
   std::lock_guard<std::mutex> lock(load_mu);
   std::string path = UnusedFdPath(fd.get());
+  if (access(path.c_str(), R_OK) != 0) {
+    return DlopenThroughTempFile(name, bytes,
+                                 absl::StrCat(path, " is not readable (is /proc mounted?)"));
+  }
   void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (handle == nullptr) {
     return absl::InvalidArgumentError(absl::StrCat(

@@ -4,7 +4,10 @@
 // Load writes the bytes to an anonymous memory file (memfd_create), dlopens it
 // through /proc/self/fd/N with RTLD_NOW | RTLD_LOCAL and closes the file right
 // away: nothing is written to disk and no descriptor stays open. Every load is
-// a separate copy of the library, even for identical bytes. The library is
+// a separate copy of the library, even for identical bytes. Where
+// memfd_create fails (old kernel, seccomp) or /proc is not mounted, it falls
+// back to a private temporary file under $TMPDIR (default /tmp), unlinked
+// right after dlopen; errors name both attempts and what to do. The library is
 // dlclosed when the module, all its kernels and all their launches are gone
 // (they share ownership of it).
 //

@@ -2,6 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "xla/stream_executor/blas.h"
+#include "xla/stream_executor/host/host_executor.h"
 #include "xla/types/xla_data_convert.h"
 #include "xla/util/status_macros.h"
 
@@ -146,8 +147,14 @@ absl::Status GemmThunk::ExecuteOnStream(const ExecuteParams& params) const {
     return AnnotateError(*this, stream(params)->Gemm(*blas_config_, lhs, rhs, out));
   }
   const GemmConfig config = config_;
-  return AnnotateError(*this, stream(params)->DoHostCallback([config, lhs, rhs, out]() {
-    return HostGemm(config, lhs.opaque, rhs.opaque, out.opaque);
+  // Large GEMMs use the host device's launch pool (bitwise the same result
+  // as one thread); another executor reporting "host" runs them alone.
+  HostGemmThreading threading;
+  if (auto* host = dynamic_cast<stream_executor::host::HostExecutor*>(params.executor)) {
+    threading.pool = &host->launch_pool();
+  }
+  return AnnotateError(*this, stream(params)->DoHostCallback([config, lhs, rhs, out, threading]() {
+    return HostGemm(config, lhs.opaque, rhs.opaque, out.opaque, threading);
   }));
 }
 

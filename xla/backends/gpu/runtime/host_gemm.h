@@ -9,14 +9,32 @@
 // once at the end. When beta is 0, `out` is not read (NaNs in it do not
 // propagate).
 //
+// Blocking and threading: a GEMM of at least min_parallel_macs
+// multiply-adds per batch (m * n * k) and at least 2 * kHostGemmRowQuantum
+// rows is computed as blocks of output rows, each one Eigen product with the
+// full k and n; block heights are multiples of kHostGemmRowQuantum (the last
+// block takes the rest), about 16 units (batches x blocks) at most: a batch
+// of 16 or more is not cut at all. The cut depends
+// on the sizes and min_parallel_macs only, never on the pool, and each block is
+// computed the same way wherever it runs, so the result is bitwise the same
+// with any pool or none (host_gemm_test checks this on odd sizes). With a
+// pool (HostGemmThreading) and at least min_parallel_macs in total, batches
+// and blocks run in parallel. The calling thread runs units too and only
+// waits for units a pool thread has already started, so a busy pool never
+// deadlocks it. (Eigen's own cut of a whole matrix treats remainder rows
+// differently from a block's, so a blocked GEMM may differ in the last bit
+// from an unblocked one of the same sizes; that is why blocking does not
+// depend on the pool.)
+//
 // Thread-safety: a pure function of its arguments; the caller guarantees the
-// pointers cover the validated extents.
+// pointers cover the validated extents. Concurrent calls may share a pool.
 #ifndef XLA_BACKENDS_GPU_RUNTIME_HOST_GEMM_H_
 #define XLA_BACKENDS_GPU_RUNTIME_HOST_GEMM_H_
 
 #include <cstdint>
 
 #include "absl/status/status.h"
+#include "xla/stream_executor/host/host_thread_pool.h"
 #include "xla/types/primitive_type.h"
 
 namespace xla::gpu {
@@ -34,11 +52,35 @@ struct GemmConfig {
   double beta = 0.0;
 };
 
+// Row blocks are multiples of this many rows: a multiple of Eigen's register
+// block height (mr = 3 packets: 12 rows with SSE, 24 with AVX, 48 with
+// AVX-512 for f32), so no block has remainder rows but the last.
+inline constexpr int64_t kHostGemmRowQuantum = 48;
+
+// Where and when HostGemm runs on several threads.
+struct HostGemmThreading {
+  // Null: the calling thread does everything.
+  stream_executor::host::HostThreadPool* pool = nullptr;
+  // GEMMs with fewer multiply-adds (m * n * k * batch_size) stay on the
+  // calling thread: below about 128^3 the hand-off costs more than it saves.
+  int64_t min_parallel_macs = int64_t{1} << 21;
+};
+
 // True for the element types HostGemm supports (F16, BF16, F32, F64).
 bool IsSupportedGemmType(PrimitiveType type);
 
-// Runs the GEMM. Unimplemented for other element types.
+// Runs the GEMM on the calling thread. Unimplemented for other element types.
 absl::Status HostGemm(const GemmConfig& config, const void* lhs, const void* rhs, void* out);
+
+// Same, spreading a large GEMM over `threading.pool` (see the file comment);
+// bitwise the same result as the overload above when min_parallel_macs is
+// the default.
+absl::Status HostGemm(const GemmConfig& config, const void* lhs, const void* rhs, void* out,
+                      const HostGemmThreading& threading);
+
+// The number of work units (batches x row blocks) HostGemm cuts `config`
+// into. Exposed for tests and benchmarks.
+int64_t HostGemmWorkUnits(const GemmConfig& config, int64_t min_parallel_macs);
 
 }  // namespace xla::gpu
 

@@ -2,11 +2,15 @@
 // random data, transposes, batch strides, alpha and beta, f32/f64/f16/bf16.
 #include "xla/backends/gpu/runtime/host_gemm.h"
 
+#include <atomic>
+#include <cstring>
 #include <random>
+#include <thread>
 #include <vector>
 
 #include "Eigen/Core"
 #include "gtest/gtest.h"
+#include "xla/stream_executor/host/host_thread_pool.h"
 
 namespace xla::gpu {
 namespace {
@@ -90,6 +94,122 @@ TEST(HostGemm, RejectsIntegers) {
   GemmConfig c;
   c.element_type = PrimitiveType::S32;
   EXPECT_EQ(HostGemm(c, nullptr, nullptr, nullptr).code(), absl::StatusCode::kUnimplemented);
+}
+
+// The pooled path against the single-threaded one, byte for byte, on odd
+// sizes, every transpose combination, beta 0 and not, batched and not.
+template <typename T>
+void CheckPooledIsBitwiseSingle(PrimitiveType type, int64_t m, int64_t n, int64_t k, int64_t batch,
+                                double beta, int64_t min_parallel_macs = 0) {
+  static stream_executor::host::HostThreadPool pool(3);
+  for (bool tl : {false, true}) {
+    for (bool tr : {false, true}) {
+      SCOPED_TRACE(::testing::Message() << m << "x" << n << "x" << k << " batch " << batch
+                                        << " tl " << tl << " tr " << tr << " beta " << beta);
+      std::mt19937 rng(static_cast<unsigned>(m * 31 + n * 7 + k + tl * 2 + tr));
+      GemmConfig c;
+      c.element_type = type;
+      c.m = m;
+      c.n = n;
+      c.k = k;
+      c.transpose_lhs = tl;
+      c.transpose_rhs = tr;
+      c.batch_size = batch;
+      c.lhs_batch_stride = m * k + 5;
+      c.rhs_batch_stride = k * n + 1;
+      c.output_batch_stride = m * n + 3;
+      c.alpha = 0.75;
+      c.beta = beta;
+      auto lhs = Random<T>(batch * c.lhs_batch_stride, rng);
+      auto rhs = Random<T>(batch * c.rhs_batch_stride, rng);
+      auto single = Random<T>(batch * c.output_batch_stride, rng);
+      auto pooled = single;
+      HostGemmThreading threading;
+      threading.min_parallel_macs = min_parallel_macs;
+      ASSERT_GT(HostGemmWorkUnits(c, min_parallel_macs), 1);  // really split
+      ASSERT_TRUE(HostGemm(c, lhs.data(), rhs.data(), single.data(), threading).ok());
+      threading.pool = &pool;
+      ASSERT_TRUE(HostGemm(c, lhs.data(), rhs.data(), pooled.data(), threading).ok());
+      ASSERT_EQ(std::memcmp(single.data(), pooled.data(), single.size() * sizeof(T)), 0);
+    }
+  }
+}
+
+TEST(HostGemm, PooledF32IsBitwiseSingleThreaded) {
+  // 257 * 129 * 65 is above the default threshold: the plain overload too.
+  CheckPooledIsBitwiseSingle<float>(PrimitiveType::F32, 257, 129, 65, 1, 0,
+                                    HostGemmThreading().min_parallel_macs);
+  CheckPooledIsBitwiseSingle<float>(PrimitiveType::F32, 257, 129, 65, 1, -0.5);
+  CheckPooledIsBitwiseSingle<float>(PrimitiveType::F32, 301, 67, 611, 1, 0);  // k blocked by Eigen
+  CheckPooledIsBitwiseSingle<float>(PrimitiveType::F32, 97, 33, 19, 2, 0.25);
+  CheckPooledIsBitwiseSingle<float>(PrimitiveType::F32, 13, 45, 31, 5, 0);  // batches only
+}
+
+TEST(HostGemm, PooledF64AndF16AreBitwiseSingleThreaded) {
+  CheckPooledIsBitwiseSingle<double>(PrimitiveType::F64, 203, 77, 129, 1, 0.5);
+  CheckPooledIsBitwiseSingle<Eigen::half>(PrimitiveType::F16, 151, 35, 47, 1, 0);
+}
+
+TEST(HostGemm, PooledResultMatchesNaive) {
+  stream_executor::host::HostThreadPool pool(2);
+  std::mt19937 rng(5);
+  GemmConfig c;
+  c.m = 149;
+  c.n = 23;
+  c.k = 41;
+  c.transpose_lhs = true;
+  c.alpha = 1.25;
+  c.beta = 0.5;
+  auto lhs = Random<float>(c.m * c.k, rng);
+  auto rhs = Random<float>(c.k * c.n, rng);
+  auto out = Random<float>(c.m * c.n, rng);
+  std::vector<double> expected = Naive(c, lhs, rhs, out);
+  HostGemmThreading threading;
+  threading.pool = &pool;
+  threading.min_parallel_macs = 0;
+  ASSERT_EQ(HostGemmWorkUnits(c, 0), 4);  // 48 + 48 + 48 + 5 rows
+  ASSERT_TRUE(HostGemm(c, lhs.data(), rhs.data(), out.data(), threading).ok());
+  for (size_t i = 0; i < out.size(); ++i) ASSERT_NEAR(out[i], expected[i], 1e-4) << i;
+}
+
+TEST(HostGemm, SmallGemmStaysOnOneThreadAndLargeOneSplits) {
+  GemmConfig c;
+  c.m = c.n = c.k = 64;
+  EXPECT_EQ(HostGemmWorkUnits(c, HostGemmThreading().min_parallel_macs), 1);
+  EXPECT_EQ(HostGemmWorkUnits(c, 0), 1);  // 64 rows: too few to cut
+  c.m = c.n = c.k = 1024;
+  EXPECT_EQ(HostGemmWorkUnits(c, HostGemmThreading().min_parallel_macs), 11);  // 10 x 96 + 64
+  c.m = 4096;
+  EXPECT_EQ(HostGemmWorkUnits(c, HostGemmThreading().min_parallel_macs), 15);  // 14 x 288 + 64
+  c.batch_size = 16;
+  EXPECT_EQ(HostGemmWorkUnits(c, HostGemmThreading().min_parallel_macs), 16);  // batches only
+  c.batch_size = 3;
+  c.m = 1000;
+  EXPECT_EQ(HostGemmWorkUnits(c, HostGemmThreading().min_parallel_macs), 18);  // 3 x (5 x 192 + 40)
+}
+
+// A pool whose only thread is blocked: the caller does all the work itself.
+TEST(HostGemm, BusyPoolDoesNotDeadlock) {
+  stream_executor::host::HostThreadPool pool(1);
+  std::atomic<bool> release{false};
+  pool.Schedule([&release] {
+    while (!release.load()) std::this_thread::yield();
+  });
+  std::mt19937 rng(9);
+  GemmConfig c;
+  c.m = 200;
+  c.n = 50;
+  c.k = 30;
+  auto lhs = Random<float>(c.m * c.k, rng);
+  auto rhs = Random<float>(c.k * c.n, rng);
+  std::vector<float> single(c.m * c.n), pooled(c.m * c.n);
+  HostGemmThreading threading;
+  threading.min_parallel_macs = 0;
+  ASSERT_TRUE(HostGemm(c, lhs.data(), rhs.data(), single.data(), threading).ok());
+  threading.pool = &pool;
+  ASSERT_TRUE(HostGemm(c, lhs.data(), rhs.data(), pooled.data(), threading).ok());
+  release = true;
+  EXPECT_EQ(std::memcmp(single.data(), pooled.data(), single.size() * sizeof(float)), 0);
 }
 
 }  // namespace

@@ -1,15 +1,22 @@
 #include "xla/backends/gpu/runtime/program.h"
 
 #include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
-#include <map>
+#include <algorithm>
+#include <cstring>
+#include <numeric>
 #include <set>
+#include <system_error>
+#include <thread>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/io/zero_copy_stream_impl.h"
+#include "google/protobuf/wire_format_lite.h"
 #include "xla/backends/gpu/runtime/artifact_header.h"
 #include "xla/backends/gpu/runtime/checksum.h"
 #include "xla/backends/gpu/runtime/thunk_deserializer.h"
@@ -37,7 +44,75 @@ absl::StatusOr<std::unique_ptr<GpuExecutableProto>> ParseFrom(
   return artifact;
 }
 
-absl::Status CheckChecksum(const GpuExecutableProto& artifact) {
+// Payloads at least this large are hashed on a second thread during the parse.
+constexpr size_t kConcurrentHashBytes = size_t{1} << 20;
+
+// The bytes of GpuExecutableProto.payload (field 2) as stored in `bytes`, or
+// nullopt when the field is absent, repeated (protobuf would merge the
+// copies) or the top level does not scan.
+std::optional<absl::string_view> StoredPayload(absl::string_view bytes) {
+  constexpr uint32_t kPayloadField = 2;
+  google::protobuf::io::CodedInputStream in(reinterpret_cast<const uint8_t*>(bytes.data()),
+                                            static_cast<int>(bytes.size()));
+  std::optional<absl::string_view> payload;
+  while (true) {
+    const uint32_t tag = in.ReadTag();
+    if (tag == 0) break;
+    const uint32_t field = google::protobuf::internal::WireFormatLite::GetTagFieldNumber(tag);
+    if (field == kPayloadField) {
+      uint32_t length = 0;
+      if (payload.has_value() ||
+          google::protobuf::internal::WireFormatLite::GetTagWireType(tag) !=
+              google::protobuf::internal::WireFormatLite::WIRETYPE_LENGTH_DELIMITED ||
+          !in.ReadVarint32(&length)) {
+        return std::nullopt;
+      }
+      const int start = in.CurrentPosition();
+      if (!in.Skip(static_cast<int>(length))) return std::nullopt;
+      payload = bytes.substr(static_cast<size_t>(start), length);
+      continue;
+    }
+    if (!google::protobuf::internal::WireFormatLite::SkipField(&in, tag)) return std::nullopt;
+  }
+  return in.ConsumedEntireMessage() ? payload : std::nullopt;
+}
+
+uint64_t HashBytes(absl::string_view bytes) {
+  Fnv1a64 hash;
+  hash.Update(bytes);
+  return hash.digest();
+}
+
+// Parses `bytes` in place (strings are copied out of it) while hashing the
+// stored payload.
+absl::StatusOr<ParsedArtifact> ParseInPlace(absl::string_view bytes, absl::string_view what) {
+  if (bytes.size() > static_cast<size_t>(kMaxArtifactBytes)) {
+    return absl::InvalidArgumentError(absl::StrCat(what, " of ", bytes.size(),
+                                                   " bytes exceeds the limit ", kMaxArtifactBytes));
+  }
+  const std::optional<absl::string_view> payload = StoredPayload(bytes);
+  std::optional<uint64_t> checksum;
+  std::thread hasher;
+  if (payload.has_value() && payload->size() >= kConcurrentHashBytes) {
+    try {
+      hasher = std::thread([&checksum, payload] { checksum = HashBytes(*payload); });
+    } catch (const std::system_error&) {
+      // No thread: hash below, after the parse.
+    }
+  }
+  google::protobuf::io::ArrayInputStream input(bytes.data(), static_cast<int>(bytes.size()));
+  absl::StatusOr<std::unique_ptr<GpuExecutableProto>> artifact = ParseFrom(&input, what);
+  if (hasher.joinable()) hasher.join();
+  if (!artifact.ok()) return artifact.status();
+  if (payload.has_value() && !checksum.has_value()) checksum = HashBytes(*payload);
+  return ParsedArtifact{*std::move(artifact), checksum};
+}
+
+absl::Status CheckChecksum(const GpuExecutableProto& artifact,
+                           std::optional<uint64_t> stored_payload_checksum) {
+  // The stored bytes are what the payload was parsed from: when they hash to
+  // the sealed value, re-serializing would hash the same bytes again.
+  if (stored_payload_checksum == artifact.header().payload_checksum()) return absl::OkStatus();
   const uint64_t actual = PayloadChecksum(artifact.payload());
   if (actual == artifact.header().payload_checksum()) return absl::OkStatus();
   return Invalid("header.payload_checksum",
@@ -46,16 +121,28 @@ absl::Status CheckChecksum(const GpuExecutableProto& artifact) {
                               ": the artifact is corrupt or was edited"));
 }
 
+// Each constant is stored once: constants sorted by (size, bytes), then
+// neighbours compared. memcmp stops at the first differing byte, so distinct
+// weights cost a few bytes each instead of a hash pass over the payload.
 absl::Status CheckConstants(const GpuExecutablePayloadProto& payload) {
-  std::map<uint64_t, int> by_hash;
-  for (int i = 0; i < payload.constants_size(); ++i) {
-    Fnv1a64 hash;
-    hash.Update(payload.constants(i).content());
-    auto [it, inserted] = by_hash.emplace(hash.digest(), i);
-    if (!inserted && payload.constants(it->second).content() == payload.constants(i).content()) {
-      return Invalid(absl::StrCat("constants[", i, "]"),
-                     absl::StrCat("same content as constants[", it->second, "]; each constant is stored once"));
+  std::vector<int> order(payload.constants_size());
+  std::iota(order.begin(), order.end(), 0);
+  auto content = [&](int i) -> const std::string& { return payload.constants(i).content(); };
+  std::sort(order.begin(), order.end(), [&](int a, int b) {
+    const std::string& x = content(a);
+    const std::string& y = content(b);
+    if (x.size() != y.size()) return x.size() < y.size();
+    const int c = std::memcmp(x.data(), y.data(), x.size());
+    return c != 0 ? c < 0 : a < b;
+  });
+  for (size_t i = 1; i < order.size(); ++i) {
+    if (content(order[i - 1]) == content(order[i])) {
+      return Invalid(absl::StrCat("constants[", order[i], "]"),
+                     absl::StrCat("same content as constants[", order[i - 1],
+                                  "]; each constant is stored once"));
     }
+  }
+  for (int i = 0; i < payload.constants_size(); ++i) {
     if (payload.constants(i).has_shape()) {
       RETURN_IF_ERROR(ShapeFromProto(payload.constants(i).shape(),
                                      absl::StrCat("constants[", i, "].shape")).status());
@@ -191,29 +278,58 @@ absl::Status BuildThunks(Program& p, const ffi::FfiRegistry& ffi) {
 
 }  // namespace
 
-absl::StatusOr<std::unique_ptr<GpuExecutableProto>> ParseArtifact(absl::string_view bytes) {
-  if (bytes.size() > static_cast<size_t>(kMaxArtifactBytes)) {
-    return absl::InvalidArgumentError(absl::StrCat("artifact of ", bytes.size(),
-                                                   " bytes exceeds the limit ", kMaxArtifactBytes));
+absl::StatusOr<ParsedArtifact> ParseArtifactAndHash(absl::string_view bytes) {
+  return ParseInPlace(bytes, "the input");
+}
+
+absl::StatusOr<ParsedArtifact> ParseArtifactFileAndHash(const std::string& path) {
+  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return absl::NotFoundError(absl::StrCat("cannot open artifact ", path));
+  struct stat st;
+  if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+    if (st.st_size > kMaxArtifactBytes) {
+      close(fd);
+      return absl::InvalidArgumentError(absl::StrCat("artifact ", path, " of ", st.st_size,
+                                                     " bytes exceeds the limit ", kMaxArtifactBytes));
+    }
+    const size_t size = static_cast<size_t>(st.st_size);
+    void* mapped = mmap(nullptr, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+    if (mapped != MAP_FAILED) {
+      close(fd);
+      absl::StatusOr<ParsedArtifact> parsed =
+          ParseInPlace(absl::string_view(static_cast<const char*>(mapped), size), path);
+      munmap(mapped, size);
+      return parsed;
+    }
+    // Not mappable (some file systems): stream it below.
   }
-  google::protobuf::io::ArrayInputStream input(bytes.data(), static_cast<int>(bytes.size()));
-  return ParseFrom(&input, "the input");
+  google::protobuf::io::FileInputStream input(fd);
+  input.SetCloseOnDelete(true);
+  ASSIGN_OR_RETURN(std::unique_ptr<GpuExecutableProto> artifact, ParseFrom(&input, path));
+  return ParsedArtifact{std::move(artifact), std::nullopt};
+}
+
+absl::StatusOr<std::unique_ptr<GpuExecutableProto>> ParseArtifact(absl::string_view bytes) {
+  ASSIGN_OR_RETURN(ParsedArtifact parsed, ParseArtifactAndHash(bytes));
+  return std::move(parsed.artifact);
 }
 
 absl::StatusOr<std::unique_ptr<GpuExecutableProto>> ParseArtifactFile(const std::string& path) {
-  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return absl::NotFoundError(absl::StrCat("cannot open artifact ", path));
-  google::protobuf::io::FileInputStream input(fd);
-  input.SetCloseOnDelete(true);
-  return ParseFrom(&input, path);
+  ASSIGN_OR_RETURN(ParsedArtifact parsed, ParseArtifactFileAndHash(path));
+  return std::move(parsed.artifact);
 }
 
 absl::StatusOr<std::unique_ptr<Program>> LoadProgram(std::unique_ptr<GpuExecutableProto> artifact,
                                                      const ffi::FfiRegistry& ffi) {
+  return LoadProgram(ParsedArtifact{std::move(artifact), std::nullopt}, ffi);
+}
+
+absl::StatusOr<std::unique_ptr<Program>> LoadProgram(ParsedArtifact parsed,
+                                                     const ffi::FfiRegistry& ffi) {
   auto p = std::make_unique<Program>();
-  p->artifact = std::move(artifact);
+  p->artifact = std::move(parsed.artifact);
   ASSIGN_OR_RETURN(p->target, ValidateHeader(p->artifact->header()));
-  RETURN_IF_ERROR(CheckChecksum(*p->artifact));
+  RETURN_IF_ERROR(CheckChecksum(*p->artifact, parsed.stored_payload_checksum));
   const GpuExecutablePayloadProto& payload = p->payload();
   ASSIGN_OR_RETURN(p->program_shape, ProgramShapeFromProto(payload.program_shape(), "program_shape"));
   p->num_streams = payload.num_streams() == 0 ? 1 : payload.num_streams();

@@ -5,8 +5,13 @@
 // Loading (LoadProgram):
 //   1. ParseArtifact / ParseArtifactFile: protobuf parse with a recursion
 //      limit (kMaxProtoRecursion) and a size limit (kMaxArtifactBytes); a
-//      file is parsed from a stream, never read into a string first.
-//   2. the header (artifact_header.h), then the payload checksum;
+//      file is memory-mapped and parsed in place (streamed when it cannot be
+//      mapped), never read into a string first. The *AndHash variants also
+//      hash the payload's bytes as stored, on a second thread while the
+//      parse runs, so that step 2 does not re-serialize the payload.
+//   2. the header (artifact_header.h), then the payload checksum: the
+//      stored bytes' hash when it matches, else the hash of the payload's
+//      deterministic serialization (what the format defines);
 //   3. program shape, constants (each stored once), allocations, kernels,
 //      outputs and aliases;
 //   4. the thunk tree, through the one deserializer switch.
@@ -20,6 +25,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -74,8 +80,25 @@ absl::StatusOr<std::unique_ptr<GpuExecutableProto>> ParseArtifact(absl::string_v
 // Same, streaming from a file; NotFound when the file cannot be opened.
 absl::StatusOr<std::unique_ptr<GpuExecutableProto>> ParseArtifactFile(const std::string& path);
 
+// A parsed artifact and the 64-bit FNV-1a of its payload's bytes exactly as
+// stored (absent when the payload field is missing, repeated, or the input
+// was streamed).
+struct ParsedArtifact {
+  std::unique_ptr<GpuExecutableProto> artifact;
+  std::optional<uint64_t> stored_payload_checksum;
+};
+
+// ParseArtifact / ParseArtifactFile that also hash the stored payload bytes
+// (concurrently with the parse for payloads of 1 MiB or more). Same errors.
+absl::StatusOr<ParsedArtifact> ParseArtifactAndHash(absl::string_view bytes);
+absl::StatusOr<ParsedArtifact> ParseArtifactFileAndHash(const std::string& path);
+
 // Validates `artifact` and builds the program (see the file comment).
 absl::StatusOr<std::unique_ptr<Program>> LoadProgram(std::unique_ptr<GpuExecutableProto> artifact,
+                                                     const ffi::FfiRegistry& ffi);
+// Same; when parsed.stored_payload_checksum equals the header's checksum the
+// payload is not re-serialized to check it.
+absl::StatusOr<std::unique_ptr<Program>> LoadProgram(ParsedArtifact parsed,
                                                      const ffi::FfiRegistry& ffi);
 
 }  // namespace xla::gpu

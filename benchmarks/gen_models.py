@@ -1,0 +1,82 @@
+#!/usr/bin/env python3
+"""Writes the HLO text of the host-execution benchmark models.
+
+Run by hand (needs `pip install jax jaxlib`); the build and the tests never
+run it. The outputs are committed under benchmarks/models/ so that
+benchmarks/host_vs_xla_cpu.sh measures the same modules on every machine.
+
+  python3 benchmarks/gen_models.py [OUT_DIR]   (default: benchmarks/models)
+
+Every model is f32 and takes its weights as parameters (no baked-in
+constants), so XLA:CPU and xla_aot see the same HLO and the same inputs.
+"""
+import os
+import sys
+
+import jax
+import jax.numpy as jnp
+
+
+def mlp(x, w1, b1, w2, b2, w3, b3):
+  h = jax.nn.gelu(x @ w1 + b1)
+  h = jax.nn.gelu(h @ w2 + b2)
+  return h @ w3 + b3
+
+
+def softmax(x):
+  return jax.nn.softmax(x, axis=-1)
+
+
+def layer_norm(x, gamma, beta):
+  mean = jnp.mean(x, axis=-1, keepdims=True)
+  var = jnp.mean(jnp.square(x - mean), axis=-1, keepdims=True)
+  return (x - mean) * jax.lax.rsqrt(var + 1e-5) * gamma + beta
+
+
+def attention(x, wq, wk, wv, wo):
+  # x: [batch, seq, model]; 8 heads of 64.
+  b, s, d = x.shape
+  heads = 8
+  hd = d // heads
+
+  def split(t):
+    return t.reshape(b, s, heads, hd).transpose(0, 2, 1, 3)
+
+  q, k, v = split(x @ wq), split(x @ wk), split(x @ wv)
+  scores = jnp.einsum("bhqd,bhkd->bhqk", q, k) / jnp.sqrt(float(hd))
+  probs = jax.nn.softmax(scores, axis=-1)
+  out = jnp.einsum("bhqk,bhkd->bhqd", probs, v).transpose(0, 2, 1, 3)
+  return out.reshape(b, s, d) @ wo
+
+
+def f32(*shape):
+  return jax.ShapeDtypeStruct(shape, jnp.float32)
+
+
+MODELS = {
+    "mlp_b256_1024": (mlp, [f32(256, 1024), f32(1024, 1024), f32(1024),
+                            f32(1024, 1024), f32(1024), f32(1024, 256),
+                            f32(256)]),
+    "softmax_512x1023": (softmax, [f32(512, 1023)]),
+    "layer_norm_512x1023": (layer_norm, [f32(512, 1023), f32(1023),
+                                         f32(1023)]),
+    "attention_b4_s256_d512": (attention, [f32(4, 256, 512), f32(512, 512),
+                                           f32(512, 512), f32(512, 512),
+                                           f32(512, 512)]),
+}
+
+
+def main():
+  out_dir = sys.argv[1] if len(sys.argv) > 1 else os.path.join(
+      os.path.dirname(os.path.abspath(__file__)), "models")
+  os.makedirs(out_dir, exist_ok=True)
+  for name, (fn, specs) in MODELS.items():
+    text = jax.jit(fn).lower(*specs).compiler_ir("hlo").as_hlo_text()
+    path = os.path.join(out_dir, name + ".hlo")
+    with open(path, "w") as f:
+      f.write(text)
+    print(f"wrote {path} ({len(text)} bytes)")
+
+
+if __name__ == "__main__":
+  main()

@@ -1,0 +1,144 @@
+#!/usr/bin/env python3
+"""Times an HLO module on XLA:CPU (through jaxlib) and saves its inputs and outputs.
+
+The baseline half of benchmarks/host_vs_xla_cpu.sh. Run by hand; needs
+`pip install jax jaxlib`. Nothing in the build or the tests imports it.
+
+  python3 benchmarks/xla_cpu_baseline.py MODULE.hlo --out_dir=DIR
+      [--iterations=20] [--warmup=3] [--seed=1]
+  python3 benchmarks/xla_cpu_baseline.py --compare DIR_A DIR_B
+
+The first form draws f32 inputs uniformly in [-1, 1) (integers in [0, 8)),
+writes them to DIR/input_<i>.npy, compiles the module with XLA:CPU, runs it
+`warmup` times, then `iterations` timed runs (each waits for the result),
+writes the outputs to DIR/xla_cpu/out<i>.npy and prints one line:
+  xla_cpu MODULE median_ms=... min_ms=... max_ms=... compile_s=...
+The second form compares out<i>.npy files of two directories and prints
+the largest absolute and relative differences; it exits 1 when a file is
+missing or a shape differs.
+"""
+import argparse
+import glob
+import os
+import statistics
+import sys
+import time
+
+import numpy as np
+
+
+def draw_inputs(program_shape, seed):
+  rng = np.random.default_rng(seed)
+  inputs = []
+  for shape in program_shape.parameter_shapes():
+    dtype = np.dtype(shape.numpy_dtype())
+    dims = shape.dimensions()
+    if np.issubdtype(dtype, np.floating):
+      inputs.append(rng.uniform(-1.0, 1.0, size=dims).astype(dtype))
+    elif dtype == np.bool_:
+      inputs.append(rng.integers(0, 2, size=dims).astype(dtype))
+    else:
+      inputs.append(rng.integers(0, 8, size=dims).astype(dtype))
+  return inputs
+
+
+def flatten(result):
+  if isinstance(result, (list, tuple)):
+    out = []
+    for r in result:
+      out.extend(flatten(r))
+    return out
+  return [result]
+
+
+def run_baseline(args):
+  import jax
+  from jax._src.lib import _jax
+  from jax._src.lib import xla_client as xc
+
+  with open(args.module) as f:
+    text = f.read()
+  module = xc.hlo.hlo_module_from_text(text)
+  stablehlo = _jax.mlir.hlo_to_stablehlo(
+      module.as_serialized_hlo_module_proto())
+  device = jax.devices("cpu")[0]
+  client = device.client
+  t0 = time.perf_counter()
+  exe = client.compile_and_load(stablehlo, xc.DeviceList((device,)),
+                                xc.CompileOptions())
+  compile_s = time.perf_counter() - t0
+
+  computation = xc.XlaComputation(module.as_serialized_hlo_module_proto())
+  inputs = draw_inputs(computation.program_shape(), args.seed)
+  os.makedirs(os.path.join(args.out_dir, "xla_cpu"), exist_ok=True)
+  for i, x in enumerate(inputs):
+    np.save(os.path.join(args.out_dir, f"input_{i}.npy"), x)
+  device_inputs = [jax.device_put(x, device) for x in inputs]
+
+  def once():
+    outs = flatten(exe.execute(device_inputs))
+    for o in outs:
+      o.block_until_ready()
+    return outs
+
+  for _ in range(args.warmup):
+    once()
+  times = []
+  for _ in range(args.iterations):
+    t = time.perf_counter()
+    outs = once()
+    times.append((time.perf_counter() - t) * 1e3)
+  for i, o in enumerate(outs):
+    np.save(os.path.join(args.out_dir, "xla_cpu", f"out{i}.npy"),
+            np.asarray(o))
+  name = os.path.basename(args.module)
+  print(f"xla_cpu {name} median_ms={statistics.median(times):.3f} "
+        f"min_ms={min(times):.3f} max_ms={max(times):.3f} "
+        f"compile_s={compile_s:.3f}")
+
+
+def compare(dir_a, dir_b):
+  files = sorted(glob.glob(os.path.join(dir_a, "out*.npy")))
+  if not files:
+    print(f"compare: no out*.npy in {dir_a}", file=sys.stderr)
+    return 1
+  worst_abs = worst_rel = 0.0
+  for fa in files:
+    fb = os.path.join(dir_b, os.path.basename(fa))
+    if not os.path.exists(fb):
+      print(f"compare: {fb} is missing", file=sys.stderr)
+      return 1
+    a, b = np.load(fa), np.load(fb)
+    if a.shape != b.shape:
+      print(f"compare: {os.path.basename(fa)}: shape {a.shape} vs {b.shape}",
+            file=sys.stderr)
+      return 1
+    a64, b64 = a.astype(np.float64), b.astype(np.float64)
+    diff = np.abs(a64 - b64)
+    worst_abs = max(worst_abs, float(np.max(diff, initial=0.0)))
+    scale = np.maximum(np.abs(b64), 1e-6)
+    worst_rel = max(worst_rel, float(np.max(diff / scale, initial=0.0)))
+  print(f"compare outputs={len(files)} max_abs={worst_abs:.3g} "
+        f"max_rel={worst_rel:.3g}")
+  return 0
+
+
+def main():
+  parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+  parser.add_argument("module", nargs="?")
+  parser.add_argument("--out_dir")
+  parser.add_argument("--iterations", type=int, default=20)
+  parser.add_argument("--warmup", type=int, default=3)
+  parser.add_argument("--seed", type=int, default=1)
+  parser.add_argument("--compare", nargs=2, metavar=("DIR_A", "DIR_B"))
+  args = parser.parse_args()
+  if args.compare:
+    return compare(*args.compare)
+  if not args.module or not args.out_dir:
+    parser.error("MODULE and --out_dir are required (or --compare A B)")
+  run_baseline(args)
+  return 0
+
+
+if __name__ == "__main__":
+  sys.exit(main())

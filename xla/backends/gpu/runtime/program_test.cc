@@ -1,0 +1,153 @@
+// Loading: parse in place (bytes and memory-mapped files), the stored
+// payload hash standing in for re-serialization, its fallback, and the
+// once-stored constants check.
+#include "xla/backends/gpu/runtime/program.h"
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "gtest/gtest.h"
+#include "xla/backends/gpu/runtime/checksum.h"
+#include "xla/backends/gpu/runtime/runtime_test_util.h"
+
+namespace xla::gpu {
+namespace {
+
+// A result of 4 floats plus one constant of `bytes` bytes per seed, filled
+// with a pattern that starts at the seed (equal seeds give equal constants).
+GpuExecutableProto Artifact(const std::vector<int>& seeds, int64_t bytes) {
+  GpuExecutableProto a = testing::MakeArtifact(R"pb(
+payload {
+  module_name: "weights"
+  program_shape { result { element_type: PRIMITIVE_TYPE_F32 dimensions: 4 } }
+  allocations { index: 0 size: 16 is_output: true }
+  outputs { slice { allocation: 0 size: 16 } }
+  thunks { memset { destination { allocation: 0 size: 16 } } }
+}
+)pb");
+  GpuExecutablePayloadProto* p = a.mutable_payload();
+  for (size_t i = 0; i < seeds.size(); ++i) {
+    std::string content(bytes, '\0');
+    for (int64_t b = 0; b < bytes; ++b) content[b] = static_cast<char>((seeds[i] + b * 7) % 251);
+    p->add_constants()->set_content(content);
+    BufferAllocationProto* alloc = p->add_allocations();
+    alloc->set_index(p->allocations_size() - 1);
+    alloc->set_size(bytes);
+    alloc->set_is_constant(true);
+    alloc->set_constant_index(static_cast<int>(i));
+  }
+  SealArtifact(&a);
+  return a;
+}
+
+std::string WriteTemp(const std::string& name, const std::string& bytes) {
+  const std::string path = (std::filesystem::path(::testing::TempDir()) / name).string();
+  std::ofstream out(path, std::ios::binary);
+  out << bytes;
+  EXPECT_TRUE(out.good());
+  return path;
+}
+
+TEST(Program, StoredPayloadHashIsTheSealedChecksum) {
+  const GpuExecutableProto a = Artifact({1, 2, 3}, 1000);
+  absl::StatusOr<ParsedArtifact> parsed = ParseArtifactAndHash(testing::SerializeArtifact(a));
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  ASSERT_TRUE(parsed->stored_payload_checksum.has_value());
+  EXPECT_EQ(*parsed->stored_payload_checksum, a.header().payload_checksum());
+  EXPECT_EQ(*parsed->stored_payload_checksum, PayloadChecksum(a.payload()));
+  absl::StatusOr<std::unique_ptr<Program>> p =
+      LoadProgram(*std::move(parsed), ffi::FfiRegistry::Global());
+  ASSERT_TRUE(p.ok()) << p.status();
+  EXPECT_EQ((*p)->allocations.size(), 4u);
+}
+
+// Large payloads are hashed on a second thread; the file is mapped.
+TEST(Program, MappedFileWithLargePayloadLoads) {
+  const GpuExecutableProto a = Artifact({5, 6}, int64_t{3} << 19);  // 2 x 1.5 MiB
+  const std::string path = WriteTemp("large.xaot", testing::SerializeArtifact(a));
+  absl::StatusOr<ParsedArtifact> parsed = ParseArtifactFileAndHash(path);
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  EXPECT_EQ(parsed->stored_payload_checksum, a.header().payload_checksum());
+  EXPECT_EQ(parsed->artifact->payload().constants(1).content(), a.payload().constants(1).content());
+  EXPECT_TRUE(LoadProgram(*std::move(parsed), ffi::FfiRegistry::Global()).ok());
+}
+
+// Stored bytes that are not the deterministic serialization (here: a field
+// of the payload written twice, which protobuf merges) fall back to hashing
+// the re-serialized payload, which matches.
+TEST(Program, NonCanonicalPayloadBytesFallBackToReserialization) {
+  GpuExecutableProto a = Artifact({1}, 64);
+  GpuExecutableProto extra;
+  extra.mutable_payload()->set_module_name("weights");  // same value, stored again
+  const std::string bytes = testing::SerializeArtifact(a) + testing::SerializeArtifact(extra);
+  absl::StatusOr<ParsedArtifact> parsed = ParseArtifactAndHash(bytes);
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  EXPECT_FALSE(parsed->stored_payload_checksum.has_value());  // payload field twice
+  EXPECT_TRUE(LoadProgram(*std::move(parsed), ffi::FfiRegistry::Global()).ok());
+
+  // A stored hash that disagrees (what non-canonical bytes give) is not an error by itself.
+  absl::StatusOr<ParsedArtifact> again = ParseArtifactAndHash(testing::SerializeArtifact(a));
+  ASSERT_TRUE(again.ok());
+  again->stored_payload_checksum = *again->stored_payload_checksum + 1;
+  EXPECT_TRUE(LoadProgram(*std::move(again), ffi::FfiRegistry::Global()).ok());
+}
+
+TEST(Program, CorruptPayloadIsRejectedFromBytesAndFile) {
+  const GpuExecutableProto a = Artifact({1, 2}, int64_t{3} << 19);
+  std::string bytes = testing::SerializeArtifact(a);
+  // Flip a byte inside constants[1] (the last big block of the file).
+  bytes[bytes.size() - 1000] ^= 0x5a;
+  const std::string path = WriteTemp("corrupt.xaot", bytes);
+  for (int from_file = 0; from_file < 2; ++from_file) {
+    absl::StatusOr<ParsedArtifact> parsed =
+        from_file ? ParseArtifactFileAndHash(path) : ParseArtifactAndHash(bytes);
+    ASSERT_TRUE(parsed.ok()) << parsed.status();
+    absl::StatusOr<std::unique_ptr<Program>> p =
+        LoadProgram(*std::move(parsed), ffi::FfiRegistry::Global());
+    ASSERT_FALSE(p.ok());
+    EXPECT_EQ(p.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_NE(p.status().message().find("header.payload_checksum"), std::string::npos)
+        << p.status();
+  }
+}
+
+TEST(Program, DuplicateConstantIsRejected) {
+  const GpuExecutableProto a = Artifact({4, 9, 4}, 333);
+  absl::StatusOr<std::unique_ptr<Program>> p =
+      LoadProgram(std::make_unique<GpuExecutableProto>(a), ffi::FfiRegistry::Global());
+  ASSERT_FALSE(p.ok());
+  EXPECT_NE(p.status().message().find("constants[2]: same content as constants[0]"),
+            std::string::npos)
+      << p.status();
+  // Same size, one byte apart: distinct.
+  GpuExecutableProto b = Artifact({4, 9}, 333);
+  std::string content = b.payload().constants(0).content();
+  content.back() = static_cast<char>(content.back() + 1);
+  b.mutable_payload()->add_constants()->set_content(content);
+  BufferAllocationProto* alloc = b.mutable_payload()->add_allocations();
+  alloc->set_index(3);
+  alloc->set_size(333);
+  alloc->set_is_constant(true);
+  alloc->set_constant_index(2);
+  SealArtifact(&b);
+  EXPECT_TRUE(
+      LoadProgram(std::make_unique<GpuExecutableProto>(b), ffi::FfiRegistry::Global()).ok());
+}
+
+TEST(Program, MissingFileIsNotFoundAndTruncatedFileIsInvalid) {
+  EXPECT_EQ(ParseArtifactFileAndHash("/nonexistent/a.xaot").status().code(),
+            absl::StatusCode::kNotFound);
+  std::string bytes = testing::SerializeArtifact(Artifact({1}, 5000));
+  bytes.resize(bytes.size() / 2);
+  const std::string path = WriteTemp("truncated.xaot", bytes);
+  absl::Status status = ParseArtifactFileAndHash(path).status();
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(status.message().find("truncated.xaot is not a valid GpuExecutableProto"),
+            std::string::npos)
+      << status;
+}
+
+}  // namespace
+}  // namespace xla::gpu

@@ -4,19 +4,25 @@
 
 namespace stream_executor::host {
 
-std::vector<BlockRange> PartitionBlocks(int64_t total_blocks, int num_workers) {
-  std::vector<BlockRange> ranges;
-  if (total_blocks <= 0) return ranges;
+int64_t NumBlockRanges(int64_t total_blocks, int num_workers) {
+  if (total_blocks <= 0) return 0;
   const int64_t workers = std::max<int64_t>(num_workers, 1);
-  const int64_t num_ranges = std::min(total_blocks, workers * kRangesPerWorker);
+  return std::min(total_blocks, workers * kRangesPerWorker);
+}
+
+BlockRange BlockRangeAt(int64_t total_blocks, int64_t num_ranges, int64_t i) {
   const int64_t base = total_blocks / num_ranges;
   const int64_t extra = total_blocks % num_ranges;  // first `extra` get +1
+  const int64_t begin = i * base + std::min(i, extra);
+  return BlockRange{begin, begin + base + (i < extra ? 1 : 0)};
+}
+
+std::vector<BlockRange> PartitionBlocks(int64_t total_blocks, int num_workers) {
+  const int64_t num_ranges = NumBlockRanges(total_blocks, num_workers);
+  std::vector<BlockRange> ranges;
   ranges.reserve(num_ranges);
-  int64_t begin = 0;
   for (int64_t i = 0; i < num_ranges; ++i) {
-    const int64_t end = begin + base + (i < extra ? 1 : 0);
-    ranges.push_back(BlockRange{begin, end});
-    begin = end;
+    ranges.push_back(BlockRangeAt(total_blocks, num_ranges, i));
   }
   return ranges;
 }

@@ -29,6 +29,12 @@ inline constexpr int64_t kRangesPerWorker = 4;
 // 1). Returns no ranges when total_blocks <= 0.
 std::vector<BlockRange> PartitionBlocks(int64_t total_blocks, int num_workers);
 
+// The same partition without building it (no allocation): how many ranges
+// PartitionBlocks returns, and range `i` of them (0 <= i < num_ranges,
+// num_ranges = NumBlockRanges(total_blocks, ...)).
+int64_t NumBlockRanges(int64_t total_blocks, int num_workers);
+BlockRange BlockRangeAt(int64_t total_blocks, int64_t num_ranges, int64_t i);
+
 }  // namespace stream_executor::host
 
 #endif  // XLA_STREAM_EXECUTOR_HOST_BLOCK_PARTITION_H_

@@ -7,6 +7,7 @@
 #include <mutex>
 #include <utility>
 
+#include "absl/container/inlined_vector.h"
 #include "xla/stream_executor/host/block_partition.h"
 
 namespace stream_executor::host {
@@ -17,46 +18,56 @@ namespace {
 // left and touches nothing else.
 struct LaunchState {
   XlaHostKernelFn function = nullptr;
-  std::vector<void*> buffers;
-  std::vector<BlockRange> ranges;
-  std::atomic<size_t> next_range{0};
+  absl::InlinedVector<void*, 8> buffers;
+  int64_t total_blocks = 0;
+  int64_t num_ranges = 0;
+  std::atomic<int64_t> next_range{0};
   std::mutex mu;
   std::condition_variable all_done;
-  size_t ranges_done = 0;  // guarded by mu
+  int64_t ranges_done = 0;  // guarded by mu
 
   // Runs ranges until none is left.
   void RunRanges() {
-    size_t ran = 0;
-    for (size_t i = next_range.fetch_add(1); i < ranges.size();
+    int64_t ran = 0;
+    for (int64_t i = next_range.fetch_add(1); i < num_ranges;
          i = next_range.fetch_add(1)) {
+      const BlockRange range = BlockRangeAt(total_blocks, num_ranges, i);
       function(buffers.data(), static_cast<int64_t>(buffers.size()),
-               ranges[i].begin, ranges[i].end);
+               range.begin, range.end);
       ++ran;
     }
     if (ran == 0) return;
     std::lock_guard<std::mutex> lock(mu);
     ranges_done += ran;
-    if (ranges_done == ranges.size()) all_done.notify_all();
+    if (ranges_done == num_ranges) all_done.notify_all();
   }
 
   void AwaitAllRanges() {
     std::unique_lock<std::mutex> lock(mu);
-    all_done.wait(lock, [this] { return ranges_done == ranges.size(); });
+    all_done.wait(lock, [this] { return ranges_done == num_ranges; });
   }
 };
 
 }  // namespace
 
-void RunHostKernel(XlaHostKernelFn function, std::vector<void*> buffers,
+void RunHostKernel(XlaHostKernelFn function, absl::Span<void* const> buffers,
                    int64_t total_blocks, HostThreadPool& pool) {
+  const int64_t num_ranges =
+      NumBlockRanges(total_blocks, pool.num_threads() + 1);
+  if (num_ranges == 0) return;
+  if (num_ranges == 1) {  // nothing to share: run it here, touch no pool
+    function(buffers.data(), static_cast<int64_t>(buffers.size()), 0,
+             total_blocks);
+    return;
+  }
   auto state = std::make_shared<LaunchState>();
   state->function = function;
-  state->buffers = std::move(buffers);
-  state->ranges = PartitionBlocks(total_blocks, pool.num_threads() + 1);
-  if (state->ranges.empty()) return;
-  const size_t helpers = std::min<size_t>(state->ranges.size() - 1,
-                                          static_cast<size_t>(pool.num_threads()));
-  for (size_t i = 0; i < helpers; ++i) {
+  state->buffers.assign(buffers.begin(), buffers.end());
+  state->total_blocks = total_blocks;
+  state->num_ranges = num_ranges;
+  const int64_t helpers =
+      std::min<int64_t>(num_ranges - 1, pool.num_threads());
+  for (int64_t i = 0; i < helpers; ++i) {
     pool.Schedule([state] { state->RunRanges(); });
   }
   state->RunRanges();

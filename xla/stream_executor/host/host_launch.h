@@ -11,15 +11,15 @@
 #define XLA_STREAM_EXECUTOR_HOST_HOST_LAUNCH_H_
 
 #include <cstdint>
-#include <vector>
 
+#include "absl/types/span.h"
 #include "xla/stream_executor/host/host_kernel_abi.h"
 #include "xla/stream_executor/host/host_thread_pool.h"
 
 namespace stream_executor::host {
 
 // `buffers` are passed to every call; `total_blocks` <= 0 runs nothing.
-void RunHostKernel(XlaHostKernelFn function, std::vector<void*> buffers,
+void RunHostKernel(XlaHostKernelFn function, absl::Span<void* const> buffers,
                    int64_t total_blocks, HostThreadPool& pool);
 
 }  // namespace stream_executor::host

@@ -1,5 +1,6 @@
 #include "xla/stream_executor/host/host_stream.h"
 
+#include <algorithm>
 #include <cstring>
 #include <utility>
 #include <vector>
@@ -72,12 +73,14 @@ absl::Status HostStream::Memcpy(DeviceMemoryBase* device_dst,
                                 const void* host_src, uint64_t size) {
   absl::Status valid = CheckDeviceTarget("destination", device_dst, size);
   if (valid.ok()) valid = CheckHostPointer("host source", host_src, size);
-  if (!valid.ok()) return EnqueueError(std::string(kH2D), valid);
-  void* dst = device_dst->opaque;
-  return Enqueue(std::string(kH2D), [dst, host_src, size] {
-    if (size > 0) std::memcpy(dst, host_src, size);
-    return absl::OkStatus();
-  });
+  if (!valid.ok()) return EnqueueError(kH2D, valid);
+  Operation op;
+  op.kind = Operation::Kind::kCopy;
+  op.name = kH2D;
+  op.dst = device_dst->opaque;
+  op.src = host_src;
+  op.size = size;
+  return Enqueue(std::move(op));
 }
 
 absl::Status HostStream::Memcpy(void* host_dst,
@@ -85,12 +88,14 @@ absl::Status HostStream::Memcpy(void* host_dst,
                                 uint64_t size) {
   absl::Status valid = CheckDeviceTarget("source", &device_src, size);
   if (valid.ok()) valid = CheckHostPointer("host destination", host_dst, size);
-  if (!valid.ok()) return EnqueueError(std::string(kD2H), valid);
-  const void* src = device_src.opaque;
-  return Enqueue(std::string(kD2H), [host_dst, src, size] {
-    if (size > 0) std::memcpy(host_dst, src, size);
-    return absl::OkStatus();
-  });
+  if (!valid.ok()) return EnqueueError(kD2H, valid);
+  Operation op;
+  op.kind = Operation::Kind::kCopy;
+  op.name = kD2H;
+  op.dst = host_dst;
+  op.src = device_src.opaque;
+  op.size = size;
+  return Enqueue(std::move(op));
 }
 
 absl::Status HostStream::Memcpy(DeviceMemoryBase* device_dst,
@@ -98,13 +103,14 @@ absl::Status HostStream::Memcpy(DeviceMemoryBase* device_dst,
                                 uint64_t size) {
   absl::Status valid = CheckDeviceTarget("destination", device_dst, size);
   if (valid.ok()) valid = CheckDeviceTarget("source", &device_src, size);
-  if (!valid.ok()) return EnqueueError(std::string(kD2D), valid);
-  void* dst = device_dst->opaque;
-  const void* src = device_src.opaque;
-  return Enqueue(std::string(kD2D), [dst, src, size] {
-    if (size > 0) std::memmove(dst, src, size);
-    return absl::OkStatus();
-  });
+  if (!valid.ok()) return EnqueueError(kD2D, valid);
+  Operation op;
+  op.kind = Operation::Kind::kCopy;
+  op.name = kD2D;
+  op.dst = device_dst->opaque;
+  op.src = device_src.opaque;
+  op.size = size;
+  return Enqueue(std::move(op));
 }
 
 absl::Status HostStream::Memset32(DeviceMemoryBase* location, uint32_t pattern,
@@ -115,46 +121,55 @@ absl::Status HostStream::Memset32(DeviceMemoryBase* location, uint32_t pattern,
         absl::StrCat("size ", size, " is not a multiple of 4"));
   }
   if (!valid.ok()) return EnqueueError("memset32", valid);
-  auto* words = static_cast<uint32_t*>(location->opaque);
-  return Enqueue("memset32", [words, pattern, size] {
-    for (uint64_t i = 0; i < size / 4; ++i) words[i] = pattern;
-    return absl::OkStatus();
-  });
+  Operation op;
+  op.kind = Operation::Kind::kFill32;
+  op.name = "memset32";
+  op.dst = location->opaque;
+  op.pattern = pattern;
+  op.size = size;
+  return Enqueue(std::move(op));
 }
 
 absl::Status HostStream::MemZero(DeviceMemoryBase* location, uint64_t size) {
   absl::Status valid = CheckDeviceTarget("destination", location, size);
   if (!valid.ok()) return EnqueueError("memzero", valid);
-  void* dst = location->opaque;
-  return Enqueue("memzero", [dst, size] {
-    if (size > 0) std::memset(dst, 0, size);
-    return absl::OkStatus();
-  });
+  Operation op;
+  op.kind = Operation::Kind::kZero;
+  op.name = "memzero";
+  op.dst = location->opaque;
+  op.size = size;
+  return Enqueue(std::move(op));
 }
 
 absl::Status HostStream::Launch(const Kernel& kernel,
                                 const LaunchDimensions& dims,
                                 absl::Span<const DeviceMemoryBase> args) {
-  std::string name = absl::StrCat("kernel launch '", kernel.name(), "'");
   const auto* host_kernel = dynamic_cast<const HostKernel*>(&kernel);
   if (host_kernel == nullptr) {
-    return EnqueueError(name, absl::InvalidArgumentError(absl::StrCat(
-                                  "kernel of module '", kernel.module_name(),
-                                  "' was not loaded by the host platform")));
+    return EnqueueError(absl::StrCat("kernel launch '", kernel.name(), "'"),
+                        absl::InvalidArgumentError(absl::StrCat(
+                            "kernel of module '", kernel.module_name(),
+                            "' was not loaded by the host platform")));
   }
   absl::Status valid = ValidateLaunchDimensions(dims, limits_);
-  if (!valid.ok()) return EnqueueError(name, valid);
-  std::vector<void*> buffers;
-  buffers.reserve(args.size());
-  for (const DeviceMemoryBase& arg : args) buffers.push_back(arg.opaque);
-  // The captured library keeps the code loaded until the launch has run.
-  return Enqueue(name, [library = host_kernel->library(),
-                        function = host_kernel->function(),
-                        buffers = std::move(buffers),
-                        blocks = dims.num_blocks(), &pool = pool_]() mutable {
-    RunHostKernel(function, std::move(buffers), blocks, pool);
-    return absl::OkStatus();
-  });
+  if (!valid.ok()) {
+    return EnqueueError(absl::StrCat("kernel launch '", kernel.name(), "'"),
+                        valid);
+  }
+  Operation op;
+  op.kind = Operation::Kind::kLaunch;
+  op.name = "kernel launch";  // a host launch itself cannot fail
+  op.function = host_kernel->function();
+  op.blocks = dims.num_blocks();
+  op.num_buffers = static_cast<int64_t>(args.size());
+  if (args.size() <= Operation::kInlineArgs) {
+    for (size_t i = 0; i < args.size(); ++i) op.inline_buffers[i] = args[i].opaque;
+  } else {
+    op.more_buffers.reserve(args.size());
+    for (const DeviceMemoryBase& arg : args) op.more_buffers.push_back(arg.opaque);
+  }
+  op.library = host_kernel->library();
+  return Enqueue(std::move(op));
 }
 
 absl::Status HostStream::RecordEvent(Event* event) {
@@ -164,15 +179,14 @@ absl::Status HostStream::RecordEvent(Event* event) {
                                             "the event is null or was not "
                                             "created by the host platform"));
   }
-  const int64_t generation = host_event->BeginRecord();
+  Operation op;
+  op.kind = Operation::Kind::kRecordEvent;
+  op.name = "record event";
+  op.event = host_event;
+  op.generation = host_event->BeginRecord();
   std::lock_guard<std::mutex> lock(mu_);
   // Queued even on a failed stream, so that waiters wake up and see the error.
-  PushLocked(Operation{"record event",
-                       [this, host_event, generation] {
-                         host_event->Complete(generation, CurrentStatus());
-                         return absl::OkStatus();
-                       },
-                       /*runs_after_error=*/true});
+  PushLocked(std::move(op));
   return KnownErrorLocked();
 }
 
@@ -188,14 +202,12 @@ absl::Status HostStream::WaitFor(Event* event) {
     std::lock_guard<std::mutex> lock(mu_);
     return KnownErrorLocked();
   }
-  return Enqueue("wait for event", [host_event, generation] {
-    absl::Status status = host_event->WaitForGeneration(generation);
-    if (status.ok()) return status;
-    return absl::Status(status.code(),
-                        absl::StrCat("the event was recorded on a stream that "
-                                     "had failed: ",
-                                     status.message()));
-  });
+  Operation op;
+  op.kind = Operation::Kind::kWaitEvent;
+  op.name = "wait for event";
+  op.event = host_event;
+  op.generation = generation;
+  return Enqueue(std::move(op));
 }
 
 absl::Status HostStream::DoHostCallback(
@@ -204,7 +216,11 @@ absl::Status HostStream::DoHostCallback(
     return EnqueueError("host callback",
                         absl::InvalidArgumentError("the callback is empty"));
   }
-  return Enqueue("host callback", std::move(callback));
+  Operation op;
+  op.kind = Operation::Kind::kCallback;
+  op.name = "host callback";
+  op.work = std::move(callback);
+  return Enqueue(std::move(op));
 }
 
 absl::Status HostStream::BlockHostUntilDone() {
@@ -218,25 +234,25 @@ absl::Status HostStream::BlockHostUntilDone() {
   return DeepCopyStatus(status_);
 }
 
-absl::Status HostStream::Enqueue(std::string name, Work work) {
+absl::Status HostStream::Enqueue(Operation operation) {
   std::lock_guard<std::mutex> lock(mu_);
-  absl::Status known = KnownErrorLocked();
-  if (!known.ok()) return known;
-  PushLocked(Operation{std::move(name), std::move(work)});
+  if (!status_.ok() || !queued_error_.ok()) return KnownErrorLocked();
+  PushLocked(std::move(operation));
   return absl::OkStatus();
 }
 
-absl::Status HostStream::EnqueueError(std::string name, absl::Status error) {
+absl::Status HostStream::EnqueueError(absl::string_view name,
+                                      absl::Status error) {
   absl::Status annotated = Annotate(name, error);
   std::lock_guard<std::mutex> lock(mu_);
   absl::Status known = KnownErrorLocked();
   if (!known.ok()) return known;
   // Fails in stream order, so an earlier operation's error still comes first;
   // until the worker gets there, later enqueues report this one.
-  PushLocked(Operation{std::move(name),
-                       [code = error.code(), message = std::string(error.message())] {
-                         return absl::Status(code, message);
-                       }});
+  Operation op;
+  op.kind = Operation::Kind::kFail;
+  op.error = DeepCopyStatus(annotated);
+  PushLocked(std::move(op));
   queued_error_ = DeepCopyStatus(annotated);
   return annotated;
 }
@@ -248,37 +264,91 @@ absl::Status HostStream::KnownErrorLocked() const {
 void HostStream::PushLocked(Operation operation) {
   queue_.push_back(std::move(operation));
   ++pending_;
-  work_available_.notify_one();  // the only waiter is this stream's worker
+  if (worker_waiting_) {  // the only waiter is this stream's worker
+    worker_waiting_ = false;
+    work_available_.notify_one();
+  }
 }
 
 void HostStream::WaitIdleLocked(std::unique_lock<std::mutex>& lock) {
   idle_.wait(lock, [this] { return pending_ == 0; });
 }
 
-absl::Status HostStream::CurrentStatus() {
-  std::lock_guard<std::mutex> lock(mu_);
-  return DeepCopyStatus(status_);
+absl::Status HostStream::Run(Operation& op, const absl::Status& status) {
+  switch (op.kind) {
+    case Operation::Kind::kCopy:
+      if (op.size > 0) std::memmove(op.dst, op.src, op.size);
+      return absl::OkStatus();
+    case Operation::Kind::kZero:
+      if (op.size > 0) std::memset(op.dst, 0, op.size);
+      return absl::OkStatus();
+    case Operation::Kind::kFill32: {
+      auto* words = static_cast<uint32_t*>(op.dst);
+      for (uint64_t i = 0; i < op.size / 4; ++i) words[i] = op.pattern;
+      return absl::OkStatus();
+    }
+    case Operation::Kind::kLaunch:
+      RunHostKernel(op.function,
+                    absl::MakeConstSpan(op.num_buffers <= Operation::kInlineArgs
+                                            ? op.inline_buffers.data()
+                                            : op.more_buffers.data(),
+                                        op.num_buffers),
+                    op.blocks, pool_);
+      return absl::OkStatus();
+    case Operation::Kind::kRecordEvent:
+      op.event->Complete(op.generation, DeepCopyStatus(status));
+      return absl::OkStatus();
+    case Operation::Kind::kWaitEvent: {
+      absl::Status waited = op.event->WaitForGeneration(op.generation);
+      if (waited.ok()) return waited;
+      return absl::Status(waited.code(),
+                          absl::StrCat("the event was recorded on a stream "
+                                       "that had failed: ",
+                                       waited.message()));
+    }
+    case Operation::Kind::kCallback:
+      return std::move(op.work)();
+    case Operation::Kind::kFail:
+      return std::move(op.error);
+  }
+  return absl::InternalError("unknown host stream operation");
 }
 
 void HostStream::WorkerLoop() {
+  std::unique_lock<std::mutex> lock(mu_);
   while (true) {
-    Operation operation;
-    bool skip = false;
-    {
-      std::unique_lock<std::mutex> lock(mu_);
-      work_available_.wait(
-          lock, [this] { return shutting_down_ || !queue_.empty(); });
-      if (queue_.empty()) return;  // shutting down with nothing left
-      operation = std::move(queue_.front());
-      queue_.pop_front();
-      skip = !status_.ok() && !operation.runs_after_error;
+    while (!shutting_down_ && queue_.empty()) {
+      worker_waiting_ = true;
+      work_available_.wait(lock);
     }
-    absl::Status status =
-        skip ? absl::OkStatus() : std::move(operation.work)();
-    operation.work = nullptr;  // release captures before reporting completion
-    std::lock_guard<std::mutex> lock(mu_);
-    if (!status.ok() && status_.ok()) status_ = Annotate(operation.name, status);
-    if (--pending_ == 0) idle_.notify_all();
+    worker_waiting_ = false;
+    if (queue_.empty()) return;  // shutting down with nothing left
+    batch_.swap(queue_);
+    // Both vectors keep the largest capacity either needed, so a burst as
+    // long as an earlier one never grows the queue.
+    if (queue_.capacity() < batch_.capacity()) queue_.reserve(batch_.capacity());
+    lock.unlock();
+    for (Operation& op : batch_) {
+      // A failed stream skips everything but event records.
+      const bool skip =
+          !status_.ok() && op.kind != Operation::Kind::kRecordEvent;
+      absl::Status status = skip ? absl::OkStatus() : Run(op, status_);
+      // Release captures (the callback, the kernel's library) before
+      // reporting completion.
+      op.work = nullptr;
+      op.library.reset();
+      if (status.ok() || !status_.ok()) continue;
+      absl::Status failed = op.kind == Operation::Kind::kFail
+                                ? std::move(status)
+                                : Annotate(op.name, status);
+      std::lock_guard<std::mutex> failed_lock(mu_);
+      status_ = std::move(failed);
+    }
+    const int64_t done = static_cast<int64_t>(batch_.size());
+    batch_.clear();  // keeps the capacity
+    lock.lock();
+    pending_ -= done;
+    if (pending_ == 0) idle_.notify_all();
   }
 }
 

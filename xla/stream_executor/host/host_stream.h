@@ -5,21 +5,33 @@
 // kernel's block ranges on the executor's thread pool (the worker takes part
 // and waits for the rest); a wait for an event blocks the worker.
 //
+// Cost: queueing a copy, fill, launch (with up to 8 arguments) or event
+// operation takes one lock and no heap allocation once the stream has
+// queued as many operations at once before; the worker takes everything
+// queued under one lock and runs it as a batch, and is woken only when it
+// sleeps.
+//
 // Thread-safety: all methods may be called from any thread. (std::mutex, not
 // absl::Mutex: Debian's abseil is not built for ThreadSanitizer.)
 #ifndef XLA_STREAM_EXECUTOR_HOST_HOST_STREAM_H_
 #define XLA_STREAM_EXECUTOR_HOST_HOST_STREAM_H_
 
+#include <array>
 #include <condition_variable>
 #include <cstdint>
-#include <deque>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "absl/functional/any_invocable.h"
 #include "absl/status/status.h"
+#include "absl/strings/string_view.h"
 #include "xla/stream_executor/device_limits.h"
+#include "xla/stream_executor/host/host_event.h"
+#include "xla/stream_executor/host/host_kernel_abi.h"
+#include "xla/stream_executor/host/host_kernel_module.h"
 #include "xla/stream_executor/host/host_thread_pool.h"
 #include "xla/stream_executor/stream.h"
 
@@ -55,25 +67,57 @@ class HostStream : public Stream {
 
  private:
   using Work = absl::AnyInvocable<absl::Status() &&>;
+  // One queued operation. A tagged record rather than a closure, so that
+  // queueing the common operations (copies, fills, launches, events) never
+  // allocates: the queue's slots are reused, kernel arguments fit inline.
   struct Operation {
-    std::string name;  // prefixes the error message when `work` fails
+    enum class Kind {
+      kCopy,         // memmove(dst, src, size)
+      kZero,         // memset(dst, 0, size)
+      kFill32,       // size / 4 words of `pattern` at dst
+      kLaunch,       // RunHostKernel(function, buffers, blocks)
+      kRecordEvent,  // completes `event`'s `generation` with the status
+      kWaitEvent,    // waits for `event`'s `generation`
+      kCallback,     // runs `work`
+      kFail,         // fails with `error` (already annotated)
+    };
+    Kind kind = Kind::kCallback;
+    absl::string_view name;  // static text; prefixes the error `work` returns
+    void* dst = nullptr;
+    const void* src = nullptr;
+    uint64_t size = 0;
+    uint32_t pattern = 0;
+    XlaHostKernelFn function = nullptr;
+    int64_t blocks = 0;
+    // The kernel's arguments: the first kInlineArgs inline, all of them in
+    // `more_buffers` when there are more.
+    static constexpr int64_t kInlineArgs = 8;
+    std::array<void*, kInlineArgs> inline_buffers{};
+    std::vector<void*> more_buffers;
+    int64_t num_buffers = 0;
+    // Keeps a launched kernel's code loaded until the launch has run.
+    std::shared_ptr<const LoadedLibrary> library;
+    HostEvent* event = nullptr;
+    int64_t generation = 0;
     Work work;
-    bool runs_after_error = false;  // event records
+    absl::Status error;
   };
 
-  // Queues `work`; returns the known error instead when there is one.
-  absl::Status Enqueue(std::string name, Work work);
+  // Queues `operation`; returns the known error instead when there is one.
+  absl::Status Enqueue(Operation operation);
   // Queues an operation that fails with `error` in stream order and returns
   // the error as it will be reported.
-  absl::Status EnqueueError(std::string name, absl::Status error);
+  absl::Status EnqueueError(absl::string_view name, absl::Status error);
   // The following need mu_ held.
   void PushLocked(Operation operation);
   // The error later enqueues report: the sticky error, else a queued one.
   absl::Status KnownErrorLocked() const;
   void WaitIdleLocked(std::unique_lock<std::mutex>& lock);
+  // Runs `operation` on the worker; `status` is the stream's status when it
+  // was taken off the queue (what a recorded event reports).
+  absl::Status Run(Operation& operation, const absl::Status& status);
 
   void WorkerLoop();
-  absl::Status CurrentStatus();
 
   const DeviceLimits& limits_;
   HostThreadPool& pool_;
@@ -82,11 +126,18 @@ class HostStream : public Stream {
   std::condition_variable work_available_;  // queue_ non-empty or shutdown
   std::condition_variable idle_;            // pending_ == 0
   // Guarded by mu_:
-  std::deque<Operation> queue_;
+  // Queued operations, in order. The worker swaps the whole vector with
+  // its (empty) batch_ and runs the batch without the lock; both keep their
+  // capacity, so a warm stream queues without allocating.
+  std::vector<Operation> queue_;
+  bool worker_waiting_ = false;  // the worker sleeps on work_available_
   int64_t pending_ = 0;          // queued or running
   absl::Status status_;          // the first error, sticky
   absl::Status queued_error_;    // an enqueue-time error not yet reached
+  // status_ is written only by the worker (under mu_), so the worker reads
+  // it without the lock.
   bool shutting_down_ = false;
+  std::vector<Operation> batch_;  // the worker's own
   std::thread worker_;
 };
 

@@ -74,8 +74,18 @@ BufferSliceProto SliceToProto(const BufferSlice& slice);
 // Device memory of every allocation for one execution.
 class BufferAllocations {
  public:
+  // Owns a copy of the table.
   explicit BufferAllocations(std::vector<stream_executor::DeviceMemoryBase> buffers)
-      : buffers_(std::move(buffers)) {}
+      : owned_(std::move(buffers)), buffers_(owned_) {}
+  // A view of `buffers`, which must outlive this object; allocates nothing
+  // (what Execute uses for its per-run table).
+  static BufferAllocations View(absl::Span<const stream_executor::DeviceMemoryBase> buffers) {
+    return BufferAllocations(ViewTag(), buffers);
+  }
+  BufferAllocations(BufferAllocations&& other) noexcept
+      : owned_(std::move(other.owned_)), buffers_(other.buffers_) {}
+  BufferAllocations(const BufferAllocations&) = delete;
+  BufferAllocations& operator=(const BufferAllocations&) = delete;
 
   // The memory of a slice validated at load against the same table. The
   // allocation's buffer must be at least as large as the table says (the
@@ -87,7 +97,14 @@ class BufferAllocations {
   int64_t size() const { return static_cast<int64_t>(buffers_.size()); }
 
  private:
-  std::vector<stream_executor::DeviceMemoryBase> buffers_;
+  struct ViewTag {};
+  BufferAllocations(ViewTag, absl::Span<const stream_executor::DeviceMemoryBase> view)
+      : buffers_(view) {}
+
+  std::vector<stream_executor::DeviceMemoryBase> owned_;  // empty for a view
+  // owned_'s elements, or the viewed table (a moved vector keeps its
+  // elements in place, so the move constructor may copy the span).
+  absl::Span<const stream_executor::DeviceMemoryBase> buffers_;
 };
 
 }  // namespace xla::gpu

@@ -1,5 +1,6 @@
 #include "xla/backends/gpu/runtime/gpu_executable.h"
 
+#include <atomic>
 #include <utility>
 
 #include "absl/strings/numbers.h"
@@ -18,17 +19,33 @@ struct GpuExecutable::DeviceState {
   std::unique_ptr<DeviceKernels> kernels;
   // Device copies of the constant allocations, by allocation index.
   std::vector<se::OwningDeviceMemory> constants;
+  // A run borrows resources from `cached` without a lock when it holds some
+  // (the common case: one run at a time), else from `pool` under pool_mu.
+  std::atomic<RunResources*> cached{nullptr};  // owned
   std::mutex pool_mu;
   std::vector<std::unique_ptr<RunResources>> pool;  // guarded by pool_mu
+
+  ~DeviceState();
 };
 
 // Streams and events of one run; reused by later runs when the run ended
 // without error (a failed stream keeps its sticky error and is dropped).
+// Also holds the run's scratch tables, so a warm run allocates no host
+// memory but its result vector.
 struct GpuExecutable::RunResources {
   std::vector<std::unique_ptr<se::Stream>> streams;
   std::vector<se::Stream*> stream_ptrs;
   std::map<int64_t, AsyncEvents> events;
+  // Bytes of the packed temp allocations. The temp buffer itself is
+  // allocated per run: resources may outlive the executor (they are freed
+  // with the executable), so they own no device memory.
+  uint64_t temp_bytes = 0;
+  // Per allocation: its memory for this run, and what the run owns.
+  std::vector<se::DeviceMemoryBase> buffers;
+  std::vector<se::OwningDeviceMemory> owned;
 };
+
+GpuExecutable::DeviceState::~DeviceState() { delete cached.load(); }
 
 namespace {
 
@@ -126,11 +143,16 @@ absl::Status GpuExecutable::Initialize(se::StreamExecutor* executor) {
   std::lock_guard<std::mutex> lock(mu_);
   if (devices_.count(executor) > 0) return absl::OkStatus();
   ASSIGN_OR_RETURN(std::unique_ptr<DeviceState> state, CreateDeviceState(executor));
+  last_device_.store(state.get(), std::memory_order_release);
   devices_[executor] = std::move(state);
   return absl::OkStatus();
 }
 
 absl::StatusOr<GpuExecutable::DeviceState*> GpuExecutable::FindDevice(se::StreamExecutor* executor) {
+  // Lock-free for the device initialized last (device states live as long
+  // as the executable).
+  DeviceState* last = last_device_.load(std::memory_order_acquire);
+  if (last != nullptr && last->executor == executor) return last;
   std::lock_guard<std::mutex> lock(mu_);
   auto it = devices_.find(executor);
   if (it == devices_.end()) {
@@ -144,6 +166,9 @@ absl::StatusOr<GpuExecutable::DeviceState*> GpuExecutable::FindDevice(se::Stream
 
 absl::StatusOr<std::unique_ptr<GpuExecutable::RunResources>> GpuExecutable::BorrowResources(
     DeviceState& device) {
+  if (RunResources* cached = device.cached.exchange(nullptr, std::memory_order_acquire)) {
+    return std::unique_ptr<RunResources>(cached);
+  }
   {
     std::lock_guard<std::mutex> lock(device.pool_mu);
     if (!device.pool.empty()) {
@@ -163,10 +188,20 @@ absl::StatusOr<std::unique_ptr<GpuExecutable::RunResources>> GpuExecutable::Borr
     ASSIGN_OR_RETURN(events.started, device.executor->CreateEvent());
     ASSIGN_OR_RETURN(events.done, device.executor->CreateEvent());
   }
+  for (const BufferAllocation& a : program_->allocations) {
+    if (a.is_temp) r->temp_bytes += RoundUp(a.size);
+  }
+  r->buffers.resize(program_->allocations.size());
+  r->owned.resize(program_->allocations.size());
   return r;
 }
 
 void GpuExecutable::ReturnResources(DeviceState& device, std::unique_ptr<RunResources> resources) {
+  RunResources* expected = nullptr;
+  if (device.cached.compare_exchange_strong(expected, resources.get(), std::memory_order_acq_rel)) {
+    resources.release();  // now owned by `cached`
+    return;
+  }
   std::lock_guard<std::mutex> lock(device.pool_mu);
   device.pool.push_back(std::move(resources));
 }
@@ -185,13 +220,11 @@ absl::StatusOr<std::vector<se::OwningDeviceMemory>> GpuExecutable::Execute(
   ASSIGN_OR_RETURN(std::unique_ptr<RunResources> resources, BorrowResources(*device));
   se::Stream* main = resources->stream_ptrs[0];
 
-  uint64_t temp_bytes = 0;
-  for (const BufferAllocation& a : p.allocations) {
-    if (a.is_temp) temp_bytes += RoundUp(a.size);
-  }
-  ASSIGN_OR_RETURN(se::OwningDeviceMemory temp, se::OwningDeviceMemory::Allocate(executor, temp_bytes));
-  std::vector<se::DeviceMemoryBase> buffers(p.allocations.size());
-  std::vector<se::OwningDeviceMemory> owned(p.allocations.size());
+  std::vector<se::DeviceMemoryBase>& buffers = resources->buffers;
+  std::vector<se::OwningDeviceMemory>& owned = resources->owned;
+  ASSIGN_OR_RETURN(se::OwningDeviceMemory temp_memory,
+                   se::OwningDeviceMemory::Allocate(executor, resources->temp_bytes));
+  const se::DeviceMemoryBase temp = temp_memory.get();
   uint64_t temp_offset = 0;
   // Binds every allocation; stops at the first error (work already queued
   // is waited for below before any buffer is freed).
@@ -213,7 +246,7 @@ absl::StatusOr<std::vector<se::OwningDeviceMemory>> GpuExecutable::Execute(
       } else if (a.is_output) {
         ASSIGN_OR_RETURN(owned[a.index], se::OwningDeviceMemory::Allocate(executor, a.size));
       } else {
-        buffers[a.index] = se::DeviceMemoryBase(static_cast<char*>(temp.get().opaque) + temp_offset,
+        buffers[a.index] = se::DeviceMemoryBase(static_cast<char*>(temp.opaque) + temp_offset,
                                                 static_cast<uint64_t>(a.size));
         temp_offset += RoundUp(a.size);
       }
@@ -222,7 +255,7 @@ absl::StatusOr<std::vector<se::OwningDeviceMemory>> GpuExecutable::Execute(
     return absl::OkStatus();
   };
   absl::Status status = bind();
-  BufferAllocations allocations(std::move(buffers));
+  const BufferAllocations allocations = BufferAllocations::View(buffers);
   ExecuteParams params;
   params.executor = executor;
   params.buffers = &allocations;
@@ -234,10 +267,14 @@ absl::StatusOr<std::vector<se::OwningDeviceMemory>> GpuExecutable::Execute(
   status = WaitAll(resources->stream_ptrs, status);
   if (options.tracer != nullptr) options.tracer->Finish();
   if (!status.ok()) return status;  // resources dropped: their streams hold the error
-  ReturnResources(*device, std::move(resources));
   std::vector<se::OwningDeviceMemory> outputs;
   outputs.reserve(p.outputs.size());
   for (const OutputInfo& o : p.outputs) outputs.push_back(std::move(owned[o.allocation]));
+  // Whatever no output took is freed now, as before the tables were reused.
+  for (se::OwningDeviceMemory& memory : owned) {
+    if (!memory.is_null()) memory = se::OwningDeviceMemory();
+  }
+  ReturnResources(*device, std::move(resources));
   return outputs;
 }
 

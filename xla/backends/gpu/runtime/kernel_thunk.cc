@@ -1,5 +1,6 @@
 #include "xla/backends/gpu/runtime/kernel_thunk.h"
 
+#include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
 #include "xla/util/status_macros.h"
 
@@ -65,14 +66,23 @@ absl::Status KernelThunk::Initialize(const InitializeParams& params) {
     return AnnotateError(*this, absl::InvalidArgumentError(absl::StrCat(
                                     "launch dimensions do not fit the device: ", status.message())));
   }
-  return AnnotateError(*this, params.kernels->Load(kernel_index_));
+  RETURN_IF_ERROR(AnnotateError(*this, params.kernels->Load(kernel_index_)));
+  const se::Kernel* kernel = params.kernels->Get(kernel_index_);
+  if (kernel == nullptr) return absl::OkStatus();  // registered: not loaded
+  auto entry = std::make_unique<LoadedKernel>();
+  entry->kernels = params.kernels;
+  entry->kernel = kernel;
+  std::lock_guard<std::mutex> lock(loaded_mu_);
+  last_loaded_.store(entry.get(), std::memory_order_release);
+  loaded_.push_back(std::move(entry));
+  return absl::OkStatus();
 }
 
 absl::Status KernelThunk::ExecuteOnStream(const ExecuteParams& params) const {
-  std::vector<se::DeviceMemoryBase> buffers;
-  buffers.reserve(args_.size());
-  for (const BufferSlice& slice : args_) buffers.push_back(params.buffers->GetDeviceAddress(slice));
   if (spec_->registered != nullptr) {
+    std::vector<se::DeviceMemoryBase> buffers;
+    buffers.reserve(args_.size());
+    for (const BufferSlice& slice : args_) buffers.push_back(params.buffers->GetDeviceAddress(slice));
     RegisteredKernelFn fn = spec_->registered->fn;
     se::LaunchDimensions dims = dims_;
     return AnnotateError(*this, stream(params)->DoHostCallback(
@@ -80,11 +90,18 @@ absl::Status KernelThunk::ExecuteOnStream(const ExecuteParams& params) const {
                                       return fn(buffers, dims);
                                     }));
   }
-  const se::Kernel* kernel = params.kernels->Get(kernel_index_);
+  const LoadedKernel* last = last_loaded_.load(std::memory_order_acquire);
+  const se::Kernel* kernel = last != nullptr && last->kernels == params.kernels
+                                 ? last->kernel
+                                 : params.kernels->Get(kernel_index_);
   if (kernel == nullptr) {
     return AnnotateError(*this, absl::FailedPreconditionError(
                                     "kernel not loaded: call Initialize for this device first"));
   }
+  // On the stack: a launch of up to kInlineArgs arguments allocates nothing.
+  absl::InlinedVector<se::DeviceMemoryBase, kInlineArgs> buffers;
+  buffers.reserve(args_.size());
+  for (const BufferSlice& slice : args_) buffers.push_back(params.buffers->GetDeviceAddress(slice));
   return AnnotateError(*this, stream(params)->Launch(*kernel, dims_, buffers));
 }
 

@@ -6,11 +6,17 @@
 // target's limits; Initialize loads the kernel on the device and checks the
 // dimensions against the device's own limits.
 //
+// ExecuteOnStream allocates nothing for a launch of at most kInlineArgs
+// arguments, and finds the kernel of the device initialized last without a
+// lock.
+//
 // Thread-safety: see thunk.h.
 #ifndef XLA_BACKENDS_GPU_RUNTIME_KERNEL_THUNK_H_
 #define XLA_BACKENDS_GPU_RUNTIME_KERNEL_THUNK_H_
 
+#include <atomic>
 #include <memory>
+#include <mutex>
 #include <vector>
 
 #include "xla/backends/gpu/runtime/thunk.h"
@@ -20,6 +26,10 @@ namespace xla::gpu {
 
 class KernelThunk : public Thunk {
  public:
+  // Launches with at most this many arguments build their argument list
+  // without a heap allocation (ExecuteOnStream's hot path).
+  static constexpr int kInlineArgs = 8;
+
   KernelThunk(ThunkInfo info, int64_t kernel_index, const KernelSpec* spec,
               std::vector<BufferSlice> args, stream_executor::LaunchDimensions dims)
       : Thunk(Kind::kKernel, std::move(info)),
@@ -40,8 +50,19 @@ class KernelThunk : public Thunk {
   const stream_executor::LaunchDimensions& launch_dimensions() const { return dims_; }
 
  private:
+  // The kernel loaded on one device, found on the hot path without
+  // DeviceKernels' lock.
+  struct LoadedKernel {
+    const DeviceKernels* kernels = nullptr;
+    const stream_executor::Kernel* kernel = nullptr;
+  };
+
   int64_t kernel_index_;
   const KernelSpec* spec_;
+  std::mutex loaded_mu_;
+  std::vector<std::unique_ptr<LoadedKernel>> loaded_;  // guarded by loaded_mu_
+  // The entry of the device initialized last (one of loaded_).
+  std::atomic<const LoadedKernel*> last_loaded_{nullptr};
   std::vector<BufferSlice> args_;
   stream_executor::LaunchDimensions dims_;
 };

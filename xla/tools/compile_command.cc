@@ -31,7 +31,8 @@ const char kCompileHelp[] =
     "                       [--dump_passes] [--max_fold_elements=N] [--allow_inexact]\n"
     "                       [--no_loop_opts] [--no_fusion] [--no_verify] [--host_cpu=CPU]\n"
     "                       [--opt_level=N] [--target_runtime=YYYY-MM-DD]\n"
-    "                       [--emit_cubin_with_ptx] [-v] [--compile_threads=N]\n"
+    "                       [--emit_cubin_with_ptx] [--emit_collectives] [-v]\n"
+    "                       [--compile_threads=N]\n"
     "                       [--compile_parts=N]\n"
     "\n"
     "Compiles an HLO module: optimization (inlining, simplification, bounded\n"
@@ -72,6 +73,12 @@ const char kCompileHelp[] =
     "  --emit_cubin_with_ptx   sm_XX: store each kernel's cubin and PTX together\n"
     "                          (the runtime JITs the PTX when the cubin does not\n"
     "                          fit the GPU); needs runtimes from 2026-11-29\n"
+    "  --emit_collectives      host: compile all-reduce, all-gather, reduce-scatter,\n"
+    "                          all-to-all, collective-permute, replica-id and\n"
+    "                          partition-id into collective thunks (staged rollout:\n"
+    "                          needs runtimes from 2026-11-30; run the artifact with\n"
+    "                          `xla_aot run --replicas=N` or under mpirun with\n"
+    "                          xla_aot_mpi_run)\n"
     "  --opt_level=N           LLVM optimization level for host kernels, 0..3\n"
     "                          (default 3; 0 compiles fastest)\n"
     "  -v, --verbose           report progress on stderr: each phase, the running\n"
@@ -125,6 +132,8 @@ std::string ParseFlags(const std::vector<std::string>& args, CompileFlags* f) {
       f->compiler.target_runtime = *v;
     } else if (arg == "--emit_cubin_with_ptx") {
       f->emit_cubin_with_ptx = true;
+    } else if (arg == "--emit_collectives") {
+      f->compiler.thunks.emit_collectives = true;
     } else if (auto v = value("--opt_level=")) {
       int level = -1;
       if (!absl::SimpleAtoi(*v, &level) || level < 0 || level > 3) {

@@ -11,6 +11,7 @@
 #include "xla/hlo/parser/hlo_parser.h"
 #include "xla/hlo/verifier/hlo_verifier.h"
 #include "xla/tools/exit_codes.h"
+#include "xla/tools/stacked_literals.h"
 #include "xla/tools/tensor_io.h"
 #include "xla/types/npy.h"
 
@@ -74,38 +75,6 @@ std::string ParseFlags(const std::vector<std::string>& args, EvalFlags* f) {
   return CheckTensorIoFlags(f->io);
 }
 
-// Slice `index` of the leading dimension of array `stacked`.
-Literal LeadingSlice(const Literal& stacked, int64_t index) {
-  std::vector<int64_t> dims(stacked.shape().dimensions().begin() + 1,
-                            stacked.shape().dimensions().end());
-  Literal out(Shape::Array(stacked.shape().element_type(), dims));
-  const size_t bytes = out.data().size();
-  if (bytes > 0) {
-    std::memcpy(out.mutable_data().data(), stacked.data().data() + index * bytes, bytes);
-  }
-  return out;
-}
-
-// `parts` (arrays of one shape) stacked along a new leading dimension.
-absl::StatusOr<Literal> StackLeading(const std::vector<const Literal*>& parts) {
-  const Shape& first = parts[0]->shape();
-  std::vector<int64_t> dims = first.dimensions();
-  dims.insert(dims.begin(), static_cast<int64_t>(parts.size()));
-  Literal out(Shape::Array(first.element_type(), dims));
-  size_t offset = 0;
-  for (size_t d = 0; d < parts.size(); ++d) {
-    if (!ShapesCompatible(parts[d]->shape(), first, /*ignore_dynamic=*/true)) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "participant ", d, " produced ", parts[d]->shape().ToString(false), " but participant 0 ",
-          first.ToString(false), "; outputs of different shapes cannot be stacked"));
-    }
-    const size_t bytes = parts[d]->data().size();
-    if (bytes > 0) std::memcpy(out.mutable_data().data() + offset, parts[d]->data().data(), bytes);
-    offset += bytes;
-  }
-  return out;
-}
-
 // The seed of participant `d`: `seed` itself for participant 0, a distinct
 // mix for the others.
 uint64_t ParticipantSeed(uint64_t seed, int64_t d) {
@@ -146,7 +115,7 @@ absl::StatusOr<std::vector<std::vector<Literal>>> ReplicatedInputs(const HloModu
     }
     for (int64_t d = 0; d < n; ++d) {
       absl::StatusOr<Literal> arg = ConvertNpyLiteral(
-          LeadingSlice(*file, d),
+          tools::LeadingSlice(*file, d),
           p->shape(), absl::StrCat("parameter ", i, " ('", p->name(), "') slice ", d, " from ",
                                    io.inputs[i]));
       if (!arg.ok()) return arg.status();
@@ -183,9 +152,9 @@ int RunReplicatedEval(const EvalFlags& flags, const HloModule& module, std::ostr
   for (size_t k = 0; k < leaves[0].size(); ++k) {
     std::vector<const Literal*> parts;
     for (const auto& l : leaves) parts.push_back(l[k]);
-    absl::StatusOr<Literal> s = StackLeading(parts);
+    absl::StatusOr<Literal> s = tools::StackLeading(absl::MakeConstSpan(parts), absl::StrCat("output ", k));
     if (!s.ok()) {
-      err << "xla_aot eval: output " << k << ": " << s.status().message() << "\n";
+      err << "xla_aot eval: " << s.status().message() << "\n";
       return kExitBadInput;
     }
     stacked.push_back(std::move(*s));

@@ -4,7 +4,7 @@
 // Every input carries a leading dimension of N: slice i (the input without
 // that dimension) is replica i's argument. Every result leaf comes back
 // stacked the same way: output leaf k has shape [N] + leaf k's shape, slice
-// i being replica i's value.
+// i being replica i's value (stacked_literals.h).
 //
 // Thread-safety: as ReplicatedExecutor::RunOnLiterals.
 #ifndef XLA_TOOLS_REPLICATED_RUN_H_
@@ -18,19 +18,10 @@
 #include "absl/types/span.h"
 #include "xla/aot/executable.h"
 #include "xla/backends/gpu/runtime/in_process_communicator.h"
+#include "xla/tools/stacked_literals.h"
 #include "xla/types/literal.h"
 
 namespace xla::tools {
-
-// Splits an array literal with leading dimension `n` into its n slices.
-// InvalidArgument naming `what` when the literal is not an array or its
-// leading dimension is not n.
-absl::StatusOr<std::vector<Literal>> UnstackLeading(const Literal& stacked, int64_t n,
-                                                    absl::string_view what);
-
-// Stacks equally shaped array literals along a new leading dimension.
-// InvalidArgument naming `what` when the shapes differ or `parts` is empty.
-absl::StatusOr<Literal> StackLeading(absl::Span<const Literal> parts, absl::string_view what);
 
 // Runs `executable` on `num_replicas` host devices. `stacked_inputs[p]` is
 // parameter p for all replicas (leading dimension num_replicas). Returns

@@ -6,6 +6,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_format.h"
 #include "xla/hlo/evaluator/hlo_evaluator.h"
+#include "xla/hlo/evaluator/replicated_evaluator.h"
 #include "xla/hlo/parser/hlo_parser.h"
 #include "xla/hlo/transforms/literal_compare.h"
 #include "xla/hlo/verifier/hlo_verifier.h"
@@ -19,6 +20,7 @@
 #include "xla/tools/bench_command.h"
 #include "xla/tools/chrome_trace.h"
 #include "xla/tools/exit_codes.h"
+#include "xla/tools/replicated_run.h"
 #include "xla/tools/tensor_io.h"
 #include "xla/util/status_macros.h"
 
@@ -49,7 +51,14 @@ const char kRunHelp[] =
     "  --tolerance_scale=X   scale the float tolerance of --reference\n"
     "  --trace=PATH          after the run, run once more (warm, same inputs) with\n"
     "                        every thunk timed on its stream and write a Chrome\n"
-    "                        trace-event JSON (chrome://tracing, ui.perfetto.dev)\n";
+    "                        trace-event JSON (chrome://tracing, ui.perfetto.dev)\n"
+    "  --replicas=N          run N replicas on N host devices (one thread each;\n"
+    "                        collectives go through the in-process communicator).\n"
+    "                        Every --input carries a leading dimension N (slice i\n"
+    "                        is replica i's argument; --random_inputs draws the\n"
+    "                        stacked arrays) and every output gets the same leading\n"
+    "                        dimension. With --reference the oracle is the\n"
+    "                        replicated evaluator (`xla_aot eval --replicas=N`)\n";
 
 namespace {
 
@@ -58,6 +67,7 @@ struct RunFlags {
   std::string reference;
   std::string trace;
   double tolerance_scale = 1.0;
+  int64_t replicas = 0;  // 0: no --replicas, one device
   TensorIoFlags io;
 };
 
@@ -75,6 +85,11 @@ std::string ParseFlags(const std::vector<std::string>& args, RunFlags* f) {
     } else if (absl::StartsWith(arg, "--trace=")) {
       f->trace = arg.substr(std::string("--trace=").size());
       if (f->trace.empty()) return "--trace needs an output file";
+    } else if (absl::StartsWith(arg, "--replicas=")) {
+      const std::string v = arg.substr(std::string("--replicas=").size());
+      if (!absl::SimpleAtoi(v, &f->replicas) || f->replicas <= 0) {
+        return absl::StrCat("bad --replicas value '", v, "' (a positive integer)");
+      }
     } else if (absl::StartsWith(arg, "--reference=")) {
       f->reference = arg.substr(std::string("--reference=").size());
       if (f->reference.empty()) return "--reference needs an HLO file";
@@ -87,6 +102,7 @@ std::string ParseFlags(const std::vector<std::string>& args, RunFlags* f) {
     }
   }
   if (f->artifact.empty()) return "no artifact file";
+  if (f->replicas > 0 && !f->trace.empty()) return "--trace traces one device; drop it or --replicas";
   return CheckTensorIoFlags(f->io);
 }
 
@@ -95,9 +111,32 @@ struct RunOutcome {
   std::vector<Literal> leaves;
 };
 
+// `shape` with every parameter given a leading dimension `n` (the stacked
+// inputs of --replicas).
+ProgramShape StackedProgramShape(const ProgramShape& shape, int64_t n) {
+  ProgramShape stacked = shape;
+  for (Shape& p : stacked.parameters) {
+    std::vector<int64_t> dims = {n};
+    dims.insert(dims.end(), p.dimensions().begin(), p.dimensions().end());
+    p = Shape::Array(p.element_type(), dims);
+  }
+  return stacked;
+}
+
 absl::StatusOr<RunOutcome> LoadAndRun(const RunFlags& f) {
   RunOutcome outcome;
   ASSIGN_OR_RETURN(std::unique_ptr<aot::Executable> exe, aot::Executable::LoadFromFile(f.artifact));
+  if (f.replicas > 0) {
+    for (const Shape& p : exe->program_shape().parameters) {
+      if (!p.IsArray()) {
+        return absl::InvalidArgumentError("--replicas needs array parameters (no tuples)");
+      }
+    }
+    ASSIGN_OR_RETURN(outcome.inputs,
+                     MakeInputs(f.io, StackedProgramShape(exe->program_shape(), f.replicas)));
+    ASSIGN_OR_RETURN(outcome.leaves, tools::RunReplicated(*exe, f.replicas, outcome.inputs));
+    return outcome;
+  }
   ASSIGN_OR_RETURN(outcome.inputs, MakeInputs(f.io, exe->program_shape()));
   ASSIGN_OR_RETURN(stream_executor::Platform * platform,
                    stream_executor::PlatformRegistry::GetPlatform(exe->program().target.platform));
@@ -110,16 +149,54 @@ absl::StatusOr<RunOutcome> LoadAndRun(const RunFlags& f) {
 // with `actual` (CompareOutputLeaf); writes one line per leaf and a verdict.
 // Returns whether all leaves pass, or an error when the reference cannot be
 // evaluated.
+// The reference module's result leaves on `inputs`: one evaluation, or with
+// `replicas` > 0 the replicated evaluator on the unstacked inputs, every leaf
+// stacked again. `storage` keeps the evaluated values alive.
+absl::StatusOr<std::vector<const Literal*>> ReferenceLeaves(const HloModule& module,
+                                                            const std::vector<Literal>& inputs,
+                                                            int64_t replicas,
+                                                            std::vector<Literal>* storage) {
+  if (replicas == 0) {
+    ASSIGN_OR_RETURN(Literal expected, HloEvaluator().Evaluate(module, inputs));
+    storage->push_back(std::move(expected));
+    return FlattenLeaves(storage->back());
+  }
+  std::vector<std::vector<Literal>> args(replicas);
+  for (size_t p = 0; p < inputs.size(); ++p) {
+    ASSIGN_OR_RETURN(std::vector<Literal> slices,
+                     tools::UnstackLeading(inputs[p], replicas, absl::StrCat("input ", p)));
+    for (int64_t r = 0; r < replicas; ++r) args[r].push_back(std::move(slices[r]));
+  }
+  ReplicatedEvaluatorOptions options;
+  options.num_replicas = replicas;
+  ASSIGN_OR_RETURN(std::vector<Literal> results, EvaluateReplicated(module, args, options));
+  std::vector<std::vector<const Literal*>> per_replica;
+  for (const Literal& r : results) per_replica.push_back(FlattenLeaves(r));
+  std::vector<Literal> stacked;
+  for (size_t k = 0; k < per_replica[0].size(); ++k) {
+    std::vector<const Literal*> parts;
+    for (const auto& leaves : per_replica) parts.push_back(leaves[k]);
+    ASSIGN_OR_RETURN(Literal s, tools::StackLeading(absl::MakeConstSpan(parts),
+                                                    absl::StrCat("reference output ", k)));
+    stacked.push_back(std::move(s));
+  }
+  *storage = std::move(stacked);
+  std::vector<const Literal*> leaves;
+  for (const Literal& s : *storage) leaves.push_back(&s);
+  return leaves;
+}
+
 absl::StatusOr<bool> CompareWithReference(const std::string& path,
                                           const std::vector<Literal>& inputs,
                                           const std::vector<Literal>& actual, double scale,
-                                          std::ostream& out) {
+                                          int64_t replicas, std::ostream& out) {
   ASSIGN_OR_RETURN(std::unique_ptr<HloModule> module, ParseHloModuleFile(path));
   if (absl::Status v = VerifyModule(*module); !v.ok()) {
     return absl::InvalidArgumentError(absl::StrCat(path, ": verifier: ", v.message()));
   }
-  ASSIGN_OR_RETURN(Literal expected, HloEvaluator().Evaluate(*module, inputs));
-  const std::vector<const Literal*> leaves = FlattenLeaves(expected);
+  std::vector<Literal> storage;
+  ASSIGN_OR_RETURN(const std::vector<const Literal*> leaves,
+                   ReferenceLeaves(*module, inputs, replicas, &storage));
   if (leaves.size() != actual.size()) {
     return absl::InvalidArgumentError(absl::StrCat(path, " has ", leaves.size(),
                                                    " output leaves but the artifact has ",
@@ -195,7 +272,8 @@ int RunRun(const std::vector<std::string>& args, std::ostream& out, std::ostream
     }
   }
   if (flags.reference.empty()) return kExitOk;
-  absl::StatusOr<bool> pass = CompareWithReference(flags.reference, run->inputs, run->leaves, flags.tolerance_scale, out);
+  absl::StatusOr<bool> pass = CompareWithReference(flags.reference, run->inputs, run->leaves,
+                                                  flags.tolerance_scale, flags.replicas, out);
   if (!pass.ok()) {
     err << "xla_aot run: --reference: " << pass.status().message() << "\n";
     return kExitBadInput;

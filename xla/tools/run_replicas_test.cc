@@ -1,0 +1,133 @@
+// End to end through the CLI: `xla_aot compile --emit_collectives`, then
+// `xla_aot run --replicas=N` checked against the replicated evaluator
+// (`--reference`) and against `xla_aot eval --replicas=N` on the same
+// stacked input file.
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "xla/tools/compile_command.h"
+#include "xla/tools/eval_command.h"
+#include "xla/tools/exit_codes.h"
+#include "xla/tools/run_command.h"
+#include "xla/types/npy.h"
+
+namespace xla::cli {
+namespace {
+
+using ::testing::HasSubstr;
+
+// Per replica r with input x (f32[5]): the sum of x over pairs {0,1},{2,3},
+// the gather of x over everyone, and r itself.
+const char kModule[] = R"(
+HloModule collectives, replica_count=4
+
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+
+ENTRY main {
+  x = f32[5] parameter(0)
+  pair_sum = f32[5] all-reduce(x), replica_groups={{0,1},{2,3}}, to_apply=add
+  gathered = f32[20] all-gather(x), replica_groups={}, dimensions={0}
+  id = u32[] replica-id()
+  ROOT t = (f32[5], f32[20], u32[]) tuple(pair_sum, gathered, id)
+}
+)";
+
+struct Result {
+  int code;
+  std::string out, err;
+};
+
+template <typename F>
+Result Call(F f, std::vector<std::string> args) {
+  std::ostringstream out, err;
+  const int code = f(args, out, err);
+  return {code, out.str(), err.str()};
+}
+
+std::string Tmp(const std::string& name) { return std::string(getenv("TEST_TMPDIR")) + "/" + name; }
+
+class RunReplicasTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::ofstream(Tmp("c.hlo")) << kModule;
+    const Result compiled =
+        Call(RunCompile, {Tmp("c.hlo"), "--emit_collectives", "-o", Tmp("c.xaot")});
+    ASSERT_EQ(compiled.code, kExitOk) << compiled.err;
+    // x for replica r: element i = 10 * r + i - 0.5.
+    Literal x(Shape::Array(PrimitiveType::F32, {4, 5}));
+    for (int r = 0; r < 4; ++r) {
+      for (int i = 0; i < 5; ++i) x.SetDouble(r * 5 + i, 10.0 * r + i - 0.5);
+    }
+    ASSERT_TRUE(WriteNpyFile(Tmp("x.npy"), x).ok());
+  }
+};
+
+TEST_F(RunReplicasTest, MatchesHandValuesAndTheReplicatedEvaluator) {
+  const Result run = Call(RunRun, {Tmp("c.xaot"), "--replicas=4", "--input=" + Tmp("x.npy"),
+                                   "--output_dir=" + Tmp("run"), "--reference=" + Tmp("c.hlo")});
+  ASSERT_EQ(run.code, kExitOk) << run.err << run.out;
+  EXPECT_THAT(run.out, HasSubstr("PASS: 3 outputs"));
+
+  absl::StatusOr<Literal> sum = ReadNpyFile(Tmp("run/out0.npy"));
+  absl::StatusOr<Literal> gathered = ReadNpyFile(Tmp("run/out1.npy"));
+  absl::StatusOr<Literal> ids = ReadNpyFile(Tmp("run/out2.npy"));
+  ASSERT_TRUE(sum.ok() && gathered.ok() && ids.ok());
+  ASSERT_EQ(sum->shape().dimensions(), (std::vector<int64_t>{4, 5}));
+  ASSERT_EQ(gathered->shape().dimensions(), (std::vector<int64_t>{4, 20}));
+  for (int r = 0; r < 4; ++r) {
+    const int partner = r ^ 1;
+    EXPECT_EQ(ids->GetInt(r), r);
+    for (int i = 0; i < 5; ++i) {
+      EXPECT_EQ(sum->GetDouble(r * 5 + i), (10.0 * r + i - 0.5) + (10.0 * partner + i - 0.5));
+    }
+    for (int k = 0; k < 20; ++k) EXPECT_EQ(gathered->GetDouble(r * 20 + k), 10.0 * (k / 5) + k % 5 - 0.5);
+  }
+
+  const Result eval = Call(RunEval, {Tmp("c.hlo"), "--replicas=4", "--input=" + Tmp("x.npy"),
+                                     "--output_dir=" + Tmp("eval")});
+  ASSERT_EQ(eval.code, kExitOk) << eval.err;
+  for (int k = 0; k < 3; ++k) {
+    absl::StatusOr<Literal> a = ReadNpyFile(Tmp(absl::StrCat("run/out", k, ".npy")));
+    absl::StatusOr<Literal> b = ReadNpyFile(Tmp(absl::StrCat("eval/out", k, ".npy")));
+    ASSERT_TRUE(a.ok() && b.ok());
+    EXPECT_EQ(*a, *b) << "output " << k;
+  }
+}
+
+TEST_F(RunReplicasTest, RandomInputsRunAndMatchTheReference) {
+  const Result run = Call(RunRun, {Tmp("c.xaot"), "--replicas=4", "--random_inputs", "--seed=5",
+                                   "--reference=" + Tmp("c.hlo")});
+  ASSERT_EQ(run.code, kExitOk) << run.err << run.out;
+  EXPECT_THAT(run.out, HasSubstr("PASS: 3 outputs"));
+}
+
+TEST_F(RunReplicasTest, BadReplicaCountsGetClearErrors) {
+  const Result wrong_dim = Call(RunRun, {Tmp("c.xaot"), "--replicas=2", "--input=" + Tmp("x.npy")});
+  EXPECT_EQ(wrong_dim.code, kExitBadInput);
+  EXPECT_THAT(wrong_dim.err, HasSubstr("expects f32[2,5]"));
+  const Result zero = Call(RunRun, {Tmp("c.xaot"), "--replicas=0", "--random_inputs"});
+  EXPECT_EQ(zero.code, kExitUsage);
+  EXPECT_THAT(zero.err, HasSubstr("bad --replicas value '0'"));
+  const Result trace =
+      Call(RunRun, {Tmp("c.xaot"), "--replicas=4", "--random_inputs", "--trace=" + Tmp("t.json")});
+  EXPECT_EQ(trace.code, kExitUsage);
+}
+
+TEST_F(RunReplicasTest, CollectivesNeedTheFlagToCompile) {
+  const Result compiled = Call(RunCompile, {Tmp("c.hlo"), "-o", Tmp("plain.xaot")});
+  EXPECT_EQ(compiled.code, kExitBadInput);
+  EXPECT_THAT(compiled.err, HasSubstr("--emit_collectives"));
+}
+
+}  // namespace
+}  // namespace xla::cli

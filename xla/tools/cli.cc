@@ -15,7 +15,7 @@ const std::vector<Subcommand>& Subcommands() {
   static const auto* commands = new std::vector<Subcommand>{
       {"parse", "parse and verify HLO text; print it canonically", kParseHelp, &RunParse},
       {"eval", "run a module on the reference evaluator (.npy in and out)", kEvalHelp, &RunEval},
-      {"compile", "optimize a module (optimize-only for now: no artifact yet)", kCompileHelp,
+      {"compile", "compile a module into an artifact (.xaot) for host or sm_XX", kCompileHelp,
        &RunCompile},
       {"run", "run a compiled artifact (.xaot) on its device (.npy in and out)", kRunHelp, &RunRun},
       {"bench", "time a compiled artifact: run spread, time per thunk kind, kernel rates",

@@ -10,7 +10,8 @@
 // number within that run.
 //
 // Implementations: InProcessCommunicator (in_process_communicator.h; N host
-// devices run by N threads of one process).
+// devices run by N threads of one process) and MpiCommunicator
+// (mpi_communicator.h; one process per device under mpirun).
 //
 // Thread-safety: one Communicator belongs to one participant; its
 // operations may be called from one thread at a time per run id.

@@ -42,7 +42,10 @@ for m in "${MODULES[@]}"; do
     printf '| %s | not compiled: %s ||||||\n' "$name" "$(tail -1 "$dir/compile.log" | cut -c1-80)"
     continue
   fi
-  base="$(python3 benchmarks/xla_cpu_baseline.py "$m" --out_dir="$dir" --iterations="$ITER")"
+  if ! base="$(python3 benchmarks/xla_cpu_baseline.py "$m" --out_dir="$dir" --iterations="$ITER" 2>"$dir/xla_cpu.log")"; then
+    printf '| %s | XLA:CPU failed: %s ||||||\n' "$name" "$(tail -1 "$dir/xla_cpu.log" | cut -c1-80)"
+    continue
+  fi
   xla_cpu_ms="$(sed -n 's/.*median_ms=\([0-9.]*\).*/\1/p' <<<"$base")"
   inputs=()
   n=0

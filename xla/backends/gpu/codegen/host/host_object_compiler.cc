@@ -123,10 +123,11 @@ class PhaseClock {
   absl::Time start_;
 };
 
-}  // namespace
-
-absl::StatusOr<std::string> CompileHostObject(llvm::Module& module,
-                                              const HostCompileOptions& options) {
+// The steps every compile starts with: checks the options, makes the
+// target machine, sets the module's triple and data layout, verifies the
+// module (timed as "llvm_verify") and shows it to the IR observer.
+absl::StatusOr<std::unique_ptr<llvm::TargetMachine>> PrepareModule(
+    llvm::Module& module, const HostCompileOptions& options) {
   if (options.opt_level < 0 || options.opt_level > 3) {
     return absl::InvalidArgumentError(
         absl::StrCat("host opt_level must be 0..3, got ", options.opt_level));
@@ -139,6 +140,16 @@ absl::StatusOr<std::string> CompileHostObject(llvm::Module& module,
   if (absl::Status v = VerifyLlvmModule(module); !v.ok()) return v;
   clock.Finish("llvm_verify");
   if (options.ir_observer) options.ir_observer("before_optimizations", module);
+  return machine;
+}
+
+}  // namespace
+
+absl::StatusOr<std::string> CompileHostObject(llvm::Module& module,
+                                              const HostCompileOptions& options) {
+  absl::StatusOr<std::unique_ptr<llvm::TargetMachine>> machine = PrepareModule(module, options);
+  if (!machine.ok()) return machine.status();
+  PhaseClock clock(options);
   clock.Restart();
   OptimizeLlvmModule(module, **machine, options.opt_level);
   clock.Finish("llvm_optimize");
@@ -217,18 +228,9 @@ absl::StatusOr<std::vector<std::string>> CompileHostObjects(llvm::Module& module
     if (options.kernel_progress) options.kernel_progress(kernels, kernels);
     return std::vector<std::string>{std::move(*object)};
   }
-  if (options.opt_level < 0 || options.opt_level > 3) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("host opt_level must be 0..3, got ", options.opt_level));
-  }
-  absl::StatusOr<std::unique_ptr<llvm::TargetMachine>> machine = MakeTargetMachine(options);
+  absl::StatusOr<std::unique_ptr<llvm::TargetMachine>> machine = PrepareModule(module, options);
   if (!machine.ok()) return machine.status();
-  module.setTargetTriple(kTriple);
-  module.setDataLayout((*machine)->createDataLayout());
   PhaseClock clock(options);
-  if (absl::Status v = VerifyLlvmModule(module); !v.ok()) return v;
-  clock.Finish("llvm_verify");
-  if (options.ir_observer) options.ir_observer("before_optimizations", module);
   clock.Restart();
   absl::StatusOr<std::vector<HostModulePart>> split = SplitHostModule(module, parts);
   if (!split.ok()) return split.status();

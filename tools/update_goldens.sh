@@ -12,7 +12,7 @@
 #                       from this tree). Give an older build to make an older
 #                       version.
 #   --version=N         the version to write (default: newest + 1 per target)
-#   --targets=LIST      targets (default "host sm_90")
+#   --targets=LIST      targets (default "host sm_90"; also host_<N>dev)
 #   --modules_from=DIR  take the modules from DIR/*.hlo (the module name is the
 #                       file name); default: the modules of the newest version
 #   --seed=S            seed of the random inputs (default 7)
@@ -21,6 +21,12 @@
 # Inputs come from MakeRandomInputs(seed), expected outputs from the
 # reference evaluator (never from the compiled artifact), both written by
 # //tests/aot_compatibility/gpu:make_golden_io.
+# host_<N>dev targets (e.g. host_2dev; never in the default list, name them
+# with --targets) hold collective modules run on N host devices: compiled
+# for the host with --emit_collectives; every input_<i>.npy / expected_<i>.npy
+# carries a leading dimension of N (replica r's inputs drawn with its own
+# seed, as `xla_aot eval --replicas=N --random_inputs`), the expected
+# outputs from the replicated evaluator (the N replicas in lockstep).
 # Set XLA_AOT_OUTPUT_BASE to build with your own bazel output base.
 set -euo pipefail
 
@@ -35,7 +41,7 @@ for arg in "$@"; do
     --targets=*) targets="${arg#*=}" ;;
     --modules_from=*) modules_from="${arg#*=}" ;;
     --seed=*) seed="${arg#*=}" ;;
-    -h|--help) sed -n '2,25p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,30p' "$0"; exit 0 ;;
     *) echo "update_goldens: unknown argument '$arg' (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -77,6 +83,13 @@ for target in $targets; do
     exit 1
   fi
   flags=(--target="$target")
+  io_flags=()
+  if [[ "$target" =~ ^host_([0-9]+)dev$ ]]; then
+    replicas=$((10#${BASH_REMATCH[1]}))
+    (( replicas >= 1 )) || { echo "update_goldens: $target: need at least 1 device" >&2; exit 1; }
+    flags=(--target=host --emit_collectives)
+    io_flags=(--replicas="$replicas")
+  fi
   if [[ "$target" == sm_* ]] && "$xla_aot" compile --help 2>&1 | grep -q -- --emit_cubin_with_ptx; then
     flags+=(--emit_cubin_with_ptx)
   fi
@@ -92,7 +105,7 @@ for target in $targets; do
     mkdir "$tmp/$name"
     cp "$src" "$tmp/$name/module.hlo"
     "$xla_aot" compile "$tmp/$name/module.hlo" -o "$tmp/$name/artifact.xaot" "${flags[@]}" >&2
-    "$make_io" "$tmp/$name/module.hlo" "$seed" "$tmp/$name"
+    "$make_io" "$tmp/$name/module.hlo" "$seed" "$tmp/$name" ${io_flags[@]+"${io_flags[@]}"}
   done
   mv -T "$tmp" "$out"  # fails rather than overwrite if $out appeared meanwhile
   trap - EXIT

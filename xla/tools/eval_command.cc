@@ -75,12 +75,6 @@ std::string ParseFlags(const std::vector<std::string>& args, EvalFlags* f) {
   return CheckTensorIoFlags(f->io);
 }
 
-// The seed of participant `d`: `seed` itself for participant 0, a distinct
-// mix for the others.
-uint64_t ParticipantSeed(uint64_t seed, int64_t d) {
-  return d == 0 ? seed : seed ^ (static_cast<uint64_t>(d) * 0x9E3779B97F4A7C15ull);
-}
-
 // One argument list per participant: from --input files with a leading
 // dimension of `n`, or drawn per participant.
 absl::StatusOr<std::vector<std::vector<Literal>>> ReplicatedInputs(const HloModule& module,

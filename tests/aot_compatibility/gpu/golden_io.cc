@@ -8,12 +8,15 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
 #include "google/protobuf/text_format.h"
 #include "xla/hlo/evaluator/hlo_evaluator.h"
 #include "xla/hlo/evaluator/random_inputs.h"
+#include "xla/hlo/evaluator/replicated_evaluator.h"
 #include "xla/hlo/parser/hlo_parser.h"
 #include "xla/hlo/transforms/literal_compare.h"
 #include "xla/hlo/verifier/hlo_verifier.h"
+#include "xla/tools/stacked_literals.h"
 #include "xla/types/npy.h"
 #include "xla/util/status_macros.h"
 
@@ -98,6 +101,64 @@ absl::Status WriteInputsAndExpected(const std::string& module_path, uint64_t see
   Flatten(*result, &leaves);
   for (size_t i = 0; i < leaves.size(); ++i) {
     RETURN_IF_ERROR(WriteNpyFile(absl::StrCat(out_dir, "/expected_", i, ".npy"), *leaves[i]));
+  }
+  return absl::OkStatus();
+}
+
+int64_t ReplicaCountOfTarget(const std::string& target) {
+  constexpr absl::string_view kPrefix = "host_", kSuffix = "dev";
+  absl::string_view t = target;
+  if (!absl::ConsumePrefix(&t, kPrefix) || !absl::ConsumeSuffix(&t, kSuffix)) return 0;
+  if (t.empty() || t.find_first_not_of("0123456789") != absl::string_view::npos) return 0;
+  int64_t n = 0;
+  if (!absl::SimpleAtoi(t, &n) || n < 1) return 0;
+  return n;
+}
+
+absl::Status WriteReplicatedInputsAndExpected(const std::string& module_path, uint64_t seed,
+                                              int64_t num_replicas, const std::string& out_dir) {
+  if (num_replicas < 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(module_path, ": replica count must be >= 1, got ", num_replicas));
+  }
+  ASSIGN_OR_RETURN(std::unique_ptr<HloModule> module, ParseHloModuleFile(module_path));
+  if (absl::Status v = VerifyModule(*module); !v.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat(module_path, ": verifier: ", v.message()));
+  }
+  std::vector<std::vector<Literal>> args;
+  for (int64_t r = 0; r < num_replicas; ++r) {
+    ASSIGN_OR_RETURN(std::vector<Literal> drawn, MakeRandomInputs(*module, ParticipantSeed(seed, r)));
+    args.push_back(std::move(drawn));
+  }
+  ReplicatedEvaluatorOptions options;
+  options.num_replicas = num_replicas;
+  absl::StatusOr<std::vector<Literal>> results = EvaluateReplicated(*module, args, options);
+  if (!results.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        module_path, ": replicated evaluator (", num_replicas,
+        " replicas): ", results.status().message()));
+  }
+  if (static_cast<int64_t>(results->size()) != num_replicas) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        module_path, ": the module has partitions (", results->size(), " participants for ",
+        num_replicas, " replicas); host_<N>dev goldens take replicas only"));
+  }
+  const size_t num_params = args[0].size();
+  for (size_t i = 0; i < num_params; ++i) {
+    std::vector<const Literal*> parts;
+    for (const std::vector<Literal>& a : args) parts.push_back(&a[i]);
+    ASSIGN_OR_RETURN(Literal stacked,
+                     tools::StackLeading(absl::MakeConstSpan(parts), absl::StrCat("input ", i)));
+    RETURN_IF_ERROR(WriteNpyFile(absl::StrCat(out_dir, "/input_", i, ".npy"), stacked));
+  }
+  std::vector<std::vector<const Literal*>> leaves(results->size());
+  for (size_t r = 0; r < results->size(); ++r) Flatten((*results)[r], &leaves[r]);
+  for (size_t k = 0; k < leaves[0].size(); ++k) {
+    std::vector<const Literal*> parts;
+    for (const std::vector<const Literal*>& l : leaves) parts.push_back(l[k]);
+    ASSIGN_OR_RETURN(Literal stacked,
+                     tools::StackLeading(absl::MakeConstSpan(parts), absl::StrCat("output ", k)));
+    RETURN_IF_ERROR(WriteNpyFile(absl::StrCat(out_dir, "/expected_", k, ".npy"), stacked));
   }
   return absl::OkStatus();
 }

@@ -47,6 +47,22 @@ absl::StatusOr<std::vector<Literal>> ReadNumberedNpy(const std::string& dir,
 absl::Status WriteInputsAndExpected(const std::string& module_path, uint64_t seed,
                                     const std::string& out_dir);
 
+// The number of host devices a golden target runs on: N for `host_<N>dev`
+// (N >= 1, e.g. "host_2dev" -> 2), 0 for every other target (single-device
+// targets such as "host" and "sm_90").
+int64_t ReplicaCountOfTarget(const std::string& target);
+
+// WriteInputsAndExpected for a module of a `host_<N>dev` target: replica r
+// draws MakeRandomInputs(module, ParticipantSeed(seed, r)) (random_inputs.h,
+// as `xla_aot eval --replicas=N --random_inputs` does); the N replicas are
+// evaluated in lockstep by EvaluateReplicated (the oracle for collectives).
+// Every input_<i>.npy and expected_<i>.npy carries a leading dimension of
+// `num_replicas`, slice r being replica r's value (the layout of
+// xla::tools::RunReplicated). Errors name the file and the step that failed;
+// InvalidArgument for num_replicas < 1.
+absl::Status WriteReplicatedInputsAndExpected(const std::string& module_path, uint64_t seed,
+                                              int64_t num_replicas, const std::string& out_dir);
+
 // The comparison of `xla_aot run --reference`: float arrays pass when every
 // element is within tol * (|want| + max|want|) (tol the type's
 // DefaultRelativeTolerance), NaN matching NaN; everything else compares

@@ -80,5 +80,59 @@ TEST(WriteInputsAndExpectedTest, WritesEvaluatorResults) {
   EXPECT_FALSE(WriteInputsAndExpected(dir + "/missing.hlo", 7, dir).ok());
 }
 
+TEST(ReplicaCountOfTargetTest, OnlyHostNDevTargets) {
+  EXPECT_EQ(ReplicaCountOfTarget("host_2dev"), 2);
+  EXPECT_EQ(ReplicaCountOfTarget("host_13dev"), 13);
+  for (const char* t : {"host", "sm_90", "sm_90_2gpu", "host_dev", "host_0dev", "host_2", "host_x2dev",
+                        "host_-2dev", "xhost_2dev", "host_2devs"}) {
+    EXPECT_EQ(ReplicaCountOfTarget(t), 0) << t;
+  }
+}
+
+TEST(WriteReplicatedInputsAndExpectedTest, StacksPerReplicaInputsAndLockstepResults) {
+  const std::string dir = std::string(std::getenv("TEST_TMPDIR")) + "/replicated";
+  std::filesystem::create_directories(dir);
+  // Replica r: (all-reduce sum of x over {0,1,2}, x + replica id).
+  std::ofstream(dir + "/m.hlo") << "HloModule m, replica_count=3\n"
+                                   "sum {\n"
+                                   "  a = f32[] parameter(0)\n"
+                                   "  b = f32[] parameter(1)\n"
+                                   "  ROOT s = f32[] add(a, b)\n"
+                                   "}\n"
+                                   "ENTRY e {\n"
+                                   "  x = f32[5] parameter(0)\n"
+                                   "  ar = f32[5] all-reduce(x), replica_groups={{0,1,2}}, to_apply=sum\n"
+                                   "  id = u32[] replica-id()\n"
+                                   "  f = f32[] convert(id)\n"
+                                   "  b = f32[5] broadcast(f), dimensions={}\n"
+                                   "  y = f32[5] add(x, b)\n"
+                                   "  ROOT t = (f32[5], f32[5]) tuple(ar, y)\n"
+                                   "}\n";
+  ASSERT_TRUE(WriteReplicatedInputsAndExpected(dir + "/m.hlo", 7, 3, dir).ok());
+  absl::StatusOr<std::vector<Literal>> in = ReadNumberedNpy(dir, "input_");
+  absl::StatusOr<std::vector<Literal>> out = ReadNumberedNpy(dir, "expected_");
+  ASSERT_TRUE(in.ok() && out.ok());
+  ASSERT_EQ(in->size(), 1u);
+  ASSERT_EQ(out->size(), 2u);
+  const std::vector<int64_t> dims = {3, 5};
+  ASSERT_EQ((*in)[0].shape().dimensions(), dims);
+  ASSERT_EQ((*out)[0].shape().dimensions(), dims);
+  ASSERT_EQ((*out)[1].shape().dimensions(), dims);
+  const Literal& x = (*in)[0];
+  bool replicas_differ = false;
+  for (int64_t k = 0; k < 5; ++k) {
+    replicas_differ |= x.GetDouble(k) != x.GetDouble(5 + k);
+    const float sum = static_cast<float>(static_cast<float>(x.GetDouble(k) + x.GetDouble(5 + k)) +
+                                         static_cast<float>(x.GetDouble(10 + k)));
+    for (int64_t r = 0; r < 3; ++r) {
+      EXPECT_FLOAT_EQ((*out)[0].GetDouble(r * 5 + k), sum) << "replica " << r << " element " << k;
+      EXPECT_FLOAT_EQ((*out)[1].GetDouble(r * 5 + k), static_cast<float>(x.GetDouble(r * 5 + k) + r));
+    }
+  }
+  EXPECT_TRUE(replicas_differ) << "replicas drew the same inputs";
+  EXPECT_FALSE(WriteReplicatedInputsAndExpected(dir + "/m.hlo", 7, 0, dir).ok());
+  EXPECT_FALSE(WriteReplicatedInputsAndExpected(dir + "/missing.hlo", 7, 3, dir).ok());
+}
+
 }  // namespace
 }  // namespace xla::golden

@@ -6,9 +6,11 @@
 // Backward mode: today's runtime loads the stored artifacts of the oldest
 // and the second-newest version (every version with
 // XLA_AOT_TEST_ALL_VERSIONS=1), runs the host ones and compares with the
-// reference evaluator's outputs stored beside them; sm_XX artifacts are
-// validated on the CPU, their PTX is assembled with ptxas (when found) and
-// they run only when a GPU is present.
+// reference evaluator's outputs stored beside them; host_<N>dev artifacts
+// (collective modules) run on N host devices with tools::RunReplicated,
+// their stored inputs and outputs stacked along a leading dimension of N;
+// sm_XX artifacts are validated on the CPU, their PTX is assembled with
+// ptxas (when found) and they run only when a GPU is present.
 //
 // Verification mode: today's compiler compiles each module of the newest
 // version again; the result must match the stored artifact structurally
@@ -28,6 +30,7 @@
 #include "xla/backends/gpu/compiler/gpu_compiler.h"
 #include "xla/backends/gpu/compiler/host_compiler.h"
 #include "xla/stream_executor/platform_registry.h"
+#include "xla/tools/replicated_run.h"
 #include "xla/types/npy.h"
 #include "tests/aot_compatibility/gpu/golden_io.h"
 
@@ -35,7 +38,7 @@ namespace xla::golden {
 namespace {
 
 constexpr char kRoot[] = "tests/aot_compatibility/gpu/executables";
-const char* const kTargets[] = {"host", "sm_90"};
+const char* const kTargets[] = {"host", "host_2dev", "sm_90"};
 
 constexpr char kLoadHint[] =
     "\nHint: the runtime must keep loading what compilers produced in the last 6 months "
@@ -64,23 +67,37 @@ std::string VersionDir(const std::string& target, int version) {
   return absl::StrCat(kRoot, "/", target, "/v", version);
 }
 
-// Runs `exe` on the stored inputs on `device` and compares every result leaf
-// with the stored expected output.
+// `shape` with a leading dimension of `n` (n == 0: `shape` itself).
+Shape Stacked(const Shape& shape, int64_t n) {
+  if (n == 0) return shape;
+  std::vector<int64_t> dims = {n};
+  dims.insert(dims.end(), shape.dimensions().begin(), shape.dimensions().end());
+  return Shape::Array(shape.element_type(), dims);
+}
+
+// Runs `exe` on the stored inputs and compares every result leaf with the
+// stored expected output: on `device` when `replicas` is 0, else on
+// `replicas` host devices with tools::RunReplicated (stored inputs and
+// outputs carry a leading dimension of `replicas`).
 void RunAndCompare(aot::Executable& exe, stream_executor::StreamExecutor* device,
-                   const std::string& dir) {
+                   int64_t replicas, const std::string& dir) {
   absl::StatusOr<std::vector<Literal>> files = ReadNumberedNpy(dir, "input_");
   ASSERT_TRUE(files.ok()) << files.status();
   const std::vector<Shape>& params = exe.program_shape().parameters;
   ASSERT_EQ(files->size(), params.size()) << dir << ": stored inputs vs artifact parameters";
   std::vector<Literal> inputs;
   for (size_t i = 0; i < params.size(); ++i) {
-    absl::StatusOr<Literal> arg =
-        ConvertNpyLiteral((*files)[i], params[i], absl::StrCat(dir, " input_", i));
+    absl::StatusOr<Literal> arg = ConvertNpyLiteral((*files)[i], Stacked(params[i], replicas),
+                                                    absl::StrCat(dir, " input_", i));
     ASSERT_TRUE(arg.ok()) << arg.status();
     inputs.push_back(std::move(*arg));
   }
-  absl::StatusOr<std::vector<Literal>> got = aot::ExecuteOnLiterals(exe, device, inputs);
-  ASSERT_TRUE(got.ok()) << dir << ": execution failed: " << got.status() << kLoadHint;
+  absl::StatusOr<std::vector<Literal>> got =
+      replicas == 0 ? aot::ExecuteOnLiterals(exe, device, inputs)
+                    : tools::RunReplicated(exe, replicas, inputs);
+  ASSERT_TRUE(got.ok()) << dir << ": execution failed"
+                        << (replicas == 0 ? "" : absl::StrCat(" on ", replicas, " host devices"))
+                        << ": " << got.status() << kLoadHint;
   absl::StatusOr<std::vector<Literal>> want = ReadNumberedNpy(dir, "expected_");
   ASSERT_TRUE(want.ok()) << want.status();
   ASSERT_FALSE(want->empty()) << dir << ": no expected_<i>.npy";
@@ -136,7 +153,8 @@ void CheckVersion(const std::string& target, int version, int* modules_checked) 
   absl::StatusOr<std::vector<std::string>> modules = ListModules(vdir);
   ASSERT_TRUE(modules.ok()) << modules.status();
   ASSERT_FALSE(modules->empty()) << vdir << " holds no modules";
-  const bool host = target == "host";
+  const int64_t replicas = ReplicaCountOfTarget(target);
+  const bool host = target == "host" || replicas > 0;
   absl::StatusOr<std::string> ptxas = gpu::FindPtxas(gpu::NvptxCompileOptions());
   std::string no_gpu;
   stream_executor::StreamExecutor* gpu = host ? nullptr : FindGpu(&no_gpu);
@@ -154,8 +172,10 @@ void CheckVersion(const std::string& target, int version, int* modules_checked) 
       ASSERT_TRUE(platform.ok()) << platform.status();
       absl::StatusOr<stream_executor::StreamExecutor*> device = (*platform)->GetDevice(0);
       ASSERT_TRUE(device.ok()) << device.status();
-      RunAndCompare(**exe, *device, dir);
-      std::cout << "[golden] " << dir << ": loaded, ran, outputs match\n";
+      RunAndCompare(**exe, *device, replicas, dir);
+      std::cout << "[golden] " << dir << ": loaded, ran"
+                << (replicas == 0 ? "" : absl::StrCat(" on ", replicas, " host devices"))
+                << ", outputs match\n";
       return;
     }
     gpu::GpuExecutableProto artifact;
@@ -172,12 +192,24 @@ void CheckVersion(const std::string& target, int version, int* modules_checked) 
                 << "; execution skipped (no GPU: " << no_gpu << ")\n";
       return;
     }
-    RunAndCompare(**exe, gpu, dir);
+    RunAndCompare(**exe, gpu, /*replicas=*/0, dir);
     std::cout << "[golden] " << dir << ": loaded; " << ptx_note << "; ran on the GPU, outputs match\n";
   };
   for (const std::string& module : *modules) {
     SCOPED_TRACE(absl::StrCat(target, "/v", version, "/", module));
     check(module);
+  }
+}
+
+// Every directory under kRoot is a target this test knows, so a new target
+// directory is never silently skipped.
+TEST(GoldenTest, EveryTargetDirectoryIsChecked) {
+  absl::StatusOr<std::vector<std::string>> dirs = ListModules(kRoot);
+  ASSERT_TRUE(dirs.ok()) << dirs.status();
+  for (const std::string& dir : *dirs) {
+    bool known = false;
+    for (const char* target : kTargets) known = known || dir == target;
+    EXPECT_TRUE(known) << kRoot << "/" << dir << " is not in golden_test.cc's kTargets; add it";
   }
 }
 
@@ -198,10 +230,16 @@ TEST(GoldenTest, BackwardModeLoadsAndRunsStoredArtifacts) {
 }
 
 // The fresh artifact of `module_hlo` for `target` with the options the
-// newest goldens were made with (sm_XX: cubin_with_ptx).
+// newest goldens were made with (sm_XX: cubin_with_ptx; host_<N>dev: host
+// with collectives).
 absl::StatusOr<gpu::GpuExecutableProto> CompileFresh(const std::string& module_hlo,
                                                      const std::string& target) {
   if (target == "host") return gpu::CompileHloToHostArtifactProto(module_hlo, {});
+  if (ReplicaCountOfTarget(target) > 0) {
+    gpu::HostCompilerOptions options;
+    options.thunks.emit_collectives = true;
+    return gpu::CompileHloToHostArtifactProto(module_hlo, options);
+  }
   gpu::GpuCompilerOptions options;
   options.spec = gpu::NvptxSpecChoice::kCubinWithPtx;
   return gpu::CompileHloToGpuArtifactProto(module_hlo, target, options, nullptr);
@@ -215,7 +253,8 @@ TEST(GoldenTest, VerificationModeMatchesNewestGoldenStructurally) {
     absl::StatusOr<std::vector<int>> versions = ListVersions(absl::StrCat(kRoot, "/", target));
     ASSERT_TRUE(versions.ok()) << versions.status();
     ASSERT_FALSE(versions->empty()) << "no v<N> directories under " << kRoot << "/" << target;
-    if (std::string(target) != "host" && !have_ptxas) {
+    const bool host = std::string(target) == "host" || ReplicaCountOfTarget(target) > 0;
+    if (!host && !have_ptxas) {
       std::cout << "[golden] " << target << ": verification skipped: ptxas not found (the "
                 << "goldens were made with cubins)\n";
       continue;

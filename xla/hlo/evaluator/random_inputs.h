@@ -25,6 +25,15 @@ namespace xla {
 // no values (token, opaque) and for unbounded dynamic dimensions.
 absl::StatusOr<std::vector<Literal>> MakeRandomInputs(const HloModule& module, uint64_t seed);
 
+// The seed of participant `participant`'s random inputs in a replicated run:
+// `seed` itself for participant 0, a distinct mix for the others. Shared by
+// `xla_aot eval --replicas=N --random_inputs` and the golden suite, so one
+// reproduces the other.
+inline uint64_t ParticipantSeed(uint64_t seed, int64_t participant) {
+  return participant == 0 ? seed
+                          : seed ^ (static_cast<uint64_t>(participant) * 0x9E3779B97F4A7C15ull);
+}
+
 }  // namespace xla
 
 #endif  // XLA_HLO_EVALUATOR_RANDOM_INPUTS_H_

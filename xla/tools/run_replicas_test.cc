@@ -123,6 +123,39 @@ TEST_F(RunReplicasTest, BadReplicaCountsGetClearErrors) {
   EXPECT_EQ(trace.code, kExitUsage);
 }
 
+// The async forms: each -start runs the collective, each -done reads its
+// result; checked against the replicated evaluator.
+const char kAsyncModule[] = R"(
+HloModule async, replica_count=4
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY main {
+  x = f32[7] parameter(0)
+  y = f32[7] multiply(x, x)
+  ar = f32[7] all-reduce-start(y), replica_groups={{0,1},{2,3}}, to_apply=add
+  d = f32[7] all-reduce-done(ar)
+  ags = (f32[7], f32[28]) all-gather-start(y), dimensions={0}, replica_groups={{0,1,2,3}}
+  agd = f32[28] all-gather-done(ags)
+  cps = (f32[7], f32[7]) collective-permute-start(y), source_target_pairs={{0,1},{1,2},{2,3},{3,0}}
+  cpd = f32[7] collective-permute-done(cps)
+  ROOT t = (f32[7], f32[28], f32[7]) tuple(d, agd, cpd)
+}
+)";
+
+TEST_F(RunReplicasTest, AsyncFormsMatchTheReplicatedEvaluator) {
+  std::ofstream(Tmp("async.hlo")) << kAsyncModule;
+  const Result compiled =
+      Call(RunCompile, {Tmp("async.hlo"), "--emit_collectives", "-o", Tmp("async.xaot")});
+  ASSERT_EQ(compiled.code, kExitOk) << compiled.err;
+  const Result run = Call(RunRun, {Tmp("async.xaot"), "--replicas=4", "--random_inputs", "--seed=3",
+                                   "--reference=" + Tmp("async.hlo")});
+  ASSERT_EQ(run.code, kExitOk) << run.err << run.out;
+  EXPECT_THAT(run.out, HasSubstr("PASS: 3 outputs"));
+}
+
 TEST_F(RunReplicasTest, CollectivesNeedTheFlagToCompile) {
   const Result compiled = Call(RunCompile, {Tmp("c.hlo"), "-o", Tmp("plain.xaot")});
   EXPECT_EQ(compiled.code, kExitBadInput);

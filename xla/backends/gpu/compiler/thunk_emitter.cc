@@ -404,9 +404,46 @@ class Emitter {
   static bool IsCollective(HloOpcode op) {
     return op == HloOpcode::kAllReduce || op == HloOpcode::kAllReduceStart ||
            op == HloOpcode::kAllReduceDone || op == HloOpcode::kAllGather ||
+           op == HloOpcode::kAllGatherStart || op == HloOpcode::kAllGatherDone ||
            op == HloOpcode::kReduceScatter || op == HloOpcode::kAllToAll ||
-           op == HloOpcode::kCollectivePermute || op == HloOpcode::kReplicaId ||
+           op == HloOpcode::kCollectivePermute || op == HloOpcode::kCollectivePermuteStart ||
+           op == HloOpcode::kCollectivePermuteDone || op == HloOpcode::kReplicaId ||
            op == HloOpcode::kPartitionId;
+  }
+
+  // The synchronous collective an async -start op performs, or `op` itself.
+  // The host runtime has one stream, so a -start runs the whole collective
+  // and its -done only moves the result.
+  static HloOpcode SyncFormOf(HloOpcode op) {
+    if (op == HloOpcode::kAllReduceStart) return HloOpcode::kAllReduce;
+    if (op == HloOpcode::kAllGatherStart) return HloOpcode::kAllGather;
+    if (op == HloOpcode::kCollectivePermuteStart) return HloOpcode::kCollectivePermute;
+    return op;
+  }
+
+  // The -start op that a -done op completes (only called for -done ops).
+  static HloOpcode StartOf(HloOpcode done) {
+    if (done == HloOpcode::kAllGatherDone) return HloOpcode::kAllGatherStart;
+    if (done == HloOpcode::kCollectivePermuteDone) return HloOpcode::kCollectivePermuteStart;
+    return HloOpcode::kAllReduceStart;
+  }
+
+  static bool IsCollectiveDone(HloOpcode op) {
+    return op == HloOpcode::kAllReduceDone || op == HloOpcode::kAllGatherDone ||
+           op == HloOpcode::kCollectivePermuteDone;
+  }
+
+  // Where a collective's results live inside its own shape: {} for the
+  // synchronous ops and an array-shaped -start, {1} for the (operand,
+  // output[, contexts...]) tuple of an all-gather-start or
+  // collective-permute-start.
+  static ShapeIndex OutputIndexOf(const HloInstruction& instr) {
+    const HloOpcode op = instr.opcode();
+    if ((op == HloOpcode::kAllGatherStart || op == HloOpcode::kCollectivePermuteStart) &&
+        instr.shape().IsTuple()) {
+      return ShapeIndex{1};
+    }
+    return ShapeIndex{};
   }
 
   // The participant lists of `instr` over replica ids: its replica groups
@@ -477,12 +514,16 @@ class Emitter {
     if (module_.config().num_partitions.value_or(1) != 1) {
       return Unimplemented(instr, "collectives across partitions (num_partitions > 1)");
     }
-    if (op == HloOpcode::kAllReduceStart || op == HloOpcode::kAllReduceDone) {
-      // TODO(collectives): the async forms (a start/done pair on the
-      // communication stream); compiling all-reduce-start/-done crashed in
-      // the host pipeline when tried (see the report of issue 12).
-      return Unimplemented(instr, "async collective forms (-start/-done) are not emitted yet; "
-                                  "use the synchronous op");
+    if (IsCollectiveDone(op)) {
+      // The start already wrote the result; done's value is the start's
+      // output (a copy only when buffer assignment gave it its own slices).
+      const HloInstruction* start = instr.operand(0);
+      if (start->opcode() != StartOf(op)) {
+        return Unimplemented(instr, absl::StrCat("its operand '", start->name(), "' is a ",
+                                                 HloOpcodeName(start->opcode()), ", not a ",
+                                                 HloOpcodeName(StartOf(op))));
+      }
+      return AliasOrCopy(instr, start, OutputIndexOf(*start), &instr, {}, out);
     }
     if (op == HloOpcode::kReplicaId || op == HloOpcode::kPartitionId) {
       ASSIGN_OR_RETURN(BufferSliceProto result, SliceProto(&instr, {}));
@@ -494,7 +535,9 @@ class Emitter {
     }
     CollectiveThunkProto proto;
     std::vector<std::vector<int64_t>> groups;
-    if (op == HloOpcode::kCollectivePermute) {
+    const HloOpcode sync = SyncFormOf(op);
+    const ShapeIndex output_index = OutputIndexOf(instr);
+    if (sync == HloOpcode::kCollectivePermute) {
       if (instr.operand_count() != 1) return Unimplemented(instr, "in-place collective-permute");
       proto.set_op(COLLECTIVE_OP_COLLECTIVE_PERMUTE);
       const AttrValue* pairs = instr.FindAttr(AttrId::kSourceTargetPairs);
@@ -513,7 +556,7 @@ class Emitter {
         for (int64_t id : g) group->add_replica_ids(id);
       }
     }
-    if (op == HloOpcode::kAllReduce || op == HloOpcode::kAllReduceStart) {
+    if (sync == HloOpcode::kAllReduce) {
       proto.set_op(COLLECTIVE_OP_ALL_REDUCE);
       ASSIGN_OR_RETURN(ReductionKindProto kind, ReductionOf(instr));
       proto.set_reduction(kind);
@@ -521,7 +564,7 @@ class Emitter {
       proto.set_op(COLLECTIVE_OP_REDUCE_SCATTER);
       ASSIGN_OR_RETURN(ReductionKindProto kind, ReductionOf(instr));
       proto.set_reduction(kind);
-    } else if (op == HloOpcode::kAllGather) {
+    } else if (sync == HloOpcode::kAllGather) {
       proto.set_op(COLLECTIVE_OP_ALL_GATHER);
     } else if (op == HloOpcode::kAllToAll) {
       proto.set_op(COLLECTIVE_OP_ALL_TO_ALL);
@@ -532,7 +575,7 @@ class Emitter {
         return Unimplemented(instr, "all-to-all with a channel_id (cross-partition)");
       }
     }
-    if (op == HloOpcode::kAllGather || op == HloOpcode::kReduceScatter ||
+    if (sync == HloOpcode::kAllGather || op == HloOpcode::kReduceScatter ||
         op == HloOpcode::kAllToAll) {
       if (instr.operand_count() != 1) {
         return Unimplemented(instr, "more than one operand (emit one collective per operand)");
@@ -541,7 +584,17 @@ class Emitter {
       proto.set_dimension(dims.empty() ? instr.GetInt(AttrId::kSplitDimension) : dims[0]);
     }
     // One thunk per operand: leaf i of a tuple result, or the array result.
-    const bool tuple = instr.shape().IsTuple();
+    const Shape* result_shape = SubshapeAt(instr.shape(), output_index);
+    if (result_shape == nullptr) return absl::InternalError("bad collective output index");
+    const bool tuple = result_shape->IsTuple();
+    if (!output_index.empty()) {
+      // Element 0 of a -start's (operand, output) tuple holds the operand.
+      for (int64_t i = 0; i < instr.operand_count(); ++i) {
+        RETURN_IF_ERROR(AliasOrCopy(instr, instr.operand(i), {}, &instr,
+                                    instr.operand_count() == 1 ? ShapeIndex{0} : ShapeIndex{0, i},
+                                    out));
+      }
+    }
     for (int64_t i = 0; i < instr.operand_count(); ++i) {
       const HloInstruction* operand = instr.operand(i);
       const Shape& shape = operand->shape();
@@ -558,7 +611,8 @@ class Emitter {
       CollectiveThunkProto* c = thunk->mutable_collective();
       *c = proto;
       ASSIGN_OR_RETURN(*c->mutable_operand(), SliceProto(operand, {}));
-      ASSIGN_OR_RETURN(*c->mutable_result(), SliceProto(&instr, tuple ? ShapeIndex{i} : ShapeIndex{}));
+      ASSIGN_OR_RETURN(*c->mutable_result(),
+                       SliceProto(&instr, tuple ? Concat(output_index, ShapeIndex{i}) : output_index));
       c->set_element_type(PrimitiveTypeToProto(shape.element_type()));
       for (int64_t d : shape.dimensions()) c->add_operand_dimensions(d);
     }

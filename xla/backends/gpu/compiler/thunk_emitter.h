@@ -27,7 +27,14 @@
 //   reduce-scatter,           ThunkEmitterOptions::emit_collectives; else
 //   all-to-all, collective-   Unimplemented naming the op and the flag
 //   permute, replica-id,
-//   partition-id              (-start/-done forms: Unimplemented for now)
+//   partition-id
+//   all-reduce-start,         the synchronous collective thunk writing the
+//   all-gather-start,         start's output (element 1 of a tuple start;
+//   collective-permute-start  element 0 gets a copy of the operand); the
+//                             host has one stream, so the start completes it
+//   *-done                    nothing when its buffer is the start's output,
+//                             else a copy thunk; Unimplemented when its
+//                             operand is not the matching -start
 //   custom-call               custom-call thunk when the target is an FFI
 //                             handler for platform "host" whose signature
 //                             accepts the operand/result leaf counts and no
@@ -60,8 +67,9 @@ struct ThunkEmitterOptions {
   HostEmitOptions kernel;
   // Stage 1 of the collectives rollout (feature "collectives",
   // feature_registry.cc): lower all-reduce, all-gather,
-  // reduce-scatter, all-to-all (array form), collective-permute, replica-id
-  // and partition-id to CollectiveThunkProto. Off: those opcodes fail with
+  // reduce-scatter, all-to-all (array form), collective-permute, replica-id,
+  // partition-id and the -start/-done forms of all-reduce, all-gather and
+  // collective-permute to CollectiveThunkProto. Off: those opcodes fail with
   // Unimplemented naming the op and `--emit_collectives`. Only modules with
   // one partition; groups are replica ids (list or iota form; empty = all
   // replica_count replicas).

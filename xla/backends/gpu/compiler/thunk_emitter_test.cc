@@ -274,7 +274,11 @@ ENTRY main {
       << e->status;
 }
 
-TEST(ThunkEmitter, AsyncCollectiveFormsAreUnimplemented) {
+// Each -start becomes the synchronous collective writing the start's output
+// (element 1 of an all-gather-start / collective-permute-start tuple, whose
+// element 0 gets a copy of the operand); each -done only makes its result
+// hold that output (a copy here: buffer assignment gives done its own slice).
+TEST(ThunkEmitter, AsyncCollectiveFormsWriteTheStartOutput) {
   auto e = Emit(R"(
 HloModule async, replica_count=2
 sum {
@@ -285,12 +289,74 @@ sum {
 ENTRY main {
   x = s32[3]{0} parameter(0)
   st = s32[3]{0} all-reduce-start(x), replica_groups={{0,1}}, to_apply=sum
-  ROOT dn = s32[3]{0} all-reduce-done(st)
+  dn = s32[3]{0} all-reduce-done(st)
+  ags = (s32[3]{0}, s32[6]{0}) all-gather-start(x), dimensions={0}, replica_groups={{1,0}}
+  agd = s32[6]{0} all-gather-done(ags)
+  cps = (s32[3]{0}, s32[3]{0}) collective-permute-start(x), source_target_pairs={{0,1},{1,0}}
+  cpd = s32[3]{0} collective-permute-done(cps)
+  ROOT t = (s32[3]{0}, s32[6]{0}, s32[3]{0}) tuple(dn, agd, cpd)
 }
 )",
                 /*emit_collectives=*/true);
-  ASSERT_FALSE(e->status.ok());
-  EXPECT_TRUE(absl::StrContains(e->status.message(), "async collective forms")) << e->status;
+  ASSERT_TRUE(e->status.ok()) << e->status;
+  const BufferAssignment& a = *e->middle.assignment;
+  auto find = [&](absl::string_view name) -> const HloInstruction* {
+    for (const auto& instr : e->module->entry_computation()->instructions()) {
+      if (instr->name() == name) return instr.get();
+    }
+    return nullptr;
+  };
+  auto slice = [&](absl::string_view name, const ShapeIndex& index) {
+    const HloInstruction* instr = find(name);
+    EXPECT_NE(instr, nullptr) << name;
+    absl::StatusOr<BufferSlice> s = a.GetSlice(instr, index);
+    EXPECT_TRUE(s.ok()) << s.status();
+    return s.ok() ? *s : BufferSlice{};
+  };
+  auto same = [](const BufferSliceProto& p, const BufferSlice& s) {
+    return p.allocation() == s.allocation && p.offset() == s.offset && p.size() == s.size;
+  };
+  std::map<CollectiveOpProto, const CollectiveThunkProto*> by_op;
+  std::map<std::string, std::vector<const CopyThunkProto*>> copies;
+  for (const ThunkProto& t : e->payload.thunks()) {
+    if (t.has_collective()) by_op[t.collective().op()] = &t.collective();
+    if (t.has_copy()) copies[t.profile_annotation()].push_back(&t.copy());
+  }
+  ASSERT_EQ(by_op.size(), 3u);
+  const CollectiveThunkProto& ar = *by_op.at(COLLECTIVE_OP_ALL_REDUCE);
+  EXPECT_EQ(ar.reduction(), REDUCTION_KIND_SUM);
+  EXPECT_TRUE(same(ar.operand(), slice("x", {})));
+  EXPECT_TRUE(same(ar.result(), slice("st", {})));
+  const CollectiveThunkProto& ag = *by_op.at(COLLECTIVE_OP_ALL_GATHER);
+  EXPECT_TRUE(same(ag.result(), slice("ags", {1})));
+  EXPECT_EQ(ag.result().size(), 24);
+  EXPECT_EQ(ag.replica_groups(0).replica_ids(0), 1);
+  const CollectiveThunkProto& cp = *by_op.at(COLLECTIVE_OP_COLLECTIVE_PERMUTE);
+  EXPECT_TRUE(same(cp.result(), slice("cps", {1})));
+  EXPECT_EQ(cp.source_target_pairs_size(), 2);
+  // The dones: the start's output into the done's result, when they differ.
+  const std::pair<const char*, std::pair<const char*, ShapeIndex>> dones[] = {
+      {"dn", {"st", {}}}, {"agd", {"ags", {1}}}, {"cpd", {"cps", {1}}}};
+  for (const auto& [done, from] : dones) {
+    const BufferSlice src = slice(from.first, from.second);
+    const BufferSlice dst = slice(done, {});
+    if (src == dst) {
+      EXPECT_EQ(copies.count(done), 0u) << done;
+      continue;
+    }
+    ASSERT_EQ(copies[done].size(), 1u) << done;
+    EXPECT_TRUE(same(copies[done][0]->source(), src)) << done;
+    EXPECT_TRUE(same(copies[done][0]->destination(), dst)) << done;
+  }
+  // Element 0 of each tuple-shaped start holds the operand.
+  for (const char* start : {"ags", "cps"}) {
+    const BufferSlice operand = slice("x", {});
+    const BufferSlice element0 = slice(start, {0});
+    if (operand == element0) continue;
+    ASSERT_EQ(copies[start].size(), 1u) << start;
+    EXPECT_TRUE(same(copies[start][0]->source(), operand)) << start;
+    EXPECT_TRUE(same(copies[start][0]->destination(), element0)) << start;
+  }
 }
 
 }  // namespace

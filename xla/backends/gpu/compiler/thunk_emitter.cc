@@ -13,6 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "xla/backends/gpu/codegen/host/kernel_symbol_name.h"
 #include "xla/backends/gpu/ffi/ffi_registry.h"
+#include "xla/hlo/ir/collective_groups.h"
 #include "xla/backends/gpu/codegen/host/single_op_fusion.h"
 #include "xla/service/canonicalize/gemm_config.h"
 #include "xla/types/xla_data_convert.h"
@@ -446,34 +447,15 @@ class Emitter {
     return ShapeIndex{};
   }
 
-  // The participant lists of `instr` over replica ids: its replica groups
-  // (list or iota form) or, when empty, one group of every replica.
-  // TODO(collectives): replace with GetParticipantGroups from
-  // xla/hlo/ir/collective_groups.h once it lands (partitions, global ids).
+  // The participant groups (replica ids) of `instr`, by XLA's group modes
+  // (collective_groups.h). Modules with several partitions are not compiled
+  // yet.
   absl::StatusOr<std::vector<std::vector<int64_t>>> ReplicaGroupsOf(const HloInstruction& instr) {
     const int64_t replicas = module_.config().replica_count.value_or(1);
-    std::vector<std::vector<int64_t>> groups;
-    if (const AttrValue* v = instr.FindAttr(AttrId::kReplicaGroups)) {
-      const ReplicaGroups& rg = std::get<ReplicaGroups>(*v);
-      groups = rg.Expand();
-      if (groups.empty() && (rg.iota || !rg.raw.empty() || !rg.groups.empty())) {
-        return Unimplemented(instr, "replica groups that cannot be expanded to lists");
-      }
+    if (module_.config().num_partitions.value_or(1) != 1) {
+      return Unimplemented(instr, "collectives in a module with num_partitions > 1");
     }
-    if (groups.empty()) {
-      groups.emplace_back();
-      for (int64_t r = 0; r < replicas; ++r) groups.back().push_back(r);
-    }
-    for (const std::vector<int64_t>& g : groups) {
-      for (int64_t id : g) {
-        if (id < 0 || id >= replicas) {
-          return absl::InvalidArgumentError(absl::StrCat(
-              "replica id ", id, " in the replica groups is outside the module's replica_count ",
-              replicas));
-        }
-      }
-    }
-    return groups;
+    return GetParticipantGroups(instr, replicas, /*num_partitions=*/1);
   }
 
   absl::StatusOr<ReductionKindProto> ReductionOf(const HloInstruction& instr) {

@@ -448,14 +448,11 @@ class Emitter {
   }
 
   // The participant groups (replica ids) of `instr`, by XLA's group modes
-  // (collective_groups.h). Modules with several partitions are not compiled
-  // yet.
+  // (collective_groups.h). EmitCollective has refused modules with several
+  // partitions already.
   absl::StatusOr<std::vector<std::vector<int64_t>>> ReplicaGroupsOf(const HloInstruction& instr) {
-    const int64_t replicas = module_.config().replica_count.value_or(1);
-    if (module_.config().num_partitions.value_or(1) != 1) {
-      return Unimplemented(instr, "collectives in a module with num_partitions > 1");
-    }
-    return GetParticipantGroups(instr, replicas, /*num_partitions=*/1);
+    return GetParticipantGroups(instr, module_.config().replica_count.value_or(1),
+                                /*num_partitions=*/1);
   }
 
   absl::StatusOr<ReductionKindProto> ReductionOf(const HloInstruction& instr) {

@@ -314,11 +314,6 @@ absl::StatusOr<std::unique_ptr<GpuExecutableProto>> ParseArtifact(absl::string_v
   return std::move(parsed.artifact);
 }
 
-absl::StatusOr<std::unique_ptr<GpuExecutableProto>> ParseArtifactFile(const std::string& path) {
-  ASSIGN_OR_RETURN(ParsedArtifact parsed, ParseArtifactFileAndHash(path));
-  return std::move(parsed.artifact);
-}
-
 absl::StatusOr<std::unique_ptr<Program>> LoadProgram(std::unique_ptr<GpuExecutableProto> artifact,
                                                      const ffi::FfiRegistry& ffi) {
   return LoadProgram(ParsedArtifact{std::move(artifact), std::nullopt}, ffi);

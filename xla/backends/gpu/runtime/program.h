@@ -3,7 +3,7 @@
 // (DESIGN.md: "verify once at load, then trust").
 //
 // Loading (LoadProgram):
-//   1. ParseArtifact / ParseArtifactFile: protobuf parse with a recursion
+//   1. ParseArtifactAndHash / ParseArtifactFileAndHash: protobuf parse with a recursion
 //      limit (kMaxProtoRecursion) and a size limit (kMaxArtifactBytes); a
 //      file is memory-mapped and parsed in place (streamed when it cannot be
 //      mapped), never read into a string first. The *AndHash variants also
@@ -77,8 +77,6 @@ struct Program {
 // Parses artifact bytes. InvalidArgument "artifact is not a valid
 // GpuExecutableProto ..." for truncated, corrupt or too deeply nested input.
 absl::StatusOr<std::unique_ptr<GpuExecutableProto>> ParseArtifact(absl::string_view bytes);
-// Same, streaming from a file; NotFound when the file cannot be opened.
-absl::StatusOr<std::unique_ptr<GpuExecutableProto>> ParseArtifactFile(const std::string& path);
 
 // A parsed artifact and the 64-bit FNV-1a of its payload's bytes exactly as
 // stored (absent when the payload field is missing, repeated, or the input
@@ -88,8 +86,10 @@ struct ParsedArtifact {
   std::optional<uint64_t> stored_payload_checksum;
 };
 
-// ParseArtifact / ParseArtifactFile that also hash the stored payload bytes
-// (concurrently with the parse for payloads of 1 MiB or more). Same errors.
+// ParseArtifact, and the same from a file (memory-mapped, or streamed when
+// mapping fails; NotFound when the file cannot be opened), that also hash
+// the stored payload bytes (concurrently with the parse for payloads of
+// 1 MiB or more). Same errors.
 absl::StatusOr<ParsedArtifact> ParseArtifactAndHash(absl::string_view bytes);
 absl::StatusOr<ParsedArtifact> ParseArtifactFileAndHash(const std::string& path);
 

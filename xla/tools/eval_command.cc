@@ -142,19 +142,13 @@ int RunReplicatedEval(const EvalFlags& flags, const HloModule& module, std::ostr
   }
   std::vector<std::vector<const Literal*>> leaves;
   for (const Literal& r : *results) leaves.push_back(FlattenLeaves(r));
-  std::vector<Literal> stacked;
-  for (size_t k = 0; k < leaves[0].size(); ++k) {
-    std::vector<const Literal*> parts;
-    for (const auto& l : leaves) parts.push_back(l[k]);
-    absl::StatusOr<Literal> s = tools::StackLeading(absl::MakeConstSpan(parts), absl::StrCat("output ", k));
-    if (!s.ok()) {
-      err << "xla_aot eval: " << s.status().message() << "\n";
-      return kExitBadInput;
-    }
-    stacked.push_back(std::move(*s));
+  absl::StatusOr<std::vector<Literal>> stacked = tools::StackParticipantLeaves(leaves, "output");
+  if (!stacked.ok()) {
+    err << "xla_aot eval: " << stacked.status().message() << "\n";
+    return kExitBadInput;
   }
   std::vector<const Literal*> ptrs;
-  for (const Literal& s : stacked) ptrs.push_back(&s);
+  for (const Literal& s : *stacked) ptrs.push_back(&s);
   if (absl::Status s = EmitResults(flags.io, ptrs, out); !s.ok()) {
     err << "xla_aot eval: " << s.message() << "\n";
     return kExitBadInput;

@@ -161,26 +161,14 @@ absl::StatusOr<std::vector<const Literal*>> ReferenceLeaves(const HloModule& mod
     storage->push_back(std::move(expected));
     return FlattenLeaves(storage->back());
   }
-  std::vector<std::vector<Literal>> args(replicas);
-  for (size_t p = 0; p < inputs.size(); ++p) {
-    ASSIGN_OR_RETURN(std::vector<Literal> slices,
-                     tools::UnstackLeading(inputs[p], replicas, absl::StrCat("input ", p)));
-    for (int64_t r = 0; r < replicas; ++r) args[r].push_back(std::move(slices[r]));
-  }
+  ASSIGN_OR_RETURN(std::vector<std::vector<Literal>> args,
+                   tools::UnstackArguments(inputs, replicas));
   ReplicatedEvaluatorOptions options;
   options.num_replicas = replicas;
   ASSIGN_OR_RETURN(std::vector<Literal> results, EvaluateReplicated(module, args, options));
   std::vector<std::vector<const Literal*>> per_replica;
   for (const Literal& r : results) per_replica.push_back(FlattenLeaves(r));
-  std::vector<Literal> stacked;
-  for (size_t k = 0; k < per_replica[0].size(); ++k) {
-    std::vector<const Literal*> parts;
-    for (const auto& leaves : per_replica) parts.push_back(leaves[k]);
-    ASSIGN_OR_RETURN(Literal s, tools::StackLeading(absl::MakeConstSpan(parts),
-                                                    absl::StrCat("reference output ", k)));
-    stacked.push_back(std::move(s));
-  }
-  *storage = std::move(stacked);
+  ASSIGN_OR_RETURN(*storage, tools::StackParticipantLeaves(per_replica, "reference output"));
   std::vector<const Literal*> leaves;
   for (const Literal& s : *storage) leaves.push_back(&s);
   return leaves;

@@ -60,4 +60,37 @@ absl::StatusOr<Literal> StackLeading(absl::Span<const Literal> parts, absl::stri
   return StackLeading(absl::MakeConstSpan(pointers), what);
 }
 
+absl::StatusOr<std::vector<std::vector<Literal>>> UnstackArguments(
+    absl::Span<const Literal> stacked, int64_t n) {
+  std::vector<std::vector<Literal>> args(n);
+  for (size_t p = 0; p < stacked.size(); ++p) {
+    absl::StatusOr<std::vector<Literal>> slices =
+        UnstackLeading(stacked[p], n, absl::StrCat("input ", p));
+    if (!slices.ok()) return slices.status();
+    for (int64_t r = 0; r < n; ++r) args[r].push_back(std::move((*slices)[r]));
+  }
+  return args;
+}
+
+absl::StatusOr<std::vector<Literal>> StackParticipantLeaves(
+    const std::vector<std::vector<const Literal*>>& leaves, absl::string_view what) {
+  std::vector<Literal> stacked;
+  const size_t count = leaves.empty() ? 0 : leaves[0].size();
+  for (size_t r = 0; r < leaves.size(); ++r) {
+    if (leaves[r].size() != count) {
+      return absl::InvalidArgumentError(absl::StrCat(what, ": participant ", r, " has ",
+                                                     leaves[r].size(), " result leaves but participant 0 has ",
+                                                     count));
+    }
+  }
+  for (size_t k = 0; k < count; ++k) {
+    std::vector<const Literal*> parts;
+    for (const auto& participant : leaves) parts.push_back(participant[k]);
+    absl::StatusOr<Literal> s = StackLeading(absl::MakeConstSpan(parts), absl::StrCat(what, " ", k));
+    if (!s.ok()) return s.status();
+    stacked.push_back(std::move(*s));
+  }
+  return stacked;
+}
+
 }  // namespace xla::tools

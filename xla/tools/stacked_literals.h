@@ -33,6 +33,17 @@ absl::StatusOr<Literal> StackLeading(absl::Span<const Literal* const> parts,
                                      absl::string_view what);
 absl::StatusOr<Literal> StackLeading(absl::Span<const Literal> parts, absl::string_view what);
 
+// The participants' argument lists from stacked inputs: result[r][p] is
+// slice r of stacked[p]. Errors as UnstackLeading, naming "input <p>".
+absl::StatusOr<std::vector<std::vector<Literal>>> UnstackArguments(
+    absl::Span<const Literal> stacked, int64_t n);
+
+// Stacks the participants' result leaves: result[k] stacks leaves[r][k] over
+// the participants r. Errors as StackLeading, naming "<what> <k>", or when
+// participants have different numbers of leaves.
+absl::StatusOr<std::vector<Literal>> StackParticipantLeaves(
+    const std::vector<std::vector<const Literal*>>& leaves, absl::string_view what);
+
 }  // namespace xla::tools
 
 #endif  // XLA_TOOLS_STACKED_LITERALS_H_

@@ -51,5 +51,24 @@ TEST(StackedLiterals, MismatchedPartsAreRefused) {
   EXPECT_FALSE(StackLeading(std::vector<Literal>{}, "output 3").ok());
 }
 
+TEST(StackedLiterals, ArgumentsAndLeavesOfSeveralParticipants) {
+  absl::StatusOr<std::vector<std::vector<Literal>>> args = UnstackArguments({Stacked()}, 3);
+  ASSERT_TRUE(args.ok()) << args.status();
+  ASSERT_EQ(args->size(), 3u);
+  EXPECT_EQ((*args)[1][0].GetInt(2), 95);
+  // Two leaves per participant: its argument and the same again.
+  std::vector<std::vector<const Literal*>> leaves;
+  for (const auto& a : *args) leaves.push_back({&a[0], &a[0]});
+  absl::StatusOr<std::vector<Literal>> stacked = StackParticipantLeaves(leaves, "output");
+  ASSERT_TRUE(stacked.ok()) << stacked.status();
+  ASSERT_EQ(stacked->size(), 2u);
+  EXPECT_EQ((*stacked)[1], Stacked());
+  leaves[2].pop_back();
+  absl::StatusOr<std::vector<Literal>> uneven = StackParticipantLeaves(leaves, "output");
+  ASSERT_FALSE(uneven.ok());
+  EXPECT_THAT(uneven.status().message(), HasSubstr("participant 2 has 1 result leaves"));
+  EXPECT_THAT(UnstackArguments({Stacked()}, 2).status().message(), HasSubstr("input 0 has shape"));
+}
+
 }  // namespace
 }  // namespace xla::tools

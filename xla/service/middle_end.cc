@@ -13,6 +13,7 @@
 #include "xla/service/buffer_assignment/buffer_assignment_checker.h"
 #include "xla/service/buffer_assignment/copy_insertion.h"
 #include "xla/service/canonicalize/convolution_canonicalizer.h"
+#include "xla/service/canonicalize/convolution_to_gemm.h"
 #include "xla/service/canonicalize/dot_canonicalizer.h"
 #include "xla/service/canonicalize/reduction_canonicalizer.h"
 #include "xla/service/fusion/instruction_fusion.h"
@@ -81,6 +82,9 @@ absl::StatusOr<MiddleEndResult> RunMiddleEnd(HloModule* module, const MiddleEndO
   std::unique_ptr<HloPassPipeline> canonicalize = phases.NewPipeline("canonicalize");
   canonicalize->AddPass<DotCanonicalizer>();
   canonicalize->AddPass<ConvolutionCanonicalizer>();
+  if (options.convolution_as_gemm) {
+    canonicalize->AddPass<ConvolutionToGemm>(options.convolution_to_gemm);
+  }
   canonicalize->AddPass<ReductionCanonicalizer>();
   AlgebraicSimplifierOptions simplifier;
   simplifier.allow_inexact = options.optimize.allow_inexact;

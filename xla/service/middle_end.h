@@ -30,6 +30,7 @@
 #include "absl/status/statusor.h"
 #include "xla/hlo/ir/hlo_module.h"
 #include "xla/service/buffer_assignment/buffer_assignment.h"
+#include "xla/service/canonicalize/convolution_to_gemm.h"
 #include "xla/service/fusion/fusion_stats.h"
 #include "xla/service/fusion/multi_output_fusion.h"
 #include "xla/service/hlo_pass_pipeline.h"
@@ -43,6 +44,10 @@ struct MiddleEndOptions {
   // Phase 1. Its verify_after_each and dump_dir are overridden by the fields
   // below.
   OptimizeOptions optimize;
+  // Phase 2: convolutions become im2col + GEMM (convolution_to_gemm.h)
+  // where they can; false keeps every convolution a direct kernel.
+  bool convolution_as_gemm = true;
+  ConvolutionToGemmOptions convolution_to_gemm;
   // Phase 4; off gives one kernel per op (the fast tier of the JIT cache).
   bool fusion = true;
   MultiOutputFusionOptions fusion_limits;

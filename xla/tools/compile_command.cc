@@ -29,7 +29,8 @@ namespace xla::cli {
 const char kCompileHelp[] =
     "usage: xla_aot compile FILE.hlo (-o OUT.xaot | --dump_dir=DIR) [--target=host]\n"
     "                       [--dump_passes] [--max_fold_elements=N] [--allow_inexact]\n"
-    "                       [--no_loop_opts] [--no_fusion] [--no_verify] [--host_cpu=CPU]\n"
+    "                       [--no_loop_opts] [--no_fusion] [--direct_convolutions]\n"
+    "                       [--no_verify] [--host_cpu=CPU]\n"
     "                       [--opt_level=N] [--target_runtime=YYYY-MM-DD]\n"
     "                       [--emit_cubin_with_ptx] [--emit_collectives] [-v]\n"
     "                       [--compile_threads=N]\n"
@@ -62,6 +63,8 @@ const char kCompileHelp[] =
     "                          (x / c -> x * (1/c) for any float constant)\n"
     "  --no_loop_opts          skip while-loop invariant code motion and trip counts\n"
     "  --no_fusion             one kernel per op (no fusion passes)\n"
+    "  --direct_convolutions   keep every convolution a direct loop-nest kernel\n"
+    "                          (default: im2col + GEMM where the types allow)\n"
     "  --no_verify             do not verify after every pass (the input and the\n"
     "                          result are always verified)\n"
     "  --host_cpu=CPU          LLVM CPU for host kernels (default x86-64-v2;\n"
@@ -154,6 +157,8 @@ std::string ParseFlags(const std::vector<std::string>& args, CompileFlags* f) {
       f->compiler.middle_end.optimize.loop_optimizations = false;
     } else if (arg == "--no_fusion") {
       f->compiler.middle_end.fusion = false;
+    } else if (arg == "--direct_convolutions") {
+      f->compiler.middle_end.convolution_as_gemm = false;
     } else if (arg == "--no_verify") {
       f->compiler.middle_end.verify_after_each = false;
     } else if (arg == "-v" || arg == "--verbose") {

@@ -479,6 +479,33 @@ absl::StatusOr<llvm::Value*> ElementalIrEmitter::EmitIf(
   return phi;
 }
 
+absl::StatusOr<llvm::Value*> ElementalIrEmitter::EmitSwitch(
+    llvm::Value* selector, int64_t cases,
+    const std::function<absl::StatusOr<llvm::Value*>(int64_t)>& on_case) {
+  llvm::Function* fn = b_->GetInsertBlock()->getParent();
+  llvm::LLVMContext& ctx = b_->getContext();
+  std::vector<llvm::BasicBlock*> blocks;
+  for (int64_t k = 0; k < cases; ++k) blocks.push_back(llvm::BasicBlock::Create(ctx, "case", fn));
+  llvm::BasicBlock* merge_bb = llvm::BasicBlock::Create(ctx, "switch.merge", fn);
+  // The last case is the default: `selector` is in range by contract.
+  llvm::SwitchInst* sw =
+      b_->CreateSwitch(selector, blocks.back(), static_cast<unsigned>(cases - 1));
+  llvm::IntegerType* type = llvm::cast<llvm::IntegerType>(selector->getType());
+  for (int64_t k = 0; k + 1 < cases; ++k) sw->addCase(llvm::ConstantInt::get(type, k), blocks[k]);
+  std::vector<std::pair<llvm::Value*, llvm::BasicBlock*>> incoming;
+  for (int64_t k = 0; k < cases; ++k) {
+    b_->SetInsertPoint(blocks[k]);
+    ASSIGN_OR_RETURN(llvm::Value* v, on_case(k));
+    incoming.emplace_back(v, b_->GetInsertBlock());
+    b_->CreateBr(merge_bb);
+  }
+  b_->SetInsertPoint(merge_bb);
+  llvm::PHINode* phi =
+      b_->CreatePHI(incoming.front().first->getType(), static_cast<unsigned>(cases));
+  for (const auto& [v, bb] : incoming) phi->addIncoming(v, bb);
+  return phi;
+}
+
 absl::StatusOr<ElementalIrEmitter::ElementGenerator> ElementalIrEmitter::MakeElementGenerator(
     const HloInstruction* hlo, const std::vector<ElementGenerator>& ops) {
   const HloOpcode op = hlo->opcode();
@@ -753,18 +780,33 @@ absl::StatusOr<ElementalIrEmitter::ElementGenerator> ElementalIrEmitter::MakeCon
     offset += operand->shape().dimensions(dim);
     operand_dims.push_back(operand->shape().dimensions());
   }
-  return ElementGenerator([this, dim, offsets, operand_dims, ops](
+  // Equal extents along `dim` (e.g. the im2col of a convolution): the
+  // operand is i[dim] / extent, one switch. Otherwise a binary search over
+  // the offsets: log2(operands) compares instead of one per operand.
+  const int64_t extent = operand_dims[0][dim];
+  bool equal = extent > 0;
+  for (const std::vector<int64_t>& d : operand_dims) equal &= d[dim] == extent;
+  return ElementGenerator([this, dim, offsets, operand_dims, ops, equal, extent](
                               const IrIndex& i) -> absl::StatusOr<llvm::Value*> {
-    // Operand k covers [offsets[k], offsets[k+1]); test from the last one.
-    std::function<absl::StatusOr<llvm::Value*>(size_t)> emit = [&](size_t k) -> absl::StatusOr<llvm::Value*> {
+    auto emit_operand = [&](size_t k) -> absl::StatusOr<llvm::Value*> {
       std::vector<llvm::Value*> src = i.multidim();
       src[dim] = b_->CreateSub(i[dim], b_->getInt64(offsets[k]));
-      IrIndex src_index(src, operand_dims[k]);
-      if (k == 0) return ops[0](src_index);
-      return EmitIf(b_->CreateICmpUGE(i[dim], b_->getInt64(offsets[k])),
-                    [&] { return ops[k](src_index); }, [&] { return emit(k - 1); });
+      return ops[k](IrIndex(src, operand_dims[k]));
     };
-    return emit(ops.size() - 1);
+    if (equal && ops.size() > 2) {
+      return EmitSwitch(b_->CreateUDiv(i[dim], b_->getInt64(extent)),
+                        static_cast<int64_t>(ops.size()),
+                        [&](int64_t k) { return emit_operand(static_cast<size_t>(k)); });
+    }
+    // Operands [lo, hi) hold i[dim].
+    std::function<absl::StatusOr<llvm::Value*>(size_t, size_t)> search =
+        [&](size_t lo, size_t hi) -> absl::StatusOr<llvm::Value*> {
+      if (hi - lo == 1) return emit_operand(lo);
+      const size_t mid = lo + (hi - lo) / 2;
+      return EmitIf(b_->CreateICmpUGE(i[dim], b_->getInt64(offsets[mid])),
+                    [&] { return search(mid, hi); }, [&] { return search(lo, mid); });
+    };
+    return search(0, ops.size());
   });
 }
 

@@ -95,6 +95,11 @@ class ElementalIrEmitter {
   absl::StatusOr<llvm::Value*> EmitIf(llvm::Value* cond,
                                       const std::function<absl::StatusOr<llvm::Value*>()>& on_true,
                                       const std::function<absl::StatusOr<llvm::Value*>()>& on_false);
+  // Emits `on_case(selector)` for a run-time `selector` in [0, cases) with
+  // one switch (only the selected case runs) and a phi. `cases` >= 1.
+  absl::StatusOr<llvm::Value*> EmitSwitch(
+      llvm::Value* selector, int64_t cases,
+      const std::function<absl::StatusOr<llvm::Value*>(int64_t)>& on_case);
 
   llvm::Module* module_;
   llvm::IRBuilder<>* b_;

@@ -58,6 +58,8 @@ absl::StatusOr<const CublasApi*> LoadCublasApi() {
 
 void SetCublasApiForTesting(const CublasApi* api) { testing_api.store(api); }
 
+const CublasApi* CublasApiForTesting() { return testing_api.load(); }
+
 absl::Status CublasStatus(const CublasApi& api, absl::string_view call,
                           cublasStatus_t status) {
   if (status == CUBLAS_STATUS_SUCCESS) return absl::OkStatus();

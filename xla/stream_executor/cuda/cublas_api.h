@@ -58,6 +58,9 @@ absl::StatusOr<const CublasApi*> LoadCublasApi();
 // loader. For tests. Thread-safe.
 void SetCublasApiForTesting(const CublasApi* api);
 
+// The table set by SetCublasApiForTesting, or nullptr. Thread-safe.
+const CublasApi* CublasApiForTesting();
+
 // OK for CUBLAS_STATUS_SUCCESS; otherwise "<call>: <status name>: <status
 // string>" (InvalidArgument for invalid values, ResourceExhausted for
 // allocation failures, Unimplemented for unsupported ones, Internal

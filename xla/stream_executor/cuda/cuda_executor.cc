@@ -4,6 +4,8 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "xla/stream_executor/cuda/cublas_api.h"
+#include "xla/stream_executor/cuda/cublaslt_api.h"
 #include "xla/stream_executor/cuda/cuda_event.h"
 #include "xla/stream_executor/cuda/cuda_kernel_module.h"
 #include "xla/stream_executor/cuda/cuda_stream.h"
@@ -114,7 +116,8 @@ CudaExecutor::~CudaExecutor() {
   (void)CU_STATUS(api_, cuCtxSetCurrent, context_);
   {
     std::lock_guard<std::mutex> lock(blas_mu_);
-    cublas_.reset();  // while the context is still retained
+    cublas_lt_.reset();  // while the context is still retained
+    cublas_.reset();
   }
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -193,6 +196,25 @@ absl::Status CudaExecutor::InitializeBlas() {
   std::lock_guard<std::mutex> lock(blas_mu_);
   if (blas_initialized_) return blas_status_;
   blas_initialized_ = true;
+  absl::StatusOr<const CublasLtApi*> lt = absl::FailedPreconditionError(
+      "a test injected a classic cuBLAS table and no cuBLASLt one");
+  if (CublasLtApiForTesting() != nullptr || CublasApiForTesting() == nullptr) {
+    lt = LoadCublasLtApi();
+  }
+  if (lt.ok()) {
+    absl::StatusOr<std::unique_ptr<CublasLtHandle>> handle =
+        CublasLtHandle::Create(**lt, api_, context_);
+    if (handle.ok()) {
+      cublas_lt_ = *std::move(handle);
+      return blas_status_;
+    }
+    lt_unavailable_ = absl::Status(
+        handle.status().code(),
+        absl::StrCat("cuBLASLt loaded but cannot create a handle: ",
+                     handle.status().message()));
+  } else {
+    lt_unavailable_ = lt.status();
+  }
   absl::StatusOr<const CublasApi*> api = LoadCublasApi();
   if (!api.ok()) {
     blas_status_ = absl::Status(
@@ -200,7 +222,8 @@ absl::Status CudaExecutor::InitializeBlas() {
         absl::StrCat("cannot initialize cuBLAS for CUDA device ", ordinal_,
                      " (GEMMs need it; install cuBLAS or point ",
                      kCublasLibraryEnv, " at libcublas.so): ",
-                     api.status().message()));
+                     api.status().message(), " [cuBLASLt was not used either: ",
+                     lt_unavailable_.message(), "]"));
     return blas_status_;
   }
   absl::StatusOr<std::unique_ptr<CublasHandle>> handle =
@@ -216,15 +239,30 @@ absl::Status CudaExecutor::InitializeBlas() {
   return blas_status_;
 }
 
+std::string CudaExecutor::blas_backend() const {
+  std::lock_guard<std::mutex> lock(blas_mu_);
+  if (cublas_lt_ != nullptr) return "cuBLASLt";
+  if (cublas_ != nullptr) return "cuBLAS";
+  return "";
+}
+
+absl::Status CudaExecutor::cublaslt_unavailable_reason() const {
+  std::lock_guard<std::mutex> lock(blas_mu_);
+  return lt_unavailable_;
+}
+
 absl::Status CudaExecutor::Gemm(CudaStream& stream, const BlasGemmConfig& config,
                                 const DeviceMemoryBase& lhs,
                                 const DeviceMemoryBase& rhs,
                                 const DeviceMemoryBase& out) {
+  CublasLtHandle* lt = nullptr;
   CublasHandle* handle = nullptr;
   {
     std::lock_guard<std::mutex> lock(blas_mu_);
+    lt = cublas_lt_.get();
     handle = cublas_.get();
   }
+  if (lt != nullptr) return lt->Gemm(stream, config, lhs, rhs, out);
   if (handle == nullptr) {
     return stream.RejectAtEnqueue(
         "gemm", absl::FailedPreconditionError(absl::StrCat(

@@ -4,8 +4,10 @@
 // Memory comes from cuMemAlloc (256-byte aligned by the driver); the
 // executor tracks live allocations so Deallocate can reject slices and
 // double frees. Limits come from the device attributes (ReadCudaDeviceLimits).
-// InitializeBlas loads cuBLAS (LoadCublasApi) and creates one CublasHandle
-// for the device; the executor's streams run Stream::Gemm on it.
+// InitializeBlas picks the device's GEMM library once: cuBLASLt
+// (LoadCublasLtApi, one CublasLtHandle) when it works, classic cuBLAS
+// (LoadCublasApi, one CublasHandle) otherwise; blas_backend() says which.
+// The executor's streams run Stream::Gemm on it.
 //
 // Thread-safety: every method may be called from any thread.
 #ifndef XLA_STREAM_EXECUTOR_CUDA_CUDA_EXECUTOR_H_
@@ -21,6 +23,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
+#include "xla/stream_executor/cuda/cuda_blaslt_gemm.h"
 #include "xla/stream_executor/cuda/cuda_compatibility.h"
 #include "xla/stream_executor/cuda/cuda_driver_api.h"
 #include "xla/stream_executor/cuda/cuda_gemm.h"
@@ -60,11 +63,21 @@ class CudaExecutor : public StreamExecutor, private CudaBlas {
   absl::StatusOr<std::unique_ptr<KernelModule>> LoadKernelModule(
       absl::string_view name, absl::string_view bytes) override;
 
-  // Loads cuBLAS and creates the device's handle, once (later calls return
-  // the first result). FailedPrecondition naming cuBLAS, the device and
-  // what to do when the library is missing; cuBLAS's error when the handle
-  // cannot be created. Thread-safe.
+  // Picks and opens the device's GEMM library, once (later calls return
+  // the first result): cuBLASLt when LoadCublasLtApi succeeds and
+  // cublasLtCreate works, else classic cuBLAS. A test that injected only a
+  // classic table (SetCublasApiForTesting, no SetCublasLtApiForTesting)
+  // gets classic cuBLAS. FailedPrecondition naming cuBLAS, the device, what
+  // to do and why cuBLASLt was not used when neither works; cuBLAS's error
+  // when its handle cannot be created. Thread-safe.
   absl::Status InitializeBlas() override;
+
+  // "cuBLASLt" or "cuBLAS" once InitializeBlas succeeded, "" before (or
+  // after it failed). Thread-safe.
+  std::string blas_backend() const;
+  // Why cuBLASLt is not the backend (its loader's error, or the testing
+  // override); OK while it is or before InitializeBlas. Thread-safe.
+  absl::Status cublaslt_unavailable_reason() const;
 
   // The device's compute capability (cuDeviceGetAttribute).
   const CudaComputeCapability& compute_capability() const { return cc_; }
@@ -108,7 +121,7 @@ class CudaExecutor : public StreamExecutor, private CudaBlas {
   const int driver_version_;
   const std::string device_name_;
 
-  // CudaBlas: the GEMM of this executor's streams, on cublas_.
+  // CudaBlas: the GEMM of this executor's streams, on cublas_lt_ or cublas_.
   // FailedPrecondition when InitializeBlas has not succeeded.
   absl::Status Gemm(CudaStream& stream, const BlasGemmConfig& config,
                     const DeviceMemoryBase& lhs, const DeviceMemoryBase& rhs,
@@ -117,6 +130,8 @@ class CudaExecutor : public StreamExecutor, private CudaBlas {
   mutable std::mutex blas_mu_;
   bool blas_initialized_ = false;          // guarded by blas_mu_
   absl::Status blas_status_;               // guarded by blas_mu_
+  absl::Status lt_unavailable_;            // guarded by blas_mu_
+  std::unique_ptr<CublasLtHandle> cublas_lt_;  // guarded by blas_mu_; set once
   std::unique_ptr<CublasHandle> cublas_;   // guarded by blas_mu_; set once
 
   mutable std::mutex mu_;

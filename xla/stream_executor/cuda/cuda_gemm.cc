@@ -95,6 +95,21 @@ absl::StatusOr<CublasGemmArgs> MapRowMajorGemmToCublas(
   return args;
 }
 
+absl::Status CheckCudaGemmOperands(const CudaGemmConfig& config,
+                                   const DeviceMemoryBase& lhs,
+                                   const DeviceMemoryBase& rhs,
+                                   const DeviceMemoryBase& output) {
+  RETURN_IF_ERROR(MapRowMajorGemmToCublas(config).status());
+  const int64_t batch = std::max<int64_t>(config.batch_size, 1);
+  const int64_t bytes = CudaGemmElementBytes(config.element_type);
+  RETURN_IF_ERROR(CheckOperand("lhs", lhs, batch, config.lhs_batch_stride,
+                               config.m * config.k, bytes));
+  RETURN_IF_ERROR(CheckOperand("rhs", rhs, batch, config.rhs_batch_stride,
+                               config.k * config.n, bytes));
+  return CheckOperand("output", output, batch, config.output_batch_stride,
+                      config.m * config.n, bytes);
+}
+
 absl::StatusOr<std::unique_ptr<CublasHandle>> CublasHandle::Create(
     const CublasApi& cublas, const CudaDriverApi& driver, CUcontext context) {
   CU_RETURN_IF_ERROR(driver, cuCtxSetCurrent, context);
@@ -122,21 +137,7 @@ absl::Status CublasHandle::Gemm(CudaStream& stream, const CudaGemmConfig& config
                                 const DeviceMemoryBase& rhs,
                                 const DeviceMemoryBase& output) {
   absl::StatusOr<CublasGemmArgs> mapped = MapRowMajorGemmToCublas(config);
-  absl::Status valid = mapped.status();
-  const int64_t batch = std::max<int64_t>(config.batch_size, 1);
-  const int64_t bytes = CudaGemmElementBytes(config.element_type);
-  if (valid.ok()) {
-    valid = CheckOperand("lhs", lhs, batch, config.lhs_batch_stride,
-                         config.m * config.k, bytes);
-  }
-  if (valid.ok()) {
-    valid = CheckOperand("rhs", rhs, batch, config.rhs_batch_stride,
-                         config.k * config.n, bytes);
-  }
-  if (valid.ok()) {
-    valid = CheckOperand("output", output, batch, config.output_batch_stride,
-                         config.m * config.n, bytes);
-  }
+  const absl::Status valid = CheckCudaGemmOperands(config, lhs, rhs, output);
   if (!valid.ok()) {
     // Becomes the stream's error in stream order, like other bad enqueues.
     return stream.RejectAtEnqueue("gemm", valid);

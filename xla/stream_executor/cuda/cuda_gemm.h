@@ -62,6 +62,15 @@ absl::StatusOr<CublasGemmArgs> MapRowMajorGemmToCublas(
 // Bytes per element of `type`.
 int64_t CudaGemmElementBytes(CudaGemmType type);
 
+// OK when `config` maps onto cuBLAS (MapRowMajorGemmToCublas) and each
+// buffer is non-null and holds its batches (the last batch's start plus one
+// matrix); otherwise InvalidArgument naming the operand and both sizes.
+// Shared by the cuBLAS and cuBLASLt paths. Thread-safe.
+absl::Status CheckCudaGemmOperands(const CudaGemmConfig& config,
+                                   const DeviceMemoryBase& lhs,
+                                   const DeviceMemoryBase& rhs,
+                                   const DeviceMemoryBase& output);
+
 // A cuBLAS handle bound to one device context.
 class CublasHandle {
  public:

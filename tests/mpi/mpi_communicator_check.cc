@@ -83,6 +83,16 @@ void CheckOps(MpiCliques& cliques) {
   for (int64_t j = 0; j < k; ++j) {
     Expect(ar[2 * j] == mine.devices()[j] && ar[2 * j + 1] == r, me, "all-to-all block");
   }
+  // Broadcast of 13 bytes over the sub-clique from its last rank.
+  std::vector<uint8_t> b(13), br(13, 0);
+  for (int i = 0; i < 13; ++i) b[i] = static_cast<uint8_t>((me * 29 + i * 3) % 251);
+  Expect(c->Broadcast(1, b.data(), br.data(), 13, k - 1).ok(), me, "broadcast");
+  const int64_t root = mine.devices()[k - 1];
+  for (int i = 0; i < 13; ++i) {
+    Expect(br[i] == (root * 29 + i * 3) % 251, me, absl::StrCat("broadcast[", i, "]"));
+  }
+  Expect(c->Broadcast(1, b.data(), br.data(), 13, k).code() == absl::StatusCode::kInvalidArgument,
+         me, "broadcast root out of range");
   // and/or: unsupported for f32, InvalidArgument without communicating.
   float f = 1;
   Expect(c->AllReduce(1, ReductionKind::kAnd, PrimitiveType::F32, &f, &f, 1).code() ==

@@ -3,8 +3,9 @@
 // checks the stacked outputs bit for bit against the single-process
 // replicated run (xla::tools::RunReplicated: N threads, in-process
 // communicator) on the same inputs, plus hand-computed values for the
-// all-reduce, the permute and replica-id. Every mpirun runs under
-// `timeout 120` so a hang fails the test instead of blocking it.
+// all-reduce, the permute, replica-id and the collective-broadcast. Every
+// mpirun runs under `timeout 120` so a hang fails the test instead of
+// blocking it.
 #include <sys/stat.h>
 
 #include <cmath>
@@ -53,6 +54,12 @@ std::string Module(int64_t n) {
   for (int64_t i = 0; i < n; i += 2) pairs_groups.push_back(Group(i, i + 2));
   for (int64_t i = 0; i + 1 < n; ++i) chain.push_back(absl::StrCat("{", i, ",", i + 1, "}"));
   const std::string pairs = absl::StrCat("{", absl::StrJoin(pairs_groups, ","), "}");
+  // Pairs listed odd replica first: the broadcast's roots are 1, 3, ...
+  std::vector<std::string> swapped_groups;
+  for (int64_t i = 0; i < n; i += 2) {
+    swapped_groups.push_back(absl::StrCat("{", i + 1, ",", i, "}"));
+  }
+  const std::string swapped = absl::StrCat("{", absl::StrJoin(swapped_groups, ","), "}");
   return absl::StrCat(R"(
 HloModule mpi_collectives, replica_count=)", n, R"(
 add_f32 {
@@ -76,8 +83,9 @@ ENTRY main {
   a2a = s32[)", 3 * n, R"(]{0} all-to-all(y), replica_groups=)", all, R"(, dimensions={0}
   cp = f32[7]{0} collective-permute(x), source_target_pairs={)", absl::StrJoin(chain, ","), R"(}
   id = u32[] replica-id()
+  bc = f32[7]{0} collective-broadcast(x), replica_groups=)", swapped, R"(
   ROOT t = (f32[7]{0}, s32[)", 3 * n, R"(]{0}, f32[)", 7 * n, R"(]{0}, f32[5]{0}, s32[)", 3 * n,
-                      R"(]{0}, f32[7]{0}, u32[]) tuple(ar, mx, ag, rs, a2a, cp, id)
+                      R"(]{0}, f32[7]{0}, u32[], f32[7]{0}) tuple(ar, mx, ag, rs, a2a, cp, id, bc)
 }
 )");
 }
@@ -164,7 +172,7 @@ class MpiRunTest : public ::testing::TestWithParam<int64_t> {
 TEST_P(MpiRunTest, MatchesSingleProcessReplicatedRunBitwise) {
   const int64_t n = GetParam();
   Prepared p = Prepare(n);
-  ASSERT_EQ(p.expected.size(), 7u);
+  ASSERT_EQ(p.expected.size(), 8u);
   const std::string out_dir = absl::StrCat(TmpDir(), "/out_", n);
   mkdir(out_dir.c_str(), 0755);
   std::string err;
@@ -197,6 +205,14 @@ TEST_P(MpiRunTest, MatchesSingleProcessReplicatedRunBitwise) {
     }
     if (k == 6) {
       for (int64_t r = 0; r < n; ++r) EXPECT_EQ(got->GetInt(r), r);
+    }
+    if (k == 7) {  // collective-broadcast from each pair's odd replica
+      for (int64_t r = 0; r < n; ++r) {
+        for (int64_t i = 0; i < 7; ++i) {
+          EXPECT_EQ(got->GetDouble(r * 7 + i), p.inputs[0].GetDouble((r | 1) * 7 + i))
+              << r << "," << i;
+        }
+      }
     }
   }
 }

@@ -1,6 +1,7 @@
 // End to end: HLO with collectives compiled for the host target (with
 // emit_collectives), run on 2, 4 and 8 host devices, checked against values
-// computed here from each replica's inputs.
+// computed here from each replica's inputs (collective-broadcast: against
+// the replicated reference evaluator).
 #include "xla/aot/replicated_execution.h"
 
 #include <string>
@@ -11,6 +12,10 @@
 #include "absl/strings/str_join.h"
 #include "gtest/gtest.h"
 #include "xla/backends/gpu/compiler/host_compiler.h"
+#include "xla/hlo/evaluator/random_inputs.h"
+#include "xla/hlo/evaluator/replicated_evaluator.h"
+#include "xla/hlo/parser/hlo_parser.h"
+#include "xla/hlo/transforms/literal_compare.h"
 
 namespace xla::aot {
 namespace {
@@ -305,6 +310,76 @@ ENTRY main {
     }
   }
 }
+
+// collective-broadcast on n replicas: f32[5,3] over pairs listed {1,0},
+// {3,2}, ... (roots 1, 3, ...), s32[7] over every replica in reverse order
+// (root n-1), and a kernel consuming a broadcast result.
+std::string BroadcastModule(int n) {
+  std::vector<int64_t> all;
+  for (int r = n - 1; r >= 0; --r) all.push_back(r);
+  std::vector<std::vector<int64_t>> swapped;
+  for (int r = 0; r < n; r += 2) swapped.push_back({r + 1, r});
+  return absl::StrCat(R"(
+HloModule broadcasts, replica_count=)", n, R"(
+ENTRY main {
+  x = f32[5,3]{1,0} parameter(0)
+  y = s32[7]{0} parameter(1)
+  bx = f32[5,3]{1,0} collective-broadcast(x), replica_groups=)", Groups(swapped), R"(
+  by = s32[7]{0} collective-broadcast(y), replica_groups=)", Groups({all}), R"(
+  sum = f32[5,3]{1,0} add(bx, x)
+  ROOT t = (f32[5,3]{1,0}, s32[7]{0}, f32[5,3]{1,0}) tuple(bx, by, sum)
+}
+)");
+}
+
+class CollectiveBroadcastTest : public ::testing::TestWithParam<int> {};
+
+TEST_P(CollectiveBroadcastTest, MatchesTheReplicatedEvaluator) {
+  const int n = GetParam();
+  const std::string hlo = BroadcastModule(n);
+  std::unique_ptr<Executable> exe = Compile(hlo);
+  ASSERT_NE(exe, nullptr);
+  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(hlo);
+  ASSERT_TRUE(module.ok()) << module.status();
+  std::vector<std::vector<Literal>> args;
+  for (int r = 0; r < n; ++r) {
+    absl::StatusOr<std::vector<Literal>> in = MakeRandomInputs(**module, /*seed=*/41 + r);
+    ASSERT_TRUE(in.ok()) << in.status();
+    args.push_back(std::move(*in));
+  }
+  // Different replicas must have different inputs, or a wrong root would
+  // go unnoticed.
+  ASSERT_FALSE(args[0][1].data() == args[1][1].data());
+  ReplicatedEvaluatorOptions eval_options;
+  eval_options.timeout_seconds = 30;
+  absl::StatusOr<std::vector<Literal>> want = EvaluateReplicated(**module, args, eval_options);
+  ASSERT_TRUE(want.ok()) << want.status();
+  ReplicatedExecutionOptions options;
+  options.num_replicas = n;
+  options.collective_timeout = absl::Seconds(30);
+  absl::StatusOr<std::unique_ptr<ReplicatedExecutor>> exec = ReplicatedExecutor::Create(*exe, options);
+  ASSERT_TRUE(exec.ok()) << exec.status();
+  absl::StatusOr<std::vector<std::vector<Literal>>> got = (*exec)->RunOnLiterals(args);
+  ASSERT_TRUE(got.ok()) << got.status();
+  ASSERT_EQ(got->size(), static_cast<size_t>(n));
+  for (int r = 0; r < n; ++r) {
+    const std::vector<Literal>& w = (*want)[r].tuple_elements();
+    ASSERT_EQ(w.size(), 3u);
+    ASSERT_EQ((*got)[r].size(), 3u);
+    for (int k = 0; k < 3; ++k) {
+      absl::Status same = CompareLiterals(w[k], (*got)[r][k]);
+      EXPECT_TRUE(same.ok()) << "replica " << r << " leaf " << k << ": " << same;
+    }
+    // A broadcast is a copy: bit-identical to the root's argument.
+    const int root_x = r % 2 == 0 ? r + 1 : r;
+    EXPECT_TRUE((*got)[r][0].data() == args[root_x][0].data()) << "replica " << r;
+    EXPECT_TRUE((*got)[r][1].data() == args[n - 1][1].data()) << "replica " << r;
+  }
+  // Pairs (n/2 cliques; with 2 replicas the pair is everyone) + all.
+  EXPECT_EQ((*exec)->num_cliques(), n == 2 ? 1 : 1 + n / 2);
+}
+
+INSTANTIATE_TEST_SUITE_P(Devices, CollectiveBroadcastTest, ::testing::Values(2, 4));
 
 constexpr char kAllReduce4[] = R"(
 HloModule ar4, replica_count=4

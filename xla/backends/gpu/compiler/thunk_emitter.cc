@@ -409,7 +409,7 @@ class Emitter {
            op == HloOpcode::kReduceScatter || op == HloOpcode::kAllToAll ||
            op == HloOpcode::kCollectivePermute || op == HloOpcode::kCollectivePermuteStart ||
            op == HloOpcode::kCollectivePermuteDone || op == HloOpcode::kReplicaId ||
-           op == HloOpcode::kPartitionId;
+           op == HloOpcode::kPartitionId || op == HloOpcode::kCollectiveBroadcast;
   }
 
   // The synchronous collective an async -start op performs, or `op` itself.
@@ -529,6 +529,10 @@ class Emitter {
         }
       }
     } else {
+      if (op == HloOpcode::kCollectiveBroadcast && instr.has_attr(AttrId::kChannelId)) {
+        // Its groups would hold partition ids (collective_groups.h).
+        return Unimplemented(instr, "collective-broadcast with a channel_id (cross-partition)");
+      }
       ASSIGN_OR_RETURN(groups, ReplicaGroupsOf(instr));
       for (const std::vector<int64_t>& g : groups) {
         ReplicaGroupProto* group = proto.add_replica_groups();
@@ -553,6 +557,10 @@ class Emitter {
       if (instr.has_attr(AttrId::kChannelId)) {
         return Unimplemented(instr, "all-to-all with a channel_id (cross-partition)");
       }
+    } else if (op == HloOpcode::kCollectiveBroadcast) {
+      // Root: each group's first listed replica (the runtime reads it from
+      // the group order).
+      proto.set_op(COLLECTIVE_OP_COLLECTIVE_BROADCAST);
     }
     if (sync == HloOpcode::kAllGather || op == HloOpcode::kReduceScatter ||
         op == HloOpcode::kAllToAll) {

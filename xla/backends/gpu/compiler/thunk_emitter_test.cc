@@ -273,6 +273,67 @@ ENTRY main {
       << e->status;
 }
 
+// collective-broadcast: one thunk per operand, the groups in list order (the
+// runtime's root is each group's first replica), no reduction or dimension.
+TEST(ThunkEmitter, CollectiveBroadcastKeepsTheGroupOrder) {
+  auto e = Emit(R"(
+HloModule bcast, replica_count=4
+ENTRY main {
+  x = f32[3,5]{1,0} parameter(0)
+  y = s16[7]{0} parameter(1)
+  b = (f32[3,5]{1,0}, s16[7]{0}) collective-broadcast(x, y), replica_groups={{1,0},{3,2}}
+  b0 = f32[3,5]{1,0} get-tuple-element(b), index=0
+  b1 = s16[7]{0} get-tuple-element(b), index=1
+  c = f32[3,5]{1,0} collective-broadcast(x), replica_groups={}
+  ROOT t = (f32[3,5]{1,0}, s16[7]{0}, f32[3,5]{1,0}) tuple(b0, b1, c)
+}
+)",
+                /*emit_collectives=*/true);
+  ASSERT_TRUE(e->status.ok()) << e->status;
+  std::vector<const CollectiveThunkProto*> bcasts;
+  for (const ThunkProto& t : e->payload.thunks()) {
+    if (t.has_collective()) {
+      EXPECT_EQ(t.collective().op(), COLLECTIVE_OP_COLLECTIVE_BROADCAST);
+      bcasts.push_back(&t.collective());
+    }
+  }
+  ASSERT_EQ(bcasts.size(), 3u);
+  std::map<int64_t, const CollectiveThunkProto*> by_size;
+  for (const CollectiveThunkProto* c : bcasts) by_size[c->operand().size()] = c;
+  ASSERT_EQ(by_size.count(14), 1u);  // s16[7]
+  const CollectiveThunkProto& s16 = *by_size.at(14);
+  EXPECT_EQ(s16.element_type(), PRIMITIVE_TYPE_S16);
+  EXPECT_EQ(s16.result().size(), 14);
+  EXPECT_EQ(s16.reduction(), REDUCTION_KIND_UNSPECIFIED);
+  ASSERT_EQ(s16.replica_groups_size(), 2);
+  EXPECT_EQ(std::vector<int64_t>(s16.replica_groups(0).replica_ids().begin(),
+                                 s16.replica_groups(0).replica_ids().end()),
+            (std::vector<int64_t>{1, 0}));
+  EXPECT_EQ(s16.replica_groups(1).replica_ids(0), 3);
+  int all_replicas = 0;
+  for (const CollectiveThunkProto* c : bcasts) {
+    if (c->replica_groups_size() == 1 && c->replica_groups(0).replica_ids_size() == 4) {
+      ++all_replicas;
+      EXPECT_EQ(c->replica_groups(0).replica_ids(0), 0);
+    }
+  }
+  EXPECT_EQ(all_replicas, 1);
+  EXPECT_EQ(RequiredFeaturesOf(e->payload), std::vector<std::string>{"collectives"});
+}
+
+TEST(ThunkEmitter, CollectiveBroadcastWithAChannelIdIsUnimplemented) {
+  auto e = Emit(R"(
+HloModule bcast, replica_count=2
+ENTRY main {
+  x = f32[3]{0} parameter(0)
+  ROOT b = f32[3]{0} collective-broadcast(x), replica_groups={{0,1}}, channel_id=1
+}
+)",
+                /*emit_collectives=*/true);
+  ASSERT_FALSE(e->status.ok());
+  EXPECT_EQ(e->status.code(), absl::StatusCode::kUnimplemented) << e->status;
+}
+
 // Each -start becomes the synchronous collective writing the start's output
 // (element 1 of an all-gather-start / collective-permute-start tuple, whose
 // element 0 gets a copy of the operand); each -done only makes its result

@@ -33,6 +33,7 @@ constexpr OpRow kOps[] = {
     {COLLECTIVE_OP_COLLECTIVE_PERMUTE, "collective-permute", true, false, false, false},
     {COLLECTIVE_OP_REPLICA_ID, "replica-id", false, false, false, false},
     {COLLECTIVE_OP_PARTITION_ID, "partition-id", false, false, false, false},
+    {COLLECTIVE_OP_COLLECTIVE_BROADCAST, "collective-broadcast", true, false, false, true},
 };
 
 const OpRow* FindOp(int op) {
@@ -354,6 +355,10 @@ absl::Status CollectiveThunk::ExecuteOnStream(const ExecuteParams& params) const
       }
       case COLLECTIVE_OP_COLLECTIVE_PERMUTE:
         return c->CollectivePermute(run, src, dst, bytes, source_rank);
+      case COLLECTIVE_OP_COLLECTIVE_BROADCAST:
+        // The root is the group's first listed replica, wherever its
+        // device sorts in the clique.
+        return c->Broadcast(run, src, dst, bytes, to_rank[0]);
       case COLLECTIVE_OP_REPLICA_ID:
       case COLLECTIVE_OP_PARTITION_ID:
       case COLLECTIVE_OP_UNSPECIFIED:

@@ -1,9 +1,11 @@
 // CollectiveThunk: one collective across replicas (all-reduce, all-gather,
-// reduce-scatter, all-to-all, collective-permute) or a device id
-// (replica-id, partition-id), from CollectiveThunkProto.
+// reduce-scatter, all-to-all, collective-permute, collective-broadcast) or a
+// device id (replica-id, partition-id), from CollectiveThunkProto.
 //
 // Participants are replica ids listed explicitly in replica groups (rank
-// order = list order for gathers and scatters); collective-permute uses its
+// order = list order for gathers and scatters; collective-broadcast's root
+// is the group's first listed replica, e.g. replica 1 in {1,0}, whatever
+// its clique rank); collective-permute uses its
 // source-target pairs and involves the replicas named in them. Phases:
 //   Prepare          declares each group (collective-permute: the sorted
 //                    replicas of its pairs) in ResourceRequests.

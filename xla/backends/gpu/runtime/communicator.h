@@ -98,6 +98,12 @@ class Communicator {
   // `source_rank`, or zeros when nullopt.
   virtual absl::Status CollectivePermute(int64_t run_id, const void* send, void* recv,
                                          int64_t bytes, std::optional<int64_t> source_rank) = 0;
+  // recv = the `bytes` of `root_rank`'s send, on every rank (the root's
+  // too; send and recv may be the same buffer). Every rank passes the same
+  // root_rank; only the root's send is read. InvalidArgument for a
+  // root_rank outside [0, size()); the rendezvous' errors as above.
+  virtual absl::Status Broadcast(int64_t run_id, const void* send, void* recv, int64_t bytes,
+                                 int64_t root_rank) = 0;
 };
 
 }  // namespace xla::gpu

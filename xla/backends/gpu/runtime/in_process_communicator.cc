@@ -84,16 +84,18 @@ absl::Status ReduceInto(ReductionKind kind, PrimitiveType type, void* acc, const
                                                  PrimitiveTypeName(type)));
 }
 
+int64_t InProcessCommunicator::NextSequence(int64_t run_id) {
+  std::lock_guard<std::mutex> lock(mu_);
+  const int64_t sequence = next_sequence_[run_id]++;
+  // Forget the oldest run once many are tracked: run ids grow, and far
+  // fewer than kMaxTrackedRuns runs are ever in flight at once.
+  if (next_sequence_.size() > kMaxTrackedRuns) next_sequence_.erase(next_sequence_.begin());
+  return sequence;
+}
+
 absl::StatusOr<std::shared_ptr<const Rendezvous::Contributions>> InProcessCommunicator::Exchange(
     int64_t run_id, absl::string_view op, const void* send, int64_t bytes) {
-  int64_t sequence = 0;
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    sequence = next_sequence_[run_id]++;
-    // Forget the oldest run once many are tracked: run ids grow, and far
-    // fewer than kMaxTrackedRuns runs are ever in flight at once.
-    if (next_sequence_.size() > kMaxTrackedRuns) next_sequence_.erase(next_sequence_.begin());
-  }
+  const int64_t sequence = NextSequence(run_id);
   absl::StatusOr<std::shared_ptr<const Rendezvous::Contributions>> all =
       rendezvous_->Arrive(run_id, sequence, op, rank_, send, bytes);
   if (!all.ok()) return all.status();
@@ -181,6 +183,28 @@ absl::Status InProcessCommunicator::CollectivePermute(int64_t run_id, const void
     return absl::OkStatus();
   }
   std::memcpy(recv, (*all)->data[*source_rank].data(), bytes);
+  return absl::OkStatus();
+}
+
+absl::Status InProcessCommunicator::Broadcast(int64_t run_id, const void* send, void* recv,
+                                              int64_t bytes, int64_t root_rank) {
+  if (root_rank < 0 || root_rank >= size()) {
+    return absl::InvalidArgumentError(absl::StrCat("collective-broadcast: root rank ", root_rank,
+                                                   " is outside [0, ", size(), ")"));
+  }
+  const int64_t sequence = NextSequence(run_id);
+  const bool root = root_rank == rank_;
+  absl::StatusOr<std::shared_ptr<const Rendezvous::Contributions>> all = rendezvous_->Arrive(
+      run_id, sequence, "collective-broadcast", rank_, send, root ? bytes : 0);
+  if (!all.ok()) return all.status();
+  const std::vector<char>& data = (*all)->data[root_rank];
+  if (static_cast<int64_t>(data.size()) != bytes) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "collective-broadcast #", sequence, " of run ", run_id, ": root rank ", root_rank,
+        " contributed ", data.size(), " bytes but rank ", rank_, " expects ", bytes,
+        " (participants disagree on the size or the root)"));
+  }
+  if (bytes > 0 && recv != data.data()) std::memcpy(recv, data.data(), bytes);
   return absl::OkStatus();
 }
 

@@ -53,12 +53,18 @@ class InProcessCommunicator : public Communicator {
   absl::Status AllToAll(int64_t run_id, const void* send, void* recv, int64_t bytes) override;
   absl::Status CollectivePermute(int64_t run_id, const void* send, void* recv, int64_t bytes,
                                  std::optional<int64_t> source_rank) override;
+  // Only the root contributes its bytes to the rendezvous (the others
+  // arrive with none); every rank copies the root's contribution.
+  absl::Status Broadcast(int64_t run_id, const void* send, void* recv, int64_t bytes,
+                         int64_t root_rank) override;
 
  private:
   // Arrives with `bytes` of `send` for the next op of `run_id`; checks that
   // every contribution has the same size.
   absl::StatusOr<std::shared_ptr<const Rendezvous::Contributions>> Exchange(
       int64_t run_id, absl::string_view op, const void* send, int64_t bytes);
+  // The sequence number of this communicator's next op of `run_id`.
+  int64_t NextSequence(int64_t run_id);
 
   std::shared_ptr<Rendezvous> rendezvous_;
   const int64_t rank_;

@@ -131,6 +131,32 @@ TEST_P(InProcessCommunicatorTest, AllGatherReduceScatterAllToAllPermute) {
   }
 }
 
+// Every rank gets the root's 11 bytes; each root in turn, the last in place.
+TEST_P(InProcessCommunicatorTest, BroadcastFromEveryRoot) {
+  const int n = GetParam();
+  constexpr int kBytes = 11;  // odd
+  InProcessCliques cliques;
+  for (int root = 0; root < n; ++root) {
+    std::vector<std::vector<char>> out(n);
+    const bool in_place = root == n - 1;
+    auto status = RunOnAll(cliques, n, [&](int r, Communicator* c) {
+      std::vector<char> in(kBytes), result(kBytes, 0);
+      for (int i = 0; i < kBytes; ++i) in[i] = static_cast<char>(17 * r + 3 * i + 1);
+      char* recv = in_place ? in.data() : result.data();
+      absl::Status s = c->Broadcast(root, in.data(), recv, kBytes, root);
+      out[r].assign(recv, recv + kBytes);
+      return s;
+    });
+    for (const absl::Status& s : status) ASSERT_TRUE(s.ok()) << s;
+    for (int r = 0; r < n; ++r) {
+      for (int i = 0; i < kBytes; ++i) {
+        EXPECT_EQ(out[r][i], static_cast<char>(17 * root + 3 * i + 1))
+            << "root " << root << " rank " << r << " byte " << i;
+      }
+    }
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Devices, InProcessCommunicatorTest, ::testing::Values(2, 4, 8));
 
 TEST(InProcessCommunicatorTest, MissingParticipantTimesOutNamingIt) {
@@ -171,6 +197,27 @@ TEST(InProcessCommunicatorTest, SizeMismatchAndBadInputs) {
   EXPECT_EQ(bad.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_NE(bad.message().find("'and' is not supported for f32"), std::string::npos) << bad;
   EXPECT_FALSE(cliques.Get(*CliqueKey::Create({100, 101}), 7).ok());
+}
+
+TEST(InProcessCommunicatorTest, BroadcastRejectsBadRootAndSizeMismatch) {
+  InProcessCliques cliques(absl::Seconds(5));
+  auto bad_root = RunOnAll(cliques, 2, [](int, Communicator* c) {
+    char b[3] = {1, 2, 3};
+    return c->Broadcast(0, b, b, 3, 2);
+  });
+  for (const absl::Status& s : bad_root) {
+    EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << s;
+    EXPECT_NE(s.message().find("root rank 2 is outside [0, 2)"), std::string::npos) << s;
+  }
+  auto mismatch = RunOnAll(cliques, 2, [](int r, Communicator* c) {
+    char b[5] = {1, 2, 3, 4, 5};
+    return c->Broadcast(1, b, b, r == 0 ? 5 : 3, 0);
+  });
+  EXPECT_TRUE(mismatch[0].ok()) << mismatch[0];
+  EXPECT_EQ(mismatch[1].code(), absl::StatusCode::kInvalidArgument) << mismatch[1];
+  EXPECT_NE(mismatch[1].message().find("root rank 0 contributed 5 bytes but rank 1 expects 3"),
+            std::string::npos)
+      << mismatch[1];
 }
 
 TEST(ReduceIntoTest, KindsAndTypes) {

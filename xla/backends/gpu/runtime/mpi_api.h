@@ -53,6 +53,7 @@ inline constexpr char kMpiLibrary[] = "libmpi.so.40";
   X(MPI_Comm_free)           \
   X(MPI_Iallgather)          \
   X(MPI_Ialltoall)           \
+  X(MPI_Ibcast)              \
   X(MPI_Isend)               \
   X(MPI_Irecv)               \
   X(MPI_Testall)             \

@@ -190,6 +190,32 @@ absl::Status MpiCommunicator::CollectivePermute(int64_t /*run_id*/, const void* 
   return absl::OkStatus();
 }
 
+absl::Status MpiCommunicator::Broadcast(int64_t /*run_id*/, const void* send, void* recv,
+                                        int64_t bytes, int64_t root_rank) {
+  if (root_rank < 0 || root_rank >= size_) {
+    return absl::InvalidArgumentError(absl::StrCat("collective-broadcast: root rank ", root_rank,
+                                                   " is outside [0, ", size_, ")"));
+  }
+  if (bytes < 0 || bytes > INT_MAX) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "collective-broadcast on ", name_, ": ", bytes,
+        " bytes exceeds MPI's int count (2^31-1 bytes per exchange)"));
+  }
+  // MPI writes into `buffer` until the request completes; a timed-out
+  // request keeps it alive (see Wait).
+  auto buffer = std::make_shared<std::vector<char>>(static_cast<size_t>(bytes));
+  if (root_rank == rank_ && bytes > 0) std::memcpy(buffer->data(), send, bytes);
+  std::vector<MPI_Request> requests(1);
+  {
+    std::lock_guard<std::mutex> lock(*mpi_mu_);
+    MPI_RETURN_IF_ERROR(api_, MPI_Ibcast, buffer->data(), static_cast<int>(bytes), api_.byte,
+                        static_cast<int>(root_rank), comm_, &requests[0]);
+  }
+  RETURN_IF_ERROR(Wait("collective-broadcast", requests, buffer));
+  if (bytes > 0) std::memcpy(recv, buffer->data(), bytes);
+  return absl::OkStatus();
+}
+
 absl::StatusOr<std::unique_ptr<MpiCliques>> MpiCliques::Create(const MpiApi& api,
                                                                absl::Duration timeout) {
   std::unique_ptr<MpiCliques> cliques(new MpiCliques(api, timeout));

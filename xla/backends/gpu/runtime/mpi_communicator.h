@@ -6,6 +6,8 @@
 // MpiCliques::Acquire (collective over every process) and cached; clique
 // rank = position in the sorted device list = order of world ranks.
 //
+// Collective-broadcast is MPI_Ibcast (a copy: bit-identical by nature).
+//
 // Determinism: MPI's own reductions may combine contributions in any order
 // (tree/ring algorithms chosen by message size and process count), so the
 // result could differ bit-wise from the in-process implementation. Instead
@@ -77,6 +79,10 @@ class MpiCommunicator : public Communicator {
   // rank sends to the ranks that named it and receives from its source.
   absl::Status CollectivePermute(int64_t run_id, const void* send, void* recv, int64_t bytes,
                                  std::optional<int64_t> source_rank) override;
+  // One MPI_Ibcast from root_rank (polled with the deadline, like the
+  // others): a copy, so no ordering question arises.
+  absl::Status Broadcast(int64_t run_id, const void* send, void* recv, int64_t bytes,
+                         int64_t root_rank) override;
 
  private:
   // recv = every rank's `bytes` of send, in rank order (size() * bytes).

@@ -17,7 +17,20 @@ absl::StatusOr<std::shared_ptr<const Rendezvous::Contributions>> Rendezvous::Arr
         absl::StrCat(where, ": rank ", rank, " is outside [0, ", size_, ")"));
   }
   std::unique_lock<std::mutex> lock(mu_);
-  const auto key = std::make_pair(run_id, sequence);
+  const Key key = std::make_pair(run_id, sequence);
+  if (slots_.count(key) == 0) {
+    // A late arrival for an operation that timed out and was freed.
+    for (const Abandoned& a : abandoned_) {
+      if (a.key != key) continue;
+      if (a.op != op) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            where, ": rank ", rank, " arrived for ", op, " but rank ", a.first_rank, " for ",
+            a.op, "; every participant must run the same collectives in the same order"));
+      }
+      return absl::DeadlineExceededError(absl::StrCat(
+          where, ": rank ", rank, " arrived after another participant timed out"));
+    }
+  }
   auto [it, created] = slots_.try_emplace(key);
   Slot& slot = it->second;
   if (created) {
@@ -45,22 +58,39 @@ absl::StatusOr<std::shared_ptr<const Rendezvous::Contributions>> Rendezvous::Arr
   ++slot.count;
   if (slot.count == size_) cv_.notify_all();
   const auto deadline = std::chrono::steady_clock::now() + absl::ToChronoNanoseconds(timeout_);
+  // `slot` stays valid while this participant waits: a slot is erased only
+  // by the last of its arrivals to leave.
   const bool complete =
-      cv_.wait_until(lock, deadline, [&] { return slots_.at(key).count == size_; });
-  Slot& done = slots_.at(key);
+      cv_.wait_until(lock, deadline, [&] { return slot.count == size_ || slot.abandoned; }) &&
+      slot.count == size_;
+  absl::Status error;
   if (!complete) {
-    done.abandoned = true;
-    std::vector<int64_t> missing;
-    for (int64_t r = 0; r < size_; ++r) {
-      if (!done.arrived[r]) missing.push_back(r);
+    const bool first_to_give_up = !slot.abandoned;
+    if (first_to_give_up) {
+      slot.abandoned = true;
+      for (int64_t r = 0; r < size_; ++r) {
+        if (!slot.arrived[r]) slot.missing.push_back(r);
+      }
+      abandoned_.push_back(Abandoned{key, slot.op, slot.first_rank});
+      if (abandoned_.size() > kMaxAbandonedKeys) abandoned_.pop_front();
+      cv_.notify_all();  // the others waiting here fail now, not at their deadlines
     }
-    return absl::DeadlineExceededError(
-        absl::StrCat(where, ": ranks [", absl::StrJoin(missing, ","), "] never arrived (waited ",
-                     absl::FormatDuration(timeout_), "); rank ", rank, " gave up"));
+    error = absl::DeadlineExceededError(absl::StrCat(
+        where, ": ranks [", absl::StrJoin(slot.missing, ","), "] never arrived (",
+        first_to_give_up ? "waited " : "another participant waited ",
+        absl::FormatDuration(timeout_), "); rank ", rank,
+        first_to_give_up ? " gave up" : " gave up with it"));
   }
-  std::shared_ptr<const Contributions> result = done.contributions;
-  if (++done.departed == size_) slots_.erase(key);
+  std::shared_ptr<const Contributions> result = slot.contributions;
+  // The last arrival to leave frees the slot, completed or not.
+  if (++slot.departed == slot.count) slots_.erase(key);
+  if (!error.ok()) return error;
   return result;
+}
+
+int64_t Rendezvous::num_slots() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return static_cast<int64_t>(slots_.size());
 }
 
 }  // namespace xla::gpu

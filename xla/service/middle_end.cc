@@ -17,6 +17,7 @@
 #include "xla/service/canonicalize/dot_canonicalizer.h"
 #include "xla/service/canonicalize/reduction_canonicalizer.h"
 #include "xla/service/fusion/instruction_fusion.h"
+#include "xla/service/fusion/reshapes_to_bitcasts.h"
 #include "xla/service/layout/layout_assignment.h"
 #include "xla/util/status_macros.h"
 
@@ -105,6 +106,10 @@ absl::StatusOr<MiddleEndResult> RunMiddleEnd(HloModule* module, const MiddleEndO
     fusion->AddPass<HloDCE>();
     RETURN_IF_ERROR(phases.Run(*fusion));
   }
+  std::unique_ptr<HloPassPipeline> bitcasts = phases.NewPipeline("bitcasts");
+  bitcasts->AddPass<ReshapesToBitcasts>();
+  bitcasts->AddPass<HloDCE>();
+  RETURN_IF_ERROR(phases.Run(*bitcasts));
 
   RETURN_IF_ERROR(phases.Timed("copy-insertion", [&] {
     return AddCopiesForWhileAndConditional(module).status();

@@ -5,60 +5,14 @@
 #include <condition_variable>
 #include <memory>
 #include <mutex>
-#include <type_traits>
+#include <cstdlib>
 
-#include "Eigen/Core"
 #include "absl/functional/function_ref.h"
 #include "absl/strings/str_cat.h"
+#include "xla/backends/gpu/runtime/host_gemm_kernels.h"
 
 namespace xla::gpu {
 namespace {
-
-template <typename T>
-using RowMajor = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-template <typename T>
-using StridedMap = Eigen::Map<const RowMajor<T>, Eigen::Unaligned, Eigen::OuterStride<>>;
-
-// Rows [row0, row0 + rows) of op(lhs) x op(rhs) for one batch, with inputs in
-// Storage and arithmetic in Acc. The single-threaded path is row0 = 0,
-// rows = m; every block runs the same expression types.
-template <typename Storage, typename Acc>
-void GemmRows(const GemmConfig& c, const Storage* lhs, const Storage* rhs, Storage* out,
-              int64_t row0, int64_t rows) {
-  // op(lhs) rows are stored rows (row-major m x k) or stored columns (k x m).
-  StridedMap<Storage> l =
-      c.transpose_lhs
-          ? StridedMap<Storage>(lhs + row0, c.k, rows, Eigen::OuterStride<>(c.m))
-          : StridedMap<Storage>(lhs + row0 * c.k, rows, c.k, Eigen::OuterStride<>(c.k));
-  const int64_t rhs_rows = c.transpose_rhs ? c.n : c.k;
-  const int64_t rhs_cols = c.transpose_rhs ? c.k : c.n;
-  Eigen::Map<const RowMajor<Storage>> r(rhs, rhs_rows, rhs_cols);
-  Eigen::Map<RowMajor<Storage>> o(out + row0 * c.n, rows, c.n);
-  // Same-type operands are used in place; others are converted once.
-  using Lhs = std::conditional_t<std::is_same_v<Storage, Acc>, const StridedMap<Storage>&,
-                                 const RowMajor<Acc>>;
-  using Rhs = std::conditional_t<std::is_same_v<Storage, Acc>,
-                                 const Eigen::Map<const RowMajor<Storage>>&, const RowMajor<Acc>>;
-  Lhs lhs_acc = l.template cast<Acc>();
-  Rhs rhs_acc = r.template cast<Acc>();
-  RowMajor<Acc> product;
-  if (c.transpose_lhs && c.transpose_rhs) {
-    product = lhs_acc.transpose() * rhs_acc.transpose();
-  } else if (c.transpose_lhs) {
-    product = lhs_acc.transpose() * rhs_acc;
-  } else if (c.transpose_rhs) {
-    product = lhs_acc * rhs_acc.transpose();
-  } else {
-    product = lhs_acc * rhs_acc;
-  }
-  const Acc alpha = static_cast<Acc>(c.alpha);
-  const Acc beta = static_cast<Acc>(c.beta);
-  if (c.beta == 0) {
-    o = (alpha * product).template cast<Storage>();
-  } else {
-    o = (alpha * product + beta * o.template cast<Acc>()).template cast<Storage>();
-  }
-}
 
 // How a GEMM is cut: batch_size x row_blocks units of rows_per_block rows
 // (the last block of a batch takes the rest). Depends on the sizes and
@@ -124,19 +78,37 @@ void ParallelFor(stream_executor::host::HostThreadPool& pool, int64_t units,
   shared->all_done.wait(lock, [&] { return shared->finished == total; });
 }
 
-template <typename Storage, typename Acc>
-void GemmTyped(const GemmConfig& c, const void* lhs, const void* rhs, void* out,
-               const HostGemmThreading& threading) {
-  const Storage* l = static_cast<const Storage*>(lhs);
-  const Storage* r = static_cast<const Storage*>(rhs);
-  Storage* o = static_cast<Storage*>(out);
+// The kernels this process runs: AVX2+FMA where the CPU (and OS) has them,
+// unless XLA_HOST_GEMM_ISA=sse2 asks for the baseline.
+const HostGemmKernels& Kernels() {
+  static const HostGemmKernels* const chosen = []() -> const HostGemmKernels* {
+    const char* forced = std::getenv("XLA_HOST_GEMM_ISA");
+    if (forced != nullptr && absl::string_view(forced) == "sse2") {
+      return &HostGemmKernelsBaseline();
+    }
+#if defined(__x86_64__)
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
+      return &HostGemmKernelsAvx2Fma();
+    }
+#endif
+    return &HostGemmKernelsBaseline();
+  }();
+  return *chosen;
+}
+
+void GemmWith(HostGemmRowsFn rows_fn, int64_t element_bytes, const GemmConfig& c,
+              const void* lhs, const void* rhs, void* out, const HostGemmThreading& threading) {
+  const char* l = static_cast<const char*>(lhs);
+  const char* r = static_cast<const char*>(rhs);
+  char* o = static_cast<char*>(out);
   const Partition p = Partitioned(c, threading.min_parallel_macs);
   auto unit = [&](int64_t i) {
     const int64_t b = i / p.row_blocks;
     const int64_t row0 = (i % p.row_blocks) * p.rows_per_block;
     const int64_t rows = std::min(p.rows_per_block, c.m - row0);
-    GemmRows<Storage, Acc>(c, l + b * c.lhs_batch_stride, r + b * c.rhs_batch_stride,
-                           o + b * c.output_batch_stride, row0, rows);
+    rows_fn(c, l + b * c.lhs_batch_stride * element_bytes, r + b * c.rhs_batch_stride * element_bytes,
+            o + b * c.output_batch_stride * element_bytes, row0, rows);
   };
   const int64_t units = c.batch_size * p.row_blocks;
   const double total_macs = Macs(c) * static_cast<double>(c.batch_size);
@@ -159,6 +131,8 @@ int64_t HostGemmWorkUnits(const GemmConfig& config, int64_t min_parallel_macs) {
   return config.batch_size * Partitioned(config, min_parallel_macs).row_blocks;
 }
 
+absl::string_view HostGemmIsa() { return Kernels().isa; }
+
 absl::Status HostGemm(const GemmConfig& c, const void* lhs, const void* rhs, void* out) {
   return HostGemm(c, lhs, rhs, out, HostGemmThreading());
 }
@@ -166,18 +140,18 @@ absl::Status HostGemm(const GemmConfig& c, const void* lhs, const void* rhs, voi
 absl::Status HostGemm(const GemmConfig& c, const void* lhs, const void* rhs, void* out,
                       const HostGemmThreading& threading) {
   // Ifs, not a switch: the other 30 element types are all "unsupported".
-  if (c.element_type == PrimitiveType::F32) {
-    GemmTyped<float, float>(c, lhs, rhs, out, threading);
-  } else if (c.element_type == PrimitiveType::F64) {
-    GemmTyped<double, double>(c, lhs, rhs, out, threading);
-  } else if (c.element_type == PrimitiveType::F16) {
-    GemmTyped<Eigen::half, float>(c, lhs, rhs, out, threading);
-  } else if (c.element_type == PrimitiveType::BF16) {
-    GemmTyped<Eigen::bfloat16, float>(c, lhs, rhs, out, threading);
-  } else {
+  const HostGemmKernels& k = Kernels();
+  const PrimitiveType t = c.element_type;
+  const HostGemmRowsFn fn = t == PrimitiveType::F32   ? k.f32
+                            : t == PrimitiveType::F64 ? k.f64
+                            : t == PrimitiveType::F16 ? k.f16
+                            : t == PrimitiveType::BF16 ? k.bf16
+                                                       : nullptr;
+  if (fn == nullptr) {
     return absl::UnimplementedError(absl::StrCat("host GEMM does not support element type ",
-                                                 PrimitiveTypeName(c.element_type)));
+                                                 PrimitiveTypeName(t)));
   }
+  GemmWith(fn, ByteWidth(t), c, lhs, rhs, out, threading);
   return absl::OkStatus();
 }
 

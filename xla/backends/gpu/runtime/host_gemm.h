@@ -34,6 +34,7 @@
 #include <cstdint>
 
 #include "absl/status/status.h"
+#include "absl/strings/string_view.h"
 #include "xla/stream_executor/host/host_thread_pool.h"
 #include "xla/types/primitive_type.h"
 
@@ -65,6 +66,13 @@ struct HostGemmThreading {
   // calling thread: below about 128^3 the hand-off costs more than it saves.
   int64_t min_parallel_macs = int64_t{1} << 21;
 };
+
+// The instruction set of the GEMM kernels this process runs: "avx2+fma"
+// on a CPU with AVX2 and FMA, else "sse2" (host_gemm_kernels.h). Setting
+// XLA_HOST_GEMM_ISA=sse2 before the first GEMM forces the baseline. The
+// two round differently (fused multiply-adds), so results are bitwise
+// reproducible per machine class, not across them. Thread-safe.
+absl::string_view HostGemmIsa();
 
 // True for the element types HostGemm supports (F16, BF16, F32, F64).
 bool IsSupportedGemmType(PrimitiveType type);

@@ -1,0 +1,93 @@
+// Built twice (see host_gemm_kernels.h): XLA_HOST_GEMM_KERNELS names the
+// table this copy defines; the compiler's flags decide its instruction set.
+#include "xla/backends/gpu/runtime/host_gemm_kernels.h"
+
+#include <type_traits>
+
+#include "Eigen/Core"
+
+#if !defined(XLA_HOST_GEMM_KERNELS)
+#error "build host_gemm_kernels.cc through its BUILD targets (they name the table)"
+#endif
+
+namespace xla::gpu {
+namespace {
+
+#if defined(__AVX2__) && defined(__FMA__)
+constexpr char kIsa[] = "avx2+fma";
+#else
+constexpr char kIsa[] = "sse2";
+#endif
+
+template <typename T>
+using RowMajor = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+template <typename T>
+using StridedMap = Eigen::Map<const RowMajor<T>, Eigen::Unaligned, Eigen::OuterStride<>>;
+
+// Inputs in Storage, arithmetic in Acc; every block of a GEMM runs the same
+// expression types, so a blocked product is deterministic.
+template <typename Storage, typename Acc>
+void GemmRows(const GemmConfig& c, const void* lhs_bytes, const void* rhs_bytes, void* out_bytes,
+              int64_t row0, int64_t rows) {
+  const Storage* lhs = static_cast<const Storage*>(lhs_bytes);
+  const Storage* rhs = static_cast<const Storage*>(rhs_bytes);
+  Storage* out = static_cast<Storage*>(out_bytes);
+  // op(lhs) rows are stored rows (row-major m x k) or stored columns (k x m).
+  StridedMap<Storage> l =
+      c.transpose_lhs
+          ? StridedMap<Storage>(lhs + row0, c.k, rows, Eigen::OuterStride<>(c.m))
+          : StridedMap<Storage>(lhs + row0 * c.k, rows, c.k, Eigen::OuterStride<>(c.k));
+  const int64_t rhs_rows = c.transpose_rhs ? c.n : c.k;
+  const int64_t rhs_cols = c.transpose_rhs ? c.k : c.n;
+  Eigen::Map<const RowMajor<Storage>> r(rhs, rhs_rows, rhs_cols);
+  Eigen::Map<RowMajor<Storage>> o(out + row0 * c.n, rows, c.n);
+  // Same-type operands are used in place; others are converted once.
+  using Lhs = std::conditional_t<std::is_same_v<Storage, Acc>, const StridedMap<Storage>&,
+                                 const RowMajor<Acc>>;
+  using Rhs = std::conditional_t<std::is_same_v<Storage, Acc>,
+                                 const Eigen::Map<const RowMajor<Storage>>&, const RowMajor<Acc>>;
+  Lhs lhs_acc = l.template cast<Acc>();
+  Rhs rhs_acc = r.template cast<Acc>();
+  auto product_into = [&](auto& dst) {
+    if (c.transpose_lhs && c.transpose_rhs) {
+      dst.noalias() = lhs_acc.transpose() * rhs_acc.transpose();
+    } else if (c.transpose_lhs) {
+      dst.noalias() = lhs_acc.transpose() * rhs_acc;
+    } else if (c.transpose_rhs) {
+      dst.noalias() = lhs_acc * rhs_acc.transpose();
+    } else {
+      dst.noalias() = lhs_acc * rhs_acc;
+    }
+  };
+  // The common case writes the product straight into the output.
+  if constexpr (std::is_same_v<Storage, Acc>) {
+    if (c.alpha == 1 && c.beta == 0) {
+      product_into(o);
+      return;
+    }
+  }
+  RowMajor<Acc> product(rows, c.n);
+  product_into(product);
+  const Acc alpha = static_cast<Acc>(c.alpha);
+  const Acc beta = static_cast<Acc>(c.beta);
+  if (c.beta == 0) {
+    o = (alpha * product).template cast<Storage>();
+  } else {
+    o = (alpha * product + beta * o.template cast<Acc>()).template cast<Storage>();
+  }
+}
+
+}  // namespace
+
+const HostGemmKernels& XLA_HOST_GEMM_KERNELS() {
+  static constexpr HostGemmKernels kKernels = {
+      kIsa,
+      &GemmRows<float, float>,
+      &GemmRows<double, double>,
+      &GemmRows<Eigen::half, float>,
+      &GemmRows<Eigen::bfloat16, float>,
+  };
+  return kKernels;
+}
+
+}  // namespace xla::gpu

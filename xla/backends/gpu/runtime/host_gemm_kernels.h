@@ -5,8 +5,11 @@
 // HostGemmKernelsAvx2Fma() with -mavx2 -mfma, where Eigen's packets are
 // 8 floats wide and multiply-adds fuse. The AVX2 copy renames Eigen's
 // namespace (-DEigen=EigenAvx2Fma) and keeps its own templates in an
-// anonymous namespace, so the two copies share no symbol and the linker
-// cannot swap one's code into the other. HostGemm (host_gemm.h) picks a
+// anonymous namespace, and is compiled with -O2 even in debug builds so the
+// std:: helpers it calls are inlined rather than emitted as weak symbols
+// (checked with nm: the optimized object defines no weak symbol outside
+// its own namespace), so the linker cannot swap AVX code into the rest of
+// the binary. HostGemm (host_gemm.h) picks a
 // table once per process; the AVX2 table may only run on a CPU that
 // reports avx2 and fma.
 //

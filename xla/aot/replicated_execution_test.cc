@@ -187,8 +187,8 @@ TEST_P(ReplicatedExecutionTest, EveryCollectiveMatchesHandComputedValues) {
 
 INSTANTIATE_TEST_SUITE_P(Devices, ReplicatedExecutionTest, ::testing::Values(2, 4, 8));
 
-// The async forms: each -start runs the collective, its -done yields the
-// output. Start results are also used directly (the all-gather-start's
+// The async forms: each -start runs the collective on the communication
+// stream, its -done joins it and yields the output. Start results are also used directly (the all-gather-start's
 // element 0 is its operand).
 std::string AsyncModule(int n) {
   std::vector<int64_t> all;

@@ -123,8 +123,9 @@ TEST_F(RunReplicasTest, BadReplicaCountsGetClearErrors) {
   EXPECT_EQ(trace.code, kExitUsage);
 }
 
-// The async forms: each -start runs the collective, each -done reads its
-// result; checked against the replicated evaluator.
+// The async forms: each -start runs the collective on the communication
+// stream, each -done joins it and reads its result; checked against the
+// replicated evaluator.
 const char kAsyncModule[] = R"(
 HloModule async, replica_count=4
 add {

@@ -8,6 +8,7 @@
 #include <variant>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -135,7 +136,9 @@ class Emitter {
     payload_->set_num_streams(1);
     RETURN_IF_ERROR(EmitAllocations());
     RETURN_IF_ERROR(EmitOutputsAndAliases());
-    return EmitComputation(*entry, payload_->mutable_thunks());
+    RETURN_IF_ERROR(EmitComputation(*entry, payload_->mutable_thunks()));
+    if (next_async_id_ > 0) payload_->set_num_streams(kCollectiveStream + 1);
+    return absl::OkStatus();
   }
 
  private:
@@ -413,8 +416,6 @@ class Emitter {
   }
 
   // The synchronous collective an async -start op performs, or `op` itself.
-  // The host runtime has one stream, so a -start runs the whole collective
-  // and its -done only moves the result.
   static HloOpcode SyncFormOf(HloOpcode op) {
     if (op == HloOpcode::kAllReduceStart) return HloOpcode::kAllReduce;
     if (op == HloOpcode::kAllGatherStart) return HloOpcode::kAllGather;
@@ -494,13 +495,18 @@ class Emitter {
       return Unimplemented(instr, "collectives across partitions (num_partitions > 1)");
     }
     if (IsCollectiveDone(op)) {
-      // The start already wrote the result; done's value is the start's
-      // output (a copy only when buffer assignment gave it its own slices).
+      // Join the start's communication stream when the pair was left open;
+      // done's value is the start's output (a copy only when buffer
+      // assignment gave it its own slices).
       const HloInstruction* start = instr.operand(0);
       if (start->opcode() != StartOf(op)) {
         return Unimplemented(instr, absl::StrCat("its operand '", start->name(), "' is a ",
                                                  HloOpcodeName(start->opcode()), ", not a ",
                                                  HloOpcodeName(StartOf(op))));
+      }
+      if (auto open = open_async_.find(start); open != open_async_.end()) {
+        AddThunk(instr, out)->mutable_async_done()->set_async_id(open->second);
+        open_async_.erase(open);
       }
       return AliasOrCopy(instr, start, OutputIndexOf(*start), &instr, {}, out);
     }
@@ -582,6 +588,20 @@ class Emitter {
                                     out));
       }
     }
+    // A -start's collectives go to the communication stream, nested in an
+    // async_start; the -done (or, when overlap is unsafe, an async_done
+    // right here) joins them.
+    const bool is_start = sync != op;
+    Thunks* collectives = out;
+    int64_t async_id = -1;
+    if (is_start) {
+      async_id = next_async_id_++;
+      ThunkProto* start = AddThunk(instr, out);
+      start->mutable_async_start()->set_async_id(async_id);
+      start->mutable_async_start()->set_stream_id(kCollectiveStream);
+      collectives = start->mutable_async_start()->mutable_thunks()->mutable_thunks();
+    }
+    std::vector<BufferSlice> touched;  // what the collectives read and write
     for (int64_t i = 0; i < instr.operand_count(); ++i) {
       const HloInstruction* operand = instr.operand(i);
       const Shape& shape = operand->shape();
@@ -594,16 +614,118 @@ class Emitter {
           }
         }
       }
-      ThunkProto* thunk = AddThunk(instr, out);
+      ThunkProto* thunk = AddThunk(instr, collectives);
+      if (is_start) thunk->set_execution_stream_id(kCollectiveStream);
       CollectiveThunkProto* c = thunk->mutable_collective();
       *c = proto;
-      ASSIGN_OR_RETURN(*c->mutable_operand(), SliceProto(operand, {}));
-      ASSIGN_OR_RETURN(*c->mutable_result(),
-                       SliceProto(&instr, tuple ? Concat(output_index, ShapeIndex{i}) : output_index));
+      // A tuple start reads element 0 (the operand's copy, live until the
+      // -done), so nothing between start and done can overwrite its input.
+      ASSIGN_OR_RETURN(BufferSlice source,
+                       output_index.empty()
+                           ? Slice(operand, {})
+                           : Slice(&instr, instr.operand_count() == 1 ? ShapeIndex{0}
+                                                                      : ShapeIndex{0, i}));
+      ASSIGN_OR_RETURN(BufferSlice result,
+                       Slice(&instr, tuple ? Concat(output_index, ShapeIndex{i}) : output_index));
+      *c->mutable_operand() = ToProto(source);
+      *c->mutable_result() = ToProto(result);
+      touched.push_back(source);
+      touched.push_back(result);
       c->set_element_type(PrimitiveTypeToProto(shape.element_type()));
       for (int64_t d : shape.dimensions()) c->add_operand_dimensions(d);
     }
+    if (!is_start) return absl::OkStatus();
+    if (CanOverlap(instr, touched)) {
+      open_async_[&instr] = async_id;
+    } else {
+      AddThunk(instr, out)->mutable_async_done()->set_async_id(async_id);
+    }
     return absl::OkStatus();
+  }
+
+  static bool Overlaps(const BufferSlice& a, const BufferSlice& b) {
+    return a.allocation == b.allocation && a.size > 0 && b.size > 0 &&
+           a.offset < b.offset + b.size && b.offset < a.offset + a.size;
+  }
+
+  // Ops that emit no thunk of their own, or only a copy into their own
+  // slices when those differ from their source's (EmitInstruction).
+  static bool EmitsNoWork(HloOpcode op) {
+    return op == HloOpcode::kParameter || op == HloOpcode::kConstant ||
+           op == HloOpcode::kTuple || op == HloOpcode::kGetTupleElement ||
+           op == HloOpcode::kBitcast || op == HloOpcode::kOptimizationBarrier ||
+           op == HloOpcode::kAddDependency || op == HloOpcode::kAfterAll;
+  }
+
+  // Whether the collectives of `start`, which read and write `touched`, may
+  // run on the communication stream until its -done while the thunks
+  // scheduled between them run on the compute stream. False (the pair is
+  // joined at once) when one of those, or anything in a computation they
+  // call, writes bytes overlapping `touched` (a forwarding op's copy
+  // included), reads bytes overlapping the collective's results, or is a
+  // collective other than a -start/-done (it would run on the compute
+  // stream, and a communicator matches ops in the order they arrive), or
+  // when the -done is not in the same sequence.
+  bool CanOverlap(const HloInstruction& start, const std::vector<BufferSlice>& touched) const {
+    const std::vector<const HloInstruction*>& sequence = schedule_.sequence(start.parent());
+    size_t at = 0;
+    while (at < sequence.size() && sequence[at] != &start) ++at;
+    std::vector<const HloInstruction*> between;
+    bool done_found = false;
+    for (size_t i = at + 1; i < sequence.size(); ++i) {
+      if (IsCollectiveDone(sequence[i]->opcode()) && sequence[i]->operand(0) == &start) {
+        done_found = true;
+        break;
+      }
+      between.push_back(sequence[i]);
+    }
+    if (!done_found) return false;
+    std::vector<BufferSlice> results;
+    for (size_t k = 1; k < touched.size(); k += 2) results.push_back(touched[k]);
+    for (size_t k = 0; k < between.size(); ++k) {
+      const HloInstruction* instr = between[k];
+      const HloOpcode op = instr->opcode();
+      if (IsCollective(op) && SyncFormOf(op) == op && !IsCollectiveDone(op) &&
+          op != HloOpcode::kReplicaId && op != HloOpcode::kPartitionId) {
+        return false;
+      }
+      for (const HloComputation* callee : instr->called_computations()) {
+        if (!schedule_.has_sequence(callee)) continue;  // fused: the fusion's slices count
+        for (const HloInstruction* inner : schedule_.sequence(callee)) between.push_back(inner);
+      }
+      if (op == HloOpcode::kParameter || op == HloOpcode::kConstant) continue;
+      const bool forwards = EmitsNoWork(op);
+      if (!forwards) {
+        for (const HloInstruction* operand : instr->operands()) {
+          for (const ShapeIndex& leaf : ArrayLeaves(operand->shape())) {
+            absl::StatusOr<BufferSlice> read = Slice(operand, leaf);
+            if (!read.ok()) return false;
+            for (const BufferSlice& r : results) {
+              if (Overlaps(*read, r)) return false;
+            }
+          }
+        }
+      }
+      for (const ShapeIndex& leaf : ArrayLeaves(instr->shape())) {
+        absl::StatusOr<BufferSlice> written = Slice(instr, leaf);
+        if (!written.ok()) return false;
+        // A forwarding op that aliases a position of `start` itself (the
+        // get-tuple-element of element 0) writes nothing.
+        if (forwards && IsSliceOf(start, *written)) continue;
+        for (const BufferSlice& t : touched) {
+          if (Overlaps(*written, t)) return false;
+        }
+      }
+    }
+    return true;
+  }
+
+  bool IsSliceOf(const HloInstruction& instr, const BufferSlice& slice) const {
+    for (const ShapeIndex& leaf : ArrayLeaves(instr.shape())) {
+      absl::StatusOr<BufferSlice> s = Slice(&instr, leaf);
+      if (s.ok() && *s == slice) return true;
+    }
+    return false;
   }
 
   absl::Status EmitGemm(const HloInstruction& dot, Thunks* out) {
@@ -738,6 +860,10 @@ class Emitter {
   }
 
   const bool emit_collectives_;
+  // Async ids are unique in the artifact; open_async_ maps a -start whose
+  // collectives still run on the communication stream to its id.
+  int64_t next_async_id_ = 0;
+  absl::flat_hash_map<const HloInstruction*, int64_t> open_async_;
   const HloModule& module_;
   const HloSchedule& schedule_;
   const BufferAssignment& assignment_;

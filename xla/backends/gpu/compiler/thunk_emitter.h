@@ -28,13 +28,27 @@
 //   all-to-all, collective-   Unimplemented naming the op and the flag
 //   permute, replica-id,
 //   partition-id
-//   all-reduce-start,         the synchronous collective thunk writing the
-//   all-gather-start,         start's output (element 1 of a tuple start;
-//   collective-permute-start  element 0 gets a copy of the operand); the
-//                             host has one stream, so the start completes it
-//   *-done                    nothing when its buffer is the start's output,
-//                             else a copy thunk; Unimplemented when its
-//                             operand is not the matching -start
+//   all-reduce-start,         an async_start thunk (its own async id) whose
+//   all-gather-start,         nested sequence holds the collective thunks on
+//   collective-permute-start  the communication stream (kCollectiveStream,
+//                             the artifact then has 2 streams); they write
+//                             the start's output (element 1 of a tuple
+//                             start; element 0 first gets a copy of the
+//                             operand on the compute stream and is what the
+//                             collective reads). The thunks scheduled before
+//                             the -done run on the compute stream meanwhile.
+//                             The pair is joined at once (async_done right
+//                             after the start: synchronous) when something
+//                             scheduled in between (nested computations
+//                             included) writes the bytes the collective
+//                             reads or writes, reads its result, or is a
+//                             collective that runs on the compute stream
+//                             (communicators match ops in arrival order)
+//   *-done                    async_done joining the start's stream when the
+//                             pair is asynchronous; then nothing when its
+//                             buffer is the start's output, else a copy
+//                             thunk; Unimplemented when its operand is not
+//                             the matching -start
 //   custom-call               custom-call thunk when the target is an FFI
 //                             handler for platform "host" whose signature
 //                             accepts the operand/result leaf counts and no
@@ -50,6 +64,8 @@
 #ifndef XLA_BACKENDS_GPU_COMPILER_THUNK_EMITTER_H_
 #define XLA_BACKENDS_GPU_COMPILER_THUNK_EMITTER_H_
 
+#include <cstdint>
+
 #include "absl/status/status.h"
 #include "llvm/IR/Module.h"
 #include "xla/backends/gpu/codegen/host/host_fusion_emitter.h"
@@ -60,6 +76,10 @@
 #include "xla/service/schedule/hlo_schedule.h"
 
 namespace xla::gpu {
+
+// The stream every async collective's nested thunks run on (the compute
+// stream is 0). Artifacts without an async collective keep 1 stream.
+inline constexpr int64_t kCollectiveStream = 1;
 
 struct ThunkEmitterOptions {
   // Passed to every EmitHostFusionKernel call (noalias, alignment and

@@ -334,10 +334,12 @@ ENTRY main {
   EXPECT_EQ(e->status.code(), absl::StatusCode::kUnimplemented) << e->status;
 }
 
-// Each -start becomes the synchronous collective writing the start's output
-// (element 1 of an all-gather-start / collective-permute-start tuple, whose
-// element 0 gets a copy of the operand); each -done only makes its result
-// hold that output (a copy here: buffer assignment gives done its own slice).
+// Each -start becomes an async_start whose nested collective runs on the
+// communication stream and writes the start's output (element 1 of an
+// all-gather-start / collective-permute-start tuple, whose element 0 gets a
+// copy of the operand and is what the collective reads); each -done joins
+// (async_done of the same id) and makes its result hold that output (a copy
+// here: buffer assignment gives done its own slice).
 TEST(ThunkEmitter, AsyncCollectiveFormsWriteTheStartOutput) {
   auto e = Emit(R"(
 HloModule async, replica_count=2
@@ -378,20 +380,39 @@ ENTRY main {
   };
   std::map<CollectiveOpProto, const CollectiveThunkProto*> by_op;
   std::map<std::string, std::vector<const CopyThunkProto*>> copies;
-  for (const ThunkProto& t : e->payload.thunks()) {
-    if (t.has_collective()) by_op[t.collective().op()] = &t.collective();
+  std::map<int64_t, int> started;  // async id -> position of its start
+  EXPECT_EQ(e->payload.num_streams(), kCollectiveStream + 1);
+  for (int i = 0; i < e->payload.thunks_size(); ++i) {
+    const ThunkProto& t = e->payload.thunks(i);
+    EXPECT_FALSE(t.has_collective()) << "a -start's collective is nested in an async_start";
+    EXPECT_EQ(t.execution_stream_id(), 0);
     if (t.has_copy()) copies[t.profile_annotation()].push_back(&t.copy());
+    if (t.has_async_done()) {
+      ASSERT_EQ(started.count(t.async_done().async_id()), 1u) << "done before its start";
+      started.erase(t.async_done().async_id());
+    }
+    if (!t.has_async_start()) continue;
+    EXPECT_EQ(t.async_start().stream_id(), kCollectiveStream);
+    started[t.async_start().async_id()] = i;
+    ASSERT_EQ(t.async_start().thunks().thunks_size(), 1);
+    const ThunkProto& nested = t.async_start().thunks().thunks(0);
+    EXPECT_EQ(nested.execution_stream_id(), kCollectiveStream);
+    ASSERT_TRUE(nested.has_collective());
+    by_op[nested.collective().op()] = &nested.collective();
   }
+  EXPECT_TRUE(started.empty()) << "a start without its done";
   ASSERT_EQ(by_op.size(), 3u);
   const CollectiveThunkProto& ar = *by_op.at(COLLECTIVE_OP_ALL_REDUCE);
   EXPECT_EQ(ar.reduction(), REDUCTION_KIND_SUM);
   EXPECT_TRUE(same(ar.operand(), slice("x", {})));
   EXPECT_TRUE(same(ar.result(), slice("st", {})));
   const CollectiveThunkProto& ag = *by_op.at(COLLECTIVE_OP_ALL_GATHER);
+  EXPECT_TRUE(same(ag.operand(), slice("ags", {0})));
   EXPECT_TRUE(same(ag.result(), slice("ags", {1})));
   EXPECT_EQ(ag.result().size(), 24);
   EXPECT_EQ(ag.replica_groups(0).replica_ids(0), 1);
   const CollectiveThunkProto& cp = *by_op.at(COLLECTIVE_OP_COLLECTIVE_PERMUTE);
+  EXPECT_TRUE(same(cp.operand(), slice("cps", {0})));
   EXPECT_TRUE(same(cp.result(), slice("cps", {1})));
   EXPECT_EQ(cp.source_target_pairs_size(), 2);
   // The dones: the start's output into the done's result, when they differ.

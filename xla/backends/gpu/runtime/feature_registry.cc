@@ -59,6 +59,11 @@ void AddThunkFeatures(const ThunkProto& thunk, std::set<std::string>* out) {
       out->insert("custom_calls");
       return;
     case ThunkProto::kAsyncStart:
+      // Its nested work needs its own features (an async collective needs
+      // "collectives" as well).
+      out->insert("async_streams");
+      for (const ThunkProto& t : thunk.async_start().thunks().thunks()) AddThunkFeatures(t, out);
+      return;
     case ThunkProto::kAsyncDone:
       out->insert("async_streams");
       return;

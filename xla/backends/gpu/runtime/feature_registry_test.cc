@@ -99,5 +99,17 @@ TEST(FeatureRegistry, RequiredFeaturesComeFromWhatThePayloadUses) {
   EXPECT_EQ(RequiredFeaturesOf(payload), want);
 }
 
+// An async collective (issue 12): the collective nested in an async start
+// still requires "collectives", so old runtimes refuse the artifact by name.
+TEST(FeatureRegistry, NestedAsyncWorkContributesItsFeatures) {
+  GpuExecutablePayloadProto payload;
+  ThunkProto* start = payload.add_thunks();
+  start->mutable_async_start()->set_stream_id(1);
+  start->mutable_async_start()->mutable_thunks()->add_thunks()->mutable_collective();
+  payload.add_thunks()->mutable_async_done();
+  const std::vector<std::string> want = {"async_streams", "collectives"};
+  EXPECT_EQ(RequiredFeaturesOf(payload), want);
+}
+
 }  // namespace
 }  // namespace xla::gpu

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <set>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -11,6 +12,26 @@
 
 namespace xla {
 namespace {
+
+// Latency hiding for async collectives: a -start is picked as soon as it is
+// ready and a -done only when nothing else is, so independent work lands
+// between them and runs while the collective is in flight (the thunk
+// emitter puts the collective on the communication stream).
+constexpr HloOpcode kAsyncCollectiveStarts[] = {
+    HloOpcode::kAllReduceStart, HloOpcode::kAllGatherStart, HloOpcode::kCollectivePermuteStart};
+constexpr HloOpcode kAsyncCollectiveDones[] = {
+    HloOpcode::kAllReduceDone, HloOpcode::kAllGatherDone, HloOpcode::kCollectivePermuteDone};
+
+// 0 for an async collective start, 2 for its done, 1 for everything else.
+int LatencyClass(const HloInstruction& instr) {
+  for (HloOpcode op : kAsyncCollectiveStarts) {
+    if (instr.opcode() == op) return 0;
+  }
+  for (HloOpcode op : kAsyncCollectiveDones) {
+    if (instr.opcode() == op) return 2;
+  }
+  return 1;
+}
 
 // The greedy scheduler over one computation. Indices are positions in the
 // memory model's post order, which is also the tie-break order.
@@ -37,7 +58,7 @@ class ListScheduler {
     std::vector<const HloInstruction*> sequence;
     sequence.reserve(n);
     while (!ready_.empty()) {
-      const int64_t i = ready_.begin()->second;
+      const int64_t i = std::get<2>(*ready_.begin());
       ready_.erase(ready_.begin());
       scheduled_[i] = true;
       sequence.push_back(instrs[i]);
@@ -99,14 +120,14 @@ class ListScheduler {
   // post order, so the result never strays far from it.
   void MakeReady(int64_t i) {
     priority_[i] = std::max<int64_t>(Priority(i), 0);
-    ready_.insert({-priority_[i], i});
+    ready_.insert({LatencyClass(*model_.instructions()[i]), -priority_[i], i});
   }
 
   // `leaf` has one reader left: if it is ready, its priority just grew.
   void UpdateLastReader(int64_t leaf) {
     for (int64_t r : model_.readers_of(leaf)) {
       if (scheduled_[r]) continue;
-      auto it = ready_.find({-priority_[r], r});
+      auto it = ready_.find({LatencyClass(*model_.instructions()[r]), -priority_[r], r});
       if (it == ready_.end()) return;
       ready_.erase(it);
       MakeReady(r);
@@ -120,8 +141,8 @@ class ListScheduler {
   std::vector<bool> scheduled_;
   std::vector<int64_t> priority_;
   std::vector<int64_t> remaining_readers_;
-  // (-priority, post-order index): begin() is the next pick.
-  std::set<std::pair<int64_t, int64_t>> ready_;
+  // (LatencyClass, -priority, post-order index): begin() is the next pick.
+  std::set<std::tuple<int, int64_t, int64_t>> ready_;
 };
 
 }  // namespace

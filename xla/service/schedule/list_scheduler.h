@@ -5,8 +5,11 @@
 // control predecessors are all scheduled, the one with the largest positive
 // "bytes freed minus bytes allocated" (memory_model.h); when none frees
 // memory on balance, the first in the computation's post order
-// (MakePostOrder). Without such gains the result is exactly the post order,
-// and it is deterministic.
+// (MakePostOrder). Async collective starts (all-reduce-start,
+// all-gather-start, collective-permute-start) go first whenever ready and
+// their -done ops last, so independent work overlaps the collective.
+// Without such gains or async collectives the result is exactly the post
+// order, and it is deterministic.
 // Thread-safe for a const module.
 #ifndef XLA_SERVICE_SCHEDULE_LIST_SCHEDULER_H_
 #define XLA_SERVICE_SCHEDULE_LIST_SCHEDULER_H_

@@ -88,6 +88,40 @@ ENTRY main {
   EXPECT_EQ(ComputePeakMemory(*m, s).value(), 804);
 }
 
+// The post order puts the independent chain after the -done (it reaches
+// the -done first); the scheduler moves it between -start and -done, where
+// it overlaps the collective.
+TEST(ListScheduler, IndependentWorkGoesBetweenAsyncCollectiveStartAndDone) {
+  auto m = ParseHloModule(R"(
+HloModule m, replica_count=2
+
+add {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  ROOT s = f32[] add(x, y)
+}
+
+ENTRY e {
+  p = f32[33] parameter(0)
+  q = f32[17] parameter(1)
+  start = f32[33] all-reduce-start(p), replica_groups={{0,1}}, to_apply=add
+  done = f32[33] all-reduce-done(start)
+  n = f32[33] negate(done)
+  e1 = f32[17] exponential(q)
+  e2 = f32[17] sine(e1)
+  ROOT t = (f32[33], f32[17]) tuple(n, e2)
+}
+)").value();
+  SchedulerOptions post;
+  post.algorithm = SchedulerOptions::Algorithm::kPostOrder;
+  EXPECT_EQ(Names(ScheduleModule(*m, post).value(), m->entry_computation()),
+            (std::vector<std::string>{"p", "q", "start", "done", "n", "e1", "e2", "t"}));
+  HloSchedule s = ScheduleModule(*m, SchedulerOptions()).value();
+  ASSERT_TRUE(s.Verify(*m).ok());
+  EXPECT_EQ(Names(s, m->entry_computation()),
+            (std::vector<std::string>{"p", "start", "q", "e1", "e2", "done", "n", "t"}));
+}
+
 TEST(ListScheduler, ReportsCycles) {
   auto m = ParseHloModule(R"(
 HloModule m

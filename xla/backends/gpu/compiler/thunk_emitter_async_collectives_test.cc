@@ -45,9 +45,9 @@ constexpr int32_t kLateTrips = 800;
 
 // The permute operand is x + n (n trips of +1); the kernel `k` between
 // -start and -done squares the start's element 0 (the operand's copy), which
-// does not depend on the exchange. The control edge puts `k` before the
-// -done (the memory-aware scheduler knows no latency hiding and would
-// otherwise place it after).
+// does not depend on the exchange. No control edge: the scheduler puts the
+// -start first and the -done last (list_scheduler.h), so `k` lands between
+// them.
 constexpr char kOverlapHlo[] = R"(
 HloModule overlap, replica_count=2
 cond {
@@ -78,7 +78,7 @@ ENTRY main {
   cps = (f32[7]{0}, f32[7]{0}) collective-permute-start(w), source_target_pairs={{0,1},{1,0}}
   w0 = f32[7]{0} get-tuple-element(cps), index=0
   k = f32[7]{0} multiply(w0, w0)
-  cpd = f32[7]{0} collective-permute-done(cps), control-predecessors={k}
+  cpd = f32[7]{0} collective-permute-done(cps)
   ROOT t = (f32[7]{0}, f32[7]{0}) tuple(k, cpd)
 }
 )";

@@ -12,10 +12,10 @@ absl::StatusOr<std::unique_ptr<Executable>> Executable::LoadFromProto(
   return std::make_unique<Executable>(std::move(program));
 }
 
+// The thunk records are read from `bytes` during the call, not copied.
 absl::StatusOr<std::unique_ptr<Executable>> Executable::LoadFromBytes(absl::string_view bytes) {
-  ASSIGN_OR_RETURN(gpu::ParsedArtifact parsed, gpu::ParseArtifactAndHash(bytes));
   ASSIGN_OR_RETURN(std::unique_ptr<gpu::Program> program,
-                   gpu::LoadProgram(std::move(parsed), gpu::ffi::FfiRegistry::Global()));
+                   gpu::LoadProgramFromBytes(bytes, gpu::ffi::FfiRegistry::Global()));
   return std::make_unique<Executable>(std::move(program));
 }
 

@@ -214,7 +214,7 @@ absl::Status Bench(const BenchFlags& f, std::ostream& out) {
   }
   const RunSummary run = Summarize(seconds);
   const BenchStats stats = ComputeBenchStats(traced, info);
-  out << "bench: " << f.artifact << " (" << runner.exe->program().payload().module_name() << ") on "
+  out << "bench: " << f.artifact << " (" << runner.exe->program().module_name() << ") on "
       << runner.device->platform_name() << ":" << runner.device->device_ordinal() << ", "
       << f.warmup << " warm-up, " << f.iterations << " timed and " << f.iterations
       << " traced runs\n";

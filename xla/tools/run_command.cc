@@ -222,7 +222,7 @@ absl::Status WriteTrace(const std::string& artifact, const std::vector<Literal>&
   gpu::ThunkTracer tracer;
   RETURN_IF_ERROR(runner.Run(&tracer));
   return WriteChromeTrace(path, tracer.events(),
-                          absl::StrCat("xla_aot run ", runner.exe->program().payload().module_name()));
+                          absl::StrCat("xla_aot run ", runner.exe->program().module_name()));
 }
 
 }  // namespace

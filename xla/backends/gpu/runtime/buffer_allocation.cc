@@ -116,7 +116,7 @@ absl::StatusOr<BufferSlice> SliceFromProto(const BufferSliceProto& proto,
     return Invalid(path, absl::StrCat("slice offset ", proto.offset(), " + size ", proto.size(),
                                       " exceeds allocation ", a.index, " of ", a.size, " bytes"));
   }
-  BufferSlice slice{proto.allocation(), proto.offset(), proto.size(), std::nullopt};
+  BufferSlice slice{proto.allocation(), proto.offset(), proto.size(), nullptr};
   if (proto.has_shape()) {
     ASSIGN_OR_RETURN(Shape shape, ShapeFromProto(proto.shape(), absl::StrCat(path, ".shape")));
     std::optional<int64_t> bytes = shape.IsArray() ? shape.ByteSize() : std::nullopt;
@@ -124,7 +124,7 @@ absl::StatusOr<BufferSlice> SliceFromProto(const BufferSliceProto& proto,
       return Invalid(path, absl::StrCat("slice shape ", shape.ToString(), " does not fill its ",
                                         proto.size(), " bytes"));
     }
-    slice.shape = std::move(shape);
+    slice.shape = std::make_shared<const Shape>(std::move(shape));
   }
   return slice;
 }
@@ -134,7 +134,7 @@ BufferSliceProto SliceToProto(const BufferSlice& slice) {
   p.set_allocation(slice.allocation);
   p.set_offset(slice.offset);
   p.set_size(slice.size);
-  if (slice.shape.has_value()) *p.mutable_shape() = ShapeToProto(*slice.shape);
+  if (slice.shape != nullptr) *p.mutable_shape() = ShapeToProto(*slice.shape);
   return p;
 }
 

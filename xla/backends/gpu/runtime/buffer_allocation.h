@@ -13,6 +13,7 @@
 #define XLA_BACKENDS_GPU_RUNTIME_BUFFER_ALLOCATION_H_
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -55,8 +56,11 @@ struct BufferSlice {
   int64_t allocation = 0;
   int64_t offset = 0;
   int64_t size = 0;
-  // The value's shape, when the artifact gives one.
-  std::optional<Shape> shape;
+  // The value's shape, when the artifact gives one (null otherwise). Held
+  // out of line and shared by copies: most slices have none, and an inline
+  // Shape would make every slice, and so every runtime thunk, several times
+  // larger (docs/reliability.md, "Peak heap during load").
+  std::shared_ptr<const Shape> shape;
 
   // "allocation 2 [64, 192)".
   std::string ToString() const;

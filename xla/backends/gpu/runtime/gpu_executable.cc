@@ -86,7 +86,7 @@ absl::Status UploadConstants(const Program& p, se::StreamExecutor* executor,
   ASSIGN_OR_RETURN(std::unique_ptr<se::Stream> stream, executor->CreateStream());
   for (const BufferAllocation& a : p.allocations) {
     if (!a.is_constant || a.size == 0) continue;
-    const std::string& content = p.payload().constants(a.constant_index).content();
+    const std::string& content = p.payload_tables().constants(a.constant_index).content();
     ASSIGN_OR_RETURN((*constants)[a.index], se::OwningDeviceMemory::Allocate(executor, a.size));
     RETURN_IF_ERROR(stream->Memcpy((*constants)[a.index].ptr(), content.data(), content.size()));
   }
@@ -131,8 +131,8 @@ absl::StatusOr<std::unique_ptr<GpuExecutable::DeviceState>> GpuExecutable::Creat
   auto state = std::make_unique<DeviceState>();
   state->executor = executor;
   state->kernels = std::make_unique<DeviceKernels>(executor, program_->kernels,
-                                                   program_->payload().host_shared_object(),
-                                                   program_->payload().module_name());
+                                                   program_->payload_tables().host_shared_object(),
+                                                   program_->module_name());
   RETURN_IF_ERROR(UploadConstants(*program_, executor, &state->constants));
   InitializeParams params{executor, state->kernels.get()};
   RETURN_IF_ERROR(program_->root->Initialize(params));
@@ -156,7 +156,7 @@ absl::StatusOr<GpuExecutable::DeviceState*> GpuExecutable::FindDevice(se::Stream
   std::lock_guard<std::mutex> lock(mu_);
   auto it = devices_.find(executor);
   if (it == devices_.end()) {
-    return absl::FailedPreconditionError(absl::StrCat("executable '", program_->payload().module_name(),
+    return absl::FailedPreconditionError(absl::StrCat("executable '", program_->module_name(),
                                                       "' was not initialized for device ",
                                                       executor->device_ordinal(), " of platform ",
                                                       executor->platform_name(), ": call Initialize first"));

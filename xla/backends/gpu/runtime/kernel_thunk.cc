@@ -1,5 +1,7 @@
 #include "xla/backends/gpu/runtime/kernel_thunk.h"
 
+#include <mutex>
+
 #include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
 #include "xla/util/status_macros.h"
@@ -7,6 +9,16 @@
 namespace xla::gpu {
 
 namespace se = ::stream_executor;
+
+namespace {
+
+// Guards every KernelThunk's list of loaded kernels.
+std::mutex& LoadedListMutex() {
+  static std::mutex* mu = new std::mutex;
+  return *mu;
+}
+
+}  // namespace
 
 absl::StatusOr<se::LaunchDimensions> LaunchDimensionsFromProto(const LaunchDimensionsProto& p,
                                                                const se::DeviceLimits& limits,
@@ -72,9 +84,10 @@ absl::Status KernelThunk::Initialize(const InitializeParams& params) {
   auto entry = std::make_unique<LoadedKernel>();
   entry->kernels = params.kernels;
   entry->kernel = kernel;
-  std::lock_guard<std::mutex> lock(loaded_mu_);
-  last_loaded_.store(entry.get(), std::memory_order_release);
-  loaded_.push_back(std::move(entry));
+  std::lock_guard<std::mutex> lock(LoadedListMutex());
+  entry->next = std::move(loaded_);
+  loaded_ = std::move(entry);
+  last_loaded_.store(loaded_.get(), std::memory_order_release);
   return absl::OkStatus();
 }
 

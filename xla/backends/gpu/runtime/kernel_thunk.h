@@ -16,7 +16,6 @@
 
 #include <atomic>
 #include <memory>
-#include <mutex>
 #include <vector>
 
 #include "xla/backends/gpu/runtime/thunk.h"
@@ -51,17 +50,20 @@ class KernelThunk : public Thunk {
 
  private:
   // The kernel loaded on one device, found on the hot path without
-  // DeviceKernels' lock.
+  // DeviceKernels' lock. A list, newest first: one entry per initialized
+  // device.
   struct LoadedKernel {
     const DeviceKernels* kernels = nullptr;
     const stream_executor::Kernel* kernel = nullptr;
+    std::unique_ptr<LoadedKernel> next;
   };
 
   int64_t kernel_index_;
   const KernelSpec* spec_;
-  std::mutex loaded_mu_;
-  std::vector<std::unique_ptr<LoadedKernel>> loaded_;  // guarded by loaded_mu_
-  // The entry of the device initialized last (one of loaded_).
+  // Guarded by one mutex shared by all kernel thunks (Initialize is rare; a
+  // mutex per thunk would add 40 bytes to each, see docs/reliability.md).
+  std::unique_ptr<LoadedKernel> loaded_;
+  // The entry of the device initialized last (the head of loaded_).
   std::atomic<const LoadedKernel*> last_loaded_{nullptr};
   std::vector<BufferSlice> args_;
   stream_executor::LaunchDimensions dims_;

@@ -6,6 +6,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <functional>
+#include <mutex>
 #include <cstring>
 #include <numeric>
 #include <set>
@@ -21,6 +23,7 @@
 #include "xla/backends/gpu/runtime/checksum.h"
 #include "xla/backends/gpu/runtime/thunk_deserializer.h"
 #include "xla/types/xla_data_convert.h"
+#include "xla/util/logging.h"
 #include "xla/util/status_macros.h"
 
 namespace xla::gpu {
@@ -30,6 +33,12 @@ absl::Status Invalid(absl::string_view path, absl::string_view what) {
   return absl::InvalidArgumentError(absl::StrCat(path, ": ", what));
 }
 
+absl::Status NotAnArtifact(absl::string_view what) {
+  return absl::InvalidArgumentError(absl::StrCat(
+      what, " is not a valid GpuExecutableProto artifact: truncated or corrupt bytes, or "
+            "messages nested deeper than ", kMaxProtoRecursion));
+}
+
 absl::StatusOr<std::unique_ptr<GpuExecutableProto>> ParseFrom(
     google::protobuf::io::ZeroCopyInputStream* input, absl::string_view what) {
   auto artifact = std::make_unique<GpuExecutableProto>();
@@ -37,10 +46,118 @@ absl::StatusOr<std::unique_ptr<GpuExecutableProto>> ParseFrom(
   coded.SetRecursionLimit(kMaxProtoRecursion);
   coded.SetTotalBytesLimit(static_cast<int>(kMaxArtifactBytes));
   if (!artifact->ParseFromCodedStream(&coded) || !coded.ConsumedEntireMessage()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        what, " is not a valid GpuExecutableProto artifact: truncated or corrupt bytes, or "
-              "messages nested deeper than ", kMaxProtoRecursion));
+    return NotAnArtifact(what);
   }
+  return artifact;
+}
+
+using WireFormatLite = google::protobuf::internal::WireFormatLite;
+
+// GpuExecutableProto.payload and GpuExecutablePayloadProto.thunks.
+constexpr uint32_t kPayloadField = 2;
+constexpr uint32_t kThunksField = 10;
+
+// One top-level record (tag and value) of a serialized message.
+struct Record {
+  uint32_t field = 0;
+  bool length_delimited = false;
+  absl::string_view whole;     // tag included
+  absl::string_view contents;  // the value of a length-delimited record
+};
+
+// Calls fn on each top-level record of `bytes`, in order, and stops at the
+// first error fn returns. False when the bytes do not scan as records.
+bool ForEachRecord(absl::string_view bytes, const std::function<bool(const Record&)>& fn) {
+  google::protobuf::io::CodedInputStream in(reinterpret_cast<const uint8_t*>(bytes.data()),
+                                            static_cast<int>(bytes.size()));
+  while (true) {
+    const int start = in.CurrentPosition();
+    const uint32_t tag = in.ReadTag();
+    if (tag == 0) break;
+    Record r;
+    r.field = WireFormatLite::GetTagFieldNumber(tag);
+    r.length_delimited =
+        WireFormatLite::GetTagWireType(tag) == WireFormatLite::WIRETYPE_LENGTH_DELIMITED;
+    if (r.length_delimited) {
+      uint32_t length = 0;
+      if (!in.ReadVarint32(&length)) return false;
+      const int at = in.CurrentPosition();
+      if (!in.Skip(static_cast<int>(length))) return false;
+      r.contents = bytes.substr(static_cast<size_t>(at), length);
+    } else if (!WireFormatLite::SkipField(&in, tag)) {
+      return false;
+    }
+    r.whole = bytes.substr(static_cast<size_t>(start), static_cast<size_t>(in.CurrentPosition() - start));
+    if (!fn(r)) return false;
+  }
+  return in.ConsumedEntireMessage();
+}
+
+// Merges serialized records into `message` as the full parse would, with
+// messages nested `depth` deep in the artifact (so the same recursion limit
+// holds).
+bool MergeRecords(absl::string_view bytes, int depth, google::protobuf::MessageLite* message) {
+  google::protobuf::io::CodedInputStream in(reinterpret_cast<const uint8_t*>(bytes.data()),
+                                            static_cast<int>(bytes.size()));
+  in.SetRecursionLimit(kMaxProtoRecursion - depth);
+  return message->MergePartialFromCodedStream(&in) && in.ConsumedEntireMessage();
+}
+
+// Payload records are at depth 1 of the artifact, thunks at depth 2.
+bool ParseThunk(absl::string_view contents, ThunkProto* thunk) {
+  thunk->Clear();
+  return MergeRecords(contents, 2, thunk);
+}
+
+// Calls fn on each top-level ThunkProto stored in `payload`, parsed into
+// one reused message. InvalidArgument (the parse error) for a record that
+// does not parse, else the first error of fn.
+absl::Status ForEachStoredThunk(absl::string_view payload, absl::string_view what,
+                                const std::function<absl::Status(const ThunkProto&)>& fn) {
+  ThunkProto thunk;
+  absl::Status status;
+  const bool scanned = ForEachRecord(payload, [&](const Record& r) {
+    if (r.field != kThunksField || !r.length_delimited) return true;
+    if (!ParseThunk(r.contents, &thunk)) {
+      status = NotAnArtifact(what);
+      return false;
+    }
+    status = fn(thunk);
+    return status.ok();
+  });
+  if (!status.ok()) return status;
+  if (!scanned) return NotAnArtifact(what);
+  return absl::OkStatus();
+}
+
+// Parses `bytes`, whose payload record is `payload`, leaving the payload's
+// top-level thunks out of the message; each is checked to parse, one at a
+// time, so the result is an error exactly when the full parse's would be.
+// With `thunk_records`, also copies the thunks' records (tags included)
+// into it, in order: a serialized payload with only its thunks.
+absl::StatusOr<std::unique_ptr<GpuExecutableProto>> ParseDeferringThunks(
+    absl::string_view bytes, absl::string_view payload, absl::string_view what,
+    std::string* thunk_records) {
+  if (thunk_records != nullptr) {
+    size_t size = 0;
+    ForEachRecord(payload, [&](const Record& p) {
+      if (p.field == kThunksField && p.length_delimited) size += p.whole.size();
+      return true;
+    });
+    thunk_records->reserve(size);
+  }
+  auto artifact = std::make_unique<GpuExecutableProto>();
+  GpuExecutablePayloadProto* tables = artifact->mutable_payload();
+  ThunkProto scratch;
+  const bool ok = ForEachRecord(bytes, [&](const Record& r) {
+    if (r.field != kPayloadField || !r.length_delimited) return MergeRecords(r.whole, 0, artifact.get());
+    return ForEachRecord(payload, [&](const Record& p) {
+      if (p.field != kThunksField || !p.length_delimited) return MergeRecords(p.whole, 1, tables);
+      if (thunk_records != nullptr) thunk_records->append(p.whole.data(), p.whole.size());
+      return ParseThunk(p.contents, &scratch);
+    });
+  });
+  if (!ok) return NotAnArtifact(what);
   return artifact;
 }
 
@@ -83,9 +200,18 @@ uint64_t HashBytes(absl::string_view bytes) {
   return hash.digest();
 }
 
+// How ParseInPlace treats the payload's top-level thunks.
+enum class Thunks {
+  kParse,      // into the message
+  kInBytes,    // deferred, read later from `bytes` (which the caller keeps)
+  kCopyBytes,  // deferred, their records copied out of `bytes`
+};
+
 // Parses `bytes` in place (strings are copied out of it) while hashing the
-// stored payload.
-absl::StatusOr<ParsedArtifact> ParseInPlace(absl::string_view bytes, absl::string_view what) {
+// stored payload. Thunks are deferred (as `thunks` says) only when the
+// payload is stored once.
+absl::StatusOr<ParsedArtifact> ParseInPlace(absl::string_view bytes, absl::string_view what,
+                                            Thunks thunks) {
   if (bytes.size() > static_cast<size_t>(kMaxArtifactBytes)) {
     return absl::InvalidArgumentError(absl::StrCat(what, " of ", bytes.size(),
                                                    " bytes exceeds the limit ", kMaxArtifactBytes));
@@ -100,12 +226,42 @@ absl::StatusOr<ParsedArtifact> ParseInPlace(absl::string_view bytes, absl::strin
       // No thread: hash below, after the parse.
     }
   }
-  google::protobuf::io::ArrayInputStream input(bytes.data(), static_cast<int>(bytes.size()));
-  absl::StatusOr<std::unique_ptr<GpuExecutableProto>> artifact = ParseFrom(&input, what);
+  const bool defer = thunks != Thunks::kParse && payload.has_value();
+  std::shared_ptr<std::string> records;
+  if (defer && thunks == Thunks::kCopyBytes) records = std::make_shared<std::string>();
+  absl::StatusOr<std::unique_ptr<GpuExecutableProto>> artifact;
+  if (defer) {
+    artifact = ParseDeferringThunks(bytes, *payload, what, records.get());
+  } else {
+    google::protobuf::io::ArrayInputStream input(bytes.data(), static_cast<int>(bytes.size()));
+    artifact = ParseFrom(&input, what);
+  }
   if (hasher.joinable()) hasher.join();
   if (!artifact.ok()) return artifact.status();
   if (payload.has_value() && !checksum.has_value()) checksum = HashBytes(*payload);
-  return ParsedArtifact{*std::move(artifact), checksum};
+  ParsedArtifact parsed{*std::move(artifact), checksum};
+  if (defer) {
+    parsed.thunks_deferred = true;
+    parsed.stored_payload = records != nullptr ? absl::string_view(*records) : *payload;
+    parsed.storage = std::move(records);
+  }
+  return parsed;
+}
+
+// Puts deferred thunks back into the payload message (the stored bytes are
+// not the sealed serialization, so the checksum needs the whole message).
+absl::Status RestoreDeferredThunks(ParsedArtifact& parsed, GpuExecutablePayloadProto* payload) {
+  if (!parsed.thunks_deferred) return absl::OkStatus();
+  auto* thunks = payload->mutable_thunks();
+  RETURN_IF_ERROR(ForEachStoredThunk(parsed.stored_payload, "the artifact",
+                                     [&](const ThunkProto& t) -> absl::Status {
+                                       *thunks->Add() = t;
+                                       return absl::OkStatus();
+                                     }));
+  parsed.thunks_deferred = false;
+  parsed.stored_payload = {};
+  parsed.storage.reset();
+  return absl::OkStatus();
 }
 
 absl::Status CheckChecksum(const GpuExecutableProto& artifact,
@@ -152,7 +308,7 @@ absl::Status CheckConstants(const GpuExecutablePayloadProto& payload) {
 }
 
 absl::Status CheckAllocationSizes(const Program& p) {
-  const GpuExecutablePayloadProto& payload = p.payload();
+  const GpuExecutablePayloadProto& payload = p.payload_tables();
   for (const BufferAllocation& a : p.allocations) {
     const std::string path = absl::StrCat("allocations[", a.index, "].size");
     if (a.is_constant) {
@@ -192,7 +348,7 @@ int64_t CountLeaves(const Shape& shape) {
 }
 
 absl::Status BuildOutputs(Program& p) {
-  const GpuExecutablePayloadProto& payload = p.payload();
+  const GpuExecutablePayloadProto& payload = p.payload_tables();
   std::set<std::vector<int64_t>> seen_index;
   std::set<int64_t> seen_allocation;
   for (int i = 0; i < payload.outputs_size(); ++i) {
@@ -228,7 +384,7 @@ absl::Status BuildOutputs(Program& p) {
 }
 
 absl::Status BuildAliases(Program& p) {
-  const GpuExecutablePayloadProto& payload = p.payload();
+  const GpuExecutablePayloadProto& payload = p.payload_tables();
   std::set<int64_t> aliased_allocations;
   for (int i = 0; i < payload.input_output_aliases_size(); ++i) {
     const std::string path = absl::StrCat("input_output_aliases[", i, "]");
@@ -260,7 +416,10 @@ absl::Status BuildAliases(Program& p) {
   return absl::OkStatus();
 }
 
-absl::Status BuildThunks(Program& p, const ffi::FfiRegistry& ffi) {
+// Builds the thunk tree from the payload's list, or from the stored records
+// one ThunkProto at a time when deferred, and releases the list: no
+// protobuf copy of the top-level thunks outlives the load.
+absl::Status BuildThunks(Program& p, const ParsedArtifact& parsed, const ffi::FfiRegistry& ffi) {
   std::set<int64_t> async_ids;
   ThunkContext::Tables tables;
   tables.allocations = p.allocations;
@@ -271,15 +430,47 @@ absl::Status BuildThunks(Program& p, const ffi::FfiRegistry& ffi) {
   tables.deserializer = &DeserializeThunk;
   tables.async_ids = &async_ids;
   ThunkContext ctx(&tables, "", 0);
-  ASSIGN_OR_RETURN(p.root, SequentialThunk::FromThunkList({0, p.payload().module_name()},
-                                                          p.payload().thunks(), ctx, "thunks"));
+  ThunkInfo info{0, p.payload_tables().module_name()};
+  if (!parsed.thunks_deferred) {
+    ASSIGN_OR_RETURN(p.root, SequentialThunk::FromThunkList(std::move(info), p.payload_tables().thunks(),
+                                                            ctx, "thunks"));
+    p.artifact->mutable_payload()->clear_thunks();
+  } else {
+    SequentialThunk::ListBuilder builder(ctx, "thunks");
+    RETURN_IF_ERROR(ForEachStoredThunk(parsed.stored_payload, "the artifact",
+                                       [&](const ThunkProto& t) { return builder.CheckAsync(t); }));
+    RETURN_IF_ERROR(builder.FinishChecks());
+    RETURN_IF_ERROR(ForEachStoredThunk(parsed.stored_payload, "the artifact",
+                                       [&](const ThunkProto& t) { return builder.Add(t); }));
+    p.root = std::move(builder).Finish(std::move(info));
+  }
   return p.root->Prepare(p.resources);
 }
 
 }  // namespace
 
+struct Program::Rebuild {
+  std::once_flag once;
+};
+
+Program::Program() : rebuild_(std::make_unique<Rebuild>()) {}
+Program::~Program() = default;
+
+const GpuExecutablePayloadProto& Program::payload() const {
+  if (root == nullptr) return artifact->payload();
+  std::call_once(rebuild_->once, [this] {
+    absl::StatusOr<SequentialThunkProto> list = root->ToSequenceProto();
+    // Every loaded thunk came from a proto of the same format.
+    XLA_CHECK(list.ok()) << "a loaded thunk does not serialize: " << list.status();
+    artifact->mutable_payload()->mutable_thunks()->Swap(list->mutable_thunks());
+  });
+  return artifact->payload();
+}
+
 absl::StatusOr<ParsedArtifact> ParseArtifactAndHash(absl::string_view bytes) {
-  return ParseInPlace(bytes, "the input");
+  // The caller may drop `bytes` before LoadProgram: copy the thunk records
+  // (about one copy of the list's wire bytes, not of the payload).
+  return ParseInPlace(bytes, "the input", Thunks::kCopyBytes);
 }
 
 absl::StatusOr<ParsedArtifact> ParseArtifactFileAndHash(const std::string& path) {
@@ -296,9 +487,13 @@ absl::StatusOr<ParsedArtifact> ParseArtifactFileAndHash(const std::string& path)
     void* mapped = mmap(nullptr, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
     if (mapped != MAP_FAILED) {
       close(fd);
-      absl::StatusOr<ParsedArtifact> parsed =
-          ParseInPlace(absl::string_view(static_cast<const char*>(mapped), size), path);
-      munmap(mapped, size);
+      std::shared_ptr<const void> mapping(mapped, [size](const void* m) {
+        munmap(const_cast<void*>(m), size);
+      });
+      absl::StatusOr<ParsedArtifact> parsed = ParseInPlace(
+          absl::string_view(static_cast<const char*>(mapped), size), path, Thunks::kInBytes);
+      // Keep the mapping only while it holds deferred thunks.
+      if (parsed.ok() && parsed->thunks_deferred) parsed->storage = std::move(mapping);
       return parsed;
     }
     // Not mappable (some file systems): stream it below.
@@ -310,7 +505,7 @@ absl::StatusOr<ParsedArtifact> ParseArtifactFileAndHash(const std::string& path)
 }
 
 absl::StatusOr<std::unique_ptr<GpuExecutableProto>> ParseArtifact(absl::string_view bytes) {
-  ASSIGN_OR_RETURN(ParsedArtifact parsed, ParseArtifactAndHash(bytes));
+  ASSIGN_OR_RETURN(ParsedArtifact parsed, ParseInPlace(bytes, "the input", Thunks::kParse));
   return std::move(parsed.artifact);
 }
 
@@ -324,8 +519,12 @@ absl::StatusOr<std::unique_ptr<Program>> LoadProgram(ParsedArtifact parsed,
   auto p = std::make_unique<Program>();
   p->artifact = std::move(parsed.artifact);
   ASSIGN_OR_RETURN(p->target, ValidateHeader(p->artifact->header()));
+  if (parsed.stored_payload_checksum != p->artifact->header().payload_checksum()) {
+    // The checksum is then of the whole payload message.
+    RETURN_IF_ERROR(RestoreDeferredThunks(parsed, p->artifact->mutable_payload()));
+  }
   RETURN_IF_ERROR(CheckChecksum(*p->artifact, parsed.stored_payload_checksum));
-  const GpuExecutablePayloadProto& payload = p->payload();
+  const GpuExecutablePayloadProto& payload = p->payload_tables();
   ASSIGN_OR_RETURN(p->program_shape, ProgramShapeFromProto(payload.program_shape(), "program_shape"));
   p->num_streams = payload.num_streams() == 0 ? 1 : payload.num_streams();
   if (p->num_streams < 1 || p->num_streams > kMaxStreams) {
@@ -340,8 +539,14 @@ absl::StatusOr<std::unique_ptr<Program>> LoadProgram(ParsedArtifact parsed,
   ASSIGN_OR_RETURN(p->kernels, KernelsFromProto(payload, p->target));
   RETURN_IF_ERROR(BuildOutputs(*p));
   RETURN_IF_ERROR(BuildAliases(*p));
-  RETURN_IF_ERROR(BuildThunks(*p, ffi));
+  RETURN_IF_ERROR(BuildThunks(*p, parsed, ffi));
   return p;
+}
+
+absl::StatusOr<std::unique_ptr<Program>> LoadProgramFromBytes(absl::string_view bytes,
+                                                              const ffi::FfiRegistry& ffi) {
+  ASSIGN_OR_RETURN(ParsedArtifact parsed, ParseInPlace(bytes, "the input", Thunks::kInBytes));
+  return LoadProgram(std::move(parsed), ffi);
 }
 
 }  // namespace xla::gpu

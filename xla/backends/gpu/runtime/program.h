@@ -19,7 +19,20 @@
 // The payload is kept once (inside `artifact`); kernels and constants are
 // views into it.
 //
-// Thread-safety: immutable after LoadProgram returns.
+// Load memory (docs/reliability.md, "Peak heap during load"): the
+// payload's top-level thunk list is never held as a protobuf tree next to
+// the runtime thunks. When the artifact is parsed in place, the *AndHash
+// parsers check each top-level ThunkProto record with one scratch message
+// and leave the list out of `artifact`; LoadProgram then reads the records
+// again from the stored bytes, one ThunkProto at a time, converting and
+// discarding each. Otherwise (a streamed file, LoadProgram from a proto, or
+// stored bytes that are not the sealed serialization) the list is parsed
+// whole and released once the runtime thunks are built. Either way the
+// loaded Program's `artifact` has no top-level thunks; Program::payload()
+// puts them back, rebuilt from the runtime thunks, on first use.
+//
+// Thread-safety: immutable after LoadProgram returns, except for the
+// once-only rebuild in payload(), which is thread-safe.
 #ifndef XLA_BACKENDS_GPU_RUNTIME_PROGRAM_H_
 #define XLA_BACKENDS_GPU_RUNTIME_PROGRAM_H_
 
@@ -60,6 +73,11 @@ struct AliasInfo {
 };
 
 struct Program {
+  Program();
+  ~Program();
+
+  // The artifact as loaded, without the payload's top-level thunks (see the
+  // file comment): what payload_tables() returns.
   std::unique_ptr<GpuExecutableProto> artifact;
   Target target;
   ProgramShape program_shape;
@@ -71,7 +89,22 @@ struct Program {
   std::unique_ptr<SequentialThunk> root;
   ResourceRequests resources;
 
-  const GpuExecutablePayloadProto& payload() const { return artifact->payload(); }
+  // The payload without its top-level thunks: every table the executable
+  // reads (constants, kernels' code, module name). Never allocates.
+  const GpuExecutablePayloadProto& payload_tables() const { return artifact->payload(); }
+  // The whole payload, for tools (inspect, thunk graphs). The first call
+  // rebuilds the top-level `thunks` from the runtime thunks (ToProto, as
+  // much memory as a parsed list), later calls return the same message.
+  // Thread-safe. Before `root` is built (inside LoadProgram) it returns the
+  // payload as it stands and rebuilds nothing.
+  const GpuExecutablePayloadProto& payload() const;
+  // The payload's module name (what tools and error messages print);
+  // unlike payload(), never rebuilds the thunk list.
+  const std::string& module_name() const { return artifact->payload().module_name(); }
+
+ private:
+  struct Rebuild;
+  std::unique_ptr<Rebuild> rebuild_;
 };
 
 // Parses artifact bytes. InvalidArgument "artifact is not a valid
@@ -84,12 +117,22 @@ absl::StatusOr<std::unique_ptr<GpuExecutableProto>> ParseArtifact(absl::string_v
 struct ParsedArtifact {
   std::unique_ptr<GpuExecutableProto> artifact;
   std::optional<uint64_t> stored_payload_checksum;
+  // When thunks_deferred, artifact->payload() has no top-level thunks: they
+  // are the `thunks` records of stored_payload (already checked to parse),
+  // which LoadProgram reads one at a time. `storage` owns those bytes: the
+  // file mapping, or a copy of just the thunk records.
+  bool thunks_deferred = false;
+  absl::string_view stored_payload{};
+  std::shared_ptr<const void> storage{};
 };
 
 // ParseArtifact, and the same from a file (memory-mapped, or streamed when
 // mapping fails; NotFound when the file cannot be opened), that also hash
 // the stored payload bytes (concurrently with the parse for payloads of
-// 1 MiB or more). Same errors.
+// 1 MiB or more). Same errors. Both defer the payload's top-level thunks
+// when the payload is stored once (see ParsedArtifact): the file variant
+// keeps the mapping, ParseArtifactAndHash copies the thunk records (about
+// their wire size), so the result never refers to `bytes`.
 absl::StatusOr<ParsedArtifact> ParseArtifactAndHash(absl::string_view bytes);
 absl::StatusOr<ParsedArtifact> ParseArtifactFileAndHash(const std::string& path);
 
@@ -100,6 +143,14 @@ absl::StatusOr<std::unique_ptr<Program>> LoadProgram(std::unique_ptr<GpuExecutab
 // payload is not re-serialized to check it.
 absl::StatusOr<std::unique_ptr<Program>> LoadProgram(ParsedArtifact parsed,
                                                      const ffi::FfiRegistry& ffi);
+
+// ParseArtifactAndHash and LoadProgram in one call, reading the deferred
+// thunks from `bytes` itself (only used during the call) instead of a copy
+// of their records: the load's peak heap is then the tables, the runtime
+// objects and one ThunkProto, with no copy of the thunk list's wire bytes.
+// Same errors.
+absl::StatusOr<std::unique_ptr<Program>> LoadProgramFromBytes(absl::string_view bytes,
+                                                              const ffi::FfiRegistry& ffi);
 
 }  // namespace xla::gpu
 

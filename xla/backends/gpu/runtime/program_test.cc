@@ -11,6 +11,7 @@
 #include "gtest/gtest.h"
 #include "xla/backends/gpu/runtime/checksum.h"
 #include "xla/backends/gpu/runtime/runtime_test_util.h"
+#include "xla/backends/gpu/runtime/sequential_thunk.h"
 
 namespace xla::gpu {
 namespace {
@@ -92,6 +93,87 @@ TEST(Program, NonCanonicalPayloadBytesFallBackToReserialization) {
   ASSERT_TRUE(again.ok());
   again->stored_payload_checksum = *again->stored_payload_checksum + 1;
   EXPECT_TRUE(LoadProgram(*std::move(again), ffi::FfiRegistry::Global()).ok());
+}
+
+// The payload's top-level thunks are read one at a time from the stored
+// bytes (or parsed whole and released): every load path builds the same
+// tree, keeps no protobuf copy of the list, and payload() gives back the
+// list the artifact stored (the oracle: the artifact's own proto).
+TEST(Program, ThunkListIsReleasedAndRebuiltOnDemand) {
+  GpuExecutableProto a = Artifact({3}, 40);
+  GpuExecutablePayloadProto* payload = a.mutable_payload();
+  for (int i = 0; i < 5; ++i) {
+    ThunkProto* t = payload->add_thunks();
+    t->set_profile_annotation("fill." + std::to_string(i));
+    BufferSliceProto* d = t->mutable_memset()->mutable_destination();
+    d->set_offset(4 * (i % 3));
+    d->set_size(4);
+    t->mutable_memset()->set_pattern(static_cast<uint32_t>(7 * i + 1));
+  }
+  ThunkProto* seq = payload->add_thunks();
+  seq->set_profile_annotation("nested");
+  *seq->mutable_sequential()->add_thunks() = payload->thunks(1);
+  *seq->mutable_sequential()->add_thunks() = payload->thunks(0);
+  SealArtifact(&a);
+  const std::string bytes = testing::SerializeArtifact(a);
+  const std::string path = WriteTemp("thunks.xaot", bytes);
+  const std::string expected = testing::SerializeArtifact(GpuExecutableProto(a));
+
+  for (int how = 0; how < 4; ++how) {
+    absl::StatusOr<std::unique_ptr<Program>> p;
+    if (how == 0) p = LoadProgram(std::make_unique<GpuExecutableProto>(a), ffi::FfiRegistry::Global());
+    if (how == 1) p = LoadProgram(*ParseArtifactAndHash(std::string(bytes)), ffi::FfiRegistry::Global());
+    if (how == 2) p = LoadProgram(*ParseArtifactFileAndHash(path), ffi::FfiRegistry::Global());
+    if (how == 3) p = LoadProgramFromBytes(bytes, ffi::FfiRegistry::Global());
+    ASSERT_TRUE(p.ok()) << how << ": " << p.status();
+    const Program& program = **p;
+    EXPECT_EQ(program.payload_tables().thunks_size(), 0) << how;
+    ASSERT_EQ(program.root->thunks().size(), 7u) << how;  // 1 from Artifact, 5, 1 nested
+    EXPECT_EQ(program.root->thunks()[6]->children().size(), 2u) << how;
+    EXPECT_EQ(program.module_name(), "weights");
+    // Rebuilt from the runtime thunks: the whole artifact serializes as stored.
+    const GpuExecutablePayloadProto& full = program.payload();
+    EXPECT_EQ(full.thunks_size(), 7) << how;
+    GpuExecutableProto rebuilt = *program.artifact;
+    EXPECT_EQ(testing::SerializeArtifact(rebuilt), expected) << how;
+    EXPECT_EQ(&program.payload(), &full) << how;  // rebuilt once
+  }
+}
+
+// Deferring the thunks must reject exactly what the whole-message parse
+// rejects: nesting at the recursion limit and strings that are not UTF-8.
+TEST(Program, DeferredThunkParseAgreesWithFullParse) {
+  int accepted = 0, rejected = 0;
+  for (int depth = 44; depth <= 52; ++depth) {
+    GpuExecutableProto a = Artifact({2}, 8);
+    ThunkProto inner = a.payload().thunks(0);
+    for (int d = 0; d < depth; ++d) {
+      ThunkProto outer;
+      *outer.mutable_sequential()->add_thunks() = inner;
+      inner = outer;
+    }
+    *a.mutable_payload()->add_thunks() = inner;
+    SealArtifact(&a);
+    const std::string bytes = testing::SerializeArtifact(a);
+    const bool full = ParseArtifact(bytes).ok();
+    absl::StatusOr<ParsedArtifact> deferred = ParseArtifactAndHash(bytes);
+    EXPECT_EQ(deferred.ok(), full) << "depth " << depth;
+    EXPECT_EQ(ParseArtifactFileAndHash(WriteTemp("deep.xaot", bytes)).ok(), full) << "depth " << depth;
+    if (!deferred.ok()) {
+      EXPECT_NE(deferred.status().message().find("not a valid GpuExecutableProto"), std::string::npos);
+    }
+    (full ? accepted : rejected)++;
+  }
+  EXPECT_GT(accepted, 0);
+  EXPECT_GT(rejected, 0);
+
+  GpuExecutableProto a = Artifact({2}, 8);
+  a.mutable_payload()->mutable_thunks(0)->set_profile_annotation("bad \xff utf-8");
+  SealArtifact(&a);
+  const std::string bytes = testing::SerializeArtifact(a);
+  EXPECT_FALSE(ParseArtifact(bytes).ok());
+  EXPECT_FALSE(ParseArtifactAndHash(bytes).ok());
+  EXPECT_FALSE(LoadProgramFromBytes(bytes, ffi::FfiRegistry::Global()).ok());
 }
 
 TEST(Program, CorruptPayloadIsRejectedFromBytesAndFile) {

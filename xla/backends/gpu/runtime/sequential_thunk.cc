@@ -7,42 +7,52 @@
 #include "xla/util/status_macros.h"
 
 namespace xla::gpu {
-namespace {
 
-// Every async_start in `list` has one later async_done of its id on its
-// stream, and every async_done closes an open start.
-absl::Status CheckAsyncPairs(const google::protobuf::RepeatedPtrField<ThunkProto>& list,
-                             const ThunkContext& ctx, absl::string_view field) {
-  std::map<int64_t, int64_t> open;  // async id -> stream id of the start
-  for (int i = 0; i < list.size(); ++i) {
-    const ThunkProto& t = list[i];
-    const ThunkContext at = ctx.Field(absl::StrCat(field, "[", i, "]"));
-    if (t.kind_case() == ThunkProto::kAsyncStart) {
-      if (!open.emplace(t.async_start().async_id(), t.execution_stream_id()).second) {
-        return at.Error(absl::StrCat("async id ", t.async_start().async_id(), " is started twice"));
-      }
-    } else if (t.kind_case() == ThunkProto::kAsyncDone) {
-      auto it = open.find(t.async_done().async_id());
-      if (it == open.end()) {
-        return at.Error(absl::StrCat("async_done of id ", t.async_done().async_id(),
-                                     " has no earlier async_start in the same sequence"));
-      }
-      if (it->second != t.execution_stream_id()) {
-        return at.Error(absl::StrCat("async_done of id ", it->first, " runs on stream ",
-                                     t.execution_stream_id(), " but its async_start on stream ",
-                                     it->second));
-      }
-      open.erase(it);
+absl::Status SequentialThunk::ListBuilder::CheckAsync(const ThunkProto& t) {
+  const int64_t i = checked_++;
+  if (t.kind_case() == ThunkProto::kAsyncStart) {
+    if (!open_.emplace(t.async_start().async_id(), t.execution_stream_id()).second) {
+      return ctx_.Field(absl::StrCat(field_, "[", i, "]"))
+          .Error(absl::StrCat("async id ", t.async_start().async_id(), " is started twice"));
     }
-  }
-  if (!open.empty()) {
-    return ctx.Field(field).Error(absl::StrCat("async_start of id ", open.begin()->first,
-                                               " has no matching async_done"));
+  } else if (t.kind_case() == ThunkProto::kAsyncDone) {
+    auto it = open_.find(t.async_done().async_id());
+    if (it == open_.end()) {
+      return ctx_.Field(absl::StrCat(field_, "[", i, "]"))
+          .Error(absl::StrCat("async_done of id ", t.async_done().async_id(),
+                              " has no earlier async_start in the same sequence"));
+    }
+    if (it->second != t.execution_stream_id()) {
+      return ctx_.Field(absl::StrCat(field_, "[", i, "]"))
+          .Error(absl::StrCat("async_done of id ", it->first, " runs on stream ",
+                              t.execution_stream_id(), " but its async_start on stream ",
+                              it->second));
+    }
+    open_.erase(it);
   }
   return absl::OkStatus();
 }
 
-}  // namespace
+absl::Status SequentialThunk::ListBuilder::FinishChecks() {
+  if (!open_.empty()) {
+    return ctx_.Field(field_).Error(absl::StrCat("async_start of id ", open_.begin()->first,
+                                                 " has no matching async_done"));
+  }
+  thunks_.reserve(static_cast<size_t>(checked_));
+  return absl::OkStatus();
+}
+
+absl::Status SequentialThunk::ListBuilder::Add(const ThunkProto& proto) {
+  const size_t i = thunks_.size();
+  ASSIGN_OR_RETURN(std::unique_ptr<Thunk> thunk,
+                   ctx_.DeserializeNested(proto, absl::StrCat(field_, "[", i, "]")));
+  thunks_.push_back(std::move(thunk));
+  return absl::OkStatus();
+}
+
+std::unique_ptr<SequentialThunk> SequentialThunk::ListBuilder::Finish(ThunkInfo info) && {
+  return std::make_unique<SequentialThunk>(std::move(info), std::move(thunks_));
+}
 
 absl::StatusOr<std::unique_ptr<SequentialThunk>> SequentialThunk::FromProto(
     ThunkInfo info, const SequentialThunkProto& proto, const ThunkContext& ctx) {
@@ -52,15 +62,11 @@ absl::StatusOr<std::unique_ptr<SequentialThunk>> SequentialThunk::FromProto(
 absl::StatusOr<std::unique_ptr<SequentialThunk>> SequentialThunk::FromThunkList(
     ThunkInfo info, const google::protobuf::RepeatedPtrField<ThunkProto>& list,
     const ThunkContext& ctx, absl::string_view field) {
-  RETURN_IF_ERROR(CheckAsyncPairs(list, ctx, field));
-  std::vector<std::unique_ptr<Thunk>> thunks;
-  thunks.reserve(list.size());
-  for (int i = 0; i < list.size(); ++i) {
-    ASSIGN_OR_RETURN(std::unique_ptr<Thunk> thunk,
-                     ctx.DeserializeNested(list[i], absl::StrCat(field, "[", i, "]")));
-    thunks.push_back(std::move(thunk));
-  }
-  return std::make_unique<SequentialThunk>(std::move(info), std::move(thunks));
+  ListBuilder builder(ctx, field);
+  for (const ThunkProto& t : list) RETURN_IF_ERROR(builder.CheckAsync(t));
+  RETURN_IF_ERROR(builder.FinishChecks());
+  for (const ThunkProto& t : list) RETURN_IF_ERROR(builder.Add(t));
+  return std::move(builder).Finish(std::move(info));
 }
 
 absl::Status SequentialThunk::Prepare(ResourceRequests& requests) const {

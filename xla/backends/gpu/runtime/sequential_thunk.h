@@ -8,7 +8,9 @@
 #ifndef XLA_BACKENDS_GPU_RUNTIME_SEQUENTIAL_THUNK_H_
 #define XLA_BACKENDS_GPU_RUNTIME_SEQUENTIAL_THUNK_H_
 
+#include <map>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "xla/backends/gpu/runtime/thunk.h"
@@ -27,6 +29,34 @@ class SequentialThunk : public Thunk {
   static absl::StatusOr<std::unique_ptr<SequentialThunk>> FromThunkList(
       ThunkInfo info, const google::protobuf::RepeatedPtrField<ThunkProto>& list,
       const ThunkContext& ctx, absl::string_view field);
+
+  // Builds a list one thunk at a time, so that a caller reading the protos
+  // from stored bytes keeps only one ThunkProto alive (program.cc loads the
+  // payload's top-level list this way). Checks exactly what FromThunkList
+  // checks, in the same order: first CheckAsync for every proto of the list
+  // then FinishChecks, then Add for every proto in the same order, then
+  // Finish. Errors name "<ctx.path>.<field>[i]". Not thread-safe.
+  class ListBuilder {
+   public:
+    ListBuilder(const ThunkContext& ctx, absl::string_view field) : ctx_(ctx), field_(field) {}
+
+    // Pass 1: async_start/async_done pairing of the i-th proto.
+    absl::Status CheckAsync(const ThunkProto& proto);
+    // Fails when an async_start of the list has no async_done.
+    absl::Status FinishChecks();
+    // Pass 2: validates and converts the next proto; the proto may be freed
+    // afterwards (nothing refers to it).
+    absl::Status Add(const ThunkProto& proto);
+    // The sequence of the thunks added so far.
+    std::unique_ptr<SequentialThunk> Finish(ThunkInfo info) &&;
+
+   private:
+    const ThunkContext& ctx_;
+    std::string field_;
+    int64_t checked_ = 0;
+    std::map<int64_t, int64_t> open_;  // async id -> stream id of its start
+    std::vector<std::unique_ptr<Thunk>> thunks_;
+  };
 
   absl::Status Prepare(ResourceRequests& requests) const override;
   absl::Status Initialize(const InitializeParams& params) override;

@@ -15,6 +15,8 @@
 #include "llvm/Support/raw_ostream.h"
 #include "xla/backends/gpu/codegen/elemental_ir_emitter.h"
 #include "xla/backends/gpu/codegen/fusion_kernel_analysis.h"
+#include "xla/backends/gpu/codegen/host/host_math_emitter.h"
+#include "xla/backends/gpu/codegen/host/lane_reduce_ir.h"
 #include "xla/backends/gpu/codegen/ir_array.h"
 #include "xla/backends/gpu/codegen/ir_loops.h"
 #include "xla/backends/gpu/codegen/reduction_ir.h"
@@ -63,7 +65,7 @@ class FusionEmitter {
         module_(module),
         ctx_(module->getContext()),
         b_(ctx_),
-        elemental_(module, &b_) {}
+        elemental_(module, &b_, &GetHostMathEmitter()) {}
 
   absl::StatusOr<HostKernelInfo> Run(const std::string& symbol);
 
@@ -441,7 +443,10 @@ Segment FusionEmitter::PlanRows(int64_t kept, std::vector<int64_t> input_dims) {
       // The row's reductions once, in dependency order; later generators
       // asked for the same row find them in the cache.
       for (const HloInstruction* reduce : reduces_) {
-        ASSIGN_OR_RETURN(std::vector<llvm::Value*> values, EmitGenericReduce(reduce, row));
+        ASSIGN_OR_RETURN(
+            std::vector<llvm::Value*> values,
+            EmitLaneReduce(kEmitter, *reduce, row, gens_, elemental_, &b_,
+                           ReductionLanes(*reduce, options_.reduction_vector_bytes)));
         cache_[reduce] = Cached{row.multidim(), std::move(values)};
       }
       RETURN_IF_ERROR(WriteLeaves(row_leaves, row));

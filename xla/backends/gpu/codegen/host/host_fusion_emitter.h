@@ -84,6 +84,13 @@ struct HostEmitOptions {
   // Per output leaf: the operand index whose buffer the output shares, or
   // -1. Enables in-place dynamic-update-slice and scatter. Empty: none.
   std::vector<int64_t> output_aliases_operand;
+  // Row (and whole) reductions whose reducer is an add, multiply, maximum
+  // or minimum of f32/f64 keep this many bytes of independent accumulators
+  // (32: 8 f32 or 4 f64 lanes) so LLVM vectorizes them, the fused
+  // element-wise work feeding them included (see lane_reduce_ir.h). The
+  // result is deterministic but, for add and multiply, not the evaluator's
+  // bits. 0: every reduction folds sequentially in the evaluator's order.
+  int64_t reduction_vector_bytes = 32;
 };
 
 // One buffer argument of the kernel.

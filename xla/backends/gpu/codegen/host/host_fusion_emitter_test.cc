@@ -1,9 +1,11 @@
 // Host fusion kernels vs the reference evaluator: one case per kernel kind,
 // odd shapes, several element types, blocks run in uneven ranges in reverse
-// order. Reductions accumulate in the evaluator's order, so every case is
-// bit-exact except those with transcendental functions (softmax, layer
-// norm, exp), which use CompareLiterals' default relative tolerance because
-// libm and our approximations may differ by 1 ulp.
+// order. The f32 reduction cases run with Sequential() options (the
+// evaluator's order) and are bit-exact, as are bf16 and variadic reduces
+// with the default options (they always fold sequentially); softmax and
+// layer norm use the default lane reductions (lane_reduce_ir.h) and exp
+// approximation (host_math_emitter.h), so they are compared with a
+// tolerance.
 #include "xla/backends/gpu/codegen/host/host_fusion_emitter.h"
 
 #include <chrono>
@@ -34,10 +36,21 @@ std::unique_ptr<HloModule> Parse(const std::string& fused, const std::string& en
   return ParseFusionTestModule(fused, entry);
 }
 
+// Options whose reductions fold sequentially in the evaluator's order
+// (bit-exact); the default lane reductions are tested in
+// lane_reduce_ir_test.cc.
+FusionRunOptions Sequential() {
+  FusionRunOptions options;
+  options.emit.reduction_vector_bytes = 0;
+  return options;
+}
+
 // Runs the fusion and checks the kind and the result: bit-exact when
-// `exact`, else within CompareLiterals' default tolerance.
+// `exact`, else within CompareLiterals' default tolerance, or with
+// `output_scale` within CompareOutputLeaf's (relative to the output's
+// largest element: for outputs that cancel to near zero, such as x - mean).
 FusionRun Check(const std::string& fused, const std::string& entry, const std::string& kind,
-                bool exact, FusionRunOptions options = {}) {
+                bool exact, FusionRunOptions options = {}, bool output_scale = false) {
   std::unique_ptr<HloModule> m = Parse(fused, entry);
   if (m == nullptr) return {};
   absl::StatusOr<FusionRun> run = RunFusionOnHost(*m, options);
@@ -48,6 +61,16 @@ FusionRun Check(const std::string& fused, const std::string& entry, const std::s
   if (exact) {
     EXPECT_TRUE(run->expected == run->actual) << "expected " << run->expected.ToString()
                                               << "\nactual " << run->actual.ToString();
+  } else if (output_scale) {
+    for (size_t k = 0; k < run->expected.tuple_elements().size(); ++k) {
+      absl::Status st =
+          CompareOutputLeaf(run->expected.tuple_elements()[k], run->actual.tuple_elements()[k]);
+      EXPECT_TRUE(st.ok()) << "output " << k << ": " << st;
+    }
+    if (run->expected.tuple_elements().empty()) {
+      absl::Status st = CompareOutputLeaf(run->expected, run->actual);
+      EXPECT_TRUE(st.ok()) << st;
+    }
   } else {
     absl::Status st = CompareLiterals(run->expected, run->actual);
     EXPECT_TRUE(st.ok()) << st;
@@ -135,7 +158,7 @@ TEST(HostFusionEmitter, RowReductionF32Bf16AndMultiOutput) {
 )", R"(
   a = f32[37,129] parameter(0)
   ROOT f = f32[37] fusion(a), kind=kInput, calls=fused
-)", "row_reduction", true);
+)", "row_reduction", true, Sequential());
   Check(R"(
   a = bf16[37,129] parameter(0)
   z = bf16[] constant(0)
@@ -154,7 +177,7 @@ TEST(HostFusionEmitter, RowReductionF32Bf16AndMultiOutput) {
 )", R"(
   a = f32[3,11,129] parameter(0)
   ROOT f = (f32[3,11], f32[3,11]) fusion(a), kind=kInput, calls=fused
-)", "row_reduction", true);
+)", "row_reduction", true, Sequential());
 }
 
 TEST(HostFusionEmitter, VariadicArgmaxRowReduction) {
@@ -203,7 +226,7 @@ TEST(HostFusionEmitter, WholeAndGenericReductions) {
 )", R"(
   a = f32[1001] parameter(0)
   ROOT f = f32[] fusion(a), kind=kInput, calls=fused
-)", "whole_reduction", true);
+)", "whole_reduction", true, Sequential());
   EXPECT_EQ(whole.info.total_blocks, 1);
   Check(R"(
   a = f32[5,6,7] parameter(0)
@@ -231,14 +254,15 @@ TEST(HostFusionEmitter, SoftmaxIsOneRowNormalizationKernel) {
   a = f32[37,129] parameter(0)
   ROOT f = f32[37,129] fusion(a), kind=kInput, calls=fused
 )", "row_normalization", false);
-  // Each reduction is computed once per row: one reduction loop per reduce
-  // (r1.body) plus the output loop, not a reduction inside the output loop.
+  // Each reduction is computed once per row: one (lane) reduction loop per
+  // reduce (vr.body) plus the output loop, not a reduction inside the
+  // output loop.
   size_t loops = 0;
   size_t start = 0;
   while (start < run.ir.size()) {
     size_t end = run.ir.find('\n', start);
     if (end == std::string::npos) end = run.ir.size();
-    if (run.ir.compare(start, 7, "r1.body") == 0) ++loops;  // a block label
+    if (run.ir.compare(start, 7, "vr.body") == 0) ++loops;  // a block label
     start = end + 1;
   }
   EXPECT_EQ(loops, 2u) << run.ir;
@@ -271,7 +295,7 @@ TEST(HostFusionEmitter, LayerNormIsOneRowNormalizationKernel) {
   a = f32[13,257] parameter(0)
   g = f32[257] parameter(1)
   ROOT f = (f32[13,257], f32[13]) fusion(a, g), kind=kInput, calls=fused
-)", "row_normalization", false);
+)", "row_normalization", false, {}, /*output_scale=*/true);
 }
 
 TEST(HostFusionEmitter, TransposeOfOddShapes) {

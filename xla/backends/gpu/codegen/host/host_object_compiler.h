@@ -38,7 +38,8 @@
 namespace xla::gpu {
 
 struct HostCompileOptions {
-  // LLVM optimization level, 0 to 3.
+  // LLVM optimization level, 0 to 3: LLVM's default module pipeline, with
+  // the SLP vectorizer enabled from 2 on (as clang does).
   int opt_level = 3;
   // The CPU the code may assume. The default is the x86-64-v2 baseline, so an
   // artifact runs on any x86-64 server of the last decade; "native" means

@@ -52,7 +52,8 @@ absl::Status VerifyLlvmModule(const llvm::Module& module) {
                                           "' is invalid LLVM IR: ", stream.str()));
 }
 
-void OptimizeLlvmModule(llvm::Module& module, llvm::TargetMachine& machine, int opt_level) {
+void OptimizeLlvmModule(llvm::Module& module, llvm::TargetMachine& machine, int opt_level,
+                        bool slp_vectorize) {
   static const llvm::OptimizationLevel* const kLevels[] = {
       &llvm::OptimizationLevel::O0, &llvm::OptimizationLevel::O1,
       &llvm::OptimizationLevel::O2, &llvm::OptimizationLevel::O3};
@@ -61,7 +62,9 @@ void OptimizeLlvmModule(llvm::Module& module, llvm::TargetMachine& machine, int 
   llvm::FunctionAnalysisManager fam;
   llvm::CGSCCAnalysisManager cgam;
   llvm::ModuleAnalysisManager mam;
-  llvm::PassBuilder builder(&machine);
+  llvm::PipelineTuningOptions tuning;
+  tuning.SLPVectorization = slp_vectorize && opt_level >= 2;
+  llvm::PassBuilder builder(&machine, tuning);
   builder.registerModuleAnalyses(mam);
   builder.registerCGSCCAnalyses(cgam);
   builder.registerFunctionAnalyses(fam);

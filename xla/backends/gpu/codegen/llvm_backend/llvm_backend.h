@@ -26,8 +26,11 @@ llvm::CodeGenOpt::Level CodeGenOptLevel(int opt_level);
 absl::Status VerifyLlvmModule(const llvm::Module& module);
 
 // Runs LLVM's default module pipeline for `opt_level` (0..3, clamped) tuned
-// for `machine`.
-void OptimizeLlvmModule(llvm::Module& module, llvm::TargetMachine& machine, int opt_level);
+// for `machine`. `slp_vectorize` turns on the SLP vectorizer from O2 (as
+// clang does; PassBuilder's default tuning leaves it off): the host
+// emitter's lane reductions rely on it. Not thread-safe for one module.
+void OptimizeLlvmModule(llvm::Module& module, llvm::TargetMachine& machine, int opt_level,
+                        bool slp_vectorize = false);
 
 // Machine code for `module`: an object file or assembly text. Errors: the
 // target cannot emit that kind of file.

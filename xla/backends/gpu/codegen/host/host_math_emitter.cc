@@ -1,0 +1,63 @@
+#include "xla/backends/gpu/codegen/host/host_math_emitter.h"
+
+#include "llvm/IR/Constants.h"
+#include "llvm/IR/DerivedTypes.h"
+#include "llvm/IR/Intrinsics.h"
+
+namespace xla::gpu {
+namespace {
+
+llvm::Value* F(llvm::Type* type, double v) { return llvm::ConstantFP::get(type, v); }
+
+// 2^k for integers k in [-126, 127] given as f32 values: the exponent field.
+llvm::Value* PowerOfTwo(llvm::Value* k, llvm::Type* int_type, llvm::IRBuilder<>* b) {
+  llvm::Value* biased = b->CreateAdd(b->CreateFPToSI(k, int_type),
+                                     llvm::ConstantInt::get(int_type, 127), "", true, true);
+  return b->CreateBitCast(b->CreateShl(biased, llvm::ConstantInt::get(int_type, 23)),
+                          k->getType());
+}
+
+}  // namespace
+
+llvm::Value* HostMathEmitter::Exp(llvm::Value* x, llvm::IRBuilder<>* b) const {
+  llvm::Type* type = x->getType();
+  if (!type->getScalarType()->isFloatTy()) return MathEmitter::Exp(x, b);
+  llvm::Type* int_type = b->getInt32Ty();
+  if (auto* vector = llvm::dyn_cast<llvm::VectorType>(type)) {
+    int_type = llvm::VectorType::get(int_type, vector->getElementCount());
+  }
+  // Clamp (NaN passes through both selects and is restored at the end).
+  llvm::Value* v = b->CreateSelect(b->CreateFCmpOGT(x, F(type, 89.0)), F(type, 89.0), x);
+  v = b->CreateSelect(b->CreateFCmpOLT(v, F(type, -104.0)), F(type, -104.0), v);
+  llvm::Function* floor =
+      llvm::Intrinsic::getDeclaration(b->GetInsertBlock()->getModule(), llvm::Intrinsic::floor,
+                                      {type});
+  llvm::Value* n = b->CreateCall(
+      floor, {b->CreateFAdd(b->CreateFMul(v, F(type, 1.4426950408889634)), F(type, 0.5))});
+  // ln2 = kLn2Hi + kLn2Lo; kLn2Hi has 9 significant bits, so n * kLn2Hi is
+  // exact for |n| <= 2^15.
+  constexpr double kLn2Hi = 0.693359375;
+  constexpr double kLn2Lo = -2.12194440054690582e-4;
+  llvm::Value* r = b->CreateFSub(v, b->CreateFMul(n, F(type, kLn2Hi)));
+  r = b->CreateFSub(r, b->CreateFMul(n, F(type, kLn2Lo)));
+  // Horner: 1 + r(1 + r(1/2 + r(1/6 + r(1/24 + r(1/120 + r(1/720 + r/5040)))))).
+  constexpr double kCoefficients[] = {1.0 / 5040, 1.0 / 720, 1.0 / 120, 1.0 / 24,
+                                      1.0 / 6,    0.5,       1.0,       1.0};
+  llvm::Value* p = F(type, kCoefficients[0]);
+  for (size_t i = 1; i < sizeof(kCoefficients) / sizeof(kCoefficients[0]); ++i) {
+    p = b->CreateFAdd(b->CreateFMul(p, r), F(type, kCoefficients[i]));
+  }
+  // n in [-150, 129]: 2^n = 2^h * 2^(n-h), h = floor(n/2), both factors
+  // normal; p * 2^h is exact, the second product rounds once.
+  llvm::Value* h = b->CreateCall(floor, {b->CreateFMul(n, F(type, 0.5))});
+  llvm::Value* result = b->CreateFMul(b->CreateFMul(p, PowerOfTwo(h, int_type, b)),
+                                      PowerOfTwo(b->CreateFSub(n, h), int_type, b));
+  return b->CreateSelect(b->CreateFCmpUNO(x, x), x, result);
+}
+
+const HostMathEmitter& GetHostMathEmitter() {
+  static const HostMathEmitter* const kEmitter = new HostMathEmitter();
+  return *kEmitter;
+}
+
+}  // namespace xla::gpu

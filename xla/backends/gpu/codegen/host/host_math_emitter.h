@@ -11,8 +11,9 @@
 //   factors so that results in the subnormal range round once.
 // x is clamped to [-104, 89] first (exp(-104) rounds to 0 and exp(89) to
 // infinity in f32), and NaN is returned unchanged. Measured error against
-// the evaluator: at most 2 ulp (host_math_emitter_test.cc). Other types and
-// every other function use MathEmitter's defaults.
+// the evaluator: at most 2 ulp (host_math_emitter_test.cc). f32 tanh is
+// built on it the same way (see Tanh). Other types and every other
+// function use MathEmitter's defaults.
 //
 // Thread-safety: stateless; one instance may serve several emitters and
 // threads.
@@ -29,6 +30,10 @@ class HostMathEmitter : public MathEmitter {
   // exp(x) as described above for f32 scalars and vectors; the llvm.exp
   // intrinsic (MathEmitter::Exp) for any other type.
   llvm::Value* Exp(llvm::Value* x, llvm::IRBuilder<>* b) const override;
+  // tanh(x) for f32 scalars and vectors, branch-free: the odd Taylor series
+  // to x^17 for |x| < 0.5, else copysign(1 - 2 / (Exp(2|x|) + 1), x); NaN
+  // unchanged. MathEmitter::Tanh (f64 expm1) for any other type.
+  llvm::Value* Tanh(llvm::Value* x, llvm::IRBuilder<>* b) const override;
 };
 
 // A shared instance (stateless, never destroyed).

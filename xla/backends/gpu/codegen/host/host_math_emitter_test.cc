@@ -1,6 +1,6 @@
-// HostMathEmitter's f32 exp in a host loop kernel against the reference
-// evaluator (exp in f64, rounded once): special values bit-exact, a dense
-// sweep of [-104, 89] within 2 ulp, and subnormal results.
+// HostMathEmitter's f32 exp and tanh in a host loop kernel against the
+// reference evaluator (f64, rounded once): special values bit-exact, dense
+// sweeps within a few ulp, and (exp) subnormal results.
 #include "xla/backends/gpu/codegen/host/host_math_emitter.h"
 
 #include <cmath>
@@ -31,12 +31,14 @@ int64_t UlpDistance(float a, float b) {
   return std::llabs(key(a) - key(b));
 }
 
-// Runs exp over `values` in one host loop kernel; returns {evaluator, kernel}.
-std::pair<std::vector<float>, std::vector<float>> RunExp(const std::vector<float>& values) {
+// Runs the unary `op` over `values` in one host loop kernel; returns
+// {evaluator, kernel}.
+std::pair<std::vector<float>, std::vector<float>> RunUnary(const std::string& op,
+                                                           const std::vector<float>& values) {
   const int64_t n = static_cast<int64_t>(values.size());
   const std::string text = absl::StrCat(
-      "HloModule m\nfused {\n  p = f32[", n, "] parameter(0)\n  ROOT e = f32[", n,
-      "] exponential(p)\n}\nENTRY e {\n  p = f32[", n, "] parameter(0)\n  ROOT f = f32[", n,
+      "HloModule m\nfused {\n  p = f32[", n, "] parameter(0)\n  ROOT e = f32[", n, "] ", op,
+      "(p)\n}\nENTRY e {\n  p = f32[", n, "] parameter(0)\n  ROOT f = f32[", n,
       "] fusion(p), kind=kLoop, calls=fused\n}\n");
   absl::StatusOr<std::unique_ptr<HloModule>> m = ParseHloModule(text);
   EXPECT_TRUE(m.ok()) << m.status();
@@ -60,13 +62,13 @@ TEST(HostMathEmitter, ExpSpecialValuesAreExact) {
   const float inf = std::numeric_limits<float>::infinity();
   const std::vector<float> values = {0.0f,   -0.0f, inf,     -inf,    89.0f,  88.73f, 100.0f,
                                      -104.0f, -200.0f, 1.0f, -1.0f, 1e-30f, -1e-30f};
-  auto [want, got] = RunExp(values);
+  auto [want, got] = RunUnary("exponential", values);
   ASSERT_EQ(got.size(), values.size());
   for (size_t i = 0; i < values.size(); ++i) {
     EXPECT_EQ(want[i], got[i]) << "exp(" << values[i] << ")";
     EXPECT_EQ(std::signbit(want[i]), std::signbit(got[i])) << values[i];
   }
-  auto [nan_want, nan_got] = RunExp({std::numeric_limits<float>::quiet_NaN(), -std::nanf("")});
+  auto [nan_want, nan_got] = RunUnary("exponential", {std::numeric_limits<float>::quiet_NaN(), -std::nanf("")});
   ASSERT_EQ(nan_got.size(), 2u);
   EXPECT_TRUE(std::isnan(nan_got[0]));
   EXPECT_TRUE(std::isnan(nan_got[1]));
@@ -80,7 +82,7 @@ TEST(HostMathEmitter, ExpWithinTwoUlpOverTheFiniteRange) {
   const int64_t count = 100003;
   for (int64_t i = 0; i < count; ++i) values.push_back(-104.0f + 193.0f * i / (count - 1));
   for (int64_t i = 0; i < 1001; ++i) values.push_back(-103.9f + 16.5f * i / 1000);
-  auto [want, got] = RunExp(values);
+  auto [want, got] = RunUnary("exponential", values);
   ASSERT_EQ(got.size(), values.size());
   int64_t worst = 0, exact = 0;
   size_t worst_at = 0;
@@ -99,6 +101,44 @@ TEST(HostMathEmitter, ExpWithinTwoUlpOverTheFiniteRange) {
   std::printf("exp f32: worst %lld ulp at %g; %lld of %zu exact\n",
               static_cast<long long>(worst), values[worst_at], static_cast<long long>(exact),
               values.size());
+}
+
+TEST(HostMathEmitter, TanhSpecialValuesAreExact) {
+  const float inf = std::numeric_limits<float>::infinity();
+  const std::vector<float> values = {0.0f, -0.0f, inf, -inf, 50.0f, -50.0f, 1e-30f, -1e-30f};
+  auto [want, got] = RunUnary("tanh", values);
+  ASSERT_EQ(got.size(), values.size());
+  for (size_t i = 0; i < values.size(); ++i) {
+    EXPECT_EQ(want[i], got[i]) << "tanh(" << values[i] << ")";
+    EXPECT_EQ(std::signbit(want[i]), std::signbit(got[i])) << values[i];
+  }
+  auto [nan_want, nan_got] = RunUnary("tanh", {std::nanf("")});
+  ASSERT_EQ(nan_got.size(), 1u);
+  EXPECT_TRUE(std::isnan(nan_got[0]));
+}
+
+TEST(HostMathEmitter, TanhWithinThreeUlp) {
+  // An odd count over [-12, 12] (both branches and the switch at |x| = 0.5),
+  // plus tiny arguments where the series must keep relative accuracy.
+  std::vector<float> values;
+  const int64_t count = 50001;
+  for (int64_t i = 0; i < count; ++i) values.push_back(-12.0f + 24.0f * i / (count - 1));
+  for (int64_t i = 0; i < 999; ++i) values.push_back(std::ldexp(1.0f, -(static_cast<int>(i) % 60)) * 0.37f);
+  auto [want, got] = RunUnary("tanh", values);
+  ASSERT_EQ(got.size(), values.size());
+  int64_t worst = 0;
+  size_t worst_at = 0;
+  for (size_t i = 0; i < values.size(); ++i) {
+    const int64_t d = UlpDistance(want[i], got[i]);
+    if (d > worst) {
+      worst = d;
+      worst_at = i;
+    }
+  }
+  EXPECT_LE(worst, 3) << "tanh(" << values[worst_at] << "): want " << want[worst_at] << " got "
+                      << got[worst_at];
+  std::printf("tanh f32: worst %lld ulp at %g\n", static_cast<long long>(worst),
+              values[worst_at]);
 }
 
 }  // namespace

@@ -60,24 +60,28 @@ void SetCublasApiForTesting(const CublasApi* api) { testing_api.store(api); }
 
 const CublasApi* CublasApiForTesting() { return testing_api.load(); }
 
-absl::Status CublasStatus(const CublasApi& api, absl::string_view call,
-                          cublasStatus_t status) {
+absl::Status CublasStatusFromParts(absl::string_view call, cublasStatus_t status,
+                                   const char* name, const char* text) {
   if (status == CUBLAS_STATUS_SUCCESS) return absl::OkStatus();
   absl::StatusCode code = absl::StatusCode::kInternal;
   for (const CodeMapping& mapping : kCodes) {
     if (mapping.status == status) code = mapping.code;
   }
-  const char* name =
-      api.cublasGetStatusName != nullptr ? api.cublasGetStatusName(status) : nullptr;
-  const char* text = api.cublasGetStatusString != nullptr
-                         ? api.cublasGetStatusString(status)
-                         : nullptr;
   return absl::Status(
       code, absl::StrCat(call, ": ",
                          name != nullptr ? name
                                          : absl::StrCat("cublasStatus_t ",
                                                         static_cast<int>(status)),
                          ": ", text != nullptr ? text : "no description"));
+}
+
+absl::Status CublasStatus(const CublasApi& api, absl::string_view call,
+                          cublasStatus_t status) {
+  if (status == CUBLAS_STATUS_SUCCESS) return absl::OkStatus();
+  return CublasStatusFromParts(
+      call, status,
+      api.cublasGetStatusName != nullptr ? api.cublasGetStatusName(status) : nullptr,
+      api.cublasGetStatusString != nullptr ? api.cublasGetStatusString(status) : nullptr);
 }
 
 }  // namespace stream_executor::cuda

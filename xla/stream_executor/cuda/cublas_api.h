@@ -61,6 +61,14 @@ void SetCublasApiForTesting(const CublasApi* api);
 // The table set by SetCublasApiForTesting, or nullptr. Thread-safe.
 const CublasApi* CublasApiForTesting();
 
+// The status of a cuBLAS or cuBLASLt call (both use cublasStatus_t): OK for
+// CUBLAS_STATUS_SUCCESS, else "<call>: <name>: <text>" with the code
+// CublasStatus documents; `name`/`text` come from the library's
+// GetStatusName/GetStatusString and may be null (the number is printed
+// instead). Pure; thread-safe.
+absl::Status CublasStatusFromParts(absl::string_view call, cublasStatus_t status,
+                                   const char* name, const char* text);
+
 // OK for CUBLAS_STATUS_SUCCESS; otherwise "<call>: <status name>: <status
 // string>" (InvalidArgument for invalid values, ResourceExhausted for
 // allocation failures, Unimplemented for unsupported ones, Internal

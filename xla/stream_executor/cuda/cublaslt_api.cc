@@ -3,6 +3,7 @@
 #include <atomic>
 
 #include "absl/strings/str_cat.h"
+#include "xla/stream_executor/cuda/cublas_api.h"
 #include "xla/stream_executor/cuda/dso_loader.h"
 
 namespace stream_executor::cuda {
@@ -37,18 +38,6 @@ absl::StatusOr<CublasLtApi> Load() {
   return Resolve(*library);
 }
 
-struct CodeMapping {
-  cublasStatus_t status;
-  absl::StatusCode code;
-};
-
-constexpr CodeMapping kCodes[] = {
-    {CUBLAS_STATUS_INVALID_VALUE, absl::StatusCode::kInvalidArgument},
-    {CUBLAS_STATUS_ALLOC_FAILED, absl::StatusCode::kResourceExhausted},
-    {CUBLAS_STATUS_NOT_SUPPORTED, absl::StatusCode::kUnimplemented},
-    {CUBLAS_STATUS_ARCH_MISMATCH, absl::StatusCode::kFailedPrecondition},
-    {CUBLAS_STATUS_NOT_INITIALIZED, absl::StatusCode::kFailedPrecondition},
-};
 
 }  // namespace
 
@@ -77,23 +66,10 @@ const CublasLtApi* CublasLtApiForTesting() { return testing_api.load(); }
 absl::Status CublasLtStatus(const CublasLtApi& api, absl::string_view call,
                             cublasStatus_t status) {
   if (status == CUBLAS_STATUS_SUCCESS) return absl::OkStatus();
-  absl::StatusCode code = absl::StatusCode::kInternal;
-  for (const CodeMapping& mapping : kCodes) {
-    if (mapping.status == status) code = mapping.code;
-  }
-  const char* name = api.cublasLtGetStatusName != nullptr
-                         ? api.cublasLtGetStatusName(status)
-                         : nullptr;
-  const char* text = api.cublasLtGetStatusString != nullptr
-                         ? api.cublasLtGetStatusString(status)
-                         : nullptr;
-  return absl::Status(
-      code,
-      absl::StrCat(call, ": ",
-                   name != nullptr
-                       ? name
-                       : absl::StrCat("cublasStatus_t ", static_cast<int>(status)),
-                   ": ", text != nullptr ? text : "no description"));
+  return CublasStatusFromParts(
+      call, status,
+      api.cublasLtGetStatusName != nullptr ? api.cublasLtGetStatusName(status) : nullptr,
+      api.cublasLtGetStatusString != nullptr ? api.cublasLtGetStatusString(status) : nullptr);
 }
 
 }  // namespace stream_executor::cuda

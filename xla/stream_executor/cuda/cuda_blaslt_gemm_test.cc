@@ -182,28 +182,6 @@ TEST(CublasLtMappingTest, OperandAlignment) {
   EXPECT_EQ(CublasLtOperandAlignment(at(0x10000), 1, 4 * 37), 256u);  // 1 batch
 }
 
-// Row-major reference: out[b] = alpha * op(lhs[b]) op(rhs[b]) + beta out[b].
-std::vector<float> Reference(const CudaGemmConfig& c, const std::vector<float>& lhs,
-                             const std::vector<float>& rhs, std::vector<float> out) {
-  for (int64_t b = 0; b < std::max<int64_t>(c.batch_size, 1); ++b) {
-    for (int64_t i = 0; i < c.m; ++i) {
-      for (int64_t j = 0; j < c.n; ++j) {
-        double sum = 0;
-        for (int64_t l = 0; l < c.k; ++l) {
-          const float x = c.transpose_lhs ? lhs[b * c.lhs_batch_stride + l * c.m + i]
-                                          : lhs[b * c.lhs_batch_stride + i * c.k + l];
-          const float y = c.transpose_rhs ? rhs[b * c.rhs_batch_stride + j * c.k + l]
-                                          : rhs[b * c.rhs_batch_stride + l * c.n + j];
-          sum += static_cast<double>(x) * y;
-        }
-        float& o = out[b * c.output_batch_stride + i * c.n + j];
-        o = static_cast<float>(c.alpha * sum + c.beta * o);
-      }
-    }
-  }
-  return out;
-}
-
 class CublasLtGemmTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -258,7 +236,7 @@ class CublasLtGemmTest : public ::testing::Test {
     std::vector<float> out(out_init.size());
     ASSERT_TRUE(stream_->Memcpy(out.data(), out_d.get(), out.size() * 4).ok());
     ASSERT_TRUE(stream_->BlockHostUntilDone().ok());
-    const std::vector<float> expected = Reference(config, lhs, rhs, out_init);
+    const std::vector<float> expected = RowMajorGemmReference(config, lhs, rhs, out_init);
     int checked = 0;
     for (size_t i = 0; i < out.size(); ++i) {
       EXPECT_NEAR(out[i], expected[i], 1e-4f * (1 + std::abs(expected[i])))

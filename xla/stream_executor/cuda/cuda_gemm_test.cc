@@ -23,28 +23,6 @@ namespace {
 
 using ::testing::HasSubstr;
 
-// Row-major reference: out[b] = alpha * op(lhs[b]) op(rhs[b]) + beta out[b].
-std::vector<float> Reference(const CudaGemmConfig& c, const std::vector<float>& lhs,
-                             const std::vector<float>& rhs, std::vector<float> out) {
-  for (int64_t b = 0; b < std::max<int64_t>(c.batch_size, 1); ++b) {
-    for (int64_t i = 0; i < c.m; ++i) {
-      for (int64_t j = 0; j < c.n; ++j) {
-        double sum = 0;
-        for (int64_t l = 0; l < c.k; ++l) {
-          const float x = c.transpose_lhs ? lhs[b * c.lhs_batch_stride + l * c.m + i]
-                                          : lhs[b * c.lhs_batch_stride + i * c.k + l];
-          const float y = c.transpose_rhs ? rhs[b * c.rhs_batch_stride + j * c.k + l]
-                                          : rhs[b * c.rhs_batch_stride + l * c.n + j];
-          sum += static_cast<double>(x) * y;
-        }
-        float& o = out[b * c.output_batch_stride + i * c.n + j];
-        o = static_cast<float>(c.alpha * sum + c.beta * o);
-      }
-    }
-  }
-  return out;
-}
-
 class CudaGemmTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -95,7 +73,7 @@ class CudaGemmTest : public ::testing::Test {
     std::vector<float> out(out_init.size());
     EXPECT_TRUE(stream_->Memcpy(out.data(), out_d.get(), out.size() * 4).ok());
     EXPECT_TRUE(stream_->BlockHostUntilDone().ok());
-    const std::vector<float> expected = Reference(config, lhs, rhs, out_init);
+    const std::vector<float> expected = RowMajorGemmReference(config, lhs, rhs, out_init);
     for (size_t i = 0; i < out.size(); ++i) {
       EXPECT_NEAR(out[i], expected[i], 1e-4f * (1 + std::abs(expected[i])))
           << "element " << i;

@@ -1,5 +1,6 @@
 #include "xla/stream_executor/cuda/fake_cublas.h"
 
+#include <algorithm>
 #include <atomic>
 
 #include "xla/util/logging.h"
@@ -173,6 +174,27 @@ int FakeCublas::live_handles() const {
 void FakeCublas::FailNextGemm(cublasStatus_t status) {
   std::lock_guard<std::mutex> lock(mu_);
   next_gemm_status_ = status;
+}
+
+std::vector<float> RowMajorGemmReference(const CudaGemmConfig& c, const std::vector<float>& lhs,
+                                         const std::vector<float>& rhs, std::vector<float> out) {
+  for (int64_t b = 0; b < std::max<int64_t>(c.batch_size, 1); ++b) {
+    for (int64_t i = 0; i < c.m; ++i) {
+      for (int64_t j = 0; j < c.n; ++j) {
+        double sum = 0;
+        for (int64_t l = 0; l < c.k; ++l) {
+          const float x = c.transpose_lhs ? lhs[b * c.lhs_batch_stride + l * c.m + i]
+                                          : lhs[b * c.lhs_batch_stride + i * c.k + l];
+          const float y = c.transpose_rhs ? rhs[b * c.rhs_batch_stride + j * c.k + l]
+                                          : rhs[b * c.rhs_batch_stride + l * c.n + j];
+          sum += static_cast<double>(x) * y;
+        }
+        float& o = out[b * c.output_batch_stride + i * c.n + j];
+        o = static_cast<float>(c.alpha * sum + c.beta * o);
+      }
+    }
+  }
+  return out;
 }
 
 }  // namespace stream_executor::cuda

@@ -70,6 +70,12 @@ class FakeCublas {
   cublasStatus_t next_gemm_status_ = CUBLAS_STATUS_SUCCESS;  // guarded by mu_
 };
 
+// Row-major f32 reference of CudaGemmConfig's semantics, accumulating in
+// double: out[b] = alpha * op(lhs[b]) op(rhs[b]) + beta * out[b] (at least
+// one batch). For tests of the GEMM paths. Pure.
+std::vector<float> RowMajorGemmReference(const CudaGemmConfig& c, const std::vector<float>& lhs,
+                                         const std::vector<float>& rhs, std::vector<float> out);
+
 }  // namespace stream_executor::cuda
 
 #endif  // XLA_STREAM_EXECUTOR_CUDA_FAKE_CUBLAS_H_

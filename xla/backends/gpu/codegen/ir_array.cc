@@ -52,7 +52,31 @@ llvm::Value* IrIndex::Linearize(llvm::IRBuilder<>* b) const {
 
 IrIndex IrIndex::SourceIndexOfReshape(absl::Span<const int64_t> operand_dims,
                                       llvm::IRBuilder<>* b) const {
-  return FromLinear(Linearize(b), operand_dims, b);
+  // Dimensions equal at both ends (e.g. [4,8,256,256] <- [32,256,256]) keep
+  // their index values; only the middle goes through the linear index, so
+  // the innermost index stays a plain loop variable (no div/mod per
+  // element, and loops over it vectorize).
+  const int64_t rank = static_cast<int64_t>(dims_.size());
+  const int64_t operand_rank = static_cast<int64_t>(operand_dims.size());
+  int64_t front = 0;
+  while (front < rank && front < operand_rank && dims_[front] == operand_dims[front]) ++front;
+  int64_t back = 0;
+  while (back < rank - front && back < operand_rank - front &&
+         dims_[rank - 1 - back] == operand_dims[operand_rank - 1 - back]) {
+    ++back;
+  }
+  std::vector<llvm::Value*> src(operand_rank);
+  for (int64_t d = 0; d < front; ++d) src[d] = multidim_[d];
+  for (int64_t d = 0; d < back; ++d) src[operand_rank - 1 - d] = multidim_[rank - 1 - d];
+  const int64_t middle = operand_rank - front - back;
+  if (middle > 0) {
+    IrIndex inner(std::vector<llvm::Value*>(multidim_.begin() + front, multidim_.end() - back),
+                  std::vector<int64_t>(dims_.begin() + front, dims_.end() - back));
+    IrIndex mapped = FromLinear(inner.Linearize(b),
+                                operand_dims.subspan(front, static_cast<size_t>(middle)), b);
+    for (int64_t d = 0; d < middle; ++d) src[front + d] = mapped[d];
+  }
+  return IrIndex(std::move(src), std::vector<int64_t>(operand_dims.begin(), operand_dims.end()));
 }
 
 IrIndex IrIndex::SourceIndexOfTranspose(absl::Span<const int64_t> operand_dims,

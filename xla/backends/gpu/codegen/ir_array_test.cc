@@ -54,6 +54,36 @@ TEST(IrArrayTest, TransposeOfReshapeMatchesHostArithmetic) {
   }
 }
 
+// Reshapes that share leading or trailing dimensions keep those index
+// values and map only the middle; the operand's linear index must be the
+// result's, for every element, in each of these forms.
+TEST(IrArrayTest, ReshapeWithSharedEndsKeepsTheLinearIndex) {
+  struct Case {
+    std::vector<int64_t> result, operand;
+  };
+  const std::vector<Case> cases = {
+      {{4, 3, 5, 7}, {12, 5, 7}},     // shared suffix
+      {{3, 5, 14}, {3, 5, 2, 7}},     // shared prefix
+      {{3, 2, 10, 7}, {3, 4, 5, 7}},  // both ends shared, middle remapped
+      {{3, 1, 5}, {3, 5}},            // a unit dimension dropped
+      {{3, 5}, {3, 1, 5}},            // and added
+      {{105}, {3, 5, 7}},             // nothing shared
+  };
+  for (const Case& c : cases) {
+    std::unique_ptr<JitRunner> jit;
+    const std::vector<int64_t> result = c.result, operand = c.operand;
+    Fn f = reinterpret_cast<Fn>(Build(jit, [&](llvm::IRBuilder<>& b, llvm::Value*, llvm::Value*,
+                                               llvm::Value* linear) {
+      IrIndex out = IrIndex::FromLinear(linear, result, &b);
+      return out.SourceIndexOfReshape(operand, &b).Linearize(&b);
+    }));
+    ASSERT_NE(f, nullptr);
+    int64_t n = 1;
+    for (int64_t d : result) n *= d;
+    for (int64_t l = 0; l < n; ++l) ASSERT_EQ(f(nullptr, nullptr, l), l) << l;
+  }
+}
+
 TEST(IrArrayTest, SliceBroadcastReverse) {
   std::unique_ptr<JitRunner> jit;
   Fn f = reinterpret_cast<Fn>(Build(jit, [](llvm::IRBuilder<>& b, llvm::Value*, llvm::Value*,

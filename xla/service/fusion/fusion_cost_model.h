@@ -58,6 +58,15 @@ struct FusionLimits {
   // An expensive producer with at most this many elements may be duplicated
   // into several consumers.
   int64_t max_duplicated_expensive_elements = 64;
+  // An expensive producer joins a fusion only if the fusion's largest
+  // member has at most this many times its elements: a fused instruction is
+  // evaluated once per element the fusion reads of it, so an rsqrt of a
+  // [64] vector broadcast into a [1,112,112,64] fusion would run 12544
+  // times per value. Kept out, it is a small kernel of its own. Per-row
+  // values (dimensions that lead the largest member's, as layer norm's
+  // rsqrt of the variance) still fuse: the kernel's inner loop does not
+  // recompute them.
+  int64_t max_expensive_expansion = 4;
   // Constants with at most this many elements are copied into fusions;
   // larger ones stay fusion parameters.
   int64_t max_fused_constant_elements = 16;

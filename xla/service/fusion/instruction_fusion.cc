@@ -39,11 +39,38 @@ struct Group {
   absl::flat_hash_set<const HloInstruction*> member_set;
   absl::flat_hash_set<const HloInstruction*> params;
   int64_t size = 0;
+  // Elements and dimensions of the largest array member.
+  int64_t max_elements = 0;
+  std::vector<int64_t> max_dims;
   // Row-normalization signature, once a reduce joined as a producer.
   bool has_row_signature = false;
   std::vector<int64_t> row_full_dims;
   int64_t row_rank = 0;
 };
+
+// Elements of an array instruction; 0 for tuples, tokens and dynamic shapes.
+int64_t Elements(const HloInstruction& instr) {
+  if (!instr.shape().IsArray()) return 0;
+  return instr.shape().ElementCount().value_or(0);
+}
+
+// True when `instr`'s dimensions, without unit dimensions, lead `dims`
+// (also without them): a per-row value of a [rows, columns] iteration,
+// which the kernel's inner loop does not recompute (it is loop-invariant
+// there), unlike a per-column value.
+bool IsLeadingPart(const HloInstruction& instr, const std::vector<int64_t>& dims) {
+  auto strip = [](const std::vector<int64_t>& d) {
+    std::vector<int64_t> out;
+    for (int64_t x : d) {
+      if (x != 1) out.push_back(x);
+    }
+    return out;
+  };
+  if (!instr.shape().IsArray()) return false;
+  const std::vector<int64_t> lead = strip(instr.shape().dimensions());
+  const std::vector<int64_t> all = strip(dims);
+  return lead.size() <= all.size() && std::equal(lead.begin(), lead.end(), all.begin());
+}
 
 // Plans and materializes fusions for one computation.
 class ComputationFuser {
@@ -199,6 +226,12 @@ class ComputationFuser {
     }
     if (!all_absorbed && !duplicable) return false;
     if (group.size + InstructionSize(*producer) > limits_.max_instructions) return false;
+    const int64_t producer_elements = Elements(*producer);
+    if (FusionCostClassOf(producer->opcode()) == FusionCostClass::kExpensive &&
+        producer_elements * limits_.max_expensive_expansion < group.max_elements &&
+        !IsLeadingPart(*producer, group.max_dims)) {
+      return false;
+    }
     int64_t new_params = 0;
     absl::flat_hash_set<const HloInstruction*> fresh;
     for (const HloInstruction* op : producer->operands()) {
@@ -215,6 +248,10 @@ class ComputationFuser {
     group.members.push_back(producer);
     group.member_set.insert(producer);
     group.size += InstructionSize(*producer);
+    if (producer_elements > group.max_elements) {
+      group.max_elements = producer_elements;
+      group.max_dims = producer->shape().dimensions();
+    }
     group.params.erase(producer);
     for (const HloInstruction* op : fresh) group.params.insert(op);
     const int64_t p = Idx(producer);
@@ -231,6 +268,8 @@ class ComputationFuser {
     group.members.push_back(root);
     group.member_set.insert(root);
     group.size = InstructionSize(*root);
+    group.max_elements = Elements(*root);
+    if (root->shape().IsArray()) group.max_dims = root->shape().dimensions();
     for (const HloInstruction* op : root->operands()) group.params.insert(op);
     const int64_t r = Idx(root);
     memberships_[r].push_back(g);

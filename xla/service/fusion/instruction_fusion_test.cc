@@ -49,6 +49,45 @@ ENTRY e {
   EXPECT_EQ(FusedComputation(*fusions[0])->instruction_count(), 6);
 }
 
+// A batch-norm scale: rsqrt of a [5] vector broadcast along the last
+// dimension of a [3,7,9,5] array. Fused, the rsqrt would run once per
+// element of the big array; it stays a small kernel of its own. The same
+// rsqrt broadcast along the leading dimension (a per-row value, hoisted out
+// of the kernel's inner loop) fuses.
+TEST(InstructionFusion, ExpensiveSmallProducersStayOutOfExpandingFusions) {
+  InstructionFusion pass;
+  auto per_column = RunPassAndCheck(pass, R"(
+HloModule m
+ENTRY e {
+  x = f32[3,7,9,5] parameter(0)
+  v = f32[5] parameter(1)
+  r = f32[5] rsqrt(v)
+  b = f32[3,7,9,5] broadcast(r), dimensions={3}
+  ROOT m = f32[3,7,9,5] multiply(x, b)
+})");
+  ASSERT_NE(per_column.module, nullptr);
+  auto fusions = EntryFusions(*per_column.module);
+  ASSERT_EQ(fusions.size(), 2u) << per_column.text;
+  EXPECT_EQ(CountOpcode(*per_column.module, HloOpcode::kRsqrt), 1);
+  for (const HloInstruction* f : fusions) {
+    if (f->shape().dimensions().size() != 4) continue;
+    for (const auto& i : FusedComputation(*f)->instructions()) {
+      EXPECT_NE(i->opcode(), HloOpcode::kRsqrt) << per_column.text;
+    }
+  }
+  auto per_row = RunPassAndCheck(pass, R"(
+HloModule m
+ENTRY e {
+  x = f32[5,7,9] parameter(0)
+  v = f32[5] parameter(1)
+  r = f32[5] rsqrt(v)
+  b = f32[5,7,9] broadcast(r), dimensions={0}
+  ROOT m = f32[5,7,9] multiply(x, b)
+})");
+  ASSERT_NE(per_row.module, nullptr);
+  EXPECT_EQ(EntryFusions(*per_row.module).size(), 1u) << per_row.text;
+}
+
 TEST(InstructionFusion, ShapeOpsAreFusible) {
   InstructionFusion pass;
   auto r = RunPassAndCheck(pass, R"(

@@ -14,13 +14,21 @@
 namespace xla::gpu {
 namespace {
 
-// How a GEMM is cut: batch_size x row_blocks units of rows_per_block rows
-// (the last block of a batch takes the rest). Depends on the sizes and
+// How a GEMM is cut: batch_size x row_blocks x col_blocks units; a row
+// block has rows_per_block rows and a column block cols_per_block columns
+// (the last of each takes the rest). Depends on the sizes and
 // min_parallel_macs only, never on the pool, so the result does not either.
 struct Partition {
   int64_t row_blocks = 1;
   int64_t rows_per_block = 1;
+  int64_t col_blocks = 1;
+  int64_t cols_per_block = 1;
+  int64_t blocks() const { return row_blocks * col_blocks; }
 };
+
+// Column blocks (used when there are too few rows to cut) are multiples of
+// this many columns.
+constexpr int64_t kColumnQuantum = 64;
 
 // About this many units (batches x row blocks) at most: each block re-packs the
 // whole rhs, so smaller blocks cost more (48-row blocks of a 1024^3 GEMM took
@@ -31,17 +39,28 @@ double Macs(const GemmConfig& c) {
   return static_cast<double>(c.m) * static_cast<double>(c.n) * static_cast<double>(c.k);
 }
 
+// `extent` cut into about `target` blocks of a multiple of `quantum`.
+void Cut(int64_t extent, int64_t target, int64_t quantum, int64_t* per_block, int64_t* blocks) {
+  const int64_t size = (extent + target - 1) / target;
+  *per_block = std::max(quantum, (size + quantum - 1) / quantum * quantum);
+  *blocks = (extent + *per_block - 1) / *per_block;
+}
+
 Partition Partitioned(const GemmConfig& c, int64_t min_parallel_macs) {
   Partition p;
   p.rows_per_block = c.m;
-  if (Macs(c) < static_cast<double>(min_parallel_macs) || c.m < 2 * kHostGemmRowQuantum) return p;
-  // Batches are units already: cut rows only as far as kMaxRowBlocks units.
+  p.cols_per_block = c.n;
+  if (Macs(c) < static_cast<double>(min_parallel_macs)) return p;
+  // Batches are units already: cut only as far as kMaxRowBlocks units.
   const int64_t target = std::max<int64_t>(1, (kMaxRowBlocks + c.batch_size - 1) / c.batch_size);
   if (target == 1) return p;
-  const int64_t rows = (c.m + target - 1) / target;
-  p.rows_per_block = std::max(kHostGemmRowQuantum, (rows + kHostGemmRowQuantum - 1) /
-                                                       kHostGemmRowQuantum * kHostGemmRowQuantum);
-  p.row_blocks = (c.m + p.rows_per_block - 1) / p.rows_per_block;
+  if (c.m >= 2 * kHostGemmRowQuantum) {
+    Cut(c.m, target, kHostGemmRowQuantum, &p.rows_per_block, &p.row_blocks);
+  } else if (c.n >= 2 * kColumnQuantum) {
+    // Few rows (the last stage of a CNN: 7x7 = 49): cut the columns, so
+    // each block packs its own slab of the right-hand side.
+    Cut(c.n, target, kColumnQuantum, &p.cols_per_block, &p.col_blocks);
+  }
   return p;
 }
 
@@ -104,13 +123,18 @@ void GemmWith(HostGemmRowsFn rows_fn, int64_t element_bytes, const GemmConfig& c
   char* o = static_cast<char*>(out);
   const Partition p = Partitioned(c, threading.min_parallel_macs);
   auto unit = [&](int64_t i) {
-    const int64_t b = i / p.row_blocks;
-    const int64_t row0 = (i % p.row_blocks) * p.rows_per_block;
-    const int64_t rows = std::min(p.rows_per_block, c.m - row0);
+    const int64_t b = i / p.blocks();
+    const int64_t rb = (i % p.blocks()) / p.col_blocks;
+    const int64_t cb = i % p.col_blocks;
+    HostGemmBlock block;
+    block.row0 = rb * p.rows_per_block;
+    block.rows = std::min(p.rows_per_block, c.m - block.row0);
+    block.col0 = cb * p.cols_per_block;
+    block.cols = std::min(p.cols_per_block, c.n - block.col0);
     rows_fn(c, l + b * c.lhs_batch_stride * element_bytes, r + b * c.rhs_batch_stride * element_bytes,
-            o + b * c.output_batch_stride * element_bytes, row0, rows);
+            o + b * c.output_batch_stride * element_bytes, block);
   };
-  const int64_t units = c.batch_size * p.row_blocks;
+  const int64_t units = c.batch_size * p.blocks();
   const double total_macs = Macs(c) * static_cast<double>(c.batch_size);
   if (units <= 1 || threading.pool == nullptr ||
       total_macs < static_cast<double>(threading.min_parallel_macs)) {
@@ -128,7 +152,7 @@ bool IsSupportedGemmType(PrimitiveType type) {
 }
 
 int64_t HostGemmWorkUnits(const GemmConfig& config, int64_t min_parallel_macs) {
-  return config.batch_size * Partitioned(config, min_parallel_macs).row_blocks;
+  return config.batch_size * Partitioned(config, min_parallel_macs).blocks();
 }
 
 absl::string_view HostGemmIsa() { return Kernels().isa; }

@@ -13,8 +13,10 @@
 // multiply-adds per batch (m * n * k) and at least 2 * kHostGemmRowQuantum
 // rows is computed as blocks of output rows, each one Eigen product with the
 // full k and n; block heights are multiples of kHostGemmRowQuantum (the last
-// block takes the rest), about 16 units (batches x blocks) at most: a batch
-// of 16 or more is not cut at all. The cut depends
+// block takes the rest). With fewer rows and at least 128 columns, blocks of
+// output columns (multiples of 64) instead, each with the full k and all
+// rows. About 16 units (batches x blocks) at most: a batch of 16 or more
+// is not cut at all. The cut depends
 // on the sizes and min_parallel_macs only, never on the pool, and each block is
 // computed the same way wherever it runs, so the result is bitwise the same
 // with any pool or none (host_gemm_test checks this on odd sizes). With a

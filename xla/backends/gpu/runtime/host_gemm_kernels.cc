@@ -27,27 +27,30 @@ using StridedMap = Eigen::Map<const RowMajor<T>, Eigen::Unaligned, Eigen::OuterS
 // Inputs in Storage, arithmetic in Acc; every block of a GEMM runs the same
 // expression types, so a blocked product is deterministic.
 template <typename Storage, typename Acc>
-void GemmRows(const GemmConfig& c, const void* lhs_bytes, const void* rhs_bytes, void* out_bytes,
-              int64_t row0, int64_t rows) {
+void GemmBlock(const GemmConfig& c, const void* lhs_bytes, const void* rhs_bytes, void* out_bytes,
+               const HostGemmBlock& block) {
   const Storage* lhs = static_cast<const Storage*>(lhs_bytes);
   const Storage* rhs = static_cast<const Storage*>(rhs_bytes);
   Storage* out = static_cast<Storage*>(out_bytes);
+  const int64_t rows = block.rows, cols = block.cols;
   // op(lhs) rows are stored rows (row-major m x k) or stored columns (k x m).
   StridedMap<Storage> l =
       c.transpose_lhs
-          ? StridedMap<Storage>(lhs + row0, c.k, rows, Eigen::OuterStride<>(c.m))
-          : StridedMap<Storage>(lhs + row0 * c.k, rows, c.k, Eigen::OuterStride<>(c.k));
-  const int64_t rhs_rows = c.transpose_rhs ? c.n : c.k;
-  const int64_t rhs_cols = c.transpose_rhs ? c.k : c.n;
-  Eigen::Map<const RowMajor<Storage>> r(rhs, rhs_rows, rhs_cols);
-  Eigen::Map<RowMajor<Storage>> o(out + row0 * c.n, rows, c.n);
+          ? StridedMap<Storage>(lhs + block.row0, c.k, rows, Eigen::OuterStride<>(c.m))
+          : StridedMap<Storage>(lhs + block.row0 * c.k, rows, c.k, Eigen::OuterStride<>(c.k));
+  // op(rhs) columns are stored columns (row-major k x n) or stored rows
+  // (n x k).
+  StridedMap<Storage> r =
+      c.transpose_rhs
+          ? StridedMap<Storage>(rhs + block.col0 * c.k, cols, c.k, Eigen::OuterStride<>(c.k))
+          : StridedMap<Storage>(rhs + block.col0, c.k, cols, Eigen::OuterStride<>(c.n));
+  Eigen::Map<RowMajor<Storage>, Eigen::Unaligned, Eigen::OuterStride<>> o(
+      out + block.row0 * c.n + block.col0, rows, cols, Eigen::OuterStride<>(c.n));
   // Same-type operands are used in place; others are converted once.
-  using Lhs = std::conditional_t<std::is_same_v<Storage, Acc>, const StridedMap<Storage>&,
-                                 const RowMajor<Acc>>;
-  using Rhs = std::conditional_t<std::is_same_v<Storage, Acc>,
-                                 const Eigen::Map<const RowMajor<Storage>>&, const RowMajor<Acc>>;
-  Lhs lhs_acc = l.template cast<Acc>();
-  Rhs rhs_acc = r.template cast<Acc>();
+  using Operand = std::conditional_t<std::is_same_v<Storage, Acc>, const StridedMap<Storage>&,
+                                     const RowMajor<Acc>>;
+  Operand lhs_acc = l.template cast<Acc>();
+  Operand rhs_acc = r.template cast<Acc>();
   auto product_into = [&](auto& dst) {
     if (c.transpose_lhs && c.transpose_rhs) {
       dst.noalias() = lhs_acc.transpose() * rhs_acc.transpose();
@@ -66,7 +69,7 @@ void GemmRows(const GemmConfig& c, const void* lhs_bytes, const void* rhs_bytes,
       return;
     }
   }
-  RowMajor<Acc> product(rows, c.n);
+  RowMajor<Acc> product(rows, cols);
   product_into(product);
   const Acc alpha = static_cast<Acc>(c.alpha);
   const Acc beta = static_cast<Acc>(c.beta);
@@ -82,10 +85,10 @@ void GemmRows(const GemmConfig& c, const void* lhs_bytes, const void* rhs_bytes,
 const HostGemmKernels& XLA_HOST_GEMM_KERNELS() {
   static constexpr HostGemmKernels kKernels = {
       kIsa,
-      &GemmRows<float, float>,
-      &GemmRows<double, double>,
-      &GemmRows<Eigen::half, float>,
-      &GemmRows<Eigen::bfloat16, float>,
+      &GemmBlock<float, float>,
+      &GemmBlock<double, double>,
+      &GemmBlock<Eigen::half, float>,
+      &GemmBlock<Eigen::bfloat16, float>,
   };
   return kKernels;
 }

@@ -24,11 +24,18 @@
 
 namespace xla::gpu {
 
-// Rows [row0, row0 + rows) of one batch of `config` (the pointers are that
-// batch's matrices): out = alpha * op(lhs) x op(rhs) + beta * out, with
-// the arithmetic of the table's element type (f16 and bf16 in f32).
+// A block of one batch's output: rows [row0, row0 + rows), columns
+// [col0, col0 + cols).
+struct HostGemmBlock {
+  int64_t row0 = 0, rows = 0;
+  int64_t col0 = 0, cols = 0;
+};
+
+// One block of one batch of `config` (the pointers are that batch's
+// matrices): out = alpha * op(lhs) x op(rhs) + beta * out there, with the
+// arithmetic of the table's element type (f16 and bf16 in f32).
 using HostGemmRowsFn = void (*)(const GemmConfig& config, const void* lhs, const void* rhs,
-                                void* out, int64_t row0, int64_t rows);
+                                void* out, const HostGemmBlock& block);
 
 struct HostGemmKernels {
   const char* isa;  // "sse2" or "avx2+fma"

@@ -42,9 +42,12 @@ void CheckTable(const HostGemmKernels& kernels) {
         for (float& x : rhs) x = dist(rng);
         for (float& x : out) x = dist(rng);
         const std::vector<float> old = out;
-        // Two row blocks, as a pooled GEMM would cut it.
-        kernels.f32(c, lhs.data(), rhs.data(), out.data(), 0, 48);
-        kernels.f32(c, lhs.data(), rhs.data(), out.data(), 48, c.m - 48);
+        // Four blocks (two row by two column cuts), each written once.
+        for (const HostGemmBlock& block :
+             {HostGemmBlock{0, 48, 0, 40}, HostGemmBlock{0, 48, 40, c.n - 40},
+              HostGemmBlock{48, c.m - 48, 0, 40}, HostGemmBlock{48, c.m - 48, 40, c.n - 40}}) {
+          kernels.f32(c, lhs.data(), rhs.data(), out.data(), block);
+        }
         for (int64_t i = 0; i < c.m; ++i) {
           for (int64_t j = 0; j < c.n; ++j) {
             ASSERT_NEAR(out[i * c.n + j], Naive(c, lhs, rhs, old[i * c.n + j], i, j), 2e-5)
@@ -94,8 +97,9 @@ TEST(HostGemmKernels, CopiesAreDifferentCode) {
   std::vector<float> lhs(c.m * c.k), rhs(c.k * c.n), a(c.m * c.n), b(c.m * c.n);
   for (float& x : lhs) x = dist(rng);
   for (float& x : rhs) x = dist(rng);
-  HostGemmKernelsBaseline().f32(c, lhs.data(), rhs.data(), a.data(), 0, c.m);
-  HostGemmKernelsAvx2Fma().f32(c, lhs.data(), rhs.data(), b.data(), 0, c.m);
+  const HostGemmBlock all{0, c.m, 0, c.n};
+  HostGemmKernelsBaseline().f32(c, lhs.data(), rhs.data(), a.data(), all);
+  HostGemmKernelsAvx2Fma().f32(c, lhs.data(), rhs.data(), b.data(), all);
   EXPECT_NE(a, b);
 }
 

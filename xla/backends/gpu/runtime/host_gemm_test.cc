@@ -143,6 +143,9 @@ TEST(HostGemm, PooledF32IsBitwiseSingleThreaded) {
   CheckPooledIsBitwiseSingle<float>(PrimitiveType::F32, 301, 67, 611, 1, 0);  // k blocked by Eigen
   CheckPooledIsBitwiseSingle<float>(PrimitiveType::F32, 97, 33, 19, 2, 0.25);
   CheckPooledIsBitwiseSingle<float>(PrimitiveType::F32, 13, 45, 31, 5, 0);  // batches only
+  // Few rows: column blocks (64 + 64 + ... + the rest).
+  CheckPooledIsBitwiseSingle<float>(PrimitiveType::F32, 49, 517, 131, 1, 0);
+  CheckPooledIsBitwiseSingle<float>(PrimitiveType::F32, 7, 301, 29, 2, -0.25);
 }
 
 TEST(HostGemm, PooledF64AndF16AreBitwiseSingleThreaded) {
@@ -172,11 +175,46 @@ TEST(HostGemm, PooledResultMatchesNaive) {
   for (size_t i = 0; i < out.size(); ++i) ASSERT_NEAR(out[i], expected[i], 1e-4) << i;
 }
 
+// Column blocks against the naive product, with every transpose.
+TEST(HostGemm, ColumnBlocksMatchNaive) {
+  stream_executor::host::HostThreadPool pool(2);
+  for (bool tl : {false, true}) {
+    for (bool tr : {false, true}) {
+      std::mt19937 rng(9 + tl * 2 + tr);
+      GemmConfig c;
+      c.m = 11;
+      c.n = 259;
+      c.k = 37;
+      c.transpose_lhs = tl;
+      c.transpose_rhs = tr;
+      c.alpha = -1.5;
+      c.beta = 0.25;
+      auto lhs = Random<float>(c.m * c.k, rng);
+      auto rhs = Random<float>(c.k * c.n, rng);
+      auto out = Random<float>(c.m * c.n, rng);
+      std::vector<double> expected = Naive(c, lhs, rhs, out);
+      HostGemmThreading threading;
+      threading.pool = &pool;
+      threading.min_parallel_macs = 0;
+      ASSERT_EQ(HostGemmWorkUnits(c, 0), 5);  // 64 x 4 + 3 columns
+      ASSERT_TRUE(HostGemm(c, lhs.data(), rhs.data(), out.data(), threading).ok());
+      for (size_t i = 0; i < out.size(); ++i) {
+        ASSERT_NEAR(out[i], expected[i], 1e-4) << i << " tl " << tl << " tr " << tr;
+      }
+    }
+  }
+}
+
 TEST(HostGemm, SmallGemmStaysOnOneThreadAndLargeOneSplits) {
   GemmConfig c;
   c.m = c.n = c.k = 64;
   EXPECT_EQ(HostGemmWorkUnits(c, HostGemmThreading().min_parallel_macs), 1);
-  EXPECT_EQ(HostGemmWorkUnits(c, 0), 1);  // 64 rows: too few to cut
+  EXPECT_EQ(HostGemmWorkUnits(c, 0), 1);  // 64 rows and columns: too few to cut
+  c.m = 49;  // ResNet-50's last stage: 7 x 7 rows, 512 columns
+  c.n = 512;
+  c.k = 4608;
+  EXPECT_EQ(HostGemmWorkUnits(c, HostGemmThreading().min_parallel_macs), 8);  // 8 x 64 columns
+  c.m = c.n = c.k = 64;
   c.m = c.n = c.k = 1024;
   EXPECT_EQ(HostGemmWorkUnits(c, HostGemmThreading().min_parallel_macs), 11);  // 10 x 96 + 64
   c.m = 4096;

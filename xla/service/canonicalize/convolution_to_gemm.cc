@@ -5,12 +5,14 @@
 #include <vector>
 
 #include "xla/service/canonicalize/convolution_canonicalizer.h"
+#include "xla/service/canonicalize/gemm_config.h"
 #include "xla/service/canonicalize/rewrite_util.h"
 #include "xla/types/primitive_type.h"
 
 namespace xla {
 namespace {
 
+using canonicalize::AddOp;
 using canonicalize::AddReshape;
 using canonicalize::IsStaticShape;
 using canonicalize::Product;
@@ -18,11 +20,6 @@ using canonicalize::Product;
 // More kernel positions than this would make a concatenate of that many
 // slices; such windows keep the direct convolution.
 constexpr int64_t kMaxKernelPositions = 1024;
-
-bool IsGemmType(PrimitiveType t) {
-  return t == PrimitiveType::F16 || t == PrimitiveType::BF16 || t == PrimitiveType::F32 ||
-         t == PrimitiveType::F64;
-}
 
 // The window of `conv` with one entry per spatial dim (absent entries are
 // the defaults), or nullopt when it does not match `spatial`.
@@ -35,12 +32,6 @@ std::optional<std::vector<WindowDim>> WindowOf(const HloInstruction& conv, int64
   const Window* w = std::get_if<Window>(v);
   if (w == nullptr || static_cast<int64_t>(w->dims.size()) != spatial) return std::nullopt;
   return w->dims;
-}
-
-HloInstruction* Add(HloComputation* comp, NameUniquer* names, HloOpcode opcode, Shape shape,
-                    std::vector<HloInstruction*> operands, const std::string& base) {
-  return comp->AddInstruction(
-      HloInstruction::Create(opcode, std::move(shape), std::move(operands), names->Unique(base)));
 }
 
 // pad(input, 0) with base dilation as interior padding and the window's
@@ -65,7 +56,7 @@ HloInstruction* AddPaddedInput(HloComputation* comp, NameUniquer* names, HloInst
   if (!pads) return input;
   HloInstruction* zero = comp->AddInstruction(
       MakeScalarConstant(in.element_type(), 0.0, names->Unique("im2col.zero")));
-  HloInstruction* pad = Add(comp, names, HloOpcode::kPad, Shape::Array(in.element_type(), dims),
+  HloInstruction* pad = AddOp(comp, names, HloOpcode::kPad, Shape::Array(in.element_type(), dims),
                             {input, zero}, "im2col.pad");
   pad->SetAttr(AttrId::kPadding, padding);
   return pad;
@@ -105,7 +96,7 @@ HloInstruction* AddPatch(HloComputation* comp, NameUniquer* names, HloInstructio
              (w.stride == 1 || patch_dims[d] <= 1);
   }
   if (whole) return padded;
-  HloInstruction* s = Add(comp, names, HloOpcode::kSlice,
+  HloInstruction* s = AddOp(comp, names, HloOpcode::kSlice,
                           Shape::Array(in.element_type(), patch_dims), {padded}, "im2col.slice");
   s->SetAttr(AttrId::kSlice, slice);
   return s;
@@ -135,7 +126,7 @@ absl::StatusOr<HloInstruction*> Rewrite(const ConvolutionToGemmOptions& options,
   if (patches.size() > 1) {
     std::vector<int64_t> dims = patch_dims;
     dims.back() = channels * static_cast<int64_t>(patches.size());
-    im2col = Add(comp, names, HloOpcode::kConcatenate, Shape::Array(type, dims), patches,
+    im2col = AddOp(comp, names, HloOpcode::kConcatenate, Shape::Array(type, dims), patches,
                  "im2col");
     im2col->SetAttr(AttrId::kDimensions, std::vector<int64_t>{rank - 1});
   }
@@ -143,12 +134,11 @@ absl::StatusOr<HloInstruction*> Rewrite(const ConvolutionToGemmOptions& options,
   const int64_t depth = im2col->shape().dimensions(rank - 1);
   HloInstruction* lhs = AddReshape(comp, names, im2col, {rows, depth});
   HloInstruction* rhs = AddReshape(comp, names, kernel, {depth, outputs});
-  HloInstruction* dot = Add(comp, names, HloOpcode::kDot, Shape::Array(type, {rows, outputs}),
+  HloInstruction* dot = AddOp(comp, names, HloOpcode::kDot, Shape::Array(type, {rows, outputs}),
                             {lhs, rhs}, conv->name() + ".gemm");
   dot->SetAttr(AttrId::kLhsContractingDims, std::vector<int64_t>{1});
   dot->SetAttr(AttrId::kRhsContractingDims, std::vector<int64_t>{0});
-  HloInstruction* back = Add(comp, names, HloOpcode::kReshape, out, {dot}, "reshape");
-  return back;
+  return AddOp(comp, names, HloOpcode::kReshape, out, {dot}, "reshape");
 }
 
 }  // namespace
@@ -168,7 +158,7 @@ bool ConvolutionRunsAsGemm(const HloInstruction& conv, const ConvolutionToGemmOp
     return false;
   }
   const PrimitiveType type = out.element_type();
-  if (!IsGemmType(type) || in.element_type() != type || kernel.element_type() != type) {
+  if (!IsGemmElementType(type) || in.element_type() != type || kernel.element_type() != type) {
     return false;
   }
   const std::optional<std::vector<WindowDim>> window = WindowOf(conv, rank - 2);

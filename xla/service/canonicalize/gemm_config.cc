@@ -84,4 +84,9 @@ absl::StatusOr<GemmConfig> GetGemmConfig(const HloInstruction& dot, bool require
   return c;
 }
 
+bool IsGemmElementType(PrimitiveType t) {
+  return t == PrimitiveType::F16 || t == PrimitiveType::BF16 || t == PrimitiveType::F32 ||
+         t == PrimitiveType::F64;
+}
+
 }  // namespace xla

@@ -36,6 +36,10 @@ struct GemmConfig {
   int64_t output_batch_stride = 0;
 };
 
+// True for the element types GEMM thunks take (f16, bf16, f32, f64), the
+// host GEMM and cuBLAS alike. Pure.
+bool IsGemmElementType(PrimitiveType type);
+
 // The GEMM parameters of `dot`. Fails with InvalidArgumentError naming the
 // instruction and the violated rule when `dot` is not a kDot in canonical
 // form: operands and result of rank 2 (no batch dims) or 3 (batch dim 0 on

@@ -59,22 +59,18 @@ bool IsRowMajorOrUnset(const Shape& shape) {
   return true;
 }
 
-namespace {
-
-HloInstruction* Add(HloComputation* computation, NameUniquer* names, HloOpcode opcode,
-                    Shape shape, std::vector<HloInstruction*> operands, const std::string& base) {
+HloInstruction* AddOp(HloComputation* computation, NameUniquer* names, HloOpcode opcode,
+                      Shape shape, std::vector<HloInstruction*> operands, const std::string& base) {
   return computation->AddInstruction(
       HloInstruction::Create(opcode, std::move(shape), std::move(operands), names->Unique(base)));
 }
-
-}  // namespace
 
 HloInstruction* AddReshape(HloComputation* computation, NameUniquer* names,
                            HloInstruction* operand, absl::Span<const int64_t> dims) {
   const Shape& in = operand->shape();
   if (in.dimensions() == std::vector<int64_t>(dims.begin(), dims.end())) return operand;
   XLA_CHECK(in.ElementCount() == Product(dims));
-  return Add(computation, names, HloOpcode::kReshape, Shape::Array(in.element_type(), dims),
+  return AddOp(computation, names, HloOpcode::kReshape, Shape::Array(in.element_type(), dims),
              {operand}, "reshape");
 }
 
@@ -88,7 +84,7 @@ HloInstruction* AddTranspose(HloComputation* computation, NameUniquer* names,
   if (PermutationIsReshape(in.dimensions(), perm)) {
     return AddReshape(computation, names, operand, dims);
   }
-  HloInstruction* t = Add(computation, names, HloOpcode::kTranspose,
+  HloInstruction* t = AddOp(computation, names, HloOpcode::kTranspose,
                           Shape::Array(in.element_type(), dims), {operand}, "transpose");
   t->SetAttr(AttrId::kDimensions, std::vector<int64_t>(perm.begin(), perm.end()));
   return t;
@@ -96,7 +92,7 @@ HloInstruction* AddTranspose(HloComputation* computation, NameUniquer* names,
 
 HloInstruction* AddGetTupleElement(HloComputation* computation, NameUniquer* names,
                                    HloInstruction* tuple, int64_t index) {
-  HloInstruction* gte = Add(computation, names, HloOpcode::kGetTupleElement,
+  HloInstruction* gte = AddOp(computation, names, HloOpcode::kGetTupleElement,
                             tuple->shape().tuple_shapes(index), {tuple}, "get-tuple-element");
   gte->SetAttr(AttrId::kIndex, index);
   return gte;
@@ -106,7 +102,7 @@ HloInstruction* AddTuple(HloComputation* computation, NameUniquer* names,
                          const std::vector<HloInstruction*>& elements) {
   std::vector<Shape> shapes;
   for (const HloInstruction* e : elements) shapes.push_back(e->shape());
-  return Add(computation, names, HloOpcode::kTuple, Shape::Tuple(std::move(shapes)), elements,
+  return AddOp(computation, names, HloOpcode::kTuple, Shape::Tuple(std::move(shapes)), elements,
              "tuple");
 }
 

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -42,6 +43,11 @@ bool IsStaticShape(const Shape& shape);
 // True when array shape `shape` has no layout or the row-major one
 // (minor_to_major = rank-1, ..., 0) without a suffix. Pure.
 bool IsRowMajorOrUnset(const Shape& shape);
+
+// Adds `opcode(operands)` with result `shape` and a unique name made from
+// `base`; the caller sets its attributes.
+HloInstruction* AddOp(HloComputation* computation, NameUniquer* names, HloOpcode opcode,
+                      Shape shape, std::vector<HloInstruction*> operands, const std::string& base);
 
 // Adds `reshape(operand)` to `dims` (operand's element type, row-major
 // layout), or returns `operand` when its dimensions already are `dims`.

@@ -74,9 +74,9 @@ absl::StatusOr<bool> ReshapesToBitcasts::Run(HloModule* module) {
     }
     NameUniquer names(*comp);
     for (HloInstruction* instr : candidates) {
-      HloInstruction* bitcast = comp->AddInstruction(
-          HloInstruction::Create(HloOpcode::kBitcast, instr->shape(), {instr->operands()[0]},
-                                 names.Unique(instr->name() + ".bitcast")));
+      HloInstruction* bitcast = canonicalize::AddOp(comp.get(), &names, HloOpcode::kBitcast,
+                                                    instr->shape(), {instr->operands()[0]},
+                                                    instr->name() + ".bitcast");
       RETURN_IF_ERROR(ReplaceInstruction(instr, bitcast));
       changed = true;
     }

@@ -111,11 +111,6 @@ const HloInstruction* FindComplexValue(const HloInstruction& instr) {
   return nullptr;
 }
 
-bool IsSupportedGemmElementType(PrimitiveType t) {
-  return t == PrimitiveType::F16 || t == PrimitiveType::BF16 || t == PrimitiveType::F32 ||
-         t == PrimitiveType::F64;
-}
-
 class Emitter {
  public:
   Emitter(const HloModule& module, const HloSchedule& schedule,
@@ -731,7 +726,7 @@ class Emitter {
   absl::Status EmitGemm(const HloInstruction& dot, Thunks* out) {
     ASSIGN_OR_RETURN(GemmConfig config, GetGemmConfig(dot));
     if (config.lhs_type != config.output_type || config.rhs_type != config.output_type ||
-        !IsSupportedGemmElementType(config.output_type)) {
+        !IsGemmElementType(config.output_type)) {
       return Unimplemented(dot, absl::StrCat("the host GEMM supports f16, bf16, f32 and f64 with "
                                              "equal operand and result types, got ",
                                              PrimitiveTypeName(config.lhs_type), " x ",

@@ -111,15 +111,21 @@ Literal Make(PrimitiveType type, std::vector<int64_t> dims, const std::function<
 
 class ReplicatedExecutionTest : public ::testing::TestWithParam<int> {};
 
+// A replicated executor of `exe` on `n` host devices, with a collective
+// timeout long enough for a loaded machine.
+absl::StatusOr<std::unique_ptr<ReplicatedExecutor>> MakeExecutor(Executable& exe, int n) {
+  ReplicatedExecutionOptions options;
+  options.num_replicas = n;
+  options.collective_timeout = absl::Seconds(30);
+  return ReplicatedExecutor::Create(exe, options);
+}
+
 TEST_P(ReplicatedExecutionTest, EveryCollectiveMatchesHandComputedValues) {
   const int n = GetParam();
   std::vector<int64_t> reversed;
   std::unique_ptr<Executable> exe = Compile(Module(n, &reversed));
   ASSERT_NE(exe, nullptr);
-  ReplicatedExecutionOptions options;
-  options.num_replicas = n;
-  options.collective_timeout = absl::Seconds(30);
-  absl::StatusOr<std::unique_ptr<ReplicatedExecutor>> exec = ReplicatedExecutor::Create(*exe, options);
+  absl::StatusOr<std::unique_ptr<ReplicatedExecutor>> exec = MakeExecutor(*exe, n);
   ASSERT_TRUE(exec.ok()) << exec.status();
   std::vector<std::vector<Literal>> args(n);
   for (int r = 0; r < n; ++r) {
@@ -227,10 +233,7 @@ TEST_P(AsyncCollectivesTest, StartDonePairsMatchHandComputedValues) {
   const int n = GetParam();
   std::unique_ptr<Executable> exe = Compile(AsyncModule(n));
   ASSERT_NE(exe, nullptr);
-  ReplicatedExecutionOptions options;
-  options.num_replicas = n;
-  options.collective_timeout = absl::Seconds(30);
-  absl::StatusOr<std::unique_ptr<ReplicatedExecutor>> exec = ReplicatedExecutor::Create(*exe, options);
+  absl::StatusOr<std::unique_ptr<ReplicatedExecutor>> exec = MakeExecutor(*exe, n);
   ASSERT_TRUE(exec.ok()) << exec.status();
   std::vector<std::vector<Literal>> args(n);
   for (int r = 0; r < n; ++r) {
@@ -354,10 +357,7 @@ TEST_P(CollectiveBroadcastTest, MatchesTheReplicatedEvaluator) {
   eval_options.timeout_seconds = 30;
   absl::StatusOr<std::vector<Literal>> want = EvaluateReplicated(**module, args, eval_options);
   ASSERT_TRUE(want.ok()) << want.status();
-  ReplicatedExecutionOptions options;
-  options.num_replicas = n;
-  options.collective_timeout = absl::Seconds(30);
-  absl::StatusOr<std::unique_ptr<ReplicatedExecutor>> exec = ReplicatedExecutor::Create(*exe, options);
+  absl::StatusOr<std::unique_ptr<ReplicatedExecutor>> exec = MakeExecutor(*exe, n);
   ASSERT_TRUE(exec.ok()) << exec.status();
   absl::StatusOr<std::vector<std::vector<Literal>>> got = (*exec)->RunOnLiterals(args);
   ASSERT_TRUE(got.ok()) << got.status();

@@ -348,11 +348,15 @@ TEST_F(CublasLtGemmTest, HeuristicIsCachedPerPlanAndAlignment) {
 TEST_F(CublasLtGemmTest, OneWorkspacePerStream) {
   CudaGemmConfig config;
   config.m = config.n = config.k = 3;
+  // The operands are shared (both streams only read them); each stream writes
+  // its own output, so the two streams' workers never touch the same bytes.
   OwningDeviceMemory m = Upload(std::vector<float>(9, 1.0f));
+  OwningDeviceMemory my_out = Upload(std::vector<float>(9, 0.0f));
+  OwningDeviceMemory their_out = Upload(std::vector<float>(9, 0.0f));
   std::unique_ptr<CudaStream> other = NewStream();
-  ASSERT_TRUE(handle_->Gemm(*stream_, config, m.get(), m.get(), m.get()).ok());
-  ASSERT_TRUE(handle_->Gemm(*other, config, m.get(), m.get(), m.get()).ok());
-  ASSERT_TRUE(handle_->Gemm(*stream_, config, m.get(), m.get(), m.get()).ok());
+  ASSERT_TRUE(handle_->Gemm(*stream_, config, m.get(), m.get(), my_out.get()).ok());
+  ASSERT_TRUE(handle_->Gemm(*other, config, m.get(), m.get(), their_out.get()).ok());
+  ASSERT_TRUE(handle_->Gemm(*stream_, config, m.get(), m.get(), my_out.get()).ok());
   ASSERT_TRUE(stream_->BlockHostUntilDone().ok());
   ASSERT_TRUE(other->BlockHostUntilDone().ok());
   // The two streams' workers run concurrently: group the calls by stream.
@@ -368,6 +372,14 @@ TEST_F(CublasLtGemmTest, OneWorkspacePerStream) {
   ASSERT_EQ(their_workspaces.size(), 1u);
   EXPECT_EQ(my_workspaces[0], my_workspaces[1]);
   EXPECT_NE(my_workspaces[0], their_workspaces[0]);
+  // Ones times ones over k = 3, with beta = 0: every element is 3.
+  std::vector<float> mine_host(9), theirs_host(9);
+  ASSERT_TRUE(stream_->Memcpy(mine_host.data(), my_out.get(), 36).ok());
+  ASSERT_TRUE(other->Memcpy(theirs_host.data(), their_out.get(), 36).ok());
+  ASSERT_TRUE(stream_->BlockHostUntilDone().ok());
+  ASSERT_TRUE(other->BlockHostUntilDone().ok());
+  EXPECT_EQ(mine_host, std::vector<float>(9, 3.0f));
+  EXPECT_EQ(theirs_host, std::vector<float>(9, 3.0f));
 }
 
 TEST_F(CublasLtGemmTest, ErrorsAreStreamErrorsNamingTheEntryPoint) {

@@ -28,8 +28,9 @@ const char kBenchHelp[] =
     "executable and one copy of the inputs on the device. Prints the median,\n"
     "min, p10, p90 and max wall time of Execute over the timed runs; the own time\n"
     "of each thunk kind over the traced runs (nested thunks' time counted once);\n"
-    "and for each kernel and GEMM thunk its median time per run, achieved bytes/s\n"
-    "(sizes of the slices it reads and writes) and, for GEMMs, FLOP/s\n"
+    "and for each kernel, GEMM and copy thunk its median time per run, achieved\n"
+    "bytes/s (sizes of the slices it reads and writes; a device-to-device copy is\n"
+    "the bandwidth baseline) and, for GEMMs, FLOP/s\n"
     "(2*M*N*K*batch). Without inputs flags, --random_inputs is implied.\n"
     "\n"
     "  --iterations=N        timed (and traced) runs, >= 1\n"
@@ -145,8 +146,8 @@ std::string ParseFlags(const std::vector<std::string>& args, BenchFlags* f) {
 
 int64_t SliceBytes(const gpu::BufferSliceProto& s) { return s.size(); }
 
-// Bytes and FLOPs of a kernel or GEMM thunk, from its proto; other kinds get
-// neither.
+// Bytes and FLOPs of a kernel or GEMM thunk, and the bytes of a copy, from
+// its proto; other kinds get neither.
 ThunkStaticInfo StaticInfo(const gpu::Thunk& thunk) {
   ThunkStaticInfo info;
   info.kind = std::string(gpu::ThunkKindName(thunk.kind()));
@@ -157,6 +158,10 @@ ThunkStaticInfo StaticInfo(const gpu::Thunk& thunk) {
     int64_t bytes = 0;
     for (const gpu::BufferSliceProto& s : proto->kernel().args()) bytes += SliceBytes(s);
     info.bytes = bytes;
+  } else if (proto->has_copy()) {
+    // A device-to-device copy reads its source and writes its destination:
+    // the baseline the kernels' achieved bandwidth is compared with.
+    info.bytes = SliceBytes(proto->copy().source()) + SliceBytes(proto->copy().destination());
   } else if (proto->has_gemm()) {
     const gpu::GemmThunkProto& g = proto->gemm();
     info.bytes = SliceBytes(g.lhs()) + SliceBytes(g.rhs()) + SliceBytes(g.output());
@@ -225,16 +230,18 @@ absl::Status Bench(const BenchFlags& f, std::ostream& out) {
   for (const KindStat& k : stats.kinds) {
     out << absl::StrFormat("  %-12s %12s  %5.1f%%\n", k.kind, Millis(k.seconds_per_run), 100 * k.share);
   }
-  out << "kernels and GEMMs (median time per run over traced runs):\n";
+  out << "kernels, GEMMs and copies (median time per run over traced runs):\n";
   int64_t listed = 0;
   for (const ThunkStat& t : stats.thunks) {
     const ThunkStaticInfo& i = info[t.thunk_id];
-    if (i.kind != "kernel" && i.kind != "gemm") continue;
+    if (i.kind != "kernel" && i.kind != "gemm" && i.kind != "copy") continue;
     ++listed;
     out << absl::StrFormat("  %-6s %-24s x%-4g %12s  %s bytes -> %s", i.kind, absl::StrCat("\"", i.name, "\""),
                            t.executions_per_run, Millis(t.median_seconds),
                            i.bytes.has_value() ? absl::StrCat(*i.bytes) : "?", Rate(t.bytes_per_second, "B/s"));
-    if (i.kind == "gemm") {
+    if (i.kind == "copy") {
+      out << "  (source read + destination written)";
+    } else if (i.kind == "gemm") {
       out << "  " << (i.flops.has_value() ? absl::StrFormat("%.0f FLOP -> %s", *i.flops, Rate(t.flops_per_second, "FLOP/s"))
                                           : std::string("FLOP/s not counted (complex GEMM)"));
     } else {

@@ -8,7 +8,7 @@
 // Execute, no tracing), then --iterations traced runs (ThunkTracer) for the
 // per-thunk breakdown. Prints the median, min, p10, p90 and max of the
 // timed runs; the own time per thunk kind (sum and share); and, for each
-// kernel and GEMM thunk, its median time per run and achieved bytes/s (the
+// kernel, GEMM and copy thunk, its median time per run and achieved bytes/s (the
 // sizes of the slices it reads and writes) and, for GEMMs, FLOP/s
 // (2*M*N*K*batch). Returns kExitOk, kExitBadInput (artifact, inputs or a
 // run failed) or kExitUsage. Thread-compatible.

@@ -3,6 +3,7 @@
 // counts computed by hand from its slices and GEMM config.
 #include "xla/tools/bench_command.h"
 
+#include <fstream>
 #include <sstream>
 
 #include "absl/strings/match.h"
@@ -60,8 +61,39 @@ TEST(BenchCommand, ReportsSpreadKindsAndRates) {
   EXPECT_TRUE(absl::StrContains(dot, " 64 bytes -> ")) << dot;
   EXPECT_TRUE(absl::StrContains(dot, "24 FLOP -> ")) << dot;
   EXPECT_TRUE(absl::StrContains(dot, "FLOP/s")) << dot;
-  // Memset and while are not listed among kernels and GEMMs.
+  // Memset and while are not listed among kernels, GEMMs and copies.
   EXPECT_EQ(LineWith(r.out, "\"zero\""), "");
+}
+
+// One parameter of 5 x 7 f32 (140 bytes) copied to the output.
+constexpr char kCopyArtifact[] = R"pb(
+header { compiler_version: "test 1.0" production_date: "2026-11-30T00:00:00Z" }
+payload {
+  module_name: "copy"
+  program_shape {
+    parameters { element_type: PRIMITIVE_TYPE_F32 dimensions: 5 dimensions: 7 }
+    result { element_type: PRIMITIVE_TYPE_F32 dimensions: 5 dimensions: 7 }
+  }
+  allocations { index: 0 size: 140 is_parameter: true parameter_number: 0 }
+  allocations { index: 1 size: 140 is_output: true }
+  outputs { slice { allocation: 1 size: 140 } }
+  thunks { profile_annotation: "p.copy" copy { source { allocation: 0 size: 140 }
+                                              destination { allocation: 1 size: 140 } } }
+}
+)pb";
+
+TEST(BenchCommand, CopiesAreListedWithTheirBandwidth) {
+  const std::string artifact = testing::TmpPath("copy.xaot");
+  std::ofstream(artifact, std::ios::binary)
+      << gpu::testing::SerializeArtifact(gpu::testing::MakeArtifact(kCopyArtifact));
+  Result r = Bench({artifact, "--iterations=3", "--warmup=1"});
+  ASSERT_EQ(r.code, kExitOk) << r.err;
+  // Read 140 bytes, write 140 bytes.
+  const std::string copy = LineWith(r.out, "\"p.copy\"");
+  EXPECT_TRUE(absl::StartsWith(copy, "  copy ")) << r.out;
+  EXPECT_TRUE(absl::StrContains(copy, " 280 bytes -> ")) << copy;
+  EXPECT_TRUE(absl::StrContains(copy, "(source read + destination written)")) << copy;
+  EXPECT_FALSE(absl::StrContains(r.out, "(none)")) << r.out;
 }
 
 TEST(BenchCommand, NpyInputsAndErrors) {

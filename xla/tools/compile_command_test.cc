@@ -10,6 +10,7 @@
 #include "absl/strings/match.h"
 #include "gtest/gtest.h"
 #include "xla/hlo/parser/hlo_parser.h"
+#include "xla/tools/eval_command.h"
 #include "xla/tools/exit_codes.h"
 #include "xla/tools/run_command.h"
 
@@ -168,6 +169,67 @@ TEST(CompileCommand, RunComparesWithAReference) {
             kExitMismatch)
       << err6.str();
   EXPECT_TRUE(absl::StrContains(out6.str(), "FAIL")) << out6.str();
+}
+
+// run --expected compares with outputs `xla_aot eval --output_dir` wrote for
+// the same seed (how the GPU check carries its reference to a device
+// machine): PASS for the module's own outputs, FAIL for 6p, and clear errors
+// for a directory with too few or too many outputs.
+TEST(CompileCommand, RunComparesWithExpectedOutputs) {
+  const std::string module = WriteModule("m_exp.hlo", kModule);
+  const std::string artifact = TempPath("m_exp.xaot");
+  ASSERT_EQ(RunCompileCli({module, "-o", artifact}).code, kExitOk);
+  auto eval_into = [](const std::string& hlo, const std::string& dir) {
+    std::filesystem::create_directories(dir);
+    std::ostringstream out, err;
+    return RunEval({hlo, "--random_inputs", "--seed=4", "--output_dir=" + dir}, out, err);
+  };
+  auto run = [&](std::vector<std::string> extra, std::string* out_text, std::string* err_text) {
+    std::vector<std::string> args = {artifact, "--random_inputs", "--seed=4"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    std::ostringstream out, err;
+    const int code = RunRun(args, out, err);
+    *out_text = out.str();
+    *err_text = err.str();
+    return code;
+  };
+  std::string out, err;
+  const std::string dir = TempPath("exp_seven");
+  ASSERT_EQ(eval_into(module, dir), kExitOk);
+  EXPECT_EQ(run({"--expected=" + dir}, &out, &err), kExitOk) << err;
+  EXPECT_TRUE(absl::StrContains(out, "out0 f32[33]: max_abs_err=0 max_rel_err=0 PASS")) << out;
+  EXPECT_TRUE(absl::StrContains(out, "PASS: 1 outputs against " + dir)) << out;
+
+  const std::string six = WriteModule(
+      "m_exp6.hlo", "HloModule six\nENTRY e {\n  p = f32[33] parameter(0)\n  c = f32[] constant(6)\n"
+                    "  b = f32[33] broadcast(c), dimensions={}\n  ROOT r = f32[33] multiply(p, b)\n}\n");
+  const std::string dir6 = TempPath("exp_six");
+  ASSERT_EQ(eval_into(six, dir6), kExitOk);
+  EXPECT_EQ(run({"--expected=" + dir6}, &out, &err), kExitMismatch) << err;
+  EXPECT_TRUE(absl::StrContains(out, "FAIL")) << out;
+  // A different seed draws other inputs: the stored outputs no longer match.
+  {
+    std::ostringstream seed5_out, seed5_err;
+    EXPECT_EQ(RunRun({artifact, "--random_inputs", "--seed=5", "--expected=" + dir}, seed5_out,
+                     seed5_err),
+              kExitMismatch)
+        << seed5_err.str();
+  }
+
+  const std::string empty = TempPath("exp_empty");
+  std::filesystem::create_directories(empty);
+  EXPECT_EQ(run({"--expected=" + empty}, &out, &err), kExitBadInput);
+  EXPECT_TRUE(absl::StrContains(err, "the artifact has 1 outputs but " + empty + "/out0.npy"))
+      << err;
+  EXPECT_TRUE(absl::StrContains(err, "xla_aot eval FILE.hlo --output_dir=" + empty)) << err;
+
+  std::filesystem::copy_file(dir + "/out0.npy", dir6 + "/out1.npy");
+  EXPECT_EQ(run({"--expected=" + dir6}, &out, &err), kExitBadInput);
+  EXPECT_TRUE(absl::StrContains(err, "holds " + dir6 + "/out1.npy but the artifact has only 1"))
+      << err;
+
+  EXPECT_EQ(run({"--expected=" + dir, "--reference=" + module}, &out, &err), kExitUsage);
+  EXPECT_TRUE(absl::StrContains(err, "two oracles")) << err;
 }
 
 // A GPU artifact compiles here (ptxas is in CI); running it needs a GPU, so

@@ -2,33 +2,34 @@
 
 #include <algorithm>
 #include <cmath>
+#include <fstream>
 
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "xla/aot/executable.h"
+#include "xla/aot/literal_execution.h"
 #include "xla/hlo/evaluator/hlo_evaluator.h"
 #include "xla/hlo/evaluator/replicated_evaluator.h"
 #include "xla/hlo/parser/hlo_parser.h"
 #include "xla/hlo/transforms/literal_compare.h"
 #include "xla/hlo/verifier/hlo_verifier.h"
-
-
-#include "absl/strings/match.h"
-#include "absl/strings/str_cat.h"
-#include "xla/aot/executable.h"
-#include "xla/aot/literal_execution.h"
 #include "xla/stream_executor/platform_registry.h"
 #include "xla/tools/bench_command.h"
 #include "xla/tools/chrome_trace.h"
 #include "xla/tools/exit_codes.h"
 #include "xla/tools/replicated_run.h"
 #include "xla/tools/tensor_io.h"
+#include "xla/types/npy.h"
 #include "xla/util/status_macros.h"
 
 namespace xla::cli {
 
 const char kRunHelp[] =
     "usage: xla_aot run FILE.xaot [--input=A.npy ...] [--random_inputs [--seed=N]]\n"
-    "                            [--output_dir=DIR] [--print] [--reference=FILE.hlo]\n"
+    "                            [--output_dir=DIR] [--print]\n"
+    "                            [--reference=FILE.hlo | --expected=DIR]\n"
     "\n"
     "Loads a compiled artifact (validating all of it) and runs it on its target's\n"
     "device (target host runs on the host platform).\n"
@@ -48,7 +49,13 @@ const char kRunHelp[] =
     "                        --tolerance_scale (default 1): relative, but not\n"
     "                        failing on cancellation in sums (GEMMs sum in another\n"
     "                        order than the evaluator). Integers compare exactly\n"
-    "  --tolerance_scale=X   scale the float tolerance of --reference\n"
+    "  --expected=DIR        compare, as --reference does, with DIR/out0.npy,\n"
+    "                        out1.npy, ... instead of evaluating: the outputs\n"
+    "                        `xla_aot eval FILE.hlo --output_dir=DIR` wrote for the\n"
+    "                        same inputs (same --input files, or the same\n"
+    "                        --random_inputs --seed). For devices far from the\n"
+    "                        reference: evaluate here, carry DIR along\n"
+    "  --tolerance_scale=X   scale the float tolerance of --reference/--expected\n"
     "  --trace=PATH          after the run, run once more (warm, same inputs) with\n"
     "                        every thunk timed on its stream and write a Chrome\n"
     "                        trace-event JSON (chrome://tracing, ui.perfetto.dev)\n"
@@ -65,6 +72,7 @@ namespace {
 struct RunFlags {
   std::string artifact;
   std::string reference;
+  std::string expected;  // directory of out<i>.npy
   std::string trace;
   double tolerance_scale = 1.0;
   int64_t replicas = 0;  // 0: no --replicas, one device
@@ -93,6 +101,9 @@ std::string ParseFlags(const std::vector<std::string>& args, RunFlags* f) {
     } else if (absl::StartsWith(arg, "--reference=")) {
       f->reference = arg.substr(std::string("--reference=").size());
       if (f->reference.empty()) return "--reference needs an HLO file";
+    } else if (absl::StartsWith(arg, "--expected=")) {
+      f->expected = arg.substr(std::string("--expected=").size());
+      if (f->expected.empty()) return "--expected needs a directory of out<i>.npy files";
     } else if (absl::StartsWith(arg, "-")) {
       return absl::StrCat("unknown flag '", arg, "'");
     } else if (f->artifact.empty()) {
@@ -103,6 +114,9 @@ std::string ParseFlags(const std::vector<std::string>& args, RunFlags* f) {
   }
   if (f->artifact.empty()) return "no artifact file";
   if (f->replicas > 0 && !f->trace.empty()) return "--trace traces one device; drop it or --replicas";
+  if (!f->reference.empty() && !f->expected.empty()) {
+    return "--reference and --expected are two oracles: give one";
+  }
   return CheckTensorIoFlags(f->io);
 }
 
@@ -174,22 +188,34 @@ absl::StatusOr<std::vector<const Literal*>> ReferenceLeaves(const HloModule& mod
   return leaves;
 }
 
-absl::StatusOr<bool> CompareWithReference(const std::string& path,
-                                          const std::vector<Literal>& inputs,
-                                          const std::vector<Literal>& actual, double scale,
-                                          int64_t replicas, std::ostream& out) {
-  ASSIGN_OR_RETURN(std::unique_ptr<HloModule> module, ParseHloModuleFile(path));
-  if (absl::Status v = VerifyModule(*module); !v.ok()) {
-    return absl::InvalidArgumentError(absl::StrCat(path, ": verifier: ", v.message()));
+// The expected leaves `xla_aot eval --output_dir=dir` wrote: dir/out<i>.npy
+// for each of the artifact's `count` leaves, and no more.
+absl::StatusOr<std::vector<Literal>> ReadExpectedLeaves(const std::string& dir, size_t count) {
+  const std::string how = absl::StrCat(
+      " (write them with `xla_aot eval FILE.hlo --output_dir=", dir, "` on the same inputs)");
+  std::vector<Literal> leaves;
+  for (size_t i = 0; i < count; ++i) {
+    const std::string path = absl::StrCat(dir, "/out", i, ".npy");
+    absl::StatusOr<Literal> leaf = ReadNpyFile(path);
+    if (!leaf.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat("the artifact has ", count, " outputs but ",
+                                                     path, ": ", leaf.status().message(), how));
+    }
+    leaves.push_back(*std::move(leaf));
   }
-  std::vector<Literal> storage;
-  ASSIGN_OR_RETURN(const std::vector<const Literal*> leaves,
-                   ReferenceLeaves(*module, inputs, replicas, &storage));
-  if (leaves.size() != actual.size()) {
-    return absl::InvalidArgumentError(absl::StrCat(path, " has ", leaves.size(),
-                                                   " output leaves but the artifact has ",
-                                                   actual.size()));
+  const std::string extra = absl::StrCat(dir, "/out", count, ".npy");
+  if (std::ifstream(extra).good()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        dir, " holds ", extra, " but the artifact has only ", count,
+        " outputs: the expected outputs are of another module"));
   }
+  return leaves;
+}
+
+// Compares every output leaf with the expected one (CompareOutputLeaf); writes
+// one line per leaf and a verdict naming `source`. Returns whether all pass.
+bool CompareLeaves(const std::vector<const Literal*>& leaves, const std::vector<Literal>& actual,
+                   double scale, const std::string& source, std::ostream& out) {
   bool all_pass = true;
   for (size_t i = 0; i < leaves.size(); ++i) {
     const Literal& want = *leaves[i];
@@ -210,9 +236,36 @@ absl::StatusOr<bool> CompareWithReference(const std::string& path,
                            got.shape().ToString(false), max_abs, max_rel,
                            same.ok() ? "PASS" : absl::StrCat("FAIL (", same.message(), ")"));
   }
-  out << (all_pass ? "PASS" : "FAIL") << ": " << leaves.size() << " outputs against " << path
+  out << (all_pass ? "PASS" : "FAIL") << ": " << leaves.size() << " outputs against " << source
       << "\n";
   return all_pass;
+}
+
+absl::StatusOr<bool> CompareWithReference(const std::string& path,
+                                          const std::vector<Literal>& inputs,
+                                          const std::vector<Literal>& actual, double scale,
+                                          int64_t replicas, std::ostream& out) {
+  ASSIGN_OR_RETURN(std::unique_ptr<HloModule> module, ParseHloModuleFile(path));
+  if (absl::Status v = VerifyModule(*module); !v.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat(path, ": verifier: ", v.message()));
+  }
+  std::vector<Literal> storage;
+  ASSIGN_OR_RETURN(const std::vector<const Literal*> leaves,
+                   ReferenceLeaves(*module, inputs, replicas, &storage));
+  if (leaves.size() != actual.size()) {
+    return absl::InvalidArgumentError(absl::StrCat(path, " has ", leaves.size(),
+                                                   " output leaves but the artifact has ",
+                                                   actual.size()));
+  }
+  return CompareLeaves(leaves, actual, scale, path, out);
+}
+
+absl::StatusOr<bool> CompareWithExpected(const std::string& dir, const std::vector<Literal>& actual,
+                                         double scale, std::ostream& out) {
+  ASSIGN_OR_RETURN(const std::vector<Literal> expected, ReadExpectedLeaves(dir, actual.size()));
+  std::vector<const Literal*> leaves;
+  for (const Literal& e : expected) leaves.push_back(&e);
+  return CompareLeaves(leaves, actual, scale, dir, out);
 }
 
 // One more (warm) run of `artifact` on `inputs`, traced into `path`.
@@ -252,18 +305,23 @@ int RunRun(const std::vector<std::string>& args, std::ostream& out, std::ostream
   }
   std::vector<const Literal*> pointers;
   for (const Literal& leaf : run->leaves) pointers.push_back(&leaf);
-  const bool emit = flags.reference.empty() || flags.io.print || !flags.io.output_dir.empty();
+  const bool compare = !flags.reference.empty() || !flags.expected.empty();
+  const bool emit = !compare || flags.io.print || !flags.io.output_dir.empty();
   if (emit) {
     if (absl::Status s = EmitResults(flags.io, pointers, out); !s.ok()) {
       err << "xla_aot run: " << s.message() << "\n";
       return kExitBadInput;
     }
   }
-  if (flags.reference.empty()) return kExitOk;
-  absl::StatusOr<bool> pass = CompareWithReference(flags.reference, run->inputs, run->leaves,
-                                                  flags.tolerance_scale, flags.replicas, out);
+  if (!compare) return kExitOk;
+  absl::StatusOr<bool> pass =
+      flags.reference.empty()
+          ? CompareWithExpected(flags.expected, run->leaves, flags.tolerance_scale, out)
+          : CompareWithReference(flags.reference, run->inputs, run->leaves, flags.tolerance_scale,
+                                 flags.replicas, out);
   if (!pass.ok()) {
-    err << "xla_aot run: --reference: " << pass.status().message() << "\n";
+    err << "xla_aot run: " << (flags.reference.empty() ? "--expected" : "--reference") << ": "
+        << pass.status().message() << "\n";
     return kExitBadInput;
   }
   return *pass ? kExitOk : kExitMismatch;

@@ -1,76 +1,256 @@
 #!/usr/bin/env bash
-# The GPU check: what to run, in one call, on a machine with an NVIDIA GPU.
+# The GPU check: everything to run on a machine with an NVIDIA GPU, in one
+# call, with the reference computed here and carried along.
 #
-#   tools/gpu_check.sh prepare      # here (no GPU needed): build static
-#                                   # binaries into gpu_check/ (git-ignored)
-#   tools/gpu_check.sh run [sm_90]  # on the GPU machine, from the repo root
+#   tools/gpu_check.sh prepare [TARGET]   here (no GPU needed). TARGET is
+#                                         sm_80 | sm_86 | sm_89 | sm_90
+#                                         (default), or host for a dry run
+#                                         of the whole check on this machine
+#   tools/gpu_check.sh run                on the GPU machine, from the repo
+#                                         root, with gpu_check/ carried there
 #
-# `prepare` builds xla_aot, the CUDA conformance test and the cuBLASLt load
-# test with -c opt and --dynamic_mode=off, so the files in gpu_check/ run
-# without Bazel's output tree (carry `gpu_check` to the device machine).
-# `run` prints the driver and GPU, runs the conformance suite (driver,
-# streams, events, modules) on the real device, checks that libcublasLt
-# loads, then compiles each example module for the target and runs it
-# against the evaluator (`xla_aot run --reference`, PASS/FAIL per output).
-# GEMMs go through cuBLASLt; mlp runs once more with XLA_CUBLASLT_LIBRARY
-# pointing nowhere, which makes the runtime fall back to classic cuBLAS.
-# Every step prints its exit status; the script exits non-zero if any step
-# failed. Copy its output into
-# docs/perf/gpu.md with the date and the commit.
+# `prepare` fills gpu_check/ (git-ignored, about 10-30 MiB):
+#   bin/     xla_aot_device (run, bench, inspect; no compiler, no LLVM), the
+#            CUDA conformance test and the cuBLASLt load test, built with
+#            -c opt --dynamic_mode=off;
+#   lib/     the shared libraries they need beyond glibc and libstdc++
+#            (abseil, protobuf, zlib from Debian), so they run on a machine
+#            without this project's build dependencies (LD_LIBRARY_PATH);
+#   cases/   one folder per end-to-end case: every example module and every
+#            corpus module (../shared/hlo_corpus or $XLA_HLO_CORPUS: xla/,
+#            headerless/, models/) that compiles for TARGET and that the
+#            evaluator runs within $GPU_CHECK_EVAL_TIMEOUT s (default 20):
+#            model.xaot, for the examples also model_both.xaot (cubin+PTX),
+#            inputs/in<i>.npy, drawn by the evaluator (--random_inputs
+#            --seed=1: index operands in range), and expected/out<i>.npy,
+#            the evaluator's outputs for them;
+#   bandwidth/  copy, elementwise, row and column reduction and transpose
+#            artifacts over f32[R,C] (8192x8193 for a GPU, 2048x2049 for host).
+#
+# `run` prints the date, commit and target, then (GPU targets) nvidia-smi,
+# the conformance suite on the device (driver, streams, events, modules,
+# memory) and the cuBLASLt load; then runs every case against its carried
+# inputs and outputs (`xla_aot_device run --input=... --expected`), the mlp case
+# also with classic cuBLAS by pointing XLA_CUBLASLT_LIBRARY nowhere); then
+# benches the bandwidth artifacts and prints a short table of achieved GB/s
+# (bytes read + written per run over the kernels' median time), each against
+# the device-to-device copy. Exits non-zero if any step or case failed.
+# Copy its output into docs/perf/gpu.md with the date, the GPU and the commit.
+#
+# If the carried binaries do not start there (a missing or too old shared
+# library: the loader names it), build on that machine instead: install
+# Bazel 4.2 and the Debian packages of tools/install_deps.sh (LLVM 16 is not
+# needed for xla_aot_device), then `bazel build -c opt
+# //xla/tools:xla_aot_device` and copy it into gpu_check/bin/.
 set -uo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 out="$repo/gpu_check"
 mode="${1:-}"
-target="${2:-sm_90}"
 
-case "$mode" in
-  prepare)
-    cd "$repo"
-    bazel build -c opt --dynamic_mode=off //xla/tools:xla_aot \
-      //xla/stream_executor/cuda:cuda_conformance_test \
-      //xla/stream_executor/cuda:cublaslt_api_test || exit 1
-    mkdir -p "$out"
-    bin="$(bazel info -c opt bazel-bin 2>/dev/null)"
-    cp -f "$bin/xla/tools/xla_aot" "$bin/xla/stream_executor/cuda/cuda_conformance_test" \
-      "$bin/xla/stream_executor/cuda/cublaslt_api_test" "$out/"
-    ls -la "$out"
-    ;;
-  run)
-    cd "$repo"
-    [ -x "$out/xla_aot" ] || { echo "gpu_check: $out/xla_aot missing: run '$0 prepare' first" >&2; exit 2; }
-    status=0
-    step() {  # step NAME COMMAND...
-      echo "=== $1"
-      shift
-      timeout 300 "$@"
-      local rc=$?
-      echo "=== exit $rc"
-      [ $rc -eq 0 ] || status=1
+usage() {
+  echo "usage: $0 prepare [sm_80|sm_86|sm_89|sm_90|host] | run" >&2
+  exit 2
+}
+
+# Excluded from lib/: the C library, the loader and the C++ runtime, which
+# the machine has in a version at least as new (binaries built against an
+# older glibc run on a newer one; the CUDA libraries need the machine's own
+# libstdc++).
+system_lib() {
+  case "$(basename "$1")" in
+    linux-vdso* | ld-linux* | libc.so* | libm.so* | libdl.so* | libpthread.so* | librt.so* | \
+      libstdc++.so* | libgcc_s.so*) return 0 ;;
+  esac
+  return 1
+}
+
+# bandwidth_module NAME R C: the HLO text of one bandwidth artifact.
+bandwidth_module() {
+  local name="$1" r="$2" c="$3"
+  echo "HloModule bandwidth_$name"
+  echo
+  case "$name" in
+    copy | transpose | elementwise) ;;
+    row_reduce | column_reduce)
+      echo "add { a = f32[] parameter(0)  b = f32[] parameter(1)  ROOT s = f32[] add(a, b) }"
+      echo ;;
+  esac
+  echo "ENTRY main {"
+  echo "  p = f32[$r,$c] parameter(0)"
+  case "$name" in
+    copy) echo "  ROOT o = f32[$r,$c] copy(p)" ;;
+    transpose) echo "  ROOT o = f32[$c,$r] transpose(p), dimensions={1,0}" ;;
+    elementwise)
+      echo "  q = f32[$r,$c] parameter(1)"
+      echo "  m = f32[$r,$c] multiply(p, q)"
+      echo "  ROOT o = f32[$r,$c] add(m, p)" ;;
+    row_reduce)
+      echo "  z = f32[] constant(0)"
+      echo "  ROOT o = f32[$r] reduce(p, z), dimensions={1}, to_apply=add" ;;
+    column_reduce)
+      echo "  z = f32[] constant(0)"
+      echo "  ROOT o = f32[$c] reduce(p, z), dimensions={0}, to_apply=add" ;;
+  esac
+  echo "}"
+}
+
+prepare() {
+  local target="${1:-sm_90}"
+  case "$target" in sm_80 | sm_86 | sm_89 | sm_90 | host) ;; *) usage ;; esac
+  cd "$repo"
+  local labels=(//xla/tools:xla_aot //xla/tools:xla_aot_device)
+  [ "$target" = host ] || labels+=(//xla/stream_executor/cuda:cuda_conformance_test
+                                   //xla/stream_executor/cuda:cublaslt_api_test)
+  # $GPU_CHECK_OUTPUT_BASE: a Bazel output base to build in (default Bazel's).
+  local bazel=(bazel ${GPU_CHECK_OUTPUT_BASE:+--output_base=$GPU_CHECK_OUTPUT_BASE})
+  "${bazel[@]}" build -c opt --dynamic_mode=off "${labels[@]}" || exit 1
+  local bin compiler corpus
+  bin="$("${bazel[@]}" info -c opt bazel-bin 2>/dev/null)"
+  compiler="$bin/xla/tools/xla_aot"
+  rm -rf "$out"
+  mkdir -p "$out/bin" "$out/lib" "$out/cases" "$out/bandwidth"
+  cp -f "$bin/xla/tools/xla_aot_device" "$out/bin/"
+  if [ "$target" != host ]; then
+    cp -f "$bin/xla/stream_executor/cuda/cuda_conformance_test" \
+      "$bin/xla/stream_executor/cuda/cublaslt_api_test" "$out/bin/"
+  fi
+  chmod u+w "$out/bin/"*
+  local lib
+  for lib in $(ldd "$out/bin/"* | awk '/=>/ { print $3 }' | sort -u); do
+    system_lib "$lib" || cp -fL "$lib" "$out/lib/"
+  done
+  echo "$target" > "$out/target"
+  git rev-parse --short HEAD > "$out/commit" 2>/dev/null || echo unknown > "$out/commit"
+
+  # End-to-end cases.
+  corpus="${XLA_HLO_CORPUS:-$repo/../shared/hlo_corpus}"
+  local modules=(xla/tools/testdata/mlp.hlo xla/service/fusion/testdata/softmax.hlo
+                 xla/service/fusion/testdata/layer_norm.hlo)
+  local sub f
+  for sub in xla headerless models; do
+    for f in "$corpus/$sub"/*.hlo; do [ -f "$f" ] && modules+=("$f"); done
+  done
+  local eval_timeout="${GPU_CHECK_EVAL_TIMEOUT:-20}"
+  local m name dir cases=0 no_compile=0 no_eval=0 too_big=0
+  for m in "${modules[@]}"; do
+    name="$(basename "$m" .hlo)"
+    dir="$out/cases/$name"
+    mkdir -p "$dir/expected" "$dir/inputs"
+    if ! timeout 120 "$compiler" compile "$m" -o "$dir/model.xaot" --target="$target" >/dev/null 2>&1; then
+      no_compile=$((no_compile + 1)); rm -rf "$dir"; continue
+    fi
+    if ! timeout "$eval_timeout" "$compiler" eval "$m" --random_inputs --seed=1 \
+        --output_dir="$dir/expected" --save_inputs="$dir/inputs" >/dev/null 2>&1; then
+      no_eval=$((no_eval + 1)); rm -rf "$dir"; continue
+    fi
+    if [ "$(du -sk "$dir" | cut -f1)" -gt 2048 ]; then
+      too_big=$((too_big + 1)); rm -rf "$dir"; continue
+    fi
+    echo "$m" > "$dir/source"
+    if [ "$target" != host ] && [[ "$m" != "$corpus"/* ]]; then
+      "$compiler" compile "$m" -o "$dir/model_both.xaot" --target="$target" \
+        --emit_cubin_with_ptx >/dev/null 2>&1 || { echo "prepare: $m: cubin+PTX compile failed" >&2; exit 1; }
+    fi
+    cases=$((cases + 1))
+  done
+  echo "prepare: $cases cases for $target; skipped: $no_compile not compiled for $target" \
+       "(unsupported or refused by name), $no_eval not evaluated (evaluator error, tuple parameter or over ${eval_timeout}s)," \
+       "$too_big over 2 MiB"
+
+  # Bandwidth artifacts.
+  local r=8192 c=8193 k
+  [ "$target" = host ] && { r=2048; c=2049; }
+  for k in copy elementwise row_reduce column_reduce transpose; do
+    bandwidth_module "$k" "$r" "$c" > "$out/bandwidth/$k.hlo"
+    "$compiler" compile "$out/bandwidth/$k.hlo" -o "$out/bandwidth/$k.xaot" --target="$target" \
+      >/dev/null || { echo "prepare: bandwidth module $k did not compile" >&2; exit 1; }
+  done
+  du -sh "$out"
+}
+
+# bench_rate FILE.xaot: "<bytes per run> <ms per run>" over the kernel and
+# copy lines of `xla_aot_device bench`.
+bench_rate() {
+  "$out/bin/xla_aot_device" bench "$1" --iterations=20 --warmup=3 | awk '
+    /^  (kernel|copy) / {
+      if (match($0, /x[0-9.]+ +[0-9.]+ ms +[0-9]+ bytes/)) {
+        split(substr($0, RSTART + 1, RLENGTH - 1), f, / +/)
+        ms += f[2]; bytes += f[1] * f[4]
+      }
     }
-    echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)  commit: $(git rev-parse --short HEAD 2>/dev/null || echo unknown)  target: $target"
+    END { if (ms > 0) printf "%d %.6f\n", bytes, ms; else exit 1 }'
+}
+
+run_check() {
+  cd "$repo"
+  [ -x "$out/bin/xla_aot_device" ] || { echo "gpu_check: $out/bin/xla_aot_device missing: run '$0 prepare' first" >&2; exit 2; }
+  local target commit status=0
+  target="$(cat "$out/target")"
+  commit="$(cat "$out/commit")"
+  export LD_LIBRARY_PATH="$out/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)  commit: $commit  target: $target"
+  step() {  # step NAME COMMAND...
+    echo "=== $1"
+    shift
+    timeout 300 "$@"
+    local rc=$?
+    echo "=== exit $rc"
+    [ $rc -eq 0 ] || status=1
+  }
+  if [ "$target" != host ]; then
     step "nvidia-smi" nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv
-    step "conformance" "$out/cuda_conformance_test"
-    step "cublasLt load" "$out/cublaslt_api_test"
-    for m in mlp softmax layer_norm; do
-      hlo="xla/tools/testdata/$m.hlo"
-      [ -f "$hlo" ] || hlo="xla/service/fusion/testdata/$m.hlo"
-      [ -f "$hlo" ] || { echo "=== $m: no module file"; status=1; continue; }
-      step "compile $m" "$out/xla_aot" compile "$hlo" -o "/tmp/gpu_check_$m.xaot" --target="$target"
-      step "run $m" "$out/xla_aot" run "/tmp/gpu_check_$m.xaot" --random_inputs --seed=1 --reference="$hlo"
-      step "compile $m (cubin+ptx)" "$out/xla_aot" compile "$hlo" -o "/tmp/gpu_check_${m}_both.xaot" \
-        --target="$target" --emit_cubin_with_ptx
-      step "run $m (cubin+ptx)" "$out/xla_aot" run "/tmp/gpu_check_${m}_both.xaot" --random_inputs \
-        --seed=1 --reference="$hlo"
-      if [ "$m" = mlp ]; then
-        step "run $m (classic cuBLAS)" env XLA_CUBLASLT_LIBRARY=/nonexistent/libcublasLt.so \
-          "$out/xla_aot" run "/tmp/gpu_check_$m.xaot" --random_inputs --seed=1 --reference="$hlo"
+    step "conformance" "$out/bin/cuda_conformance_test"
+    step "cublasLt load" "$out/bin/cublaslt_api_test"
+  fi
+
+  echo "=== end-to-end cases against the evaluator's carried outputs"
+  local dir name pass=0 fail=0 log variant
+  log="$(mktemp)"
+  for dir in "$out"/cases/*/; do
+    name="$(basename "$dir")"
+    local inputs=() i=0
+    while [ -f "$dir/inputs/in$i.npy" ]; do inputs+=("--input=$dir/inputs/in$i.npy"); i=$((i + 1)); done
+    for variant in model model_both classic; do
+      local artifact="$dir/model.xaot" envs=()
+      case "$variant" in
+        model_both) artifact="$dir/model_both.xaot"; [ -f "$artifact" ] || continue ;;
+        classic)
+          [ "$name" = mlp ] && [ "$target" != host ] || continue
+          envs=(XLA_CUBLASLT_LIBRARY=/nonexistent/libcublasLt.so) ;;
+      esac
+      if env "${envs[@]}" timeout 300 "$out/bin/xla_aot_device" run "$artifact" "${inputs[@]}" \
+          --expected="$dir/expected" > "$log" 2>&1; then
+        pass=$((pass + 1))
+      else
+        fail=$((fail + 1))
+        echo "FAIL $name ($variant): $(grep -v PASS "$log" | head -3 | tr '\n' ' ')"
       fi
     done
-    echo "gpu_check: $([ $status -eq 0 ] && echo ALL PASSED || echo SOME STEPS FAILED)"
-    exit $status
-    ;;
-  *)
-    echo "usage: $0 prepare | run [sm_80|sm_86|sm_89|sm_90]" >&2
-    exit 2
-    ;;
+  done
+  rm -f "$log"
+  echo "cases: $pass passed, $fail failed"
+  [ "$fail" -eq 0 ] || status=1
+
+  echo "=== bandwidth (f32, bytes read + written per run / median kernel time)"
+  printf '| module | MB per run | ms | GB/s | vs copy |\n|---|---|---|---|---|\n'
+  local k line copy_rate=""
+  for k in copy elementwise row_reduce column_reduce transpose; do
+    if ! line="$(bench_rate "$out/bandwidth/$k.xaot")"; then
+      echo "| $k | bench failed ||||"; status=1; continue
+    fi
+    read -r bytes ms <<<"$line"
+    local rate
+    rate="$(awk -v b="$bytes" -v t="$ms" 'BEGIN { printf "%.1f", b / t / 1e6 }')"
+    [ "$k" = copy ] && copy_rate="$rate"
+    awk -v k="$k" -v b="$bytes" -v t="$ms" -v r="$rate" -v c="$copy_rate" \
+      'BEGIN { printf "| %s | %.1f | %.3f | %s | %s |\n", k, b / 1e6, t, r, (c > 0 ? sprintf("%.2fx", r / c) : "n/a") }'
+  done
+  echo "gpu_check: $([ $status -eq 0 ] && echo ALL PASSED || echo SOME STEPS FAILED)"
+  exit $status
+}
+
+case "$mode" in
+  prepare) prepare "${2:-sm_90}" ;;
+  run) run_check ;;
+  *) usage ;;
 esac

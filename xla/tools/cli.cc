@@ -27,35 +27,20 @@ const std::vector<Subcommand>& Subcommands() {
   return *commands;
 }
 
-std::string UsageText() {
-  std::string out =
-      "usage: xla_aot <subcommand> [flags] [args]\n"
-      "\n"
-      "An ahead-of-time compiler for XLA HLO modules.\n"
-      "\n"
-      "Subcommands:\n";
-  for (const Subcommand& c : Subcommands()) absl::StrAppend(&out, "  ", c.name, "\t", c.summary, "\n");
-  out += "\nExit codes: 0 ok, 1 bad input, 2 bad usage.\n";
-  for (const Subcommand& c : Subcommands()) absl::StrAppend(&out, "\n== xla_aot ", c.name, " ==\n", c.help);
-  return out;
+namespace {
+
+const SubcommandProgram& XlaAotProgram() {
+  static const SubcommandProgram program{"xla_aot", "An ahead-of-time compiler for XLA HLO modules.",
+                                         &Subcommands()};
+  return program;
 }
 
+}  // namespace
+
+std::string UsageText() { return UsageText(XlaAotProgram()); }
+
 int RunXlaAot(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
-  if (args.empty()) {
-    err << UsageText();
-    return kExitUsage;
-  }
-  if (args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
-    out << UsageText();
-    return kExitOk;
-  }
-  for (const Subcommand& c : Subcommands()) {
-    if (c.name == args[0]) {
-      return c.run(std::vector<std::string>(args.begin() + 1, args.end()), out, err);
-    }
-  }
-  err << "xla_aot: unknown subcommand '" << args[0] << "'; run `xla_aot --help`\n";
-  return kExitUsage;
+  return RunSubcommandProgram(XlaAotProgram(), args, out, err);
 }
 
 }  // namespace xla::cli

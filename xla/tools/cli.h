@@ -11,21 +11,11 @@
 #include <string>
 #include <vector>
 
-#include "absl/strings/string_view.h"
-#include "xla/tools/exit_codes.h"
+#include "xla/tools/subcommand.h"
 
 namespace xla::cli {
 
-// A subcommand: its name, a one-line summary, its full help text, and the
-// function that runs it with the arguments after the subcommand name.
-struct Subcommand {
-  absl::string_view name;
-  absl::string_view summary;
-  absl::string_view help;
-  int (*run)(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
-};
-
-// Every subcommand, in help order.
+// Every subcommand of xla_aot, in help order.
 const std::vector<Subcommand>& Subcommands();
 
 // Runs `xla_aot ARGS...` (args excludes the program name).

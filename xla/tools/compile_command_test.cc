@@ -232,6 +232,52 @@ TEST(CompileCommand, RunComparesWithExpectedOutputs) {
   EXPECT_TRUE(absl::StrContains(err, "two oracles")) << err;
 }
 
+// The GPU check's carry-along case: eval --save_inputs writes the inputs it
+// drew, run replays them with --input and checks --expected. A bf16 output
+// travels as f32 in the .npy and is converted back before the comparison.
+TEST(CompileCommand, EvalSavesInputsThatRunReplaysAgainstExpected) {
+  const std::string module = WriteModule(
+      "m_bf16.hlo", "HloModule sq\nENTRY e {\n  p = bf16[9] parameter(0)\n"
+                    "  q = bf16[9] parameter(1)\n  ROOT r = bf16[9] multiply(p, q)\n}\n");
+  const std::string artifact = TempPath("m_bf16.xaot");
+  ASSERT_EQ(RunCompileCli({module, "-o", artifact}).code, kExitOk);
+  const std::string expected = TempPath("bf16_expected"), inputs = TempPath("bf16_inputs");
+  std::filesystem::create_directories(expected);
+  std::filesystem::create_directories(inputs);
+  std::ostringstream eval_out, eval_err;
+  ASSERT_EQ(RunEval({module, "--random_inputs", "--seed=9", "--output_dir=" + expected,
+                     "--save_inputs=" + inputs},
+                    eval_out, eval_err),
+            kExitOk)
+      << eval_err.str();
+  ASSERT_TRUE(std::filesystem::exists(inputs + "/in0.npy"));
+  ASSERT_TRUE(std::filesystem::exists(inputs + "/in1.npy"));
+  EXPECT_FALSE(std::filesystem::exists(inputs + "/in2.npy"));
+  std::ostringstream out, err;
+  EXPECT_EQ(RunRun({artifact, "--input=" + inputs + "/in0.npy", "--input=" + inputs + "/in1.npy",
+                    "--expected=" + expected},
+                   out, err),
+            kExitOk)
+      << err.str() << out.str();
+  EXPECT_TRUE(absl::StrContains(out.str(), "out0 bf16[9]: max_abs_err=0 max_rel_err=0 PASS"))
+      << out.str();
+  // The first input twice is another product: FAIL.
+  std::ostringstream out2, err2;
+  EXPECT_EQ(RunRun({artifact, "--input=" + inputs + "/in0.npy", "--input=" + inputs + "/in0.npy",
+                    "--expected=" + expected},
+                   out2, err2),
+            kExitMismatch)
+      << err2.str() << out2.str();
+  std::ostringstream out3, err3;
+  EXPECT_EQ(RunEval({module, "--random_inputs", "--save_inputs=" + TempPath("no/such/dir")}, out3,
+                    err3),
+            kExitBadInput);
+  EXPECT_TRUE(absl::StrContains(err3.str(), "--save_inputs")) << err3.str();
+  EXPECT_EQ(RunEval({module, "--random_inputs", "--replicas=2", "--save_inputs=" + inputs}, out3,
+                    err3),
+            kExitUsage);
+}
+
 // A GPU artifact compiles here (ptxas is in CI); running it needs a GPU, so
 // `run` on this machine fails with a message naming the target's platform.
 TEST(CompileCommand, GpuTargetsCompileAndUnknownOnesAreRefused) {

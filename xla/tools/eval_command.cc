@@ -20,7 +20,7 @@ namespace xla::cli {
 const char kEvalHelp[] =
     "usage: xla_aot eval FILE.hlo [--input=A.npy ...] [--random_inputs [--seed=N]]\n"
     "                            [--output_dir=DIR] [--print] [--max_while_iterations=N]\n"
-    "                            [--replicas=N]\n"
+    "                            [--replicas=N] [--save_inputs=DIR]\n"
     "\n"
     "Evaluates the module's entry computation on the reference evaluator.\n"
     "\n"
@@ -31,6 +31,11 @@ const char kEvalHelp[] =
     "  --seed=N              seed for --random_inputs (default 0)\n"
     "  --output_dir=DIR      write DIR/out0.npy, out1.npy, ... (tuples flattened)\n"
     "  --print               print the results\n"
+    "  --save_inputs=DIR     also write the inputs used (drawn or read) as\n"
+    "                        DIR/in0.npy, in1.npy, ...: with --output_dir, a case\n"
+    "                        `xla_aot run --input=... --expected=DIR` replays\n"
+    "                        elsewhere (random index operands are drawn in range\n"
+    "                        here, which `run --random_inputs` cannot know)\n"
     "  --max_while_iterations=N  fail a while loop after N iterations\n"
     "  --replicas=N          run N replicas in lockstep (times the module's\n"
     "                        num_partitions); every --input file and every output\n"
@@ -45,6 +50,7 @@ struct EvalFlags {
   TensorIoFlags io;
   EvaluatorOptions options;
   int64_t replicas = 0;  // 0: no --replicas, a plain single evaluation
+  std::string save_inputs;  // directory for in<i>.npy, or empty
 };
 
 // Parses flags; returns an error message for bad usage.
@@ -63,6 +69,9 @@ std::string ParseFlags(const std::vector<std::string>& args, EvalFlags* f) {
       if (!absl::SimpleAtoi(v, &f->replicas) || f->replicas <= 0) {
         return absl::StrCat("bad --replicas value '", v, "' (a positive integer)");
       }
+    } else if (absl::StartsWith(arg, "--save_inputs=")) {
+      f->save_inputs = arg.substr(std::string("--save_inputs=").size());
+      if (f->save_inputs.empty()) return "--save_inputs needs a directory";
     } else if (absl::StartsWith(arg, "-")) {
       return absl::StrCat("unknown flag '", arg, "'");
     } else if (f->module_path.empty()) {
@@ -72,6 +81,9 @@ std::string ParseFlags(const std::vector<std::string>& args, EvalFlags* f) {
     }
   }
   if (f->module_path.empty()) return "no module file";
+  if (f->replicas > 0 && !f->save_inputs.empty()) {
+    return "--save_inputs writes one device's inputs; drop it or --replicas";
+  }
   return CheckTensorIoFlags(f->io);
 }
 
@@ -207,6 +219,13 @@ int RunEval(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   if (!inputs.ok()) {
     err << "xla_aot eval: " << inputs.status().message() << "\n";
     return kExitBadInput;
+  }
+  for (size_t i = 0; i < inputs->size() && !flags.save_inputs.empty(); ++i) {
+    const std::string path = absl::StrCat(flags.save_inputs, "/in", i, ".npy");
+    if (absl::Status s = WriteNpyFile(path, (*inputs)[i]); !s.ok()) {
+      err << "xla_aot eval: --save_inputs: " << s.message() << "\n";
+      return kExitBadInput;
+    }
   }
   absl::StatusOr<Literal> result = HloEvaluator(flags.options).Evaluate(**module, *inputs);
   if (!result.ok()) {

@@ -189,19 +189,24 @@ absl::StatusOr<std::vector<const Literal*>> ReferenceLeaves(const HloModule& mod
 }
 
 // The expected leaves `xla_aot eval --output_dir=dir` wrote: dir/out<i>.npy
-// for each of the artifact's `count` leaves, and no more.
-absl::StatusOr<std::vector<Literal>> ReadExpectedLeaves(const std::string& dir, size_t count) {
+// for each of the artifact's leaves (`actual`), and no more, each converted
+// from its travel type (f32 for bf16, ...) to the leaf's shape.
+absl::StatusOr<std::vector<Literal>> ReadExpectedLeaves(const std::string& dir,
+                                                        const std::vector<Literal>& actual) {
+  const size_t count = actual.size();
   const std::string how = absl::StrCat(
       " (write them with `xla_aot eval FILE.hlo --output_dir=", dir, "` on the same inputs)");
   std::vector<Literal> leaves;
   for (size_t i = 0; i < count; ++i) {
     const std::string path = absl::StrCat(dir, "/out", i, ".npy");
-    absl::StatusOr<Literal> leaf = ReadNpyFile(path);
-    if (!leaf.ok()) {
+    absl::StatusOr<Literal> file = ReadNpyFile(path);
+    if (!file.ok()) {
       return absl::InvalidArgumentError(absl::StrCat("the artifact has ", count, " outputs but ",
-                                                     path, ": ", leaf.status().message(), how));
+                                                     path, ": ", file.status().message(), how));
     }
-    leaves.push_back(*std::move(leaf));
+    ASSIGN_OR_RETURN(Literal leaf,
+                     ConvertNpyLiteral(*file, actual[i].shape(), absl::StrCat("output ", i)));
+    leaves.push_back(std::move(leaf));
   }
   const std::string extra = absl::StrCat(dir, "/out", count, ".npy");
   if (std::ifstream(extra).good()) {
@@ -262,7 +267,7 @@ absl::StatusOr<bool> CompareWithReference(const std::string& path,
 
 absl::StatusOr<bool> CompareWithExpected(const std::string& dir, const std::vector<Literal>& actual,
                                          double scale, std::ostream& out) {
-  ASSIGN_OR_RETURN(const std::vector<Literal> expected, ReadExpectedLeaves(dir, actual.size()));
+  ASSIGN_OR_RETURN(const std::vector<Literal> expected, ReadExpectedLeaves(dir, actual));
   std::vector<const Literal*> leaves;
   for (const Literal& e : expected) leaves.push_back(&e);
   return CompareLeaves(leaves, actual, scale, dir, out);

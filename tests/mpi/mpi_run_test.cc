@@ -219,6 +219,76 @@ TEST_P(MpiRunTest, MatchesSingleProcessReplicatedRunBitwise) {
 
 INSTANTIATE_TEST_SUITE_P(Processes, MpiRunTest, ::testing::Values(2, 4));
 
+// An SPMD module (2 replicas x 2 partitions) under mpirun -np 4: process d
+// is replica d / 2, partition d % 2. Every output equals the in-process run
+// bitwise; the ids by hand.
+TEST(MpiRunSpmdTest, FourProcessesRunTwoReplicasOfTwoPartitions) {
+  struct stat st;
+  ASSERT_EQ(stat(kMpirun, &st), 0) << kMpirun << " is missing (tools/install_deps.sh)";
+  const char* module = R"(
+HloModule mpi_spmd, replica_count=2, num_partitions=2
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY main {
+  x = f32[6]{0} parameter(0)
+  over_partitions = f32[6]{0} all-reduce(x), channel_id=1, replica_groups={{0,2},{1,3}}, use_global_device_ids=true, to_apply=add
+  swapped = f32[6]{0} collective-permute(x), channel_id=2, source_target_pairs={{0,1},{1,0}}
+  rid = u32[] replica-id()
+  pid = u32[] partition-id()
+  ROOT t = (f32[6]{0}, f32[6]{0}, u32[], u32[]) tuple(over_partitions, swapped, rid, pid)
+}
+)";
+  gpu::HostCompilerOptions options;
+  options.thunks.emit_collectives = true;
+  absl::StatusOr<std::string> bytes = gpu::CompileHloToHostArtifact(module, options);
+  ASSERT_TRUE(bytes.ok()) << bytes.status();
+  const std::string artifact = absl::StrCat(TmpDir(), "/spmd.xaot");
+  std::ofstream(artifact, std::ios::binary) << *bytes;
+  absl::StatusOr<std::unique_ptr<aot::Executable>> exe = aot::Executable::LoadFromBytes(*bytes);
+  ASSERT_TRUE(exe.ok()) << exe.status();
+  std::vector<Literal> inputs;
+  inputs.emplace_back(Shape::Array(PrimitiveType::F32, {4, 6}));
+  for (int64_t i = 0; i < 24; ++i) inputs[0].SetDouble(i, std::sin(0.7 * i) * 100 + 1.0 / 7);
+  const std::string in = absl::StrCat(TmpDir(), "/spmd_in.npy");
+  ASSERT_TRUE(WriteNpyFile(in, inputs[0]).ok());
+  absl::StatusOr<std::vector<Literal>> expected = tools::RunReplicated(**exe, 2, inputs);
+  ASSERT_TRUE(expected.ok()) << expected.status();
+  const std::string out_dir = absl::StrCat(TmpDir(), "/spmd_out");
+  mkdir(out_dir.c_str(), 0755);
+  std::string err;
+  ASSERT_EQ(RunMpi(4, absl::StrCat(artifact, " --input=", in, " --output_dir=", out_dir,
+                                   " --timeout_s=60"),
+                   "spmd", &err),
+            0)
+      << err;
+  for (size_t k = 0; k < expected->size(); ++k) {
+    absl::StatusOr<Literal> got = ReadNpyFile(absl::StrCat(out_dir, "/out", k, ".npy"));
+    ASSERT_TRUE(got.ok()) << got.status();
+    EXPECT_TRUE(got->data() == (*expected)[k].data()) << "output " << k << " differs bitwise";
+  }
+  absl::StatusOr<Literal> swapped = ReadNpyFile(absl::StrCat(out_dir, "/out1.npy"));
+  absl::StatusOr<Literal> rid = ReadNpyFile(absl::StrCat(out_dir, "/out2.npy"));
+  absl::StatusOr<Literal> pid = ReadNpyFile(absl::StrCat(out_dir, "/out3.npy"));
+  ASSERT_TRUE(swapped.ok() && rid.ok() && pid.ok());
+  for (int64_t d = 0; d < 4; ++d) {
+    EXPECT_EQ(rid->GetInt(d), d / 2);
+    EXPECT_EQ(pid->GetInt(d), d % 2);
+    // Partitions 0 and 1 of each replica swap their x.
+    for (int64_t i = 0; i < 6; ++i) {
+      EXPECT_EQ(swapped->GetDouble(d * 6 + i), inputs[0].GetDouble((d ^ 1) * 6 + i)) << d;
+    }
+  }
+  // Three processes cannot hold 2 replicas x 2 partitions: the clique
+  // check (or the partition check) refuses before any collective.
+  EXPECT_NE(RunMpi(3, absl::StrCat(artifact, " --timeout_s=5"), "spmd_three", &err), 0);
+  EXPECT_TRUE(absl::StrContains(err, "mpirun -np 4") ||
+              absl::StrContains(err, "2 partitions but 3 processes"))
+      << err;
+}
+
 TEST(MpiRunErrorTest, TooFewProcessesFailsWithClearError) {
   struct stat st;
   ASSERT_EQ(stat(kMpirun, &st), 0) << kMpirun << " is missing (tools/install_deps.sh)";

@@ -20,15 +20,21 @@ namespace se = ::stream_executor;
 // Run ids are unique in the process.
 std::atomic<int64_t> next_run_id{1};
 
-// Checks one collective against `n` replicas.
+// Checks one collective against `n` participants (replicas x partitions).
 absl::Status CheckCollective(const gpu::CollectiveThunk& thunk, int64_t n) {
   const gpu::CollectiveThunk::Config& c = thunk.config();
   const std::string what = absl::StrCat(gpu::CollectiveOpName(c.op), " '",
                                         thunk.info().profile_annotation, "'");
+  // Replica ids with one partition, global device ids with several.
+  const bool spmd = c.num_partitions > 1;
+  const std::string unit = spmd ? "participant" : "replica";
+  const std::string count =
+      spmd ? absl::StrCat(n, " participants (replicas x ", c.num_partitions, " partitions)")
+           : absl::StrCat(n, " replicas");
   auto check_id = [&](int64_t id) -> absl::Status {
     if (id < n) return absl::OkStatus();
     return absl::InvalidArgumentError(absl::StrCat(
-        what, " names replica ", id, " but only ", n, " replicas run; the program was compiled "
+        what, " names ", unit, " ", id, " but only ", count, " run; the program was compiled "
         "for more replicas (run with --replicas matching the module's replica_count)"));
   };
   for (const auto& [s, t] : c.source_target_pairs) {
@@ -46,8 +52,8 @@ absl::Status CheckCollective(const gpu::CollectiveThunk& thunk, int64_t n) {
   for (int64_t r = 0; r < n; ++r) {
     if (covered.count(r) == 0) {
       return absl::InvalidArgumentError(absl::StrCat(
-          what, ": replica ", r, " of ", n, " is in no replica group; the program was compiled "
-          "for fewer replicas (", covered.size(), ")"));
+          what, ": ", unit, " ", r, " of ", n, " is in no replica group; the program was "
+          "compiled for fewer ", unit, "s (", covered.size(), ")"));
     }
   }
   return absl::OkStatus();
@@ -61,7 +67,26 @@ absl::Status CheckTree(const gpu::Thunk& thunk, int64_t n) {
   return absl::OkStatus();
 }
 
+// Collects the num_partitions of every collective under `thunk`.
+void CollectPartitions(const gpu::Thunk& thunk, std::set<int64_t>* seen) {
+  if (thunk.kind() == gpu::Thunk::Kind::kCollective) {
+    seen->insert(static_cast<const gpu::CollectiveThunk&>(thunk).config().num_partitions);
+  }
+  for (const gpu::Thunk* child : thunk.children()) CollectPartitions(*child, seen);
+}
+
 }  // namespace
+
+absl::StatusOr<int64_t> ProgramNumPartitions(const gpu::Thunk& root) {
+  std::set<int64_t> seen;
+  CollectPartitions(root, &seen);
+  if (seen.size() > 1) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "the program's collectives were compiled for different partition counts (",
+        absl::StrJoin(seen, ", "), "); recompile the module"));
+  }
+  return seen.empty() ? 1 : *seen.begin();
+}
 
 ReplicatedExecutor::ReplicatedExecutor(Executable& executable,
                                        const ReplicatedExecutionOptions& options)
@@ -79,15 +104,17 @@ absl::StatusOr<std::unique_ptr<ReplicatedExecutor>> ReplicatedExecutor::Create(
         "replicated execution runs host artifacts only; this one is for ",
         executable.program().target.name));
   }
-  RETURN_IF_ERROR(CheckTree(*executable.program().root, n));
+  ASSIGN_OR_RETURN(const int64_t partitions, ProgramNumPartitions(*executable.program().root));
+  RETURN_IF_ERROR(CheckTree(*executable.program().root, n * partitions));
   std::unique_ptr<ReplicatedExecutor> exec(new ReplicatedExecutor(executable, options));
+  exec->num_partitions_ = partitions;
   se::host::HostExecutorOptions device_options;
   device_options.num_threads = std::max(1, options.threads_per_device);
-  for (int64_t r = 0; r < n; ++r) {
+  for (int64_t d = 0; d < n * partitions; ++d) {
     exec->devices_.push_back(std::make_unique<se::host::HostExecutor>(device_options));
   }
   // The groups the collectives declared in Prepare (program.resources):
-  // device id = replica id.
+  // device id = participant id.
   for (const std::vector<int64_t>& group : executable.program().resources.collective_groups) {
     ASSIGN_OR_RETURN(gpu::CliqueKey key, gpu::CliqueKey::Create(group));
     RETURN_IF_ERROR(exec->cliques_.Get(key, key.devices()[0]).status());
@@ -95,21 +122,28 @@ absl::StatusOr<std::unique_ptr<ReplicatedExecutor>> ReplicatedExecutor::Create(
   return exec;
 }
 
+std::string ReplicatedExecutor::ParticipantName(int64_t d) const {
+  if (num_partitions_ == 1) return absl::StrCat("replica ", d);
+  return absl::StrCat("replica ", d / num_partitions_, " partition ", d % num_partitions_);
+}
+
 absl::StatusOr<std::vector<std::vector<Literal>>> ReplicatedExecutor::RunOnLiterals(
     absl::Span<const std::vector<Literal>> arguments) {
-  const int64_t n = num_replicas();
+  const int64_t n = num_participants();
   if (static_cast<int64_t>(arguments.size()) != n) {
     return absl::InvalidArgumentError(absl::StrCat(
         "replicated execution on ", n, " devices got arguments for ", arguments.size(),
-        " replicas; pass one argument list per replica"));
+        num_partitions_ == 1 ? " replicas; pass one argument list per replica"
+                             : " participants; pass one argument list per replica and partition"));
   }
   const int64_t run_id = next_run_id.fetch_add(1);
   std::vector<gpu::CollectiveContext> contexts(n);
   std::vector<int64_t> devices(n);
   for (int64_t r = 0; r < n; ++r) devices[r] = r;
   for (int64_t r = 0; r < n; ++r) {
-    contexts[r].replica_id = r;
-    contexts[r].partition_id = 0;
+    contexts[r].replica_id = r / num_partitions_;
+    contexts[r].partition_id = r % num_partitions_;
+    contexts[r].num_partitions = num_partitions_;
     contexts[r].run_id = run_id;
     contexts[r].replica_devices = devices;
     contexts[r].communicator = [this](const gpu::CliqueKey& key, int64_t device) {
@@ -140,10 +174,10 @@ absl::StatusOr<std::vector<std::vector<Literal>>> ReplicatedExecutor::RunOnLiter
     std::string peers;
     for (int64_t r = 0; r < n && s.code() != absl::StatusCode::kDeadlineExceeded; ++r) {
       if (r == failed || results[r].ok()) continue;
-      peers = absl::StrCat("; meanwhile replica ", r, ": ", results[r].status().message());
+      peers = absl::StrCat("; meanwhile ", ParticipantName(r), ": ", results[r].status().message());
       break;
     }
-    return absl::Status(s.code(), absl::StrCat("replica ", failed, ": ", s.message(), peers));
+    return absl::Status(s.code(), absl::StrCat(ParticipantName(failed), ": ", s.message(), peers));
   }
   std::vector<std::vector<Literal>> out;
   for (auto& r : results) out.push_back(std::move(*r));

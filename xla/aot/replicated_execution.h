@@ -1,7 +1,9 @@
-// Replicated execution: one loaded Executable run on N host devices at
-// once, one thread per replica, each with its own arguments. Replica r runs
-// on host device r (global device id r) with replica id r and partition id
-// 0; every replica of one Run shares a run id. Collective thunks
+// Replicated execution: one loaded Executable run on N x P host devices at
+// once (N replicas of a module compiled for P partitions: P is read from
+// its collectives, 1 without), one thread per participant, each with its
+// own arguments. Participant d = replica * P + partition (its global device
+// id) runs on host device d with replica id d / P and partition id d % P;
+// every participant of one Run shares a run id. Collective thunks
 // (xla/backends/gpu/runtime/collective_thunk.h) reach each other through
 // the executor's in-process clique cache, created once per executor (one
 // run configuration) and reused by every Run.
@@ -9,11 +11,12 @@
 //   ASSIGN_OR_RETURN(auto replicated, ReplicatedExecutor::Create(exe, {4}));
 //   ASSIGN_OR_RETURN(auto results, replicated->RunOnLiterals(per_replica_args));
 //
-// Create checks the program's collectives against the replica count: every
-// group and pair must name replicas in [0, N), and the groups of each
-// collective must cover every replica exactly once (InvalidArgument naming
-// the collective, the replica and N otherwise: the device-count mismatch).
-// Run errors name the replica ("replica 2: ..."); a replica that fails
+// Create checks the program's collectives against the participant count:
+// every group and pair must name participants in [0, N x P), and the groups
+// of each collective must cover every participant exactly once
+// (InvalidArgument naming the collective, the participant and the count
+// otherwise: the device-count mismatch); collectives that disagree on P are
+// refused. Run errors name the participant ("replica 2: ..."); one that fails
 // before a collective leaves the others waiting at most `timeout`, and the
 // error reported is the failing replica's own (not its peers' timeouts).
 //
@@ -25,6 +28,7 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -47,33 +51,44 @@ struct ReplicatedExecutionOptions {
   int threads_per_device = 1;
 };
 
+// The partitions the program's collective thunks were compiled for: 1 when
+// there are none. InvalidArgument when two collectives disagree.
+absl::StatusOr<int64_t> ProgramNumPartitions(const gpu::Thunk& root);
+
 class ReplicatedExecutor {
  public:
-  // Creates the N host devices and the clique cache, and acquires the
+  // Creates the N x P host devices and the clique cache, and acquires the
   // communicators of every group the program's collectives declare (their
   // Prepare). Errors: InvalidArgument for num_replicas < 1 or a program
-  // whose collectives do not fit N replicas (see above); FailedPrecondition
-  // when the artifact's target is not "host".
+  // whose collectives do not fit N x P participants (see above);
+  // FailedPrecondition when the artifact's target is not "host".
   static absl::StatusOr<std::unique_ptr<ReplicatedExecutor>> Create(
       Executable& executable, const ReplicatedExecutionOptions& options);
 
-  // Runs every replica once; `arguments[r]` are replica r's arguments (as
-  // ExecuteOnLiterals). Returns results[r] = replica r's result leaves.
-  // InvalidArgument when arguments.size() != N; the first failing
-  // replica's error otherwise, prefixed "replica <r>: " and followed by
-  // one other failed replica's error ("; meanwhile replica <k>: ...", e.g.
-  // its timeout naming the missing rank).
+  // Runs every participant once; `arguments[d]` are participant d's
+  // arguments (as ExecuteOnLiterals). Returns results[d] = participant d's
+  // result leaves. InvalidArgument when arguments.size() != N x P; the
+  // first failing participant's error otherwise, prefixed "replica <r>: "
+  // ("replica <r> partition <p>: " when P > 1) and followed by one other
+  // failed participant's error ("; meanwhile replica <k>: ...", e.g. its
+  // timeout naming the missing rank).
   absl::StatusOr<std::vector<std::vector<Literal>>> RunOnLiterals(
       absl::Span<const std::vector<Literal>> arguments);
 
-  int64_t num_replicas() const { return static_cast<int64_t>(devices_.size()); }
+  // Participants (replicas x partitions): the devices, and the argument
+  // lists RunOnLiterals takes.
+  int64_t num_participants() const { return static_cast<int64_t>(devices_.size()); }
+  int64_t num_partitions() const { return num_partitions_; }
   // Cliques created so far (one per distinct group).
   int64_t num_cliques() const { return cliques_.num_cliques(); }
 
  private:
   ReplicatedExecutor(Executable& executable, const ReplicatedExecutionOptions& options);
+  // "replica r" or "replica r partition p" for participant d.
+  std::string ParticipantName(int64_t d) const;
 
   Executable& executable_;
+  int64_t num_partitions_ = 1;
   std::vector<std::unique_ptr<stream_executor::host::HostExecutor>> devices_;
   gpu::InProcessCliques cliques_;
 };

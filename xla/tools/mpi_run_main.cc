@@ -28,6 +28,7 @@
 #include "absl/time/time.h"
 #include "xla/aot/executable.h"
 #include "xla/aot/literal_execution.h"
+#include "xla/aot/replicated_execution.h"
 #include "xla/backends/gpu/runtime/collective_context.h"
 #include "xla/backends/gpu/runtime/mpi_api.h"
 #include "xla/backends/gpu/runtime/mpi_communicator.h"
@@ -101,8 +102,18 @@ absl::Status Run(const Flags& flags, gpu::MpiCliques& cliques) {
                                                              flags.io.inputs[p], ")")));
     args.push_back(std::move(slices[rank]));
   }
+  // Process `rank` is participant `rank`: replica rank / P, partition
+  // rank % P for an artifact compiled for P partitions.
+  ASSIGN_OR_RETURN(const int64_t partitions, aot::ProgramNumPartitions(*exe->program().root));
+  if (n % partitions != 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "the artifact was compiled for ", partitions, " partitions but ", n,
+        " processes run; start a multiple of ", partitions, " (replicas x partitions)"));
+  }
   gpu::CollectiveContext context;
-  context.replica_id = rank;
+  context.replica_id = rank / partitions;
+  context.partition_id = rank % partitions;
+  context.num_partitions = partitions;
   context.run_id = 1;
   for (int64_t r = 0; r < n; ++r) context.replica_devices.push_back(r);
   context.communicator = [&cliques](const gpu::CliqueKey& key, int64_t device) {

@@ -16,7 +16,7 @@ absl::StatusOr<std::vector<Literal>> RunReplicated(aot::Executable& executable,
   ASSIGN_OR_RETURN(std::unique_ptr<aot::ReplicatedExecutor> exec,
                    aot::ReplicatedExecutor::Create(executable, options));
   ASSIGN_OR_RETURN(std::vector<std::vector<Literal>> args,
-                   UnstackArguments(stacked_inputs, num_replicas));
+                   UnstackArguments(stacked_inputs, exec->num_participants()));
   ASSIGN_OR_RETURN(std::vector<std::vector<Literal>> results, exec->RunOnLiterals(args));
   std::vector<std::vector<const Literal*>> leaves;
   for (const std::vector<Literal>& replica : results) {

@@ -23,8 +23,10 @@
 
 namespace xla::tools {
 
-// Runs `executable` on `num_replicas` host devices. `stacked_inputs[p]` is
-// parameter p for all replicas (leading dimension num_replicas). Returns
+// Runs `executable` on `num_replicas` x P host devices (P: the partitions
+// its collectives were compiled for, aot::ProgramNumPartitions).
+// `stacked_inputs[p]` is parameter p for all participants (leading
+// dimension num_replicas x P, participant d = replica * P + partition). Returns
 // the result leaves (depth-first order, as ExecuteOnLiterals), each stacked.
 // Errors: InvalidArgument naming the input for a wrong leading dimension;
 // ReplicatedExecutor's errors (device-count mismatch, "replica <r>: ...",

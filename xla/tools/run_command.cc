@@ -10,6 +10,7 @@
 #include "absl/strings/str_format.h"
 #include "xla/aot/executable.h"
 #include "xla/aot/literal_execution.h"
+#include "xla/aot/replicated_execution.h"
 #include "xla/hlo/evaluator/hlo_evaluator.h"
 #include "xla/hlo/evaluator/replicated_evaluator.h"
 #include "xla/hlo/parser/hlo_parser.h"
@@ -60,6 +61,9 @@ const char kRunHelp[] =
     "                        every thunk timed on its stream and write a Chrome\n"
     "                        trace-event JSON (chrome://tracing, ui.perfetto.dev)\n"
     "  --replicas=N          run N replicas on N host devices (one thread each;\n"
+    "                        an SPMD artifact compiled for P partitions runs N x P\n"
+    "                        participants, replica-major, and the leading\n"
+    "                        dimension below is N x P;\n"
     "                        collectives go through the in-process communicator).\n"
     "                        Every --input carries a leading dimension N (slice i\n"
     "                        is replica i's argument; --random_inputs draws the\n"
@@ -146,8 +150,12 @@ absl::StatusOr<RunOutcome> LoadAndRun(const RunFlags& f) {
         return absl::InvalidArgumentError("--replicas needs array parameters (no tuples)");
       }
     }
+    // One stacked slice per participant: replicas x the partitions the
+    // artifact's collectives were compiled for.
+    ASSIGN_OR_RETURN(const int64_t partitions, aot::ProgramNumPartitions(*exe->program().root));
     ASSIGN_OR_RETURN(outcome.inputs,
-                     MakeInputs(f.io, StackedProgramShape(exe->program_shape(), f.replicas)));
+                     MakeInputs(f.io, StackedProgramShape(exe->program_shape(),
+                                                          f.replicas * partitions)));
     ASSIGN_OR_RETURN(outcome.leaves, tools::RunReplicated(*exe, f.replicas, outcome.inputs));
     return outcome;
   }
@@ -175,10 +183,11 @@ absl::StatusOr<std::vector<const Literal*>> ReferenceLeaves(const HloModule& mod
     storage->push_back(std::move(expected));
     return FlattenLeaves(storage->back());
   }
-  ASSIGN_OR_RETURN(std::vector<std::vector<Literal>> args,
-                   tools::UnstackArguments(inputs, replicas));
   ReplicatedEvaluatorOptions options;
   options.num_replicas = replicas;
+  ASSIGN_OR_RETURN(const int64_t participants, ReplicatedParticipantCount(module, options));
+  ASSIGN_OR_RETURN(std::vector<std::vector<Literal>> args,
+                   tools::UnstackArguments(inputs, participants));
   ASSIGN_OR_RETURN(std::vector<Literal> results, EvaluateReplicated(module, args, options));
   std::vector<std::vector<const Literal*>> per_replica;
   for (const Literal& r : results) per_replica.push_back(FlattenLeaves(r));

@@ -157,6 +157,61 @@ TEST_F(RunReplicasTest, AsyncFormsMatchTheReplicatedEvaluator) {
   EXPECT_THAT(run.out, HasSubstr("PASS: 3 outputs"));
 }
 
+// An SPMD module, 2 replicas x 2 partitions (participant d = replica * 2 +
+// partition): every group mode (cross-replica, cross-replica-and-partition,
+// flattened ids, cross-partition), a cross-partition permute, all-to-all and
+// broadcast, and the ids. Checked against the replicated evaluator, and the
+// ids against hand values.
+const char kSpmdModule[] = R"(
+HloModule spmd, replica_count=2, num_partitions=2
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY main {
+  x = f32[6] parameter(0)
+  cross_replica = f32[6] all-reduce(x), replica_groups={{0,1}}, to_apply=add
+  replica_and_partition = f32[6] all-reduce(x), channel_id=1, replica_groups={{0,1}}, to_apply=add
+  flattened = f32[6] all-reduce(x), channel_id=2, replica_groups={{0,3},{1,2}}, use_global_device_ids=true, to_apply=add
+  gathered = f32[12] all-gather(x), channel_id=3, replica_groups={{1,2},{3,0}}, use_global_device_ids=true, dimensions={0}
+  permuted = f32[6] collective-permute(x), channel_id=4, source_target_pairs={{0,1}}
+  exchanged = f32[6] all-to-all(x), channel_id=5, replica_groups={{0,1}}, dimensions={0}
+  broadcast = f32[6] collective-broadcast(x), channel_id=6, replica_groups={{1,0}}
+  rid = u32[] replica-id()
+  pid = u32[] partition-id()
+  ROOT t = (f32[6], f32[6], f32[6], f32[12], f32[6], f32[6], f32[6], u32[], u32[]) tuple(cross_replica, replica_and_partition, flattened, gathered, permuted, exchanged, broadcast, rid, pid)
+}
+)";
+
+TEST_F(RunReplicasTest, SpmdPartitionsMatchTheReplicatedEvaluator) {
+  std::ofstream(Tmp("spmd.hlo")) << kSpmdModule;
+  const Result compiled =
+      Call(RunCompile, {Tmp("spmd.hlo"), "--emit_collectives", "-o", Tmp("spmd.xaot")});
+  ASSERT_EQ(compiled.code, kExitOk) << compiled.err;
+  // --replicas=2 runs 4 participants: inputs and outputs have a leading 4.
+  const Result run =
+      Call(RunRun, {Tmp("spmd.xaot"), "--replicas=2", "--random_inputs", "--seed=11",
+                    "--reference=" + Tmp("spmd.hlo"), "--output_dir=" + Tmp("spmd_run")});
+  ASSERT_EQ(run.code, kExitOk) << run.err << run.out;
+  EXPECT_THAT(run.out, HasSubstr("PASS: 9 outputs"));
+  absl::StatusOr<Literal> rid = ReadNpyFile(Tmp("spmd_run/out7.npy"));
+  absl::StatusOr<Literal> pid = ReadNpyFile(Tmp("spmd_run/out8.npy"));
+  ASSERT_TRUE(rid.ok() && pid.ok());
+  ASSERT_EQ(rid->element_count(), 4);
+  for (int d = 0; d < 4; ++d) {
+    EXPECT_EQ(rid->GetDouble(d), d / 2) << d;
+    EXPECT_EQ(pid->GetDouble(d), d % 2) << d;
+  }
+  // Inputs stacked for 2 instead of 4 participants are refused by shape.
+  Literal x2(Shape::Array(PrimitiveType::F32, {2, 6}));
+  ASSERT_TRUE(WriteNpyFile(Tmp("x2.npy"), x2).ok());
+  const Result short_input =
+      Call(RunRun, {Tmp("spmd.xaot"), "--replicas=2", "--input=" + Tmp("x2.npy")});
+  EXPECT_EQ(short_input.code, kExitBadInput);
+  EXPECT_THAT(short_input.err, HasSubstr("expects f32[4,6]"));
+}
+
 TEST_F(RunReplicasTest, CollectivesNeedTheFlagToCompile) {
   const Result compiled = Call(RunCompile, {Tmp("c.hlo"), "-o", Tmp("plain.xaot")});
   EXPECT_EQ(compiled.code, kExitBadInput);

@@ -443,12 +443,45 @@ class Emitter {
     return ShapeIndex{};
   }
 
-  // The participant groups (replica ids) of `instr`, by XLA's group modes
-  // (collective_groups.h). EmitCollective has refused modules with several
-  // partitions already.
+  int64_t NumPartitions() const { return module_.config().num_partitions.value_or(1); }
+
+  // The participant groups of `instr` by XLA's group modes
+  // (collective_groups.h): global device ids, replica * P + partition,
+  // which are replica ids when P = 1.
   absl::StatusOr<std::vector<std::vector<int64_t>>> ReplicaGroupsOf(const HloInstruction& instr) {
     return GetParticipantGroups(instr, module_.config().replica_count.value_or(1),
-                                /*num_partitions=*/1);
+                                NumPartitions());
+  }
+
+  // A collective-permute's pairs as global device ids: without a channel id
+  // they pair replicas (repeated for every partition), with one they pair
+  // partitions (repeated for every replica).
+  absl::Status AddPermutePairs(const HloInstruction& instr, CollectiveThunkProto* proto) {
+    const AttrValue* pairs = instr.FindAttr(AttrId::kSourceTargetPairs);
+    if (pairs == nullptr) return absl::OkStatus();
+    const int64_t partitions = NumPartitions();
+    const int64_t replicas = module_.config().replica_count.value_or(1);
+    const bool cross_partition = instr.has_attr(AttrId::kChannelId);
+    const int64_t copies = cross_partition ? replicas : partitions;
+    const int64_t limit = cross_partition ? partitions : replicas;
+    for (const std::vector<int64_t>& p : std::get<std::vector<std::vector<int64_t>>>(*pairs)) {
+      if (p.size() != 2) return Unimplemented(instr, "a source-target pair without 2 ids");
+      for (int64_t id : p) {
+        if (id < 0 || id >= limit) {
+          return absl::InvalidArgumentError(absl::StrCat(
+              instr.name(), ": source-target id ", id, " is outside the module's ", limit, " ",
+              cross_partition ? "partitions" : "replicas"));
+        }
+      }
+      for (int64_t k = 0; k < copies; ++k) {
+        SourceTargetPairProto* pair = proto->add_source_target_pairs();
+        pair->set_source(cross_partition ? GlobalDeviceId(k, p[0], partitions)
+                                         : GlobalDeviceId(p[0], k, partitions));
+        pair->set_target(cross_partition ? GlobalDeviceId(k, p[1], partitions)
+                                         : GlobalDeviceId(p[1], k, partitions));
+      }
+    }
+    return absl::OkStatus();
   }
 
   absl::StatusOr<ReductionKindProto> ReductionOf(const HloInstruction& instr) {
@@ -486,9 +519,6 @@ class Emitter {
           HloOpcodeName(op), " is emitted only with --emit_collectives (stage 1 of the "
           "collectives rollout: runtimes read it since 2026-11-30, emission is off by default)"));
     }
-    if (module_.config().num_partitions.value_or(1) != 1) {
-      return Unimplemented(instr, "collectives across partitions (num_partitions > 1)");
-    }
     if (IsCollectiveDone(op)) {
       // Join the start's communication stream when the pair was left open;
       // done's value is the start's output (a copy only when buffer
@@ -510,30 +540,20 @@ class Emitter {
       CollectiveThunkProto* c = AddThunk(instr, out)->mutable_collective();
       c->set_op(op == HloOpcode::kReplicaId ? COLLECTIVE_OP_REPLICA_ID
                                             : COLLECTIVE_OP_PARTITION_ID);
+      if (NumPartitions() > 1) c->set_num_partitions(NumPartitions());
       *c->mutable_result() = result;
       return absl::OkStatus();
     }
     CollectiveThunkProto proto;
+    if (NumPartitions() > 1) proto.set_num_partitions(NumPartitions());
     std::vector<std::vector<int64_t>> groups;
     const HloOpcode sync = SyncFormOf(op);
     const ShapeIndex output_index = OutputIndexOf(instr);
     if (sync == HloOpcode::kCollectivePermute) {
       if (instr.operand_count() != 1) return Unimplemented(instr, "in-place collective-permute");
       proto.set_op(COLLECTIVE_OP_COLLECTIVE_PERMUTE);
-      const AttrValue* pairs = instr.FindAttr(AttrId::kSourceTargetPairs);
-      if (pairs != nullptr) {
-        for (const std::vector<int64_t>& p : std::get<std::vector<std::vector<int64_t>>>(*pairs)) {
-          if (p.size() != 2) return Unimplemented(instr, "a source-target pair without 2 ids");
-          SourceTargetPairProto* pair = proto.add_source_target_pairs();
-          pair->set_source(p[0]);
-          pair->set_target(p[1]);
-        }
-      }
+      RETURN_IF_ERROR(AddPermutePairs(instr, &proto));
     } else {
-      if (op == HloOpcode::kCollectiveBroadcast && instr.has_attr(AttrId::kChannelId)) {
-        // Its groups would hold partition ids (collective_groups.h).
-        return Unimplemented(instr, "collective-broadcast with a channel_id (cross-partition)");
-      }
       ASSIGN_OR_RETURN(groups, ReplicaGroupsOf(instr));
       for (const std::vector<int64_t>& g : groups) {
         ReplicaGroupProto* group = proto.add_replica_groups();
@@ -554,9 +574,6 @@ class Emitter {
       proto.set_op(COLLECTIVE_OP_ALL_TO_ALL);
       if (instr.dimensions().empty() && !instr.has_attr(AttrId::kSplitDimension)) {
         return Unimplemented(instr, "the tuple form of all-to-all (without a split dimension)");
-      }
-      if (instr.has_attr(AttrId::kChannelId)) {
-        return Unimplemented(instr, "all-to-all with a channel_id (cross-partition)");
       }
     } else if (op == HloOpcode::kCollectiveBroadcast) {
       // Root: each group's first listed replica (the runtime reads it from

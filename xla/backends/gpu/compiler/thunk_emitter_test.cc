@@ -321,17 +321,58 @@ ENTRY main {
   EXPECT_EQ(RequiredFeaturesOf(e->payload), std::vector<std::string>{"collectives"});
 }
 
-TEST(ThunkEmitter, CollectiveBroadcastWithAChannelIdIsUnimplemented) {
+// In an SPMD module (2 replicas x 2 partitions) a collective-broadcast with
+// a channel id groups partitions of each replica: groups {1,0} become the
+// global ids [1,0] (replica 0) and [3,2] (replica 1), root first; a
+// cross-partition permute repeats its pairs for every replica; the thunks
+// record the partition count. In a one-partition module the same broadcast
+// names partition 1, which does not exist: InvalidArgument.
+TEST(ThunkEmitter, SpmdCollectivesUseGlobalDeviceIds) {
   auto e = Emit(R"(
-HloModule bcast, replica_count=2
+HloModule bcast, replica_count=2, num_partitions=2
+ENTRY main {
+  x = f32[3]{0} parameter(0)
+  b = f32[3]{0} collective-broadcast(x), replica_groups={{1,0}}, channel_id=1
+  p = f32[3]{0} collective-permute(x), channel_id=2, source_target_pairs={{0,1}}
+  ROOT t = (f32[3]{0}, f32[3]{0}) tuple(b, p)
+}
+)",
+                /*emit_collectives=*/true);
+  ASSERT_TRUE(e->status.ok()) << e->status;
+  const CollectiveThunkProto* bcast = nullptr;
+  const CollectiveThunkProto* permute = nullptr;
+  for (const ThunkProto& t : e->payload.thunks()) {
+    if (!t.has_collective()) continue;
+    if (t.collective().op() == COLLECTIVE_OP_COLLECTIVE_BROADCAST) bcast = &t.collective();
+    if (t.collective().op() == COLLECTIVE_OP_COLLECTIVE_PERMUTE) permute = &t.collective();
+  }
+  ASSERT_NE(bcast, nullptr);
+  ASSERT_NE(permute, nullptr);
+  EXPECT_EQ(bcast->num_partitions(), 2);
+  ASSERT_EQ(bcast->replica_groups_size(), 2);
+  EXPECT_EQ(std::vector<int64_t>(bcast->replica_groups(0).replica_ids().begin(),
+                                 bcast->replica_groups(0).replica_ids().end()),
+            (std::vector<int64_t>{1, 0}));
+  EXPECT_EQ(std::vector<int64_t>(bcast->replica_groups(1).replica_ids().begin(),
+                                 bcast->replica_groups(1).replica_ids().end()),
+            (std::vector<int64_t>{3, 2}));
+  EXPECT_EQ(permute->num_partitions(), 2);
+  ASSERT_EQ(permute->source_target_pairs_size(), 2);
+  EXPECT_EQ(permute->source_target_pairs(0).source(), 0);
+  EXPECT_EQ(permute->source_target_pairs(0).target(), 1);
+  EXPECT_EQ(permute->source_target_pairs(1).source(), 2);
+  EXPECT_EQ(permute->source_target_pairs(1).target(), 3);
+
+  auto one = Emit(R"(
+HloModule bcast1, replica_count=2
 ENTRY main {
   x = f32[3]{0} parameter(0)
   ROOT b = f32[3]{0} collective-broadcast(x), replica_groups={{0,1}}, channel_id=1
 }
 )",
-                /*emit_collectives=*/true);
-  ASSERT_FALSE(e->status.ok());
-  EXPECT_EQ(e->status.code(), absl::StatusCode::kUnimplemented) << e->status;
+                  /*emit_collectives=*/true);
+  ASSERT_FALSE(one->status.ok());
+  EXPECT_EQ(one->status.code(), absl::StatusCode::kInvalidArgument) << one->status;
 }
 
 // Each -start becomes an async_start whose nested collective runs on the

@@ -1,6 +1,6 @@
 // CollectiveContext: what collective thunks need to know about the
 // execution they run in: this device's replica and partition id, the run
-// id, the device of every replica, and where communicators come from.
+// id, the device of every participant, and where communicators come from.
 //
 // GpuExecutable::Execute does not carry it yet: the replicated executor
 // (xla/aot/replicated_execution.h) installs it on the executing thread with
@@ -25,10 +25,14 @@ namespace xla::gpu {
 struct CollectiveContext {
   int64_t replica_id = 0;
   int64_t partition_id = 0;
+  // Partitions of the run (>= 1). This device is participant
+  // replica_id * num_partitions + partition_id.
+  int64_t num_partitions = 1;
   // Identifies one execution of all replicas; equal on every replica of it
   // and larger for every later execution (communicators forget old runs).
   int64_t run_id = 0;
-  // The global device id of replica r (its size is the replica count).
+  // The device of participant d (global device id replica * num_partitions
+  // + partition); its size is replicas x partitions.
   std::vector<int64_t> replica_devices;
   // The communicator of `device_id` in `clique`; must be thread-safe.
   std::function<absl::StatusOr<Communicator*>(const CliqueKey& clique, int64_t device_id)>

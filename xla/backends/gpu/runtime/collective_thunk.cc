@@ -84,6 +84,17 @@ void UnpackBlocks(const char* src, char* dst, int64_t outer, const std::vector<i
   }
 }
 
+// The num_partitions field: 0 reads as 1; at most kMaxReplicaId.
+absl::StatusOr<int64_t> NumPartitionsFromProto(const CollectiveThunkProto& proto,
+                                               const ThunkContext& ctx) {
+  const int64_t p = proto.num_partitions();
+  if (p < 0 || p > kMaxReplicaId) {
+    return ctx.Field("num_partitions").Error(absl::StrCat(
+        "num_partitions ", p, " is outside [0, ", kMaxReplicaId, "]"));
+  }
+  return std::max<int64_t>(p, 1);
+}
+
 absl::Status CheckIds(const ThunkContext& ctx, const std::vector<int64_t>& ids,
                       std::set<int64_t>* seen) {
   for (int64_t id : ids) {
@@ -113,6 +124,7 @@ absl::StatusOr<std::unique_ptr<CollectiveThunk>> CollectiveThunk::FromProto(
   }
   Config c;
   c.op = row->op;
+  ASSIGN_OR_RETURN(c.num_partitions, NumPartitionsFromProto(proto, ctx));
   ASSIGN_OR_RETURN(c.result, ctx.Slice(proto.result(), "result"));
   if (!row->has_operand) {
     if (proto.has_operand() || proto.replica_groups_size() > 0 ||
@@ -123,6 +135,7 @@ absl::StatusOr<std::unique_ptr<CollectiveThunk>> CollectiveThunk::FromProto(
       return ctx.Field("result").Error(
           absl::StrCat(row->name, " writes a u32 scalar (4 bytes), not ", c.result.size));
     }
+    ASSIGN_OR_RETURN(c.num_partitions, NumPartitionsFromProto(proto, ctx));
     return std::make_unique<CollectiveThunk>(std::move(info), std::move(c));
   }
   if (!proto.has_operand()) return ctx.Field("operand").Error(absl::StrCat(row->name, " needs an operand"));
@@ -256,6 +269,11 @@ absl::Status CollectiveThunk::ExecuteOnStream(const ExecuteParams& params) const
   }
   char* dst = static_cast<char*>(params.buffers->GetDeviceAddress(config_.result).opaque);
   se::Stream* s = stream(params);
+  if (ctx->num_partitions != config_.num_partitions) {
+    return AnnotateError(*this, absl::InvalidArgumentError(absl::StrCat(
+        name, " was compiled for ", config_.num_partitions, " partition(s) but the execution "
+        "runs ", ctx->num_partitions, "; run every partition of the module")));
+  }
   if (!config_.operand.has_value()) {
     const uint32_t id = static_cast<uint32_t>(
         config_.op == COLLECTIVE_OP_REPLICA_ID ? ctx->replica_id : ctx->partition_id);
@@ -266,11 +284,13 @@ absl::Status CollectiveThunk::ExecuteOnStream(const ExecuteParams& params) const
   }
   const char* src =
       static_cast<const char*>(params.buffers->GetDeviceAddress(*config_.operand).opaque);
-  const int64_t num_replicas = static_cast<int64_t>(ctx->replica_devices.size());
-  const int64_t me = ctx->replica_id;
+  const int64_t num_participants = static_cast<int64_t>(ctx->replica_devices.size());
+  const int64_t me = ctx->replica_id * ctx->num_partitions + ctx->partition_id;
+  // Ids are replica ids with one partition, global device ids with several.
+  const std::string unit = ctx->num_partitions > 1 ? "participant" : "replica";
 
-  // This replica's participants (rank order = group order) and, for a
-  // permute, its source.
+  // This participant's group (rank order = group order) and, for a permute,
+  // its source.
   std::vector<int64_t> group;
   std::optional<int64_t> source;
   if (config_.op == COLLECTIVE_OP_COLLECTIVE_PERMUTE) {
@@ -287,16 +307,16 @@ absl::Status CollectiveThunk::ExecuteOnStream(const ExecuteParams& params) const
     }
     if (group.empty()) {
       return AnnotateError(*this, absl::InvalidArgumentError(absl::StrCat(
-          name, ": replica ", me, " is in no replica group; groups must cover every replica")));
+          name, ": ", unit, " ", me, " is in no replica group; groups must cover every ", unit)));
     }
   }
   const bool participates = std::find(group.begin(), group.end(), me) != group.end();
   std::vector<int64_t> devices;
   for (int64_t id : group) {
-    if (id >= num_replicas) {
+    if (id >= num_participants) {
       return AnnotateError(*this, absl::InvalidArgumentError(absl::StrCat(
-          name, " names replica ", id, " but the execution has ", num_replicas,
-          " replicas; run with more replicas or recompile for ", num_replicas)));
+          name, " names ", unit, " ", id, " but the execution has ", num_participants, " ", unit,
+          "s; run with more replicas or recompile for ", num_participants)));
     }
     devices.push_back(ctx->replica_devices[id]);
   }
@@ -316,9 +336,10 @@ absl::Status CollectiveThunk::ExecuteOnStream(const ExecuteParams& params) const
   for (int64_t d : devices) to_rank.push_back(*key->RankOf(d));
   std::optional<int64_t> source_rank;
   if (source.has_value()) {
-    if (*source >= num_replicas) {
+    if (*source >= num_participants) {
       return AnnotateError(*this, absl::InvalidArgumentError(absl::StrCat(
-          name, " names replica ", *source, " but the execution has ", num_replicas)));
+          name, " names ", unit, " ", *source, " but the execution has ", num_participants, " ",
+          unit, "s")));
     }
     source_rank = *key->RankOf(ctx->replica_devices[*source]);
   }
@@ -377,6 +398,7 @@ absl::StatusOr<ThunkProto> CollectiveThunk::ToProto() const {
   ThunkProto proto = InfoProto();
   CollectiveThunkProto* p = proto.mutable_collective();
   p->set_op(config_.op);
+  if (config_.num_partitions > 1) p->set_num_partitions(config_.num_partitions);
   *p->mutable_result() = SliceToProto(config_.result);
   if (!config_.operand.has_value()) return proto;
   *p->mutable_operand() = SliceToProto(*config_.operand);

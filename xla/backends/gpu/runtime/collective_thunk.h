@@ -55,6 +55,9 @@ class CollectiveThunk : public Thunk {
     int64_t dimension = 0;
     std::vector<int64_t> operand_dimensions;
     std::vector<std::pair<int64_t, int64_t>> source_target_pairs;
+    // Partitions of the run (>= 1). Above 1, the ids in replica_groups and
+    // source_target_pairs are global device ids replica * P + partition.
+    int64_t num_partitions = 1;
   };
 
   CollectiveThunk(ThunkInfo info, Config config)

@@ -77,6 +77,9 @@ TEST(CollectiveThunkTest, ValidAllReduceAndIds) {
   EXPECT_EQ(DeserializeError("collective { op: COLLECTIVE_OP_PARTITION_ID "
                              "result { allocation: 3 size: 4 } }"),
             "");
+  EXPECT_EQ(DeserializeError("collective { op: COLLECTIVE_OP_PARTITION_ID "
+                             "result { allocation: 3 size: 4 } num_partitions: 4 }"),
+            "");
 }
 
 TEST(CollectiveThunkTest, RejectsMalformed) {
@@ -93,6 +96,12 @@ TEST(CollectiveThunkTest, RejectsMalformed) {
       {"collective { op: COLLECTIVE_OP_REPLICA_ID result { allocation: 3 size: 4 } "
        "operand { allocation: 0 size: 4 } }",
        "takes no operand"},
+      {"collective { op: COLLECTIVE_OP_PARTITION_ID result { allocation: 3 size: 4 } "
+       "num_partitions: -2 }",
+       "num_partitions: num_partitions -2 is outside [0, "},
+      {AllReduce("element_type: PRIMITIVE_TYPE_F32 reduction: REDUCTION_KIND_SUM " + ok_tail +
+                 " num_partitions: 70000"),
+       "num_partitions 70000 is outside"},
       {AllReduce("element_type: PRIMITIVE_TYPE_F32 " + ok_tail), "reduction kind 0 is not one of"},
       {AllReduce("element_type: PRIMITIVE_TYPE_F32 reduction: REDUCTION_KIND_AND " + ok_tail),
        "and is not supported for f32"},

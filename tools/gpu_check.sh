@@ -8,6 +8,9 @@
 #                                         of the whole check on this machine
 #   tools/gpu_check.sh run                on the GPU machine, from the repo
 #                                         root, with gpu_check/ carried there
+#   tools/gpu_check.sh build              there: rebuild gpu_check/bin/ with
+#                                         CMake and ninja (run does this
+#                                         itself when the binaries fail to start)
 #
 # `prepare` fills gpu_check/ (git-ignored, about 10-30 MiB):
 #   bin/     xla_aot_device (run, bench, inspect; no compiler, no LLVM), the
@@ -25,7 +28,10 @@
 #            --seed=1: index operands in range), and expected/out<i>.npy,
 #            the evaluator's outputs for them;
 #   bandwidth/  copy, elementwise, row and column reduction and transpose
-#            artifacts over f32[R,C] (8192x8193 for a GPU, 2048x2049 for host).
+#            artifacts over f32[R,C] (8192x8193 for a GPU, 2048x2049 for host);
+#   cmake/   what the fallback build needs (GPU targets): the runtime's source
+#            list from Bazel's query, the generated protobuf code, and the
+#            abseil, protobuf, googletest and Eigen headers.
 #
 # `run` prints the date, commit and target, then (GPU targets) nvidia-smi,
 # the conformance suite on the device (driver, streams, events, modules,
@@ -37,18 +43,18 @@
 # the device-to-device copy. Exits non-zero if any step or case failed.
 # Copy its output into docs/perf/gpu.md with the date, the GPU and the commit.
 #
-# If the carried binaries do not start there (a missing or too old shared
-# library: the loader names it), build on that machine instead: install
-# Bazel 4.2 and the Debian packages of tools/install_deps.sh (LLVM 16 is not
-# needed for xla_aot_device), then `bazel build -c opt
-# //xla/tools:xla_aot_device` and copy it into gpu_check/bin/.
+# If the carried binaries do not start there (a shared library missing or
+# too old: the loader names it), `run` rebuilds them there first with the
+# machine's CMake and ninja (tools/gpu_check/CMakeLists.txt, from the
+# carried cmake/ folder and the repository's sources; no network, no
+# Debian packages); `tools/gpu_check.sh build` does only that step.
 set -uo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 out="$repo/gpu_check"
 mode="${1:-}"
 
 usage() {
-  echo "usage: $0 prepare [sm_80|sm_86|sm_89|sm_90|host] | run" >&2
+  echo "usage: $0 prepare [sm_80|sm_86|sm_89|sm_90|host] | run | build" >&2
   exit 2
 }
 
@@ -119,6 +125,7 @@ prepare() {
   for lib in $(ldd "$out/bin/"* | awk '/=>/ { print $3 }' | sort -u); do
     system_lib "$lib" || cp -fL "$lib" "$out/lib/"
   done
+  [ "$target" = host ] || prepare_cmake "$bin"
   echo "$target" > "$out/target"
   git rev-parse --short HEAD > "$out/commit" 2>/dev/null || echo unknown > "$out/commit"
 
@@ -168,6 +175,61 @@ prepare() {
   du -sh "$out"
 }
 
+# prepare_cmake BAZEL_BIN: the fallback build's inputs (cmake/):
+# sources.txt, the .cc files of xla_aot_device's closure (less its main);
+# <test>.sources.txt, what each CUDA test adds to that; the generated
+# protobuf code and the third-party headers.
+prepare_cmake() {
+  local bin="$1" cm="$out/cmake"
+  mkdir -p "$cm/include/google" "$cm/gen"
+  cp -r /usr/include/absl /usr/include/gtest /usr/include/gmock /usr/include/eigen3/Eigen \
+    "$cm/include/"
+  cp -r /usr/include/google/protobuf "$cm/include/google/"
+  cp -f /usr/lib/x86_64-linux-gnu/libgtest.a /usr/lib/x86_64-linux-gnu/libgtest_main.a \
+    /usr/lib/x86_64-linux-gnu/libgmock.a "$out/lib/"
+  # closure_sources LABEL EXCLUDE_FILE: LABEL's .cc files under //xla that
+  # are not its own srcs nor listed in EXCLUDE_FILE; copies generated
+  # protobuf code on the way.
+  closure_sources() {
+    local label="$1" exclude="$2" mains src path
+    mains="$("${bazel[@]}" query "labels(srcs, $label)" 2>/dev/null)"
+    for src in $("${bazel[@]}" query "kind('source file', deps($label))" 2>/dev/null); do
+      [[ "$src" == //xla* ]] || continue
+      grep -qx -- "$src" <<<"$mains" && continue
+      path="${src#//}"
+      path="${path/://}"
+      [ -f "$exclude" ] && grep -qx -- "$path" "$exclude" && continue
+      case "$path" in
+        */host_gemm_kernels.cc) ;;  # built twice by the CMakeLists
+        *.cc) echo "$path" ;;
+        *.proto)
+          mkdir -p "$cm/gen/$(dirname "$path")"
+          cp -f "$bin/${path%.proto}.pb.h" "$bin/${path%.proto}.pb.cc" "$cm/gen/$(dirname "$path")/" ;;
+      esac
+    done
+  }
+  closure_sources //xla/tools:xla_aot_device /dev/null > "$cm/sources.txt"
+  local t
+  for t in cuda_conformance_test cublaslt_api_test; do
+    closure_sources "//xla/stream_executor/cuda:$t" "$cm/sources.txt" > "$cm/$t.sources.txt"
+  done
+  chmod -R u+w "$cm"
+}
+
+# build: rebuilds gpu_check/bin/ on this machine with CMake and ninja.
+build_there() {
+  cd "$repo"
+  [ -f "$out/cmake/sources.txt" ] || { echo "gpu_check: $out/cmake missing: run '$0 prepare sm_XX' first" >&2; return 2; }
+  local dir="${GPU_CHECK_BUILD_DIR:-/tmp/xla_gpu_check_build}"
+  local cuda="${CUDA_HOME:-/usr/local/cuda}/include"
+  echo "=== building gpu_check/bin with CMake and ninja in $dir"
+  cmake -G Ninja -S "$repo/tools/gpu_check" -B "$dir" -DREPO="$repo" -DGPU_CHECK="$out" \
+    -DCUDA_INCLUDE="$cuda" > "$dir.cmake.log" 2>&1 ||
+    { cat "$dir.cmake.log" >&2; return 1; }
+  ninja -C "$dir" xla_aot_device cuda_conformance_test cublaslt_api_test || return 1
+  cp -f "$dir/xla_aot_device" "$dir/cuda_conformance_test" "$dir/cublaslt_api_test" "$out/bin/"
+}
+
 # bench_rate FILE.xaot: "<bytes per run> <ms per run>" over the kernel and
 # copy lines of `xla_aot_device bench`.
 bench_rate() {
@@ -188,6 +250,14 @@ run_check() {
   target="$(cat "$out/target")"
   commit="$(cat "$out/commit")"
   export LD_LIBRARY_PATH="$out/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  if ! "$out/bin/xla_aot_device" --help > /dev/null 2>&1; then
+    echo "gpu_check: the carried xla_aot_device does not start here:"
+    "$out/bin/xla_aot_device" --help 2>&1 | head -3
+    if [ "$target" = host ] || ! build_there; then
+      echo "gpu_check: no working xla_aot_device" >&2
+      exit 1
+    fi
+  fi
   echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)  commit: $commit  target: $target"
   step() {  # step NAME COMMAND...
     echo "=== $1"
@@ -198,6 +268,11 @@ run_check() {
     [ $rc -eq 0 ] || status=1
   }
   if [ "$target" != host ]; then
+    # The conformance test reads its PTX from $TEST_SRCDIR/xla_aot/... (the
+    # layout of Bazel's runfiles): point it at this checkout.
+    local srcdir="${TMPDIR:-/tmp}/xla_gpu_check_srcdir"
+    mkdir -p "$srcdir" && ln -sfn "$repo" "$srcdir/xla_aot"
+    export TEST_SRCDIR="$srcdir"
     step "nvidia-smi" nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv
     step "conformance" "$out/bin/cuda_conformance_test"
     step "cublasLt load" "$out/bin/cublaslt_api_test"
@@ -252,5 +327,6 @@ run_check() {
 case "$mode" in
   prepare) prepare "${2:-sm_90}" ;;
   run) run_check ;;
+  build) build_there ;;
   *) usage ;;
 esac

@@ -12,7 +12,8 @@
 #                       from this tree). Give an older build to make an older
 #                       version.
 #   --version=N         the version to write (default: newest + 1 per target)
-#   --targets=LIST      targets (default "host sm_90"; also host_<N>dev)
+#   --targets=LIST      targets (default "host sm_90"; also host_<N>dev and
+#                       sm_XX_<N>gpu)
 #   --modules_from=DIR  take the modules from DIR/*.hlo (the module name is the
 #                       file name); default: the modules of the newest version
 #   --seed=S            seed of the random inputs (default 7)
@@ -27,6 +28,9 @@
 # carries a leading dimension of N (replica r's inputs drawn with its own
 # seed, as `xla_aot eval --replicas=N --random_inputs`), the expected
 # outputs from the replicated evaluator (the N replicas in lockstep).
+# sm_XX_<N>gpu targets (e.g. sm_90_2gpu) hold the same kind of modules
+# compiled for sm_XX with --emit_collectives, for N GPUs, with the same
+# stacked inputs and expected outputs.
 # Set XLA_AOT_OUTPUT_BASE to build with your own bazel output base.
 set -euo pipefail
 
@@ -89,8 +93,15 @@ for target in $targets; do
     (( replicas >= 1 )) || { echo "update_goldens: $target: need at least 1 device" >&2; exit 1; }
     flags=(--target=host --emit_collectives)
     io_flags=(--replicas="$replicas")
+  elif [[ "$target" =~ ^(sm_[0-9]+)_([0-9]+)gpu$ ]]; then
+    replicas=$((10#${BASH_REMATCH[2]}))
+    (( replicas >= 1 )) || { echo "update_goldens: $target: need at least 1 GPU" >&2; exit 1; }
+    flags=(--target="${BASH_REMATCH[1]}" --emit_collectives)
+    io_flags=(--replicas="$replicas")
   fi
-  if [[ "$target" == sm_* ]] && "$xla_aot" compile --help 2>&1 | grep -q -- --emit_cubin_with_ptx; then
+  # The help text is read whole first: `grep -q` on a pipe can stop the
+  # writer early, and pipefail would then read that as "not supported".
+  if [[ "$target" == sm_* ]] && [[ "$("$xla_aot" compile --help 2>&1)" == *--emit_cubin_with_ptx* ]]; then
     flags+=(--emit_cubin_with_ptx)
   fi
   mkdir -p "$golden/$target"

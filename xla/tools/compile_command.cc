@@ -76,13 +76,15 @@ const char kCompileHelp[] =
     "  --emit_cubin_with_ptx   sm_XX: store each kernel's cubin and PTX together\n"
     "                          (the runtime JITs the PTX when the cubin does not\n"
     "                          fit the GPU); needs runtimes from 2026-11-29\n"
-    "  --emit_collectives      host: compile all-reduce, all-gather, reduce-scatter,\n"
+    "  --emit_collectives      compile all-reduce, all-gather, reduce-scatter,\n"
     "                          all-to-all, collective-permute, collective-broadcast,\n"
     "                          replica-id and partition-id into collective thunks\n"
     "                          (staged rollout: needs runtimes from 2026-11-30;\n"
     "                          run the artifact with\n"
     "                          `xla_aot run --replicas=N` or under mpirun with\n"
-    "                          xla_aot_mpi_run)\n"
+    "                          xla_aot_mpi_run; sm_XX artifacts load and validate\n"
+    "                          but their collectives run only on the host platform\n"
+    "                          for now)\n"
     "  --opt_level=N           LLVM optimization level for host kernels, 0..3\n"
     "                          (default 3; 0 compiles fastest)\n"
     "  -v, --verbose           report progress on stderr: each phase, the running\n"
@@ -254,6 +256,7 @@ absl::StatusOr<std::string> Compile(CompileFlags& flags) {
     gpu_options.target_runtime = flags.compiler.target_runtime;
     gpu_options.progress = flags.compiler.progress;
     if (flags.emit_cubin_with_ptx) gpu_options.spec = gpu::NvptxSpecChoice::kCubinWithPtx;
+    gpu_options.emit_collectives = flags.compiler.thunks.emit_collectives;
     absl::StatusOr<gpu::GpuExecutableProto> proto = gpu::CompileModuleToGpuArtifactProto(
         module->get(), flags.target, gpu_options, &middle, nullptr);
     if (!proto.ok()) return proto.status();

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <filesystem>
 
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -113,6 +114,44 @@ int64_t ReplicaCountOfTarget(const std::string& target) {
   int64_t n = 0;
   if (!absl::SimpleAtoi(t, &n) || n < 1) return 0;
   return n;
+}
+
+namespace {
+
+// Splits "sm_XX" or "sm_XX_<N>gpu" into the arch and N (0 for the first
+// form); false for anything else.
+bool ParseGpuTarget(absl::string_view target, std::string* arch, int64_t* gpus) {
+  if (!absl::StartsWith(target, "sm_")) return false;
+  const size_t digits_end = target.find_first_not_of("0123456789", 3);
+  const absl::string_view number = target.substr(3, digits_end == absl::string_view::npos
+                                                        ? absl::string_view::npos
+                                                        : digits_end - 3);
+  if (number.empty()) return false;
+  *arch = std::string(target.substr(0, 3 + number.size()));
+  absl::string_view rest = target.substr(arch->size());
+  if (rest.empty()) {
+    *gpus = 0;
+    return true;
+  }
+  if (!absl::ConsumePrefix(&rest, "_") || !absl::ConsumeSuffix(&rest, "gpu") || rest.empty() ||
+      rest.find_first_not_of("0123456789") != absl::string_view::npos) {
+    return false;
+  }
+  return absl::SimpleAtoi(rest, gpus) && *gpus >= 1;
+}
+
+}  // namespace
+
+std::string GpuArchOfTarget(const std::string& target) {
+  std::string arch;
+  int64_t gpus = 0;
+  return ParseGpuTarget(target, &arch, &gpus) ? arch : "";
+}
+
+int64_t GpuCountOfTarget(const std::string& target) {
+  std::string arch;
+  int64_t gpus = 0;
+  return ParseGpuTarget(target, &arch, &gpus) ? gpus : 0;
 }
 
 absl::Status WriteReplicatedInputsAndExpected(const std::string& module_path, uint64_t seed,

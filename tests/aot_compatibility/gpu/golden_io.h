@@ -52,6 +52,12 @@ absl::Status WriteInputsAndExpected(const std::string& module_path, uint64_t see
 // targets such as "host" and "sm_90").
 int64_t ReplicaCountOfTarget(const std::string& target);
 
+// For GPU golden targets: the architecture ("sm_90" for "sm_90" and for
+// "sm_90_2gpu") and the number of GPUs (N for `sm_XX_<N>gpu`, N >= 1; 0 for
+// a single-device "sm_XX"). Host targets give "" and 0.
+std::string GpuArchOfTarget(const std::string& target);
+int64_t GpuCountOfTarget(const std::string& target);
+
 // WriteInputsAndExpected for a module of a `host_<N>dev` target: replica r
 // draws MakeRandomInputs(module, ParticipantSeed(seed, r)) (random_inputs.h,
 // as `xla_aot eval --replicas=N --random_inputs` does); the N replicas are

@@ -89,6 +89,20 @@ TEST(ReplicaCountOfTargetTest, OnlyHostNDevTargets) {
   }
 }
 
+TEST(GpuTargetTest, ArchAndGpuCount) {
+  EXPECT_EQ(GpuArchOfTarget("sm_90"), "sm_90");
+  EXPECT_EQ(GpuCountOfTarget("sm_90"), 0);
+  EXPECT_EQ(GpuArchOfTarget("sm_90_2gpu"), "sm_90");
+  EXPECT_EQ(GpuCountOfTarget("sm_90_2gpu"), 2);
+  EXPECT_EQ(GpuArchOfTarget("sm_80_16gpu"), "sm_80");
+  EXPECT_EQ(GpuCountOfTarget("sm_80_16gpu"), 16);
+  for (const char* t : {"host", "host_2dev", "sm_", "sm_90_", "sm_90_gpu", "sm_90_0gpu",
+                        "sm_90_2gpus", "sm_90x", "xsm_90", "sm_90_2"}) {
+    EXPECT_EQ(GpuArchOfTarget(t), "") << t;
+    EXPECT_EQ(GpuCountOfTarget(t), 0) << t;
+  }
+}
+
 TEST(WriteReplicatedInputsAndExpectedTest, StacksPerReplicaInputsAndLockstepResults) {
   const std::string dir = std::string(std::getenv("TEST_TMPDIR")) + "/replicated";
   std::filesystem::create_directories(dir);

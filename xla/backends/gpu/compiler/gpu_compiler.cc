@@ -103,7 +103,8 @@ absl::StatusOr<GpuExecutableProto> CompileModuleToGpuArtifactProto(
   NvptxKernelBackend backend(emit);
   progress.EnterPhase("kernel_emission");
   RETURN_IF_ERROR(
-      EmitThunksWithBackend(*module, middle.schedule, *middle.assignment, &backend, payload));
+      EmitThunksWithBackend(*module, middle.schedule, *middle.assignment, &backend, payload,
+                            options.emit_collectives));
   progress.EnterPhase("kernel_compilation");
   ASSIGN_OR_RETURN(NvptxFinalizeResult built,
                    backend.Finalize(options.nvptx, options.spec, payload));

@@ -45,6 +45,11 @@ struct GpuCompilerOptions {
   bool require_cubin = false;
   // Allow the emitters' 4-wide f32 loop path.
   bool vectorize = true;
+  // Lower collectives to CollectiveThunks (ThunkEmitterOptions). The
+  // artifact loads and validates everywhere; this runtime executes
+  // collectives only on the host platform, so on a GPU they fail at
+  // Execute naming the op (NCCL is not wired in yet).
+  bool emit_collectives = false;
   // Written to header.compiler_version.
   std::string compiler_version = "xla-aot-gpu-dev";
   // header.production_date; nullopt means the current UTC time.

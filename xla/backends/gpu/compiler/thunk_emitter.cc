@@ -928,8 +928,8 @@ class HostKernelBackend : public KernelBackend {
 
 absl::Status EmitThunksWithBackend(const HloModule& module, const HloSchedule& schedule,
                                    const BufferAssignment& assignment, KernelBackend* backend,
-                                   GpuExecutablePayloadProto* payload) {
-  return Emitter(module, schedule, assignment, backend, payload).Run();
+                                   GpuExecutablePayloadProto* payload, bool emit_collectives) {
+  return Emitter(module, schedule, assignment, backend, payload, emit_collectives).Run();
 }
 
 absl::Status EmitThunks(const HloModule& module, const HloSchedule& schedule,

@@ -90,9 +90,9 @@ struct ThunkEmitterOptions {
   // reduce-scatter, all-to-all (array form), collective-permute, replica-id,
   // partition-id and the -start/-done forms of all-reduce, all-gather and
   // collective-permute to CollectiveThunkProto. Off: those opcodes fail with
-  // Unimplemented naming the op and `--emit_collectives`. Only modules with
-  // one partition; groups are replica ids (list or iota form; empty = all
-  // replica_count replicas).
+  // Unimplemented naming the op and `--emit_collectives`. Groups and pairs
+  // are written as participant ids: replica ids with one partition, global
+  // device ids (replica * num_partitions + partition) in SPMD modules.
   bool emit_collectives = false;
 };
 
@@ -111,11 +111,13 @@ absl::Status EmitThunks(const HloModule& module, const HloSchedule& schedule,
                         llvm::Module* kernels, GpuExecutablePayloadProto* payload);
 
 // The same for any target: kernels come from `backend` (kernel_backend.h),
-// custom calls are looked up on backend->FfiPlatform(). Errors as
-// EmitThunks, with the backend's target named in Unimplemented messages.
+// custom calls are looked up on backend->FfiPlatform(); collectives as
+// ThunkEmitterOptions::emit_collectives says. Errors as EmitThunks, with the
+// backend's target named in Unimplemented messages.
 absl::Status EmitThunksWithBackend(const HloModule& module, const HloSchedule& schedule,
                                    const BufferAssignment& assignment, KernelBackend* backend,
-                                   GpuExecutablePayloadProto* payload);
+                                   GpuExecutablePayloadProto* payload,
+                                   bool emit_collectives = false);
 
 }  // namespace xla::gpu
 

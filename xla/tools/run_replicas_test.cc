@@ -160,8 +160,9 @@ TEST_F(RunReplicasTest, AsyncFormsMatchTheReplicatedEvaluator) {
 // An SPMD module, 2 replicas x 2 partitions (participant d = replica * 2 +
 // partition): every group mode (cross-replica, cross-replica-and-partition,
 // flattened ids, cross-partition), a cross-partition permute, all-to-all and
-// broadcast, and the ids. Checked against the replicated evaluator, and the
-// ids against hand values.
+// broadcast, the ids, and an all-gather whose listed replicas bring all
+// their partitions (4 operands). Checked against the replicated evaluator,
+// and the ids against hand values.
 const char kSpmdModule[] = R"(
 HloModule spmd, replica_count=2, num_partitions=2
 add {
@@ -175,12 +176,13 @@ ENTRY main {
   replica_and_partition = f32[6] all-reduce(x), channel_id=1, replica_groups={{0,1}}, to_apply=add
   flattened = f32[6] all-reduce(x), channel_id=2, replica_groups={{0,3},{1,2}}, use_global_device_ids=true, to_apply=add
   gathered = f32[12] all-gather(x), channel_id=3, replica_groups={{1,2},{3,0}}, use_global_device_ids=true, dimensions={0}
+  gathered_all = f32[24] all-gather(x), channel_id=7, replica_groups={{1,0}}, dimensions={0}
   permuted = f32[6] collective-permute(x), channel_id=4, source_target_pairs={{0,1}}
   exchanged = f32[6] all-to-all(x), channel_id=5, replica_groups={{0,1}}, dimensions={0}
   broadcast = f32[6] collective-broadcast(x), channel_id=6, replica_groups={{1,0}}
   rid = u32[] replica-id()
   pid = u32[] partition-id()
-  ROOT t = (f32[6], f32[6], f32[6], f32[12], f32[6], f32[6], f32[6], u32[], u32[]) tuple(cross_replica, replica_and_partition, flattened, gathered, permuted, exchanged, broadcast, rid, pid)
+  ROOT t = (f32[6], f32[6], f32[6], f32[12], f32[6], f32[6], f32[6], u32[], u32[], f32[24]) tuple(cross_replica, replica_and_partition, flattened, gathered, permuted, exchanged, broadcast, rid, pid, gathered_all)
 }
 )";
 
@@ -194,7 +196,7 @@ TEST_F(RunReplicasTest, SpmdPartitionsMatchTheReplicatedEvaluator) {
       Call(RunRun, {Tmp("spmd.xaot"), "--replicas=2", "--random_inputs", "--seed=11",
                     "--reference=" + Tmp("spmd.hlo"), "--output_dir=" + Tmp("spmd_run")});
   ASSERT_EQ(run.code, kExitOk) << run.err << run.out;
-  EXPECT_THAT(run.out, HasSubstr("PASS: 9 outputs"));
+  EXPECT_THAT(run.out, HasSubstr("PASS: 10 outputs"));
   absl::StatusOr<Literal> rid = ReadNpyFile(Tmp("spmd_run/out7.npy"));
   absl::StatusOr<Literal> pid = ReadNpyFile(Tmp("spmd_run/out8.npy"));
   ASSERT_TRUE(rid.ok() && pid.ok());

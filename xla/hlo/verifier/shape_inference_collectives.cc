@@ -3,14 +3,21 @@
 // collective-broadcast, and the `-done` halves.
 //
 // The group size comes from replica_groups: the length of each explicit
-// group, or the minor group dimension of the iota form `[n,size]<=[...]`.
+// group, or the minor group dimension of the iota form `[n,size]<=[...]`;
+// in cross-replica-and-partition mode (a channel id without
+// use_global_device_ids, collective_groups.h) each listed replica brings
+// all its partitions, so that times the module's num_partitions.
 // With `replica_groups={}` (all devices), a form kept verbatim (`mesh[...]`)
 // or no attribute it is unknown, and
 // the declared result is accepted after checking the dimensions it can.
+#include <algorithm>
 #include <optional>
 #include <vector>
 
 #include "absl/strings/str_join.h"
+#include "xla/hlo/ir/collective_groups.h"
+#include "xla/hlo/ir/hlo_computation.h"
+#include "xla/hlo/ir/hlo_module.h"
 #include "xla/hlo/verifier/shape_inference_internal.h"
 #include "xla/util/status_macros.h"
 
@@ -46,9 +53,9 @@ absl::Status CheckIotaGroups(const InferContext& ctx, const ReplicaGroups& g) {
   return absl::OkStatus();
 }
 
-// The common size of the replica groups, nullopt when unknown. Fails when
-// explicit groups differ in size.
-absl::StatusOr<std::optional<int64_t>> GroupSize(const InferContext& ctx) {
+// The common size of the listed replica groups, nullopt when unknown.
+// Fails when explicit groups differ in size.
+absl::StatusOr<std::optional<int64_t>> ListedGroupSize(const InferContext& ctx) {
   const ReplicaGroups* g = ctx.Attr<ReplicaGroups>(AttrId::kReplicaGroups);
   if (g == nullptr || !g->raw.empty()) return std::optional<int64_t>();  // absent or mesh form
   if (g->iota) {
@@ -65,6 +72,25 @@ absl::StatusOr<std::optional<int64_t>> GroupSize(const InferContext& ctx) {
   }
   if (size == 0) return ctx.Error("replica groups must not be empty");
   return std::optional<int64_t>(static_cast<int64_t>(size));
+}
+
+// The module's num_partitions when `ctx` is in cross-replica-and-partition
+// mode, else 1 (also for an instruction outside a module, or an invalid
+// mode, which the collective's own checks report).
+int64_t PartitionsPerListedReplica(const InferContext& ctx) {
+  const HloInstruction& instr = ctx.instr();
+  if (instr.parent() == nullptr || instr.parent()->parent() == nullptr) return 1;
+  absl::StatusOr<CollectiveOpGroupMode> mode = GetCollectiveOpGroupMode(instr);
+  if (!mode.ok() || *mode != CollectiveOpGroupMode::kCrossReplicaAndPartition) return 1;
+  return std::max<int64_t>(1, instr.parent()->parent()->config().num_partitions.value_or(1));
+}
+
+// The common size of the participant groups, nullopt when unknown. Fails
+// when explicit groups differ in size.
+absl::StatusOr<std::optional<int64_t>> GroupSize(const InferContext& ctx) {
+  ASSIGN_OR_RETURN(std::optional<int64_t> listed, ListedGroupSize(ctx));
+  if (!listed.has_value()) return listed;
+  return std::optional<int64_t>(*listed * PartitionsPerListedReplica(ctx));
 }
 
 // The single `dimensions={d}` entry, valid for every operand.

@@ -32,6 +32,35 @@ class TextVerifyTest : public ::testing::Test {
   std::unique_ptr<HloModule> module_;
 };
 
+// In cross-replica-and-partition mode (channel_id, no global ids) each
+// listed replica brings all its partitions: with 2 partitions the group
+// {1,0} gathers 4 operands. Flattened ids gather the listed devices only.
+TEST_F(TextVerifyTest, AllGatherGroupSizeFollowsTheGroupMode) {
+  const std::string head = R"(
+    HloModule m, replica_count=2, num_partitions=2
+    ENTRY e {
+      x = f32[6] parameter(0)
+  )";
+  EXPECT_EQ(Verify(head + R"(
+      ROOT g = f32[24] all-gather(x), channel_id=1, replica_groups={{1,0}}, dimensions={0}
+    })"),
+            "OK");
+  EXPECT_THAT(Verify(head + R"(
+      ROOT g = f32[12] all-gather(x), channel_id=1, replica_groups={{1,0}}, dimensions={0}
+    })"),
+              HasSubstr("inferred shape f32[24] but declared f32[12]"));
+  EXPECT_EQ(Verify(head + R"(
+      ROOT g = f32[12] all-gather(x), channel_id=1, replica_groups={{1,0},{2,3}},
+               use_global_device_ids=true, dimensions={0}
+    })"),
+            "OK");
+  // Without a channel id the groups are replicas of one partition.
+  EXPECT_EQ(Verify(head + R"(
+      ROOT g = f32[12] all-gather(x), replica_groups={{1,0}}, dimensions={0}
+    })"),
+            "OK");
+}
+
 TEST_F(TextVerifyTest, OmittedShapesAreInferred) {
   EXPECT_EQ(Verify(R"(
     HloModule m

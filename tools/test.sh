@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Runs every test: installs the Debian packages (tools/install_deps.sh), runs
 # `bazel test //...`, then reruns the malformed-input parser tests and the
-# parser and .npy fuzz harnesses under AddressSanitizer and the stream executor and JIT cache under ThreadSanitizer. Prints Bazel's per-test summary and a final
+# parser and .npy fuzz harnesses under AddressSanitizer and
+# UndefinedBehaviorSanitizer, and the stream executor and JIT cache under
+# ThreadSanitizer. Prints Bazel's per-test summary and a final
 # "N passed, N failed" line; exits non-zero if anything failed.
 set -uo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -15,6 +17,11 @@ bazel test --test_summary=short //... 2>&1 | tee -a "$log" || status=1
 # Parser and .npy robustness under ASan (see .bazelrc's asan config): the
 # malformed-input cases and the fuzz harnesses' deterministic runs.
 bazel test --config=asan --test_summary=short //xla/hlo/parser:malformed_input_test \
+  //tests/fuzz:hlo_parser_fuzzer_test //tests/fuzz:npy_fuzzer_test 2>&1 \
+  | tee -a "$log" || status=1
+# The same parser and .npy cases under UndefinedBehaviorSanitizer (every
+# finding fatal: .bazelrc's ubsan config).
+bazel test --config=ubsan --test_summary=short //xla/hlo/parser:malformed_input_test \
   //tests/fuzz:hlo_parser_fuzzer_test //tests/fuzz:npy_fuzzer_test 2>&1 \
   | tee -a "$log" || status=1
 # The runtime (streams, thread pool, concurrent Execute) and the JIT cache

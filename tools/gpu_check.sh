@@ -12,7 +12,8 @@
 #                                         CMake and ninja (run does this
 #                                         itself when the binaries fail to start)
 #
-# `prepare` fills gpu_check/ (git-ignored, about 10-30 MiB):
+# `prepare` fills gpu_check/ (git-ignored; about 17 MiB for host, 37 MiB for
+# a GPU target with the corpus, under the device tool's 64 MiB carry limit):
 #   bin/     xla_aot_device (run, bench, inspect; no compiler, no LLVM), the
 #            CUDA conformance test and the cuBLASLt load test, built with
 #            -c opt --dynamic_mode=off;

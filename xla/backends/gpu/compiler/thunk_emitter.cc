@@ -453,32 +453,26 @@ class Emitter {
                                 NumPartitions());
   }
 
-  // A collective-permute's pairs as global device ids: without a channel id
-  // they pair replicas (repeated for every partition), with one they pair
-  // partitions (repeated for every replica).
+  // A collective-permute's pairs as global device ids. Its participant
+  // groups (collective_groups.h, no replica_groups: every replica of each
+  // partition, or with a channel id every partition of each replica) are
+  // what the pair's ids index; each pair is repeated in every group.
   absl::Status AddPermutePairs(const HloInstruction& instr, CollectiveThunkProto* proto) {
     const AttrValue* pairs = instr.FindAttr(AttrId::kSourceTargetPairs);
     if (pairs == nullptr) return absl::OkStatus();
-    const int64_t partitions = NumPartitions();
-    const int64_t replicas = module_.config().replica_count.value_or(1);
-    const bool cross_partition = instr.has_attr(AttrId::kChannelId);
-    const int64_t copies = cross_partition ? replicas : partitions;
-    const int64_t limit = cross_partition ? partitions : replicas;
+    ASSIGN_OR_RETURN(const std::vector<std::vector<int64_t>> groups, ReplicaGroupsOf(instr));
     for (const std::vector<int64_t>& p : std::get<std::vector<std::vector<int64_t>>>(*pairs)) {
       if (p.size() != 2) return Unimplemented(instr, "a source-target pair without 2 ids");
-      for (int64_t id : p) {
-        if (id < 0 || id >= limit) {
+      for (const std::vector<int64_t>& group : groups) {
+        const int64_t size = static_cast<int64_t>(group.size());
+        if (p[0] < 0 || p[0] >= size || p[1] < 0 || p[1] >= size) {
           return absl::InvalidArgumentError(absl::StrCat(
-              instr.name(), ": source-target id ", id, " is outside the module's ", limit, " ",
-              cross_partition ? "partitions" : "replicas"));
+              instr.name(), ": source-target pair {", p[0], ",", p[1], "} is outside [0, ", size,
+              ")"));
         }
-      }
-      for (int64_t k = 0; k < copies; ++k) {
         SourceTargetPairProto* pair = proto->add_source_target_pairs();
-        pair->set_source(cross_partition ? GlobalDeviceId(k, p[0], partitions)
-                                         : GlobalDeviceId(p[0], k, partitions));
-        pair->set_target(cross_partition ? GlobalDeviceId(k, p[1], partitions)
-                                         : GlobalDeviceId(p[1], k, partitions));
+        pair->set_source(group[p[0]]);
+        pair->set_target(group[p[1]]);
       }
     }
     return absl::OkStatus();

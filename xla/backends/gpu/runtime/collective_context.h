@@ -25,8 +25,7 @@ namespace xla::gpu {
 struct CollectiveContext {
   int64_t replica_id = 0;
   int64_t partition_id = 0;
-  // Partitions of the run (>= 1). This device is participant
-  // replica_id * num_partitions + partition_id.
+  // Partitions of the run (>= 1).
   int64_t num_partitions = 1;
   // Identifies one execution of all replicas; equal on every replica of it
   // and larger for every later execution (communicators forget old runs).
@@ -37,6 +36,10 @@ struct CollectiveContext {
   // The communicator of `device_id` in `clique`; must be thread-safe.
   std::function<absl::StatusOr<Communicator*>(const CliqueKey& clique, int64_t device_id)>
       communicator;
+
+  // This device's participant (global device) id: the index into
+  // replica_devices, and what collective groups and pairs name.
+  int64_t participant_id() const { return replica_id * num_partitions + partition_id; }
 };
 
 // The context installed on this thread, or nullptr.

@@ -135,7 +135,6 @@ absl::StatusOr<std::unique_ptr<CollectiveThunk>> CollectiveThunk::FromProto(
       return ctx.Field("result").Error(
           absl::StrCat(row->name, " writes a u32 scalar (4 bytes), not ", c.result.size));
     }
-    ASSIGN_OR_RETURN(c.num_partitions, NumPartitionsFromProto(proto, ctx));
     return std::make_unique<CollectiveThunk>(std::move(info), std::move(c));
   }
   if (!proto.has_operand()) return ctx.Field("operand").Error(absl::StrCat(row->name, " needs an operand"));
@@ -285,9 +284,9 @@ absl::Status CollectiveThunk::ExecuteOnStream(const ExecuteParams& params) const
   const char* src =
       static_cast<const char*>(params.buffers->GetDeviceAddress(*config_.operand).opaque);
   const int64_t num_participants = static_cast<int64_t>(ctx->replica_devices.size());
-  const int64_t me = ctx->replica_id * ctx->num_partitions + ctx->partition_id;
+  const int64_t me = ctx->participant_id();
   // Ids are replica ids with one partition, global device ids with several.
-  const std::string unit = ctx->num_partitions > 1 ? "participant" : "replica";
+  const char* const unit = ctx->num_partitions > 1 ? "participant" : "replica";
 
   // This participant's group (rank order = group order) and, for a permute,
   // its source.

@@ -54,6 +54,14 @@ int64_t Elements(const HloInstruction& instr) {
   return instr.shape().ElementCount().value_or(0);
 }
 
+// Makes `instr` the group's largest member when it has more elements.
+void NoteLargest(const HloInstruction& instr, Group* group) {
+  const int64_t elements = Elements(instr);
+  if (elements <= group->max_elements) return;
+  group->max_elements = elements;
+  group->max_dims = instr.shape().dimensions();
+}
+
 // True when `instr`'s dimensions, without unit dimensions, lead `dims`
 // (also without them): a per-row value of a [rows, columns] iteration,
 // which the kernel's inner loop does not recompute (it is loop-invariant
@@ -248,10 +256,7 @@ class ComputationFuser {
     group.members.push_back(producer);
     group.member_set.insert(producer);
     group.size += InstructionSize(*producer);
-    if (producer_elements > group.max_elements) {
-      group.max_elements = producer_elements;
-      group.max_dims = producer->shape().dimensions();
-    }
+    NoteLargest(*producer, &group);
     group.params.erase(producer);
     for (const HloInstruction* op : fresh) group.params.insert(op);
     const int64_t p = Idx(producer);
@@ -268,8 +273,7 @@ class ComputationFuser {
     group.members.push_back(root);
     group.member_set.insert(root);
     group.size = InstructionSize(*root);
-    group.max_elements = Elements(*root);
-    if (root->shape().IsArray()) group.max_dims = root->shape().dimensions();
+    NoteLargest(*root, &group);
     for (const HloInstruction* op : root->operands()) group.params.insert(op);
     const int64_t r = Idx(root);
     memberships_[r].push_back(g);

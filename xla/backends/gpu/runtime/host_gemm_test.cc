@@ -153,16 +153,11 @@ TEST(HostGemm, PooledF64AndF16AreBitwiseSingleThreaded) {
   CheckPooledIsBitwiseSingle<Eigen::half>(PrimitiveType::F16, 151, 35, 47, 1, 0);
 }
 
-TEST(HostGemm, PooledResultMatchesNaive) {
+// Runs `c` (f32, random operands from `seed`) cut into `units` work units
+// on a 2-thread pool and compares it with the naive product.
+void ExpectPooledMatchesNaive(const GemmConfig& c, unsigned seed, int64_t units) {
   stream_executor::host::HostThreadPool pool(2);
-  std::mt19937 rng(5);
-  GemmConfig c;
-  c.m = 149;
-  c.n = 23;
-  c.k = 41;
-  c.transpose_lhs = true;
-  c.alpha = 1.25;
-  c.beta = 0.5;
+  std::mt19937 rng(seed);
   auto lhs = Random<float>(c.m * c.k, rng);
   auto rhs = Random<float>(c.k * c.n, rng);
   auto out = Random<float>(c.m * c.n, rng);
@@ -170,17 +165,27 @@ TEST(HostGemm, PooledResultMatchesNaive) {
   HostGemmThreading threading;
   threading.pool = &pool;
   threading.min_parallel_macs = 0;
-  ASSERT_EQ(HostGemmWorkUnits(c, 0), 4);  // 48 + 48 + 48 + 5 rows
+  ASSERT_EQ(HostGemmWorkUnits(c, 0), units);
   ASSERT_TRUE(HostGemm(c, lhs.data(), rhs.data(), out.data(), threading).ok());
   for (size_t i = 0; i < out.size(); ++i) ASSERT_NEAR(out[i], expected[i], 1e-4) << i;
 }
 
+TEST(HostGemm, PooledResultMatchesNaive) {
+  GemmConfig c;
+  c.m = 149;
+  c.n = 23;
+  c.k = 41;
+  c.transpose_lhs = true;
+  c.alpha = 1.25;
+  c.beta = 0.5;
+  ExpectPooledMatchesNaive(c, 5, 4);  // 48 + 48 + 48 + 5 rows
+}
+
 // Column blocks against the naive product, with every transpose.
 TEST(HostGemm, ColumnBlocksMatchNaive) {
-  stream_executor::host::HostThreadPool pool(2);
   for (bool tl : {false, true}) {
     for (bool tr : {false, true}) {
-      std::mt19937 rng(9 + tl * 2 + tr);
+      SCOPED_TRACE(::testing::Message() << "tl " << tl << " tr " << tr);
       GemmConfig c;
       c.m = 11;
       c.n = 259;
@@ -189,18 +194,7 @@ TEST(HostGemm, ColumnBlocksMatchNaive) {
       c.transpose_rhs = tr;
       c.alpha = -1.5;
       c.beta = 0.25;
-      auto lhs = Random<float>(c.m * c.k, rng);
-      auto rhs = Random<float>(c.k * c.n, rng);
-      auto out = Random<float>(c.m * c.n, rng);
-      std::vector<double> expected = Naive(c, lhs, rhs, out);
-      HostGemmThreading threading;
-      threading.pool = &pool;
-      threading.min_parallel_macs = 0;
-      ASSERT_EQ(HostGemmWorkUnits(c, 0), 5);  // 64 x 4 + 3 columns
-      ASSERT_TRUE(HostGemm(c, lhs.data(), rhs.data(), out.data(), threading).ok());
-      for (size_t i = 0; i < out.size(); ++i) {
-        ASSERT_NEAR(out[i], expected[i], 1e-4) << i << " tl " << tl << " tr " << tr;
-      }
+      ExpectPooledMatchesNaive(c, 9 + tl * 2 + tr, 5);  // 64 x 4 + 3 columns
     }
   }
 }

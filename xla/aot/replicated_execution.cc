@@ -10,6 +10,7 @@
 #include "xla/aot/literal_execution.h"
 #include "xla/backends/gpu/runtime/collective_context.h"
 #include "xla/backends/gpu/runtime/collective_thunk.h"
+#include "xla/stream_executor/platform_registry.h"
 #include "xla/util/status_macros.h"
 
 namespace xla::aot {
@@ -99,27 +100,87 @@ absl::StatusOr<std::unique_ptr<ReplicatedExecutor>> ReplicatedExecutor::Create(
     return absl::InvalidArgumentError(absl::StrCat("replicated execution needs at least 1 "
                                                    "replica, got ", n));
   }
-  if (executable.program().target.name != "host") {
+  const std::string& platform = executable.program().target.platform;
+  if (platform != "host" && platform != "cuda") {
     return absl::FailedPreconditionError(absl::StrCat(
-        "replicated execution runs host artifacts only; this one is for ",
-        executable.program().target.name));
+        "replicated execution runs host and CUDA artifacts; this one is for platform '",
+        platform, "' (target ", executable.program().target.name, ")"));
   }
   ASSIGN_OR_RETURN(const int64_t partitions, ProgramNumPartitions(*executable.program().root));
   RETURN_IF_ERROR(CheckTree(*executable.program().root, n * partitions));
   std::unique_ptr<ReplicatedExecutor> exec(new ReplicatedExecutor(executable, options));
   exec->num_partitions_ = partitions;
+  if (platform == "host") {
+    RETURN_IF_ERROR(exec->CreateHostDevices(n * partitions, options));
+  } else {
+    RETURN_IF_ERROR(exec->OpenCudaDevices(n * partitions, options));
+  }
+  return exec;
+}
+
+absl::Status ReplicatedExecutor::CreateHostDevices(int64_t n,
+                                                   const ReplicatedExecutionOptions& options) {
   se::host::HostExecutorOptions device_options;
   device_options.num_threads = std::max(1, options.threads_per_device);
-  for (int64_t d = 0; d < n * partitions; ++d) {
-    exec->devices_.push_back(std::make_unique<se::host::HostExecutor>(device_options));
+  for (int64_t d = 0; d < n; ++d) {
+    host_devices_.push_back(std::make_unique<se::host::HostExecutor>(device_options));
+    devices_.push_back(host_devices_.back().get());
   }
   // The groups the collectives declared in Prepare (program.resources):
   // device id = participant id.
-  for (const std::vector<int64_t>& group : executable.program().resources.collective_groups) {
+  for (const std::vector<int64_t>& group : executable_.program().resources.collective_groups) {
     ASSIGN_OR_RETURN(gpu::CliqueKey key, gpu::CliqueKey::Create(group));
-    RETURN_IF_ERROR(exec->cliques_.Get(key, key.devices()[0]).status());
+    RETURN_IF_ERROR(cliques_.Get(key, key.devices()[0]).status());
   }
-  return exec;
+  return absl::OkStatus();
+}
+
+absl::Status ReplicatedExecutor::OpenCudaDevices(int64_t n,
+                                                 const ReplicatedExecutionOptions& options) {
+  se::Platform* platform = options.cuda_platform;
+  if (platform == nullptr) {
+    ASSIGN_OR_RETURN(platform, se::PlatformRegistry::GetPlatform("cuda"));
+  }
+  if (platform->device_count() < n) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "the run needs ", n, " GPUs (one per replica and partition) but this machine has ",
+        platform->device_count(), "; run fewer replicas or on a machine with more GPUs"));
+  }
+  std::vector<gpu::CliqueKey> keys;
+  for (const std::vector<int64_t>& group : executable_.program().resources.collective_groups) {
+    ASSIGN_OR_RETURN(gpu::CliqueKey key, gpu::CliqueKey::Create(group));
+    keys.push_back(std::move(key));
+  }
+  std::vector<se::cuda::CudaExecutor*> gpus;
+  for (int64_t d = 0; d < n; ++d) {
+    ASSIGN_OR_RETURN(se::StreamExecutor * device, platform->GetDevice(static_cast<int>(d)));
+    auto* gpu = dynamic_cast<se::cuda::CudaExecutor*>(device);
+    if (gpu == nullptr) {
+      return absl::InternalError(absl::StrCat("device ", d, " of platform cuda is not a CUDA "
+                                              "executor"));
+    }
+    gpus.push_back(gpu);
+    devices_.push_back(device);
+  }
+  if (keys.empty()) return absl::OkStatus();
+  ASSIGN_OR_RETURN(const se::cuda::NcclApi* nccl, se::cuda::LoadNcclApi());
+  nccl_bootstrap_ = std::make_unique<gpu::InProcessNcclBootstrap>(options.collective_timeout);
+  nccl_cliques_ = std::make_unique<gpu::NcclCliques>(*nccl, nccl_bootstrap_.get());
+  // ncclCommInitRank returns only when every member calls it: one thread
+  // per device.
+  std::vector<absl::Status> acquired(n);
+  std::vector<std::thread> threads;
+  for (int64_t d = 0; d < n; ++d) {
+    threads.emplace_back([&, d] { acquired[d] = nccl_cliques_->Acquire(keys, d, *gpus[d]); });
+  }
+  for (std::thread& t : threads) t.join();
+  for (int64_t d = 0; d < n; ++d) {
+    if (!acquired[d].ok()) {
+      return absl::Status(acquired[d].code(),
+                          absl::StrCat(ParticipantName(d), ": ", acquired[d].message()));
+    }
+  }
+  return absl::OkStatus();
 }
 
 std::string ReplicatedExecutor::ParticipantName(int64_t d) const {
@@ -149,6 +210,11 @@ absl::StatusOr<std::vector<std::vector<Literal>>> ReplicatedExecutor::RunOnLiter
     contexts[r].communicator = [this](const gpu::CliqueKey& key, int64_t device) {
       return cliques_.Get(key, device);
     };
+    if (nccl_cliques_ != nullptr) {
+      contexts[r].device_communicator = [this](const gpu::CliqueKey& key, int64_t device) {
+        return nccl_cliques_->Get(key, device);
+      };
+    }
   }
   std::vector<absl::StatusOr<std::vector<Literal>>> results(
       n, absl::StatusOr<std::vector<Literal>>(absl::UnknownError("not run")));
@@ -156,7 +222,7 @@ absl::StatusOr<std::vector<std::vector<Literal>>> ReplicatedExecutor::RunOnLiter
   for (int64_t r = 0; r < n; ++r) {
     threads.emplace_back([&, r] {
       gpu::ScopedCollectiveContext scope(&contexts[r]);
-      results[r] = ExecuteOnLiterals(executable_, devices_[r].get(), arguments[r]);
+      results[r] = ExecuteOnLiterals(executable_, devices_[r], arguments[r]);
     });
   }
   for (std::thread& t : threads) t.join();

@@ -1,12 +1,17 @@
-// Replicated execution: one loaded Executable run on N x P host devices at
-// once (N replicas of a module compiled for P partitions: P is read from
-// its collectives, 1 without), one thread per participant, each with its
-// own arguments. Participant d = replica * P + partition (its global device
-// id) runs on host device d with replica id d / P and partition id d % P;
-// every participant of one Run shares a run id. Collective thunks
-// (xla/backends/gpu/runtime/collective_thunk.h) reach each other through
-// the executor's in-process clique cache, created once per executor (one
-// run configuration) and reused by every Run.
+// Replicated execution: one loaded Executable run on N x P devices at once
+// (N replicas of a module compiled for P partitions: P is read from its
+// collectives, 1 without), one thread per participant, each with its own
+// arguments. Participant d = replica * P + partition (its global device id)
+// runs on device d with replica id d / P and partition id d % P; every
+// participant of one Run shares a run id. Devices by the artifact's
+// platform:
+//   host  N x P host devices created here; collective thunks
+//         (xla/backends/gpu/runtime/collective_thunk.h) reach each other
+//         through an in-process clique cache.
+//   cuda  GPUs 0 .. N x P - 1 of the CUDA platform; collectives run through
+//         NCCL (nccl_communicator.h), ids exchanged in process.
+// Communicators are created once per executor (one run configuration), in
+// Create, and reused by every Run.
 //
 //   ASSIGN_OR_RETURN(auto replicated, ReplicatedExecutor::Create(exe, {4}));
 //   ASSIGN_OR_RETURN(auto results, replicated->RunOnLiterals(per_replica_args));
@@ -36,7 +41,9 @@
 #include "absl/types/span.h"
 #include "xla/aot/executable.h"
 #include "xla/backends/gpu/runtime/in_process_communicator.h"
+#include "xla/backends/gpu/runtime/nccl_communicator.h"
 #include "xla/stream_executor/host/host_executor.h"
+#include "xla/stream_executor/platform.h"
 #include "xla/types/literal.h"
 
 namespace xla::aot {
@@ -49,6 +56,10 @@ struct ReplicatedExecutionOptions {
   // Threads of each host device's launch pool (the devices share the
   // machine's cores).
   int threads_per_device = 1;
+  // CUDA artifacts: the platform whose GPUs 0 .. N x P - 1 run the
+  // participants (not owned; must outlive the executor). nullptr: the
+  // PlatformRegistry's "cuda". Unused for host artifacts.
+  stream_executor::Platform* cuda_platform = nullptr;
 };
 
 // The partitions the program's collective thunks were compiled for: 1 when
@@ -57,11 +68,15 @@ absl::StatusOr<int64_t> ProgramNumPartitions(const gpu::Thunk& root);
 
 class ReplicatedExecutor {
  public:
-  // Creates the N x P host devices and the clique cache, and acquires the
-  // communicators of every group the program's collectives declare (their
-  // Prepare). Errors: InvalidArgument for num_replicas < 1 or a program
-  // whose collectives do not fit N x P participants (see above);
-  // FailedPrecondition when the artifact's target is not "host".
+  // Creates (host) or opens (cuda) the N x P devices and the clique cache,
+  // and acquires the communicators of every group the program's
+  // collectives declare (their Prepare). Errors: InvalidArgument for
+  // num_replicas < 1 or a program whose collectives do not fit N x P
+  // participants (see above); FailedPrecondition when the platform is
+  // neither host nor cuda, when the machine has fewer GPUs than
+  // participants, or when NCCL is missing; the platform's and NCCL's errors
+  // (naming the device and clique) when a device or communicator cannot be
+  // created.
   static absl::StatusOr<std::unique_ptr<ReplicatedExecutor>> Create(
       Executable& executable, const ReplicatedExecutionOptions& options);
 
@@ -89,8 +104,19 @@ class ReplicatedExecutor {
 
   Executable& executable_;
   int64_t num_partitions_ = 1;
-  std::vector<std::unique_ptr<stream_executor::host::HostExecutor>> devices_;
+  // Creates the N x P host devices and their in-process cliques.
+  absl::Status CreateHostDevices(int64_t n, const ReplicatedExecutionOptions& options);
+  // Opens N x P CUDA devices and creates their NCCL communicators.
+  absl::Status OpenCudaDevices(int64_t n, const ReplicatedExecutionOptions& options);
+
+  // Participant d runs on devices_[d] (host devices owned by host_devices_,
+  // CUDA ones by their platform).
+  std::vector<stream_executor::StreamExecutor*> devices_;
+  std::vector<std::unique_ptr<stream_executor::host::HostExecutor>> host_devices_;
   gpu::InProcessCliques cliques_;
+  // CUDA only; destroyed before the devices they use.
+  std::unique_ptr<gpu::InProcessNcclBootstrap> nccl_bootstrap_;
+  std::unique_ptr<gpu::NcclCliques> nccl_cliques_;
 };
 
 }  // namespace xla::aot

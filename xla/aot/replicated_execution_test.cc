@@ -11,7 +11,12 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "gtest/gtest.h"
+#include "xla/backends/gpu/compiler/gpu_compiler.h"
 #include "xla/backends/gpu/compiler/host_compiler.h"
+#include "xla/stream_executor/cuda/cuda_platform.h"
+#include "xla/stream_executor/cuda/fake_cuda_driver.h"
+#include "xla/stream_executor/cuda/fake_nccl.h"
+#include "xla/stream_executor/cuda/nccl_api.h"
 #include "xla/hlo/evaluator/random_inputs.h"
 #include "xla/hlo/evaluator/replicated_evaluator.h"
 #include "xla/hlo/parser/hlo_parser.h"
@@ -19,6 +24,8 @@
 
 namespace xla::aot {
 namespace {
+
+namespace se = ::stream_executor;
 
 std::unique_ptr<Executable> Compile(const std::string& hlo) {
   gpu::HostCompilerOptions options;
@@ -109,6 +116,64 @@ Literal Make(PrimitiveType type, std::vector<int64_t> dims, const std::function<
   return l;
 }
 
+// Checks the outputs of Module(n) run on `args` (EveryCollectiveArgs)
+// against hand-computed values.
+void ExpectEveryCollective(const std::vector<std::vector<Literal>>& out, int n,
+                           const std::vector<int64_t>& reversed) {
+  ASSERT_EQ(out.size(), static_cast<size_t>(n));
+  for (int r = 0; r < n; ++r) {
+    const std::vector<Literal>& o = out[r];
+    ASSERT_EQ(o.size(), 7u);
+    for (int i = 0; i < kSum; ++i) {
+      float want = X(0, i);
+      for (int k = 1; k < n; ++k) want += X(k, i);
+      EXPECT_EQ(static_cast<float>(o[0].GetDouble(i)), want) << "all-reduce r" << r << " i" << i;
+    }
+    const int partner = r ^ 1;
+    for (int i = 0; i < 5; ++i) {
+      EXPECT_EQ(o[1].GetInt(i), std::max(Y(r, i), Y(partner, i))) << "max r" << r << " i" << i;
+    }
+    for (int row = 0; row < 3; ++row) {
+      for (int p = 0; p < n; ++p) {
+        for (int c = 0; c < 2; ++c) {
+          EXPECT_EQ(o[2].GetDouble(row * 2 * n + p * 2 + c), G(reversed[p], row * 2 + c))
+              << "all-gather r" << r;
+        }
+      }
+    }
+    // Group {r|1, r&~1}: position 0 is the odd replica, 1 the even one.
+    const int position = r % 2 == 1 ? 0 : 1;
+    for (int row = 0; row < 2; ++row) {
+      for (int c = 0; c < 3; ++c) {
+        const int i = (position * 2 + row) * 3 + c;
+        EXPECT_EQ(o[3].GetInt(row * 3 + c), Z(r, i) + Z(partner, i)) << "reduce-scatter r" << r;
+      }
+    }
+    for (int i = 0; i < 6; ++i) {
+      EXPECT_EQ(o[4].GetDouble(i), r == 0 ? 0.0 : G(r - 1, i)) << "permute r" << r;
+    }
+    for (int j = 0; j < n; ++j) {
+      for (int c = 0; c < 3; ++c) {
+        EXPECT_EQ(o[5].GetDouble(j * 3 + c), W(j, r * 3 + c)) << "all-to-all r" << r;
+      }
+    }
+    EXPECT_EQ(o[6].GetInt(0), r);
+  }
+}
+
+// Module(n)'s arguments for each of n replicas.
+std::vector<std::vector<Literal>> EveryCollectiveArgs(int n) {
+  std::vector<std::vector<Literal>> args(n);
+  for (int r = 0; r < n; ++r) {
+    args[r].push_back(Make(PrimitiveType::F32, {kSum}, [r](int i) { return X(r, i); }));
+    args[r].push_back(Make(PrimitiveType::S32, {5}, [r](int i) { return Y(r, i); }));
+    args[r].push_back(Make(PrimitiveType::F32, {3, 2}, [r](int i) { return G(r, i); }));
+    args[r].push_back(Make(PrimitiveType::S32, {4, 3}, [r](int i) { return Z(r, i); }));
+    args[r].push_back(Make(PrimitiveType::F32, {n, 3}, [r](int i) { return W(r, i); }));
+  }
+  return args;
+}
+
 class ReplicatedExecutionTest : public ::testing::TestWithParam<int> {};
 
 // A replicated executor of `exe` on `n` host devices, with a collective
@@ -127,56 +192,14 @@ TEST_P(ReplicatedExecutionTest, EveryCollectiveMatchesHandComputedValues) {
   ASSERT_NE(exe, nullptr);
   absl::StatusOr<std::unique_ptr<ReplicatedExecutor>> exec = MakeExecutor(*exe, n);
   ASSERT_TRUE(exec.ok()) << exec.status();
-  std::vector<std::vector<Literal>> args(n);
-  for (int r = 0; r < n; ++r) {
-    args[r].push_back(Make(PrimitiveType::F32, {kSum}, [r](int i) { return X(r, i); }));
-    args[r].push_back(Make(PrimitiveType::S32, {5}, [r](int i) { return Y(r, i); }));
-    args[r].push_back(Make(PrimitiveType::F32, {3, 2}, [r](int i) { return G(r, i); }));
-    args[r].push_back(Make(PrimitiveType::S32, {4, 3}, [r](int i) { return Z(r, i); }));
-    args[r].push_back(Make(PrimitiveType::F32, {n, 3}, [r](int i) { return W(r, i); }));
-  }
+  const std::vector<std::vector<Literal>> args = EveryCollectiveArgs(n);
   std::vector<std::vector<Literal>> first;
   for (int run = 0; run < 2; ++run) {  // twice: bit-identical, cliques reused
     absl::StatusOr<std::vector<std::vector<Literal>>> out = (*exec)->RunOnLiterals(args);
     ASSERT_TRUE(out.ok()) << out.status();
-    ASSERT_EQ(out->size(), static_cast<size_t>(n));
+    ExpectEveryCollective(*out, n, reversed);
     for (int r = 0; r < n; ++r) {
       const std::vector<Literal>& o = (*out)[r];
-      ASSERT_EQ(o.size(), 7u);
-      for (int i = 0; i < kSum; ++i) {
-        float want = X(0, i);
-        for (int k = 1; k < n; ++k) want += X(k, i);
-        EXPECT_EQ(static_cast<float>(o[0].GetDouble(i)), want) << "all-reduce r" << r << " i" << i;
-      }
-      const int partner = r ^ 1;
-      for (int i = 0; i < 5; ++i) {
-        EXPECT_EQ(o[1].GetInt(i), std::max(Y(r, i), Y(partner, i))) << "max r" << r << " i" << i;
-      }
-      for (int row = 0; row < 3; ++row) {
-        for (int p = 0; p < n; ++p) {
-          for (int c = 0; c < 2; ++c) {
-            EXPECT_EQ(o[2].GetDouble(row * 2 * n + p * 2 + c), G(reversed[p], row * 2 + c))
-                << "all-gather r" << r;
-          }
-        }
-      }
-      // Group {r|1, r&~1}: position 0 is the odd replica, 1 the even one.
-      const int position = r % 2 == 1 ? 0 : 1;
-      for (int row = 0; row < 2; ++row) {
-        for (int c = 0; c < 3; ++c) {
-          const int i = (position * 2 + row) * 3 + c;
-          EXPECT_EQ(o[3].GetInt(row * 3 + c), Z(r, i) + Z(partner, i)) << "reduce-scatter r" << r;
-        }
-      }
-      for (int i = 0; i < 6; ++i) {
-        EXPECT_EQ(o[4].GetDouble(i), r == 0 ? 0.0 : G(r - 1, i)) << "permute r" << r;
-      }
-      for (int j = 0; j < n; ++j) {
-        for (int c = 0; c < 3; ++c) {
-          EXPECT_EQ(o[5].GetDouble(j * 3 + c), W(j, r * 3 + c)) << "all-to-all r" << r;
-        }
-      }
-      EXPECT_EQ(o[6].GetInt(0), r);
       if (run == 1) {
         for (size_t k = 0; k < o.size(); ++k) {
           EXPECT_TRUE(o[k].data() == first[r][k].data()) << "run 2 differs, r" << r << " leaf " << k;
@@ -192,6 +215,100 @@ TEST_P(ReplicatedExecutionTest, EveryCollectiveMatchesHandComputedValues) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Devices, ReplicatedExecutionTest, ::testing::Values(2, 4, 8));
+
+// The same module compiled for sm_80 and run on n fake GPUs (the fake
+// driver runs each stream's work on a thread over host memory) through
+// NcclCommunicator and the fake NCCL, which folds reductions in rank order
+// like the host path: the hand-computed values hold bit for bit. This
+// covers NCCL all-reduce, the re-packed all-gather (dimension 1, reversed
+// group) and reduce-scatter (groups listed out of rank order), grouped
+// send/recv for all-to-all and collective-permute, and replica-id as a
+// device memset.
+class CudaReplicatedExecutionTest : public ::testing::TestWithParam<int> {
+ protected:
+  static se::cuda::FakeCudaDriver::Options DriverOptions() {
+    se::cuda::FakeCudaDriver::Options options;
+    options.device_count = 4;
+    options.memory_size = size_t{16} << 20;
+    return options;
+  }
+  void TearDown() override { se::cuda::SetNcclApiForTesting(nullptr); }
+
+  std::unique_ptr<Executable> CompileForGpu(const std::string& hlo) {
+    gpu::GpuCompilerOptions options;
+    options.emit_collectives = true;
+    absl::StatusOr<std::string> bytes = gpu::CompileHloToGpuArtifact(hlo, "sm_80", options);
+    EXPECT_TRUE(bytes.ok()) << bytes.status();
+    if (!bytes.ok()) return nullptr;
+    absl::StatusOr<std::unique_ptr<Executable>> exe = Executable::LoadFromBytes(*bytes);
+    EXPECT_TRUE(exe.ok()) << exe.status();
+    return exe.ok() ? std::move(*exe) : nullptr;
+  }
+  absl::StatusOr<std::unique_ptr<ReplicatedExecutor>> MakeGpuExecutor(Executable& exe, int n) {
+    se::cuda::SetNcclApiForTesting(&nccl_.api());
+    ReplicatedExecutionOptions options;
+    options.num_replicas = n;
+    options.collective_timeout = absl::Seconds(30);
+    options.cuda_platform = &platform_;
+    return ReplicatedExecutor::Create(exe, options);
+  }
+
+  se::cuda::FakeCudaDriver driver_{DriverOptions()};
+  se::cuda::FakeNccl nccl_{driver_.api()};
+  se::cuda::CudaPlatform platform_{&driver_.api()};
+};
+
+TEST_P(CudaReplicatedExecutionTest, EveryCollectiveThroughNcclMatchesHandComputedValues) {
+  const int n = GetParam();
+  std::vector<int64_t> reversed;
+  std::unique_ptr<Executable> exe = CompileForGpu(Module(n, &reversed));
+  ASSERT_NE(exe, nullptr);
+  absl::StatusOr<std::unique_ptr<ReplicatedExecutor>> exec = MakeGpuExecutor(*exe, n);
+  ASSERT_TRUE(exec.ok()) << exec.status();
+  const int comms = nccl_.live_comms();
+  const std::vector<std::vector<Literal>> args = EveryCollectiveArgs(n);
+  for (int run = 0; run < 2; ++run) {  // communicators are created once, in Create
+    absl::StatusOr<std::vector<std::vector<Literal>>> out = (*exec)->RunOnLiterals(args);
+    ASSERT_TRUE(out.ok()) << out.status();
+    ExpectEveryCollective(*out, n, reversed);
+  }
+  EXPECT_EQ(nccl_.live_comms(), comms);
+  EXPECT_GT(nccl_.calls("ncclAllReduce"), 0);
+  EXPECT_GT(nccl_.calls("ncclAllGather"), 0);
+  EXPECT_GT(nccl_.calls("ncclReduceScatter"), 0);
+  EXPECT_GT(nccl_.calls("ncclSend"), 0);
+  EXPECT_TRUE(nccl_.errors().empty());
+  exec->reset();
+  EXPECT_EQ(nccl_.live_comms(), 0);
+}
+
+INSTANTIATE_TEST_SUITE_P(Gpus, CudaReplicatedExecutionTest, ::testing::Values(2, 4));
+
+TEST_F(CudaReplicatedExecutionTest, MoreReplicasThanGpusIsAClearError) {
+  std::vector<int64_t> reversed;
+  std::unique_ptr<Executable> exe = CompileForGpu(Module(8, &reversed));
+  ASSERT_NE(exe, nullptr);
+  absl::StatusOr<std::unique_ptr<ReplicatedExecutor>> exec = MakeGpuExecutor(*exe, 8);
+  ASSERT_FALSE(exec.ok());
+  EXPECT_EQ(exec.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_TRUE(absl::StrContains(exec.status().message(), "needs 8 GPUs")) << exec.status();
+  EXPECT_TRUE(absl::StrContains(exec.status().message(), "this machine has 4")) << exec.status();
+}
+
+TEST_F(CudaReplicatedExecutionTest, MissingNcclIsAClearError) {
+  std::vector<int64_t> reversed;
+  std::unique_ptr<Executable> exe = CompileForGpu(Module(2, &reversed));
+  ASSERT_NE(exe, nullptr);
+  ReplicatedExecutionOptions options;
+  options.num_replicas = 2;
+  options.cuda_platform = &platform_;
+  se::cuda::SetNcclApiForTesting(nullptr);  // the real loader; BUILD points it nowhere
+  absl::StatusOr<std::unique_ptr<ReplicatedExecutor>> exec = ReplicatedExecutor::Create(*exe, options);
+  ASSERT_FALSE(exec.ok());
+  EXPECT_EQ(exec.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_TRUE(absl::StrContains(exec.status().message(), "NCCL not found")) << exec.status();
+  EXPECT_TRUE(absl::StrContains(exec.status().message(), "--target=host")) << exec.status();
+}
 
 // The async forms: each -start runs the collective on the communication
 // stream, its -done joins it and yields the output. Start results are also used directly (the all-gather-start's

@@ -12,8 +12,8 @@
 // sm_XX artifacts are validated on the CPU, their PTX is assembled with
 // ptxas (when found) and they run only when a GPU is present; sm_XX_<N>gpu
 // artifacts (collective modules for N GPUs) are validated and assembled
-// the same way, and not run: this runtime drives collectives on the host
-// platform only.
+// the same way, and run on N GPUs through NCCL (tools::RunReplicated) when
+// the machine has that many and NCCL loads.
 //
 // Verification mode: today's compiler compiles each module of the newest
 // version again; the result must match the stored artifact structurally
@@ -32,6 +32,7 @@
 #include "xla/backends/gpu/codegen/nvptx/nvptx_target.h"
 #include "xla/backends/gpu/compiler/gpu_compiler.h"
 #include "xla/backends/gpu/compiler/host_compiler.h"
+#include "xla/stream_executor/cuda/nccl_api.h"
 #include "xla/stream_executor/platform_registry.h"
 #include "xla/tools/replicated_run.h"
 #include "xla/types/npy.h"
@@ -99,7 +100,7 @@ void RunAndCompare(aot::Executable& exe, stream_executor::StreamExecutor* device
       replicas == 0 ? aot::ExecuteOnLiterals(exe, device, inputs)
                     : tools::RunReplicated(exe, replicas, inputs);
   ASSERT_TRUE(got.ok()) << dir << ": execution failed"
-                        << (replicas == 0 ? "" : absl::StrCat(" on ", replicas, " host devices"))
+                        << (replicas == 0 ? "" : absl::StrCat(" on ", replicas, " devices"))
                         << ": " << got.status() << kLoadHint;
   absl::StatusOr<std::vector<Literal>> want = ReadNumberedNpy(dir, "expected_");
   ASSERT_TRUE(want.ok()) << want.status();
@@ -151,6 +152,28 @@ stream_executor::StreamExecutor* FindGpu(std::string* why_not) {
   return *device;
 }
 
+// Whether the machine can run collectives on `gpus` GPUs (CUDA devices and
+// NCCL); `why_not` says what is missing.
+bool CanRunOnGpus(int64_t gpus, std::string* why_not) {
+  absl::StatusOr<stream_executor::Platform*> platform =
+      stream_executor::PlatformRegistry::GetPlatform("cuda");
+  if (!platform.ok()) {
+    *why_not = std::string(platform.status().message());
+    return false;
+  }
+  if ((*platform)->device_count() < gpus) {
+    *why_not = absl::StrCat("collectives on ", gpus, " GPUs; this machine has ",
+                            (*platform)->device_count());
+    return false;
+  }
+  absl::StatusOr<const stream_executor::cuda::NcclApi*> nccl = stream_executor::cuda::LoadNcclApi();
+  if (!nccl.ok()) {
+    *why_not = std::string(nccl.status().message());
+    return false;
+  }
+  return true;
+}
+
 void CheckVersion(const std::string& target, int version, int* modules_checked) {
   const std::string vdir = VersionDir(target, version);
   absl::StatusOr<std::vector<std::string>> modules = ListModules(vdir);
@@ -192,9 +215,15 @@ void CheckVersion(const std::string& target, int version, int* modules_checked) 
                         : absl::StrCat("PTX of ", n, " kernel(s) assembled with ptxas -arch=", arch);
     }
     if (const int64_t gpus = GpuCountOfTarget(target); gpus > 0) {
-      std::cout << "[golden] " << dir << ": loaded and validated on CPU; " << ptx_note
-                << "; execution skipped (collectives on " << gpus << " GPUs need NCCL, which "
-                << "this runtime does not drive yet)\n";
+      std::string why_not;
+      if (!CanRunOnGpus(gpus, &why_not)) {
+        std::cout << "[golden] " << dir << ": loaded and validated on CPU; " << ptx_note
+                  << "; execution skipped (" << why_not << ")\n";
+        return;
+      }
+      RunAndCompare(**exe, nullptr, gpus, dir);
+      std::cout << "[golden] " << dir << ": loaded; " << ptx_note << "; ran on " << gpus
+                << " GPUs through NCCL, outputs match\n";
       return;
     }
     if (gpu == nullptr) {

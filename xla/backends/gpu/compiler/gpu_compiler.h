@@ -45,10 +45,9 @@ struct GpuCompilerOptions {
   bool require_cubin = false;
   // Allow the emitters' 4-wide f32 loop path.
   bool vectorize = true;
-  // Lower collectives to CollectiveThunks (ThunkEmitterOptions). The
-  // artifact loads and validates everywhere; this runtime executes
-  // collectives only on the host platform, so on a GPU they fail at
-  // Execute naming the op (NCCL is not wired in yet).
+  // Lower collectives to CollectiveThunks (ThunkEmitterOptions). On GPUs
+  // they run through NCCL under a replicated execution
+  // (xla/aot/replicated_execution.h: `xla_aot run --replicas=N`).
   bool emit_collectives = false;
   // Written to header.compiler_version.
   std::string compiler_version = "xla-aot-gpu-dev";

@@ -33,9 +33,15 @@ struct CollectiveContext {
   // The device of participant d (global device id replica * num_partitions
   // + partition); its size is replicas x partitions.
   std::vector<int64_t> replica_devices;
-  // The communicator of `device_id` in `clique`; must be thread-safe.
+  // The host communicator of `device_id` in `clique` (host devices); must
+  // be thread-safe.
   std::function<absl::StatusOr<Communicator*>(const CliqueKey& clique, int64_t device_id)>
       communicator;
+  // For devices whose collectives run on streams (platforms other than
+  // "host"): the device communicator of `device_id` in `clique`; must be
+  // thread-safe. Unset when the execution's devices are host devices.
+  std::function<absl::StatusOr<DeviceCommunicator*>(const CliqueKey& clique, int64_t device_id)>
+      device_communicator;
 
   // This device's participant (global device) id: the index into
   // replica_devices, and what collective groups and pairs name.

@@ -84,6 +84,109 @@ void UnpackBlocks(const char* src, char* dst, int64_t outer, const std::vector<i
   }
 }
 
+// Whether blocks sit where the exchange wants them already: one outer
+// block, and clique ranks in group order.
+bool NeedsNoPacking(int64_t outer, const std::vector<int64_t>& to_rank) {
+  if (outer != 1) return false;
+  for (size_t p = 0; p < to_rank.size(); ++p) {
+    if (to_rank[p] != static_cast<int64_t>(p)) return false;
+  }
+  return true;
+}
+
+// PackBlocks (or, with `unpack`, UnpackBlocks) in device memory: one
+// device-to-device copy per block, enqueued on `stream`.
+absl::Status PackBlocksOnStream(se::Stream& stream, se::DeviceMemoryBase src,
+                                se::DeviceMemoryBase dst, int64_t outer,
+                                const std::vector<int64_t>& to_rank, int64_t block_bytes,
+                                bool unpack) {
+  const int64_t n = static_cast<int64_t>(to_rank.size());
+  for (int64_t o = 0; o < outer; ++o) {
+    for (int64_t p = 0; p < n; ++p) {
+      int64_t from = (o * n + p) * block_bytes;
+      int64_t to = (to_rank[p] * outer + o) * block_bytes;
+      if (unpack) std::swap(from, to);
+      ASSIGN_OR_RETURN(se::DeviceMemoryBase in, src.GetSlice(from, block_bytes));
+      ASSIGN_OR_RETURN(se::DeviceMemoryBase out, dst.GetSlice(to, block_bytes));
+      RETURN_IF_ERROR(stream.Memcpy(&out, in, block_bytes));
+    }
+  }
+  return absl::OkStatus();
+}
+
+// One device participant's view of a collective, resolved by
+// ExecuteOnStream.
+struct DeviceExchange {
+  DeviceCommunicator& comm;
+  se::Stream& stream;
+  se::DeviceMemoryBase src;
+  se::DeviceMemoryBase dst;
+  int64_t bytes;  // the operand's
+  Split split;
+  int64_t width;  // element bytes
+  int64_t n;      // group size
+  std::vector<int64_t> to_rank;
+};
+
+// Enqueues `config`'s collective on the device stream: the same block
+// layout as the host path, re-packed through the communicator's scratch
+// memory only when the split dimension is not the outermost one or ranks
+// are not in group order.
+absl::Status EnqueueOnDevice(const CollectiveThunk::Config& config, const DeviceExchange& x,
+                             std::optional<int64_t> source_rank,
+                             absl::Span<const int64_t> target_ranks) {
+  const int64_t elements = x.bytes / std::max<int64_t>(x.width, 1);
+  const bool direct = NeedsNoPacking(x.split.outer, x.to_rank);
+  switch (config.op) {
+    case COLLECTIVE_OP_ALL_REDUCE:
+      return x.comm.AllReduce(config.reduction, config.element_type, x.src, x.dst, elements,
+                              x.stream);
+    case COLLECTIVE_OP_ALL_GATHER: {
+      if (direct) return x.comm.AllGather(x.src, x.dst, x.bytes, x.stream);
+      ASSIGN_OR_RETURN(se::DeviceMemoryBase gathered, x.comm.Scratch(x.bytes * x.n));
+      RETURN_IF_ERROR(x.comm.AllGather(x.src, gathered, x.bytes, x.stream));
+      return PackBlocksOnStream(x.stream, gathered, x.dst, x.split.outer, x.to_rank,
+                                x.split.dim * x.split.inner * x.width, /*unpack=*/true);
+    }
+    case COLLECTIVE_OP_REDUCE_SCATTER: {
+      if (direct) {
+        return x.comm.ReduceScatter(config.reduction, config.element_type, x.src, x.dst,
+                                    elements / x.n, x.stream);
+      }
+      ASSIGN_OR_RETURN(se::DeviceMemoryBase packed, x.comm.Scratch(x.bytes));
+      RETURN_IF_ERROR(PackBlocksOnStream(x.stream, x.src, packed, x.split.outer, x.to_rank,
+                                         x.split.dim / x.n * x.split.inner * x.width,
+                                         /*unpack=*/false));
+      return x.comm.ReduceScatter(config.reduction, config.element_type, packed, x.dst,
+                                  elements / x.n, x.stream);
+    }
+    case COLLECTIVE_OP_ALL_TO_ALL: {
+      if (direct) return x.comm.AllToAll(x.src, x.dst, x.bytes / x.n, x.stream);
+      const int64_t block = x.split.dim / x.n * x.split.inner * x.width;
+      ASSIGN_OR_RETURN(se::DeviceMemoryBase scratch, x.comm.Scratch(2 * x.bytes));
+      ASSIGN_OR_RETURN(se::DeviceMemoryBase packed, scratch.GetSlice(0, x.bytes));
+      ASSIGN_OR_RETURN(se::DeviceMemoryBase received, scratch.GetSlice(x.bytes, x.bytes));
+      RETURN_IF_ERROR(PackBlocksOnStream(x.stream, x.src, packed, x.split.outer, x.to_rank, block,
+                                         /*unpack=*/false));
+      RETURN_IF_ERROR(x.comm.AllToAll(packed, received, x.bytes / x.n, x.stream));
+      return PackBlocksOnStream(x.stream, received, x.dst, x.split.outer, x.to_rank, block,
+                                /*unpack=*/true);
+    }
+    case COLLECTIVE_OP_COLLECTIVE_PERMUTE:
+      return x.comm.CollectivePermute(x.src, x.dst, x.bytes, source_rank, target_ranks,
+                                      x.stream);
+    case COLLECTIVE_OP_COLLECTIVE_BROADCAST:
+      return x.comm.Broadcast(x.src, x.dst, x.bytes, x.to_rank[0], x.stream);
+    case COLLECTIVE_OP_REPLICA_ID:
+    case COLLECTIVE_OP_PARTITION_ID:
+    case COLLECTIVE_OP_UNSPECIFIED:
+    case CollectiveOpProto_INT_MIN_SENTINEL_DO_NOT_USE_:
+    case CollectiveOpProto_INT_MAX_SENTINEL_DO_NOT_USE_:
+      break;
+  }
+  return absl::InternalError("unreachable collective op");
+}
+
 // The num_partitions field: 0 reads as 1; at most kMaxReplicaId.
 absl::StatusOr<int64_t> NumPartitionsFromProto(const CollectiveThunkProto& proto,
                                                const ThunkContext& ctx) {
@@ -261,12 +364,14 @@ absl::Status CollectiveThunk::ExecuteOnStream(const ExecuteParams& params) const
         name, " needs a replicated execution (xla/aot/replicated_execution.h) that says which "
               "replica this device is")));
   }
-  if (params.executor->platform_name() != "host") {
-    return AnnotateError(*this, absl::UnimplementedError(absl::StrCat(
+  const bool on_host = params.executor->platform_name() == "host";
+  if (!on_host && !ctx->device_communicator) {
+    return AnnotateError(*this, absl::FailedPreconditionError(absl::StrCat(
         name, " on platform '", params.executor->platform_name(),
-        "': only the host target runs collectives in this runtime")));
+        "' needs device communicators (NCCL on CUDA), but the execution provides none")));
   }
-  char* dst = static_cast<char*>(params.buffers->GetDeviceAddress(config_.result).opaque);
+  se::DeviceMemoryBase dst_memory = params.buffers->GetDeviceAddress(config_.result);
+  char* dst = static_cast<char*>(dst_memory.opaque);
   se::Stream* s = stream(params);
   if (ctx->num_partitions != config_.num_partitions) {
     return AnnotateError(*this, absl::InvalidArgumentError(absl::StrCat(
@@ -276,13 +381,14 @@ absl::Status CollectiveThunk::ExecuteOnStream(const ExecuteParams& params) const
   if (!config_.operand.has_value()) {
     const uint32_t id = static_cast<uint32_t>(
         config_.op == COLLECTIVE_OP_REPLICA_ID ? ctx->replica_id : ctx->partition_id);
+    if (!on_host) return AnnotateError(*this, s->Memset32(&dst_memory, id, sizeof(id)));
     return AnnotateError(*this, s->DoHostCallback([dst, id]() -> absl::Status {
       std::memcpy(dst, &id, sizeof(id));
       return absl::OkStatus();
     }));
   }
-  const char* src =
-      static_cast<const char*>(params.buffers->GetDeviceAddress(*config_.operand).opaque);
+  const se::DeviceMemoryBase src_memory = params.buffers->GetDeviceAddress(*config_.operand);
+  const char* src = static_cast<const char*>(src_memory.opaque);
   const int64_t num_participants = static_cast<int64_t>(ctx->replica_devices.size());
   const int64_t me = ctx->participant_id();
   // Ids are replica ids with one partition, global device ids with several.
@@ -292,12 +398,14 @@ absl::Status CollectiveThunk::ExecuteOnStream(const ExecuteParams& params) const
   // its source.
   std::vector<int64_t> group;
   std::optional<int64_t> source;
+  std::vector<int64_t> targets;
   if (config_.op == COLLECTIVE_OP_COLLECTIVE_PERMUTE) {
     std::set<int64_t> ids;
     for (const auto& [from, to] : config_.source_target_pairs) {
       ids.insert(from);
       ids.insert(to);
       if (to == me) source = from;
+      if (from == me) targets.push_back(to);
     }
     group.assign(ids.begin(), ids.end());
   } else {
@@ -321,6 +429,7 @@ absl::Status CollectiveThunk::ExecuteOnStream(const ExecuteParams& params) const
   }
   const int64_t bytes = config_.operand->size;
   if (!participates) {  // a permute that involves neither this replica's send nor receive
+    if (!on_host) return AnnotateError(*this, s->MemZero(&dst_memory, bytes));
     return AnnotateError(*this, s->DoHostCallback([dst, bytes]() -> absl::Status {
       std::memset(dst, 0, bytes);
       return absl::OkStatus();
@@ -328,8 +437,6 @@ absl::Status CollectiveThunk::ExecuteOnStream(const ExecuteParams& params) const
   }
   absl::StatusOr<CliqueKey> key = CliqueKey::Create(devices);
   if (!key.ok()) return AnnotateError(*this, key.status());
-  absl::StatusOr<Communicator*> comm = ctx->communicator(*key, ctx->replica_devices[me]);
-  if (!comm.ok()) return AnnotateError(*this, comm.status());
   // to_rank[p]: the clique rank of the participant at group position p.
   std::vector<int64_t> to_rank;
   for (int64_t d : devices) to_rank.push_back(*key->RankOf(d));
@@ -345,6 +452,24 @@ absl::Status CollectiveThunk::ExecuteOnStream(const ExecuteParams& params) const
   const Split split = SplitAt(config_.operand_dimensions, config_.dimension);
   const int64_t width = ByteWidth(config_.element_type);
   const int64_t n = static_cast<int64_t>(group.size());
+  if (!on_host) {
+    absl::StatusOr<DeviceCommunicator*> comm =
+        ctx->device_communicator(*key, ctx->replica_devices[me]);
+    if (!comm.ok()) return AnnotateError(*this, comm.status());
+    std::vector<int64_t> target_ranks;
+    for (int64_t t : targets) {
+      if (t >= num_participants) {
+        return AnnotateError(*this, absl::InvalidArgumentError(absl::StrCat(
+            name, " names ", unit, " ", t, " but the execution has ", num_participants, " ", unit,
+            "s")));
+      }
+      target_ranks.push_back(*key->RankOf(ctx->replica_devices[t]));
+    }
+    const DeviceExchange x{**comm, *s, src_memory, dst_memory, bytes, split, width, n, to_rank};
+    return AnnotateError(*this, EnqueueOnDevice(config_, x, source_rank, target_ranks));
+  }
+  absl::StatusOr<Communicator*> comm = ctx->communicator(*key, ctx->replica_devices[me]);
+  if (!comm.ok()) return AnnotateError(*this, comm.status());
   auto work = [this, c = *comm, run = ctx->run_id, src, dst, bytes, to_rank, source_rank, split,
                width, n]() -> absl::Status {
     switch (config_.op) {

@@ -13,13 +13,20 @@
 //                    CollectiveContext (collective_context.h), whose clique
 //                    cache creates them once per run configuration.
 //   ExecuteOnStream  resolves this replica's group and communicator and
-//                    enqueues the exchange on the stream (a host callback
-//                    on the host target), so ordering follows the stream.
-// Reductions combine in clique rank order (sorted device ids): results are
-// bit-identical from run to run.
+//                    enqueues the exchange on the stream, so ordering
+//                    follows the stream: on the host target a host
+//                    callback over the host Communicator; on other
+//                    platforms the DeviceCommunicator's device work (NCCL
+//                    on CUDA), with blocks re-packed by device-to-device
+//                    copies through its scratch memory when the split or
+//                    gathered dimension is not the outermost one.
+// On the host, reductions combine in clique rank order (sorted device ids):
+// results are bit-identical from run to run. NCCL picks its own order
+// (ring or tree by size and topology).
 //
 // Errors at execution: FailedPrecondition when no CollectiveContext is
-// installed (run through xla/aot/replicated_execution.h); InvalidArgument
+// installed (run through xla/aot/replicated_execution.h) or, off the host,
+// when it has no device communicators; InvalidArgument
 // naming the thunk when the replica is in no group or a group names a
 // replica beyond the execution's replica count; the communicator's errors
 // (a participant that never arrives: DeadlineExceeded naming its rank).

@@ -11,7 +11,9 @@
 //
 // Implementations: InProcessCommunicator (in_process_communicator.h; N host
 // devices run by N threads of one process) and MpiCommunicator
-// (mpi_communicator.h; one process per device under mpirun).
+// (mpi_communicator.h; one process per device under mpirun). Device-memory
+// collectives enqueued on a stream implement DeviceCommunicator instead
+// (NcclCommunicator, nccl_communicator.h).
 //
 // Thread-safety: one Communicator belongs to one participant; its
 // operations may be called from one thread at a time per run id.
@@ -29,6 +31,8 @@
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
 #include "xla/backends/gpu/runtime/executable.pb.h"
+#include "xla/stream_executor/device_memory.h"
+#include "xla/stream_executor/stream.h"
 #include "xla/types/primitive_type.h"
 
 namespace xla::gpu {
@@ -104,6 +108,63 @@ class Communicator {
   // root_rank outside [0, size()); the rendezvous' errors as above.
   virtual absl::Status Broadcast(int64_t run_id, const void* send, void* recv, int64_t bytes,
                                  int64_t root_rank) = 0;
+};
+
+// A participant's handle on a clique whose collectives run on a device
+// stream (NCCL on CUDA: nccl_communicator.h): buffers are device memory of
+// the participant's device, and every operation only enqueues work on
+// `stream` (a stream of that device), ordered after what the stream
+// already holds; errors found while enqueueing are returned, errors of the
+// device work surface at the stream's next synchronization. Ranks and
+// rank order are as in Communicator; every member must enqueue the same
+// operations in the same order with matching sizes.
+//
+// Thread-safety: as Communicator.
+class DeviceCommunicator {
+ public:
+  virtual ~DeviceCommunicator() = default;
+
+  virtual int64_t rank() const = 0;
+  virtual int64_t size() const = 0;
+
+  // As Communicator::AllReduce. Unimplemented naming the kind and type
+  // when the library cannot reduce them.
+  virtual absl::Status AllReduce(ReductionKind kind, PrimitiveType type,
+                                 stream_executor::DeviceMemoryBase send,
+                                 stream_executor::DeviceMemoryBase recv, int64_t count,
+                                 stream_executor::Stream& stream) = 0;
+  // As Communicator::AllGather.
+  virtual absl::Status AllGather(stream_executor::DeviceMemoryBase send,
+                                 stream_executor::DeviceMemoryBase recv, int64_t bytes,
+                                 stream_executor::Stream& stream) = 0;
+  // As Communicator::ReduceScatter.
+  virtual absl::Status ReduceScatter(ReductionKind kind, PrimitiveType type,
+                                     stream_executor::DeviceMemoryBase send,
+                                     stream_executor::DeviceMemoryBase recv, int64_t count,
+                                     stream_executor::Stream& stream) = 0;
+  // As Communicator::AllToAll.
+  virtual absl::Status AllToAll(stream_executor::DeviceMemoryBase send,
+                                stream_executor::DeviceMemoryBase recv, int64_t bytes,
+                                stream_executor::Stream& stream) = 0;
+  // Sends `send` to every rank in `target_ranks` and receives `recv` from
+  // `source_rank` (recv is zeroed when nullopt). Unlike the host form, each
+  // rank names its targets: point-to-point libraries need both ends.
+  virtual absl::Status CollectivePermute(stream_executor::DeviceMemoryBase send,
+                                         stream_executor::DeviceMemoryBase recv, int64_t bytes,
+                                         std::optional<int64_t> source_rank,
+                                         absl::Span<const int64_t> target_ranks,
+                                         stream_executor::Stream& stream) = 0;
+  // As Communicator::Broadcast.
+  virtual absl::Status Broadcast(stream_executor::DeviceMemoryBase send,
+                                 stream_executor::DeviceMemoryBase recv, int64_t bytes,
+                                 int64_t root_rank, stream_executor::Stream& stream) = 0;
+
+  // Device memory of at least `bytes` on this participant's device for
+  // operations that re-pack blocks around an exchange. The same buffer is
+  // returned until a larger one is asked for; a replaced buffer stays
+  // allocated until the communicator is destroyed (work already enqueued
+  // may still use it). The device's allocation error otherwise.
+  virtual absl::StatusOr<stream_executor::DeviceMemoryBase> Scratch(int64_t bytes) = 0;
 };
 
 }  // namespace xla::gpu

@@ -20,6 +20,7 @@
 #include "absl/strings/str_join.h"
 #include "gtest/gtest.h"
 #include "xla/aot/executable.h"
+#include "xla/backends/gpu/compiler/gpu_compiler.h"
 #include "xla/backends/gpu/compiler/host_compiler.h"
 #include "xla/tools/replicated_run.h"
 #include "xla/types/npy.h"
@@ -301,6 +302,36 @@ TEST(MpiRunErrorTest, TooFewProcessesFailsWithClearError) {
   EXPECT_NE(rc, 0);
   EXPECT_TRUE(absl::StrContains(err, "but mpirun started 2 processes")) << err;
   EXPECT_TRUE(absl::StrContains(err, "mpirun -np 4")) << err;
+}
+
+// An sm_80 artifact takes the CUDA path (a GPU per process, NCCL over an
+// MPI bootstrap); on a machine without a driver every process says so and
+// the job ends with a non-zero exit instead of hanging.
+TEST(MpiRunErrorTest, GpuArtifactWithoutAGpuFailsWithClearError) {
+  struct stat st;
+  ASSERT_EQ(stat(kMpirun, &st), 0) << kMpirun << " is missing (tools/install_deps.sh)";
+  if (stat("/dev/nvidiactl", &st) == 0) GTEST_SKIP() << "this machine has an NVIDIA driver";
+  gpu::GpuCompilerOptions options;
+  options.emit_collectives = true;
+  absl::StatusOr<std::string> bytes = gpu::CompileHloToGpuArtifact(R"(
+HloModule mpi_gpu, replica_count=2
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY main {
+  x = f32[5]{0} parameter(0)
+  ROOT r = f32[5]{0} all-reduce(x), replica_groups={{0,1}}, to_apply=add
+}
+)", "sm_80", options);
+  ASSERT_TRUE(bytes.ok()) << bytes.status();
+  const std::string artifact = absl::StrCat(TmpDir(), "/gpu.xaot");
+  std::ofstream(artifact, std::ios::binary) << *bytes;
+  std::string err;
+  EXPECT_NE(RunMpi(2, absl::StrCat(artifact, " --timeout_s=5"), "gpu", &err), 0);
+  EXPECT_TRUE(absl::StrContains(err, "needs GPU 0 but the machine has 0")) << err;
+  EXPECT_TRUE(absl::StrContains(err, "no NVIDIA driver")) << err;
 }
 
 TEST(MpiRunErrorTest, BadUsageExitsTwoWithoutMpi) {

@@ -1,23 +1,30 @@
-// xla_aot_mpi_run: runs a host artifact as one replica per MPI process.
+// xla_aot_mpi_run: runs an artifact as one participant per MPI process.
 //
 //   mpirun -np N xla_aot_mpi_run F.xaot [--input=stacked.npy ...]
 //       [--output_dir=DIR] [--print] [--timeout_s=S]
 //
 // Every process loads the artifact, takes slice <world rank> of every
 // stacked input (leading dimension N, as `xla_aot run --replicas=N`), runs
-// with an MpiCommunicator (mpi_communicator.h) as its collective context
-// (replica id = device id = world rank), and process 0 gathers every result
+// with global device id = world rank, and process 0 gathers every result
 // leaf and writes it stacked (DIR/out0.npy, ...: the layout of
-// `xla_aot run --replicas=N`).
+// `xla_aot run --replicas=N`). Devices and collectives by platform:
+//   host  a host device; collectives through MpiCommunicator
+//         (mpi_communicator.h).
+//   cuda  GPU <local rank> of the machine ($OMPI_COMM_WORLD_LOCAL_RANK, else
+//         the world rank: one process per GPU); collectives through NCCL
+//         (nccl_communicator.h), each clique's unique id broadcast over
+//         MPI's world clique (HostNcclBootstrap).
 //
 // A process that fails prints "rank <r>: <error>" to stderr and aborts the
 // whole job (MPI_Abort, exit code 1): its peers may be blocked in a
 // collective. A peer that never arrives at a collective gives a
 // DeadlineExceeded error after --timeout_s (default 60). Exit codes: 0 ok,
-// 1 a run error, 2 usage, 3 no MPI library.
+// 1 a run error (no GPU for this process, no NCCL included), 2 usage, 3 no
+// MPI library.
 //
 // Optional tool: the runtime library never links it or libmpi.
 #include <cstdint>
+#include <cstdlib>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -32,7 +39,11 @@
 #include "xla/backends/gpu/runtime/collective_context.h"
 #include "xla/backends/gpu/runtime/mpi_api.h"
 #include "xla/backends/gpu/runtime/mpi_communicator.h"
+#include "xla/backends/gpu/runtime/nccl_communicator.h"
+#include "xla/stream_executor/cuda/cuda_executor.h"
+#include "xla/stream_executor/cuda/nccl_api.h"
 #include "xla/stream_executor/host/host_executor.h"
+#include "xla/stream_executor/platform_registry.h"
 #include "xla/tools/replicated_run.h"
 #include "xla/tools/tensor_io.h"
 #include "xla/types/npy.h"
@@ -76,16 +87,67 @@ std::string ParseFlags(int argc, char** argv, Flags* flags) {
   return cli::CheckTensorIoFlags(flags->io);
 }
 
+// This process' device and, on CUDA, its NCCL communicators.
+struct ProcessDevice {
+  std::unique_ptr<stream_executor::host::HostExecutor> host;
+  stream_executor::StreamExecutor* executor = nullptr;
+  std::unique_ptr<gpu::HostNcclBootstrap> bootstrap;
+  std::unique_ptr<gpu::NcclCliques> nccl;
+};
+
+// The GPU ordinal of this process on its machine.
+int64_t LocalRank(int64_t world_rank) {
+  const char* local = std::getenv("OMPI_COMM_WORLD_LOCAL_RANK");
+  int64_t value = 0;
+  if (local != nullptr && absl::SimpleAtoi(local, &value)) return value;
+  return world_rank;
+}
+
+// Opens this process' device for `exe` and creates the communicators of
+// `keys` (every process calls it, with the same keys in the same order).
+absl::StatusOr<ProcessDevice> OpenDevice(const aot::Executable& exe, gpu::MpiCliques& cliques,
+                                         absl::Span<const gpu::CliqueKey> keys) {
+  ProcessDevice device;
+  const std::string& platform_name = exe.program().target.platform;
+  if (platform_name == "host") {
+    RETURN_IF_ERROR(cliques.Acquire(keys));
+    stream_executor::host::HostExecutorOptions options;
+    options.num_threads = 1;  // processes share the machine's cores
+    device.host = std::make_unique<stream_executor::host::HostExecutor>(options);
+    device.executor = device.host.get();
+    return device;
+  }
+  if (platform_name != "cuda") {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "xla_aot_mpi_run runs host and CUDA artifacts, not platform '", platform_name, "'"));
+  }
+  ASSIGN_OR_RETURN(stream_executor::Platform * platform,
+                   stream_executor::PlatformRegistry::GetPlatform("cuda"));
+  const int64_t ordinal = LocalRank(cliques.world_rank());
+  if (ordinal >= platform->device_count()) {
+    absl::StatusOr<stream_executor::StreamExecutor*> why = platform->GetDevice(0);
+    return absl::FailedPreconditionError(absl::StrCat(
+        "this process (local rank ", ordinal, ") needs GPU ", ordinal, " but the machine has ",
+        platform->device_count(), why.ok() ? "" : absl::StrCat(" (", why.status().message(), ")"),
+        "; start at most one process per GPU on each machine"));
+  }
+  ASSIGN_OR_RETURN(device.executor, platform->GetDevice(static_cast<int>(ordinal)));
+  auto* gpu = dynamic_cast<stream_executor::cuda::CudaExecutor*>(device.executor);
+  if (gpu == nullptr) return absl::InternalError("the cuda platform gave a non-CUDA executor");
+  if (keys.empty()) return device;
+  ASSIGN_OR_RETURN(const stream_executor::cuda::NcclApi* nccl,
+                   stream_executor::cuda::LoadNcclApi());
+  device.bootstrap = std::make_unique<gpu::HostNcclBootstrap>(cliques.world());
+  device.nccl = std::make_unique<gpu::NcclCliques>(*nccl, device.bootstrap.get());
+  RETURN_IF_ERROR(device.nccl->Acquire(keys, cliques.world_rank(), *gpu));
+  return device;
+}
+
 absl::Status Run(const Flags& flags, gpu::MpiCliques& cliques) {
   const int64_t rank = cliques.world_rank();
   const int64_t n = cliques.world_size();
   ASSIGN_OR_RETURN(std::unique_ptr<aot::Executable> exe,
                    aot::Executable::LoadFromFile(flags.artifact));
-  if (exe->program().target.name != "host") {
-    return absl::FailedPreconditionError(absl::StrCat(
-        flags.artifact, " is for target ", exe->program().target.name,
-        "; xla_aot_mpi_run runs host artifacts only"));
-  }
   // Every process creates the program's cliques together, in the same
   // (sorted) order.
   std::vector<gpu::CliqueKey> keys;
@@ -93,7 +155,7 @@ absl::Status Run(const Flags& flags, gpu::MpiCliques& cliques) {
     ASSIGN_OR_RETURN(gpu::CliqueKey key, gpu::CliqueKey::Create(group));
     keys.push_back(std::move(key));
   }
-  RETURN_IF_ERROR(cliques.Acquire(keys));
+  ASSIGN_OR_RETURN(ProcessDevice device, OpenDevice(*exe, cliques, keys));
   std::vector<Literal> args;
   for (size_t p = 0; p < flags.io.inputs.size(); ++p) {
     ASSIGN_OR_RETURN(Literal stacked, ReadNpyFile(flags.io.inputs[p]));
@@ -119,13 +181,15 @@ absl::Status Run(const Flags& flags, gpu::MpiCliques& cliques) {
   context.communicator = [&cliques](const gpu::CliqueKey& key, int64_t device) {
     return cliques.Get(key, device);
   };
-  stream_executor::host::HostExecutorOptions device_options;
-  device_options.num_threads = 1;  // processes share the machine's cores
-  stream_executor::host::HostExecutor device(device_options);
+  if (device.nccl != nullptr) {
+    context.device_communicator = [&device](const gpu::CliqueKey& key, int64_t id) {
+      return device.nccl->Get(key, id);
+    };
+  }
   std::vector<Literal> leaves;
   {
     gpu::ScopedCollectiveContext scope(&context);
-    ASSIGN_OR_RETURN(leaves, aot::ExecuteOnLiterals(*exe, &device, args));
+    ASSIGN_OR_RETURN(leaves, aot::ExecuteOnLiterals(*exe, device.executor, args));
   }
   // Process 0 stacks every process' leaves (same shapes on every replica).
   std::vector<Literal> stacked;

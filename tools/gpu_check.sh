@@ -28,6 +28,11 @@
 #            inputs/in<i>.npy, drawn by the evaluator (--random_inputs
 #            --seed=1: index operands in range), and expected/out<i>.npy,
 #            the evaluator's outputs for them;
+#   collectives/  the collective golden modules (tests/aot_compatibility/gpu/
+#            executables/host_2dev/v1: all-reduce, gather/scatter, permute and
+#            replica-id) compiled for TARGET with --emit_collectives, with
+#            their stacked inputs and the replicated evaluator's outputs for
+#            2 participants;
 #   bandwidth/  copy, elementwise, row and column reduction and transpose
 #            artifacts over f32[R,C] (8192x8193 for a GPU, 2048x2049 for host);
 #   cmake/   what the fallback build needs (GPU targets): the runtime's source
@@ -39,6 +44,9 @@
 # memory) and the cuBLASLt load; then runs every case against its carried
 # inputs and outputs (`xla_aot_device run --input=... --expected`), the mlp case
 # also with classic cuBLAS by pointing XLA_CUBLASLT_LIBRARY nowhere); then
+# the collective cases on 2 GPUs through NCCL (`run --replicas=2`) when the
+# machine has at least 2, or a line saying they were skipped and why, and
+# NCCL's own all_reduce_perf when it is on the PATH; then
 # benches the bandwidth artifacts and prints a short table of achieved GB/s
 # (bytes read + written per run over the kernels' median time), each against
 # the device-to-device copy. Exits non-zero if any step or case failed.
@@ -115,7 +123,7 @@ prepare() {
   bin="$("${bazel[@]}" info -c opt bazel-bin 2>/dev/null)"
   compiler="$bin/xla/tools/xla_aot"
   rm -rf "$out"
-  mkdir -p "$out/bin" "$out/lib" "$out/cases" "$out/bandwidth"
+  mkdir -p "$out/bin" "$out/lib" "$out/cases" "$out/collectives" "$out/bandwidth"
   cp -f "$bin/xla/tools/xla_aot_device" "$out/bin/"
   if [ "$target" != host ]; then
     cp -f "$bin/xla/stream_executor/cuda/cuda_conformance_test" \
@@ -164,6 +172,25 @@ prepare() {
   echo "prepare: $cases cases for $target; skipped: $no_compile not compiled for $target" \
        "(unsupported or refused by name), $no_eval not evaluated (evaluator error, tuple parameter or over ${eval_timeout}s)," \
        "$too_big over 2 MiB"
+
+  # Collective cases: 2 participants, the goldens' stacked inputs and
+  # expected outputs (from the replicated evaluator).
+  local golden="$repo/tests/aot_compatibility/gpu/executables/host_2dev/v1" i
+  for m in "$golden"/*/module.hlo; do
+    name="$(basename "$(dirname "$m")")"
+    dir="$out/collectives/$name"
+    mkdir -p "$dir/inputs" "$dir/expected"
+    "$compiler" compile "$m" -o "$dir/model.xaot" --target="$target" --emit_collectives \
+      >/dev/null || { echo "prepare: collective module $name did not compile" >&2; exit 1; }
+    i=0
+    while [ -f "$(dirname "$m")/input_$i.npy" ]; do
+      cp "$(dirname "$m")/input_$i.npy" "$dir/inputs/in$i.npy"; i=$((i + 1))
+    done
+    i=0
+    while [ -f "$(dirname "$m")/expected_$i.npy" ]; do
+      cp "$(dirname "$m")/expected_$i.npy" "$dir/expected/out$i.npy"; i=$((i + 1))
+    done
+  done
 
   # Bandwidth artifacts.
   local r=8192 c=8193 k
@@ -303,9 +330,38 @@ run_check() {
       fi
     done
   done
-  rm -f "$log"
   echo "cases: $pass passed, $fail failed"
   [ "$fail" -eq 0 ] || status=1
+
+  # Collectives on 2 devices: host devices for a host dry run, else GPUs
+  # through NCCL when the machine has 2.
+  local gpus=2
+  [ "$target" = host ] || gpus="$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')"
+  if [ "$gpus" -lt 2 ]; then
+    echo "=== collectives on 2 GPUs: skipped (this machine has $gpus GPU; NCCL needs 2)"
+  else
+    echo "=== collectives on 2 $([ "$target" = host ] && echo "host devices" || echo "GPUs through NCCL")"
+    pass=0 fail=0
+    for dir in "$out"/collectives/*/; do
+      name="$(basename "$dir")"
+      local inputs=() i=0
+      while [ -f "$dir/inputs/in$i.npy" ]; do inputs+=("--input=$dir/inputs/in$i.npy"); i=$((i + 1)); done
+      if timeout 300 "$out/bin/xla_aot_device" run "$dir/model.xaot" --replicas=2 "${inputs[@]}" \
+          --expected="$dir/expected" > "$log" 2>&1; then
+        pass=$((pass + 1))
+      else
+        fail=$((fail + 1))
+        echo "FAIL $name: $(grep -v PASS "$log" | head -3 | tr '\n' ' ')"
+      fi
+    done
+    echo "collective cases: $pass passed, $fail failed"
+    [ "$fail" -eq 0 ] || status=1
+    if [ "$target" != host ] && command -v all_reduce_perf > /dev/null; then
+      step "NCCL all_reduce_perf (1 KiB .. 64 MiB, $gpus GPUs)" \
+        all_reduce_perf -b 1K -e 64M -f 8 -g "$gpus"
+    fi
+  fi
+  rm -f "$log"
 
   echo "=== bandwidth (f32, bytes read + written per run / median kernel time)"
   printf '| module | MB per run | ms | GB/s | vs copy |\n|---|---|---|---|---|\n'

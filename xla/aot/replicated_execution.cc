@@ -142,9 +142,12 @@ absl::Status ReplicatedExecutor::OpenCudaDevices(int64_t n,
     ASSIGN_OR_RETURN(platform, se::PlatformRegistry::GetPlatform("cuda"));
   }
   if (platform->device_count() < n) {
+    // The platform's reason when it has no device at all (no driver).
+    const absl::StatusOr<se::StreamExecutor*> first = platform->GetDevice(0);
     return absl::FailedPreconditionError(absl::StrCat(
         "the run needs ", n, " GPUs (one per replica and partition) but this machine has ",
-        platform->device_count(), "; run fewer replicas or on a machine with more GPUs"));
+        platform->device_count(), first.ok() ? "" : absl::StrCat(" (", first.status().message(), ")"),
+        "; run fewer replicas or on a machine with more GPUs"));
   }
   std::vector<gpu::CliqueKey> keys;
   for (const std::vector<int64_t>& group : executable_.program().resources.collective_groups) {

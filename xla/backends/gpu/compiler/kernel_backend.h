@@ -38,6 +38,19 @@ struct EmittedKernel {
   LaunchDimensionsProto launch;
 };
 
+// What buffer assignment says about one kernel's buffer arguments
+// (operands, then output leaves).
+struct KernelArgAliasing {
+  // Per output leaf: the operand whose slice the leaf is exactly (an
+  // in-place update), or -1.
+  std::vector<int64_t> output_aliases_operand;
+  // Per argument: true when no other argument's slice overlaps it, an
+  // output leaf that exactly shares an operand's slice counting as that
+  // operand (the kernel then reaches both through the operand's pointer).
+  // Empty: nothing is known.
+  std::vector<bool> noalias;
+};
+
 class KernelBackend {
  public:
   virtual ~KernelBackend() = default;
@@ -49,13 +62,13 @@ class KernelBackend {
   // "cuda").
   virtual std::string FfiPlatform() const = 0;
 
-  // Emits the kernel `symbol` for `fusion` (a kFusion instruction).
-  // `output_aliases_operand` has one entry per output leaf: the operand
-  // whose buffer the leaf shares, or -1. Errors: the emitter's
-  // (Unimplemented naming the fused instruction it cannot emit).
-  virtual absl::StatusOr<EmittedKernel> EmitFusionKernel(
-      const HloInstruction& fusion, const std::string& symbol,
-      const std::vector<int64_t>& output_aliases_operand) = 0;
+  // Emits the kernel `symbol` for `fusion` (a kFusion instruction), with
+  // what buffer assignment says about its arguments (`aliasing`). Errors:
+  // the emitter's (Unimplemented naming the fused instruction it cannot
+  // emit).
+  virtual absl::StatusOr<EmittedKernel> EmitFusionKernel(const HloInstruction& fusion,
+                                                        const std::string& symbol,
+                                                        const KernelArgAliasing& aliasing) = 0;
 
   // Called for each emitted kernel that is launched (grid_x > 0), after
   // `proto` was added to the kernel table with its name set: the backend

@@ -12,12 +12,11 @@ NvptxKernelBackend::NvptxKernelBackend(const NvptxEmitOptions& emit) : emit_(emi
 std::string NvptxKernelBackend::TargetName() const { return emit_.target.name; }
 
 absl::StatusOr<EmittedKernel> NvptxKernelBackend::EmitFusionKernel(
-    const HloInstruction& fusion, const std::string& symbol,
-    const std::vector<int64_t>& output_aliases_operand) {
+    const HloInstruction& fusion, const std::string& symbol, const KernelArgAliasing& aliasing) {
   NvptxEmitOptions options = emit_;
   options.noalias.clear();
   options.alignment.clear();
-  options.output_aliases_operand = output_aliases_operand;
+  options.output_aliases_operand = aliasing.output_aliases_operand;
   auto module = std::make_unique<llvm::Module>(symbol, context_);
   absl::StatusOr<NvptxKernelInfo> emitted =
       EmitNvptxFusionKernel(fusion, symbol, options, module.get());

@@ -74,11 +74,12 @@ class NvptxKernelBackend : public KernelBackend {
   // "cuda": custom calls must be FFI handlers registered for CUDA.
   std::string FfiPlatform() const override { return "cuda"; }
 
-  // Emits `fusion` into a fresh module. Errors: EmitNvptxFusionKernel's
+  // Emits `fusion` into a fresh module. Uses aliasing.output_aliases_operand
+  // only (no `noalias` on GPU kernels yet). Errors: EmitNvptxFusionKernel's
   // (Unimplemented naming the fused instruction it cannot emit).
-  absl::StatusOr<EmittedKernel> EmitFusionKernel(
-      const HloInstruction& fusion, const std::string& symbol,
-      const std::vector<int64_t>& output_aliases_operand) override;
+  absl::StatusOr<EmittedKernel> EmitFusionKernel(const HloInstruction& fusion,
+                                                const std::string& symbol,
+                                                const KernelArgAliasing& aliasing) override;
 
   // Records the last emitted kernel's module for Finalize; the spec stays
   // unset until then. Errors: Internal when `kernel` is not the last one

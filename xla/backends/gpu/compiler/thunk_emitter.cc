@@ -26,6 +26,40 @@ namespace {
 
 using Thunks = google::protobuf::RepeatedPtrField<ThunkProto>;
 
+bool Overlap(const BufferSlice& a, const BufferSlice& b) {
+  return a.allocation == b.allocation && a.size > 0 && b.size > 0 &&
+         a.offset < b.offset + b.size && b.offset < a.offset + a.size;
+}
+
+// A kernel's KernelArgAliasing from its operand and output slices: an
+// output that is exactly an operand's slice is reached through that
+// operand; every other argument is `noalias` when it overlaps no other.
+KernelArgAliasing ArgAliasing(const std::vector<BufferSlice>& operands,
+                              const std::vector<BufferSlice>& outputs) {
+  KernelArgAliasing aliasing;
+  std::vector<BufferSlice> all = operands;
+  all.insert(all.end(), outputs.begin(), outputs.end());
+  // reached_through[k]: the argument whose pointer reaches argument k.
+  std::vector<size_t> reached_through(all.size());
+  for (size_t k = 0; k < all.size(); ++k) reached_through[k] = k;
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    int64_t aliased = -1;
+    for (size_t j = 0; j < operands.size(); ++j) {
+      if (operands[j] == outputs[i]) aliased = static_cast<int64_t>(j);
+    }
+    aliasing.output_aliases_operand.push_back(aliased);
+    if (aliased >= 0) reached_through[operands.size() + i] = static_cast<size_t>(aliased);
+  }
+  for (size_t k = 0; k < all.size(); ++k) {
+    bool alone = reached_through[k] == k;
+    for (size_t m = 0; m < all.size() && alone; ++m) {
+      if (m != k && reached_through[m] != k && Overlap(all[k], all[m])) alone = false;
+    }
+    aliasing.noalias.push_back(alone);
+  }
+  return aliasing;
+}
+
 // The array leaves of `shape`, depth-first (the order of output leaves).
 void CollectLeaves(const Shape& shape, ShapeIndex* prefix, std::vector<ShapeIndex>* out) {
   if (shape.IsArray()) {
@@ -328,19 +362,14 @@ class Emitter {
     }
     const std::vector<ShapeIndex> leaves = ArrayLeaves(owner.shape());
     std::vector<BufferSlice> output_slices;
-    std::vector<int64_t> output_aliases_operand;
     for (const ShapeIndex& leaf : leaves) {
       ASSIGN_OR_RETURN(BufferSlice s, Slice(&owner, leaf));
       output_slices.push_back(s);
-      int64_t aliased = -1;
-      for (size_t j = 0; j < operand_slices.size(); ++j) {
-        if (operand_slices[j] == s) aliased = static_cast<int64_t>(j);
-      }
-      output_aliases_operand.push_back(aliased);
     }
     const std::string symbol = KernelSymbolName(owner.name(), &used_symbols_);
     ASSIGN_OR_RETURN(EmittedKernel info,
-                     backend_->EmitFusionKernel(fusion, symbol, output_aliases_operand));
+                     backend_->EmitFusionKernel(fusion, symbol,
+                                                ArgAliasing(operand_slices, output_slices)));
     if (info.launch.grid_x() == 0) return absl::OkStatus();
     const int64_t kernel_index = payload_->kernels_size();
     KernelProto* kernel = payload_->add_kernels();
@@ -888,13 +917,13 @@ class HostKernelBackend : public KernelBackend {
   std::string TargetName() const override { return "host"; }
   std::string FfiPlatform() const override { return "host"; }
 
-  absl::StatusOr<EmittedKernel> EmitFusionKernel(
-      const HloInstruction& fusion, const std::string& symbol,
-      const std::vector<int64_t>& output_aliases_operand) override {
+  absl::StatusOr<EmittedKernel> EmitFusionKernel(const HloInstruction& fusion,
+                                                const std::string& symbol,
+                                                const KernelArgAliasing& aliasing) override {
     HostEmitOptions options = options_;
-    options.noalias.clear();
+    options.noalias = aliasing.noalias;
     options.alignment.clear();
-    options.output_aliases_operand = output_aliases_operand;
+    options.output_aliases_operand = aliasing.output_aliases_operand;
     ASSIGN_OR_RETURN(HostKernelInfo info, EmitHostFusionKernel(fusion, symbol, options, kernels_));
     EmittedKernel kernel;
     kernel.symbol = info.symbol;

@@ -187,6 +187,17 @@ absl::Status FusionEmitter::CreateFunctions(const std::string& symbol) {
     if (bytes.has_value() && *bytes > 0) impl_->addDereferenceableParamAttr(i, *bytes);
     args_.push_back(impl_->getArg(i));
   }
+  // An output leaf that is exactly an operand's buffer is written through
+  // the operand's pointer: then LLVM sees each element read and written at
+  // one address in one iteration and vectorizes without a runtime overlap
+  // check (which fails, sending the loop to its scalar version, when the
+  // two pointers are equal).
+  for (size_t leaf = 0; leaf < leaves_.size(); ++leaf) {
+    const std::vector<int64_t>& alias = options_.output_aliases_operand;
+    if (leaf < alias.size() && alias[leaf] >= 0 && alias[leaf] < fusion_.operand_count()) {
+      args_[fusion_.operand_count() + leaf] = impl_->getArg(alias[leaf]);
+    }
+  }
   block_begin_ = impl_->getArg(num_args);
   block_end_ = impl_->getArg(num_args + 1);
 

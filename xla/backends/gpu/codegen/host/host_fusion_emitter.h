@@ -82,7 +82,9 @@ struct HostEmitOptions {
   // power of two); smaller than 16 or missing means 16.
   std::vector<int64_t> alignment;
   // Per output leaf: the operand index whose buffer the output shares, or
-  // -1. Enables in-place dynamic-update-slice and scatter. Empty: none.
+  // -1. Enables in-place dynamic-update-slice and scatter, and the kernel
+  // writes such a leaf through the operand's pointer (its own argument is
+  // unused), so in-place element-wise loops vectorize. Empty: none.
   std::vector<int64_t> output_aliases_operand;
   // Row (and whole) reductions whose reducer is an add, multiply, maximum
   // or minimum of f32/f64 keep this many bytes of independent accumulators

@@ -50,6 +50,64 @@ absl::Status Unimplemented(const HloInstruction* hlo, absl::string_view why) {
   return FusionEmitterUnimplemented(kEmitter, *hlo, why);
 }
 
+// Element-wise opcodes costly enough per element (a polynomial, a divide
+// or a loop) that a second pass should read their value, not recompute it.
+constexpr HloOpcode kExpensiveElementwise[] = {
+    HloOpcode::kExp,  HloOpcode::kExpm1,    HloOpcode::kLog,   HloOpcode::kLog1p,
+    HloOpcode::kTanh, HloOpcode::kLogistic, HloOpcode::kPower, HloOpcode::kErf,
+    HloOpcode::kSin,  HloOpcode::kCos,      HloOpcode::kTan,   HloOpcode::kAtan2,
+    HloOpcode::kCbrt,
+};
+
+// Whether the fused expression of `instr` (up to parameters, constants and
+// reductions) holds an expensive element-wise op.
+bool HasExpensiveOp(const HloInstruction* instr) {
+  for (HloOpcode op : kExpensiveElementwise) {
+    if (instr->opcode() == op) return true;
+  }
+  if (instr->opcode() == HloOpcode::kReduce) return false;
+  for (const HloInstruction* operand : instr->operands()) {
+    if (HasExpensiveOp(operand)) return true;
+  }
+  return false;
+}
+
+// Whether `root`'s fused expression reads `target` outside a reduction.
+bool ReadsOutsideReductions(const HloInstruction* root, const HloInstruction* target) {
+  if (root == target) return true;
+  if (root->opcode() == HloOpcode::kReduce) return false;
+  for (const HloInstruction* operand : root->operands()) {
+    if (ReadsOutsideReductions(operand, target)) return true;
+  }
+  return false;
+}
+
+// Row kernels: the input of the row's last reduction when the output pass
+// (`full_roots`, the leaves written per element) needs it again and it is
+// expensive to recompute (softmax's exp(x - max), which the output divides
+// by the sum): the reduction then stores each value in a row-sized stack
+// buffer and the output pass loads it, one transcendental per element
+// instead of two. The values are the same either way (the generator is
+// pure). Only single-value reductions over the whole input shape, and rows
+// of at most `max_bytes`.
+const HloInstruction* RowCacheCandidate(const std::vector<const HloInstruction*>& reduces,
+                                        const std::vector<const HloInstruction*>& full_roots,
+                                        const std::vector<int64_t>& input_dims, int64_t cols,
+                                        int64_t max_bytes) {
+  if (reduces.empty() || full_roots.empty() || reduces.back()->operand_count() != 2) {
+    return nullptr;
+  }
+  const HloInstruction* input = reduces.back()->operand(0);
+  if (!input->shape().IsArray() || input->shape().dimensions() != input_dims ||
+      cols * ByteWidth(input->shape().element_type()) > max_bytes || !HasExpensiveOp(input)) {
+    return nullptr;
+  }
+  for (const HloInstruction* root : full_roots) {
+    if (ReadsOutsideReductions(root, input)) return input;
+  }
+  return nullptr;
+}
+
 // A contiguous range of blocks and the code of one of its blocks.
 struct Segment {
   int64_t blocks = 0;
@@ -444,21 +502,53 @@ Segment FusionEmitter::PlanRows(int64_t kept, std::vector<int64_t> input_dims) {
   for (size_t k = 0; k < leaves_.size(); ++k) {
     (leaves_[k].shape.dimensions() == row_dims ? row_leaves : full_leaves).push_back(k);
   }
+  std::vector<const HloInstruction*> full_roots;
+  for (int64_t k : full_leaves) full_roots.push_back(leaves_[k].instr);
+  const HloInstruction* row_cached =
+      RowCacheCandidate(reduces_, full_roots, input_dims, cols, options_.row_cache_bytes);
   Segment s;
   s.blocks = CeilDiv(rows, rows_per_block);
   s.emit = [=](llvm::Value* block) -> absl::Status {
     llvm::Value* r0 = b_.CreateMul(block, b_.getInt64(rows_per_block));
     llvm::Value* r1 = Min(b_.CreateAdd(r0, b_.getInt64(rows_per_block)), b_.getInt64(rows));
+    // The row's values of `row_cached` (see RowCacheCandidate): written by
+    // the last reduction as it computes them, read by the output pass.
+    llvm::Type* cached_type = nullptr;
+    llvm::AllocaInst* row_cache = nullptr;
+    if (row_cached != nullptr) {
+      cached_type = ElementIrType(row_cached->shape().element_type(), ctx_);
+      row_cache = EntryAlloca(cached_type, cols, "row_cache");
+    }
+    // The column of an index into the row (its trailing dimensions).
+    auto column = [this, kept, col_dims](const IrIndex& index) {
+      std::vector<llvm::Value*> trailing(index.multidim().begin() + kept, index.multidim().end());
+      return IrIndex(std::move(trailing), col_dims).Linearize(&b_);
+    };
     return EmitLoop(r0, r1, "row", [&](llvm::Value* r) -> absl::Status {
       const IrIndex row = IrIndex::FromLinear(r, row_dims, &b_);
       // The row's reductions once, in dependency order; later generators
       // asked for the same row find them in the cache.
+      Gen computed;
       for (const HloInstruction* reduce : reduces_) {
+        if (row_cache != nullptr && reduce == reduces_.back()) {
+          computed = gens_.at(row_cached);
+          gens_[row_cached] = [&, computed](const IrIndex& index) -> absl::StatusOr<llvm::Value*> {
+            ASSIGN_OR_RETURN(llvm::Value * v, computed(index));
+            b_.CreateStore(v, b_.CreateInBoundsGEP(cached_type, row_cache, column(index)));
+            return v;
+          };
+        }
         ASSIGN_OR_RETURN(
             std::vector<llvm::Value*> values,
             EmitLaneReduce(kEmitter, *reduce, row, gens_, elemental_, &b_,
                            ReductionLanes(*reduce, options_.reduction_vector_bytes)));
         cache_[reduce] = Cached{row.multidim(), std::move(values)};
+      }
+      if (row_cache != nullptr) {
+        gens_[row_cached] = [&](const IrIndex& index) -> absl::StatusOr<llvm::Value*> {
+          return b_.CreateLoad(cached_type,
+                               b_.CreateInBoundsGEP(cached_type, row_cache, column(index)));
+        };
       }
       RETURN_IF_ERROR(WriteLeaves(row_leaves, row));
       if (!full_leaves.empty()) {
@@ -469,6 +559,7 @@ Segment FusionEmitter::PlanRows(int64_t kept, std::vector<int64_t> input_dims) {
           return WriteLeaves(full_leaves, IrIndex(index, input_dims));
         }));
       }
+      if (row_cache != nullptr) gens_[row_cached] = computed;
       cache_.clear();
       return absl::OkStatus();
     });

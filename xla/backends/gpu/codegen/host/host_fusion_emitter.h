@@ -93,6 +93,11 @@ struct HostEmitOptions {
   // result is deterministic but, for add and multiply, not the evaluator's
   // bits. 0: every reduction folds sequentially in the evaluator's order.
   int64_t reduction_vector_bytes = 32;
+  // Row kernels whose output pass needs the last reduction's input again
+  // (softmax: exp(x - max) is summed, then divided by the sum) and whose
+  // input is expensive per element keep that input's row on the stack, up
+  // to this many bytes, instead of computing it twice. 0: always recompute.
+  int64_t row_cache_bytes = 64 * 1024;
 };
 
 // One buffer argument of the kernel.

@@ -261,13 +261,15 @@ TEST(LaneReduceIr, SoftmaxAndLayerNormMatchTheEvaluator) {
   }
 }
 
-// The optimized IR of the f32[7,1023] softmax kernel (default CPU).
-std::string OptimizedSoftmaxIr(int64_t vector_bytes) {
+// The optimized IR of the f32[7,1023] softmax kernel (default CPU); the
+// row cache (HostEmitOptions::row_cache_bytes) off unless asked for.
+std::string OptimizedSoftmaxIr(int64_t vector_bytes, int64_t row_cache_bytes = 0) {
   std::unique_ptr<HloModule> m = Normalization(kSoftmax, "f32", 7, 1023);
   if (m == nullptr) return "";
   std::string ir;
   FusionRunOptions options;
   options.emit.reduction_vector_bytes = vector_bytes;
+  options.emit.row_cache_bytes = row_cache_bytes;
   options.compile.ir_observer = [&ir](const std::string& stage, const llvm::Module& module) {
     if (stage != "after_optimizations") return;
     llvm::raw_string_ostream os(ir);
@@ -317,6 +319,33 @@ TEST(LaneReduceIr, SoftmaxReductionLoopsAreVectorizedAfterOptimization) {
   const std::string sequential = BlocksNamed(OptimizedSoftmaxIr(0), "r1.");
   ASSERT_FALSE(sequential.empty());
   EXPECT_EQ(sequential.find("x float>"), std::string::npos) << sequential;
+}
+
+// Calls of llvm.floor (the polynomial exp floors twice per call).
+int FloorCalls(const std::string& ir) {
+  int n = 0;
+  for (size_t at = ir.find("call "); at != std::string::npos; at = ir.find("call ", at + 1)) {
+    const size_t end = ir.find('\n', at);
+    if (ir.substr(at, end - at).find("@llvm.floor") != std::string::npos) ++n;
+  }
+  return n;
+}
+
+// With the row cache, the sum's loop stores exp(x - max) in a row buffer
+// that the output loop reads: exp is computed in one loop instead of two.
+// Numerics with the cache (the default) are checked against the evaluator
+// by SoftmaxAndLayerNormMatchTheEvaluator.
+TEST(LaneReduceIr, SoftmaxComputesExpOncePerElementWithTheRowCache) {
+  const std::string cached = OptimizedSoftmaxIr(32, 64 * 1024);
+  const std::string recomputed = OptimizedSoftmaxIr(32, 0);
+  ASSERT_FALSE(cached.empty());
+  ASSERT_FALSE(recomputed.empty());
+  EXPECT_NE(cached.find("row_cache"), std::string::npos) << cached;
+  EXPECT_EQ(recomputed.find("row_cache"), std::string::npos);
+  EXPECT_GT(FloorCalls(cached), 0) << cached;
+  EXPECT_LT(FloorCalls(cached), FloorCalls(recomputed));
+  // Rows over the limit recompute (f32[7,1023] rows are 4092 bytes).
+  EXPECT_EQ(OptimizedSoftmaxIr(32, 4000).find("row_cache"), std::string::npos);
 }
 
 }  // namespace

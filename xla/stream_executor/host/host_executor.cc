@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <limits>
 #include <system_error>
@@ -19,8 +20,12 @@ namespace {
 
 int PoolSize(const HostExecutorOptions& options) {
   if (options.num_threads > 0) return options.num_threads;
-  const unsigned hardware = std::thread::hardware_concurrency();
-  return hardware > 0 ? static_cast<int>(hardware) : 1;
+  // The launching thread runs block ranges too: one core is left for it,
+  // so a launch has one runnable thread per core (one more made the OS
+  // preempt a thread holding a range, and the launch waited for its next
+  // time slice).
+  const int hardware = static_cast<int>(std::thread::hardware_concurrency());
+  return std::max(1, hardware - 1);
 }
 
 uint64_t PhysicalMemoryBytes() {

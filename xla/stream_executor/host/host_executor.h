@@ -24,8 +24,9 @@
 namespace stream_executor::host {
 
 struct HostExecutorOptions {
-  // Threads in the launch pool; 0 means std::thread::hardware_concurrency().
-  // The stream thread that launches runs block ranges as well.
+  // Threads in the launch pool; 0 means one per core but one
+  // (std::thread::hardware_concurrency() - 1, at least 1): the stream
+  // thread that launches runs block ranges as well.
   int num_threads = 0;
 };
 

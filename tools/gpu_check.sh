@@ -309,27 +309,37 @@ run_check() {
   echo "=== end-to-end cases against the evaluator's carried outputs"
   local dir name pass=0 fail=0 log variant
   log="$(mktemp)"
+  # run_case LABEL DIR ARTIFACT [FLAG...]: runs ARTIFACT (with the
+  # environment assignments in case_env) on DIR's carried inputs against
+  # DIR/expected, counting into pass and fail.
+  run_case() {
+    local label="$1" dir="$2" artifact="$3" inputs=() i=0
+    shift 3
+    while [ -f "$dir/inputs/in$i.npy" ]; do inputs+=("--input=$dir/inputs/in$i.npy"); i=$((i + 1)); done
+    if env "${case_env[@]}" timeout 300 "$out/bin/xla_aot_device" run "$artifact" "$@" \
+        "${inputs[@]}" --expected="$dir/expected" > "$log" 2>&1; then
+      pass=$((pass + 1))
+    else
+      fail=$((fail + 1))
+      echo "FAIL $label: $(grep -v PASS "$log" | head -3 | tr '\n' ' ')"
+    fi
+  }
+  local case_env=()
   for dir in "$out"/cases/*/; do
     name="$(basename "$dir")"
-    local inputs=() i=0
-    while [ -f "$dir/inputs/in$i.npy" ]; do inputs+=("--input=$dir/inputs/in$i.npy"); i=$((i + 1)); done
     for variant in model model_both classic; do
-      local artifact="$dir/model.xaot" envs=()
+      local artifact="$dir/model.xaot"
+      case_env=()
       case "$variant" in
         model_both) artifact="$dir/model_both.xaot"; [ -f "$artifact" ] || continue ;;
         classic)
           [ "$name" = mlp ] && [ "$target" != host ] || continue
-          envs=(XLA_CUBLASLT_LIBRARY=/nonexistent/libcublasLt.so) ;;
+          case_env=(XLA_CUBLASLT_LIBRARY=/nonexistent/libcublasLt.so) ;;
       esac
-      if env "${envs[@]}" timeout 300 "$out/bin/xla_aot_device" run "$artifact" "${inputs[@]}" \
-          --expected="$dir/expected" > "$log" 2>&1; then
-        pass=$((pass + 1))
-      else
-        fail=$((fail + 1))
-        echo "FAIL $name ($variant): $(grep -v PASS "$log" | head -3 | tr '\n' ' ')"
-      fi
+      run_case "$name ($variant)" "$dir" "$artifact"
     done
   done
+  case_env=()
   echo "cases: $pass passed, $fail failed"
   [ "$fail" -eq 0 ] || status=1
 
@@ -343,16 +353,7 @@ run_check() {
     echo "=== collectives on 2 $([ "$target" = host ] && echo "host devices" || echo "GPUs through NCCL")"
     pass=0 fail=0
     for dir in "$out"/collectives/*/; do
-      name="$(basename "$dir")"
-      local inputs=() i=0
-      while [ -f "$dir/inputs/in$i.npy" ]; do inputs+=("--input=$dir/inputs/in$i.npy"); i=$((i + 1)); done
-      if timeout 300 "$out/bin/xla_aot_device" run "$dir/model.xaot" --replicas=2 "${inputs[@]}" \
-          --expected="$dir/expected" > "$log" 2>&1; then
-        pass=$((pass + 1))
-      else
-        fail=$((fail + 1))
-        echo "FAIL $name: $(grep -v PASS "$log" | head -3 | tr '\n' ' ')"
-      fi
+      run_case "$(basename "$dir")" "$dir" "$dir/model.xaot" --replicas=2
     done
     echo "collective cases: $pass passed, $fail failed"
     [ "$fail" -eq 0 ] || status=1

@@ -89,9 +89,9 @@ const char kCompileHelp[] =
     "  -v, --verbose           report progress on stderr: each phase, the running\n"
     "                          middle-end pass and kernels compiled i/N (at most\n"
     "                          about once a second or every 5%)\n"
-    "  --compile_threads=N     host: compile kernel parts on N threads (default 0:\n"
-    "                          all hardware threads, at most 16); the artifact's\n"
-    "                          bytes do not depend on N\n"
+    "  --compile_threads=N     compile on N threads: host kernel parts, or sm_XX\n"
+    "                          kernels (default 0: all hardware threads, at most\n"
+    "                          16); the artifact's bytes do not depend on N\n"
     "  --compile_parts=N       host: split the kernel module into N parts (default\n"
     "                          0: one per 1000 LLVM instructions, at most 32;\n"
     "                          changes the artifact's bytes, not its results)\n"
@@ -256,6 +256,7 @@ absl::StatusOr<std::string> Compile(CompileFlags& flags) {
     gpu_options.progress = flags.compiler.progress;
     if (flags.emit_cubin_with_ptx) gpu_options.spec = gpu::NvptxSpecChoice::kCubinWithPtx;
     gpu_options.emit_collectives = flags.compiler.thunks.emit_collectives;
+    gpu_options.nvptx.threads = flags.compiler.object.threads;
     absl::StatusOr<gpu::GpuExecutableProto> proto = gpu::CompileModuleToGpuArtifactProto(
         module->get(), flags.target, gpu_options, &middle, nullptr);
     if (!proto.ok()) return proto.status();

@@ -311,5 +311,40 @@ TEST(GpuCompiler, DeterministicBytes) {
   EXPECT_EQ(*a, *b);
 }
 
+// Kernels compile on several threads (each in its own LLVM context); the
+// artifact is the same for any thread count.
+TEST(GpuCompiler, BytesDoNotDependOnCompileThreads) {
+  constexpr char kThreeKernels[] = R"(
+HloModule three
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY main {
+  x = f32[37,129] parameter(0)
+  e = f32[37,129] exponential(x)
+  z = f32[] constant(0)
+  r = f32[37] reduce(e, z), dimensions={1}, to_apply=add
+  t = f32[129,37] transpose(x), dimensions={1,0}
+  n = f32[129,37] negate(t)
+  ROOT out = (f32[37], f32[129,37], f32[37,129]) tuple(r, n, e)
+}
+)";
+  GpuCompilerOptions options;
+  options.production_date = "2026-01-01T00:00:00Z";
+  NvptxFinalizeResult report;
+  options.nvptx.threads = 1;
+  absl::StatusOr<GpuExecutableProto> one =
+      CompileHloToGpuArtifactProto(kThreeKernels, "sm_90", options, &report);
+  ASSERT_TRUE(one.ok()) << one.status();
+  ASSERT_GE(report.kernels.size(), 2u) << "the test needs several kernels";
+  options.nvptx.threads = 3;
+  absl::StatusOr<GpuExecutableProto> three =
+      CompileHloToGpuArtifactProto(kThreeKernels, "sm_90", options, nullptr);
+  ASSERT_TRUE(three.ok()) << three.status();
+  EXPECT_EQ(one->SerializeAsString(), three->SerializeAsString());
+}
+
 }  // namespace
 }  // namespace xla::gpu

@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "xla/util/parallel_for.h"
 #include "xla/util/status_macros.h"
 
 namespace xla::gpu {
@@ -17,7 +18,8 @@ absl::StatusOr<EmittedKernel> NvptxKernelBackend::EmitFusionKernel(
   options.noalias.clear();
   options.alignment.clear();
   options.output_aliases_operand = aliasing.output_aliases_operand;
-  auto module = std::make_unique<llvm::Module>(symbol, context_);
+  auto context = std::make_unique<llvm::LLVMContext>();
+  auto module = std::make_unique<llvm::Module>(symbol, *context);
   absl::StatusOr<NvptxKernelInfo> emitted =
       EmitNvptxFusionKernel(fusion, symbol, options, module.get());
   if (!emitted.ok()) {
@@ -36,7 +38,7 @@ absl::StatusOr<EmittedKernel> NvptxKernelBackend::EmitFusionKernel(
   kernel.launch.set_block_y(info.launch.block_y);
   kernel.launch.set_block_z(info.launch.block_z);
   kernel.launch.set_shared_memory_bytes(info.launch.shared_memory_bytes);
-  last_ = Pending{info.symbol, info.kind, std::move(module)};
+  last_ = Pending{info.symbol, info.kind, std::move(context), std::move(module)};
   return kernel;
 }
 
@@ -54,7 +56,8 @@ absl::StatusOr<NvptxFinalizeResult> NvptxKernelBackend::Finalize(
     const NvptxCompileOptions& compile, NvptxSpecChoice choice,
     GpuExecutablePayloadProto* payload) {
   NvptxFinalizeResult result;
-  for (Pending& pending : kernels_) {
+  std::vector<KernelProto*> protos;
+  for (const Pending& pending : kernels_) {
     KernelProto* proto = nullptr;
     for (KernelProto& k : *payload->mutable_kernels()) {
       if (k.name() == pending.symbol) proto = &k;
@@ -63,7 +66,22 @@ absl::StatusOr<NvptxFinalizeResult> NvptxKernelBackend::Finalize(
       return absl::InternalError(
           absl::StrCat("nvptx backend: kernel '", pending.symbol, "' is not in the payload"));
     }
-    absl::StatusOr<NvptxBinary> binary = CompileNvptx(*pending.module, emit_.target, compile);
+    protos.push_back(proto);
+  }
+  // Each kernel in its own context, so they compile independently; the
+  // results are used in kernel order below.
+  std::vector<absl::StatusOr<NvptxBinary>> binaries(
+      kernels_.size(), absl::StatusOr<NvptxBinary>(absl::UnknownError("not compiled")));
+  ParallelForEach(static_cast<int64_t>(kernels_.size()),
+                  ThreadCount(compile.threads, kMaxNvptxCompileThreads), [&](int64_t i) {
+                    binaries[i] = CompileNvptx(*kernels_[i].module, emit_.target, compile);
+                    kernels_[i].module.reset();
+                    kernels_[i].context.reset();
+                  });
+  for (size_t i = 0; i < kernels_.size(); ++i) {
+    const Pending& pending = kernels_[i];
+    KernelProto* proto = protos[i];
+    absl::StatusOr<NvptxBinary>& binary = binaries[i];
     if (!binary.ok()) {
       return absl::Status(binary.status().code(),
                           absl::StrCat("compiling kernel '", pending.symbol, "' for ",
@@ -95,7 +113,6 @@ absl::StatusOr<NvptxFinalizeResult> NvptxKernelBackend::Finalize(
       spec->set_entry(pending.symbol);
     }
     result.kernels.push_back(std::move(build));
-    pending.module.reset();
   }
   kernels_.clear();
   return result;

@@ -64,6 +64,9 @@ struct NvptxFinalizeResult {
   std::string cubin_skipped_reason;
 };
 
+// Most threads Finalize uses by default.
+inline constexpr int kMaxNvptxCompileThreads = 16;
+
 class NvptxKernelBackend : public KernelBackend {
  public:
   // `emit.target` is the target; its noalias/alignment/
@@ -86,8 +89,10 @@ class NvptxKernelBackend : public KernelBackend {
   // emitted.
   absl::Status DescribeKernel(const EmittedKernel& kernel, KernelProto* proto) override;
 
-  // Compiles every recorded kernel with CompileNvptx and sets the spec of
-  // the kernel of the same name in `payload` (ptx or cubin, with `entry`).
+  // Compiles every recorded kernel with CompileNvptx, on
+  // ThreadCount(compile.threads, kMaxNvptxCompileThreads) threads, and sets
+  // the spec of the kernel of the same name in `payload` (ptx or cubin,
+  // with `entry`); the payload does not depend on the thread count.
   // Errors: CompileNvptx's (invalid IR, no NVPTX back end, libdevice
   // missing, ptxas rejecting the PTX: a compiler bug, with ptxas's log),
   // prefixed with the kernel name; Internal when a recorded kernel is not in
@@ -97,14 +102,16 @@ class NvptxKernelBackend : public KernelBackend {
                                                GpuExecutablePayloadProto* payload);
 
  private:
+  // One kernel's module, in its own context so that Finalize can compile
+  // kernels on several threads (an LLVMContext is single-threaded).
   struct Pending {
     std::string symbol;
     std::string kind;
-    std::unique_ptr<llvm::Module> module;
+    std::unique_ptr<llvm::LLVMContext> context;
+    std::unique_ptr<llvm::Module> module;  // in *context; destroyed first
   };
 
   NvptxEmitOptions emit_;
-  llvm::LLVMContext context_;
   Pending last_;
   std::vector<Pending> kernels_;
 };

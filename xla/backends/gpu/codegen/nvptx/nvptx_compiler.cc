@@ -1,7 +1,9 @@
 #include "xla/backends/gpu/codegen/nvptx/nvptx_compiler.h"
 
 #include <cstdlib>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -107,6 +109,21 @@ absl::StatusOr<std::string> AssemblePtx(absl::string_view ptx, const NvptxTarget
   return ReadFileBytes(output);
 }
 
+namespace {
+
+// PtxasVersion, run once per ptxas path in this process (CompileNvptx runs
+// once per kernel). Thread-safe.
+absl::StatusOr<std::string> CachedPtxasVersion(const std::string& ptxas) {
+  static std::mutex* const mu = new std::mutex;
+  static auto* const versions = new std::map<std::string, absl::StatusOr<std::string>>;
+  std::lock_guard<std::mutex> lock(*mu);
+  auto it = versions->find(ptxas);
+  if (it == versions->end()) it = versions->emplace(ptxas, PtxasVersion(ptxas)).first;
+  return it->second;
+}
+
+}  // namespace
+
 absl::StatusOr<NvptxBinary> CompileNvptx(llvm::Module& module, const NvptxTarget& target,
                                          const NvptxCompileOptions& options) {
   NvptxBinary binary;
@@ -122,7 +139,7 @@ absl::StatusOr<NvptxBinary> CompileNvptx(llvm::Module& module, const NvptxTarget
     binary.cubin_skipped_reason = std::string(ptxas.status().message());
     return binary;
   }
-  absl::StatusOr<std::string> version = PtxasVersion(*ptxas);
+  absl::StatusOr<std::string> version = CachedPtxasVersion(*ptxas);
   if (!version.ok()) return version.status();
   binary.ptxas_version = *version;
   absl::StatusOr<std::string> cubin = AssemblePtx(binary.ptx, target, *ptxas);

@@ -25,6 +25,9 @@ struct NvptxCompileOptions {
   int opt_level = 3;       // LLVM optimization level, 0 to 3
   bool make_cubin = true;  // run ptxas when it can be found
   std::string ptxas;       // explicit ptxas path; empty: search (see above)
+  // Kernels compiled at once by NvptxKernelBackend::Finalize; 0: the
+  // hardware threads, at most 16.
+  int threads = 0;
 };
 
 struct NvptxBinary {
@@ -52,8 +55,10 @@ absl::StatusOr<std::string> AssemblePtx(absl::string_view ptx, const NvptxTarget
 // "13.0.88" from `ptxas --version`; errors when it cannot be run or parsed.
 absl::StatusOr<std::string> PtxasVersion(const std::string& ptxas);
 
-// CompileToPtx, then AssemblePtx when options.make_cubin and ptxas is found.
-// A ptxas that is found but rejects the PTX is an error (a compiler bug).
+// CompileToPtx, then AssemblePtx when options.make_cubin and ptxas is found
+// (its version is asked once per path and process). A ptxas that is found
+// but rejects the PTX is an error (a compiler bug). Thread-safe for modules
+// in different LLVMContexts.
 absl::StatusOr<NvptxBinary> CompileNvptx(llvm::Module& module, const NvptxTarget& target,
                                          const NvptxCompileOptions& options);
 

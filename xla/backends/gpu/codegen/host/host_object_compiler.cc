@@ -2,10 +2,8 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <atomic>
 #include <memory>
 #include <mutex>
-#include <thread>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -23,6 +21,7 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/Target/TargetOptions.h"
+#include "xla/util/parallel_for.h"
 #include "xla/util/subprocess.h"
 
 namespace xla::gpu {
@@ -242,10 +241,7 @@ absl::StatusOr<std::vector<std::string>> CompileHostObjects(llvm::Module& module
   if (!split.ok()) return split.status();
   clock.Finish("llvm_split");
 
-  const int hardware = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
-  const int wanted = options.threads > 0 ? options.threads
-                                         : std::min(hardware, kMaxHostCompileThreads);
-  const int threads = std::max(1, std::min<int>(wanted, static_cast<int>(split->size())));
+  const int threads = ThreadCount(options.threads, kMaxHostCompileThreads);
   // Largest parts first, so that the last part to start is a small one.
   std::vector<size_t> order(split->size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
@@ -253,23 +249,16 @@ absl::StatusOr<std::vector<std::string>> CompileHostObjects(llvm::Module& module
     return (*split)[a].instructions > (*split)[b].instructions;
   });
   std::vector<PartResult> results(split->size());
-  std::atomic<size_t> next{0};
   std::mutex mu;  // serializes the observers and guards `done`
   int64_t done = 0;
-  auto work = [&]() {
-    for (size_t k = next++; k < order.size(); k = next++) {
-      const size_t i = order[k];
-      results[i] = CompilePart((*split)[i], static_cast<int>(i), options, &mu);
-      std::lock_guard<std::mutex> lock(mu);
-      done += static_cast<int64_t>((*split)[i].roots.size());
-      if (options.kernel_progress) options.kernel_progress(std::min(done, kernels), kernels);
-    }
-  };
   clock.Restart();
-  std::vector<std::thread> pool;
-  for (int t = 1; t < threads; ++t) pool.emplace_back(work);
-  work();
-  for (std::thread& t : pool) t.join();
+  ParallelForEach(static_cast<int64_t>(order.size()), threads, [&](int64_t k) {
+    const size_t i = order[k];
+    results[i] = CompilePart((*split)[i], static_cast<int>(i), options, &mu);
+    std::lock_guard<std::mutex> lock(mu);
+    done += static_cast<int64_t>((*split)[i].roots.size());
+    if (options.kernel_progress) options.kernel_progress(std::min(done, kernels), kernels);
+  });
   double optimize = 0, machine_code = 0;
   std::vector<std::string> objects;
   for (PartResult& r : results) {

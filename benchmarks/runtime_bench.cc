@@ -27,6 +27,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "benchmark/benchmark.h"
 #include "xla/aot/executable.h"
@@ -67,8 +68,11 @@ void WriteFile(const std::string& path, const std::string& bytes) {
   XLA_CHECK(out.good()) << "cannot write " << path;
 }
 
-std::string CompileOrDie(const std::string& hlo, bool fusion) {
+std::string CompileOrDie(const std::string& hlo, bool fusion,
+                         xla::gpu::ChecksumAlgorithmProto checksum =
+                             xla::gpu::CHECKSUM_ALGORITHM_FNV1A_64) {
   xla::gpu::HostCompilerOptions options;
+  options.checksum = checksum;
   options.middle_end.fusion = fusion;
   options.middle_end.multi_output_fusion = fusion;
   options.production_date = "2026-11-30T00:00:00Z";
@@ -78,8 +82,12 @@ std::string CompileOrDie(const std::string& hlo, bool fusion) {
 }
 
 // Twelve 4 MiB constants and a memset: a payload of weights.
-std::string WeightsArtifact() {
+std::string WeightsArtifact(xla::gpu::ChecksumAlgorithmProto checksum) {
   xla::gpu::GpuExecutableProto a;
+  a.mutable_header()->set_checksum_algorithm(checksum);
+  if (checksum == xla::gpu::CHECKSUM_ALGORITHM_CRC32C) {
+    a.mutable_header()->add_required_runtime_features("payload_checksum.crc32c");
+  }
   a.mutable_header()->set_format_version(1);
   a.mutable_header()->set_target("host");
   a.mutable_header()->set_compiler_version("runtime_bench");
@@ -135,13 +143,17 @@ const std::string& ArtifactFile(const std::string& name) {
   static auto* files = new std::map<std::string, std::string>();
   auto it = files->find(name);
   if (it != files->end()) return it->second;
-  const std::string bytes = name == "weights" ? WeightsArtifact() : CompileOrDie(kMlp, true);
+  const auto checksum = absl::EndsWith(name, "_crc32c") ? xla::gpu::CHECKSUM_ALGORITHM_CRC32C
+                                                         : xla::gpu::CHECKSUM_ALGORITHM_FNV1A_64;
+  const std::string bytes = absl::StartsWith(name, "weights") ? WeightsArtifact(checksum)
+                                                              : CompileOrDie(kMlp, true, checksum);
   const std::string path = TempPath(name + ".xaot");
   WriteFile(path, bytes);
   return files->emplace(name, path).first->second;
 }
 
-const char* const kLoadArtifacts[] = {"weights", "mlp"};
+// The same two with CRC-32C checksums (stage 1 of payload_checksum.crc32c).
+const char* const kLoadArtifacts[] = {"weights", "mlp", "weights_crc32c", "mlp_crc32c"};
 
 void BM_ReadFile(benchmark::State& state) {
   const std::string& path = ArtifactFile(kLoadArtifacts[state.range(0)]);
@@ -157,7 +169,7 @@ void BM_ReadFile(benchmark::State& state) {
   state.SetLabel(kLoadArtifacts[state.range(0)]);
   state.SetBytesProcessed(state.iterations() * bytes);
 }
-BENCHMARK(BM_ReadFile)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_ReadFile)->DenseRange(0, 3)->Unit(benchmark::kMillisecond);
 
 void BM_LoadFromFile(benchmark::State& state) {
   const std::string& path = ArtifactFile(kLoadArtifacts[state.range(0)]);
@@ -169,7 +181,7 @@ void BM_LoadFromFile(benchmark::State& state) {
   state.SetLabel(kLoadArtifacts[state.range(0)]);
   state.SetBytesProcessed(state.iterations() * std::filesystem::file_size(path));
 }
-BENCHMARK(BM_LoadFromFile)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_LoadFromFile)->DenseRange(0, 3)->Unit(benchmark::kMillisecond);
 
 void BM_LoadAndInit(benchmark::State& state) {
   const std::string& path = ArtifactFile(kLoadArtifacts[state.range(0)]);
@@ -181,7 +193,7 @@ void BM_LoadAndInit(benchmark::State& state) {
   }
   state.SetLabel(kLoadArtifacts[state.range(0)]);
 }
-BENCHMARK(BM_LoadAndInit)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_LoadAndInit)->DenseRange(0, 3)->Unit(benchmark::kMillisecond);
 
 void BM_ExecuteChain(benchmark::State& state) {
   const int n = static_cast<int>(state.range(0));

@@ -33,6 +33,7 @@ const char kCompileHelp[] =
     "                       [--no_verify] [--host_cpu=CPU]\n"
     "                       [--opt_level=N] [--target_runtime=YYYY-MM-DD]\n"
     "                       [--emit_cubin_with_ptx] [--emit_collectives] [-v]\n"
+    "                       [--checksum=fnv1a64|crc32c]\n"
     "                       [--compile_threads=N]\n"
     "                       [--compile_parts=N]\n"
     "\n"
@@ -73,6 +74,11 @@ const char kCompileHelp[] =
     "                          the artifact: newer constructs get their legacy form,\n"
     "                          or compiling fails naming the feature (see\n"
     "                          docs/aot_compatibility.md)\n"
+    "  --checksum=ALGORITHM    the payload checksum: fnv1a64 (default; every\n"
+    "                          runtime reads it) or crc32c (about 10x faster to\n"
+    "                          check at load; staged rollout: needs runtimes from\n"
+    "                          2026-11-30, and --target_runtime before that falls\n"
+    "                          back to fnv1a64)\n"
     "  --emit_cubin_with_ptx   sm_XX: store each kernel's cubin and PTX together\n"
     "                          (the runtime JITs the PTX when the cubin does not\n"
     "                          fit the GPU); needs runtimes from 2026-11-29\n"
@@ -135,6 +141,14 @@ std::string ParseFlags(const std::vector<std::string>& args, CompileFlags* f) {
       f->compiler.object.cpu = *v;
     } else if (auto v = value("--target_runtime=")) {
       f->compiler.target_runtime = *v;
+    } else if (auto v = value("--checksum=")) {
+      if (*v == "fnv1a64") {
+        f->compiler.checksum = gpu::CHECKSUM_ALGORITHM_FNV1A_64;
+      } else if (*v == "crc32c") {
+        f->compiler.checksum = gpu::CHECKSUM_ALGORITHM_CRC32C;
+      } else {
+        return absl::StrCat("bad --checksum value '", *v, "' (fnv1a64 or crc32c)");
+      }
     } else if (arg == "--emit_cubin_with_ptx") {
       f->emit_cubin_with_ptx = true;
     } else if (arg == "--emit_collectives") {
@@ -257,6 +271,7 @@ absl::StatusOr<std::string> Compile(CompileFlags& flags) {
     if (flags.emit_cubin_with_ptx) gpu_options.spec = gpu::NvptxSpecChoice::kCubinWithPtx;
     gpu_options.emit_collectives = flags.compiler.thunks.emit_collectives;
     gpu_options.nvptx.threads = flags.compiler.object.threads;
+    gpu_options.checksum = flags.compiler.checksum;
     absl::StatusOr<gpu::GpuExecutableProto> proto = gpu::CompileModuleToGpuArtifactProto(
         module->get(), flags.target, gpu_options, &middle, nullptr);
     if (!proto.ok()) return proto.status();

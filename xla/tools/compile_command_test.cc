@@ -12,6 +12,7 @@
 #include "xla/hlo/parser/hlo_parser.h"
 #include "xla/tools/eval_command.h"
 #include "xla/tools/exit_codes.h"
+#include "xla/tools/inspect_command.h"
 #include "xla/tools/run_command.h"
 
 namespace xla::cli {
@@ -299,6 +300,34 @@ TEST(CompileCommand, NoPassDumpsWithoutTheFlag) {
   Result r = RunCompileCli({WriteModule("m2.hlo", kModule), "--dump_dir=" + dir});
   ASSERT_EQ(r.code, kExitOk) << r.err;
   EXPECT_FALSE(std::filesystem::exists(dir + "/passes"));
+}
+
+// --checksum=crc32c (stage 1 of payload_checksum.crc32c): the artifact
+// lists the feature, inspect names the algorithm, and it runs; an older
+// --target_runtime gets FNV-1a; a bad value is a usage error.
+TEST(CompileCommand, Crc32cChecksumIsOptInAndLoweredForOlderRuntimes) {
+  const std::string hlo = WriteModule("crc.hlo", kModule);
+  const std::string artifact = TempPath("crc.xaot");
+  Result r = RunCompileCli({hlo, "-o", artifact, "--checksum=crc32c"});
+  ASSERT_EQ(r.code, kExitOk) << r.err;
+  std::ostringstream out, err;
+  ASSERT_EQ(RunInspect({artifact}, out, err), kExitOk) << err.str();
+  EXPECT_TRUE(absl::StrContains(out.str(), "payload_checksum: crc32c 0x")) << out.str();
+  EXPECT_TRUE(absl::StrContains(out.str(), "payload_checksum.crc32c")) << out.str();
+  std::ostringstream run_out, run_err;
+  EXPECT_EQ(RunRun({artifact, "--input=" + WriteNpyF32("crc_p.npy", 33)}, run_out, run_err),
+            kExitOk)
+      << run_err.str();
+  const std::string old = TempPath("crc_old.xaot");
+  ASSERT_EQ(RunCompileCli({hlo, "-o", old, "--checksum=crc32c", "--target_runtime=2026-11-29"})
+                .code,
+            kExitOk);
+  std::ostringstream old_out, old_err;
+  ASSERT_EQ(RunInspect({old}, old_out, old_err), kExitOk) << old_err.str();
+  EXPECT_TRUE(absl::StrContains(old_out.str(), "payload_checksum: fnv1a64 0x")) << old_out.str();
+  Result bad = RunCompileCli({hlo, "-o", TempPath("crc_bad.xaot"), "--checksum=md5"});
+  EXPECT_EQ(bad.code, kExitUsage);
+  EXPECT_TRUE(absl::StrContains(bad.err, "fnv1a64 or crc32c")) << bad.err;
 }
 
 TEST(CompileCommand, ReportsBadUsageAndBadInput) {

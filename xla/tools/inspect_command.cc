@@ -128,7 +128,11 @@ void PrintHeader(const gpu::ArtifactHeaderProto& h, std::ostream& out) {
       << "  compiler: " << h.compiler_version() << " (" << h.production_date() << ")\n"
       << "  target: " << h.target() << "\n"
       << "  required_runtime_features: [" << absl::StrJoin(h.required_runtime_features(), ", ") << "]\n"
-      << "  payload_checksum: fnv1a64 0x" << absl::StrCat(absl::Hex(h.payload_checksum(), absl::kZeroPad16)) << "\n";
+      << "  payload_checksum: "
+      << (h.checksum_algorithm() == gpu::CHECKSUM_ALGORITHM_CRC32C
+              ? absl::StrCat("crc32c 0x", absl::Hex(h.payload_checksum(), absl::kZeroPad8))
+              : absl::StrCat("fnv1a64 0x", absl::Hex(h.payload_checksum(), absl::kZeroPad16)))
+      << "\n";
   for (const auto& r : h.toolchain_requirements()) {
     out << "  needs: " << r.component() << " >= " << r.min_version() << "\n";
   }

@@ -118,6 +118,7 @@ absl::StatusOr<GpuExecutableProto> CompileModuleToGpuArtifactProto(
     }
   }
   progress.EnterPhase("finalize");
+  artifact.mutable_header()->set_checksum_algorithm(options.checksum);
   RETURN_IF_ERROR(FinalizeRuntimeFeatures(options.target_runtime, &artifact));
   // A cubin alone needs a driver as new as ptxas; with its PTX beside it
   // (cubin_with_ptx) the PTX ISA's driver suffices (the runtime JITs it).

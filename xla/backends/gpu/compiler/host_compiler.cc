@@ -82,6 +82,7 @@ absl::StatusOr<GpuExecutableProto> CompileModuleToHostArtifactProto(
   progress.EnterPhase("finalize");
   if (options.include_optimized_hlo) payload->set_optimized_hlo_text(PrintModule(*module));
   finish("serialize_hlo");
+  artifact.mutable_header()->set_checksum_algorithm(options.checksum);
   RETURN_IF_ERROR(FinalizeRuntimeFeatures(options.target_runtime, &artifact));
 
   ArtifactHeaderProto* header = artifact.mutable_header();

@@ -48,6 +48,10 @@ struct HostCompilerOptions {
   // The build date ("YYYY-MM-DD") of the oldest runtime that must read the
   // artifact; empty: this build's. See target_runtime.h.
   std::string target_runtime;
+  // The payload checksum: FNV1A_64 (what every runtime reads) or CRC32C
+  // (runtime feature `payload_checksum.crc32c`, stage 1: opt-in; lowered
+  // to FNV1A_64 for an older target_runtime).
+  ChecksumAlgorithmProto checksum = CHECKSUM_ALGORITHM_FNV1A_64;
   // When set, receives progress reports (compile_progress.h): the phases
   // "middle_end" (with its passes), "thunk_emission", "kernel_compilation"
   // (with kernels compiled i/N; skipped when there are no kernels) and

@@ -13,8 +13,8 @@ namespace {
 
 // cubin_with_ptx -> cubin: the older runtime loads the cubin alone (no PTX
 // JIT fallback on a GPU the cubin does not fit).
-void LowerCubinWithPtx(GpuExecutablePayloadProto* payload) {
-  for (KernelProto& k : *payload->mutable_kernels()) {
+void LowerCubinWithPtx(GpuExecutableProto* artifact) {
+  for (KernelProto& k : *artifact->mutable_payload()->mutable_kernels()) {
     if (!k.has_cubin_with_ptx()) continue;
     CubinWithPtxKernelSpecProto both = std::move(*k.mutable_cubin_with_ptx());
     CubinKernelSpecProto* cubin = k.mutable_cubin();
@@ -23,32 +23,37 @@ void LowerCubinWithPtx(GpuExecutablePayloadProto* payload) {
   }
 }
 
+// CRC-32C -> FNV-1a: SealArtifact then checksums with FNV-1a.
+void LowerCrc32c(GpuExecutableProto* artifact) {
+  artifact->mutable_header()->set_checksum_algorithm(CHECKSUM_ALGORITHM_FNV1A_64);
+}
+
 struct Lowering {
   const char* feature;
-  void (*lower)(GpuExecutablePayloadProto* payload);
+  void (*lower)(GpuExecutableProto* artifact);
 };
 
 // The legacy form of each construct that has one.
 constexpr Lowering kLowerings[] = {
     {"kernel_spec.cubin_with_ptx", LowerCubinWithPtx},
+    {"payload_checksum.crc32c", LowerCrc32c},
 };
 
 }  // namespace
 
 absl::Status FinalizeRuntimeFeatures(absl::string_view target_runtime,
                                      GpuExecutableProto* artifact) {
-  GpuExecutablePayloadProto* payload = artifact->mutable_payload();
   if (!target_runtime.empty()) {
     ASSIGN_OR_RETURN(std::vector<std::string> supported, FeaturesSupportedOn(target_runtime));
     ASSIGN_OR_RETURN(const int64_t target_day, ParseIsoDate(target_runtime));
-    for (const std::string& used : RequiredFeaturesOf(*payload)) {
+    for (const std::string& used : RequiredFeaturesOf(*artifact)) {
       if (std::find(supported.begin(), supported.end(), used) != supported.end()) continue;
       const Lowering* lowering = nullptr;
       for (const Lowering& l : kLowerings) {
         if (used == l.feature) lowering = &l;
       }
       if (lowering != nullptr) {
-        lowering->lower(payload);
+        lowering->lower(artifact);
         continue;
       }
       const RuntimeFeature* f = FindRuntimeFeature(used);
@@ -62,7 +67,7 @@ absl::Status FinalizeRuntimeFeatures(absl::string_view target_runtime,
   }
   ArtifactHeaderProto* header = artifact->mutable_header();
   header->clear_required_runtime_features();
-  for (const std::string& f : RequiredFeaturesOf(*payload)) header->add_required_runtime_features(f);
+  for (const std::string& f : RequiredFeaturesOf(*artifact)) header->add_required_runtime_features(f);
   return absl::OkStatus();
 }
 

@@ -4,8 +4,9 @@
 // A runtime built on a date supports the features whose runtime_support
 // date is not later (feature_registry.h). FinalizeRuntimeFeatures rewrites
 // each newer construct the payload uses into its legacy form where one
-// exists (a table here: cubin_with_ptx -> cubin), then writes the features
-// the payload still uses into header.required_runtime_features.
+// exists (a table here: cubin_with_ptx -> cubin, a CRC-32C checksum ->
+// FNV-1a), then writes the features the artifact still uses into
+// header.required_runtime_features.
 //
 // Thread-safety: pure functions over the caller's proto.
 #ifndef XLA_BACKENDS_GPU_COMPILER_TARGET_RUNTIME_H_

@@ -46,6 +46,22 @@ TEST(TargetRuntime, OlderRuntimeGetsTheLegacyForm) {
   EXPECT_EQ(b.header().required_runtime_features_size(), 0);
 }
 
+// A CRC-32C checksum is listed as a feature for today's runtimes and falls
+// back to FNV-1a for runtimes from before its support (2026-11-30).
+TEST(TargetRuntime, Crc32cChecksumIsListedOrLoweredToFnv) {
+  GpuExecutableProto a;
+  a.mutable_header()->set_checksum_algorithm(CHECKSUM_ALGORITHM_CRC32C);
+  ASSERT_TRUE(FinalizeRuntimeFeatures("2026-11-30", &a).ok());
+  EXPECT_EQ(a.header().checksum_algorithm(), CHECKSUM_ALGORITHM_CRC32C);
+  ASSERT_EQ(a.header().required_runtime_features_size(), 1);
+  EXPECT_EQ(a.header().required_runtime_features(0), "payload_checksum.crc32c");
+  GpuExecutableProto b;
+  b.mutable_header()->set_checksum_algorithm(CHECKSUM_ALGORITHM_CRC32C);
+  ASSERT_TRUE(FinalizeRuntimeFeatures("2026-11-29", &b).ok());
+  EXPECT_EQ(b.header().checksum_algorithm(), CHECKSUM_ALGORITHM_FNV1A_64);
+  EXPECT_EQ(b.header().required_runtime_features_size(), 0);
+}
+
 TEST(TargetRuntime, MalformedDateIsAnError) {
   GpuExecutableProto a = ArtifactWithCubinAndPtx();
   absl::Status s = FinalizeRuntimeFeatures("last tuesday", &a);

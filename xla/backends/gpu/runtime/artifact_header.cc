@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "xla/backends/gpu/runtime/checksum.h"
 #include "xla/backends/gpu/runtime/feature_registry.h"
 #include "xla/util/status_macros.h"
 
@@ -67,10 +68,10 @@ absl::StatusOr<Target> ValidateHeader(const ArtifactHeaderProto& header) {
         "artifact format ", header.format_version(), " is newer than this runtime, which reads up to format ",
         kArtifactFormatVersion, ": upgrade the runtime or compile for format ", kArtifactFormatVersion));
   }
-  if (header.checksum_algorithm() != CHECKSUM_ALGORITHM_FNV1A_64) {
-    return Invalid("checksum_algorithm", absl::StrCat("unsupported value ",
-                                                      static_cast<int>(header.checksum_algorithm()),
-                                                      " (this runtime checks FNV1A_64 = 1)"));
+  if (!IsSupportedChecksum(header.checksum_algorithm())) {
+    return Invalid("checksum_algorithm",
+                   absl::StrCat("unsupported value ", static_cast<int>(header.checksum_algorithm()),
+                                " (this runtime checks FNV1A_64 = 1 and CRC32C = 2)"));
   }
   ASSIGN_OR_RETURN(Target target, ParseTarget(header.target()));
   const std::vector<std::string>& supported = SupportedRuntimeFeatures();

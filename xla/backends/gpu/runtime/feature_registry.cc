@@ -34,6 +34,12 @@ constexpr RuntimeFeature kRegistry[] = {
     // run on the host target; emitted only with --emit_collectives.
     {"collectives", FeatureKind::kOneofCase, "ThunkProto.collective", "2026-11-30",
      "--emit_collectives", false, "", ""},
+    // Stage 1 (2026-11-30): the runtime checks CRC-32C payload checksums;
+    // the compiler writes them only with --checksum=crc32c until at least
+    // 2026-12-14 (stage 2). Legacy form: FNV-1a (target_runtime.h).
+    {"payload_checksum.crc32c", FeatureKind::kEnumValue,
+     "ChecksumAlgorithmProto.CHECKSUM_ALGORITHM_CRC32C", "2026-11-30", "--checksum=crc32c", false,
+     "", ""},
 };
 
 absl::Status Bad(const RuntimeFeature& f, absl::string_view rule) {
@@ -201,6 +207,15 @@ std::vector<std::string> RequiredFeaturesOf(const GpuExecutablePayloadProto& pay
   }
   for (const ThunkProto& t : payload.thunks()) AddThunkFeatures(t, &used);
   return std::vector<std::string>(used.begin(), used.end());
+}
+
+std::vector<std::string> RequiredFeaturesOf(const GpuExecutableProto& artifact) {
+  std::vector<std::string> used = RequiredFeaturesOf(artifact.payload());
+  if (artifact.header().checksum_algorithm() == CHECKSUM_ALGORITHM_CRC32C) {
+    used.push_back("payload_checksum.crc32c");
+    std::sort(used.begin(), used.end());
+  }
+  return used;
 }
 
 }  // namespace xla::gpu

@@ -86,6 +86,10 @@ absl::StatusOr<std::vector<std::string>> FeaturesSupportedOn(absl::string_view d
 // header.required_runtime_features. Pure; reads the whole thunk tree.
 std::vector<std::string> RequiredFeaturesOf(const GpuExecutablePayloadProto& payload);
 
+// The same for a whole artifact: its payload's features and its header's
+// (a CRC32C checksum: `payload_checksum.crc32c`), sorted. Pure.
+std::vector<std::string> RequiredFeaturesOf(const GpuExecutableProto& artifact);
+
 }  // namespace xla::gpu
 
 #endif  // XLA_BACKENDS_GPU_RUNTIME_FEATURE_REGISTRY_H_

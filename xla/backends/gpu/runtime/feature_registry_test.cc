@@ -77,10 +77,21 @@ TEST(FeatureRegistry, DatesAndWhatARuntimeOfADateSupports) {
   EXPECT_FALSE(ParseIsoDate("yesterday").ok());
   EXPECT_TRUE(FeaturesSupportedOn("2026-11-28").value().empty());
   std::vector<std::string> first = FeaturesSupportedOn("2026-11-29").value();
-  EXPECT_EQ(std::count(first.begin(), first.end(), "collectives"), 0);  // landed 2026-11-30
-  EXPECT_EQ(first.size() + 1, RuntimeFeatureRegistry().size());
+  // collectives and payload_checksum.crc32c landed 2026-11-30.
+  EXPECT_EQ(std::count(first.begin(), first.end(), "collectives"), 0);
+  EXPECT_EQ(std::count(first.begin(), first.end(), "payload_checksum.crc32c"), 0);
+  EXPECT_EQ(first.size() + 2, RuntimeFeatureRegistry().size());
   std::vector<std::string> today = FeaturesSupportedOn("2026-11-30").value();
   EXPECT_EQ(today.size(), RuntimeFeatureRegistry().size());
+}
+
+TEST(FeatureRegistry, ACrc32cHeaderAddsItsFeature) {
+  GpuExecutableProto a;
+  a.mutable_payload()->add_thunks()->mutable_custom_call();
+  EXPECT_EQ(RequiredFeaturesOf(a), std::vector<std::string>{"custom_calls"});
+  a.mutable_header()->set_checksum_algorithm(CHECKSUM_ALGORITHM_CRC32C);
+  EXPECT_EQ(RequiredFeaturesOf(a),
+            (std::vector<std::string>{"custom_calls", "payload_checksum.crc32c"}));
 }
 
 TEST(FeatureRegistry, RequiredFeaturesComeFromWhatThePayloadUses) {

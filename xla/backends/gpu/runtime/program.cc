@@ -164,18 +164,39 @@ absl::StatusOr<std::unique_ptr<GpuExecutableProto>> ParseDeferringThunks(
 // Payloads at least this large are hashed on a second thread during the parse.
 constexpr size_t kConcurrentHashBytes = size_t{1} << 20;
 
-// The bytes of GpuExecutableProto.payload (field 2) as stored in `bytes`, or
-// nullopt when the field is absent, repeated (protobuf would merge the
-// copies) or the top level does not scan.
-std::optional<absl::string_view> StoredPayload(absl::string_view bytes) {
+// The stored payload and the checksum algorithm its header names.
+struct StoredParts {
+  absl::string_view payload;
+  ChecksumAlgorithmProto algorithm = CHECKSUM_ALGORITHM_UNSPECIFIED;
+};
+
+// The bytes of GpuExecutableProto.payload (field 2) as stored in `bytes`,
+// with the header's (field 1) checksum algorithm, or nullopt when the
+// payload is absent or repeated (protobuf would merge the copies), or the
+// top level does not scan.
+std::optional<StoredParts> StoredPayload(absl::string_view bytes) {
+  constexpr uint32_t kHeaderField = 1;
   constexpr uint32_t kPayloadField = 2;
   google::protobuf::io::CodedInputStream in(reinterpret_cast<const uint8_t*>(bytes.data()),
                                             static_cast<int>(bytes.size()));
   std::optional<absl::string_view> payload;
+  ArtifactHeaderProto header;  // merged like protobuf merges repeated copies
   while (true) {
     const uint32_t tag = in.ReadTag();
     if (tag == 0) break;
     const uint32_t field = google::protobuf::internal::WireFormatLite::GetTagFieldNumber(tag);
+    const bool delimited = google::protobuf::internal::WireFormatLite::GetTagWireType(tag) ==
+                           google::protobuf::internal::WireFormatLite::WIRETYPE_LENGTH_DELIMITED;
+    if (field == kHeaderField && delimited) {
+      uint32_t length = 0;
+      if (!in.ReadVarint32(&length)) return std::nullopt;
+      const int start = in.CurrentPosition();
+      if (!in.Skip(static_cast<int>(length))) return std::nullopt;
+      if (!header.MergeFromString(std::string(bytes.substr(static_cast<size_t>(start), length)))) {
+        return std::nullopt;
+      }
+      continue;
+    }
     if (field == kPayloadField) {
       uint32_t length = 0;
       if (payload.has_value() ||
@@ -191,12 +212,16 @@ std::optional<absl::string_view> StoredPayload(absl::string_view bytes) {
     }
     if (!google::protobuf::internal::WireFormatLite::SkipField(&in, tag)) return std::nullopt;
   }
-  return in.ConsumedEntireMessage() ? payload : std::nullopt;
+  if (!in.ConsumedEntireMessage() || !payload.has_value()) return std::nullopt;
+  return StoredParts{*payload, header.checksum_algorithm()};
 }
 
-uint64_t HashBytes(absl::string_view bytes) {
-  Fnv1a64 hash;
-  hash.Update(bytes);
+// The stored payload's checksum, or nullopt for an algorithm this runtime
+// lacks (the header check rejects it).
+std::optional<uint64_t> HashBytes(const StoredParts& stored) {
+  if (!IsSupportedChecksum(stored.algorithm)) return std::nullopt;
+  PayloadHasher hash(stored.algorithm);
+  hash.Update(stored.payload.data(), stored.payload.size());
   return hash.digest();
 }
 
@@ -216,12 +241,16 @@ absl::StatusOr<ParsedArtifact> ParseInPlace(absl::string_view bytes, absl::strin
     return absl::InvalidArgumentError(absl::StrCat(what, " of ", bytes.size(),
                                                    " bytes exceeds the limit ", kMaxArtifactBytes));
   }
-  const std::optional<absl::string_view> payload = StoredPayload(bytes);
+  const std::optional<StoredParts> stored = StoredPayload(bytes);
+  std::optional<absl::string_view> payload;
+  if (stored.has_value()) payload = stored->payload;
   std::optional<uint64_t> checksum;
+  bool hashed = false;
   std::thread hasher;
   if (payload.has_value() && payload->size() >= kConcurrentHashBytes) {
     try {
-      hasher = std::thread([&checksum, payload] { checksum = HashBytes(*payload); });
+      hasher = std::thread([&checksum, &stored] { checksum = HashBytes(*stored); });
+      hashed = true;
     } catch (const std::system_error&) {
       // No thread: hash below, after the parse.
     }
@@ -238,7 +267,7 @@ absl::StatusOr<ParsedArtifact> ParseInPlace(absl::string_view bytes, absl::strin
   }
   if (hasher.joinable()) hasher.join();
   if (!artifact.ok()) return artifact.status();
-  if (payload.has_value() && !checksum.has_value()) checksum = HashBytes(*payload);
+  if (stored.has_value() && !hashed) checksum = HashBytes(*stored);
   ParsedArtifact parsed{*std::move(artifact), checksum};
   if (defer) {
     parsed.thunks_deferred = true;
@@ -269,7 +298,8 @@ absl::Status CheckChecksum(const GpuExecutableProto& artifact,
   // The stored bytes are what the payload was parsed from: when they hash to
   // the sealed value, re-serializing would hash the same bytes again.
   if (stored_payload_checksum == artifact.header().payload_checksum()) return absl::OkStatus();
-  const uint64_t actual = PayloadChecksum(artifact.payload());
+  const uint64_t actual =
+      PayloadChecksum(artifact.payload(), artifact.header().checksum_algorithm());
   if (actual == artifact.header().payload_checksum()) return absl::OkStatus();
   return Invalid("header.payload_checksum",
                  absl::StrCat("0x", absl::Hex(artifact.header().payload_checksum()),

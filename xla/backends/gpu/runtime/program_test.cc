@@ -195,6 +195,48 @@ TEST(Program, CorruptPayloadIsRejectedFromBytesAndFile) {
   }
 }
 
+// A CRC-32C artifact (runtime feature payload_checksum.crc32c) loads from
+// bytes and from a mapped file, small and large (hashed on a second
+// thread), and a flipped byte is caught; an algorithm this runtime lacks is
+// refused by name.
+TEST(Program, Crc32cChecksumLoadsAndCatchesCorruption) {
+  for (int64_t size : {int64_t{1000}, int64_t{3} << 19}) {
+    GpuExecutableProto a = Artifact({1, 2}, size);
+    a.mutable_header()->set_checksum_algorithm(CHECKSUM_ALGORITHM_CRC32C);
+    a.mutable_header()->add_required_runtime_features("payload_checksum.crc32c");
+    SealArtifact(&a);
+    std::string bytes = testing::SerializeArtifact(a);
+    absl::StatusOr<ParsedArtifact> parsed = ParseArtifactAndHash(bytes);
+    ASSERT_TRUE(parsed.ok()) << parsed.status();
+    EXPECT_EQ(parsed->stored_payload_checksum, a.header().payload_checksum());
+    EXPECT_TRUE(LoadProgram(*std::move(parsed), ffi::FfiRegistry::Global()).ok());
+    absl::StatusOr<ParsedArtifact> mapped =
+        ParseArtifactFileAndHash(WriteTemp("crc.xaot", bytes));
+    ASSERT_TRUE(mapped.ok()) << mapped.status();
+    EXPECT_TRUE(LoadProgram(*std::move(mapped), ffi::FfiRegistry::Global()).ok());
+
+    bytes[bytes.size() - 100] ^= 0x01;
+    absl::StatusOr<ParsedArtifact> corrupt = ParseArtifactAndHash(bytes);
+    ASSERT_TRUE(corrupt.ok());
+    absl::StatusOr<std::unique_ptr<Program>> p =
+        LoadProgram(*std::move(corrupt), ffi::FfiRegistry::Global());
+    ASSERT_FALSE(p.ok()) << "size " << size;
+    EXPECT_NE(p.status().message().find("header.payload_checksum"), std::string::npos)
+        << p.status();
+  }
+  GpuExecutableProto future = Artifact({1}, 64);
+  future.mutable_header()->set_checksum_algorithm(static_cast<ChecksumAlgorithmProto>(3));
+  absl::StatusOr<ParsedArtifact> parsed =
+      ParseArtifactAndHash(testing::SerializeArtifact(future));
+  ASSERT_TRUE(parsed.ok());
+  EXPECT_FALSE(parsed->stored_payload_checksum.has_value());
+  absl::StatusOr<std::unique_ptr<Program>> p =
+      LoadProgram(*std::move(parsed), ffi::FfiRegistry::Global());
+  ASSERT_FALSE(p.ok());
+  EXPECT_NE(p.status().message().find("FNV1A_64 = 1 and CRC32C = 2"), std::string::npos)
+      << p.status();
+}
+
 TEST(Program, DuplicateConstantIsRejected) {
   const GpuExecutableProto a = Artifact({4, 9, 4}, 333);
   absl::StatusOr<std::unique_ptr<Program>> p =

@@ -14,7 +14,8 @@ namespace se = ::stream_executor;
 
 absl::StatusOr<std::vector<Literal>> ExecuteOnLiterals(Executable& executable,
                                                        se::StreamExecutor* executor,
-                                                       absl::Span<const Literal> arguments) {
+                                                       absl::Span<const Literal> arguments,
+                                                       const gpu::ExecuteOptions& options) {
   RETURN_IF_ERROR(executable.Initialize(executor));
   const ProgramShape& shape = executable.program_shape();
   if (arguments.size() != shape.parameters.size()) {
@@ -45,7 +46,7 @@ absl::StatusOr<std::vector<Literal>> ExecuteOnLiterals(Executable& executable,
   }
   RETURN_IF_ERROR(stream->BlockHostUntilDone());
   ASSIGN_OR_RETURN(std::vector<se::OwningDeviceMemory> outputs,
-                   executable.Execute(executor, std::move(args)));
+                   executable.Execute(executor, std::move(args), options));
   const std::vector<gpu::OutputInfo>& infos = executable.outputs();
   std::vector<size_t> order(infos.size());
   std::iota(order.begin(), order.end(), 0);

@@ -21,9 +21,11 @@ namespace xla::aot {
 // the program's parameters and outputs declare (physical_layout.h). Returns the result
 // leaves in depth-first order (the order of the result's shape indices).
 // Fails as Initialize (called first, a no-op when done) and Execute.
+// `options` go to Execute (a tracer; a replicated run's collectives).
 absl::StatusOr<std::vector<Literal>> ExecuteOnLiterals(Executable& executable,
                                                        stream_executor::StreamExecutor* executor,
-                                                       absl::Span<const Literal> arguments);
+                                                       absl::Span<const Literal> arguments,
+                                                       const gpu::ExecuteOptions& options = {});
 
 }  // namespace xla::aot
 

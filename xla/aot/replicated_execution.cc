@@ -224,8 +224,9 @@ absl::StatusOr<std::vector<std::vector<Literal>>> ReplicatedExecutor::RunOnLiter
   std::vector<std::thread> threads;
   for (int64_t r = 0; r < n; ++r) {
     threads.emplace_back([&, r] {
-      gpu::ScopedCollectiveContext scope(&contexts[r]);
-      results[r] = ExecuteOnLiterals(executable_, devices_[r], arguments[r]);
+      gpu::ExecuteOptions options;
+      options.collectives = &contexts[r];
+      results[r] = ExecuteOnLiterals(executable_, devices_[r], arguments[r], options);
     });
   }
   for (std::thread& t : threads) t.join();

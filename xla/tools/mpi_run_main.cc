@@ -186,11 +186,10 @@ absl::Status Run(const Flags& flags, gpu::MpiCliques& cliques) {
       return device.nccl->Get(key, id);
     };
   }
-  std::vector<Literal> leaves;
-  {
-    gpu::ScopedCollectiveContext scope(&context);
-    ASSIGN_OR_RETURN(leaves, aot::ExecuteOnLiterals(*exe, device.executor, args));
-  }
+  gpu::ExecuteOptions options;
+  options.collectives = &context;
+  ASSIGN_OR_RETURN(std::vector<Literal> leaves,
+                   aot::ExecuteOnLiterals(*exe, device.executor, args, options));
   // Process 0 stacks every process' leaves (same shapes on every replica).
   std::vector<Literal> stacked;
   for (size_t k = 0; k < leaves.size(); ++k) {

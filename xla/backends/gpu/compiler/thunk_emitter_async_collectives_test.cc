@@ -139,7 +139,6 @@ std::vector<std::vector<std::vector<float>>> RunTwo(Compiled& c, const std::vect
   std::vector<std::thread> threads;
   for (int r = 0; r < kN; ++r) {
     threads.emplace_back([&, r] {
-      ScopedCollectiveContext scope(&contexts[r]);
       se::StreamExecutor* device = devices[r].get();
       status[r] = exe.Initialize(device);
       if (!status[r].ok()) return;
@@ -157,6 +156,7 @@ std::vector<std::vector<std::vector<float>>> RunTwo(Compiled& c, const std::vect
       }
       ExecuteOptions options;
       options.tracer = &traces[r];
+      options.collectives = &contexts[r];
       absl::StatusOr<std::vector<se::OwningDeviceMemory>> out =
           exe.Execute(device, std::move(arguments), options);
       for (se::DeviceMemoryBase m : memory) (void)device->Deallocate(m);

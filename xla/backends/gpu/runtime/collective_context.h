@@ -2,14 +2,14 @@
 // execution they run in: this device's replica and partition id, the run
 // id, the device of every participant, and where communicators come from.
 //
-// GpuExecutable::Execute does not carry it yet: the replicated executor
-// (xla/aot/replicated_execution.h) installs it on the executing thread with
-// ScopedCollectiveContext around Execute, and collective thunks read it in
-// ExecuteOnStream (which runs on the caller's thread) and capture what they
-// need into the work they enqueue.
+// It travels with one execution: the caller (the replicated executor,
+// xla/aot/replicated_execution.h, or xla_aot_mpi_run) passes it in
+// ExecuteOptions::collectives, GpuExecutable::Execute puts it in
+// ExecuteParams::collectives, and collective thunks read it in
+// ExecuteOnStream and capture what they need into the work they enqueue.
 //
-// Thread-safety: the context is immutable while installed; installation is
-// per thread.
+// Thread-safety: immutable during the execution; `communicator` and
+// `device_communicator` are called from the executing thread.
 #ifndef XLA_BACKENDS_GPU_RUNTIME_COLLECTIVE_CONTEXT_H_
 #define XLA_BACKENDS_GPU_RUNTIME_COLLECTIVE_CONTEXT_H_
 
@@ -46,22 +46,6 @@ struct CollectiveContext {
   // This device's participant (global device) id: the index into
   // replica_devices, and what collective groups and pairs name.
   int64_t participant_id() const { return replica_id * num_partitions + partition_id; }
-};
-
-// The context installed on this thread, or nullptr.
-const CollectiveContext* CurrentCollectiveContext();
-
-// Installs `context` on this thread for the scope's lifetime (restoring the
-// previous one after). `context` must outlive the scope.
-class ScopedCollectiveContext {
- public:
-  explicit ScopedCollectiveContext(const CollectiveContext* context);
-  ~ScopedCollectiveContext();
-  ScopedCollectiveContext(const ScopedCollectiveContext&) = delete;
-  ScopedCollectiveContext& operator=(const ScopedCollectiveContext&) = delete;
-
- private:
-  const CollectiveContext* previous_;
 };
 
 }  // namespace xla::gpu

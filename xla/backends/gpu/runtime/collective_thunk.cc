@@ -358,7 +358,7 @@ absl::Status CollectiveThunk::Prepare(ResourceRequests& requests) const {
 
 absl::Status CollectiveThunk::ExecuteOnStream(const ExecuteParams& params) const {
   const absl::string_view name = CollectiveOpName(config_.op);
-  const CollectiveContext* ctx = CurrentCollectiveContext();
+  const CollectiveContext* ctx = params.collectives;
   if (ctx == nullptr) {
     return AnnotateError(*this, absl::FailedPreconditionError(absl::StrCat(
         name, " needs a replicated execution (xla/aot/replicated_execution.h) that says which "

@@ -10,7 +10,8 @@
 //   Prepare          declares each group (collective-permute: the sorted
 //                    replicas of its pairs) in ResourceRequests.
 //   Initialize       nothing: communicators come from the execution's
-//                    CollectiveContext (collective_context.h), whose clique
+//                    CollectiveContext (collective_context.h) in
+//                    ExecuteParams::collectives, whose clique
 //                    cache creates them once per run configuration.
 //   ExecuteOnStream  resolves this replica's group and communicator and
 //                    enqueues the exchange on the stream, so ordering
@@ -24,8 +25,8 @@
 // results are bit-identical from run to run. NCCL picks its own order
 // (ring or tree by size and topology).
 //
-// Errors at execution: FailedPrecondition when no CollectiveContext is
-// installed (run through xla/aot/replicated_execution.h) or, off the host,
+// Errors at execution: FailedPrecondition when the execution has no
+// CollectiveContext (run through xla/aot/replicated_execution.h) or, off the host,
 // when it has no device communicators; InvalidArgument
 // naming the thunk when the replica is in no group or a group names a
 // replica beyond the execution's replica count; the communicator's errors

@@ -213,7 +213,6 @@ std::vector<std::vector<int32_t>> RunReplicated(const Thunk& thunk, int n, int64
       context.communicator = [&cliques](const CliqueKey& key, int64_t device) {
         return cliques.Get(key, device);
       };
-      ScopedCollectiveContext scope(&context);
       se::StreamExecutor* executor = testing::HostExecutor();
       absl::StatusOr<std::unique_ptr<se::Stream>> stream = executor->CreateStream();
       if (!stream.ok()) {
@@ -230,6 +229,7 @@ std::vector<std::vector<int32_t>> RunReplicated(const Thunk& thunk, int n, int64
       params.executor = executor;
       params.buffers = &buffers;
       params.streams = streams;
+      params.collectives = &context;
       absl::Status s = thunk.ExecuteOnStream(params);
       absl::Status done = (*stream)->BlockHostUntilDone();
       (*status)[r] = s.ok() ? done : s;

@@ -263,6 +263,7 @@ absl::StatusOr<std::vector<se::OwningDeviceMemory>> GpuExecutable::Execute(
   params.async_events = &resources->events;
   params.kernels = device->kernels.get();
   params.tracer = options.tracer;
+  params.collectives = options.collectives;
   if (status.ok()) status = p.root->ExecuteOnStream(params);
   status = WaitAll(resources->stream_ptrs, status);
   if (options.tracer != nullptr) options.tracer->Finish();

@@ -84,6 +84,11 @@ struct ExecuteOptions {
   // thunk_trace.h); Execute calls tracer->Finish() once the streams are done,
   // also when the run fails. Not owned; one run at a time per tracer.
   ThunkTracer* tracer = nullptr;
+  // For a participant of a replicated run (xla/aot/replicated_execution.h,
+  // xla_aot_mpi_run): its replica and partition and its communicators.
+  // Collective thunks fail with FailedPrecondition without it. Not owned;
+  // must outlive the call.
+  const CollectiveContext* collectives = nullptr;
 };
 
 class GpuExecutable {

@@ -154,7 +154,8 @@ struct AsyncEvents {
   std::unique_ptr<stream_executor::Event> done;
 };
 
-class ThunkTracer;  // thunk_trace.h
+class ThunkTracer;               // thunk_trace.h
+struct CollectiveContext;        // collective_context.h
 
 struct ExecuteParams {
   stream_executor::StreamExecutor* executor = nullptr;
@@ -167,6 +168,10 @@ struct ExecuteParams {
   // Events by async id (declared in Prepare).
   std::map<int64_t, AsyncEvents>* async_events = nullptr;
   const DeviceKernels* kernels = nullptr;
+  // Which participant of a replicated run this execution is, and its
+  // communicators (collective_context.h); null outside replicated runs.
+  // Read by collective thunks only.
+  const CollectiveContext* collectives = nullptr;
 };
 
 class Thunk {

@@ -13,6 +13,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "xla/stream_executor/cuda/fake_nccl_reductions.h"
 #include "xla/util/logging.h"
 
 namespace stream_executor::cuda {
@@ -21,111 +22,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// ---------------------------------------------------------------------------
-// Data types and reductions.
-
-template <typename T>
-T LoadAt(const char* base, size_t index) {
-  T value;
-  std::memcpy(&value, base + index * sizeof(T), sizeof(T));
-  return value;
-}
-
-// Integer sums and products wrap (computed in the unsigned type).
-template <typename T>
-struct SumOp {
-  static T Apply(T a, T b) {
-    if constexpr (std::is_integral_v<T>) {
-      using U = std::make_unsigned_t<T>;
-      return static_cast<T>(
-          static_cast<U>(static_cast<U>(a) + static_cast<U>(b)));
-    } else {
-      return a + b;
-    }
-  }
-};
-
-template <typename T>
-struct ProdOp {
-  static T Apply(T a, T b) {
-    if constexpr (std::is_integral_v<T>) {
-      using U = std::make_unsigned_t<T>;
-      return static_cast<T>(
-          static_cast<U>(static_cast<U>(a) * static_cast<U>(b)));
-    } else {
-      return a * b;
-    }
-  }
-};
-
-template <typename T>
-struct MaxOp {
-  static T Apply(T a, T b) { return a < b ? b : a; }
-};
-
-template <typename T>
-struct MinOp {
-  static T Apply(T a, T b) { return b < a ? b : a; }
-};
-
-// out[i] = ((inputs[0][i] op inputs[1][i]) op inputs[2][i]) ...: rank order.
-using FoldFn = void (*)(const std::vector<const char*>& inputs, size_t count,
-                        char* out);
-
-template <typename T, template <typename> class Op>
-void Fold(const std::vector<const char*>& inputs, size_t count, char* out) {
-  for (size_t i = 0; i < count; ++i) {
-    T acc = LoadAt<T>(inputs[0], i);
-    for (size_t r = 1; r < inputs.size(); ++r) {
-      acc = Op<T>::Apply(acc, LoadAt<T>(inputs[r], i));
-    }
-    std::memcpy(out + i * sizeof(T), &acc, sizeof(T));
-  }
-}
-
-// The supported reductions, indexed by their ncclRedOp_t value.
-constexpr int kNumOps = 4;
-static_assert(ncclSum == 0 && ncclProd == 1 && ncclMax == 2 && ncclMin == 3,
-              "TypeInfo::fold is indexed by ncclRedOp_t");
-constexpr const char* kOpNames[kNumOps] = {"sum", "prod", "max", "min"};
-
-struct TypeInfo {
-  ncclDataType_t type;
-  const char* name;
-  size_t size;
-  FoldFn fold[kNumOps];
-};
-
-template <typename T>
-constexpr TypeInfo MakeTypeInfo(ncclDataType_t type, const char* name) {
-  return {
-      type,
-      name,
-      sizeof(T),
-      {&Fold<T, SumOp>, &Fold<T, ProdOp>, &Fold<T, MaxOp>, &Fold<T, MinOp>}};
-}
-
-const TypeInfo kTypes[] = {
-    MakeTypeInfo<int8_t>(ncclInt8, "ncclInt8"),
-    MakeTypeInfo<uint8_t>(ncclUint8, "ncclUint8"),
-    MakeTypeInfo<int32_t>(ncclInt32, "ncclInt32"),
-    MakeTypeInfo<uint32_t>(ncclUint32, "ncclUint32"),
-    MakeTypeInfo<int64_t>(ncclInt64, "ncclInt64"),
-    MakeTypeInfo<uint64_t>(ncclUint64, "ncclUint64"),
-    MakeTypeInfo<float>(ncclFloat32, "ncclFloat32"),
-    MakeTypeInfo<double>(ncclFloat64, "ncclFloat64"),
-};
-
-const TypeInfo* FindType(ncclDataType_t type) {
-  for (const TypeInfo& info : kTypes) {
-    if (info.type == type) return &info;
-  }
-  return nullptr;
-}
-
-bool IsSupportedOp(ncclRedOp_t op) {
-  return static_cast<int>(op) >= 0 && static_cast<int>(op) < kNumOps;
-}
 
 struct ResultText {
   ncclResult_t result;
@@ -170,7 +66,7 @@ struct Post {
   const char* send = nullptr;
   char* recv = nullptr;
   size_t count = 0;  // NCCL's count argument (per-rank block for RS / AG)
-  const TypeInfo* type = nullptr;
+  const FakeNcclType* type = nullptr;
   ncclRedOp_t op = ncclSum;  // reductions only
   int root = 0;              // broadcast only
 };
@@ -246,8 +142,8 @@ std::string Disagreement(const std::vector<Post>& posts) {
     const bool reduces =
         first.kind == Kind::kAllReduce || first.kind == Kind::kReduceScatter;
     if (reduces && p.op != first.op) {
-      return absl::StrCat("rank 0 has op ", kOpNames[first.op], who, "op ",
-                          kOpNames[p.op]);
+      return absl::StrCat("rank 0 has op ", FakeNcclOpName(first.op), who, "op ",
+                          FakeNcclOpName(p.op));
     }
     if (first.kind == Kind::kBroadcast && p.root != first.root) {
       return absl::StrCat("rank 0 has root ", first.root, who, "root ", p.root);
@@ -583,7 +479,7 @@ ncclResult_t FakeNccl::State::EnqueueCollective(ncclComm_t handle,
                                                 Post post) {
   const bool reduces =
       post.kind == Kind::kAllReduce || post.kind == Kind::kReduceScatter;
-  if (post.type == nullptr || (reduces && !IsSupportedOp(post.op))) {
+  if (post.type == nullptr || (reduces && !IsSupportedFakeNcclOp(post.op))) {
     return ncclInvalidArgument;
   }
   std::lock_guard<std::mutex> lock(mu);
@@ -613,7 +509,7 @@ ncclResult_t FakeNccl::State::AddP2p(bool is_send, const void* buffer,
                                      size_t count, ncclDataType_t type,
                                      int peer, ncclComm_t handle,
                                      cudaStream_t stream) {
-  const TypeInfo* info = FindType(type);
+  const FakeNcclType* info = FindFakeNcclType(type);
   if (info == nullptr) return ncclInvalidArgument;
   std::vector<P2p> flush;
   {
@@ -728,7 +624,7 @@ ncclResult_t FakeAllReduce(const void* sendbuff, void* recvbuff, size_t count,
   return s.EnqueueCollective(
       comm, stream,
       Post{Kind::kAllReduce, static_cast<const char*>(sendbuff),
-           static_cast<char*>(recvbuff), count, FindType(datatype), op, 0});
+           static_cast<char*>(recvbuff), count, FindFakeNcclType(datatype), op, 0});
 }
 
 ncclResult_t FakeAllGather(const void* sendbuff, void* recvbuff,
@@ -738,7 +634,7 @@ ncclResult_t FakeAllGather(const void* sendbuff, void* recvbuff,
   return s.EnqueueCollective(
       comm, stream,
       Post{Kind::kAllGather, static_cast<const char*>(sendbuff),
-           static_cast<char*>(recvbuff), sendcount, FindType(datatype), ncclSum,
+           static_cast<char*>(recvbuff), sendcount, FindFakeNcclType(datatype), ncclSum,
            0});
 }
 
@@ -750,7 +646,7 @@ ncclResult_t FakeReduceScatter(const void* sendbuff, void* recvbuff,
   return s.EnqueueCollective(
       comm, stream,
       Post{Kind::kReduceScatter, static_cast<const char*>(sendbuff),
-           static_cast<char*>(recvbuff), recvcount, FindType(datatype), op, 0});
+           static_cast<char*>(recvbuff), recvcount, FindFakeNcclType(datatype), op, 0});
 }
 
 ncclResult_t FakeBroadcast(const void* sendbuff, void* recvbuff, size_t count,
@@ -760,7 +656,7 @@ ncclResult_t FakeBroadcast(const void* sendbuff, void* recvbuff, size_t count,
   return s.EnqueueCollective(
       comm, stream,
       Post{Kind::kBroadcast, static_cast<const char*>(sendbuff),
-           static_cast<char*>(recvbuff), count, FindType(datatype), ncclSum,
+           static_cast<char*>(recvbuff), count, FindFakeNcclType(datatype), ncclSum,
            root});
 }
 

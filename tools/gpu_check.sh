@@ -213,6 +213,10 @@ prepare_cmake() {
   cp -r /usr/include/absl /usr/include/gtest /usr/include/gmock /usr/include/eigen3/Eigen \
     "$cm/include/"
   cp -r /usr/include/google/protobuf "$cm/include/google/"
+  # NCCL's header (the runtime loads libnccl with dlopen but compiles
+  # against nccl.h): a GPU machine's toolkit may not ship it.
+  cp -f "${CUDA_HOME:-/usr/local/cuda}/include/nccl.h" "$cm/include/" ||
+    { echo "prepare: no nccl.h in ${CUDA_HOME:-/usr/local/cuda}/include" >&2; exit 1; }
   cp -f /usr/lib/x86_64-linux-gnu/libgtest.a /usr/lib/x86_64-linux-gnu/libgtest_main.a \
     /usr/lib/x86_64-linux-gnu/libgmock.a "$out/lib/"
   # closure_sources LABEL EXCLUDE_FILE: LABEL's .cc files under //xla that

@@ -194,6 +194,11 @@ std::string ReplicatedExecutor::ParticipantName(int64_t d) const {
 absl::StatusOr<std::vector<std::vector<Literal>>> ReplicatedExecutor::RunOnLiterals(
     absl::Span<const std::vector<Literal>> arguments) {
   const int64_t n = num_participants();
+  if (nccl_cliques_ != nullptr && nccl_cliques_->aborted()) {
+    return absl::FailedPreconditionError(
+        "this replicated executor's NCCL communicators were aborted when a participant of an "
+        "earlier run failed; create a new executor");
+  }
   if (static_cast<int64_t>(arguments.size()) != n) {
     return absl::InvalidArgumentError(absl::StrCat(
         "replicated execution on ", n, " devices got arguments for ", arguments.size(),
@@ -221,18 +226,29 @@ absl::StatusOr<std::vector<std::vector<Literal>>> ReplicatedExecutor::RunOnLiter
   }
   std::vector<absl::StatusOr<std::vector<Literal>>> results(
       n, absl::StatusOr<std::vector<Literal>>(absl::UnknownError("not run")));
+  // The participant whose failure aborted the NCCL communicators (its
+  // peers' errors are consequences).
+  std::atomic<int64_t> aborted_by{-1};
   std::vector<std::thread> threads;
   for (int64_t r = 0; r < n; ++r) {
     threads.emplace_back([&, r] {
       gpu::ExecuteOptions options;
       options.collectives = &contexts[r];
       results[r] = ExecuteOnLiterals(executable_, devices_[r], arguments[r], options);
+      // NCCL waits for a missing peer forever: a failed participant aborts
+      // the communicators so the others stop waiting for it.
+      if (!results[r].ok() && nccl_cliques_ != nullptr) {
+        int64_t none = -1;
+        aborted_by.compare_exchange_strong(none, r);
+        nccl_cliques_->AbortAll();
+      }
     });
   }
   for (std::thread& t : threads) t.join();
-  // The first replica's own failure, ahead of peers that timed out waiting.
-  int64_t failed = -1;
-  for (int64_t r = 0; r < n; ++r) {
+  // The first replica's own failure, ahead of peers that timed out waiting
+  // or were stopped by the abort.
+  int64_t failed = aborted_by.load();
+  for (int64_t r = 0; r < n && aborted_by.load() < 0; ++r) {
     if (results[r].ok()) continue;
     if (failed < 0 || (results[failed].status().code() == absl::StatusCode::kDeadlineExceeded &&
                        results[r].status().code() != absl::StatusCode::kDeadlineExceeded)) {
@@ -247,7 +263,12 @@ absl::StatusOr<std::vector<std::vector<Literal>>> ReplicatedExecutor::RunOnLiter
       peers = absl::StrCat("; meanwhile ", ParticipantName(r), ": ", results[r].status().message());
       break;
     }
-    return absl::Status(s.code(), absl::StrCat(ParticipantName(failed), ": ", s.message(), peers));
+    const char* aborted = nccl_cliques_ != nullptr && nccl_cliques_->aborted()
+                              ? "; the NCCL communicators were aborted so that the other "
+                                "participants stopped waiting (create a new executor)"
+                              : "";
+    return absl::Status(s.code(),
+                        absl::StrCat(ParticipantName(failed), ": ", s.message(), peers, aborted));
   }
   std::vector<std::vector<Literal>> out;
   for (auto& r : results) out.push_back(std::move(*r));

@@ -22,8 +22,10 @@
 // (InvalidArgument naming the collective, the participant and the count
 // otherwise: the device-count mismatch); collectives that disagree on P are
 // refused. Run errors name the participant ("replica 2: ..."); one that fails
-// before a collective leaves the others waiting at most `timeout`, and the
-// error reported is the failing replica's own (not its peers' timeouts).
+// before a collective leaves the others waiting at most `timeout` on the
+// host (on GPUs it aborts the NCCL communicators, so its peers stop at
+// once, and the executor refuses later runs), and the error reported is the
+// failing replica's own (not its peers' timeouts).
 //
 // Thread-safety: Run may be called from several threads; runs are
 // independent (distinct run ids). The Executable must outlive the executor.

@@ -295,6 +295,36 @@ TEST_F(CudaReplicatedExecutionTest, MoreReplicasThanGpusIsAClearError) {
   EXPECT_TRUE(absl::StrContains(exec.status().message(), "this machine has 4")) << exec.status();
 }
 
+// A participant that fails before its collectives (here: arguments of the
+// wrong shape) would leave its peers waiting inside NCCL forever; it aborts
+// the communicators instead, the run reports its own error at once (the
+// fake NCCL's own timeout is 20 s), and the executor refuses later runs.
+TEST_F(CudaReplicatedExecutionTest, AFailedParticipantAbortsNcclInsteadOfHanging) {
+  std::vector<int64_t> reversed;
+  std::unique_ptr<Executable> exe = CompileForGpu(Module(2, &reversed));
+  ASSERT_NE(exe, nullptr);
+  absl::StatusOr<std::unique_ptr<ReplicatedExecutor>> exec = MakeGpuExecutor(*exe, 2);
+  ASSERT_TRUE(exec.ok()) << exec.status();
+  std::vector<std::vector<Literal>> args = EveryCollectiveArgs(2);
+  args[1][0] = Make(PrimitiveType::F32, {kSum + 1}, [](int i) { return i; });
+  const absl::Time start = absl::Now();
+  absl::StatusOr<std::vector<std::vector<Literal>>> out = (*exec)->RunOnLiterals(args);
+  EXPECT_LT(absl::Now() - start, absl::Seconds(10));
+  ASSERT_FALSE(out.ok());
+  EXPECT_TRUE(absl::StrContains(out.status().message(), "replica 1: argument 0 has shape"))
+      << out.status();
+  EXPECT_TRUE(absl::StrContains(out.status().message(), "NCCL communicators were aborted"))
+      << out.status();
+  absl::StatusOr<std::vector<std::vector<Literal>>> again =
+      (*exec)->RunOnLiterals(EveryCollectiveArgs(2));
+  ASSERT_FALSE(again.ok());
+  EXPECT_EQ(again.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_TRUE(absl::StrContains(again.status().message(), "create a new executor"))
+      << again.status();
+  exec->reset();
+  EXPECT_EQ(nccl_.live_comms(), 0);
+}
+
 TEST_F(CudaReplicatedExecutionTest, MissingNcclIsAClearError) {
   std::vector<int64_t> reversed;
   std::unique_ptr<Executable> exe = CompileForGpu(Module(2, &reversed));

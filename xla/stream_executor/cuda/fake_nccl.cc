@@ -86,6 +86,7 @@ struct Clique {
   std::vector<bool> joined;
   int num_joined = 0;
   bool failed = false;                        // ncclCommInitRank timed out
+  bool aborted = false;                       // ncclCommAbort of a member
   std::map<uint64_t, Rendezvous> rendezvous;  // by operation number
   // Sent bytes not yet received, by (from rank, to rank).
   std::map<std::pair<int, int>, std::deque<std::vector<char>>> mailboxes;
@@ -307,14 +308,23 @@ void RunCollective(void* data) {
   ++rv.num_posted;
   s.changed.notify_all();
   const Clock::time_point deadline = s.Deadline();
-  if (!s.changed.wait_until(lock, deadline,
-                            [&] { return rv.num_posted == n || rv.failed; })) {
+  if (!s.changed.wait_until(lock, deadline, [&] {
+        return rv.num_posted == n || rv.failed || clique.aborted;
+      })) {
     rv.failed = true;
     s.changed.notify_all();
     s.ReportLocked(&comm, ncclSystemError,
                    absl::StrCat(what, ": timed out after ", s.TimeoutText(),
                                 " waiting for the other ranks to reach it; "
                                 "the communicator is now in error"));
+    LeaveLocked(clique, task->op_number);
+    return;
+  }
+  if (clique.aborted && rv.num_posted != n) {
+    rv.failed = true;
+    s.changed.notify_all();
+    s.ReportLocked(&comm, ncclSystemError,
+                   absl::StrCat(what, ": the clique was aborted (ncclCommAbort)"));
     LeaveLocked(clique, task->op_number);
     return;
   }
@@ -390,13 +400,14 @@ void RunP2p(void* data) {
       if (op.comm->error != ncclSuccess) continue;
       std::deque<std::vector<char>>& fifo =
           op.comm->clique->mailboxes[{op.peer, op.comm->rank}];
-      if (!s.changed.wait_until(lock, s.Deadline(),
-                                [&] { return !fifo.empty(); })) {
-        s.ReportLocked(
-            op.comm.get(), ncclSystemError,
-            absl::StrCat(P2pName(op), ": no matching ncclSend within ",
-                         s.TimeoutText(),
-                         "; the communicator is now in error"));
+      if (!s.changed.wait_until(lock, s.Deadline(), [&] {
+            return !fifo.empty() || op.comm->clique->aborted;
+          }) || fifo.empty()) {
+        s.ReportLocked(op.comm.get(), ncclSystemError,
+                       op.comm->clique->aborted
+                           ? absl::StrCat(P2pName(op), ": the clique was aborted (ncclCommAbort)")
+                           : absl::StrCat(P2pName(op), ": no matching ncclSend within ",
+                                          s.TimeoutText(), "; the communicator is now in error"));
         continue;
       }
       bytes = std::move(fifo.front());
@@ -617,6 +628,19 @@ ncclResult_t FakeCommDestroy(ncclComm_t comm) {
              : ncclInvalidArgument;
 }
 
+// Wakes every operation of the clique waiting for peers (they fail) and
+// frees the communicator, as NCCL's abort does.
+ncclResult_t FakeCommAbort(ncclComm_t comm) {
+  FAKE_NCCL_ENTER(ncclCommAbort);
+  std::lock_guard<std::mutex> lock(s.mu);
+  std::shared_ptr<Comm> c = s.FindCommLocked(comm);
+  if (c == nullptr) return ncclInvalidArgument;
+  c->clique->aborted = true;
+  s.comms.erase(c.get());
+  s.changed.notify_all();
+  return ncclSuccess;
+}
+
 ncclResult_t FakeAllReduce(const void* sendbuff, void* recvbuff, size_t count,
                            ncclDataType_t datatype, ncclRedOp_t op,
                            ncclComm_t comm, cudaStream_t stream) {
@@ -707,6 +731,7 @@ FakeNccl::FakeNccl(const CudaDriverApi& driver, Options options)
   api_.ncclGetUniqueId = &FakeGetUniqueId;
   api_.ncclCommInitRank = &FakeCommInitRank;
   api_.ncclCommDestroy = &FakeCommDestroy;
+  api_.ncclCommAbort = &FakeCommAbort;
   api_.ncclAllReduce = &FakeAllReduce;
   api_.ncclAllGather = &FakeAllGather;
   api_.ncclReduceScatter = &FakeReduceScatter;

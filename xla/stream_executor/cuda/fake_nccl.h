@@ -24,6 +24,9 @@
 //  * Collectives called inside a group are enqueued at once (they are
 //    asynchronous anyway); only send and receive wait for ncclGroupEnd.
 //    ncclCommInitRank blocks even inside a group.
+//  * ncclCommAbort frees the communicator (like ncclCommDestroy) and wakes
+//    every operation of its clique still waiting for peers: they fail as
+//    device-side errors (below) instead of waiting out the timeout.
 //  * Supported: ncclInt8, ncclUint8, ncclInt32, ncclUint32, ncclInt64,
 //    ncclUint64, ncclFloat32, ncclFloat64 with ncclSum, ncclProd, ncclMin,
 //    ncclMax; anything else is ncclInvalidArgument at call time.

@@ -19,6 +19,7 @@ namespace stream_executor::cuda {
   X(ncclGetUniqueId)      \
   X(ncclCommInitRank)     \
   X(ncclCommDestroy)      \
+  X(ncclCommAbort)        \
   X(ncclAllReduce)        \
   X(ncclAllGather)        \
   X(ncclReduceScatter)    \

@@ -71,12 +71,21 @@ NcclCommunicator::NcclCommunicator(const cuda::NcclApi& api, ncclComm_t comm, in
       label_(std::move(label)) {}
 
 NcclCommunicator::~NcclCommunicator() {
-  api_.ncclCommDestroy(comm_);
+  if (!aborted_.load()) api_.ncclCommDestroy(comm_);
   for (se::DeviceMemoryBase m : scratch_) (void)executor_.Deallocate(m);
+}
+
+void NcclCommunicator::Abort() {
+  if (aborted_.exchange(true)) return;
+  api_.ncclCommAbort(comm_);
 }
 
 absl::Status NcclCommunicator::Enqueue(se::Stream& stream, const char* op,
                                        std::function<ncclResult_t(cudaStream_t)> call) {
+  if (aborted_.load()) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        op, " on ", label_, ": the communicator was aborted after a participant failed"));
+  }
   auto* cuda_stream = dynamic_cast<cuda::CudaStream*>(&stream);
   if (cuda_stream == nullptr) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -84,6 +93,10 @@ absl::Status NcclCommunicator::Enqueue(se::Stream& stream, const char* op,
   }
   return cuda_stream->EnqueueDriverWork(
       op, [this, op, call = std::move(call)](CUstream s) -> absl::Status {
+        if (aborted_.load()) {
+          return absl::FailedPreconditionError(absl::StrCat(
+              op, " on ", label_, ": the communicator was aborted after a participant failed"));
+        }
         const absl::Status status =
             cuda::NcclStatus(api_, op, call(reinterpret_cast<cudaStream_t>(s)));
         if (status.ok()) return status;
@@ -283,6 +296,12 @@ absl::StatusOr<DeviceCommunicator*> NcclCliques::Get(const CliqueKey& key, int64
         "groups; this collective's group was not declared"));
   }
   return it->second.get();
+}
+
+void NcclCliques::AbortAll() {
+  aborted_.store(true);
+  std::lock_guard<std::mutex> lock(mu_);
+  for (auto& [key, communicator] : communicators_) communicator->Abort();
 }
 
 int64_t NcclCliques::num_communicators() const {

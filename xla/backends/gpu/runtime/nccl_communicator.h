@@ -36,6 +36,7 @@
 
 #include <nccl.h>
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -104,6 +105,12 @@ class NcclCommunicator : public DeviceCommunicator {
                          stream_executor::Stream& stream) override;
   absl::StatusOr<stream_executor::DeviceMemoryBase> Scratch(int64_t bytes) override;
 
+  // ncclCommAbort: NCCL work of this communicator still waiting for peers
+  // ends (failing), and the communicator is freed; later operations fail
+  // with FailedPrecondition. Idempotent. Thread-safe, except that an
+  // operation being enqueued at that very moment may still reach NCCL.
+  void Abort();
+
  private:
   // Enqueues `call` (which issues NCCL work on the given stream and
   // returns NCCL's result) on `stream` as the operation `op`.
@@ -116,6 +123,7 @@ class NcclCommunicator : public DeviceCommunicator {
   const int64_t size_;
   stream_executor::cuda::CudaExecutor& executor_;
   const std::string label_;
+  std::atomic<bool> aborted_{false};
   std::mutex mu_;
   // The current scratch buffer is the last; guarded by mu_.
   std::vector<stream_executor::DeviceMemoryBase> scratch_;
@@ -191,9 +199,16 @@ class NcclCliques {
   // Communicators created so far (members x cliques).
   int64_t num_communicators() const;
 
+  // Aborts every communicator (NcclCommunicator::Abort): what a replicated
+  // run does when one participant fails, so that its peers stop waiting for
+  // it inside NCCL. The cliques are then unusable. Thread-safe; idempotent.
+  void AbortAll();
+  bool aborted() const { return aborted_.load(); }
+
  private:
   const stream_executor::cuda::NcclApi& api_;
   NcclBootstrap* bootstrap_;
+  std::atomic<bool> aborted_{false};
   mutable std::mutex mu_;
   std::map<std::pair<CliqueKey, int64_t>, std::unique_ptr<NcclCommunicator>>
       communicators_;  // guarded by mu_

@@ -235,6 +235,32 @@ TEST_F(NcclOnFakeCudaTest, ScratchGrowsAndKeepsEarlierBuffers) {
   EXPECT_THAT(huge.status().message(), HasSubstr("scratch memory of 1099511627776 bytes"));
 }
 
+// A rank whose peer never comes is stopped by AbortAll instead of waiting
+// (the fake's timeout is 20 s); afterwards operations fail clearly.
+TEST_F(NcclOnFakeCudaTest, AbortStopsAnOperationWaitingForAMissingPeer) {
+  const CliqueKey key = Key({0, 1});
+  AcquireAll({key}, 2);
+  DeviceCommunicator* comm = *cliques_.Get(key, 0);
+  std::unique_ptr<se::Stream> stream = *Gpu(0)->CreateStream();
+  se::DeviceMemoryBase m = Upload(0, *stream, {1.0f, 2.0f, 3.0f});
+  ASSERT_TRUE(comm->AllReduce(ReductionKind::kSum, PrimitiveType::F32, m, m, 3, *stream).ok());
+  const absl::Time start = absl::Now();
+  std::thread aborter([this] {
+    absl::SleepFor(absl::Milliseconds(200));
+    cliques_.AbortAll();
+  });
+  (void)stream->BlockHostUntilDone();
+  aborter.join();
+  EXPECT_LT(absl::Now() - start, absl::Seconds(10));
+  EXPECT_TRUE(cliques_.aborted());
+  EXPECT_EQ(nccl_.live_comms(), 0);
+  ASSERT_FALSE(nccl_.errors().empty());
+  EXPECT_THAT(nccl_.errors()[0], HasSubstr("aborted"));
+  absl::Status after = comm->AllGather(m, m, 4, *stream);
+  EXPECT_EQ(after.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(after.message(), HasSubstr("aborted after a participant failed"));
+}
+
 TEST_F(NcclOnFakeCudaTest, MisuseIsAClearError) {
   const CliqueKey key = Key({0, 1});
   // Not acquired yet.

@@ -89,6 +89,15 @@ absl::StatusOr<int64_t> ProgramNumPartitions(const gpu::Thunk& root) {
   return seen.empty() ? 1 : *seen.begin();
 }
 
+absl::StatusOr<std::vector<gpu::CliqueKey>> ProgramCliqueKeys(const gpu::Program& program) {
+  std::vector<gpu::CliqueKey> keys;
+  for (const std::vector<int64_t>& group : program.resources.collective_groups) {
+    ASSIGN_OR_RETURN(gpu::CliqueKey key, gpu::CliqueKey::Create(group));
+    keys.push_back(std::move(key));
+  }
+  return keys;
+}
+
 ReplicatedExecutor::ReplicatedExecutor(Executable& executable,
                                        const ReplicatedExecutionOptions& options)
     : executable_(executable), cliques_(options.collective_timeout) {}
@@ -126,10 +135,8 @@ absl::Status ReplicatedExecutor::CreateHostDevices(int64_t n,
     host_devices_.push_back(std::make_unique<se::host::HostExecutor>(device_options));
     devices_.push_back(host_devices_.back().get());
   }
-  // The groups the collectives declared in Prepare (program.resources):
-  // device id = participant id.
-  for (const std::vector<int64_t>& group : executable_.program().resources.collective_groups) {
-    ASSIGN_OR_RETURN(gpu::CliqueKey key, gpu::CliqueKey::Create(group));
+  ASSIGN_OR_RETURN(const std::vector<gpu::CliqueKey> keys, ProgramCliqueKeys(executable_.program()));
+  for (const gpu::CliqueKey& key : keys) {
     RETURN_IF_ERROR(cliques_.Get(key, key.devices()[0]).status());
   }
   return absl::OkStatus();
@@ -149,11 +156,7 @@ absl::Status ReplicatedExecutor::OpenCudaDevices(int64_t n,
         platform->device_count(), first.ok() ? "" : absl::StrCat(" (", first.status().message(), ")"),
         "; run fewer replicas or on a machine with more GPUs"));
   }
-  std::vector<gpu::CliqueKey> keys;
-  for (const std::vector<int64_t>& group : executable_.program().resources.collective_groups) {
-    ASSIGN_OR_RETURN(gpu::CliqueKey key, gpu::CliqueKey::Create(group));
-    keys.push_back(std::move(key));
-  }
+  ASSIGN_OR_RETURN(const std::vector<gpu::CliqueKey> keys, ProgramCliqueKeys(executable_.program()));
   std::vector<se::cuda::CudaExecutor*> gpus;
   for (int64_t d = 0; d < n; ++d) {
     ASSIGN_OR_RETURN(se::StreamExecutor * device, platform->GetDevice(static_cast<int>(d)));

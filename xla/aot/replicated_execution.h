@@ -68,6 +68,12 @@ struct ReplicatedExecutionOptions {
 // there are none. InvalidArgument when two collectives disagree.
 absl::StatusOr<int64_t> ProgramNumPartitions(const gpu::Thunk& root);
 
+// The cliques the program's collectives declared in Prepare
+// (program.resources.collective_groups; device id = participant id), in
+// their sorted order: what every participant acquires, in that order.
+// InvalidArgument for a malformed group.
+absl::StatusOr<std::vector<gpu::CliqueKey>> ProgramCliqueKeys(const gpu::Program& program);
+
 class ReplicatedExecutor {
  public:
   // Creates (host) or opens (cuda) the N x P devices and the clique cache,

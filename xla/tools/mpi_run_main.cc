@@ -150,11 +150,7 @@ absl::Status Run(const Flags& flags, gpu::MpiCliques& cliques) {
                    aot::Executable::LoadFromFile(flags.artifact));
   // Every process creates the program's cliques together, in the same
   // (sorted) order.
-  std::vector<gpu::CliqueKey> keys;
-  for (const std::vector<int64_t>& group : exe->program().resources.collective_groups) {
-    ASSIGN_OR_RETURN(gpu::CliqueKey key, gpu::CliqueKey::Create(group));
-    keys.push_back(std::move(key));
-  }
+  ASSIGN_OR_RETURN(const std::vector<gpu::CliqueKey> keys, aot::ProgramCliqueKeys(exe->program()));
   ASSIGN_OR_RETURN(ProcessDevice device, OpenDevice(*exe, cliques, keys));
   std::vector<Literal> args;
   for (size_t p = 0; p < flags.io.inputs.size(); ++p) {

@@ -5,6 +5,7 @@
 #include <set>
 #include <string>
 
+#include "absl/functional/function_ref.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "xla/backends/gpu/runtime/collective_context.h"
@@ -59,59 +60,55 @@ Split SplitAt(const std::vector<int64_t>& dims, int64_t d) {
   return s;
 }
 
-// Reorders `src`, viewed as [outer][n blocks][block_bytes], into `dst`
-// viewed as [n][outer][block_bytes]: dst block to_rank[p] gets src block p.
-void PackBlocks(const char* src, char* dst, int64_t outer, const std::vector<int64_t>& to_rank,
-                int64_t block_bytes) {
-  const int64_t n = static_cast<int64_t>(to_rank.size());
-  for (int64_t o = 0; o < outer; ++o) {
-    for (int64_t p = 0; p < n; ++p) {
-      std::memcpy(dst + (to_rank[p] * outer + o) * block_bytes, src + (o * n + p) * block_bytes,
-                  block_bytes);
-    }
-  }
-}
-
-// The inverse of PackBlocks.
-void UnpackBlocks(const char* src, char* dst, int64_t outer, const std::vector<int64_t>& to_rank,
-                  int64_t block_bytes) {
-  const int64_t n = static_cast<int64_t>(to_rank.size());
-  for (int64_t o = 0; o < outer; ++o) {
-    for (int64_t p = 0; p < n; ++p) {
-      std::memcpy(dst + (o * n + p) * block_bytes, src + (to_rank[p] * outer + o) * block_bytes,
-                  block_bytes);
-    }
-  }
-}
-
-// Whether blocks sit where the exchange wants them already: one outer
-// block, and clique ranks in group order.
-bool NeedsNoPacking(int64_t outer, const std::vector<int64_t>& to_rank) {
-  if (outer != 1) return false;
-  for (size_t p = 0; p < to_rank.size(); ++p) {
-    if (to_rank[p] != static_cast<int64_t>(p)) return false;
-  }
-  return true;
-}
-
-// PackBlocks (or, with `unpack`, UnpackBlocks) in device memory: one
-// device-to-device copy per block, enqueued on `stream`.
-absl::Status PackBlocksOnStream(se::Stream& stream, se::DeviceMemoryBase src,
-                                se::DeviceMemoryBase dst, int64_t outer,
-                                const std::vector<int64_t>& to_rank, int64_t block_bytes,
-                                bool unpack) {
+// The block moves that reorder a buffer viewed as [outer][n blocks][block_bytes]
+// into one viewed as [n][outer][block_bytes], block p going to rank
+// to_rank[p] (packing), or, with `unpack`, back: move(from, to) gets the
+// byte offsets of each block; stops at the first error.
+absl::Status ForEachBlockMove(int64_t outer, absl::Span<const int64_t> to_rank, int64_t block_bytes,
+                              bool unpack,
+                              absl::FunctionRef<absl::Status(int64_t from, int64_t to)> move) {
   const int64_t n = static_cast<int64_t>(to_rank.size());
   for (int64_t o = 0; o < outer; ++o) {
     for (int64_t p = 0; p < n; ++p) {
       int64_t from = (o * n + p) * block_bytes;
       int64_t to = (to_rank[p] * outer + o) * block_bytes;
       if (unpack) std::swap(from, to);
-      ASSIGN_OR_RETURN(se::DeviceMemoryBase in, src.GetSlice(from, block_bytes));
-      ASSIGN_OR_RETURN(se::DeviceMemoryBase out, dst.GetSlice(to, block_bytes));
-      RETURN_IF_ERROR(stream.Memcpy(&out, in, block_bytes));
+      RETURN_IF_ERROR(move(from, to));
     }
   }
   return absl::OkStatus();
+}
+
+// Packs (or unpacks) blocks in host memory.
+void PackBlocks(const char* src, char* dst, int64_t outer, absl::Span<const int64_t> to_rank,
+                int64_t block_bytes, bool unpack) {
+  (void)ForEachBlockMove(outer, to_rank, block_bytes, unpack, [&](int64_t from, int64_t to) {
+    std::memcpy(dst + to, src + from, block_bytes);
+    return absl::OkStatus();
+  });
+}
+
+// Packs (or unpacks) blocks in device memory: one device-to-device copy
+// per block, enqueued on `stream`.
+absl::Status PackBlocksOnStream(se::Stream& stream, se::DeviceMemoryBase src,
+                                se::DeviceMemoryBase dst, int64_t outer,
+                                absl::Span<const int64_t> to_rank, int64_t block_bytes,
+                                bool unpack) {
+  return ForEachBlockMove(outer, to_rank, block_bytes, unpack, [&](int64_t from, int64_t to) {
+    ASSIGN_OR_RETURN(se::DeviceMemoryBase in, src.GetSlice(from, block_bytes));
+    ASSIGN_OR_RETURN(se::DeviceMemoryBase out, dst.GetSlice(to, block_bytes));
+    return stream.Memcpy(&out, in, block_bytes);
+  });
+}
+
+// Whether blocks sit where the exchange wants them already: one outer
+// block, and clique ranks in group order.
+bool NeedsNoPacking(int64_t outer, absl::Span<const int64_t> to_rank) {
+  if (outer != 1) return false;
+  for (size_t p = 0; p < to_rank.size(); ++p) {
+    if (to_rank[p] != static_cast<int64_t>(p)) return false;
+  }
+  return true;
 }
 
 // One device participant's view of a collective, resolved by
@@ -125,7 +122,8 @@ struct DeviceExchange {
   Split split;
   int64_t width;  // element bytes
   int64_t n;      // group size
-  std::vector<int64_t> to_rank;
+  absl::Span<const int64_t> to_rank;
+  bool direct;  // NeedsNoPacking: no re-packing
 };
 
 // Enqueues `config`'s collective on the device stream: the same block
@@ -136,20 +134,19 @@ absl::Status EnqueueOnDevice(const CollectiveThunk::Config& config, const Device
                              std::optional<int64_t> source_rank,
                              absl::Span<const int64_t> target_ranks) {
   const int64_t elements = x.bytes / std::max<int64_t>(x.width, 1);
-  const bool direct = NeedsNoPacking(x.split.outer, x.to_rank);
   switch (config.op) {
     case COLLECTIVE_OP_ALL_REDUCE:
       return x.comm.AllReduce(config.reduction, config.element_type, x.src, x.dst, elements,
                               x.stream);
     case COLLECTIVE_OP_ALL_GATHER: {
-      if (direct) return x.comm.AllGather(x.src, x.dst, x.bytes, x.stream);
+      if (x.direct) return x.comm.AllGather(x.src, x.dst, x.bytes, x.stream);
       ASSIGN_OR_RETURN(se::DeviceMemoryBase gathered, x.comm.Scratch(x.bytes * x.n));
       RETURN_IF_ERROR(x.comm.AllGather(x.src, gathered, x.bytes, x.stream));
       return PackBlocksOnStream(x.stream, gathered, x.dst, x.split.outer, x.to_rank,
                                 x.split.dim * x.split.inner * x.width, /*unpack=*/true);
     }
     case COLLECTIVE_OP_REDUCE_SCATTER: {
-      if (direct) {
+      if (x.direct) {
         return x.comm.ReduceScatter(config.reduction, config.element_type, x.src, x.dst,
                                     elements / x.n, x.stream);
       }
@@ -161,7 +158,7 @@ absl::Status EnqueueOnDevice(const CollectiveThunk::Config& config, const Device
                                   elements / x.n, x.stream);
     }
     case COLLECTIVE_OP_ALL_TO_ALL: {
-      if (direct) return x.comm.AllToAll(x.src, x.dst, x.bytes / x.n, x.stream);
+      if (x.direct) return x.comm.AllToAll(x.src, x.dst, x.bytes / x.n, x.stream);
       const int64_t block = x.split.dim / x.n * x.split.inner * x.width;
       ASSIGN_OR_RETURN(se::DeviceMemoryBase scratch, x.comm.Scratch(2 * x.bytes));
       ASSIGN_OR_RETURN(se::DeviceMemoryBase packed, scratch.GetSlice(0, x.bytes));
@@ -452,6 +449,8 @@ absl::Status CollectiveThunk::ExecuteOnStream(const ExecuteParams& params) const
   const Split split = SplitAt(config_.operand_dimensions, config_.dimension);
   const int64_t width = ByteWidth(config_.element_type);
   const int64_t n = static_cast<int64_t>(group.size());
+  // Blocks already in place go to the communicator without a copy.
+  const bool direct = NeedsNoPacking(split.outer, to_rank);
   if (!on_host) {
     absl::StatusOr<DeviceCommunicator*> comm =
         ctx->device_communicator(*key, ctx->replica_devices[me]);
@@ -465,37 +464,46 @@ absl::Status CollectiveThunk::ExecuteOnStream(const ExecuteParams& params) const
       }
       target_ranks.push_back(*key->RankOf(ctx->replica_devices[t]));
     }
-    const DeviceExchange x{**comm, *s, src_memory, dst_memory, bytes, split, width, n, to_rank};
+    const DeviceExchange x{**comm, *s, src_memory, dst_memory, bytes, split, width, n, to_rank,
+                           direct};
     return AnnotateError(*this, EnqueueOnDevice(config_, x, source_rank, target_ranks));
   }
   absl::StatusOr<Communicator*> comm = ctx->communicator(*key, ctx->replica_devices[me]);
   if (!comm.ok()) return AnnotateError(*this, comm.status());
   auto work = [this, c = *comm, run = ctx->run_id, src, dst, bytes, to_rank, source_rank, split,
-               width, n]() -> absl::Status {
+               width, n, direct]() -> absl::Status {
     switch (config_.op) {
       case COLLECTIVE_OP_ALL_REDUCE:
         return c->AllReduce(run, config_.reduction, config_.element_type, src, dst,
                             bytes / std::max<int64_t>(width, 1));
       case COLLECTIVE_OP_ALL_GATHER: {
+        if (direct) return c->AllGather(run, src, dst, bytes);
         // Gather whole operands in rank order, then interleave along the
         // dimension in group order.
         std::vector<char> gathered(bytes * n);
         RETURN_IF_ERROR(c->AllGather(run, src, gathered.data(), bytes));
-        UnpackBlocks(gathered.data(), dst, split.outer, to_rank, split.dim * split.inner * width);
+        PackBlocks(gathered.data(), dst, split.outer, to_rank, split.dim * split.inner * width,
+                   /*unpack=*/true);
         return absl::OkStatus();
       }
       case COLLECTIVE_OP_REDUCE_SCATTER: {
+        const int64_t count = bytes / n / std::max<int64_t>(width, 1);
+        if (direct) {
+          return c->ReduceScatter(run, config_.reduction, config_.element_type, src, dst, count);
+        }
         std::vector<char> packed(bytes);
-        PackBlocks(src, packed.data(), split.outer, to_rank, split.dim / n * split.inner * width);
+        PackBlocks(src, packed.data(), split.outer, to_rank, split.dim / n * split.inner * width,
+                   /*unpack=*/false);
         return c->ReduceScatter(run, config_.reduction, config_.element_type, packed.data(), dst,
-                                bytes / n / std::max<int64_t>(width, 1));
+                                count);
       }
       case COLLECTIVE_OP_ALL_TO_ALL: {
+        if (direct) return c->AllToAll(run, src, dst, bytes / n);
         const int64_t block = split.dim / n * split.inner * width;
         std::vector<char> packed(bytes), received(bytes);
-        PackBlocks(src, packed.data(), split.outer, to_rank, block);
+        PackBlocks(src, packed.data(), split.outer, to_rank, block, /*unpack=*/false);
         RETURN_IF_ERROR(c->AllToAll(run, packed.data(), received.data(), bytes / n));
-        UnpackBlocks(received.data(), dst, split.outer, to_rank, block);
+        PackBlocks(received.data(), dst, split.outer, to_rank, block, /*unpack=*/true);
         return absl::OkStatus();
       }
       case COLLECTIVE_OP_COLLECTIVE_PERMUTE:

@@ -7,6 +7,7 @@
 #include <variant>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "llvm/IR/Attributes.h"
@@ -59,25 +60,28 @@ constexpr HloOpcode kExpensiveElementwise[] = {
     HloOpcode::kCbrt,
 };
 
-// Whether the fused expression of `instr` (up to parameters, constants and
-// reductions) holds an expensive element-wise op.
-bool HasExpensiveOp(const HloInstruction* instr) {
-  for (HloOpcode op : kExpensiveElementwise) {
-    if (instr->opcode() == op) return true;
-  }
-  if (instr->opcode() == HloOpcode::kReduce) return false;
-  for (const HloInstruction* operand : instr->operands()) {
-    if (HasExpensiveOp(operand)) return true;
+// Whether some instruction of `root`'s fused expression, not looking
+// inside reductions (a reduction itself is visited), satisfies `found`.
+// Each instruction is visited once: fused DAGs share subexpressions.
+bool AnyOutsideReductions(const HloInstruction* root,
+                          const std::function<bool(const HloInstruction*)>& found) {
+  absl::flat_hash_set<const HloInstruction*> seen{root};
+  std::vector<const HloInstruction*> stack{root};
+  while (!stack.empty()) {
+    const HloInstruction* instr = stack.back();
+    stack.pop_back();
+    if (found(instr)) return true;
+    if (instr->opcode() == HloOpcode::kReduce) continue;
+    for (const HloInstruction* operand : instr->operands()) {
+      if (seen.insert(operand).second) stack.push_back(operand);
+    }
   }
   return false;
 }
 
-// Whether `root`'s fused expression reads `target` outside a reduction.
-bool ReadsOutsideReductions(const HloInstruction* root, const HloInstruction* target) {
-  if (root == target) return true;
-  if (root->opcode() == HloOpcode::kReduce) return false;
-  for (const HloInstruction* operand : root->operands()) {
-    if (ReadsOutsideReductions(operand, target)) return true;
+bool IsExpensiveElementwise(const HloInstruction* instr) {
+  for (HloOpcode op : kExpensiveElementwise) {
+    if (instr->opcode() == op) return true;
   }
   return false;
 }
@@ -99,11 +103,14 @@ const HloInstruction* RowCacheCandidate(const std::vector<const HloInstruction*>
   }
   const HloInstruction* input = reduces.back()->operand(0);
   if (!input->shape().IsArray() || input->shape().dimensions() != input_dims ||
-      cols * ByteWidth(input->shape().element_type()) > max_bytes || !HasExpensiveOp(input)) {
+      cols * ByteWidth(input->shape().element_type()) > max_bytes ||
+      !AnyOutsideReductions(input, IsExpensiveElementwise)) {
     return nullptr;
   }
   for (const HloInstruction* root : full_roots) {
-    if (ReadsOutsideReductions(root, input)) return input;
+    if (AnyOutsideReductions(root, [input](const HloInstruction* i) { return i == input; })) {
+      return input;
+    }
   }
   return nullptr;
 }

@@ -40,6 +40,17 @@ constexpr OpRow kOps[] = {
 
 void* Ptr(se::DeviceMemoryBase m) { return m.opaque; }
 
+absl::Status AbortedError(absl::string_view op, absl::string_view label) {
+  return absl::FailedPreconditionError(absl::StrCat(
+      op, " on ", label, ": the communicator was aborted after a participant failed"));
+}
+
+// `status` with `where` in front of its message.
+absl::Status Prefixed(absl::string_view where, const absl::Status& status) {
+  if (status.ok()) return status;
+  return absl::Status(status.code(), absl::StrCat(where, ": ", status.message()));
+}
+
 }  // namespace
 
 absl::StatusOr<std::pair<ncclDataType_t, ncclRedOp_t>> NcclReduction(ReductionKind kind,
@@ -82,10 +93,7 @@ void NcclCommunicator::Abort() {
 
 absl::Status NcclCommunicator::Enqueue(se::Stream& stream, const char* op,
                                        std::function<ncclResult_t(cudaStream_t)> call) {
-  if (aborted_.load()) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        op, " on ", label_, ": the communicator was aborted after a participant failed"));
-  }
+  if (aborted_.load()) return AbortedError(op, label_);
   auto* cuda_stream = dynamic_cast<cuda::CudaStream*>(&stream);
   if (cuda_stream == nullptr) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -93,10 +101,7 @@ absl::Status NcclCommunicator::Enqueue(se::Stream& stream, const char* op,
   }
   return cuda_stream->EnqueueDriverWork(
       op, [this, op, call = std::move(call)](CUstream s) -> absl::Status {
-        if (aborted_.load()) {
-          return absl::FailedPreconditionError(absl::StrCat(
-              op, " on ", label_, ": the communicator was aborted after a participant failed"));
-        }
+        if (aborted_.load()) return AbortedError(op, label_);
         const absl::Status status =
             cuda::NcclStatus(api_, op, call(reinterpret_cast<cudaStream_t>(s)));
         if (status.ok()) return status;
@@ -250,39 +255,37 @@ absl::StatusOr<ncclUniqueId> HostNcclBootstrap::ExchangeId(
 
 absl::Status NcclCliques::Acquire(absl::Span<const CliqueKey> keys, int64_t device_id,
                                   cuda::CudaExecutor& executor) {
-  const cuda::CudaDriverApi& driver = executor.api();
   for (const CliqueKey& key : keys) {
-    const std::string where = absl::StrCat("NCCL clique ", key.ToString(), ", device ", device_id);
-    auto make_id = [this, &where]() -> absl::StatusOr<ncclUniqueId> {
-      ncclUniqueId id;
-      absl::Status s = cuda::NcclStatus(api_, "ncclGetUniqueId", api_.ncclGetUniqueId(&id));
-      if (!s.ok()) return absl::Status(s.code(), absl::StrCat(where, ": ", s.message()));
-      return id;
-    };
-    absl::StatusOr<ncclUniqueId> id = bootstrap_->ExchangeId(key, device_id, make_id);
-    if (!id.ok()) {
-      return absl::Status(id.status().code(), absl::StrCat(where, ": ", id.status().message()));
-    }
-    const std::optional<int64_t> rank = key.RankOf(device_id);
-    if (!rank.has_value()) continue;
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      if (communicators_.count({key, device_id}) > 0) continue;
-    }
-    absl::Status current = CU_STATUS(driver, cuCtxSetCurrent, executor.context());
-    if (!current.ok()) {
-      return absl::Status(current.code(), absl::StrCat(where, ": ", current.message()));
-    }
-    ncclComm_t comm = nullptr;
-    absl::Status init = cuda::NcclStatus(
-        api_, "ncclCommInitRank",
-        api_.ncclCommInitRank(&comm, static_cast<int>(key.size()), *id, static_cast<int>(*rank)));
-    if (!init.ok()) return absl::Status(init.code(), absl::StrCat(where, ": ", init.message()));
-    auto communicator = std::make_unique<NcclCommunicator>(api_, comm, *rank, key.size(), executor,
-                                                           key.ToString());
-    std::lock_guard<std::mutex> lock(mu_);
-    communicators_[{key, device_id}] = std::move(communicator);
+    RETURN_IF_ERROR(
+        Prefixed(absl::StrCat("NCCL clique ", key.ToString(), ", device ", device_id),
+                 AcquireOne(key, device_id, executor)));
   }
+  return absl::OkStatus();
+}
+
+absl::Status NcclCliques::AcquireOne(const CliqueKey& key, int64_t device_id,
+                                     cuda::CudaExecutor& executor) {
+  auto make_id = [this]() -> absl::StatusOr<ncclUniqueId> {
+    ncclUniqueId id;
+    RETURN_IF_ERROR(cuda::NcclStatus(api_, "ncclGetUniqueId", api_.ncclGetUniqueId(&id)));
+    return id;
+  };
+  ASSIGN_OR_RETURN(const ncclUniqueId id, bootstrap_->ExchangeId(key, device_id, make_id));
+  const std::optional<int64_t> rank = key.RankOf(device_id);
+  if (!rank.has_value()) return absl::OkStatus();
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (communicators_.count({key, device_id}) > 0) return absl::OkStatus();
+  }
+  CU_RETURN_IF_ERROR(executor.api(), cuCtxSetCurrent, executor.context());
+  ncclComm_t comm = nullptr;
+  RETURN_IF_ERROR(cuda::NcclStatus(
+      api_, "ncclCommInitRank",
+      api_.ncclCommInitRank(&comm, static_cast<int>(key.size()), id, static_cast<int>(*rank))));
+  auto communicator = std::make_unique<NcclCommunicator>(api_, comm, *rank, key.size(), executor,
+                                                         key.ToString());
+  std::lock_guard<std::mutex> lock(mu_);
+  communicators_[{key, device_id}] = std::move(communicator);
   return absl::OkStatus();
 }
 

@@ -206,6 +206,10 @@ class NcclCliques {
   bool aborted() const { return aborted_.load(); }
 
  private:
+  // Acquire for one clique; errors without the clique/device prefix.
+  absl::Status AcquireOne(const CliqueKey& key, int64_t device_id,
+                          stream_executor::cuda::CudaExecutor& executor);
+
   const stream_executor::cuda::NcclApi& api_;
   NcclBootstrap* bootstrap_;
   std::atomic<bool> aborted_{false};

@@ -307,43 +307,39 @@ void RunCollective(void* data) {
   rv.posts[rank] = task->post;
   ++rv.num_posted;
   s.changed.notify_all();
+  // Ends this rank's part of the operation with a device-side error; with
+  // `release_peers`, ranks still waiting for the others give up too.
+  auto fail = [&](ncclResult_t result, const std::string& why, bool release_peers) {
+    if (release_peers) {
+      rv.failed = true;
+      s.changed.notify_all();
+    }
+    s.ReportLocked(&comm, result, absl::StrCat(what, ": ", why));
+    LeaveLocked(clique, task->op_number);
+  };
   const Clock::time_point deadline = s.Deadline();
   if (!s.changed.wait_until(lock, deadline, [&] {
         return rv.num_posted == n || rv.failed || clique.aborted;
       })) {
-    rv.failed = true;
-    s.changed.notify_all();
-    s.ReportLocked(&comm, ncclSystemError,
-                   absl::StrCat(what, ": timed out after ", s.TimeoutText(),
-                                " waiting for the other ranks to reach it; "
-                                "the communicator is now in error"));
-    LeaveLocked(clique, task->op_number);
-    return;
+    return fail(ncclSystemError,
+                absl::StrCat("timed out after ", s.TimeoutText(),
+                             " waiting for the other ranks to reach it; the communicator is now "
+                             "in error"),
+                /*release_peers=*/true);
   }
   if (clique.aborted && rv.num_posted != n) {
-    rv.failed = true;
-    s.changed.notify_all();
-    s.ReportLocked(&comm, ncclSystemError,
-                   absl::StrCat(what, ": the clique was aborted (ncclCommAbort)"));
-    LeaveLocked(clique, task->op_number);
-    return;
+    return fail(ncclSystemError, "the clique was aborted (ncclCommAbort)", true);
   }
   if (rv.failed) {
-    s.ReportLocked(&comm, ncclSystemError,
-                   absl::StrCat(what,
-                                ": another rank gave up waiting; the "
-                                "communicator is now in error"));
-    LeaveLocked(clique, task->op_number);
-    return;
+    return fail(ncclSystemError,
+                "another rank gave up waiting; the communicator is now in error", false);
   }
   const std::string disagreement = Disagreement(rv.posts);
   if (!disagreement.empty()) {
-    s.ReportLocked(&comm, ncclInvalidUsage,
-                   absl::StrCat(what, ": ranks disagree: ", disagreement,
-                                "; the communicator is now in error "
-                                "(ncclInvalidUsage)"));
-    LeaveLocked(clique, task->op_number);
-    return;
+    return fail(ncclInvalidUsage,
+                absl::StrCat("ranks disagree: ", disagreement,
+                             "; the communicator is now in error (ncclInvalidUsage)"),
+                false);
   }
   // Every rank posted and none writes before all have read: read unlocked.
   lock.unlock();
@@ -353,12 +349,8 @@ void RunCollective(void* data) {
   s.changed.notify_all();
   if (!s.changed.wait_until(lock, deadline + s.options.timeout,
                             [&] { return rv.num_read == n; })) {
-    s.ReportLocked(&comm, ncclSystemError,
-                   absl::StrCat(what,
-                                ": timed out waiting for the other "
-                                "ranks to read their inputs"));
-    LeaveLocked(clique, task->op_number);
-    return;
+    return fail(ncclSystemError, "timed out waiting for the other ranks to read their inputs",
+                false);
   }
   lock.unlock();
   if (!result.empty()) {

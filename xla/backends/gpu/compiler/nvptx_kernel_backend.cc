@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "xla/util/parallel_for.h"
 #include "xla/util/status_macros.h"
@@ -56,12 +57,13 @@ absl::StatusOr<NvptxFinalizeResult> NvptxKernelBackend::Finalize(
     const NvptxCompileOptions& compile, NvptxSpecChoice choice,
     GpuExecutablePayloadProto* payload) {
   NvptxFinalizeResult result;
+  // The payload's kernels by name (the last of a name, as before).
+  absl::flat_hash_map<std::string, KernelProto*> by_name;
+  for (KernelProto& k : *payload->mutable_kernels()) by_name[k.name()] = &k;
   std::vector<KernelProto*> protos;
   for (const Pending& pending : kernels_) {
-    KernelProto* proto = nullptr;
-    for (KernelProto& k : *payload->mutable_kernels()) {
-      if (k.name() == pending.symbol) proto = &k;
-    }
+    auto it = by_name.find(pending.symbol);
+    KernelProto* proto = it == by_name.end() ? nullptr : it->second;
     if (proto == nullptr) {
       return absl::InternalError(
           absl::StrCat("nvptx backend: kernel '", pending.symbol, "' is not in the payload"));

@@ -251,11 +251,13 @@ absl::StatusOr<std::vector<std::vector<Literal>>> ReplicatedExecutor::RunOnLiter
   // The first replica's own failure, ahead of peers that timed out waiting
   // or were stopped by the abort.
   int64_t failed = aborted_by.load();
-  for (int64_t r = 0; r < n && aborted_by.load() < 0; ++r) {
-    if (results[r].ok()) continue;
-    if (failed < 0 || (results[failed].status().code() == absl::StatusCode::kDeadlineExceeded &&
-                       results[r].status().code() != absl::StatusCode::kDeadlineExceeded)) {
-      failed = r;
+  if (failed < 0) {
+    for (int64_t r = 0; r < n; ++r) {
+      if (results[r].ok()) continue;
+      if (failed < 0 || (results[failed].status().code() == absl::StatusCode::kDeadlineExceeded &&
+                         results[r].status().code() != absl::StatusCode::kDeadlineExceeded)) {
+        failed = r;
+      }
     }
   }
   if (failed >= 0) {

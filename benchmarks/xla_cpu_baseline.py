@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
-"""Times an HLO module on XLA:CPU (through jaxlib) and saves its inputs and outputs.
+"""Times an HLO module on XLA:CPU or XLA:GPU (through jaxlib) and saves its inputs and outputs.
 
 The baseline half of benchmarks/host_vs_xla_cpu.sh. Run by hand; needs
 `pip install jax jaxlib`. Nothing in the build or the tests imports it.
 
   python3 benchmarks/xla_cpu_baseline.py MODULE.hlo --out_dir=DIR
-      [--iterations=20] [--warmup=3] [--seed=1]
+      [--iterations=20] [--warmup=3] [--seed=1] [--platform=cpu|gpu]
   python3 benchmarks/xla_cpu_baseline.py --compare DIR_A DIR_B
 
 The first form draws f32 inputs uniformly in [-1, 1) (integers in [0, 8)),
@@ -13,6 +13,9 @@ writes them to DIR/input_<i>.npy, compiles the module with XLA:CPU, runs it
 `warmup` times, then `iterations` timed runs (each waits for the result),
 writes the outputs to DIR/xla_cpu/out<i>.npy and prints one line:
   xla_cpu MODULE median_ms=... min_ms=... max_ms=... compile_s=...
+With --platform=gpu it does the same on the first GPU that jax sees (the
+baseline of tools/gpu_check.sh): outputs go to DIR/xla_gpu/ and the line
+starts with xla_gpu.
 The second form compares out<i>.npy files of two directories and prints
 the largest absolute difference and the largest difference over the
 output's largest magnitude (max_norm); it exits 1 when a file is missing or
@@ -62,7 +65,7 @@ def run_baseline(args):
   module = xc.hlo.hlo_module_from_text(text)
   stablehlo = _jax.mlir.hlo_to_stablehlo(
       module.as_serialized_hlo_module_proto())
-  device = jax.devices("cpu")[0]
+  device = jax.devices(args.platform)[0]
   client = device.client
   t0 = time.perf_counter()
   exe = client.compile_and_load(stablehlo, xc.DeviceList((device,)),
@@ -71,7 +74,8 @@ def run_baseline(args):
 
   computation = xc.XlaComputation(module.as_serialized_hlo_module_proto())
   inputs = draw_inputs(computation.program_shape(), args.seed)
-  os.makedirs(os.path.join(args.out_dir, "xla_cpu"), exist_ok=True)
+  out_dir = os.path.join(args.out_dir, f"xla_{args.platform}")
+  os.makedirs(out_dir, exist_ok=True)
   for i, x in enumerate(inputs):
     np.save(os.path.join(args.out_dir, f"input_{i}.npy"), x)
   # Fresh device buffers per run, outside the timed region: modules that
@@ -96,10 +100,10 @@ def run_baseline(args):
     outs = once(run_args)
     times.append((time.perf_counter() - t) * 1e3)
   for i, o in enumerate(outs):
-    np.save(os.path.join(args.out_dir, "xla_cpu", f"out{i}.npy"),
+    np.save(os.path.join(out_dir, f"out{i}.npy"),
             np.asarray(o))
   name = os.path.basename(args.module)
-  print(f"xla_cpu {name} median_ms={statistics.median(times):.3f} "
+  print(f"xla_{args.platform} {name} median_ms={statistics.median(times):.3f} "
         f"min_ms={min(times):.3f} max_ms={max(times):.3f} "
         f"compile_s={compile_s:.3f}")
 
@@ -140,6 +144,7 @@ def main():
   parser.add_argument("--iterations", type=int, default=20)
   parser.add_argument("--warmup", type=int, default=3)
   parser.add_argument("--seed", type=int, default=1)
+  parser.add_argument("--platform", choices=("cpu", "gpu"), default="cpu")
   parser.add_argument("--compare", nargs=2, metavar=("DIR_A", "DIR_B"))
   args = parser.parse_args()
   if args.compare:

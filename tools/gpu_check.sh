@@ -35,6 +35,9 @@
 #            2 participants;
 #   bandwidth/  copy, elementwise, row and column reduction and transpose
 #            artifacts over f32[R,C] (8192x8193 for a GPU, 2048x2049 for host);
+#   models/  benchmarks/models/*.hlo and the corpus ResNet-50, each as HLO
+#            text and as an artifact for TARGET, for the side-by-side
+#            timing against XLA (jax) there;
 #   cmake/   what the fallback build needs (GPU targets): the runtime's source
 #            list from Bazel's query, the generated protobuf code, and the
 #            abseil, protobuf, googletest and Eigen headers.
@@ -49,7 +52,14 @@
 # NCCL's own all_reduce_perf when it is on the PATH; then
 # benches the bandwidth artifacts and prints a short table of achieved GB/s
 # (bytes read + written per run over the kernels' median time), each against
-# the device-to-device copy. Exits non-zero if any step or case failed.
+# the device-to-device copy; then, when that machine's python3 has jax with
+# a GPU (a CPU for a host dry run), times each of models/ on XLA:GPU
+# (benchmarks/xla_cpu_baseline.py --platform=gpu, the same HLO text) and
+# with `xla_aot_device bench` on the same inputs, and prints both, their
+# ratio and the largest difference of the outputs over the largest
+# |XLA output|. Exits non-zero if any step or case failed, or if a model's
+# outputs differ from XLA's by more than 5% of that magnitude (jax's GPU
+# dots may round through TF32: the figure is printed, not hidden).
 # Copy its output into docs/perf/gpu.md with the date, the GPU and the commit.
 #
 # If the carried binaries do not start there (a shared library missing or
@@ -123,7 +133,7 @@ prepare() {
   bin="$("${bazel[@]}" info -c opt bazel-bin 2>/dev/null)"
   compiler="$bin/xla/tools/xla_aot"
   rm -rf "$out"
-  mkdir -p "$out/bin" "$out/lib" "$out/cases" "$out/collectives" "$out/bandwidth"
+  mkdir -p "$out/bin" "$out/lib" "$out/cases" "$out/collectives" "$out/bandwidth" "$out/models"
   cp -f "$bin/xla/tools/xla_aot_device" "$out/bin/"
   if [ "$target" != host ]; then
     cp -f "$bin/xla/stream_executor/cuda/cuda_conformance_test" \
@@ -200,6 +210,17 @@ prepare() {
     "$compiler" compile "$out/bandwidth/$k.hlo" -o "$out/bandwidth/$k.xaot" --target="$target" \
       >/dev/null || { echo "prepare: bandwidth module $k did not compile" >&2; exit 1; }
   done
+
+  # Models for the side-by-side timing against XLA.
+  for m in "$repo"/benchmarks/models/*.hlo \
+      "$corpus/models/backends__cpu__benchmarks__hlo__resnet50_keras_jax_f32.hlo"; do
+    [ -f "$m" ] || continue
+    name="$(basename "$m" .hlo)"
+    name="${name#backends__cpu__benchmarks__hlo__}"
+    cp -f "$m" "$out/models/$name.hlo"
+    "$compiler" compile "$m" -o "$out/models/$name.xaot" --target="$target" >/dev/null ||
+      { echo "prepare: model $name did not compile for $target" >&2; exit 1; }
+  done
   du -sh "$out"
 }
 
@@ -275,10 +296,52 @@ bench_rate() {
     END { if (ms > 0) printf "%d %.6f\n", bytes, ms; else exit 1 }'
 }
 
+# models_vs_xla: the models/ table (see the top); sets status=1 when an
+# artifact fails to run or its outputs are off by more than 5%.
+models_vs_xla() {
+  local platform=gpu
+  [ "$target" = host ] && platform=cpu
+  echo "=== models against XLA:${platform^^} (jax on this machine, the same HLO text and inputs, 50 runs each)"
+  if ! timeout "$step_timeout" python3 -c "import jax; jax.devices('$platform')" > /dev/null 2>&1; then
+    echo "skipped: this machine's python3 has no jax with a $platform device"
+    return
+  fi
+  printf '| module | XLA:%s | xla_aot | xla_aot/XLA | max abs diff, over max |XLA| |\n|---|---|---|---|---|\n' "${platform^^}"
+  local m name dir base xla_ms aot_ms check inputs n
+  for m in "$out"/models/*.hlo; do
+    name="$(basename "$m" .hlo)"
+    dir="$(mktemp -d)"
+    if ! base="$(timeout "$step_timeout" python3 "$repo/benchmarks/xla_cpu_baseline.py" "$m" \
+        --out_dir="$dir" --platform="$platform" --iterations=50 --warmup=5 2> "$dir/xla.log")"; then
+      printf '| %s | XLA failed: %s ||||\n' "$name" "$(tail -1 "$dir/xla.log" | cut -c1-100)"
+      rm -rf "$dir"; continue
+    fi
+    xla_ms="$(sed -n 's/.*median_ms=\([0-9.]*\).*/\1/p' <<<"$base")"
+    inputs=(); n=0
+    while [ -f "$dir/input_$n.npy" ]; do inputs+=("--input=$dir/input_$n.npy"); n=$((n + 1)); done
+    aot_ms="$(timeout "$step_timeout" "$out/bin/xla_aot_device" bench "${m%.hlo}.xaot" "${inputs[@]}" \
+              --iterations=50 --warmup=5 2>&1 | awk '/^  median/ { print $2; exit }')"
+    if [ -z "$aot_ms" ] || ! timeout "$step_timeout" "$out/bin/xla_aot_device" run "${m%.hlo}.xaot" \
+        "${inputs[@]}" --output_dir="$dir/xla_aot" > "$dir/run.log" 2>&1; then
+      printf '| %s | %s ms | FAILED: %s |||\n' "$name" "$xla_ms" "$(tail -1 "$dir/run.log" 2>/dev/null | cut -c1-100)"
+      status=1; rm -rf "$dir"; continue
+    fi
+    check="$(python3 "$repo/benchmarks/xla_cpu_baseline.py" --compare "$dir/xla_aot" "$dir/xla_$platform" 2>&1)"
+    awk -v n="$name" -v x="$xla_ms" -v a="$aot_ms" -v c="$check" 'BEGIN {
+      abs = c; sub(/.*max_abs=/, "", abs); sub(/ .*/, "", abs)
+      norm = c; sub(/.*max_norm=/, "", norm)
+      printf "| %s | %.3f ms | %.3f ms | %.2fx | %s, %s |\n", n, x, a, a / x, abs, norm
+      exit (c ~ /max_norm=/ && norm + 0 <= 0.05) ? 0 : 1 }' || status=1
+    rm -rf "$dir"
+  done
+}
+
 run_check() {
   cd "$repo"
   [ -x "$out/bin/xla_aot_device" ] || { echo "gpu_check: $out/bin/xla_aot_device missing: run '$0 prepare' first" >&2; exit 2; }
   local target commit status=0
+  # $GPU_CHECK_STEP_TIMEOUT: seconds one step or case may run (default 300).
+  local step_timeout="${GPU_CHECK_STEP_TIMEOUT:-300}"
   target="$(cat "$out/target")"
   commit="$(cat "$out/commit")"
   export LD_LIBRARY_PATH="$out/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
@@ -294,7 +357,7 @@ run_check() {
   step() {  # step NAME COMMAND...
     echo "=== $1"
     shift
-    timeout 300 "$@"
+    timeout "$step_timeout" "$@"
     local rc=$?
     echo "=== exit $rc"
     [ $rc -eq 0 ] || status=1
@@ -320,7 +383,7 @@ run_check() {
     local label="$1" dir="$2" artifact="$3" inputs=() i=0
     shift 3
     while [ -f "$dir/inputs/in$i.npy" ]; do inputs+=("--input=$dir/inputs/in$i.npy"); i=$((i + 1)); done
-    if env "${case_env[@]}" timeout 300 "$out/bin/xla_aot_device" run "$artifact" "$@" \
+    if env "${case_env[@]}" timeout "$step_timeout" "$out/bin/xla_aot_device" run "$artifact" "$@" \
         "${inputs[@]}" --expected="$dir/expected" > "$log" 2>&1; then
       pass=$((pass + 1))
     else
@@ -382,6 +445,7 @@ run_check() {
     awk -v k="$k" -v b="$bytes" -v t="$ms" -v r="$rate" -v c="$copy_rate" \
       'BEGIN { printf "| %s | %.1f | %.3f | %s | %s |\n", k, b / 1e6, t, r, (c > 0 ? sprintf("%.2fx", r / c) : "n/a") }'
   done
+  models_vs_xla
   echo "gpu_check: $([ $status -eq 0 ] && echo ALL PASSED || echo SOME STEPS FAILED)"
   exit $status
 }

@@ -92,6 +92,13 @@ absl::StatusOr<std::unique_ptr<CudaKernelModule>> CudaKernelModule::Load(
 absl::StatusOr<std::unique_ptr<Kernel>> CudaKernelModule::GetKernel(
     absl::string_view symbol_name) const {
   const std::string symbol(symbol_name);
+  // The driver answers an empty name with CUDA_ERROR_INVALID_VALUE, not
+  // NOT_FOUND (seen with driver 580.159.04 on an H200): no kernel has that
+  // name, so it is a missing symbol like any other.
+  if (symbol.empty()) {
+    return absl::NotFoundError(
+        absl::StrCat("CUDA module '", name_, "' has no kernel '' (the kernel name is empty)"));
+  }
   CU_RETURN_IF_ERROR(api_, cuCtxSetCurrent, context_);
   CUfunction function = nullptr;
   const CUresult result =

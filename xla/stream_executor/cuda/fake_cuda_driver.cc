@@ -444,6 +444,8 @@ CUresult FakeModuleGetFunction(CUfunction* function, CUmodule module,
   std::lock_guard<std::mutex> lock(s.mu);
   auto it = s.modules.find(reinterpret_cast<FakeModule*>(module));
   if (it == s.modules.end()) return CUDA_ERROR_INVALID_HANDLE;
+  // As the real driver (580.159.04): an empty name is an invalid value.
+  if (name == nullptr || name[0] == '\0') return CUDA_ERROR_INVALID_VALUE;
   for (const auto& candidate : it->second->functions) {
     if (candidate->name == name) {
       *function = reinterpret_cast<CUfunction>(candidate.get());

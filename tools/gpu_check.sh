@@ -20,7 +20,10 @@
 #   lib/     the shared libraries they need beyond glibc and libstdc++
 #            (abseil, protobuf, zlib from Debian), so they run on a machine
 #            without this project's build dependencies (LD_LIBRARY_PATH);
-#   cases/   one folder per end-to-end case: every example module and every
+#   cases/   one folder per end-to-end case: every example module (three
+#            xla/ test modules and tools/gpu_check/cases/*.hlo, written for
+#            this check: e.g. reductions of every GPU kernel shape with a
+#            non-identity init) and every
 #            corpus module (../shared/hlo_corpus or $XLA_HLO_CORPUS: xla/,
 #            headerless/, models/) that compiles for TARGET and that the
 #            evaluator runs within $GPU_CHECK_EVAL_TIMEOUT s (default 20):
@@ -151,7 +154,7 @@ prepare() {
   # End-to-end cases.
   corpus="${XLA_HLO_CORPUS:-$repo/../shared/hlo_corpus}"
   local modules=(xla/tools/testdata/mlp.hlo xla/service/fusion/testdata/softmax.hlo
-                 xla/service/fusion/testdata/layer_norm.hlo)
+                 xla/service/fusion/testdata/layer_norm.hlo tools/gpu_check/cases/*.hlo)
   local sub f
   for sub in xla headerless models; do
     for f in "$corpus/$sub"/*.hlo; do [ -f "$f" ] && modules+=("$f"); done

@@ -22,7 +22,8 @@ const char kInspectHelp[] =
     "constants, outputs, aliases and thunk tree.\n"
     "\n"
     "  --dump_kernels=DIR    write kernel payloads: <kernel>.ptx, <kernel>.cubin,\n"
-    "                        <module>.so (the host shared object)\n"
+    "                        (and its PTX fallback, --emit_cubin_with_ptx), <module>.so\n"
+    "                        (the host shared object)\n"
     "  --dot=PATH            write the thunk tree and the buffers each thunk reads\n"
     "                        and writes as a Graphviz graph (dot -Tsvg PATH)\n";
 
@@ -197,6 +198,9 @@ absl::Status DumpKernels(const aot::Executable& exe, const std::string& dir, std
     if (k.code.empty()) continue;
     const char* ext = k.kind == gpu::KernelSpec::Kind::kPtx ? ".ptx" : ".cubin";
     absl::Status s = write(absl::StrCat(k.name, ext), k.code);
+    if (!s.ok()) return s;
+    if (k.ptx_fallback.empty()) continue;
+    s = write(absl::StrCat(k.name, ".ptx"), k.ptx_fallback);
     if (!s.ok()) return s;
   }
   return absl::OkStatus();

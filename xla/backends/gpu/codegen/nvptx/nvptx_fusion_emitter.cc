@@ -160,7 +160,22 @@ class Emitter {
   absl::StatusOr<Values> Combine(const HloInstruction* reduce, const Values& a, const Values& b) {
     return EmitReducerCombine(kEmitter, *reduce, a, b, elemental_);
   }
-  absl::StatusOr<Values> WarpAllReduce(const HloInstruction* reduce, Values v);
+  // Butterfly all-reduce over the warp's lanes. `valid` (i1, or null when
+  // every lane holds a partial) leaves out the lanes without one, so the
+  // init value is never folded in twice.
+  absl::StatusOr<Values> WarpAllReduce(const HloInstruction* reduce, Values v,
+                                       llvm::Value* valid = nullptr);
+  // Folds positions pos, pos + step, ... below `count` of each reduce in
+  // `reduces` into its accumulators `acc` (which hold the init values on
+  // entry) with `load(q, c)` giving reduce q's values at position c. Over
+  // all threads the init is folded in once, as on the host and in the
+  // evaluator: the thread at position 0 folds from it, every other thread
+  // starts from its first element (a thread with none keeps the init and
+  // must be left out of the combine that follows).
+  absl::Status FoldStrided(const std::vector<const HloInstruction*>& reduces,
+                           const std::vector<std::vector<llvm::AllocaInst*>>& acc,
+                           llvm::Value* pos, int64_t count, int64_t step, const std::string& name,
+                           const std::function<absl::StatusOr<Values>(size_t, llvm::Value*)>& load);
 
   // Values.
   absl::StatusOr<Values> ReduceValues(const HloInstruction* reduce, const IrIndex& index);
@@ -492,13 +507,55 @@ llvm::Value* Emitter::ShuffleXor(llvm::Value* v, int lane_mask) {
   return type->isIntegerTy() ? result : b_.CreateBitCast(result, type);
 }
 
-absl::StatusOr<Values> Emitter::WarpAllReduce(const HloInstruction* reduce, Values v) {
+absl::StatusOr<Values> Emitter::WarpAllReduce(const HloInstruction* reduce, Values v,
+                                               llvm::Value* valid) {
   for (int mask = static_cast<int>(target_.warp_size) / 2; mask >= 1; mask /= 2) {
     Values other;
     for (llvm::Value* x : v) other.push_back(ShuffleXor(x, mask));
-    ASSIGN_OR_RETURN(v, Combine(reduce, v, other));
+    ASSIGN_OR_RETURN(Values both, Combine(reduce, v, other));
+    if (valid == nullptr) {
+      v = both;
+      continue;
+    }
+    // Both partials, else whichever exists (the invalid side's is unused).
+    llvm::Value* other_valid = ShuffleXor(valid, mask);
+    llvm::Value* both_valid = b_.CreateAnd(valid, other_valid);
+    for (size_t k = 0; k < v.size(); ++k) {
+      v[k] = b_.CreateSelect(both_valid, both[k], b_.CreateSelect(valid, v[k], other[k]));
+    }
+    valid = b_.CreateOr(valid, other_valid);
   }
   return v;
+}
+
+absl::Status Emitter::FoldStrided(
+    const std::vector<const HloInstruction*>& reduces,
+    const std::vector<std::vector<llvm::AllocaInst*>>& acc, llvm::Value* pos, int64_t count,
+    int64_t step, const std::string& name,
+    const std::function<absl::StatusOr<Values>(size_t, llvm::Value*)>& load) {
+  llvm::Value* first = b_.CreateICmpEQ(pos, b_.getInt64(0));
+  llvm::Value* has_one = b_.CreateICmpULT(pos, b_.getInt64(count));
+  RETURN_IF_ERROR(EmitIf(b_.CreateAnd(b_.CreateNot(first), has_one), [&]() -> absl::Status {
+    for (size_t q = 0; q < reduces.size(); ++q) {
+      ASSIGN_OR_RETURN(Values xs, load(q, pos));
+      for (size_t k = 0; k < xs.size(); ++k) b_.CreateStore(xs[k], acc[q][k]);
+    }
+    return absl::OkStatus();
+  }));
+  llvm::Value* start = b_.CreateSelect(first, pos, b_.CreateAdd(pos, b_.getInt64(step)));
+  return EmitLoop(start, b_.getInt64(count), b_.getInt64(step), name,
+                  [&](llvm::Value* c) -> absl::Status {
+                    for (size_t q = 0; q < reduces.size(); ++q) {
+                      Values cur;
+                      for (llvm::AllocaInst* a : acc[q]) {
+                        cur.push_back(b_.CreateLoad(a->getAllocatedType(), a));
+                      }
+                      ASSIGN_OR_RETURN(Values xs, load(q, c));
+                      ASSIGN_OR_RETURN(Values next, Combine(reduces[q], cur, xs));
+                      for (size_t k = 0; k < next.size(); ++k) b_.CreateStore(next[k], acc[q][k]);
+                    }
+                    return absl::OkStatus();
+                  });
 }
 
 // ------------------------------------------------------------------ values
@@ -611,6 +668,10 @@ absl::Status Emitter::EmitRowKernel() {
     index.insert(index.end(), col.multidim().begin(), col.multidim().end());
     return IrIndex(index, input_dims);
   };
+  // Positions 0 .. positions-1 fold a row; those at or past `cols` hold no
+  // partial (FoldStrided), and warps at or past `live_warps` publish none.
+  const int64_t positions = choice_.warp_per_row ? warp : threads;
+  const int64_t live_warps = std::max<int64_t>(1, std::min(nwarps, CeilDiv(cols, warp)));
   auto body = [&]() -> absl::Status {
     const IrIndex r = IrIndex::FromLinear(row, row_dims, &b_);
     for (const HloInstruction* reduce : reduces_) {
@@ -621,21 +682,24 @@ absl::Status Emitter::EmitRowKernel() {
         acc.push_back(EntryAlloca(inits[k]->getType(), "acc"));
         b_.CreateStore(inits[k], acc[k]);
       }
-      RETURN_IF_ERROR(EmitLoop(pos, b_.getInt64(cols), step, "col", [&](llvm::Value* c) {
-        const IrIndex in = cols_index(r, c);
-        Values cur, xs;
-        for (size_t k = 0; k < n; ++k) {
-          cur.push_back(b_.CreateLoad(inits[k]->getType(), acc[k]));
-          ASSIGN_OR_RETURN(llvm::Value * x, gens_.at(reduce->operand(k))(in));
-          xs.push_back(x);
-        }
-        ASSIGN_OR_RETURN(Values next, Combine(reduce, cur, xs));
-        for (size_t k = 0; k < n; ++k) b_.CreateStore(next[k], acc[k]);
-        return absl::OkStatus();
-      }));
+      RETURN_IF_ERROR(FoldStrided({reduce}, {acc}, pos, cols, positions, "col",
+                                  [&](size_t, llvm::Value* c) -> absl::StatusOr<Values> {
+                                    const IrIndex in = cols_index(r, c);
+                                    Values xs;
+                                    for (size_t k = 0; k < n; ++k) {
+                                      ASSIGN_OR_RETURN(llvm::Value * x,
+                                                       gens_.at(reduce->operand(k))(in));
+                                      xs.push_back(x);
+                                    }
+                                    return xs;
+                                  }));
       Values v;
       for (size_t k = 0; k < n; ++k) v.push_back(b_.CreateLoad(inits[k]->getType(), acc[k]));
-      ASSIGN_OR_RETURN(v, WarpAllReduce(reduce, v));
+      llvm::Value* valid = cols >= positions
+                               ? nullptr
+                               : b_.CreateOr(b_.CreateICmpEQ(pos, b_.getInt64(0)),
+                                             b_.CreateICmpULT(pos, b_.getInt64(cols)));
+      ASSIGN_OR_RETURN(v, WarpAllReduce(reduce, v, valid));
       if (!choice_.warp_per_row && nwarps > 1) {
         // Across warps: lane 0 of each warp publishes, then every warp
         // reduces the published partials, so every thread has the result.
@@ -651,15 +715,14 @@ absl::Status Emitter::EmitRowKernel() {
           return absl::OkStatus();
         }));
         Barrier();
-        llvm::Value* valid = b_.CreateICmpULT(lane, b_.getInt64(nwarps));
-        llvm::Value* slot = b_.CreateSelect(valid, lane, b_.getInt64(0));
+        llvm::Value* published = b_.CreateICmpULT(lane, b_.getInt64(live_warps));
+        llvm::Value* slot = b_.CreateSelect(published, lane, b_.getInt64(0));
         for (size_t k = 0; k < n; ++k) {
-          llvm::Value* x = b_.CreateLoad(
+          v[k] = b_.CreateLoad(
               v[k]->getType(),
               b_.CreateInBoundsGEP(shared[k]->getValueType(), shared[k], {b_.getInt64(0), slot}));
-          v[k] = b_.CreateSelect(valid, x, inits[k]);
         }
-        ASSIGN_OR_RETURN(v, WarpAllReduce(reduce, v));
+        ASSIGN_OR_RETURN(v, WarpAllReduce(reduce, v, live_warps >= warp ? nullptr : published));
       }
       cache_[reduce] = Cached{r.multidim(), v};
     }
@@ -707,21 +770,20 @@ absl::Status Emitter::EmitColumnKernel() {
   }
   // Thread (tx, ty) folds rows ty, ty + 8, ... of column c: a warp reads 32
   // consecutive columns of one row (coalesced).
+  // Rows ty >= r_size fold nothing, so only the first min(trows, r_size)
+  // partials (at least row 0's, which holds the init) are combined below.
   RETURN_IF_ERROR(EmitIf(c_ok, [&]() {
-    return EmitLoop(ty, b_.getInt64(r_size), b_.getInt64(trows), "red", [&](llvm::Value* r) {
-      const IrIndex in(batched ? Values{a, r, c} : Values{r, c}, input_dims);
-      for (size_t q = 0; q < reduces_.size(); ++q) {
-        Values cur, xs;
-        for (size_t k = 0; k < inits[q].size(); ++k) {
-          cur.push_back(b_.CreateLoad(inits[q][k]->getType(), acc[q][k]));
-          ASSIGN_OR_RETURN(llvm::Value * x, gens_.at(reduces_[q]->operand(k))(in));
-          xs.push_back(x);
-        }
-        ASSIGN_OR_RETURN(Values next, Combine(reduces_[q], cur, xs));
-        for (size_t k = 0; k < next.size(); ++k) b_.CreateStore(next[k], acc[q][k]);
-      }
-      return absl::OkStatus();
-    });
+    return FoldStrided(reduces_, acc, ty, r_size, trows, "red",
+                       [&](size_t q, llvm::Value* r) -> absl::StatusOr<Values> {
+                         const IrIndex in(batched ? Values{a, r, c} : Values{r, c}, input_dims);
+                         Values xs;
+                         for (size_t k = 0; k < inits[q].size(); ++k) {
+                           ASSIGN_OR_RETURN(llvm::Value * x,
+                                            gens_.at(reduces_[q]->operand(k))(in));
+                           xs.push_back(x);
+                         }
+                         return xs;
+                       });
   }));
   // Partials through a [8][33] shared tile per value; row 0 folds them.
   const int64_t pitch = tile + 1;
@@ -751,7 +813,7 @@ absl::Status Emitter::EmitColumnKernel() {
         return v;
       };
       Values v = load_row(0);
-      for (int64_t j = 1; j < trows; ++j) {
+      for (int64_t j = 1; j < std::min(trows, r_size); ++j) {
         ASSIGN_OR_RETURN(v, Combine(reduces_[q], v, load_row(j)));
       }
       final_values[q] = v;

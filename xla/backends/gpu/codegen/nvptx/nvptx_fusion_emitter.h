@@ -58,8 +58,12 @@
 //                      order with the shared window selection of
 //                      ../window_gather_ir.h (the host's order exactly).
 // Numerics: parallel reductions combine partials in a tree, so results may
-// differ from the sequential evaluator by rounding (and a non-identity init
-// value is applied once per partial, as XLA's semantics allow). NOTHING here
+// differ from the sequential evaluator by rounding. The init value is folded
+// in once per output element, as on the host and in the evaluator (XLA's
+// semantics would allow once per partial, which differs when the init is
+// not the reducer's identity): the thread at position 0 folds from it, the
+// others start from their first element, and the partial-less threads of
+// short rows are left out of the shuffles. NOTHING here
 // has been run on a GPU: tests check the PTX text and ptxas only. The
 // elementwise parts are the shared elemental emitter, tested against the
 // evaluator on the host.

@@ -18,7 +18,9 @@ baseline of tools/gpu_check.sh): outputs go to DIR/xla_gpu/ and the line
 starts with xla_gpu.
 The second form compares out<i>.npy files of two directories and prints
 the largest absolute difference and the largest difference over the
-output's largest magnitude (max_norm); it exits 1 when a file is missing or
+output's largest magnitude (max_norm), over the elements that are not NaN
+on either side, and how many of the baseline's elements are NaN; a NaN on
+one side only makes both figures inf. It exits 1 when a file is missing or
 a shape differs.
 """
 import argparse
@@ -114,6 +116,7 @@ def compare(dir_a, dir_b):
     print(f"compare: no out*.npy in {dir_a}", file=sys.stderr)
     return 1
   worst_abs = worst_norm = 0.0
+  nans = nan_mismatch = 0
   for fa in files:
     fb = os.path.join(dir_b, os.path.basename(fa))
     if not os.path.exists(fb):
@@ -125,15 +128,25 @@ def compare(dir_a, dir_b):
             file=sys.stderr)
       return 1
     a64, b64 = a.astype(np.float64), b.astype(np.float64)
-    diff = float(np.max(np.abs(a64 - b64), initial=0.0))
-    scale = float(np.max(np.abs(b64), initial=0.0))
+    # NaN where the baseline has NaN agrees; NaN on one side only is an
+    # infinite difference (np.max would otherwise hide NaNs in the figure).
+    a_nan, b_nan = np.isnan(a64), np.isnan(b64)
+    nans += int(np.count_nonzero(b_nan))
+    if np.any(a_nan != b_nan):
+      nan_mismatch += int(np.count_nonzero(a_nan != b_nan))
+    both = ~(a_nan | b_nan)
+    diff = float(np.max(np.abs(a64[both] - b64[both]), initial=0.0))
+    scale = float(np.max(np.abs(b64[both]), initial=0.0))
     worst_abs = max(worst_abs, diff)
     # Normalized by the output's largest magnitude: near-zero elements of a
     # sum do not blow the figure up (the same idea as `xla_aot run
     # --reference`).
     worst_norm = max(worst_norm, diff / scale if scale > 0 else diff)
+  if nan_mismatch:
+    worst_abs = worst_norm = float("inf")
   print(f"compare outputs={len(files)} max_abs={worst_abs:.3g} "
-        f"max_norm={worst_norm:.3g}")
+        f"max_norm={worst_norm:.3g} nan_in_baseline={nans} "
+        f"nan_mismatches={nan_mismatch}")
   return 0
 
 

@@ -36,6 +36,13 @@
 #            replica-id) compiled for TARGET with --emit_collectives, with
 #            their stacked inputs and the replicated evaluator's outputs for
 #            2 participants;
+#   collectives1/  tools/gpu_check/collectives/*.hlo: every collective over
+#            one participant (replica_count=1), with the inputs stored beside
+#            each module and the replicated evaluator's outputs;
+#   goldens/ the golden suite's artifacts for TARGET
+#            (tests/aot_compatibility/gpu/executables/TARGET/v*/*: artifacts
+#            written by earlier compilers) with their stored inputs and
+#            outputs, so old artifacts run on the real device too;
 #   bandwidth/  copy, elementwise, row and column reduction and transpose
 #            artifacts over f32[R,C] (8192x8193 for a GPU, 2048x2049 for host);
 #   models/  benchmarks/models/*.hlo and the corpus ResNet-50, each as HLO
@@ -50,6 +57,8 @@
 # memory) and the cuBLASLt load; then runs every case against its carried
 # inputs and outputs (`xla_aot_device run --input=... --expected`), the mlp case
 # also with classic cuBLAS by pointing XLA_CUBLASLT_LIBRARY nowhere); then
+# the golden artifacts against their stored outputs; then the one-participant collective cases (`run --replicas=1`: real NCCL calls
+# on one-rank communicators, so a one-GPU machine runs NCCL too); then
 # the collective cases on 2 GPUs through NCCL (`run --replicas=2`) when the
 # machine has at least 2, or a line saying they were skipped and why, and
 # NCCL's own all_reduce_perf when it is on the PATH; then
@@ -136,7 +145,8 @@ prepare() {
   bin="$("${bazel[@]}" info -c opt bazel-bin 2>/dev/null)"
   compiler="$bin/xla/tools/xla_aot"
   rm -rf "$out"
-  mkdir -p "$out/bin" "$out/lib" "$out/cases" "$out/collectives" "$out/bandwidth" "$out/models"
+  mkdir -p "$out/bin" "$out/lib" "$out/cases" "$out/collectives" "$out/collectives1" \
+    "$out/bandwidth" "$out/models" "$out/goldens"
   cp -f "$bin/xla/tools/xla_aot_device" "$out/bin/"
   if [ "$target" != host ]; then
     cp -f "$bin/xla/stream_executor/cuda/cuda_conformance_test" \
@@ -203,6 +213,37 @@ prepare() {
     while [ -f "$(dirname "$m")/expected_$i.npy" ]; do
       cp "$(dirname "$m")/expected_$i.npy" "$dir/expected/out$i.npy"; i=$((i + 1))
     done
+  done
+
+  # One-participant collective cases: the inputs stored beside each module
+  # (with the leading participant dimension), the evaluator's outputs.
+  for m in "$repo"/tools/gpu_check/collectives/*.hlo; do
+    name="$(basename "$m" .hlo)"
+    dir="$out/collectives1/$name"
+    mkdir -p "$dir/inputs" "$dir/expected"
+    "$compiler" compile "$m" -o "$dir/model.xaot" --target="$target" --emit_collectives \
+      >/dev/null || { echo "prepare: collective module $name did not compile" >&2; exit 1; }
+    local eval_inputs=()
+    i=0
+    while [ -f "${m%.hlo}.input_$i.npy" ]; do
+      cp "${m%.hlo}.input_$i.npy" "$dir/inputs/in$i.npy"
+      eval_inputs+=("--input=${m%.hlo}.input_$i.npy"); i=$((i + 1))
+    done
+    "$compiler" eval "$m" --replicas=1 "${eval_inputs[@]}" --output_dir="$dir/expected" \
+      >/dev/null || { echo "prepare: collective module $name did not evaluate" >&2; exit 1; }
+  done
+
+  # The golden suite's artifacts for TARGET, named <version>_<case>.
+  local g
+  for g in "$repo/tests/aot_compatibility/gpu/executables/$target"/v*/*/; do
+    [ -f "$g/artifact.xaot" ] || continue
+    dir="$out/goldens/$(basename "$(dirname "$g")")_$(basename "$g")"
+    mkdir -p "$dir/inputs" "$dir/expected"
+    cp "$g/artifact.xaot" "$dir/model.xaot"
+    i=0
+    while [ -f "$g/input_$i.npy" ]; do cp "$g/input_$i.npy" "$dir/inputs/in$i.npy"; i=$((i + 1)); done
+    i=0
+    while [ -f "$g/expected_$i.npy" ]; do cp "$g/expected_$i.npy" "$dir/expected/out$i.npy"; i=$((i + 1)); done
   done
 
   # Bandwidth artifacts.
@@ -332,9 +373,11 @@ models_vs_xla() {
     check="$(python3 "$repo/benchmarks/xla_cpu_baseline.py" --compare "$dir/xla_aot" "$dir/xla_$platform" 2>&1)"
     awk -v n="$name" -v x="$xla_ms" -v a="$aot_ms" -v c="$check" 'BEGIN {
       abs = c; sub(/.*max_abs=/, "", abs); sub(/ .*/, "", abs)
-      norm = c; sub(/.*max_norm=/, "", norm)
-      printf "| %s | %.3f ms | %.3f ms | %.2fx | %s, %s |\n", n, x, a, a / x, abs, norm
-      exit (c ~ /max_norm=/ && norm + 0 <= 0.05) ? 0 : 1 }' || status=1
+      norm = c; sub(/.*max_norm=/, "", norm); sub(/ .*/, "", norm)
+      nans = c; sub(/.*nan_in_baseline=/, "", nans); sub(/ .*/, "", nans)
+      printf "| %s | %.3f ms | %.3f ms | %.2fx | %s, %s%s |\n", n, x, a, a / x, abs, norm,
+        (nans + 0 > 0 ? sprintf(" (%s NaN in both)", nans) : "")
+      exit (c ~ /max_norm=/ && norm != "inf" && norm + 0 <= 0.05) ? 0 : 1 }' || status=1
     rm -rf "$dir"
   done
 }
@@ -411,6 +454,24 @@ run_check() {
   done
   case_env=()
   echo "cases: $pass passed, $fail failed"
+  [ "$fail" -eq 0 ] || status=1
+
+  echo "=== golden $target artifacts (written by earlier compilers) against their stored outputs"
+  pass=0 fail=0
+  for dir in "$out"/goldens/*/; do
+    [ -d "$dir" ] && run_case "golden $(basename "$dir")" "$dir" "$dir/model.xaot"
+  done
+  echo "golden cases: $pass passed, $fail failed"
+  [ "$fail" -eq 0 ] || status=1
+
+  # Collectives over one participant: a host device, or one GPU through
+  # NCCL's one-rank communicators.
+  echo "=== collectives over 1 participant ($([ "$target" = host ] && echo "a host device" || echo "1 GPU through NCCL"))"
+  pass=0 fail=0
+  for dir in "$out"/collectives1/*/; do
+    run_case "$(basename "$dir")" "$dir" "$dir/model.xaot" --replicas=1
+  done
+  echo "collective cases: $pass passed, $fail failed"
   [ "$fail" -eq 0 ] || status=1
 
   # Collectives on 2 devices: host devices for a host dry run, else GPUs

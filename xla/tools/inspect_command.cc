@@ -21,9 +21,10 @@ const char kInspectHelp[] =
     "Validates a compiled artifact and prints its header, kernels, allocations,\n"
     "constants, outputs, aliases and thunk tree.\n"
     "\n"
-    "  --dump_kernels=DIR    write kernel payloads: <kernel>.ptx, <kernel>.cubin,\n"
-    "                        (and its PTX fallback, --emit_cubin_with_ptx), <module>.so\n"
-    "                        (the host shared object)\n"
+    "  --dump_kernels=DIR    write kernel payloads: <kernel>.ptx, <kernel>.cubin\n"
+    "                        (with <kernel>.ptx beside it when the artifact keeps a\n"
+    "                        PTX fallback, --emit_cubin_with_ptx), <module>.so (the\n"
+    "                        host shared object)\n"
     "  --dot=PATH            write the thunk tree and the buffers each thunk reads\n"
     "                        and writes as a Graphviz graph (dot -Tsvg PATH)\n";
 

@@ -2,6 +2,7 @@
 // run through the CLI functions with .npy inputs, and the outputs checked.
 #include <cstdlib>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 
 #include "absl/strings/match.h"
@@ -74,6 +75,41 @@ TEST(RunInspect, InspectPrintsHeaderTablesAndThunks) {
   std::string magic(4, '\0');
   so.read(magic.data(), 4);
   EXPECT_EQ(magic, "\x7f" "ELF");
+}
+
+// An sm_90 artifact whose one kernel keeps its cubin and the PTX it came
+// from (--emit_cubin_with_ptx): inspect needs no GPU, and --dump_kernels
+// writes both.
+const char kCubinWithPtxArtifact[] = R"pb(
+header { compiler_version: "test 1.0" production_date: "2026-11-30T00:00:00Z" target: "sm_90"
+         required_runtime_features: "kernel_spec.cubin_with_ptx" }
+payload {
+  module_name: "both"
+  program_shape {
+    parameters { element_type: PRIMITIVE_TYPE_F32 dimensions: 3 }
+    result { element_type: PRIMITIVE_TYPE_F32 dimensions: 3 }
+  }
+  kernels { name: "neg" cubin_with_ptx { cubin: "\x7f" "ELF cubin bytes" ptx: ".version 7.8 // neg" entry: "neg" } }
+  allocations { index: 0 size: 12 is_parameter: true parameter_number: 0 }
+  allocations { index: 1 size: 12 is_output: true }
+  outputs { slice { allocation: 1 size: 12 } }
+  thunks { profile_annotation: "neg.1" kernel { args { allocation: 0 size: 12 } args { allocation: 1 size: 12 }
+           launch_dimensions { grid_x: 1 grid_y: 1 grid_z: 1 block_x: 3 block_y: 1 block_z: 1 } } }
+}
+)pb";
+
+TEST(RunInspect, DumpKernelsWritesTheCubinAndItsPtxFallback) {
+  const std::string path = Tmp("both.xaot");
+  std::ofstream(path, std::ios::binary)
+      << gpu::testing::SerializeArtifact(gpu::testing::MakeArtifact(kCubinWithPtxArtifact));
+  Result r = Call(RunInspect, {path, "--dump_kernels=" + Tmp("both_dump")});
+  ASSERT_EQ(r.code, kExitOk) << r.err;
+  auto read = [](const std::string& file) {
+    std::ifstream in(file, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  EXPECT_EQ(read(Tmp("both_dump") + "/neg.cubin"), "\x7f" "ELF cubin bytes");
+  EXPECT_EQ(read(Tmp("both_dump") + "/neg.ptx"), ".version 7.8 // neg");
 }
 
 TEST(RunInspect, RunWithNpyInputsWritesOutputs) {

@@ -3,6 +3,10 @@
 #include <cstring>
 #include <memory>
 
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/io/zero_copy_stream.h"
 
@@ -47,6 +51,81 @@ __attribute__((target("sse4.2"))) uint32_t Crc32cSse42(uint32_t state, const uns
   return s32;
 }
 
+// Folding with carry-less multiplication. The crc32 instruction is a chain
+// (each step needs the last), so it runs at its latency: about 5.5 GB/s
+// here. Folding keeps four independent 128-bit blocks instead: a block V
+// of the reflected message, with LO its first 8 bytes and HI its last 8,
+// stands for LO * x^64 + HI, and moving it D bits further along the
+// message multiplies it by x^D, which modulo the polynomial P is
+// LO * (x^(64+D) mod P) + HI * (x^D mod P): two 64x32-bit carry-less
+// products, XORed into the block found D bits on. The CRC register from 0
+// only depends on the message modulo P, so the last block, fed to the
+// crc32 instruction, gives the register of the whole folded prefix.
+//
+// In the reflected layout a carry-less product lands one bit too low, so
+// each constant is x^(D-1) mod P rather than x^D, stored bit-reversed in a
+// 64-bit lane's upper half (degree d at bit 63 - d).
+
+// x^n mod P in the normal layout (degree d at bit d); P = 0x1EDC6F41 plus
+// x^32, the Castagnoli polynomial.
+constexpr uint32_t XPowModP(int n) {
+  uint64_t r = 1;
+  for (int i = 0; i < n; ++i) {
+    r <<= 1;
+    if (r & (uint64_t{1} << 32)) r ^= 0x11EDC6F41u;
+  }
+  return static_cast<uint32_t>(r);
+}
+
+constexpr uint64_t FoldConstant(int n) {
+  const uint32_t r = XPowModP(n);
+  uint64_t reversed = 0;
+  for (int d = 0; d < 32; ++d) {
+    if ((r >> d) & 1) reversed |= uint64_t{1} << (63 - d);
+  }
+  return reversed;
+}
+
+// {for LO, for HI}: folding forward by 512 bits (4 blocks) and by 128.
+constexpr uint64_t kFold512[2] = {FoldConstant(64 + 512 - 1), FoldConstant(512 - 1)};
+constexpr uint64_t kFold128[2] = {FoldConstant(64 + 128 - 1), FoldConstant(128 - 1)};
+
+__attribute__((target("sse4.2,pclmul"))) __m128i Fold(__m128i v, __m128i k) {
+  return _mm_xor_si128(_mm_clmulepi64_si128(v, k, 0x00), _mm_clmulepi64_si128(v, k, 0x11));
+}
+
+// Needs n >= 64: folds the largest multiple of 64 bytes, then finishes
+// with Crc32cSse42.
+__attribute__((target("sse4.2,pclmul"))) uint32_t Crc32cClmul(uint32_t state,
+                                                               const unsigned char* p,
+                                                               size_t n) {
+  auto load = [](const unsigned char* at) {
+    return _mm_loadu_si128(reinterpret_cast<const __m128i*>(at));
+  };
+  // The register's start state is the same as XORing it into the first 4
+  // bytes of the message and starting from 0.
+  __m128i x0 = _mm_xor_si128(load(p), _mm_cvtsi32_si128(static_cast<int>(state)));
+  __m128i x1 = load(p + 16), x2 = load(p + 32), x3 = load(p + 48);
+  p += 64;
+  n -= 64;
+  const __m128i k512 = _mm_set_epi64x(static_cast<long long>(kFold512[1]),
+                                      static_cast<long long>(kFold512[0]));
+  for (; n >= 64; n -= 64, p += 64) {
+    x0 = _mm_xor_si128(Fold(x0, k512), load(p));
+    x1 = _mm_xor_si128(Fold(x1, k512), load(p + 16));
+    x2 = _mm_xor_si128(Fold(x2, k512), load(p + 32));
+    x3 = _mm_xor_si128(Fold(x3, k512), load(p + 48));
+  }
+  const __m128i k128 = _mm_set_epi64x(static_cast<long long>(kFold128[1]),
+                                      static_cast<long long>(kFold128[0]));
+  __m128i v = _mm_xor_si128(Fold(x0, k128), x1);
+  v = _mm_xor_si128(Fold(v, k128), x2);
+  v = _mm_xor_si128(Fold(v, k128), x3);
+  unsigned char last[16];
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(last), v);
+  return Crc32cSse42(Crc32cSse42(0, last, sizeof(last)), p, n);
+}
+
 bool HasSse42() {
   static const bool has = [] {
     __builtin_cpu_init();
@@ -54,6 +133,17 @@ bool HasSse42() {
   }();
   return has;
 }
+
+bool HasClmul() {
+  static const bool has = [] {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("pclmul") != 0;
+  }();
+  return has;
+}
+
+// Inputs shorter than this go through the crc32 chain alone.
+constexpr size_t kClmulMinBytes = 256;
 #endif
 
 // Hashes what is written to it through a fixed 64 KiB buffer.
@@ -106,7 +196,8 @@ void Crc32c::Update(const void* data, size_t size) {
   const unsigned char* bytes = static_cast<const unsigned char*>(data);
 #if defined(__x86_64__)
   if (HasSse42()) {
-    state_ = Crc32cSse42(state_, bytes, size);
+    state_ = size >= kClmulMinBytes && HasClmul() ? Crc32cClmul(state_, bytes, size)
+                                                   : Crc32cSse42(state_, bytes, size);
     return;
   }
 #endif

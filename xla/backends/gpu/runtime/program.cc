@@ -1,5 +1,6 @@
 #include "xla/backends/gpu/runtime/program.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -7,10 +8,12 @@
 
 #include <algorithm>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <cstring>
 #include <numeric>
 #include <set>
+#include <string>
 #include <system_error>
 #include <thread>
 
@@ -163,6 +166,9 @@ absl::StatusOr<std::unique_ptr<GpuExecutableProto>> ParseDeferringThunks(
 
 // Payloads at least this large are hashed on a second thread during the parse.
 constexpr size_t kConcurrentHashBytes = size_t{1} << 20;
+
+// Artifact files at least this large are memory-mapped; smaller ones are read.
+constexpr size_t kMapFileBytes = size_t{1} << 20;
 
 // The stored payload and the checksum algorithm its header names.
 struct StoredParts {
@@ -514,6 +520,27 @@ absl::StatusOr<ParsedArtifact> ParseArtifactFileAndHash(const std::string& path)
                                                      " bytes exceeds the limit ", kMaxArtifactBytes));
     }
     const size_t size = static_cast<size_t>(st.st_size);
+    if (size < kMapFileBytes) {
+      // Small: one read into the heap costs less than mapping, populating
+      // and unmapping (which shoots down other threads' TLB entries).
+      std::shared_ptr<char[]> buffer(new char[size]);  // not zero-filled
+      size_t done = 0;
+      while (done < size) {
+        const ssize_t got = pread(fd, buffer.get() + done, size - done, static_cast<off_t>(done));
+        if (got < 0 && errno == EINTR) continue;
+        if (got <= 0) break;
+        done += static_cast<size_t>(got);
+      }
+      close(fd);
+      if (done != size) {
+        return absl::DataLossError(absl::StrCat("cannot read artifact ", path, ": got ", done,
+                                                " of its ", size, " bytes"));
+      }
+      absl::StatusOr<ParsedArtifact> parsed =
+          ParseInPlace(absl::string_view(buffer.get(), size), path, Thunks::kInBytes);
+      if (parsed.ok() && parsed->thunks_deferred) parsed->storage = std::move(buffer);
+      return parsed;
+    }
     void* mapped = mmap(nullptr, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
     if (mapped != MAP_FAILED) {
       close(fd);

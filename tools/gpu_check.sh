@@ -456,23 +456,26 @@ run_check() {
   echo "cases: $pass passed, $fail failed"
   [ "$fail" -eq 0 ] || status=1
 
+  # run_suite NOUN PARENT [FLAG...]: run_case (with FLAGs) on every case
+  # folder in PARENT, then one summary line.
+  run_suite() {
+    local noun="$1" parent="$2" dir
+    shift 2
+    pass=0 fail=0
+    for dir in "$parent"/*/; do
+      [ -d "$dir" ] && run_case "$(basename "$dir")" "$dir" "$dir/model.xaot" "$@"
+    done
+    echo "$noun: $pass passed, $fail failed"
+    [ "$fail" -eq 0 ] || status=1
+  }
+
   echo "=== golden $target artifacts (written by earlier compilers) against their stored outputs"
-  pass=0 fail=0
-  for dir in "$out"/goldens/*/; do
-    [ -d "$dir" ] && run_case "golden $(basename "$dir")" "$dir" "$dir/model.xaot"
-  done
-  echo "golden cases: $pass passed, $fail failed"
-  [ "$fail" -eq 0 ] || status=1
+  run_suite "golden cases" "$out/goldens"
 
   # Collectives over one participant: a host device, or one GPU through
   # NCCL's one-rank communicators.
   echo "=== collectives over 1 participant ($([ "$target" = host ] && echo "a host device" || echo "1 GPU through NCCL"))"
-  pass=0 fail=0
-  for dir in "$out"/collectives1/*/; do
-    run_case "$(basename "$dir")" "$dir" "$dir/model.xaot" --replicas=1
-  done
-  echo "collective cases: $pass passed, $fail failed"
-  [ "$fail" -eq 0 ] || status=1
+  run_suite "collective cases" "$out/collectives1" --replicas=1
 
   # Collectives on 2 devices: host devices for a host dry run, else GPUs
   # through NCCL when the machine has 2.
@@ -482,12 +485,7 @@ run_check() {
     echo "=== collectives on 2 GPUs: skipped (this machine has $gpus GPU; NCCL needs 2)"
   else
     echo "=== collectives on 2 $([ "$target" = host ] && echo "host devices" || echo "GPUs through NCCL")"
-    pass=0 fail=0
-    for dir in "$out"/collectives/*/; do
-      run_case "$(basename "$dir")" "$dir" "$dir/model.xaot" --replicas=2
-    done
-    echo "collective cases: $pass passed, $fail failed"
-    [ "$fail" -eq 0 ] || status=1
+    run_suite "collective cases" "$out/collectives" --replicas=2
     if [ "$target" != host ] && command -v all_reduce_perf > /dev/null; then
       step "NCCL all_reduce_perf (1 KiB .. 64 MiB, $gpus GPUs)" \
         all_reduce_perf -b 1K -e 64M -f 8 -g "$gpus"

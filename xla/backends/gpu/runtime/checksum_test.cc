@@ -2,6 +2,7 @@
 // implementations against each other, and sealing.
 #include "xla/backends/gpu/runtime/checksum.h"
 
+#include <initializer_list>
 #include <random>
 #include <string>
 
@@ -18,6 +19,30 @@ uint32_t Crc(absl::string_view bytes) {
   return crc.digest();
 }
 
+// Every size at every offset of `data`, whole and fed in `piece`-byte
+// pieces, against the byte table.
+void ExpectAgreesWithTable(const std::string& data, std::initializer_list<size_t> sizes,
+                           std::initializer_list<size_t> offsets, size_t piece) {
+  for (size_t size : sizes) {
+    for (size_t offset : offsets) {
+      if (offset + size > data.size()) continue;
+      const absl::string_view bytes(data.data() + offset, size);
+      const uint32_t whole = Crc(bytes);
+      EXPECT_EQ(whole, Crc32cTableForTesting(bytes)) << size << " at " << offset;
+      Crc32c pieces;
+      for (size_t at = 0; at < size; at += piece) pieces.Update(bytes.substr(at, piece));
+      EXPECT_EQ(pieces.digest(), whole) << size << " at " << offset;
+    }
+  }
+}
+
+std::string RandomBytes(size_t size, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::string data(size, '\0');
+  for (char& c : data) c = static_cast<char>(rng());
+  return data;
+}
+
 TEST(Crc32cTest, KnownValues) {
   // The check value of CRC-32C, and RFC 3720's (iSCSI) test vectors.
   EXPECT_EQ(Crc("123456789"), 0xE3069283u);
@@ -31,20 +56,7 @@ TEST(Crc32cTest, KnownValues) {
 }
 
 TEST(Crc32cTest, IncrementalAndTableAgreeOnOddSizesAndOffsets) {
-  std::mt19937 rng(7);
-  std::string data(4099, '\0');
-  for (char& c : data) c = static_cast<char>(rng());
-  for (size_t size : {0u, 1u, 7u, 8u, 9u, 63u, 1000u, 4099u}) {
-    for (size_t offset : {0u, 1u, 3u}) {
-      if (offset + size > data.size()) continue;
-      const absl::string_view bytes(data.data() + offset, size);
-      const uint32_t whole = Crc(bytes);
-      EXPECT_EQ(whole, Crc32cTableForTesting(bytes)) << size << " at " << offset;
-      Crc32c pieces;
-      for (size_t at = 0; at < size; at += 5) pieces.Update(bytes.substr(at, 5));
-      EXPECT_EQ(pieces.digest(), whole) << size << " at " << offset;
-    }
-  }
+  ExpectAgreesWithTable(RandomBytes(4099, 7), {0, 1, 7, 8, 9, 63, 1000, 4099}, {0, 1, 3}, 5);
 }
 
 // From 256 bytes on, where the CPU has PCLMUL, 64-byte rounds are folded
@@ -52,20 +64,9 @@ TEST(Crc32cTest, IncrementalAndTableAgreeOnOddSizesAndOffsets) {
 // byte table is the oracle. Sizes straddle the threshold and whole rounds,
 // with odd tails and offsets, and pieces that split rounds.
 TEST(Crc32cTest, FoldedRoundsAgreeWithTheTableOnLongInputs) {
-  std::mt19937 rng(11);
-  std::string data(100003, '\0');
-  for (char& c : data) c = static_cast<char>(rng());
-  for (size_t size : {255u, 256u, 257u, 319u, 320u, 12289u, 36864u + 4095, 99999u}) {
-    for (size_t offset : {0u, 1u, 4u}) {
-      const absl::string_view bytes(data.data() + offset, size);
-      const uint32_t whole = Crc(bytes);
-      EXPECT_EQ(whole, Crc32cTableForTesting(bytes)) << size << " at " << offset;
-      Crc32c pieces;
-      for (size_t at = 0; at < size; at += 13001) pieces.Update(bytes.substr(at, 13001));
-      EXPECT_EQ(pieces.digest(), whole) << size << " at " << offset;
-    }
-  }
-  // All-zero and all-ones rounds (the join's shift sees 0 and ~0 states).
+  ExpectAgreesWithTable(RandomBytes(100003, 11),
+                        {255, 256, 257, 319, 320, 12289, 36864 + 4095, 99999}, {0, 1, 4}, 13001);
+  // All-zero and all-ones rounds (the folds see 0 and ~0 blocks).
   for (char fill : {'\0', '\xff'}) {
     const std::string flat(64 * 100 + 5, fill);
     EXPECT_EQ(Crc(flat), Crc32cTableForTesting(flat)) << static_cast<int>(fill);

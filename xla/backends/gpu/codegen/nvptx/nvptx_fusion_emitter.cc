@@ -182,6 +182,15 @@ class Emitter {
   absl::StatusOr<Values> Inits(const HloInstruction* reduce) {
     return EmitReduceInits(kEmitter, *reduce, gens_);
   }
+  // The reduced operands' elements at `index` (one per value of `reduce`).
+  absl::StatusOr<Values> ReducedElements(const HloInstruction* reduce, const IrIndex& index) {
+    Values xs;
+    for (int64_t k = 0; k < reduce->operand_count() / 2; ++k) {
+      ASSIGN_OR_RETURN(llvm::Value * x, gens_.at(reduce->operand(k))(index));
+      xs.push_back(x);
+    }
+    return xs;
+  }
   absl::StatusOr<llvm::Value*> LeafValue(const OutputLeaf& leaf, const IrIndex& index);
   absl::Status WriteLeaves(const std::vector<int64_t>& leaves, const IrIndex& index);
   IrArray OutputArray(int64_t leaf) const {
@@ -683,15 +692,8 @@ absl::Status Emitter::EmitRowKernel() {
         b_.CreateStore(inits[k], acc[k]);
       }
       RETURN_IF_ERROR(FoldStrided({reduce}, {acc}, pos, cols, positions, "col",
-                                  [&](size_t, llvm::Value* c) -> absl::StatusOr<Values> {
-                                    const IrIndex in = cols_index(r, c);
-                                    Values xs;
-                                    for (size_t k = 0; k < n; ++k) {
-                                      ASSIGN_OR_RETURN(llvm::Value * x,
-                                                       gens_.at(reduce->operand(k))(in));
-                                      xs.push_back(x);
-                                    }
-                                    return xs;
+                                  [&](size_t, llvm::Value* c) {
+                                    return ReducedElements(reduce, cols_index(r, c));
                                   }));
       Values v;
       for (size_t k = 0; k < n; ++k) v.push_back(b_.CreateLoad(inits[k]->getType(), acc[k]));
@@ -773,17 +775,10 @@ absl::Status Emitter::EmitColumnKernel() {
   // Rows ty >= r_size fold nothing, so only the first min(trows, r_size)
   // partials (at least row 0's, which holds the init) are combined below.
   RETURN_IF_ERROR(EmitIf(c_ok, [&]() {
-    return FoldStrided(reduces_, acc, ty, r_size, trows, "red",
-                       [&](size_t q, llvm::Value* r) -> absl::StatusOr<Values> {
-                         const IrIndex in(batched ? Values{a, r, c} : Values{r, c}, input_dims);
-                         Values xs;
-                         for (size_t k = 0; k < inits[q].size(); ++k) {
-                           ASSIGN_OR_RETURN(llvm::Value * x,
-                                            gens_.at(reduces_[q]->operand(k))(in));
-                           xs.push_back(x);
-                         }
-                         return xs;
-                       });
+    return FoldStrided(reduces_, acc, ty, r_size, trows, "red", [&](size_t q, llvm::Value* r) {
+      return ReducedElements(reduces_[q],
+                             IrIndex(batched ? Values{a, r, c} : Values{r, c}, input_dims));
+    });
   }));
   // Partials through a [8][33] shared tile per value; row 0 folds them.
   const int64_t pitch = tile + 1;

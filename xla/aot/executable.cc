@@ -19,8 +19,8 @@ absl::StatusOr<std::unique_ptr<Executable>> Executable::LoadFromBytes(absl::stri
   return std::make_unique<Executable>(std::move(program));
 }
 
-// The file is memory-mapped and parsed in place; its payload bytes are
-// hashed while the parse runs (program.h), so nothing large is read twice.
+// The file is read (under 1 MiB) or memory-mapped, and parsed in place; its
+// payload bytes are hashed as stored (program.h), so nothing is read twice.
 absl::StatusOr<std::unique_ptr<Executable>> Executable::LoadFromFile(const std::string& path) {
   ASSIGN_OR_RETURN(gpu::ParsedArtifact parsed, gpu::ParseArtifactFileAndHash(path));
   ASSIGN_OR_RETURN(std::unique_ptr<gpu::Program> program,

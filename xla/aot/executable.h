@@ -9,9 +9,9 @@
 // offset, stream id, kernel and custom-call reference; see
 // xla/backends/gpu/runtime/program.h) and fails with InvalidArgument naming
 // the field path and the offending values; nothing runs before that. The
-// payload is held once: LoadFromFile streams the file into the parsed
-// artifact without an intermediate copy, LoadFromBytes parses the caller's
-// bytes (which it does not keep).
+// payload is held once: LoadFromFile parses the file in place (a small one
+// read into one buffer, a large one memory-mapped), LoadFromBytes parses the
+// caller's bytes (which it does not keep).
 //
 // Thread-safety: an Executable is safe to share. Initialize and Execute may
 // be called from many threads at once, on one executable, for the same or

@@ -5,8 +5,9 @@
 // Loading (LoadProgram):
 //   1. ParseArtifactAndHash / ParseArtifactFileAndHash: protobuf parse with a recursion
 //      limit (kMaxProtoRecursion) and a size limit (kMaxArtifactBytes); a
-//      file is memory-mapped and parsed in place (streamed when it cannot be
-//      mapped), never read into a string first. The *AndHash variants also
+//      file of 1 MiB or more is memory-mapped and parsed in place (streamed
+//      when it cannot be mapped), a smaller one read into one buffer (cheaper
+//      than mapping it) and parsed in place. The *AndHash variants also
 //      hash the payload's bytes as stored, on a second thread while the
 //      parse runs, so that step 2 does not re-serialize the payload.
 //   2. the header (artifact_header.h), then the payload checksum: the
@@ -120,18 +121,19 @@ struct ParsedArtifact {
   // When thunks_deferred, artifact->payload() has no top-level thunks: they
   // are the `thunks` records of stored_payload (already checked to parse),
   // which LoadProgram reads one at a time. `storage` owns those bytes: the
-  // file mapping, or a copy of just the thunk records.
+  // file mapping or read buffer, or a copy of just the thunk records.
   bool thunks_deferred = false;
   absl::string_view stored_payload{};
   std::shared_ptr<const void> storage{};
 };
 
-// ParseArtifact, and the same from a file (memory-mapped, or streamed when
-// mapping fails; NotFound when the file cannot be opened), that also hash
+// ParseArtifact, and the same from a file (read when under 1 MiB, else
+// memory-mapped, or streamed when mapping fails; NotFound when the file
+// cannot be opened, DataLoss when it reads short), that also hash
 // the stored payload bytes (concurrently with the parse for payloads of
 // 1 MiB or more). Same errors. Both defer the payload's top-level thunks
 // when the payload is stored once (see ParsedArtifact): the file variant
-// keeps the mapping, ParseArtifactAndHash copies the thunk records (about
+// keeps the mapping or buffer, ParseArtifactAndHash copies the thunk records (about
 // their wire size), so the result never refers to `bytes`.
 absl::StatusOr<ParsedArtifact> ParseArtifactAndHash(absl::string_view bytes);
 absl::StatusOr<ParsedArtifact> ParseArtifactFileAndHash(const std::string& path);

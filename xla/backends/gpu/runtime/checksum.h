@@ -4,8 +4,10 @@
 // a checksum does not copy the payload). Two algorithms
 // (ChecksumAlgorithmProto): 64-bit FNV-1a (every artifact until stage 2 of
 // `payload_checksum.crc32c`; a byte at a time, about 1.5 ns per byte) and
-// CRC-32C (the SSE4.2 instruction where the CPU has it, 8 bytes at a time;
-// a table otherwise; the same value either way).
+// CRC-32C (from 256 bytes on, 64-byte rounds folded with PCLMUL carry-less
+// products where the CPU has it, about 10 GB/s; the SSE4.2 crc32
+// instruction, 8 bytes at a time, for the rest and where PCLMUL is missing;
+// a table without SSE4.2; the same value every way).
 //
 // Thread-safety: pure functions; hasher objects are thread-compatible.
 #ifndef XLA_BACKENDS_GPU_RUNTIME_CHECKSUM_H_

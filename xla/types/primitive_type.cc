@@ -1,6 +1,7 @@
 #include "xla/types/primitive_type.h"
 
 #include <array>
+#include <cmath>
 
 namespace xla {
 namespace {
@@ -36,6 +37,24 @@ TypeKind KindOf(PrimitiveType type) { return Info(type).kind; }
 int BitWidth(PrimitiveType type) { return Info(type).bits; }
 int ByteWidth(PrimitiveType type) { return (Info(type).bits + 7) / 8; }
 FloatFormatId FloatFormatOf(PrimitiveType type) { return Info(type).format; }
+
+bool ConvertsExactly(PrimitiveType from, PrimitiveType to) {
+  if (from == to) return true;
+  if (!IsFloat(to)) return false;
+  const FloatFormatId to_format = FloatFormatOf(to);
+  const int precision = GetFloatFormat(to_format).mantissa_bits + 1;
+  if (IsInteger(from)) return BitWidth(from) - (IsSignedInt(from) ? 1 : 0) <= precision;
+  if (!IsFloat(from)) return false;
+  if (BitWidth(from) > 16) return from == PrimitiveType::F32 && to == PrimitiveType::F64;
+  const FloatFormatId from_format = FloatFormatOf(from);
+  for (uint64_t bits = 0; bits < (uint64_t{1} << BitWidth(from)); ++bits) {
+    const double v = DecodeFloat(from_format, bits);
+    if (std::isnan(v)) continue;
+    const double back = RoundToFormat(to_format, v);
+    if (back != v || std::signbit(back) != std::signbit(v)) return false;
+  }
+  return true;
+}
 
 PrimitiveType ComplexComponentType(PrimitiveType t) {
   if (t == PrimitiveType::C64) return PrimitiveType::F32;

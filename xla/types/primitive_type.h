@@ -98,6 +98,13 @@ inline bool IsSignedInt(PrimitiveType t) { return KindOf(t) == TypeKind::kSigned
 inline bool IsUnsignedInt(PrimitiveType t) { return KindOf(t) == TypeKind::kUnsigned; }
 inline bool IsInteger(PrimitiveType t) { return IsSignedInt(t) || IsUnsignedInt(t); }
 inline bool IsPred(PrimitiveType t) { return KindOf(t) == TypeKind::kPred; }
+
+// Whether converting any value of `from` to the float type `to` gives that
+// value back exactly (NaNs stay NaN): integers whose magnitude bits fit
+// `to`'s significand, and floats that `to` holds at full precision and
+// range (every encoding of a float of 16 bits or fewer is checked). False
+// when `to` is not a float type. Pure.
+bool ConvertsExactly(PrimitiveType from, PrimitiveType to);
 // True for types that hold numbers or booleans in dense arrays.
 inline bool IsArrayType(PrimitiveType t) {
   TypeKind k = KindOf(t);

@@ -17,6 +17,29 @@ TEST(PrimitiveType, TableLookups) {
   EXPECT_EQ(ByteWidth(PrimitiveType::C128), 16);
 }
 
+// Hand-derived: an integer fits when its magnitude bits fit the target's
+// significand (bf16 8, f16 11, f32 24, f64 53 bits); a float when the
+// target has at least its precision and its exponent range.
+TEST(PrimitiveType, ConvertsExactly) {
+  using T = PrimitiveType;
+  for (T from : {T::S4, T::U4, T::S8, T::U8, T::F8E5M2, T::F8E4M3FN, T::BF16}) {
+    EXPECT_TRUE(ConvertsExactly(from, T::BF16)) << PrimitiveTypeName(from);
+    EXPECT_TRUE(ConvertsExactly(from, T::F32)) << PrimitiveTypeName(from);
+  }
+  EXPECT_TRUE(ConvertsExactly(T::F8E4M3FN, T::F16));
+  EXPECT_TRUE(ConvertsExactly(T::S16, T::F32));
+  EXPECT_TRUE(ConvertsExactly(T::F32, T::F64));
+  EXPECT_TRUE(ConvertsExactly(T::S32, T::F64));
+  EXPECT_FALSE(ConvertsExactly(T::S16, T::BF16));  // 257 rounds
+  EXPECT_FALSE(ConvertsExactly(T::U16, T::F16));
+  EXPECT_FALSE(ConvertsExactly(T::F16, T::BF16));  // 1 + 2^-10 rounds
+  EXPECT_FALSE(ConvertsExactly(T::BF16, T::F16));  // 2^20 overflows
+  EXPECT_FALSE(ConvertsExactly(T::F32, T::BF16));
+  EXPECT_FALSE(ConvertsExactly(T::S32, T::F32));
+  EXPECT_FALSE(ConvertsExactly(T::F8E4M3FN, T::S32));  // only float targets
+  EXPECT_FALSE(ConvertsExactly(T::PRED, T::F32));
+}
+
 TEST(Shape, ToStringAndElementCount) {
   Shape s = Shape::Array(PrimitiveType::F32, {2, 3});
   EXPECT_EQ(s.ToString(), "f32[2,3]{1,0}");

@@ -82,18 +82,52 @@ HloInstruction* CanonicalizeOperand(HloComputation* comp, NameUniquer* names, Hl
   return AddReshape(comp, names, transposed, new_dims);
 }
 
+// The dot's operands, each of another type than the result converted to the
+// result's type (s4/s8 weights, f8 inputs): the GEMM takes equal types only.
+// Operands stay as they are when the result is not a GEMM type or one of
+// them does not convert exactly (the dot is then left to the emitter, which
+// refuses it by name). Sets *widened when it added a convert.
+std::vector<HloInstruction*> GemmOperands(HloInstruction* dot, HloComputation* comp,
+                                          NameUniquer* names, bool* widened) {
+  *widened = false;
+  const PrimitiveType out = dot->shape().element_type();
+  std::vector<HloInstruction*> operands = dot->operands();
+  if (!IsGemmElementType(out)) return operands;
+  for (const HloInstruction* op : operands) {
+    if (!op->shape().IsArray() || !ConvertsExactly(op->shape().element_type(), out)) {
+      return operands;
+    }
+  }
+  for (HloInstruction*& op : operands) {
+    if (op->shape().element_type() == out) continue;
+    Shape shape = op->shape();
+    shape.set_element_type(out);
+    op = comp->AddInstruction(
+        HloInstruction::Create(HloOpcode::kConvert, shape, {op}, names->Unique("convert")));
+    *widened = true;
+  }
+  return operands;
+}
+
 absl::StatusOr<HloInstruction*> RewriteDot(HloInstruction* dot, HloComputation* comp,
                                            NameUniquer* names) {
-  if (GetGemmConfig(*dot, /*require_row_major=*/false).ok()) return nullptr;
-  if (dot->operand_count() != 2 || !IsStaticShape(dot->shape()) || !dot->shape().IsArray()) {
+  if (dot->operand_count() != 2) return nullptr;
+  const bool gemm_ready = GetGemmConfig(*dot, /*require_row_major=*/false).ok();
+  auto static_array = [](const Shape& s) { return s.IsArray() && s.is_static(); };
+  if (!gemm_ready && (!IsStaticShape(dot->shape()) || !dot->shape().IsArray() ||
+                      !static_array(dot->operand(0)->shape()) ||
+                      !static_array(dot->operand(1)->shape()))) {
     return nullptr;
   }
-  HloInstruction* lhs = dot->operand(0);
-  HloInstruction* rhs = dot->operand(1);
-  if (!lhs->shape().IsArray() || !rhs->shape().IsArray() || !lhs->shape().is_static() ||
-      !rhs->shape().is_static()) {
-    return nullptr;
+  bool widened = false;
+  const std::vector<HloInstruction*> operands = GemmOperands(dot, comp, names, &widened);
+  if (gemm_ready) {
+    if (!widened) return nullptr;
+    return comp->AddInstruction(
+        dot->CloneWithNewOperands(dot->shape(), operands, names->Unique(dot->name())));
   }
+  HloInstruction* lhs = operands[0];
+  HloInstruction* rhs = operands[1];
   ASSIGN_OR_RETURN(OperandDims ld, SplitDims(*dot, lhs->shape(), dot->GetIntList(AttrId::kLhsBatchDims),
                                              dot->GetIntList(AttrId::kLhsContractingDims)));
   ASSIGN_OR_RETURN(OperandDims rd, SplitDims(*dot, rhs->shape(), dot->GetIntList(AttrId::kRhsBatchDims),

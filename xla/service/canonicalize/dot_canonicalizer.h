@@ -11,7 +11,11 @@
 // kept as is: GetGemmConfig reports it as transpose_lhs / transpose_rhs.
 // Missing free or contracting dims (matrix-vector, vector-vector, outer
 // products) become size-1 dims. The result is reshaped back to the original
-// shape. Dots with dynamic dimensions or control edges are left alone.
+// shape. Operands of another element type than the result (s4/s8 weights,
+// f8 inputs) are converted to the result's type first when the result is a
+// GEMM type and every operand value converts exactly (ConvertsExactly), so
+// the GEMM, which takes equal types only, runs the dot. Dots with dynamic
+// dimensions or control edges are left alone.
 // Idempotent. Not thread-safe (mutates the module).
 #ifndef XLA_SERVICE_CANONICALIZE_DOT_CANONICALIZER_H_
 #define XLA_SERVICE_CANONICALIZE_DOT_CANONICALIZER_H_

@@ -57,6 +57,53 @@ TEST(DotCanonicalizer, PlainMatmulIsLeftAlone) {
   EXPECT_FALSE(c.transpose_rhs);
 }
 
+// The element type of both operands of the module's only dot.
+std::vector<PrimitiveType> DotOperandTypes(const HloModule& module) {
+  for (const auto& comp : module.computations()) {
+    for (const auto& instr : comp->instructions()) {
+      if (instr->opcode() != HloOpcode::kDot) continue;
+      return {instr->operand(0)->shape().element_type(), instr->operand(1)->shape().element_type()};
+    }
+  }
+  return {};
+}
+
+TEST(DotCanonicalizer, NarrowOperandsAreConvertedToTheResultType) {
+  // s4 weights with bf16 activations (the corpus' auto_layout modules), and
+  // two f8 formats into f32 with transposed operands; odd sizes. The
+  // evaluator checks the values (RunPassAndCheck).
+  const std::string s4 = Module("  a = bf16[5,7] parameter(0)\n  b = s4[7,3] parameter(1)",
+                                "bf16[5,3] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}");
+  DotCanonicalizer pass;
+  PassResult r = RunPassAndCheck(pass, s4);
+  ASSERT_NE(r.module, nullptr);
+  EXPECT_TRUE(r.changed);
+  EXPECT_EQ(DotOperandTypes(*r.module),
+            (std::vector<PrimitiveType>{PrimitiveType::BF16, PrimitiveType::BF16}));
+  EXPECT_EQ(CountOpcode(*r.module, HloOpcode::kConvert), 1);
+  GemmConfig c = RunAndGetConfig(
+      Module("  a = f8e4m3fn[7,5] parameter(0)\n  b = f8e5m2[3,7] parameter(1)",
+             "f32[5,3] dot(a, b), lhs_contracting_dims={0}, rhs_contracting_dims={1}"),
+      true);
+  ExpectSizes(c, 1, 5, 3, 7);
+}
+
+TEST(DotCanonicalizer, OperandsThatDoNotConvertExactlyAreLeftAlone) {
+  // s16 does not fit bf16's 8-bit significand; f32 into a bf16 result would
+  // round before the products. Both dots stay as they are (the emitter
+  // refuses them by name).
+  for (const char* types : {"s16", "f32"}) {
+    DotCanonicalizer pass;
+    PassResult r = RunPassAndCheck(
+        pass, Module(absl::StrCat("  a = ", types, "[5,7] parameter(0)\n  b = ", types,
+                                  "[7,3] parameter(1)"),
+                     "bf16[5,3] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}"));
+    ASSERT_NE(r.module, nullptr) << types;
+    EXPECT_FALSE(r.changed) << types;
+    EXPECT_EQ(CountOpcode(*r.module, HloOpcode::kConvert), 0) << types;
+  }
+}
+
 TEST(DotCanonicalizer, TransposedOperandsBecomeFlags) {
   GemmConfig c = RunAndGetConfig(
       Module("  a = f32[7,5] parameter(0)\n  b = f32[3,7] parameter(1)",

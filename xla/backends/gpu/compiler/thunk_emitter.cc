@@ -767,8 +767,10 @@ class Emitter {
     ASSIGN_OR_RETURN(GemmConfig config, GetGemmConfig(dot));
     if (config.lhs_type != config.output_type || config.rhs_type != config.output_type ||
         !IsGemmElementType(config.output_type)) {
-      return Unimplemented(dot, absl::StrCat("the host GEMM supports f16, bf16, f32 and f64 with "
-                                             "equal operand and result types, got ",
+      return Unimplemented(dot, absl::StrCat("the GEMM thunk (the host's GEMM, cuBLAS) supports f16, "
+                                             "bf16, f32 and f64 with equal operand and result "
+                                             "types (narrower operands that convert exactly are "
+                                             "widened before), got ",
                                              PrimitiveTypeName(config.lhs_type), " x ",
                                              PrimitiveTypeName(config.rhs_type), " -> ",
                                              PrimitiveTypeName(config.output_type)));

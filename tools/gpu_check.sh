@@ -44,7 +44,9 @@
 #            written by earlier compilers) with their stored inputs and
 #            outputs, so old artifacts run on the real device too;
 #   bandwidth/  copy, elementwise, row and column reduction and transpose
-#            artifacts over f32[R,C] (8192x8193 for a GPU, 2048x2049 for host);
+#            artifacts over f32[R,C] (8192x8193 for a GPU, 2048x2049 for
+#            host), and copy and elementwise over 4R rows (is a rate
+#            size-bound?);
 #   models/  benchmarks/models/*.hlo and the corpus ResNet-50, each as HLO
 #            text and as an artifact for TARGET, for the side-by-side
 #            timing against XLA (jax) there;
@@ -65,7 +67,8 @@
 # benches the bandwidth artifacts and prints a short table of achieved GB/s
 # (bytes read + written per run over the kernels' traced median time, and
 # over the untraced median of Execute), each against the device-to-device
-# copy; then, when that machine's python3 has jax with
+# copy; then, where Nsight Compute is installed, its speed-of-light figures
+# for three of those kernels; then, when that machine's python3 has jax with
 # a GPU (a CPU for a host dry run), times each of models/ on XLA:GPU
 # (benchmarks/xla_cpu_baseline.py --platform=gpu, the same HLO text) and
 # with `xla_aot_device bench` on the same inputs, and prints both, their
@@ -250,8 +253,11 @@ prepare() {
   # Bandwidth artifacts.
   local r=8192 c=8193 k
   [ "$target" = host ] && { r=2048; c=2049; }
-  for k in copy elementwise row_reduce column_reduce transpose; do
-    bandwidth_module "$k" "$r" "$c" > "$out/bandwidth/$k.hlo"
+  for k in copy elementwise row_reduce column_reduce transpose copy_4x elementwise_4x; do
+    case "$k" in
+      *_4x) bandwidth_module "${k%_4x}" $((4 * r)) "$c" ;;
+      *) bandwidth_module "$k" "$r" "$c" ;;
+    esac > "$out/bandwidth/$k.hlo"
     "$compiler" compile "$out/bandwidth/$k.hlo" -o "$out/bandwidth/$k.xaot" --target="$target" \
       >/dev/null || { echo "prepare: bandwidth module $k did not compile" >&2; exit 1; }
   done
@@ -343,6 +349,28 @@ bench_rate() {
       }
     }
     END { if (ms > 0 && wall > 0) printf "%d %.6f %.6f\n", bytes, ms, wall; else exit 1 }'
+}
+
+# ncu_speed_of_light: on a GPU with Nsight Compute, the speed-of-light
+# figures of three bandwidth kernels (one run each, clocks left alone).
+# Diagnostic only: never changes the status.
+ncu_speed_of_light() {
+  [ "$target" = host ] && return
+  local ncu k tmp
+  ncu="$(command -v ncu || ls /usr/local/cuda/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)"
+  if [ -z "$ncu" ]; then
+    echo "=== ncu: not found on this machine"
+    return
+  fi
+  tmp="$(mktemp -d)"
+  for k in elementwise column_reduce transpose; do
+    echo "=== ncu $k ($ncu --clock-control none --section SpeedOfLight)"
+    timeout "$step_timeout" "$ncu" --clock-control none --section SpeedOfLight \
+      "$out/bin/xla_aot_device" run "$out/bandwidth/$k.xaot" --random_inputs \
+      --output_dir="$tmp/$k" 2>&1 |
+      grep -E "xla_fusion|Duration|Throughput|Elapsed Cycles|==ERROR==|==WARNING==" | head -12
+  done
+  rm -rf "$tmp"
 }
 
 # models_vs_xla: the models/ table (see the top); sets status=1 when an
@@ -502,7 +530,7 @@ run_check() {
   printf '| module | MB per run | traced ms | GB/s | Execute ms | GB/s | vs copy (Execute) |\n'
   printf '|---|---|---|---|---|---|---|\n'
   local k line bytes ms wall copy_rate=""
-  for k in copy elementwise row_reduce column_reduce transpose; do
+  for k in copy elementwise row_reduce column_reduce transpose copy_4x elementwise_4x; do
     if ! line="$(bench_rate "$out/bandwidth/$k.xaot")"; then
       echo "| $k | bench failed ||||||"; status=1; continue
     fi
@@ -512,6 +540,7 @@ run_check() {
       printf "| %s | %.1f | %.3f | %.1f | %.3f | %.1f | %s |\n", k, b / 1e6, t, b / t / 1e6, w,
         b / w / 1e6, (c > 0 ? sprintf("%.2fx", b / w / c) : "n/a") }'
   done
+  ncu_speed_of_light
   models_vs_xla
   echo "gpu_check: $([ $status -eq 0 ] && echo ALL PASSED || echo SOME STEPS FAILED)"
   exit $status

@@ -12,7 +12,7 @@
 #                                         CMake and ninja (run does this
 #                                         itself when the binaries fail to start)
 #
-# `prepare` fills gpu_check/ (git-ignored; about 17 MiB for host, 37 MiB for
+# `prepare` fills gpu_check/ (git-ignored; about 19 MiB for host, 40 MiB for
 # a GPU target with the corpus, under the device tool's 64 MiB carry limit):
 #   bin/     xla_aot_device (run, bench, inspect; no compiler, no LLVM), the
 #            CUDA conformance test and the cuBLASLt load test, built with

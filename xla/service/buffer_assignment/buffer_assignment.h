@@ -58,6 +58,11 @@ struct BufferSlice {
     return allocation == o.allocation && offset == o.offset && size == o.size;
   }
   bool operator!=(const BufferSlice& o) const { return !(*this == o); }
+  // Whether the two slices share a byte (empty slices share none).
+  bool Overlaps(const BufferSlice& o) const {
+    return allocation == o.allocation && size > 0 && o.size > 0 && offset < o.offset + o.size &&
+           o.offset < offset + size;
+  }
 };
 
 struct BufferAssignmentOptions {

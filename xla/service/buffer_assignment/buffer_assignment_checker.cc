@@ -30,11 +30,6 @@ std::string Bytes(const BufferSlice& s) {
                       ")");
 }
 
-bool Overlap(const BufferSlice& a, const BufferSlice& b) {
-  return a.allocation == b.allocation && a.size > 0 && b.size > 0 && a.offset < b.offset + b.size &&
-         b.offset < a.offset + a.size;
-}
-
 class Checker {
  public:
   Checker(const HloModule& module, const HloSchedule& schedule, const BufferAssignment& ba,
@@ -178,7 +173,7 @@ class Checker {
       for (int64_t out : aa_.positions_of(y)) {
         for (int64_t k = 0; k < y->operand_count(); ++k) {
           for (int64_t in : aa_.positions_of(y->operand(k))) {
-            if (!Overlap(slices_[out], slices_[in])) continue;
+            if (!slices_[out].Overlaps(slices_[in])) continue;
             const bool legal = y->shape().IsArray() && slices_[out] == slices_[in] &&
                                CanShareOperandBuffer(*y, k);
             if (!legal) {
@@ -268,7 +263,7 @@ class Checker {
       if (next != live.end()) neighbours.push_back(next->second);
       if (next != live.begin()) neighbours.push_back(std::prev(next)->second);
       for (int64_t other : neighbours) {
-        if (!Overlap(s, slices_[other])) continue;
+        if (!s.Overlaps(slices_[other])) continue;
         return Fail(absl::StrCat(
             Name(aa_.position(other)), " (live at times [", start_[other], ", ", end_[other], "], ",
             Bytes(slices_[other]), ") and ", Name(aa_.position(r)), " (live at times [", start_[r],

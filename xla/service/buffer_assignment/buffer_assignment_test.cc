@@ -46,6 +46,17 @@ Assigned Assign(const std::string& text, BufferAssignmentOptions options = {}) {
   return {std::move(module), std::move(schedule), *std::move(a)};
 }
 
+TEST(BufferSlice, OverlapsWhenTheyShareAByte) {
+  const BufferSlice a{3, 16, 8};  // bytes 16..23
+  EXPECT_TRUE(a.Overlaps(BufferSlice{3, 23, 5}));
+  EXPECT_TRUE(a.Overlaps(BufferSlice{3, 0, 17}));
+  EXPECT_TRUE(a.Overlaps(a));
+  EXPECT_FALSE(a.Overlaps(BufferSlice{3, 24, 4}));  // adjacent
+  EXPECT_FALSE(a.Overlaps(BufferSlice{3, 8, 8}));
+  EXPECT_FALSE(a.Overlaps(BufferSlice{4, 16, 8}));  // another allocation
+  EXPECT_FALSE(a.Overlaps(BufferSlice{3, 18, 0}));  // empty
+}
+
 TEST(BufferAssignment, PacksTemporariesWithReuseAtExactOffsets) {
   // f32[10,10] is 400 bytes, 512 aligned. Lifetimes: a [1,2], b [2,3],
   // c [3,4]: b cannot reuse a (a is read while b is written), c can.

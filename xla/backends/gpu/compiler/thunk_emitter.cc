@@ -26,11 +26,6 @@ namespace {
 
 using Thunks = google::protobuf::RepeatedPtrField<ThunkProto>;
 
-bool Overlap(const BufferSlice& a, const BufferSlice& b) {
-  return a.allocation == b.allocation && a.size > 0 && b.size > 0 &&
-         a.offset < b.offset + b.size && b.offset < a.offset + a.size;
-}
-
 // A kernel's KernelArgAliasing from its operand and output slices: an
 // output that is exactly an operand's slice is reached through that
 // operand; every other argument is `noalias` when it overlaps no other.
@@ -53,7 +48,7 @@ KernelArgAliasing ArgAliasing(const std::vector<BufferSlice>& operands,
   for (size_t k = 0; k < all.size(); ++k) {
     bool alone = reached_through[k] == k;
     for (size_t m = 0; m < all.size() && alone; ++m) {
-      if (m != k && reached_through[m] != k && Overlap(all[k], all[m])) alone = false;
+      if (m != k && reached_through[m] != k && all[k].Overlaps(all[m])) alone = false;
     }
     aliasing.noalias.push_back(alone);
   }
@@ -678,11 +673,6 @@ class Emitter {
     return absl::OkStatus();
   }
 
-  static bool Overlaps(const BufferSlice& a, const BufferSlice& b) {
-    return a.allocation == b.allocation && a.size > 0 && b.size > 0 &&
-           a.offset < b.offset + b.size && b.offset < a.offset + a.size;
-  }
-
   // Ops that emit no thunk of their own, or only a copy into their own
   // slices when those differ from their source's (EmitInstruction).
   static bool EmitsNoWork(HloOpcode op) {
@@ -736,7 +726,7 @@ class Emitter {
             absl::StatusOr<BufferSlice> read = Slice(operand, leaf);
             if (!read.ok()) return false;
             for (const BufferSlice& r : results) {
-              if (Overlaps(*read, r)) return false;
+              if (read->Overlaps(r)) return false;
             }
           }
         }
@@ -748,7 +738,7 @@ class Emitter {
         // get-tuple-element of element 0) writes nothing.
         if (forwards && IsSliceOf(start, *written)) continue;
         for (const BufferSlice& t : touched) {
-          if (Overlaps(*written, t)) return false;
+          if (written->Overlaps(t)) return false;
         }
       }
     }

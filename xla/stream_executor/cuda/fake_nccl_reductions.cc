@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <type_traits>
 
 namespace stream_executor::cuda {
@@ -14,31 +15,25 @@ T LoadAt(const char* base, size_t index) {
   return value;
 }
 
-// Integer sums and products wrap (computed in the unsigned type).
+// `op` on a and b; integer arithmetic wraps (it runs in the unsigned type).
+template <typename T, typename Op>
+T Wrapping(T a, T b, Op op) {
+  if constexpr (std::is_integral_v<T>) {
+    using U = std::make_unsigned_t<T>;
+    return static_cast<T>(static_cast<U>(op(static_cast<U>(a), static_cast<U>(b))));
+  } else {
+    return op(a, b);
+  }
+}
+
 template <typename T>
 struct SumOp {
-  static T Apply(T a, T b) {
-    if constexpr (std::is_integral_v<T>) {
-      using U = std::make_unsigned_t<T>;
-      return static_cast<T>(
-          static_cast<U>(static_cast<U>(a) + static_cast<U>(b)));
-    } else {
-      return a + b;
-    }
-  }
+  static T Apply(T a, T b) { return Wrapping(a, b, std::plus<>()); }
 };
 
 template <typename T>
 struct ProdOp {
-  static T Apply(T a, T b) {
-    if constexpr (std::is_integral_v<T>) {
-      using U = std::make_unsigned_t<T>;
-      return static_cast<T>(
-          static_cast<U>(static_cast<U>(a) * static_cast<U>(b)));
-    } else {
-      return a * b;
-    }
-  }
+  static T Apply(T a, T b) { return Wrapping(a, b, std::multiplies<>()); }
 };
 
 template <typename T>

@@ -248,36 +248,33 @@ absl::StatusOr<ParsedArtifact> ParseInPlace(absl::string_view bytes, absl::strin
                                                    " bytes exceeds the limit ", kMaxArtifactBytes));
   }
   const std::optional<StoredParts> stored = StoredPayload(bytes);
-  std::optional<absl::string_view> payload;
-  if (stored.has_value()) payload = stored->payload;
   std::optional<uint64_t> checksum;
-  bool hashed = false;
   std::thread hasher;
-  if (payload.has_value() && payload->size() >= kConcurrentHashBytes) {
+  if (stored.has_value() && stored->payload.size() >= kConcurrentHashBytes) {
     try {
       hasher = std::thread([&checksum, &stored] { checksum = HashBytes(*stored); });
-      hashed = true;
     } catch (const std::system_error&) {
       // No thread: hash below, after the parse.
     }
   }
-  const bool defer = thunks != Thunks::kParse && payload.has_value();
+  const bool hashed_beside = hasher.joinable();
+  const bool defer = thunks != Thunks::kParse && stored.has_value();
   std::shared_ptr<std::string> records;
   if (defer && thunks == Thunks::kCopyBytes) records = std::make_shared<std::string>();
   absl::StatusOr<std::unique_ptr<GpuExecutableProto>> artifact;
   if (defer) {
-    artifact = ParseDeferringThunks(bytes, *payload, what, records.get());
+    artifact = ParseDeferringThunks(bytes, stored->payload, what, records.get());
   } else {
     google::protobuf::io::ArrayInputStream input(bytes.data(), static_cast<int>(bytes.size()));
     artifact = ParseFrom(&input, what);
   }
   if (hasher.joinable()) hasher.join();
   if (!artifact.ok()) return artifact.status();
-  if (stored.has_value() && !hashed) checksum = HashBytes(*stored);
+  if (stored.has_value() && !hashed_beside) checksum = HashBytes(*stored);
   ParsedArtifact parsed{*std::move(artifact), checksum};
   if (defer) {
     parsed.thunks_deferred = true;
-    parsed.stored_payload = records != nullptr ? absl::string_view(*records) : *payload;
+    parsed.stored_payload = records != nullptr ? absl::string_view(*records) : stored->payload;
     parsed.storage = std::move(records);
   }
   return parsed;

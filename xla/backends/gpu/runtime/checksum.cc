@@ -126,20 +126,18 @@ __attribute__((target("sse4.2,pclmul"))) uint32_t Crc32cClmul(uint32_t state,
   return Crc32cSse42(Crc32cSse42(0, last, sizeof(last)), p, n);
 }
 
-bool HasSse42() {
-  static const bool has = [] {
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("sse4.2") != 0;
-  }();
-  return has;
-}
+// What the CPU offers the CRC-32C paths, asked once.
+struct CrcCpu {
+  bool sse42;
+  bool clmul;
+};
 
-bool HasClmul() {
-  static const bool has = [] {
+const CrcCpu& GetCrcCpu() {
+  static const CrcCpu cpu = [] {
     __builtin_cpu_init();
-    return __builtin_cpu_supports("pclmul") != 0;
+    return CrcCpu{__builtin_cpu_supports("sse4.2") != 0, __builtin_cpu_supports("pclmul") != 0};
   }();
-  return has;
+  return cpu;
 }
 
 // Inputs shorter than this go through the crc32 chain alone.
@@ -195,9 +193,10 @@ void Fnv1a64::Update(const void* data, size_t size) {
 void Crc32c::Update(const void* data, size_t size) {
   const unsigned char* bytes = static_cast<const unsigned char*>(data);
 #if defined(__x86_64__)
-  if (HasSse42()) {
-    state_ = size >= kClmulMinBytes && HasClmul() ? Crc32cClmul(state_, bytes, size)
-                                                   : Crc32cSse42(state_, bytes, size);
+  const CrcCpu& cpu = GetCrcCpu();
+  if (cpu.sse42) {
+    state_ = size >= kClmulMinBytes && cpu.clmul ? Crc32cClmul(state_, bytes, size)
+                                                 : Crc32cSse42(state_, bytes, size);
     return;
   }
 #endif

@@ -131,7 +131,7 @@ absl::StatusOr<std::unique_ptr<GpuExecutable::DeviceState>> GpuExecutable::Creat
   auto state = std::make_unique<DeviceState>();
   state->executor = executor;
   state->kernels = std::make_unique<DeviceKernels>(executor, program_->kernels,
-                                                   program_->payload_tables().host_shared_object(),
+                                                   program_->host_shared_object,
                                                    program_->module_name());
   RETURN_IF_ERROR(UploadConstants(*program_, executor, &state->constants));
   InitializeParams params{executor, state->kernels.get()};

@@ -19,7 +19,7 @@ absl::Status NeedPlatform(const Target& target, absl::string_view platform,
   return Invalid(path, absl::StrCat("a ", kind, " kernel cannot run on target ", target.name));
 }
 
-absl::StatusOr<KernelSpec> SpecFromProto(const KernelProto& p, const GpuExecutablePayloadProto& payload,
+absl::StatusOr<KernelSpec> SpecFromProto(const KernelProto& p, absl::string_view host_shared_object,
                                          const Target& target, const std::string& path) {
   KernelSpec spec;
   spec.name = p.name();
@@ -48,7 +48,7 @@ absl::StatusOr<KernelSpec> SpecFromProto(const KernelProto& p, const GpuExecutab
       break;
     case KernelProto::kHostSymbol:
       RETURN_IF_ERROR(NeedPlatform(target, "host", path, "host_symbol"));
-      if (payload.host_shared_object().empty()) {
+      if (host_shared_object.empty()) {
         return Invalid(path + ".host_symbol", "the artifact has no host_shared_object");
       }
       spec.kind = KernelSpec::Kind::kHostSymbol;
@@ -89,6 +89,7 @@ absl::string_view KernelKindName(KernelSpec::Kind kind) {
 }
 
 absl::StatusOr<std::vector<KernelSpec>> KernelsFromProto(const GpuExecutablePayloadProto& payload,
+                                                         absl::string_view host_shared_object,
                                                          const Target& target) {
   if (payload.kernels_size() > kMaxKernels) {
     return Invalid("kernels", absl::StrCat(payload.kernels_size(), " entries exceed the limit ", kMaxKernels));
@@ -103,7 +104,7 @@ absl::StatusOr<std::vector<KernelSpec>> KernelsFromProto(const GpuExecutablePayl
     if (!names.insert(p.name()).second) {
       return Invalid(path + ".name", absl::StrCat("'", p.name(), "' appears twice; each kernel is stored once"));
     }
-    ASSIGN_OR_RETURN(KernelSpec spec, SpecFromProto(p, payload, target, path));
+    ASSIGN_OR_RETURN(KernelSpec spec, SpecFromProto(p, host_shared_object, target, path));
     specs.push_back(std::move(spec));
   }
   return specs;

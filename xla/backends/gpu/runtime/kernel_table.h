@@ -52,9 +52,12 @@ absl::string_view KernelKindName(KernelSpec::Kind kind);
 
 // Validates payload.kernels for `target`: a spec is set (an unset one means
 // the artifact is newer than the runtime), names are non-empty and unique,
-// host symbols need target host and a host shared object, PTX/cubin need an
-// sm_ target, registered names exist for the target's platform.
+// host symbols need target host and a non-empty `host_shared_object` (the
+// payload's, which the loader may hold outside the message), PTX/cubin need
+// an sm_ target, registered names exist for the target's platform.
+// Thread-compatible (reads only its arguments).
 absl::StatusOr<std::vector<KernelSpec>> KernelsFromProto(const GpuExecutablePayloadProto& payload,
+                                                         absl::string_view host_shared_object,
                                                          const Target& target);
 
 class DeviceKernels {

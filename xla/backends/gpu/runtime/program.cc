@@ -56,8 +56,10 @@ absl::StatusOr<std::unique_ptr<GpuExecutableProto>> ParseFrom(
 
 using WireFormatLite = google::protobuf::internal::WireFormatLite;
 
-// GpuExecutableProto.payload and GpuExecutablePayloadProto.thunks.
+// GpuExecutableProto.payload, GpuExecutablePayloadProto.host_shared_object
+// and GpuExecutablePayloadProto.thunks.
 constexpr uint32_t kPayloadField = 2;
+constexpr uint32_t kHostSharedObjectField = 4;
 constexpr uint32_t kThunksField = 10;
 
 // One top-level record (tag and value) of a serialized message.
@@ -133,32 +135,66 @@ absl::Status ForEachStoredThunk(absl::string_view payload, absl::string_view wha
   return absl::OkStatus();
 }
 
-// Parses `bytes`, whose payload record is `payload`, leaving the payload's
-// top-level thunks out of the message; each is checked to parse, one at a
-// time, so the result is an error exactly when the full parse's would be.
-// With `thunk_records`, also copies the thunks' records (tags included)
-// into it, in order: a serialized payload with only its thunks.
-absl::StatusOr<std::unique_ptr<GpuExecutableProto>> ParseDeferringThunks(
-    absl::string_view bytes, absl::string_view payload, absl::string_view what,
-    std::string* thunk_records) {
-  if (thunk_records != nullptr) {
-    size_t size = 0;
-    ForEachRecord(payload, [&](const Record& p) {
-      if (p.field == kThunksField && p.length_delimited) size += p.whole.size();
-      return true;
-    });
-    thunk_records->reserve(size);
-  }
+// The bytes of the top-level thunk records (tags included) in a payload.
+size_t StoredThunkBytes(absl::string_view payload) {
+  size_t size = 0;
+  ForEachRecord(payload, [&](const Record& p) {
+    if (p.field == kThunksField && p.length_delimited) size += p.whole.size();
+    return true;
+  });
+  return size;
+}
+
+// What ParseByRecords leaves out of the payload message.
+struct LeftOut {
+  // Check each top-level thunk to parse, one at a time, and leave the list
+  // out (an error exactly when the full parse's would be).
+  bool thunks = false;
+  // With `thunks`, also copy their records (tags included) here, in order:
+  // a serialized payload with only its thunks.
+  std::string* thunk_records = nullptr;
+  // Leave host_shared_object out and point this at its bytes inside `bytes`
+  // (the last record wins, as in a parse).
+  std::optional<absl::string_view>* shared_object = nullptr;
+};
+
+// Parses `bytes`, whose payload record is `payload`, record by record,
+// leaving out what `left_out` says. Runs of records that stay in are merged
+// by one call each.
+absl::StatusOr<std::unique_ptr<GpuExecutableProto>> ParseByRecords(absl::string_view bytes,
+                                                                   absl::string_view payload,
+                                                                   absl::string_view what,
+                                                                   const LeftOut& left_out) {
+  if (left_out.thunk_records != nullptr) left_out.thunk_records->reserve(StoredThunkBytes(payload));
   auto artifact = std::make_unique<GpuExecutableProto>();
   GpuExecutablePayloadProto* tables = artifact->mutable_payload();
   ThunkProto scratch;
+  absl::string_view run;  // adjacent payload records not yet merged
+  auto flush = [&] {
+    const bool ok = run.empty() || MergeRecords(run, 1, tables);
+    run = {};
+    return ok;
+  };
   const bool ok = ForEachRecord(bytes, [&](const Record& r) {
     if (r.field != kPayloadField || !r.length_delimited) return MergeRecords(r.whole, 0, artifact.get());
     return ForEachRecord(payload, [&](const Record& p) {
-      if (p.field != kThunksField || !p.length_delimited) return MergeRecords(p.whole, 1, tables);
-      if (thunk_records != nullptr) thunk_records->append(p.whole.data(), p.whole.size());
+      const bool thunk = left_out.thunks && p.field == kThunksField && p.length_delimited;
+      const bool shared_object = left_out.shared_object != nullptr &&
+                                 p.field == kHostSharedObjectField && p.length_delimited;
+      if (!thunk && !shared_object) {
+        run = run.empty() ? p.whole
+                          : absl::string_view(run.data(), static_cast<size_t>(p.whole.data() + p.whole.size() -
+                                                                             run.data()));
+        return true;
+      }
+      if (!flush()) return false;
+      if (shared_object) {
+        *left_out.shared_object = p.contents;
+        return true;
+      }
+      if (left_out.thunk_records != nullptr) left_out.thunk_records->append(p.whole.data(), p.whole.size());
       return ParseThunk(p.contents, &scratch);
-    });
+    }) && flush();
   });
   if (!ok) return NotAnArtifact(what);
   return artifact;
@@ -182,7 +218,6 @@ struct StoredParts {
 // top level does not scan.
 std::optional<StoredParts> StoredPayload(absl::string_view bytes) {
   constexpr uint32_t kHeaderField = 1;
-  constexpr uint32_t kPayloadField = 2;
   google::protobuf::io::CodedInputStream in(reinterpret_cast<const uint8_t*>(bytes.data()),
                                             static_cast<int>(bytes.size()));
   std::optional<absl::string_view> payload;
@@ -238,11 +273,17 @@ enum class Thunks {
   kCopyBytes,  // deferred, their records copied out of `bytes`
 };
 
+// How ParseInPlace treats the payload's host_shared_object.
+enum class SharedObject {
+  kCopy,  // into the message
+  kView,  // a view into `bytes`, which the caller keeps while the result lives
+};
+
 // Parses `bytes` in place (strings are copied out of it) while hashing the
-// stored payload. Thunks are deferred (as `thunks` says) only when the
-// payload is stored once.
+// stored payload. Thunks and the shared object are left out of the message
+// (as `thunks` and `shared_object` say) only when the payload is stored once.
 absl::StatusOr<ParsedArtifact> ParseInPlace(absl::string_view bytes, absl::string_view what,
-                                            Thunks thunks) {
+                                            Thunks thunks, SharedObject shared_object) {
   if (bytes.size() > static_cast<size_t>(kMaxArtifactBytes)) {
     return absl::InvalidArgumentError(absl::StrCat(what, " of ", bytes.size(),
                                                    " bytes exceeds the limit ", kMaxArtifactBytes));
@@ -258,12 +299,19 @@ absl::StatusOr<ParsedArtifact> ParseInPlace(absl::string_view bytes, absl::strin
     }
   }
   const bool hashed_beside = hasher.joinable();
-  const bool defer = thunks != Thunks::kParse && stored.has_value();
+  LeftOut left_out;
+  left_out.thunks = thunks != Thunks::kParse && stored.has_value() &&
+                    StoredThunkBytes(stored->payload) >= kDeferThunkBytes;
   std::shared_ptr<std::string> records;
-  if (defer && thunks == Thunks::kCopyBytes) records = std::make_shared<std::string>();
+  if (left_out.thunks && thunks == Thunks::kCopyBytes) {
+    records = std::make_shared<std::string>();
+    left_out.thunk_records = records.get();
+  }
+  std::optional<absl::string_view> shared_object_view;
+  if (shared_object == SharedObject::kView && stored.has_value()) left_out.shared_object = &shared_object_view;
   absl::StatusOr<std::unique_ptr<GpuExecutableProto>> artifact;
-  if (defer) {
-    artifact = ParseDeferringThunks(bytes, stored->payload, what, records.get());
+  if (left_out.thunks || left_out.shared_object != nullptr) {
+    artifact = ParseByRecords(bytes, stored->payload, what, left_out);
   } else {
     google::protobuf::io::ArrayInputStream input(bytes.data(), static_cast<int>(bytes.size()));
     artifact = ParseFrom(&input, what);
@@ -272,12 +320,20 @@ absl::StatusOr<ParsedArtifact> ParseInPlace(absl::string_view bytes, absl::strin
   if (!artifact.ok()) return artifact.status();
   if (stored.has_value() && !hashed_beside) checksum = HashBytes(*stored);
   ParsedArtifact parsed{*std::move(artifact), checksum};
-  if (defer) {
+  parsed.host_shared_object = shared_object_view;
+  if (left_out.thunks) {
     parsed.thunks_deferred = true;
     parsed.stored_payload = records != nullptr ? absl::string_view(*records) : stored->payload;
     parsed.storage = std::move(records);
   }
   return parsed;
+}
+
+// Puts a host shared object held as a view back into the payload message.
+void RestoreSharedObject(ParsedArtifact& parsed, GpuExecutablePayloadProto* payload) {
+  if (!parsed.host_shared_object.has_value()) return;
+  payload->set_host_shared_object(parsed.host_shared_object->data(), parsed.host_shared_object->size());
+  parsed.host_shared_object.reset();
 }
 
 // Puts deferred thunks back into the payload message (the stored bytes are
@@ -495,7 +551,11 @@ const GpuExecutablePayloadProto& Program::payload() const {
     absl::StatusOr<SequentialThunkProto> list = root->ToSequenceProto();
     // Every loaded thunk came from a proto of the same format.
     XLA_CHECK(list.ok()) << "a loaded thunk does not serialize: " << list.status();
-    artifact->mutable_payload()->mutable_thunks()->Swap(list->mutable_thunks());
+    GpuExecutablePayloadProto* payload = artifact->mutable_payload();
+    payload->mutable_thunks()->Swap(list->mutable_thunks());
+    if (payload->host_shared_object().empty() && !host_shared_object.empty()) {
+      payload->set_host_shared_object(host_shared_object.data(), host_shared_object.size());
+    }
   });
   return artifact->payload();
 }
@@ -503,7 +563,7 @@ const GpuExecutablePayloadProto& Program::payload() const {
 absl::StatusOr<ParsedArtifact> ParseArtifactAndHash(absl::string_view bytes) {
   // The caller may drop `bytes` before LoadProgram: copy the thunk records
   // (about one copy of the list's wire bytes, not of the payload).
-  return ParseInPlace(bytes, "the input", Thunks::kCopyBytes);
+  return ParseInPlace(bytes, "the input", Thunks::kCopyBytes, SharedObject::kCopy);
 }
 
 absl::StatusOr<ParsedArtifact> ParseArtifactFileAndHash(const std::string& path) {
@@ -533,9 +593,12 @@ absl::StatusOr<ParsedArtifact> ParseArtifactFileAndHash(const std::string& path)
         return absl::DataLossError(absl::StrCat("cannot read artifact ", path, ": got ", done,
                                                 " of its ", size, " bytes"));
       }
-      absl::StatusOr<ParsedArtifact> parsed =
-          ParseInPlace(absl::string_view(buffer.get(), size), path, Thunks::kInBytes);
-      if (parsed.ok() && parsed->thunks_deferred) parsed->storage = std::move(buffer);
+      // The shared object stays in the buffer, which the Program then keeps.
+      absl::StatusOr<ParsedArtifact> parsed = ParseInPlace(absl::string_view(buffer.get(), size), path,
+                                                           Thunks::kInBytes, SharedObject::kView);
+      if (parsed.ok() && (parsed->thunks_deferred || parsed->host_shared_object.has_value())) {
+        parsed->storage = std::move(buffer);
+      }
       return parsed;
     }
     void* mapped = mmap(nullptr, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
@@ -544,8 +607,9 @@ absl::StatusOr<ParsedArtifact> ParseArtifactFileAndHash(const std::string& path)
       std::shared_ptr<const void> mapping(mapped, [size](const void* m) {
         munmap(const_cast<void*>(m), size);
       });
-      absl::StatusOr<ParsedArtifact> parsed = ParseInPlace(
-          absl::string_view(static_cast<const char*>(mapped), size), path, Thunks::kInBytes);
+      absl::StatusOr<ParsedArtifact> parsed =
+          ParseInPlace(absl::string_view(static_cast<const char*>(mapped), size), path, Thunks::kInBytes,
+                       SharedObject::kCopy);
       // Keep the mapping only while it holds deferred thunks.
       if (parsed.ok() && parsed->thunks_deferred) parsed->storage = std::move(mapping);
       return parsed;
@@ -559,7 +623,7 @@ absl::StatusOr<ParsedArtifact> ParseArtifactFileAndHash(const std::string& path)
 }
 
 absl::StatusOr<std::unique_ptr<GpuExecutableProto>> ParseArtifact(absl::string_view bytes) {
-  ASSIGN_OR_RETURN(ParsedArtifact parsed, ParseInPlace(bytes, "the input", Thunks::kParse));
+  ASSIGN_OR_RETURN(ParsedArtifact parsed, ParseInPlace(bytes, "the input", Thunks::kParse, SharedObject::kCopy));
   return std::move(parsed.artifact);
 }
 
@@ -575,7 +639,14 @@ absl::StatusOr<std::unique_ptr<Program>> LoadProgram(ParsedArtifact parsed,
   ASSIGN_OR_RETURN(p->target, ValidateHeader(p->artifact->header()));
   if (parsed.stored_payload_checksum != p->artifact->header().payload_checksum()) {
     // The checksum is then of the whole payload message.
+    RestoreSharedObject(parsed, p->artifact->mutable_payload());
     RETURN_IF_ERROR(RestoreDeferredThunks(parsed, p->artifact->mutable_payload()));
+  }
+  if (parsed.host_shared_object.has_value()) {
+    p->host_shared_object = *parsed.host_shared_object;
+    p->storage = parsed.storage;
+  } else {
+    p->host_shared_object = p->artifact->payload().host_shared_object();
   }
   RETURN_IF_ERROR(CheckChecksum(*p->artifact, parsed.stored_payload_checksum));
   const GpuExecutablePayloadProto& payload = p->payload_tables();
@@ -590,7 +661,7 @@ absl::StatusOr<std::unique_ptr<Program>> LoadProgram(ParsedArtifact parsed,
                                         static_cast<int64_t>(p->program_shape.parameters.size()),
                                         payload.constants_size()));
   RETURN_IF_ERROR(CheckAllocationSizes(*p));
-  ASSIGN_OR_RETURN(p->kernels, KernelsFromProto(payload, p->target));
+  ASSIGN_OR_RETURN(p->kernels, KernelsFromProto(payload, p->host_shared_object, p->target));
   RETURN_IF_ERROR(BuildOutputs(*p));
   RETURN_IF_ERROR(BuildAliases(*p));
   RETURN_IF_ERROR(BuildThunks(*p, parsed, ffi));
@@ -599,7 +670,8 @@ absl::StatusOr<std::unique_ptr<Program>> LoadProgram(ParsedArtifact parsed,
 
 absl::StatusOr<std::unique_ptr<Program>> LoadProgramFromBytes(absl::string_view bytes,
                                                               const ffi::FfiRegistry& ffi) {
-  ASSIGN_OR_RETURN(ParsedArtifact parsed, ParseInPlace(bytes, "the input", Thunks::kInBytes));
+  ASSIGN_OR_RETURN(ParsedArtifact parsed,
+                   ParseInPlace(bytes, "the input", Thunks::kInBytes, SharedObject::kCopy));
   return LoadProgram(std::move(parsed), ffi);
 }
 

@@ -7,7 +7,9 @@
 //      limit (kMaxProtoRecursion) and a size limit (kMaxArtifactBytes); a
 //      file of 1 MiB or more is memory-mapped and parsed in place (streamed
 //      when it cannot be mapped), a smaller one read into one buffer (cheaper
-//      than mapping it) and parsed in place. The *AndHash variants also
+//      than mapping it) and parsed in place, except its host shared object,
+//      which stays in that buffer (the Program keeps it; protobuf would copy
+//      it, the largest field of a small host artifact). The *AndHash variants also
 //      hash the payload's bytes as stored, on a second thread while the
 //      parse runs, so that step 2 does not re-serialize the payload.
 //   2. the header (artifact_header.h), then the payload checksum: the
@@ -17,18 +19,20 @@
 //      outputs and aliases;
 //   4. the thunk tree, through the one deserializer switch.
 // Every failure is InvalidArgument naming the field path and the values.
-// The payload is kept once (inside `artifact`); kernels and constants are
-// views into it.
+// The payload is kept once (inside `artifact`, or for a small file's host
+// shared object, in the file's buffer); kernels and constants are views into
+// it.
 //
 // Load memory (docs/reliability.md, "Peak heap during load"): the
 // payload's top-level thunk list is never held as a protobuf tree next to
-// the runtime thunks. When the artifact is parsed in place, the *AndHash
-// parsers check each top-level ThunkProto record with one scratch message
-// and leave the list out of `artifact`; LoadProgram then reads the records
-// again from the stored bytes, one ThunkProto at a time, converting and
-// discarding each. Otherwise (a streamed file, LoadProgram from a proto, or
-// stored bytes that are not the sealed serialization) the list is parsed
-// whole and released once the runtime thunks are built. Either way the
+// the runtime thunks. When a file or the caller's bytes are parsed in
+// place and the list takes kDeferThunkBytes or more, the *AndHash parsers
+// check each top-level ThunkProto record with one scratch message and leave
+// the list out of `artifact`; LoadProgram then reads the records again from
+// the stored bytes, one ThunkProto at a time, converting and discarding
+// each. Otherwise (a shorter list, a streamed file, LoadProgram from a
+// proto, or stored bytes that are not the sealed serialization) the list is
+// parsed whole and released once the runtime thunks are built. Either way the
 // loaded Program's `artifact` has no top-level thunks; Program::payload()
 // puts them back, rebuilt from the runtime thunks, on first use.
 //
@@ -37,6 +41,7 @@
 #ifndef XLA_BACKENDS_GPU_RUNTIME_PROGRAM_H_
 #define XLA_BACKENDS_GPU_RUNTIME_PROGRAM_H_
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -60,6 +65,12 @@ inline constexpr int64_t kMaxArtifactBytes = (int64_t{1} << 31) - 1;
 // Deepest message nesting the parser accepts; more is a parse error, so a
 // recursion bomb never reaches the deserializer.
 inline constexpr int kMaxProtoRecursion = 100;
+// Top-level thunk lists whose records take at least this many bytes are
+// deferred when parsing in place (see the file comment); smaller ones are
+// parsed once, into the message: deferring costs two more parses (the async
+// check and the build), and a protobuf tree of this size is at most a few
+// hundred KiB.
+inline constexpr size_t kDeferThunkBytes = size_t{16} << 10;
 
 struct OutputInfo {
   std::vector<int64_t> shape_index;
@@ -78,8 +89,15 @@ struct Program {
   ~Program();
 
   // The artifact as loaded, without the payload's top-level thunks (see the
-  // file comment): what payload_tables() returns.
+  // file comment), and without host_shared_object when `storage` holds it:
+  // what payload_tables() returns.
   std::unique_ptr<GpuExecutableProto> artifact;
+  // The payload's host shared object (empty when it has none): a view into
+  // `storage` or into `artifact`. Use this, not the message's field.
+  absl::string_view host_shared_object;
+  // The artifact file's bytes when host_shared_object points into them
+  // (a file under 1 MiB, read whole), else null.
+  std::shared_ptr<const void> storage;
   Target target;
   ProgramShape program_shape;
   std::vector<BufferAllocation> allocations;
@@ -90,12 +108,14 @@ struct Program {
   std::unique_ptr<SequentialThunk> root;
   ResourceRequests resources;
 
-  // The payload without its top-level thunks: every table the executable
-  // reads (constants, kernels' code, module name). Never allocates.
+  // The payload without its top-level thunks and possibly without its
+  // host_shared_object (read `host_shared_object` instead): every table the
+  // executable reads (constants, kernels' code, module name). Never allocates.
   const GpuExecutablePayloadProto& payload_tables() const { return artifact->payload(); }
   // The whole payload, for tools (inspect, thunk graphs). The first call
   // rebuilds the top-level `thunks` from the runtime thunks (ToProto, as
-  // much memory as a parsed list), later calls return the same message.
+  // much memory as a parsed list) and copies host_shared_object back into
+  // the message, later calls return the same message.
   // Thread-safe. Before `root` is built (inside LoadProgram) it returns the
   // payload as it stands and rebuilds nothing.
   const GpuExecutablePayloadProto& payload() const;
@@ -121,9 +141,12 @@ struct ParsedArtifact {
   // When thunks_deferred, artifact->payload() has no top-level thunks: they
   // are the `thunks` records of stored_payload (already checked to parse),
   // which LoadProgram reads one at a time. `storage` owns those bytes: the
-  // file mapping or read buffer, or a copy of just the thunk records.
+  // file mapping, or a copy of just the thunk records.
   bool thunks_deferred = false;
   absl::string_view stored_payload{};
+  // When set, artifact->payload() has no host_shared_object: these are its
+  // bytes, inside `storage` (a small file's read buffer).
+  std::optional<absl::string_view> host_shared_object{};
   std::shared_ptr<const void> storage{};
 };
 
@@ -131,10 +154,14 @@ struct ParsedArtifact {
 // memory-mapped, or streamed when mapping fails; NotFound when the file
 // cannot be opened, DataLoss when it reads short), that also hash
 // the stored payload bytes (concurrently with the parse for payloads of
-// 1 MiB or more). Same errors. Both defer the payload's top-level thunks
-// when the payload is stored once (see ParsedArtifact): the file variant
-// keeps the mapping or buffer, ParseArtifactAndHash copies the thunk records (about
-// their wire size), so the result never refers to `bytes`.
+// 1 MiB or more). Same errors. When the payload is stored once (see
+// ParsedArtifact), ParseArtifactAndHash and a mapped file defer the
+// payload's top-level thunks (the file variant keeps the mapping,
+// ParseArtifactAndHash copies the thunk records, about their wire size, so
+// the result never refers to `bytes`); a file read whole (under 1 MiB)
+// keeps its buffer, which also holds the host shared object. Thunk lists
+// under kDeferThunkBytes are parsed into the message instead.
+// Thread-safe (no shared state).
 absl::StatusOr<ParsedArtifact> ParseArtifactAndHash(absl::string_view bytes);
 absl::StatusOr<ParsedArtifact> ParseArtifactFileAndHash(const std::string& path);
 

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <string>
 
+#include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "xla/backends/gpu/runtime/checksum.h"
 #include "xla/backends/gpu/runtime/runtime_test_util.h"
@@ -95,85 +96,188 @@ TEST(Program, NonCanonicalPayloadBytesFallBackToReserialization) {
   EXPECT_TRUE(LoadProgram(*std::move(again), ffi::FfiRegistry::Global()).ok());
 }
 
-// The payload's top-level thunks are read one at a time from the stored
-// bytes (or parsed whole and released): every load path builds the same
-// tree, keeps no protobuf copy of the list, and payload() gives back the
-// list the artifact stored (the oracle: the artifact's own proto).
-TEST(Program, ThunkListIsReleasedAndRebuiltOnDemand) {
-  GpuExecutableProto a = Artifact({3}, 40);
-  GpuExecutablePayloadProto* payload = a.mutable_payload();
-  for (int i = 0; i < 5; ++i) {
-    ThunkProto* t = payload->add_thunks();
-    t->set_profile_annotation("fill." + std::to_string(i));
+// Appends memset thunks to `p` until its top-level thunk list serializes to
+// at least `bytes` bytes, so that parsing in place defers it.
+void PadThunks(GpuExecutablePayloadProto* p, size_t bytes) {
+  size_t size = 0;
+  for (const ThunkProto& t : p->thunks()) size += t.ByteSizeLong() + 3;
+  for (int i = 0; size < bytes; ++i) {
+    ThunkProto* t = p->add_thunks();
+    t->set_profile_annotation("pad." + std::to_string(i));
     BufferSliceProto* d = t->mutable_memset()->mutable_destination();
-    d->set_offset(4 * (i % 3));
+    d->set_offset(4 * (i % 4));
     d->set_size(4);
-    t->mutable_memset()->set_pattern(static_cast<uint32_t>(7 * i + 1));
+    t->mutable_memset()->set_pattern(static_cast<uint32_t>(i));
+    size += t->ByteSizeLong() + 2;
   }
-  ThunkProto* seq = payload->add_thunks();
-  seq->set_profile_annotation("nested");
-  *seq->mutable_sequential()->add_thunks() = payload->thunks(1);
-  *seq->mutable_sequential()->add_thunks() = payload->thunks(0);
-  SealArtifact(&a);
-  const std::string bytes = testing::SerializeArtifact(a);
-  const std::string path = WriteTemp("thunks.xaot", bytes);
-  const std::string expected = testing::SerializeArtifact(GpuExecutableProto(a));
+}
 
-  for (int how = 0; how < 4; ++how) {
-    absl::StatusOr<std::unique_ptr<Program>> p;
-    if (how == 0) p = LoadProgram(std::make_unique<GpuExecutableProto>(a), ffi::FfiRegistry::Global());
-    if (how == 1) p = LoadProgram(*ParseArtifactAndHash(std::string(bytes)), ffi::FfiRegistry::Global());
-    if (how == 2) p = LoadProgram(*ParseArtifactFileAndHash(path), ffi::FfiRegistry::Global());
-    if (how == 3) p = LoadProgramFromBytes(bytes, ffi::FfiRegistry::Global());
-    ASSERT_TRUE(p.ok()) << how << ": " << p.status();
-    const Program& program = **p;
-    EXPECT_EQ(program.payload_tables().thunks_size(), 0) << how;
-    ASSERT_EQ(program.root->thunks().size(), 7u) << how;  // 1 from Artifact, 5, 1 nested
-    EXPECT_EQ(program.root->thunks()[6]->children().size(), 2u) << how;
-    EXPECT_EQ(program.module_name(), "weights");
-    // Rebuilt from the runtime thunks: the whole artifact serializes as stored.
-    const GpuExecutablePayloadProto& full = program.payload();
-    EXPECT_EQ(full.thunks_size(), 7) << how;
-    GpuExecutableProto rebuilt = *program.artifact;
-    EXPECT_EQ(testing::SerializeArtifact(rebuilt), expected) << how;
-    EXPECT_EQ(&program.payload(), &full) << how;  // rebuilt once
+// The payload's top-level thunks are read one at a time from the stored
+// bytes (a list of kDeferThunkBytes or more), or parsed whole and released:
+// every load path builds the same tree, keeps no protobuf copy of the list,
+// and payload() gives back the list the artifact stored (the oracle: the
+// artifact's own proto).
+TEST(Program, ThunkListIsReleasedAndRebuiltOnDemand) {
+  for (const bool long_list : {false, true}) {
+    GpuExecutableProto a = Artifact({3}, 40);
+    GpuExecutablePayloadProto* payload = a.mutable_payload();
+    for (int i = 0; i < 5; ++i) {
+      ThunkProto* t = payload->add_thunks();
+      t->set_profile_annotation("fill." + std::to_string(i));
+      BufferSliceProto* d = t->mutable_memset()->mutable_destination();
+      d->set_offset(4 * (i % 3));
+      d->set_size(4);
+      t->mutable_memset()->set_pattern(static_cast<uint32_t>(7 * i + 1));
+    }
+    ThunkProto* seq = payload->add_thunks();
+    seq->set_profile_annotation("nested");
+    *seq->mutable_sequential()->add_thunks() = payload->thunks(1);
+    *seq->mutable_sequential()->add_thunks() = payload->thunks(0);
+    if (long_list) PadThunks(payload, kDeferThunkBytes);
+    SealArtifact(&a);
+    const int n = a.payload().thunks_size();
+    const std::string bytes = testing::SerializeArtifact(a);
+    const std::string path = WriteTemp("thunks.xaot", bytes);
+    const std::string expected = testing::SerializeArtifact(GpuExecutableProto(a));
+    EXPECT_EQ(ParseArtifactAndHash(bytes)->thunks_deferred, long_list);
+    EXPECT_EQ(ParseArtifactFileAndHash(path)->thunks_deferred, long_list);
+
+    for (int how = 0; how < 4; ++how) {
+      SCOPED_TRACE(absl::StrCat("load path ", how, ", long list ", long_list));
+      absl::StatusOr<std::unique_ptr<Program>> p;
+      if (how == 0) p = LoadProgram(std::make_unique<GpuExecutableProto>(a), ffi::FfiRegistry::Global());
+      if (how == 1) p = LoadProgram(*ParseArtifactAndHash(std::string(bytes)), ffi::FfiRegistry::Global());
+      if (how == 2) p = LoadProgram(*ParseArtifactFileAndHash(path), ffi::FfiRegistry::Global());
+      if (how == 3) p = LoadProgramFromBytes(bytes, ffi::FfiRegistry::Global());
+      ASSERT_TRUE(p.ok()) << p.status();
+      const Program& program = **p;
+      EXPECT_EQ(program.payload_tables().thunks_size(), 0);
+      ASSERT_EQ(program.root->thunks().size(), static_cast<size_t>(n));  // 1 from Artifact, 5, 1 nested, pads
+      EXPECT_EQ(program.root->thunks()[6]->children().size(), 2u);
+      EXPECT_EQ(program.module_name(), "weights");
+      // Rebuilt from the runtime thunks: the whole artifact serializes as stored.
+      const GpuExecutablePayloadProto& full = program.payload();
+      EXPECT_EQ(full.thunks_size(), n);
+      GpuExecutableProto rebuilt = *program.artifact;
+      EXPECT_EQ(testing::SerializeArtifact(rebuilt), expected);
+      EXPECT_EQ(&program.payload(), &full);  // rebuilt once
+    }
   }
 }
 
 // Deferring the thunks must reject exactly what the whole-message parse
 // rejects: nesting at the recursion limit and strings that are not UTF-8.
 TEST(Program, DeferredThunkParseAgreesWithFullParse) {
-  int accepted = 0, rejected = 0;
-  for (int depth = 44; depth <= 52; ++depth) {
-    GpuExecutableProto a = Artifact({2}, 8);
-    ThunkProto inner = a.payload().thunks(0);
-    for (int d = 0; d < depth; ++d) {
-      ThunkProto outer;
-      *outer.mutable_sequential()->add_thunks() = inner;
-      inner = outer;
+  for (const bool long_list : {false, true}) {
+    SCOPED_TRACE(absl::StrCat("long list ", long_list));
+    int accepted = 0, rejected = 0;
+    for (int depth = 44; depth <= 52; ++depth) {
+      GpuExecutableProto a = Artifact({2}, 8);
+      ThunkProto inner = a.payload().thunks(0);
+      for (int d = 0; d < depth; ++d) {
+        ThunkProto outer;
+        *outer.mutable_sequential()->add_thunks() = inner;
+        inner = outer;
+      }
+      *a.mutable_payload()->add_thunks() = inner;
+      if (long_list) PadThunks(a.mutable_payload(), kDeferThunkBytes);
+      SealArtifact(&a);
+      const std::string bytes = testing::SerializeArtifact(a);
+      const bool full = ParseArtifact(bytes).ok();
+      absl::StatusOr<ParsedArtifact> deferred = ParseArtifactAndHash(bytes);
+      EXPECT_EQ(deferred.ok(), full) << "depth " << depth;
+      if (deferred.ok()) {
+        EXPECT_EQ(deferred->thunks_deferred, long_list);
+      }
+      EXPECT_EQ(ParseArtifactFileAndHash(WriteTemp("deep.xaot", bytes)).ok(), full) << "depth " << depth;
+      if (!deferred.ok()) {
+        EXPECT_NE(deferred.status().message().find("not a valid GpuExecutableProto"), std::string::npos);
+      }
+      (full ? accepted : rejected)++;
     }
-    *a.mutable_payload()->add_thunks() = inner;
+    EXPECT_GT(accepted, 0);
+    EXPECT_GT(rejected, 0);
+
+    GpuExecutableProto a = Artifact({2}, 8);
+    a.mutable_payload()->mutable_thunks(0)->set_profile_annotation("bad \xff utf-8");
+    if (long_list) PadThunks(a.mutable_payload(), kDeferThunkBytes);
     SealArtifact(&a);
     const std::string bytes = testing::SerializeArtifact(a);
-    const bool full = ParseArtifact(bytes).ok();
-    absl::StatusOr<ParsedArtifact> deferred = ParseArtifactAndHash(bytes);
-    EXPECT_EQ(deferred.ok(), full) << "depth " << depth;
-    EXPECT_EQ(ParseArtifactFileAndHash(WriteTemp("deep.xaot", bytes)).ok(), full) << "depth " << depth;
-    if (!deferred.ok()) {
-      EXPECT_NE(deferred.status().message().find("not a valid GpuExecutableProto"), std::string::npos);
-    }
-    (full ? accepted : rejected)++;
+    EXPECT_FALSE(ParseArtifact(bytes).ok());
+    EXPECT_FALSE(ParseArtifactAndHash(bytes).ok());
+    EXPECT_FALSE(ParseArtifactFileAndHash(WriteTemp("utf8.xaot", bytes)).ok());
+    EXPECT_FALSE(LoadProgramFromBytes(bytes, ffi::FfiRegistry::Global()).ok());
   }
-  EXPECT_GT(accepted, 0);
-  EXPECT_GT(rejected, 0);
+}
 
-  GpuExecutableProto a = Artifact({2}, 8);
-  a.mutable_payload()->mutable_thunks(0)->set_profile_annotation("bad \xff utf-8");
-  SealArtifact(&a);
-  const std::string bytes = testing::SerializeArtifact(a);
-  EXPECT_FALSE(ParseArtifact(bytes).ok());
-  EXPECT_FALSE(ParseArtifactAndHash(bytes).ok());
-  EXPECT_FALSE(LoadProgramFromBytes(bytes, ffi::FfiRegistry::Global()).ok());
+// A file under 1 MiB is read whole and its host shared object stays in
+// that buffer, which the Program keeps; every other path copies it into the
+// message. Either way the checksum covers it, the kernels' check sees it,
+// and payload() puts it back for tools.
+TEST(Program, SmallFileKeepsItsSharedObjectInTheReadBuffer) {
+  std::string so(70001, '\0');
+  for (size_t i = 0; i < so.size(); ++i) so[i] = static_cast<char>((i * 131 + 17) % 253);
+  for (const int64_t constant_bytes : {int64_t{100}, int64_t{3} << 19}) {  // read, mapped
+    const bool read_whole = constant_bytes < (int64_t{1} << 19);
+    SCOPED_TRACE(absl::StrCat("read whole ", read_whole));
+    GpuExecutableProto a = Artifact({7}, constant_bytes);
+    a.mutable_payload()->set_host_shared_object(so);
+    KernelProto* k = a.mutable_payload()->add_kernels();
+    k->set_name("k");
+    k->set_host_symbol("k_entry");
+    SealArtifact(&a);
+    const std::string bytes = testing::SerializeArtifact(a);
+    const std::string path = WriteTemp("so.xaot", bytes);
+
+    absl::StatusOr<ParsedArtifact> parsed = ParseArtifactFileAndHash(path);
+    ASSERT_TRUE(parsed.ok()) << parsed.status();
+    EXPECT_EQ(parsed->host_shared_object.has_value(), read_whole);
+    EXPECT_EQ(parsed->artifact->payload().host_shared_object().empty(), read_whole);
+    absl::StatusOr<std::unique_ptr<Program>> p = LoadProgram(*std::move(parsed), ffi::FfiRegistry::Global());
+    ASSERT_TRUE(p.ok()) << p.status();
+    const Program& program = **p;
+    EXPECT_EQ(program.host_shared_object, so);
+    EXPECT_EQ(program.storage != nullptr, read_whole);
+    EXPECT_EQ(program.payload_tables().host_shared_object().empty(), read_whole);
+    ASSERT_EQ(program.kernels.size(), 1u);
+    EXPECT_EQ(program.payload().host_shared_object(), so);
+    EXPECT_EQ(testing::SerializeArtifact(*program.artifact), bytes);
+    EXPECT_EQ(program.host_shared_object, so);
+
+    // A flipped bit inside the shared object fails the checksum.
+    std::string corrupt = bytes;
+    corrupt[corrupt.find(so.substr(0, 64)) + 30001] ^= 0x10;
+    absl::StatusOr<ParsedArtifact> bad = ParseArtifactFileAndHash(WriteTemp("so_bad.xaot", corrupt));
+    ASSERT_TRUE(bad.ok()) << bad.status();
+    absl::StatusOr<std::unique_ptr<Program>> rejected = LoadProgram(*std::move(bad), ffi::FfiRegistry::Global());
+    ASSERT_FALSE(rejected.ok());
+    EXPECT_NE(rejected.status().message().find("header.payload_checksum"), std::string::npos)
+        << rejected.status();
+
+    // When the stored hash disagrees, the shared object goes back into the
+    // message, the re-serialized payload is checked, and the Program copies.
+    absl::StatusOr<ParsedArtifact> odd = ParseArtifactFileAndHash(path);
+    ASSERT_TRUE(odd.ok());
+    odd->stored_payload_checksum = *odd->stored_payload_checksum + 1;
+    absl::StatusOr<std::unique_ptr<Program>> fallback = LoadProgram(*std::move(odd), ffi::FfiRegistry::Global());
+    ASSERT_TRUE(fallback.ok()) << fallback.status();
+    EXPECT_EQ((*fallback)->host_shared_object, so);
+    EXPECT_EQ((*fallback)->payload_tables().host_shared_object(), so);
+  }
+  // A host kernel with no shared object anywhere is still refused.
+  GpuExecutableProto none = Artifact({7}, 100);
+  KernelProto* k = none.mutable_payload()->add_kernels();
+  k->set_name("k");
+  k->set_host_symbol("k_entry");
+  SealArtifact(&none);
+  absl::StatusOr<ParsedArtifact> parsed =
+      ParseArtifactFileAndHash(WriteTemp("no_so.xaot", testing::SerializeArtifact(none)));
+  ASSERT_TRUE(parsed.ok());
+  absl::StatusOr<std::unique_ptr<Program>> p = LoadProgram(*std::move(parsed), ffi::FfiRegistry::Global());
+  ASSERT_FALSE(p.ok());
+  EXPECT_NE(p.status().message().find("kernels[0].host_symbol: the artifact has no host_shared_object"),
+            std::string::npos)
+      << p.status();
 }
 
 TEST(Program, CorruptPayloadIsRejectedFromBytesAndFile) {

@@ -86,7 +86,7 @@ absl::Status UploadConstants(const Program& p, se::StreamExecutor* executor,
   ASSIGN_OR_RETURN(std::unique_ptr<se::Stream> stream, executor->CreateStream());
   for (const BufferAllocation& a : p.allocations) {
     if (!a.is_constant || a.size == 0) continue;
-    const std::string& content = p.payload_tables().constants(a.constant_index).content();
+    const absl::string_view content = p.views.constants[a.constant_index];
     ASSIGN_OR_RETURN((*constants)[a.index], se::OwningDeviceMemory::Allocate(executor, a.size));
     RETURN_IF_ERROR(stream->Memcpy((*constants)[a.index].ptr(), content.data(), content.size()));
   }
@@ -131,7 +131,7 @@ absl::StatusOr<std::unique_ptr<GpuExecutable::DeviceState>> GpuExecutable::Creat
   auto state = std::make_unique<DeviceState>();
   state->executor = executor;
   state->kernels = std::make_unique<DeviceKernels>(executor, program_->kernels,
-                                                   program_->host_shared_object,
+                                                   program_->views.host_shared_object,
                                                    program_->module_name());
   RETURN_IF_ERROR(UploadConstants(*program_, executor, &state->constants));
   InitializeParams params{executor, state->kernels.get()};

@@ -20,6 +20,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "google/protobuf/io/coded_stream.h"
+#include "google/protobuf/stubs/common.h"
 #include "google/protobuf/io/zero_copy_stream_impl.h"
 #include "google/protobuf/wire_format_lite.h"
 #include "xla/backends/gpu/runtime/artifact_header.h"
@@ -56,11 +57,14 @@ absl::StatusOr<std::unique_ptr<GpuExecutableProto>> ParseFrom(
 
 using WireFormatLite = google::protobuf::internal::WireFormatLite;
 
-// GpuExecutableProto.payload, GpuExecutablePayloadProto.host_shared_object
-// and GpuExecutablePayloadProto.thunks.
+// GpuExecutableProto.payload; GpuExecutablePayloadProto's host_shared_object,
+// constants, thunks and optimized_hlo_text; ConstantProto.content.
 constexpr uint32_t kPayloadField = 2;
 constexpr uint32_t kHostSharedObjectField = 4;
+constexpr uint32_t kConstantsField = 6;
 constexpr uint32_t kThunksField = 10;
+constexpr uint32_t kOptimizedHloTextField = 11;
+constexpr uint32_t kConstantContentField = 1;
 
 // One top-level record (tag and value) of a serialized message.
 struct Record {
@@ -153,10 +157,23 @@ struct LeftOut {
   // With `thunks`, also copy their records (tags included) here, in order:
   // a serialized payload with only its thunks.
   std::string* thunk_records = nullptr;
-  // Leave host_shared_object out and point this at its bytes inside `bytes`
-  // (the last record wins, as in a parse).
-  std::optional<absl::string_view>* shared_object = nullptr;
+  // Leave the large byte fields out of the message and record where they
+  // are inside `bytes` (the last record of a field wins, as in a parse).
+  PayloadViews* views = nullptr;
 };
+
+// Merges a stored ConstantProto into a new constants entry of `tables`,
+// except its content, which `content` is pointed at.
+bool ParseConstantLeavingContent(absl::string_view stored, GpuExecutablePayloadProto* tables,
+                                 absl::string_view* content) {
+  ConstantProto* constant = tables->add_constants();
+  *content = {};
+  return ForEachRecord(stored, [&](const Record& c) {
+    if (c.field != kConstantContentField || !c.length_delimited) return MergeRecords(c.whole, 2, constant);
+    *content = c.contents;
+    return true;
+  });
+}
 
 // Parses `bytes`, whose payload record is `payload`, record by record,
 // leaving out what `left_out` says. Runs of records that stay in are merged
@@ -179,21 +196,32 @@ absl::StatusOr<std::unique_ptr<GpuExecutableProto>> ParseByRecords(absl::string_
     if (r.field != kPayloadField || !r.length_delimited) return MergeRecords(r.whole, 0, artifact.get());
     return ForEachRecord(payload, [&](const Record& p) {
       const bool thunk = left_out.thunks && p.field == kThunksField && p.length_delimited;
-      const bool shared_object = left_out.shared_object != nullptr &&
-                                 p.field == kHostSharedObjectField && p.length_delimited;
-      if (!thunk && !shared_object) {
+      const bool viewed = left_out.views != nullptr && p.length_delimited &&
+                          (p.field == kHostSharedObjectField || p.field == kConstantsField ||
+                           p.field == kOptimizedHloTextField);
+      if (!thunk && !viewed) {
         run = run.empty() ? p.whole
                           : absl::string_view(run.data(), static_cast<size_t>(p.whole.data() + p.whole.size() -
                                                                              run.data()));
         return true;
       }
       if (!flush()) return false;
-      if (shared_object) {
-        *left_out.shared_object = p.contents;
+      if (thunk) {
+        if (left_out.thunk_records != nullptr) left_out.thunk_records->append(p.whole.data(), p.whole.size());
+        return ParseThunk(p.contents, &scratch);
+      }
+      PayloadViews* views = left_out.views;
+      if (p.field == kHostSharedObjectField) {
+        views->host_shared_object = p.contents;
         return true;
       }
-      if (left_out.thunk_records != nullptr) left_out.thunk_records->append(p.whole.data(), p.whole.size());
-      return ParseThunk(p.contents, &scratch);
+      if (p.field == kOptimizedHloTextField) {
+        // A string: refused when not UTF-8, as the parse refuses it.
+        views->optimized_hlo_text = p.contents;
+        return google::protobuf::internal::IsStructurallyValidUTF8(p.contents.data(),
+                                                                    static_cast<int>(p.contents.size()));
+      }
+      return ParseConstantLeavingContent(p.contents, tables, &views->constants.emplace_back());
     }) && flush();
   });
   if (!ok) return NotAnArtifact(what);
@@ -273,17 +301,17 @@ enum class Thunks {
   kCopyBytes,  // deferred, their records copied out of `bytes`
 };
 
-// How ParseInPlace treats the payload's host_shared_object.
-enum class SharedObject {
+// How ParseInPlace treats the payload's large byte fields (PayloadViews).
+enum class LargeFields {
   kCopy,  // into the message
-  kView,  // a view into `bytes`, which the caller keeps while the result lives
+  kView,  // views into `bytes`, which the caller keeps while the result lives
 };
 
 // Parses `bytes` in place (strings are copied out of it) while hashing the
 // stored payload. Thunks and the shared object are left out of the message
 // (as `thunks` and `shared_object` say) only when the payload is stored once.
 absl::StatusOr<ParsedArtifact> ParseInPlace(absl::string_view bytes, absl::string_view what,
-                                            Thunks thunks, SharedObject shared_object) {
+                                            Thunks thunks, LargeFields large_fields) {
   if (bytes.size() > static_cast<size_t>(kMaxArtifactBytes)) {
     return absl::InvalidArgumentError(absl::StrCat(what, " of ", bytes.size(),
                                                    " bytes exceeds the limit ", kMaxArtifactBytes));
@@ -307,10 +335,10 @@ absl::StatusOr<ParsedArtifact> ParseInPlace(absl::string_view bytes, absl::strin
     records = std::make_shared<std::string>();
     left_out.thunk_records = records.get();
   }
-  std::optional<absl::string_view> shared_object_view;
-  if (shared_object == SharedObject::kView && stored.has_value()) left_out.shared_object = &shared_object_view;
+  std::optional<PayloadViews> views;
+  if (large_fields == LargeFields::kView && stored.has_value()) left_out.views = &views.emplace();
   absl::StatusOr<std::unique_ptr<GpuExecutableProto>> artifact;
-  if (left_out.thunks || left_out.shared_object != nullptr) {
+  if (left_out.thunks || left_out.views != nullptr) {
     artifact = ParseByRecords(bytes, stored->payload, what, left_out);
   } else {
     google::protobuf::io::ArrayInputStream input(bytes.data(), static_cast<int>(bytes.size()));
@@ -320,7 +348,7 @@ absl::StatusOr<ParsedArtifact> ParseInPlace(absl::string_view bytes, absl::strin
   if (!artifact.ok()) return artifact.status();
   if (stored.has_value() && !hashed_beside) checksum = HashBytes(*stored);
   ParsedArtifact parsed{*std::move(artifact), checksum};
-  parsed.host_shared_object = shared_object_view;
+  parsed.views = std::move(views);
   if (left_out.thunks) {
     parsed.thunks_deferred = true;
     parsed.stored_payload = records != nullptr ? absl::string_view(*records) : stored->payload;
@@ -329,11 +357,14 @@ absl::StatusOr<ParsedArtifact> ParseInPlace(absl::string_view bytes, absl::strin
   return parsed;
 }
 
-// Puts a host shared object held as a view back into the payload message.
-void RestoreSharedObject(ParsedArtifact& parsed, GpuExecutablePayloadProto* payload) {
-  if (!parsed.host_shared_object.has_value()) return;
-  payload->set_host_shared_object(parsed.host_shared_object->data(), parsed.host_shared_object->size());
-  parsed.host_shared_object.reset();
+// Copies the fields that `views` holds into `payload`, whose constants
+// are the ones the views were parsed beside.
+void CopyViewsInto(const PayloadViews& views, GpuExecutablePayloadProto* payload) {
+  payload->set_host_shared_object(views.host_shared_object.data(), views.host_shared_object.size());
+  payload->set_optimized_hlo_text(views.optimized_hlo_text.data(), views.optimized_hlo_text.size());
+  for (size_t i = 0; i < views.constants.size(); ++i) {
+    payload->mutable_constants(static_cast<int>(i))->set_content(views.constants[i].data(), views.constants[i].size());
+  }
 }
 
 // Puts deferred thunks back into the payload message (the stored bytes are
@@ -369,24 +400,25 @@ absl::Status CheckChecksum(const GpuExecutableProto& artifact,
 // Each constant is stored once: constants sorted by (size, bytes), then
 // neighbours compared. memcmp stops at the first differing byte, so distinct
 // weights cost a few bytes each instead of a hash pass over the payload.
-absl::Status CheckConstants(const GpuExecutablePayloadProto& payload) {
-  std::vector<int> order(payload.constants_size());
+absl::Status CheckConstants(const Program& p) {
+  const std::vector<absl::string_view>& contents = p.views.constants;
+  std::vector<int> order(contents.size());
   std::iota(order.begin(), order.end(), 0);
-  auto content = [&](int i) -> const std::string& { return payload.constants(i).content(); };
   std::sort(order.begin(), order.end(), [&](int a, int b) {
-    const std::string& x = content(a);
-    const std::string& y = content(b);
+    const absl::string_view x = contents[a];
+    const absl::string_view y = contents[b];
     if (x.size() != y.size()) return x.size() < y.size();
-    const int c = std::memcmp(x.data(), y.data(), x.size());
+    const int c = x.empty() ? 0 : std::memcmp(x.data(), y.data(), x.size());
     return c != 0 ? c < 0 : a < b;
   });
   for (size_t i = 1; i < order.size(); ++i) {
-    if (content(order[i - 1]) == content(order[i])) {
+    if (contents[order[i - 1]] == contents[order[i]]) {
       return Invalid(absl::StrCat("constants[", order[i], "]"),
                      absl::StrCat("same content as constants[", order[i - 1],
                                   "]; each constant is stored once"));
     }
   }
+  const GpuExecutablePayloadProto& payload = p.payload_tables();
   for (int i = 0; i < payload.constants_size(); ++i) {
     if (payload.constants(i).has_shape()) {
       RETURN_IF_ERROR(ShapeFromProto(payload.constants(i).shape(),
@@ -397,11 +429,10 @@ absl::Status CheckConstants(const GpuExecutablePayloadProto& payload) {
 }
 
 absl::Status CheckAllocationSizes(const Program& p) {
-  const GpuExecutablePayloadProto& payload = p.payload_tables();
   for (const BufferAllocation& a : p.allocations) {
     const std::string path = absl::StrCat("allocations[", a.index, "].size");
     if (a.is_constant) {
-      const int64_t bytes = static_cast<int64_t>(payload.constants(a.constant_index).content().size());
+      const int64_t bytes = static_cast<int64_t>(p.views.constants[a.constant_index].size());
       if (bytes != a.size) {
         return Invalid(path, absl::StrCat(a.size, " differs from constants[", a.constant_index,
                                           "] of ", bytes, " bytes"));
@@ -553,9 +584,7 @@ const GpuExecutablePayloadProto& Program::payload() const {
     XLA_CHECK(list.ok()) << "a loaded thunk does not serialize: " << list.status();
     GpuExecutablePayloadProto* payload = artifact->mutable_payload();
     payload->mutable_thunks()->Swap(list->mutable_thunks());
-    if (payload->host_shared_object().empty() && !host_shared_object.empty()) {
-      payload->set_host_shared_object(host_shared_object.data(), host_shared_object.size());
-    }
+    if (storage != nullptr) CopyViewsInto(views, payload);
   });
   return artifact->payload();
 }
@@ -563,7 +592,7 @@ const GpuExecutablePayloadProto& Program::payload() const {
 absl::StatusOr<ParsedArtifact> ParseArtifactAndHash(absl::string_view bytes) {
   // The caller may drop `bytes` before LoadProgram: copy the thunk records
   // (about one copy of the list's wire bytes, not of the payload).
-  return ParseInPlace(bytes, "the input", Thunks::kCopyBytes, SharedObject::kCopy);
+  return ParseInPlace(bytes, "the input", Thunks::kCopyBytes, LargeFields::kCopy);
 }
 
 absl::StatusOr<ParsedArtifact> ParseArtifactFileAndHash(const std::string& path) {
@@ -593,10 +622,10 @@ absl::StatusOr<ParsedArtifact> ParseArtifactFileAndHash(const std::string& path)
         return absl::DataLossError(absl::StrCat("cannot read artifact ", path, ": got ", done,
                                                 " of its ", size, " bytes"));
       }
-      // The shared object stays in the buffer, which the Program then keeps.
+      // The large fields stay in the buffer, which the Program then keeps.
       absl::StatusOr<ParsedArtifact> parsed = ParseInPlace(absl::string_view(buffer.get(), size), path,
-                                                           Thunks::kInBytes, SharedObject::kView);
-      if (parsed.ok() && (parsed->thunks_deferred || parsed->host_shared_object.has_value())) {
+                                                           Thunks::kInBytes, LargeFields::kView);
+      if (parsed.ok() && (parsed->thunks_deferred || parsed->views.has_value())) {
         parsed->storage = std::move(buffer);
       }
       return parsed;
@@ -609,7 +638,7 @@ absl::StatusOr<ParsedArtifact> ParseArtifactFileAndHash(const std::string& path)
       });
       absl::StatusOr<ParsedArtifact> parsed =
           ParseInPlace(absl::string_view(static_cast<const char*>(mapped), size), path, Thunks::kInBytes,
-                       SharedObject::kCopy);
+                       LargeFields::kCopy);
       // Keep the mapping only while it holds deferred thunks.
       if (parsed.ok() && parsed->thunks_deferred) parsed->storage = std::move(mapping);
       return parsed;
@@ -623,7 +652,7 @@ absl::StatusOr<ParsedArtifact> ParseArtifactFileAndHash(const std::string& path)
 }
 
 absl::StatusOr<std::unique_ptr<GpuExecutableProto>> ParseArtifact(absl::string_view bytes) {
-  ASSIGN_OR_RETURN(ParsedArtifact parsed, ParseInPlace(bytes, "the input", Thunks::kParse, SharedObject::kCopy));
+  ASSIGN_OR_RETURN(ParsedArtifact parsed, ParseInPlace(bytes, "the input", Thunks::kParse, LargeFields::kCopy));
   return std::move(parsed.artifact);
 }
 
@@ -639,14 +668,18 @@ absl::StatusOr<std::unique_ptr<Program>> LoadProgram(ParsedArtifact parsed,
   ASSIGN_OR_RETURN(p->target, ValidateHeader(p->artifact->header()));
   if (parsed.stored_payload_checksum != p->artifact->header().payload_checksum()) {
     // The checksum is then of the whole payload message.
-    RestoreSharedObject(parsed, p->artifact->mutable_payload());
+    if (parsed.views.has_value()) CopyViewsInto(*parsed.views, p->artifact->mutable_payload());
+    parsed.views.reset();
     RETURN_IF_ERROR(RestoreDeferredThunks(parsed, p->artifact->mutable_payload()));
   }
-  if (parsed.host_shared_object.has_value()) {
-    p->host_shared_object = *parsed.host_shared_object;
+  if (parsed.views.has_value()) {
+    p->views = *std::move(parsed.views);
     p->storage = parsed.storage;
   } else {
-    p->host_shared_object = p->artifact->payload().host_shared_object();
+    const GpuExecutablePayloadProto& payload = p->artifact->payload();
+    p->views.host_shared_object = payload.host_shared_object();
+    p->views.optimized_hlo_text = payload.optimized_hlo_text();
+    for (const ConstantProto& c : payload.constants()) p->views.constants.push_back(c.content());
   }
   RETURN_IF_ERROR(CheckChecksum(*p->artifact, parsed.stored_payload_checksum));
   const GpuExecutablePayloadProto& payload = p->payload_tables();
@@ -655,13 +688,13 @@ absl::StatusOr<std::unique_ptr<Program>> LoadProgram(ParsedArtifact parsed,
   if (p->num_streams < 1 || p->num_streams > kMaxStreams) {
     return Invalid("num_streams", absl::StrCat(payload.num_streams(), " is outside [1, ", kMaxStreams, "]"));
   }
-  RETURN_IF_ERROR(CheckConstants(payload));
+  RETURN_IF_ERROR(CheckConstants(*p));
   ASSIGN_OR_RETURN(p->allocations,
                    AllocationsFromProto(payload.allocations(),
                                         static_cast<int64_t>(p->program_shape.parameters.size()),
                                         payload.constants_size()));
   RETURN_IF_ERROR(CheckAllocationSizes(*p));
-  ASSIGN_OR_RETURN(p->kernels, KernelsFromProto(payload, p->host_shared_object, p->target));
+  ASSIGN_OR_RETURN(p->kernels, KernelsFromProto(payload, p->views.host_shared_object, p->target));
   RETURN_IF_ERROR(BuildOutputs(*p));
   RETURN_IF_ERROR(BuildAliases(*p));
   RETURN_IF_ERROR(BuildThunks(*p, parsed, ffi));
@@ -671,7 +704,7 @@ absl::StatusOr<std::unique_ptr<Program>> LoadProgram(ParsedArtifact parsed,
 absl::StatusOr<std::unique_ptr<Program>> LoadProgramFromBytes(absl::string_view bytes,
                                                               const ffi::FfiRegistry& ffi) {
   ASSIGN_OR_RETURN(ParsedArtifact parsed,
-                   ParseInPlace(bytes, "the input", Thunks::kInBytes, SharedObject::kCopy));
+                   ParseInPlace(bytes, "the input", Thunks::kInBytes, LargeFields::kCopy));
   return LoadProgram(std::move(parsed), ffi);
 }
 

@@ -7,11 +7,12 @@
 //      limit (kMaxProtoRecursion) and a size limit (kMaxArtifactBytes); a
 //      file of 1 MiB or more is memory-mapped and parsed in place (streamed
 //      when it cannot be mapped), a smaller one read into one buffer (cheaper
-//      than mapping it) and parsed in place, except its host shared object,
-//      which stays in that buffer (the Program keeps it; protobuf would copy
-//      it, the largest field of a small host artifact). The *AndHash variants also
-//      hash the payload's bytes as stored, on a second thread while the
-//      parse runs, so that step 2 does not re-serialize the payload.
+//      than mapping it) and parsed in place, except its large byte fields
+//      (PayloadViews: the host shared object, constants, HLO text), which
+//      stay in that buffer (the Program keeps it; protobuf would copy them).
+//      The *AndHash variants also hash the payload's bytes as stored, on a
+//      second thread while the parse runs, so that step 2 does not
+//      re-serialize the payload.
 //   2. the header (artifact_header.h), then the payload checksum: the
 //      stored bytes' hash when it matches, else the hash of the payload's
 //      deterministic serialization (what the format defines);
@@ -19,8 +20,8 @@
 //      outputs and aliases;
 //   4. the thunk tree, through the one deserializer switch.
 // Every failure is InvalidArgument naming the field path and the values.
-// The payload is kept once (inside `artifact`, or for a small file's host
-// shared object, in the file's buffer); kernels and constants are views into
+// The payload is kept once (inside `artifact`, and for a small file its
+// large fields in the file's buffer); kernels and constants are views into
 // it.
 //
 // Load memory (docs/reliability.md, "Peak heap during load"): the
@@ -84,19 +85,28 @@ struct AliasInfo {
   AliasKindProto kind = ALIAS_KIND_MAY_ALIAS;
 };
 
+// The payload's large byte fields as views, so that a file read whole need
+// not copy them into the message (protobuf 3.21 copies every bytes field).
+// Where a view points is said by its holder (Program, ParsedArtifact).
+struct PayloadViews {
+  absl::string_view host_shared_object;
+  absl::string_view optimized_hlo_text;
+  std::vector<absl::string_view> constants;  // constants[i].content, for each i
+};
+
 struct Program {
   Program();
   ~Program();
 
   // The artifact as loaded, without the payload's top-level thunks (see the
-  // file comment), and without host_shared_object when `storage` holds it:
-  // what payload_tables() returns.
+  // file comment), and without the fields of `views` when `storage` holds
+  // them: what payload_tables() returns.
   std::unique_ptr<GpuExecutableProto> artifact;
-  // The payload's host shared object (empty when it has none): a view into
-  // `storage` or into `artifact`. Use this, not the message's field.
-  absl::string_view host_shared_object;
-  // The artifact file's bytes when host_shared_object points into them
-  // (a file under 1 MiB, read whole), else null.
+  // The payload's shared object, HLO text and constants' contents: views
+  // into `storage` or into `artifact`. Read these, not the message's fields.
+  PayloadViews views;
+  // The artifact file's bytes when `views` point into them (a file under
+  // 1 MiB, read whole), else null.
   std::shared_ptr<const void> storage;
   Target target;
   ProgramShape program_shape;
@@ -108,14 +118,14 @@ struct Program {
   std::unique_ptr<SequentialThunk> root;
   ResourceRequests resources;
 
-  // The payload without its top-level thunks and possibly without its
-  // host_shared_object (read `host_shared_object` instead): every table the
-  // executable reads (constants, kernels' code, module name). Never allocates.
+  // The payload without its top-level thunks and possibly without the fields
+  // of `views` (read those instead): every table the executable reads
+  // (kernels' code, allocations, module name). Never allocates.
   const GpuExecutablePayloadProto& payload_tables() const { return artifact->payload(); }
   // The whole payload, for tools (inspect, thunk graphs). The first call
   // rebuilds the top-level `thunks` from the runtime thunks (ToProto, as
-  // much memory as a parsed list) and copies host_shared_object back into
-  // the message, later calls return the same message.
+  // much memory as a parsed list) and copies the fields of `views` back
+  // into the message, later calls return the same message.
   // Thread-safe. Before `root` is built (inside LoadProgram) it returns the
   // payload as it stands and rebuilds nothing.
   const GpuExecutablePayloadProto& payload() const;
@@ -144,9 +154,9 @@ struct ParsedArtifact {
   // file mapping, or a copy of just the thunk records.
   bool thunks_deferred = false;
   absl::string_view stored_payload{};
-  // When set, artifact->payload() has no host_shared_object: these are its
-  // bytes, inside `storage` (a small file's read buffer).
-  std::optional<absl::string_view> host_shared_object{};
+  // When set, artifact->payload()'s fields named in PayloadViews are empty:
+  // these are their bytes, inside `storage` (a small file's read buffer).
+  std::optional<PayloadViews> views{};
   std::shared_ptr<const void> storage{};
 };
 
@@ -159,7 +169,7 @@ struct ParsedArtifact {
 // payload's top-level thunks (the file variant keeps the mapping,
 // ParseArtifactAndHash copies the thunk records, about their wire size, so
 // the result never refers to `bytes`); a file read whole (under 1 MiB)
-// keeps its buffer, which also holds the host shared object. Thunk lists
+// keeps its buffer, which also holds the PayloadViews fields. Thunk lists
 // under kDeferThunkBytes are parsed into the message instead.
 // Thread-safe (no shared state).
 absl::StatusOr<ParsedArtifact> ParseArtifactAndHash(absl::string_view bytes);

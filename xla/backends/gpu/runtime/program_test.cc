@@ -210,59 +210,98 @@ TEST(Program, DeferredThunkParseAgreesWithFullParse) {
   }
 }
 
-// A file under 1 MiB is read whole and its host shared object stays in
-// that buffer, which the Program keeps; every other path copies it into the
-// message. Either way the checksum covers it, the kernels' check sees it,
-// and payload() puts it back for tools.
-TEST(Program, SmallFileKeepsItsSharedObjectInTheReadBuffer) {
+// A file under 1 MiB is read whole and its large fields (host shared
+// object, constants, HLO text) stay in that buffer, which the Program keeps;
+// a mapped file copies them into the message. Either way the checksum
+// covers them, the load's checks see them, and payload() puts them back for
+// tools.
+TEST(Program, SmallFileKeepsItsLargeFieldsInTheReadBuffer) {
   std::string so(70001, '\0');
   for (size_t i = 0; i < so.size(); ++i) so[i] = static_cast<char>((i * 131 + 17) % 253);
-  for (const int64_t constant_bytes : {int64_t{100}, int64_t{3} << 19}) {  // read, mapped
+  const std::string hlo = "HloModule m, \xcf\x80 = 3.14159\n";  // valid UTF-8
+  for (const int64_t constant_bytes : {int64_t{1001}, int64_t{3} << 19}) {  // read, mapped
     const bool read_whole = constant_bytes < (int64_t{1} << 19);
     SCOPED_TRACE(absl::StrCat("read whole ", read_whole));
-    GpuExecutableProto a = Artifact({7}, constant_bytes);
+    GpuExecutableProto a = Artifact({7, 8}, constant_bytes);
     a.mutable_payload()->set_host_shared_object(so);
+    a.mutable_payload()->set_optimized_hlo_text(hlo);
     KernelProto* k = a.mutable_payload()->add_kernels();
     k->set_name("k");
     k->set_host_symbol("k_entry");
     SealArtifact(&a);
     const std::string bytes = testing::SerializeArtifact(a);
-    const std::string path = WriteTemp("so.xaot", bytes);
+    const std::string path = WriteTemp("large_fields.xaot", bytes);
 
     absl::StatusOr<ParsedArtifact> parsed = ParseArtifactFileAndHash(path);
     ASSERT_TRUE(parsed.ok()) << parsed.status();
-    EXPECT_EQ(parsed->host_shared_object.has_value(), read_whole);
-    EXPECT_EQ(parsed->artifact->payload().host_shared_object().empty(), read_whole);
+    EXPECT_EQ(parsed->views.has_value(), read_whole);
+    const GpuExecutablePayloadProto& message = parsed->artifact->payload();
+    EXPECT_EQ(message.host_shared_object().empty(), read_whole);
+    EXPECT_EQ(message.optimized_hlo_text().empty(), read_whole);
+    ASSERT_EQ(message.constants_size(), 2);
+    EXPECT_EQ(message.constants(1).content().empty(), read_whole);
     absl::StatusOr<std::unique_ptr<Program>> p = LoadProgram(*std::move(parsed), ffi::FfiRegistry::Global());
     ASSERT_TRUE(p.ok()) << p.status();
     const Program& program = **p;
-    EXPECT_EQ(program.host_shared_object, so);
+    EXPECT_EQ(program.views.host_shared_object, so);
+    EXPECT_EQ(program.views.optimized_hlo_text, hlo);
+    ASSERT_EQ(program.views.constants.size(), 2u);
+    EXPECT_EQ(program.views.constants[0], a.payload().constants(0).content());
+    EXPECT_EQ(program.views.constants[1], a.payload().constants(1).content());
     EXPECT_EQ(program.storage != nullptr, read_whole);
     EXPECT_EQ(program.payload_tables().host_shared_object().empty(), read_whole);
     ASSERT_EQ(program.kernels.size(), 1u);
     EXPECT_EQ(program.payload().host_shared_object(), so);
     EXPECT_EQ(testing::SerializeArtifact(*program.artifact), bytes);
-    EXPECT_EQ(program.host_shared_object, so);
+    EXPECT_EQ(program.views.host_shared_object, so);
 
-    // A flipped bit inside the shared object fails the checksum.
-    std::string corrupt = bytes;
-    corrupt[corrupt.find(so.substr(0, 64)) + 30001] ^= 0x10;
-    absl::StatusOr<ParsedArtifact> bad = ParseArtifactFileAndHash(WriteTemp("so_bad.xaot", corrupt));
-    ASSERT_TRUE(bad.ok()) << bad.status();
-    absl::StatusOr<std::unique_ptr<Program>> rejected = LoadProgram(*std::move(bad), ffi::FfiRegistry::Global());
-    ASSERT_FALSE(rejected.ok());
-    EXPECT_NE(rejected.status().message().find("header.payload_checksum"), std::string::npos)
-        << rejected.status();
+    // A flipped bit inside the shared object, or inside a constant, fails
+    // the checksum.
+    for (const size_t at : {bytes.find(so.substr(0, 64)) + 30001,
+                            bytes.find(a.payload().constants(1).content()) + 999}) {
+      std::string corrupt = bytes;
+      corrupt[at] ^= 0x10;
+      absl::StatusOr<ParsedArtifact> bad = ParseArtifactFileAndHash(WriteTemp("bad.xaot", corrupt));
+      ASSERT_TRUE(bad.ok()) << bad.status();
+      absl::StatusOr<std::unique_ptr<Program>> rejected =
+          LoadProgram(*std::move(bad), ffi::FfiRegistry::Global());
+      ASSERT_FALSE(rejected.ok()) << "byte " << at;
+      EXPECT_NE(rejected.status().message().find("header.payload_checksum"), std::string::npos)
+          << rejected.status();
+    }
 
-    // When the stored hash disagrees, the shared object goes back into the
-    // message, the re-serialized payload is checked, and the Program copies.
+    // When the stored hash disagrees, the fields go back into the message,
+    // the re-serialized payload is checked, and the Program copies.
     absl::StatusOr<ParsedArtifact> odd = ParseArtifactFileAndHash(path);
     ASSERT_TRUE(odd.ok());
     odd->stored_payload_checksum = *odd->stored_payload_checksum + 1;
     absl::StatusOr<std::unique_ptr<Program>> fallback = LoadProgram(*std::move(odd), ffi::FfiRegistry::Global());
     ASSERT_TRUE(fallback.ok()) << fallback.status();
-    EXPECT_EQ((*fallback)->host_shared_object, so);
+    EXPECT_EQ((*fallback)->storage, nullptr);
+    EXPECT_EQ((*fallback)->views.host_shared_object, so);
     EXPECT_EQ((*fallback)->payload_tables().host_shared_object(), so);
+    EXPECT_EQ((*fallback)->views.constants[1], a.payload().constants(1).content());
+
+    // HLO text that is not UTF-8 is refused as the whole-message parse
+    // refuses it.
+    GpuExecutableProto not_utf8 = a;
+    not_utf8.mutable_payload()->set_optimized_hlo_text("bad \xff text");
+    SealArtifact(&not_utf8);
+    const std::string not_utf8_bytes = testing::SerializeArtifact(not_utf8);
+    EXPECT_FALSE(ParseArtifact(not_utf8_bytes).ok());
+    absl::Status status = ParseArtifactFileAndHash(WriteTemp("not_utf8.xaot", not_utf8_bytes)).status();
+    EXPECT_NE(status.message().find("not a valid GpuExecutableProto"), std::string::npos) << status;
+
+    // Two equal constants are refused from the views too.
+    GpuExecutableProto twice = Artifact({7, 7}, constant_bytes);
+    absl::StatusOr<ParsedArtifact> dup =
+        ParseArtifactFileAndHash(WriteTemp("dup.xaot", testing::SerializeArtifact(twice)));
+    ASSERT_TRUE(dup.ok());
+    absl::StatusOr<std::unique_ptr<Program>> dup_program = LoadProgram(*std::move(dup), ffi::FfiRegistry::Global());
+    ASSERT_FALSE(dup_program.ok());
+    EXPECT_NE(dup_program.status().message().find("constants[1]: same content as constants[0]"),
+              std::string::npos)
+        << dup_program.status();
   }
   // A host kernel with no shared object anywhere is still refused.
   GpuExecutableProto none = Artifact({7}, 100);

@@ -6,15 +6,20 @@
 // custom mutator (used by libFuzzer and by fuzz_driver_main.cc) parses the
 // input, applies one to three reflection edits (proto_mutator.h) and
 // re-serializes; inputs that do not parse get libFuzzer's byte mutations.
-// Nothing is executed. Load failures must be InvalidArgument.
+// Nothing is executed. Load failures must be InvalidArgument, and loading
+// the sealed bytes from a file (read whole, its large fields left in the
+// buffer: program.h) must end exactly as loading the proto does.
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <memory>
 #include <random>
 #include <string>
+
+#include <unistd.h>
 
 #include "absl/strings/string_view.h"
 #include "google/protobuf/stubs/logging.h"
@@ -22,6 +27,7 @@
 #include "xla/backends/gpu/runtime/checksum.h"
 #include "xla/backends/gpu/runtime/executable.pb.h"
 #include "xla/backends/gpu/runtime/program.h"
+#include "xla/util/proto_util.h"
 #include "tests/fuzz/proto_mutator.h"
 
 extern "C" size_t LLVMFuzzerMutate(uint8_t* data, size_t size, size_t max_size);
@@ -49,6 +55,17 @@ struct Stats {
 };
 Stats g_stats;
 
+// Where each sealed mutant is written for LoadFromFile: one file per
+// process, under $TEST_TMPDIR (or /tmp).
+const std::string& SealedFilePath() {
+  static const std::string* path = [] {
+    const char* dir = getenv("TEST_TMPDIR");
+    return new std::string(std::string(dir != nullptr ? dir : "/tmp") + "/artifact_structure_fuzzer." +
+                           std::to_string(getpid()) + ".xaot");
+  }();
+  return *path;
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -59,11 +76,28 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     return 0;
   }
   xla::gpu::SealArtifact(artifact->get());
+  const std::string sealed = xla::SerializeDeterministically(**artifact);
   auto exe = xla::aot::Executable::LoadFromProto(std::move(*artifact));
   ++(exe.ok() ? g_stats.loaded : g_stats.rejected);
   if (!exe.ok() && exe.status().code() != absl::StatusCode::kInvalidArgument) {
     fprintf(stderr, "artifact_structure_fuzzer: load failed with %s, expected InvalidArgument\n",
             exe.status().ToString().c_str());
+    abort();
+  }
+  const std::string& path = SealedFilePath();
+  {
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    out.write(sealed.data(), static_cast<std::streamsize>(sealed.size()));
+    if (!out.good()) return 0;  // no room to write: nothing to compare
+  }
+  auto from_file = xla::aot::Executable::LoadFromFile(path);
+  if (from_file.ok() != exe.ok() ||
+      (!exe.ok() && from_file.status().message() != exe.status().message())) {
+    fprintf(stderr,
+            "artifact_structure_fuzzer: LoadFromProto and LoadFromFile of the same sealed artifact disagree:\n"
+            "  proto: %s\n  file:  %s\n",
+            exe.ok() ? "OK" : exe.status().ToString().c_str(),
+            from_file.ok() ? "OK" : from_file.status().ToString().c_str());
     abort();
   }
   return 0;

@@ -1,6 +1,7 @@
 #include "xla/stream_executor/cuda/cuda_executor.h"
 
 #include <utility>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
@@ -124,6 +125,9 @@ CudaExecutor::~CudaExecutor() {
     for (const auto& [pointer, size] : allocations_) {
       (void)CU_STATUS(api_, cuMemFree_v2, pointer);
     }
+    for (const FreeBlock& block : cache_.Drain()) {
+      (void)CU_STATUS(api_, cuMemFree_v2, reinterpret_cast<uintptr_t>(block.pointer));
+    }
   }
   (void)CU_STATUS(api_, cuDevicePrimaryCtxRelease_v2, device_);
 }
@@ -136,13 +140,29 @@ absl::StatusOr<DeviceMemoryBase> CudaExecutor::Allocate(uint64_t size) {
     return absl::ResourceExhaustedError(absl::StrCat(
         what, ": the device has ", limits_.memory_size, " bytes of memory"));
   }
-  CUdeviceptr pointer = 0;
-  absl::Status status = CU_STATUS(api_, cuCtxSetCurrent, context_);
-  if (status.ok()) status = CU_STATUS(api_, cuMemAlloc_v2, &pointer, size);
-  if (!status.ok()) {
-    return absl::Status(status.code(), absl::StrCat(what, ": ", status.message()));
+  std::unique_lock<std::mutex> lock(mu_);
+  CUdeviceptr pointer = reinterpret_cast<uintptr_t>(cache_.Take(size));
+  if (pointer == 0) {
+    lock.unlock();
+    absl::Status status = CU_STATUS(api_, cuCtxSetCurrent, context_);
+    if (status.ok()) status = CU_STATUS(api_, cuMemAlloc_v2, &pointer, size);
+    if (status.code() == absl::StatusCode::kResourceExhausted) {
+      // Give the cached blocks back to the driver and try once more.
+      lock.lock();
+      std::vector<FreeBlock> cached = cache_.Drain();
+      lock.unlock();
+      if (!cached.empty()) {
+        for (const FreeBlock& block : cached) {
+          (void)CU_STATUS(api_, cuMemFree_v2, reinterpret_cast<uintptr_t>(block.pointer));
+        }
+        status = CU_STATUS(api_, cuMemAlloc_v2, &pointer, size);
+      }
+    }
+    if (!status.ok()) {
+      return absl::Status(status.code(), absl::StrCat(what, ": ", status.message()));
+    }
+    lock.lock();
   }
-  std::lock_guard<std::mutex> lock(mu_);
   allocations_.emplace(pointer, size);
   allocated_bytes_ += size;
   return DeviceMemoryBase(reinterpret_cast<void*>(pointer), size);
@@ -151,6 +171,8 @@ absl::StatusOr<DeviceMemoryBase> CudaExecutor::Allocate(uint64_t size) {
 absl::Status CudaExecutor::Deallocate(DeviceMemoryBase memory) {
   if (memory.is_null()) return absl::OkStatus();
   const CUdeviceptr pointer = reinterpret_cast<uintptr_t>(memory.opaque);
+  FreeBlock to_free[FreeBlockCache::kMaxEvicted];
+  size_t n = 0;
   {
     std::lock_guard<std::mutex> lock(mu_);
     auto it = allocations_.find(pointer);
@@ -163,14 +185,25 @@ absl::Status CudaExecutor::Deallocate(DeviceMemoryBase memory) {
     }
     allocated_bytes_ -= it->second;
     allocations_.erase(it);
+    n = cache_.Put(FreeBlock{memory.opaque, memory.size}, to_free);
   }
+  if (n == 0) return absl::OkStatus();
   RETURN_IF_ERROR(CU_STATUS(api_, cuCtxSetCurrent, context_));
-  return CU_STATUS(api_, cuMemFree_v2, pointer);
+  absl::Status status;
+  for (size_t i = 0; i < n; ++i) {
+    status.Update(CU_STATUS(api_, cuMemFree_v2, reinterpret_cast<uintptr_t>(to_free[i].pointer)));
+  }
+  return status;
 }
 
 uint64_t CudaExecutor::allocated_bytes() const {
   std::lock_guard<std::mutex> lock(mu_);
   return allocated_bytes_;
+}
+
+uint64_t CudaExecutor::cached_bytes() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return cache_.cached_bytes();
 }
 
 absl::StatusOr<std::unique_ptr<Stream>> CudaExecutor::CreateStream() {

@@ -3,7 +3,11 @@
 //
 // Memory comes from cuMemAlloc (256-byte aligned by the driver); the
 // executor tracks live allocations so Deallocate can reject slices and
-// double frees. Limits come from the device attributes (ReadCudaDeviceLimits).
+// double frees. Deallocated blocks go to a FreeBlockCache
+// (free_block_cache.h, DefaultFreeBlockCacheBytes of the device's memory)
+// and serve the next request of the same size without cuMemAlloc or
+// cuMemFree (which synchronizes); when cuMemAlloc fails, the cache is freed
+// and the request tried once more. Limits come from the device attributes (ReadCudaDeviceLimits).
 // InitializeBlas picks the device's GEMM library once: cuBLASLt
 // (LoadCublasLtApi, one CublasLtHandle) when it works, classic cuBLAS
 // (LoadCublasApi, one CublasHandle) otherwise; blas_backend() says which.
@@ -28,6 +32,7 @@
 #include "xla/stream_executor/cuda/cuda_driver_api.h"
 #include "xla/stream_executor/cuda/cuda_gemm.h"
 #include "xla/stream_executor/cuda/cuda_stream.h"
+#include "xla/stream_executor/free_block_cache.h"
 #include "xla/stream_executor/stream_executor.h"
 
 namespace stream_executor::cuda {
@@ -57,6 +62,8 @@ class CudaExecutor : public StreamExecutor, private CudaBlas {
   absl::StatusOr<DeviceMemoryBase> Allocate(uint64_t size) override;
   absl::Status Deallocate(DeviceMemoryBase memory) override;
   uint64_t allocated_bytes() const override;
+  // Bytes of freed blocks held for reuse (not counted in allocated_bytes).
+  uint64_t cached_bytes() const;
 
   absl::StatusOr<std::unique_ptr<Stream>> CreateStream() override;
   absl::StatusOr<std::unique_ptr<Event>> CreateEvent() override;
@@ -110,7 +117,8 @@ class CudaExecutor : public StreamExecutor, private CudaBlas {
         limits_(std::move(limits)),
         cc_(cc),
         driver_version_(driver_version),
-        device_name_(std::move(device_name)) {}
+        device_name_(std::move(device_name)),
+        cache_(DefaultFreeBlockCacheBytes(limits_.memory_size)) {}
 
   const CudaDriverApi& api_;
   const int ordinal_;
@@ -137,6 +145,7 @@ class CudaExecutor : public StreamExecutor, private CudaBlas {
   mutable std::mutex mu_;
   absl::flat_hash_map<CUdeviceptr, uint64_t> allocations_;  // guarded by mu_
   uint64_t allocated_bytes_ = 0;                            // guarded by mu_
+  FreeBlockCache cache_;                                    // guarded by mu_
 };
 
 }  // namespace stream_executor::cuda

@@ -358,10 +358,53 @@ TEST_F(CudaFakeDriverTest, AllocationErrorsAndCleanup) {
   EXPECT_EQ(driver_.live_streams(), 0);
   EXPECT_EQ(driver_.live_events(), 0);
   EXPECT_EQ(driver_.live_modules(), 0);
-  EXPECT_EQ(driver_.live_allocations(), 0);
+  // The freed block stays with the driver, cached for reuse, until the
+  // executor goes.
+  EXPECT_EQ(executor_->allocated_bytes(), 0u);
+  EXPECT_EQ(executor_->cached_bytes(), 333u);
+  EXPECT_EQ(driver_.live_allocations(), 1);
   EXPECT_EQ(driver_.primary_context_retains(), 1);
   platform_.reset();
+  EXPECT_EQ(driver_.live_allocations(), 0);
   EXPECT_EQ(driver_.primary_context_retains(), 0);
+}
+
+// A freed block serves the next request of its size without cuMemAlloc or
+// cuMemFree; when cuMemAlloc runs out of memory, the cached blocks go back
+// to the driver and the request is tried once more.
+TEST_F(CudaFakeDriverTest, FreedBlocksAreReusedAndGivenBackWhenMemoryRunsOut) {
+  absl::StatusOr<DeviceMemoryBase> a = executor_->Allocate(4097);
+  ASSERT_TRUE(a.ok());
+  ASSERT_TRUE(executor_->Deallocate(*a).ok());
+  EXPECT_EQ(driver_.calls("cuMemFree_v2"), 0);
+  EXPECT_FALSE(executor_->Deallocate(*a).ok());  // freed twice
+  const int allocs = driver_.calls("cuMemAlloc_v2");
+  absl::StatusOr<DeviceMemoryBase> again = executor_->Allocate(4097);
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(again->opaque, a->opaque);
+  EXPECT_EQ(driver_.calls("cuMemAlloc_v2"), allocs);
+  ASSERT_TRUE(executor_->Deallocate(*again).ok());
+
+  driver_.InjectError("cuMemAlloc_v2", CUDA_ERROR_OUT_OF_MEMORY);
+  absl::StatusOr<DeviceMemoryBase> other = executor_->Allocate(5000);
+  ASSERT_TRUE(other.ok()) << other.status();
+  EXPECT_EQ(driver_.calls("cuMemAlloc_v2"), allocs + 2);  // refused, then the retry
+  EXPECT_EQ(driver_.calls("cuMemFree_v2"), 1);            // the cached 4097 bytes
+  EXPECT_EQ(executor_->cached_bytes(), 0u);
+  EXPECT_EQ(driver_.live_allocations(), 1);
+  ASSERT_TRUE(executor_->Deallocate(*other).ok());
+
+  // Nothing cached to give back: the error stands, tried once.
+  absl::StatusOr<DeviceMemoryBase> held = executor_->Allocate(6000);
+  ASSERT_TRUE(held.ok());
+  ASSERT_TRUE(executor_->Deallocate(*held).ok());  // cached: 5000 and 6000
+  EXPECT_EQ(executor_->cached_bytes(), 11000u);
+  driver_.InjectError("cuMemAlloc_v2", CUDA_ERROR_OUT_OF_MEMORY);
+  driver_.InjectError("cuMemAlloc_v2", CUDA_ERROR_OUT_OF_MEMORY);
+  absl::StatusOr<DeviceMemoryBase> refused = executor_->Allocate(7000);
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_EQ(executor_->cached_bytes(), 0u);
+  EXPECT_EQ(driver_.live_allocations(), 0);
 }
 
 // A device with different attributes: the limits follow them.

@@ -7,6 +7,7 @@
 #include <limits>
 #include <system_error>
 #include <thread>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
@@ -26,6 +27,11 @@ int PoolSize(const HostExecutorOptions& options) {
   // time slice).
   const int hardware = static_cast<int>(std::thread::hardware_concurrency());
   return std::max(1, hardware - 1);
+}
+
+uint64_t CacheBytes(const HostExecutorOptions& options, uint64_t memory_size) {
+  if (options.free_block_cache_bytes >= 0) return static_cast<uint64_t>(options.free_block_cache_bytes);
+  return DefaultFreeBlockCacheBytes(memory_size);
 }
 
 uint64_t PhysicalMemoryBytes() {
@@ -53,11 +59,12 @@ DeviceLimits HostExecutor::HostLimits() {
 }
 
 HostExecutor::HostExecutor(const HostExecutorOptions& options)
-    : limits_(HostLimits()), pool_(PoolSize(options)) {}
+    : limits_(HostLimits()), pool_(PoolSize(options)), cache_(CacheBytes(options, limits_.memory_size)) {}
 
 HostExecutor::~HostExecutor() {
   std::lock_guard<std::mutex> lock(mu_);
   for (const auto& [pointer, size] : allocations_) std::free(pointer);
+  for (const FreeBlock& block : cache_.Drain()) std::free(block.pointer);
 }
 
 absl::StatusOr<DeviceMemoryBase> HostExecutor::Allocate(uint64_t size) {
@@ -67,15 +74,28 @@ absl::StatusOr<DeviceMemoryBase> HostExecutor::Allocate(uint64_t size) {
         "cannot allocate ", size, " bytes on host device 0: the machine has ",
         limits_.memory_size, " bytes of memory"));
   }
-  // No overflow: size <= physical memory, far below 2^64 - 256.
-  const uint64_t rounded =
-      (size + kAllocationAlignment - 1) / kAllocationAlignment * kAllocationAlignment;
-  void* pointer = std::aligned_alloc(kAllocationAlignment, rounded);
+  std::unique_lock<std::mutex> lock(mu_);
+  void* pointer = cache_.Take(size);
   if (pointer == nullptr) {
-    return absl::ResourceExhaustedError(absl::StrCat(
-        "cannot allocate ", size, " bytes on host device 0: out of memory"));
+    lock.unlock();
+    // No overflow: size <= physical memory, far below 2^64 - 256.
+    const uint64_t rounded =
+        (size + kAllocationAlignment - 1) / kAllocationAlignment * kAllocationAlignment;
+    pointer = std::aligned_alloc(kAllocationAlignment, rounded);
+    if (pointer == nullptr) {
+      // Give the cached blocks back and try once more.
+      lock.lock();
+      std::vector<FreeBlock> cached = cache_.Drain();
+      lock.unlock();
+      for (const FreeBlock& block : cached) std::free(block.pointer);
+      pointer = std::aligned_alloc(kAllocationAlignment, rounded);
+    }
+    if (pointer == nullptr) {
+      return absl::ResourceExhaustedError(absl::StrCat(
+          "cannot allocate ", size, " bytes on host device 0: out of memory"));
+    }
+    lock.lock();
   }
-  std::lock_guard<std::mutex> lock(mu_);
   allocations_.emplace(pointer, size);
   allocated_bytes_ += size;
   return DeviceMemoryBase(pointer, size);
@@ -83,6 +103,8 @@ absl::StatusOr<DeviceMemoryBase> HostExecutor::Allocate(uint64_t size) {
 
 absl::Status HostExecutor::Deallocate(DeviceMemoryBase memory) {
   if (memory.is_null()) return absl::OkStatus();
+  FreeBlock to_free[FreeBlockCache::kMaxEvicted];
+  size_t n = 0;
   {
     std::lock_guard<std::mutex> lock(mu_);
     auto it = allocations_.find(memory.opaque);
@@ -95,14 +117,20 @@ absl::Status HostExecutor::Deallocate(DeviceMemoryBase memory) {
     }
     allocated_bytes_ -= it->second;
     allocations_.erase(it);
+    n = cache_.Put(FreeBlock{memory.opaque, memory.size}, to_free);
   }
-  std::free(memory.opaque);
+  for (size_t i = 0; i < n; ++i) std::free(to_free[i].pointer);
   return absl::OkStatus();
 }
 
 uint64_t HostExecutor::allocated_bytes() const {
   std::lock_guard<std::mutex> lock(mu_);
   return allocated_bytes_;
+}
+
+uint64_t HostExecutor::cached_bytes() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return cache_.cached_bytes();
 }
 
 absl::StatusOr<std::unique_ptr<Stream>> HostExecutor::CreateStream() {

@@ -6,8 +6,10 @@
 // up to a multiple of 256 for aligned_alloc; the view keeps the requested
 // size). Live allocations are tracked, so Deallocate rejects unknown pointers
 // and double frees, and allocated_bytes() reports what is outstanding.
-// Requests above the machine's physical memory fail with ResourceExhausted
-// without trying.
+// Deallocated blocks go to a FreeBlockCache (free_block_cache.h) and serve
+// the next request of the same size, warm; when aligned_alloc fails the
+// cache is emptied and the request tried once more. Requests above the
+// machine's physical memory fail with ResourceExhausted without trying.
 //
 // Thread-safety: all methods may be called from any thread.
 #ifndef XLA_STREAM_EXECUTOR_HOST_HOST_EXECUTOR_H_
@@ -18,6 +20,7 @@
 #include <mutex>
 
 #include "absl/container/flat_hash_map.h"
+#include "xla/stream_executor/free_block_cache.h"
 #include "xla/stream_executor/host/host_thread_pool.h"
 #include "xla/stream_executor/stream_executor.h"
 
@@ -28,6 +31,9 @@ struct HostExecutorOptions {
   // (std::thread::hardware_concurrency() - 1, at least 1): the stream
   // thread that launches runs block ranges as well.
   int num_threads = 0;
+  // Bytes of freed blocks kept for reuse; -1 means
+  // DefaultFreeBlockCacheBytes(physical memory), 0 keeps none.
+  int64_t free_block_cache_bytes = -1;
 };
 
 class HostExecutor : public StreamExecutor {
@@ -46,6 +52,8 @@ class HostExecutor : public StreamExecutor {
   absl::StatusOr<DeviceMemoryBase> Allocate(uint64_t size) override;
   absl::Status Deallocate(DeviceMemoryBase memory) override;
   uint64_t allocated_bytes() const override;
+  // Bytes of freed blocks held for reuse (not counted in allocated_bytes).
+  uint64_t cached_bytes() const;
 
   absl::StatusOr<std::unique_ptr<Stream>> CreateStream() override;
   absl::StatusOr<std::unique_ptr<Event>> CreateEvent() override;
@@ -68,6 +76,7 @@ class HostExecutor : public StreamExecutor {
   // Live allocations: pointer -> requested size. Guarded by mu_.
   absl::flat_hash_map<void*, uint64_t> allocations_;
   uint64_t allocated_bytes_ = 0;  // guarded by mu_
+  FreeBlockCache cache_;          // guarded by mu_
 };
 
 }  // namespace stream_executor::host

@@ -106,6 +106,52 @@ TEST(HostExecutorTest, LiveAllocationsAreFreedWithTheExecutor) {
   executor.reset();  // LeakSanitizer would report the two blocks otherwise
 }
 
+// A freed block serves the next request of its size (the same pointer,
+// pages already touched); other sizes get fresh memory; a double free is
+// still refused; cached blocks are freed with the executor.
+TEST(HostExecutorTest, FreedBlocksServeTheNextRequestOfTheirSize) {
+  HostExecutorOptions options;
+  options.free_block_cache_bytes = 1 << 20;
+  auto executor = std::make_unique<HostExecutor>(options);
+  absl::StatusOr<DeviceMemoryBase> a = executor->Allocate(100001);
+  ASSERT_TRUE(a.ok());
+  static_cast<char*>(a->opaque)[100000] = 7;
+  ASSERT_TRUE(executor->Deallocate(*a).ok());
+  EXPECT_EQ(executor->allocated_bytes(), 0u);
+  EXPECT_EQ(executor->cached_bytes(), 100001u);
+  EXPECT_FALSE(executor->Deallocate(*a).ok());  // freed twice
+
+  absl::StatusOr<DeviceMemoryBase> other = executor->Allocate(100000);
+  ASSERT_TRUE(other.ok());
+  EXPECT_NE(other->opaque, a->opaque);
+  absl::StatusOr<DeviceMemoryBase> again = executor->Allocate(100001);
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(again->opaque, a->opaque);
+  EXPECT_EQ(again->size, 100001u);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(again->opaque) % StreamExecutor::kAllocationAlignment, 0u);
+  EXPECT_EQ(executor->cached_bytes(), 0u);
+  EXPECT_EQ(executor->allocated_bytes(), 200001u);
+
+  // Over the capacity: freed at once, not kept.
+  absl::StatusOr<DeviceMemoryBase> big = executor->Allocate((1 << 20) + 1);
+  ASSERT_TRUE(big.ok());
+  ASSERT_TRUE(executor->Deallocate(*big).ok());
+  EXPECT_EQ(executor->cached_bytes(), 0u);
+  ASSERT_TRUE(executor->Deallocate(*other).ok());
+  EXPECT_EQ(executor->cached_bytes(), 100000u);
+  executor.reset();  // LeakSanitizer would report the cached block otherwise
+}
+
+TEST(HostExecutorTest, ZeroCacheFreesAtOnce) {
+  HostExecutorOptions options;
+  options.free_block_cache_bytes = 0;
+  HostExecutor executor(options);
+  absl::StatusOr<DeviceMemoryBase> a = executor.Allocate(4096);
+  ASSERT_TRUE(a.ok());
+  ASSERT_TRUE(executor.Deallocate(*a).ok());
+  EXPECT_EQ(executor.cached_bytes(), 0u);
+}
+
 TEST(HostPlatformTest, RegisteredAsHostWithOneDevice) {
   absl::StatusOr<Platform*> platform = PlatformRegistry::GetPlatform("host");
   ASSERT_TRUE(platform.ok()) << platform.status();

@@ -210,6 +210,14 @@ TEST(Program, DeferredThunkParseAgreesWithFullParse) {
   }
 }
 
+// Writes `bytes` to a file and loads it from there (read whole or mapped):
+// the parse's or the load's status.
+absl::Status LoadFile(const std::string& name, const std::string& bytes) {
+  absl::StatusOr<ParsedArtifact> parsed = ParseArtifactFileAndHash(WriteTemp(name, bytes));
+  if (!parsed.ok()) return parsed.status();
+  return LoadProgram(*std::move(parsed), ffi::FfiRegistry::Global()).status();
+}
+
 // A file under 1 MiB is read whole and its large fields (host shared
 // object, constants, HLO text) stay in that buffer, which the Program keeps;
 // a mapped file copies them into the message. Either way the checksum
@@ -261,13 +269,9 @@ TEST(Program, SmallFileKeepsItsLargeFieldsInTheReadBuffer) {
                             bytes.find(a.payload().constants(1).content()) + 999}) {
       std::string corrupt = bytes;
       corrupt[at] ^= 0x10;
-      absl::StatusOr<ParsedArtifact> bad = ParseArtifactFileAndHash(WriteTemp("bad.xaot", corrupt));
-      ASSERT_TRUE(bad.ok()) << bad.status();
-      absl::StatusOr<std::unique_ptr<Program>> rejected =
-          LoadProgram(*std::move(bad), ffi::FfiRegistry::Global());
-      ASSERT_FALSE(rejected.ok()) << "byte " << at;
-      EXPECT_NE(rejected.status().message().find("header.payload_checksum"), std::string::npos)
-          << rejected.status();
+      const absl::Status rejected = LoadFile("bad.xaot", corrupt);
+      EXPECT_NE(rejected.message().find("header.payload_checksum"), std::string::npos)
+          << "byte " << at << ": " << rejected;
     }
 
     // When the stored hash disagrees, the fields go back into the message,
@@ -293,15 +297,9 @@ TEST(Program, SmallFileKeepsItsLargeFieldsInTheReadBuffer) {
     EXPECT_NE(status.message().find("not a valid GpuExecutableProto"), std::string::npos) << status;
 
     // Two equal constants are refused from the views too.
-    GpuExecutableProto twice = Artifact({7, 7}, constant_bytes);
-    absl::StatusOr<ParsedArtifact> dup =
-        ParseArtifactFileAndHash(WriteTemp("dup.xaot", testing::SerializeArtifact(twice)));
-    ASSERT_TRUE(dup.ok());
-    absl::StatusOr<std::unique_ptr<Program>> dup_program = LoadProgram(*std::move(dup), ffi::FfiRegistry::Global());
-    ASSERT_FALSE(dup_program.ok());
-    EXPECT_NE(dup_program.status().message().find("constants[1]: same content as constants[0]"),
-              std::string::npos)
-        << dup_program.status();
+    status = LoadFile("dup.xaot", testing::SerializeArtifact(Artifact({7, 7}, constant_bytes)));
+    EXPECT_NE(status.message().find("constants[1]: same content as constants[0]"), std::string::npos)
+        << status;
   }
   // A host kernel with no shared object anywhere is still refused.
   GpuExecutableProto none = Artifact({7}, 100);
@@ -309,14 +307,10 @@ TEST(Program, SmallFileKeepsItsLargeFieldsInTheReadBuffer) {
   k->set_name("k");
   k->set_host_symbol("k_entry");
   SealArtifact(&none);
-  absl::StatusOr<ParsedArtifact> parsed =
-      ParseArtifactFileAndHash(WriteTemp("no_so.xaot", testing::SerializeArtifact(none)));
-  ASSERT_TRUE(parsed.ok());
-  absl::StatusOr<std::unique_ptr<Program>> p = LoadProgram(*std::move(parsed), ffi::FfiRegistry::Global());
-  ASSERT_FALSE(p.ok());
-  EXPECT_NE(p.status().message().find("kernels[0].host_symbol: the artifact has no host_shared_object"),
+  const absl::Status status = LoadFile("no_so.xaot", testing::SerializeArtifact(none));
+  EXPECT_NE(status.message().find("kernels[0].host_symbol: the artifact has no host_shared_object"),
             std::string::npos)
-      << p.status();
+      << status;
 }
 
 TEST(Program, CorruptPayloadIsRejectedFromBytesAndFile) {

@@ -335,8 +335,8 @@ absl::StatusOr<ParsedArtifact> ParseInPlace(absl::string_view bytes, absl::strin
     records = std::make_shared<std::string>();
     left_out.thunk_records = records.get();
   }
-  std::optional<PayloadViews> views;
-  if (large_fields == LargeFields::kView && stored.has_value()) left_out.views = &views.emplace();
+  PayloadViews views;
+  if (large_fields == LargeFields::kView && stored.has_value()) left_out.views = &views;
   absl::StatusOr<std::unique_ptr<GpuExecutableProto>> artifact;
   if (left_out.thunks || left_out.views != nullptr) {
     artifact = ParseByRecords(bytes, stored->payload, what, left_out);
@@ -348,7 +348,10 @@ absl::StatusOr<ParsedArtifact> ParseInPlace(absl::string_view bytes, absl::strin
   if (!artifact.ok()) return artifact.status();
   if (stored.has_value() && !hashed_beside) checksum = HashBytes(*stored);
   ParsedArtifact parsed{*std::move(artifact), checksum};
-  parsed.views = std::move(views);
+  if (left_out.views != nullptr) {
+    parsed.views_hold_large_fields = true;
+    parsed.views = std::move(views);
+  }
   if (left_out.thunks) {
     parsed.thunks_deferred = true;
     parsed.stored_payload = records != nullptr ? absl::string_view(*records) : stored->payload;
@@ -625,7 +628,7 @@ absl::StatusOr<ParsedArtifact> ParseArtifactFileAndHash(const std::string& path)
       // The large fields stay in the buffer, which the Program then keeps.
       absl::StatusOr<ParsedArtifact> parsed = ParseInPlace(absl::string_view(buffer.get(), size), path,
                                                            Thunks::kInBytes, LargeFields::kView);
-      if (parsed.ok() && (parsed->thunks_deferred || parsed->views.has_value())) {
+      if (parsed.ok() && (parsed->thunks_deferred || parsed->views_hold_large_fields)) {
         parsed->storage = std::move(buffer);
       }
       return parsed;
@@ -668,12 +671,12 @@ absl::StatusOr<std::unique_ptr<Program>> LoadProgram(ParsedArtifact parsed,
   ASSIGN_OR_RETURN(p->target, ValidateHeader(p->artifact->header()));
   if (parsed.stored_payload_checksum != p->artifact->header().payload_checksum()) {
     // The checksum is then of the whole payload message.
-    if (parsed.views.has_value()) CopyViewsInto(*parsed.views, p->artifact->mutable_payload());
-    parsed.views.reset();
+    if (parsed.views_hold_large_fields) CopyViewsInto(parsed.views, p->artifact->mutable_payload());
+    parsed.views_hold_large_fields = false;
     RETURN_IF_ERROR(RestoreDeferredThunks(parsed, p->artifact->mutable_payload()));
   }
-  if (parsed.views.has_value()) {
-    p->views = *std::move(parsed.views);
+  if (parsed.views_hold_large_fields) {
+    p->views = std::move(parsed.views);
     p->storage = parsed.storage;
   } else {
     const GpuExecutablePayloadProto& payload = p->artifact->payload();

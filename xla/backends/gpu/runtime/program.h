@@ -154,9 +154,11 @@ struct ParsedArtifact {
   // file mapping, or a copy of just the thunk records.
   bool thunks_deferred = false;
   absl::string_view stored_payload{};
-  // When set, artifact->payload()'s fields named in PayloadViews are empty:
-  // these are their bytes, inside `storage` (a small file's read buffer).
-  std::optional<PayloadViews> views{};
+  // When views_hold_large_fields, artifact->payload()'s fields named in
+  // PayloadViews are empty: `views` are their bytes, inside `storage` (a
+  // small file's read buffer).
+  bool views_hold_large_fields = false;
+  PayloadViews views{};
   std::shared_ptr<const void> storage{};
 };
 

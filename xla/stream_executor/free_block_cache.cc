@@ -55,15 +55,20 @@ std::vector<FreeBlock> FreeBlockCache::Drain() {
   return blocks;
 }
 
+namespace {
+
+#if defined(__SANITIZE_ADDRESS__)  // gcc
+constexpr bool kAddressSanitizer = true;
+#elif defined(__has_feature)  // clang
+constexpr bool kAddressSanitizer = __has_feature(address_sanitizer);
+#else
+constexpr bool kAddressSanitizer = false;
+#endif
+
+}  // namespace
+
 uint64_t DefaultFreeBlockCacheBytes(uint64_t device_memory_bytes) {
-#if defined(__SANITIZE_ADDRESS__)
-  return 0 * device_memory_bytes;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-  return 0 * device_memory_bytes;
-#endif
-#endif
-  return device_memory_bytes / 8;
+  return kAddressSanitizer ? 0 : device_memory_bytes / 8;
 }
 
 }  // namespace stream_executor

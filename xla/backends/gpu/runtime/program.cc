@@ -20,8 +20,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "google/protobuf/io/coded_stream.h"
-#include "google/protobuf/stubs/common.h"
 #include "google/protobuf/io/zero_copy_stream_impl.h"
+#include "google/protobuf/stubs/common.h"
 #include "google/protobuf/wire_format_lite.h"
 #include "xla/backends/gpu/runtime/artifact_header.h"
 #include "xla/backends/gpu/runtime/checksum.h"
@@ -308,8 +308,9 @@ enum class LargeFields {
 };
 
 // Parses `bytes` in place (strings are copied out of it) while hashing the
-// stored payload. Thunks and the shared object are left out of the message
-// (as `thunks` and `shared_object` say) only when the payload is stored once.
+// stored payload. The thunks (a list of kDeferThunkBytes or more) and the
+// large fields are left out of the message, as `thunks` and `large_fields`
+// say, only when the payload is stored once.
 absl::StatusOr<ParsedArtifact> ParseInPlace(absl::string_view bytes, absl::string_view what,
                                             Thunks thunks, LargeFields large_fields) {
   if (bytes.size() > static_cast<size_t>(kMaxArtifactBytes)) {

@@ -53,8 +53,11 @@ for m in "${MODULES[@]}"; do
   bench="$("$BIN" bench "$dir/m.xaot" "${inputs[@]}" --iterations="$ITER" --warmup=3 2>&1)"
   aot_ms="$(awk '/^  median/ {print $2; exit}' <<<"$bench")"
   "$BIN" run "$dir/m.xaot" "${inputs[@]}" --output_dir="$dir/xla_aot" >/dev/null 2>&1
+  # "inf" means NaN on one side only; say how many elements.
   check="$(python3 benchmarks/xla_cpu_baseline.py --compare "$dir/xla_aot" "$dir/xla_cpu" \
-           | sed -n 's/.*max_abs=\([^ ]*\) max_norm=\([^ ]*\).*/\1, \2/p')"
+           | sed -n 's/.*max_abs=\([^ ]*\) max_norm=\([^ ]*\).*nan_mismatches=\([0-9]*\).*/\1, \2 \3/p' \
+           | awk '{ if ($3 > 0) printf "%s %s (%d elements NaN on one side only)", $1, $2, $3;
+                    else printf "%s %s", $1, $2 }')"
   t0=$(date +%s.%N)
   if timeout "${EVAL_TIMEOUT:-600}" "$BIN" eval "$m" "${inputs[@]}" --output_dir="$dir/eval" >/dev/null 2>&1; then
     t1=$(date +%s.%N)

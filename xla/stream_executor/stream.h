@@ -37,6 +37,7 @@
 #ifndef XLA_STREAM_EXECUTOR_STREAM_H_
 #define XLA_STREAM_EXECUTOR_STREAM_H_
 
+#include <chrono>
 #include <cstdint>
 
 #include "absl/functional/any_invocable.h"
@@ -111,6 +112,28 @@ class Stream {
   // must not block on this stream.
   virtual absl::Status DoHostCallback(
       absl::AnyInvocable<absl::Status() &&> callback) = 0;
+
+  // Stamps the time at which the stream gets here, for traces: once all
+  // earlier work has run, `*ns` receives the steady clock's reading
+  // (std::chrono::steady_clock, nanoseconds since its epoch). `*ns` must stay
+  // valid until a BlockHostUntilDone of this stream returns, and holds the
+  // stamp once one has returned OK; when the stream fails first it may be
+  // left unwritten. A null `ns` is InvalidArgument and leaves the stream
+  // as it was (a trace never fails the work it watches); otherwise the
+  // errors of the other enqueue methods. This
+  // default reads the clock in a host callback (exact on the host, where
+  // the callback runs on the stream's thread); platforms with device timers
+  // override it so that a stamp does not stall the device (CUDA: timing
+  // events, see cuda_stream.h).
+  virtual absl::Status RecordTimestamp(int64_t* ns) {
+    if (ns == nullptr) return absl::InvalidArgumentError("timestamp: the slot is null");
+    return DoHostCallback([ns]() -> absl::Status {
+      *ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                std::chrono::steady_clock::now().time_since_epoch())
+                .count();
+      return absl::OkStatus();
+    });
+  }
 
   // Blocks until all work enqueued so far has run. Returns the stream's
   // first error, if any (every call after a failure returns it again).

@@ -63,6 +63,7 @@ namespace stream_executor::cuda {
   X(cuEventRecord)              \
   X(cuEventQuery)               \
   X(cuEventSynchronize)         \
+  X(cuEventElapsedTime)         \
   X(cuEventDestroy_v2)
 
 // One function pointer per entry point; all non-null in a loaded table.

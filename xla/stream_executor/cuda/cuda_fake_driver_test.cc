@@ -407,6 +407,25 @@ TEST_F(CudaFakeDriverTest, FreedBlocksAreReusedAndGivenBackWhenMemoryRunsOut) {
   EXPECT_EQ(driver_.live_allocations(), 0);
 }
 
+// Timestamps stall the stream once per synchronize (the anchor's host
+// function); the rest are timing events read after the synchronize, and
+// their events are reused by the next round.
+TEST_F(CudaFakeDriverTest, TimestampsStallTheStreamOncePerSynchronize) {
+  auto stream = NewStream();
+  const int host_functions = driver_.calls("cuLaunchHostFunc");
+  const int creates = driver_.calls("cuEventCreate");
+  for (int round = 1; round <= 2; ++round) {
+    std::vector<int64_t> t(5, -1);
+    for (int64_t& slot : t) ASSERT_TRUE(stream->RecordTimestamp(&slot).ok());
+    ASSERT_TRUE(stream->BlockHostUntilDone().ok());
+    EXPECT_EQ(driver_.calls("cuLaunchHostFunc"), host_functions + round);
+    EXPECT_EQ(driver_.calls("cuEventCreate"), creates + 5);
+    EXPECT_EQ(driver_.calls("cuEventElapsedTime"), 4 * round);
+    EXPECT_GE(t[0], 0);
+    for (size_t i = 1; i < t.size(); ++i) EXPECT_GE(t[i], t[i - 1]) << "round " << round << " stamp " << i;
+  }
+}
+
 // A device with different attributes: the limits follow them.
 class CudaFakeDriverLimitsTest : public CudaFakeDriverTest {
  protected:

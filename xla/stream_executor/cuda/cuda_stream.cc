@@ -1,5 +1,7 @@
 #include "xla/stream_executor/cuda/cuda_stream.h"
 
+#include <chrono>
+#include <cmath>
 #include <system_error>
 #include <utility>
 
@@ -113,6 +115,9 @@ CudaStream::~CudaStream() {
   (void)CU_STATUS(api_, cuCtxSetCurrent, context_);
   (void)CU_STATUS(api_, cuStreamSynchronize, stream_);
   in_flight_modules_.clear();
+  if (stamp_anchor_ != nullptr) spare_stamp_events_.push_back(stamp_anchor_);
+  for (const PendingStamp& stamp : stamps_) spare_stamp_events_.push_back(stamp.event);
+  for (CUevent event : spare_stamp_events_) (void)CU_STATUS(api_, cuEventDestroy_v2, event);
   (void)CU_STATUS(api_, cuStreamDestroy_v2, stream_);
 }
 
@@ -298,15 +303,87 @@ absl::Status CudaStream::DoHostCallback(
                         absl::InvalidArgumentError("the callback is empty"));
   }
   return Enqueue("host callback", [this, callback = std::move(callback)]() mutable {
-    HostFunctionSignal signal;
-    RETURN_IF_ERROR(
-        CU_STATUS(api_, cuLaunchHostFunc, stream_, &SignalReached, &signal));
-    {
-      std::unique_lock<std::mutex> lock(signal.mu);
-      signal.cv.wait(lock, [&signal] { return signal.reached; });
-    }
+    RETURN_IF_ERROR(WaitUntilDeviceReachesHere());
     return std::move(callback)();
   });
+}
+
+absl::Status CudaStream::WaitUntilDeviceReachesHere() {
+  HostFunctionSignal signal;
+  RETURN_IF_ERROR(
+      CU_STATUS(api_, cuLaunchHostFunc, stream_, &SignalReached, &signal));
+  std::unique_lock<std::mutex> lock(signal.mu);
+  signal.cv.wait(lock, [&signal] { return signal.reached; });
+  return absl::OkStatus();
+}
+
+absl::StatusOr<CUevent> CudaStream::TakeStampEventLocked() {
+  if (!spare_stamp_events_.empty()) {
+    const CUevent event = spare_stamp_events_.back();
+    spare_stamp_events_.pop_back();
+    return event;
+  }
+  CU_RETURN_IF_ERROR(api_, cuCtxSetCurrent, context_);
+  CUevent event = nullptr;
+  CU_RETURN_IF_ERROR(api_, cuEventCreate, &event, CU_EVENT_DEFAULT);  // timing on
+  return event;
+}
+
+absl::Status CudaStream::RecordTimestamp(int64_t* ns) {
+  if (ns == nullptr) return absl::InvalidArgumentError("timestamp: the slot is null");
+  std::lock_guard<std::mutex> lock(mu_);
+  absl::Status known = KnownErrorLocked();
+  if (!known.ok()) return known;
+  absl::StatusOr<CUevent> event = TakeStampEventLocked();
+  if (!event.ok()) return Annotate("timestamp", event.status());
+  const CUevent recorded = *event;
+  if (stamp_anchor_ != nullptr) {
+    stamps_.push_back(PendingStamp{recorded, ns});
+    PushLocked(Operation{"timestamp", [this, recorded] {
+      return CU_STATUS(api_, cuEventRecord, recorded, stream_);
+    }});
+    return absl::OkStatus();
+  }
+  stamp_anchor_ = recorded;
+  stamp_anchor_ns_ = -1;
+  PushLocked(Operation{"timestamp", [this, recorded, ns] {
+    RETURN_IF_ERROR(CU_STATUS(api_, cuEventRecord, recorded, stream_));
+    RETURN_IF_ERROR(WaitUntilDeviceReachesHere());
+    const int64_t now = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                            std::chrono::steady_clock::now().time_since_epoch())
+                            .count();
+    *ns = now;
+    std::lock_guard<std::mutex> anchor_lock(mu_);
+    stamp_anchor_ns_ = now;
+    return absl::OkStatus();
+  }});
+  return absl::OkStatus();
+}
+
+void CudaStream::ReadStampsLocked() {
+  if (stamp_anchor_ == nullptr) return;
+  const bool failed = !status_.ok();
+  if (!failed && stamp_anchor_ns_ < 0) return;  // the anchor is still queued
+  std::vector<PendingStamp> unread;
+  for (const PendingStamp& stamp : stamps_) {
+    float ms = 0;
+    const absl::Status elapsed =
+        failed ? absl::OkStatus()
+               : CU_STATUS(api_, cuEventElapsedTime, &ms, stamp_anchor_, stamp.event);
+    if (elapsed.code() == absl::StatusCode::kUnavailable) {  // CUDA_ERROR_NOT_READY
+      unread.push_back(stamp);  // enqueued while the synchronize ran
+      continue;
+    }
+    if (!failed && elapsed.ok()) {
+      *stamp.slot = stamp_anchor_ns_ + std::llround(static_cast<double>(ms) * 1e6);
+    }
+    spare_stamp_events_.push_back(stamp.event);
+  }
+  stamps_.swap(unread);
+  if (!stamps_.empty()) return;
+  spare_stamp_events_.push_back(stamp_anchor_);
+  stamp_anchor_ = nullptr;
+  stamp_anchor_ns_ = -1;
 }
 
 absl::Status CudaStream::EnqueueDriverWork(
@@ -346,6 +423,7 @@ absl::Status CudaStream::BlockHostUntilDone() {
   if (!synced.ok() && status_.ok()) {
     status_ = Annotate("stream synchronize", synced);
   }
+  ReadStampsLocked();
   absl::Status result = Detached(status_);
   lock.unlock();
   return result;  // `finished_modules` unloads after the lock is released

@@ -14,6 +14,13 @@
 //    issuing anything later. So a failing callback skips later work, and the
 //    callback may call driver functions (which CUDA forbids inside a host
 //    function) and block on other streams.
+//  * Timestamps (RecordTimestamp): the first since the stamps were last
+//    read is an anchor, a timing event plus a host function that reads the
+//    steady clock when the device reaches it (one stall); later ones are
+//    timing events only, read with cuEventElapsedTime against the anchor
+//    when BlockHostUntilDone has synchronized, so a trace does not stall
+//    the stream between thunks. A stamp whose event cannot be created
+//    returns the driver's error and is not taken; the stream is unaffected.
 //  * Waiting for an event: the worker waits until the recording stream's
 //    worker has issued the awaited record (host-side, not until the device
 //    reached it), then issues cuStreamWaitEvent, or takes the event's error
@@ -103,6 +110,7 @@ class CudaStream : public Stream {
   absl::Status WaitFor(Event* event) override;
   absl::Status DoHostCallback(
       absl::AnyInvocable<absl::Status() &&> callback) override;
+  absl::Status RecordTimestamp(int64_t* ns) override;
   absl::Status BlockHostUntilDone() override;
 
   // Queues `work`, run on the worker with the context current and the driver
@@ -140,6 +148,20 @@ class CudaStream : public Stream {
   void WaitIdleLocked(std::unique_lock<std::mutex>& lock);
   void WorkerLoop();
   absl::Status CurrentStatus();
+  // On the worker: launches a host function and waits until the device
+  // reaches it.
+  absl::Status WaitUntilDeviceReachesHere();
+  // A timing event for RecordTimestamp: a spare one, else a new one.
+  absl::StatusOr<CUevent> TakeStampEventLocked();
+  // After a synchronize: writes the stamps whose events completed and
+  // recycles their events (see the file comment).
+  void ReadStampsLocked();
+
+  // A timestamp still to be read: its event and where its time goes.
+  struct PendingStamp {
+    CUevent event = nullptr;
+    int64_t* slot = nullptr;
+  };
 
   const CudaDriverApi& api_;
   const CUcontext context_;
@@ -158,6 +180,13 @@ class CudaStream : public Stream {
   bool shutting_down_ = false;
   // Modules of launches issued since the last synchronize.
   std::vector<std::shared_ptr<const CudaModuleHandle>> in_flight_modules_;
+  // RecordTimestamp's anchor event (null when none is open), its clock
+  // reading (-1 until the worker has taken it), the stamps timed against
+  // it, and timing events to reuse.
+  CUevent stamp_anchor_ = nullptr;
+  int64_t stamp_anchor_ns_ = -1;
+  std::vector<PendingStamp> stamps_;
+  std::vector<CUevent> spare_stamp_events_;
   std::thread worker_;
 };
 

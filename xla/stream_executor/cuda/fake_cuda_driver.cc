@@ -1,6 +1,7 @@
 #include "xla/stream_executor/cuda/fake_cuda_driver.h"
 
 #include <algorithm>
+#include <chrono>
 #include <condition_variable>
 #include <cstdlib>
 #include <cstring>
@@ -33,6 +34,8 @@ struct FakeModule {
 struct FakeEvent {
   uint64_t recorded = 0;   // records issued (cuEventRecord calls)
   uint64_t completed = 0;  // the latest record the device has reached
+  bool timing = true;      // created without CU_EVENT_DISABLE_TIMING
+  int64_t completed_ns = 0;  // steady clock when `completed` was reached
 };
 
 struct FakeOp {
@@ -698,6 +701,7 @@ CUresult FakeEventCreate(CUevent* event, unsigned int flags) {
     return CUDA_ERROR_INVALID_VALUE;
   }
   auto fake = std::make_unique<FakeEvent>();
+  fake->timing = (flags & CU_EVENT_DISABLE_TIMING) == 0;
   std::lock_guard<std::mutex> lock(s.mu);
   *event = reinterpret_cast<CUevent>(fake.get());
   s.events.emplace(fake.get(), std::move(fake));
@@ -719,7 +723,12 @@ CUresult FakeEventRecord(CUevent event, CUstream stream) {
     std::lock_guard<std::mutex> record_lock(s.mu);
     // Like the driver, an event destroyed while a record is pending is fine.
     if (s.events.count(fake_event) == 0) return;
-    fake_event->completed = std::max(fake_event->completed, sequence);
+    if (sequence > fake_event->completed) {
+      fake_event->completed = sequence;
+      fake_event->completed_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                     std::chrono::steady_clock::now().time_since_epoch())
+                                     .count();
+    }
     s.changed.notify_all();
   });
   return CUDA_SUCCESS;
@@ -744,6 +753,27 @@ CUresult FakeEventSynchronize(CUevent event) {
   FakeEvent* fake_event = it->second.get();
   const uint64_t target = fake_event->recorded;
   s.changed.wait(lock, [&] { return fake_event->completed >= target; });
+  return CUDA_SUCCESS;
+}
+
+// As the driver: both events must allow timing (else INVALID_HANDLE) and
+// have completed their latest record (else NOT_READY; a never-recorded
+// event is not ready either).
+CUresult FakeEventElapsedTime(float* ms, CUevent start, CUevent end) {
+  FAKE_ENTER(cuEventElapsedTime);
+  FAKE_REQUIRE_INIT();
+  if (ms == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  std::lock_guard<std::mutex> lock(s.mu);
+  auto first = s.events.find(reinterpret_cast<FakeEvent*>(start));
+  auto last = s.events.find(reinterpret_cast<FakeEvent*>(end));
+  if (first == s.events.end() || last == s.events.end()) return CUDA_ERROR_INVALID_HANDLE;
+  const FakeEvent& a = *first->second;
+  const FakeEvent& b = *last->second;
+  if (!a.timing || !b.timing) return CUDA_ERROR_INVALID_HANDLE;
+  if (a.recorded == 0 || b.recorded == 0 || a.completed < a.recorded || b.completed < b.recorded) {
+    return CUDA_ERROR_NOT_READY;
+  }
+  *ms = static_cast<float>(static_cast<double>(b.completed_ns - a.completed_ns) / 1e6);
   return CUDA_SUCCESS;
 }
 
@@ -805,6 +835,7 @@ FakeCudaDriver::FakeCudaDriver(Options options)
   api_.cuEventRecord = &FakeEventRecord;
   api_.cuEventQuery = &FakeEventQuery;
   api_.cuEventSynchronize = &FakeEventSynchronize;
+  api_.cuEventElapsedTime = &FakeEventElapsedTime;
   api_.cuEventDestroy_v2 = &FakeEventDestroy;
   // Every entry of the table must be filled.
 #define XLA_FAKE_CHECK_FILLED(name) \

@@ -13,7 +13,9 @@
 //    a device would (so work is asynchronous to the caller). Pause() stops
 //    every stream from starting more work until Resume().
 //  * Events record positions in a stream's queue; cuStreamWaitEvent makes a
-//    stream wait for the latest record made before the call.
+//    stream wait for the latest record made before the call. A record
+//    notes the steady clock when the stream reaches it, which
+//    cuEventElapsedTime subtracts (timing events only, as the driver).
 //  * Modules: PTX text only. Entries are found by ".entry <name>(" with
 //    their ".param" count. A line containing "fake-jit-error: <message>"
 //    makes the load fail with CUDA_ERROR_INVALID_PTX and <message> in the

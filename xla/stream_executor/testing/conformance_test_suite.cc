@@ -329,6 +329,53 @@ TEST_P(StreamExecutorConformanceTest, EventIsPendingUntilStreamReachesIt) {
   ASSERT_OK(stream->BlockHostUntilDone());
 }
 
+int64_t SteadyNowNs() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+// Timestamps are taken in stream order, when the stream gets there: a host
+// callback that sleeps 20 ms between two stamps shows in their difference,
+// every stamp lies between the first enqueue and the synchronize's return,
+// and a second round after a synchronize works the same. A null slot is
+// refused without failing the stream; a failed stream takes no stamp.
+TEST_P(StreamExecutorConformanceTest, TimestampsFollowTheStream) {
+  static constexpr int64_t kSleepNs = 20'000'000;
+  constexpr int64_t kSlackNs = 1'000'000;  // the clock read's own latency
+  auto stream = NewStream();
+  OwningDeviceMemory memory = Allocate(4099);
+  for (int round = 0; round < 2; ++round) {
+    SCOPED_TRACE(absl::StrCat("round ", round));
+    int64_t t[4] = {-1, -1, -1, -1};
+    const int64_t before = SteadyNowNs();
+    ASSERT_OK(stream->RecordTimestamp(&t[0]));
+    ASSERT_OK(stream->MemZero(memory.ptr(), 4099));
+    ASSERT_OK(stream->RecordTimestamp(&t[1]));
+    ASSERT_OK(stream->DoHostCallback([] {
+      std::this_thread::sleep_for(std::chrono::nanoseconds(kSleepNs));
+      return absl::OkStatus();
+    }));
+    ASSERT_OK(stream->RecordTimestamp(&t[2]));
+    ASSERT_OK(stream->RecordTimestamp(&t[3]));
+    ASSERT_OK(stream->BlockHostUntilDone());
+    const int64_t after = SteadyNowNs();
+    EXPECT_GE(t[0], before - kSlackNs);
+    EXPECT_LE(t[0], t[1]);
+    EXPECT_GE(t[2] - t[1], kSleepNs - kSlackNs);
+    EXPECT_LE(t[2], t[3]);
+    EXPECT_LE(t[3], after + kSlackNs);
+  }
+  EXPECT_EQ(stream->RecordTimestamp(nullptr).code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_OK(stream->BlockHostUntilDone());  // refused, not sticky
+  // A failed stream takes no stamp.
+  EXPECT_FALSE(stream->MemZero(memory.ptr(), 4100).ok());
+  int64_t late = -1;
+  EXPECT_FALSE(stream->RecordTimestamp(&late).ok());
+  EXPECT_FALSE(stream->BlockHostUntilDone().ok());
+  EXPECT_EQ(late, -1);
+}
+
 TEST_P(StreamExecutorConformanceTest, EventCarriesStreamErrorToWaiters) {
   ASSERT_OK_AND_ASSIGN(std::unique_ptr<Event> event, executor_->CreateEvent());
   OwningDeviceMemory memory = Allocate(4);

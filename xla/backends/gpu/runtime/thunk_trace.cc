@@ -13,16 +13,13 @@ int64_t TraceClockNs() {
 
 namespace {
 
-// Enqueues a stamp of the clock into `*slot` on `stream`; leaves -1 when
-// the stream refuses work (its sticky error is the thunk's to report).
+// Stamps the clock into `*slot` when `stream` gets here
+// (Stream::RecordTimestamp reads the same steady clock as TraceClockNs);
+// leaves -1 when the stream refuses work (its sticky error is the thunk's
+// to report).
 void EnqueueStamp(stream_executor::Stream* stream, int64_t* slot) {
   if (stream == nullptr) return;
-  stream
-      ->DoHostCallback([slot]() -> absl::Status {
-        *slot = TraceClockNs();
-        return absl::OkStatus();
-      })
-      .IgnoreError();
+  stream->RecordTimestamp(slot).IgnoreError();
 }
 
 stream_executor::Stream* StreamOf(const Thunk& thunk, const ExecuteParams& params) {

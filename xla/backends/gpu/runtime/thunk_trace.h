@@ -4,23 +4,25 @@
 // SequentialThunk calls Begin/End around each thunk it runs when
 // ExecuteParams::tracer is set (nested sequences -- while bodies, conditional
 // branches, async bodies -- do the same, one level deeper). Begin and End each
-// enqueue a host callback on the thunk's stream that reads the steady clock,
-// so an event's [start_ns, end_ns] spans the thunk's work as the stream ran
-// it, not the time it took to enqueue it. Nesting is tracked at enqueue time:
+// record a timestamp on the thunk's stream (Stream::RecordTimestamp: a host
+// callback reading the steady clock on the host, timing events on CUDA), so
+// an event's [start_ns, end_ns] spans the thunk's work as the stream ran it,
+// not the time it took to enqueue it. Nesting is tracked at enqueue time:
 // every event knows its depth and its enclosing event.
 //
 // A container thunk (while, conditional, sequential, async start) may put
 // work on other streams than its own; Finish() widens each container's
 // interval to cover its children's, so a child always lies inside its parent.
 //
-// An event whose callback could not be enqueued (the stream already failed)
+// An event whose stamp could not be taken (the stream already failed)
 // keeps start_ns or end_ns at -1 ("not measured"); tracing never changes the
 // status of the execution.
 //
 // Thread-safety: Begin/End must be called from the one thread that enqueues
-// the execution (ExecuteOnStream recursion is single-threaded); the callbacks
-// they enqueue write only their own event. Read events() only after every
-// stream of the execution is done (GpuExecutable::Execute returns then) and
+// the execution (ExecuteOnStream recursion is single-threaded); the stamps
+// they take write only their own event. Read events() only after every
+// stream of the execution has been waited for with BlockHostUntilDone
+// (GpuExecutable::Execute returns then; CUDA writes its stamps there) and
 // Finish() has been called. One tracer serves one execution at a time.
 #ifndef XLA_BACKENDS_GPU_RUNTIME_THUNK_TRACE_H_
 #define XLA_BACKENDS_GPU_RUNTIME_THUNK_TRACE_H_
@@ -74,7 +76,7 @@ class ThunkTracer {
   void Clear();
 
  private:
-  std::deque<ThunkTraceEvent> events_;  // deque: callbacks hold pointers
+  std::deque<ThunkTraceEvent> events_;  // deque: pending stamps hold pointers
   std::vector<int64_t> open_;           // enclosing events at enqueue time
 };
 

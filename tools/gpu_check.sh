@@ -335,10 +335,10 @@ build_there() {
 }
 
 # bench_rate FILE.xaot: "<bytes per run> <traced ms per run> <Execute ms>"
-# from `xla_aot_device bench`: the kernel and copy lines (traced: on a GPU
-# each stamp is a host function on the stream, so a short kernel's traced
-# time includes two host round trips) and the untraced median of Execute
-# (launch and synchronization included).
+# from `xla_aot_device bench`: the kernel and copy lines (traced: CUDA
+# timing events since 2026-11-30; before, each stamp was a host function on
+# the stream and a short kernel's traced time held two host round trips) and
+# the untraced median of Execute (launch and synchronization included).
 bench_rate() {
   "$out/bin/xla_aot_device" bench "$1" --iterations=20 --warmup=3 | awk '
     /^  median / { wall = $2 }

@@ -426,6 +426,55 @@ TEST_F(CudaFakeDriverTest, TimestampsStallTheStreamOncePerSynchronize) {
   }
 }
 
+// A stamp enqueued while another thread's BlockHostUntilDone is
+// synchronizing, and not yet issued when that synchronize ends, is not read
+// then (its reused event still holds the last round's time): the next
+// synchronize reads it, with a time after it was issued.
+TEST_F(CudaFakeDriverTest, StampNotYetIssuedAtTheSynchronizeIsReadLater) {
+  auto stream = NewStream();
+  OwningDeviceMemory memory = Allocate(64);
+  int64_t round1[2] = {-1, -1};
+  for (int64_t& slot : round1) ASSERT_TRUE(stream->RecordTimestamp(&slot).ok());
+  ASSERT_TRUE(stream->BlockHostUntilDone().ok());  // two spare events, both recorded
+
+  int64_t anchor = -1, late = -1;
+  ASSERT_TRUE(stream->RecordTimestamp(&anchor).ok());
+  std::promise<void> anchored;  // the worker has run the anchor's stamp
+  ASSERT_TRUE(stream->DoHostCallback([&anchored] {
+    anchored.set_value();
+    return absl::OkStatus();
+  }).ok());
+  anchored.get_future().wait();
+  // The device stops; the synchronize below waits for it.
+  driver_.Pause();
+  ASSERT_TRUE(stream->MemZero(memory.ptr(), 64).ok());
+  const int syncs = driver_.calls("cuStreamSynchronize");
+  std::promise<absl::Status> first_sync;
+  std::thread syncer([&] { first_sync.set_value(stream->BlockHostUntilDone()); });
+  ASSERT_TRUE(Eventually([&] { return driver_.calls("cuStreamSynchronize") > syncs; }));
+  // Meanwhile: a callback that holds the worker, and a stamp behind it.
+  std::promise<void> release;
+  std::shared_future<void> released = release.get_future().share();
+  ASSERT_TRUE(stream->DoHostCallback([released] {
+    released.wait();
+    return absl::OkStatus();
+  }).ok());
+  ASSERT_TRUE(stream->RecordTimestamp(&late).ok());
+  driver_.Resume();
+  // The device finishes, the synchronize returns and reads the stamps while
+  // the worker is held: `late` is not issued and must not be read.
+  ASSERT_TRUE(first_sync.get_future().get().ok());
+  syncer.join();
+  EXPECT_EQ(late, -1);
+  const int64_t released_at = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                  std::chrono::steady_clock::now().time_since_epoch())
+                                  .count();
+  release.set_value();
+  ASSERT_TRUE(stream->BlockHostUntilDone().ok());
+  EXPECT_GE(late, released_at);
+  EXPECT_GT(late, anchor);
+}
+
 // A device with different attributes: the limits follow them.
 class CudaFakeDriverLimitsTest : public CudaFakeDriverTest {
  protected:

@@ -338,9 +338,13 @@ absl::Status CudaStream::RecordTimestamp(int64_t* ns) {
   if (!event.ok()) return Annotate("timestamp", event.status());
   const CUevent recorded = *event;
   if (stamp_anchor_ != nullptr) {
-    stamps_.push_back(PendingStamp{recorded, ns});
-    PushLocked(Operation{"timestamp", [this, recorded] {
-      return CU_STATUS(api_, cuEventRecord, recorded, stream_);
+    const int64_t sequence = ++enqueued_stamps_;
+    stamps_.push_back(PendingStamp{recorded, ns, sequence});
+    PushLocked(Operation{"timestamp", [this, recorded, sequence] {
+      RETURN_IF_ERROR(CU_STATUS(api_, cuEventRecord, recorded, stream_));
+      std::lock_guard<std::mutex> issued_lock(mu_);
+      issued_stamps_ = sequence;
+      return absl::OkStatus();
     }});
     return absl::OkStatus();
   }
@@ -366,12 +370,16 @@ void CudaStream::ReadStampsLocked() {
   if (!failed && stamp_anchor_ns_ < 0) return;  // the anchor is still queued
   std::vector<PendingStamp> unread;
   for (const PendingStamp& stamp : stamps_) {
+    if (!failed && stamp.sequence > issued_stamps_) {
+      unread.push_back(stamp);  // enqueued while the synchronize ran
+      continue;
+    }
     float ms = 0;
     const absl::Status elapsed =
         failed ? absl::OkStatus()
                : CU_STATUS(api_, cuEventElapsedTime, &ms, stamp_anchor_, stamp.event);
     if (elapsed.code() == absl::StatusCode::kUnavailable) {  // CUDA_ERROR_NOT_READY
-      unread.push_back(stamp);  // enqueued while the synchronize ran
+      unread.push_back(stamp);  // issued after the synchronize began
       continue;
     }
     if (!failed && elapsed.ok()) {

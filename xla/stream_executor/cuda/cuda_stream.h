@@ -157,10 +157,12 @@ class CudaStream : public Stream {
   // recycles their events (see the file comment).
   void ReadStampsLocked();
 
-  // A timestamp still to be read: its event and where its time goes.
+  // A timestamp still to be read: its event, where its time goes, and its
+  // place in the order of stamps (see issued_stamps_).
   struct PendingStamp {
     CUevent event = nullptr;
     int64_t* slot = nullptr;
+    int64_t sequence = 0;
   };
 
   const CudaDriverApi& api_;
@@ -187,6 +189,11 @@ class CudaStream : public Stream {
   int64_t stamp_anchor_ns_ = -1;
   std::vector<PendingStamp> stamps_;
   std::vector<CUevent> spare_stamp_events_;
+  // Stamps numbered as enqueued; the worker notes the last whose record it
+  // issued. A stamp not yet issued is never read: its (reused) event may
+  // still hold an earlier round's time.
+  int64_t enqueued_stamps_ = 0;
+  int64_t issued_stamps_ = 0;
   std::thread worker_;
 };
 

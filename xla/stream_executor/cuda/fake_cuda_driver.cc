@@ -756,9 +756,9 @@ CUresult FakeEventSynchronize(CUevent event) {
   return CUDA_SUCCESS;
 }
 
-// As the driver: both events must allow timing (else INVALID_HANDLE) and
-// have completed their latest record (else NOT_READY; a never-recorded
-// event is not ready either).
+// As the driver: both events must allow timing and have been recorded
+// (else INVALID_HANDLE), and have completed their latest record (else
+// NOT_READY).
 CUresult FakeEventElapsedTime(float* ms, CUevent start, CUevent end) {
   FAKE_ENTER(cuEventElapsedTime);
   FAKE_REQUIRE_INIT();
@@ -769,10 +769,8 @@ CUresult FakeEventElapsedTime(float* ms, CUevent start, CUevent end) {
   if (first == s.events.end() || last == s.events.end()) return CUDA_ERROR_INVALID_HANDLE;
   const FakeEvent& a = *first->second;
   const FakeEvent& b = *last->second;
-  if (!a.timing || !b.timing) return CUDA_ERROR_INVALID_HANDLE;
-  if (a.recorded == 0 || b.recorded == 0 || a.completed < a.recorded || b.completed < b.recorded) {
-    return CUDA_ERROR_NOT_READY;
-  }
+  if (!a.timing || !b.timing || a.recorded == 0 || b.recorded == 0) return CUDA_ERROR_INVALID_HANDLE;
+  if (a.completed < a.recorded || b.completed < b.recorded) return CUDA_ERROR_NOT_READY;
   *ms = static_cast<float>(static_cast<double>(b.completed_ns - a.completed_ns) / 1e6);
   return CUDA_SUCCESS;
 }

@@ -4,6 +4,7 @@
 // lie inside their parents across streams, and no tracer means no events.
 #include "xla/backends/gpu/runtime/thunk_trace.h"
 
+#include <atomic>
 #include <chrono>
 #include <memory>
 #include <thread>
@@ -25,10 +26,10 @@ stream_executor::StreamExecutor* HostExecutor() {
 // Enqueues a host callback that sleeps kSleepMs and counts its runs.
 class SleepThunk : public Thunk {
  public:
-  SleepThunk(Kind kind, std::string annotation, int64_t stream, int* runs)
+  SleepThunk(Kind kind, std::string annotation, int64_t stream, std::atomic<int>* runs)
       : Thunk(kind, ThunkInfo{stream, std::move(annotation)}), runs_(runs) {}
   absl::Status ExecuteOnStream(const ExecuteParams& params) const override {
-    int* runs = runs_;
+    std::atomic<int>* runs = runs_;
     return stream(params)->DoHostCallback([runs]() -> absl::Status {
       std::this_thread::sleep_for(std::chrono::milliseconds(kSleepMs));
       ++*runs;
@@ -38,7 +39,7 @@ class SleepThunk : public Thunk {
   absl::StatusOr<ThunkProto> ToProto() const override { return InfoProto(); }
 
  private:
-  int* runs_;
+  std::atomic<int>* runs_;  // shared by thunks on both streams
 };
 
 struct Fixture {
@@ -63,7 +64,7 @@ struct Fixture {
 };
 
 // root: [kernel "a" (s0), sequential "inner" (s0): [copy "b" (s1), gemm "c" (s0)], memset "" (s0)]
-std::unique_ptr<SequentialThunk> MakeTree(int* runs) {
+std::unique_ptr<SequentialThunk> MakeTree(std::atomic<int>* runs) {
   std::vector<std::unique_ptr<Thunk>> inner;
   inner.push_back(std::make_unique<SleepThunk>(Thunk::Kind::kCopy, "b", 1, runs));
   inner.push_back(std::make_unique<SleepThunk>(Thunk::Kind::kGemm, "c", 0, runs));
@@ -75,7 +76,7 @@ std::unique_ptr<SequentialThunk> MakeTree(int* runs) {
 }
 
 TEST(ThunkTrace, RecordsStreamIntervalsAndNesting) {
-  int runs = 0;
+  std::atomic<int> runs{0};
   std::unique_ptr<SequentialThunk> root = MakeTree(&runs);
   Fixture f;
   ThunkTracer tracer;
@@ -116,7 +117,7 @@ TEST(ThunkTrace, RecordsStreamIntervalsAndNesting) {
 }
 
 TEST(ThunkTrace, NoTracerNoEventsAndClearReuses) {
-  int runs = 0;
+  std::atomic<int> runs{0};
   std::unique_ptr<SequentialThunk> root = MakeTree(&runs);
   Fixture f;
   ASSERT_TRUE(root->ExecuteOnStream(f.Params(nullptr)).ok());
@@ -147,7 +148,7 @@ class FailThunk : public Thunk {
 TEST(ThunkTrace, FailureKeepsStatusAndClosesEvent) {
   std::vector<std::unique_ptr<Thunk>> list;
   list.push_back(std::make_unique<FailThunk>());
-  int runs = 0;
+  std::atomic<int> runs{0};
   list.push_back(std::make_unique<SleepThunk>(Thunk::Kind::kKernel, "never", 0, &runs));
   SequentialThunk root(ThunkInfo{0, ""}, std::move(list));
   Fixture f;

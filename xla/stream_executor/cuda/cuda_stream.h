@@ -18,8 +18,9 @@
 //    read is an anchor, a timing event plus a host function that reads the
 //    steady clock when the device reaches it (one stall); later ones are
 //    timing events only, read with cuEventElapsedTime against the anchor
-//    when BlockHostUntilDone has synchronized, so a trace does not stall
-//    the stream between thunks. A stamp whose event cannot be created
+//    when BlockHostUntilDone has synchronized (those the worker has issued
+//    and the device has passed; others wait for the next synchronize), so a
+//    trace does not stall the stream between thunks. A stamp whose event cannot be created
 //    returns the driver's error and is not taken; the stream is unaffected.
 //  * Waiting for an event: the worker waits until the recording stream's
 //    worker has issued the awaited record (host-side, not until the device

@@ -155,7 +155,7 @@ struct LeftOut {
   // out (an error exactly when the full parse's would be).
   bool thunks = false;
   // With `thunks`, also copy their records (tags included) here, in order:
-  // a serialized payload with only its thunks.
+  // a serialized payload with only its thunks (the caller reserves it).
   std::string* thunk_records = nullptr;
   // Leave the large byte fields out of the message and record where they
   // are inside `bytes` (the last record of a field wins, as in a parse).
@@ -182,7 +182,6 @@ absl::StatusOr<std::unique_ptr<GpuExecutableProto>> ParseByRecords(absl::string_
                                                                    absl::string_view payload,
                                                                    absl::string_view what,
                                                                    const LeftOut& left_out) {
-  if (left_out.thunk_records != nullptr) left_out.thunk_records->reserve(StoredThunkBytes(payload));
   auto artifact = std::make_unique<GpuExecutableProto>();
   GpuExecutablePayloadProto* tables = artifact->mutable_payload();
   ThunkProto scratch;
@@ -329,11 +328,13 @@ absl::StatusOr<ParsedArtifact> ParseInPlace(absl::string_view bytes, absl::strin
   }
   const bool hashed_beside = hasher.joinable();
   LeftOut left_out;
-  left_out.thunks = thunks != Thunks::kParse && stored.has_value() &&
-                    StoredThunkBytes(stored->payload) >= kDeferThunkBytes;
+  const size_t thunk_bytes =
+      thunks != Thunks::kParse && stored.has_value() ? StoredThunkBytes(stored->payload) : 0;
+  left_out.thunks = thunk_bytes >= kDeferThunkBytes;
   std::shared_ptr<std::string> records;
   if (left_out.thunks && thunks == Thunks::kCopyBytes) {
     records = std::make_shared<std::string>();
+    records->reserve(thunk_bytes);
     left_out.thunk_records = records.get();
   }
   PayloadViews views;
@@ -683,6 +684,7 @@ absl::StatusOr<std::unique_ptr<Program>> LoadProgram(ParsedArtifact parsed,
     const GpuExecutablePayloadProto& payload = p->artifact->payload();
     p->views.host_shared_object = payload.host_shared_object();
     p->views.optimized_hlo_text = payload.optimized_hlo_text();
+    p->views.constants.reserve(payload.constants_size());
     for (const ConstantProto& c : payload.constants()) p->views.constants.push_back(c.content());
   }
   RETURN_IF_ERROR(CheckChecksum(*p->artifact, parsed.stored_payload_checksum));

@@ -59,6 +59,20 @@ class CudaFakeDriverTest : public ::testing::Test {
         static_cast<CudaStream*>(stream->release()));
   }
 
+  // Enqueues a host callback that holds `stream`'s worker (nothing later is
+  // issued) until the returned promise is set.
+  static std::promise<void> HoldWorker(Stream& stream) {
+    std::promise<void> gate;
+    std::shared_future<void> opened = gate.get_future().share();
+    EXPECT_TRUE(stream
+                    .DoHostCallback([opened] {
+                      opened.wait();
+                      return absl::OkStatus();
+                    })
+                    .ok());
+    return gate;
+  }
+
   OwningDeviceMemory Allocate(uint64_t size) {
     absl::StatusOr<OwningDeviceMemory> memory =
         OwningDeviceMemory::Allocate(executor_, size);
@@ -172,12 +186,7 @@ TEST_F(CudaFakeDriverTest, EventOrdersWorkAcrossTwoStreams) {
   ASSERT_TRUE(b->BlockHostUntilDone().ok());
   EXPECT_EQ(driver_.calls("cuStreamWaitEvent"), 0);
 
-  std::promise<void> gate;
-  std::shared_future<void> opened = gate.get_future().share();
-  ASSERT_TRUE(a->DoHostCallback([opened] {
-                 opened.wait();
-                 return absl::OkStatus();
-               }).ok());
+  std::promise<void> gate = HoldWorker(*a);
   ASSERT_TRUE(a->Memcpy(shared.ptr(), data.data(), 64).ok());
   ASSERT_TRUE(a->RecordEvent(event->get()).ok());
   ASSERT_TRUE(b->WaitFor(event->get()).ok());
@@ -453,12 +462,7 @@ TEST_F(CudaFakeDriverTest, StampNotYetIssuedAtTheSynchronizeIsReadLater) {
   std::thread syncer([&] { first_sync.set_value(stream->BlockHostUntilDone()); });
   ASSERT_TRUE(Eventually([&] { return driver_.calls("cuStreamSynchronize") > syncs; }));
   // Meanwhile: a callback that holds the worker, and a stamp behind it.
-  std::promise<void> release;
-  std::shared_future<void> released = release.get_future().share();
-  ASSERT_TRUE(stream->DoHostCallback([released] {
-    released.wait();
-    return absl::OkStatus();
-  }).ok());
+  std::promise<void> release = HoldWorker(*stream);
   ASSERT_TRUE(stream->RecordTimestamp(&late).ok());
   driver_.Resume();
   // The device finishes, the synchronize returns and reads the stamps while

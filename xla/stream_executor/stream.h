@@ -51,6 +51,14 @@
 
 namespace stream_executor {
 
+// The clock of Stream::RecordTimestamp and of traces: std::chrono's steady
+// clock in nanoseconds since its epoch. Thread-safe.
+inline int64_t SteadyClockNs() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
 class Stream {
  public:
   virtual ~Stream() = default;
@@ -114,8 +122,7 @@ class Stream {
       absl::AnyInvocable<absl::Status() &&> callback) = 0;
 
   // Stamps the time at which the stream gets here, for traces: once all
-  // earlier work has run, `*ns` receives the steady clock's reading
-  // (std::chrono::steady_clock, nanoseconds since its epoch). `*ns` must stay
+  // earlier work has run, `*ns` receives SteadyClockNs()'s reading then. `*ns` must stay
   // valid until a BlockHostUntilDone of this stream returns, and holds the
   // stamp once one has returned OK; when the stream fails first it may be
   // left unwritten. A null `ns` is InvalidArgument and leaves the stream
@@ -128,9 +135,7 @@ class Stream {
   virtual absl::Status RecordTimestamp(int64_t* ns) {
     if (ns == nullptr) return absl::InvalidArgumentError("timestamp: the slot is null");
     return DoHostCallback([ns]() -> absl::Status {
-      *ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
-                std::chrono::steady_clock::now().time_since_epoch())
-                .count();
+      *ns = SteadyClockNs();
       return absl::OkStatus();
     });
   }

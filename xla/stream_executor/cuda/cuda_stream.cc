@@ -1,6 +1,5 @@
 #include "xla/stream_executor/cuda/cuda_stream.h"
 
-#include <chrono>
 #include <cmath>
 #include <system_error>
 #include <utility>
@@ -115,8 +114,7 @@ CudaStream::~CudaStream() {
   (void)CU_STATUS(api_, cuCtxSetCurrent, context_);
   (void)CU_STATUS(api_, cuStreamSynchronize, stream_);
   in_flight_modules_.clear();
-  if (stamp_anchor_ != nullptr) spare_stamp_events_.push_back(stamp_anchor_);
-  for (const PendingStamp& stamp : stamps_) spare_stamp_events_.push_back(stamp.event);
+  DropStampsLocked();
   for (CUevent event : spare_stamp_events_) (void)CU_STATUS(api_, cuEventDestroy_v2, event);
   (void)CU_STATUS(api_, cuStreamDestroy_v2, stream_);
 }
@@ -353,9 +351,7 @@ absl::Status CudaStream::RecordTimestamp(int64_t* ns) {
   PushLocked(Operation{"timestamp", [this, recorded, ns] {
     RETURN_IF_ERROR(CU_STATUS(api_, cuEventRecord, recorded, stream_));
     RETURN_IF_ERROR(WaitUntilDeviceReachesHere());
-    const int64_t now = std::chrono::duration_cast<std::chrono::nanoseconds>(
-                            std::chrono::steady_clock::now().time_since_epoch())
-                            .count();
+    const int64_t now = SteadyClockNs();
     *ns = now;
     std::lock_guard<std::mutex> anchor_lock(mu_);
     stamp_anchor_ns_ = now;
@@ -364,34 +360,36 @@ absl::Status CudaStream::RecordTimestamp(int64_t* ns) {
   return absl::OkStatus();
 }
 
+void CudaStream::DropStampsLocked() {
+  for (const PendingStamp& stamp : stamps_) spare_stamp_events_.push_back(stamp.event);
+  stamps_.clear();
+  if (stamp_anchor_ != nullptr) spare_stamp_events_.push_back(stamp_anchor_);
+  stamp_anchor_ = nullptr;
+  stamp_anchor_ns_ = -1;
+}
+
 void CudaStream::ReadStampsLocked() {
   if (stamp_anchor_ == nullptr) return;
-  const bool failed = !status_.ok();
-  if (!failed && stamp_anchor_ns_ < 0) return;  // the anchor is still queued
+  if (!status_.ok()) return DropStampsLocked();  // a failed stream takes no stamp
+  if (stamp_anchor_ns_ < 0) return;               // the anchor is still queued
   std::vector<PendingStamp> unread;
   for (const PendingStamp& stamp : stamps_) {
-    if (!failed && stamp.sequence > issued_stamps_) {
+    if (stamp.sequence > issued_stamps_) {
       unread.push_back(stamp);  // enqueued while the synchronize ran
       continue;
     }
     float ms = 0;
     const absl::Status elapsed =
-        failed ? absl::OkStatus()
-               : CU_STATUS(api_, cuEventElapsedTime, &ms, stamp_anchor_, stamp.event);
+        CU_STATUS(api_, cuEventElapsedTime, &ms, stamp_anchor_, stamp.event);
     if (elapsed.code() == absl::StatusCode::kUnavailable) {  // CUDA_ERROR_NOT_READY
       unread.push_back(stamp);  // issued after the synchronize began
       continue;
     }
-    if (!failed && elapsed.ok()) {
-      *stamp.slot = stamp_anchor_ns_ + std::llround(static_cast<double>(ms) * 1e6);
-    }
+    if (elapsed.ok()) *stamp.slot = stamp_anchor_ns_ + std::llround(static_cast<double>(ms) * 1e6);
     spare_stamp_events_.push_back(stamp.event);
   }
   stamps_.swap(unread);
-  if (!stamps_.empty()) return;
-  spare_stamp_events_.push_back(stamp_anchor_);
-  stamp_anchor_ = nullptr;
-  stamp_anchor_ns_ = -1;
+  if (stamps_.empty()) DropStampsLocked();
 }
 
 absl::Status CudaStream::EnqueueDriverWork(

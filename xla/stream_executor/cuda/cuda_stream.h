@@ -157,6 +157,9 @@ class CudaStream : public Stream {
   // After a synchronize: writes the stamps whose events completed and
   // recycles their events (see the file comment).
   void ReadStampsLocked();
+  // Forgets the anchor and every pending stamp (their slots stay as they
+  // are) and keeps their events for reuse.
+  void DropStampsLocked();
 
   // A timestamp still to be read: its event, where its time goes, and its
   // place in the order of stamps (see issued_stamps_).

@@ -329,12 +329,6 @@ TEST_P(StreamExecutorConformanceTest, EventIsPendingUntilStreamReachesIt) {
   ASSERT_OK(stream->BlockHostUntilDone());
 }
 
-int64_t SteadyNowNs() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
-
 // Timestamps are taken in stream order, when the stream gets there: a host
 // callback that sleeps 20 ms between two stamps shows in their difference,
 // every stamp lies between the first enqueue and the synchronize's return,
@@ -348,7 +342,7 @@ TEST_P(StreamExecutorConformanceTest, TimestampsFollowTheStream) {
   for (int round = 0; round < 2; ++round) {
     SCOPED_TRACE(absl::StrCat("round ", round));
     int64_t t[4] = {-1, -1, -1, -1};
-    const int64_t before = SteadyNowNs();
+    const int64_t before = SteadyClockNs();
     ASSERT_OK(stream->RecordTimestamp(&t[0]));
     ASSERT_OK(stream->MemZero(memory.ptr(), 4099));
     ASSERT_OK(stream->RecordTimestamp(&t[1]));
@@ -359,7 +353,7 @@ TEST_P(StreamExecutorConformanceTest, TimestampsFollowTheStream) {
     ASSERT_OK(stream->RecordTimestamp(&t[2]));
     ASSERT_OK(stream->RecordTimestamp(&t[3]));
     ASSERT_OK(stream->BlockHostUntilDone());
-    const int64_t after = SteadyNowNs();
+    const int64_t after = SteadyClockNs();
     EXPECT_GE(t[0], before - kSlackNs);
     EXPECT_LE(t[0], t[1]);
     EXPECT_GE(t[2] - t[1], kSleepNs - kSlackNs);

@@ -1,20 +1,17 @@
 #include "xla/backends/gpu/runtime/thunk_trace.h"
 
 #include <algorithm>
-#include <chrono>
+
+#include "xla/stream_executor/stream.h"
 
 namespace xla::gpu {
 
-int64_t TraceClockNs() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
+int64_t TraceClockNs() { return stream_executor::SteadyClockNs(); }
 
 namespace {
 
 // Stamps the clock into `*slot` when `stream` gets here
-// (Stream::RecordTimestamp reads the same steady clock as TraceClockNs);
+// (Stream::RecordTimestamp reads SteadyClockNs, as TraceClockNs does);
 // leaves -1 when the stream refuses work (its sticky error is the thunk's
 // to report).
 void EnqueueStamp(stream_executor::Stream* stream, int64_t* slot) {

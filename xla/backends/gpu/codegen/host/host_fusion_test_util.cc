@@ -1,5 +1,6 @@
 #include "xla/backends/gpu/codegen/host/host_fusion_test_util.h"
 
+#include <cfenv>
 #include <cstring>
 #include <memory>
 
@@ -90,9 +91,11 @@ absl::StatusOr<FusionRun> RunFusionOnHost(const HloModule& module,
     a = b;
     b = next;
   }
+  std::feclearexcept(FE_ALL_EXCEPT);
   for (auto it = ranges.rbegin(); it != ranges.rend(); ++it) {
     host->function()(buffers.data(), static_cast<int64_t>(buffers.size()), it->first, it->second);
   }
+  run.raised_fp_exceptions = std::fetestexcept(FE_ALL_EXCEPT);
 
   std::vector<Literal> leaves;
   for (size_t i = 0; i < run.info.args.size(); ++i) {

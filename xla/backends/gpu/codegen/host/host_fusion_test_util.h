@@ -24,6 +24,9 @@ struct FusionRun {
   Literal expected;  // the evaluator's
   Literal actual;    // the kernel's
   std::string ir;    // the unoptimized LLVM IR of the kernel
+  // The floating-point exception flags (<cfenv> FE_*) the kernel's calls
+  // raised on this thread; they are cleared just before the first call.
+  int raised_fp_exceptions = 0;
 };
 
 struct FusionRunOptions {

@@ -40,18 +40,35 @@ llvm::Value* HostMathEmitter::Exp(llvm::Value* x, llvm::IRBuilder<>* b) const {
   constexpr double kLn2Lo = -2.12194440054690582e-4;
   llvm::Value* r = b->CreateFSub(v, b->CreateFMul(n, F(type, kLn2Hi)));
   r = b->CreateFSub(r, b->CreateFMul(n, F(type, kLn2Lo)));
-  // Horner: 1 + r(1 + r(1/2 + r(1/6 + r(1/24 + r(1/120 + r(1/720 + r/5040)))))).
-  constexpr double kCoefficients[] = {1.0 / 5040, 1.0 / 720, 1.0 / 120, 1.0 / 24,
-                                      1.0 / 6,    0.5,       1.0,       1.0};
-  llvm::Value* p = F(type, kCoefficients[0]);
+  // Horner for 2 exp(r): 2 + r(2 + r(1 + r(2/6 + r(2/24 + r(2/120 +
+  // r(2/720 + r 2/5040)))))). Doubling every coefficient doubles every
+  // intermediate exactly, so this is bit for bit twice the polynomial.
+  constexpr double kCoefficients[] = {2.0 / 5040, 2.0 / 720, 2.0 / 120, 2.0 / 24,
+                                      2.0 / 6,    1.0,       2.0,       2.0};
+  llvm::Value* p2 = F(type, kCoefficients[0]);
   for (size_t i = 1; i < sizeof(kCoefficients) / sizeof(kCoefficients[0]); ++i) {
-    p = b->CreateFAdd(b->CreateFMul(p, r), F(type, kCoefficients[i]));
+    p2 = b->CreateFAdd(b->CreateFMul(p2, r), F(type, kCoefficients[i]));
   }
-  // n in [-150, 129]: 2^n = 2^h * 2^(n-h), h = floor(n/2), both factors
-  // normal; p * 2^h is exact, the second product rounds once.
-  llvm::Value* h = b->CreateCall(floor, {b->CreateFMul(n, F(type, 0.5))});
-  llvm::Value* result = b->CreateFMul(b->CreateFMul(p, PowerOfTwo(h, int_type, b)),
-                                      PowerOfTwo(b->CreateFSub(n, h), int_type, b));
+  // The scaling by 2^n (n in [-150, 128]) never computes a subnormal
+  // value: an instruction with a subnormal result costs a microcode assist
+  // (it made the softmax exp loop 3x slower, docs/perf.md), and softmax
+  // rows meet one for every element far below the row's maximum.
+  //   n >= -125: q = 2p * 2^(n-1), one normal factor (2^128, for n = 128,
+  //     is not a float, 2^127 is); q is normal (p >= 0.7) and rounds once,
+  //     to infinity above FLT_MAX.
+  //   n <= -126: q = 2p * 2^(n+148) = p * 2^(n+149) is a normal float below
+  //     2^24, and the result's bit pattern is the integer rint(q) (m bits
+  //     read as a float are m * 2^-149 for m < 2^24, across the boundary to
+  //     the normal range too): one rounding, no subnormal arithmetic.
+  llvm::Value* tiny = b->CreateFCmpOLT(n, F(type, -125.0));
+  llvm::Value* e =
+      b->CreateSelect(tiny, b->CreateFAdd(n, F(type, 148.0)), b->CreateFSub(n, F(type, 1.0)));
+  llvm::Value* q = b->CreateFMul(p2, PowerOfTwo(e, int_type, b));
+  llvm::Function* rint =
+      llvm::Intrinsic::getDeclaration(b->GetInsertBlock()->getModule(), llvm::Intrinsic::rint,
+                                      {type});
+  llvm::Value* bits = b->CreateBitCast(b->CreateFPToSI(b->CreateCall(rint, {q}), int_type), type);
+  llvm::Value* result = b->CreateSelect(tiny, bits, q);
   return b->CreateSelect(b->CreateFCmpUNO(x, x), x, result);
 }
 

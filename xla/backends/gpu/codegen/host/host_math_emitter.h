@@ -7,8 +7,10 @@
 // vector of f32) is branch-free IR that vectorizes:
 //   n = floor(x log2(e) + 1/2), r = x - n ln2 (Cody-Waite, two constants),
 //   exp(r) by its degree-7 Taylor polynomial (|r| <= 0.35: truncation
-//   error 5e-9, below half an f32 ulp), scaled by 2^n in two power-of-two
-//   factors so that results in the subnormal range round once.
+//   error 5e-9, below half an f32 ulp), scaled by 2^n with one rounding.
+//   Results below 2^-125 are built from their bit pattern (an integer),
+//   so no instruction computes a subnormal value (each would cost a
+//   microcode assist) and subnormal results round once too.
 // x is clamped to [-104, 89] first (exp(-104) rounds to 0 and exp(89) to
 // infinity in f32), and NaN is returned unchanged. Measured error against
 // the evaluator: at most 2 ulp (host_math_emitter_test.cc). f32 tanh is

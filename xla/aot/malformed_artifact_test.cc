@@ -96,6 +96,21 @@ const std::vector<Case>& Cases() {
          r->set_component("cuda_driver");
          r->set_min_version("12.2");
        }, "header.toolchain_requirements[0]: target host needs no cuda_driver"},
+      {"cpu_feature_name_malformed", [](auto& a) {
+         a.mutable_header()->add_host_cpu_features("avx2");
+         a.mutable_header()->add_host_cpu_features("AVX 512");
+       }, "header.host_cpu_features[1]: 'AVX 512' is not a CPU feature name"},
+      {"cpu_feature_name_empty", [](auto& a) { a.mutable_header()->add_host_cpu_features(""); },
+       "header.host_cpu_features[0]: '' is not a CPU feature name"},
+      {"cpu_feature_name_too_long", [](auto& a) { a.mutable_header()->add_host_cpu_features(std::string(40, 'a')); },
+       "is not a CPU feature name (1 to 32"},
+      {"cpu_feature_unknown_to_this_runtime_loads", [](auto& a) {
+         a.mutable_header()->add_host_cpu_features("avx10.2-512");
+       }, "<loaded>"},
+      {"cpu_features_on_sm90", [](auto& a) {
+         a.mutable_header()->set_target("sm_90");
+         a.mutable_header()->add_host_cpu_features("avx2");
+       }, "header.host_cpu_features[0]: target sm_90 has no host kernels"},
       {"allocation_index_mismatch", [](auto& a) { a.mutable_payload()->mutable_allocations(2)->set_index(7); },
        "allocations[2].index: is 7 but must equal its position 2"},
       {"negative_allocation_size", [](auto& a) { a.mutable_payload()->mutable_allocations(4)->set_size(-8); },

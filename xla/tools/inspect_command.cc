@@ -138,6 +138,9 @@ void PrintHeader(const gpu::ArtifactHeaderProto& h, std::ostream& out) {
   for (const auto& r : h.toolchain_requirements()) {
     out << "  needs: " << r.component() << " >= " << r.min_version() << "\n";
   }
+  if (h.host_cpu_features_size() > 0) {
+    out << "  host_cpu_features: [" << absl::StrJoin(h.host_cpu_features(), ", ") << "]\n";
+  }
 }
 
 void PrintTables(const aot::Executable& exe, std::ostream& out) {

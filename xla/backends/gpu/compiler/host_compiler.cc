@@ -77,6 +77,10 @@ absl::StatusOr<GpuExecutableProto> CompileModuleToHostArtifactProto(
     progress.EnterPhase("kernel_compilation");
     ASSIGN_OR_RETURN(std::string so, CompileHostSharedObject(*kernels, object));
     payload->set_host_shared_object(std::move(so));
+    // What the kernels may use; the runtime refuses to run them on a CPU
+    // without it (rather than dying of SIGILL).
+    ASSIGN_OR_RETURN(std::vector<std::string> cpu_features, HostCpuFeaturesOf(object));
+    for (std::string& f : cpu_features) artifact.mutable_header()->add_host_cpu_features(std::move(f));
     start = absl::Now();
   }
   progress.EnterPhase("finalize");

@@ -4,6 +4,7 @@
 #include "xla/backends/gpu/compiler/host_compiler.h"
 
 #include <cmath>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,7 @@
 #include "xla/hlo/evaluator/random_inputs.h"
 #include "xla/hlo/parser/hlo_parser.h"
 #include "xla/hlo/transforms/literal_compare.h"
+#include "xla/stream_executor/host/cpu_features.h"
 
 namespace xla::gpu {
 namespace {
@@ -437,6 +439,48 @@ TEST(HostCompiler, ProgressSeesEveryPhaseInOrderAndEveryKernel) {
   EXPECT_GT(passes, 5);
   EXPECT_GE(total, artifact->payload().kernels_size());
   EXPECT_EQ(last_done, total);
+}
+
+// Kernels built for an extension this machine lacks are refused when the
+// executable is first run, naming the extension, instead of dying of
+// SIGILL; the artifact still loads (it can be inspected anywhere). No CPU
+// has both sapphirerapids' AVX512-FP16 and znver3's SSE4a, so every x86-64
+// machine lacks one of the two. The default CPU's artifact records the
+// x86-64-v2 extensions and runs.
+TEST(HostCompiler, KernelsForAnotherCpuAreRefusedBeforeTheyRun) {
+  const std::set<std::string>& machine = stream_executor::host::MachineCpuFeatures();
+  if (machine.empty()) GTEST_SKIP() << "not an x86-64 build";
+  HostCompilerOptions options = Options();
+  std::string missing;
+  for (const char* cpu : {"sapphirerapids", "znver3"}) {
+    options.object.cpu = cpu;
+    absl::StatusOr<std::vector<std::string>> features = HostCpuFeaturesOf(options.object);
+    ASSERT_TRUE(features.ok()) << features.status();
+    for (const std::string& f : *features) {
+      if (machine.count(f) == 0) missing = f;
+    }
+    if (!missing.empty()) break;
+  }
+  ASSERT_FALSE(missing.empty()) << "this machine has every feature of both CPUs";
+  absl::StatusOr<std::string> bytes = CompileHloToHostArtifact(kElementwise, options);
+  ASSERT_TRUE(bytes.ok()) << bytes.status();
+  auto exe = aot::Executable::LoadFromBytes(*bytes);
+  ASSERT_TRUE(exe.ok()) << exe.status();
+  auto module = ParseHloModule(kElementwise);
+  ASSERT_TRUE(module.ok());
+  auto args = MakeRandomInputs(**module, 3);
+  ASSERT_TRUE(args.ok());
+  auto refused = aot::ExecuteOnLiterals(**exe, testing::HostExecutor(), *args);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kFailedPrecondition) << refused.status();
+  EXPECT_TRUE(absl::StrContains(refused.status().message(), "CPU feature '" + missing + "'"))
+      << refused.status();
+
+  GpuExecutableProto portable = CompileRunAndCompare(kElementwise, 3);
+  const std::vector<std::string> v2(portable.header().host_cpu_features().begin(),
+                                    portable.header().host_cpu_features().end());
+  EXPECT_EQ(v2, (std::vector<std::string>{"sse3", "ssse3", "cx16", "sse4.1", "sse4.2", "popcnt",
+                                          "sahf"}));
 }
 
 TEST(HostCompiler, UnsupportedOpIsAClearError) {

@@ -3,12 +3,14 @@
 #include <algorithm>
 #include <optional>
 
+#include "absl/strings/escaping.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "xla/backends/gpu/runtime/checksum.h"
 #include "xla/backends/gpu/runtime/feature_registry.h"
+#include "xla/stream_executor/host/cpu_features.h"
 #include "xla/util/status_macros.h"
 
 namespace xla::gpu {
@@ -42,6 +44,30 @@ absl::Status ValidateToolchain(const ArtifactHeaderProto& header, const Target& 
     }
     if (!ParseVersion(r.min_version()).has_value()) {
       return Invalid(field + ".min_version", absl::StrCat("'", r.min_version(), "' is not a dotted version"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+// Syntax only: a runtime must accept names it does not know (a newer
+// compiler's table may be longer), so only the shape of a name is checked.
+absl::Status ValidateHostCpuFeatures(const ArtifactHeaderProto& header, const Target& target) {
+  constexpr size_t kMaxName = 32;
+  for (int i = 0; i < header.host_cpu_features_size(); ++i) {
+    const std::string& name = header.host_cpu_features(i);
+    const std::string field = absl::StrCat("host_cpu_features[", i, "]");
+    if (target.platform != "host") {
+      return Invalid(field, absl::StrCat("target ", target.name, " has no host kernels"));
+    }
+    const bool well_formed =
+        !name.empty() && name.size() <= kMaxName &&
+        std::all_of(name.begin(), name.end(), [](char c) {
+          return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-';
+        });
+    if (!well_formed) {
+      return Invalid(field, absl::StrCat("'", absl::CHexEscape(name.substr(0, kMaxName)),
+                                         "' is not a CPU feature name (1 to ", kMaxName,
+                                         " of a-z, 0-9, '.', '_', '-')"));
     }
   }
   return absl::OkStatus();
@@ -86,7 +112,21 @@ absl::StatusOr<Target> ValidateHeader(const ArtifactHeaderProto& header) {
     }
   }
   RETURN_IF_ERROR(ValidateToolchain(header, target));
+  RETURN_IF_ERROR(ValidateHostCpuFeatures(header, target));
   return target;
+}
+
+absl::Status CheckHostCpuFeatures(const ArtifactHeaderProto& header,
+                                  const std::set<std::string>& machine_features) {
+  for (const std::string& name : header.host_cpu_features()) {
+    if (!stream_executor::host::IsKnownCpuFeature(name) || machine_features.count(name) != 0) continue;
+    return absl::FailedPreconditionError(absl::StrCat(
+        "the artifact's host kernels use the CPU feature '", name,
+        "', which this machine's CPU lacks (it has: ", absl::StrJoin(machine_features, ", "),
+        "); compile the module again with --host_cpu set to a CPU this machine has (the "
+        "default x86-64-v2 runs on any x86-64 server of the last decade)"));
+  }
+  return absl::OkStatus();
 }
 
 absl::Status CheckToolchain(const ArtifactHeaderProto& header,

@@ -1,14 +1,15 @@
 // Checks an artifact's header against what this runtime supports, before
 // the payload is looked at: the format version, the checksum algorithm, the
-// target, the required runtime features and the toolchain requirements'
-// syntax. Toolchain versions are checked against the machine later, at
-// Initialize (CheckToolchain).
+// target, the required runtime features, and the syntax of the toolchain
+// requirements and host CPU features. Those are checked against the machine
+// later, at Initialize (CheckToolchain, CheckHostCpuFeatures).
 //
 // Thread-safety: pure functions.
 #ifndef XLA_BACKENDS_GPU_RUNTIME_ARTIFACT_HEADER_H_
 #define XLA_BACKENDS_GPU_RUNTIME_ARTIFACT_HEADER_H_
 
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -36,6 +37,16 @@ absl::StatusOr<Target> ValidateHeader(const ArtifactHeaderProto& header);
 // component, the required and the found version (or "not reported").
 absl::Status CheckToolchain(const ArtifactHeaderProto& header,
                             const std::map<std::string, std::string>& machine_versions);
+
+// Checks the header's host_cpu_features against the features the machine
+// has (stream_executor::host::MachineCpuFeatures() in production). Names
+// that this runtime's table does not know are skipped: it cannot tell, and
+// a runtime without this check would run the artifact as well.
+// FailedPrecondition naming the first missing feature, the machine's
+// features, and the fix (recompile with another --host_cpu). Validation of
+// the names' syntax is ValidateHeader's.
+absl::Status CheckHostCpuFeatures(const ArtifactHeaderProto& header,
+                                  const std::set<std::string>& machine_features);
 
 }  // namespace xla::gpu
 

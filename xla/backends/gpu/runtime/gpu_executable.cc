@@ -8,6 +8,7 @@
 #include "absl/strings/str_split.h"
 #include "xla/backends/gpu/runtime/artifact_header.h"
 #include "xla/backends/gpu/runtime/thunk_trace.h"
+#include "xla/stream_executor/host/cpu_features.h"
 #include "xla/util/status_macros.h"
 
 namespace xla::gpu {
@@ -77,7 +78,11 @@ absl::Status CheckDevice(const Program& p, se::StreamExecutor* executor) {
   }
   // Each requirement is checked against what the device reports (the CUDA
   // driver version on cuda; nothing on host, where no artifact needs one).
-  return CheckToolchain(p.artifact->header(), executor->toolchain_versions());
+  RETURN_IF_ERROR(CheckToolchain(p.artifact->header(), executor->toolchain_versions()));
+  // A host device is this machine's CPU: host kernels built for extensions
+  // it lacks would die of SIGILL at their first launch.
+  if (p.target.platform != "host") return absl::OkStatus();
+  return CheckHostCpuFeatures(p.artifact->header(), se::host::MachineCpuFeatures());
 }
 
 absl::Status UploadConstants(const Program& p, se::StreamExecutor* executor,

@@ -21,6 +21,7 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/Target/TargetOptions.h"
+#include "xla/stream_executor/host/cpu_features.h"
 #include "xla/util/parallel_for.h"
 #include "xla/util/subprocess.h"
 
@@ -92,6 +93,17 @@ absl::StatusOr<std::string> FindLinker(const HostCompileOptions& options) {
 }
 
 }  // namespace
+
+absl::StatusOr<std::vector<std::string>> HostCpuFeaturesOf(const HostCompileOptions& options) {
+  absl::StatusOr<std::unique_ptr<llvm::TargetMachine>> machine = MakeTargetMachine(options);
+  if (!machine.ok()) return machine.status();
+  const llvm::MCSubtargetInfo* info = (*machine)->getMCSubtargetInfo();
+  std::vector<std::string> used;
+  for (const std::string& name : stream_executor::host::KnownCpuFeatures()) {
+    if (info->checkFeatures("+" + name)) used.push_back(name);
+  }
+  return used;
+}
 
 const std::vector<std::string>& AllowedHostRuntimeSymbols() {
   static const auto* const kSymbols = new std::vector<std::string>{

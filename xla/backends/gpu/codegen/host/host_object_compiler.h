@@ -117,6 +117,13 @@ absl::StatusOr<std::string> LinkHostSharedObjects(const std::vector<std::string>
 absl::StatusOr<std::string> CompileHostSharedObject(llvm::Module& module,
                                                     const HostCompileOptions& options);
 
+// The extensions of stream_executor::host::KnownCpuFeatures() that code
+// compiled for options.cpu may use (what the CPU name, or "native"'s
+// detected features, enables), in table order; what an artifact records in
+// ArtifactHeaderProto.host_cpu_features. Errors: those of creating the
+// target machine (an unknown CPU name).
+absl::StatusOr<std::vector<std::string>> HostCpuFeaturesOf(const HostCompileOptions& options);
+
 // The libc/libm functions a host kernel object may leave undefined.
 const std::vector<std::string>& AllowedHostRuntimeSymbols();
 

@@ -1,11 +1,13 @@
 #include "xla/backends/gpu/codegen/host/host_object_compiler.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <functional>
 #include <utility>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -14,6 +16,7 @@
 #include "llvm/IR/Intrinsics.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
+#include "xla/stream_executor/host/cpu_features.h"
 #include "xla/stream_executor/host/host_kernel_module.h"
 
 namespace xla::gpu {
@@ -243,6 +246,43 @@ TEST(HostObjectCompiler, NativeCpuAndO0Work) {
       EXPECT_EQ(out, (std::vector<float>{4.0f, -3.0f, 7.0f}));
     }
   }
+}
+
+// The features recorded per CPU: the psABI levels exactly (as the x86-64
+// psABI lists them), the vendors' own extensions, and "native" against the
+// runtime's own CPUID detection.
+TEST(HostObjectCompiler, CpuFeaturesFollowTheCpu) {
+  auto features = [](const std::string& cpu) {
+    HostCompileOptions options;
+    options.cpu = cpu;
+    absl::StatusOr<std::vector<std::string>> f = HostCpuFeaturesOf(options);
+    EXPECT_TRUE(f.ok()) << cpu << ": " << f.status();
+    return f.ok() ? *f : std::vector<std::string>{};
+  };
+  const std::vector<std::string> v2 = {"sse3", "ssse3", "cx16", "sse4.1", "sse4.2", "popcnt", "sahf"};
+  EXPECT_EQ(features("x86-64-v2"), v2);
+  EXPECT_EQ(features("x86-64-v3"),
+            (std::vector<std::string>{"sse3", "ssse3", "fma", "cx16", "sse4.1", "sse4.2", "movbe",
+                                      "popcnt", "xsave", "avx", "f16c", "bmi", "avx2", "bmi2",
+                                      "sahf", "lzcnt"}));
+  const std::vector<std::string> v4 = features("x86-64-v4");
+  for (const char* f : {"avx2", "avx512f", "avx512dq", "avx512cd", "avx512bw", "avx512vl"}) {
+    EXPECT_NE(std::find(v4.begin(), v4.end(), f), v4.end()) << f;
+  }
+  EXPECT_EQ(std::find(v4.begin(), v4.end(), "avx512fp16"), v4.end());
+  const std::vector<std::string> spr = features("sapphirerapids");
+  EXPECT_NE(std::find(spr.begin(), spr.end(), "avx512fp16"), spr.end());
+  EXPECT_EQ(std::find(spr.begin(), spr.end(), "sse4a"), spr.end());
+  const std::vector<std::string> zen = features("znver3");
+  EXPECT_NE(std::find(zen.begin(), zen.end(), "sse4a"), zen.end());
+  EXPECT_TRUE(features("x86-64").empty());
+  // LLVM's host detection and the runtime's agree on this machine.
+  const std::set<std::string>& machine = stream_executor::host::MachineCpuFeatures();
+  const std::vector<std::string> native = features("native");
+  EXPECT_EQ(std::set<std::string>(native.begin(), native.end()), machine);
+  HostCompileOptions bad;
+  bad.cpu = "pentium-9000";
+  EXPECT_FALSE(HostCpuFeaturesOf(bad).ok());
 }
 
 }  // namespace

@@ -5,6 +5,10 @@
 #       (default: benchmarks/models/*.hlo and the corpus ResNet-50)
 #
 # XLA_AOT=/path/to/xla_aot uses that binary instead of building one (-c opt).
+# HOST_CPU=CPU compiles the host kernels for that CPU (`xla_aot compile
+# --host_cpu`; default: the compiler's portable x86-64-v2). XLA:CPU always
+# compiles for this machine's CPU, so HOST_CPU=native is the like-for-like
+# comparison, and the default shows what a portable artifact costs.
 # Needs `pip install jax jaxlib` (for benchmarks/xla_cpu_baseline.py); the
 # build and the tests never do. For each module, in one run on the same
 # inputs (f32 uniform in [-1, 1), seed 1):
@@ -30,7 +34,7 @@ else
 fi
 OUT="$(mktemp -d)"
 trap 'rm -rf "$OUT"' EXIT
-echo "machine: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg); $(date -u +%F); commit $(git rev-parse --short HEAD)"
+echo "machine: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg); $(date -u +%F); commit $(git rev-parse --short HEAD); host kernels for ${HOST_CPU:-x86-64-v2}"
 printf '| module | xla_cpu | xla_aot | xla_aot/xla_cpu | eval | eval/xla_aot | check (max abs, max abs / max |xla_cpu|) |\n'
 printf '|---|---|---|---|---|---|---|\n'
 for m in "${MODULES[@]}"; do
@@ -38,7 +42,7 @@ for m in "${MODULES[@]}"; do
   name="${name#backends__cpu__benchmarks__hlo__}"
   dir="$OUT/$name"
   mkdir -p "$dir"
-  if ! "$BIN" compile "$m" -o "$dir/m.xaot" >"$dir/compile.log" 2>&1; then
+  if ! "$BIN" compile "$m" -o "$dir/m.xaot" ${HOST_CPU:+--host_cpu="$HOST_CPU"} >"$dir/compile.log" 2>&1; then
     printf '| %s | not compiled: %s ||||||\n' "$name" "$(tail -1 "$dir/compile.log" | cut -c1-80)"
     continue
   fi

@@ -68,6 +68,18 @@ TEST(ReductionCanonicalizer, CanonicalFormsAreLeftAlone) {
   Expect(Canonicalize(Module("f32[33]", "f32[]", "0"), false, &t), ReductionForm::kWhole, 1, 1, 33);
 }
 
+TEST(ReductionCanonicalizer, ARowOverTheLastOfSeveralDimsIsLeftAlone) {
+  // Its input and output keep the dims of the ops around it (a softmax over
+  // [batch, heads, seq, seq] fuses as one row normalization).
+  int64_t t = -1;
+  Expect(Canonicalize(Module("f32[3,5,7]", "f32[3,5]", "2"), false, &t), ReductionForm::kRow, 1, 15, 7);
+  Expect(Canonicalize(Module("f32[2,3,5,7]", "f32[2,3,5]", "3"), false, &t), ReductionForm::kRow, 1,
+         30, 7);
+  // With unit dims it is still reshaped (they are dropped).
+  Expect(Canonicalize(Module("f32[3,1,7]", "f32[3,1]", "2"), true, &t), ReductionForm::kRow, 1, 3, 7);
+  EXPECT_EQ(t, 0);
+}
+
 TEST(ReductionCanonicalizer, TrailingDimsBecomeARowWithoutTranspose) {
   int64_t t = -1;
   Expect(Canonicalize(Module("f32[2,3,5,7]", "f32[2,3]", "2,3"), true, &t), ReductionForm::kRow, 1, 6,

@@ -18,6 +18,17 @@ absl::string_view ReductionFormName(ReductionForm form) {
   return "other";
 }
 
+namespace {
+
+bool NoUnitDims(const Shape& shape) {
+  for (int64_t d : shape.dimensions()) {
+    if (d == 1) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
 ReductionKind ClassifyReduction(const HloInstruction& reduce) {
   ReductionKind kind;
   if (reduce.opcode() != HloOpcode::kReduce || reduce.operand_count() < 2) return kind;
@@ -29,10 +40,10 @@ ReductionKind ClassifyReduction(const HloInstruction& reduce) {
   if (rank == 1 && d[0] == 0) {
     kind.form = ReductionForm::kWhole;
     kind.columns = in.dimensions(0);
-  } else if (rank == 2 && d[0] == 1) {
+  } else if (rank >= 2 && d[0] == rank - 1 && (rank == 2 || NoUnitDims(in))) {
     kind.form = ReductionForm::kRow;
-    kind.rows = in.dimensions(0);
-    kind.columns = in.dimensions(1);
+    for (int64_t i = 0; i + 1 < rank; ++i) kind.rows *= in.dimensions(i);
+    kind.columns = in.dimensions(rank - 1);
   } else if (rank == 2 && d[0] == 0) {
     kind.form = ReductionForm::kColumn;
     kind.rows = in.dimensions(0);

@@ -3,6 +3,12 @@
 // The forms (what reduction-canonicalizer produces, and what the reduction
 // emitters accept), on the inputs' dimensions:
 //   row:    [rows, columns] reduce dims={1}          -> [rows]
+//           [r1, ..., rk, columns] reduce dims={k}   -> [r1, ..., rk]
+//           (no unit dims; rows = r1 * ... * rk). Kept as it is rather
+//           than reshaped to [rows, columns], so that the row dims of the
+//           reduce's input and output stay those of the surrounding ops:
+//           a softmax or layer norm over [batch, heads, seq, seq] then
+//           forms one row-normalization fusion (instruction_fusion.h).
 //   column: [rows, columns] reduce dims={0}          -> [columns]
 //           [batch, rows, columns] reduce dims={1}   -> [batch, columns]
 //   whole:  [columns] reduce dims={0}                -> scalar

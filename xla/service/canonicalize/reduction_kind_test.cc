@@ -53,10 +53,19 @@ TEST(ReductionKind, Forms) {
   EXPECT_EQ(whole.reduced_size(), 257);
 }
 
+TEST(ReductionKind, RowOverTheLastOfSeveralDims) {
+  ReductionKind row = Classify("f32[3,5,7]", "f32[3,5]", "2");
+  EXPECT_EQ(row.form, ReductionForm::kRow);
+  EXPECT_EQ(row.batch, 1);
+  EXPECT_EQ(row.rows, 15);
+  EXPECT_EQ(row.columns, 7);
+  EXPECT_EQ(row.reduced_size(), 7);
+}
+
 TEST(ReductionKind, Others) {
   EXPECT_EQ(Classify("f32[3,5,7]", "f32[3]", "1,2").form, ReductionForm::kOther);
   EXPECT_EQ(Classify("f32[3,5,7]", "f32[5,7]", "0").form, ReductionForm::kOther);
-  EXPECT_EQ(Classify("f32[3,5,7]", "f32[3,5]", "2").form, ReductionForm::kOther);
+  EXPECT_EQ(Classify("f32[3,1,7]", "f32[3,1]", "2").form, ReductionForm::kOther);
   EXPECT_EQ(Classify("f32[3,5]", "f32[3,5]", "").form, ReductionForm::kOther);
   EXPECT_EQ(ReductionFormName(ReductionForm::kColumn), "column");
 }

@@ -13,6 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "xla/hlo/transforms/hlo_util.h"
 #include "xla/service/fusion/fusion_util.h"
+#include "xla/service/fusion/reshapes_to_bitcasts.h"
 #include "xla/util/status_macros.h"
 
 namespace xla {
@@ -135,10 +136,27 @@ class ComputationFuser {
     return false;
   }
 
+  // A reshape that moves no byte and that reshapes-to-bitcasts will turn
+  // into a bitcast (it is not a result of the computation).
+  bool BecomesBitcast(const HloInstruction& instr) const {
+    const HloInstruction* root = computation_->root_instruction();
+    if (instr.opcode() != HloOpcode::kReshape || &instr == root || !IsBitcastReshape(instr)) {
+      return false;
+    }
+    for (const HloInstruction* user : instr.users()) {
+      if (user == root && root->opcode() == HloOpcode::kTuple) return false;
+    }
+    return true;
+  }
+
   bool CanBeRoot(const HloInstruction& instr) const {
     if (HasControl(instr) || HasSideEffect(instr)) return false;
     if (instr.operand_count() > limits_.max_parameters) return false;
     if (instr.opcode() == HloOpcode::kFusion) return IsMergeableFusion(instr);
+    // Left alone, it costs nothing; as a root it would give its producers
+    // its shape (softmax's rows, reshaped for the next batched dot, would
+    // no longer be one row-normalization fusion).
+    if (BecomesBitcast(instr)) return false;
     switch (FusionCostClassOf(instr.opcode())) {
       case FusionCostClass::kCheap:
       case FusionCostClass::kExpensive:

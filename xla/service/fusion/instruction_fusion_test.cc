@@ -247,6 +247,48 @@ ENTRY e {
   EXPECT_EQ(CountOpcode(*r.module, HloOpcode::kExp), 1);
 }
 
+// Attention's softmax: rows of a [2,3,5,7] score array, whose result is
+// reshaped to [6,5,7] for the next batched dot. The reshape moves no byte,
+// so it stays outside (it becomes a bitcast) instead of rooting a fusion
+// of [6,5,7] shape that the row reductions could not join: the whole
+// softmax is one fusion.
+TEST(InstructionFusion, SoftmaxBeforeABitcastReshapeIsOneFusion) {
+  InstructionFusion pass;
+  auto r = RunPassAndCheck(pass, R"(
+HloModule m
+max {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  ROOT s = f32[] maximum(x, y)
+}
+add {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  ROOT s = f32[] add(x, y)
+}
+ENTRY e {
+  a = f32[2,3,5,7] parameter(0)
+  v = f32[6,7,3] parameter(1)
+  ninf = f32[] constant(-inf)
+  m = f32[2,3,5] reduce(a, ninf), dimensions={3}, to_apply=max
+  mb = f32[2,3,5,7] broadcast(m), dimensions={0,1,2}
+  s = f32[2,3,5,7] subtract(a, mb)
+  x = f32[2,3,5,7] exponential(s)
+  z = f32[] constant(0)
+  sum = f32[2,3,5] reduce(x, z), dimensions={3}, to_apply=add
+  sb = f32[2,3,5,7] broadcast(sum), dimensions={0,1,2}
+  d = f32[2,3,5,7] divide(x, sb)
+  p = f32[6,5,7] reshape(d)
+  ROOT o = f32[6,5,3] dot(p, v), lhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_batch_dims={0}, rhs_contracting_dims={1}
+})");
+  ASSERT_NE(r.module, nullptr);
+  auto fusions = EntryFusions(*r.module);
+  ASSERT_EQ(fusions.size(), 1u) << r.text;
+  EXPECT_EQ(fusions[0]->GetString(AttrId::kFusionKind), "kInput");
+  EXPECT_EQ(fusions[0]->shape().dimensions(), (std::vector<int64_t>{2, 3, 5, 7}));
+  EXPECT_EQ(fusions[0]->users().front()->opcode(), HloOpcode::kReshape);
+}
+
 TEST(InstructionFusion, RowReduceUsedWithoutBroadcastBackIsNotFusedIntoLoop) {
   InstructionFusion pass;
   // The reduce result is transposed-broadcast (dims={1}), not broadcast

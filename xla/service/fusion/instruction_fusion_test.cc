@@ -26,6 +26,21 @@ std::vector<const HloInstruction*> EntryFusions(const HloModule& m) {
   return out;
 }
 
+// The reducers of the softmax modules.
+constexpr char kMaxAndAdd[] = R"(
+HloModule m
+max {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  ROOT s = f32[] maximum(x, y)
+}
+add {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  ROOT s = f32[] add(x, y)
+}
+)";
+
 TEST(InstructionFusion, ElementwiseChainBecomesOneLoopFusion) {
   InstructionFusion pass;
   auto r = RunPassAndCheck(pass, R"(
@@ -216,18 +231,7 @@ ENTRY e {
 
 TEST(InstructionFusion, SoftmaxRowNormalizationIsOneFusion) {
   InstructionFusion pass;
-  auto r = RunPassAndCheck(pass, R"(
-HloModule m
-max {
-  x = f32[] parameter(0)
-  y = f32[] parameter(1)
-  ROOT s = f32[] maximum(x, y)
-}
-add {
-  x = f32[] parameter(0)
-  y = f32[] parameter(1)
-  ROOT s = f32[] add(x, y)
-}
+  auto r = RunPassAndCheck(pass, std::string(kMaxAndAdd) + R"(
 ENTRY e {
   a = f32[7,129] parameter(0)
   ninf = f32[] constant(-inf)
@@ -254,18 +258,7 @@ ENTRY e {
 // softmax is one fusion.
 TEST(InstructionFusion, SoftmaxBeforeABitcastReshapeIsOneFusion) {
   InstructionFusion pass;
-  auto r = RunPassAndCheck(pass, R"(
-HloModule m
-max {
-  x = f32[] parameter(0)
-  y = f32[] parameter(1)
-  ROOT s = f32[] maximum(x, y)
-}
-add {
-  x = f32[] parameter(0)
-  y = f32[] parameter(1)
-  ROOT s = f32[] add(x, y)
-}
+  auto r = RunPassAndCheck(pass, std::string(kMaxAndAdd) + R"(
 ENTRY e {
   a = f32[2,3,5,7] parameter(0)
   v = f32[6,7,3] parameter(1)

@@ -97,20 +97,34 @@ void ParallelFor(stream_executor::host::HostThreadPool& pool, int64_t units,
   shared->all_done.wait(lock, [&] { return shared->finished == total; });
 }
 
-// The kernels this process runs: AVX2+FMA where the CPU (and OS) has them,
-// unless XLA_HOST_GEMM_ISA=sse2 asks for the baseline.
+bool CpuRunsAvx512() {
+#if defined(__x86_64__)
+  __builtin_cpu_init();
+  return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
+         __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512bw");
+#else
+  return false;
+#endif
+}
+
+bool CpuRunsAvx2Fma() {
+#if defined(__x86_64__)
+  __builtin_cpu_init();
+  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+#else
+  return false;
+#endif
+}
+
+// The kernels this process runs: the widest the CPU (and OS) runs, at most
+// the one XLA_HOST_GEMM_ISA names ("sse2" or "avx2"; to compare them).
 const HostGemmKernels& Kernels() {
   static const HostGemmKernels* const chosen = []() -> const HostGemmKernels* {
-    const char* forced = std::getenv("XLA_HOST_GEMM_ISA");
-    if (forced != nullptr && absl::string_view(forced) == "sse2") {
-      return &HostGemmKernelsBaseline();
-    }
-#if defined(__x86_64__)
-    __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
-      return &HostGemmKernelsAvx2Fma();
-    }
-#endif
+    const char* env = std::getenv("XLA_HOST_GEMM_ISA");
+    const absl::string_view cap = env == nullptr ? "" : env;
+    if (cap == "sse2") return &HostGemmKernelsBaseline();
+    if (cap != "avx2" && CpuRunsAvx512()) return &HostGemmKernelsAvx512();
+    if (CpuRunsAvx2Fma()) return &HostGemmKernelsAvx2Fma();
     return &HostGemmKernelsBaseline();
   }();
   return *chosen;

@@ -69,10 +69,11 @@ struct HostGemmThreading {
   int64_t min_parallel_macs = int64_t{1} << 21;
 };
 
-// The instruction set of the GEMM kernels this process runs: "avx2+fma"
-// on a CPU with AVX2 and FMA, else "sse2" (host_gemm_kernels.h). Setting
-// XLA_HOST_GEMM_ISA=sse2 before the first GEMM forces the baseline. The
-// two round differently (fused multiply-adds), so results are bitwise
+// The instruction set of the GEMM kernels this process runs: "avx512" on a
+// CPU with AVX-512 F, DQ, VL and BW, else "avx2+fma" on one with AVX2 and
+// FMA, else "sse2" (host_gemm_kernels.h). Setting XLA_HOST_GEMM_ISA=avx2
+// (or sse2) before the first GEMM caps it there. They round differently
+// (fused multiply-adds, other block sizes), so results are bitwise
 // reproducible per machine class, not across them. Thread-safe.
 absl::string_view HostGemmIsa();
 

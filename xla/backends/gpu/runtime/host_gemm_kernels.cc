@@ -1,4 +1,4 @@
-// Built twice (see host_gemm_kernels.h): XLA_HOST_GEMM_KERNELS names the
+// Built three times (see host_gemm_kernels.h): XLA_HOST_GEMM_KERNELS names the
 // table this copy defines; the compiler's flags decide its instruction set.
 #include "xla/backends/gpu/runtime/host_gemm_kernels.h"
 
@@ -13,7 +13,9 @@
 namespace xla::gpu {
 namespace {
 
-#if defined(__AVX2__) && defined(__FMA__)
+#if defined(__AVX512F__) && defined(__AVX512DQ__) && defined(__AVX512VL__) && defined(__AVX512BW__)
+constexpr char kIsa[] = "avx512";
+#elif defined(__AVX2__) && defined(__FMA__)
 constexpr char kIsa[] = "avx2+fma";
 #else
 constexpr char kIsa[] = "sse2";

@@ -1,17 +1,19 @@
 // The row-block kernels behind HostGemm, compiled once per instruction set.
 //
-// host_gemm_kernels.cc is built twice: as HostGemmKernelsBaseline() with
-// the toolchain's default flags (x86-64: SSE2), and as
+// host_gemm_kernels.cc is built three times: as HostGemmKernelsBaseline()
+// with the toolchain's default flags (x86-64: SSE2), as
 // HostGemmKernelsAvx2Fma() with -mavx2 -mfma, where Eigen's packets are
-// 8 floats wide and multiply-adds fuse. The AVX2 copy renames Eigen's
-// namespace (-DEigen=EigenAvx2Fma) and keeps its own templates in an
-// anonymous namespace, and is compiled with -O2 even in debug builds so the
-// std:: helpers it calls are inlined rather than emitted as weak symbols
-// (checked with nm: the optimized object defines no weak symbol outside
-// its own namespace), so the linker cannot swap AVX code into the rest of
-// the binary. HostGemm (host_gemm.h) picks a
-// table once per process; the AVX2 table may only run on a CPU that
-// reports avx2 and fma.
+// 8 floats wide and multiply-adds fuse, and as HostGemmKernelsAvx512() with
+// AVX-512 F, DQ, VL and BW (16-float packets, 32 vector registers). The
+// wider copies rename Eigen's namespace (-DEigen=EigenAvx2Fma,
+// -DEigen=EigenAvx512) and keep their own templates in an anonymous
+// namespace, and are compiled with -O2 even in debug builds so the std::
+// helpers they call are inlined rather than emitted as weak symbols
+// (checked with nm: the optimized objects define no weak symbol outside
+// their own namespace), so the linker cannot swap AVX code into the rest of
+// the binary. HostGemm (host_gemm.h) picks a table once per process; the
+// AVX2 table may only run on a CPU that reports avx2 and fma, the AVX-512
+// one on a CPU that reports all four AVX-512 subsets.
 //
 // Internal to host_gemm; thread-safe (the tables are constant, the
 // functions are pure).
@@ -38,7 +40,7 @@ using HostGemmRowsFn = void (*)(const GemmConfig& config, const void* lhs, const
                                 void* out, const HostGemmBlock& block);
 
 struct HostGemmKernels {
-  const char* isa;  // "sse2" or "avx2+fma"
+  const char* isa;  // "sse2", "avx2+fma" or "avx512"
   HostGemmRowsFn f32;
   HostGemmRowsFn f64;
   HostGemmRowsFn f16;
@@ -47,6 +49,7 @@ struct HostGemmKernels {
 
 const HostGemmKernels& HostGemmKernelsBaseline();
 const HostGemmKernels& HostGemmKernelsAvx2Fma();
+const HostGemmKernels& HostGemmKernelsAvx512();
 
 }  // namespace xla::gpu
 

@@ -1,8 +1,9 @@
-// Both compiled copies of the host GEMM kernels (baseline and AVX2+FMA)
+// The compiled copies of the host GEMM kernels (baseline, AVX2+FMA, AVX-512)
 // against a naive double-precision triple loop, on odd sizes, every
 // transpose combination, alpha/beta and the direct alpha=1, beta=0 path.
 #include "xla/backends/gpu/runtime/host_gemm_kernels.h"
 
+#include <cstdlib>
 #include <random>
 #include <string>
 #include <vector>
@@ -74,10 +75,24 @@ TEST(HostGemmKernels, Avx2Fma) {
   CheckTable(HostGemmKernelsAvx2Fma());
 }
 
+bool CpuRunsAvx512() {
+  __builtin_cpu_init();
+  return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
+         __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512bw");
+}
+
+TEST(HostGemmKernels, Avx512) {
+  EXPECT_EQ(std::string(HostGemmKernelsAvx512().isa), "avx512");
+  if (!CpuRunsAvx512()) GTEST_SKIP() << "this CPU has no AVX-512 (F, DQ, VL, BW)";
+  CheckTable(HostGemmKernelsAvx512());
+}
+
 TEST(HostGemmKernels, HostGemmPicksTheWidestTheCpuRuns) {
   __builtin_cpu_init();
   const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-  EXPECT_EQ(std::string(HostGemmIsa()), avx2 ? "avx2+fma" : "sse2");
+  const char* env = std::getenv("XLA_HOST_GEMM_ISA");
+  if (env != nullptr) GTEST_SKIP() << "XLA_HOST_GEMM_ISA is set";
+  EXPECT_EQ(std::string(HostGemmIsa()), CpuRunsAvx512() ? "avx512" : (avx2 ? "avx2+fma" : "sse2"));
 }
 
 // The two copies really differ: the AVX2 one fuses multiply-adds, so some
@@ -101,6 +116,10 @@ TEST(HostGemmKernels, CopiesAreDifferentCode) {
   HostGemmKernelsBaseline().f32(c, lhs.data(), rhs.data(), a.data(), all);
   HostGemmKernelsAvx2Fma().f32(c, lhs.data(), rhs.data(), b.data(), all);
   EXPECT_NE(a, b);
+  if (!CpuRunsAvx512()) return;
+  std::vector<float> w(c.m * c.n);
+  HostGemmKernelsAvx512().f32(c, lhs.data(), rhs.data(), w.data(), all);
+  EXPECT_NE(a, w);
 }
 
 }  // namespace

@@ -209,13 +209,14 @@ TEST_F(SchemaDiffTest, OneofCaseRemovalIsBreaking) {
 }
 
 TEST_F(SchemaDiffTest, NewOptionalFieldIsSafe) {
-  AddField(Message(new_, "xla.gpu.ArtifactHeaderProto"), "build_id", 9, pb::FieldDescriptorProto::TYPE_STRING);
+  // A number and name no real schema version uses.
+  AddField(Message(new_, "xla.gpu.ArtifactHeaderProto"), "build_id", 99, pb::FieldDescriptorProto::TYPE_STRING);
   AddField(Message(new_, "xla.gpu.CopyThunkProto"), "extra", 3, pb::FieldDescriptorProto::TYPE_INT64)
       ->set_label(pb::FieldDescriptorProto::LABEL_REPEATED);
   std::vector<SchemaDifference> diffs = Diff(old_, new_);
   ASSERT_EQ(diffs.size(), 2u) << Lines(diffs);
   EXPECT_EQ(diffs[0].ToString(),
-            "SAFE GpuExecutableProto.header.build_id: new optional field 'build_id' = 9 (optional string)");
+            "SAFE GpuExecutableProto.header.build_id: new optional field 'build_id' = 99 (optional string)");
   EXPECT_EQ(diffs[1].verdict, Verdict::kSafe);
   EXPECT_EQ(diffs[1].path, "GpuExecutableProto.payload.thunks.copy.extra");
   EXPECT_TRUE(Violations(diffs, nullptr).empty());

@@ -107,6 +107,14 @@ const std::vector<Case>& Cases() {
       {"cpu_feature_unknown_to_this_runtime_loads", [](auto& a) {
          a.mutable_header()->add_host_cpu_features("avx10.2-512");
        }, "<loaded>"},
+      {"host_build_without_bytes", [](auto& a) {
+         a.mutable_payload()->add_host_object_variants()->add_cpu_features("avx2");
+       }, "host_object_variants[0].shared_object: is empty"},
+      {"host_build_with_bad_feature_name", [](auto& a) {
+         auto* v = a.mutable_payload()->add_host_object_variants();
+         v->set_shared_object("\x7f" "ELF");
+         v->add_cpu_features("avx2;rm");
+       }, "host_object_variants[0].cpu_features[0]: 'avx2;rm' is not a CPU feature name"},
       {"cpu_features_on_sm90", [](auto& a) {
          a.mutable_header()->set_target("sm_90");
          a.mutable_header()->add_host_cpu_features("avx2");

@@ -10,6 +10,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "absl/strings/str_format.h"
 #include "xla/hlo/parser/hlo_parser.h"
 #include "xla/hlo/parser/hlo_printer.h"
@@ -30,7 +31,7 @@ const char kCompileHelp[] =
     "usage: xla_aot compile FILE.hlo (-o OUT.xaot | --dump_dir=DIR) [--target=host]\n"
     "                       [--dump_passes] [--max_fold_elements=N] [--allow_inexact]\n"
     "                       [--no_loop_opts] [--no_fusion] [--direct_convolutions]\n"
-    "                       [--no_verify] [--host_cpu=CPU]\n"
+    "                       [--no_verify] [--host_cpu=CPU] [--host_cpu_variants=CPU,...]\n"
     "                       [--opt_level=N] [--target_runtime=YYYY-MM-DD]\n"
     "                       [--emit_cubin_with_ptx] [--emit_collectives] [-v]\n"
     "                       [--checksum=fnv1a64|crc32c]\n"
@@ -70,6 +71,10 @@ const char kCompileHelp[] =
     "                          result are always verified)\n"
     "  --host_cpu=CPU          LLVM CPU for host kernels (default x86-64-v2;\n"
     "                          \"native\" for this machine)\n"
+    "  --host_cpu_variants=CPU,...  also store the host kernels built for these\n"
+    "                          CPUs (e.g. x86-64-v3,x86-64-v4): a runtime runs\n"
+    "                          the widest its CPU has, else the --host_cpu one;\n"
+    "                          same results (default x86-64-v3; \"none\")\n"
     "  --target_runtime=DATE   the build date of the oldest runtime that must load\n"
     "                          the artifact: newer constructs get their legacy form,\n"
     "                          or compiling fails naming the feature (see\n"
@@ -124,6 +129,7 @@ struct CompileFlags {
 // Parses flags; returns an error message for bad usage.
 std::string ParseFlags(const std::vector<std::string>& args, CompileFlags* f) {
   f->compiler.middle_end.verify_after_each = true;
+  f->compiler.cpu_variants = {gpu::kDefaultHostCpuVariant};
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& arg = args[i];
     auto value = [&arg](absl::string_view flag) -> std::optional<std::string> {
@@ -139,6 +145,11 @@ std::string ParseFlags(const std::vector<std::string>& args, CompileFlags* f) {
       f->target = *v;
     } else if (auto v = value("--host_cpu=")) {
       f->compiler.object.cpu = *v;
+    } else if (auto v = value("--host_cpu_variants=")) {
+      f->compiler.cpu_variants.clear();
+      for (absl::string_view cpu : absl::StrSplit(*v, ',', absl::SkipEmpty())) {
+        if (cpu != "none") f->compiler.cpu_variants.emplace_back(cpu);
+      }
     } else if (auto v = value("--target_runtime=")) {
       f->compiler.target_runtime = *v;
     } else if (auto v = value("--checksum=")) {

@@ -157,6 +157,11 @@ void PrintTables(const aot::Executable& exe, std::ostream& out) {
     out << "\n";
   }
   if (!p.host_shared_object().empty()) out << "host_shared_object: " << p.host_shared_object().size() << " bytes\n";
+  for (int i = 0; i < p.host_object_variants_size(); ++i) {
+    const gpu::HostObjectVariantProto& v = p.host_object_variants(i);
+    out << "host_object_variants[" << i << "]: " << v.shared_object().size() << " bytes for ["
+        << absl::StrJoin(v.cpu_features(), ", ") << "]\n";
+  }
   out << "allocations (" << p.allocations_size() << "):\n";
   for (const gpu::BufferAllocation& a : exe.program().allocations) {
     out << "  [" << a.index << "] " << a.size << " bytes";

@@ -125,6 +125,7 @@ TEST_F(ForwardCompat, FreshlyCompiledGoldenModulesAreSafeForTheNewestReleasedSch
     ASSERT_FALSE(hlo.empty()) << name;
     HostCompilerOptions host;
     host.production_date = "2026-11-29T00:00:00Z";
+    host.cpu_variants = {kDefaultHostCpuVariant};  // as xla_aot compile
     absl::StatusOr<std::string> h = CompileHloToHostArtifact(hlo, host);
     ASSERT_TRUE(h.ok()) << name << ": " << h.status();
     std::vector<std::string> v = Violations(*h);

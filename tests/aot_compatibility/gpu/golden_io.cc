@@ -215,6 +215,7 @@ std::string StructuralText(const gpu::GpuExecutableProto& artifact) {
   header->clear_toolchain_requirements();
   gpu::GpuExecutablePayloadProto* payload = copy.mutable_payload();
   payload->clear_host_shared_object();
+  for (gpu::HostObjectVariantProto& v : *payload->mutable_host_object_variants()) v.clear_shared_object();
   payload->clear_optimized_hlo_text();
   for (gpu::KernelProto& kernel : *payload->mutable_kernels()) {
     if (kernel.has_ptx()) kernel.mutable_ptx()->clear_ptx();

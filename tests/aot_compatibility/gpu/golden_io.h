@@ -78,7 +78,8 @@ absl::Status CompareOutput(const Literal& want, const Literal& got);
 
 // The artifact as text format with everything verification mode ignores
 // cleared: header compiler version, production date, checksum and toolchain
-// requirements; the host shared object; the optimized HLO text; every
+// requirements; the host shared objects (the baseline and the wider
+// builds); the optimized HLO text; every
 // kernel's machine code (cubin bytes and PTX text; the spec kind, entry and
 // host symbol stay).
 std::string StructuralText(const gpu::GpuExecutableProto& artifact);

@@ -269,14 +269,15 @@ TEST(GoldenTest, BackwardModeLoadsAndRunsStoredArtifacts) {
 }
 
 // The fresh artifact of `module_hlo` for `target` with the options the
-// newest goldens were made with (sm_XX: cubin_with_ptx; host_<N>dev: host
-// with collectives; sm_XX_<N>gpu: sm_XX with both).
+// newest goldens were made with, `xla_aot compile`'s defaults (host: the
+// default wider build too; sm_XX: cubin_with_ptx; host_<N>dev: host with
+// collectives; sm_XX_<N>gpu: sm_XX with both).
 absl::StatusOr<gpu::GpuExecutableProto> CompileFresh(const std::string& module_hlo,
                                                      const std::string& target) {
-  if (target == "host") return gpu::CompileHloToHostArtifactProto(module_hlo, {});
-  if (ReplicaCountOfTarget(target) > 0) {
+  if (target == "host" || ReplicaCountOfTarget(target) > 0) {
     gpu::HostCompilerOptions options;
-    options.thunks.emit_collectives = true;
+    options.cpu_variants = {gpu::kDefaultHostCpuVariant};
+    options.thunks.emit_collectives = target != "host";
     return gpu::CompileHloToHostArtifactProto(module_hlo, options);
   }
   gpu::GpuCompilerOptions options;

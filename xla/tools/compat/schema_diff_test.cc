@@ -162,9 +162,10 @@ TEST_F(SchemaDiffTest, ReusedNumberIsForbidden) {
 }
 
 TEST_F(SchemaDiffTest, ReusedNameIsForbidden) {
-  // num_streams = 9 removed and reserved, then the name comes back at 12.
+  // num_streams = 9 removed and reserved, then the name comes back at 99
+  // (a number no real schema version uses).
   pb::DescriptorProto* payload = Message(new_, "xla.gpu.GpuExecutablePayloadProto");
-  Field(payload, "num_streams")->set_number(12);
+  Field(payload, "num_streams")->set_number(99);
   Reserve(payload, 9, "");
   SchemaDifference d = Only(Diff(old_, new_));
   EXPECT_EQ(d.verdict, Verdict::kForbidden);

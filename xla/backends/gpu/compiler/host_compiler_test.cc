@@ -3,6 +3,7 @@
 // evaluator on the same inputs.
 #include "xla/backends/gpu/compiler/host_compiler.h"
 
+#include <algorithm>
 #include <cmath>
 #include <set>
 #include <string>
@@ -17,7 +18,9 @@
 #include "xla/hlo/evaluator/random_inputs.h"
 #include "xla/hlo/parser/hlo_parser.h"
 #include "xla/hlo/transforms/literal_compare.h"
+#include "xla/backends/gpu/runtime/checksum.h"
 #include "xla/stream_executor/host/cpu_features.h"
+#include "xla/util/proto_util.h"
 
 namespace xla::gpu {
 namespace {
@@ -481,6 +484,67 @@ TEST(HostCompiler, KernelsForAnotherCpuAreRefusedBeforeTheyRun) {
                                     portable.header().host_cpu_features().end());
   EXPECT_EQ(v2, (std::vector<std::string>{"sse3", "ssse3", "cx16", "sse4.1", "sse4.2", "popcnt",
                                           "sahf"}));
+}
+
+// Builds for wider CPUs: stored widest first (a CPU that adds nothing to
+// the baseline's is skipped), the runtime runs one, and every build this
+// machine can run gives the baseline's bits (softmax: exp, row reductions,
+// division) and matches the evaluator.
+TEST(HostCompiler, WiderBuildsGiveTheBaselinesBits) {
+  HostCompilerOptions options = Options();
+  options.cpu_variants = {"x86-64-v3", "x86-64-v2", "x86-64-v4"};
+  GpuExecutableProto wide = CompileRunAndCompare(kSoftmax, 5, options);
+  ASSERT_EQ(wide.payload().host_object_variants_size(), 2);
+  auto has = [](const HostObjectVariantProto& v, const std::string& f) {
+    return std::find(v.cpu_features().begin(), v.cpu_features().end(), f) != v.cpu_features().end();
+  };
+  EXPECT_TRUE(has(wide.payload().host_object_variants(0), "avx512f"));
+  EXPECT_TRUE(has(wide.payload().host_object_variants(1), "avx2"));
+  EXPECT_FALSE(has(wide.payload().host_object_variants(1), "avx512f"));
+
+  auto module = ParseHloModule(kSoftmax);
+  ASSERT_TRUE(module.ok());
+  auto args = MakeRandomInputs(**module, 5);
+  ASSERT_TRUE(args.ok());
+  // Runs `artifact` with build `v` (-1: the baseline) as its only host code.
+  auto run_build = [&](int v) -> std::vector<Literal> {
+    GpuExecutableProto one = wide;
+    if (v >= 0) one.mutable_payload()->set_host_shared_object(wide.payload().host_object_variants(v).shared_object());
+    one.mutable_payload()->clear_host_object_variants();
+    SealArtifact(&one);
+    auto exe = aot::Executable::LoadFromBytes(SerializeDeterministically(one));
+    EXPECT_TRUE(exe.ok()) << exe.status();
+    if (!exe.ok()) return {};
+    auto out = aot::ExecuteOnLiterals(**exe, testing::HostExecutor(), *args);
+    EXPECT_TRUE(out.ok()) << out.status();
+    return out.ok() ? *std::move(out) : std::vector<Literal>{};
+  };
+  const std::vector<Literal> baseline = run_build(-1);
+  ASSERT_EQ(baseline.size(), 1u);
+  const std::set<std::string>& machine = stream_executor::host::MachineCpuFeatures();
+  int ran = 0;
+  for (int v = 0; v < wide.payload().host_object_variants_size(); ++v) {
+    bool runs = true;
+    for (const std::string& f : wide.payload().host_object_variants(v).cpu_features()) runs &= machine.count(f) == 1;
+    if (!runs) continue;
+    const std::vector<Literal> got = run_build(v);
+    ASSERT_EQ(got.size(), 1u);
+    EXPECT_EQ(got[0].data(), baseline[0].data()) << "build " << v << " differs from the baseline";
+    ++ran;
+  }
+  std::printf("builds run and compared on this machine: %d of 2\n", ran);
+
+  // Nothing wider than the baseline: no builds.
+  options.object.cpu = "x86-64-v4";
+  options.cpu_variants = {"x86-64-v3"};
+  absl::StatusOr<GpuExecutableProto> none = CompileHloToHostArtifactProto(kSoftmax, options);
+  ASSERT_TRUE(none.ok()) << none.status();
+  EXPECT_EQ(none->payload().host_object_variants_size(), 0);
+  options.cpu_variants = {"pentium-9000"};
+  absl::StatusOr<GpuExecutableProto> bad = CompileHloToHostArtifactProto(kSoftmax, options);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_TRUE(absl::StrContains(bad.status().message(), "host CPU variant: unknown host CPU 'pentium-9000'"))
+      << bad.status();
 }
 
 TEST(HostCompiler, UnsupportedOpIsAClearError) {

@@ -49,31 +49,33 @@ absl::Status ValidateToolchain(const ArtifactHeaderProto& header, const Target& 
   return absl::OkStatus();
 }
 
-// Syntax only: a runtime must accept names it does not know (a newer
-// compiler's table may be longer), so only the shape of a name is checked.
 absl::Status ValidateHostCpuFeatures(const ArtifactHeaderProto& header, const Target& target) {
+  if (header.host_cpu_features_size() > 0 && target.platform != "host") {
+    return Invalid("host_cpu_features[0]", absl::StrCat("target ", target.name, " has no host kernels"));
+  }
+  return CheckCpuFeatureNames(header.host_cpu_features(), "header.host_cpu_features");
+}
+
+}  // namespace
+
+absl::Status CheckCpuFeatureNames(const google::protobuf::RepeatedPtrField<std::string>& names,
+                                  absl::string_view field) {
   constexpr size_t kMaxName = 32;
-  for (int i = 0; i < header.host_cpu_features_size(); ++i) {
-    const std::string& name = header.host_cpu_features(i);
-    const std::string field = absl::StrCat("host_cpu_features[", i, "]");
-    if (target.platform != "host") {
-      return Invalid(field, absl::StrCat("target ", target.name, " has no host kernels"));
-    }
+  for (int i = 0; i < names.size(); ++i) {
+    const std::string& name = names.Get(i);
     const bool well_formed =
         !name.empty() && name.size() <= kMaxName &&
         std::all_of(name.begin(), name.end(), [](char c) {
           return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-';
         });
     if (!well_formed) {
-      return Invalid(field, absl::StrCat("'", absl::CHexEscape(name.substr(0, kMaxName)),
-                                         "' is not a CPU feature name (1 to ", kMaxName,
-                                         " of a-z, 0-9, '.', '_', '-')"));
+      return absl::InvalidArgumentError(
+          absl::StrCat(field, "[", i, "]: '", absl::CHexEscape(name.substr(0, kMaxName)),
+                       "' is not a CPU feature name (1 to ", kMaxName, " of a-z, 0-9, '.', '_', '-')"));
     }
   }
   return absl::OkStatus();
 }
-
-}  // namespace
 
 const std::vector<std::string>& SupportedRuntimeFeatures() {
   static const auto* features = [] {

@@ -15,6 +15,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "xla/backends/gpu/runtime/executable.pb.h"
 #include "xla/backends/gpu/runtime/target.h"
 
@@ -37,6 +38,13 @@ absl::StatusOr<Target> ValidateHeader(const ArtifactHeaderProto& header);
 // component, the required and the found version (or "not reported").
 absl::Status CheckToolchain(const ArtifactHeaderProto& header,
                             const std::map<std::string, std::string>& machine_versions);
+
+// Syntax only (a runtime must accept names it does not know, since a newer
+// compiler's table may be longer): InvalidArgument "<field>[i]: '<name>' is
+// not a CPU feature name (...)" for the first name that is empty, longer
+// than 32 bytes, or not of a-z, 0-9, '.', '_', '-'.
+absl::Status CheckCpuFeatureNames(const google::protobuf::RepeatedPtrField<std::string>& names,
+                                  absl::string_view field);
 
 // Checks the header's host_cpu_features against the features the machine
 // has (stream_executor::host::MachineCpuFeatures() in production). Names

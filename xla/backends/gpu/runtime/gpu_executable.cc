@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "xla/backends/gpu/runtime/artifact_header.h"
+#include "xla/backends/gpu/runtime/host_object_variants.h"
 #include "xla/backends/gpu/runtime/thunk_trace.h"
 #include "xla/stream_executor/host/cpu_features.h"
 #include "xla/util/status_macros.h"
@@ -85,6 +86,16 @@ absl::Status CheckDevice(const Program& p, se::StreamExecutor* executor) {
   return CheckHostCpuFeatures(p.artifact->header(), se::host::MachineCpuFeatures());
 }
 
+// The host kernels' shared object a device runs: for the host target
+// (whose devices are this machine's CPU) the widest build the CPU has
+// (host_object_variants.h), else the baseline.
+absl::string_view HostObjectFor(const Program& p) {
+  if (p.target.platform != "host") return p.views.host_shared_object;
+  const int v = ChooseHostObjectVariant(p.payload_tables(), se::host::MachineCpuFeatures());
+  if (v < 0) return p.views.host_shared_object;
+  return p.payload_tables().host_object_variants(v).shared_object();
+}
+
 absl::Status UploadConstants(const Program& p, se::StreamExecutor* executor,
                              std::vector<se::OwningDeviceMemory>* constants) {
   constants->resize(p.allocations.size());
@@ -136,7 +147,7 @@ absl::StatusOr<std::unique_ptr<GpuExecutable::DeviceState>> GpuExecutable::Creat
   auto state = std::make_unique<DeviceState>();
   state->executor = executor;
   state->kernels = std::make_unique<DeviceKernels>(executor, program_->kernels,
-                                                   program_->views.host_shared_object,
+                                                   HostObjectFor(*program_),
                                                    program_->module_name());
   RETURN_IF_ERROR(UploadConstants(*program_, executor, &state->constants));
   InitializeParams params{executor, state->kernels.get()};

@@ -25,6 +25,7 @@
 #include "google/protobuf/wire_format_lite.h"
 #include "xla/backends/gpu/runtime/artifact_header.h"
 #include "xla/backends/gpu/runtime/checksum.h"
+#include "xla/backends/gpu/runtime/host_object_variants.h"
 #include "xla/backends/gpu/runtime/thunk_deserializer.h"
 #include "xla/types/xla_data_convert.h"
 #include "xla/util/logging.h"
@@ -701,6 +702,7 @@ absl::StatusOr<std::unique_ptr<Program>> LoadProgram(ParsedArtifact parsed,
                                         payload.constants_size()));
   RETURN_IF_ERROR(CheckAllocationSizes(*p));
   ASSIGN_OR_RETURN(p->kernels, KernelsFromProto(payload, p->views.host_shared_object, p->target));
+  RETURN_IF_ERROR(ValidateHostObjectVariants(payload, p->target, p->views.host_shared_object));
   RETURN_IF_ERROR(BuildOutputs(*p));
   RETURN_IF_ERROR(BuildAliases(*p));
   RETURN_IF_ERROR(BuildThunks(*p, parsed, ffi));

@@ -34,7 +34,7 @@ else
 fi
 OUT="$(mktemp -d)"
 trap 'rm -rf "$OUT"' EXIT
-echo "machine: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg); $(date -u +%F); commit $(git rev-parse --short HEAD); host kernels for ${HOST_CPU:-x86-64-v2}"
+echo "machine: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg); $(date -u +%F); commit $(git rev-parse --short HEAD); host kernels for ${HOST_CPU:-x86-64-v2}, with xla_aot compile's default wider build (x86-64-v3) where it adds extensions"
 printf '| module | xla_cpu | xla_aot | xla_aot/xla_cpu | eval | eval/xla_aot | check (max abs, max abs / max |xla_cpu|) |\n'
 printf '|---|---|---|---|---|---|---|\n'
 for m in "${MODULES[@]}"; do

@@ -9,6 +9,10 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "xla/backends/gpu/runtime/host_gemm.h"
+#include "xla/backends/gpu/runtime/host_object_variants.h"
+#include "xla/stream_executor/host/cpu_features.h"
 #include "xla/stream_executor/platform_registry.h"
 #include "xla/tools/bench_stats.h"
 #include "xla/tools/exit_codes.h"
@@ -187,6 +191,27 @@ std::string Rate(std::optional<double> per_second, absl::string_view unit) {
   return absl::StrFormat("%.2f %s", v, unit);
 }
 
+// Which host code runs here: the build of the artifact's kernels this CPU
+// picks (host_object_variants.h), with the extensions it adds to the
+// baseline's, and the host GEMM's instruction set (they explain the times).
+std::string HostCodeLine(const gpu::Program& p) {
+  if (p.views.host_shared_object.empty()) {
+    return absl::StrCat("host code: no kernels, GEMM ", gpu::HostGemmIsa(), "\n");
+  }
+  const gpu::GpuExecutablePayloadProto& payload = p.payload_tables();
+  const int v = gpu::ChooseHostObjectVariant(payload, se::host::MachineCpuFeatures());
+  std::string kernels = "the baseline build";
+  if (v >= 0) {
+    const auto& base = p.artifact->header().host_cpu_features();
+    std::vector<std::string> added;
+    for (const std::string& f : payload.host_object_variants(v).cpu_features()) {
+      if (std::find(base.begin(), base.end(), f) == base.end()) added.push_back(f);
+    }
+    kernels = absl::StrCat("host_object_variants[", v, "] (+", absl::StrJoin(added, ", "), ")");
+  }
+  return absl::StrCat("host code: kernels ", kernels, ", GEMM ", gpu::HostGemmIsa(), "\n");
+}
+
 absl::Status Bench(const BenchFlags& f, std::ostream& out) {
   ASSIGN_OR_RETURN(std::unique_ptr<aot::Executable> probe, aot::Executable::LoadFromFile(f.artifact));
   ASSIGN_OR_RETURN(std::vector<Literal> literals, MakeInputs(f.io, probe->program_shape()));
@@ -223,6 +248,7 @@ absl::Status Bench(const BenchFlags& f, std::ostream& out) {
       << runner.device->platform_name() << ":" << runner.device->device_ordinal() << ", "
       << f.warmup << " warm-up, " << f.iterations << " timed and " << f.iterations
       << " traced runs\n";
+  if (runner.exe->program().target.platform == "host") out << HostCodeLine(runner.exe->program());
   out << "run time (wall time of Execute, untraced):\n"
       << "  median " << Millis(run.median) << "  min " << Millis(run.min) << "  p10 " << Millis(run.p10)
       << "  p90 " << Millis(run.p90) << "  max " << Millis(run.max) << "\n";

@@ -40,6 +40,8 @@ TEST(BenchCommand, ReportsSpreadKindsAndRates) {
   Result r = Bench({artifact, "--iterations=5", "--warmup=1", "--seed=2"});
   ASSERT_EQ(r.code, kExitOk) << r.err;
   EXPECT_TRUE(absl::StrContains(r.out, "(obs) on host:0, 1 warm-up, 5 timed and 5 traced runs")) << r.out;
+  // Which host code ran: the artifact has one build of its kernels.
+  EXPECT_TRUE(absl::StrContains(r.out, "host code: kernels the baseline build, GEMM ")) << r.out;
   const std::string spread = LineWith(r.out, "median");
   for (const char* s : {"median ", "min ", "p10 ", "p90 ", "max "}) {
     EXPECT_TRUE(absl::StrContains(spread, s)) << s << "\n" << r.out;

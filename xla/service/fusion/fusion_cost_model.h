@@ -70,6 +70,14 @@ struct FusionLimits {
   // Constants with at most this many elements are copied into fusions;
   // larger ones stay fusion parameters.
   int64_t max_fused_constant_elements = 16;
+  // An arithmetic producer (anything but data movement: slices, pads,
+  // reshapes, broadcasts, ...) of at least min_recomputed_elements elements
+  // joins a fusion only if the fusion computes it at most this many times
+  // per element (instruction_fusion.h): im2col's nine shifted slices of a
+  // batch-norm's output, or a 3x3 reduce-window over it, would compute the
+  // batch norm nine times per element; on its own it is computed once.
+  int64_t max_recompute_factor = 4;
+  int64_t min_recomputed_elements = 1024;
 };
 
 // True when `producer` may be recomputed inside each of `num_consumers`

@@ -47,6 +47,9 @@ struct Group {
   bool has_row_signature = false;
   std::vector<int64_t> row_full_dims;
   int64_t row_rank = 0;
+  // How many times the fused kernel computes each member's value in all
+  // (see EvaluationsOf).
+  absl::flat_hash_map<const HloInstruction*, int64_t> evaluations;
 };
 
 // Elements of an array instruction; 0 for tuples, tokens and dynamic shapes.
@@ -54,6 +57,36 @@ int64_t Elements(const HloInstruction& instr) {
   if (!instr.shape().IsArray()) return 0;
   return instr.shape().ElementCount().value_or(0);
 }
+
+// Ops that only move or select elements: recomputing them is a load.
+constexpr HloOpcode kDataMovement[] = {
+    HloOpcode::kBitcast, HloOpcode::kBroadcast, HloOpcode::kConcatenate, HloOpcode::kCopy,
+    HloOpcode::kDynamicSlice, HloOpcode::kPad, HloOpcode::kReshape, HloOpcode::kReverse,
+    HloOpcode::kSlice, HloOpcode::kTranspose, HloOpcode::kIota, HloOpcode::kConstant,
+};
+
+bool IsDataMovement(const HloInstruction& instr) {
+  return std::find(std::begin(kDataMovement), std::end(kDataMovement), instr.opcode()) !=
+         std::end(kDataMovement);
+}
+
+// Elements of its operand a user reads per value it computes: the window of
+// a reduce-window, the reduced elements of a reduce, else one.
+int64_t ReadsPerValue(const HloInstruction& user) {
+  if (user.opcode() == HloOpcode::kReduceWindow) {
+    const AttrValue* v = user.FindAttr(AttrId::kWindow);
+    const Window* w = v == nullptr ? nullptr : std::get_if<Window>(v);
+    int64_t n = 1;
+    for (const WindowDim& d : w == nullptr ? std::vector<WindowDim>{} : w->dims) n *= std::max<int64_t>(1, d.size);
+    return n;
+  }
+  if (user.opcode() == HloOpcode::kReduce && user.operand_count() > 0) {
+    const int64_t out = std::max<int64_t>(1, user.shape().IsArray() ? Elements(user) : Elements(*user.operand(0)));
+    return std::max<int64_t>(1, Elements(*user.operand(0)) / out);
+  }
+  return 1;
+}
+
 
 // Makes `instr` the group's largest member when it has more elements.
 void NoteLargest(const HloInstruction& instr, Group* group) {
@@ -239,6 +272,18 @@ class ComputationFuser {
     return true;
   }
 
+  // How many values of `producer` the group's kernel would compute: one per
+  // read by each of its users in the group (all of which joined before it).
+  static int64_t EvaluationsOf(const Group& group, const HloInstruction& producer) {
+    int64_t total = 0;
+    for (const HloInstruction* user : producer.users()) {
+      auto it = group.evaluations.find(user);
+      if (it == group.evaluations.end()) continue;
+      total += it->second * ReadsPerValue(*user);
+    }
+    return total;
+  }
+
   bool TryJoin(int64_t g, HloInstruction* producer) {
     Group& group = groups_[g];
     bool duplicable = false;
@@ -271,6 +316,23 @@ class ComputationFuser {
     if (producer->opcode() == HloOpcode::kReduce && !RowNormalizationAllows(group, *producer)) {
       return false;
     }
+    // Fused, the producer is recomputed for every read: a large arithmetic
+    // value read several times per element (through im2col's shifted
+    // slices of one pad, or a reduce-window's windows) is computed once as
+    // its own kernel instead, and the reads become loads.
+    // A row kernel computes each reduction once per row, and a per-row value
+    // once per row too (it is invariant in the inner loop, see
+    // IsLeadingPart): once per element of their own.
+    const bool once_per_element = producer->opcode() == HloOpcode::kReduce ||
+                                  (producer_elements < group.max_elements &&
+                                   IsLeadingPart(*producer, group.max_dims));
+    const int64_t evaluations =
+        once_per_element ? producer_elements : EvaluationsOf(group, *producer);
+    if (!IsDataMovement(*producer) && producer_elements >= limits_.min_recomputed_elements &&
+        evaluations > limits_.max_recompute_factor * producer_elements) {
+      return false;
+    }
+    group.evaluations[producer] = evaluations;
     group.members.push_back(producer);
     group.member_set.insert(producer);
     group.size += InstructionSize(*producer);
@@ -292,6 +354,7 @@ class ComputationFuser {
     group.member_set.insert(root);
     group.size = InstructionSize(*root);
     NoteLargest(*root, &group);
+    group.evaluations[root] = Elements(*root);
     for (const HloInstruction* op : root->operands()) group.params.insert(op);
     const int64_t r = Idx(root);
     memberships_[r].push_back(g);

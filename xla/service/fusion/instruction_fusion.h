@@ -20,6 +20,16 @@
 //     several users are therefore not duplicated and become fusion roots of
 //     their own. The fusion never exceeds FusionLimits::max_instructions
 //     instructions or max_parameters parameters.
+//   * Recomputation: a fused value is computed once per read, so each
+//     member's evaluations are counted (the root's elements; a producer's,
+//     the reads of its users in the fusion: a reduce-window reads its window
+//     per value, a reduce its reduced elements; row kernels compute a
+//     reduce or a per-row value once per element of their own). An
+//     arithmetic producer (not data movement: slice, pad, reshape,
+//     broadcast, concatenate, ...) of at least min_recomputed_elements
+//     elements whose evaluations exceed max_recompute_factor times its
+//     elements stays out and becomes a kernel of its own (im2col's nine
+//     shifted slices of a batch norm's output, a 3x3 reduce-window).
 //   * Parameters, get-tuple-element, tuple, bitcast and large constants stay
 //     outside (as fusion parameters); dot, convolution, sort, custom calls,
 //     control flow and side-effecting ops are never fused; instructions with

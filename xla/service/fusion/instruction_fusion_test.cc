@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "xla/hlo/transforms/pass_test_util.h"
 #include "xla/service/fusion/fusion_util.h"
@@ -280,6 +281,58 @@ ENTRY e {
   EXPECT_EQ(fusions[0]->GetString(AttrId::kFusionKind), "kInput");
   EXPECT_EQ(fusions[0]->shape().dimensions(), (std::vector<int64_t>{2, 3, 5, 7}));
   EXPECT_EQ(fusions[0]->users().front()->opcode(), HloOpcode::kReshape);
+}
+
+// im2col of a batch norm's output: nine shifted slices of one pad read
+// each element of the normalized [1,8,8,16] value nine times. Fused, the
+// scale-and-shift chain would be computed nine times per element; it is
+// a kernel of its own and the im2col fusion loads its result. With two
+// slices (twice per element) it stays fused.
+TEST(InstructionFusion, ValuesReadManyTimesPerElementAreComputedOnce) {
+  auto im2col = [](int slices) {
+    std::string text = R"(
+HloModule m
+ENTRY e {
+  x = f32[1,8,8,16] parameter(0)
+  s = f32[16] parameter(1)
+  b = f32[16] parameter(2)
+  sb = f32[1,8,8,16] broadcast(s), dimensions={3}
+  bb = f32[1,8,8,16] broadcast(b), dimensions={3}
+  m = f32[1,8,8,16] multiply(x, sb)
+  a = f32[1,8,8,16] add(m, bb)
+  z = f32[] constant(0)
+  zb = f32[1,8,8,16] broadcast(z), dimensions={}
+  r = f32[1,8,8,16] maximum(a, zb)
+  p = f32[1,10,10,16] pad(r, z), padding=0_0x1_1x1_1x0_0
+)";
+    std::string operands;
+    for (int i = 0; i < slices; ++i) {
+      absl::StrAppend(&text, "  s", i, " = f32[1,8,8,16] slice(p), slice={[0:1], [", i / 3, ":", i / 3 + 8,
+                      "], [", i % 3, ":", i % 3 + 8, "], [0:16]}\n");
+      absl::StrAppend(&operands, i == 0 ? "" : ", ", "s", i);
+    }
+    absl::StrAppend(&text, "  ROOT c = f32[1,8,8,", 16 * slices, "] concatenate(", operands,
+                    "), dimensions={3}\n}\n");
+    return text;
+  };
+  InstructionFusion pass;
+  auto nine = RunPassAndCheck(pass, im2col(9));
+  ASSERT_NE(nine.module, nullptr);
+  auto fusions = EntryFusions(*nine.module);
+  ASSERT_EQ(fusions.size(), 2u) << nine.text;
+  // The chain's kernel computes the maximum; the im2col kernel only pads,
+  // slices and concatenates.
+  for (const HloInstruction* f : fusions) {
+    bool has_max = false, has_pad = false;
+    for (const auto& i : FusedComputation(*f)->instructions()) {
+      has_max |= i->opcode() == HloOpcode::kMaximum;
+      has_pad |= i->opcode() == HloOpcode::kPad;
+    }
+    EXPECT_NE(has_max, has_pad) << nine.text;
+  }
+  auto two = RunPassAndCheck(pass, im2col(2));
+  ASSERT_NE(two.module, nullptr);
+  EXPECT_EQ(EntryFusions(*two.module).size(), 1u) << two.text;
 }
 
 TEST(InstructionFusion, RowReduceUsedWithoutBroadcastBackIsNotFusedIntoLoop) {

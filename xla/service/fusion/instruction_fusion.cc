@@ -58,6 +58,13 @@ int64_t Elements(const HloInstruction& instr) {
   return instr.shape().ElementCount().value_or(0);
 }
 
+// a * b for non-negative counts, at most kMaxCount (the evaluation counts
+// of deep chains of windows would overflow).
+constexpr int64_t kMaxCount = int64_t{1} << 62;
+int64_t SaturatingMul(int64_t a, int64_t b) {
+  return (b != 0 && a > kMaxCount / b) ? kMaxCount : a * b;
+}
+
 // Ops that only move or select elements: recomputing them is a load.
 constexpr HloOpcode kDataMovement[] = {
     HloOpcode::kBitcast, HloOpcode::kBroadcast, HloOpcode::kConcatenate, HloOpcode::kCopy,
@@ -71,22 +78,22 @@ bool IsDataMovement(const HloInstruction& instr) {
 }
 
 // Elements of its operand a user reads per value it computes: the window of
-// a reduce-window, the reduced elements of a reduce, else one.
+// a reduce-window, the reduced elements of a (single-result) reduce, else
+// one.
 int64_t ReadsPerValue(const HloInstruction& user) {
   if (user.opcode() == HloOpcode::kReduceWindow) {
     const AttrValue* v = user.FindAttr(AttrId::kWindow);
     const Window* w = v == nullptr ? nullptr : std::get_if<Window>(v);
+    if (w == nullptr) return 1;
     int64_t n = 1;
-    for (const WindowDim& d : w == nullptr ? std::vector<WindowDim>{} : w->dims) n *= std::max<int64_t>(1, d.size);
+    for (const WindowDim& d : w->dims) n = SaturatingMul(n, std::max<int64_t>(1, d.size));
     return n;
   }
-  if (user.opcode() == HloOpcode::kReduce && user.operand_count() > 0) {
-    const int64_t out = std::max<int64_t>(1, user.shape().IsArray() ? Elements(user) : Elements(*user.operand(0)));
-    return std::max<int64_t>(1, Elements(*user.operand(0)) / out);
+  if (user.opcode() == HloOpcode::kReduce && user.operand_count() == 2 && Elements(user) > 0) {
+    return std::max<int64_t>(1, Elements(*user.operand(0)) / Elements(user));
   }
   return 1;
 }
-
 
 // Makes `instr` the group's largest member when it has more elements.
 void NoteLargest(const HloInstruction& instr, Group* group) {
@@ -279,7 +286,7 @@ class ComputationFuser {
     for (const HloInstruction* user : producer.users()) {
       auto it = group.evaluations.find(user);
       if (it == group.evaluations.end()) continue;
-      total += it->second * ReadsPerValue(*user);
+      total = std::min(kMaxCount, total + SaturatingMul(it->second, ReadsPerValue(*user)));
     }
     return total;
   }
@@ -319,10 +326,9 @@ class ComputationFuser {
     // Fused, the producer is recomputed for every read: a large arithmetic
     // value read several times per element (through im2col's shifted
     // slices of one pad, or a reduce-window's windows) is computed once as
-    // its own kernel instead, and the reads become loads.
-    // A row kernel computes each reduction once per row, and a per-row value
-    // once per row too (it is invariant in the inner loop, see
-    // IsLeadingPart): once per element of their own.
+    // its own kernel instead, and the reads become loads. A row kernel
+    // computes a reduction, and a per-row value (invariant in its inner
+    // loop, see IsLeadingPart), once per element of their own.
     const bool once_per_element = producer->opcode() == HloOpcode::kReduce ||
                                   (producer_elements < group.max_elements &&
                                    IsLeadingPart(*producer, group.max_dims));

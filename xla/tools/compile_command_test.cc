@@ -330,6 +330,34 @@ TEST(CompileCommand, Crc32cChecksumIsOptInAndLoweredForOlderRuntimes) {
   EXPECT_TRUE(absl::StrContains(bad.err, "fnv1a64 or crc32c")) << bad.err;
 }
 
+// By default an artifact carries the x86-64-v3 build beside the portable
+// one; --host_cpu_variants=none leaves it out, a list asks for others, and
+// an unknown CPU is a clear error.
+TEST(CompileCommand, HostKernelsGetAnX8664V3BuildByDefault) {
+  const std::string hlo = WriteModule("variants.hlo", kModule);
+  auto inspect = [&](const std::vector<std::string>& flags) {
+    const std::string artifact = TempPath("variants.xaot");
+    std::vector<std::string> args = {hlo, "-o", artifact};
+    args.insert(args.end(), flags.begin(), flags.end());
+    Result r = RunCompileCli(args);
+    EXPECT_EQ(r.code, kExitOk) << r.err;
+    std::ostringstream out, err;
+    EXPECT_EQ(RunInspect({artifact}, out, err), kExitOk) << err.str();
+    return out.str();
+  };
+  const std::string by_default = inspect({});
+  EXPECT_TRUE(absl::StrContains(by_default, "host_cpu_features: [sse3, ssse3, cx16, sse4.1")) << by_default;
+  EXPECT_TRUE(absl::StrContains(by_default, "host_object_variants[0]: ")) << by_default;
+  EXPECT_TRUE(absl::StrContains(by_default, ", avx2, ")) << by_default;
+  EXPECT_FALSE(absl::StrContains(by_default, "host_object_variants[1]")) << by_default;
+  EXPECT_FALSE(absl::StrContains(inspect({"--host_cpu_variants=none"}), "host_object_variants"));
+  const std::string two = inspect({"--host_cpu_variants=x86-64-v3,x86-64-v4"});
+  EXPECT_TRUE(absl::StrContains(two, "host_object_variants[1]")) << two;
+  Result bad = RunCompileCli({hlo, "-o", TempPath("variants_bad.xaot"), "--host_cpu_variants=i486x"});
+  EXPECT_EQ(bad.code, kExitBadInput) << bad.err;
+  EXPECT_TRUE(absl::StrContains(bad.err, "unknown host CPU 'i486x'")) << bad.err;
+}
+
 TEST(CompileCommand, ReportsBadUsageAndBadInput) {
   EXPECT_EQ(RunCompileCli({WriteModule("m3.hlo", kModule)}).code, kExitUsage);  // neither -o nor --dump_dir
   EXPECT_EQ(RunCompileCli({"--bogus"}).code, kExitUsage);

@@ -31,7 +31,10 @@
 //     elements stays out and becomes a kernel of its own (im2col's nine
 //     shifted slices of a batch norm's output, a 3x3 reduce-window).
 //   * Parameters, get-tuple-element, tuple, bitcast and large constants stay
-//     outside (as fusion parameters); dot, convolution, sort, custom calls,
+//     outside (as fusion parameters); so does a reshape that moves no byte
+//     and is not a result of the computation, when nothing fuses it as a
+//     producer (it roots no fusion; reshapes-to-bitcasts makes it a bitcast,
+//     and its producers keep their own shape); dot, convolution, sort, custom calls,
 //     control flow and side-effecting ops are never fused; instructions with
 //     control edges are left alone.
 //   * Row normalization: a `reduce` whose reduced dimensions are exactly the

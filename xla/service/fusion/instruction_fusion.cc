@@ -176,19 +176,6 @@ class ComputationFuser {
     return false;
   }
 
-  // A reshape that moves no byte and that reshapes-to-bitcasts will turn
-  // into a bitcast (it is not a result of the computation).
-  bool BecomesBitcast(const HloInstruction& instr) const {
-    const HloInstruction* root = computation_->root_instruction();
-    if (instr.opcode() != HloOpcode::kReshape || &instr == root || !IsBitcastReshape(instr)) {
-      return false;
-    }
-    for (const HloInstruction* user : instr.users()) {
-      if (user == root && root->opcode() == HloOpcode::kTuple) return false;
-    }
-    return true;
-  }
-
   bool CanBeRoot(const HloInstruction& instr) const {
     if (HasControl(instr) || HasSideEffect(instr)) return false;
     if (instr.operand_count() > limits_.max_parameters) return false;

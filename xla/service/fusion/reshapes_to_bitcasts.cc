@@ -47,6 +47,20 @@ bool IsBitcastReshape(const HloInstruction& instr) {
   return called.size() == 1 && IsReshapeOnlyComputation(*called[0]);
 }
 
+bool BecomesBitcast(const HloInstruction& instr) {
+  const HloComputation* comp = instr.parent();
+  const HloInstruction* root = comp == nullptr ? nullptr : comp->root_instruction();
+  if (root == nullptr || &instr == root || !IsBitcastReshape(instr) ||
+      !instr.control_predecessors().empty() || !instr.control_successors().empty()) {
+    return false;
+  }
+  // An element of the root tuple is a result of the computation.
+  for (const HloInstruction* user : instr.users()) {
+    if (user == root && root->opcode() == HloOpcode::kTuple) return false;
+  }
+  return true;
+}
+
 absl::StatusOr<bool> ReshapesToBitcasts::Run(HloModule* module) {
   absl::flat_hash_set<const HloComputation*> fused;
   for (const auto& comp : module->computations()) {
@@ -58,19 +72,9 @@ absl::StatusOr<bool> ReshapesToBitcasts::Run(HloModule* module) {
   bool changed = false;
   for (const auto& comp : module->computations()) {
     if (fused.contains(comp.get())) continue;
-    const HloInstruction* root = comp->root_instruction();
     std::vector<HloInstruction*> candidates;
     for (const auto& instr : comp->instructions()) {
-      if (instr.get() == root || !IsBitcastReshape(*instr) ||
-          !instr->control_predecessors().empty() || !instr->control_successors().empty()) {
-        continue;
-      }
-      // An element of the root tuple is a result of the computation.
-      bool is_result = false;
-      for (const HloInstruction* user : instr->users()) {
-        is_result |= user == root && root->opcode() == HloOpcode::kTuple;
-      }
-      if (!is_result) candidates.push_back(instr.get());
+      if (BecomesBitcast(*instr)) candidates.push_back(instr.get());
     }
     NameUniquer names(*comp);
     for (HloInstruction* instr : candidates) {

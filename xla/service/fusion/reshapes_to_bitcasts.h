@@ -36,6 +36,11 @@ class ReshapesToBitcasts : public HloPass {
 // absent layouts, static shapes). Pure.
 bool IsBitcastReshape(const HloInstruction& instr);
 
+// True when the pass replaces `instr` (outside fused computations) by a
+// bitcast: IsBitcastReshape, not its computation's root nor an element of a
+// root tuple (those buffers are results), and no control edges. Pure.
+bool BecomesBitcast(const HloInstruction& instr);
+
 }  // namespace xla
 
 #endif  // XLA_SERVICE_FUSION_RESHAPES_TO_BITCASTS_H_

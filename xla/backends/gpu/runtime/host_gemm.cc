@@ -4,12 +4,16 @@
 #include <atomic>
 #include <condition_variable>
 #include <memory>
+#include <initializer_list>
 #include <mutex>
+#include <set>
+#include <string>
 #include <cstdlib>
 
 #include "absl/functional/function_ref.h"
 #include "absl/strings/str_cat.h"
 #include "xla/backends/gpu/runtime/host_gemm_kernels.h"
+#include "xla/stream_executor/host/cpu_features.h"
 
 namespace xla::gpu {
 namespace {
@@ -97,23 +101,14 @@ void ParallelFor(stream_executor::host::HostThreadPool& pool, int64_t units,
   shared->all_done.wait(lock, [&] { return shared->finished == total; });
 }
 
-bool CpuRunsAvx512() {
-#if defined(__x86_64__)
-  __builtin_cpu_init();
-  return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
-         __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512bw");
-#else
-  return false;
-#endif
-}
-
-bool CpuRunsAvx2Fma() {
-#if defined(__x86_64__)
-  __builtin_cpu_init();
-  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-#else
-  return false;
-#endif
+// True when this machine's CPU (and OS) has every one of `features`
+// (stream_executor::host::MachineCpuFeatures, LLVM's names).
+bool CpuHas(std::initializer_list<const char*> features) {
+  const std::set<std::string>& machine = stream_executor::host::MachineCpuFeatures();
+  for (const char* f : features) {
+    if (machine.count(f) == 0) return false;
+  }
+  return true;
 }
 
 // The kernels this process runs: the widest the CPU (and OS) runs, at most
@@ -123,8 +118,10 @@ const HostGemmKernels& Kernels() {
     const char* env = std::getenv("XLA_HOST_GEMM_ISA");
     const absl::string_view cap = env == nullptr ? "" : env;
     if (cap == "sse2") return &HostGemmKernelsBaseline();
-    if (cap != "avx2" && CpuRunsAvx512()) return &HostGemmKernelsAvx512();
-    if (CpuRunsAvx2Fma()) return &HostGemmKernelsAvx2Fma();
+    if (cap != "avx2" && CpuHas({"avx512f", "avx512dq", "avx512vl", "avx512bw"})) {
+      return &HostGemmKernelsAvx512();
+    }
+    if (CpuHas({"avx2", "fma"})) return &HostGemmKernelsAvx2Fma();
     return &HostGemmKernelsBaseline();
   }();
   return *chosen;

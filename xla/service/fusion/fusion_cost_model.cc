@@ -10,6 +10,9 @@ namespace {
 struct CostEntry {
   HloOpcode opcode;
   FusionCostClass cost;
+  // Only moves or selects elements: recomputing it per read is a load
+  // (FusionRecomputeIsALoad).
+  bool moves_data = false;
 };
 
 using C = FusionCostClass;
@@ -33,22 +36,23 @@ constexpr CostEntry kCostTable[] = {
     {O::kAsinh, C::kExpensive},      {O::kAcosh, C::kExpensive},
     {O::kAtanh, C::kExpensive},      {O::kGather, C::kExpensive},
     // Cheap non-elementwise: shape and data movement, selection, conversion.
-    {O::kBroadcast, C::kCheap},      {O::kReshape, C::kCheap},
-    {O::kTranspose, C::kCheap},      {O::kSlice, C::kCheap},
-    {O::kPad, C::kCheap},            {O::kConcatenate, C::kCheap},
-    {O::kIota, C::kCheap},           {O::kConvert, C::kCheap},
-    {O::kSelect, C::kCheap},         {O::kClamp, C::kCheap},
-    {O::kReverse, C::kCheap},        {O::kBitcastConvert, C::kCheap},
-    {O::kDynamicSlice, C::kCheap},   {O::kIsFinite, C::kCheap},
+    {O::kBroadcast, C::kCheap, true}, {O::kReshape, C::kCheap, true},
+    {O::kTranspose, C::kCheap, true}, {O::kSlice, C::kCheap, true},
+    {O::kPad, C::kCheap, true},       {O::kConcatenate, C::kCheap, true},
+    {O::kIota, C::kCheap, true},      {O::kConvert, C::kCheap},
+    {O::kSelect, C::kCheap},          {O::kClamp, C::kCheap},
+    {O::kReverse, C::kCheap, true},   {O::kBitcastConvert, C::kCheap},
+    {O::kDynamicSlice, C::kCheap, true}, {O::kIsFinite, C::kCheap},
+    {O::kCopy, C::kCheap, true},
     {O::kReal, C::kCheap},           {O::kImag, C::kCheap},
     {O::kComplex, C::kCheap},
     // Reductions and root-only ops.
     {O::kReduce, C::kReduction},     {O::kReduceWindow, C::kRootOnly},
     {O::kDynamicUpdateSlice, C::kRootOnly},
     // Outside every fusion, no kernel of their own.
-    {O::kParameter, C::kOutside},    {O::kConstant, C::kOutside},
+    {O::kParameter, C::kOutside},    {O::kConstant, C::kOutside, true},
     {O::kGetTupleElement, C::kOutside}, {O::kTuple, C::kOutside},
-    {O::kBitcast, C::kOutside},      {O::kAfterAll, C::kOutside},
+    {O::kBitcast, C::kOutside, true}, {O::kAfterAll, C::kOutside},
     {O::kAddDependency, C::kOutside}, {O::kDomain, C::kOutside},
     {O::kOptimizationBarrier, C::kOutside},
     {O::kGetDimensionSize, C::kOutside}, {O::kPartitionId, C::kOutside},
@@ -57,22 +61,35 @@ constexpr CostEntry kCostTable[] = {
     {O::kRng, C::kNeverFuse},        {O::kStochasticConvert, C::kNeverFuse},
 };
 
-std::array<FusionCostClass, kHloOpcodeCount> BuildTable() {
-  std::array<FusionCostClass, kHloOpcodeCount> table;
+// kCostTable indexed by opcode.
+struct Table {
+  std::array<FusionCostClass, kHloOpcodeCount> cost;
+  std::array<bool, kHloOpcodeCount> moves_data{};
+};
+
+Table BuildTable() {
+  Table table;
   for (int i = 0; i < kHloOpcodeCount; ++i) {
     const HloOpcode op = static_cast<HloOpcode>(i);
-    table[i] = IsElementwise(op) ? C::kCheap : C::kNeverFuse;
+    table.cost[i] = IsElementwise(op) ? C::kCheap : C::kNeverFuse;
   }
-  for (const CostEntry& e : kCostTable) table[static_cast<int>(e.opcode)] = e.cost;
+  for (const CostEntry& e : kCostTable) {
+    table.cost[static_cast<int>(e.opcode)] = e.cost;
+    table.moves_data[static_cast<int>(e.opcode)] = e.moves_data;
+  }
+  return table;
+}
+
+const Table& TheTable() {
+  static const Table table = BuildTable();
   return table;
 }
 
 }  // namespace
 
-FusionCostClass FusionCostClassOf(HloOpcode opcode) {
-  static const std::array<FusionCostClass, kHloOpcodeCount> table = BuildTable();
-  return table[static_cast<int>(opcode)];
-}
+FusionCostClass FusionCostClassOf(HloOpcode opcode) { return TheTable().cost[static_cast<int>(opcode)]; }
+
+bool FusionRecomputeIsALoad(HloOpcode opcode) { return TheTable().moves_data[static_cast<int>(opcode)]; }
 
 absl::string_view FusionCostClassName(FusionCostClass c) {
   switch (c) {

@@ -43,6 +43,12 @@ enum class FusionCostClass : uint8_t {
 // The class of `opcode` (one table lookup).
 FusionCostClass FusionCostClassOf(HloOpcode opcode);
 
+// True for ops that only move or select elements (broadcast, reshape,
+// transpose, slice, pad, concatenate, copy, reverse, dynamic-slice, iota,
+// bitcast, constant): recomputing one per read costs a load. The same table
+// as FusionCostClassOf.
+bool FusionRecomputeIsALoad(HloOpcode opcode);
+
 // "cheap", "expensive", ... for messages and reports.
 absl::string_view FusionCostClassName(FusionCostClass c);
 

@@ -56,5 +56,16 @@ ENTRY e {
   EXPECT_FALSE(FusionMayDuplicate(*e.GetInstruction("small"), 3, limits));
 }
 
+TEST(FusionCostModel, RecomputingDataMovementIsALoad) {
+  for (HloOpcode op : {HloOpcode::kBroadcast, HloOpcode::kReshape, HloOpcode::kSlice, HloOpcode::kPad,
+                       HloOpcode::kConcatenate, HloOpcode::kCopy, HloOpcode::kTranspose}) {
+    EXPECT_TRUE(FusionRecomputeIsALoad(op)) << HloOpcodeName(op);
+  }
+  for (HloOpcode op : {HloOpcode::kAdd, HloOpcode::kMaximum, HloOpcode::kConvert, HloOpcode::kExp,
+                       HloOpcode::kReduce, HloOpcode::kFusion, HloOpcode::kSelect}) {
+    EXPECT_FALSE(FusionRecomputeIsALoad(op)) << HloOpcodeName(op);
+  }
+}
+
 }  // namespace
 }  // namespace xla

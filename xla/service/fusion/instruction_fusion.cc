@@ -65,18 +65,6 @@ int64_t SaturatingMul(int64_t a, int64_t b) {
   return (b != 0 && a > kMaxCount / b) ? kMaxCount : a * b;
 }
 
-// Ops that only move or select elements: recomputing them is a load.
-constexpr HloOpcode kDataMovement[] = {
-    HloOpcode::kBitcast, HloOpcode::kBroadcast, HloOpcode::kConcatenate, HloOpcode::kCopy,
-    HloOpcode::kDynamicSlice, HloOpcode::kPad, HloOpcode::kReshape, HloOpcode::kReverse,
-    HloOpcode::kSlice, HloOpcode::kTranspose, HloOpcode::kIota, HloOpcode::kConstant,
-};
-
-bool IsDataMovement(const HloInstruction& instr) {
-  return std::find(std::begin(kDataMovement), std::end(kDataMovement), instr.opcode()) !=
-         std::end(kDataMovement);
-}
-
 // Elements of its operand a user reads per value it computes: the window of
 // a reduce-window, the reduced elements of a (single-result) reduce, else
 // one.
@@ -321,7 +309,8 @@ class ComputationFuser {
                                    IsLeadingPart(*producer, group.max_dims));
     const int64_t evaluations =
         once_per_element ? producer_elements : EvaluationsOf(group, *producer);
-    if (!IsDataMovement(*producer) && producer_elements >= limits_.min_recomputed_elements &&
+    if (!FusionRecomputeIsALoad(producer->opcode()) &&
+        producer_elements >= limits_.min_recomputed_elements &&
         evaluations > limits_.max_recompute_factor * producer_elements) {
       return false;
     }

@@ -21,8 +21,7 @@ enum class OsState : uint8_t {
 
 struct FeatureBit {
   const char* name;
-  uint32_t leaf;
-  uint32_t subleaf;
+  uint32_t leaf;  // subleaf 0
   Reg reg;
   int bit;
   OsState os;
@@ -31,30 +30,30 @@ struct FeatureBit {
 // CPUID leaf 1, 7 (subleaf 0) and 0x80000001 bits, as Intel's and AMD's
 // manuals number them.
 constexpr FeatureBit kFeatures[] = {
-    {"sse3", 1, 0, Reg::kEcx, 0, OsState::kNone},
-    {"ssse3", 1, 0, Reg::kEcx, 9, OsState::kNone},
-    {"fma", 1, 0, Reg::kEcx, 12, OsState::kAvx},
-    {"cx16", 1, 0, Reg::kEcx, 13, OsState::kNone},
-    {"sse4.1", 1, 0, Reg::kEcx, 19, OsState::kNone},
-    {"sse4.2", 1, 0, Reg::kEcx, 20, OsState::kNone},
-    {"movbe", 1, 0, Reg::kEcx, 22, OsState::kNone},
-    {"popcnt", 1, 0, Reg::kEcx, 23, OsState::kNone},
-    {"xsave", 1, 0, Reg::kEcx, 26, OsState::kNone},
-    {"avx", 1, 0, Reg::kEcx, 28, OsState::kAvx},
-    {"f16c", 1, 0, Reg::kEcx, 29, OsState::kAvx},
-    {"bmi", 7, 0, Reg::kEbx, 3, OsState::kNone},
-    {"avx2", 7, 0, Reg::kEbx, 5, OsState::kAvx},
-    {"bmi2", 7, 0, Reg::kEbx, 8, OsState::kNone},
-    {"avx512f", 7, 0, Reg::kEbx, 16, OsState::kAvx512},
-    {"avx512dq", 7, 0, Reg::kEbx, 17, OsState::kAvx512},
-    {"avx512cd", 7, 0, Reg::kEbx, 28, OsState::kAvx512},
-    {"avx512bw", 7, 0, Reg::kEbx, 30, OsState::kAvx512},
-    {"avx512vl", 7, 0, Reg::kEbx, 31, OsState::kAvx512},
-    {"sahf", 0x80000001, 0, Reg::kEcx, 0, OsState::kNone},
-    {"lzcnt", 0x80000001, 0, Reg::kEcx, 5, OsState::kNone},
+    {"sse3", 1, Reg::kEcx, 0, OsState::kNone},
+    {"ssse3", 1, Reg::kEcx, 9, OsState::kNone},
+    {"fma", 1, Reg::kEcx, 12, OsState::kAvx},
+    {"cx16", 1, Reg::kEcx, 13, OsState::kNone},
+    {"sse4.1", 1, Reg::kEcx, 19, OsState::kNone},
+    {"sse4.2", 1, Reg::kEcx, 20, OsState::kNone},
+    {"movbe", 1, Reg::kEcx, 22, OsState::kNone},
+    {"popcnt", 1, Reg::kEcx, 23, OsState::kNone},
+    {"xsave", 1, Reg::kEcx, 26, OsState::kNone},
+    {"avx", 1, Reg::kEcx, 28, OsState::kAvx},
+    {"f16c", 1, Reg::kEcx, 29, OsState::kAvx},
+    {"bmi", 7, Reg::kEbx, 3, OsState::kNone},
+    {"avx2", 7, Reg::kEbx, 5, OsState::kAvx},
+    {"bmi2", 7, Reg::kEbx, 8, OsState::kNone},
+    {"avx512f", 7, Reg::kEbx, 16, OsState::kAvx512},
+    {"avx512dq", 7, Reg::kEbx, 17, OsState::kAvx512},
+    {"avx512cd", 7, Reg::kEbx, 28, OsState::kAvx512},
+    {"avx512bw", 7, Reg::kEbx, 30, OsState::kAvx512},
+    {"avx512vl", 7, Reg::kEbx, 31, OsState::kAvx512},
+    {"sahf", 0x80000001, Reg::kEcx, 0, OsState::kNone},
+    {"lzcnt", 0x80000001, Reg::kEcx, 5, OsState::kNone},
     // One vendor's only: AMD's SSE4a, Intel's AVX512-FP16 (no CPU has both).
-    {"sse4a", 0x80000001, 0, Reg::kEcx, 6, OsState::kNone},
-    {"avx512fp16", 7, 0, Reg::kEdx, 23, OsState::kAvx512},
+    {"sse4a", 0x80000001, Reg::kEcx, 6, OsState::kNone},
+    {"avx512fp16", 7, Reg::kEdx, 23, OsState::kAvx512},
 };
 
 #if defined(__x86_64__)
@@ -98,7 +97,7 @@ std::set<std::string> Detect() {
   std::set<std::string> found;
   const uint64_t xcr0 = Xcr0();
   for (const FeatureBit& f : kFeatures) {
-    const CpuidRegs r = Query(f.leaf, f.subleaf);
+    const CpuidRegs r = Query(f.leaf, 0);
     if (!r.valid) continue;
     const uint32_t word = f.reg == Reg::kEbx ? r.ebx : (f.reg == Reg::kEcx ? r.ecx : r.edx);
     if ((word >> f.bit) & 1u && OsSaves(f.os, xcr0)) found.insert(f.name);

@@ -7,7 +7,6 @@
 
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/io/coded_stream.h"
-#include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 #include "google/protobuf/repeated_ptr_field.h"
 #include "google/protobuf/stubs/common.h"
 #include "google/protobuf/wire_format_lite.h"

@@ -76,9 +76,10 @@ enum class PayloadPart {
   kInStoredBytes,  // not in the message: in stored bytes (see ParsedArtifact)
 };
 
-// A parsed artifact and the 64-bit FNV-1a of its payload's bytes exactly as
-// stored (absent when the payload field is missing, repeated, or the input
-// was streamed), with what the parse left out of the message.
+// A parsed artifact and the checksum (the header's algorithm) of its
+// payload's bytes exactly as stored (absent when the payload field is
+// missing or repeated, the algorithm unknown, or the input was streamed),
+// with what the parse left out of the message.
 struct ParsedArtifact {
   std::unique_ptr<GpuExecutableProto> artifact;
   std::optional<uint64_t> stored_payload_checksum;

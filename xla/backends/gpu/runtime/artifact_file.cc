@@ -52,18 +52,18 @@ ArtifactFile::ArtifactFile(Storage kind, absl::string_view bytes, std::shared_pt
     : kind_(kind), bytes_(bytes), storage_(std::move(storage)), fd_(fd) {}
 
 ArtifactFile::ArtifactFile(ArtifactFile&& other) noexcept
-    : kind_(other.kind_), bytes_(other.bytes_), storage_(std::move(other.storage_)), fd_(other.fd_) {
-  other.fd_ = -1;
-}
+    : kind_(other.kind_),
+      bytes_(std::exchange(other.bytes_, {})),
+      storage_(std::move(other.storage_)),
+      fd_(std::exchange(other.fd_, -1)) {}
 
 ArtifactFile& ArtifactFile::operator=(ArtifactFile&& other) noexcept {
   if (this == &other) return *this;
   if (fd_ >= 0) close(fd_);
   kind_ = other.kind_;
-  bytes_ = other.bytes_;
+  bytes_ = std::exchange(other.bytes_, {});
   storage_ = std::move(other.storage_);
-  fd_ = other.fd_;
-  other.fd_ = -1;
+  fd_ = std::exchange(other.fd_, -1);
   return *this;
 }
 

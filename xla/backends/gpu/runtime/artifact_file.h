@@ -44,6 +44,7 @@ class ArtifactFile {
   // DataLoss when a read comes back short.
   static absl::StatusOr<ArtifactFile> Open(const std::string& path, int64_t max_bytes);
 
+  // Moving passes the bytes and the descriptor on; `other` keeps neither.
   ArtifactFile(ArtifactFile&& other) noexcept;
   ArtifactFile& operator=(ArtifactFile&& other) noexcept;
   ArtifactFile(const ArtifactFile&) = delete;
@@ -52,6 +53,7 @@ class ArtifactFile {
   // while someone holds storage().
   ~ArtifactFile();
 
+  // Where the bytes are (see Storage).
   Storage storage_kind() const { return kind_; }
   // The whole file (kHeap, kMapping); empty for kStream.
   absl::string_view bytes() const { return bytes_; }

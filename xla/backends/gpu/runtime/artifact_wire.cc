@@ -86,8 +86,9 @@ bool IsViewable(const WireRecord& r) {
 // whole parse costs).
 class RecordRun {
  public:
-  RecordRun(google::protobuf::MessageLite* message, int depth, std::string path)
-      : message_(message), depth_(depth), path_(std::move(path)) {}
+  // `path` names the message in errors (a literal: it is not copied).
+  RecordRun(google::protobuf::MessageLite* message, int depth, absl::string_view path)
+      : message_(message), depth_(depth), path_(path) {}
 
   void Add(const WireRecord& r) {
     const char* end = r.whole.data() + r.whole.size();
@@ -102,7 +103,7 @@ class RecordRun {
  private:
   google::protobuf::MessageLite* message_;
   int depth_;
-  std::string path_;
+  absl::string_view path_;
   absl::string_view run_;
 };
 

@@ -3,16 +3,16 @@
 // (DESIGN.md: "verify once at load, then trust").
 //
 // Loading (LoadProgram):
-//   1. ParseArtifactAndHash / ParseArtifactFileAndHash: protobuf parse with a recursion
-//      limit (kMaxProtoRecursion) and a size limit (kMaxArtifactBytes); a
-//      file of 1 MiB or more is memory-mapped and parsed in place (streamed
-//      when it cannot be mapped), a smaller one read into one buffer (cheaper
-//      than mapping it) and parsed in place, except its large byte fields
-//      (PayloadViews: the host shared object, constants, HLO text), which
-//      stay in that buffer (the Program keeps it; protobuf would copy them).
-//      The *AndHash variants also hash the payload's bytes as stored, on a
-//      second thread while the parse runs, so that step 2 does not
-//      re-serialize the payload.
+//   1. ParseArtifactAndHash / ParseArtifactFileAndHash: the bytes reach
+//      memory (artifact_file.h: a file under 1 MiB is read into one buffer,
+//      a larger one memory-mapped, one that cannot be mapped streamed) and
+//      are parsed in place (artifact_wire.h) with a recursion limit
+//      (kMaxProtoRecursion) and a size limit (kMaxArtifactBytes). A small
+//      file's large byte fields (PayloadViews: the host shared object,
+//      constants, HLO text) stay in its buffer (the Program keeps it;
+//      protobuf would copy them). The *AndHash variants also hash the
+//      payload's bytes as stored, on a second thread while the parse runs,
+//      so that step 2 does not re-serialize the payload.
 //   2. the header (artifact_header.h), then the payload checksum: the
 //      stored bytes' hash when it matches, else the hash of the payload's
 //      deterministic serialization (what the format defines);
@@ -52,6 +52,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "xla/backends/gpu/ffi/ffi_registry.h"
+#include "xla/backends/gpu/runtime/artifact_wire.h"
 #include "xla/backends/gpu/runtime/buffer_allocation.h"
 #include "xla/backends/gpu/runtime/executable.pb.h"
 #include "xla/backends/gpu/runtime/kernel_table.h"
@@ -61,17 +62,9 @@
 
 namespace xla::gpu {
 
-// Largest artifact accepted (protobuf's own limit is 2 GiB).
-inline constexpr int64_t kMaxArtifactBytes = (int64_t{1} << 31) - 1;
-// Deepest message nesting the parser accepts; more is a parse error, so a
-// recursion bomb never reaches the deserializer.
-inline constexpr int kMaxProtoRecursion = 100;
-// Top-level thunk lists whose records take at least this many bytes are
-// deferred when parsing in place (see the file comment); smaller ones are
-// parsed once, into the message: deferring costs two more parses (the async
-// check and the build), and a protobuf tree of this size is at most a few
-// hundred KiB.
-inline constexpr size_t kDeferThunkBytes = size_t{16} << 10;
+// kMaxArtifactBytes, kMaxProtoRecursion, kDeferThunkBytes, PayloadViews and
+// ParsedArtifact are declared in artifact_wire.h, which this header
+// includes.
 
 struct OutputInfo {
   std::vector<int64_t> shape_index;
@@ -83,15 +76,6 @@ struct AliasInfo {
   int64_t parameter_number = 0;
   int64_t output = 0;  // index into Program::outputs
   AliasKindProto kind = ALIAS_KIND_MAY_ALIAS;
-};
-
-// The payload's large byte fields as views, so that a file read whole need
-// not copy them into the message (protobuf 3.21 copies every bytes field).
-// Where a view points is said by its holder (Program, ParsedArtifact).
-struct PayloadViews {
-  absl::string_view host_shared_object;
-  absl::string_view optimized_hlo_text;
-  std::vector<absl::string_view> constants;  // constants[i].content, for each i
 };
 
 struct Program {
@@ -141,26 +125,6 @@ struct Program {
 // Parses artifact bytes. InvalidArgument "artifact is not a valid
 // GpuExecutableProto ..." for truncated, corrupt or too deeply nested input.
 absl::StatusOr<std::unique_ptr<GpuExecutableProto>> ParseArtifact(absl::string_view bytes);
-
-// A parsed artifact and the 64-bit FNV-1a of its payload's bytes exactly as
-// stored (absent when the payload field is missing, repeated, or the input
-// was streamed).
-struct ParsedArtifact {
-  std::unique_ptr<GpuExecutableProto> artifact;
-  std::optional<uint64_t> stored_payload_checksum;
-  // When thunks_deferred, artifact->payload() has no top-level thunks: they
-  // are the `thunks` records of stored_payload (already checked to parse),
-  // which LoadProgram reads one at a time. `storage` owns those bytes: the
-  // file mapping, or a copy of just the thunk records.
-  bool thunks_deferred = false;
-  absl::string_view stored_payload{};
-  // When views_hold_large_fields, artifact->payload()'s fields named in
-  // PayloadViews are empty: `views` are their bytes, inside `storage` (a
-  // small file's read buffer).
-  bool views_hold_large_fields = false;
-  PayloadViews views{};
-  std::shared_ptr<const void> storage{};
-};
 
 // ParseArtifact, and the same from a file (read when under 1 MiB, else
 // memory-mapped, or streamed when mapping fails; NotFound when the file

@@ -139,8 +139,8 @@ TEST(Program, ThunkListIsReleasedAndRebuiltOnDemand) {
     const std::string bytes = testing::SerializeArtifact(a);
     const std::string path = WriteTemp("thunks.xaot", bytes);
     const std::string expected = testing::SerializeArtifact(GpuExecutableProto(a));
-    EXPECT_EQ(ParseArtifactAndHash(bytes)->thunks_deferred, long_list);
-    EXPECT_EQ(ParseArtifactFileAndHash(path)->thunks_deferred, long_list);
+    EXPECT_EQ(ParseArtifactAndHash(bytes)->thunks_deferred(), long_list);
+    EXPECT_EQ(ParseArtifactFileAndHash(path)->thunks_deferred(), long_list);
 
     for (int how = 0; how < 4; ++how) {
       SCOPED_TRACE(absl::StrCat("load path ", how, ", long list ", long_list));
@@ -187,7 +187,7 @@ TEST(Program, DeferredThunkParseAgreesWithFullParse) {
       absl::StatusOr<ParsedArtifact> deferred = ParseArtifactAndHash(bytes);
       EXPECT_EQ(deferred.ok(), full) << "depth " << depth;
       if (deferred.ok()) {
-        EXPECT_EQ(deferred->thunks_deferred, long_list);
+        EXPECT_EQ(deferred->thunks_deferred(), long_list);
       }
       EXPECT_EQ(ParseArtifactFileAndHash(WriteTemp("deep.xaot", bytes)).ok(), full) << "depth " << depth;
       if (!deferred.ok()) {
@@ -242,7 +242,7 @@ TEST(Program, SmallFileKeepsItsLargeFieldsInTheReadBuffer) {
 
     absl::StatusOr<ParsedArtifact> parsed = ParseArtifactFileAndHash(path);
     ASSERT_TRUE(parsed.ok()) << parsed.status();
-    EXPECT_EQ(parsed->views_hold_large_fields, read_whole);
+    EXPECT_EQ(parsed->views_hold_large_fields(), read_whole);
     const GpuExecutablePayloadProto& message = parsed->artifact->payload();
     EXPECT_EQ(message.host_shared_object().empty(), read_whole);
     EXPECT_EQ(message.optimized_hlo_text().empty(), read_whole);

@@ -69,6 +69,7 @@
 #include "absl/status/status.h"
 #include "llvm/IR/Module.h"
 #include "xla/backends/gpu/codegen/host/host_fusion_emitter.h"
+#include "xla/backends/gpu/compiler/collective_emitter.h"
 #include "xla/backends/gpu/compiler/kernel_backend.h"
 #include "xla/backends/gpu/runtime/executable.pb.h"
 #include "xla/hlo/ir/hlo_module.h"
@@ -76,10 +77,6 @@
 #include "xla/service/schedule/hlo_schedule.h"
 
 namespace xla::gpu {
-
-// The stream every async collective's nested thunks run on (the compute
-// stream is 0). Artifacts without an async collective keep 1 stream.
-inline constexpr int64_t kCollectiveStream = 1;
 
 struct ThunkEmitterOptions {
   // Passed to every EmitHostFusionKernel call (noalias, alignment and

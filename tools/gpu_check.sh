@@ -147,6 +147,7 @@ prepare() {
   "${bazel[@]}" build -c opt --dynamic_mode=off "${labels[@]}" || exit 1
   local bin compiler corpus
   bin="$("${bazel[@]}" info -c opt bazel-bin 2>/dev/null)"
+  # `xla_aot compile` is xla::aot::Compile (xla/aot/compile.h) behind flags.
   compiler="$bin/xla/tools/xla_aot"
   rm -rf "$out"
   mkdir -p "$out/bin" "$out/lib" "$out/cases" "$out/collectives" "$out/collectives1" \

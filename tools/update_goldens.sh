@@ -19,6 +19,8 @@
 #   --seed=S            seed of the random inputs (default 7)
 #
 # sm_XX targets are compiled with --emit_cubin_with_ptx when BIN knows it.
+# Artifacts come from `BIN compile`, which in this tree is xla::aot::Compile
+# (xla/aot/compile.h) with the CLI's defaults.
 # Inputs come from MakeRandomInputs(seed), expected outputs from the
 # reference evaluator (never from the compiled artifact), both written by
 # //tests/aot_compatibility/gpu:make_golden_io.

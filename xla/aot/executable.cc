@@ -1,22 +1,34 @@
 #include "xla/aot/executable.h"
 
 #include "xla/backends/gpu/ffi/ffi_registry.h"
+#include "xla/backends/gpu/runtime/gpu_executable.h"
 #include "xla/util/status_macros.h"
 
 namespace xla::aot {
 
+Executable::Executable(std::unique_ptr<Program> program)
+    : executable_(std::make_unique<gpu::GpuExecutable>(std::move(program))) {}
+
+Executable::~Executable() = default;
+
+std::unique_ptr<Executable> Executable::Make(std::unique_ptr<Program> program) {
+  return std::unique_ptr<Executable>(new Executable(std::move(program)));
+}
+
+const Program& Executable::program() const { return executable_->program(); }
+
 absl::StatusOr<std::unique_ptr<Executable>> Executable::LoadFromProto(
-    std::unique_ptr<gpu::GpuExecutableProto> artifact) {
+    std::unique_ptr<ArtifactProto> artifact) {
   ASSIGN_OR_RETURN(std::unique_ptr<gpu::Program> program,
                    gpu::LoadProgram(std::move(artifact), gpu::ffi::FfiRegistry::Global()));
-  return std::make_unique<Executable>(std::move(program));
+  return Make(std::move(program));
 }
 
 // The thunk records are read from `bytes` during the call, not copied.
 absl::StatusOr<std::unique_ptr<Executable>> Executable::LoadFromBytes(absl::string_view bytes) {
   ASSIGN_OR_RETURN(std::unique_ptr<gpu::Program> program,
                    gpu::LoadProgramFromBytes(bytes, gpu::ffi::FfiRegistry::Global()));
-  return std::make_unique<Executable>(std::move(program));
+  return Make(std::move(program));
 }
 
 // The file is read (under 1 MiB) or memory-mapped, and parsed in place; its
@@ -25,22 +37,22 @@ absl::StatusOr<std::unique_ptr<Executable>> Executable::LoadFromFile(const std::
   ASSIGN_OR_RETURN(gpu::ParsedArtifact parsed, gpu::ParseArtifactFileAndHash(path));
   ASSIGN_OR_RETURN(std::unique_ptr<gpu::Program> program,
                    gpu::LoadProgram(std::move(parsed), gpu::ffi::FfiRegistry::Global()));
-  return std::make_unique<Executable>(std::move(program));
+  return Make(std::move(program));
 }
 
 absl::Status Executable::Initialize(stream_executor::StreamExecutor* executor) {
-  return executable_.Initialize(executor);
+  return executable_->Initialize(executor);
 }
 
 absl::StatusOr<std::vector<stream_executor::OwningDeviceMemory>> Executable::Execute(
     stream_executor::StreamExecutor* executor, std::vector<ExecutionArgument> arguments) {
-  return executable_.Execute(executor, std::move(arguments));
+  return executable_->Execute(executor, std::move(arguments));
 }
 
 absl::StatusOr<std::vector<stream_executor::OwningDeviceMemory>> Executable::Execute(
     stream_executor::StreamExecutor* executor, std::vector<ExecutionArgument> arguments,
-    const gpu::ExecuteOptions& options) {
-  return executable_.Execute(executor, std::move(arguments), options);
+    const ExecuteOptions& options) {
+  return executable_->Execute(executor, std::move(arguments), options);
 }
 
 }  // namespace xla::aot

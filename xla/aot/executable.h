@@ -16,8 +16,12 @@
 // Thread-safety: an Executable is safe to share. Initialize and Execute may
 // be called from many threads at once, on one executable, for the same or
 // different devices; every Execute uses its own streams, events, temporary
-// and output buffers. Execute semantics (donation, aliasing, errors) are
-// those of xla::gpu::GpuExecutable (gpu_executable.h).
+// and output buffers.
+//
+// This class is the runtime's public face. xla::gpu::GpuExecutable
+// (xla/backends/gpu/runtime/gpu_executable.h) is its implementation, held
+// behind a pointer; callers use the types below under xla::aot. Execute
+// semantics (donation, aliasing, errors, cost) are GpuExecutable's.
 #ifndef XLA_AOT_EXECUTABLE_H_
 #define XLA_AOT_EXECUTABLE_H_
 
@@ -27,6 +31,8 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+// For ExecutionArgument and ExecuteOptions, which the runtime defines beside
+// GpuExecutable (and program.h, which it includes, for Program).
 #include "xla/backends/gpu/runtime/gpu_executable.h"
 #include "xla/stream_executor/owning_device_memory.h"
 #include "xla/stream_executor/stream_executor.h"
@@ -34,7 +40,15 @@
 
 namespace xla::aot {
 
-using ExecutionArgument = ::xla::gpu::ExecutionArgument;
+// The runtime types this API is spelled in. They are defined by the runtime
+// (the argument and per-run options beside GpuExecutable, the loaded and
+// validated artifact in program.h) and re-exported here so that callers
+// name only xla::aot.
+using ExecutionArgument = ::xla::gpu::ExecutionArgument;  // Borrow / Donate
+using ExecuteOptions = ::xla::gpu::ExecuteOptions;        // tracer, collectives
+using OutputInfo = ::xla::gpu::OutputInfo;                // one result leaf
+using Program = ::xla::gpu::Program;                      // the loaded artifact
+using ArtifactProto = ::xla::gpu::GpuExecutableProto;     // a parsed artifact
 
 class Executable {
  public:
@@ -44,7 +58,11 @@ class Executable {
   static absl::StatusOr<std::unique_ptr<Executable>> LoadFromFile(const std::string& path);
   // Loads from an already parsed artifact (taking it over).
   static absl::StatusOr<std::unique_ptr<Executable>> LoadFromProto(
-      std::unique_ptr<gpu::GpuExecutableProto> artifact);
+      std::unique_ptr<ArtifactProto> artifact);
+
+  ~Executable();
+  Executable(const Executable&) = delete;
+  Executable& operator=(const Executable&) = delete;
 
   // Prepares the device: see GpuExecutable::Initialize. FailedPrecondition
   // when the device does not match the artifact's target.
@@ -56,17 +74,20 @@ class Executable {
   // Runs once with `options` (e.g. a ThunkTracer recording the timeline).
   absl::StatusOr<std::vector<stream_executor::OwningDeviceMemory>> Execute(
       stream_executor::StreamExecutor* executor, std::vector<ExecutionArgument> arguments,
-      const gpu::ExecuteOptions& options);
+      const ExecuteOptions& options);
 
-  const ProgramShape& program_shape() const { return executable_.program().program_shape; }
+  // The entry signature. Never fails; thread-safe.
+  const ProgramShape& program_shape() const { return program().program_shape; }
   // Result leaves, in the order Execute returns them.
-  const std::vector<gpu::OutputInfo>& outputs() const { return executable_.program().outputs; }
-  const gpu::Program& program() const { return executable_.program(); }
-
-  explicit Executable(std::unique_ptr<gpu::Program> program) : executable_(std::move(program)) {}
+  const std::vector<OutputInfo>& outputs() const { return program().outputs; }
+  // The loaded artifact (header, tables, thunk tree), for inspection.
+  const Program& program() const;
 
  private:
-  gpu::GpuExecutable executable_;
+  explicit Executable(std::unique_ptr<Program> program);
+  static std::unique_ptr<Executable> Make(std::unique_ptr<Program> program);
+
+  std::unique_ptr<gpu::GpuExecutable> executable_;  // never null
 };
 
 }  // namespace xla::aot

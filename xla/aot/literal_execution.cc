@@ -15,7 +15,7 @@ namespace se = ::stream_executor;
 absl::StatusOr<std::vector<Literal>> ExecuteOnLiterals(Executable& executable,
                                                        se::StreamExecutor* executor,
                                                        absl::Span<const Literal> arguments,
-                                                       const gpu::ExecuteOptions& options) {
+                                                       const ExecuteOptions& options) {
   RETURN_IF_ERROR(executable.Initialize(executor));
   const ProgramShape& shape = executable.program_shape();
   if (arguments.size() != shape.parameters.size()) {
@@ -47,7 +47,7 @@ absl::StatusOr<std::vector<Literal>> ExecuteOnLiterals(Executable& executable,
   RETURN_IF_ERROR(stream->BlockHostUntilDone());
   ASSIGN_OR_RETURN(std::vector<se::OwningDeviceMemory> outputs,
                    executable.Execute(executor, std::move(args), options));
-  const std::vector<gpu::OutputInfo>& infos = executable.outputs();
+  const std::vector<OutputInfo>& infos = executable.outputs();
   std::vector<size_t> order(infos.size());
   std::iota(order.begin(), order.end(), 0);
   std::sort(order.begin(), order.end(),

@@ -25,7 +25,7 @@ namespace xla::aot {
 absl::StatusOr<std::vector<Literal>> ExecuteOnLiterals(Executable& executable,
                                                        stream_executor::StreamExecutor* executor,
                                                        absl::Span<const Literal> arguments,
-                                                       const gpu::ExecuteOptions& options = {});
+                                                       const ExecuteOptions& options = {});
 
 }  // namespace xla::aot
 

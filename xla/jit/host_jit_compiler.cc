@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "xla/service/hlo_pass_pipeline.h"
 
 namespace xla::jit {
 
@@ -12,13 +13,16 @@ HostJitOptions FastTierOptions(HostJitOptions optimized) {
   return optimized;
 }
 
-gpu::HostCompilerOptions ToHostCompilerOptions(const HostJitOptions& options) {
-  gpu::HostCompilerOptions out;
-  out.middle_end.fusion = options.fusion;
-  out.middle_end.multi_output_fusion = options.fusion;
-  out.object.opt_level = options.opt_level;
-  out.object.cpu = options.cpu;
-  out.thunks.kernel.target_block_bytes = options.target_block_bytes;
+aot::CompileOptions ToCompileOptions(const HostJitOptions& options) {
+  aot::CompileOptions out;
+  out.target = "host";
+  out.fusion = options.fusion;
+  out.multi_output_fusion = options.fusion;
+  out.verify_after_each = PipelineOptions().verify_after_each;
+  out.opt_level = options.opt_level;
+  out.host_cpu = options.cpu;
+  out.host_cpu_variants.clear();
+  out.target_block_bytes = options.target_block_bytes;
   out.compiler_version = options.compiler_version;
   // The date does not change code; fixing it makes artifacts reproducible.
   out.production_date = "2000-01-01T00:00:00Z";
@@ -35,11 +39,12 @@ HostJitCompiler::HostJitCompiler(HostJitOptions options) : options_(std::move(op
 }
 
 absl::StatusOr<std::string> HostJitCompiler::Compile(const JitModule& module) {
-  absl::StatusOr<std::string> bytes =
-      gpu::CompileHloToHostArtifact(module.canonical_text(), ToHostCompilerOptions(options_));
-  if (bytes.ok()) return bytes;
-  return absl::Status(bytes.status().code(), absl::StrCat("JIT compilation of module ", module.name(),
-                                                          ": ", bytes.status().message()));
+  absl::StatusOr<aot::CompiledArtifact> compiled =
+      aot::Compile(module.canonical_text(), ToCompileOptions(options_));
+  if (compiled.ok()) return std::move(compiled->bytes);
+  return absl::Status(compiled.status().code(),
+                      absl::StrCat("JIT compilation of module ", module.name(), ": ",
+                                   compiled.status().message()));
 }
 
 }  // namespace xla::jit

@@ -1,5 +1,5 @@
-// The real compiler behind the JIT cache: the host end-to-end compiler
-// (xla/backends/gpu/compiler/host_compiler.h) with a small, closed set of
+// The real compiler behind the JIT cache: xla::aot::Compile
+// (xla/aot/compile.h) for the host target, with a small, closed set of
 // code-changing options, so that the cache key covers all of them by
 // construction.
 //
@@ -11,7 +11,7 @@
 #include <cstdint>
 #include <string>
 
-#include "xla/backends/gpu/compiler/host_compiler.h"
+#include "xla/aot/compile.h"
 #include "xla/jit/jit_compiler.h"
 
 namespace xla::jit {
@@ -21,7 +21,7 @@ struct HostJitOptions {
   bool fusion = true;
   // LLVM optimization level, 0 to 3.
   int opt_level = 3;
-  // CPU the code may assume (HostCompileOptions::cpu).
+  // CPU the code may assume (CompileOptions::host_cpu).
   std::string cpu = "x86-64-v2";
   // Approximate output bytes per kernel block.
   int64_t target_block_bytes = 32 * 1024;
@@ -33,16 +33,17 @@ struct HostJitOptions {
 // optimizations off (-O0). Much cheaper to compile; slower code.
 HostJitOptions FastTierOptions(HostJitOptions optimized = {});
 
-// The HostCompilerOptions `options` stand for (production date fixed, no
-// optimized HLO text in the artifact).
-gpu::HostCompilerOptions ToHostCompilerOptions(const HostJitOptions& options);
+// The CompileOptions `options` stand for: target host, no wider CPU
+// variants, production date fixed, no optimized HLO text in the artifact,
+// and the middle end's default verification. Never fails; thread-safe.
+aot::CompileOptions ToCompileOptions(const HostJitOptions& options);
 
 class HostJitCompiler : public JitCompiler {
  public:
   explicit HostJitCompiler(HostJitOptions options = {});
 
   CompilerIdentity identity() const override { return identity_; }
-  // Errors: those of gpu::CompileHloToHostArtifact, prefixed with
+  // Errors: those of aot::Compile, prefixed with
   // "JIT compilation of module <name>".
   absl::StatusOr<std::string> Compile(const JitModule& module) override;
 

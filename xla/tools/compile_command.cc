@@ -1,29 +1,20 @@
 #include "xla/tools/compile_command.h"
 
-#include <chrono>
-#include <filesystem>
+#include <climits>
+#include <cstring>
 #include <fstream>
-#include <map>
-#include <sstream>
 #include <optional>
+#include <sstream>
 
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_split.h"
 #include "absl/strings/str_format.h"
-#include "xla/hlo/parser/hlo_parser.h"
-#include "xla/hlo/parser/hlo_printer.h"
-#include "xla/hlo/verifier/hlo_verifier.h"
-#include "llvm/IR/Module.h"
-#include "llvm/Support/raw_ostream.h"
-#include "xla/backends/gpu/codegen/nvptx/nvptx_target.h"
-#include "xla/backends/gpu/compiler/gpu_compiler.h"
-#include "xla/backends/gpu/compiler/host_compiler.h"
-#include "xla/service/middle_end.h"
-#include "xla/util/proto_util.h"
+#include "absl/strings/str_split.h"
+#include "xla/aot/compile.h"
 #include "xla/tools/exit_codes.h"
 #include "xla/tools/inspect_command.h"
+#include "xla/util/subprocess.h"
 
 namespace xla::cli {
 
@@ -114,246 +105,205 @@ const char kCompileHelp[] =
 namespace {
 
 struct CompileFlags {
-  std::string module_path;
   std::string output;
-  std::string dump_dir;
-  std::string target = "host";
-  bool dump_passes = false;
-  bool emit_cubin_with_ptx = false;
-  gpu::HostCompilerOptions compiler;
-  // Where -v writes progress lines; null without -v.
-  std::ostream* progress = nullptr;
+  aot::CompileOptions options;
   bool verbose = false;
 };
 
+// Flags that set one bool of CompileOptions.
+struct BoolFlag {
+  const char* name;
+  bool aot::CompileOptions::*field;
+  bool value;
+};
+constexpr BoolFlag kBoolFlags[] = {
+    {"--emit_cubin_with_ptx", &aot::CompileOptions::emit_cubin_with_ptx, true},
+    {"--emit_collectives", &aot::CompileOptions::emit_collectives, true},
+    {"--dump_passes", &aot::CompileOptions::dump_passes, true},
+    {"--allow_inexact", &aot::CompileOptions::allow_inexact, true},
+    {"--no_loop_opts", &aot::CompileOptions::loop_optimizations, false},
+    {"--no_fusion", &aot::CompileOptions::fusion, false},
+    {"--direct_convolutions", &aot::CompileOptions::convolution_as_gemm, false},
+    {"--no_verify", &aot::CompileOptions::verify_after_each, false},
+};
+
+// Flags "--name=N" that set one int of CompileOptions, within [0, max].
+struct IntFlag {
+  const char* name;
+  int aot::CompileOptions::*field;
+  int max;
+  const char* range;  // for the message
+};
+constexpr IntFlag kIntFlags[] = {
+    {"--opt_level=", &aot::CompileOptions::opt_level, 3, " (use 0, 1, 2 or 3)"},
+    {"--compile_threads=", &aot::CompileOptions::compile_threads, INT_MAX, " (0 or more)"},
+    {"--compile_parts=", &aot::CompileOptions::compile_parts, INT_MAX, " (0 or more)"},
+};
+
+// Flags "--name=TEXT" that set one string of CompileOptions.
+struct StringFlag {
+  const char* name;
+  std::string aot::CompileOptions::*field;
+};
+constexpr StringFlag kStringFlags[] = {
+    {"--target=", &aot::CompileOptions::target},
+    {"--host_cpu=", &aot::CompileOptions::host_cpu},
+    {"--target_runtime=", &aot::CompileOptions::target_runtime},
+    {"--dump_dir=", &aot::CompileOptions::dump_dir},
+};
+
+// What the Apply*Flag functions return for a flag that applied cleanly.
+const std::optional<std::string> kApplied = std::string();
+
+// Applies `arg` when it is one of the table flags: nullopt when it is not,
+// else an error message ("" when it applied).
+std::optional<std::string> ApplyTableFlag(const std::string& arg, aot::CompileOptions* o) {
+  for (const BoolFlag& f : kBoolFlags) {
+    if (arg == f.name) {
+      o->*f.field = f.value;
+      return kApplied;
+    }
+  }
+  for (const StringFlag& f : kStringFlags) {
+    if (absl::StartsWith(arg, f.name)) {
+      o->*f.field = arg.substr(strlen(f.name));
+      return kApplied;
+    }
+  }
+  for (const IntFlag& f : kIntFlags) {
+    if (!absl::StartsWith(arg, f.name)) continue;
+    const std::string v = arg.substr(strlen(f.name));
+    int n = -1;
+    if (!absl::SimpleAtoi(v, &n) || n < 0 || n > f.max) {
+      return absl::StrCat("bad ", absl::string_view(f.name).substr(0, strlen(f.name) - 1),
+                          " value '", v, "'", f.range);
+    }
+    o->*f.field = n;
+    return kApplied;
+  }
+  return std::nullopt;
+}
+
+// The flags with a value of their own shape; same contract as ApplyTableFlag.
+std::optional<std::string> ApplyOtherFlag(const std::string& arg, CompileFlags* f) {
+  auto value = [&arg](absl::string_view flag) -> std::optional<std::string> {
+    if (!absl::StartsWith(arg, flag)) return std::nullopt;
+    return arg.substr(flag.size());
+  };
+  if (auto v = value("--output=")) {
+    f->output = *v;
+    return kApplied;
+  }
+  if (arg == "-v" || arg == "--verbose") {
+    f->verbose = true;
+    return kApplied;
+  }
+  if (auto v = value("--host_cpu_variants=")) {
+    f->options.host_cpu_variants.clear();
+    for (absl::string_view cpu : absl::StrSplit(*v, ',', absl::SkipEmpty())) {
+      if (cpu != "none") f->options.host_cpu_variants.emplace_back(cpu);
+    }
+    return kApplied;
+  }
+  if (auto v = value("--checksum=")) {
+    if (*v == "fnv1a64") {
+      f->options.checksum = aot::PayloadChecksum::kFnv1a64;
+      return kApplied;
+    }
+    if (*v == "crc32c") {
+      f->options.checksum = aot::PayloadChecksum::kCrc32c;
+      return kApplied;
+    }
+    return absl::StrCat("bad --checksum value '", *v, "' (fnv1a64 or crc32c)");
+  }
+  if (auto v = value("--max_fold_elements=")) {
+    int64_t& n = f->options.max_fold_elements;
+    if (!absl::SimpleAtoi(*v, &n) || n < 0) {
+      return absl::StrCat("bad --max_fold_elements value '", *v, "'");
+    }
+    return kApplied;
+  }
+  return std::nullopt;
+}
+
 // Parses flags; returns an error message for bad usage.
 std::string ParseFlags(const std::vector<std::string>& args, CompileFlags* f) {
-  f->compiler.middle_end.verify_after_each = true;
-  f->compiler.cpu_variants = {gpu::kDefaultHostCpuVariant};
+  std::string& path = f->options.source_name;
+  path.clear();
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& arg = args[i];
-    auto value = [&arg](absl::string_view flag) -> std::optional<std::string> {
-      if (!absl::StartsWith(arg, flag)) return std::nullopt;
-      return arg.substr(flag.size());
-    };
     if (arg == "-o") {
       if (i + 1 == args.size()) return "-o needs a file name";
       f->output = args[++i];
-    } else if (auto v = value("--output=")) {
-      f->output = *v;
-    } else if (auto v = value("--target=")) {
-      f->target = *v;
-    } else if (auto v = value("--host_cpu=")) {
-      f->compiler.object.cpu = *v;
-    } else if (auto v = value("--host_cpu_variants=")) {
-      f->compiler.cpu_variants.clear();
-      for (absl::string_view cpu : absl::StrSplit(*v, ',', absl::SkipEmpty())) {
-        if (cpu != "none") f->compiler.cpu_variants.emplace_back(cpu);
-      }
-    } else if (auto v = value("--target_runtime=")) {
-      f->compiler.target_runtime = *v;
-    } else if (auto v = value("--checksum=")) {
-      if (*v == "fnv1a64") {
-        f->compiler.checksum = gpu::CHECKSUM_ALGORITHM_FNV1A_64;
-      } else if (*v == "crc32c") {
-        f->compiler.checksum = gpu::CHECKSUM_ALGORITHM_CRC32C;
-      } else {
-        return absl::StrCat("bad --checksum value '", *v, "' (fnv1a64 or crc32c)");
-      }
-    } else if (arg == "--emit_cubin_with_ptx") {
-      f->emit_cubin_with_ptx = true;
-    } else if (arg == "--emit_collectives") {
-      f->compiler.thunks.emit_collectives = true;
-    } else if (auto v = value("--opt_level=")) {
-      int level = -1;
-      if (!absl::SimpleAtoi(*v, &level) || level < 0 || level > 3) {
-        return absl::StrCat("bad --opt_level value '", *v, "' (use 0, 1, 2 or 3)");
-      }
-      f->compiler.object.opt_level = level;
-    } else if (auto v = value("--dump_dir=")) {
-      f->dump_dir = *v;
-    } else if (auto v = value("--max_fold_elements=")) {
-      if (!absl::SimpleAtoi(*v, &f->compiler.middle_end.optimize.max_fold_elements) || f->compiler.middle_end.optimize.max_fold_elements < 0) {
-        return absl::StrCat("bad --max_fold_elements value '", *v, "'");
-      }
-    } else if (arg == "--dump_passes") {
-      f->dump_passes = true;
-    } else if (arg == "--allow_inexact") {
-      f->compiler.middle_end.optimize.allow_inexact = true;
-    } else if (arg == "--no_loop_opts") {
-      f->compiler.middle_end.optimize.loop_optimizations = false;
-    } else if (arg == "--no_fusion") {
-      f->compiler.middle_end.fusion = false;
-    } else if (arg == "--direct_convolutions") {
-      f->compiler.middle_end.convolution_as_gemm = false;
-    } else if (arg == "--no_verify") {
-      f->compiler.middle_end.verify_after_each = false;
-    } else if (arg == "-v" || arg == "--verbose") {
-      f->verbose = true;
-    } else if (auto v = value("--compile_threads=")) {
-      if (!absl::SimpleAtoi(*v, &f->compiler.object.threads) || f->compiler.object.threads < 0) {
-        return absl::StrCat("bad --compile_threads value '", *v, "' (0 or more)");
-      }
-    } else if (auto v = value("--compile_parts=")) {
-      if (!absl::SimpleAtoi(*v, &f->compiler.object.parts) || f->compiler.object.parts < 0) {
-        return absl::StrCat("bad --compile_parts value '", *v, "' (0 or more)");
-      }
-    } else if (absl::StartsWith(arg, "-")) {
-      return absl::StrCat("unknown flag '", arg, "'");
-    } else if (f->module_path.empty()) {
-      f->module_path = arg;
-    } else {
-      return absl::StrCat("unexpected argument '", arg, "' (one module file only)");
+      continue;
     }
+    std::optional<std::string> applied = ApplyTableFlag(arg, &f->options);
+    if (!applied.has_value()) applied = ApplyOtherFlag(arg, f);
+    if (applied.has_value() && !applied->empty()) return *applied;
+    if (applied.has_value()) continue;
+    if (absl::StartsWith(arg, "-")) return absl::StrCat("unknown flag '", arg, "'");
+    if (!path.empty()) return absl::StrCat("unexpected argument '", arg, "' (one module file only)");
+    path = arg;
   }
-  if (f->module_path.empty()) return "no module file";
-  if (f->dump_dir.empty() && f->output.empty()) return "give -o OUT.xaot, --dump_dir=DIR or both";
-  if (f->target != "host" && !gpu::FindNvptxTarget(f->target).ok()) {
-    return std::string(gpu::FindNvptxTarget(f->target).status().message()) + ", or host";
+  if (path.empty()) return "no module file";
+  if (f->options.dump_dir.empty() && f->output.empty()) return "give -o OUT.xaot, --dump_dir=DIR or both";
+  f->options.middle_end_only = f->output.empty();
+  if (absl::Status target = aot::CheckTarget(f->options.target); !target.ok()) {
+    return std::string(target.message());
   }
   return "";
 }
 
-absl::Status WriteFile(const std::string& path, const std::string& text) {
-  std::ofstream file(path, std::ios::binary);
-  file << text;
-  file.close();
-  if (!file) return absl::PermissionDeniedError(absl::StrCat("cannot write ", path));
-  return absl::OkStatus();
+absl::StatusOr<std::string> ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return absl::NotFoundError(absl::StrCat(path, ": cannot open file"));
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  if (in.bad()) return absl::DataLossError(absl::StrCat(path, ": read error"));
+  return buffer.str();
 }
 
-int64_t InstructionCount(const HloModule& m) {
-  int64_t n = 0;
-  for (const auto& c : m.computations()) n += c->instruction_count();
-  return n;
-}
-
-// Optimizes and writes the outputs; the summary line on success.
-absl::StatusOr<std::string> Compile(CompileFlags& flags) {
-  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModuleFile(flags.module_path);
-  if (!module.ok()) return module.status();
-  if (absl::Status v = VerifyModule(**module); !v.ok()) {
-    return absl::InvalidArgumentError(absl::StrCat(flags.module_path, ": verifier: ", v.message()));
-  }
-  std::map<std::string, std::string> llvm_ir;  // stage -> text
-  if (!flags.dump_dir.empty()) {
-    std::error_code ec;
-    std::filesystem::create_directories(flags.dump_dir, ec);
-    if (ec) return absl::PermissionDeniedError(absl::StrCat("cannot create ", flags.dump_dir));
-    if (flags.dump_passes) flags.compiler.middle_end.dump_dir = flags.dump_dir + "/passes";
-    flags.compiler.object.ir_observer = [&llvm_ir](const std::string& stage,
-                                                   const llvm::Module& m) {
-      llvm::raw_string_ostream os(llvm_ir[stage]);
-      m.print(os, nullptr);
-    };
-  }
-  if (flags.progress != nullptr) {
-    const auto begin = std::chrono::steady_clock::now();
-    std::ostream* stream = flags.progress;
-    flags.compiler.progress = [stream, begin](const gpu::CompileProgressEvent& e) {
-      const double t =
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
-      *stream << absl::StrFormat("compile: %7.2fs %s\n", t, e.ToString()) << std::flush;
-    };
-  }
-  std::vector<std::pair<std::string, double>> phases;
-  flags.compiler.phase_observer = [&phases](const std::string& phase, double seconds) {
-    phases.emplace_back(phase, seconds);
-  };
-  const int64_t before = InstructionCount(**module);
-  const size_t computations_before = (*module)->computations().size();
-  const auto start = std::chrono::steady_clock::now();
-  MiddleEndResult middle;
-  std::string artifact;
-  if (flags.output.empty()) {
-    absl::StatusOr<MiddleEndResult> result = RunMiddleEnd(module->get(), flags.compiler.middle_end);
-    if (!result.ok()) return result.status();
-    middle = std::move(*result);
-  } else if (flags.target == "host") {
-    absl::StatusOr<gpu::GpuExecutableProto> proto =
-        gpu::CompileModuleToHostArtifactProto(module->get(), flags.compiler, &middle);
-    if (!proto.ok()) return proto.status();
-    artifact = SerializeDeterministically(*proto);
-  } else {
-    gpu::GpuCompilerOptions gpu_options;
-    gpu_options.middle_end = flags.compiler.middle_end;
-    gpu_options.target_runtime = flags.compiler.target_runtime;
-    gpu_options.progress = flags.compiler.progress;
-    if (flags.emit_cubin_with_ptx) gpu_options.spec = gpu::NvptxSpecChoice::kCubinWithPtx;
-    gpu_options.emit_collectives = flags.compiler.thunks.emit_collectives;
-    gpu_options.nvptx.threads = flags.compiler.object.threads;
-    gpu_options.checksum = flags.compiler.checksum;
-    absl::StatusOr<gpu::GpuExecutableProto> proto = gpu::CompileModuleToGpuArtifactProto(
-        module->get(), flags.target, gpu_options, &middle, nullptr);
-    if (!proto.ok()) return proto.status();
-    artifact = SerializeDeterministically(*proto);
-  }
-  const double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  if (absl::Status v = VerifyModule(**module); !v.ok()) {
-    return absl::InternalError(absl::StrCat("compiled module does not verify: ", v.message()));
-  }
-  if (!flags.output.empty()) {
-    if (absl::Status s = WriteFile(flags.output, artifact); !s.ok()) return s;
-  }
-  if (!flags.dump_dir.empty()) {
-    const std::string text = PrintModule(**module);
-    if (absl::StatusOr<std::unique_ptr<HloModule>> back = ParseHloModule(text); !back.ok()) {
-      return absl::InternalError(absl::StrCat("compiled module does not parse back: ",
-                                              back.status().message()));
-    }
-    const std::vector<std::pair<std::string, std::string>> files = {
-        {"after_optimizations.hlo", text},
-        {"schedule.txt", middle.schedule.ToString()},
-        {"buffer_assignment.txt", middle.assignment->ToString()},
-        {"pass_timings.txt", middle.TimingsReport()},
-    };
-    for (const auto& [name, contents] : files) {
-      if (absl::Status s = WriteFile(flags.dump_dir + "/" + name, contents); !s.ok()) return s;
-    }
-    if (!phases.empty()) {
-      std::string table = absl::StrFormat("%-20s %10s\n", "phase", "seconds");
-      for (const auto& [phase, t] : phases) absl::StrAppendFormat(&table, "%-20s %10.3f\n", phase, t);
-      absl::StrAppendFormat(&table, "%-20s %10.3f\n", "total", seconds);
-      if (absl::Status s = WriteFile(flags.dump_dir + "/compile_timings.txt", table); !s.ok()) {
-        return s;
-      }
-    }
-    for (const auto& [stage, text] : llvm_ir) {
-      const std::string path = absl::StrCat(flags.dump_dir, "/llvm_ir.", stage, ".ll");
-      if (absl::Status s = WriteFile(path, text); !s.ok()) return s;
-    }
-    if (!flags.output.empty()) {
-      // The artifact as `xla_aot inspect` prints it: header, tables, thunk tree.
-      std::ostringstream inspected, ignored;
-      RunInspect({flags.output}, inspected, ignored);
-      if (absl::Status s = WriteFile(flags.dump_dir + "/thunks.txt", inspected.str()); !s.ok()) {
-        return s;
-      }
-    }
-  }
-  const BufferAssignment& ba = *middle.assignment;
+// The one summary line of a successful compile.
+std::string Summary(const CompileFlags& flags, const aot::CompiledArtifact& compiled) {
+  const aot::CompileStatistics& s = compiled.statistics;
   std::string wrote;
   if (!flags.output.empty()) {
-    wrote = absl::StrFormat("wrote %s (%d bytes)", flags.output, artifact.size());
+    wrote = absl::StrFormat("wrote %s (%d bytes)", flags.output, compiled.bytes.size());
   }
-  if (!flags.dump_dir.empty()) {
-    absl::StrAppend(&wrote, wrote.empty() ? "wrote " : " and ", flags.dump_dir,
+  if (!flags.options.dump_dir.empty()) {
+    absl::StrAppend(&wrote, wrote.empty() ? "wrote " : " and ", flags.options.dump_dir,
                     "/{after_optimizations.hlo,schedule.txt,buffer_assignment.txt,pass_timings.txt}");
   }
-  std::string phase_summary;
-  for (const auto& [phase, t] : phases) {
-    if (t >= 0.0005) absl::StrAppendFormat(&phase_summary, "%s %s %.3fs",
-                                          phase_summary.empty() ? "; phases:" : ",", phase, t);
+  std::string phases;
+  for (const auto& [phase, t] : s.phases) {
+    if (t >= 0.0005) absl::StrAppendFormat(&phases, "%s %s %.3fs", phases.empty() ? "; phases:" : ",", phase, t);
   }
+  const double reuse = s.naive_temp_bytes > 0 ? 100.0 * s.temp_bytes / s.naive_temp_bytes : 0.0;
   return absl::StrFormat(
       "compile: %s: %d -> %d instructions, %d -> %d computations, %s; temp %d bytes "
       "(%.1f%% of %d without reuse); %d passes in %.3fs%s%s; %s\n",
-      flags.module_path, before, InstructionCount(**module), computations_before,
-      (*module)->computations().size(), middle.stats.ToString(), ba.total_temp_bytes(),
-      ba.naive_temp_bytes() > 0 ? 100.0 * ba.total_temp_bytes() / ba.naive_temp_bytes() : 0.0,
-      ba.naive_temp_bytes(), middle.timings.size(), seconds,
-      flags.output.empty() ? " (middle end only, no artifact)" : "", phase_summary, wrote);
+      flags.options.source_name, s.instructions_before, s.instructions_after,
+      s.computations_before, s.computations_after, s.fusion_stats, s.temp_bytes, reuse,
+      s.naive_temp_bytes, s.passes, s.seconds,
+      flags.output.empty() ? " (middle end only, no artifact)" : "", phases, wrote);
+}
+
+// Compiles, writes the artifact and (with both -o and --dump_dir) the thunk
+// tree as `xla_aot inspect` prints it; the summary line on success.
+absl::StatusOr<std::string> Compile(const CompileFlags& flags) {
+  absl::StatusOr<std::string> text = ReadFile(flags.options.source_name);
+  if (!text.ok()) return text.status();
+  absl::StatusOr<aot::CompiledArtifact> compiled = aot::Compile(*text, flags.options);
+  if (!compiled.ok()) return compiled.status();
+  if (flags.output.empty()) return Summary(flags, *compiled);
+  if (absl::Status s = WriteFileBytes(flags.output, compiled->bytes); !s.ok()) return s;
+  if (!flags.options.dump_dir.empty()) {
+    std::ostringstream inspected, ignored;
+    RunInspect({flags.output}, inspected, ignored);
+    const std::string path = flags.options.dump_dir + "/thunks.txt";
+    if (absl::Status s = WriteFileBytes(path, inspected.str()); !s.ok()) return s;
+  }
+  return Summary(flags, *compiled);
 }
 
 }  // namespace
@@ -370,7 +320,9 @@ int RunCompile(const std::vector<std::string>& args, std::ostream& out, std::ost
     err << "xla_aot compile: " << usage << "\n" << kCompileHelp;
     return kExitUsage;
   }
-  if (flags.verbose) flags.progress = &err;
+  if (flags.verbose) {
+    flags.options.progress = [&err](absl::string_view line) { err << line << std::flush; };
+  }
   absl::StatusOr<std::string> summary = Compile(flags);
   if (!summary.ok()) {
     err << "xla_aot compile: " << summary.status().message() << "\n";

@@ -23,8 +23,7 @@
 #include "google/protobuf/dynamic_message.h"
 #include "google/protobuf/unknown_field_set.h"
 #include "gtest/gtest.h"
-#include "xla/backends/gpu/compiler/gpu_compiler.h"
-#include "xla/backends/gpu/compiler/host_compiler.h"
+#include "xla/aot/compile.h"
 #include "xla/backends/gpu/runtime/executable.pb.h"
 #include "xla/backends/gpu/runtime/feature_registry.h"
 
@@ -123,23 +122,21 @@ TEST_F(ForwardCompat, FreshlyCompiledGoldenModulesAreSafeForTheNewestReleasedSch
   for (const char* name : kModuleNames) {
     const std::string hlo = ReadFile(absl::StrCat(kModules, "/", name, "/module.hlo"));
     ASSERT_FALSE(hlo.empty()) << name;
-    HostCompilerOptions host;
-    host.production_date = "2026-11-29T00:00:00Z";
-    host.cpu_variants = {kDefaultHostCpuVariant};  // as xla_aot compile
-    absl::StatusOr<std::string> h = CompileHloToHostArtifact(hlo, host);
+    aot::CompileOptions options;  // as xla_aot compile
+    options.production_date = "2026-11-29T00:00:00Z";
+    absl::StatusOr<aot::CompiledArtifact> h = aot::Compile(hlo, options);
     ASSERT_TRUE(h.ok()) << name << ": " << h.status();
-    std::vector<std::string> v = Violations(*h);
+    std::vector<std::string> v = Violations(h->bytes);
     EXPECT_TRUE(v.empty()) << name << " (host): " << absl::StrJoin(v, "\n");
     ++checked;
-    GpuCompilerOptions gpu;
-    gpu.production_date = "2026-11-29T00:00:00Z";
-    gpu.spec = NvptxSpecChoice::kCubinWithPtx;
-    absl::StatusOr<std::string> g = CompileHloToGpuArtifact(hlo, "sm_90", gpu);
+    options.target = "sm_90";
+    options.emit_cubin_with_ptx = true;
+    absl::StatusOr<aot::CompiledArtifact> g = aot::Compile(hlo, options);
     ASSERT_TRUE(g.ok()) << name << ": " << g.status();
-    v = Violations(*g);
+    v = Violations(g->bytes);
     EXPECT_TRUE(v.empty()) << name << " (sm_90): " << absl::StrJoin(v, "\n");
     GpuExecutableProto parsed;
-    ASSERT_TRUE(parsed.ParseFromString(*g));
+    ASSERT_TRUE(parsed.ParseFromString(g->bytes));
     for (const KernelProto& k : parsed.payload().kernels()) {
       with_new_constructs += k.has_cubin_with_ptx() ? 1 : 0;
     }

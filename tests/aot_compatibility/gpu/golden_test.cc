@@ -26,12 +26,11 @@
 
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
+#include "xla/aot/compile.h"
 #include "xla/aot/executable.h"
 #include "xla/aot/literal_execution.h"
 #include "xla/backends/gpu/codegen/nvptx/nvptx_compiler.h"
 #include "xla/backends/gpu/codegen/nvptx/nvptx_target.h"
-#include "xla/backends/gpu/compiler/gpu_compiler.h"
-#include "xla/backends/gpu/compiler/host_compiler.h"
 #include "xla/stream_executor/cuda/nccl_api.h"
 #include "xla/stream_executor/platform_registry.h"
 #include "xla/tools/replicated_run.h"
@@ -274,16 +273,12 @@ TEST(GoldenTest, BackwardModeLoadsAndRunsStoredArtifacts) {
 // collectives; sm_XX_<N>gpu: sm_XX with both).
 absl::StatusOr<gpu::GpuExecutableProto> CompileFresh(const std::string& module_hlo,
                                                      const std::string& target) {
-  if (target == "host" || ReplicaCountOfTarget(target) > 0) {
-    gpu::HostCompilerOptions options;
-    options.cpu_variants = {gpu::kDefaultHostCpuVariant};
-    options.thunks.emit_collectives = target != "host";
-    return gpu::CompileHloToHostArtifactProto(module_hlo, options);
-  }
-  gpu::GpuCompilerOptions options;
-  options.spec = gpu::NvptxSpecChoice::kCubinWithPtx;
-  options.emit_collectives = GpuCountOfTarget(target) > 0;
-  return gpu::CompileHloToGpuArtifactProto(module_hlo, GpuArchOfTarget(target), options, nullptr);
+  aot::CompileOptions options;
+  const bool host = target == "host" || ReplicaCountOfTarget(target) > 0;
+  options.target = host ? "host" : GpuArchOfTarget(target);
+  options.emit_collectives = host ? target != "host" : GpuCountOfTarget(target) > 0;
+  options.emit_cubin_with_ptx = !host;
+  return aot::CompileToProto(module_hlo, options);
 }
 
 TEST(GoldenTest, VerificationModeMatchesNewestGoldenStructurally) {

@@ -1,9 +1,9 @@
 // The target-specific half of thunk emission: how one fusion becomes a
 // kernel. Thunk emission (thunk_emitter.h) is target-generic; it asks a
 // KernelBackend to emit each fusion's kernel and to describe the kernel in
-// the artifact's kernel table. Implementations: the host backend (inside
-// thunk_emitter.cc; kernels into one LLVM module, compiled into a shared
-// object by host_compiler.h) and NvptxKernelBackend
+// the artifact's kernel table. Implementations: HostKernelBackend
+// (host_kernel_backend.h; kernels into one LLVM module, compiled into a
+// shared object by host_compiler.h) and NvptxKernelBackend
 // (nvptx_kernel_backend.h; one LLVM module per kernel, PTX/cubin).
 //
 // Thread-safety: a backend is used by one thread at a time.

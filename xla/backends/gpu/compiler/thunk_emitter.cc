@@ -8,13 +8,14 @@
 #include <variant>
 #include <vector>
 
-#include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "xla/backends/gpu/codegen/host/kernel_symbol_name.h"
+#include "xla/backends/gpu/compiler/collective_emitter.h"
+#include "xla/backends/gpu/compiler/host_kernel_backend.h"
+#include "xla/backends/gpu/compiler/thunk_emission_util.h"
 #include "xla/backends/gpu/ffi/ffi_registry.h"
-#include "xla/hlo/ir/collective_groups.h"
 #include "xla/backends/gpu/codegen/host/single_op_fusion.h"
 #include "xla/service/canonicalize/gemm_config.h"
 #include "xla/types/xla_data_convert.h"
@@ -23,8 +24,6 @@
 
 namespace xla::gpu {
 namespace {
-
-using Thunks = google::protobuf::RepeatedPtrField<ThunkProto>;
 
 // A kernel's KernelArgAliasing from its operand and output slices: an
 // output that is exactly an operand's slice is reached through that
@@ -53,39 +52,6 @@ KernelArgAliasing ArgAliasing(const std::vector<BufferSlice>& operands,
     aliasing.noalias.push_back(alone);
   }
   return aliasing;
-}
-
-// The array leaves of `shape`, depth-first (the order of output leaves).
-void CollectLeaves(const Shape& shape, ShapeIndex* prefix, std::vector<ShapeIndex>* out) {
-  if (shape.IsArray()) {
-    out->push_back(*prefix);
-    return;
-  }
-  if (!shape.IsTuple()) return;
-  for (int64_t i = 0; i < shape.tuple_shapes_size(); ++i) {
-    prefix->push_back(i);
-    CollectLeaves(shape.tuple_shapes(i), prefix, out);
-    prefix->pop_back();
-  }
-}
-
-std::vector<ShapeIndex> ArrayLeaves(const Shape& shape) {
-  std::vector<ShapeIndex> leaves;
-  ShapeIndex prefix;
-  CollectLeaves(shape, &prefix, &leaves);
-  return leaves;
-}
-
-ShapeIndex Concat(const ShapeIndex& a, const ShapeIndex& b) {
-  ShapeIndex r = a;
-  r.insert(r.end(), b.begin(), b.end());
-  return r;
-}
-
-absl::Status Unimplemented(const HloInstruction& instr, absl::string_view why) {
-  return absl::UnimplementedError(absl::StrCat("thunk emission: instruction '", instr.name(),
-                                               "' (opcode ", HloOpcodeName(instr.opcode()),
-                                               "): ", why));
 }
 
 absl::Status Annotate(const HloInstruction& instr, const absl::Status& status) {
@@ -145,7 +111,7 @@ class Emitter {
   Emitter(const HloModule& module, const HloSchedule& schedule,
           const BufferAssignment& assignment, KernelBackend* backend,
           GpuExecutablePayloadProto* payload, bool emit_collectives = false)
-      : emit_collectives_(emit_collectives),
+      : collectives_(module, schedule, assignment, emit_collectives),
         module_(module),
         schedule_(schedule),
         assignment_(assignment),
@@ -161,7 +127,7 @@ class Emitter {
     RETURN_IF_ERROR(EmitAllocations());
     RETURN_IF_ERROR(EmitOutputsAndAliases());
     RETURN_IF_ERROR(EmitComputation(*entry, payload_->mutable_thunks()));
-    if (next_async_id_ > 0) payload_->set_num_streams(kCollectiveStream + 1);
+    if (collectives_.UsedCollectiveStream()) payload_->set_num_streams(kCollectiveStream + 1);
     return absl::OkStatus();
   }
 
@@ -215,7 +181,7 @@ class Emitter {
     for (const auto& [index, slice] : assignment_.output_slices()) {
       OutputProto* o = payload_->add_outputs();
       for (int64_t i : index) o->add_shape_index(i);
-      *o->mutable_slice() = ToProto(slice);
+      *o->mutable_slice() = SliceToProto(slice);
       const BufferAllocation& a = assignment_.allocations()[slice.allocation];
       if (!a.is_parameter) continue;
       InputOutputAliasProto* alias = payload_->add_input_output_aliases();
@@ -232,14 +198,6 @@ class Emitter {
     return absl::OkStatus();
   }
 
-  static BufferSliceProto ToProto(const BufferSlice& s) {
-    BufferSliceProto p;
-    p.set_allocation(s.allocation);
-    p.set_offset(s.offset);
-    p.set_size(s.size);
-    return p;
-  }
-
   absl::StatusOr<BufferSlice> Slice(const HloInstruction* instr, const ShapeIndex& index) const {
     return assignment_.GetSlice(instr, index);
   }
@@ -247,37 +205,14 @@ class Emitter {
   absl::StatusOr<BufferSliceProto> SliceProto(const HloInstruction* instr,
                                               const ShapeIndex& index) const {
     ASSIGN_OR_RETURN(BufferSlice s, Slice(instr, index));
-    return ToProto(s);
+    return SliceToProto(s);
   }
 
-  static ThunkProto* AddThunk(const HloInstruction& instr, Thunks* out) {
-    ThunkProto* t = out->Add();
-    t->set_profile_annotation(instr.name());
-    return t;
-  }
-
-  // Makes leaf `dst_index` of `dst` hold leaf `src_index` of `src` (for
-  // every array leaf below them): nothing when the slices are the same,
-  // else a copy thunk.
+  // AliasOrCopy (thunk_emission_util.h) over this module's assignment.
   absl::Status AliasOrCopy(const HloInstruction& annotate, const HloInstruction* src,
                            const ShapeIndex& src_index, const HloInstruction* dst,
                            const ShapeIndex& dst_index, Thunks* out) {
-    const Shape* shape = SubshapeAt(dst->shape(), dst_index);
-    if (shape == nullptr) return absl::InternalError("bad shape index");
-    for (const ShapeIndex& leaf : ArrayLeaves(*shape)) {
-      ASSIGN_OR_RETURN(BufferSlice from, Slice(src, Concat(src_index, leaf)));
-      ASSIGN_OR_RETURN(BufferSlice to, Slice(dst, Concat(dst_index, leaf)));
-      if (from == to) continue;
-      if (from.size != to.size) {
-        return absl::InternalError(absl::StrCat("slices of ", from.size, " and ", to.size,
-                                                " bytes for one value"));
-      }
-      if (to.size == 0) continue;
-      CopyThunkProto* copy = AddThunk(annotate, out)->mutable_copy();
-      *copy->mutable_source() = ToProto(from);
-      *copy->mutable_destination() = ToProto(to);
-    }
-    return absl::OkStatus();
+    return gpu::AliasOrCopy(assignment_, annotate, src, src_index, dst, dst_index, out);
   }
 
   absl::Status EmitComputation(const HloComputation& computation, Thunks* out) {
@@ -328,7 +263,7 @@ class Emitter {
     if (op == HloOpcode::kWhile) return EmitWhile(instr, out);
     if (op == HloOpcode::kConditional) return EmitConditional(instr, out);
     if (op == HloOpcode::kCustomCall) return EmitCustomCall(instr, out);
-    if (IsCollective(op)) return EmitCollective(instr, out);
+    if (CollectiveEmitter::IsCollective(op)) return collectives_.Emit(instr, out);
     if (CanWrapInFusion(instr)) return EmitWrapped(instr, out);
     if (op == HloOpcode::kRngBitGenerator) {
       // RngBitGeneratorExpander expands every supported form before this.
@@ -377,7 +312,7 @@ class Emitter {
       if (arg.index < 0 || arg.index >= static_cast<int64_t>(table.size())) {
         return absl::InternalError(absl::StrCat("kernel argument ", arg.index, " out of range"));
       }
-      *thunk->add_args() = ToProto(table[arg.index]);
+      *thunk->add_args() = SliceToProto(table[arg.index]);
     }
     *thunk->mutable_launch_dimensions() = info.launch;
     return absl::OkStatus();
@@ -422,335 +357,6 @@ class Emitter {
       }
     }
     return EmitKernel(instr, *fusion, distinct, out);
-  }
-
-  static bool IsCollective(HloOpcode op) {
-    return op == HloOpcode::kAllReduce || op == HloOpcode::kAllReduceStart ||
-           op == HloOpcode::kAllReduceDone || op == HloOpcode::kAllGather ||
-           op == HloOpcode::kAllGatherStart || op == HloOpcode::kAllGatherDone ||
-           op == HloOpcode::kReduceScatter || op == HloOpcode::kAllToAll ||
-           op == HloOpcode::kCollectivePermute || op == HloOpcode::kCollectivePermuteStart ||
-           op == HloOpcode::kCollectivePermuteDone || op == HloOpcode::kReplicaId ||
-           op == HloOpcode::kPartitionId || op == HloOpcode::kCollectiveBroadcast;
-  }
-
-  // The synchronous collective an async -start op performs, or `op` itself.
-  static HloOpcode SyncFormOf(HloOpcode op) {
-    if (op == HloOpcode::kAllReduceStart) return HloOpcode::kAllReduce;
-    if (op == HloOpcode::kAllGatherStart) return HloOpcode::kAllGather;
-    if (op == HloOpcode::kCollectivePermuteStart) return HloOpcode::kCollectivePermute;
-    return op;
-  }
-
-  // The -start op that a -done op completes (only called for -done ops).
-  static HloOpcode StartOf(HloOpcode done) {
-    if (done == HloOpcode::kAllGatherDone) return HloOpcode::kAllGatherStart;
-    if (done == HloOpcode::kCollectivePermuteDone) return HloOpcode::kCollectivePermuteStart;
-    return HloOpcode::kAllReduceStart;
-  }
-
-  static bool IsCollectiveDone(HloOpcode op) {
-    return op == HloOpcode::kAllReduceDone || op == HloOpcode::kAllGatherDone ||
-           op == HloOpcode::kCollectivePermuteDone;
-  }
-
-  // Where a collective's results live inside its own shape: {} for the
-  // synchronous ops and an array-shaped -start, {1} for the (operand,
-  // output[, contexts...]) tuple of an all-gather-start or
-  // collective-permute-start.
-  static ShapeIndex OutputIndexOf(const HloInstruction& instr) {
-    const HloOpcode op = instr.opcode();
-    if ((op == HloOpcode::kAllGatherStart || op == HloOpcode::kCollectivePermuteStart) &&
-        instr.shape().IsTuple()) {
-      return ShapeIndex{1};
-    }
-    return ShapeIndex{};
-  }
-
-  int64_t NumPartitions() const { return module_.config().num_partitions.value_or(1); }
-
-  // The participant groups of `instr` by XLA's group modes
-  // (collective_groups.h): global device ids, replica * P + partition,
-  // which are replica ids when P = 1.
-  absl::StatusOr<std::vector<std::vector<int64_t>>> ReplicaGroupsOf(const HloInstruction& instr) {
-    return GetParticipantGroups(instr, module_.config().replica_count.value_or(1),
-                                NumPartitions());
-  }
-
-  // A collective-permute's pairs as global device ids. Its participant
-  // groups (collective_groups.h, no replica_groups: every replica of each
-  // partition, or with a channel id every partition of each replica) are
-  // what the pair's ids index; each pair is repeated in every group.
-  absl::Status AddPermutePairs(const HloInstruction& instr, CollectiveThunkProto* proto) {
-    const AttrValue* pairs = instr.FindAttr(AttrId::kSourceTargetPairs);
-    if (pairs == nullptr) return absl::OkStatus();
-    ASSIGN_OR_RETURN(const std::vector<std::vector<int64_t>> groups, ReplicaGroupsOf(instr));
-    for (const std::vector<int64_t>& p : std::get<std::vector<std::vector<int64_t>>>(*pairs)) {
-      if (p.size() != 2) return Unimplemented(instr, "a source-target pair without 2 ids");
-      for (const std::vector<int64_t>& group : groups) {
-        const int64_t size = static_cast<int64_t>(group.size());
-        if (p[0] < 0 || p[0] >= size || p[1] < 0 || p[1] >= size) {
-          return absl::InvalidArgumentError(absl::StrCat(
-              instr.name(), ": source-target pair {", p[0], ",", p[1], "} is outside [0, ", size,
-              ")"));
-        }
-        SourceTargetPairProto* pair = proto->add_source_target_pairs();
-        pair->set_source(group[p[0]]);
-        pair->set_target(group[p[1]]);
-      }
-    }
-    return absl::OkStatus();
-  }
-
-  absl::StatusOr<ReductionKindProto> ReductionOf(const HloInstruction& instr) {
-    const HloComputation* reducer = instr.to_apply();
-    const HloInstruction* root = reducer == nullptr ? nullptr : reducer->root_instruction();
-    if (root != nullptr && root->operand_count() == 2 &&
-        root->operand(0)->opcode() == HloOpcode::kParameter &&
-        root->operand(1)->opcode() == HloOpcode::kParameter) {
-      const bool pred = root->shape().element_type() == PrimitiveType::PRED;
-      struct Row {
-        HloOpcode op;
-        ReductionKindProto kind;
-        ReductionKindProto pred_kind;
-      };
-      static constexpr Row kReducers[] = {
-          {HloOpcode::kAdd, REDUCTION_KIND_SUM, REDUCTION_KIND_OR},
-          {HloOpcode::kMultiply, REDUCTION_KIND_PROD, REDUCTION_KIND_AND},
-          {HloOpcode::kMinimum, REDUCTION_KIND_MIN, REDUCTION_KIND_AND},
-          {HloOpcode::kMaximum, REDUCTION_KIND_MAX, REDUCTION_KIND_OR},
-          {HloOpcode::kAnd, REDUCTION_KIND_AND, REDUCTION_KIND_AND},
-          {HloOpcode::kOr, REDUCTION_KIND_OR, REDUCTION_KIND_OR},
-      };
-      for (const Row& row : kReducers) {
-        if (row.op == root->opcode()) return pred ? row.pred_kind : row.kind;
-      }
-    }
-    return Unimplemented(instr, "the reduction computation is not a single add, multiply, "
-                                "minimum, maximum, and or or of its two parameters");
-  }
-
-  absl::Status EmitCollective(const HloInstruction& instr, Thunks* out) {
-    const HloOpcode op = instr.opcode();
-    if (!emit_collectives_) {
-      return Unimplemented(instr, absl::StrCat(
-          HloOpcodeName(op), " is emitted only with --emit_collectives (stage 1 of the "
-          "collectives rollout: runtimes read it since 2026-11-30, emission is off by default)"));
-    }
-    if (IsCollectiveDone(op)) {
-      // Join the start's communication stream when the pair was left open;
-      // done's value is the start's output (a copy only when buffer
-      // assignment gave it its own slices).
-      const HloInstruction* start = instr.operand(0);
-      if (start->opcode() != StartOf(op)) {
-        return Unimplemented(instr, absl::StrCat("its operand '", start->name(), "' is a ",
-                                                 HloOpcodeName(start->opcode()), ", not a ",
-                                                 HloOpcodeName(StartOf(op))));
-      }
-      if (auto open = open_async_.find(start); open != open_async_.end()) {
-        AddThunk(instr, out)->mutable_async_done()->set_async_id(open->second);
-        open_async_.erase(open);
-      }
-      return AliasOrCopy(instr, start, OutputIndexOf(*start), &instr, {}, out);
-    }
-    if (op == HloOpcode::kReplicaId || op == HloOpcode::kPartitionId) {
-      ASSIGN_OR_RETURN(BufferSliceProto result, SliceProto(&instr, {}));
-      CollectiveThunkProto* c = AddThunk(instr, out)->mutable_collective();
-      c->set_op(op == HloOpcode::kReplicaId ? COLLECTIVE_OP_REPLICA_ID
-                                            : COLLECTIVE_OP_PARTITION_ID);
-      if (NumPartitions() > 1) c->set_num_partitions(NumPartitions());
-      *c->mutable_result() = result;
-      return absl::OkStatus();
-    }
-    CollectiveThunkProto proto;
-    if (NumPartitions() > 1) proto.set_num_partitions(NumPartitions());
-    std::vector<std::vector<int64_t>> groups;
-    const HloOpcode sync = SyncFormOf(op);
-    const ShapeIndex output_index = OutputIndexOf(instr);
-    if (sync == HloOpcode::kCollectivePermute) {
-      if (instr.operand_count() != 1) return Unimplemented(instr, "in-place collective-permute");
-      proto.set_op(COLLECTIVE_OP_COLLECTIVE_PERMUTE);
-      RETURN_IF_ERROR(AddPermutePairs(instr, &proto));
-    } else {
-      ASSIGN_OR_RETURN(groups, ReplicaGroupsOf(instr));
-      for (const std::vector<int64_t>& g : groups) {
-        ReplicaGroupProto* group = proto.add_replica_groups();
-        for (int64_t id : g) group->add_replica_ids(id);
-      }
-    }
-    if (sync == HloOpcode::kAllReduce) {
-      proto.set_op(COLLECTIVE_OP_ALL_REDUCE);
-      ASSIGN_OR_RETURN(ReductionKindProto kind, ReductionOf(instr));
-      proto.set_reduction(kind);
-    } else if (op == HloOpcode::kReduceScatter) {
-      proto.set_op(COLLECTIVE_OP_REDUCE_SCATTER);
-      ASSIGN_OR_RETURN(ReductionKindProto kind, ReductionOf(instr));
-      proto.set_reduction(kind);
-    } else if (sync == HloOpcode::kAllGather) {
-      proto.set_op(COLLECTIVE_OP_ALL_GATHER);
-    } else if (op == HloOpcode::kAllToAll) {
-      proto.set_op(COLLECTIVE_OP_ALL_TO_ALL);
-      if (instr.dimensions().empty() && !instr.has_attr(AttrId::kSplitDimension)) {
-        return Unimplemented(instr, "the tuple form of all-to-all (without a split dimension)");
-      }
-    } else if (op == HloOpcode::kCollectiveBroadcast) {
-      // Root: each group's first listed replica (the runtime reads it from
-      // the group order).
-      proto.set_op(COLLECTIVE_OP_COLLECTIVE_BROADCAST);
-    }
-    if (sync == HloOpcode::kAllGather || op == HloOpcode::kReduceScatter ||
-        op == HloOpcode::kAllToAll) {
-      if (instr.operand_count() != 1) {
-        return Unimplemented(instr, "more than one operand (emit one collective per operand)");
-      }
-      const std::vector<int64_t>& dims = instr.dimensions();
-      proto.set_dimension(dims.empty() ? instr.GetInt(AttrId::kSplitDimension) : dims[0]);
-    }
-    // One thunk per operand: leaf i of a tuple result, or the array result.
-    const Shape* result_shape = SubshapeAt(instr.shape(), output_index);
-    if (result_shape == nullptr) return absl::InternalError("bad collective output index");
-    const bool tuple = result_shape->IsTuple();
-    if (!output_index.empty()) {
-      // Element 0 of a -start's (operand, output) tuple holds the operand.
-      for (int64_t i = 0; i < instr.operand_count(); ++i) {
-        RETURN_IF_ERROR(AliasOrCopy(instr, instr.operand(i), {}, &instr,
-                                    instr.operand_count() == 1 ? ShapeIndex{0} : ShapeIndex{0, i},
-                                    out));
-      }
-    }
-    // A -start's collectives go to the communication stream, nested in an
-    // async_start; the -done (or, when overlap is unsafe, an async_done
-    // right here) joins them.
-    const bool is_start = sync != op;
-    Thunks* collectives = out;
-    int64_t async_id = -1;
-    if (is_start) {
-      async_id = next_async_id_++;
-      ThunkProto* start = AddThunk(instr, out);
-      start->mutable_async_start()->set_async_id(async_id);
-      start->mutable_async_start()->set_stream_id(kCollectiveStream);
-      collectives = start->mutable_async_start()->mutable_thunks()->mutable_thunks();
-    }
-    std::vector<BufferSlice> touched;  // what the collectives read and write
-    for (int64_t i = 0; i < instr.operand_count(); ++i) {
-      const HloInstruction* operand = instr.operand(i);
-      const Shape& shape = operand->shape();
-      if (!shape.IsArray()) return Unimplemented(instr, "a non-array operand");
-      if (shape.has_layout() && shape.dimensions().size() > 1) {
-        const std::vector<int64_t>& m2m = shape.layout().minor_to_major;
-        for (size_t d = 0; d < m2m.size(); ++d) {
-          if (m2m[d] != static_cast<int64_t>(m2m.size() - 1 - d)) {
-            return Unimplemented(instr, absl::StrCat("operand ", i, " is not row-major"));
-          }
-        }
-      }
-      ThunkProto* thunk = AddThunk(instr, collectives);
-      if (is_start) thunk->set_execution_stream_id(kCollectiveStream);
-      CollectiveThunkProto* c = thunk->mutable_collective();
-      *c = proto;
-      // A tuple start reads element 0 (the operand's copy, live until the
-      // -done), so nothing between start and done can overwrite its input.
-      ASSIGN_OR_RETURN(BufferSlice source,
-                       output_index.empty()
-                           ? Slice(operand, {})
-                           : Slice(&instr, instr.operand_count() == 1 ? ShapeIndex{0}
-                                                                      : ShapeIndex{0, i}));
-      ASSIGN_OR_RETURN(BufferSlice result,
-                       Slice(&instr, tuple ? Concat(output_index, ShapeIndex{i}) : output_index));
-      *c->mutable_operand() = ToProto(source);
-      *c->mutable_result() = ToProto(result);
-      touched.push_back(source);
-      touched.push_back(result);
-      c->set_element_type(PrimitiveTypeToProto(shape.element_type()));
-      for (int64_t d : shape.dimensions()) c->add_operand_dimensions(d);
-    }
-    if (!is_start) return absl::OkStatus();
-    if (CanOverlap(instr, touched)) {
-      open_async_[&instr] = async_id;
-    } else {
-      AddThunk(instr, out)->mutable_async_done()->set_async_id(async_id);
-    }
-    return absl::OkStatus();
-  }
-
-  // Ops that emit no thunk of their own, or only a copy into their own
-  // slices when those differ from their source's (EmitInstruction).
-  static bool EmitsNoWork(HloOpcode op) {
-    return op == HloOpcode::kParameter || op == HloOpcode::kConstant ||
-           op == HloOpcode::kTuple || op == HloOpcode::kGetTupleElement ||
-           op == HloOpcode::kBitcast || op == HloOpcode::kOptimizationBarrier ||
-           op == HloOpcode::kAddDependency || op == HloOpcode::kAfterAll;
-  }
-
-  // Whether the collectives of `start`, which read and write `touched`, may
-  // run on the communication stream until its -done while the thunks
-  // scheduled between them run on the compute stream. False (the pair is
-  // joined at once) when one of those, or anything in a computation they
-  // call, writes bytes overlapping `touched` (a forwarding op's copy
-  // included), reads bytes overlapping the collective's results, or is a
-  // collective other than a -start/-done (it would run on the compute
-  // stream, and a communicator matches ops in the order they arrive), or
-  // when the -done is not in the same sequence.
-  bool CanOverlap(const HloInstruction& start, const std::vector<BufferSlice>& touched) const {
-    const std::vector<const HloInstruction*>& sequence = schedule_.sequence(start.parent());
-    size_t at = 0;
-    while (at < sequence.size() && sequence[at] != &start) ++at;
-    std::vector<const HloInstruction*> between;
-    bool done_found = false;
-    for (size_t i = at + 1; i < sequence.size(); ++i) {
-      if (IsCollectiveDone(sequence[i]->opcode()) && sequence[i]->operand(0) == &start) {
-        done_found = true;
-        break;
-      }
-      between.push_back(sequence[i]);
-    }
-    if (!done_found) return false;
-    std::vector<BufferSlice> results;
-    for (size_t k = 1; k < touched.size(); k += 2) results.push_back(touched[k]);
-    for (size_t k = 0; k < between.size(); ++k) {
-      const HloInstruction* instr = between[k];
-      const HloOpcode op = instr->opcode();
-      if (IsCollective(op) && SyncFormOf(op) == op && !IsCollectiveDone(op) &&
-          op != HloOpcode::kReplicaId && op != HloOpcode::kPartitionId) {
-        return false;
-      }
-      for (const HloComputation* callee : instr->called_computations()) {
-        if (!schedule_.has_sequence(callee)) continue;  // fused: the fusion's slices count
-        for (const HloInstruction* inner : schedule_.sequence(callee)) between.push_back(inner);
-      }
-      if (op == HloOpcode::kParameter || op == HloOpcode::kConstant) continue;
-      const bool forwards = EmitsNoWork(op);
-      if (!forwards) {
-        for (const HloInstruction* operand : instr->operands()) {
-          for (const ShapeIndex& leaf : ArrayLeaves(operand->shape())) {
-            absl::StatusOr<BufferSlice> read = Slice(operand, leaf);
-            if (!read.ok()) return false;
-            for (const BufferSlice& r : results) {
-              if (read->Overlaps(r)) return false;
-            }
-          }
-        }
-      }
-      for (const ShapeIndex& leaf : ArrayLeaves(instr->shape())) {
-        absl::StatusOr<BufferSlice> written = Slice(instr, leaf);
-        if (!written.ok()) return false;
-        // A forwarding op that aliases a position of `start` itself (the
-        // get-tuple-element of element 0) writes nothing.
-        if (forwards && IsSliceOf(start, *written)) continue;
-        for (const BufferSlice& t : touched) {
-          if (written->Overlaps(t)) return false;
-        }
-      }
-    }
-    return true;
-  }
-
-  bool IsSliceOf(const HloInstruction& instr, const BufferSlice& slice) const {
-    for (const ShapeIndex& leaf : ArrayLeaves(instr.shape())) {
-      absl::StatusOr<BufferSlice> s = Slice(&instr, leaf);
-      if (s.ok() && *s == slice) return true;
-    }
-    return false;
   }
 
   absl::Status EmitGemm(const HloInstruction& dot, Thunks* out) {
@@ -823,8 +429,8 @@ class Emitter {
     }
     CustomCallThunkProto* proto = AddThunk(call, out)->mutable_custom_call();
     proto->set_target_name(target);
-    for (const BufferSlice& s : operands) *proto->add_operands() = ToProto(s);
-    for (const BufferSlice& s : results) *proto->add_results() = ToProto(s);
+    for (const BufferSlice& s : operands) *proto->add_operands() = SliceToProto(s);
+    for (const BufferSlice& s : results) *proto->add_results() = SliceToProto(s);
     return absl::OkStatus();
   }
 
@@ -886,57 +492,13 @@ class Emitter {
     return absl::OkStatus();
   }
 
-  const bool emit_collectives_;
-  // Async ids are unique in the artifact; open_async_ maps a -start whose
-  // collectives still run on the communication stream to its id.
-  int64_t next_async_id_ = 0;
-  absl::flat_hash_map<const HloInstruction*, int64_t> open_async_;
+  CollectiveEmitter collectives_;
   const HloModule& module_;
   const HloSchedule& schedule_;
   const BufferAssignment& assignment_;
   KernelBackend* backend_;
   GpuExecutablePayloadProto* payload_;
   absl::flat_hash_set<std::string> used_symbols_;
-};
-
-// The host target: every kernel into one LLVM module, described by its
-// exported symbol; launched as grid_x = total_blocks single-"thread" blocks.
-class HostKernelBackend : public KernelBackend {
- public:
-  HostKernelBackend(const HostEmitOptions& options, llvm::Module* kernels)
-      : options_(options), kernels_(kernels) {}
-
-  std::string TargetName() const override { return "host"; }
-  std::string FfiPlatform() const override { return "host"; }
-
-  absl::StatusOr<EmittedKernel> EmitFusionKernel(const HloInstruction& fusion,
-                                                const std::string& symbol,
-                                                const KernelArgAliasing& aliasing) override {
-    HostEmitOptions options = options_;
-    options.noalias = aliasing.noalias;
-    options.alignment.clear();
-    options.output_aliases_operand = aliasing.output_aliases_operand;
-    ASSIGN_OR_RETURN(HostKernelInfo info, EmitHostFusionKernel(fusion, symbol, options, kernels_));
-    EmittedKernel kernel;
-    kernel.symbol = info.symbol;
-    for (const HostKernelArg& arg : info.args) kernel.args.push_back({arg.is_output, arg.index});
-    kernel.launch.set_grid_x(info.total_blocks);
-    kernel.launch.set_grid_y(1);
-    kernel.launch.set_grid_z(1);
-    kernel.launch.set_block_x(1);
-    kernel.launch.set_block_y(1);
-    kernel.launch.set_block_z(1);
-    return kernel;
-  }
-
-  absl::Status DescribeKernel(const EmittedKernel& kernel, KernelProto* proto) override {
-    proto->set_host_symbol(kernel.symbol);
-    return absl::OkStatus();
-  }
-
- private:
-  const HostEmitOptions& options_;
-  llvm::Module* kernels_;
 };
 
 }  // namespace

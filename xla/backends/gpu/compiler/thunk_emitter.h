@@ -56,6 +56,10 @@
 // Anything else is Unimplemented naming
 // the instruction and its opcode: no thunk is ever silently dropped.
 //
+// The collective rows are lowered by CollectiveEmitter
+// (collective_emitter.h); EmitThunks' kernels come from HostKernelBackend
+// (host_kernel_backend.h).
+//
 // Kernel symbols come from KernelSymbolName over the instruction names, in
 // emission order, so the same module gives the same names and bytes.
 //
@@ -69,6 +73,7 @@
 #include "absl/status/status.h"
 #include "llvm/IR/Module.h"
 #include "xla/backends/gpu/codegen/host/host_fusion_emitter.h"
+#include "xla/backends/gpu/compiler/collective_emitter.h"  // kCollectiveStream
 #include "xla/backends/gpu/compiler/kernel_backend.h"
 #include "xla/backends/gpu/runtime/executable.pb.h"
 #include "xla/hlo/ir/hlo_module.h"
@@ -76,10 +81,6 @@
 #include "xla/service/schedule/hlo_schedule.h"
 
 namespace xla::gpu {
-
-// The stream every async collective's nested thunks run on (the compute
-// stream is 0). Artifacts without an async collective keep 1 stream.
-inline constexpr int64_t kCollectiveStream = 1;
 
 struct ThunkEmitterOptions {
   // Passed to every EmitHostFusionKernel call (noalias, alignment and

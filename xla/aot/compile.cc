@@ -1,0 +1,259 @@
+#include "xla/aot/compile.h"
+
+#include <chrono>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Support/raw_ostream.h"
+#include "xla/backends/gpu/codegen/nvptx/nvptx_target.h"
+#include "xla/backends/gpu/compiler/gpu_compiler.h"
+#include "xla/backends/gpu/compiler/host_compiler.h"
+#include "xla/hlo/parser/hlo_parser.h"
+#include "xla/hlo/parser/hlo_printer.h"
+#include "xla/hlo/verifier/hlo_verifier.h"
+#include "xla/service/middle_end.h"
+#include "xla/util/proto_util.h"
+#include "xla/util/status_macros.h"
+#include "xla/util/subprocess.h"
+
+namespace xla::aot {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double SecondsSince(Clock::time_point begin) {
+  return std::chrono::duration<double>(Clock::now() - begin).count();
+}
+
+int64_t InstructionCount(const HloModule& module) {
+  int64_t n = 0;
+  for (const auto& c : module.computations()) n += c->instruction_count();
+  return n;
+}
+
+bool IsHost(const CompileOptions& options) { return options.target == "host"; }
+
+// What one compilation collects besides the artifact: the middle end's
+// result, the LLVM IR to dump and the phase timings.
+struct Compilation {
+  MiddleEndResult middle;
+  std::map<std::string, std::string> llvm_ir;  // stage -> text
+  std::vector<std::pair<std::string, double>> phases;
+  Clock::time_point begin = Clock::now();
+};
+
+MiddleEndOptions ToMiddleEndOptions(const CompileOptions& options) {
+  MiddleEndOptions out;
+  out.optimize.max_fold_elements = options.max_fold_elements;
+  out.optimize.allow_inexact = options.allow_inexact;
+  out.optimize.loop_optimizations = options.loop_optimizations;
+  out.fusion = options.fusion;
+  out.multi_output_fusion = options.multi_output_fusion;
+  out.convolution_as_gemm = options.convolution_as_gemm;
+  out.verify_after_each = options.verify_after_each;
+  if (options.dump_passes && !options.dump_dir.empty()) {
+    out.dump_dir = options.dump_dir + "/passes";
+  }
+  return out;
+}
+
+gpu::ChecksumAlgorithmProto ToChecksumProto(PayloadChecksum checksum) {
+  switch (checksum) {
+    case PayloadChecksum::kFnv1a64:
+      return gpu::CHECKSUM_ALGORITHM_FNV1A_64;
+    case PayloadChecksum::kCrc32c:
+      return gpu::CHECKSUM_ALGORITHM_CRC32C;
+  }
+  return gpu::CHECKSUM_ALGORITHM_FNV1A_64;
+}
+
+// Progress events as "compile: <seconds since begin> <event>" lines.
+gpu::CompileProgressCallback ProgressLines(const CompileOptions& options,
+                                           Clock::time_point begin) {
+  if (!options.progress) return nullptr;
+  return [sink = options.progress, begin](const gpu::CompileProgressEvent& e) {
+    sink(absl::StrFormat("compile: %7.2fs %s\n", SecondsSince(begin), e.ToString()));
+  };
+}
+
+// The fields both target compilers' option structs share (header, checksum,
+// progress) from `options`.
+template <typename TargetOptions>
+void SetArtifactOptions(const CompileOptions& options, Clock::time_point begin,
+                        TargetOptions* out) {
+  if (options.compiler_version.has_value()) out->compiler_version = *options.compiler_version;
+  out->production_date = options.production_date;
+  out->include_optimized_hlo = options.include_optimized_hlo;
+  out->target_runtime = options.target_runtime;
+  out->checksum = ToChecksumProto(options.checksum);
+  out->progress = ProgressLines(options, begin);
+}
+
+gpu::HostCompilerOptions ToHostOptions(const CompileOptions& options, Compilation* c) {
+  gpu::HostCompilerOptions out;
+  out.middle_end = ToMiddleEndOptions(options);
+  out.thunks.kernel.target_block_bytes = options.target_block_bytes;
+  out.thunks.emit_collectives = options.emit_collectives;
+  out.object.cpu = options.host_cpu;
+  out.object.opt_level = options.opt_level;
+  out.object.threads = options.compile_threads;
+  out.object.parts = options.compile_parts;
+  out.cpu_variants = options.host_cpu_variants;
+  SetArtifactOptions(options, c->begin, &out);
+  out.phase_observer = [c](const std::string& phase, double seconds) {
+    c->phases.emplace_back(phase, seconds);
+  };
+  if (!options.dump_dir.empty()) {
+    out.object.ir_observer = [c](const std::string& stage, const llvm::Module& m) {
+      llvm::raw_string_ostream os(c->llvm_ir[stage]);
+      m.print(os, nullptr);
+    };
+  }
+  return out;
+}
+
+gpu::GpuCompilerOptions ToGpuOptions(const CompileOptions& options, const Compilation& c) {
+  gpu::GpuCompilerOptions out;
+  out.middle_end = ToMiddleEndOptions(options);
+  out.nvptx.threads = options.compile_threads;
+  if (options.emit_cubin_with_ptx) out.spec = gpu::NvptxSpecChoice::kCubinWithPtx;
+  out.emit_collectives = options.emit_collectives;
+  SetArtifactOptions(options, c.begin, &out);
+  return out;
+}
+
+absl::StatusOr<std::unique_ptr<HloModule>> ParseAndVerify(absl::string_view hlo_text,
+                                                          const CompileOptions& options) {
+  ASSIGN_OR_RETURN(std::unique_ptr<HloModule> module,
+                   ParseHloModule(hlo_text, options.source_name));
+  if (absl::Status v = VerifyModule(*module); !v.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(options.source_name, ": verifier: ", v.message()));
+  }
+  return module;
+}
+
+// The target's back end over the parsed `module` (compiled in place).
+absl::StatusOr<gpu::GpuExecutableProto> RunBackEnd(HloModule* module,
+                                                   const CompileOptions& options,
+                                                   Compilation* c) {
+  if (IsHost(options)) {
+    return gpu::CompileModuleToHostArtifactProto(module, ToHostOptions(options, c), &c->middle);
+  }
+  return gpu::CompileModuleToGpuArtifactProto(module, options.target, ToGpuOptions(options, *c),
+                                              &c->middle, nullptr);
+}
+
+std::string PhaseTable(const Compilation& c, double total_seconds) {
+  std::string table = absl::StrFormat("%-20s %10s\n", "phase", "seconds");
+  for (const auto& [phase, t] : c.phases) absl::StrAppendFormat(&table, "%-20s %10.3f\n", phase, t);
+  absl::StrAppendFormat(&table, "%-20s %10.3f\n", "total", total_seconds);
+  return table;
+}
+
+// The files CompileOptions::dump_dir promises, for the compiled `module`.
+absl::Status WriteDumps(const HloModule& module, const std::string& dir, const Compilation& c,
+                        double seconds) {
+  const std::string text = PrintModule(module);
+  if (absl::StatusOr<std::unique_ptr<HloModule>> back = ParseHloModule(text); !back.ok()) {
+    return absl::InternalError(
+        absl::StrCat("compiled module does not parse back: ", back.status().message()));
+  }
+  std::vector<std::pair<std::string, std::string>> files = {
+      {"after_optimizations.hlo", text},
+      {"schedule.txt", c.middle.schedule.ToString()},
+      {"buffer_assignment.txt", c.middle.assignment->ToString()},
+      {"pass_timings.txt", c.middle.TimingsReport()},
+  };
+  if (!c.phases.empty()) files.emplace_back("compile_timings.txt", PhaseTable(c, seconds));
+  for (const auto& [stage, ir] : c.llvm_ir) {
+    files.emplace_back(absl::StrCat("llvm_ir.", stage, ".ll"), ir);
+  }
+  for (const auto& [name, contents] : files) {
+    RETURN_IF_ERROR(WriteFileBytes(dir + "/" + name, contents));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status MakeDumpDir(const std::string& dir) {
+  if (dir.empty()) return absl::OkStatus();
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) return absl::PermissionDeniedError(absl::StrCat("cannot create ", dir));
+  return absl::OkStatus();
+}
+
+// Compiles the parsed, verified `module` in place; nullopt with
+// middle_end_only. Fills `stats` except the counts before compiling.
+absl::StatusOr<std::optional<gpu::GpuExecutableProto>> CompileModule(
+    HloModule* module, const CompileOptions& options, CompileStatistics* stats) {
+  RETURN_IF_ERROR(MakeDumpDir(options.dump_dir));
+  Compilation c;
+  std::optional<gpu::GpuExecutableProto> artifact;
+  if (options.middle_end_only) {
+    ASSIGN_OR_RETURN(c.middle, RunMiddleEnd(module, ToMiddleEndOptions(options)));
+  } else {
+    ASSIGN_OR_RETURN(artifact, RunBackEnd(module, options, &c));
+  }
+  stats->seconds = SecondsSince(c.begin);
+  if (absl::Status v = VerifyModule(*module); !v.ok()) {
+    return absl::InternalError(absl::StrCat("compiled module does not verify: ", v.message()));
+  }
+  if (!options.dump_dir.empty()) {
+    RETURN_IF_ERROR(WriteDumps(*module, options.dump_dir, c, stats->seconds));
+  }
+  stats->instructions_after = InstructionCount(*module);
+  stats->computations_after = static_cast<int64_t>(module->computations().size());
+  stats->fusion_stats = c.middle.stats.ToString();
+  stats->temp_bytes = c.middle.assignment->total_temp_bytes();
+  stats->naive_temp_bytes = c.middle.assignment->naive_temp_bytes();
+  stats->passes = static_cast<int64_t>(c.middle.timings.size());
+  stats->phases = std::move(c.phases);
+  return artifact;
+}
+
+// Parses, checks and compiles; `stats` gets every figure.
+absl::StatusOr<std::optional<gpu::GpuExecutableProto>> CompileText(
+    absl::string_view hlo_text, const CompileOptions& options, CompileStatistics* stats) {
+  RETURN_IF_ERROR(CheckTarget(options.target));
+  ASSIGN_OR_RETURN(std::unique_ptr<HloModule> module, ParseAndVerify(hlo_text, options));
+  stats->instructions_before = InstructionCount(*module);
+  stats->computations_before = static_cast<int64_t>(module->computations().size());
+  return CompileModule(module.get(), options, stats);
+}
+
+}  // namespace
+
+absl::Status CheckTarget(absl::string_view target) {
+  if (target == "host") return absl::OkStatus();
+  absl::StatusOr<gpu::NvptxTarget> nvptx = gpu::FindNvptxTarget(target);
+  if (nvptx.ok()) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrCat(nvptx.status().message(), ", or host"));
+}
+
+absl::StatusOr<CompiledArtifact> Compile(absl::string_view hlo_text,
+                                         const CompileOptions& options) {
+  CompiledArtifact out;
+  ASSIGN_OR_RETURN(std::optional<gpu::GpuExecutableProto> artifact,
+                   CompileText(hlo_text, options, &out.statistics));
+  if (artifact.has_value()) out.bytes = SerializeDeterministically(*artifact);
+  return out;
+}
+
+absl::StatusOr<gpu::GpuExecutableProto> CompileToProto(absl::string_view hlo_text,
+                                                       const CompileOptions& options) {
+  if (options.middle_end_only) {
+    return absl::InvalidArgumentError("CompileToProto makes an artifact: unset middle_end_only");
+  }
+  CompileStatistics ignored;
+  ASSIGN_OR_RETURN(std::optional<gpu::GpuExecutableProto> artifact,
+                   CompileText(hlo_text, options, &ignored));
+  return *std::move(artifact);
+}
+
+}  // namespace xla::aot

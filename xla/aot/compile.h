@@ -1,0 +1,155 @@
+// The public C++ API of the compiler: HLO text in, a `.xaot` artifact out,
+// for the host or an NVPTX target, with one options struct.
+//
+//   xla::aot::CompileOptions options;
+//   options.target = "sm_90";
+//   ASSIGN_OR_RETURN(xla::aot::CompiledArtifact compiled,
+//                    xla::aot::Compile(hlo_text, options));
+//   // compiled.bytes is what xla::aot::Executable::LoadFromBytes reads.
+//
+// Compile parses and verifies the module, runs the middle end (optimization,
+// fusion, scheduling, buffer assignment), then the target's back end: the
+// host compiler (xla/backends/gpu/compiler/host_compiler.h) for "host", the
+// NVPTX compiler (gpu_compiler.h) for "sm_XX". The bytes are deterministic
+// for the same input and options apart from the header's production date.
+//
+// This is a separate library (//xla/aot:compile) from the runtime's API
+// (//xla/aot:executable): a serving binary that only loads and runs
+// artifacts links no compiler (xla/aot:runtime_deps_test checks it).
+//
+// Thread-safety: Compile and CompileToProto are thread-safe; each call owns
+// its module, LLVM context and temporary files. Callbacks in the options
+// are called as their comments say.
+#ifndef XLA_AOT_COMPILE_H_
+#define XLA_AOT_COMPILE_H_
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "xla/backends/gpu/runtime/executable.pb.h"
+
+namespace xla::aot {
+
+// The artifact's payload checksum.
+enum class PayloadChecksum {
+  kFnv1a64,  // every runtime reads it
+  // About 10x faster to check at load; stage 1 of its rollout (runtimes
+  // from 2026-11-30): lowered to kFnv1a64 for an older target_runtime.
+  kCrc32c,
+};
+
+// Everything that decides what Compile produces, for both targets. Fields
+// marked "host" or "NVPTX" are ignored by the other target. The defaults
+// are those of `xla_aot compile`.
+struct CompileOptions {
+  // "host", or an NVPTX target: "sm_80", "sm_86", "sm_89", "sm_90".
+  std::string target = "host";
+  // The name HLO errors are reported under ("model.hlo:3:7: ...").
+  std::string source_name = "<text>";
+
+  // Middle end (both targets).
+  int64_t max_fold_elements = int64_t{1} << 16;  // fold constants up to this size
+  bool allow_inexact = false;       // rewrites that may round differently
+  bool loop_optimizations = true;   // while-loop invariant motion, trip counts
+  bool fusion = true;               // off: one kernel per op
+  bool multi_output_fusion = true;  // only with `fusion`
+  bool convolution_as_gemm = true;  // off: every convolution a direct kernel
+  bool verify_after_each = true;    // verify after every pass
+  // Stop after the middle end: no kernels and no artifact (bytes stay
+  // empty); the statistics and dumps are still made.
+  bool middle_end_only = false;
+
+  // Host kernels.
+  std::string host_cpu = "x86-64-v2";  // LLVM CPU of the baseline build
+  // More builds of the host kernels stored beside the baseline; a runtime
+  // runs the widest its CPU has. Empty: the baseline only.
+  std::vector<std::string> host_cpu_variants = {"x86-64-v3"};
+  int opt_level = 3;                       // host LLVM optimization level, 0..3
+  int compile_parts = 0;                   // 0: automatic (changes the bytes)
+  int64_t target_block_bytes = 32 * 1024;  // output bytes per kernel block
+
+  // NVPTX: store each kernel's cubin and PTX together (runtimes from
+  // 2026-11-29), instead of the cubin alone when ptxas is found.
+  bool emit_cubin_with_ptx = false;
+
+  // Both targets.
+  int compile_threads = 0;  // host kernel parts or NVPTX kernels; 0: automatic
+  // Lower collectives to collective thunks (stage 1: runtimes from
+  // 2026-11-30).
+  bool emit_collectives = false;
+  // The build date ("YYYY-MM-DD") of the oldest runtime that must read the
+  // artifact; empty: this build's.
+  std::string target_runtime;
+  PayloadChecksum checksum = PayloadChecksum::kFnv1a64;
+  // header.compiler_version; nullopt: the target's default
+  // ("xla-aot-host-dev", "xla-aot-gpu-dev").
+  std::optional<std::string> compiler_version;
+  // header.production_date; nullopt: the current UTC time.
+  std::optional<std::string> production_date;
+  // Store the optimized HLO text in the payload (for humans only).
+  bool include_optimized_hlo = true;
+
+  // Reports. When dump_dir is set, Compile creates it and writes
+  // after_optimizations.hlo (checked to parse back), schedule.txt,
+  // buffer_assignment.txt, pass_timings.txt and, for host artifacts,
+  // compile_timings.txt and llvm_ir.{before,after}_optimizations.ll.
+  std::string dump_dir;
+  // Also write the module after every pass under dump_dir/passes/.
+  bool dump_passes = false;
+  // When set, receives one line per progress report ("compile:   1.20s
+  // [middle_end] pass ...\n"), at most about once a second per kind. May be
+  // called from worker threads, never twice at once.
+  std::function<void(absl::string_view line)> progress;
+};
+
+// What a compilation did, for the CLI's summary line.
+struct CompileStatistics {
+  int64_t instructions_before = 0;
+  int64_t instructions_after = 0;
+  int64_t computations_before = 0;
+  int64_t computations_after = 0;
+  std::string fusion_stats;  // kernels and thunks the module needs
+  int64_t temp_bytes = 0;        // temporary bytes after buffer reuse
+  int64_t naive_temp_bytes = 0;  // the same without reuse
+  int64_t passes = 0;            // middle-end passes run
+  double seconds = 0;            // wall time of the whole compilation
+  // Wall time per compile phase, in order (host artifacts only).
+  std::vector<std::pair<std::string, double>> phases;
+};
+
+struct CompiledArtifact {
+  // The artifact, serialized deterministically; empty with middle_end_only.
+  std::string bytes;
+  CompileStatistics statistics;
+};
+
+// Whether `target` names a target Compile knows: OkStatus, or
+// InvalidArgument listing the supported ones. Thread-safe.
+absl::Status CheckTarget(absl::string_view target);
+
+// Compiles `hlo_text` as `options` say. Errors: InvalidArgument for an
+// unknown target, parse errors naming source_name:line:col, InvalidArgument
+// "<source_name>: verifier: ..." for a module that does not verify, the
+// middle end's and back end's errors (Unimplemented naming the instruction
+// a target cannot run, LLVM, link and ptxas errors), InternalError when the
+// compiled module does not verify or (with dump_dir) does not parse back,
+// and an error naming a dump file or folder that cannot be written.
+absl::StatusOr<CompiledArtifact> Compile(absl::string_view hlo_text,
+                                         const CompileOptions& options);
+
+// Compile, returning the sealed artifact proto instead of its bytes (for
+// structural diffs). Errors as Compile; InvalidArgument with
+// middle_end_only.
+absl::StatusOr<gpu::GpuExecutableProto> CompileToProto(absl::string_view hlo_text,
+                                                       const CompileOptions& options);
+
+}  // namespace xla::aot
+
+#endif  // XLA_AOT_COMPILE_H_

@@ -1,0 +1,165 @@
+// xla::aot::Compile: the same bytes as the target compilers it calls, the
+// CLI's error messages, the middle-end-only mode and the dump files.
+#include "xla/aot/compile.h"
+
+#include <filesystem>
+#include <string>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "gtest/gtest.h"
+#include "xla/aot/executable.h"
+#include "xla/backends/gpu/compiler/gpu_compiler.h"
+#include "xla/backends/gpu/compiler/host_compiler.h"
+#include "xla/util/proto_util.h"
+
+namespace xla::aot {
+namespace {
+
+constexpr char kAddExp[] = R"(
+HloModule add_exp
+
+ENTRY main {
+  a = f32[33] parameter(0)
+  b = f32[33] parameter(1)
+  s = f32[33] add(a, b)
+  ROOT e = f32[33] exponential(s)
+}
+)";
+
+constexpr char kDate[] = "2026-01-01T00:00:00Z";
+
+CompileOptions FastOptions(const std::string& target = "host") {
+  CompileOptions options;
+  options.target = target;
+  options.production_date = kDate;
+  options.opt_level = 1;
+  options.host_cpu_variants.clear();
+  return options;
+}
+
+TEST(CompileTest, HostBytesAreTheHostCompilers) {
+  absl::StatusOr<CompiledArtifact> compiled = Compile(kAddExp, FastOptions());
+  ASSERT_TRUE(compiled.ok()) << compiled.status();
+  gpu::HostCompilerOptions host;
+  host.production_date = kDate;
+  host.object.opt_level = 1;
+  absl::StatusOr<std::string> expected = gpu::CompileHloToHostArtifact(kAddExp, host);
+  ASSERT_TRUE(expected.ok()) << expected.status();
+  EXPECT_EQ(compiled->bytes, *expected);
+  EXPECT_TRUE(Executable::LoadFromBytes(compiled->bytes).ok());
+}
+
+TEST(CompileTest, HostCpuVariantsAreStored) {
+  CompileOptions options = FastOptions();
+  options.host_cpu_variants = {"x86-64-v3"};
+  absl::StatusOr<gpu::GpuExecutableProto> proto = CompileToProto(kAddExp, options);
+  ASSERT_TRUE(proto.ok()) << proto.status();
+  EXPECT_EQ(proto->payload().host_object_variants_size(), 1);
+  EXPECT_EQ(proto->header().target(), "host");
+}
+
+TEST(CompileTest, NvptxBytesAreTheGpuCompilers) {
+  CompileOptions options = FastOptions("sm_90");
+  options.emit_cubin_with_ptx = true;
+  absl::StatusOr<CompiledArtifact> compiled = Compile(kAddExp, options);
+  ASSERT_TRUE(compiled.ok()) << compiled.status();
+  gpu::GpuCompilerOptions gpu;
+  gpu.production_date = kDate;
+  gpu.spec = gpu::NvptxSpecChoice::kCubinWithPtx;
+  absl::StatusOr<std::string> expected = gpu::CompileHloToGpuArtifact(kAddExp, "sm_90", gpu);
+  ASSERT_TRUE(expected.ok()) << expected.status();
+  EXPECT_EQ(compiled->bytes, *expected);
+}
+
+TEST(CompileTest, ProtoIsTheBytesParsed) {
+  absl::StatusOr<CompiledArtifact> compiled = Compile(kAddExp, FastOptions());
+  absl::StatusOr<gpu::GpuExecutableProto> proto = CompileToProto(kAddExp, FastOptions());
+  ASSERT_TRUE(compiled.ok()) << compiled.status();
+  ASSERT_TRUE(proto.ok()) << proto.status();
+  EXPECT_EQ(SerializeDeterministically(*proto), compiled->bytes);
+}
+
+TEST(CompileTest, ChecksumOptionReachesTheHeader) {
+  CompileOptions options = FastOptions();
+  options.checksum = PayloadChecksum::kCrc32c;
+  absl::StatusOr<gpu::GpuExecutableProto> proto = CompileToProto(kAddExp, options);
+  ASSERT_TRUE(proto.ok()) << proto.status();
+  EXPECT_EQ(proto->header().checksum_algorithm(), gpu::CHECKSUM_ALGORITHM_CRC32C);
+}
+
+TEST(CompileTest, UnknownTargetListsTheKnownOnes) {
+  EXPECT_TRUE(CheckTarget("host").ok());
+  EXPECT_TRUE(CheckTarget("sm_90").ok());
+  absl::Status bad = CheckTarget("sm_12");
+  EXPECT_EQ(bad.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(absl::StrContains(bad.message(), "sm_90")) << bad;
+  EXPECT_TRUE(absl::StrContains(bad.message(), "or host")) << bad;
+  absl::StatusOr<CompiledArtifact> compiled = Compile(kAddExp, FastOptions("sm_12"));
+  EXPECT_EQ(compiled.status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+TEST(CompileTest, ParseErrorNamesSourceLineAndColumn) {
+  CompileOptions options = FastOptions();
+  options.source_name = "model.hlo";
+  absl::StatusOr<CompiledArtifact> compiled =
+      Compile("HloModule m\n\nENTRY main {\n  ROOT p = f32[2] bogus(1)\n}\n", options);
+  ASSERT_FALSE(compiled.ok());
+  EXPECT_TRUE(absl::StrContains(compiled.status().message(), "model.hlo:4:")) << compiled.status();
+}
+
+TEST(CompileTest, VerifierErrorNamesSource) {
+  CompileOptions options = FastOptions();
+  options.source_name = "model.hlo";
+  absl::StatusOr<CompiledArtifact> compiled = Compile(R"(
+HloModule m
+ENTRY main {
+  a = f32[2] parameter(0)
+  b = f32[3] parameter(1)
+  ROOT s = f32[2] add(a, b)
+}
+)",
+                                                      options);
+  ASSERT_FALSE(compiled.ok());
+  EXPECT_TRUE(absl::StartsWith(compiled.status().message(), "model.hlo: verifier: "))
+      << compiled.status();
+}
+
+TEST(CompileTest, MiddleEndOnlyMakesStatisticsButNoBytes) {
+  CompileOptions options = FastOptions();
+  options.middle_end_only = true;
+  absl::StatusOr<CompiledArtifact> compiled = Compile(kAddExp, options);
+  ASSERT_TRUE(compiled.ok()) << compiled.status();
+  EXPECT_TRUE(compiled->bytes.empty());
+  EXPECT_EQ(compiled->statistics.instructions_before, 4);
+  EXPECT_GT(compiled->statistics.passes, 0);
+  EXPECT_TRUE(compiled->statistics.phases.empty());
+  EXPECT_FALSE(CompileToProto(kAddExp, options).ok());
+}
+
+TEST(CompileTest, DumpDirGetsTheDocumentedFiles) {
+  const std::string dir = std::string(getenv("TEST_TMPDIR")) + "/dumps";
+  CompileOptions options = FastOptions();
+  options.dump_dir = dir;
+  absl::StatusOr<CompiledArtifact> compiled = Compile(kAddExp, options);
+  ASSERT_TRUE(compiled.ok()) << compiled.status();
+  for (const char* name :
+       {"after_optimizations.hlo", "schedule.txt", "buffer_assignment.txt", "pass_timings.txt",
+        "compile_timings.txt", "llvm_ir.before_optimizations.ll",
+        "llvm_ir.after_optimizations.ll"}) {
+    EXPECT_TRUE(std::filesystem::exists(dir + "/" + name)) << name;
+  }
+  EXPECT_FALSE(compiled->statistics.phases.empty());
+}
+
+TEST(CompileTest, ProgressLinesArePrefixed) {
+  CompileOptions options = FastOptions();
+  std::string lines;
+  options.progress = [&lines](absl::string_view line) { absl::StrAppend(&lines, line); };
+  ASSERT_TRUE(Compile(kAddExp, options).ok());
+  EXPECT_TRUE(absl::StartsWith(lines, "compile: ")) << lines;
+  EXPECT_TRUE(absl::StrContains(lines, "[finalize]")) << lines;
+}
+
+}  // namespace
+}  // namespace xla::aot

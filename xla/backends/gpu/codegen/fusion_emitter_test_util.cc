@@ -187,6 +187,28 @@ const FusionTestCase kFusionTestLoopBroadcast = {R"(
   ROOT f = f32[37,129] fusion(a, b), kind=kLoop, calls=fused
 )"};
 
+std::string FusionTestMaxPoolGradModule(const std::string& fused) {
+  return absl::StrCat(R"(HloModule m
+ge {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT c = pred[] compare(a, b), direction=GE
+}
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+fused {)",
+                      fused, R"(}
+ENTRY e {
+  x = f32[2,9,7,3] parameter(0)
+  g = f32[2,5,4,3] parameter(1)
+  ROOT f = f32[2,9,7,3] fusion(x, g), kind=kLoop, calls=fused
+}
+)");
+}
+
 namespace {
 
 // `fused` and `entry` with each variable ("$NAME") replaced by its value.

@@ -60,6 +60,11 @@ extern const FusionTestCase kFusionTestTranspose3d;
 // f32[37,129] a, f32[129] b -> (a + broadcast(b)) * a.
 extern const FusionTestCase kFusionTestLoopBroadcast;
 
+// A whole module for a max-pool gradient: computations `ge` (f32 select)
+// and `add`, `fused {<fused>}` over x = f32[2,9,7,3] and g = f32[2,5,4,3],
+// and the entry that calls it.
+std::string FusionTestMaxPoolGradModule(const std::string& fused);
+
 // A case whose sizes the test chooses: the fused computation and its entry.
 struct FusionTestCaseText {
   std::string fused;

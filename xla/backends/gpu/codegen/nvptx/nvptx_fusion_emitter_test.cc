@@ -595,29 +595,13 @@ TEST(NvptxFusionEmitter, SortNetworkSortsEveryLengthStably) {
 
 // Max-pool gradient: one thread, serial in source order (the host's).
 TEST(NvptxFusionEmitter, SelectAndScatterIsOneSerialThread) {
-  Compiled c = EmitText(R"(HloModule m
-ge {
-  a = f32[] parameter(0)
-  b = f32[] parameter(1)
-  ROOT r = pred[] compare(a, b), direction=GE
-}
-add {
-  a = f32[] parameter(0)
-  b = f32[] parameter(1)
-  ROOT s = f32[] add(a, b)
-}
-fused {
+  Compiled c = EmitText(FusionTestMaxPoolGradModule(R"(
   x = f32[2,9,7,3] parameter(0)
   g = f32[2,5,4,3] parameter(1)
   z = f32[] constant(0)
   ROOT s = f32[2,9,7,3] select-and-scatter(x, g, z), window={size=1x3x3x1 stride=1x2x2x1 pad=0_0x1_1x1_1x0_0}, select=ge, scatter=add
-}
-ENTRY e {
-  x = f32[2,9,7,3] parameter(0)
-  g = f32[2,5,4,3] parameter(1)
-  ROOT f = f32[2,9,7,3] fusion(x, g), kind=kLoop, calls=fused
-}
-)", "select_and_scatter");
+)"),
+                        "select_and_scatter");
   EXPECT_EQ(c.info.launch.grid_x, 1);
   EXPECT_EQ(c.info.launch.block_x, 1);
   EXPECT_TRUE(Has(c.ptx, "setp.ge.f32")) << c.ptx;  // the select computation

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "absl/types/span.h"
+#include "xla/util/math_util.h"
 
 namespace xla::evaluator {
 
@@ -37,11 +38,7 @@ inline int64_t LinearIndex(absl::Span<const int64_t> index, absl::Span<const int
 }
 
 // Element count of `dims` (1 for a scalar).
-inline int64_t ElementCount(absl::Span<const int64_t> dims) {
-  int64_t n = 1;
-  for (int64_t d : dims) n *= d;
-  return n;
-}
+inline int64_t ElementCount(absl::Span<const int64_t> dims) { return Product(dims); }
 
 }  // namespace xla::evaluator
 

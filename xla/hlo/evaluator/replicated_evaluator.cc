@@ -19,6 +19,7 @@
 #include "xla/hlo/ir/hlo_computation.h"
 #include "xla/hlo/ir/hlo_instruction.h"
 #include "xla/hlo/ir/hlo_opcode.h"
+#include "xla/util/math_util.h"
 #include "xla/util/status_macros.h"
 
 namespace xla {
@@ -50,12 +51,6 @@ Literal MakeTuple(std::vector<Literal> elements) {
 Literal AsValue(const Values& values) {
   if (values.size() == 1) return values[0];
   return MakeTuple(values);
-}
-
-int64_t Product(const std::vector<int64_t>& dims, size_t from, size_t to) {
-  int64_t p = 1;
-  for (size_t i = from; i < to; ++i) p *= dims[i];
-  return p;
 }
 
 int64_t ElementBytes(const Literal& a) {

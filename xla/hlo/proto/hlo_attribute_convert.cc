@@ -10,6 +10,7 @@
 #include "xla/hlo/ir/conv_dim_labels.h"
 #include "xla/types/xla_data_convert.h"
 #include "xla/util/logging.h"
+#include "xla/util/math_util.h"
 #include "xla/util/status_macros.h"
 
 namespace xla {
@@ -137,15 +138,6 @@ Window WindowFromProto(const WindowProto& proto) {
   return window;
 }
 
-// Product of non-negative `dims`; nullopt on a negative entry or overflow.
-std::optional<int64_t> Product(const google::protobuf::RepeatedField<int64_t>& dims) {
-  int64_t product = 1;
-  for (int64_t d : dims) {
-    if (d < 0 || __builtin_mul_overflow(product, d, &product)) return std::nullopt;
-  }
-  return product;
-}
-
 absl::StatusOr<ReplicaGroups> ReplicaGroupsFromProto(const ReplicaGroupsProto& proto,
                                                      absl::string_view field) {
   ReplicaGroups groups;
@@ -179,8 +171,8 @@ absl::StatusOr<ReplicaGroups> ReplicaGroupsFromProto(const ReplicaGroupsProto& p
     return Invalid(field, absl::StrCat("iota replica groups ", text,
                                        " need 2 group_dims and at least one reshape dim"));
   }
-  const std::optional<int64_t> groups_total = Product(proto.group_dims());
-  const std::optional<int64_t> devices = Product(proto.reshape_dims());
+  const std::optional<int64_t> groups_total = CheckedProduct(proto.group_dims());
+  const std::optional<int64_t> devices = CheckedProduct(proto.reshape_dims());
   if (!groups_total || !devices || *groups_total != *devices) {
     return Invalid(field, absl::StrCat("iota replica groups ", text,
                                        ": group_dims and reshape_dims must be non-negative and "

@@ -13,6 +13,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "xla/hlo/transforms/hlo_util.h"
+#include "xla/util/math_util.h"
 #include "xla/util/status_macros.h"
 
 namespace xla {
@@ -104,12 +105,6 @@ size_t SplitDim(const std::vector<int64_t>& dims) {
     if (dims[i] > dims[best]) best = i;
   }
   return best;
-}
-
-int64_t Product(const std::vector<int64_t>& dims) {
-  int64_t n = 1;
-  for (int64_t d : dims) n *= d;
-  return n;
 }
 
 // Emits instructions into one computation, with small helpers per opcode.

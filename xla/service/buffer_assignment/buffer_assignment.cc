@@ -9,15 +9,15 @@
 
 #include "absl/strings/str_cat.h"
 #include "xla/service/buffer_assignment/in_place.h"
+#include "xla/util/math_util.h"
 
 namespace xla {
 namespace {
 
 constexpr int64_t kForever = std::numeric_limits<int64_t>::max();
 
-int64_t AlignUp(int64_t x, int64_t alignment) {
-  return alignment <= 1 ? x : (x + alignment - 1) / alignment * alignment;
-}
+// `x` rounded up to a multiple of `alignment`; unchanged for no alignment.
+int64_t AlignUp(int64_t x, int64_t alignment) { return alignment <= 1 ? x : RoundUp(x, alignment); }
 
 std::string PositionName(const Position& p) {
   return absl::StrCat(p.instruction->name(), ShapeIndexToString(p.index));

@@ -8,6 +8,7 @@
 #include "xla/service/canonicalize/gemm_config.h"
 #include "xla/service/canonicalize/rewrite_util.h"
 #include "xla/types/primitive_type.h"
+#include "xla/util/math_util.h"
 
 namespace xla {
 namespace {
@@ -15,7 +16,6 @@ namespace {
 using canonicalize::AddOp;
 using canonicalize::AddReshape;
 using canonicalize::IsStaticShape;
-using canonicalize::Product;
 
 // More kernel positions than this would make a concatenate of that many
 // slices; such windows keep the direct convolution.

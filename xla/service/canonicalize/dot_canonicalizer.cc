@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "xla/service/canonicalize/gemm_config.h"
 #include "xla/service/canonicalize/rewrite_util.h"
+#include "xla/util/math_util.h"
 #include "xla/util/status_macros.h"
 
 namespace xla {
@@ -14,7 +15,6 @@ using canonicalize::AddReshape;
 using canonicalize::AddTranspose;
 using canonicalize::IsStaticShape;
 using canonicalize::PermutationIsReshape;
-using canonicalize::Product;
 
 // One operand of the dot, split into its dimension roles.
 struct OperandDims {

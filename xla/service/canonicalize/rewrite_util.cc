@@ -4,15 +4,10 @@
 #include <utility>
 
 #include "xla/util/logging.h"
+#include "xla/util/math_util.h"
 #include "xla/util/status_macros.h"
 
 namespace xla::canonicalize {
-
-int64_t Product(absl::Span<const int64_t> dims) {
-  int64_t p = 1;
-  for (int64_t d : dims) p *= d;
-  return p;
-}
 
 bool IsIdentityPermutation(absl::Span<const int64_t> perm) {
   for (size_t i = 0; i < perm.size(); ++i) {

@@ -22,9 +22,6 @@
 
 namespace xla::canonicalize {
 
-// Product of `dims` (1 for an empty list). Pure.
-int64_t Product(absl::Span<const int64_t> dims);
-
 // True when `perm` is 0, 1, ..., n-1. Pure.
 bool IsIdentityPermutation(absl::Span<const int64_t> perm);
 

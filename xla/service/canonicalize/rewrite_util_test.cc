@@ -4,6 +4,7 @@
 
 #include "gtest/gtest.h"
 #include "xla/hlo/parser/hlo_parser.h"
+#include "xla/util/math_util.h"
 
 namespace xla::canonicalize {
 namespace {

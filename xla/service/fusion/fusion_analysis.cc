@@ -5,6 +5,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "xla/service/fusion/fusion_util.h"
+#include "xla/util/math_util.h"
 
 namespace xla {
 namespace {
@@ -33,12 +34,6 @@ bool IsRowMajor(const Shape& s) {
     if (s.layout().minor_to_major[i] != rank - 1 - i) return false;
   }
   return true;
-}
-
-int64_t Product(const std::vector<int64_t>& dims, size_t begin, size_t end) {
-  int64_t p = 1;
-  for (size_t i = begin; i < end; ++i) p *= dims[i];
-  return p;
 }
 
 // Skips unary elementwise-like ops above the hero.

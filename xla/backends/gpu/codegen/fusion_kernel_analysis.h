@@ -85,6 +85,15 @@ struct OutputLeaf {
   Shape shape;
 };
 
+// One buffer argument of a fusion kernel, in kernel parameter order: the
+// fusion's operands, then its output leaves (both targets' kernel infos).
+struct FusionKernelArg {
+  bool is_output = false;
+  // Operand number, or output leaf number.
+  int64_t index = 0;
+  Shape shape;
+};
+
 // The outputs of `fusion` (whose called computation is `computation`): one
 // per array leaf of the fusion's shape, in order. A root tuple yields its
 // operands, a variadic reduce root its values. Errors, prefixed with

@@ -8,7 +8,13 @@
 // the kinds that use a single block (scatter, whole reduction).
 //
 // Kinds (chosen by AnalyzeFusionKernel in ../fusion_kernel_analysis.h, reported in
-// HostKernelInfo::kind):
+// HostKernelInfo::kind). The emitter is HostFusionKernelEmitter
+// (host_fusion_kernel_emitter.h) over the core both targets share
+// (../fusion_emitter_core.h), one file per kind: host_loop_kernel.cc,
+// host_transpose_kernel.cc, host_reduction_kernel.cc (row and column kinds),
+// host_update_kernel.cc (dus, scatter, select-and-scatter),
+// host_sort_kernel.cc, host_convolution_kernel.cc; host_fusion_emitter.cc
+// dispatches.
 //   loop               no reduce: per output element, the fused computation
 //                      through the elemental emitter; block = rows x column
 //                      chunk of the output, inner loop unit-stride.
@@ -63,6 +69,7 @@
 
 #include "absl/status/statusor.h"
 #include "llvm/IR/Module.h"
+#include "xla/backends/gpu/codegen/fusion_kernel_analysis.h"
 #include "xla/hlo/ir/hlo_instruction.h"
 #include "xla/types/shape.h"
 
@@ -100,13 +107,8 @@ struct HostEmitOptions {
   int64_t row_cache_bytes = 64 * 1024;
 };
 
-// One buffer argument of the kernel.
-struct HostKernelArg {
-  bool is_output = false;
-  // Operand number, or output leaf number.
-  int64_t index = 0;
-  Shape shape;
-};
+// One buffer argument of the kernel (operands, then output leaves).
+using HostKernelArg = FusionKernelArg;
 
 struct HostKernelInfo {
   std::string symbol;
@@ -125,10 +127,9 @@ struct HostKernelInfo {
 // op no host emitter handles (dot, select-and-scatter, rng, a sort that is
 // not the root, variadic scatter, ...). On error the module may hold a partial function
 // that the caller must discard with the module.
-absl::StatusOr<HostKernelInfo> EmitHostFusionKernel(const HloInstruction& fusion,
-                                                    const std::string& symbol,
-                                                    const HostEmitOptions& options,
-                                                    llvm::Module* module);
+absl::StatusOr<HostKernelInfo> EmitHostFusionKernel(
+    const HloInstruction& fusion, const std::string& symbol, const HostEmitOptions& options,
+    llvm::Module* module);
 
 }  // namespace xla::gpu
 

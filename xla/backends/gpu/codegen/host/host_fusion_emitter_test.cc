@@ -83,17 +83,8 @@ TEST(HostFusionEmitter, LoopF32WithBroadcastAndManyBlocks) {
   small_blocks.emit.target_block_bytes = 512;  // 128 f32: several blocks per row
   for (bool small : {false, true}) {
     const FusionRunOptions o = small ? small_blocks : FusionRunOptions{};
-    FusionRun run = Check(R"(
-  a = f32[37,129] parameter(0)
-  b = f32[129] parameter(1)
-  bb = f32[37,129] broadcast(b), dimensions={1}
-  s = f32[37,129] add(a, bb)
-  ROOT m = f32[37,129] multiply(s, a)
-)", R"(
-  a = f32[37,129] parameter(0)
-  b = f32[129] parameter(1)
-  ROOT f = f32[37,129] fusion(a, b), kind=kLoop, calls=fused
-)", "loop", true, o);
+    FusionRun run =
+        Check(kFusionTestLoopBroadcast.fused, kFusionTestLoopBroadcast.entry, "loop", true, o);
     if (small) {
       EXPECT_EQ(run.info.total_blocks, 37 * 2);
     }
@@ -150,15 +141,8 @@ TEST(HostFusionEmitter, MultiOutputLoop) {
 }
 
 TEST(HostFusionEmitter, RowReductionF32Bf16AndMultiOutput) {
-  Check(R"(
-  a = f32[37,129] parameter(0)
-  e = f32[37,129] multiply(a, a)
-  z = f32[] constant(0)
-  ROOT r = f32[37] reduce(e, z), dimensions={1}, to_apply=add
-)", R"(
-  a = f32[37,129] parameter(0)
-  ROOT f = f32[37] fusion(a), kind=kInput, calls=fused
-)", "row_reduction", true, Sequential());
+  Check(kFusionTestRowSumOfSquares.fused, kFusionTestRowSumOfSquares.entry, "row_reduction", true,
+        Sequential());
   Check(R"(
   a = bf16[37,129] parameter(0)
   z = bf16[] constant(0)
@@ -167,46 +151,19 @@ TEST(HostFusionEmitter, RowReductionF32Bf16AndMultiOutput) {
   a = bf16[37,129] parameter(0)
   ROOT f = bf16[37] fusion(a), kind=kInput, calls=fused
 )", "row_reduction", true);
-  Check(R"(
-  a = f32[3,11,129] parameter(0)
-  z = f32[] constant(0)
-  m = f32[] constant(-inf)
-  s = f32[3,11] reduce(a, z), dimensions={2}, to_apply=add
-  x = f32[3,11] reduce(a, m), dimensions={2}, to_apply=max
-  ROOT t = (f32[3,11], f32[3,11]) tuple(s, x)
-)", R"(
-  a = f32[3,11,129] parameter(0)
-  ROOT f = (f32[3,11], f32[3,11]) fusion(a), kind=kInput, calls=fused
-)", "row_reduction", true, Sequential());
+  const FusionTestCaseText sum_and_max = FusionTestRowSumAndMax(129);
+  Check(sum_and_max.fused, sum_and_max.entry, "row_reduction", true, Sequential());
 }
 
 TEST(HostFusionEmitter, VariadicArgmaxRowReduction) {
-  Check(R"(
-  a = f32[37,129] parameter(0)
-  i = s32[37,129] iota(), iota_dimension=1
-  m = f32[] constant(-inf)
-  z = s32[] constant(0)
-  ROOT r = (f32[37], s32[37]) reduce(a, i, m, z), dimensions={1}, to_apply=argmax
-)", R"(
-  a = f32[37,129] parameter(0)
-  ROOT f = (f32[37], s32[37]) fusion(a), kind=kInput, calls=fused
-)", "row_reduction", true);
+  Check(kFusionTestRowArgmax.fused, kFusionTestRowArgmax.entry, "row_reduction", true);
 }
 
 TEST(HostFusionEmitter, ColumnReductions) {
   FusionRunOptions narrow;
   narrow.emit.column_chunk = 16;  // several column chunks, a ragged last one
-  FusionRun run = Check(R"(
-  a = f32[129,37] parameter(0)
-  z = f32[] constant(0)
-  m = f32[] constant(-inf)
-  s = f32[37] reduce(a, z), dimensions={0}, to_apply=add
-  x = f32[37] reduce(a, m), dimensions={0}, to_apply=max
-  ROOT t = (f32[37], f32[37]) tuple(s, x)
-)", R"(
-  a = f32[129,37] parameter(0)
-  ROOT f = (f32[37], f32[37]) fusion(a), kind=kInput, calls=fused
-)", "column_reduction", true, narrow);
+  FusionRun run = Check(kFusionTestColumnSumAndMax.fused, kFusionTestColumnSumAndMax.entry,
+                        "column_reduction", true, narrow);
   EXPECT_EQ(run.info.total_blocks, 3);
   Check(R"(
   a = s32[5,33,19] parameter(0)
@@ -219,41 +176,15 @@ TEST(HostFusionEmitter, ColumnReductions) {
 }
 
 TEST(HostFusionEmitter, WholeAndGenericReductions) {
-  FusionRun whole = Check(R"(
-  a = f32[1001] parameter(0)
-  z = f32[] constant(0)
-  ROOT s = f32[] reduce(a, z), dimensions={0}, to_apply=add
-)", R"(
-  a = f32[1001] parameter(0)
-  ROOT f = f32[] fusion(a), kind=kInput, calls=fused
-)", "whole_reduction", true, Sequential());
+  const FusionTestCaseText sum = FusionTestWholeReduction("0", "add");
+  FusionRun whole = Check(sum.fused, sum.entry, "whole_reduction", true, Sequential());
   EXPECT_EQ(whole.info.total_blocks, 1);
-  Check(R"(
-  a = f32[5,6,7] parameter(0)
-  z = f32[] constant(0)
-  ROOT s = f32[6] reduce(a, z), dimensions={0,2}, to_apply=add
-)", R"(
-  a = f32[5,6,7] parameter(0)
-  ROOT f = f32[6] fusion(a), kind=kInput, calls=fused
-)", "generic_reduction", true);
+  Check(kFusionTestGenericReduce.fused, kFusionTestGenericReduce.entry, "generic_reduction", true);
 }
 
 TEST(HostFusionEmitter, SoftmaxIsOneRowNormalizationKernel) {
-  FusionRun run = Check(R"(
-  a = f32[37,129] parameter(0)
-  m = f32[] constant(-inf)
-  z = f32[] constant(0)
-  mx = f32[37] reduce(a, m), dimensions={1}, to_apply=max
-  mb = f32[37,129] broadcast(mx), dimensions={0}
-  d = f32[37,129] subtract(a, mb)
-  e = f32[37,129] exponential(d)
-  s = f32[37] reduce(e, z), dimensions={1}, to_apply=add
-  sb = f32[37,129] broadcast(s), dimensions={0}
-  ROOT o = f32[37,129] divide(e, sb)
-)", R"(
-  a = f32[37,129] parameter(0)
-  ROOT f = f32[37,129] fusion(a), kind=kInput, calls=fused
-)", "row_normalization", false);
+  FusionRun run =
+      Check(kFusionTestSoftmax.fused, kFusionTestSoftmax.entry, "row_normalization", false);
   // Each reduction is computed once per row: one (lane) reduction loop per
   // reduce (vr.body) plus the output loop, not a reduction inside the
   // output loop.
@@ -269,54 +200,17 @@ TEST(HostFusionEmitter, SoftmaxIsOneRowNormalizationKernel) {
 }
 
 TEST(HostFusionEmitter, LayerNormIsOneRowNormalizationKernel) {
-  Check(R"(
-  a = f32[13,257] parameter(0)
-  g = f32[257] parameter(1)
-  z = f32[] constant(0)
-  n = f32[] constant(257)
-  eps = f32[] constant(1e-5)
-  s = f32[13] reduce(a, z), dimensions={1}, to_apply=add
-  nb = f32[13] broadcast(n), dimensions={}
-  mean = f32[13] divide(s, nb)
-  mb = f32[13,257] broadcast(mean), dimensions={0}
-  c = f32[13,257] subtract(a, mb)
-  sq = f32[13,257] multiply(c, c)
-  v = f32[13] reduce(sq, z), dimensions={1}, to_apply=add
-  var = f32[13] divide(v, nb)
-  eb = f32[13] broadcast(eps), dimensions={}
-  ve = f32[13] add(var, eb)
-  r = f32[13] rsqrt(ve)
-  rb = f32[13,257] broadcast(r), dimensions={0}
-  gb = f32[13,257] broadcast(g), dimensions={1}
-  y = f32[13,257] multiply(c, rb)
-  o = f32[13,257] multiply(y, gb)
-  ROOT t = (f32[13,257], f32[13]) tuple(o, mean)
-)", R"(
-  a = f32[13,257] parameter(0)
-  g = f32[257] parameter(1)
-  ROOT f = (f32[13,257], f32[13]) fusion(a, g), kind=kInput, calls=fused
-)", "row_normalization", false, {}, /*output_scale=*/true);
+  const FusionTestCaseText layer_norm = FusionTestLayerNorm(257);
+  Check(layer_norm.fused, layer_norm.entry, "row_normalization", false, {}, /*output_scale=*/true);
 }
 
 TEST(HostFusionEmitter, TransposeOfOddShapes) {
   FusionRunOptions small_tiles;
   small_tiles.emit.transpose_tile = 8;
-  FusionRun run = Check(R"(
-  a = f32[37,129] parameter(0)
-  t = f32[129,37] transpose(a), dimensions={1,0}
-  ROOT n = f32[129,37] negate(t)
-)", R"(
-  a = f32[37,129] parameter(0)
-  ROOT f = f32[129,37] fusion(a), kind=kLoop, calls=fused
-)", "transpose", true, small_tiles);
+  FusionRun run =
+      Check(kFusionTestTranspose.fused, kFusionTestTranspose.entry, "transpose", true, small_tiles);
   EXPECT_EQ(run.info.total_blocks, 17 * 5);
-  Check(R"(
-  a = s32[37,3,129] parameter(0)
-  ROOT t = s32[129,37,3] transpose(a), dimensions={2,0,1}
-)", R"(
-  a = s32[37,3,129] parameter(0)
-  ROOT f = s32[129,37,3] fusion(a), kind=kLoop, calls=fused
-)", "transpose", true, small_tiles);
+  Check(kFusionTestTranspose3d.fused, kFusionTestTranspose3d.entry, "transpose", true, small_tiles);
 }
 
 constexpr const char* kDusFused = kFusionTestDusFused;

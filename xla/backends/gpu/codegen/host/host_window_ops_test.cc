@@ -221,30 +221,13 @@ TEST(HostWindowOps, GatherBatchingDims) {
 // skipped; inputs rounded to a few values to force ties (the first tap in
 // row-major order wins under GE).
 TEST(HostWindowOps, SelectAndScatterMaxPoolGradWithTies) {
-  const std::string text = std::string("HloModule m\n") + R"(
-ge {
-  a = f32[] parameter(0)
-  b = f32[] parameter(1)
-  ROOT c = pred[] compare(a, b), direction=GE
-}
-add {
-  a = f32[] parameter(0)
-  b = f32[] parameter(1)
-  ROOT s = f32[] add(a, b)
-}
-fused {
+  const std::string text = FusionTestMaxPoolGradModule(R"(
   x = f32[2,9,7,3] parameter(0)
   g = f32[2,5,4,3] parameter(1)
   z = f32[] constant(0.25)
   g2 = f32[2,5,4,3] multiply(g, g)
   ROOT s = f32[2,9,7,3] select-and-scatter(x, g2, z), window={size=1x3x3x1 stride=1x2x2x1 pad=0_0x1_1x1_1x0_0}, select=ge, scatter=add
-}
-ENTRY e {
-  x = f32[2,9,7,3] parameter(0)
-  g = f32[2,5,4,3] parameter(1)
-  ROOT f = f32[2,9,7,3] fusion(x, g), kind=kLoop, calls=fused
-}
-)";
+)");
   CheckModule(text, "select_and_scatter", [](std::vector<Literal>& in) {
     for (int64_t i = 0; i < in[0].element_count(); ++i) {
       in[0].SetDouble(i, static_cast<double>(static_cast<int>(in[0].GetDouble(i) * 3)));

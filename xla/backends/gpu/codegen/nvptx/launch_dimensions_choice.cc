@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
+#include "xla/util/math_util.h"
 
 namespace xla::gpu {
 namespace {
@@ -18,8 +19,6 @@ constexpr int64_t kTile = 32;
 constexpr int64_t kTileRows = 8;
 constexpr int64_t kMaxGridX = (int64_t{1} << 31) - 1;
 
-int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
-int64_t RoundUp(int64_t a, int64_t b) { return CeilDiv(a, b) * b; }
 int64_t NextPowerOfTwo(int64_t a) {
   int64_t p = 1;
   while (p < a) p *= 2;

@@ -12,7 +12,13 @@
 // (1-D grid and blocks; shared memory is static, so no dynamic bytes).
 //
 // Kinds (classified by AnalyzeFusionKernel in ../fusion_kernel_analysis.h, as for the host; the launch of
-// each comes from launch_dimensions_choice.h):
+// each comes from launch_dimensions_choice.h). The emitter is
+// NvptxFusionKernelEmitter (nvptx_fusion_kernel_emitter.h) over the core both
+// targets share (../fusion_emitter_core.h), one file per kind:
+// nvptx_loop_kernel.cc, nvptx_reduction_kernel.cc (row and column kinds),
+// nvptx_transpose_kernel.cc, nvptx_update_kernel.cc (dus, scatter,
+// select-and-scatter), nvptx_sort_kernel.cc; nvptx_launch_problem.cc
+// classifies.
 //   loop               per output element (thread-indexed with a bounds
 //                      check, grid-stride when the grid is capped); 4-wide
 //                      <4 x float> global loads/stores when every operand
@@ -80,6 +86,7 @@
 
 #include "absl/status/statusor.h"
 #include "llvm/IR/Module.h"
+#include "xla/backends/gpu/codegen/fusion_kernel_analysis.h"
 #include "xla/backends/gpu/codegen/nvptx/launch_dimensions_choice.h"
 #include "xla/backends/gpu/codegen/nvptx/nvptx_target.h"
 #include "xla/hlo/ir/hlo_instruction.h"
@@ -109,11 +116,7 @@ struct NvptxLaunchDimensions {
   int64_t shared_memory_bytes = 0;  // dynamic shared memory (always 0 here)
 };
 
-struct NvptxKernelArg {
-  bool is_output = false;
-  int64_t index = 0;  // operand number or output leaf number
-  Shape shape;
-};
+using NvptxKernelArg = FusionKernelArg;
 
 struct NvptxKernelInfo {
   std::string symbol;

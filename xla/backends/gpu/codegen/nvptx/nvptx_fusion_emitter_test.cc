@@ -115,17 +115,7 @@ Compiled EmitText(const std::string& text, const std::string& kind,
 }
 
 TEST(NvptxFusionEmitter, LoopWithBroadcastIsThreadIndexedScalar) {
-  Compiled c = Emit(R"(
-  a = f32[37,129] parameter(0)
-  b = f32[129] parameter(1)
-  bb = f32[37,129] broadcast(b), dimensions={1}
-  s = f32[37,129] add(a, bb)
-  ROOT m = f32[37,129] multiply(s, a)
-)", R"(
-  a = f32[37,129] parameter(0)
-  b = f32[129] parameter(1)
-  ROOT f = f32[37,129] fusion(a, b), kind=kLoop, calls=fused
-)", "loop");
+  Compiled c = Emit(kFusionTestLoopBroadcast.fused, kFusionTestLoopBroadcast.entry, "loop");
   EXPECT_EQ(c.info.launch.grid_x, 19);  // ceil(4773 / 256)
   EXPECT_EQ(c.info.launch.block_x, 256);
   EXPECT_EQ(c.info.choice.vector_width, 1);
@@ -188,15 +178,8 @@ TEST(NvptxFusionEmitter, MultiOutputLoopOfDifferentShapes) {
 }
 
 TEST(NvptxFusionEmitter, ShortRowReductionIsAWarpPerRowWithShuffles) {
-  Compiled c = Emit(R"(
-  a = f32[37,129] parameter(0)
-  e = f32[37,129] multiply(a, a)
-  z = f32[] constant(0)
-  ROOT r = f32[37] reduce(e, z), dimensions={1}, to_apply=add
-)", R"(
-  a = f32[37,129] parameter(0)
-  ROOT f = f32[37] fusion(a), kind=kInput, calls=fused
-)", "row_reduction");
+  Compiled c =
+      Emit(kFusionTestRowSumOfSquares.fused, kFusionTestRowSumOfSquares.entry, "row_reduction");
   EXPECT_TRUE(c.info.choice.warp_per_row);
   EXPECT_EQ(c.info.launch.grid_x, 5);
   EXPECT_EQ(c.info.launch.block_x, 256);
@@ -224,78 +207,21 @@ TEST(NvptxFusionEmitter, LongRowReductionUsesSharedMemoryAcrossWarps) {
 }
 
 TEST(NvptxFusionEmitter, VariadicArgmaxAndMultiOutputRowReductions) {
-  Compiled c = Emit(R"(
-  a = f32[37,129] parameter(0)
-  i = s32[37,129] iota(), iota_dimension=1
-  m = f32[] constant(-inf)
-  z = s32[] constant(0)
-  ROOT r = (f32[37], s32[37]) reduce(a, i, m, z), dimensions={1}, to_apply=argmax
-)", R"(
-  a = f32[37,129] parameter(0)
-  ROOT f = (f32[37], s32[37]) fusion(a), kind=kInput, calls=fused
-)", "row_reduction");
+  Compiled c = Emit(kFusionTestRowArgmax.fused, kFusionTestRowArgmax.entry, "row_reduction");
   EXPECT_TRUE(Has(c.ptx, "shfl.sync.bfly.b32")) << c.ptx;
-  Compiled two = Emit(R"(
-  a = f32[3,11,1029] parameter(0)
-  z = f32[] constant(0)
-  m = f32[] constant(-inf)
-  s = f32[3,11] reduce(a, z), dimensions={2}, to_apply=add
-  x = f32[3,11] reduce(a, m), dimensions={2}, to_apply=max
-  ROOT t = (f32[3,11], f32[3,11]) tuple(s, x)
-)", R"(
-  a = f32[3,11,1029] parameter(0)
-  ROOT f = (f32[3,11], f32[3,11]) fusion(a), kind=kInput, calls=fused
-)", "row_reduction");
+  const FusionTestCaseText sum_and_max = FusionTestRowSumAndMax(1029);
+  Compiled two = Emit(sum_and_max.fused, sum_and_max.entry, "row_reduction");
   EXPECT_EQ(two.info.launch.grid_x, 33);
   EXPECT_TRUE(Has(two.ptx, "bar.sync")) << two.ptx;
 }
 
 TEST(NvptxFusionEmitter, SoftmaxAndLayerNormAreRowNormalizations) {
-  Compiled softmax = Emit(R"(
-  a = f32[37,129] parameter(0)
-  m = f32[] constant(-inf)
-  z = f32[] constant(0)
-  mx = f32[37] reduce(a, m), dimensions={1}, to_apply=max
-  mb = f32[37,129] broadcast(mx), dimensions={0}
-  d = f32[37,129] subtract(a, mb)
-  e = f32[37,129] exponential(d)
-  s = f32[37] reduce(e, z), dimensions={1}, to_apply=add
-  sb = f32[37,129] broadcast(s), dimensions={0}
-  ROOT o = f32[37,129] divide(e, sb)
-)", R"(
-  a = f32[37,129] parameter(0)
-  ROOT f = f32[37,129] fusion(a), kind=kInput, calls=fused
-)", "row_normalization");
+  Compiled softmax = Emit(kFusionTestSoftmax.fused, kFusionTestSoftmax.entry, "row_normalization");
   EXPECT_TRUE(softmax.info.choice.warp_per_row);
   EXPECT_TRUE(Has(softmax.ptx, "shfl.sync.bfly.b32")) << softmax.ptx;
   EXPECT_TRUE(Has(softmax.ptx, "ex2.approx")) << softmax.ptx;  // libdevice's expf
-  Compiled layer_norm = Emit(R"(
-  a = f32[13,1257] parameter(0)
-  g = f32[1257] parameter(1)
-  z = f32[] constant(0)
-  n = f32[] constant(1257)
-  eps = f32[] constant(1e-5)
-  s = f32[13] reduce(a, z), dimensions={1}, to_apply=add
-  nb = f32[13] broadcast(n), dimensions={}
-  mean = f32[13] divide(s, nb)
-  mb = f32[13,1257] broadcast(mean), dimensions={0}
-  c = f32[13,1257] subtract(a, mb)
-  sq = f32[13,1257] multiply(c, c)
-  v = f32[13] reduce(sq, z), dimensions={1}, to_apply=add
-  var = f32[13] divide(v, nb)
-  eb = f32[13] broadcast(eps), dimensions={}
-  ve = f32[13] add(var, eb)
-  r = f32[13] rsqrt(ve)
-  rb = f32[13,1257] broadcast(r), dimensions={0}
-  gb = f32[13,1257] broadcast(g), dimensions={1}
-  y = f32[13,1257] multiply(c, rb)
-  o = f32[13,1257] multiply(y, gb)
-  ROOT t = (f32[13,1257], f32[13]) tuple(o, mean)
-)", R"(
-  a = f32[13,1257] parameter(0)
-  g = f32[1257] parameter(1)
-  ROOT f = (f32[13,1257], f32[13]) fusion(a, g), kind=kInput, calls=fused
-)", "row_normalization");
+  const FusionTestCaseText text = FusionTestLayerNorm(1257);
+  Compiled layer_norm = Emit(text.fused, text.entry, "row_normalization");
   EXPECT_FALSE(layer_norm.info.choice.warp_per_row);
   EXPECT_EQ(layer_norm.info.launch.grid_x, 13);
   EXPECT_TRUE(Has(layer_norm.ptx, "bar.sync")) << layer_norm.ptx;
@@ -303,17 +229,8 @@ TEST(NvptxFusionEmitter, SoftmaxAndLayerNormAreRowNormalizations) {
 }
 
 TEST(NvptxFusionEmitter, ColumnReductionsGoThroughASharedTile) {
-  Compiled c = Emit(R"(
-  a = f32[129,37] parameter(0)
-  z = f32[] constant(0)
-  m = f32[] constant(-inf)
-  s = f32[37] reduce(a, z), dimensions={0}, to_apply=add
-  x = f32[37] reduce(a, m), dimensions={0}, to_apply=max
-  ROOT t = (f32[37], f32[37]) tuple(s, x)
-)", R"(
-  a = f32[129,37] parameter(0)
-  ROOT f = (f32[37], f32[37]) fusion(a), kind=kInput, calls=fused
-)", "column_reduction");
+  Compiled c =
+      Emit(kFusionTestColumnSumAndMax.fused, kFusionTestColumnSumAndMax.entry, "column_reduction");
   EXPECT_EQ(c.info.launch.grid_x, 2);
   EXPECT_EQ(c.info.launch.block_x, 256);
   EXPECT_EQ(c.info.static_shared_bytes, 2 * 8 * 33 * 4);
@@ -334,49 +251,24 @@ TEST(NvptxFusionEmitter, ColumnReductionsGoThroughASharedTile) {
 }
 
 TEST(NvptxFusionEmitter, WholeAndGenericReductions) {
-  Compiled whole = Emit(R"(
-  a = f32[1001] parameter(0)
-  z = f32[] constant(1)
-  ROOT s = f32[] reduce(a, z), dimensions={0}, to_apply=mul
-)", R"(
-  a = f32[1001] parameter(0)
-  ROOT f = f32[] fusion(a), kind=kInput, calls=fused
-)", "whole_reduction");
+  const FusionTestCaseText product = FusionTestWholeReduction("1", "mul");
+  Compiled whole = Emit(product.fused, product.entry, "whole_reduction");
   EXPECT_EQ(whole.info.launch.grid_x, 1);
   EXPECT_EQ(whole.info.launch.block_x, 1024);
   EXPECT_TRUE(Has(whole.ptx, "bar.sync")) << whole.ptx;
-  Compiled generic = Emit(R"(
-  a = f32[5,6,7] parameter(0)
-  z = f32[] constant(0)
-  ROOT s = f32[6] reduce(a, z), dimensions={0,2}, to_apply=add
-)", R"(
-  a = f32[5,6,7] parameter(0)
-  ROOT f = f32[6] fusion(a), kind=kInput, calls=fused
-)", "generic_reduction");
+  Compiled generic =
+      Emit(kFusionTestGenericReduce.fused, kFusionTestGenericReduce.entry, "generic_reduction");
   EXPECT_EQ(generic.info.launch.grid_x, 1);
 }
 
 TEST(NvptxFusionEmitter, TransposesUsePaddedSharedTiles) {
-  Compiled c = Emit(R"(
-  a = f32[37,129] parameter(0)
-  t = f32[129,37] transpose(a), dimensions={1,0}
-  ROOT n = f32[129,37] negate(t)
-)", R"(
-  a = f32[37,129] parameter(0)
-  ROOT f = f32[129,37] fusion(a), kind=kLoop, calls=fused
-)", "transpose");
+  Compiled c = Emit(kFusionTestTranspose.fused, kFusionTestTranspose.entry, "transpose");
   EXPECT_EQ(c.info.launch.grid_x, 5 * 2);  // ceil(129/32) x ceil(37/32) tiles
   EXPECT_EQ(c.info.static_shared_bytes, 32 * 33 * 4);
   EXPECT_TRUE(Has(c.ptx, "st.shared.f32")) << c.ptx;
   EXPECT_TRUE(Has(c.ptx, "ld.shared.f32")) << c.ptx;
   EXPECT_TRUE(Has(c.ptx, "bar.sync")) << c.ptx;
-  Compiled three = Emit(R"(
-  a = s32[37,3,129] parameter(0)
-  ROOT t = s32[129,37,3] transpose(a), dimensions={2,0,1}
-)", R"(
-  a = s32[37,3,129] parameter(0)
-  ROOT f = s32[129,37,3] fusion(a), kind=kLoop, calls=fused
-)", "transpose");
+  Compiled three = Emit(kFusionTestTranspose3d.fused, kFusionTestTranspose3d.entry, "transpose");
   EXPECT_EQ(three.info.launch.grid_x, 37 * 5 * 1);
   EXPECT_TRUE(Has(three.ptx, "bar.sync")) << three.ptx;
 }
@@ -703,29 +595,13 @@ TEST(NvptxFusionEmitter, SortNetworkSortsEveryLengthStably) {
 
 // Max-pool gradient: one thread, serial in source order (the host's).
 TEST(NvptxFusionEmitter, SelectAndScatterIsOneSerialThread) {
-  Compiled c = EmitText(R"(HloModule m
-ge {
-  a = f32[] parameter(0)
-  b = f32[] parameter(1)
-  ROOT r = pred[] compare(a, b), direction=GE
-}
-add {
-  a = f32[] parameter(0)
-  b = f32[] parameter(1)
-  ROOT s = f32[] add(a, b)
-}
-fused {
+  Compiled c = EmitText(FusionTestMaxPoolGradModule(R"(
   x = f32[2,9,7,3] parameter(0)
   g = f32[2,5,4,3] parameter(1)
   z = f32[] constant(0)
   ROOT s = f32[2,9,7,3] select-and-scatter(x, g, z), window={size=1x3x3x1 stride=1x2x2x1 pad=0_0x1_1x1_1x0_0}, select=ge, scatter=add
-}
-ENTRY e {
-  x = f32[2,9,7,3] parameter(0)
-  g = f32[2,5,4,3] parameter(1)
-  ROOT f = f32[2,9,7,3] fusion(x, g), kind=kLoop, calls=fused
-}
-)", "select_and_scatter");
+)"),
+                        "select_and_scatter");
   EXPECT_EQ(c.info.launch.grid_x, 1);
   EXPECT_EQ(c.info.launch.block_x, 1);
   EXPECT_TRUE(Has(c.ptx, "setp.ge.f32")) << c.ptx;  // the select computation

@@ -1,4 +1,4 @@
-#include "xla/backends/gpu/runtime/host_gemm.h"
+#include "xla/stream_executor/host/host_gemm.h"
 
 #include <algorithm>
 #include <atomic>
@@ -12,10 +12,10 @@
 
 #include "absl/functional/function_ref.h"
 #include "absl/strings/str_cat.h"
-#include "xla/backends/gpu/runtime/host_gemm_kernels.h"
+#include "xla/stream_executor/host/host_gemm_kernels.h"
 #include "xla/stream_executor/host/cpu_features.h"
 
-namespace xla::gpu {
+namespace stream_executor::host {
 namespace {
 
 // How a GEMM is cut: batch_size x row_blocks x col_blocks units; a row
@@ -39,7 +39,7 @@ constexpr int64_t kColumnQuantum = 64;
 // 15% more CPU than one product; 96-row blocks about half that).
 constexpr int64_t kMaxRowBlocks = 16;
 
-double Macs(const GemmConfig& c) {
+double Macs(const BlasGemmConfig& c) {
   return static_cast<double>(c.m) * static_cast<double>(c.n) * static_cast<double>(c.k);
 }
 
@@ -50,7 +50,7 @@ void Cut(int64_t extent, int64_t target, int64_t quantum, int64_t* per_block, in
   *blocks = (extent + *per_block - 1) / *per_block;
 }
 
-Partition Partitioned(const GemmConfig& c, int64_t min_parallel_macs) {
+Partition Partitioned(const BlasGemmConfig& c, int64_t min_parallel_macs) {
   Partition p;
   p.rows_per_block = c.m;
   p.cols_per_block = c.n;
@@ -71,7 +71,7 @@ Partition Partitioned(const GemmConfig& c, int64_t min_parallel_macs) {
 // Runs run(0), ..., run(units - 1) on the caller and up to units - 1 pool
 // threads. Units are claimed from a shared counter, so the caller finishes
 // alone if the pool is busy, and waits only for units already claimed.
-void ParallelFor(stream_executor::host::HostThreadPool& pool, int64_t units,
+void ParallelFor(HostThreadPool& pool, int64_t units,
                  absl::FunctionRef<void(int64_t)> run) {
   struct Shared {
     std::atomic<int64_t> next{0};
@@ -102,9 +102,9 @@ void ParallelFor(stream_executor::host::HostThreadPool& pool, int64_t units,
 }
 
 // True when this machine's CPU (and OS) has every one of `features`
-// (stream_executor::host::MachineCpuFeatures, LLVM's names).
+// (MachineCpuFeatures, LLVM's names).
 bool CpuHas(std::initializer_list<const char*> features) {
-  const std::set<std::string>& machine = stream_executor::host::MachineCpuFeatures();
+  const std::set<std::string>& machine = MachineCpuFeatures();
   for (const char* f : features) {
     if (machine.count(f) == 0) return false;
   }
@@ -127,7 +127,22 @@ const HostGemmKernels& Kernels() {
   return *chosen;
 }
 
-void GemmWith(HostGemmRowsFn rows_fn, int64_t element_bytes, const GemmConfig& c,
+// The kernel of `kernels` for `type`; null for a value outside the enum.
+HostGemmRowsFn RowsFn(const HostGemmKernels& kernels, BlasElementType type) {
+  switch (type) {
+    case BlasElementType::kF32:
+      return kernels.f32;
+    case BlasElementType::kF64:
+      return kernels.f64;
+    case BlasElementType::kF16:
+      return kernels.f16;
+    case BlasElementType::kBF16:
+      return kernels.bf16;
+  }
+  return nullptr;
+}
+
+void GemmWith(HostGemmRowsFn rows_fn, int64_t element_bytes, const BlasGemmConfig& c,
               const void* lhs, const void* rhs, void* out, const HostGemmThreading& threading) {
   const char* l = static_cast<const char*>(lhs);
   const char* r = static_cast<const char*>(rhs);
@@ -157,37 +172,25 @@ void GemmWith(HostGemmRowsFn rows_fn, int64_t element_bytes, const GemmConfig& c
 
 }  // namespace
 
-bool IsSupportedGemmType(PrimitiveType type) {
-  return type == PrimitiveType::F16 || type == PrimitiveType::BF16 || type == PrimitiveType::F32 ||
-         type == PrimitiveType::F64;
-}
-
-int64_t HostGemmWorkUnits(const GemmConfig& config, int64_t min_parallel_macs) {
+int64_t HostGemmWorkUnits(const BlasGemmConfig& config, int64_t min_parallel_macs) {
   return config.batch_size * Partitioned(config, min_parallel_macs).blocks();
 }
 
 absl::string_view HostGemmIsa() { return Kernels().isa; }
 
-absl::Status HostGemm(const GemmConfig& c, const void* lhs, const void* rhs, void* out) {
+absl::Status HostGemm(const BlasGemmConfig& c, const void* lhs, const void* rhs, void* out) {
   return HostGemm(c, lhs, rhs, out, HostGemmThreading());
 }
 
-absl::Status HostGemm(const GemmConfig& c, const void* lhs, const void* rhs, void* out,
+absl::Status HostGemm(const BlasGemmConfig& c, const void* lhs, const void* rhs, void* out,
                       const HostGemmThreading& threading) {
-  // Ifs, not a switch: the other 30 element types are all "unsupported".
-  const HostGemmKernels& k = Kernels();
-  const PrimitiveType t = c.element_type;
-  const HostGemmRowsFn fn = t == PrimitiveType::F32   ? k.f32
-                            : t == PrimitiveType::F64 ? k.f64
-                            : t == PrimitiveType::F16 ? k.f16
-                            : t == PrimitiveType::BF16 ? k.bf16
-                                                       : nullptr;
+  const HostGemmRowsFn fn = RowsFn(Kernels(), c.element_type);
   if (fn == nullptr) {
     return absl::UnimplementedError(absl::StrCat("host GEMM does not support element type ",
-                                                 PrimitiveTypeName(t)));
+                                                 static_cast<int>(c.element_type)));
   }
-  GemmWith(fn, ByteWidth(t), c, lhs, rhs, out, threading);
+  GemmWith(fn, BlasElementBytes(c.element_type), c, lhs, rhs, out, threading);
   return absl::OkStatus();
 }
 
-}  // namespace xla::gpu
+}  // namespace stream_executor::host

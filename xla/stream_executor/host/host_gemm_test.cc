@@ -1,6 +1,6 @@
 // HostGemm against a naive triple loop in double precision: odd sizes,
 // random data, transposes, batch strides, alpha and beta, f32/f64/f16/bf16.
-#include "xla/backends/gpu/runtime/host_gemm.h"
+#include "xla/stream_executor/host/host_gemm.h"
 
 #include <atomic>
 #include <cstring>
@@ -12,7 +12,7 @@
 #include "gtest/gtest.h"
 #include "xla/stream_executor/host/host_thread_pool.h"
 
-namespace xla::gpu {
+namespace stream_executor::host {
 namespace {
 
 template <typename T>
@@ -25,7 +25,7 @@ std::vector<T> Random(size_t n, std::mt19937& rng) {
 
 // Reference: out[b] = alpha * op(lhs[b]) op(rhs[b]) + beta * out[b].
 template <typename T>
-std::vector<double> Naive(const GemmConfig& c, const std::vector<T>& lhs, const std::vector<T>& rhs,
+std::vector<double> Naive(const BlasGemmConfig& c, const std::vector<T>& lhs, const std::vector<T>& rhs,
                           const std::vector<T>& out) {
   std::vector<double> result(out.begin(), out.end());
   for (int64_t b = 0; b < c.batch_size; ++b) {
@@ -46,9 +46,9 @@ std::vector<double> Naive(const GemmConfig& c, const std::vector<T>& lhs, const 
 }
 
 template <typename T>
-void Check(PrimitiveType type, bool tl, bool tr, int64_t batch, double alpha, double beta, double tol) {
+void Check(BlasElementType type, bool tl, bool tr, int64_t batch, double alpha, double beta, double tol) {
   std::mt19937 rng(static_cast<unsigned>(batch * 7 + tl * 2 + tr));
-  GemmConfig c;
+  BlasGemmConfig c;
   c.element_type = type;
   c.m = 33;
   c.n = 17;
@@ -76,30 +76,30 @@ void Check(PrimitiveType type, bool tl, bool tr, int64_t batch, double alpha, do
 
 TEST(HostGemm, F32AllTransposes) {
   for (bool tl : {false, true}) {
-    for (bool tr : {false, true}) Check<float>(PrimitiveType::F32, tl, tr, 3, 1.5, 0.25, 1e-5);
+    for (bool tr : {false, true}) Check<float>(BlasElementType::kF32, tl, tr, 3, 1.5, 0.25, 1e-5);
   }
 }
 
-TEST(HostGemm, F64BetaZeroIgnoresOutput) { Check<double>(PrimitiveType::F64, true, false, 2, -2, 0, 1e-12); }
+TEST(HostGemm, F64BetaZeroIgnoresOutput) { Check<double>(BlasElementType::kF64, true, false, 2, -2, 0, 1e-12); }
 
 TEST(HostGemm, F16AccumulatesInF32) {
-  Check<Eigen::half>(PrimitiveType::F16, false, true, 2, 1, 0.5, 2e-2);
+  Check<Eigen::half>(BlasElementType::kF16, false, true, 2, 1, 0.5, 2e-2);
 }
 
 TEST(HostGemm, BF16AccumulatesInF32) {
-  Check<Eigen::bfloat16>(PrimitiveType::BF16, true, true, 1, 0.5, 1, 6e-2);
+  Check<Eigen::bfloat16>(BlasElementType::kBF16, true, true, 1, 0.5, 1, 6e-2);
 }
 
-TEST(HostGemm, RejectsIntegers) {
-  GemmConfig c;
-  c.element_type = PrimitiveType::S32;
+TEST(HostGemm, RejectsUnknownElementTypes) {
+  BlasGemmConfig c;
+  c.element_type = static_cast<BlasElementType>(99);  // no such type (s32 has no BLAS form)
   EXPECT_EQ(HostGemm(c, nullptr, nullptr, nullptr).code(), absl::StatusCode::kUnimplemented);
 }
 
 // The pooled path against the single-threaded one, byte for byte, on odd
 // sizes, every transpose combination, beta 0 and not, batched and not.
 template <typename T>
-void CheckPooledIsBitwiseSingle(PrimitiveType type, int64_t m, int64_t n, int64_t k, int64_t batch,
+void CheckPooledIsBitwiseSingle(BlasElementType type, int64_t m, int64_t n, int64_t k, int64_t batch,
                                 double beta, int64_t min_parallel_macs = 0) {
   static stream_executor::host::HostThreadPool pool(3);
   for (bool tl : {false, true}) {
@@ -107,7 +107,7 @@ void CheckPooledIsBitwiseSingle(PrimitiveType type, int64_t m, int64_t n, int64_
       SCOPED_TRACE(::testing::Message() << m << "x" << n << "x" << k << " batch " << batch
                                         << " tl " << tl << " tr " << tr << " beta " << beta);
       std::mt19937 rng(static_cast<unsigned>(m * 31 + n * 7 + k + tl * 2 + tr));
-      GemmConfig c;
+      BlasGemmConfig c;
       c.element_type = type;
       c.m = m;
       c.n = n;
@@ -137,25 +137,25 @@ void CheckPooledIsBitwiseSingle(PrimitiveType type, int64_t m, int64_t n, int64_
 
 TEST(HostGemm, PooledF32IsBitwiseSingleThreaded) {
   // 257 * 129 * 65 is above the default threshold: the plain overload too.
-  CheckPooledIsBitwiseSingle<float>(PrimitiveType::F32, 257, 129, 65, 1, 0,
+  CheckPooledIsBitwiseSingle<float>(BlasElementType::kF32, 257, 129, 65, 1, 0,
                                     HostGemmThreading().min_parallel_macs);
-  CheckPooledIsBitwiseSingle<float>(PrimitiveType::F32, 257, 129, 65, 1, -0.5);
-  CheckPooledIsBitwiseSingle<float>(PrimitiveType::F32, 301, 67, 611, 1, 0);  // k blocked by Eigen
-  CheckPooledIsBitwiseSingle<float>(PrimitiveType::F32, 97, 33, 19, 2, 0.25);
-  CheckPooledIsBitwiseSingle<float>(PrimitiveType::F32, 13, 45, 31, 5, 0);  // batches only
+  CheckPooledIsBitwiseSingle<float>(BlasElementType::kF32, 257, 129, 65, 1, -0.5);
+  CheckPooledIsBitwiseSingle<float>(BlasElementType::kF32, 301, 67, 611, 1, 0);  // k blocked by Eigen
+  CheckPooledIsBitwiseSingle<float>(BlasElementType::kF32, 97, 33, 19, 2, 0.25);
+  CheckPooledIsBitwiseSingle<float>(BlasElementType::kF32, 13, 45, 31, 5, 0);  // batches only
   // Few rows: column blocks (64 + 64 + ... + the rest).
-  CheckPooledIsBitwiseSingle<float>(PrimitiveType::F32, 49, 517, 131, 1, 0);
-  CheckPooledIsBitwiseSingle<float>(PrimitiveType::F32, 7, 301, 29, 2, -0.25);
+  CheckPooledIsBitwiseSingle<float>(BlasElementType::kF32, 49, 517, 131, 1, 0);
+  CheckPooledIsBitwiseSingle<float>(BlasElementType::kF32, 7, 301, 29, 2, -0.25);
 }
 
 TEST(HostGemm, PooledF64AndF16AreBitwiseSingleThreaded) {
-  CheckPooledIsBitwiseSingle<double>(PrimitiveType::F64, 203, 77, 129, 1, 0.5);
-  CheckPooledIsBitwiseSingle<Eigen::half>(PrimitiveType::F16, 151, 35, 47, 1, 0);
+  CheckPooledIsBitwiseSingle<double>(BlasElementType::kF64, 203, 77, 129, 1, 0.5);
+  CheckPooledIsBitwiseSingle<Eigen::half>(BlasElementType::kF16, 151, 35, 47, 1, 0);
 }
 
 // Runs `c` (f32, random operands from `seed`) cut into `units` work units
 // on a 2-thread pool and compares it with the naive product.
-void ExpectPooledMatchesNaive(const GemmConfig& c, unsigned seed, int64_t units) {
+void ExpectPooledMatchesNaive(const BlasGemmConfig& c, unsigned seed, int64_t units) {
   stream_executor::host::HostThreadPool pool(2);
   std::mt19937 rng(seed);
   auto lhs = Random<float>(c.m * c.k, rng);
@@ -171,7 +171,7 @@ void ExpectPooledMatchesNaive(const GemmConfig& c, unsigned seed, int64_t units)
 }
 
 TEST(HostGemm, PooledResultMatchesNaive) {
-  GemmConfig c;
+  BlasGemmConfig c;
   c.m = 149;
   c.n = 23;
   c.k = 41;
@@ -186,7 +186,7 @@ TEST(HostGemm, ColumnBlocksMatchNaive) {
   for (bool tl : {false, true}) {
     for (bool tr : {false, true}) {
       SCOPED_TRACE(::testing::Message() << "tl " << tl << " tr " << tr);
-      GemmConfig c;
+      BlasGemmConfig c;
       c.m = 11;
       c.n = 259;
       c.k = 37;
@@ -200,7 +200,7 @@ TEST(HostGemm, ColumnBlocksMatchNaive) {
 }
 
 TEST(HostGemm, SmallGemmStaysOnOneThreadAndLargeOneSplits) {
-  GemmConfig c;
+  BlasGemmConfig c;
   c.m = c.n = c.k = 64;
   EXPECT_EQ(HostGemmWorkUnits(c, HostGemmThreading().min_parallel_macs), 1);
   EXPECT_EQ(HostGemmWorkUnits(c, 0), 1);  // 64 rows and columns: too few to cut
@@ -228,7 +228,7 @@ TEST(HostGemm, BusyPoolDoesNotDeadlock) {
     while (!release.load()) std::this_thread::yield();
   });
   std::mt19937 rng(9);
-  GemmConfig c;
+  BlasGemmConfig c;
   c.m = 200;
   c.n = 50;
   c.k = 30;
@@ -245,4 +245,4 @@ TEST(HostGemm, BusyPoolDoesNotDeadlock) {
 }
 
 }  // namespace
-}  // namespace xla::gpu
+}  // namespace stream_executor::host

@@ -15,16 +15,17 @@
 // AVX2 table may only run on a CPU that reports avx2 and fma, the AVX-512
 // one on a CPU that reports all four AVX-512 subsets.
 //
-// Internal to host_gemm; thread-safe (the tables are constant, the
+// It needs only blas.h (the shared config) and is internal to host_gemm;
+// thread-safe (the tables are constant, the
 // functions are pure).
-#ifndef XLA_BACKENDS_GPU_RUNTIME_HOST_GEMM_KERNELS_H_
-#define XLA_BACKENDS_GPU_RUNTIME_HOST_GEMM_KERNELS_H_
+#ifndef XLA_STREAM_EXECUTOR_HOST_HOST_GEMM_KERNELS_H_
+#define XLA_STREAM_EXECUTOR_HOST_HOST_GEMM_KERNELS_H_
 
 #include <cstdint>
 
-#include "xla/backends/gpu/runtime/host_gemm.h"
+#include "xla/stream_executor/blas.h"
 
-namespace xla::gpu {
+namespace stream_executor::host {
 
 // A block of one batch's output: rows [row0, row0 + rows), columns
 // [col0, col0 + cols).
@@ -36,7 +37,7 @@ struct HostGemmBlock {
 // One block of one batch of `config` (the pointers are that batch's
 // matrices): out = alpha * op(lhs) x op(rhs) + beta * out there, with the
 // arithmetic of the table's element type (f16 and bf16 in f32).
-using HostGemmRowsFn = void (*)(const GemmConfig& config, const void* lhs, const void* rhs,
+using HostGemmRowsFn = void (*)(const BlasGemmConfig& config, const void* lhs, const void* rhs,
                                 void* out, const HostGemmBlock& block);
 
 struct HostGemmKernels {
@@ -51,6 +52,6 @@ const HostGemmKernels& HostGemmKernelsBaseline();
 const HostGemmKernels& HostGemmKernelsAvx2Fma();
 const HostGemmKernels& HostGemmKernelsAvx512();
 
-}  // namespace xla::gpu
+}  // namespace stream_executor::host
 
-#endif  // XLA_BACKENDS_GPU_RUNTIME_HOST_GEMM_KERNELS_H_
+#endif  // XLA_STREAM_EXECUTOR_HOST_HOST_GEMM_KERNELS_H_

@@ -1,7 +1,7 @@
 // The compiled copies of the host GEMM kernels (baseline, AVX2+FMA, AVX-512)
 // against a naive double-precision triple loop, on odd sizes, every
 // transpose combination, alpha/beta and the direct alpha=1, beta=0 path.
-#include "xla/backends/gpu/runtime/host_gemm_kernels.h"
+#include "xla/stream_executor/host/host_gemm_kernels.h"
 
 #include <cstdlib>
 #include <random>
@@ -9,11 +9,12 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "xla/stream_executor/host/host_gemm.h"
 
-namespace xla::gpu {
+namespace stream_executor::host {
 namespace {
 
-double Naive(const GemmConfig& c, const std::vector<float>& lhs, const std::vector<float>& rhs,
+double Naive(const BlasGemmConfig& c, const std::vector<float>& lhs, const std::vector<float>& rhs,
              double old_out, int64_t i, int64_t j) {
   double sum = 0;
   for (int64_t k = 0; k < c.k; ++k) {
@@ -30,7 +31,7 @@ void CheckTable(const HostGemmKernels& kernels) {
   for (const auto& [alpha, beta] : {std::pair<double, double>{1, 0}, {-0.5, 0.75}}) {
     for (bool tl : {false, true}) {
       for (bool tr : {false, true}) {
-        GemmConfig c;
+        BlasGemmConfig c;
         c.m = 131;
         c.n = 67;
         c.k = 75;
@@ -103,7 +104,7 @@ TEST(HostGemmKernels, CopiesAreDifferentCode) {
   if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma")) {
     GTEST_SKIP() << "this CPU has no AVX2/FMA";
   }
-  GemmConfig c;
+  BlasGemmConfig c;
   c.m = 97;
   c.n = 89;
   c.k = 203;
@@ -123,4 +124,4 @@ TEST(HostGemmKernels, CopiesAreDifferentCode) {
 }
 
 }  // namespace
-}  // namespace xla::gpu
+}  // namespace stream_executor::host

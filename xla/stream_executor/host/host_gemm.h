@@ -1,4 +1,6 @@
-// HostGemm: the host platform's matrix multiply (Eigen), used by GemmThunk.
+// HostGemm: the host platform's matrix multiply (Eigen): what HostStream::Gemm
+// (the host's Stream::Gemm, blas.h) runs on the stream's worker, with the
+// executor's launch pool.
 //
 //   out[b] = alpha * op(lhs[b]) x op(rhs[b]) + beta * out[b]
 //
@@ -30,30 +32,17 @@
 //
 // Thread-safety: a pure function of its arguments; the caller guarantees the
 // pointers cover the validated extents. Concurrent calls may share a pool.
-#ifndef XLA_BACKENDS_GPU_RUNTIME_HOST_GEMM_H_
-#define XLA_BACKENDS_GPU_RUNTIME_HOST_GEMM_H_
+#ifndef XLA_STREAM_EXECUTOR_HOST_HOST_GEMM_H_
+#define XLA_STREAM_EXECUTOR_HOST_HOST_GEMM_H_
 
 #include <cstdint>
 
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
+#include "xla/stream_executor/blas.h"
 #include "xla/stream_executor/host/host_thread_pool.h"
-#include "xla/types/primitive_type.h"
 
-namespace xla::gpu {
-
-struct GemmConfig {
-  PrimitiveType element_type = PrimitiveType::F32;
-  int64_t m = 1, n = 1, k = 1;
-  bool transpose_lhs = false;
-  bool transpose_rhs = false;
-  int64_t batch_size = 1;
-  int64_t lhs_batch_stride = 0;
-  int64_t rhs_batch_stride = 0;
-  int64_t output_batch_stride = 0;
-  double alpha = 1.0;
-  double beta = 0.0;
-};
+namespace stream_executor::host {
 
 // Row blocks are multiples of this many rows: a multiple of Eigen's register
 // block height (mr = 3 packets: 12 rows with SSE, 24 with AVX, 48 with
@@ -63,7 +52,7 @@ inline constexpr int64_t kHostGemmRowQuantum = 48;
 // Where and when HostGemm runs on several threads.
 struct HostGemmThreading {
   // Null: the calling thread does everything.
-  stream_executor::host::HostThreadPool* pool = nullptr;
+  HostThreadPool* pool = nullptr;
   // GEMMs with fewer multiply-adds (m * n * k * batch_size) stay on the
   // calling thread: below about 128^3 the hand-off costs more than it saves.
   int64_t min_parallel_macs = int64_t{1} << 21;
@@ -77,22 +66,21 @@ struct HostGemmThreading {
 // reproducible per machine class, not across them. Thread-safe.
 absl::string_view HostGemmIsa();
 
-// True for the element types HostGemm supports (F16, BF16, F32, F64).
-bool IsSupportedGemmType(PrimitiveType type);
-
-// Runs the GEMM on the calling thread. Unimplemented for other element types.
-absl::Status HostGemm(const GemmConfig& config, const void* lhs, const void* rhs, void* out);
+// Runs the GEMM on the calling thread. Unimplemented for an element type
+// outside BlasElementType; batch_size must be >= 1 (HostStream::Gemm reads 0
+// as 1 before calling).
+absl::Status HostGemm(const BlasGemmConfig& config, const void* lhs, const void* rhs, void* out);
 
 // Same, spreading a large GEMM over `threading.pool` (see the file comment);
 // bitwise the same result as the overload above when min_parallel_macs is
 // the default.
-absl::Status HostGemm(const GemmConfig& config, const void* lhs, const void* rhs, void* out,
+absl::Status HostGemm(const BlasGemmConfig& config, const void* lhs, const void* rhs, void* out,
                       const HostGemmThreading& threading);
 
 // The number of work units (batches x row blocks) HostGemm cuts `config`
 // into. Exposed for tests and benchmarks.
-int64_t HostGemmWorkUnits(const GemmConfig& config, int64_t min_parallel_macs);
+int64_t HostGemmWorkUnits(const BlasGemmConfig& config, int64_t min_parallel_macs);
 
-}  // namespace xla::gpu
+}  // namespace stream_executor::host
 
-#endif  // XLA_BACKENDS_GPU_RUNTIME_HOST_GEMM_H_
+#endif  // XLA_STREAM_EXECUTOR_HOST_HOST_GEMM_H_

@@ -1,6 +1,6 @@
 // Built three times (see host_gemm_kernels.h): XLA_HOST_GEMM_KERNELS names the
 // table this copy defines; the compiler's flags decide its instruction set.
-#include "xla/backends/gpu/runtime/host_gemm_kernels.h"
+#include "xla/stream_executor/host/host_gemm_kernels.h"
 
 #include <type_traits>
 
@@ -10,7 +10,7 @@
 #error "build host_gemm_kernels.cc through its BUILD targets (they name the table)"
 #endif
 
-namespace xla::gpu {
+namespace stream_executor::host {
 namespace {
 
 #if defined(__AVX512F__) && defined(__AVX512DQ__) && defined(__AVX512VL__) && defined(__AVX512BW__)
@@ -29,7 +29,7 @@ using StridedMap = Eigen::Map<const RowMajor<T>, Eigen::Unaligned, Eigen::OuterS
 // Inputs in Storage, arithmetic in Acc; every block of a GEMM runs the same
 // expression types, so a blocked product is deterministic.
 template <typename Storage, typename Acc>
-void GemmBlock(const GemmConfig& c, const void* lhs_bytes, const void* rhs_bytes, void* out_bytes,
+void GemmBlock(const BlasGemmConfig& c, const void* lhs_bytes, const void* rhs_bytes, void* out_bytes,
                const HostGemmBlock& block) {
   const Storage* lhs = static_cast<const Storage*>(lhs_bytes);
   const Storage* rhs = static_cast<const Storage*>(rhs_bytes);
@@ -95,4 +95,4 @@ const HostGemmKernels& XLA_HOST_GEMM_KERNELS() {
   return kKernels;
 }
 
-}  // namespace xla::gpu
+}  // namespace stream_executor::host

@@ -1,4 +1,4 @@
-#include "xla/backends/gpu/runtime/in_process_communicator.h"
+#include "xla/backends/gpu/runtime/collectives/in_process_communicator.h"
 
 #include <cstring>
 #include <functional>

@@ -1,4 +1,4 @@
-#include "xla/backends/gpu/runtime/communicator.h"
+#include "xla/backends/gpu/runtime/collectives/communicator.h"
 
 #include <algorithm>
 

@@ -1,4 +1,4 @@
-#include "xla/backends/gpu/runtime/rendezvous.h"
+#include "xla/backends/gpu/runtime/collectives/rendezvous.h"
 
 #include <cstring>
 #include <thread>

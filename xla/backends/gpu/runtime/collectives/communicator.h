@@ -9,17 +9,23 @@
 // collective operation, identified by the run id and the call's sequence
 // number within that run.
 //
-// Implementations: InProcessCommunicator (in_process_communicator.h; N host
-// devices run by N threads of one process) and MpiCommunicator
-// (mpi_communicator.h; one process per device under mpirun). Device-memory
-// collectives enqueued on a stream implement DeviceCommunicator instead
-// (NcclCommunicator, nccl_communicator.h).
+// Two interfaces. DeviceCommunicator is the one collective thunks use, on
+// every platform: operations on the participant's device memory, enqueued
+// on a stream. NcclCommunicator (nccl_communicator.h) implements it with
+// NCCL on CUDA devices; the host's communicators implement the blocking
+// Communicator below (InProcessCommunicator, in_process_communicator.h: N
+// host devices run by N threads of one process; MpiCommunicator,
+// mpi_communicator.h: one process per device under mpirun), and their
+// cliques hand them out as DeviceCommunicators through
+// HostDeviceCommunicator (host_device_communicator.h), which runs each
+// operation as a host callback on the stream. Which cliques serve an
+// execution is decided once, by whoever builds its CollectiveContext.
 //
 // Thread-safety: one Communicator belongs to one participant; its
 // operations may be called from one thread at a time per run id.
 // Different participants' communicators are used concurrently.
-#ifndef XLA_BACKENDS_GPU_RUNTIME_COMMUNICATOR_H_
-#define XLA_BACKENDS_GPU_RUNTIME_COMMUNICATOR_H_
+#ifndef XLA_BACKENDS_GPU_RUNTIME_COLLECTIVES_COMMUNICATOR_H_
+#define XLA_BACKENDS_GPU_RUNTIME_COLLECTIVES_COMMUNICATOR_H_
 
 #include <cstdint>
 #include <optional>
@@ -110,14 +116,17 @@ class Communicator {
                                  int64_t root_rank) = 0;
 };
 
-// A participant's handle on a clique whose collectives run on a device
-// stream (NCCL on CUDA: nccl_communicator.h): buffers are device memory of
-// the participant's device, and every operation only enqueues work on
-// `stream` (a stream of that device), ordered after what the stream
-// already holds; errors found while enqueueing are returned, errors of the
-// device work surface at the stream's next synchronization. Ranks and
-// rank order are as in Communicator; every member must enqueue the same
-// operations in the same order with matching sizes.
+// A participant's handle on a clique whose collectives run in stream order
+// (NCCL on CUDA: nccl_communicator.h; host callbacks over a Communicator on
+// the host: host_device_communicator.h): buffers are device memory of the
+// participant's device, and every operation only enqueues work on `stream`
+// (a stream of that device), ordered after what the stream already holds;
+// errors found while enqueueing are returned, errors of the device work
+// surface at the stream's next synchronization. Ranks and rank order are as
+// in Communicator; every member must enqueue the same operations in the
+// same order with matching sizes. `run_id` is the execution's
+// (CollectiveContext::run_id): host communicators match operations by it,
+// NCCL by stream order alone (it ignores the id).
 //
 // Thread-safety: as Communicator.
 class DeviceCommunicator {
@@ -129,44 +138,46 @@ class DeviceCommunicator {
 
   // As Communicator::AllReduce. Unimplemented naming the kind and type
   // when the library cannot reduce them.
-  virtual absl::Status AllReduce(ReductionKind kind, PrimitiveType type,
+  virtual absl::Status AllReduce(int64_t run_id, ReductionKind kind, PrimitiveType type,
                                  stream_executor::DeviceMemoryBase send,
                                  stream_executor::DeviceMemoryBase recv, int64_t count,
                                  stream_executor::Stream& stream) = 0;
   // As Communicator::AllGather.
-  virtual absl::Status AllGather(stream_executor::DeviceMemoryBase send,
+  virtual absl::Status AllGather(int64_t run_id, stream_executor::DeviceMemoryBase send,
                                  stream_executor::DeviceMemoryBase recv, int64_t bytes,
                                  stream_executor::Stream& stream) = 0;
   // As Communicator::ReduceScatter.
-  virtual absl::Status ReduceScatter(ReductionKind kind, PrimitiveType type,
+  virtual absl::Status ReduceScatter(int64_t run_id, ReductionKind kind, PrimitiveType type,
                                      stream_executor::DeviceMemoryBase send,
                                      stream_executor::DeviceMemoryBase recv, int64_t count,
                                      stream_executor::Stream& stream) = 0;
   // As Communicator::AllToAll.
-  virtual absl::Status AllToAll(stream_executor::DeviceMemoryBase send,
+  virtual absl::Status AllToAll(int64_t run_id, stream_executor::DeviceMemoryBase send,
                                 stream_executor::DeviceMemoryBase recv, int64_t bytes,
                                 stream_executor::Stream& stream) = 0;
   // Sends `send` to every rank in `target_ranks` and receives `recv` from
   // `source_rank` (recv is zeroed when nullopt). Unlike the host form, each
   // rank names its targets: point-to-point libraries need both ends.
-  virtual absl::Status CollectivePermute(stream_executor::DeviceMemoryBase send,
+  virtual absl::Status CollectivePermute(int64_t run_id, stream_executor::DeviceMemoryBase send,
                                          stream_executor::DeviceMemoryBase recv, int64_t bytes,
                                          std::optional<int64_t> source_rank,
                                          absl::Span<const int64_t> target_ranks,
                                          stream_executor::Stream& stream) = 0;
   // As Communicator::Broadcast.
-  virtual absl::Status Broadcast(stream_executor::DeviceMemoryBase send,
+  virtual absl::Status Broadcast(int64_t run_id, stream_executor::DeviceMemoryBase send,
                                  stream_executor::DeviceMemoryBase recv, int64_t bytes,
                                  int64_t root_rank, stream_executor::Stream& stream) = 0;
 
   // Device memory of at least `bytes` on this participant's device for
-  // operations that re-pack blocks around an exchange. The same buffer is
-  // returned until a larger one is asked for; a replaced buffer stays
-  // allocated until the communicator is destroyed (work already enqueued
-  // may still use it). The device's allocation error otherwise.
-  virtual absl::StatusOr<stream_executor::DeviceMemoryBase> Scratch(int64_t bytes) = 0;
+  // operations that re-pack blocks around an exchange on `stream`. The same
+  // buffer is returned until a larger one is asked for (the host's keeps
+  // one per stream); a replaced buffer stays allocated until the
+  // communicator is destroyed (work already enqueued may still use it). The
+  // device's allocation error otherwise.
+  virtual absl::StatusOr<stream_executor::DeviceMemoryBase> Scratch(
+      int64_t bytes, stream_executor::Stream& stream) = 0;
 };
 
 }  // namespace xla::gpu
 
-#endif  // XLA_BACKENDS_GPU_RUNTIME_COMMUNICATOR_H_
+#endif  // XLA_BACKENDS_GPU_RUNTIME_COLLECTIVES_COMMUNICATOR_H_

@@ -1,4 +1,4 @@
-#include "xla/backends/gpu/runtime/nccl_communicator.h"
+#include "xla/backends/gpu/runtime/collectives/nccl_communicator.h"
 
 #include <cstring>
 
@@ -110,7 +110,7 @@ absl::Status NcclCommunicator::Enqueue(se::Stream& stream, const char* op,
       });
 }
 
-absl::Status NcclCommunicator::AllReduce(ReductionKind kind, PrimitiveType type,
+absl::Status NcclCommunicator::AllReduce(int64_t /*run_id*/, ReductionKind kind, PrimitiveType type,
                                          se::DeviceMemoryBase send, se::DeviceMemoryBase recv,
                                          int64_t count, se::Stream& stream) {
   ASSIGN_OR_RETURN(auto nccl, NcclReduction(kind, type));
@@ -119,14 +119,14 @@ absl::Status NcclCommunicator::AllReduce(ReductionKind kind, PrimitiveType type,
   });
 }
 
-absl::Status NcclCommunicator::AllGather(se::DeviceMemoryBase send, se::DeviceMemoryBase recv,
+absl::Status NcclCommunicator::AllGather(int64_t /*run_id*/, se::DeviceMemoryBase send, se::DeviceMemoryBase recv,
                                          int64_t bytes, se::Stream& stream) {
   return Enqueue(stream, "ncclAllGather", [=](cudaStream_t s) {
     return api_.ncclAllGather(Ptr(send), Ptr(recv), bytes, ncclInt8, comm_, s);
   });
 }
 
-absl::Status NcclCommunicator::ReduceScatter(ReductionKind kind, PrimitiveType type,
+absl::Status NcclCommunicator::ReduceScatter(int64_t /*run_id*/, ReductionKind kind, PrimitiveType type,
                                              se::DeviceMemoryBase send, se::DeviceMemoryBase recv,
                                              int64_t count, se::Stream& stream) {
   ASSIGN_OR_RETURN(auto nccl, NcclReduction(kind, type));
@@ -136,7 +136,7 @@ absl::Status NcclCommunicator::ReduceScatter(ReductionKind kind, PrimitiveType t
   });
 }
 
-absl::Status NcclCommunicator::AllToAll(se::DeviceMemoryBase send, se::DeviceMemoryBase recv,
+absl::Status NcclCommunicator::AllToAll(int64_t /*run_id*/, se::DeviceMemoryBase send, se::DeviceMemoryBase recv,
                                         int64_t bytes, se::Stream& stream) {
   return Enqueue(stream, "ncclSend/ncclRecv (all-to-all)", [=](cudaStream_t s) {
     ncclResult_t r = api_.ncclGroupStart();
@@ -153,7 +153,7 @@ absl::Status NcclCommunicator::AllToAll(se::DeviceMemoryBase send, se::DeviceMem
   });
 }
 
-absl::Status NcclCommunicator::CollectivePermute(se::DeviceMemoryBase send,
+absl::Status NcclCommunicator::CollectivePermute(int64_t /*run_id*/, se::DeviceMemoryBase send,
                                                  se::DeviceMemoryBase recv, int64_t bytes,
                                                  std::optional<int64_t> source_rank,
                                                  absl::Span<const int64_t> target_ranks,
@@ -174,7 +174,7 @@ absl::Status NcclCommunicator::CollectivePermute(se::DeviceMemoryBase send,
   });
 }
 
-absl::Status NcclCommunicator::Broadcast(se::DeviceMemoryBase send, se::DeviceMemoryBase recv,
+absl::Status NcclCommunicator::Broadcast(int64_t /*run_id*/, se::DeviceMemoryBase send, se::DeviceMemoryBase recv,
                                          int64_t bytes, int64_t root_rank, se::Stream& stream) {
   if (root_rank < 0 || root_rank >= size_) {
     return absl::InvalidArgumentError(absl::StrCat("broadcast root rank ", root_rank,
@@ -185,7 +185,7 @@ absl::Status NcclCommunicator::Broadcast(se::DeviceMemoryBase send, se::DeviceMe
   });
 }
 
-absl::StatusOr<se::DeviceMemoryBase> NcclCommunicator::Scratch(int64_t bytes) {
+absl::StatusOr<se::DeviceMemoryBase> NcclCommunicator::Scratch(int64_t bytes, se::Stream& /*stream*/) {
   std::lock_guard<std::mutex> lock(mu_);
   if (!scratch_.empty() && scratch_.back().size >= static_cast<uint64_t>(bytes)) {
     return scratch_.back();

@@ -17,8 +17,8 @@
 // Thread-safety: an MpiApi is immutable after loading; whether its
 // functions may be called concurrently is MPI's thread level (see
 // mpi_communicator.h).
-#ifndef XLA_BACKENDS_GPU_RUNTIME_MPI_API_H_
-#define XLA_BACKENDS_GPU_RUNTIME_MPI_API_H_
+#ifndef XLA_BACKENDS_GPU_RUNTIME_COLLECTIVES_MPI_API_H_
+#define XLA_BACKENDS_GPU_RUNTIME_COLLECTIVES_MPI_API_H_
 
 // OpenMPI's mpi.h pulls in its deprecated C++ bindings unless told not to.
 #ifndef OMPI_SKIP_MPICXX
@@ -107,4 +107,4 @@ absl::Status MpiError(const MpiApi& api, int code, absl::string_view call);
     }                                                                  \
   } while (false)
 
-#endif  // XLA_BACKENDS_GPU_RUNTIME_MPI_API_H_
+#endif  // XLA_BACKENDS_GPU_RUNTIME_COLLECTIVES_MPI_API_H_

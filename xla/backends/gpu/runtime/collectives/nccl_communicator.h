@@ -31,8 +31,8 @@
 // Thread-safety: NcclCliques is thread-safe except that each participant
 // calls Acquire from its own thread; a communicator follows
 // communicator.h.
-#ifndef XLA_BACKENDS_GPU_RUNTIME_NCCL_COMMUNICATOR_H_
-#define XLA_BACKENDS_GPU_RUNTIME_NCCL_COMMUNICATOR_H_
+#ifndef XLA_BACKENDS_GPU_RUNTIME_COLLECTIVES_NCCL_COMMUNICATOR_H_
+#define XLA_BACKENDS_GPU_RUNTIME_COLLECTIVES_NCCL_COMMUNICATOR_H_
 
 #include <nccl.h>
 
@@ -49,8 +49,8 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "absl/types/span.h"
-#include "xla/backends/gpu/runtime/communicator.h"
-#include "xla/backends/gpu/runtime/rendezvous.h"
+#include "xla/backends/gpu/runtime/collectives/communicator.h"
+#include "xla/backends/gpu/runtime/collectives/rendezvous.h"
 #include "xla/stream_executor/cuda/cuda_executor.h"
 #include "xla/stream_executor/cuda/nccl_api.h"
 
@@ -77,33 +77,35 @@ class NcclCommunicator : public DeviceCommunicator {
 
   // Each enqueues its NCCL call(s) on `stream`, which must be a CudaStream
   // of this communicator's device (InvalidArgument otherwise); NCCL's
-  // errors (NcclStatus) name the call and the clique.
-  absl::Status AllReduce(ReductionKind kind, PrimitiveType type,
+  // errors (NcclStatus) name the call and the clique. NCCL matches
+  // operations by stream order: run_id is not used.
+  absl::Status AllReduce(int64_t run_id, ReductionKind kind, PrimitiveType type,
                          stream_executor::DeviceMemoryBase send,
                          stream_executor::DeviceMemoryBase recv, int64_t count,
                          stream_executor::Stream& stream) override;
-  absl::Status AllGather(stream_executor::DeviceMemoryBase send,
+  absl::Status AllGather(int64_t run_id, stream_executor::DeviceMemoryBase send,
                          stream_executor::DeviceMemoryBase recv, int64_t bytes,
                          stream_executor::Stream& stream) override;
-  absl::Status ReduceScatter(ReductionKind kind, PrimitiveType type,
+  absl::Status ReduceScatter(int64_t run_id, ReductionKind kind, PrimitiveType type,
                              stream_executor::DeviceMemoryBase send,
                              stream_executor::DeviceMemoryBase recv, int64_t count,
                              stream_executor::Stream& stream) override;
   // One group of size() sends and size() receives.
-  absl::Status AllToAll(stream_executor::DeviceMemoryBase send,
+  absl::Status AllToAll(int64_t run_id, stream_executor::DeviceMemoryBase send,
                         stream_executor::DeviceMemoryBase recv, int64_t bytes,
                         stream_executor::Stream& stream) override;
   // One group of the sends to `target_ranks` and the receive from
   // `source_rank`; without a source, recv is zeroed on the stream first.
-  absl::Status CollectivePermute(stream_executor::DeviceMemoryBase send,
+  absl::Status CollectivePermute(int64_t run_id, stream_executor::DeviceMemoryBase send,
                                  stream_executor::DeviceMemoryBase recv, int64_t bytes,
                                  std::optional<int64_t> source_rank,
                                  absl::Span<const int64_t> target_ranks,
                                  stream_executor::Stream& stream) override;
-  absl::Status Broadcast(stream_executor::DeviceMemoryBase send,
+  absl::Status Broadcast(int64_t run_id, stream_executor::DeviceMemoryBase send,
                          stream_executor::DeviceMemoryBase recv, int64_t bytes, int64_t root_rank,
                          stream_executor::Stream& stream) override;
-  absl::StatusOr<stream_executor::DeviceMemoryBase> Scratch(int64_t bytes) override;
+  absl::StatusOr<stream_executor::DeviceMemoryBase> Scratch(
+      int64_t bytes, stream_executor::Stream& stream) override;
 
   // ncclCommAbort: NCCL work of this communicator still waiting for peers
   // ends (failing), and the communicator is freed; later operations fail
@@ -220,4 +222,4 @@ class NcclCliques {
 
 }  // namespace xla::gpu
 
-#endif  // XLA_BACKENDS_GPU_RUNTIME_NCCL_COMMUNICATOR_H_
+#endif  // XLA_BACKENDS_GPU_RUNTIME_COLLECTIVES_NCCL_COMMUNICATOR_H_

@@ -17,8 +17,8 @@
 // out a new timeout alone.
 //
 // Thread-safety: Arrive is called concurrently by the participants.
-#ifndef XLA_BACKENDS_GPU_RUNTIME_RENDEZVOUS_H_
-#define XLA_BACKENDS_GPU_RUNTIME_RENDEZVOUS_H_
+#ifndef XLA_BACKENDS_GPU_RUNTIME_COLLECTIVES_RENDEZVOUS_H_
+#define XLA_BACKENDS_GPU_RUNTIME_COLLECTIVES_RENDEZVOUS_H_
 
 #include <condition_variable>
 #include <cstdint>
@@ -101,4 +101,4 @@ class Rendezvous {
 
 }  // namespace xla::gpu
 
-#endif  // XLA_BACKENDS_GPU_RUNTIME_RENDEZVOUS_H_
+#endif  // XLA_BACKENDS_GPU_RUNTIME_COLLECTIVES_RENDEZVOUS_H_

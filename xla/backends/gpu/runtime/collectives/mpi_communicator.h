@@ -40,8 +40,8 @@
 // communicators may be used from any threads (one op at a time per
 // communicator, as communicator.h says). MpiCliques is thread-safe except
 // Acquire, which every process calls once, in the same order, before runs.
-#ifndef XLA_BACKENDS_GPU_RUNTIME_MPI_COMMUNICATOR_H_
-#define XLA_BACKENDS_GPU_RUNTIME_MPI_COMMUNICATOR_H_
+#ifndef XLA_BACKENDS_GPU_RUNTIME_COLLECTIVES_MPI_COMMUNICATOR_H_
+#define XLA_BACKENDS_GPU_RUNTIME_COLLECTIVES_MPI_COMMUNICATOR_H_
 
 #include <cstdint>
 #include <map>
@@ -53,8 +53,9 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "absl/types/span.h"
-#include "xla/backends/gpu/runtime/communicator.h"
-#include "xla/backends/gpu/runtime/mpi_api.h"
+#include "xla/backends/gpu/runtime/collectives/communicator.h"
+#include "xla/backends/gpu/runtime/collectives/host_device_communicator.h"
+#include "xla/backends/gpu/runtime/collectives/mpi_api.h"
 
 namespace xla::gpu {
 
@@ -133,6 +134,9 @@ class MpiCliques {
   // member; FailedPrecondition when `key` was not acquired (creating it
   // now would need every process). Thread-safe.
   absl::StatusOr<Communicator*> Get(const CliqueKey& key, int64_t device_id);
+  // The same communicator as the DeviceCommunicator collective thunks use
+  // (HostDeviceCommunicator: host callbacks on the stream); Get's errors.
+  absl::StatusOr<DeviceCommunicator*> GetForStream(const CliqueKey& key, int64_t device_id);
 
   // The clique of every process (created by Create).
   Communicator* world() { return world_; }
@@ -154,8 +158,9 @@ class MpiCliques {
   mutable std::mutex mu_;
   // nullptr: acquired, but this process is not a member. Guarded by mu_.
   std::map<CliqueKey, std::unique_ptr<MpiCommunicator>> cliques_;
+  HostDeviceCommunicators on_stream_;
 };
 
 }  // namespace xla::gpu
 
-#endif  // XLA_BACKENDS_GPU_RUNTIME_MPI_COMMUNICATOR_H_
+#endif  // XLA_BACKENDS_GPU_RUNTIME_COLLECTIVES_MPI_COMMUNICATOR_H_

@@ -1,4 +1,4 @@
-#include "xla/backends/gpu/runtime/collective_thunk.h"
+#include "xla/backends/gpu/runtime/collectives/collective_thunk.h"
 
 #include <algorithm>
 #include <cstring>
@@ -10,8 +10,8 @@
 #include "absl/strings/str_join.h"
 #include "gtest/gtest.h"
 #include "xla/backends/gpu/runtime/buffer_allocation.h"
-#include "xla/backends/gpu/runtime/collective_context.h"
-#include "xla/backends/gpu/runtime/in_process_communicator.h"
+#include "xla/backends/gpu/runtime/collectives/collective_context.h"
+#include "xla/backends/gpu/runtime/collectives/in_process_communicator.h"
 #include "xla/backends/gpu/runtime/runtime_test_util.h"
 
 namespace xla::gpu {
@@ -211,7 +211,7 @@ std::vector<std::vector<int32_t>> RunReplicated(const Thunk& thunk, int n, int64
       context.run_id = run_id;
       context.replica_devices = devices;
       context.communicator = [&cliques](const CliqueKey& key, int64_t device) {
-        return cliques.Get(key, device);
+        return cliques.GetForStream(key, device);
       };
       se::StreamExecutor* executor = testing::HostExecutor();
       absl::StatusOr<std::unique_ptr<se::Stream>> stream = executor->CreateStream();

@@ -1,10 +1,11 @@
-#include "xla/backends/gpu/runtime/in_process_communicator.h"
+#include "xla/backends/gpu/runtime/collectives/in_process_communicator.h"
 
 #include <algorithm>
 #include <cstring>
 #include <type_traits>
 
 #include "absl/strings/str_cat.h"
+#include "xla/util/status_macros.h"
 
 namespace xla::gpu {
 namespace {
@@ -229,6 +230,12 @@ absl::StatusOr<Communicator*> InProcessCliques::Get(const CliqueKey& key, int64_
 int64_t InProcessCliques::num_cliques() const {
   std::lock_guard<std::mutex> lock(mu_);
   return static_cast<int64_t>(cliques_.size());
+}
+
+absl::StatusOr<DeviceCommunicator*> InProcessCliques::GetForStream(const CliqueKey& key,
+                                                                int64_t device_id) {
+  ASSIGN_OR_RETURN(Communicator * host, Get(key, device_id));
+  return on_stream_.For(host);
 }
 
 }  // namespace xla::gpu

@@ -1,4 +1,4 @@
-#include "xla/backends/gpu/runtime/mpi_communicator.h"
+#include "xla/backends/gpu/runtime/collectives/mpi_communicator.h"
 
 #include <sched.h>
 
@@ -9,7 +9,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
-#include "xla/backends/gpu/runtime/in_process_communicator.h"
+#include "xla/backends/gpu/runtime/collectives/in_process_communicator.h"
 #include "xla/util/status_macros.h"
 
 namespace xla::gpu {
@@ -311,6 +311,12 @@ absl::StatusOr<Communicator*> MpiCliques::Get(const CliqueKey& key, int64_t devi
 void MpiCliques::Abort(int exit_code) {
   api_.MPI_Abort(api_.comm_world, exit_code);
   std::_Exit(exit_code);  // MPI_Abort should not return
+}
+
+absl::StatusOr<DeviceCommunicator*> MpiCliques::GetForStream(const CliqueKey& key,
+                                                                int64_t device_id) {
+  ASSIGN_OR_RETURN(Communicator * host, Get(key, device_id));
+  return on_stream_.For(host);
 }
 
 }  // namespace xla::gpu

@@ -13,8 +13,8 @@
 //
 // Thread-safety: InProcessCliques is thread-safe. A communicator follows
 // communicator.h.
-#ifndef XLA_BACKENDS_GPU_RUNTIME_IN_PROCESS_COMMUNICATOR_H_
-#define XLA_BACKENDS_GPU_RUNTIME_IN_PROCESS_COMMUNICATOR_H_
+#ifndef XLA_BACKENDS_GPU_RUNTIME_COLLECTIVES_IN_PROCESS_COMMUNICATOR_H_
+#define XLA_BACKENDS_GPU_RUNTIME_COLLECTIVES_IN_PROCESS_COMMUNICATOR_H_
 
 #include <cstdint>
 #include <map>
@@ -24,8 +24,9 @@
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
-#include "xla/backends/gpu/runtime/communicator.h"
-#include "xla/backends/gpu/runtime/rendezvous.h"
+#include "xla/backends/gpu/runtime/collectives/communicator.h"
+#include "xla/backends/gpu/runtime/collectives/host_device_communicator.h"
+#include "xla/backends/gpu/runtime/collectives/rendezvous.h"
 
 namespace xla::gpu {
 
@@ -82,6 +83,9 @@ class InProcessCliques {
   // The communicator of `device_id` in the clique `key` (created with the
   // clique on first use). InvalidArgument when the device is not a member.
   absl::StatusOr<Communicator*> Get(const CliqueKey& key, int64_t device_id);
+  // The same communicator as the DeviceCommunicator collective thunks use
+  // (HostDeviceCommunicator: host callbacks on the stream); Get's errors.
+  absl::StatusOr<DeviceCommunicator*> GetForStream(const CliqueKey& key, int64_t device_id);
 
   // Cliques created so far.
   int64_t num_cliques() const;
@@ -94,8 +98,9 @@ class InProcessCliques {
   const absl::Duration timeout_;
   mutable std::mutex mu_;
   std::map<CliqueKey, Clique> cliques_;  // guarded by mu_
+  HostDeviceCommunicators on_stream_;
 };
 
 }  // namespace xla::gpu
 
-#endif  // XLA_BACKENDS_GPU_RUNTIME_IN_PROCESS_COMMUNICATOR_H_
+#endif  // XLA_BACKENDS_GPU_RUNTIME_COLLECTIVES_IN_PROCESS_COMMUNICATOR_H_

@@ -8,17 +8,17 @@
 // ExecuteParams::collectives, and collective thunks read it in
 // ExecuteOnStream and capture what they need into the work they enqueue.
 //
-// Thread-safety: immutable during the execution; `communicator` and
-// `device_communicator` are called from the executing thread.
-#ifndef XLA_BACKENDS_GPU_RUNTIME_COLLECTIVE_CONTEXT_H_
-#define XLA_BACKENDS_GPU_RUNTIME_COLLECTIVE_CONTEXT_H_
+// Thread-safety: immutable during the execution; `communicator` is called
+// from the executing thread.
+#ifndef XLA_BACKENDS_GPU_RUNTIME_COLLECTIVES_COLLECTIVE_CONTEXT_H_
+#define XLA_BACKENDS_GPU_RUNTIME_COLLECTIVES_COLLECTIVE_CONTEXT_H_
 
 #include <cstdint>
 #include <functional>
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "xla/backends/gpu/runtime/communicator.h"
+#include "xla/backends/gpu/runtime/collectives/communicator.h"
 
 namespace xla::gpu {
 
@@ -33,15 +33,12 @@ struct CollectiveContext {
   // The device of participant d (global device id replica * num_partitions
   // + partition); its size is replicas x partitions.
   std::vector<int64_t> replica_devices;
-  // The host communicator of `device_id` in `clique` (host devices); must
-  // be thread-safe.
-  std::function<absl::StatusOr<Communicator*>(const CliqueKey& clique, int64_t device_id)>
-      communicator;
-  // For devices whose collectives run on streams (platforms other than
-  // "host"): the device communicator of `device_id` in `clique`; must be
-  // thread-safe. Unset when the execution's devices are host devices.
+  // The communicator of `device_id` in `clique`; must be thread-safe. The
+  // builder of the context decides once which cliques serve the execution's
+  // platform (host: InProcessCliques or MpiCliques::GetForStream; CUDA:
+  // NcclCliques::Get); collective thunks never ask.
   std::function<absl::StatusOr<DeviceCommunicator*>(const CliqueKey& clique, int64_t device_id)>
-      device_communicator;
+      communicator;
 
   // This device's participant (global device) id: the index into
   // replica_devices, and what collective groups and pairs name.
@@ -50,4 +47,4 @@ struct CollectiveContext {
 
 }  // namespace xla::gpu
 
-#endif  // XLA_BACKENDS_GPU_RUNTIME_COLLECTIVE_CONTEXT_H_
+#endif  // XLA_BACKENDS_GPU_RUNTIME_COLLECTIVES_COLLECTIVE_CONTEXT_H_

@@ -6,43 +6,50 @@
 // order = list order for gathers and scatters; collective-broadcast's root
 // is the group's first listed replica, e.g. replica 1 in {1,0}, whatever
 // its clique rank); collective-permute uses its
-// source-target pairs and involves the replicas named in them. Phases:
+// source-target pairs and involves the replicas named in them. Each op is a
+// row of one table (collective_ops.h): what FromProto accepts for it and the
+// function that enqueues it. Phases:
 //   Prepare          declares each group (collective-permute: the sorted
 //                    replicas of its pairs) in ResourceRequests.
 //   Initialize       nothing: communicators come from the execution's
 //                    CollectiveContext (collective_context.h) in
 //                    ExecuteParams::collectives, whose clique
 //                    cache creates them once per run configuration.
-//   ExecuteOnStream  resolves this replica's group and communicator and
-//                    enqueues the exchange on the stream, so ordering
-//                    follows the stream: on the host target a host
-//                    callback over the host Communicator; on other
-//                    platforms the DeviceCommunicator's device work (NCCL
-//                    on CUDA), with blocks re-packed by device-to-device
-//                    copies through its scratch memory when the split or
-//                    gathered dimension is not the outermost one.
+//   ExecuteOnStream  resolves this participant's group, clique and ranks
+//                    (ResolveParticipants, collective_participants.h) once
+//                    per participant and device list, and keeps them; then
+//                    enqueues the exchange on the stream through the
+//                    context's DeviceCommunicator, the same on every
+//                    platform (host: host callbacks over the in-process or
+//                    MPI communicator; CUDA: NCCL), with blocks re-packed by
+//                    device-to-device copies through its scratch memory
+//                    when the split or gathered dimension is not the
+//                    outermost one.
 // On the host, reductions combine in clique rank order (sorted device ids):
 // results are bit-identical from run to run. NCCL picks its own order
 // (ring or tree by size and topology).
 //
 // Errors at execution: FailedPrecondition when the execution has no
-// CollectiveContext (run through xla/aot/replicated_execution.h) or, off the host,
-// when it has no device communicators; InvalidArgument
+// CollectiveContext (run through xla/aot/replicated_execution.h) or it
+// provides no communicators; InvalidArgument
 // naming the thunk when the replica is in no group or a group names a
 // replica beyond the execution's replica count; the communicator's errors
 // (a participant that never arrives: DeadlineExceeded naming its rank).
 //
 // Thread-safety: see thunk.h.
-#ifndef XLA_BACKENDS_GPU_RUNTIME_COLLECTIVE_THUNK_H_
-#define XLA_BACKENDS_GPU_RUNTIME_COLLECTIVE_THUNK_H_
+#ifndef XLA_BACKENDS_GPU_RUNTIME_COLLECTIVES_COLLECTIVE_THUNK_H_
+#define XLA_BACKENDS_GPU_RUNTIME_COLLECTIVES_COLLECTIVE_THUNK_H_
 
 #include <cstdint>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <utility>
 #include <vector>
 
-#include "xla/backends/gpu/runtime/communicator.h"
+#include "xla/backends/gpu/runtime/collectives/collective_participants.h"
+#include "xla/backends/gpu/runtime/collectives/communicator.h"
 #include "xla/backends/gpu/runtime/thunk.h"
 #include "xla/types/primitive_type.h"
 
@@ -90,7 +97,19 @@ class CollectiveThunk : public Thunk {
   const Config& config() const { return config_; }
 
  private:
+  // The participants of this collective for `ctx` (ResolveParticipants),
+  // resolved on first use per participant and device list and kept.
+  absl::StatusOr<std::shared_ptr<const CollectiveParticipants>> Participants(
+      const CollectiveContext& ctx) const;
+  // Writes this device's replica or partition id.
+  absl::Status WriteDeviceId(const ExecuteParams& params, const CollectiveContext& ctx) const;
+
   Config config_;
+  mutable std::mutex mu_;
+  // (participant id, replica devices) -> participants; guarded by mu_.
+  mutable std::map<std::pair<int64_t, std::vector<int64_t>>,
+                   std::shared_ptr<const CollectiveParticipants>>
+      resolved_;
 };
 
 // The name of an op ("all-reduce"), for messages.
@@ -98,4 +117,4 @@ absl::string_view CollectiveOpName(CollectiveOpProto op);
 
 }  // namespace xla::gpu
 
-#endif  // XLA_BACKENDS_GPU_RUNTIME_COLLECTIVE_THUNK_H_
+#endif  // XLA_BACKENDS_GPU_RUNTIME_COLLECTIVES_COLLECTIVE_THUNK_H_

@@ -2,7 +2,7 @@
 // and the fake NCCL (device memory is host memory; each stream's work runs
 // on its own thread). The collective thunk's use of them end to end is in
 // xla/aot/replicated_execution_test.cc.
-#include "xla/backends/gpu/runtime/nccl_communicator.h"
+#include "xla/backends/gpu/runtime/collectives/nccl_communicator.h"
 
 #include <atomic>
 #include <cstring>
@@ -11,7 +11,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "xla/backends/gpu/runtime/in_process_communicator.h"
+#include "xla/backends/gpu/runtime/collectives/in_process_communicator.h"
 #include "xla/stream_executor/cuda/cuda_platform.h"
 #include "xla/stream_executor/cuda/fake_cuda_driver.h"
 #include "xla/stream_executor/cuda/fake_nccl.h"
@@ -196,12 +196,12 @@ TEST_F(NcclOnFakeCudaTest, BroadcastFromAMiddleRankAndAPermuteWithAZeroedReceive
   // Ring without wrap 0 -> 1 -> 2: rank 0 receives nothing (zeros).
   for (int d = 0; d < 3; ++d) {
     DeviceCommunicator* comm = *cliques_.Get(key, d);
-    ASSERT_TRUE(comm->Broadcast(send[d], recv[d], 5 * sizeof(float), 1, *streams[d]).ok());
+    ASSERT_TRUE(comm->Broadcast(/*run_id=*/1, send[d], recv[d], 5 * sizeof(float), 1, *streams[d]).ok());
     std::optional<int64_t> source;
     if (d > 0) source = d - 1;
     std::vector<int64_t> targets;
     if (d < 2) targets.push_back(d + 1);
-    ASSERT_TRUE(comm->CollectivePermute(send[d], permuted[d], 5 * sizeof(float), source, targets,
+    ASSERT_TRUE(comm->CollectivePermute(/*run_id=*/1, send[d], permuted[d], 5 * sizeof(float), source, targets,
                                         *streams[d])
                     .ok());
   }
@@ -224,13 +224,14 @@ TEST_F(NcclOnFakeCudaTest, ScratchGrowsAndKeepsEarlierBuffers) {
   const CliqueKey key = Key({0, 1});
   AcquireAll({key}, 2);
   DeviceCommunicator* comm = *cliques_.Get(key, 0);
-  se::DeviceMemoryBase small = *comm->Scratch(100);
-  EXPECT_EQ(*comm->Scratch(64), small);
-  se::DeviceMemoryBase big = *comm->Scratch(1000);
+  std::unique_ptr<se::Stream> stream = *Gpu(0)->CreateStream();
+  se::DeviceMemoryBase small = *comm->Scratch(100, *stream);
+  EXPECT_EQ(*comm->Scratch(64, *stream), small);
+  se::DeviceMemoryBase big = *comm->Scratch(1000, *stream);
   EXPECT_GE(big.size, 1000u);
   EXPECT_NE(big, small);
   EXPECT_EQ(driver_.live_allocations(), 2);
-  absl::StatusOr<se::DeviceMemoryBase> huge = comm->Scratch(int64_t{1} << 40);
+  absl::StatusOr<se::DeviceMemoryBase> huge = comm->Scratch(int64_t{1} << 40, *stream);
   ASSERT_FALSE(huge.ok());
   EXPECT_THAT(huge.status().message(), HasSubstr("scratch memory of 1099511627776 bytes"));
 }
@@ -243,7 +244,7 @@ TEST_F(NcclOnFakeCudaTest, AbortStopsAnOperationWaitingForAMissingPeer) {
   DeviceCommunicator* comm = *cliques_.Get(key, 0);
   std::unique_ptr<se::Stream> stream = *Gpu(0)->CreateStream();
   se::DeviceMemoryBase m = Upload(0, *stream, {1.0f, 2.0f, 3.0f});
-  ASSERT_TRUE(comm->AllReduce(ReductionKind::kSum, PrimitiveType::F32, m, m, 3, *stream).ok());
+  ASSERT_TRUE(comm->AllReduce(/*run_id=*/1, ReductionKind::kSum, PrimitiveType::F32, m, m, 3, *stream).ok());
   const absl::Time start = absl::Now();
   std::thread aborter([this] {
     absl::SleepFor(absl::Milliseconds(200));
@@ -256,7 +257,7 @@ TEST_F(NcclOnFakeCudaTest, AbortStopsAnOperationWaitingForAMissingPeer) {
   EXPECT_EQ(nccl_.live_comms(), 0);
   ASSERT_FALSE(nccl_.errors().empty());
   EXPECT_THAT(nccl_.errors()[0], HasSubstr("aborted"));
-  absl::Status after = comm->AllGather(m, m, 4, *stream);
+  absl::Status after = comm->AllGather(/*run_id=*/1, m, m, 4, *stream);
   EXPECT_EQ(after.code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_THAT(after.message(), HasSubstr("aborted after a participant failed"));
 }
@@ -274,14 +275,14 @@ TEST_F(NcclOnFakeCudaTest, MisuseIsAClearError) {
   se::host::HostExecutor host;
   std::unique_ptr<se::Stream> host_stream = *host.CreateStream();
   se::DeviceMemoryBase m = *Gpu(0)->Allocate(16);
-  absl::Status wrong_stream = comm->AllGather(m, m, 8, *host_stream);
+  absl::Status wrong_stream = comm->AllGather(/*run_id=*/1, m, m, 8, *host_stream);
   EXPECT_EQ(wrong_stream.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(wrong_stream.message(), HasSubstr("needs a CUDA stream"));
   std::unique_ptr<se::Stream> stream = *Gpu(0)->CreateStream();
-  EXPECT_THAT(comm->Broadcast(m, m, 16, 2, *stream).message(), HasSubstr("root rank 2"));
+  EXPECT_THAT(comm->Broadcast(/*run_id=*/1, m, m, 16, 2, *stream).message(), HasSubstr("root rank 2"));
   // NCCL's own error (the fake has no f16) surfaces at the stream's
   // synchronization, naming the call and the clique.
-  ASSERT_TRUE(comm->AllReduce(ReductionKind::kSum, PrimitiveType::F16, m, m, 8, *stream).ok());
+  ASSERT_TRUE(comm->AllReduce(/*run_id=*/1, ReductionKind::kSum, PrimitiveType::F16, m, m, 8, *stream).ok());
   absl::Status done = stream->BlockHostUntilDone();
   ASSERT_FALSE(done.ok());
   EXPECT_THAT(done.message(), HasSubstr("ncclAllReduce"));

@@ -1,4 +1,4 @@
-#include "xla/backends/gpu/runtime/mpi_api.h"
+#include "xla/backends/gpu/runtime/collectives/mpi_api.h"
 
 #include <dlfcn.h>
 

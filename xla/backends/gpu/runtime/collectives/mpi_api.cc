@@ -1,52 +1,58 @@
 #include "xla/backends/gpu/runtime/collectives/mpi_api.h"
 
-#include <dlfcn.h>
-
 #include <algorithm>
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "xla/stream_executor/cuda/dso_loader.h"
+#include "xla/util/status_macros.h"
 
 namespace xla::gpu {
 
+namespace se = ::stream_executor;
+
+namespace {
+
+constexpr char kAdvice[] =
+    "running across processes needs OpenMPI: install it (apt-get install libopenmpi-dev "
+    "openmpi-bin), or run without multiple processes (xla_aot run --replicas=N runs N replicas "
+    "in one process)";
+constexpr char kSymbolAdvice[] = "the runtime needs OpenMPI 4.x (apt-get install libopenmpi-dev)";
+
+// dlsym of `symbol` in the opened MPI library, with MPI's wording of a miss.
+absl::StatusOr<void*> Resolve(const se::cuda::OpenedLibrary& library, const char* symbol) {
+  absl::StatusOr<void*> p = se::cuda::LookupSymbol(library, symbol, kSymbolAdvice);
+  if (p.ok()) return p;
+  return absl::FailedPreconditionError(absl::StrCat("the MPI library ", library.path,
+                                                    " has no symbol ", symbol, "; ",
+                                                    kSymbolAdvice));
+}
+
+}  // namespace
+
 absl::StatusOr<std::unique_ptr<MpiApi>> LoadMpiApiFrom(absl::string_view library) {
   const std::string file(library);
-  // RTLD_GLOBAL: OpenMPI's plugins (mca components) dlopen themselves and
-  // need libmpi's symbols in the global scope.
-  void* handle = dlopen(file.c_str(), RTLD_NOW | RTLD_GLOBAL);
-  if (handle == nullptr) {
-    const char* why = dlerror();
-    return absl::FailedPreconditionError(absl::StrCat(
-        "cannot load the MPI library ", file, " (", why == nullptr ? "unknown error" : why,
-        "); running across processes needs OpenMPI: install it (apt-get install "
-        "libopenmpi-dev openmpi-bin), or run without multiple processes "
-        "(xla_aot run --replicas=N runs N replicas in one process)"));
+  // kGlobal: OpenMPI's plugins (mca components) dlopen themselves and need
+  // libmpi's symbols in the global scope.
+  absl::StatusOr<se::cuda::OpenedLibrary> opened = se::cuda::OpenLibrary(
+      "MPI", {file}, /*env_override=*/nullptr, kAdvice, se::cuda::SymbolScope::kGlobal);
+  if (!opened.ok()) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("cannot load the MPI library ", file, ": ", opened.status().message()));
   }
   auto api = std::make_unique<MpiApi>();
   api->library = file;
-  auto resolve = [&](const char* symbol) -> absl::StatusOr<void*> {
-    dlerror();
-    void* p = dlsym(handle, symbol);
-    if (p == nullptr) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          "the MPI library ", file, " has no symbol ", symbol,
-          "; the runtime needs OpenMPI 4.x (apt-get install libopenmpi-dev)"));
-    }
-    return p;
-  };
-#define XLA_MPI_RESOLVE_FUNCTION(name)                                   \
-  {                                                                      \
-    absl::StatusOr<void*> p = resolve(#name);                            \
-    if (!p.ok()) return p.status();                                      \
-    api->name = reinterpret_cast<decltype(&::name)>(*p);                 \
+#define XLA_MPI_RESOLVE_FUNCTION(name)                   \
+  {                                                      \
+    ASSIGN_OR_RETURN(void* p, Resolve(*opened, #name));  \
+    api->name = reinterpret_cast<decltype(&::name)>(p);  \
   }
   XLA_MPI_FUNCTIONS(XLA_MPI_RESOLVE_FUNCTION)
 #undef XLA_MPI_RESOLVE_FUNCTION
-#define XLA_MPI_RESOLVE_HANDLE(field, type, symbol)                      \
-  {                                                                      \
-    absl::StatusOr<void*> p = resolve(#symbol);                          \
-    if (!p.ok()) return p.status();                                      \
-    api->field = static_cast<type>(*p);                                  \
+#define XLA_MPI_RESOLVE_HANDLE(field, type, symbol)        \
+  {                                                        \
+    ASSIGN_OR_RETURN(void* p, Resolve(*opened, #symbol));  \
+    api->field = static_cast<type>(p);                     \
   }
   XLA_MPI_HANDLES(XLA_MPI_RESOLVE_HANDLE)
 #undef XLA_MPI_RESOLVE_HANDLE

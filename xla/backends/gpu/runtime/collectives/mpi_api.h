@@ -2,6 +2,13 @@
 // dlopen("libmpi.so.40") (Debian's OpenMPI 4.x), so that nothing links
 // libmpi and the single-process runtime never needs it.
 //
+// Loaded the way every dlopen table of the runtime is (NCCL's, NcclApi in
+// xla/stream_executor/cuda/nccl_api.h, and cuBLAS' and the driver's next to
+// it): an X-macro list of entry points resolved through dso_loader.h's
+// OpenLibrary and LookupSymbol. The table itself stays here, with the MPI
+// communicators, because MPI serves the host target and is no CUDA
+// library; only the loading is shared.
+//
 // The types come from OpenMPI's own mpi.h (compiled against, never linked).
 // OpenMPI's handles (MPI_COMM_WORLD, MPI_BYTE, ...) are macros taking the
 // address of library globals (ompi_mpi_comm_world, ...); using the macros

@@ -36,7 +36,8 @@
 // replica beyond the execution's replica count; the communicator's errors
 // (a participant that never arrives: DeadlineExceeded naming its rank).
 //
-// Thread-safety: see thunk.h.
+// Thread-safety: see thunk.h; ExecuteOnStream may run concurrently (the
+// kept participants are guarded by a mutex).
 #ifndef XLA_BACKENDS_GPU_RUNTIME_COLLECTIVES_COLLECTIVE_THUNK_H_
 #define XLA_BACKENDS_GPU_RUNTIME_COLLECTIVES_COLLECTIVE_THUNK_H_
 

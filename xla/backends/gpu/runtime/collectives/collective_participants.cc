@@ -88,7 +88,7 @@ absl::StatusOr<CollectiveParticipants> ResolveParticipants(
     }
   }
   ASSIGN_OR_RETURN(who.device, DeviceOf(name, me, ctx));
-  who.clique = std::move(clique);
+  who.clique = std::make_shared<const CliqueKey>(std::move(clique));
   return who;
 }
 

@@ -9,6 +9,7 @@
 #define XLA_BACKENDS_GPU_RUNTIME_COLLECTIVES_COLLECTIVE_PARTICIPANTS_H_
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <utility>
 #include <vector>
@@ -22,9 +23,10 @@ namespace xla::gpu {
 
 struct CollectiveParticipants {
   // False for a permute that neither sends from nor receives on this
-  // participant (it writes zeros); the fields below are then unset.
+  // participant (it writes zeros); the fields below are then unset (clique
+  // null).
   bool participates = false;
-  std::optional<CliqueKey> clique;
+  std::shared_ptr<const CliqueKey> clique;
   // This participant's device (the clique member it is).
   int64_t device = 0;
   // to_rank[p]: the clique rank of the participant at group position p

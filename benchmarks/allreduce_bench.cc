@@ -18,9 +18,9 @@
 #include <vector>
 
 #include "absl/time/time.h"
-#include "xla/backends/gpu/runtime/in_process_communicator.h"
-#include "xla/backends/gpu/runtime/mpi_api.h"
-#include "xla/backends/gpu/runtime/mpi_communicator.h"
+#include "xla/backends/gpu/runtime/collectives/in_process_communicator.h"
+#include "xla/backends/gpu/runtime/collectives/mpi_api.h"
+#include "xla/backends/gpu/runtime/collectives/mpi_communicator.h"
 #include "xla/util/logging.h"
 
 namespace xla::gpu {

@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "benchmark/benchmark.h"
-#include "xla/backends/gpu/runtime/host_gemm.h"
+#include "xla/stream_executor/host/host_gemm.h"
 #include "xla/stream_executor/host/host_thread_pool.h"
 #include "xla/util/logging.h"
 
@@ -33,7 +33,7 @@ void BM_HostGemm(benchmark::State& state) {
   const int64_t batch = state.range(1);
   const bool pooled = state.range(2) == 1;
   const bool unblocked = state.range(2) == 2;
-  xla::gpu::GemmConfig c;
+  stream_executor::BlasGemmConfig c;
   c.m = c.n = c.k = size;
   c.batch_size = batch;
   c.lhs_batch_stride = c.rhs_batch_stride = c.output_batch_stride = size * size;
@@ -42,18 +42,18 @@ void BM_HostGemm(benchmark::State& state) {
   std::vector<float> lhs(batch * size * size), rhs(batch * size * size), out(batch * size * size);
   for (float& x : lhs) x = dist(rng);
   for (float& x : rhs) x = dist(rng);
-  xla::gpu::HostGemmThreading threading;
+  stream_executor::host::HostGemmThreading threading;
   if (pooled) threading.pool = &Pool();
   if (unblocked) threading.min_parallel_macs = std::numeric_limits<int64_t>::max();
   for (auto _ : state) {
-    XLA_CHECK(xla::gpu::HostGemm(c, lhs.data(), rhs.data(), out.data(), threading).ok());
+    XLA_CHECK(stream_executor::host::HostGemm(c, lhs.data(), rhs.data(), out.data(), threading).ok());
     benchmark::DoNotOptimize(out.data());
   }
   const double flops = 2.0 * static_cast<double>(size) * size * size * batch;
   state.counters["GFLOP/s"] =
       benchmark::Counter(flops * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
   state.counters["units"] = static_cast<double>(
-      xla::gpu::HostGemmWorkUnits(c, threading.min_parallel_macs));
+      stream_executor::host::HostGemmWorkUnits(c, threading.min_parallel_macs));
   state.counters["threads"] = pooled ? Pool().num_threads() + 1 : 1;
 }
 BENCHMARK(BM_HostGemm)

@@ -28,7 +28,7 @@ bazel test --config=ubsan --test_summary=short //xla/hlo/parser:malformed_input_
 # the NCCL cliques, trace stamps on two streams) and the JIT cache (threads
 # x keys x modes, injected failures, restart) under ThreadSanitizer.
 bazel test --config=tsan --test_summary=short //xla/stream_executor/... \
-  //xla/backends/gpu/runtime:nccl_communicator_test \
+  //xla/backends/gpu/runtime/collectives:nccl_communicator_test \
   //xla/backends/gpu/runtime:thunk_trace_test \
   //xla/aot:concurrent_execute_test //xla/aot:executable_test \
   //xla/jit:jit_stress_test //xla/jit:compilation_cache_test //xla/jit:compiler_pool_test \

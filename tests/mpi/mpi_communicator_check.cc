@@ -14,8 +14,8 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "xla/backends/gpu/runtime/mpi_api.h"
-#include "xla/backends/gpu/runtime/mpi_communicator.h"
+#include "xla/backends/gpu/runtime/collectives/mpi_api.h"
+#include "xla/backends/gpu/runtime/collectives/mpi_communicator.h"
 
 namespace xla::gpu {
 namespace {

@@ -8,8 +8,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "xla/aot/literal_execution.h"
-#include "xla/backends/gpu/runtime/collective_context.h"
-#include "xla/backends/gpu/runtime/collective_thunk.h"
+#include "xla/backends/gpu/runtime/collectives/collective_context.h"
+#include "xla/backends/gpu/runtime/collectives/collective_thunk.h"
 #include "xla/stream_executor/platform_registry.h"
 #include "xla/util/status_macros.h"
 
@@ -189,6 +189,17 @@ absl::Status ReplicatedExecutor::OpenCudaDevices(int64_t n,
   return absl::OkStatus();
 }
 
+decltype(gpu::CollectiveContext::communicator) ReplicatedExecutor::Communicators() {
+  if (nccl_cliques_ != nullptr) {
+    return [this](const gpu::CliqueKey& key, int64_t device) {
+      return nccl_cliques_->Get(key, device);
+    };
+  }
+  return [this](const gpu::CliqueKey& key, int64_t device) {
+    return cliques_.GetForStream(key, device);
+  };
+}
+
 std::string ReplicatedExecutor::ParticipantName(int64_t d) const {
   if (num_partitions_ == 1) return absl::StrCat("replica ", d);
   return absl::StrCat("replica ", d / num_partitions_, " partition ", d % num_partitions_);
@@ -218,14 +229,7 @@ absl::StatusOr<std::vector<std::vector<Literal>>> ReplicatedExecutor::RunOnLiter
     contexts[r].num_partitions = num_partitions_;
     contexts[r].run_id = run_id;
     contexts[r].replica_devices = devices;
-    contexts[r].communicator = [this](const gpu::CliqueKey& key, int64_t device) {
-      return cliques_.Get(key, device);
-    };
-    if (nccl_cliques_ != nullptr) {
-      contexts[r].device_communicator = [this](const gpu::CliqueKey& key, int64_t device) {
-        return nccl_cliques_->Get(key, device);
-      };
-    }
+    contexts[r].communicator = Communicators();
   }
   std::vector<absl::StatusOr<std::vector<Literal>>> results(
       n, absl::StatusOr<std::vector<Literal>>(absl::UnknownError("not run")));

@@ -6,7 +6,7 @@
 // participant of one Run shares a run id. Devices by the artifact's
 // platform:
 //   host  N x P host devices created here; collective thunks
-//         (xla/backends/gpu/runtime/collective_thunk.h) reach each other
+//         (xla/backends/gpu/runtime/collectives/collective_thunk.h) reach each other
 //         through an in-process clique cache.
 //   cuda  GPUs 0 .. N x P - 1 of the CUDA platform; collectives run through
 //         NCCL (nccl_communicator.h), ids exchanged in process.
@@ -42,8 +42,9 @@
 #include "absl/time/time.h"
 #include "absl/types/span.h"
 #include "xla/aot/executable.h"
-#include "xla/backends/gpu/runtime/in_process_communicator.h"
-#include "xla/backends/gpu/runtime/nccl_communicator.h"
+#include "xla/backends/gpu/runtime/collectives/collective_context.h"
+#include "xla/backends/gpu/runtime/collectives/in_process_communicator.h"
+#include "xla/backends/gpu/runtime/collectives/nccl_communicator.h"
 #include "xla/stream_executor/host/host_executor.h"
 #include "xla/stream_executor/platform.h"
 #include "xla/types/literal.h"
@@ -109,6 +110,9 @@ class ReplicatedExecutor {
   ReplicatedExecutor(Executable& executable, const ReplicatedExecutionOptions& options);
   // "replica r" or "replica r partition p" for participant d.
   std::string ParticipantName(int64_t d) const;
+  // Where the collective thunks of a run get communicators: the NCCL
+  // cliques on CUDA devices, the in-process cliques on host devices.
+  decltype(gpu::CollectiveContext::communicator) Communicators();
 
   Executable& executable_;
   int64_t num_partitions_ = 1;

@@ -8,11 +8,16 @@
 // operand starts b * stride elements in. F16 and BF16 accumulate in f32, F32
 // in f32 (TF32 only when allow_tf32), F64 in f64.
 //
-// Thread-safety: a plain value type.
+// CheckBlasGemmOperands is what a platform's Stream::Gemm checks at enqueue.
+//
+// Thread-safety: a plain value type; the functions are pure.
 #ifndef XLA_STREAM_EXECUTOR_BLAS_H_
 #define XLA_STREAM_EXECUTOR_BLAS_H_
 
 #include <cstdint>
+
+#include "absl/status/status.h"
+#include "xla/stream_executor/device_memory.h"
 
 namespace stream_executor {
 
@@ -35,6 +40,16 @@ struct BlasGemmConfig {
   // reference).
   bool allow_tf32 = false;
 };
+
+// Bytes of one element of `type` (2, 4 or 8); 0 for a value outside the enum.
+int64_t BlasElementBytes(BlasElementType type);
+
+// OK when `config` is a GEMM every platform can run (m, n, k >= 1, batch
+// sizes and strides >= 0, a known element type) and each buffer holds its
+// operand's (batch - 1) * stride + rows * cols elements. InvalidArgument
+// naming the field or the buffer and both sizes otherwise.
+absl::Status CheckBlasGemmOperands(const BlasGemmConfig& config, const DeviceMemoryBase& lhs,
+                                   const DeviceMemoryBase& rhs, const DeviceMemoryBase& out);
 
 }  // namespace stream_executor
 

@@ -10,7 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
-#include "xla/backends/gpu/runtime/host_gemm.h"
+#include "xla/stream_executor/host/host_gemm.h"
 #include "xla/backends/gpu/runtime/host_object_variants.h"
 #include "xla/stream_executor/host/cpu_features.h"
 #include "xla/stream_executor/platform_registry.h"
@@ -196,7 +196,7 @@ std::string Rate(std::optional<double> per_second, absl::string_view unit) {
 // baseline's, and the host GEMM's instruction set (they explain the times).
 std::string HostCodeLine(const gpu::Program& p) {
   if (p.views.host_shared_object.empty()) {
-    return absl::StrCat("host code: no kernels, GEMM ", gpu::HostGemmIsa(), "\n");
+    return absl::StrCat("host code: no kernels, GEMM ", stream_executor::host::HostGemmIsa(), "\n");
   }
   const gpu::GpuExecutablePayloadProto& payload = p.payload_tables();
   const int v = gpu::ChooseHostObjectVariant(payload, se::host::MachineCpuFeatures());
@@ -209,7 +209,7 @@ std::string HostCodeLine(const gpu::Program& p) {
     }
     kernels = absl::StrCat("host_object_variants[", v, "] (+", absl::StrJoin(added, ", "), ")");
   }
-  return absl::StrCat("host code: kernels ", kernels, ", GEMM ", gpu::HostGemmIsa(), "\n");
+  return absl::StrCat("host code: kernels ", kernels, ", GEMM ", stream_executor::host::HostGemmIsa(), "\n");
 }
 
 absl::Status Bench(const BenchFlags& f, std::ostream& out) {

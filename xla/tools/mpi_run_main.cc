@@ -36,10 +36,10 @@
 #include "xla/aot/executable.h"
 #include "xla/aot/literal_execution.h"
 #include "xla/aot/replicated_execution.h"
-#include "xla/backends/gpu/runtime/collective_context.h"
-#include "xla/backends/gpu/runtime/mpi_api.h"
-#include "xla/backends/gpu/runtime/mpi_communicator.h"
-#include "xla/backends/gpu/runtime/nccl_communicator.h"
+#include "xla/backends/gpu/runtime/collectives/collective_context.h"
+#include "xla/backends/gpu/runtime/collectives/mpi_api.h"
+#include "xla/backends/gpu/runtime/collectives/mpi_communicator.h"
+#include "xla/backends/gpu/runtime/collectives/nccl_communicator.h"
 #include "xla/stream_executor/cuda/cuda_executor.h"
 #include "xla/stream_executor/cuda/nccl_api.h"
 #include "xla/stream_executor/host/host_executor.h"
@@ -174,12 +174,14 @@ absl::Status Run(const Flags& flags, gpu::MpiCliques& cliques) {
   context.num_partitions = partitions;
   context.run_id = 1;
   for (int64_t r = 0; r < n; ++r) context.replica_devices.push_back(r);
-  context.communicator = [&cliques](const gpu::CliqueKey& key, int64_t device) {
-    return cliques.Get(key, device);
-  };
+  // Decided once: NCCL's cliques on CUDA devices, MPI's on the host.
   if (device.nccl != nullptr) {
-    context.device_communicator = [&device](const gpu::CliqueKey& key, int64_t id) {
+    context.communicator = [&device](const gpu::CliqueKey& key, int64_t id) {
       return device.nccl->Get(key, id);
+    };
+  } else {
+    context.communicator = [&cliques](const gpu::CliqueKey& key, int64_t device) {
+      return cliques.GetForStream(key, device);
     };
   }
   gpu::ExecuteOptions options;

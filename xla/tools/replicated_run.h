@@ -17,7 +17,7 @@
 #include "absl/time/time.h"
 #include "absl/types/span.h"
 #include "xla/aot/executable.h"
-#include "xla/backends/gpu/runtime/in_process_communicator.h"
+#include "xla/backends/gpu/runtime/collectives/in_process_communicator.h"
 #include "xla/tools/stacked_literals.h"
 #include "xla/types/literal.h"
 

@@ -12,16 +12,17 @@ namespace stream_executor::cuda {
 
 absl::StatusOr<OpenedLibrary> OpenLibrary(
     absl::string_view what, const std::vector<std::string>& candidates,
-    const char* env_override, absl::string_view advice) {
+    const char* env_override, absl::string_view advice, SymbolScope scope) {
   std::vector<std::string> tried = candidates;
   const char* override_path =
       env_override != nullptr ? std::getenv(env_override) : nullptr;
   if (override_path != nullptr && override_path[0] != '\0') {
     tried = {override_path};
   }
+  const int flags = RTLD_NOW | (scope == SymbolScope::kGlobal ? RTLD_GLOBAL : RTLD_LOCAL);
   std::string last_error = "no candidate";
   for (const std::string& path : tried) {
-    if (void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL)) {
+    if (void* handle = dlopen(path.c_str(), flags)) {
       return OpenedLibrary{handle, path};
     }
     const char* reason = dlerror();

@@ -60,9 +60,14 @@ class HostExecutor : public StreamExecutor {
   absl::StatusOr<std::unique_ptr<KernelModule>> LoadKernelModule(
       absl::string_view name, absl::string_view bytes) override;
 
+  // The host's BLAS is HostGemm (host_gemm.h), linked in: nothing to load,
+  // always OK.
+  absl::Status InitializeBlas() override { return absl::OkStatus(); }
+
   int num_pool_threads() const { return pool_.num_threads(); }
-  // The launch pool, for host work that splits itself (HostGemm). Lives as
-  // long as the executor; thread-safe (see HostThreadPool).
+  // The launch pool, which launches and GEMMs of this executor's streams
+  // split themselves over. Lives as long as the executor; thread-safe (see
+  // HostThreadPool).
   HostThreadPool& launch_pool() { return pool_; }
 
   // The limits of the host device on this machine.

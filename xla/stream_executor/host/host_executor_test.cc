@@ -240,5 +240,27 @@ TEST(HostStreamTest, DestroyingAStreamWaitsForItsWork) {
   EXPECT_TRUE(ran.load());
 }
 
+// Stream::Gemm on the host: HostGemm on the stream, in stream order, and
+// the enqueue-time checks of stream.h.
+TEST(HostStreamTest, GemmRunsHostGemmInStreamOrder) {
+  HostExecutor executor;
+  ASSERT_TRUE(executor.InitializeBlas().ok());
+  auto stream = executor.CreateStream();
+  ASSERT_TRUE(stream.ok()) << stream.status();
+  // [1 2; 3 4] x [5 6; 7 8] = [19 22; 43 50].
+  float lhs[] = {1, 2, 3, 4}, rhs[] = {5, 6, 7, 8}, out[4] = {};
+  BlasGemmConfig config;
+  config.m = config.n = config.k = 2;
+  const DeviceMemoryBase l(lhs, sizeof(lhs)), r(rhs, sizeof(rhs)), o(out, sizeof(out));
+  ASSERT_TRUE((*stream)->Gemm(config, l, r, o).ok());
+  ASSERT_TRUE((*stream)->BlockHostUntilDone().ok());
+  EXPECT_THAT(out, ::testing::ElementsAre(19, 22, 43, 50));
+
+  config.m = 3;  // lhs now needs 6 floats
+  const absl::Status status = (*stream)->Gemm(config, l, r, o);
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(status.message(), HasSubstr("lhs"));
+}
+
 }  // namespace
 }  // namespace stream_executor::host

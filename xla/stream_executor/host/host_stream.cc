@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "xla/stream_executor/host/deep_copy_status.h"
+#include "xla/stream_executor/host/host_gemm.h"
 #include "xla/stream_executor/host/host_event.h"
 #include "xla/stream_executor/host/host_kernel_module.h"
 #include "xla/stream_executor/host/host_launch.h"
@@ -169,6 +170,23 @@ absl::Status HostStream::Launch(const Kernel& kernel,
     for (const DeviceMemoryBase& arg : args) op.more_buffers.push_back(arg.opaque);
   }
   op.library = host_kernel->library();
+  return Enqueue(std::move(op));
+}
+
+absl::Status HostStream::Gemm(const BlasGemmConfig& config, const DeviceMemoryBase& lhs,
+                              const DeviceMemoryBase& rhs, const DeviceMemoryBase& out) {
+  absl::Status valid = CheckBlasGemmOperands(config, lhs, rhs, out);
+  if (!valid.ok()) return EnqueueError("gemm", valid);
+  BlasGemmConfig c = config;
+  c.batch_size = std::max<int64_t>(c.batch_size, 1);
+  HostGemmThreading threading;
+  threading.pool = &pool_;
+  Operation op;
+  op.kind = Operation::Kind::kCallback;
+  op.name = "gemm";
+  op.work = [c, l = lhs.opaque, r = rhs.opaque, o = out.opaque, threading]() {
+    return HostGemm(c, l, r, o, threading);
+  };
   return Enqueue(std::move(op));
 }
 

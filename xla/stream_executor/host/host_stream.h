@@ -3,7 +3,8 @@
 // Each stream owns one worker thread that runs its operations in order.
 // Memory operations are memcpy/memset on host memory; a launch runs the
 // kernel's block ranges on the executor's thread pool (the worker takes part
-// and waits for the rest); a wait for an event blocks the worker.
+// and waits for the rest), and so does a GEMM (HostGemm); a wait for an
+// event blocks the worker.
 //
 // Cost: queueing a copy, fill, launch (with up to 8 arguments) or event
 // operation takes one lock and no heap allocation once the stream has
@@ -59,6 +60,11 @@ class HostStream : public Stream {
   absl::Status MemZero(DeviceMemoryBase* location, uint64_t size) override;
   absl::Status Launch(const Kernel& kernel, const LaunchDimensions& dims,
                       absl::Span<const DeviceMemoryBase> args) override;
+  // Runs HostGemm (host_gemm.h) on the worker, spread over the launch pool
+  // like a launch; the rules of Stream::Gemm (InvalidArgument at enqueue
+  // for a bad config or a buffer smaller than its extents).
+  absl::Status Gemm(const BlasGemmConfig& config, const DeviceMemoryBase& lhs,
+                    const DeviceMemoryBase& rhs, const DeviceMemoryBase& out) override;
   absl::Status RecordEvent(Event* event) override;
   absl::Status WaitFor(Event* event) override;
   absl::Status DoHostCallback(

@@ -29,8 +29,8 @@
 #include "xla/aot/executable.h"
 #include "xla/backends/gpu/compiler/host_compiler.h"
 #include "xla/backends/gpu/compiler/thunk_emitter.h"
-#include "xla/backends/gpu/runtime/collective_context.h"
-#include "xla/backends/gpu/runtime/in_process_communicator.h"
+#include "xla/backends/gpu/runtime/collectives/collective_context.h"
+#include "xla/backends/gpu/runtime/collectives/in_process_communicator.h"
 #include "xla/backends/gpu/runtime/thunk_trace.h"
 #include "xla/stream_executor/host/host_executor.h"
 #include "xla/tools/inspect_command.h"
@@ -131,7 +131,7 @@ std::vector<std::vector<std::vector<float>>> RunTwo(Compiled& c, const std::vect
     contexts[r].run_id = run_id;
     contexts[r].replica_devices = {0, 1};
     contexts[r].communicator = [&cliques](const CliqueKey& key, int64_t device) {
-      return cliques.Get(key, device);
+      return cliques.GetForStream(key, device);
     };
   }
   std::vector<std::vector<std::vector<float>>> results(kN);

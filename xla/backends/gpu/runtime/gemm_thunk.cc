@@ -2,7 +2,6 @@
 
 #include "absl/strings/str_cat.h"
 #include "xla/stream_executor/blas.h"
-#include "xla/stream_executor/host/host_executor.h"
 #include "xla/types/xla_data_convert.h"
 #include "xla/util/status_macros.h"
 
@@ -40,7 +39,7 @@ absl::StatusOr<GemmConfig> ConfigFromProto(const GemmThunkProto& p, const ThunkC
   GemmConfig c;
   ASSIGN_OR_RETURN(c.element_type, PrimitiveTypeFromProto(p.element_type(),
                                                           ctx.Field("element_type").path()));
-  if (!IsSupportedGemmType(c.element_type)) {
+  if (!ToBlasConfig(c).has_value()) {
     return ctx.Field("element_type").Error(absl::StrCat(
         "GEMM supports f16, bf16, f32 and f64, not ", PrimitiveTypeName(c.element_type)));
   }
@@ -69,8 +68,6 @@ absl::StatusOr<GemmConfig> ConfigFromProto(const GemmThunkProto& p, const ThunkC
   return c;
 }
 
-constexpr char kHostPlatform[] = "host";
-
 // Element types: the runtime's and the platform-neutral BLAS's.
 struct BlasTypeMapping {
   PrimitiveType type;
@@ -85,7 +82,7 @@ constexpr BlasTypeMapping kBlasTypes[] = {
 
 }  // namespace
 
-std::optional<stream_executor::BlasGemmConfig> GemmThunk::ToBlasConfig(const GemmConfig& c) {
+std::optional<stream_executor::BlasGemmConfig> ToBlasConfig(const GemmConfig& c) {
   const BlasTypeMapping* mapping = nullptr;
   for (const BlasTypeMapping& m : kBlasTypes) {
     if (m.type == c.element_type) mapping = &m;
@@ -130,32 +127,19 @@ absl::StatusOr<std::unique_ptr<GemmThunk>> GemmThunk::FromProto(ThunkInfo info,
 }
 
 absl::Status GemmThunk::Initialize(const InitializeParams& params) {
-  if (params.executor->platform_name() == kHostPlatform) return absl::OkStatus();
   return AnnotateError(*this, params.executor->InitializeBlas());
 }
 
 absl::Status GemmThunk::ExecuteOnStream(const ExecuteParams& params) const {
-  const stream_executor::DeviceMemoryBase lhs = params.buffers->GetDeviceAddress(lhs_);
-  const stream_executor::DeviceMemoryBase rhs = params.buffers->GetDeviceAddress(rhs_);
-  const stream_executor::DeviceMemoryBase out = params.buffers->GetDeviceAddress(output_);
-  if (params.executor->platform_name() != kHostPlatform) {
-    if (!blas_config_.has_value()) {
-      return AnnotateError(*this, absl::InvalidArgumentError(absl::StrCat(
-                                      "GEMM has no BLAS element type for ",
-                                      PrimitiveTypeName(config_.element_type))));
-    }
-    return AnnotateError(*this, stream(params)->Gemm(*blas_config_, lhs, rhs, out));
+  if (!blas_config_.has_value()) {
+    return AnnotateError(*this, absl::InvalidArgumentError(absl::StrCat(
+                                    "GEMM has no BLAS element type for ",
+                                    PrimitiveTypeName(config_.element_type))));
   }
-  const GemmConfig config = config_;
-  // Large GEMMs use the host device's launch pool (bitwise the same result
-  // as one thread); another executor reporting "host" runs them alone.
-  HostGemmThreading threading;
-  if (auto* host = dynamic_cast<stream_executor::host::HostExecutor*>(params.executor)) {
-    threading.pool = &host->launch_pool();
-  }
-  return AnnotateError(*this, stream(params)->DoHostCallback([config, lhs, rhs, out, threading]() {
-    return HostGemm(config, lhs.opaque, rhs.opaque, out.opaque, threading);
-  }));
+  return AnnotateError(*this, stream(params)->Gemm(*blas_config_,
+                                                   params.buffers->GetDeviceAddress(lhs_),
+                                                   params.buffers->GetDeviceAddress(rhs_),
+                                                   params.buffers->GetDeviceAddress(output_)));
 }
 
 absl::StatusOr<ThunkProto> GemmThunk::ToProto() const {

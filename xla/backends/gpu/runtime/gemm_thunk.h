@@ -1,15 +1,15 @@
 // GemmThunk: a (batched) matrix multiply, out = alpha * op(lhs) x op(rhs) +
-// beta * out (see host_gemm.h for the exact semantics).
+// beta * out (see xla/stream_executor/blas.h for the exact semantics).
 //
 // FromProto checks the element type (F16, BF16, F32, F64), m, n, k >= 1,
 // batch sizes and strides >= 0, that every batch of every operand lies
 // inside its slice (overflow-safe), that output batches do not overlap each
 // other, and that the output does not overlap lhs or rhs.
 //
-// On the host platform it runs HostGemm (Eigen) as a host callback. On any
-// other platform Initialize calls StreamExecutor::InitializeBlas (cuda:
-// loads cuBLAS; its error, annotated with the thunk, when that fails) and
-// ExecuteOnStream enqueues Stream::Gemm with TF32 off.
+// One path on every platform: Initialize calls StreamExecutor::InitializeBlas
+// (cuda: loads cuBLAS(Lt); host: nothing to load; its error, annotated with
+// the thunk, when that fails) and ExecuteOnStream enqueues Stream::Gemm with
+// TF32 off (cuda: cuBLAS(Lt); host: HostGemm, Eigen, on the launch pool).
 //
 // Thread-safety: see thunk.h.
 #ifndef XLA_BACKENDS_GPU_RUNTIME_GEMM_THUNK_H_
@@ -18,11 +18,31 @@
 #include <memory>
 #include <optional>
 
-#include "xla/backends/gpu/runtime/host_gemm.h"
-#include "xla/stream_executor/blas.h"
 #include "xla/backends/gpu/runtime/thunk.h"
+#include "xla/stream_executor/blas.h"
+#include "xla/types/primitive_type.h"
 
 namespace xla::gpu {
+
+// The GEMM as GemmThunkProto states it: BlasGemmConfig's fields with the
+// runtime's element type. A plain value type.
+struct GemmConfig {
+  PrimitiveType element_type = PrimitiveType::F32;
+  int64_t m = 1, n = 1, k = 1;
+  bool transpose_lhs = false;
+  bool transpose_rhs = false;
+  int64_t batch_size = 1;
+  int64_t lhs_batch_stride = 0;
+  int64_t rhs_batch_stride = 0;
+  int64_t output_batch_stride = 0;
+  double alpha = 1.0;
+  double beta = 0.0;
+};
+
+// The platform-neutral form of `c` for Stream::Gemm (TF32 off); nullopt for
+// an element type BLAS lacks (only f16, bf16, f32 and f64 have one, and
+// FromProto admits no other). Pure.
+std::optional<stream_executor::BlasGemmConfig> ToBlasConfig(const GemmConfig& c);
 
 class GemmThunk : public Thunk {
  public:
@@ -45,12 +65,8 @@ class GemmThunk : public Thunk {
   const GemmConfig& config() const { return config_; }
 
  private:
-  // The platform-neutral form of `c` for Stream::Gemm (TF32 off); nullopt
-  // for an element type BLAS lacks (FromProto admits none).
-  static std::optional<stream_executor::BlasGemmConfig> ToBlasConfig(const GemmConfig& c);
-
   GemmConfig config_;
-  // Derived once from config_; used on non-host platforms.
+  // Derived once from config_.
   std::optional<stream_executor::BlasGemmConfig> blas_config_;
   BufferSlice lhs_;
   BufferSlice rhs_;

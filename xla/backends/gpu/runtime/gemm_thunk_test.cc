@@ -11,7 +11,7 @@
 #include "absl/strings/match.h"
 #include "gtest/gtest.h"
 #include "xla/backends/gpu/runtime/buffer_allocation.h"
-#include "xla/backends/gpu/runtime/host_gemm.h"
+#include "xla/stream_executor/host/host_gemm.h"
 #include "xla/backends/gpu/runtime/runtime_test_util.h"
 #include "xla/stream_executor/cuda/cublas_api.h"
 #include "xla/stream_executor/cuda/cuda_platform.h"
@@ -115,7 +115,7 @@ TEST_F(GemmThunkOnFakeCudaTest, BatchedTransposedF32MatchesHostGemm) {
   const std::vector<float> out_init = RandomFloats(16 + 15, rng);
 
   std::vector<float> expected = out_init;
-  ASSERT_TRUE(HostGemm(config, lhs.data(), rhs.data(), expected.data()).ok());
+  ASSERT_TRUE(se::host::HostGemm(*ToBlasConfig(config), lhs.data(), rhs.data(), expected.data()).ok());
 
   se::OwningDeviceMemory lhs_d = Upload(lhs), rhs_d = Upload(rhs), out_d = Upload(out_init);
   const BufferAllocations buffers({lhs_d.get(), rhs_d.get(), out_d.get()});

@@ -8,7 +8,7 @@
 #include "google/protobuf/unknown_field_set.h"
 #include "xla/backends/gpu/runtime/async_done_thunk.h"
 #include "xla/backends/gpu/runtime/async_start_thunk.h"
-#include "xla/backends/gpu/runtime/collective_thunk.h"
+#include "xla/backends/gpu/runtime/collectives/collective_thunk.h"
 #include "xla/backends/gpu/runtime/conditional_thunk.h"
 #include "xla/backends/gpu/runtime/copy_thunk.h"
 #include "xla/backends/gpu/runtime/custom_call_thunk.h"

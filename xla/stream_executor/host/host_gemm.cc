@@ -1,0 +1,196 @@
+#include "xla/stream_executor/host/host_gemm.h"
+
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <memory>
+#include <initializer_list>
+#include <mutex>
+#include <set>
+#include <string>
+#include <cstdlib>
+
+#include "absl/functional/function_ref.h"
+#include "absl/strings/str_cat.h"
+#include "xla/stream_executor/host/host_gemm_kernels.h"
+#include "xla/stream_executor/host/cpu_features.h"
+
+namespace stream_executor::host {
+namespace {
+
+// How a GEMM is cut: batch_size x row_blocks x col_blocks units; a row
+// block has rows_per_block rows and a column block cols_per_block columns
+// (the last of each takes the rest). Depends on the sizes and
+// min_parallel_macs only, never on the pool, so the result does not either.
+struct Partition {
+  int64_t row_blocks = 1;
+  int64_t rows_per_block = 1;
+  int64_t col_blocks = 1;
+  int64_t cols_per_block = 1;
+  int64_t blocks() const { return row_blocks * col_blocks; }
+};
+
+// Column blocks (used when there are too few rows to cut) are multiples of
+// this many columns.
+constexpr int64_t kColumnQuantum = 64;
+
+// About this many units (batches x row blocks) at most: each block re-packs the
+// whole rhs, so smaller blocks cost more (48-row blocks of a 1024^3 GEMM took
+// 15% more CPU than one product; 96-row blocks about half that).
+constexpr int64_t kMaxRowBlocks = 16;
+
+double Macs(const BlasGemmConfig& c) {
+  return static_cast<double>(c.m) * static_cast<double>(c.n) * static_cast<double>(c.k);
+}
+
+// `extent` cut into about `target` blocks of a multiple of `quantum`.
+void Cut(int64_t extent, int64_t target, int64_t quantum, int64_t* per_block, int64_t* blocks) {
+  const int64_t size = (extent + target - 1) / target;
+  *per_block = std::max(quantum, (size + quantum - 1) / quantum * quantum);
+  *blocks = (extent + *per_block - 1) / *per_block;
+}
+
+Partition Partitioned(const BlasGemmConfig& c, int64_t min_parallel_macs) {
+  Partition p;
+  p.rows_per_block = c.m;
+  p.cols_per_block = c.n;
+  if (Macs(c) < static_cast<double>(min_parallel_macs)) return p;
+  // Batches are units already: cut only as far as kMaxRowBlocks units.
+  const int64_t target = std::max<int64_t>(1, (kMaxRowBlocks + c.batch_size - 1) / c.batch_size);
+  if (target == 1) return p;
+  if (c.m >= 2 * kHostGemmRowQuantum) {
+    Cut(c.m, target, kHostGemmRowQuantum, &p.rows_per_block, &p.row_blocks);
+  } else if (c.n >= 2 * kColumnQuantum) {
+    // Few rows (the last stage of a CNN: 7x7 = 49): cut the columns, so
+    // each block packs its own slab of the right-hand side.
+    Cut(c.n, target, kColumnQuantum, &p.cols_per_block, &p.col_blocks);
+  }
+  return p;
+}
+
+// Runs run(0), ..., run(units - 1) on the caller and up to units - 1 pool
+// threads. Units are claimed from a shared counter, so the caller finishes
+// alone if the pool is busy, and waits only for units already claimed.
+void ParallelFor(HostThreadPool& pool, int64_t units,
+                 absl::FunctionRef<void(int64_t)> run) {
+  struct Shared {
+    std::atomic<int64_t> next{0};
+    std::mutex mu;
+    std::condition_variable all_done;
+    int64_t finished = 0;  // guarded by mu
+  };
+  auto shared = std::make_shared<Shared>();
+  const int64_t total = units;
+  // `run` lives on the caller's stack; a helper only calls it for a claimed
+  // unit, and the caller waits for every claimed unit.
+  auto work = [shared, total, run]() {
+    int64_t done = 0;
+    for (int64_t i = shared->next.fetch_add(1); i < total; i = shared->next.fetch_add(1)) {
+      run(i);
+      ++done;
+    }
+    if (done == 0) return;
+    std::lock_guard<std::mutex> lock(shared->mu);
+    shared->finished += done;
+    if (shared->finished == total) shared->all_done.notify_all();
+  };
+  const int64_t helpers = std::min<int64_t>(units - 1, pool.num_threads());
+  for (int64_t h = 0; h < helpers; ++h) pool.Schedule(work);
+  work();
+  std::unique_lock<std::mutex> lock(shared->mu);
+  shared->all_done.wait(lock, [&] { return shared->finished == total; });
+}
+
+// True when this machine's CPU (and OS) has every one of `features`
+// (MachineCpuFeatures, LLVM's names).
+bool CpuHas(std::initializer_list<const char*> features) {
+  const std::set<std::string>& machine = MachineCpuFeatures();
+  for (const char* f : features) {
+    if (machine.count(f) == 0) return false;
+  }
+  return true;
+}
+
+// The kernels this process runs: the widest the CPU (and OS) runs, at most
+// the one XLA_HOST_GEMM_ISA names ("sse2" or "avx2"; to compare them).
+const HostGemmKernels& Kernels() {
+  static const HostGemmKernels* const chosen = []() -> const HostGemmKernels* {
+    const char* env = std::getenv("XLA_HOST_GEMM_ISA");
+    const absl::string_view cap = env == nullptr ? "" : env;
+    if (cap == "sse2") return &HostGemmKernelsBaseline();
+    if (cap != "avx2" && CpuHas({"avx512f", "avx512dq", "avx512vl", "avx512bw"})) {
+      return &HostGemmKernelsAvx512();
+    }
+    if (CpuHas({"avx2", "fma"})) return &HostGemmKernelsAvx2Fma();
+    return &HostGemmKernelsBaseline();
+  }();
+  return *chosen;
+}
+
+// The kernel of `kernels` for `type`; null for a value outside the enum.
+HostGemmRowsFn RowsFn(const HostGemmKernels& kernels, BlasElementType type) {
+  switch (type) {
+    case BlasElementType::kF32:
+      return kernels.f32;
+    case BlasElementType::kF64:
+      return kernels.f64;
+    case BlasElementType::kF16:
+      return kernels.f16;
+    case BlasElementType::kBF16:
+      return kernels.bf16;
+  }
+  return nullptr;
+}
+
+void GemmWith(HostGemmRowsFn rows_fn, int64_t element_bytes, const BlasGemmConfig& c,
+              const void* lhs, const void* rhs, void* out, const HostGemmThreading& threading) {
+  const char* l = static_cast<const char*>(lhs);
+  const char* r = static_cast<const char*>(rhs);
+  char* o = static_cast<char*>(out);
+  const Partition p = Partitioned(c, threading.min_parallel_macs);
+  auto unit = [&](int64_t i) {
+    const int64_t b = i / p.blocks();
+    const int64_t rb = (i % p.blocks()) / p.col_blocks;
+    const int64_t cb = i % p.col_blocks;
+    HostGemmBlock block;
+    block.row0 = rb * p.rows_per_block;
+    block.rows = std::min(p.rows_per_block, c.m - block.row0);
+    block.col0 = cb * p.cols_per_block;
+    block.cols = std::min(p.cols_per_block, c.n - block.col0);
+    rows_fn(c, l + b * c.lhs_batch_stride * element_bytes, r + b * c.rhs_batch_stride * element_bytes,
+            o + b * c.output_batch_stride * element_bytes, block);
+  };
+  const int64_t units = c.batch_size * p.blocks();
+  const double total_macs = Macs(c) * static_cast<double>(c.batch_size);
+  if (units <= 1 || threading.pool == nullptr ||
+      total_macs < static_cast<double>(threading.min_parallel_macs)) {
+    for (int64_t i = 0; i < units; ++i) unit(i);
+    return;
+  }
+  ParallelFor(*threading.pool, units, unit);
+}
+
+}  // namespace
+
+int64_t HostGemmWorkUnits(const BlasGemmConfig& config, int64_t min_parallel_macs) {
+  return config.batch_size * Partitioned(config, min_parallel_macs).blocks();
+}
+
+absl::string_view HostGemmIsa() { return Kernels().isa; }
+
+absl::Status HostGemm(const BlasGemmConfig& c, const void* lhs, const void* rhs, void* out) {
+  return HostGemm(c, lhs, rhs, out, HostGemmThreading());
+}
+
+absl::Status HostGemm(const BlasGemmConfig& c, const void* lhs, const void* rhs, void* out,
+                      const HostGemmThreading& threading) {
+  const HostGemmRowsFn fn = RowsFn(Kernels(), c.element_type);
+  if (fn == nullptr) {
+    return absl::UnimplementedError(absl::StrCat("host GEMM does not support element type ",
+                                                 static_cast<int>(c.element_type)));
+  }
+  GemmWith(fn, BlasElementBytes(c.element_type), c, lhs, rhs, out, threading);
+  return absl::OkStatus();
+}
+
+}  // namespace stream_executor::host

@@ -1,0 +1,86 @@
+// HostGemm: the host platform's matrix multiply (Eigen): what HostStream::Gemm
+// (the host's Stream::Gemm, blas.h) runs on the stream's worker, with the
+// executor's launch pool.
+//
+//   out[b] = alpha * op(lhs[b]) x op(rhs[b]) + beta * out[b]
+//
+// for b in [0, batch_size), matrices dense row-major; op(lhs) is m x k,
+// op(rhs) is k x n, out is m x n; op transposes when asked (the stored lhs is
+// then k x m). Batch b of an operand starts at b * stride elements. F32 and
+// F64 compute in their own type; F16 and BF16 accumulate in f32 and round
+// once at the end. When beta is 0, `out` is not read (NaNs in it do not
+// propagate).
+//
+// Blocking and threading: a GEMM of at least min_parallel_macs
+// multiply-adds per batch (m * n * k) and at least 2 * kHostGemmRowQuantum
+// rows is computed as blocks of output rows, each one Eigen product with the
+// full k and n; block heights are multiples of kHostGemmRowQuantum (the last
+// block takes the rest). With fewer rows and at least 128 columns, blocks of
+// output columns (multiples of 64) instead, each with the full k and all
+// rows. About 16 units (batches x blocks) at most: a batch of 16 or more
+// is not cut at all. The cut depends
+// on the sizes and min_parallel_macs only, never on the pool, and each block is
+// computed the same way wherever it runs, so the result is bitwise the same
+// with any pool or none (host_gemm_test checks this on odd sizes). With a
+// pool (HostGemmThreading) and at least min_parallel_macs in total, batches
+// and blocks run in parallel. The calling thread runs units too and only
+// waits for units a pool thread has already started, so a busy pool never
+// deadlocks it. (Eigen's own cut of a whole matrix treats remainder rows
+// differently from a block's, so a blocked GEMM may differ in the last bit
+// from an unblocked one of the same sizes; that is why blocking does not
+// depend on the pool.)
+//
+// Thread-safety: a pure function of its arguments; the caller guarantees the
+// pointers cover the validated extents. Concurrent calls may share a pool.
+#ifndef XLA_STREAM_EXECUTOR_HOST_HOST_GEMM_H_
+#define XLA_STREAM_EXECUTOR_HOST_HOST_GEMM_H_
+
+#include <cstdint>
+
+#include "absl/status/status.h"
+#include "absl/strings/string_view.h"
+#include "xla/stream_executor/blas.h"
+#include "xla/stream_executor/host/host_thread_pool.h"
+
+namespace stream_executor::host {
+
+// Row blocks are multiples of this many rows: a multiple of Eigen's register
+// block height (mr = 3 packets: 12 rows with SSE, 24 with AVX, 48 with
+// AVX-512 for f32), so no block has remainder rows but the last.
+inline constexpr int64_t kHostGemmRowQuantum = 48;
+
+// Where and when HostGemm runs on several threads.
+struct HostGemmThreading {
+  // Null: the calling thread does everything.
+  HostThreadPool* pool = nullptr;
+  // GEMMs with fewer multiply-adds (m * n * k * batch_size) stay on the
+  // calling thread: below about 128^3 the hand-off costs more than it saves.
+  int64_t min_parallel_macs = int64_t{1} << 21;
+};
+
+// The instruction set of the GEMM kernels this process runs: "avx512" on a
+// CPU with AVX-512 F, DQ, VL and BW, else "avx2+fma" on one with AVX2 and
+// FMA, else "sse2" (host_gemm_kernels.h). Setting XLA_HOST_GEMM_ISA=avx2
+// (or sse2) before the first GEMM caps it there. They round differently
+// (fused multiply-adds, other block sizes), so results are bitwise
+// reproducible per machine class, not across them. Thread-safe.
+absl::string_view HostGemmIsa();
+
+// Runs the GEMM on the calling thread. Unimplemented for an element type
+// outside BlasElementType; batch_size must be >= 1 (HostStream::Gemm reads 0
+// as 1 before calling).
+absl::Status HostGemm(const BlasGemmConfig& config, const void* lhs, const void* rhs, void* out);
+
+// Same, spreading a large GEMM over `threading.pool` (see the file comment);
+// bitwise the same result as the overload above when min_parallel_macs is
+// the default.
+absl::Status HostGemm(const BlasGemmConfig& config, const void* lhs, const void* rhs, void* out,
+                      const HostGemmThreading& threading);
+
+// The number of work units (batches x row blocks) HostGemm cuts `config`
+// into. Exposed for tests and benchmarks.
+int64_t HostGemmWorkUnits(const BlasGemmConfig& config, int64_t min_parallel_macs);
+
+}  // namespace stream_executor::host
+
+#endif  // XLA_STREAM_EXECUTOR_HOST_HOST_GEMM_H_

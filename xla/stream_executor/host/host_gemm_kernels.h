@@ -1,0 +1,57 @@
+// The row-block kernels behind HostGemm, compiled once per instruction set.
+//
+// host_gemm_kernels.cc is built three times: as HostGemmKernelsBaseline()
+// with the toolchain's default flags (x86-64: SSE2), as
+// HostGemmKernelsAvx2Fma() with -mavx2 -mfma, where Eigen's packets are
+// 8 floats wide and multiply-adds fuse, and as HostGemmKernelsAvx512() with
+// AVX-512 F, DQ, VL and BW (16-float packets, 32 vector registers). The
+// wider copies rename Eigen's namespace (-DEigen=EigenAvx2Fma,
+// -DEigen=EigenAvx512) and keep their own templates in an anonymous
+// namespace, and are compiled with -O2 even in debug builds so the std::
+// helpers they call are inlined rather than emitted as weak symbols
+// (checked with nm: the optimized objects define no weak symbol outside
+// their own namespace), so the linker cannot swap AVX code into the rest of
+// the binary. HostGemm (host_gemm.h) picks a table once per process; the
+// AVX2 table may only run on a CPU that reports avx2 and fma, the AVX-512
+// one on a CPU that reports all four AVX-512 subsets.
+//
+// It needs only blas.h (the shared config) and is internal to host_gemm;
+// thread-safe (the tables are constant, the
+// functions are pure).
+#ifndef XLA_STREAM_EXECUTOR_HOST_HOST_GEMM_KERNELS_H_
+#define XLA_STREAM_EXECUTOR_HOST_HOST_GEMM_KERNELS_H_
+
+#include <cstdint>
+
+#include "xla/stream_executor/blas.h"
+
+namespace stream_executor::host {
+
+// A block of one batch's output: rows [row0, row0 + rows), columns
+// [col0, col0 + cols).
+struct HostGemmBlock {
+  int64_t row0 = 0, rows = 0;
+  int64_t col0 = 0, cols = 0;
+};
+
+// One block of one batch of `config` (the pointers are that batch's
+// matrices): out = alpha * op(lhs) x op(rhs) + beta * out there, with the
+// arithmetic of the table's element type (f16 and bf16 in f32).
+using HostGemmRowsFn = void (*)(const BlasGemmConfig& config, const void* lhs, const void* rhs,
+                                void* out, const HostGemmBlock& block);
+
+struct HostGemmKernels {
+  const char* isa;  // "sse2", "avx2+fma" or "avx512"
+  HostGemmRowsFn f32;
+  HostGemmRowsFn f64;
+  HostGemmRowsFn f16;
+  HostGemmRowsFn bf16;
+};
+
+const HostGemmKernels& HostGemmKernelsBaseline();
+const HostGemmKernels& HostGemmKernelsAvx2Fma();
+const HostGemmKernels& HostGemmKernelsAvx512();
+
+}  // namespace stream_executor::host
+
+#endif  // XLA_STREAM_EXECUTOR_HOST_HOST_GEMM_KERNELS_H_

@@ -1,0 +1,248 @@
+// HostGemm against a naive triple loop in double precision: odd sizes,
+// random data, transposes, batch strides, alpha and beta, f32/f64/f16/bf16.
+#include "xla/stream_executor/host/host_gemm.h"
+
+#include <atomic>
+#include <cstring>
+#include <random>
+#include <thread>
+#include <vector>
+
+#include "Eigen/Core"
+#include "gtest/gtest.h"
+#include "xla/stream_executor/host/host_thread_pool.h"
+
+namespace stream_executor::host {
+namespace {
+
+template <typename T>
+std::vector<T> Random(size_t n, std::mt19937& rng) {
+  std::uniform_real_distribution<float> dist(-1, 1);
+  std::vector<T> v(n);
+  for (T& x : v) x = static_cast<T>(dist(rng));
+  return v;
+}
+
+// Reference: out[b] = alpha * op(lhs[b]) op(rhs[b]) + beta * out[b].
+template <typename T>
+std::vector<double> Naive(const BlasGemmConfig& c, const std::vector<T>& lhs, const std::vector<T>& rhs,
+                          const std::vector<T>& out) {
+  std::vector<double> result(out.begin(), out.end());
+  for (int64_t b = 0; b < c.batch_size; ++b) {
+    for (int64_t i = 0; i < c.m; ++i) {
+      for (int64_t j = 0; j < c.n; ++j) {
+        double sum = 0;
+        for (int64_t k = 0; k < c.k; ++k) {
+          const double l = static_cast<double>(lhs[b * c.lhs_batch_stride + (c.transpose_lhs ? k * c.m + i : i * c.k + k)]);
+          const double r = static_cast<double>(rhs[b * c.rhs_batch_stride + (c.transpose_rhs ? j * c.k + k : k * c.n + j)]);
+          sum += l * r;
+        }
+        double& o = result[b * c.output_batch_stride + i * c.n + j];
+        o = c.alpha * sum + (c.beta == 0 ? 0 : c.beta * o);
+      }
+    }
+  }
+  return result;
+}
+
+template <typename T>
+void Check(BlasElementType type, bool tl, bool tr, int64_t batch, double alpha, double beta, double tol) {
+  std::mt19937 rng(static_cast<unsigned>(batch * 7 + tl * 2 + tr));
+  BlasGemmConfig c;
+  c.element_type = type;
+  c.m = 33;
+  c.n = 17;
+  c.k = 9;
+  c.transpose_lhs = tl;
+  c.transpose_rhs = tr;
+  c.batch_size = batch;
+  c.lhs_batch_stride = c.m * c.k + 3;  // padding between batches
+  c.rhs_batch_stride = c.k * c.n;
+  c.output_batch_stride = c.m * c.n + 1;
+  c.alpha = alpha;
+  c.beta = beta;
+  auto lhs = Random<T>(batch * c.lhs_batch_stride, rng);
+  auto rhs = Random<T>(batch * c.rhs_batch_stride, rng);
+  auto out = Random<T>(batch * c.output_batch_stride, rng);
+  std::vector<double> expected = Naive(c, lhs, rhs, out);
+  ASSERT_TRUE(HostGemm(c, lhs.data(), rhs.data(), out.data()).ok());
+  for (int64_t b = 0; b < batch; ++b) {
+    for (int64_t e = 0; e < c.m * c.n; ++e) {
+      const int64_t i = b * c.output_batch_stride + e;
+      ASSERT_NEAR(static_cast<double>(out[i]), expected[i], tol) << "batch " << b << " element " << e;
+    }
+  }
+}
+
+TEST(HostGemm, F32AllTransposes) {
+  for (bool tl : {false, true}) {
+    for (bool tr : {false, true}) Check<float>(BlasElementType::kF32, tl, tr, 3, 1.5, 0.25, 1e-5);
+  }
+}
+
+TEST(HostGemm, F64BetaZeroIgnoresOutput) { Check<double>(BlasElementType::kF64, true, false, 2, -2, 0, 1e-12); }
+
+TEST(HostGemm, F16AccumulatesInF32) {
+  Check<Eigen::half>(BlasElementType::kF16, false, true, 2, 1, 0.5, 2e-2);
+}
+
+TEST(HostGemm, BF16AccumulatesInF32) {
+  Check<Eigen::bfloat16>(BlasElementType::kBF16, true, true, 1, 0.5, 1, 6e-2);
+}
+
+TEST(HostGemm, RejectsUnknownElementTypes) {
+  BlasGemmConfig c;
+  c.element_type = static_cast<BlasElementType>(99);  // no such type (s32 has no BLAS form)
+  EXPECT_EQ(HostGemm(c, nullptr, nullptr, nullptr).code(), absl::StatusCode::kUnimplemented);
+}
+
+// The pooled path against the single-threaded one, byte for byte, on odd
+// sizes, every transpose combination, beta 0 and not, batched and not.
+template <typename T>
+void CheckPooledIsBitwiseSingle(BlasElementType type, int64_t m, int64_t n, int64_t k, int64_t batch,
+                                double beta, int64_t min_parallel_macs = 0) {
+  static stream_executor::host::HostThreadPool pool(3);
+  for (bool tl : {false, true}) {
+    for (bool tr : {false, true}) {
+      SCOPED_TRACE(::testing::Message() << m << "x" << n << "x" << k << " batch " << batch
+                                        << " tl " << tl << " tr " << tr << " beta " << beta);
+      std::mt19937 rng(static_cast<unsigned>(m * 31 + n * 7 + k + tl * 2 + tr));
+      BlasGemmConfig c;
+      c.element_type = type;
+      c.m = m;
+      c.n = n;
+      c.k = k;
+      c.transpose_lhs = tl;
+      c.transpose_rhs = tr;
+      c.batch_size = batch;
+      c.lhs_batch_stride = m * k + 5;
+      c.rhs_batch_stride = k * n + 1;
+      c.output_batch_stride = m * n + 3;
+      c.alpha = 0.75;
+      c.beta = beta;
+      auto lhs = Random<T>(batch * c.lhs_batch_stride, rng);
+      auto rhs = Random<T>(batch * c.rhs_batch_stride, rng);
+      auto single = Random<T>(batch * c.output_batch_stride, rng);
+      auto pooled = single;
+      HostGemmThreading threading;
+      threading.min_parallel_macs = min_parallel_macs;
+      ASSERT_GT(HostGemmWorkUnits(c, min_parallel_macs), 1);  // really split
+      ASSERT_TRUE(HostGemm(c, lhs.data(), rhs.data(), single.data(), threading).ok());
+      threading.pool = &pool;
+      ASSERT_TRUE(HostGemm(c, lhs.data(), rhs.data(), pooled.data(), threading).ok());
+      ASSERT_EQ(std::memcmp(single.data(), pooled.data(), single.size() * sizeof(T)), 0);
+    }
+  }
+}
+
+TEST(HostGemm, PooledF32IsBitwiseSingleThreaded) {
+  // 257 * 129 * 65 is above the default threshold: the plain overload too.
+  CheckPooledIsBitwiseSingle<float>(BlasElementType::kF32, 257, 129, 65, 1, 0,
+                                    HostGemmThreading().min_parallel_macs);
+  CheckPooledIsBitwiseSingle<float>(BlasElementType::kF32, 257, 129, 65, 1, -0.5);
+  CheckPooledIsBitwiseSingle<float>(BlasElementType::kF32, 301, 67, 611, 1, 0);  // k blocked by Eigen
+  CheckPooledIsBitwiseSingle<float>(BlasElementType::kF32, 97, 33, 19, 2, 0.25);
+  CheckPooledIsBitwiseSingle<float>(BlasElementType::kF32, 13, 45, 31, 5, 0);  // batches only
+  // Few rows: column blocks (64 + 64 + ... + the rest).
+  CheckPooledIsBitwiseSingle<float>(BlasElementType::kF32, 49, 517, 131, 1, 0);
+  CheckPooledIsBitwiseSingle<float>(BlasElementType::kF32, 7, 301, 29, 2, -0.25);
+}
+
+TEST(HostGemm, PooledF64AndF16AreBitwiseSingleThreaded) {
+  CheckPooledIsBitwiseSingle<double>(BlasElementType::kF64, 203, 77, 129, 1, 0.5);
+  CheckPooledIsBitwiseSingle<Eigen::half>(BlasElementType::kF16, 151, 35, 47, 1, 0);
+}
+
+// Runs `c` (f32, random operands from `seed`) cut into `units` work units
+// on a 2-thread pool and compares it with the naive product.
+void ExpectPooledMatchesNaive(const BlasGemmConfig& c, unsigned seed, int64_t units) {
+  stream_executor::host::HostThreadPool pool(2);
+  std::mt19937 rng(seed);
+  auto lhs = Random<float>(c.m * c.k, rng);
+  auto rhs = Random<float>(c.k * c.n, rng);
+  auto out = Random<float>(c.m * c.n, rng);
+  std::vector<double> expected = Naive(c, lhs, rhs, out);
+  HostGemmThreading threading;
+  threading.pool = &pool;
+  threading.min_parallel_macs = 0;
+  ASSERT_EQ(HostGemmWorkUnits(c, 0), units);
+  ASSERT_TRUE(HostGemm(c, lhs.data(), rhs.data(), out.data(), threading).ok());
+  for (size_t i = 0; i < out.size(); ++i) ASSERT_NEAR(out[i], expected[i], 1e-4) << i;
+}
+
+TEST(HostGemm, PooledResultMatchesNaive) {
+  BlasGemmConfig c;
+  c.m = 149;
+  c.n = 23;
+  c.k = 41;
+  c.transpose_lhs = true;
+  c.alpha = 1.25;
+  c.beta = 0.5;
+  ExpectPooledMatchesNaive(c, 5, 4);  // 48 + 48 + 48 + 5 rows
+}
+
+// Column blocks against the naive product, with every transpose.
+TEST(HostGemm, ColumnBlocksMatchNaive) {
+  for (bool tl : {false, true}) {
+    for (bool tr : {false, true}) {
+      SCOPED_TRACE(::testing::Message() << "tl " << tl << " tr " << tr);
+      BlasGemmConfig c;
+      c.m = 11;
+      c.n = 259;
+      c.k = 37;
+      c.transpose_lhs = tl;
+      c.transpose_rhs = tr;
+      c.alpha = -1.5;
+      c.beta = 0.25;
+      ExpectPooledMatchesNaive(c, 9 + tl * 2 + tr, 5);  // 64 x 4 + 3 columns
+    }
+  }
+}
+
+TEST(HostGemm, SmallGemmStaysOnOneThreadAndLargeOneSplits) {
+  BlasGemmConfig c;
+  c.m = c.n = c.k = 64;
+  EXPECT_EQ(HostGemmWorkUnits(c, HostGemmThreading().min_parallel_macs), 1);
+  EXPECT_EQ(HostGemmWorkUnits(c, 0), 1);  // 64 rows and columns: too few to cut
+  c.m = 49;  // ResNet-50's last stage: 7 x 7 rows, 512 columns
+  c.n = 512;
+  c.k = 4608;
+  EXPECT_EQ(HostGemmWorkUnits(c, HostGemmThreading().min_parallel_macs), 8);  // 8 x 64 columns
+  c.m = c.n = c.k = 64;
+  c.m = c.n = c.k = 1024;
+  EXPECT_EQ(HostGemmWorkUnits(c, HostGemmThreading().min_parallel_macs), 11);  // 10 x 96 + 64
+  c.m = 4096;
+  EXPECT_EQ(HostGemmWorkUnits(c, HostGemmThreading().min_parallel_macs), 15);  // 14 x 288 + 64
+  c.batch_size = 16;
+  EXPECT_EQ(HostGemmWorkUnits(c, HostGemmThreading().min_parallel_macs), 16);  // batches only
+  c.batch_size = 3;
+  c.m = 1000;
+  EXPECT_EQ(HostGemmWorkUnits(c, HostGemmThreading().min_parallel_macs), 18);  // 3 x (5 x 192 + 40)
+}
+
+// A pool whose only thread is blocked: the caller does all the work itself.
+TEST(HostGemm, BusyPoolDoesNotDeadlock) {
+  stream_executor::host::HostThreadPool pool(1);
+  std::atomic<bool> release{false};
+  pool.Schedule([&release] {
+    while (!release.load()) std::this_thread::yield();
+  });
+  std::mt19937 rng(9);
+  BlasGemmConfig c;
+  c.m = 200;
+  c.n = 50;
+  c.k = 30;
+  auto lhs = Random<float>(c.m * c.k, rng);
+  auto rhs = Random<float>(c.k * c.n, rng);
+  std::vector<float> single(c.m * c.n), pooled(c.m * c.n);
+  HostGemmThreading threading;
+  threading.min_parallel_macs = 0;
+  ASSERT_TRUE(HostGemm(c, lhs.data(), rhs.data(), single.data(), threading).ok());
+  threading.pool = &pool;
+  ASSERT_TRUE(HostGemm(c, lhs.data(), rhs.data(), pooled.data(), threading).ok());
+  release = true;
+  EXPECT_EQ(std::memcmp(single.data(), pooled.data(), single.size() * sizeof(float)), 0);
+}
+
+}  // namespace
+}  // namespace stream_executor::host

@@ -10,6 +10,7 @@
 #include "xla/backends/gpu/runtime/host_object_variants.h"
 #include "xla/backends/gpu/runtime/thunk_trace.h"
 #include "xla/stream_executor/host/cpu_features.h"
+#include "xla/util/math_util.h"
 #include "xla/util/status_macros.h"
 
 namespace xla::gpu {
@@ -51,9 +52,7 @@ GpuExecutable::DeviceState::~DeviceState() { delete cached.load(); }
 
 namespace {
 
-constexpr uint64_t kAlignment = se::StreamExecutor::kAllocationAlignment;
-
-uint64_t RoundUp(uint64_t size) { return (size + kAlignment - 1) / kAlignment * kAlignment; }
+constexpr int64_t kAlignment = se::StreamExecutor::kAllocationAlignment;
 
 // "9.0" -> 90; -1 when not a CUDA capability.
 int CapabilityNumber(absl::string_view text) {
@@ -205,7 +204,7 @@ absl::StatusOr<std::unique_ptr<GpuExecutable::RunResources>> GpuExecutable::Borr
     ASSIGN_OR_RETURN(events.done, device.executor->CreateEvent());
   }
   for (const BufferAllocation& a : program_->allocations) {
-    if (a.is_temp) r->temp_bytes += RoundUp(a.size);
+    if (a.is_temp) r->temp_bytes += static_cast<uint64_t>(xla::RoundUp(a.size, kAlignment));
   }
   r->buffers.resize(program_->allocations.size());
   r->owned.resize(program_->allocations.size());
@@ -264,7 +263,7 @@ absl::StatusOr<std::vector<se::OwningDeviceMemory>> GpuExecutable::Execute(
       } else {
         buffers[a.index] = se::DeviceMemoryBase(static_cast<char*>(temp.opaque) + temp_offset,
                                                 static_cast<uint64_t>(a.size));
-        temp_offset += RoundUp(a.size);
+        temp_offset += static_cast<uint64_t>(xla::RoundUp(a.size, kAlignment));
       }
       if (!owned[a.index].is_null()) buffers[a.index] = owned[a.index].get();
     }

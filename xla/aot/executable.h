@@ -31,17 +31,22 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-// For ExecutionArgument and ExecuteOptions, which the runtime defines beside
-// GpuExecutable (and program.h, which it includes, for Program).
-#include "xla/backends/gpu/runtime/gpu_executable.h"
+// ExecutionArgument and ExecuteOptions; Program and OutputInfo. Not the
+// implementation: gpu_executable.h stays out of this header.
+#include "xla/backends/gpu/runtime/execute_options.h"
+#include "xla/backends/gpu/runtime/program.h"
 #include "xla/stream_executor/owning_device_memory.h"
 #include "xla/stream_executor/stream_executor.h"
 #include "xla/types/shape.h"
 
+namespace xla::gpu {
+class GpuExecutable;  // the implementation (gpu_executable.h)
+}  // namespace xla::gpu
+
 namespace xla::aot {
 
 // The runtime types this API is spelled in. They are defined by the runtime
-// (the argument and per-run options beside GpuExecutable, the loaded and
+// (the argument and per-run options in execute_options.h, the loaded and
 // validated artifact in program.h) and re-exported here so that callers
 // name only xla::aot.
 using ExecutionArgument = ::xla::gpu::ExecutionArgument;  // Borrow / Donate

@@ -43,53 +43,12 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
+#include "xla/backends/gpu/runtime/execute_options.h"
 #include "xla/backends/gpu/runtime/program.h"
 #include "xla/stream_executor/owning_device_memory.h"
 #include "xla/stream_executor/stream_executor.h"
 
 namespace xla::gpu {
-
-// One argument: a borrowed buffer, or a donated one whose ownership passes
-// to the executable.
-class ExecutionArgument {
- public:
-  static ExecutionArgument Borrow(stream_executor::DeviceMemoryBase memory) {
-    ExecutionArgument a;
-    a.borrowed_ = memory;
-    return a;
-  }
-  static ExecutionArgument Donate(stream_executor::OwningDeviceMemory memory) {
-    ExecutionArgument a;
-    a.owned_ = std::move(memory);
-    a.donated_ = true;
-    return a;
-  }
-  const stream_executor::DeviceMemoryBase& memory() const {
-    return donated_ ? owned_.get() : borrowed_;
-  }
-  bool donated() const { return donated_; }
-  stream_executor::OwningDeviceMemory TakeOwned() { return std::move(owned_); }
-
- private:
-  stream_executor::DeviceMemoryBase borrowed_;
-  stream_executor::OwningDeviceMemory owned_;
-  bool donated_ = false;
-};
-
-class ThunkTracer;
-
-// Optional per-run settings of Execute.
-struct ExecuteOptions {
-  // When set, every thunk's execution interval is recorded into it (see
-  // thunk_trace.h); Execute calls tracer->Finish() once the streams are done,
-  // also when the run fails. Not owned; one run at a time per tracer.
-  ThunkTracer* tracer = nullptr;
-  // For a participant of a replicated run (xla/aot/replicated_execution.h,
-  // xla_aot_mpi_run): its replica and partition and its communicators.
-  // Collective thunks fail with FailedPrecondition without it. Not owned;
-  // must outlive the call.
-  const CollectiveContext* collectives = nullptr;
-};
 
 class GpuExecutable {
  public:

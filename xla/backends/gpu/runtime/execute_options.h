@@ -1,0 +1,65 @@
+// The per-run inputs of an executable's Execute: ExecutionArgument (a
+// borrowed or donated device buffer) and ExecuteOptions (tracer,
+// collectives). Their own header, so that the public API
+// (xla/aot/executable.h) can spell its Execute in them without including
+// the executable's implementation (gpu_executable.h).
+//
+// Thread-safety: plain values; an ExecutionArgument that owns a donated
+// buffer is moved, not shared.
+#ifndef XLA_BACKENDS_GPU_RUNTIME_EXECUTE_OPTIONS_H_
+#define XLA_BACKENDS_GPU_RUNTIME_EXECUTE_OPTIONS_H_
+
+#include <utility>
+
+#include "xla/stream_executor/device_memory.h"
+#include "xla/stream_executor/owning_device_memory.h"
+
+namespace xla::gpu {
+
+struct CollectiveContext;  // collectives/collective_context.h
+
+// One argument: a borrowed buffer, or a donated one whose ownership passes
+// to the executable.
+class ExecutionArgument {
+ public:
+  static ExecutionArgument Borrow(stream_executor::DeviceMemoryBase memory) {
+    ExecutionArgument a;
+    a.borrowed_ = memory;
+    return a;
+  }
+  static ExecutionArgument Donate(stream_executor::OwningDeviceMemory memory) {
+    ExecutionArgument a;
+    a.owned_ = std::move(memory);
+    a.donated_ = true;
+    return a;
+  }
+  const stream_executor::DeviceMemoryBase& memory() const {
+    return donated_ ? owned_.get() : borrowed_;
+  }
+  bool donated() const { return donated_; }
+  stream_executor::OwningDeviceMemory TakeOwned() { return std::move(owned_); }
+
+ private:
+  stream_executor::DeviceMemoryBase borrowed_;
+  stream_executor::OwningDeviceMemory owned_;
+  bool donated_ = false;
+};
+
+class ThunkTracer;
+
+// Optional per-run settings of Execute.
+struct ExecuteOptions {
+  // When set, every thunk's execution interval is recorded into it (see
+  // thunk_trace.h); Execute calls tracer->Finish() once the streams are done,
+  // also when the run fails. Not owned; one run at a time per tracer.
+  ThunkTracer* tracer = nullptr;
+  // For a participant of a replicated run (xla/aot/replicated_execution.h,
+  // xla_aot_mpi_run): its replica and partition and its communicators.
+  // Collective thunks fail with FailedPrecondition without it. Not owned;
+  // must outlive the call.
+  const CollectiveContext* collectives = nullptr;
+};
+
+}  // namespace xla::gpu
+
+#endif  // XLA_BACKENDS_GPU_RUNTIME_EXECUTE_OPTIONS_H_

@@ -62,6 +62,13 @@ std::string ShapeIndexToString(const ShapeIndex& index) {
   return absl::StrCat("{", absl::StrJoin(index, ","), "}");
 }
 
+std::vector<ShapeIndex> ArrayLeaves(const Shape& shape) {
+  std::vector<ShapeIndex> leaves;
+  ShapeIndex prefix;
+  AppendLeafIndices(shape, &prefix, &leaves);
+  return leaves;
+}
+
 const Shape* SubshapeAt(const Shape& shape, const ShapeIndex& index) {
   const Shape* s = &shape;
   for (int64_t i : index) {
@@ -198,9 +205,7 @@ absl::StatusOr<AliasAnalysis> AliasAnalysis::Run(const HloModule& module) {
   // Positions, computation by computation, instruction list order.
   for (const HloComputation* c : computations) {
     for (const auto& instr : c->instructions()) {
-      std::vector<ShapeIndex> leaves;
-      ShapeIndex prefix;
-      AppendLeafIndices(instr->shape(), &prefix, &leaves);
+      std::vector<ShapeIndex> leaves = ArrayLeaves(instr->shape());
       std::vector<int64_t>& ids = aa.positions_of_[instr.get()];
       for (ShapeIndex& leaf : leaves) {
         ids.push_back(static_cast<int64_t>(aa.positions_.size()));

@@ -42,6 +42,10 @@ std::string ShapeIndexToString(const ShapeIndex& index);
 // The subshape of `shape` at `index`, or nullptr when the path is invalid.
 const Shape* SubshapeAt(const Shape& shape, const ShapeIndex& index);
 
+// The paths of `shape`'s array leaves, depth first (the order of output
+// leaves); a token or an empty tuple has none. Never fails.
+std::vector<ShapeIndex> ArrayLeaves(const Shape& shape);
+
 struct Position {
   const HloInstruction* instruction = nullptr;
   ShapeIndex index;

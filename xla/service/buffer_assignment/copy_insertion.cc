@@ -159,25 +159,6 @@ class Builder {
   NameUniquer names_;
 };
 
-std::vector<ShapeIndex> ArrayLeaves(const Shape& shape) {
-  std::vector<ShapeIndex> out;
-  std::function<void(const Shape&, ShapeIndex*)> walk = [&](const Shape& s, ShapeIndex* prefix) {
-    if (s.IsArray()) {
-      out.push_back(*prefix);
-      return;
-    }
-    if (!s.IsTuple()) return;
-    for (int64_t k = 0; k < s.tuple_shapes_size(); ++k) {
-      prefix->push_back(k);
-      walk(s.tuple_shapes(k), prefix);
-      prefix->pop_back();
-    }
-  };
-  ShapeIndex prefix;
-  walk(shape, &prefix);
-  return out;
-}
-
 // Replaces the root of `c` by a value whose leaves come from `leaf`; removes
 // the old root when nothing uses it any more.
 void ReplaceRoot(Builder* b, const std::function<HloInstruction*(const ShapeIndex&)>& leaf) {

@@ -4,29 +4,6 @@
 #include "xla/util/status_macros.h"
 
 namespace xla::gpu {
-namespace {
-
-void CollectLeaves(const Shape& shape, ShapeIndex* prefix, std::vector<ShapeIndex>* out) {
-  if (shape.IsArray()) {
-    out->push_back(*prefix);
-    return;
-  }
-  if (!shape.IsTuple()) return;
-  for (int64_t i = 0; i < shape.tuple_shapes_size(); ++i) {
-    prefix->push_back(i);
-    CollectLeaves(shape.tuple_shapes(i), prefix, out);
-    prefix->pop_back();
-  }
-}
-
-}  // namespace
-
-std::vector<ShapeIndex> ArrayLeaves(const Shape& shape) {
-  std::vector<ShapeIndex> leaves;
-  ShapeIndex prefix;
-  CollectLeaves(shape, &prefix, &leaves);
-  return leaves;
-}
 
 ShapeIndex Concat(const ShapeIndex& a, const ShapeIndex& b) {
   ShapeIndex r = a;

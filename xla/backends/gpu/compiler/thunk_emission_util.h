@@ -19,10 +19,6 @@ namespace xla::gpu {
 
 using Thunks = google::protobuf::RepeatedPtrField<ThunkProto>;
 
-// The array leaves of `shape`, depth-first (the order of output leaves).
-// Never fails; a token or an empty tuple has none.
-std::vector<ShapeIndex> ArrayLeaves(const Shape& shape);
-
 // `a` followed by `b`.
 ShapeIndex Concat(const ShapeIndex& a, const ShapeIndex& b);
 

@@ -248,10 +248,9 @@ absl::Status CollectiveThunk::Prepare(ResourceRequests& requests) const {
 
 absl::StatusOr<std::shared_ptr<const CollectiveParticipants>> CollectiveThunk::Participants(
     const CollectiveContext& ctx) const {
-  std::pair<int64_t, std::vector<int64_t>> key(ctx.participant_id(), ctx.replica_devices);
   {
     std::lock_guard<std::mutex> lock(mu_);
-    auto it = resolved_.find(key);
+    auto it = resolved_.find(ParticipantKeyLess::View(ctx.participant_id(), ctx.replica_devices));
     if (it != resolved_.end()) return it->second;
   }
   ASSIGN_OR_RETURN(CollectiveParticipants who,
@@ -259,7 +258,9 @@ absl::StatusOr<std::shared_ptr<const CollectiveParticipants>> CollectiveThunk::P
                                        config_.source_target_pairs, ctx));
   auto shared = std::make_shared<const CollectiveParticipants>(std::move(who));
   std::lock_guard<std::mutex> lock(mu_);
-  return resolved_.emplace(std::move(key), std::move(shared)).first->second;
+  return resolved_
+      .emplace(std::make_pair(ctx.participant_id(), ctx.replica_devices), std::move(shared))
+      .first->second;
 }
 
 absl::Status CollectiveThunk::WriteDeviceId(const ExecuteParams& params,

@@ -41,6 +41,7 @@
 #ifndef XLA_BACKENDS_GPU_RUNTIME_COLLECTIVES_COLLECTIVE_THUNK_H_
 #define XLA_BACKENDS_GPU_RUNTIME_COLLECTIVES_COLLECTIVE_THUNK_H_
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -49,6 +50,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/types/span.h"
 #include "xla/backends/gpu/runtime/collectives/collective_participants.h"
 #include "xla/backends/gpu/runtime/collectives/communicator.h"
 #include "xla/backends/gpu/runtime/thunk.h"
@@ -105,11 +107,29 @@ class CollectiveThunk : public Thunk {
   // Writes this device's replica or partition id.
   absl::Status WriteDeviceId(const ExecuteParams& params, const CollectiveContext& ctx) const;
 
+  // Orders (participant id, replica devices) keys, and finds one from a
+  // view of the context's devices, so a run's lookup copies nothing.
+  struct ParticipantKeyLess {
+    using is_transparent = void;
+    using View = std::pair<int64_t, absl::Span<const int64_t>>;
+    static View AsView(const View& key) { return key; }
+    static View AsView(const std::pair<int64_t, std::vector<int64_t>>& key) {
+      return {key.first, key.second};
+    }
+    template <typename A, typename B>
+    bool operator()(const A& a, const B& b) const {
+      const View x = AsView(a), y = AsView(b);
+      if (x.first != y.first) return x.first < y.first;
+      return std::lexicographical_compare(x.second.begin(), x.second.end(), y.second.begin(),
+                                          y.second.end());
+    }
+  };
+
   Config config_;
   mutable std::mutex mu_;
   // (participant id, replica devices) -> participants; guarded by mu_.
   mutable std::map<std::pair<int64_t, std::vector<int64_t>>,
-                   std::shared_ptr<const CollectiveParticipants>>
+                   std::shared_ptr<const CollectiveParticipants>, ParticipantKeyLess>
       resolved_;
 };
 

@@ -310,5 +310,39 @@ TEST(SignArtifactBytesTest, SignsWhatWasCompiledUnsignedAndRefusesNonArtifacts) 
   EXPECT_TRUE(absl::IsNotFound(Compile(kSoftmaxish, options).status()));
 }
 
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  EXPECT_TRUE(in.good()) << path;
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+// A signature made on 2026-12-02 (xla_aot sign over the golden host/v4
+// softmax artifact, compiled 2026-11-30) keeps verifying: the digests and
+// the signed message are a contract too. Never regenerate these files.
+TEST(StoredSignatureTest, ASignatureFromTheFirstDayStillVerifies) {
+  const std::string dir = "xla/backends/gpu/runtime/testdata/signed/";
+  const std::string bytes = ReadFile(dir + "softmax_v4_signed.xaot");
+  absl::StatusOr<gpu::PublicKey> key = gpu::ReadPublicKeyFile(dir + "signer.pub");
+  ASSERT_TRUE(key.ok()) << key.status();
+  LoadOptions options;
+  options.trust.trusted_keys.push_back(*key);
+  options.trust.unsigned_artifacts = UnsignedPolicy::kRefuse;
+  for (bool from_file : {false, true}) {
+    absl::StatusOr<std::unique_ptr<Executable>> exe =
+        from_file ? Executable::LoadFromFile(dir + "softmax_v4_signed.xaot", options)
+                  : Executable::LoadFromBytes(bytes, options);
+    ASSERT_TRUE(exe.ok()) << exe.status();
+    EXPECT_TRUE((*exe)->program().signature.verified);
+    EXPECT_EQ((*exe)->program().signature.key_id, key->id);
+  }
+  EXPECT_FALSE(Executable::LoadFromBytes(bytes).ok());  // nobody trusted
+  // The payload is the golden's, unchanged by signing.
+  gpu::GpuExecutableProto signed_artifact, golden;
+  ASSERT_TRUE(signed_artifact.ParseFromString(bytes));
+  ASSERT_TRUE(golden.ParseFromString(
+      ReadFile("tests/aot_compatibility/gpu/executables/host/v4/softmax/artifact.xaot")));
+  EXPECT_EQ(SerializeDeterministically(signed_artifact.payload()), SerializeDeterministically(golden.payload()));
+}
+
 }  // namespace
 }  // namespace xla::aot

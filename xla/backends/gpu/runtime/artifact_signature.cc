@@ -189,12 +189,14 @@ absl::StatusOr<const PublicKey*> FindSigningKey(const ArtifactHeaderProto& heade
   if (!header.has_signature()) return Denied("the artifact is not signed");
   const ArtifactSignatureProto& s = header.signature();
   if (s.algorithm() != SIGNATURE_ALGORITHM_ED25519_BLAKE2B) {
-    return Denied(absl::StrCat("unknown signature algorithm ", static_cast<int>(s.algorithm()),
-                               "; the artifact is newer than this runtime, or was edited"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("header.signature.algorithm: unknown signature algorithm ", static_cast<int>(s.algorithm()),
+                     "; the artifact is newer than this runtime, or was edited"));
   }
   if (!IsKeyId(s.key_id())) {
-    return Denied(absl::StrCat("key_id '", absl::CHexEscape(s.key_id().substr(0, 64)),
-                               "' is not 16 lowercase hex digits"));
+    return absl::InvalidArgumentError(absl::StrCat("header.signature.key_id: '",
+                                                   absl::CHexEscape(s.key_id().substr(0, 64)),
+                                                   "' is not 16 lowercase hex digits"));
   }
   for (const PublicKey& key : policy.trusted_keys) {
     if (key.id == s.key_id()) return &key;

@@ -134,10 +134,11 @@ struct SignatureStatus {
   std::string key_id;      // the signer's key id, when signed
 };
 
-// The trusted key the header's signature names. PermissionDenied
-// "header.signature: ..." when the header has no signature, the algorithm
-// is unknown, the key id is not 16 hex digits, or no trusted key has that
-// id (the message says how to trust it).
+// The trusted key the header's signature names. InvalidArgument naming
+// the field when the algorithm is unknown or the key id is not 16 hex
+// digits (a malformed artifact); PermissionDenied "header.signature: ..."
+// when the header has no signature or no trusted key has that id (the
+// message says how to trust it).
 absl::StatusOr<const PublicKey*> FindSigningKey(const ArtifactHeaderProto& header,
                                                 const TrustPolicy& policy);
 

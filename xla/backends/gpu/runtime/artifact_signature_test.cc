@@ -223,6 +223,7 @@ TEST(VerifyTest, FindSigningKeyNamesWhatIsWrong) {
   TrustPolicy trusted;
   trusted.trusted_keys.push_back(k.key);
   EXPECT_THAT(FindSigningKey(bad, trusted).status().message(), HasSubstr("unknown signature algorithm 7"));
+  EXPECT_TRUE(absl::IsInvalidArgument(FindSigningKey(bad, trusted).status()));
   bad = h;
   bad.mutable_signature()->set_key_id("0123456789ABCDEF");
   EXPECT_THAT(FindSigningKey(bad, trusted).status().message(), HasSubstr("is not 16 lowercase hex digits"));

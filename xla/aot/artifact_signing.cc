@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -27,13 +28,13 @@ absl::Status SystemError(absl::string_view what, const std::string& path) {
   return absl::InternalError(absl::StrCat(what, " ", path, ": ", std::strerror(errno)));
 }
 
-// Creates `path` (never replacing a file) with `mode` and writes `text`.
-// On failure nothing is left behind.
-absl::Status WriteNewFile(const std::string& path, absl::string_view text, mode_t mode) {
+absl::Status Exists(const std::string& path) {
+  return absl::AlreadyExistsError(absl::StrCat(path, " exists; keys are never overwritten (remove it first)"));
+}
+
+// Writes `text` to a new private temporary file beside `path`.
+absl::Status WriteTempFile(const std::string& path, absl::string_view text, mode_t mode) {
   const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
-  if (fd < 0 && errno == EEXIST) {
-    return absl::AlreadyExistsError(absl::StrCat(path, " exists; keys are never overwritten (remove it first)"));
-  }
   if (fd < 0) return SystemError("cannot create", path);
   size_t done = 0;
   while (done < text.size()) {
@@ -53,6 +54,23 @@ absl::Status WriteNewFile(const std::string& path, absl::string_view text, mode_
     return error;
   }
   return absl::OkStatus();
+}
+
+// Creates `path` with `mode` holding `text`, complete or not at all: the
+// text goes to a temporary file that is then linked to `path`, which fails
+// when `path` exists (never replacing a key, and a racing reader never sees
+// half a key).
+absl::Status WriteNewFile(const std::string& path, absl::string_view text, mode_t mode) {
+  if (access(path.c_str(), F_OK) == 0) return Exists(path);
+  static std::atomic<uint64_t> counter{0};
+  const std::string temp = absl::StrCat(path, ".tmp-", getpid(), "-", counter.fetch_add(1));
+  RETURN_IF_ERROR(WriteTempFile(temp, text, mode));
+  const int linked = link(temp.c_str(), path.c_str());
+  const int link_errno = errno;
+  unlink(temp.c_str());
+  if (linked == 0) return absl::OkStatus();
+  errno = link_errno;
+  return link_errno == EEXIST ? Exists(path) : SystemError("cannot create", path);
 }
 
 std::string FormatSecretKey(const SigningKey& key) {
@@ -126,9 +144,7 @@ absl::StatusOr<SigningKey> GenerateSigningKey() {
 absl::Status WriteKeyPair(const SigningKey& key, const std::string& name) {
   const std::string secret_path = name + ".secret";
   const std::string public_path = name + ".pub";
-  if (access(public_path.c_str(), F_OK) == 0) {
-    return absl::AlreadyExistsError(absl::StrCat(public_path, " exists; keys are never overwritten (remove it first)"));
-  }
+  if (access(public_path.c_str(), F_OK) == 0) return Exists(public_path);
   RETURN_IF_ERROR(WriteNewFile(secret_path, FormatSecretKey(key), 0600));
   absl::Status written = WriteNewFile(public_path, gpu::FormatPublicKey(key.public_key), 0644);
   if (!written.ok()) unlink(secret_path.c_str());

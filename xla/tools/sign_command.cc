@@ -3,8 +3,6 @@
 #include <unistd.h>
 
 #include <cstdio>
-#include <fstream>
-#include <sstream>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -32,15 +30,6 @@ const char kSignHelp[] =
     "signature.\n";
 
 namespace {
-
-absl::StatusOr<std::string> ReadWholeFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return absl::NotFoundError(absl::StrCat(path, ": cannot open file"));
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  if (in.bad()) return absl::DataLossError(absl::StrCat(path, ": read error"));
-  return buffer.str();
-}
 
 // Writes `bytes` next to `path` and renames it over `path`, so that a
 // reader sees the old file or the new one, never half of one.
@@ -118,7 +107,7 @@ int RunSign(const std::vector<std::string>& args, std::ostream& out, std::ostrea
     return kExitUsage;
   }
   absl::StatusOr<aot::SigningKey> key = aot::ReadSigningKeyFile(key_path);
-  absl::StatusOr<std::string> bytes = key.ok() ? ReadWholeFile(artifact) : key.status();
+  absl::StatusOr<std::string> bytes = key.ok() ? ReadFileBytes(artifact) : key.status();
   absl::StatusOr<std::string> signed_bytes =
       bytes.ok() ? aot::SignArtifactBytes(*key, *bytes, artifact) : bytes.status();
   absl::Status written = signed_bytes.ok()

@@ -6,10 +6,11 @@ files, whose DT_INIT, DT_FINI and .init_array run code at load, and with
 -lstdc++ -lm, which become DT_NEEDED entries. -nostartfiles drops the crt
 files, -Wl,--as-needed (before the toolchain's libraries) the libraries
 unless used, and binutils ld (the compiler's fallback linker) replaces gold,
-which exports _end, _edata and __bss_start from every shared object.
+which exports _end, _edata and __bss_start from every shared object
+(-z noseparate-code keeps the files small: no page of padding per segment).
 """
 
-HOST_TEST_MODULE_LINKOPTS = ["-fuse-ld=bfd", "-nostartfiles", "-Wl,--as-needed"]
+HOST_TEST_MODULE_LINKOPTS = ["-fuse-ld=bfd", "-nostartfiles", "-Wl,--as-needed", "-Wl,-z,noseparate-code"]
 
 def host_test_module(name, srcs, linkopts = [], **kwargs):
     native.cc_binary(

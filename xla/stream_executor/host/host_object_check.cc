@@ -151,6 +151,12 @@ constexpr uint32_t kRelocationTypes[] = {R_X86_64_NONE, R_X86_64_64, R_X86_64_GL
 // The libraries a module may name: the serving process has them already.
 constexpr const char* kAllowedLibraries[] = {"libc.so.6", "libm.so.6"};
 
+// The end markers gold (and binutils ld before 2.26) export from every
+// shared object, as untyped symbols of size 0. Not kernels, but not code
+// either: accepted beside the kernel table, so that output linked with
+// XLA_HOST_LINKER=ld.gold loads (docs/aot_compatibility.md).
+constexpr const char* kLinkerMarkers[] = {"_edata", "_end", "__bss_start"};
+
 // True when [offset, offset + size) lies inside [0, limit), without overflow.
 bool Fits(uint64_t offset, uint64_t size, uint64_t limit) {
   return offset <= limit && size <= limit - offset;
@@ -181,6 +187,14 @@ const TagRule* FindTag(int64_t tag) {
 bool IsAllowedLibrary(absl::string_view name) {
   for (const char* allowed : kAllowedLibraries) {
     if (name == allowed) return true;
+  }
+  return false;
+}
+
+bool IsLinkerMarker(const Elf64_Sym& sym, absl::string_view name) {
+  if (ELF64_ST_TYPE(sym.st_info) != STT_NOTYPE || sym.st_size != 0) return false;
+  for (const char* marker : kLinkerMarkers) {
+    if (name == marker) return true;
   }
   return false;
 }
@@ -723,7 +737,8 @@ absl::Status Checker::CheckSymbol(const Elf64_Sym& sym, uint64_t index) const {
   const unsigned visibility = ELF64_ST_VISIBILITY(sym.st_other);
   const bool exported = sym.st_shndx != SHN_UNDEF && bind != STB_LOCAL &&
                         (visibility == STV_DEFAULT || visibility == STV_PROTECTED);
-  if (exported && rules_.allowed_exports != nullptr && rules_.allowed_exports->count(*name) == 0) {
+  if (exported && rules_.allowed_exports != nullptr && rules_.allowed_exports->count(*name) == 0 &&
+      !IsLinkerMarker(sym, *name)) {
     return Refuse(StrCat("exports '", absl::CHexEscape(*name), "', which is not a kernel of its artifact"),
                   where, kExtraExport);
   }

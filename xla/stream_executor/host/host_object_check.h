@@ -25,7 +25,8 @@
 //     relocations, no symbol version tables;
 //   * the dynamic symbols (counted from DT_HASH and DT_GNU_HASH, whose
 //     chains must be sound): names inside the string table, no IFUNC or
-//     thread-local symbol, exports limited to `allowed_exports`;
+//     thread-local symbol, exports limited to `allowed_exports` (and the
+//     untyped end markers _end, _edata, __bss_start that gold exports);
 //   * relocations: DT_RELA and DT_JMPREL only, of types NONE, 64, GLOB_DAT,
 //     JUMP_SLOT and RELATIVE, each writing inside a writable PT_LOAD;
 //   * section headers, when present: inside the file, and no .init, .fini,
@@ -50,7 +51,9 @@ namespace stream_executor::host {
 struct HostObjectRules {
   // When set, every exported dynamic symbol (defined, global or weak
   // binding, default or protected visibility) must be one of these names:
-  // the host symbols of the artifact's kernel table. Null: any export.
+  // the host symbols of the artifact's kernel table; or an untyped, empty
+  // _end, _edata or __bss_start (GNU linkers' end markers). Null: any
+  // export.
   // Not owned; must outlive the call.
   const std::set<std::string, std::less<>>* allowed_exports = nullptr;
 };

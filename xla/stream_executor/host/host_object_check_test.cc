@@ -361,6 +361,19 @@ TEST(CheckHostSharedObject, EditedDynamicTags) { RunEdits(DynamicEdits()); }
 TEST(CheckHostSharedObject, EditedSymbolsAndRelocations) { RunEdits(SymbolAndRelocationEdits()); }
 TEST(CheckHostSharedObject, EditedSections) { RunEdits(SectionEdits()); }
 
+// gold exports its end markers from every shared object (and the compiler
+// links with gold under XLA_HOST_LINKER=ld.gold): accepted, as long as they
+// are untyped and empty.
+TEST(CheckHostSharedObject, GoldsEndMarkersAreNotKernelsButAccepted) {
+  const Exports kernels = {"xla_fusion"};
+  ElfEditor elf(Module("kernel_gold.so"));
+  ASSERT_GE(elf.FindSymbol("_end"), 0);
+  ASSERT_GE(elf.FindSymbol("__bss_start"), 0);
+  EXPECT_TRUE(Check(elf.bytes(), &kernels).ok()) << Check(elf.bytes(), &kernels);
+  EditSymbol(elf, "_end", [](Elf64_Sym& s) { s.st_info = ELF64_ST_INFO(STB_GLOBAL, STT_FUNC); });
+  ExpectRefused(Check(elf.bytes(), &kernels), "exports '_end'", "_end as a function");
+}
+
 TEST(CheckHostSharedObject, SectionHeadersAreOptional) {
   ElfEditor elf(Module("golden_mlp_v1.so"));
   EditHeader(elf, [](Elf64_Ehdr& h) { h.e_shoff = 0, h.e_shnum = 0, h.e_shstrndx = 0; });

@@ -8,16 +8,22 @@ files, -Wl,--as-needed (before the toolchain's libraries) the libraries
 unless used, and binutils ld (the compiler's fallback linker) replaces gold,
 which exports _end, _edata and __bss_start from every shared object
 (-z noseparate-code keeps the files small: no page of padding per segment).
+linker = "gold" keeps gold.
 """
 
-HOST_TEST_MODULE_LINKOPTS = ["-fuse-ld=bfd", "-nostartfiles", "-Wl,--as-needed", "-Wl,-z,noseparate-code"]
+HOST_TEST_MODULE_LINKOPTS = ["-nostartfiles", "-Wl,--as-needed"]
 
-def host_test_module(name, srcs, linkopts = [], **kwargs):
+_LINKERS = {
+    "bfd": ["-fuse-ld=bfd", "-Wl,-z,noseparate-code"],
+    "gold": ["-fuse-ld=gold"],
+}
+
+def host_test_module(name, srcs, linker = "bfd", linkopts = [], **kwargs):
     native.cc_binary(
         name = name,
         testonly = True,
         srcs = srcs,
         linkshared = True,
-        linkopts = HOST_TEST_MODULE_LINKOPTS + linkopts,
+        linkopts = HOST_TEST_MODULE_LINKOPTS + _LINKERS[linker] + linkopts,
         **kwargs
     )

@@ -19,7 +19,8 @@ namespace {
 
 void Expect(const absl::Status& status) {
   if (status.ok() || status.code() == absl::StatusCode::kInvalidArgument) return;
-  fprintf(stderr, "host_object_check_fuzzer: %s, expected OK or InvalidArgument\n", status.ToString().c_str());
+  fprintf(stderr, "host_object_check_fuzzer: %s, expected OK or InvalidArgument\n",
+          status.ToString().c_str());
   abort();
 }
 

@@ -33,8 +33,8 @@ void Report(const std::string& file, const std::string& field, size_t size, cons
             Counts* counts) {
   ++counts->objects;
   if (!verdict.ok()) ++counts->refused;
-  std::printf("%s %s %zu %s%s\n", file.c_str(), field.c_str(), size, verdict.ok() ? "ok" : "refused: ",
-              verdict.ok() ? "" : std::string(verdict.message()).c_str());
+  std::printf("%s %s %zu %s%s\n", file.c_str(), field.c_str(), size,
+              verdict.ok() ? "ok" : "refused: ", verdict.ok() ? "" : std::string(verdict.message()).c_str());
 }
 
 // False when `path` cannot be read or parsed.
@@ -45,7 +45,9 @@ bool CheckFile(const std::string& path, Counts* counts) {
   const std::string bytes = read.str();
   if (!file) return false;
   ++counts->files;
-  if (absl::StartsWith(bytes, "\x7f" "ELF")) {
+  if (absl::StartsWith(bytes,
+                       "\x7f"
+                       "ELF")) {
     Report(path, "file", bytes.size(), stream_executor::host::CheckHostSharedObject(bytes, path), counts);
     return true;
   }
@@ -57,8 +59,8 @@ bool CheckFile(const std::string& path, Counts* counts) {
   rules.allowed_exports = &symbols;
   for (const xla::gpu::HostObjectField& o : xla::gpu::HostObjectsOf(payload, payload.host_shared_object())) {
     if (o.bytes.empty()) continue;
-    Report(path, o.field, o.bytes.size(), stream_executor::host::CheckHostSharedObject(o.bytes, o.field, rules),
-           counts);
+    Report(path, o.field, o.bytes.size(),
+           stream_executor::host::CheckHostSharedObject(o.bytes, o.field, rules), counts);
   }
   return true;
 }
@@ -70,7 +72,8 @@ int main(int argc, char** argv) {
   bool readable = true;
   for (int i = 1; i < argc; ++i) {
     if (CheckFile(argv[i], &counts)) continue;
-    std::fprintf(stderr, "check_host_objects: cannot read %s as an ELF object or a .xaot artifact\n", argv[i]);
+    std::fprintf(stderr, "check_host_objects: cannot read %s as an ELF object or a .xaot artifact\n",
+                 argv[i]);
     readable = false;
   }
   std::printf("checked %d objects in %d files: %d refused\n", counts.objects, counts.files, counts.refused);

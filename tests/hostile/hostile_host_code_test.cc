@@ -1,5 +1,5 @@
-// Hostile host code at load: a real host artifact (a softmax of odd sizes,
-// compiled here through xla/aot/compile.h) whose shared object is swapped
+// Hostile host code at load: a real host artifact (the golden suite's
+// softmax, f32[7,129], compiled here through xla/aot/compile.h) whose shared object is swapped
 // for one that runs code when dlopened, or loads another library, or
 // exports more than the kernels, and then re-sealed, as anyone who can
 // write an artifact can. The checksum does not stop that; the host object
@@ -14,6 +14,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <functional>
+#include <sstream>
 #include <string>
 
 #include "absl/strings/match.h"
@@ -34,31 +35,16 @@ namespace {
 
 using ::xla::gpu::GpuExecutableProto;
 
-constexpr char kSoftmax[] = R"(
-HloModule softmax
-max_f32 {
-  a = f32[] parameter(0)
-  b = f32[] parameter(1)
-  ROOT m = f32[] maximum(a, b)
+// The golden suite's softmax (JAX's HLO, f32[7,129]).
+constexpr char kSoftmaxPath[] = "tests/aot_compatibility/gpu/executables/host/v4/softmax/module.hlo";
+
+std::string SoftmaxHlo() {
+  std::ifstream file(absl::StrCat(std::getenv("TEST_SRCDIR"), "/xla_aot/", kSoftmaxPath));
+  std::ostringstream text;
+  text << file.rdbuf();
+  EXPECT_FALSE(text.str().empty()) << "cannot read " << kSoftmaxPath;
+  return text.str();
 }
-add_f32 {
-  a = f32[] parameter(0)
-  b = f32[] parameter(1)
-  ROOT s = f32[] add(a, b)
-}
-ENTRY main {
-  x = f32[33,257]{1,0} parameter(0)
-  ninf = f32[] constant(-inf)
-  m = f32[33]{0} reduce(x, ninf), dimensions={1}, to_apply=max_f32
-  mb = f32[33,257]{1,0} broadcast(m), dimensions={0}
-  d = f32[33,257]{1,0} subtract(x, mb)
-  e = f32[33,257]{1,0} exponential(d)
-  zero = f32[] constant(0)
-  s = f32[33]{0} reduce(e, zero), dimensions={1}, to_apply=add_f32
-  sb = f32[33,257]{1,0} broadcast(s), dimensions={0}
-  ROOT r = f32[33,257]{1,0} divide(e, sb)
-}
-)";
 
 // The compiled artifact (with its x86-64-v3 build, as `xla_aot compile`
 // writes by default).
@@ -66,7 +52,7 @@ const GpuExecutableProto& Softmax() {
   static const GpuExecutableProto* artifact = [] {
     CompileOptions options;
     options.production_date = "2026-12-01T00:00:00Z";
-    absl::StatusOr<GpuExecutableProto> compiled = CompileToProto(kSoftmax, options);
+    absl::StatusOr<GpuExecutableProto> compiled = CompileToProto(SoftmaxHlo(), options);
     EXPECT_TRUE(compiled.ok()) << compiled.status();
     return new GpuExecutableProto(compiled.ok() ? *compiled : GpuExecutableProto());
   }();
@@ -136,11 +122,12 @@ TEST(HostileHostCode, TheOriginalLoadsAndRuns) {
   absl::StatusOr<std::unique_ptr<Executable>> exe =
       Executable::LoadFromBytes(gpu::testing::SerializeArtifact(a));
   ASSERT_TRUE(exe.ok()) << exe.status();
-  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(kSoftmax);
+  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(SoftmaxHlo());
   ASSERT_TRUE(module.ok()) << module.status();
   absl::StatusOr<std::vector<Literal>> args = MakeRandomInputs(**module, 7);
   ASSERT_TRUE(args.ok()) << args.status();
-  absl::StatusOr<std::vector<Literal>> outputs = ExecuteOnLiterals(**exe, gpu::testing::HostExecutor(), *args);
+  absl::StatusOr<std::vector<Literal>> outputs =
+      ExecuteOnLiterals(**exe, gpu::testing::HostExecutor(), *args);
   ASSERT_TRUE(outputs.ok()) << outputs.status();
   EXPECT_EQ(outputs->size(), 1u);
 }
@@ -181,11 +168,11 @@ TEST(HostileHostCode, AnExtraExportFailsTheLoad) {
 
 TEST(HostileHostCode, ALibraryDependencyFailsTheLoad) {
   const std::string libz = Fixture("needs_libz.so");
-  ExpectRefusedAtLoad(Resealed([&](gpu::GpuExecutablePayloadProto& p) {
-                        p.mutable_host_object_variants(0)->set_shared_object(libz);
-                      }),
-                      "payload.host_object_variants[0].shared_object: ",
-                      "needs the library libz.so.1 (DT_NEEDED)", "libz");
+  ExpectRefusedAtLoad(
+      Resealed([&](gpu::GpuExecutablePayloadProto& p) {
+        p.mutable_host_object_variants(0)->set_shared_object(libz);
+      }),
+      "payload.host_object_variants[0].shared_object: ", "needs the library libz.so.1 (DT_NEEDED)", "libz");
 }
 
 }  // namespace

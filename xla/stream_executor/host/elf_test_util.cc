@@ -72,7 +72,9 @@ Elf64_Shdr ElfEditor::section(absl::string_view name) const {
   return Get<Elf64_Shdr>(header().e_shoff + sizeof(Elf64_Shdr) * i);
 }
 
-int ElfEditor::num_symbols() const { return static_cast<int>(section(".dynsym").sh_size / sizeof(Elf64_Sym)); }
+int ElfEditor::num_symbols() const {
+  return static_cast<int>(section(".dynsym").sh_size / sizeof(Elf64_Sym));
+}
 
 uint64_t ElfEditor::SymbolOffset(int i) const {
   XLA_CHECK(i >= 0 && i < num_symbols()) << "dynamic symbol " << i;

@@ -66,6 +66,16 @@ constexpr SegmentRule kSegmentRules[] = {
      "kernels per-thread state they may not keep"},
 };
 
+// Findings of the tag table.
+constexpr char kInitializer[] = "has an initializer";
+constexpr char kFinalizer[] = "has a finalizer";
+constexpr char kSearchPath[] = "has a library search path";
+constexpr char kAudit[] = "names an audit library";
+constexpr char kFilter[] = "is a filter of another library";
+constexpr char kRel[] = "has DT_REL relocations (only DT_RELA is accepted)";
+constexpr char kRelr[] = "has packed DT_RELR relocations (only DT_RELA is accepted)";
+constexpr char kVersions[] = "has symbol version tables, which this runtime does not read";
+
 // The dynamic tags this runtime knows; a refusal says why not. For an
 // array, size_tag is the tag of its size in bytes.
 struct TagRule {
@@ -97,34 +107,33 @@ constexpr TagRule kTagRules[] = {
     {DT_GNU_HASH, "DT_GNU_HASH", nullptr, nullptr},
     {DT_RELACOUNT, "DT_RELACOUNT", nullptr, nullptr},
     {DT_FLAGS_1, "DT_FLAGS_1", nullptr, nullptr},
-    {DT_INIT, "DT_INIT", "has an initializer", kCodeAtLoad},
-    {DT_INIT_ARRAY, "DT_INIT_ARRAY", "has an initializer", kCodeAtLoad, DT_INIT_ARRAYSZ},
-    {DT_INIT_ARRAYSZ, "DT_INIT_ARRAYSZ", "has an initializer", kCodeAtLoad},
-    {DT_PREINIT_ARRAY, "DT_PREINIT_ARRAY", "has an initializer", kCodeAtLoad, DT_PREINIT_ARRAYSZ},
-    {DT_PREINIT_ARRAYSZ, "DT_PREINIT_ARRAYSZ", "has an initializer", kCodeAtLoad},
-    {DT_FINI, "DT_FINI", "has a finalizer", kCodeAtLoad},
-    {DT_FINI_ARRAY, "DT_FINI_ARRAY", "has a finalizer", kCodeAtLoad, DT_FINI_ARRAYSZ},
-    {DT_FINI_ARRAYSZ, "DT_FINI_ARRAYSZ", "has a finalizer", kCodeAtLoad},
+    {DT_INIT, "DT_INIT", kInitializer, kCodeAtLoad},
+    {DT_INIT_ARRAY, "DT_INIT_ARRAY", kInitializer, kCodeAtLoad, DT_INIT_ARRAYSZ},
+    {DT_INIT_ARRAYSZ, "DT_INIT_ARRAYSZ", kInitializer, kCodeAtLoad},
+    {DT_PREINIT_ARRAY, "DT_PREINIT_ARRAY", kInitializer, kCodeAtLoad, DT_PREINIT_ARRAYSZ},
+    {DT_PREINIT_ARRAYSZ, "DT_PREINIT_ARRAYSZ", kInitializer, kCodeAtLoad},
+    {DT_FINI, "DT_FINI", kFinalizer, kCodeAtLoad},
+    {DT_FINI_ARRAY, "DT_FINI_ARRAY", kFinalizer, kCodeAtLoad, DT_FINI_ARRAYSZ},
+    {DT_FINI_ARRAYSZ, "DT_FINI_ARRAYSZ", kFinalizer, kCodeAtLoad},
     {DT_TEXTREL, "DT_TEXTREL", "has text relocations (ld.so would write into its code)", kWritableCode},
-    {DT_RPATH, "DT_RPATH", "has a library search path", kOtherLibraries},
-    {DT_RUNPATH, "DT_RUNPATH", "has a library search path", kOtherLibraries},
-    {DT_AUDIT, "DT_AUDIT", "names an audit library", kOtherLibraries},
-    {DT_DEPAUDIT, "DT_DEPAUDIT", "names an audit library", kOtherLibraries},
-    {DT_FILTER, "DT_FILTER", "is a filter of another library", kOtherLibraries},
-    {DT_AUXILIARY, "DT_AUXILIARY", "is a filter of another library", kOtherLibraries},
-    {DT_REL, "DT_REL", "has DT_REL relocations (only DT_RELA is accepted)", kUnknown},
-    {DT_RELSZ, "DT_RELSZ", "has DT_REL relocations (only DT_RELA is accepted)", kUnknown},
-    {DT_RELENT, "DT_RELENT", "has DT_REL relocations (only DT_RELA is accepted)", kUnknown},
-    {DT_RELCOUNT, "DT_RELCOUNT", "has DT_REL relocations (only DT_RELA is accepted)", kUnknown},
-    {DT_RELR, "DT_RELR", "has packed DT_RELR relocations (only DT_RELA is accepted)", kUnknown},
-    {DT_RELRSZ, "DT_RELRSZ", "has packed DT_RELR relocations (only DT_RELA is accepted)", kUnknown},
-    {DT_RELRENT, "DT_RELRENT", "has packed DT_RELR relocations (only DT_RELA is accepted)", kUnknown},
-    {DT_VERSYM, "DT_VERSYM", "has symbol version tables, which this runtime does not read", kUnknown},
-    {DT_VERDEF, "DT_VERDEF", "has symbol version tables, which this runtime does not read", kUnknown},
-    {DT_VERDEFNUM, "DT_VERDEFNUM", "has symbol version tables, which this runtime does not read", kUnknown},
-    {DT_VERNEED, "DT_VERNEED", "has symbol version tables, which this runtime does not read", kUnknown},
-    {DT_VERNEEDNUM, "DT_VERNEEDNUM", "has symbol version tables, which this runtime does not read",
-     kUnknown},
+    {DT_RPATH, "DT_RPATH", kSearchPath, kOtherLibraries},
+    {DT_RUNPATH, "DT_RUNPATH", kSearchPath, kOtherLibraries},
+    {DT_AUDIT, "DT_AUDIT", kAudit, kOtherLibraries},
+    {DT_DEPAUDIT, "DT_DEPAUDIT", kAudit, kOtherLibraries},
+    {DT_FILTER, "DT_FILTER", kFilter, kOtherLibraries},
+    {DT_AUXILIARY, "DT_AUXILIARY", kFilter, kOtherLibraries},
+    {DT_REL, "DT_REL", kRel, kUnknown},
+    {DT_RELSZ, "DT_RELSZ", kRel, kUnknown},
+    {DT_RELENT, "DT_RELENT", kRel, kUnknown},
+    {DT_RELCOUNT, "DT_RELCOUNT", kRel, kUnknown},
+    {DT_RELR, "DT_RELR", kRelr, kUnknown},
+    {DT_RELRSZ, "DT_RELRSZ", kRelr, kUnknown},
+    {DT_RELRENT, "DT_RELRENT", kRelr, kUnknown},
+    {DT_VERSYM, "DT_VERSYM", kVersions, kUnknown},
+    {DT_VERDEF, "DT_VERDEF", kVersions, kUnknown},
+    {DT_VERDEFNUM, "DT_VERDEFNUM", kVersions, kUnknown},
+    {DT_VERNEED, "DT_VERNEED", kVersions, kUnknown},
+    {DT_VERNEEDNUM, "DT_VERNEEDNUM", kVersions, kUnknown},
 };
 
 // Sections whose code runs when a module is loaded or unloaded, by name or
@@ -145,8 +154,8 @@ constexpr SectionRule kSectionRules[] = {
 };
 
 // The relocation types ld.so may apply; IRELATIVE is refused by name.
-constexpr uint32_t kRelocationTypes[] = {R_X86_64_NONE, R_X86_64_64, R_X86_64_GLOB_DAT,
-                                         R_X86_64_JUMP_SLOT, R_X86_64_RELATIVE};
+constexpr uint32_t kRelocationTypes[] = {R_X86_64_NONE, R_X86_64_64, R_X86_64_GLOB_DAT, R_X86_64_JUMP_SLOT,
+                                         R_X86_64_RELATIVE};
 
 // The libraries a module may name: the serving process has them already.
 constexpr const char* kAllowedLibraries[] = {"libc.so.6", "libm.so.6"};
@@ -208,7 +217,7 @@ bool IsAllowedRelocation(uint64_t type) {
 
 struct Segment {
   Elf64_Phdr header;
-  int index;  // in the program header table
+  int index;                                                        // in the program header table
   uint64_t end() const { return header.p_vaddr + header.p_memsz; }  // checked not to overflow
 };
 
@@ -249,8 +258,7 @@ class Checker {
   }
 
  private:
-  absl::Status Refuse(absl::string_view finding, absl::string_view where,
-                      absl::string_view advice) const {
+  absl::Status Refuse(absl::string_view finding, absl::string_view where, absl::string_view advice) const {
     return absl::InvalidArgumentError(StrCat(what_, ": ", finding, " (", where, "); ", advice));
   }
 
@@ -340,7 +348,7 @@ class Checker {
   const HostObjectRules& rules_;
   Elf64_Ehdr header_;
   std::vector<Segment> segments_;
-  std::vector<Segment> loads_;  // sorted by address (CheckLoads)
+  std::vector<Segment> loads_;                // sorted by address (CheckLoads)
   const Segment* dynamic_segment_ = nullptr;  // in segments_
   std::vector<DynamicEntry> dynamic_;
   absl::string_view strings_;
@@ -366,9 +374,9 @@ absl::Status Checker::CheckHeader() {
                   kCorrupt);
   }
   if (header_.e_machine != EM_X86_64 || header_.e_version != EV_CURRENT) {
-    return Refuse(StrCat("is not for x86-64 (e_machine ", header_.e_machine, ", e_version ",
-                         header_.e_version, ")"),
-                  "e_machine", kCorrupt);
+    return Refuse(
+        StrCat("is not for x86-64 (e_machine ", header_.e_machine, ", e_version ", header_.e_version, ")"),
+        "e_machine", kCorrupt);
   }
   if (header_.e_ehsize != sizeof(Elf64_Ehdr) || header_.e_phentsize != sizeof(Elf64_Phdr)) {
     return Refuse(StrCat("has header sizes e_ehsize ", header_.e_ehsize, " and e_phentsize ",
@@ -381,10 +389,10 @@ absl::Status Checker::CheckHeader() {
 absl::Status Checker::ReadSegments() {
   const uint64_t table = uint64_t{header_.e_phnum} * sizeof(Elf64_Phdr);
   if (header_.e_phnum == 0 || !Fits(header_.e_phoff, table, bytes_.size())) {
-    return Refuse(StrCat("has a program header table of ", header_.e_phnum, " entries at offset ",
-                         header_.e_phoff, " that is empty or runs past the end of its ", bytes_.size(),
-                         " bytes"),
-                  "e_phoff, e_phnum", kCorrupt);
+    return Refuse(
+        StrCat("has a program header table of ", header_.e_phnum, " entries at offset ", header_.e_phoff,
+               " that is empty or runs past the end of its ", bytes_.size(), " bytes"),
+        "e_phoff, e_phnum", kCorrupt);
   }
   for (int i = 0; i < header_.e_phnum; ++i) {
     const Segment s{Read<Elf64_Phdr>(header_.e_phoff + uint64_t{sizeof(Elf64_Phdr)} * i), i};
@@ -398,8 +406,9 @@ absl::Status Checker::ReadSegments() {
 absl::Status Checker::CheckSegmentType(const Segment& s) const {
   const SegmentRule* rule = FindSegmentRule(s.header.p_type);
   if (rule == nullptr) {
-    return Refuse(StrCat("has program header type ", Hex(s.header.p_type), ", which this runtime does not know"),
-                  Where(s), kUnknown);
+    return Refuse(
+        StrCat("has program header type ", Hex(s.header.p_type), ", which this runtime does not know"),
+        Where(s), kUnknown);
   }
   if (rule->refusal != nullptr) return Refuse(rule->refusal, Where(s), kRecompile);
   return absl::OkStatus();
@@ -441,8 +450,8 @@ absl::Status Checker::CheckLoads() const {
     // A later segment's first page would replace an earlier one's last.
     if (i > 0 && PageDown(loads_[i].header.p_vaddr) < PageUp(loads_[i - 1].end())) {
       return Refuse(StrCat("has PT_LOADs that overlap, share a page or are not sorted by address (",
-                           Hex(loads_[i].header.p_vaddr), " after [", Hex(loads_[i - 1].header.p_vaddr),
-                           ", ", Hex(loads_[i - 1].end()), "))"),
+                           Hex(loads_[i].header.p_vaddr), " after [", Hex(loads_[i - 1].header.p_vaddr), ", ",
+                           Hex(loads_[i - 1].end()), "))"),
                     Where(loads_[i]), kCorrupt);
     }
   }
@@ -504,8 +513,8 @@ absl::Status Checker::CheckMapped(const Segment& s) const {
   if (h.p_filesz == 0 && !is_table) return absl::OkStatus();
   bool same = h.p_filesz != 0 && FileOffsetOf(h.p_vaddr, h.p_filesz) == h.p_offset;
   if (h.p_type == PT_PHDR) {
-    same = same && h.p_offset == header_.e_phoff &&
-           h.p_filesz == uint64_t{header_.e_phnum} * sizeof(Elf64_Phdr);
+    same =
+        same && h.p_offset == header_.e_phoff && h.p_filesz == uint64_t{header_.e_phnum} * sizeof(Elf64_Phdr);
   }
   if (same) return absl::OkStatus();
   return Refuse(StrCat("has a ", SegmentName(h.p_type), " of ", h.p_filesz, " bytes whose bytes at offset ",
@@ -538,9 +547,9 @@ absl::Status Checker::CheckTags() const {
   for (const DynamicEntry& e : dynamic_) {
     const TagRule* rule = FindTag(e.tag);
     if (rule == nullptr) {
-      return Refuse(StrCat("has dynamic tag ", Hex(static_cast<uint64_t>(e.tag)),
-                           ", which this runtime does not know"),
-                    Where(e), kUnknown);
+      return Refuse(
+          StrCat("has dynamic tag ", Hex(static_cast<uint64_t>(e.tag)), ", which this runtime does not know"),
+          Where(e), kUnknown);
     }
     if (rule->refusal != nullptr) {
       return Refuse(StrCat(rule->refusal, " (", rule->name, Entries(*rule), ")"), Where(e), rule->advice);
@@ -561,7 +570,8 @@ absl::Status Checker::CheckTagValues() const {
     int64_t tag;
     uint64_t value;
   };
-  constexpr Fixed kFixed[] = {{DT_SYMENT, sizeof(Elf64_Sym)}, {DT_RELAENT, sizeof(Elf64_Rela)}, {DT_PLTREL, DT_RELA}};
+  constexpr Fixed kFixed[] = {
+      {DT_SYMENT, sizeof(Elf64_Sym)}, {DT_RELAENT, sizeof(Elf64_Rela)}, {DT_PLTREL, DT_RELA}};
   for (const Fixed& f : kFixed) {
     const DynamicEntry* e = Entry(f.tag);
     if (e != nullptr && e->value != f.value) {
@@ -679,17 +689,18 @@ absl::Status Checker::CountGnuHashSymbols(uint64_t address, uint64_t* count) con
   const uint64_t buckets_address = address + 16 + 8 * bloom_size;
   const std::optional<uint64_t> buckets = FileOffsetOf(buckets_address, 4 * nbuckets);
   if (!buckets.has_value() || nbuckets == 0 || !IsPowerOfTwo(bloom_size)) {
-    return Refuse(StrCat("has a DT_GNU_HASH table at ", Hex(address),
-                         " without buckets, with a bloom filter of ", bloom_size,
-                         " words, or outside the file bytes of its PT_LOADs"),
-                  "DT_GNU_HASH", kCorrupt);
+    return Refuse(
+        StrCat("has a DT_GNU_HASH table at ", Hex(address), " without buckets, with a bloom filter of ",
+               bloom_size, " words, or outside the file bytes of its PT_LOADs"),
+        "DT_GNU_HASH", kCorrupt);
   }
   uint64_t last = 0;  // the highest first symbol of a chain
   for (uint64_t b = 0; b < nbuckets; ++b) {
     const uint64_t first = Read<uint32_t>(*buckets + 4 * b);
     if (first != 0 && first < symoffset) {
-      return Refuse(StrCat("has a DT_GNU_HASH bucket starting at symbol ", first, " below symoffset ", symoffset),
-                    StrCat("DT_GNU_HASH bucket ", b), kCorrupt);
+      return Refuse(
+          StrCat("has a DT_GNU_HASH bucket starting at symbol ", first, " below symoffset ", symoffset),
+          StrCat("DT_GNU_HASH bucket ", b), kCorrupt);
     }
     last = std::max(last, first);
   }
@@ -772,8 +783,8 @@ absl::Status Checker::CheckRelocations() const {
 absl::Status Checker::CheckRelocationTable(const RelocationTable& t, uint64_t relative) const {
   const std::optional<uint64_t> offset = FileOffsetOf(t.address->value, t.size->value);
   if (!offset.has_value() || t.size->value % sizeof(Elf64_Rela) != 0) {
-    return Refuse(StrCat("has ", t.size->value, " bytes of ", t.name, " relocations at ", Hex(t.address->value),
-                         ", not whole entries inside the file bytes of its PT_LOADs"),
+    return Refuse(StrCat("has ", t.size->value, " bytes of ", t.name, " relocations at ",
+                         Hex(t.address->value), ", not whole entries inside the file bytes of its PT_LOADs"),
                   Where(*t.address), kCorrupt);
   }
   const uint64_t count = t.size->value / sizeof(Elf64_Rela);
@@ -792,8 +803,9 @@ absl::Status Checker::CheckRelocation(const Elf64_Rela& r, absl::string_view whe
   const uint64_t type = ELF64_R_TYPE(r.r_info);
   const uint64_t symbol = ELF64_R_SYM(r.r_info);
   if (type == R_X86_64_IRELATIVE) {
-    return Refuse("has an IRELATIVE relocation (R_X86_64_IRELATIVE), whose resolver ld.so would run while loading",
-                  where, kCodeAtLoad);
+    return Refuse(
+        "has an IRELATIVE relocation (R_X86_64_IRELATIVE), whose resolver ld.so would run while loading",
+        where, kCodeAtLoad);
   }
   if (!IsAllowedRelocation(type) || (relative && type != R_X86_64_RELATIVE)) {
     return Refuse(StrCat("has relocation type ", type, relative ? " inside DT_RELACOUNT" : "",

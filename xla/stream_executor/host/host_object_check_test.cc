@@ -171,7 +171,9 @@ std::vector<Edit> HeaderAndSegmentEdits() {
        },
        "program header table"},
       {"PT_LOAD past the end", kMlp,
-       [](ElfEditor& e) { EditSegment(e, e.Load(2), [](Elf64_Phdr& p) { p.p_filesz = p.p_memsz = 1 << 20; }); },
+       [](ElfEditor& e) {
+         EditSegment(e, e.Load(2), [](Elf64_Phdr& p) { p.p_filesz = p.p_memsz = 1 << 20; });
+       },
        "run past the end"},
       {"filesz > memsz", kMlp,
        [](ElfEditor& e) { EditSegment(e, e.Load(1), [](Elf64_Phdr& p) { p.p_filesz = p.p_memsz + 1; }); },
@@ -189,16 +191,24 @@ std::vector<Edit> HeaderAndSegmentEdits() {
        [](ElfEditor& e) { EditSegment(e, e.Load(1), [](Elf64_Phdr& p) { p.p_flags |= PF_W; }); },
        "both writable and executable"},
       {"executable stack", kMlp,
-       [](ElfEditor& e) { EditSegment(e, e.FindSegment(PT_GNU_STACK), [](Elf64_Phdr& p) { p.p_flags |= PF_X; }); },
+       [](ElfEditor& e) {
+         EditSegment(e, e.FindSegment(PT_GNU_STACK), [](Elf64_Phdr& p) { p.p_flags |= PF_X; });
+       },
        "executable stack"},
       {"no PT_GNU_STACK", kMlp,
-       [](ElfEditor& e) { EditSegment(e, e.FindSegment(PT_GNU_STACK), [](Elf64_Phdr& p) { p.p_type = PT_NULL; }); },
+       [](ElfEditor& e) {
+         EditSegment(e, e.FindSegment(PT_GNU_STACK), [](Elf64_Phdr& p) { p.p_type = PT_NULL; });
+       },
        "has no PT_GNU_STACK"},
       {"PT_INTERP", kMlp,
-       [](ElfEditor& e) { EditSegment(e, e.FindSegment(PT_GNU_RELRO), [](Elf64_Phdr& p) { p.p_type = PT_INTERP; }); },
+       [](ElfEditor& e) {
+         EditSegment(e, e.FindSegment(PT_GNU_RELRO), [](Elf64_Phdr& p) { p.p_type = PT_INTERP; });
+       },
        "names a program interpreter (PT_INTERP)"},
       {"unknown segment type", kMlp,
-       [](ElfEditor& e) { EditSegment(e, e.FindSegment(PT_GNU_RELRO), [](Elf64_Phdr& p) { p.p_type = 0x60000001; }); },
+       [](ElfEditor& e) {
+         EditSegment(e, e.FindSegment(PT_GNU_RELRO), [](Elf64_Phdr& p) { p.p_type = 0x60000001; });
+       },
        "program header type 0x60000001"},
       {"second PT_DYNAMIC", kMlp,
        [](ElfEditor& e) {
@@ -206,13 +216,19 @@ std::vector<Edit> HeaderAndSegmentEdits() {
        },
        "has a second PT_DYNAMIC"},
       {"no PT_DYNAMIC", kMlp,
-       [](ElfEditor& e) { EditSegment(e, e.FindSegment(PT_DYNAMIC), [](Elf64_Phdr& p) { p.p_type = PT_NULL; }); },
+       [](ElfEditor& e) {
+         EditSegment(e, e.FindSegment(PT_DYNAMIC), [](Elf64_Phdr& p) { p.p_type = PT_NULL; });
+       },
        "has no PT_DYNAMIC"},
       {"dynamic outside a PT_LOAD", kMlp,
-       [](ElfEditor& e) { EditSegment(e, e.FindSegment(PT_DYNAMIC), [](Elf64_Phdr& p) { p.p_vaddr += 0x10000; }); },
+       [](ElfEditor& e) {
+         EditSegment(e, e.FindSegment(PT_DYNAMIC), [](Elf64_Phdr& p) { p.p_vaddr += 0x10000; });
+       },
        "are not those loaded at its address"},
       {"PT_PHDR elsewhere", kMlp,
-       [](ElfEditor& e) { EditSegment(e, e.FindSegment(PT_PHDR), [](Elf64_Phdr& p) { p.p_vaddr += 0x100; }); },
+       [](ElfEditor& e) {
+         EditSegment(e, e.FindSegment(PT_PHDR), [](Elf64_Phdr& p) { p.p_vaddr += 0x100; });
+       },
        "has a PT_PHDR"},
       {"PT_GNU_RELRO outside", kMlp,
        [](ElfEditor& e) {
@@ -224,30 +240,90 @@ std::vector<Edit> HeaderAndSegmentEdits() {
 
 std::vector<Edit> DynamicEdits() {
   return {
-      {"no DT_NULL", kMlp, [](ElfEditor& e) { e.set_dynamic(e.FindDynamic(DT_NULL), {DT_DEBUG, {0}}); },
+      {"no DT_NULL", kMlp,
+       [](ElfEditor& e) {
+         e.set_dynamic(e.FindDynamic(DT_NULL), {DT_DEBUG, {0}});
+       },
        "has no DT_NULL"},
-      {"unknown tag", kMlp, [](ElfEditor& e) { ReplaceFlags1(e, {0x6ffff123, {0}}); },
+      {"unknown tag", kMlp,
+       [](ElfEditor& e) {
+         ReplaceFlags1(e, {0x6ffff123, {0}});
+       },
        "has dynamic tag 0x6ffff123, which this runtime does not know"},
-      {"DT_TEXTREL", kMlp, [](ElfEditor& e) { ReplaceFlags1(e, {DT_TEXTREL, {0}}); }, "has text relocations (ld.so"},
+      {"DT_TEXTREL", kMlp,
+       [](ElfEditor& e) {
+         ReplaceFlags1(e, {DT_TEXTREL, {0}});
+       },
+       "has text relocations (ld.so"},
       {"DF_TEXTREL", kMlp, [](ElfEditor& e) { SetDynamicValue(e, DT_FLAGS, DF_BIND_NOW | DF_TEXTREL); },
        "text relocations (DF_TEXTREL in DT_FLAGS)"},
-      {"DT_INIT", kMlp, [](ElfEditor& e) { ReplaceFlags1(e, {DT_INIT, {0x1400}}); }, "has an initializer (DT_INIT)"},
-      {"DT_PREINIT_ARRAY", kMlp, [](ElfEditor& e) { ReplaceFlags1(e, {DT_PREINIT_ARRAY, {0x2c30}}); },
+      {"DT_INIT", kMlp,
+       [](ElfEditor& e) {
+         ReplaceFlags1(e, {DT_INIT, {0x1400}});
+       },
+       "has an initializer (DT_INIT)"},
+      {"DT_PREINIT_ARRAY", kMlp,
+       [](ElfEditor& e) {
+         ReplaceFlags1(e, {DT_PREINIT_ARRAY, {0x2c30}});
+       },
        "has an initializer (DT_PREINIT_ARRAY)"},
-      {"DT_FINI", kMlp, [](ElfEditor& e) { ReplaceFlags1(e, {DT_FINI, {0x1400}}); }, "has a finalizer (DT_FINI)"},
-      {"DT_NEEDED", kMlp, [](ElfEditor& e) { ReplaceFlags1(e, {DT_NEEDED, {1}}); }, "needs the library exp (DT_NEEDED)"},
-      {"DT_NEEDED outside", kMlp, [](ElfEditor& e) { ReplaceFlags1(e, {DT_NEEDED, {1000}}); }, "outside the string table"},
-      {"DT_RPATH", kMlp, [](ElfEditor& e) { ReplaceFlags1(e, {DT_RPATH, {1}}); }, "library search path (DT_RPATH)"},
-      {"DT_AUDIT", kMlp, [](ElfEditor& e) { ReplaceFlags1(e, {DT_AUDIT, {1}}); }, "audit library"},
-      {"DT_FILTER", kMlp, [](ElfEditor& e) { ReplaceFlags1(e, {DT_FILTER, {1}}); }, "filter of another library"},
-      {"DT_REL", kMlp, [](ElfEditor& e) { ReplaceFlags1(e, {DT_REL, {0x2b8}}); }, "has DT_REL relocations"},
-      {"DT_RELR", kMlp, [](ElfEditor& e) { ReplaceFlags1(e, {DT_RELR, {0x2b8}}); }, "packed DT_RELR relocations"},
-      {"DT_VERNEED", kMlp, [](ElfEditor& e) { ReplaceFlags1(e, {DT_VERNEED, {0x2b8}}); }, "symbol version tables"},
-      {"tag twice", kMlp, [](ElfEditor& e) { ReplaceFlags1(e, {DT_FLAGS, {DF_BIND_NOW}}); }, "has DT_FLAGS twice"},
+      {"DT_FINI", kMlp,
+       [](ElfEditor& e) {
+         ReplaceFlags1(e, {DT_FINI, {0x1400}});
+       },
+       "has a finalizer (DT_FINI)"},
+      {"DT_NEEDED", kMlp,
+       [](ElfEditor& e) {
+         ReplaceFlags1(e, {DT_NEEDED, {1}});
+       },
+       "needs the library exp (DT_NEEDED)"},
+      {"DT_NEEDED outside", kMlp,
+       [](ElfEditor& e) {
+         ReplaceFlags1(e, {DT_NEEDED, {1000}});
+       },
+       "outside the string table"},
+      {"DT_RPATH", kMlp,
+       [](ElfEditor& e) {
+         ReplaceFlags1(e, {DT_RPATH, {1}});
+       },
+       "library search path (DT_RPATH)"},
+      {"DT_AUDIT", kMlp,
+       [](ElfEditor& e) {
+         ReplaceFlags1(e, {DT_AUDIT, {1}});
+       },
+       "audit library"},
+      {"DT_FILTER", kMlp,
+       [](ElfEditor& e) {
+         ReplaceFlags1(e, {DT_FILTER, {1}});
+       },
+       "filter of another library"},
+      {"DT_REL", kMlp,
+       [](ElfEditor& e) {
+         ReplaceFlags1(e, {DT_REL, {0x2b8}});
+       },
+       "has DT_REL relocations"},
+      {"DT_RELR", kMlp,
+       [](ElfEditor& e) {
+         ReplaceFlags1(e, {DT_RELR, {0x2b8}});
+       },
+       "packed DT_RELR relocations"},
+      {"DT_VERNEED", kMlp,
+       [](ElfEditor& e) {
+         ReplaceFlags1(e, {DT_VERNEED, {0x2b8}});
+       },
+       "symbol version tables"},
+      {"tag twice", kMlp,
+       [](ElfEditor& e) {
+         ReplaceFlags1(e, {DT_FLAGS, {DF_BIND_NOW}});
+       },
+       "has DT_FLAGS twice"},
       {"DT_PLTREL = DT_REL", kMlp, [](ElfEditor& e) { SetDynamicValue(e, DT_PLTREL, DT_REL); },
        "has DT_PLTREL 17 (only 7 is accepted)"},
       {"DT_SYMENT", kMlp, [](ElfEditor& e) { SetDynamicValue(e, DT_SYMENT, 16); }, "has DT_SYMENT 16"},
-      {"no DT_STRTAB", kMlp, [](ElfEditor& e) { e.set_dynamic(e.FindDynamic(DT_STRTAB), {DT_DEBUG, {0}}); },
+      {"no DT_STRTAB", kMlp,
+       [](ElfEditor& e) {
+         e.set_dynamic(e.FindDynamic(DT_STRTAB), {DT_DEBUG, {0}});
+       },
        "has no dynamic string table"},
       {"string table outside", kMlp, [](ElfEditor& e) { SetDynamicValue(e, DT_STRSZ, 1 << 20); },
        "string table of 1048576 bytes"},
@@ -265,51 +341,80 @@ std::vector<Edit> SymbolAndRelocationEdits() {
   const uint64_t kGnuHash = 0x240;
   return {
       {"IFUNC symbol", kMlp,
-       [](ElfEditor& e) { EditSymbol(e, "xla_fusion", [](Elf64_Sym& s) { s.st_info = ELF64_ST_INFO(STB_GLOBAL, STT_GNU_IFUNC); }); },
-       "IFUNC symbol (STT_GNU_IFUNC), whose resolver ld.so would run while loading (dynamic symbol 4 'xla_fusion')"},
+       [](ElfEditor& e) {
+         EditSymbol(e, "xla_fusion",
+                    [](Elf64_Sym& s) { s.st_info = ELF64_ST_INFO(STB_GLOBAL, STT_GNU_IFUNC); });
+       },
+       "IFUNC symbol (STT_GNU_IFUNC), whose resolver ld.so would run while loading (dynamic symbol 4 "
+       "'xla_fusion')"},
       {"TLS symbol", kMlp,
-       [](ElfEditor& e) { EditSymbol(e, "xla_fusion", [](Elf64_Sym& s) { s.st_info = ELF64_ST_INFO(STB_GLOBAL, STT_TLS); }); },
+       [](ElfEditor& e) {
+         EditSymbol(e, "xla_fusion", [](Elf64_Sym& s) { s.st_info = ELF64_ST_INFO(STB_GLOBAL, STT_TLS); });
+       },
        "thread-local symbol"},
       {"unique symbol", kMlp,
-       [](ElfEditor& e) { EditSymbol(e, "xla_fusion", [](Elf64_Sym& s) { s.st_info = ELF64_ST_INFO(STB_GNU_UNIQUE, STT_FUNC); }); },
+       [](ElfEditor& e) {
+         EditSymbol(e, "xla_fusion",
+                    [](Elf64_Sym& s) { s.st_info = ELF64_ST_INFO(STB_GNU_UNIQUE, STT_FUNC); });
+       },
        "symbol of binding 10"},
       {"symbol name outside", kMlp,
        [](ElfEditor& e) { EditSymbol(e, "xla_fusion", [](Elf64_Sym& s) { s.st_name = 100000; }); },
        "symbol name at string offset 100000 outside the string table"},
-      {"DT_HASH past the end", kMlp, [kHash](ElfEditor& e) { e.Put<uint32_t>(kHash + 4, 1 << 28); }, "DT_HASH table"},
-      {"DT_HASH without buckets", kMlp, [kHash](ElfEditor& e) { e.Put<uint32_t>(kHash, 0); }, "DT_HASH table"},
+      {"DT_HASH past the end", kMlp, [kHash](ElfEditor& e) { e.Put<uint32_t>(kHash + 4, 1 << 28); },
+       "DT_HASH table"},
+      {"DT_HASH without buckets", kMlp, [kHash](ElfEditor& e) { e.Put<uint32_t>(kHash, 0); },
+       "DT_HASH table"},
       {"DT_HASH chain loops", kMlp,
        [kHash](ElfEditor& e) {
          const uint32_t nbucket = e.Get<uint32_t>(kHash);
-         e.Put<uint32_t>(kHash + 8, 3);                         // bucket 0 -> symbol 3
+         e.Put<uint32_t>(kHash + 8, 3);                        // bucket 0 -> symbol 3
          e.Put<uint32_t>(kHash + 8 + 4 * nbucket + 4 * 3, 3);  // chain[3] -> 3
        },
        "loops"},
-      {"DT_GNU_HASH without buckets", kMlp, [kGnuHash](ElfEditor& e) { e.Put<uint32_t>(kGnuHash, 0); }, "DT_GNU_HASH table"},
-      {"DT_GNU_HASH bloom", kMlp, [kGnuHash](ElfEditor& e) { e.Put<uint32_t>(kGnuHash + 8, 3); }, "bloom filter of 3 words"},
+      {"DT_GNU_HASH without buckets", kMlp, [kGnuHash](ElfEditor& e) { e.Put<uint32_t>(kGnuHash, 0); },
+       "DT_GNU_HASH table"},
+      {"DT_GNU_HASH bloom", kMlp, [kGnuHash](ElfEditor& e) { e.Put<uint32_t>(kGnuHash + 8, 3); },
+       "bloom filter of 3 words"},
       {"DT_GNU_HASH bucket below symoffset", kMlp,
        [kGnuHash](ElfEditor& e) { e.Put<uint32_t>(kGnuHash + 16 + 8 * e.Get<uint32_t>(kGnuHash + 8), 1); },
        "below symoffset"},
-      {"relocation outside writable", kMlp, [](ElfEditor& e) { EditPltRelocation(e, [](Elf64_Rela& r) { r.r_offset = 0x1400; }); },
+      {"relocation outside writable", kMlp,
+       [](ElfEditor& e) { EditPltRelocation(e, [](Elf64_Rela& r) { r.r_offset = 0x1400; }); },
        "relocation writing at 0x1400, outside its writable segments"},
-      {"relocation past the end", kMlp, [](ElfEditor& e) { EditPltRelocation(e, [](Elf64_Rela& r) { r.r_offset = 0x2d28; }); },
+      {"relocation past the end", kMlp,
+       [](ElfEditor& e) { EditPltRelocation(e, [](Elf64_Rela& r) { r.r_offset = 0x2d28; }); },
        "relocation writing at 0x2d28"},
       {"IRELATIVE", kMlp,
-       [](ElfEditor& e) { EditPltRelocation(e, [](Elf64_Rela& r) { r.r_info = ELF64_R_INFO(0, R_X86_64_IRELATIVE); }); },
+       [](ElfEditor& e) {
+         EditPltRelocation(e, [](Elf64_Rela& r) { r.r_info = ELF64_R_INFO(0, R_X86_64_IRELATIVE); });
+       },
        "IRELATIVE relocation"},
       {"copy relocation", kMlp,
-       [](ElfEditor& e) { EditPltRelocation(e, [](Elf64_Rela& r) { r.r_info = ELF64_R_INFO(1, R_X86_64_COPY); }); },
+       [](ElfEditor& e) {
+         EditPltRelocation(e, [](Elf64_Rela& r) { r.r_info = ELF64_R_INFO(1, R_X86_64_COPY); });
+       },
        "relocation type 5, which this runtime does not accept"},
       {"relocation symbol", kMlp,
-       [](ElfEditor& e) { EditPltRelocation(e, [](Elf64_Rela& r) { r.r_info = ELF64_R_INFO(1000, R_X86_64_JUMP_SLOT); }); },
+       [](ElfEditor& e) {
+         EditPltRelocation(e, [](Elf64_Rela& r) { r.r_info = ELF64_R_INFO(1000, R_X86_64_JUMP_SLOT); });
+       },
        "relocation against symbol 1000 of 5"},
       {"relocations outside", kMlp, [](ElfEditor& e) { SetDynamicValue(e, DT_PLTRELSZ, 24 << 20); },
        "bytes of DT_JMPREL relocations"},
-      {"partial relocation", kMlp, [](ElfEditor& e) { SetDynamicValue(e, DT_PLTRELSZ, 30); }, "not whole entries"},
-      {"DT_PLTGOT read-only", kMlp, [](ElfEditor& e) { SetDynamicValue(e, DT_PLTGOT, 0x1400); }, "DT_PLTGOT at 0x1400"},
-      {"DT_RELACOUNT type", "../libtest_kernels.so", [](ElfEditor& e) { ReplaceFlags1(e, {DT_RELACOUNT, {1}}); },
+      {"partial relocation", kMlp, [](ElfEditor& e) { SetDynamicValue(e, DT_PLTRELSZ, 30); },
+       "not whole entries"},
+      {"DT_PLTGOT read-only", kMlp, [](ElfEditor& e) { SetDynamicValue(e, DT_PLTGOT, 0x1400); },
+       "DT_PLTGOT at 0x1400"},
+      {"DT_RELACOUNT type", "../libtest_kernels.so",
+       [](ElfEditor& e) {
+         ReplaceFlags1(e, {DT_RELACOUNT, {1}});
+       },
        "relocation type 1 inside DT_RELACOUNT"},
-      {"DT_RELACOUNT count", "../libtest_kernels.so", [](ElfEditor& e) { ReplaceFlags1(e, {DT_RELACOUNT, {10}}); },
+      {"DT_RELACOUNT count", "../libtest_kernels.so",
+       [](ElfEditor& e) {
+         ReplaceFlags1(e, {DT_RELACOUNT, {10}});
+       },
        "DT_RELACOUNT 10 above its 3 DT_RELA entries"},
   };
 }
@@ -337,11 +442,13 @@ std::vector<Edit> SectionEdits() {
          EditHeader(e, [size](Elf64_Ehdr& h) { h.e_shoff = size - 64; });
        },
        "section header table"},
-      {"section names", kMlp, [](ElfEditor& e) { EditHeader(e, [](Elf64_Ehdr& h) { h.e_shstrndx = h.e_shnum; }); },
+      {"section names", kMlp,
+       [](ElfEditor& e) { EditHeader(e, [](Elf64_Ehdr& h) { h.e_shstrndx = h.e_shnum; }); },
        "section header table"},
       {"section past the end", kMlp,
        [](ElfEditor& e) {
-         const uint64_t at = e.header().e_shoff + sizeof(Elf64_Shdr) * e.FindSection(".comment") + offsetof(Elf64_Shdr, sh_size);
+         const uint64_t at = e.header().e_shoff + sizeof(Elf64_Shdr) * e.FindSection(".comment") +
+                             offsetof(Elf64_Shdr, sh_size);
          e.Put<uint64_t>(at, 1 << 20);
        },
        "has a section of 1048576 bytes"},
@@ -422,7 +529,8 @@ TEST(HostKernelModuleLoad, RefusesAConstructorBeforeDlopen) {
   // The fixture is real: loaded without the check, its constructor runs.
   const std::string control = MarkerPath("control");
   setenv("XLA_HOSTILE_MARKER", control.c_str(), 1);
-  const std::string path = absl::StrCat(std::getenv("TEST_SRCDIR"), "/xla_aot/xla/stream_executor/host/testdata/constructor.so");
+  const std::string path =
+      absl::StrCat(std::getenv("TEST_SRCDIR"), "/xla_aot/xla/stream_executor/host/testdata/constructor.so");
   void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
   ASSERT_NE(handle, nullptr) << dlerror();
   dlclose(handle);
@@ -441,7 +549,8 @@ TEST(HostKernelModuleLoad, RefusesAConstructorBeforeDlopen) {
 }
 
 TEST(HostKernelModuleLoad, LoadsACheckedModule) {
-  absl::StatusOr<std::unique_ptr<HostKernelModule>> module = HostKernelModule::Load("good", Module("kernel.so"));
+  absl::StatusOr<std::unique_ptr<HostKernelModule>> module =
+      HostKernelModule::Load("good", Module("kernel.so"));
   ASSERT_TRUE(module.ok()) << module.status();
   EXPECT_TRUE((*module)->GetKernel("xla_fusion").ok());
   absl::StatusOr<std::unique_ptr<HostKernelModule>> golden =

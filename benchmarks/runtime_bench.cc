@@ -10,7 +10,11 @@
 //   BM_LoadAndInit     LoadFromFile + Initialize on the host device (what a
 //                      server pays before its first Execute).
 // for "weights" (twelve 4 MiB constants, the shape of a real model's
-// payload) and "mlp" (a compiled 3-layer MLP, small payload, one .so).
+// payload) and "mlp" (a compiled 3-layer MLP, small payload, one .so);
+// "_signed" ones are signed (issue 24) and loaded trusting the key, so the
+// difference to the unsigned row is the signature check.
+//   BM_PayloadDigest/T the signature's BLAKE2b tree digest of 48 MiB on T
+//                      threads (what verification costs beyond Ed25519).
 //
 // Dispatch: chains of N dependent f32[1] adds compiled without fusion, so
 // the program is N kernel thunks of one element each ("empty" kernels).
@@ -30,7 +34,9 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "benchmark/benchmark.h"
+#include "xla/aot/artifact_signing.h"
 #include "xla/aot/executable.h"
+#include "xla/backends/gpu/runtime/artifact_signature.h"
 #include "xla/backends/gpu/compiler/host_compiler.h"
 #include "xla/backends/gpu/runtime/checksum.h"
 #include "xla/backends/gpu/runtime/executable.pb.h"
@@ -138,6 +144,12 @@ std::string ChainHlo(int n) {
   return text;
 }
 
+// The benchmark's signing key, made once in memory.
+const xla::aot::SigningKey& BenchKey() {
+  static const auto* key = new xla::aot::SigningKey(*xla::aot::GenerateSigningKey());
+  return *key;
+}
+
 // Artifact files by name, written once.
 const std::string& ArtifactFile(const std::string& name) {
   static auto* files = new std::map<std::string, std::string>();
@@ -145,15 +157,23 @@ const std::string& ArtifactFile(const std::string& name) {
   if (it != files->end()) return it->second;
   const auto checksum = absl::EndsWith(name, "_crc32c") ? xla::gpu::CHECKSUM_ALGORITHM_CRC32C
                                                          : xla::gpu::CHECKSUM_ALGORITHM_FNV1A_64;
-  const std::string bytes = absl::StartsWith(name, "weights") ? WeightsArtifact(checksum)
-                                                              : CompileOrDie(kMlp, true, checksum);
+  std::string bytes = absl::StartsWith(name, "weights") ? WeightsArtifact(checksum)
+                                                        : CompileOrDie(kMlp, true, checksum);
+  if (absl::EndsWith(name, "_signed")) bytes = *xla::aot::SignArtifactBytes(BenchKey(), bytes, name);
   const std::string path = TempPath(name + ".xaot");
   WriteFile(path, bytes);
   return files->emplace(name, path).first->second;
 }
 
 // The same two with CRC-32C checksums (stage 1 of payload_checksum.crc32c).
-const char* const kLoadArtifacts[] = {"weights", "mlp", "weights_crc32c", "mlp_crc32c"};
+const char* const kLoadArtifacts[] = {"weights",        "mlp",           "weights_crc32c",
+                                      "mlp_crc32c",     "weights_crc32c_signed", "mlp_crc32c_signed"};
+
+xla::aot::LoadOptions TrustingBenchKey() {
+  xla::aot::LoadOptions options;
+  options.trust.trusted_keys.push_back(BenchKey().public_key);
+  return options;
+}
 
 void BM_ReadFile(benchmark::State& state) {
   const std::string& path = ArtifactFile(kLoadArtifacts[state.range(0)]);
@@ -169,31 +189,38 @@ void BM_ReadFile(benchmark::State& state) {
   state.SetLabel(kLoadArtifacts[state.range(0)]);
   state.SetBytesProcessed(state.iterations() * bytes);
 }
-BENCHMARK(BM_ReadFile)->DenseRange(0, 3)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_ReadFile)->DenseRange(0, 5)->Unit(benchmark::kMillisecond);
 
 void BM_LoadFromFile(benchmark::State& state) {
   const std::string& path = ArtifactFile(kLoadArtifacts[state.range(0)]);
   for (auto _ : state) {
-    auto exe = xla::aot::Executable::LoadFromFile(path);
+    auto exe = xla::aot::Executable::LoadFromFile(path, TrustingBenchKey());
     XLA_CHECK(exe.ok()) << exe.status();
     benchmark::DoNotOptimize(exe);
   }
   state.SetLabel(kLoadArtifacts[state.range(0)]);
   state.SetBytesProcessed(state.iterations() * std::filesystem::file_size(path));
 }
-BENCHMARK(BM_LoadFromFile)->DenseRange(0, 3)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_LoadFromFile)->DenseRange(0, 5)->Unit(benchmark::kMillisecond);
+
+void BM_PayloadDigest(benchmark::State& state) {
+  const std::string payload(size_t{48} << 20, 'w');
+  for (auto _ : state) benchmark::DoNotOptimize(xla::gpu::PayloadDigest(payload, static_cast<int>(state.range(0))));
+  state.SetBytesProcessed(state.iterations() * static_cast<int64_t>(payload.size()));
+}
+BENCHMARK(BM_PayloadDigest)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond);
 
 void BM_LoadAndInit(benchmark::State& state) {
   const std::string& path = ArtifactFile(kLoadArtifacts[state.range(0)]);
   for (auto _ : state) {
-    auto exe = xla::aot::Executable::LoadFromFile(path);
+    auto exe = xla::aot::Executable::LoadFromFile(path, TrustingBenchKey());
     XLA_CHECK(exe.ok()) << exe.status();
     XLA_CHECK((*exe)->Initialize(Host()).ok());
     benchmark::DoNotOptimize(exe);
   }
   state.SetLabel(kLoadArtifacts[state.range(0)]);
 }
-BENCHMARK(BM_LoadAndInit)->DenseRange(0, 3)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_LoadAndInit)->DenseRange(0, 5)->Unit(benchmark::kMillisecond);
 
 void BM_ExecuteChain(benchmark::State& state) {
   const int n = static_cast<int>(state.range(0));

@@ -15,6 +15,7 @@ PACKAGES=(
   libgmock-dev
   libbenchmark-dev
   libeigen3-dev
+  libsodium-dev        # Ed25519 signatures and BLAKE2b digests of artifacts
   llvm-16-dev          # headers plus libLLVM-16.so
   lld-16               # linker for host kernels
   binutils

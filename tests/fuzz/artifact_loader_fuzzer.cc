@@ -25,8 +25,11 @@ void QuietProtobufLog(google::protobuf::LogLevel, const char*, int, const std::s
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const absl::string_view bytes(reinterpret_cast<const char*>(data), size);
   auto exe = xla::aot::Executable::LoadFromBytes(bytes);
-  if (!exe.ok() && exe.status().code() != absl::StatusCode::kInvalidArgument) {
-    fprintf(stderr, "artifact_loader_fuzzer: load failed with %s, expected InvalidArgument\n",
+  // A malformed artifact is InvalidArgument; one the trust policy refuses
+  // (a signature by a key nobody trusts) is PermissionDenied.
+  if (!exe.ok() && exe.status().code() != absl::StatusCode::kInvalidArgument &&
+      exe.status().code() != absl::StatusCode::kPermissionDenied) {
+    fprintf(stderr, "artifact_loader_fuzzer: load failed with %s, expected InvalidArgument or PermissionDenied\n",
             exe.status().ToString().c_str());
     abort();
   }

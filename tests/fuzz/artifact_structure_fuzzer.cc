@@ -79,8 +79,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string sealed = xla::SerializeDeterministically(**artifact);
   auto exe = xla::aot::Executable::LoadFromProto(std::move(*artifact));
   ++(exe.ok() ? g_stats.loaded : g_stats.rejected);
-  if (!exe.ok() && exe.status().code() != absl::StatusCode::kInvalidArgument) {
-    fprintf(stderr, "artifact_structure_fuzzer: load failed with %s, expected InvalidArgument\n",
+  // A malformed artifact is InvalidArgument; one the trust policy refuses
+  // (a signature by a key nobody trusts) is PermissionDenied.
+  if (!exe.ok() && exe.status().code() != absl::StatusCode::kInvalidArgument &&
+      exe.status().code() != absl::StatusCode::kPermissionDenied) {
+    fprintf(stderr, "artifact_structure_fuzzer: load failed with %s, expected InvalidArgument or PermissionDenied\n",
             exe.status().ToString().c_str());
     abort();
   }

@@ -10,6 +10,7 @@
 #include "absl/strings/str_format.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Support/raw_ostream.h"
+#include "xla/aot/artifact_signing.h"
 #include "xla/backends/gpu/codegen/nvptx/nvptx_target.h"
 #include "xla/backends/gpu/compiler/gpu_compiler.h"
 #include "xla/backends/gpu/compiler/host_compiler.h"
@@ -221,10 +222,16 @@ absl::StatusOr<std::optional<gpu::GpuExecutableProto>> CompileModule(
 absl::StatusOr<std::optional<gpu::GpuExecutableProto>> CompileText(
     absl::string_view hlo_text, const CompileOptions& options, CompileStatistics* stats) {
   RETURN_IF_ERROR(CheckTarget(options.target));
+  std::optional<SigningKey> key;
+  if (!options.sign_key.empty()) {
+    ASSIGN_OR_RETURN(key, ReadSigningKeyFile(options.sign_key));
+  }
   ASSIGN_OR_RETURN(std::unique_ptr<HloModule> module, ParseAndVerify(hlo_text, options));
   stats->instructions_before = InstructionCount(*module);
   stats->computations_before = static_cast<int64_t>(module->computations().size());
-  return CompileModule(module.get(), options, stats);
+  ASSIGN_OR_RETURN(std::optional<gpu::GpuExecutableProto> artifact, CompileModule(module.get(), options, stats));
+  if (artifact.has_value() && key.has_value()) RETURN_IF_ERROR(SignArtifact(*key, &*artifact));
+  return artifact;
 }
 
 }  // namespace

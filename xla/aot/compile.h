@@ -95,6 +95,10 @@ struct CompileOptions {
   std::optional<std::string> production_date;
   // Store the optimized HLO text in the payload (for humans only).
   bool include_optimized_hlo = true;
+  // Sign the artifact with this secret key file (NAME.secret from
+  // `xla_aot keygen`; artifact_signing.h); empty: unsigned. Read before
+  // compiling, so a bad key fails at once.
+  std::string sign_key;
 
   // Reports. When dump_dir is set, Compile creates it and writes
   // after_optimizations.hlo (checked to parse back), schedule.txt,

@@ -18,25 +18,27 @@ std::unique_ptr<Executable> Executable::Make(std::unique_ptr<Program> program) {
 const Program& Executable::program() const { return executable_->program(); }
 
 absl::StatusOr<std::unique_ptr<Executable>> Executable::LoadFromProto(
-    std::unique_ptr<ArtifactProto> artifact) {
+    std::unique_ptr<ArtifactProto> artifact, const LoadOptions& options) {
   ASSIGN_OR_RETURN(std::unique_ptr<gpu::Program> program,
-                   gpu::LoadProgram(std::move(artifact), gpu::ffi::FfiRegistry::Global()));
+                   gpu::LoadProgram(std::move(artifact), gpu::ffi::FfiRegistry::Global(), options.trust));
   return Make(std::move(program));
 }
 
 // The thunk records are read from `bytes` during the call, not copied.
-absl::StatusOr<std::unique_ptr<Executable>> Executable::LoadFromBytes(absl::string_view bytes) {
+absl::StatusOr<std::unique_ptr<Executable>> Executable::LoadFromBytes(absl::string_view bytes,
+                                                                   const LoadOptions& options) {
   ASSIGN_OR_RETURN(std::unique_ptr<gpu::Program> program,
-                   gpu::LoadProgramFromBytes(bytes, gpu::ffi::FfiRegistry::Global()));
+                   gpu::LoadProgramFromBytes(bytes, gpu::ffi::FfiRegistry::Global(), options.trust));
   return Make(std::move(program));
 }
 
 // The file is read (under 1 MiB) or memory-mapped, and parsed in place; its
 // payload bytes are hashed as stored (program.h), so nothing is read twice.
-absl::StatusOr<std::unique_ptr<Executable>> Executable::LoadFromFile(const std::string& path) {
+absl::StatusOr<std::unique_ptr<Executable>> Executable::LoadFromFile(const std::string& path,
+                                                                  const LoadOptions& options) {
   ASSIGN_OR_RETURN(gpu::ParsedArtifact parsed, gpu::ParseArtifactFileAndHash(path));
   ASSIGN_OR_RETURN(std::unique_ptr<gpu::Program> program,
-                   gpu::LoadProgram(std::move(parsed), gpu::ffi::FfiRegistry::Global()));
+                   gpu::LoadProgram(std::move(parsed), gpu::ffi::FfiRegistry::Global(), options.trust));
   return Make(std::move(program));
 }
 

@@ -9,6 +9,9 @@
 // offset, stream id, kernel and custom-call reference; see
 // xla/backends/gpu/runtime/program.h) and fails with InvalidArgument naming
 // the field path and the offending values; nothing runs before that. The
+// trust policy (LoadOptions) is checked first: a signature must name a
+// trusted key and verify, and unsigned artifacts are loaded as the policy
+// says; a refusal is PermissionDenied. The
 // payload is held once: LoadFromFile parses the file in place (a small one
 // read into one buffer, a large one memory-mapped), LoadFromBytes parses the
 // caller's bytes (which it does not keep).
@@ -54,16 +57,33 @@ using ExecuteOptions = ::xla::gpu::ExecuteOptions;        // tracer, collectives
 using OutputInfo = ::xla::gpu::OutputInfo;                // one result leaf
 using Program = ::xla::gpu::Program;                      // the loaded artifact
 using ArtifactProto = ::xla::gpu::GpuExecutableProto;     // a parsed artifact
+using TrustPolicy = ::xla::gpu::TrustPolicy;              // trusted keys, unsigned rule
+using UnsignedPolicy = ::xla::gpu::UnsignedPolicy;        // allow / no host code / refuse
+using PublicKey = ::xla::gpu::PublicKey;                  // a trusted signer
+using SignatureStatus = ::xla::gpu::SignatureStatus;      // Program::signature
+
+// How an artifact is loaded.
+struct LoadOptions {
+  // Which signers to trust and what to do with unsigned artifacts
+  // (xla/backends/gpu/runtime/artifact_signature.h). The default loads
+  // unsigned artifacts (everything compiled before signing existed) and
+  // refuses signed ones, whose keys it does not know. A signature that is
+  // present is always checked, before anything else in the artifact.
+  TrustPolicy trust;
+};
 
 class Executable {
  public:
-  // Loads from serialized artifact bytes.
-  static absl::StatusOr<std::unique_ptr<Executable>> LoadFromBytes(absl::string_view bytes);
+  // Loads from serialized artifact bytes. PermissionDenied
+  // "header.signature: ..." when `options.trust` refuses the artifact.
+  static absl::StatusOr<std::unique_ptr<Executable>> LoadFromBytes(absl::string_view bytes,
+                                                                   const LoadOptions& options = {});
   // Loads from a file; NotFound when it cannot be opened.
-  static absl::StatusOr<std::unique_ptr<Executable>> LoadFromFile(const std::string& path);
+  static absl::StatusOr<std::unique_ptr<Executable>> LoadFromFile(const std::string& path,
+                                                                  const LoadOptions& options = {});
   // Loads from an already parsed artifact (taking it over).
   static absl::StatusOr<std::unique_ptr<Executable>> LoadFromProto(
-      std::unique_ptr<ArtifactProto> artifact);
+      std::unique_ptr<ArtifactProto> artifact, const LoadOptions& options = {});
 
   ~Executable();
   Executable(const Executable&) = delete;

@@ -121,6 +121,7 @@ TEST(RealCompiler, RestartLoadsFromThePersistentCacheAndRecoversFromCorruption) 
   std::vector<std::string> warnings;
   PersistentCacheOptions po;
   po.directory = dir;
+  po.key_name = dir + "_key/jit_cache";  // outside the directory
   po.on_warning = [&mu, &warnings](absl::string_view w) {
     std::lock_guard<std::mutex> lock(mu);
     warnings.emplace_back(w);

@@ -87,7 +87,7 @@ std::string StressDir() {
 }
 
 std::shared_ptr<PersistentCache> OpenDisk(const std::string& dir) {
-  auto p = PersistentCache::Open({dir, int64_t{1} << 30, nullptr});
+  auto p = PersistentCache::Open({dir, int64_t{1} << 30, nullptr, dir + "_key/jit_cache"});
   EXPECT_TRUE(p.ok()) << p.status();
   return std::shared_ptr<PersistentCache>(std::move(*p));
 }

@@ -32,7 +32,36 @@ struct DiskEntry {
   fs::file_time_type used;
 };
 
+// Whether `inner` is `outer` or lies below it (both exist).
+bool IsWithin(const fs::path& inner, const fs::path& outer) {
+  std::error_code ec;
+  const fs::path a = fs::weakly_canonical(inner, ec);
+  const fs::path b = fs::weakly_canonical(outer, ec);
+  auto it = a.begin();
+  for (const fs::path& part : b) {
+    if (it == a.end() || *it != part) return part.empty();
+    ++it;
+  }
+  return true;
+}
+
 }  // namespace
+
+absl::StatusOr<std::string> DefaultJitCacheKeyName() {
+  const char* config = std::getenv("XDG_CONFIG_HOME");
+  if (config != nullptr && *config != '\0') return absl::StrCat(config, "/xla_aot/jit_cache");
+  const char* home = std::getenv("HOME");
+  if (home != nullptr && *home != '\0') return absl::StrCat(home, "/.config/xla_aot/jit_cache");
+  return absl::FailedPreconditionError(
+      "persistent JIT cache: neither XDG_CONFIG_HOME nor HOME is set, so the cache has no place for "
+      "its signing key; set PersistentCacheOptions::key_name");
+}
+
+PersistentCache::PersistentCache(PersistentCacheOptions options, aot::SigningKey key)
+    : options_(std::move(options)), key_(std::move(key)) {
+  load_.trust.trusted_keys.push_back(key_.public_key);
+  load_.trust.unsigned_artifacts = aot::UnsignedPolicy::kRefuse;
+}
 
 absl::StatusOr<std::unique_ptr<PersistentCache>> PersistentCache::Open(
     PersistentCacheOptions options) {
@@ -45,7 +74,22 @@ absl::StatusOr<std::unique_ptr<PersistentCache>> PersistentCache::Open(
     return absl::FailedPreconditionError(absl::StrCat("persistent JIT cache: cannot use directory ",
                                                       options.directory, ": ", ec.message()));
   }
-  return std::unique_ptr<PersistentCache>(new PersistentCache(std::move(options)));
+  if (options.key_name.empty()) {
+    absl::StatusOr<std::string> name = DefaultJitCacheKeyName();
+    if (!name.ok()) return name.status();
+    options.key_name = *name;
+  }
+  if (IsWithin(fs::path(options.key_name).parent_path(), options.directory)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "persistent JIT cache: the signing key ", options.key_name, " lies inside the cache directory ",
+        options.directory, ", where whoever can write entries could replace it; keep it elsewhere"));
+  }
+  absl::StatusOr<aot::SigningKey> key = aot::LoadOrCreateSigningKey(options.key_name);
+  if (!key.ok()) {
+    return absl::Status(key.status().code(),
+                        absl::StrCat("persistent JIT cache: signing key: ", key.status().message()));
+  }
+  return std::unique_ptr<PersistentCache>(new PersistentCache(std::move(options), *std::move(key)));
 }
 
 std::string PersistentCache::PathFor(const CacheKey& key) const {
@@ -61,7 +105,7 @@ std::unique_ptr<aot::Executable> PersistentCache::Load(const CacheKey& key) {
   std::string path = PathFor(key);
   std::string bytes;
   if (!ReadFile(path, &bytes)) return nullptr;  // a miss (or removed meanwhile)
-  absl::StatusOr<std::unique_ptr<aot::Executable>> exe = aot::Executable::LoadFromBytes(bytes);
+  absl::StatusOr<std::unique_ptr<aot::Executable>> exe = aot::Executable::LoadFromBytes(bytes, load_);
   std::error_code ec;
   if (!exe.ok()) {
     fs::remove(path, ec);
@@ -73,8 +117,14 @@ std::unique_ptr<aot::Executable> PersistentCache::Load(const CacheKey& key) {
   return std::move(*exe);
 }
 
-absl::Status PersistentCache::Store(const CacheKey& key, absl::string_view artifact) {
+absl::Status PersistentCache::Store(const CacheKey& key, absl::string_view unsigned_artifact) {
   std::string path = PathFor(key);
+  absl::StatusOr<std::string> signed_artifact = aot::SignArtifactBytes(key_, unsigned_artifact, "the artifact");
+  if (!signed_artifact.ok()) {
+    Warn(absl::StrCat("persistent JIT cache: not storing ", path, ": ", signed_artifact.status().message()));
+    return signed_artifact.status();
+  }
+  const absl::string_view artifact = *signed_artifact;
   std::string temp = (fs::path(options_.directory) /
                       absl::StrCat(".tmp-", key.ToString(), "-", getpid(), "-", temp_counter_.fetch_add(1)))
                          .string();

@@ -26,6 +26,12 @@ std::string FreshDir(const std::string& name) {
   return dir;
 }
 
+// The caches' signing key, outside every cache directory.
+std::string KeyName() {
+  const char* tmp = std::getenv("TEST_TMPDIR");
+  return absl::StrCat(tmp != nullptr ? tmp : "/tmp", "/keys/jit_cache");
+}
+
 CacheKey Key(uint64_t n) { return CacheKey{Fingerprint128{n, n * 7 + 1}}; }
 
 std::string Artifact() {
@@ -44,7 +50,7 @@ std::vector<std::string> Files(const std::string& dir) {
 
 TEST(PersistentCache, StoreThenLoadWithNoTemporaryLeft) {
   std::string dir = FreshDir("store_load");
-  auto cache = PersistentCache::Open({dir, int64_t{1} << 30, nullptr});
+  auto cache = PersistentCache::Open({dir, int64_t{1} << 30, nullptr, KeyName()});
   ASSERT_TRUE(cache.ok()) << cache.status();
   EXPECT_EQ((*cache)->Load(Key(1)), nullptr);  // miss
   std::string bytes = Artifact();
@@ -53,7 +59,11 @@ TEST(PersistentCache, StoreThenLoadWithNoTemporaryLeft) {
   std::unique_ptr<aot::Executable> exe = (*cache)->Load(Key(1));
   ASSERT_NE(exe, nullptr);
   EXPECT_EQ(exe->program_shape().parameters.size(), 2u);
-  EXPECT_EQ((*cache)->TotalBytes(), static_cast<int64_t>(bytes.size()));
+  // The entry is the artifact plus its signature (about 90 bytes).
+  const int64_t stored = static_cast<int64_t>(fs::file_size((*cache)->PathFor(Key(1))));
+  EXPECT_EQ((*cache)->TotalBytes(), stored);
+  EXPECT_GT(stored, static_cast<int64_t>(bytes.size()));
+  EXPECT_LT(stored, static_cast<int64_t>(bytes.size()) + 128);
   EXPECT_EQ((*cache)->warnings(), 0);
 }
 
@@ -64,20 +74,23 @@ TEST(PersistentCache, CorruptAndTruncatedEntriesAreRemovedWithAWarning) {
   PersistentCacheOptions options{dir, int64_t{1} << 30, [&mu, &warnings](absl::string_view w) {
                                    std::lock_guard<std::mutex> lock(mu);
                                    warnings.emplace_back(w);
-                                 }};
+                                 },
+                                 KeyName()};
   auto cache = PersistentCache::Open(options);
   ASSERT_TRUE(cache.ok());
   std::string bytes = Artifact();
   ASSERT_GT(bytes.size(), 100u);
 
+  // What lies on disk is corrupted after the store (or planted there).
   std::string flipped = bytes;
   flipped[flipped.size() / 2] ^= 0x5a;  // payload byte: the checksum catches it
   std::string truncated = bytes.substr(0, bytes.size() / 3);
   int n = 0;
   for (const std::string& bad : {flipped, truncated, std::string("not an artifact")}) {
     CacheKey key = Key(100 + n++);
-    ASSERT_TRUE((*cache)->Store(key, bad).ok());
+    ASSERT_TRUE((*cache)->Store(key, bytes).ok());
     ASSERT_TRUE(fs::exists((*cache)->PathFor(key)));
+    std::ofstream((*cache)->PathFor(key), std::ios::binary | std::ios::trunc) << bad;
     EXPECT_EQ((*cache)->Load(key), nullptr);
     EXPECT_FALSE(fs::exists((*cache)->PathFor(key))) << "invalid entry not removed";
   }
@@ -96,7 +109,8 @@ TEST(PersistentCache, IncompatibleEntriesAreRemovedWithAWarning) {
   auto cache = PersistentCache::Open({dir, int64_t{1} << 30, [&mu, &warnings](absl::string_view w) {
                                         std::lock_guard<std::mutex> lock(mu);
                                         warnings.emplace_back(w);
-                                      }});
+                                      },
+                                      KeyName()});
   ASSERT_TRUE(cache.ok());
   gpu::GpuExecutableProto good;
   ASSERT_TRUE(good.ParseFromString(Artifact()));
@@ -120,11 +134,67 @@ TEST(PersistentCache, IncompatibleEntriesAreRemovedWithAWarning) {
   EXPECT_NE((*cache)->Load(Key(300)), nullptr);
 }
 
+// Whoever can write to the directory (another user's cache, a shared
+// disk) cannot make the cache load what it did not sign itself: an entry
+// that is unsigned, signed by another key, or edited after signing (with
+// its checksum recomputed) is refused, removed and warned about.
+TEST(PersistentCache, EntriesNotSignedByThisCachesKeyAreRefused) {
+  const std::string dir = FreshDir("foreign");
+  const std::string keys = FreshDir("foreign_keys");
+  std::vector<std::string> warnings;
+  std::mutex mu;
+  auto warn = [&mu, &warnings](absl::string_view w) {
+    std::lock_guard<std::mutex> lock(mu);
+    warnings.emplace_back(w);
+  };
+  auto mine = PersistentCache::Open({dir, int64_t{1} << 30, warn, keys + "/mine"});
+  auto theirs = PersistentCache::Open({dir, int64_t{1} << 30, nullptr, keys + "/theirs"});
+  ASSERT_TRUE(mine.ok()) << mine.status();
+  ASSERT_TRUE(theirs.ok()) << theirs.status();
+  EXPECT_TRUE(fs::exists(keys + "/mine.secret"));
+  EXPECT_EQ(fs::status(keys + "/mine.secret").permissions() & fs::perms::group_read, fs::perms::none);
+  const std::string bytes = Artifact();
+
+  ASSERT_TRUE((*theirs)->Store(Key(1), bytes).ok());
+  EXPECT_NE((*theirs)->Load(Key(1)), nullptr);  // its own entry loads
+  EXPECT_EQ((*mine)->Load(Key(1)), nullptr);    // not signed by mine
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_TRUE(absl::StrContains(warnings[0], "not trusted")) << warnings[0];
+
+  std::ofstream((*mine)->PathFor(Key(2)), std::ios::binary) << bytes;  // planted unsigned
+  EXPECT_EQ((*mine)->Load(Key(2)), nullptr);
+  ASSERT_EQ(warnings.size(), 2u);
+  EXPECT_TRUE(absl::StrContains(warnings[1], "not signed")) << warnings[1];
+
+  ASSERT_TRUE((*mine)->Store(Key(3), bytes).ok());
+  std::ifstream in((*mine)->PathFor(Key(3)), std::ios::binary);
+  gpu::GpuExecutableProto edited;
+  ASSERT_TRUE(edited.ParseFromIstream(&in));
+  in.close();
+  edited.mutable_payload()->set_module_name("edited");
+  gpu::SealArtifact(&edited);  // the checksum is recomputed; the signature cannot be
+  std::ofstream((*mine)->PathFor(Key(3)), std::ios::binary | std::ios::trunc) << edited.SerializeAsString();
+  EXPECT_EQ((*mine)->Load(Key(3)), nullptr);
+  ASSERT_EQ(warnings.size(), 3u);
+  EXPECT_TRUE(absl::StrContains(warnings[2], "does not verify")) << warnings[2];
+
+  ASSERT_TRUE((*mine)->Store(Key(4), bytes).ok());
+  EXPECT_NE((*mine)->Load(Key(4)), nullptr);  // the refusals above are not noise
+  EXPECT_EQ(warnings.size(), 3u);
+}
+
+TEST(PersistentCache, RefusesAKeyInsideTheDirectory) {
+  const std::string dir = FreshDir("key_inside");
+  auto cache = PersistentCache::Open({dir, int64_t{1} << 30, nullptr, dir + "/sub/key"});
+  ASSERT_FALSE(cache.ok());
+  EXPECT_TRUE(absl::StrContains(cache.status().message(), "lies inside the cache directory")) << cache.status();
+}
+
 TEST(PersistentCache, EvictsLeastRecentlyUsedFirst) {
   std::string dir = FreshDir("lru");
   std::string bytes = Artifact();
   int64_t size = static_cast<int64_t>(bytes.size());
-  auto cache = PersistentCache::Open({dir, size * 2 + size / 2, nullptr});
+  auto cache = PersistentCache::Open({dir, size * 2 + size / 2, nullptr, KeyName()});
   ASSERT_TRUE(cache.ok());
   auto pause = [] { std::this_thread::sleep_for(std::chrono::milliseconds(20)); };
   ASSERT_TRUE((*cache)->Store(Key(1), bytes).ok());
@@ -144,7 +214,7 @@ TEST(PersistentCache, EvictsLeastRecentlyUsedFirst) {
 TEST(PersistentCache, ConcurrentWritersNeverExposeHalfFiles) {
   std::string dir = FreshDir("concurrent");
   std::string bytes = Artifact();
-  auto cache = PersistentCache::Open({dir, int64_t{1} << 30, nullptr});
+  auto cache = PersistentCache::Open({dir, int64_t{1} << 30, nullptr, KeyName()});
   ASSERT_TRUE(cache.ok());
   PersistentCache* c = cache->get();
   std::vector<std::thread> threads;
@@ -164,7 +234,7 @@ TEST(PersistentCache, ConcurrentWritersNeverExposeHalfFiles) {
 TEST(PersistentCache, OpenFailsOnAFile) {
   std::string path = FreshDir("a_file");
   std::ofstream(path) << "x";
-  auto cache = PersistentCache::Open({path, 1, nullptr});
+  auto cache = PersistentCache::Open({path, 1, nullptr, KeyName()});
   ASSERT_FALSE(cache.ok());
   EXPECT_TRUE(absl::StrContains(cache.status().message(), path)) << cache.status();
 }

@@ -19,6 +19,7 @@
 #include "xla/types/npy.h"
 #include "xla/types/physical_layout.h"
 #include "xla/types/random_literal.h"
+#include "xla/tools/trust_flags.h"
 #include "xla/util/status_macros.h"
 
 namespace xla::cli {
@@ -41,7 +42,8 @@ const char kBenchHelp[] =
     "  --warmup=N            untimed runs first, >= 0\n"
     "  --input=PATH          one .npy per parameter, in order\n"
     "  --random_inputs       draw inputs: floats in [-1,1), integers in [0,8)\n"
-    "  --seed=N              seed for --random_inputs (default 0)\n";
+    "  --seed=N              seed for --random_inputs (default 0)\n"
+    XLA_AOT_TRUST_FLAGS_HELP;
 
 namespace se = ::stream_executor;
 
@@ -69,9 +71,10 @@ absl::StatusOr<std::vector<Literal>> MakeInputs(const TensorIoFlags& f, const Pr
 }
 
 absl::StatusOr<DeviceRunner> DeviceRunner::Create(const std::string& artifact,
-                                                  const std::vector<Literal>& inputs) {
+                                                  const std::vector<Literal>& inputs,
+                                                  const aot::LoadOptions& load) {
   DeviceRunner r;
-  ASSIGN_OR_RETURN(r.exe, aot::Executable::LoadFromFile(artifact));
+  ASSIGN_OR_RETURN(r.exe, aot::Executable::LoadFromFile(artifact, load));
   ASSIGN_OR_RETURN(se::Platform * platform, se::PlatformRegistry::GetPlatform(r.exe->program().target.platform));
   ASSIGN_OR_RETURN(r.device, platform->GetDevice(0));
   RETURN_IF_ERROR(r.exe->Initialize(r.device));
@@ -119,6 +122,7 @@ struct BenchFlags {
   int64_t iterations = 20;
   int64_t warmup = 3;
   TensorIoFlags io;
+  TrustFlags trust;
 };
 
 std::string ParseFlags(const std::vector<std::string>& args, BenchFlags* f) {
@@ -127,6 +131,8 @@ std::string ParseFlags(const std::vector<std::string>& args, BenchFlags* f) {
     if (ParseTensorIoFlag(arg, &f->io, &error)) {
       if (!error.empty()) return error;
       if (!f->io.output_dir.empty() || f->io.print) return absl::StrCat("bench does not take ", arg);
+    } else if (ParseTrustFlag(arg, &f->trust, &error)) {
+      if (!error.empty()) return error;
     } else if (absl::StartsWith(arg, "--iterations=")) {
       if (!absl::SimpleAtoi(arg.substr(13), &f->iterations) || f->iterations < 1) {
         return absl::StrCat("bad ", arg, " (an integer >= 1)");
@@ -213,10 +219,11 @@ std::string HostCodeLine(const gpu::Program& p) {
 }
 
 absl::Status Bench(const BenchFlags& f, std::ostream& out) {
-  ASSIGN_OR_RETURN(std::unique_ptr<aot::Executable> probe, aot::Executable::LoadFromFile(f.artifact));
+  ASSIGN_OR_RETURN(const aot::LoadOptions load, LoadOptionsFromFlags(f.trust));
+  ASSIGN_OR_RETURN(std::unique_ptr<aot::Executable> probe, aot::Executable::LoadFromFile(f.artifact, load));
   ASSIGN_OR_RETURN(std::vector<Literal> literals, MakeInputs(f.io, probe->program_shape()));
   probe.reset();
-  ASSIGN_OR_RETURN(DeviceRunner runner, DeviceRunner::Create(f.artifact, literals));
+  ASSIGN_OR_RETURN(DeviceRunner runner, DeviceRunner::Create(f.artifact, literals, load));
   for (int64_t i = 0; i < f.warmup; ++i) RETURN_IF_ERROR(runner.Run());
   std::vector<double> seconds;
   for (int64_t i = 0; i < f.iterations; ++i) {

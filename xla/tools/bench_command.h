@@ -52,7 +52,8 @@ struct DeviceRunner {
   // Fails as Executable::LoadFromFile / Initialize, or InvalidArgument for
   // inputs of the wrong count or shape.
   static absl::StatusOr<DeviceRunner> Create(const std::string& artifact,
-                                             const std::vector<Literal>& inputs);
+                                             const std::vector<Literal>& inputs,
+                                             const aot::LoadOptions& load = {});
   // Runs once with the uploaded inputs (borrowed), recording into `tracer`
   // when given; the outputs are freed. Fails as Executable::Execute.
   absl::Status Run(gpu::ThunkTracer* tracer = nullptr);

@@ -8,6 +8,7 @@
 #include "xla/tools/parse_command.h"
 #include "xla/tools/inspect_command.h"
 #include "xla/tools/run_command.h"
+#include "xla/tools/sign_command.h"
 
 namespace xla::cli {
 
@@ -21,6 +22,9 @@ const std::vector<Subcommand>& Subcommands() {
       {"bench", "time a compiled artifact: run spread, time per thunk kind, kernel rates",
        kBenchHelp, &RunBench},
       {"inspect", "print a compiled artifact: header, kernels, buffers, thunks", kInspectHelp, &RunInspect},
+      {"keygen", "make a key pair for signing artifacts (NAME.secret, NAME.pub)", kKeygenHelp,
+       &RunKeygen},
+      {"sign", "sign a compiled artifact with a secret key", kSignHelp, &RunSign},
       {"check-compat", "compare the artifact schema with a released baseline", kCheckCompatHelp,
        &RunCheckCompat},
   };

@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
+#include "xla/aot/artifact_signing.h"
 #include "xla/aot/compile.h"
 #include "xla/tools/exit_codes.h"
 #include "xla/tools/inspect_command.h"
@@ -25,7 +26,7 @@ const char kCompileHelp[] =
     "                       [--no_verify] [--host_cpu=CPU] [--host_cpu_variants=CPU,...]\n"
     "                       [--opt_level=N] [--target_runtime=YYYY-MM-DD]\n"
     "                       [--emit_cubin_with_ptx] [--emit_collectives] [-v]\n"
-    "                       [--checksum=fnv1a64|crc32c]\n"
+    "                       [--checksum=fnv1a64|crc32c] [--sign_key=NAME.secret]\n"
     "                       [--compile_threads=N]\n"
     "                       [--compile_parts=N]\n"
     "\n"
@@ -70,6 +71,10 @@ const char kCompileHelp[] =
     "                          the artifact: newer constructs get their legacy form,\n"
     "                          or compiling fails naming the feature (see\n"
     "                          docs/aot_compatibility.md)\n"
+    "  --sign_key=NAME.secret  sign the artifact with this key (xla_aot keygen);\n"
+    "                          runtimes load it when they trust NAME.pub\n"
+    "                          (--trusted_key); runtimes before 2026-12-02\n"
+    "                          ignore the signature\n"
     "  --checksum=ALGORITHM    the payload checksum: fnv1a64 (default; every\n"
     "                          runtime reads it) or crc32c (about 10x faster to\n"
     "                          check at load; staged rollout: needs runtimes from\n"
@@ -205,6 +210,11 @@ std::optional<std::string> ApplyOtherFlag(const std::string& arg, CompileFlags* 
     }
     return kApplied;
   }
+  if (auto v = value("--sign_key=")) {
+    if (v->empty()) return std::string("--sign_key needs a secret key file (NAME.secret)");
+    f->options.sign_key = std::string(*v);
+    return kApplied;
+  }
   if (auto v = value("--checksum=")) {
     if (*v == "fnv1a64") {
       f->options.checksum = aot::PayloadChecksum::kFnv1a64;
@@ -298,8 +308,17 @@ absl::StatusOr<std::string> Compile(const CompileFlags& flags) {
   if (flags.output.empty()) return Summary(flags, *compiled);
   if (absl::Status s = WriteFileBytes(flags.output, compiled->bytes); !s.ok()) return s;
   if (!flags.options.dump_dir.empty()) {
+    std::vector<std::string> inspect_args = {flags.output};
+    if (!flags.options.sign_key.empty()) {
+      // inspect loads only what it trusts: the signer's public half.
+      absl::StatusOr<aot::SigningKey> key = aot::ReadSigningKeyFile(flags.options.sign_key);
+      if (!key.ok()) return key.status();
+      const std::string pub = flags.options.dump_dir + "/signer.pub";
+      if (absl::Status s = WriteFileBytes(pub, gpu::FormatPublicKey(key->public_key)); !s.ok()) return s;
+      inspect_args.push_back("--trusted_key=" + pub);
+    }
     std::ostringstream inspected, ignored;
-    RunInspect({flags.output}, inspected, ignored);
+    RunInspect(inspect_args, inspected, ignored);
     const std::string path = flags.options.dump_dir + "/thunks.txt";
     if (absl::Status s = WriteFileBytes(path, inspected.str()); !s.ok()) return s;
   }

@@ -11,6 +11,7 @@
 #include "xla/backends/gpu/runtime/kernel_table.h"
 #include "xla/tools/exit_codes.h"
 #include "xla/tools/thunk_dot.h"
+#include "xla/tools/trust_flags.h"
 #include "xla/types/xla_data_convert.h"
 
 namespace xla::cli {
@@ -26,7 +27,11 @@ const char kInspectHelp[] =
     "                        PTX fallback, --emit_cubin_with_ptx), <module>.so (the\n"
     "                        host shared object)\n"
     "  --dot=PATH            write the thunk tree and the buffers each thunk reads\n"
-    "                        and writes as a Graphviz graph (dot -Tsvg PATH)\n";
+    "                        and writes as a Graphviz graph (dot -Tsvg PATH)\n"
+    XLA_AOT_TRUST_FLAGS_HELP
+    "The first line says whether the artifact is signed, by which key, and that\n"
+    "the signature verified; a signature that does not verify or names an\n"
+    "untrusted key is an error naming the key.\n";
 
 namespace {
 
@@ -219,12 +224,19 @@ absl::Status DumpKernels(const aot::Executable& exe, const std::string& dir, std
 
 int RunInspect(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   std::string path, dump_dir, dot_path;
+  TrustFlags trust;
   for (const std::string& a : args) {
     if (a == "--help" || a == "-h") {
       out << kInspectHelp;
       return kExitOk;
     }
-    if (absl::StartsWith(a, "--dump_kernels=")) {
+    std::string error;
+    if (ParseTrustFlag(a, &trust, &error)) {
+      if (!error.empty()) {
+        err << "xla_aot inspect: " << error << "\n" << kInspectHelp;
+        return kExitUsage;
+      }
+    } else if (absl::StartsWith(a, "--dump_kernels=")) {
       dump_dir = a.substr(std::string("--dump_kernels=").size());
     } else if (absl::StartsWith(a, "--dot=")) {
       dot_path = a.substr(std::string("--dot=").size());
@@ -239,11 +251,17 @@ int RunInspect(const std::vector<std::string>& args, std::ostream& out, std::ost
     err << "xla_aot inspect: no artifact file\n" << kInspectHelp;
     return kExitUsage;
   }
-  absl::StatusOr<std::unique_ptr<aot::Executable>> exe = aot::Executable::LoadFromFile(path);
+  absl::StatusOr<aot::LoadOptions> load = LoadOptionsFromFlags(trust);
+  if (!load.ok()) {
+    err << "xla_aot inspect: " << load.status().message() << "\n";
+    return kExitBadInput;
+  }
+  absl::StatusOr<std::unique_ptr<aot::Executable>> exe = aot::Executable::LoadFromFile(path, *load);
   if (!exe.ok()) {
     err << "xla_aot inspect: " << path << ": " << exe.status().message() << "\n";
     return kExitBadInput;
   }
+  out << DescribeSignature((*exe)->program().signature, *load) << "\n";
   PrintHeader((*exe)->program().artifact->header(), out);
   PrintTables(**exe, out);
   out << "thunks:\n";

@@ -46,6 +46,7 @@
 #include "xla/stream_executor/platform_registry.h"
 #include "xla/tools/replicated_run.h"
 #include "xla/tools/tensor_io.h"
+#include "xla/tools/trust_flags.h"
 #include "xla/types/npy.h"
 #include "xla/util/status_macros.h"
 
@@ -54,11 +55,13 @@ namespace {
 
 constexpr char kUsage[] =
     "usage: mpirun -np N xla_aot_mpi_run F.xaot [--input=stacked.npy ...] [--output_dir=DIR]\n"
-    "           [--print] [--timeout_s=S]\n";
+    "           [--print] [--timeout_s=S] [--trusted_key=K.pub ...] [--unsigned=POLICY]\n"
+    XLA_AOT_TRUST_FLAGS_HELP;
 
 struct Flags {
   std::string artifact;
   cli::TensorIoFlags io;
+  cli::TrustFlags trust;
   int64_t timeout_s = 60;
 };
 
@@ -67,7 +70,7 @@ std::string ParseFlags(int argc, char** argv, Flags* flags) {
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     std::string error;
-    if (cli::ParseTensorIoFlag(arg, &flags->io, &error)) {
+    if (cli::ParseTensorIoFlag(arg, &flags->io, &error) || cli::ParseTrustFlag(arg, &flags->trust, &error)) {
       if (!error.empty()) return error;
     } else if (absl::StartsWith(arg, "--timeout_s=")) {
       const std::string v = arg.substr(std::string("--timeout_s=").size());
@@ -146,8 +149,8 @@ absl::StatusOr<ProcessDevice> OpenDevice(const aot::Executable& exe, gpu::MpiCli
 absl::Status Run(const Flags& flags, gpu::MpiCliques& cliques) {
   const int64_t rank = cliques.world_rank();
   const int64_t n = cliques.world_size();
-  ASSIGN_OR_RETURN(std::unique_ptr<aot::Executable> exe,
-                   aot::Executable::LoadFromFile(flags.artifact));
+  ASSIGN_OR_RETURN(const aot::LoadOptions load, cli::LoadOptionsFromFlags(flags.trust));
+  ASSIGN_OR_RETURN(std::unique_ptr<aot::Executable> exe, aot::Executable::LoadFromFile(flags.artifact, load));
   // Every process creates the program's cliques together, in the same
   // (sorted) order.
   ASSIGN_OR_RETURN(const std::vector<gpu::CliqueKey> keys, aot::ProgramCliqueKeys(exe->program()));

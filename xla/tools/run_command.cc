@@ -22,6 +22,7 @@
 #include "xla/tools/exit_codes.h"
 #include "xla/tools/replicated_run.h"
 #include "xla/tools/tensor_io.h"
+#include "xla/tools/trust_flags.h"
 #include "xla/types/npy.h"
 #include "xla/util/status_macros.h"
 
@@ -70,7 +71,8 @@ const char kRunHelp[] =
     "                        is replica i's argument; --random_inputs draws the\n"
     "                        stacked arrays) and every output gets the same leading\n"
     "                        dimension. With --reference the oracle is the\n"
-    "                        replicated evaluator (`xla_aot eval --replicas=N`)\n";
+    "                        replicated evaluator (`xla_aot eval --replicas=N`)\n"
+    XLA_AOT_TRUST_FLAGS_HELP;
 
 namespace {
 
@@ -82,12 +84,15 @@ struct RunFlags {
   double tolerance_scale = 1.0;
   int64_t replicas = 0;  // 0: no --replicas, one device
   TensorIoFlags io;
+  TrustFlags trust;
 };
 
 std::string ParseFlags(const std::vector<std::string>& args, RunFlags* f) {
   for (const std::string& arg : args) {
     std::string error;
     if (ParseTensorIoFlag(arg, &f->io, &error)) {
+      if (!error.empty()) return error;
+    } else if (ParseTrustFlag(arg, &f->trust, &error)) {
       if (!error.empty()) return error;
     } else if (absl::StartsWith(arg, "--tolerance_scale=")) {
       if (!absl::SimpleAtod(arg.substr(std::string("--tolerance_scale=").size()),
@@ -144,7 +149,8 @@ ProgramShape StackedProgramShape(const ProgramShape& shape, int64_t n) {
 
 absl::StatusOr<RunOutcome> LoadAndRun(const RunFlags& f) {
   RunOutcome outcome;
-  ASSIGN_OR_RETURN(std::unique_ptr<aot::Executable> exe, aot::Executable::LoadFromFile(f.artifact));
+  ASSIGN_OR_RETURN(const aot::LoadOptions load, LoadOptionsFromFlags(f.trust));
+  ASSIGN_OR_RETURN(std::unique_ptr<aot::Executable> exe, aot::Executable::LoadFromFile(f.artifact, load));
   if (f.replicas > 0) {
     for (const Shape& p : exe->program_shape().parameters) {
       if (!p.IsArray()) {
@@ -284,9 +290,10 @@ absl::StatusOr<bool> CompareWithExpected(const std::string& dir, const std::vect
 }
 
 // One more (warm) run of `artifact` on `inputs`, traced into `path`.
-absl::Status WriteTrace(const std::string& artifact, const std::vector<Literal>& inputs,
-                        const std::string& path) {
-  ASSIGN_OR_RETURN(DeviceRunner runner, DeviceRunner::Create(artifact, inputs));
+absl::Status WriteTrace(const RunFlags& f, const std::vector<Literal>& inputs) {
+  ASSIGN_OR_RETURN(const aot::LoadOptions load, LoadOptionsFromFlags(f.trust));
+  ASSIGN_OR_RETURN(DeviceRunner runner, DeviceRunner::Create(f.artifact, inputs, load));
+  const std::string& path = f.trace;
   gpu::ThunkTracer tracer;
   RETURN_IF_ERROR(runner.Run(&tracer));
   return WriteChromeTrace(path, tracer.events(),
@@ -313,7 +320,7 @@ int RunRun(const std::vector<std::string>& args, std::ostream& out, std::ostream
     return kExitBadInput;
   }
   if (!flags.trace.empty()) {
-    if (absl::Status s = WriteTrace(flags.artifact, run->inputs, flags.trace); !s.ok()) {
+    if (absl::Status s = WriteTrace(flags, run->inputs); !s.ok()) {
       err << "xla_aot run: --trace: " << s.message() << "\n";
       return kExitBadInput;
     }

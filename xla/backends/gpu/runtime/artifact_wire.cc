@@ -10,6 +10,7 @@
 #include "google/protobuf/repeated_ptr_field.h"
 #include "google/protobuf/stubs/common.h"
 #include "google/protobuf/wire_format_lite.h"
+#include "xla/backends/gpu/runtime/artifact_signature.h"
 #include "xla/backends/gpu/runtime/checksum.h"
 #include "xla/util/status_macros.h"
 
@@ -113,8 +114,10 @@ class RecordRun {
 // calling thread, in Finish.
 class PayloadHash {
  public:
-  PayloadHash(absl::string_view stored, ChecksumAlgorithmProto algorithm)
-      : stored_(stored), algorithm_(algorithm) {
+  // `signed_payload`: also the signature's payload digest
+  // (artifact_signature.h), after the checksum.
+  PayloadHash(absl::string_view stored, ChecksumAlgorithmProto algorithm, bool signed_payload)
+      : stored_(stored), algorithm_(algorithm), signed_payload_(signed_payload) {
     if (stored_.size() >= kConcurrentHashBytes) started_ = pthread_create(&thread_, nullptr, &Run, this) == 0;
   }
   PayloadHash(const PayloadHash&) = delete;
@@ -127,6 +130,8 @@ class PayloadHash {
     if (!Join()) Compute();
     return digest_;
   }
+  // The signature's payload digest, when asked for; after Finish.
+  const std::optional<Digest>& signature_digest() const { return signature_digest_; }
 
  private:
   static void* Run(void* self) {
@@ -134,6 +139,7 @@ class PayloadHash {
     return nullptr;
   }
   void Compute() {
+    if (signed_payload_) signature_digest_ = PayloadDigest(stored_);
     if (!IsSupportedChecksum(algorithm_)) return;
     PayloadHasher hash(algorithm_);
     hash.Update(stored_.data(), stored_.size());
@@ -150,7 +156,9 @@ class PayloadHash {
 
   absl::string_view stored_;
   ChecksumAlgorithmProto algorithm_;
+  bool signed_payload_;
   std::optional<uint64_t> digest_;
+  std::optional<Digest> signature_digest_;
   pthread_t thread_{};
   bool started_ = false;
   bool joined_ = false;
@@ -170,10 +178,15 @@ class TopLevelWalk {
   }
   // The stored payload, when there is exactly one length-delimited record.
   const std::optional<absl::string_view>& payload() const { return payload_; }
+  // The contents of every length-delimited header record, in order.
+  const std::vector<absl::string_view>& header_records() const { return header_records_; }
 
  private:
   absl::Status OnRecord(const WireRecord& r) {
     if (r.field != GpuExecutableProto::kPayloadFieldNumber) {
+      if (r.field == GpuExecutableProto::kHeaderFieldNumber && r.length_delimited) {
+        header_records_.push_back(r.contents);
+      }
       others_.Add(r);
       return absl::OkStatus();
     }
@@ -199,6 +212,7 @@ class TopLevelWalk {
   bool stored_once_ = true;
   std::optional<absl::string_view> payload_;
   absl::string_view first_;
+  std::vector<absl::string_view> header_records_;
 };
 
 // Merges a stored ConstantProto into a new entry of `payload->constants`,
@@ -340,13 +354,29 @@ absl::StatusOr<ParsedArtifact> ParseInPlace(absl::string_view bytes, const InPla
   TopLevelWalk top(parsed.artifact.get());
   RETURN_IF_ERROR(top.Walk(bytes));
   if (!top.payload().has_value()) return parsed;  // absent or merged already
-  PayloadHash hash(*top.payload(), parsed.artifact->header().checksum_algorithm());
+  const bool is_signed = parsed.artifact->header().has_signature();
+  PayloadHash hash(*top.payload(), parsed.artifact->header().checksum_algorithm(), is_signed);
   RETURN_IF_ERROR(PayloadWalk(options, &parsed).Walk(*top.payload()));
   parsed.stored_payload_checksum = hash.Finish();
+  if (is_signed) {
+    ASSIGN_OR_RETURN(Digest header, StoredHeaderDigest(top.header_records()));
+    parsed.stored_digests = ArtifactDigests{header, *hash.signature_digest()};
+  }
   return parsed;
 }
 
 }  // namespace
+
+absl::StatusOr<Digest> StoredHeaderDigest(const std::vector<absl::string_view>& records) {
+  Blake2b256 hash;
+  for (absl::string_view record : records) {
+    RETURN_IF_ERROR(ScanRecords(record, *ArtifactHeaderProto::descriptor(), "header", [&](const WireRecord& r) {
+      if (r.field != ArtifactHeaderProto::kSignatureFieldNumber) hash.Update(r.whole);
+      return absl::OkStatus();
+    }));
+  }
+  return hash.Finish();
+}
 
 absl::Status ScanRecords(absl::string_view bytes, const google::protobuf::Descriptor& type,
                          absl::string_view path, absl::FunctionRef<absl::Status(const WireRecord&)> fn) {

@@ -12,7 +12,8 @@
 //   * the payload's bytes as stored are hashed with the header's checksum
 //     algorithm, on a second thread while the payload parses when it takes
 //     kConcurrentHashBytes or more (on the calling thread when no thread
-//     can be started);
+//     can be started); for a signed artifact the same thread also computes
+//     the signature's digests (artifact_signature.h);
 //   * a top-level thunk list of kDeferThunkBytes or more is checked one
 //     ThunkProto at a time and left out of the message (thunks
 //     PayloadPart::kStoredBytes): LoadProgram reads it again, one thunk at a
@@ -42,6 +43,7 @@
 #include "absl/strings/string_view.h"
 #include "google/protobuf/descriptor.h"
 #include "google/protobuf/io/zero_copy_stream.h"
+#include "xla/backends/gpu/runtime/artifact_signature.h"
 #include "xla/backends/gpu/runtime/executable.pb.h"
 
 namespace xla::gpu {
@@ -83,6 +85,10 @@ enum class PayloadPart {
 struct ParsedArtifact {
   std::unique_ptr<GpuExecutableProto> artifact;
   std::optional<uint64_t> stored_payload_checksum;
+  // For a signed artifact (header.signature set) parsed in place: the
+  // signature's digests (artifact_signature.h) of the header's and the
+  // payload's stored bytes, with the same conditions as the checksum.
+  std::optional<ArtifactDigests> stored_digests;
   // kInStoredBytes: artifact->payload() has no top-level thunks; they are
   // the `thunks` records of `stored_payload` (a serialized payload, or the
   // stored payload's thunk records alone), each already checked to parse.
@@ -118,6 +124,11 @@ struct WireRecord {
 // outside `bytes` (at most kMaxArtifactBytes).
 absl::Status ScanRecords(absl::string_view bytes, const google::protobuf::Descriptor& type,
                          absl::string_view path, absl::FunctionRef<absl::Status(const WireRecord&)> fn);
+
+// The signature's header digest (artifact_signature.h) over the contents of
+// the artifact's top-level header records, in order: every record but those
+// of field 10 (`signature`). InvalidArgument when a record does not scan.
+absl::StatusOr<Digest> StoredHeaderDigest(const std::vector<absl::string_view>& records);
 
 // What ParseArtifactInPlace may leave out of the message.
 struct InPlaceOptions {

@@ -42,6 +42,59 @@ constexpr RuntimeFeature kRegistry[] = {
      "", ""},
 };
 
+// Artifact signing (issue 24; docs/aot_compatibility.md, "Signed
+// artifacts").
+constexpr PolicyStage kPolicyRollouts[] = {
+    {"artifact_signing", 1, "2026-12-02", "2026-12-02",
+     "runtimes verify signatures against LoadOptions::trust (default: unsigned allowed, every "
+     "signer untrusted); xla_aot compile --sign_key and xla_aot sign sign on request"},
+    {"artifact_signing", 2, "2026-12-16", "",
+     "xla_aot compile signs by default with the user's own key, created on first use "
+     "(~/.config/xla_aot/compiler.secret, as ssh creates its keys), which the same user's xla_aot "
+     "run, bench and inspect trust by default"},
+    {"artifact_signing", 3, "2027-06-16", "",
+     "unsigned host code refused by default (TrustPolicy::unsigned_artifacts = no_host_code), once "
+     "every artifact of the 6-month backward window was compiled at stage 2 or later"},
+};
+
+absl::Status BadStage(const PolicyStage& s, absl::string_view rule) {
+  return absl::InvalidArgumentError(
+      absl::StrCat("policy rollout '", s.rollout, "' stage ", s.stage, ": ", rule));
+}
+
+// The stage's date (landed, else earliest) as a civil day.
+absl::StatusOr<absl::CivilDay> StageDay(const PolicyStage& s) {
+  absl::StatusOr<int64_t> earliest = ParseIsoDate(s.earliest);
+  if (!earliest.ok()) return BadStage(s, absl::StrCat("earliest: ", earliest.status().message()));
+  int64_t day = *earliest;
+  if (s.landed[0] != '\0') {
+    absl::StatusOr<int64_t> landed = ParseIsoDate(s.landed);
+    if (!landed.ok()) return BadStage(s, absl::StrCat("landed: ", landed.status().message()));
+    if (*landed < *earliest) return BadStage(s, "landed before its earliest day");
+    day = *landed;
+  }
+  return absl::CivilDay(1970, 1, 1) + day;
+}
+
+// The rule between stage `s` and the stage before it, on `before`.
+absl::Status CheckStageGap(const PolicyStage& s, const PolicyStage& previous, absl::CivilDay day,
+                           absl::CivilDay before) {
+  if (s.landed[0] != '\0' && previous.landed[0] == '\0') {
+    return BadStage(s, "landed while the stage before it has not");
+  }
+  if (s.stage == 2 && day - before < kForwardWindowDays) {
+    return BadStage(s, absl::StrCat(day - before, " days after stage 1; the forward window needs ",
+                                    kForwardWindowDays));
+  }
+  const absl::CivilDay window_end = absl::CivilDay(absl::CivilMonth(before) + kBackwardWindowMonths) +
+                                    (before.day() - 1);
+  if (s.stage == 3 && day < window_end) {
+    return BadStage(s, absl::StrCat("before ", absl::FormatCivilTime(window_end), ", ",
+                                    kBackwardWindowMonths, " months after stage 2"));
+  }
+  return absl::OkStatus();
+}
+
 absl::Status Bad(const RuntimeFeature& f, absl::string_view rule) {
   return absl::InvalidArgumentError(
       absl::StrCat("feature registry entry '", f.name, "': ", rule));
@@ -89,6 +142,25 @@ void AddThunkFeatures(const ThunkProto& thunk, std::set<std::string>* out) {
 }  // namespace
 
 absl::Span<const RuntimeFeature> RuntimeFeatureRegistry() { return kRegistry; }
+
+absl::Span<const PolicyStage> PolicyRollouts() { return kPolicyRollouts; }
+
+absl::Status CheckPolicyRollouts(absl::Span<const PolicyStage> table) {
+  for (size_t i = 0; i < table.size(); ++i) {
+    const PolicyStage& s = table[i];
+    const bool continues = i > 0 && std::string(table[i - 1].rollout) == s.rollout;
+    if (s.stage != (continues ? table[i - 1].stage + 1 : 1)) {
+      return BadStage(s, "stages of a rollout count 1, 2, 3, in order");
+    }
+    absl::StatusOr<absl::CivilDay> day = StageDay(s);
+    if (!day.ok()) return day.status();
+    if (!continues) continue;
+    absl::StatusOr<absl::CivilDay> before = StageDay(table[i - 1]);
+    if (!before.ok()) return before.status();
+    if (absl::Status gap = CheckStageGap(s, table[i - 1], *day, *before); !gap.ok()) return gap;
+  }
+  return absl::OkStatus();
+}
 
 const RuntimeFeature* FindRuntimeFeature(absl::string_view name) {
   for (const RuntimeFeature& f : kRegistry) {

@@ -90,6 +90,33 @@ std::vector<std::string> RequiredFeaturesOf(const GpuExecutablePayloadProto& pay
 // (a CRC32C checksum: `payload_checksum.crc32c`), sorted. Pure.
 std::vector<std::string> RequiredFeaturesOf(const GpuExecutableProto& artifact);
 
+// Rollouts of defaults that are not constructs: nothing in the artifact
+// needs a runtime to know it (the signature is a SAFE optional field), but
+// changing a loader's or compiler's default still breaks a window when it
+// comes too soon. Each rollout is a row per stage:
+//   * stage 2 no sooner than kForwardWindowDays after stage 1 (the
+//     compiler's new default must not reach runtimes that predate stage 1);
+//   * stage 3 no sooner than kBackwardWindowMonths after stage 2 (a loader
+//     default that refuses what was compiled before stage 2 must wait until
+//     those artifacts have left the backward window).
+// A stage's date is `landed` once it has, else `earliest`.
+struct PolicyStage {
+  const char* rollout;   // "artifact_signing"
+  int stage;             // 1, 2, 3, in order
+  const char* earliest;  // "YYYY-MM-DD": the first day it may land
+  const char* landed;    // "YYYY-MM-DD", or "" while it has not
+  const char* what;      // what changes, for humans
+};
+
+// The rollouts, stages in order.
+absl::Span<const PolicyStage> PolicyRollouts();
+
+// Checks the rules above, and that stages count 1, 2, 3 within a rollout,
+// dates are real, and no stage landed before its earliest day or before
+// the previous stage. InvalidArgument naming the rollout, the stage and
+// the rule.
+absl::Status CheckPolicyRollouts(absl::Span<const PolicyStage> table);
+
 }  // namespace xla::gpu
 
 #endif  // XLA_BACKENDS_GPU_RUNTIME_FEATURE_REGISTRY_H_

@@ -23,6 +23,40 @@ TEST(FeatureRegistry, TheTableKeepsItsOwnRules) {
   EXPECT_EQ(FindRuntimeFeature("teleportation"), nullptr);
 }
 
+TEST(PolicyRollouts, SigningHasThreeDatedStagesThatKeepBothWindows) {
+  absl::Status s = CheckPolicyRollouts(PolicyRollouts());
+  EXPECT_TRUE(s.ok()) << s;
+  std::vector<const PolicyStage*> signing;
+  for (const PolicyStage& p : PolicyRollouts()) {
+    if (std::string(p.rollout) == "artifact_signing") signing.push_back(&p);
+  }
+  ASSERT_EQ(signing.size(), 3u);
+  EXPECT_STREQ(signing[0]->landed, "2026-12-02");
+  EXPECT_STREQ(signing[1]->earliest, "2026-12-16");
+  EXPECT_STREQ(signing[2]->earliest, "2027-06-16");
+}
+
+TEST(PolicyRollouts, RefusesStagesThatComeTooSoonOrOutOfOrder) {
+  auto check = [](std::vector<PolicyStage> t) { return std::string(CheckPolicyRollouts(t).message()); };
+  EXPECT_TRUE(absl::StrContains(check({{"r", 1, "2026-12-02", "2026-12-02", ""},
+                                       {"r", 2, "2026-12-15", "", ""}}),
+                                "13 days after stage 1"));
+  EXPECT_TRUE(absl::StrContains(check({{"r", 1, "2026-12-02", "2026-12-02", ""},
+                                       {"r", 2, "2026-12-16", "", ""},
+                                       {"r", 3, "2027-06-15", "", ""}}),
+                                "before 2027-06-16"));
+  EXPECT_TRUE(CheckPolicyRollouts(std::vector<PolicyStage>{{"r", 1, "2026-12-02", "2026-12-02", ""},
+                                                           {"r", 2, "2026-12-16", "", ""},
+                                                           {"r", 3, "2027-06-16", "", ""}})
+                  .ok());
+  EXPECT_TRUE(absl::StrContains(check({{"r", 2, "2026-12-02", "", ""}}), "count 1, 2, 3"));
+  EXPECT_TRUE(absl::StrContains(check({{"r", 1, "2026-12-02", "", ""},
+                                       {"r", 2, "2026-12-20", "2026-12-20", ""}}),
+                                "landed while the stage before it has not"));
+  EXPECT_TRUE(absl::StrContains(check({{"r", 1, "2026-12-05", "2026-12-02", ""}}), "before its earliest"));
+  EXPECT_TRUE(absl::StrContains(check({{"r", 1, "2026-13-02", "", ""}}), "earliest"));
+}
+
 TEST(FeatureRegistry, RejectsRolloutsThatBreakTheForwardWindow) {
   // Emission turned on 13 days after runtime support: too early.
   const RuntimeFeature early[] = {{"x", FeatureKind::kOneofCase, "A.x", "2026-12-01", "--emit_x",

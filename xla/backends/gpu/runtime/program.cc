@@ -42,6 +42,39 @@ absl::Status CheckChecksum(const GpuExecutableProto& artifact,
                               ": the artifact is corrupt or was edited"));
 }
 
+bool HasHostCode(const ParsedArtifact& parsed) {
+  const GpuExecutablePayloadProto& payload = parsed.artifact->payload();
+  const bool in_views = parsed.large_fields == PayloadPart::kInStoredBytes;
+  return payload.host_object_variants_size() > 0 ||
+         !(in_views ? parsed.views.host_shared_object : payload.host_shared_object()).empty();
+}
+
+// The trust policy (artifact_signature.h), before the payload is looked
+// at: an unsigned artifact against its rule; a signed one against its key,
+// over the stored bytes' digests, else (stored bytes that are not the
+// signed serialization, or none) over the message's serialization.
+absl::StatusOr<SignatureStatus> CheckTrust(ParsedArtifact& parsed, const TrustPolicy& trust) {
+  const ArtifactHeaderProto& header = parsed.artifact->header();
+  SignatureStatus status;
+  if (!header.has_signature()) {
+    RETURN_IF_ERROR(CheckUnsignedAllowed(trust, HasHostCode(parsed)));
+    return status;
+  }
+  status.is_signed = true;
+  status.key_id = header.signature().key_id();
+  ASSIGN_OR_RETURN(const PublicKey* key, FindSigningKey(header, trust));
+  status.verified = parsed.stored_digests.has_value() && SignatureVerifies(header, *parsed.stored_digests, *key);
+  if (!status.verified) {
+    RETURN_IF_ERROR(PutPartsBackInMessage(parsed));
+    status.verified = SignatureVerifies(header, DigestsOf(*parsed.artifact), *key);
+  }
+  if (status.verified) return status;
+  return absl::PermissionDeniedError(absl::StrCat(
+      "header.signature: does not verify with trusted key ", key->id,
+      ": the header or the payload changed after signing, or the signature was edited; do not run "
+      "this artifact, get it again from whoever signed it"));
+}
+
 // Each constant is stored once: constants sorted by (size, bytes), then
 // neighbours compared. memcmp stops at the first differing byte, so distinct
 // weights cost a few bytes each instead of a hash pass over the payload.
@@ -296,7 +329,7 @@ absl::StatusOr<ParsedArtifact> ParseArtifactFileAndHash(const std::string& path)
       google::protobuf::io::FileInputStream input(file.ReleaseDescriptor());
       input.SetCloseOnDelete(true);
       ASSIGN_OR_RETURN(std::unique_ptr<GpuExecutableProto> artifact, ParseArtifactStream(&input, path));
-      return ParsedArtifact{std::move(artifact), std::nullopt};
+      return ParsedArtifact{std::move(artifact), std::nullopt, std::nullopt};
     }
   }
   return absl::InternalError("unknown ArtifactFile::Storage");
@@ -312,14 +345,15 @@ absl::StatusOr<std::unique_ptr<GpuExecutableProto>> ParseArtifact(absl::string_v
 }
 
 absl::StatusOr<std::unique_ptr<Program>> LoadProgram(std::unique_ptr<GpuExecutableProto> artifact,
-                                                     const ffi::FfiRegistry& ffi) {
-  return LoadProgram(ParsedArtifact{std::move(artifact), std::nullopt}, ffi);
+                                                     const ffi::FfiRegistry& ffi, const TrustPolicy& trust) {
+  return LoadProgram(ParsedArtifact{std::move(artifact), std::nullopt, std::nullopt}, ffi, trust);
 }
 
-absl::StatusOr<std::unique_ptr<Program>> LoadProgram(ParsedArtifact parsed,
-                                                     const ffi::FfiRegistry& ffi) {
+absl::StatusOr<std::unique_ptr<Program>> LoadProgram(ParsedArtifact parsed, const ffi::FfiRegistry& ffi,
+                                                     const TrustPolicy& trust) {
   auto p = std::make_unique<Program>();
   ASSIGN_OR_RETURN(p->target, ValidateHeader(parsed.artifact->header()));
+  ASSIGN_OR_RETURN(p->signature, CheckTrust(parsed, trust));
   // Stored bytes that do not hash to the sealed value are checked by the
   // message's serialization, which needs every part in the message.
   const bool stored_bytes_match = parsed.stored_payload_checksum == parsed.artifact->header().payload_checksum();
@@ -333,10 +367,11 @@ absl::StatusOr<std::unique_ptr<Program>> LoadProgram(ParsedArtifact parsed,
 }
 
 absl::StatusOr<std::unique_ptr<Program>> LoadProgramFromBytes(absl::string_view bytes,
-                                                              const ffi::FfiRegistry& ffi) {
+                                                              const ffi::FfiRegistry& ffi,
+                                                              const TrustPolicy& trust) {
   // `bytes` outlive the call: the deferred thunks are read from them.
   ASSIGN_OR_RETURN(ParsedArtifact parsed, ParseArtifactInPlace(bytes, "the input", InPlaceOptions{}));
-  return LoadProgram(std::move(parsed), ffi);
+  return LoadProgram(std::move(parsed), ffi, trust);
 }
 
 }  // namespace xla::gpu

@@ -13,7 +13,8 @@
 //      protobuf would copy them). The *AndHash variants also hash the
 //      payload's bytes as stored, on a second thread while the parse runs,
 //      so that step 2 does not re-serialize the payload.
-//   2. the header (artifact_header.h), then the payload checksum: the
+//   2. the header (artifact_header.h), the trust policy (signature or
+//      unsigned rule, artifact_signature.h), then the payload checksum: the
 //      stored bytes' hash when it matches, else the hash of the payload's
 //      deterministic serialization (what the format defines);
 //   3. program shape, constants (each stored once), allocations, kernels,
@@ -101,6 +102,9 @@ struct Program {
   std::vector<OutputInfo> outputs;
   std::vector<AliasInfo> aliases;
   int64_t num_streams = 1;
+  // Whether the artifact was signed, by which key, and whether it verified
+  // (a signed artifact that loaded always did).
+  SignatureStatus signature;
   std::unique_ptr<SequentialThunk> root;
   ResourceRequests resources;
 
@@ -144,12 +148,18 @@ absl::StatusOr<ParsedArtifact> ParseArtifactAndHash(absl::string_view bytes);
 absl::StatusOr<ParsedArtifact> ParseArtifactFileAndHash(const std::string& path);
 
 // Validates `artifact` and builds the program (see the file comment).
+// `trust` is checked right after the header (step 2 of the file comment,
+// before the checksum): PermissionDenied "header.signature: ..." for an
+// unsigned artifact the policy refuses, and for a signature that names an
+// untrusted key or does not verify (artifact_signature.h).
 absl::StatusOr<std::unique_ptr<Program>> LoadProgram(std::unique_ptr<GpuExecutableProto> artifact,
-                                                     const ffi::FfiRegistry& ffi);
+                                                     const ffi::FfiRegistry& ffi,
+                                                     const TrustPolicy& trust = {});
 // Same; when parsed.stored_payload_checksum equals the header's checksum the
-// payload is not re-serialized to check it.
-absl::StatusOr<std::unique_ptr<Program>> LoadProgram(ParsedArtifact parsed,
-                                                     const ffi::FfiRegistry& ffi);
+// payload is not re-serialized to check it, nor when parsed.stored_digests
+// verify the signature.
+absl::StatusOr<std::unique_ptr<Program>> LoadProgram(ParsedArtifact parsed, const ffi::FfiRegistry& ffi,
+                                                     const TrustPolicy& trust = {});
 
 // ParseArtifactAndHash and LoadProgram in one call, reading the deferred
 // thunks from `bytes` itself (only used during the call) instead of a copy
@@ -157,7 +167,8 @@ absl::StatusOr<std::unique_ptr<Program>> LoadProgram(ParsedArtifact parsed,
 // objects and one ThunkProto, with no copy of the thunk list's wire bytes.
 // Same errors.
 absl::StatusOr<std::unique_ptr<Program>> LoadProgramFromBytes(absl::string_view bytes,
-                                                              const ffi::FfiRegistry& ffi);
+                                                              const ffi::FfiRegistry& ffi,
+                                                              const TrustPolicy& trust = {});
 
 }  // namespace xla::gpu
 

@@ -208,6 +208,33 @@ bool IsLinkerMarker(const Elf64_Sym& sym, absl::string_view name) {
   return false;
 }
 
+// The string at `offset` of `table` when a NUL ends it within `limit` bytes.
+// Bounded, so that many names at one long string cost no more than many
+// short ones.
+std::optional<absl::string_view> StringAt(absl::string_view table, uint64_t offset, size_t limit) {
+  if (offset >= table.size()) return std::nullopt;
+  const absl::string_view rest = table.substr(offset, limit);
+  const size_t end = rest.find('\0');
+  if (end == absl::string_view::npos) return std::nullopt;
+  return rest.substr(0, end);
+}
+
+// The string at `offset` of `table` for a message: escaped, at most 64 bytes.
+std::string Shown(absl::string_view table, uint64_t offset) {
+  constexpr size_t kShown = 64;
+  if (offset >= table.size()) return "?";
+  const std::optional<absl::string_view> s = StringAt(table, offset, kShown + 1);
+  if (s.has_value()) return absl::CHexEscape(*s);
+  return StrCat(absl::CHexEscape(table.substr(offset, kShown)), "...");
+}
+
+// One past the last NUL of `table` (0 without one): a string at an offset
+// below it is NUL-terminated inside the table.
+uint64_t TerminatedEnd(absl::string_view table) {
+  const size_t last = table.rfind('\0');
+  return last == absl::string_view::npos ? 0 : last + 1;
+}
+
 bool IsAllowedRelocation(uint64_t type) {
   for (uint32_t allowed : kRelocationTypes) {
     if (type == allowed) return true;
@@ -238,7 +265,14 @@ struct RelocationTable {
 class Checker {
  public:
   Checker(absl::string_view bytes, absl::string_view what, const HostObjectRules& rules)
-      : bytes_(bytes), what_(what), rules_(rules) {}
+      : bytes_(bytes), what_(what), rules_(rules) {
+    for (const char* marker : kLinkerMarkers)
+      longest_export_ = std::max(longest_export_, std::strlen(marker));
+    if (rules_.allowed_exports == nullptr) return;
+    for (const std::string& name : *rules_.allowed_exports) {
+      longest_export_ = std::max(longest_export_, name.size());
+    }
+  }
 
   absl::Status Run() {
     RETURN_IF_ERROR(CheckHeader());
@@ -294,11 +328,13 @@ class Checker {
   absl::Status CountGnuHashSymbols(uint64_t address, uint64_t* count) const;
   absl::Status CheckSymbols() const;
   absl::Status CheckSymbol(const Elf64_Sym& sym, uint64_t index) const;
+  bool IsAllowedExport(const Elf64_Sym& sym) const;
   absl::Status CheckRelocationTable(const RelocationTable& table, uint64_t relative) const;
   absl::Status CheckRelocation(const Elf64_Rela& r, absl::string_view where, bool relative) const;
   absl::Status CheckRelocations() const;
   absl::Status CheckSections() const;
-  absl::Status CheckSection(const Elf64_Shdr& s, int index, absl::string_view names) const;
+  absl::Status CheckSection(const Elf64_Shdr& s, int index, absl::string_view names,
+                            uint64_t names_end) const;
 
   // The entry with `tag` (CheckTags allows one of each but DT_NEEDED), or
   // null; its value.
@@ -335,13 +371,9 @@ class Checker {
     return load != nullptr && (load->header.p_flags & PF_W) != 0 &&
            Fits(address - load->header.p_vaddr, size, load->header.p_memsz);
   }
-  // The NUL-terminated string at `offset` of the dynamic string table.
-  std::optional<absl::string_view> Name(uint64_t offset) const {
-    if (offset >= strings_.size()) return std::nullopt;
-    const size_t end = strings_.find('\0', offset);
-    if (end == absl::string_view::npos) return std::nullopt;
-    return strings_.substr(offset, end - offset);
-  }
+  // True when a NUL-terminated string of the dynamic string table starts
+  // at `offset`.
+  bool IsName(uint64_t offset) const { return offset < strings_end_; }
 
   absl::string_view bytes_;
   absl::string_view what_;
@@ -352,6 +384,8 @@ class Checker {
   const Segment* dynamic_segment_ = nullptr;  // in segments_
   std::vector<DynamicEntry> dynamic_;
   absl::string_view strings_;
+  uint64_t strings_end_ = 0;   // TerminatedEnd(strings_)
+  size_t longest_export_ = 0;  // of rules_.allowed_exports and kLinkerMarkers
   uint64_t symbols_offset_ = 0;
   uint64_t num_symbols_ = 0;
 };
@@ -595,20 +629,21 @@ absl::Status Checker::ReadStrings() {
                   Where(*address), kCorrupt);
   }
   strings_ = bytes_.substr(*offset, size->value);
+  strings_end_ = TerminatedEnd(strings_);
   return absl::OkStatus();
 }
 
 absl::Status Checker::CheckLibraries() const {
   for (const DynamicEntry& e : dynamic_) {
     if (e.tag != DT_NEEDED && e.tag != DT_SONAME) continue;
-    const std::optional<absl::string_view> name = Name(e.value);
-    if (!name.has_value()) {
+    if (!IsName(e.value)) {
       return Refuse(StrCat("has a ", FindTag(e.tag)->name, " name at string offset ", e.value,
                            " outside the string table"),
                     Where(e), kCorrupt);
     }
-    if (e.tag == DT_NEEDED && !IsAllowedLibrary(*name)) {
-      return Refuse(StrCat("needs the library ", absl::CHexEscape(*name), " (DT_NEEDED)"), Where(e),
+    const std::optional<absl::string_view> name = StringAt(strings_, e.value, sizeof("libc.so.6"));
+    if (e.tag == DT_NEEDED && !(name.has_value() && IsAllowedLibrary(*name))) {
+      return Refuse(StrCat("needs the library ", Shown(strings_, e.value), " (DT_NEEDED)"), Where(e),
                     kOtherLibraries);
     }
   }
@@ -728,32 +763,37 @@ absl::Status Checker::CheckSymbols() const {
 }
 
 absl::Status Checker::CheckSymbol(const Elf64_Sym& sym, uint64_t index) const {
-  const std::optional<absl::string_view> name = Name(sym.st_name);
-  if (!name.has_value()) {
+  if (!IsName(sym.st_name)) {
     return Refuse(StrCat("has a symbol name at string offset ", sym.st_name, " outside the string table"),
                   StrCat("dynamic symbol ", index), kCorrupt);
   }
-  const std::string where = StrCat("dynamic symbol ", index, " '", absl::CHexEscape(*name), "'");
+  auto where = [&] { return StrCat("dynamic symbol ", index, " '", Shown(strings_, sym.st_name), "'"); };
   const unsigned type = ELF64_ST_TYPE(sym.st_info);
   const unsigned bind = ELF64_ST_BIND(sym.st_info);
   if (type == STT_GNU_IFUNC) {
-    return Refuse("has an IFUNC symbol (STT_GNU_IFUNC), whose resolver ld.so would run while loading", where,
-                  kCodeAtLoad);
+    return Refuse("has an IFUNC symbol (STT_GNU_IFUNC), whose resolver ld.so would run while loading",
+                  where(), kCodeAtLoad);
   }
-  if (type == STT_TLS) return Refuse("has a thread-local symbol (STT_TLS)", where, kUnknown);
+  if (type == STT_TLS) return Refuse("has a thread-local symbol (STT_TLS)", where(), kUnknown);
   if (bind != STB_LOCAL && bind != STB_GLOBAL && bind != STB_WEAK) {
     return Refuse(StrCat("has a symbol of binding ", bind, " (only local, global and weak are accepted)"),
-                  where, kUnknown);
+                  where(), kUnknown);
   }
   const unsigned visibility = ELF64_ST_VISIBILITY(sym.st_other);
   const bool exported = sym.st_shndx != SHN_UNDEF && bind != STB_LOCAL &&
                         (visibility == STV_DEFAULT || visibility == STV_PROTECTED);
-  if (exported && rules_.allowed_exports != nullptr && rules_.allowed_exports->count(*name) == 0 &&
-      !IsLinkerMarker(sym, *name)) {
-    return Refuse(StrCat("exports '", absl::CHexEscape(*name), "', which is not a kernel of its artifact"),
-                  where, kExtraExport);
+  if (exported && rules_.allowed_exports != nullptr && !IsAllowedExport(sym)) {
+    return Refuse(
+        StrCat("exports '", Shown(strings_, sym.st_name), "', which is not a kernel of its artifact"),
+        where(), kExtraExport);
   }
   return absl::OkStatus();
+}
+
+// Reads no more of the name than the longest allowed one.
+bool Checker::IsAllowedExport(const Elf64_Sym& sym) const {
+  const std::optional<absl::string_view> name = StringAt(strings_, sym.st_name, longest_export_ + 1);
+  return name.has_value() && (rules_.allowed_exports->count(*name) != 0 || IsLinkerMarker(sym, *name));
 }
 
 absl::Status Checker::CheckRelocations() const {
@@ -838,20 +878,23 @@ absl::Status Checker::CheckSections() const {
                   kCorrupt);
   }
   const absl::string_view name_table = bytes_.substr(names.sh_offset, names.sh_size);
+  const uint64_t names_end = TerminatedEnd(name_table);
   for (int i = 0; i < header_.e_shnum; ++i) {
-    RETURN_IF_ERROR(CheckSection(Read<Elf64_Shdr>(header_.e_shoff + sizeof(Elf64_Shdr) * i), i, name_table));
+    const Elf64_Shdr section = Read<Elf64_Shdr>(header_.e_shoff + sizeof(Elf64_Shdr) * i);
+    RETURN_IF_ERROR(CheckSection(section, i, name_table, names_end));
   }
   return absl::OkStatus();
 }
 
-absl::Status Checker::CheckSection(const Elf64_Shdr& s, int index, absl::string_view names) const {
-  const size_t end = s.sh_name < names.size() ? names.find('\0', s.sh_name) : absl::string_view::npos;
-  if (end == absl::string_view::npos) {
+absl::Status Checker::CheckSection(const Elf64_Shdr& s, int index, absl::string_view names,
+                                   uint64_t names_end) const {
+  if (s.sh_name >= names_end) {
     return Refuse(StrCat("has a section name at offset ", s.sh_name, " outside the section name table"),
                   StrCat("section ", index), kCorrupt);
   }
-  const absl::string_view name = names.substr(s.sh_name, end - s.sh_name);
-  const std::string where = StrCat("section ", index, " '", absl::CHexEscape(name), "'");
+  // Long enough for every name of kSectionRules, and no longer.
+  const absl::string_view name = StringAt(names, s.sh_name, sizeof(".preinit_array") + 1).value_or("");
+  const std::string where = StrCat("section ", index, " '", Shown(names, s.sh_name), "'");
   if (s.sh_type != SHT_NOBITS && s.sh_type != SHT_NULL && !Fits(s.sh_offset, s.sh_size, bytes_.size())) {
     return Refuse(StrCat("has a section of ", s.sh_size, " bytes at offset ", s.sh_offset,
                          " past the end of its ", bytes_.size(), " bytes"),

@@ -8,6 +8,7 @@
 #include <elf.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdint>
 #include <cstdlib>
 #include <functional>
@@ -485,6 +486,51 @@ TEST(CheckHostSharedObject, SectionHeadersAreOptional) {
   ElfEditor elf(Module("golden_mlp_v1.so"));
   EditHeader(elf, [](Elf64_Ehdr& h) { h.e_shoff = 0, h.e_shnum = 0, h.e_shstrndx = 0; });
   EXPECT_TRUE(Check(elf.bytes()).ok()) << Check(elf.bytes());
+}
+
+// A minimal shared object written here: one RW PT_LOAD holding everything,
+// PT_DYNAMIC, PT_GNU_STACK; DT_HASH with one bucket, `num_symbols` defined
+// global symbols all named by the one string of `name_bytes` - 1 letters.
+std::string SyntheticObject(uint32_t num_symbols, size_t name_bytes) {
+  constexpr uint64_t kDynamic = sizeof(Elf64_Ehdr) + 3 * sizeof(Elf64_Phdr);
+  constexpr uint64_t kHash = kDynamic + 6 * sizeof(Elf64_Dyn);
+  const uint64_t symtab = (kHash + 4 * (3 + uint64_t{num_symbols}) + 7) / 8 * 8;
+  const uint64_t strtab = symtab + sizeof(Elf64_Sym) * num_symbols;
+  const uint64_t size = strtab + name_bytes;
+  ElfEditor elf(ElfEditor(Module(kMlp)).bytes().substr(0, sizeof(Elf64_Ehdr)) +
+                std::string(size - sizeof(Elf64_Ehdr), '\0'));
+  EditHeader(elf, [](Elf64_Ehdr& h) { h.e_phnum = 3, h.e_shoff = 0, h.e_shnum = 0, h.e_shstrndx = 0; });
+  elf.set_segment(0, Elf64_Phdr{PT_LOAD, PF_R | PF_W, 0, 0, 0, size, size, 4096});
+  elf.set_segment(1, Elf64_Phdr{PT_DYNAMIC, PF_R | PF_W, kDynamic, kDynamic, kDynamic, 96, 96, 8});
+  elf.set_segment(2, Elf64_Phdr{PT_GNU_STACK, PF_R | PF_W, 0, 0, 0, 0, 0, 16});
+  const Elf64_Dyn dynamic[] = {{DT_HASH, {kHash}},
+                               {DT_STRTAB, {strtab}},
+                               {DT_STRSZ, {name_bytes}},
+                               {DT_SYMTAB, {symtab}},
+                               {DT_SYMENT, {sizeof(Elf64_Sym)}},
+                               {DT_NULL, {0}}};
+  for (int i = 0; i < 6; ++i) elf.set_dynamic(i, dynamic[i]);
+  elf.Put<uint32_t>(kHash, 1);                // nbucket; bucket 0 and every chain: 0
+  elf.Put<uint32_t>(kHash + 4, num_symbols);  // nchain
+  for (uint32_t i = 1; i < num_symbols; ++i) {
+    elf.Put(symtab + sizeof(Elf64_Sym) * i, Elf64_Sym{0, ELF64_ST_INFO(STB_GLOBAL, STT_FUNC), 0, 1, 0, 0});
+  }
+  for (size_t i = 0; i + 1 < name_bytes; ++i) elf.Put<char>(strtab + i, 'a');
+  return elf.bytes();
+}
+
+// 100,000 symbols at one string of 2 MB: checking them reads no name whole
+// (a scan per symbol would read 200 GB).
+TEST(CheckHostSharedObject, ManySymbolsAtOneLongNameCostLinearTime) {
+  const std::string bytes = SyntheticObject(100000, 2 << 20);
+  const auto start = std::chrono::steady_clock::now();
+  EXPECT_TRUE(Check(bytes).ok()) << Check(bytes);
+  const Exports kernels = {"xla_fusion"};
+  const absl::Status s = Check(bytes, &kernels);
+  ExpectRefused(s, "exports 'aaaa", "long name");
+  EXPECT_TRUE(absl::StrContains(s.message(), "aaa...', which is not a kernel")) << s.message().substr(0, 300);
+  EXPECT_LT(s.message().size(), 600u);
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 5.0);
 }
 
 // Every strict prefix of a good object is refused, never read past.

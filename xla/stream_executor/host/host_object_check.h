@@ -16,19 +16,24 @@
 //     every table inside the file, every count bounded by the file size;
 //   * program headers: types from a short list (no PT_INTERP, no PT_TLS);
 //     PT_LOADs inside the file, sorted, each on pages of its own, offset and
-//     address congruent, at most 4 GiB in all, none writable and executable;
-//     a PT_GNU_STACK without PF_X; one PT_DYNAMIC; every other segment's
-//     bytes the same at its address as at its offset;
+//     address congruent modulo the page and the alignment, all below 4 GiB,
+//     none writable and executable; a PT_GNU_STACK without PF_X; one
+//     PT_DYNAMIC; every other segment's bytes the same at its address as at
+//     its offset (ld.so reads them at the address, this check at the
+//     offset), PT_GNU_RELRO on the PT_LOADs' pages;
 //   * dynamic tags from a table (a tag this runtime does not know is
 //     refused): no initializers or finalizers, no DT_NEEDED but libc.so.6
 //     and libm.so.6, no search paths, audit libraries or filters, no text
-//     relocations, no symbol version tables;
+//     relocations, no symbol version tables; no tag twice (ld.so keeps the
+//     last one);
 //   * the dynamic symbols (counted from DT_HASH and DT_GNU_HASH, whose
-//     chains must be sound): names inside the string table, no IFUNC or
+//     chains must be sound: no empty table, no loop): names inside the
+//     string table, read in bounded time however many share one, no IFUNC or
 //     thread-local symbol, exports limited to `allowed_exports` (and the
 //     untyped end markers _end, _edata, __bss_start that gold exports);
 //   * relocations: DT_RELA and DT_JMPREL only, of types NONE, 64, GLOB_DAT,
-//     JUMP_SLOT and RELATIVE, each writing inside a writable PT_LOAD;
+//     JUMP_SLOT and RELATIVE (DT_RELACOUNT's first entries RELATIVE), each
+//     against a symbol of the table and writing inside a writable PT_LOAD;
 //   * section headers, when present: inside the file, and no .init, .fini,
 //     .init_array, .fini_array, .preinit_array, .ctors or .dtors.
 //

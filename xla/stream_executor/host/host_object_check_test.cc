@@ -75,7 +75,8 @@ TEST(CheckHostSharedObject, CompilerOutputPasses) {
 }
 
 TEST(CheckHostSharedObject, TestModulesLinkedWithoutCrtFilesPass) {
-  for (const char* file : {"testdata/kernel.so", "testdata/extra_export.so", "libtest_kernels.so"}) {
+  for (const char* file :
+       {"testdata/kernel.so", "testdata/extra_export.so", "testdata/relocations.so", "libtest_kernels.so"}) {
     absl::StatusOr<std::string> bytes = ReadTestKernelFile(file);
     ASSERT_TRUE(bytes.ok()) << bytes.status();
     EXPECT_TRUE(Check(*bytes).ok()) << file << ": " << Check(*bytes);
@@ -407,16 +408,17 @@ std::vector<Edit> SymbolAndRelocationEdits() {
        "not whole entries"},
       {"DT_PLTGOT read-only", kMlp, [](ElfEditor& e) { SetDynamicValue(e, DT_PLTGOT, 0x1400); },
        "DT_PLTGOT at 0x1400"},
-      {"DT_RELACOUNT type", "../libtest_kernels.so",
-       [](ElfEditor& e) {
-         ReplaceFlags1(e, {DT_RELACOUNT, {1}});
-       },
+      {"DT_RELACOUNT type", "relocations.so", [](ElfEditor& e) { SetDynamicValue(e, DT_RELACOUNT, 3); },
        "relocation type 1 inside DT_RELACOUNT"},
-      {"DT_RELACOUNT count", "../libtest_kernels.so",
+      {"DT_RELACOUNT count", "relocations.so", [](ElfEditor& e) { SetDynamicValue(e, DT_RELACOUNT, 10); },
+       "DT_RELACOUNT 10 above its 4 DT_RELA entries"},
+      {"RELATIVE into code", "relocations.so",
        [](ElfEditor& e) {
-         ReplaceFlags1(e, {DT_RELACOUNT, {10}});
+         Elf64_Rela r = e.relocation(".rela.dyn", 0);
+         r.r_offset = e.segment(e.Load(0)).p_vaddr + 0x100;
+         e.set_relocation(".rela.dyn", 0, r);
        },
-       "DT_RELACOUNT 10 above its 3 DT_RELA entries"},
+       "outside its writable segments (DT_RELA entry 0)"},
   };
 }
 

@@ -1,29 +1,35 @@
-"""host_test_module: a test host kernel module (a shared object) built by
-the toolchain the way CheckHostSharedObject (host_object_check.h) accepts it.
+"""host_test_module: a test host kernel module (a shared object), compiled
+and linked in one genrule the way xla_aot's host compiler links kernels and
+CheckHostSharedObject (host_object_check.h) accepts them.
 
-Bazel links a cc_binary shared object with gold, with the C runtime's crt
-files, whose DT_INIT, DT_FINI and .init_array run code at load, and with
--lstdc++ -lm, which become DT_NEEDED entries. -nostartfiles drops the crt
-files, -Wl,--as-needed (before the toolchain's libraries) the libraries
-unless used, and binutils ld (the compiler's fallback linker) replaces gold,
-which exports _end, _edata and __bss_start from every shared object
-(-z noseparate-code keeps the files small: no page of padding per segment).
-linker = "gold" keeps gold.
+A cc_binary(linkshared = 1) will not do: Bazel links it with the C
+runtime's crt files, whose DT_INIT, DT_FINI and .init_array run code at
+load, with -lstdc++ -lm as DT_NEEDED entries, and under --config=asan or
+ubsan with the sanitizer's module constructors and its runtime library as a
+DT_NEEDED (the --copt and --linkopt of a config come after a target's own
+options, so no target option turns them off). A genrule gets none of those:
+the module is what the compiler would write, not code under test.
+
+It is linked with binutils ld (the compiler's fallback linker; gold, the
+toolchain's default, exports _end, _edata and __bss_start from every shared
+object) unless linker = "gold"; -z noseparate-code keeps the files small.
 """
 
-HOST_TEST_MODULE_LINKOPTS = ["-nostartfiles", "-Wl,--as-needed"]
-
 _LINKERS = {
-    "bfd": ["-fuse-ld=bfd", "-Wl,-z,noseparate-code"],
-    "gold": ["-fuse-ld=gold"],
+    "bfd": "-fuse-ld=bfd -Wl,-z,noseparate-code",
+    "gold": "-fuse-ld=gold",
 }
 
-def host_test_module(name, srcs, linker = "bfd", linkopts = [], **kwargs):
-    native.cc_binary(
-        name = name,
+def host_test_module(name, srcs, hdrs = [], linker = "bfd", copts = [], linkopts = []):
+    """Builds the shared object `name` from C++ `srcs` (headers in `hdrs`)."""
+    native.genrule(
+        name = name.replace(".", "_") + "_module",
         testonly = True,
-        srcs = srcs,
-        linkshared = True,
-        linkopts = HOST_TEST_MODULE_LINKOPTS + _LINKERS[linker] + linkopts,
-        **kwargs
+        srcs = srcs + hdrs,
+        outs = [name],
+        cmd = " ".join([
+            "gcc -std=c++17 -O1 -fPIC -shared -nostartfiles -I.",
+            "-Wl,-z,now -Wl,-z,relro -Wl,-z,noexecstack -Wl,--as-needed",
+            _LINKERS[linker],
+        ] + copts + ["-o $@"] + ["$(location %s)" % s for s in srcs] + linkopts),
     )

@@ -1,8 +1,8 @@
 // Hostile host code at load: a real host artifact (the golden suite's
-// softmax, f32[7,129], compiled here through xla/aot/compile.h) whose shared object is swapped
-// for one that runs code when dlopened, or loads another library, or
-// exports more than the kernels, and then re-sealed, as anyone who can
-// write an artifact can. The checksum does not stop that; the host object
+// softmax, f32[7,129], compiled here through xla/aot/compile.h) whose shared
+// object is swapped for one that runs code when dlopened, or loads another
+// library, or exports more than the kernels, and then re-sealed, as anyone
+// who can write an artifact can. The checksum does not stop that; the host object
 // check at load (xla/stream_executor/host/host_object_check.h) must: the
 // load fails with InvalidArgument naming the field and the finding, before
 // Initialize, and the constructor never runs (the marker file it would

@@ -3,7 +3,8 @@
 # AddressSanitizer and UndefinedBehaviorSanitizer (docs/reliability.md).
 #
 #   tools/fuzz.sh TARGET [SECONDS]      TARGET: hlo_parser | npy |
-#                                       artifact_loader | artifact_structure | all
+#                                       artifact_loader | artifact_structure |
+#                                       host_object_check | all
 #   tools/fuzz.sh build TARGET          build only
 #
 # The build uses its own Bazel output base ($FUZZ_OUTPUT_BASE, default
@@ -22,7 +23,7 @@ cd "$ROOT"
 OUTPUT_BASE="${FUZZ_OUTPUT_BASE:-$HOME/.cache/bazel_fuzz_clang}"
 WORK_DIR="${FUZZ_WORK_DIR:-/tmp/xla_fuzz}"
 CLANG="${CLANG:-/usr/bin/clang-14}"
-TARGETS=(hlo_parser npy artifact_loader artifact_structure)
+TARGETS=(hlo_parser npy artifact_loader artifact_structure host_object_check)
 
 usage() {
   sed -n '2,16p' "$0" >&2
@@ -34,6 +35,7 @@ corpus_kind() {
     hlo_parser) echo hlo ;;
     npy) echo npy ;;
     artifact_loader | artifact_structure) echo artifact ;;
+    host_object_check) echo elf ;;
     *) echo "fuzz.sh: unknown target '$1' (want one of: ${TARGETS[*]} all)" >&2; exit 2 ;;
   esac
 }

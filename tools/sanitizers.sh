@@ -20,7 +20,8 @@ memory_targets=(//xla/types/... //xla/hlo/... //xla/service/... //xla/backends/g
                 //xla/aot/... //xla/tools/... //tests/fuzz/... //tests/hostile/...
                 //tests/concurrency/...
                 //xla/stream_executor/host:host_gemm_test  # moved from the runtime (issue 23)
-                //xla/stream_executor/host:host_gemm_kernels_test)
+                //xla/stream_executor/host:host_gemm_kernels_test
+                //xla/stream_executor/host:host_object_check_test)
 thread_targets=(//xla/stream_executor/... //xla/backends/gpu/runtime/... //xla/aot/...
                 //xla/jit/... //tests/concurrency/...)
 

@@ -15,6 +15,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "xla/stream_executor/host/host_object_check.h"
 #include "xla/util/status_macros.h"
 
 namespace stream_executor::host {
@@ -168,6 +169,10 @@ absl::StatusOr<std::unique_ptr<HostKernelModule>> HostKernelModule::Load(
     return absl::InvalidArgumentError(absl::StrCat(
         "cannot load host kernel module '", name, "': it has no bytes"));
   }
+  // Nothing in this process dlopens kernel bytes but through here: refuse
+  // an object that would run code while loading before it is written
+  // anywhere (the artifact's load has checked its exports already).
+  RETURN_IF_ERROR(CheckHostSharedObject(bytes, absl::StrCat("host kernel module '", name, "'")));
   ASSIGN_OR_RETURN(void* handle, DlopenBytes(name, bytes));
   auto library = std::make_shared<const LoadedLibrary>(handle);
   return std::unique_ptr<HostKernelModule>(

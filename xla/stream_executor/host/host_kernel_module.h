@@ -1,7 +1,10 @@
 // HostKernelModule and HostKernel: host kernels in a shared object that is
 // loaded from memory.
 //
-// Load writes the bytes to an anonymous memory file (memfd_create), dlopens it
+// Load first checks the bytes with CheckHostSharedObject (host_object_check.h):
+// an object that would run code, load a library or write outside itself
+// while loading is refused before anything is written or dlopened. It then
+// writes the bytes to an anonymous memory file (memfd_create), dlopens it
 // through /proc/self/fd/N with RTLD_NOW | RTLD_LOCAL and closes the file right
 // away: nothing is written to disk and no descriptor stays open. Every load is
 // a separate copy of the library, even for identical bytes. Where
@@ -61,8 +64,9 @@ class HostKernel : public Kernel {
 class HostKernelModule : public KernelModule {
  public:
   // Loads the shared object in `bytes`. InvalidArgument, naming the module
-  // and the loader's message, when the bytes are empty or dlopen rejects
-  // them; Internal when the memory file cannot be created or written.
+  // and the reason, when the bytes are empty, CheckHostSharedObject refuses
+  // them (nothing is dlopened then) or dlopen rejects them; Internal when
+  // the memory file cannot be created or written.
   static absl::StatusOr<std::unique_ptr<HostKernelModule>> Load(
       absl::string_view name, absl::string_view bytes);
 

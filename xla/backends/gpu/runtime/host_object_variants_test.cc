@@ -6,6 +6,8 @@
 
 #include "absl/strings/match.h"
 #include "gtest/gtest.h"
+#include "xla/backends/gpu/runtime/runtime_test_util.h"
+#include "xla/stream_executor/host/test_kernel_files.h"
 
 namespace xla::gpu {
 namespace {
@@ -64,6 +66,50 @@ TEST(ValidateHostObjectVariants, ChecksTargetBaselineBytesAndNames) {
   EXPECT_TRUE(absl::StrContains(bad.message(),
                                 "host_object_variants[0].cpu_features[1]: 'AVX 2' is not a CPU feature name"))
       << bad;
+}
+
+// A payload naming add_f32, with the test kernels exporting it as baseline
+// and as the one variant.
+GpuExecutablePayloadProto WithTestKernels() {
+  GpuExecutablePayloadProto p;
+  KernelProto* k = p.add_kernels();
+  k->set_name("add");
+  k->set_host_symbol("add_f32");
+  p.set_host_shared_object(testing::TestKernelsExporting({"add_f32"}));
+  HostObjectVariantProto* v = p.add_host_object_variants();
+  v->set_shared_object(p.host_shared_object());
+  v->add_cpu_features("avx2");
+  return p;
+}
+
+TEST(CheckHostObjects, ChecksTheBaselineAndEveryVariantAgainstTheKernelTable) {
+  const GpuExecutablePayloadProto p = WithTestKernels();
+  EXPECT_TRUE(CheckHostObjects(p, p.host_shared_object()).ok()) << CheckHostObjects(p, p.host_shared_object());
+  EXPECT_EQ(HostKernelSymbols(p), (std::set<std::string, std::less<>>{"add_f32"}));
+  const std::vector<HostObjectField> objects = HostObjectsOf(p, p.host_shared_object());
+  ASSERT_EQ(objects.size(), 2u);
+  EXPECT_EQ(objects[0].field, "payload.host_shared_object");
+  EXPECT_EQ(objects[1].field, "payload.host_object_variants[0].shared_object");
+
+  // Every test kernel exported, only add_f32 in the table.
+  const absl::Status extra = CheckHostObjects(p, testing::TestKernels());
+  EXPECT_TRUE(absl::StartsWith(extra.message(), "payload.host_shared_object: exports '")) << extra;
+  EXPECT_TRUE(absl::StrContains(extra.message(), "which is not a kernel of its artifact")) << extra;
+
+  absl::StatusOr<std::string> constructor =
+      stream_executor::host::ReadTestKernelFile("testdata/constructor.so");
+  ASSERT_TRUE(constructor.ok()) << constructor.status();
+  GpuExecutablePayloadProto variant = p;
+  variant.mutable_host_object_variants(0)->set_shared_object(*constructor);
+  const absl::Status refused = CheckHostObjects(variant, variant.host_shared_object());
+  EXPECT_EQ(refused.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(absl::StartsWith(refused.message(),
+                               "payload.host_object_variants[0].shared_object: has an initializer (DT_INIT_ARRAY"))
+      << refused;
+
+  // No baseline (a GPU artifact): nothing to check.
+  GpuExecutablePayloadProto none;
+  EXPECT_TRUE(CheckHostObjects(none, "").ok());
 }
 
 }  // namespace

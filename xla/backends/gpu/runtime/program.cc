@@ -276,6 +276,7 @@ absl::Status BuildTables(Program& p) {
   RETURN_IF_ERROR(CheckAllocationSizes(p));
   ASSIGN_OR_RETURN(p.kernels, KernelsFromProto(payload, p.views.host_shared_object, p.target));
   RETURN_IF_ERROR(ValidateHostObjectVariants(payload, p.target, p.views.host_shared_object));
+  RETURN_IF_ERROR(CheckHostObjects(payload, p.views.host_shared_object));
   RETURN_IF_ERROR(BuildOutputs(p));
   return BuildAliases(p);
 }

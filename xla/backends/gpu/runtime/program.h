@@ -18,6 +18,8 @@
 //      stored bytes' hash when it matches, else the hash of the payload's
 //      deterministic serialization (what the format defines);
 //   3. program shape, constants (each stored once), allocations, kernels,
+//      the host shared objects (CheckHostObjects in host_object_variants.h:
+//      nothing that runs code at dlopen, exports beyond the kernel table),
 //      outputs and aliases;
 //   4. the thunk tree, through the one deserializer switch.
 // Every failure is InvalidArgument naming the field path and the values.

@@ -9,6 +9,7 @@
 #include "gtest/gtest.h"
 #include "xla/backends/gpu/runtime/checksum.h"
 #include "xla/backends/gpu/runtime/thunk_deserializer.h"
+#include "xla/stream_executor/host/elf_test_util.h"
 #include "xla/stream_executor/platform_registry.h"
 #include "xla/util/logging.h"
 #include "xla/util/proto_util.h"
@@ -31,6 +32,10 @@ std::string TestKernels() {
   return *bytes;
 }
 
+std::string TestKernelsExporting(const std::set<std::string>& symbols) {
+  return stream_executor::host::HideExportsExcept(TestKernels(), symbols);
+}
+
 std::string ReadTestdata(absl::string_view name) {
   return ReadRunfile(absl::StrCat("xla/backends/gpu/runtime/testdata/", name));
 }
@@ -44,9 +49,13 @@ GpuExecutableProto MakeArtifact(absl::string_view text) {
   if (h->target().empty()) h->set_target("host");
   if (h->compiler_version().empty()) h->set_compiler_version("handwritten-test");
   GpuExecutablePayloadProto* p = artifact.mutable_payload();
-  bool needs_so = false;
-  for (const KernelProto& k : p->kernels()) needs_so |= k.has_host_symbol();
-  if (needs_so && p->host_shared_object().empty()) p->set_host_shared_object(TestKernels());
+  std::set<std::string> host_symbols;
+  for (const KernelProto& k : p->kernels()) {
+    if (k.has_host_symbol()) host_symbols.insert(k.host_symbol());
+  }
+  if (!host_symbols.empty() && p->host_shared_object().empty()) {
+    p->set_host_shared_object(TestKernelsExporting(host_symbols));
+  }
   SealArtifact(&artifact);
   return artifact;
 }

@@ -19,11 +19,15 @@ namespace xla::gpu::testing {
 
 // The bytes of libruntime_test_kernels.so (testdata/test_kernels.cc).
 std::string TestKernels();
+// The same with only `symbols` exported (the others hidden): an artifact's
+// objects may export only its kernels (CheckHostObjects).
+std::string TestKernelsExporting(const std::set<std::string>& symbols);
 
 // Parses `text` (a GpuExecutableProto text proto); fills an unset header
 // with format 1, target host and a compiler version; embeds the test
-// kernels when the payload has host_symbol kernels and no shared object;
-// seals the checksum. Fails the test on a parse error.
+// kernels, exporting the host symbols of its kernels, when the payload has
+// host_symbol kernels and no shared object; seals the checksum. Fails the
+// test on a parse error.
 GpuExecutableProto MakeArtifact(absl::string_view text);
 std::string SerializeArtifact(const GpuExecutableProto& artifact);
 

@@ -14,15 +14,20 @@ log="$(mktemp)"
 trap 'rm -f "$log"' EXIT
 status=0
 bazel test --test_summary=short //... 2>&1 | tee -a "$log" || status=1
-# Parser and .npy robustness under ASan (see .bazelrc's asan config): the
-# malformed-input cases and the fuzz harnesses' deterministic runs.
+# Parser, .npy and ELF-check robustness under ASan (see .bazelrc's asan
+# config): the malformed-input cases, the fuzz harnesses' deterministic
+# runs, and the signature digests.
 bazel test --config=asan --test_summary=short //xla/hlo/parser:malformed_input_test \
-  //tests/fuzz:hlo_parser_fuzzer_test //tests/fuzz:npy_fuzzer_test 2>&1 \
+  //tests/fuzz:hlo_parser_fuzzer_test //tests/fuzz:npy_fuzzer_test \
+  //tests/fuzz:host_object_check_fuzzer_test //xla/stream_executor/host:host_object_check_test \
+  //xla/backends/gpu/runtime:artifact_signature_test 2>&1 \
   | tee -a "$log" || status=1
-# The same parser and .npy cases under UndefinedBehaviorSanitizer (every
+# The same cases under UndefinedBehaviorSanitizer (every
 # finding fatal: .bazelrc's ubsan config).
 bazel test --config=ubsan --test_summary=short //xla/hlo/parser:malformed_input_test \
-  //tests/fuzz:hlo_parser_fuzzer_test //tests/fuzz:npy_fuzzer_test 2>&1 \
+  //tests/fuzz:hlo_parser_fuzzer_test //tests/fuzz:npy_fuzzer_test \
+  //tests/fuzz:host_object_check_fuzzer_test //xla/stream_executor/host:host_object_check_test \
+  //xla/backends/gpu/runtime:artifact_signature_test 2>&1 \
   | tee -a "$log" || status=1
 # The runtime (streams, thread pool, concurrent Execute, the fake NCCL and
 # the NCCL cliques, trace stamps on two streams) and the JIT cache (threads

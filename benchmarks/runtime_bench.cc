@@ -155,7 +155,7 @@ const std::string& ArtifactFile(const std::string& name) {
   static auto* files = new std::map<std::string, std::string>();
   auto it = files->find(name);
   if (it != files->end()) return it->second;
-  const auto checksum = absl::EndsWith(name, "_crc32c") ? xla::gpu::CHECKSUM_ALGORITHM_CRC32C
+  const auto checksum = absl::StrContains(name, "_crc32c") ? xla::gpu::CHECKSUM_ALGORITHM_CRC32C
                                                          : xla::gpu::CHECKSUM_ALGORITHM_FNV1A_64;
   std::string bytes = absl::StartsWith(name, "weights") ? WeightsArtifact(checksum)
                                                         : CompileOrDie(kMlp, true, checksum);

@@ -24,7 +24,7 @@ static_assert(crypto_sign_BYTES == kSignatureBytes);
 constexpr char kSignatureDomain[] = "xla_aot.signature.v1";  // 20 bytes
 constexpr char kPayloadDomain[] = "xla_aot.payload.v1";
 constexpr char kKeyIdDomain[] = "xla_aot.key_id.v1";
-constexpr int kMaxDigestThreads = 8;
+constexpr int kMaxDigestThreads = 16;
 
 absl::Status Denied(absl::string_view what) {
   return absl::PermissionDeniedError(absl::StrCat("header.signature: ", what));
@@ -75,14 +75,24 @@ Digest Blake2b256::Finish() {
   return out;
 }
 
-Digest PayloadDigest(absl::string_view payload, int threads) {
+Digest PayloadDigest(absl::string_view payload, int threads, absl::FunctionRef<void()> alongside) {
   const size_t leaves = (payload.size() + kPayloadLeafBytes - 1) / kPayloadLeafBytes;
   std::string root(kPayloadDomain);
   AppendLittleEndian64(payload.size(), &root);
   AppendLittleEndian64(kPayloadLeafBytes, &root);
   const size_t leaves_at = root.size();
   root.resize(leaves_at + leaves * kDigestBytes);
-  ParallelForEach(static_cast<int64_t>(leaves), ThreadCount(threads, kMaxDigestThreads), [&](int64_t i) {
+  // Task 0 is `alongside`, first so that it overlaps the leaves.
+  const int64_t tasks = static_cast<int64_t>(leaves) + 1;
+  // One leaf is not worth a thread (starting one costs about what hashing
+  // 100 KiB does).
+  const int workers = leaves <= 1 ? 1 : ThreadCount(threads, kMaxDigestThreads);
+  ParallelForEach(tasks, workers, [&](int64_t task) {
+    if (task == 0) {
+      alongside();
+      return;
+    }
+    const int64_t i = task - 1;
     const Digest leaf = DigestOf(payload.substr(static_cast<size_t>(i) * kPayloadLeafBytes, kPayloadLeafBytes));
     std::memcpy(root.data() + leaves_at + static_cast<size_t>(i) * kDigestBytes, leaf.data(), kDigestBytes);
   });

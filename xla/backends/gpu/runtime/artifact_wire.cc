@@ -139,7 +139,13 @@ class PayloadHash {
     return nullptr;
   }
   void Compute() {
-    if (signed_payload_) signature_digest_ = PayloadDigest(stored_);
+    if (signed_payload_) {
+      signature_digest_ = PayloadDigest(stored_, 0, [this] { ComputeChecksum(); });
+    } else {
+      ComputeChecksum();
+    }
+  }
+  void ComputeChecksum() {
     if (!IsSupportedChecksum(algorithm_)) return;
     PayloadHasher hash(algorithm_);
     hash.Update(stored_.data(), stored_.size());

@@ -22,6 +22,7 @@
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/Target/TargetOptions.h"
 #include "xla/stream_executor/host/cpu_features.h"
+#include "xla/stream_executor/host/host_object_check.h"
 #include "xla/util/parallel_for.h"
 #include "xla/util/subprocess.h"
 
@@ -386,6 +387,17 @@ absl::StatusOr<std::string> CompileHostSharedObject(llvm::Module& module,
   }
   absl::StatusOr<std::string> so = LinkHostSharedObjects(*objects, options);
   clock.Finish("link");
+  if (!so.ok()) return so;
+  // What the runtime refuses at load is refused here, where the linker can
+  // still be changed (a linker other than lld or binutils ld may add crt
+  // files, version tables or libraries).
+  if (absl::Status loadable = stream_executor::host::CheckHostSharedObject(
+          *so, absl::StrCat("host kernel module '", module.getName().str(), "'"));
+      !loadable.ok()) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "the linker produced a shared object the runtime would refuse to load: ", loadable.message(),
+        " (link with ld.lld-16 or binutils ld: XLA_HOST_LINKER)"));
+  }
   return so;
 }
 

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <functional>
 #include <utility>
 #include <memory>
@@ -154,6 +155,29 @@ TEST(HostObjectCompiler, ReportsForeignSymbolsAndBadOptions) {
   absl::StatusOr<std::string> garbage = LinkHostSharedObject("not an object", real);
   ASSERT_FALSE(garbage.ok());
   EXPECT_NE(garbage.status().message().find("failed"), std::string::npos) << garbage.status();
+}
+
+// A linker that makes what the runtime refuses (here: an executable stack)
+// fails the compile, naming the finding, instead of writing an artifact
+// that no runtime loads.
+TEST(HostObjectCompiler, RefusesAnObjectTheRuntimeWouldRefuse) {
+  const std::string script = std::string(std::getenv("TEST_TMPDIR")) + "/execstack_ld.sh";
+  {
+    std::ofstream out(script);
+    out << "#!/bin/sh\nfor ld in ld.lld-16 ld.lld ld; do\n"
+           "  if command -v $ld >/dev/null; then exec $ld \"$@\" -z execstack; fi\ndone\nexit 1\n";
+  }
+  std::filesystem::permissions(script, std::filesystem::perms::owner_all);
+  llvm::LLVMContext ctx;
+  std::unique_ptr<llvm::Module> module = MakeModule(ctx);
+  HostCompileOptions options;
+  options.linker = script;
+  absl::StatusOr<std::string> so = CompileHostSharedObject(*module, options);
+  ASSERT_FALSE(so.ok());
+  EXPECT_TRUE(absl::IsFailedPrecondition(so.status())) << so.status();
+  EXPECT_NE(so.status().message().find("the runtime would refuse to load"), std::string::npos) << so.status();
+  EXPECT_NE(so.status().message().find("stack"), std::string::npos) << so.status();
+  EXPECT_TRUE(CompileHostSharedObject(*MakeModule(ctx), HostCompileOptions()).ok());  // the default links
 }
 
 // Four kernels, one of which calls a foreign symbol defined by a sibling

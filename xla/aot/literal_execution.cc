@@ -54,6 +54,7 @@ absl::StatusOr<std::vector<Literal>> ExecuteOnLiterals(Executable& executable,
             [&](size_t a, size_t b) { return infos[a].shape_index < infos[b].shape_index; });
   std::vector<Literal> results;
   for (size_t i : order) {
+    RETURN_IF_ERROR(CheckLiteralFitsInMemory(infos[i].shape, absl::StrCat("output ", i)));
     Literal leaf(infos[i].shape);
     absl::Span<uint8_t> data = leaf.mutable_data();
     if (!data.empty()) RETURN_IF_ERROR(stream->Memcpy(data.data(), outputs[i].get(), data.size()));

@@ -1,5 +1,7 @@
 #include "xla/types/literal.h"
 
+#include <unistd.h>
+
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -10,6 +12,18 @@
 #include "xla/util/logging.h"
 
 namespace xla {
+
+absl::Status CheckLiteralFitsInMemory(const Shape& shape, absl::string_view what) {
+  const std::optional<int64_t> bytes = shape.ByteSize();
+  const long pages = sysconf(_SC_PHYS_PAGES);
+  const long page_size = sysconf(_SC_PAGESIZE);
+  if (!bytes.has_value() || pages <= 0 || page_size <= 0) return absl::OkStatus();
+  const int64_t memory = static_cast<int64_t>(pages) * page_size;
+  if (*bytes <= memory) return absl::OkStatus();
+  return absl::ResourceExhaustedError(absl::StrCat(what, " (", shape.ToString(false), ") needs ", *bytes,
+                                                   " bytes, more than this machine's ", memory,
+                                                   " bytes of memory; use smaller shapes or a bigger machine"));
+}
 namespace {
 
 uint64_t WidthMask(int bits) { return bits >= 64 ? ~0ull : (1ull << bits) - 1; }

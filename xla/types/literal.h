@@ -19,10 +19,19 @@
 #include <string>
 #include <vector>
 
+#include "absl/status/status.h"
+#include "absl/strings/string_view.h"
 #include "absl/types/span.h"
 #include "xla/types/shape.h"
 
 namespace xla {
+
+// Whether a literal of `shape` can be held in this machine's memory:
+// ResourceExhausted "<what> (<shape>) needs N bytes, more than this
+// machine's M bytes of memory" when its bytes exceed the physical memory
+// (so a caller fails with a message instead of std::bad_alloc), OK
+// otherwise. Thread-safe.
+absl::Status CheckLiteralFitsInMemory(const Shape& shape, absl::string_view what);
 
 class Literal {
  public:

@@ -64,6 +64,7 @@ absl::StatusOr<Literal> MakeRandomLiteral(const Shape& shape, uint64_t seed, int
       }
     }
   }
+  if (absl::Status fits = CheckLiteralFitsInMemory(shape, "a random input"); !fits.ok()) return fits;
   std::mt19937_64 rng(seed);
   Literal lit(shape);
   absl::Status s = Fill(lit, rng, index_bound);

@@ -4,6 +4,7 @@
 #include "gtest/gtest.h"
 #include "xla/types/literal.h"
 #include "xla/types/primitive_type.h"
+#include "xla/types/random_literal.h"
 #include "xla/types/shape.h"
 
 namespace xla {
@@ -77,6 +78,21 @@ TEST(Literal, ElementsAndText) {
   f.SetDouble(1, -std::numeric_limits<double>::infinity());
   f.SetDouble(2, std::nan(""));
   EXPECT_EQ(f.ToString(), "{0.1, -inf, nan}");
+}
+
+// A literal larger than the machine is refused with a message before any
+// allocation (instead of std::bad_alloc); a random one too.
+TEST(Literal, TooLargeForTheMachineIsAnErrorNotAnAbort) {
+  const Shape huge = Shape::Array(PrimitiveType::F32, {200000, 200000});
+  absl::Status s = CheckLiteralFitsInMemory(huge, "parameter 0");
+  EXPECT_TRUE(absl::IsResourceExhausted(s)) << s;
+  EXPECT_NE(s.message().find("parameter 0 (f32[200000,200000]) needs 160000000000 bytes"), std::string::npos) << s;
+  EXPECT_TRUE(CheckLiteralFitsInMemory(Shape::Array(PrimitiveType::F32, {3, 7}), "x").ok());
+  absl::StatusOr<Literal> random = MakeRandomLiteral(huge, 1);
+  EXPECT_TRUE(absl::IsResourceExhausted(random.status())) << random.status();
+  absl::StatusOr<Literal> small = MakeRandomLiteral(Shape::Array(PrimitiveType::F32, {3, 7}), 1);
+  ASSERT_TRUE(small.ok());
+  EXPECT_NE(small->GetDouble(5), small->GetDouble(6));  // real values, not zeros
 }
 
 }  // namespace

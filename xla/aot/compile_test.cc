@@ -2,6 +2,7 @@
 // CLI's error messages, the middle-end-only mode and the dump files.
 #include "xla/aot/compile.h"
 
+#include <cmath>
 #include <filesystem>
 #include <string>
 
@@ -9,6 +10,8 @@
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "xla/aot/executable.h"
+#include "xla/aot/literal_execution.h"
+#include "xla/backends/gpu/runtime/runtime_test_util.h"
 #include "xla/backends/gpu/compiler/gpu_compiler.h"
 #include "xla/backends/gpu/compiler/host_compiler.h"
 #include "xla/util/proto_util.h"
@@ -123,6 +126,44 @@ ENTRY main {
   ASSERT_FALSE(compiled.ok());
   EXPECT_TRUE(absl::StartsWith(compiled.status().message(), "model.hlo: verifier: "))
       << compiled.status();
+}
+
+// Sharding annotations (as JAX leaves them) are identities on one
+// partition: the program compiles for both targets and computes tanh; on
+// eight partitions it is refused, naming the annotation.
+TEST(CompileTest, ShardingAnnotationsAreIdentitiesOnOnePartition) {
+  const std::string text = R"(
+HloModule annotated
+ENTRY e {
+  p = f32[5,9] parameter(0)
+  s = f32[5,9] custom-call(p), custom_call_target="Sharding", sharding={replicated}
+  full = f32[5,9] custom-call(s), custom_call_target="SPMDFullToShardShape", sharding={manual}
+  t = f32[5,9] tanh(full)
+  ROOT back = f32[5,9] custom-call(t), custom_call_target="SPMDShardToFullShape", sharding={replicated}
+}
+)";
+  for (const char* target : {"host", "sm_90"}) {
+    CompileOptions options;
+    options.target = target;
+    options.host_cpu_variants = {};
+    absl::StatusOr<CompiledArtifact> compiled = Compile(text, options);
+    ASSERT_TRUE(compiled.ok()) << target << ": " << compiled.status();
+  }
+  CompileOptions host;
+  host.host_cpu_variants = {};
+  absl::StatusOr<std::unique_ptr<Executable>> exe = Executable::LoadFromBytes(Compile(text, host)->bytes);
+  ASSERT_TRUE(exe.ok()) << exe.status();
+  Literal x(Shape::Array(PrimitiveType::F32, {5, 9}));
+  for (int64_t i = 0; i < 45; ++i) x.SetDouble(i, 0.1 * i - 2.2);
+  absl::StatusOr<std::vector<Literal>> out = ExecuteOnLiterals(**exe, gpu::testing::HostExecutor(), {x});
+  ASSERT_TRUE(out.ok()) << out.status();
+  for (int64_t i = 0; i < 45; ++i) EXPECT_NEAR((*out)[0].GetDouble(i), std::tanh(0.1 * i - 2.2), 2e-6) << i;
+
+  std::string eight = text;
+  eight.replace(eight.find("HloModule annotated"), 19, "HloModule annotated, num_partitions=8");
+  absl::Status refused = Compile(eight, host).status();
+  EXPECT_TRUE(absl::StrContains(refused.message(), "s: custom-call Sharding is a sharding annotation")) << refused;
+  EXPECT_TRUE(absl::StrContains(refused.message(), "no SPMD partitioner")) << refused;
 }
 
 TEST(CompileTest, MiddleEndOnlyMakesStatisticsButNoBytes) {

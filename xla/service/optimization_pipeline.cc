@@ -14,6 +14,7 @@
 #include "xla/hlo/transforms/hlo_dce.h"
 #include "xla/hlo/transforms/map_inliner.h"
 #include "xla/hlo/transforms/rng_bit_generator_expander.h"
+#include "xla/hlo/transforms/sharding_annotation_remover.h"
 #include "xla/hlo/transforms/topk_decomposer.h"
 #include "xla/hlo/transforms/tuple_simplifier.h"
 #include "xla/hlo/transforms/while_loop_invariant_code_motion.h"
@@ -91,9 +92,11 @@ absl::StatusOr<OptimizeResult> OptimizeModule(HloModule* module, const OptimizeO
   Driver driver(module, options, &result);
   HloPassPipeline inline_pipeline("inline", driver.NextPipelineOptions("inline"));
   // Calls and incoming fusions are inlined (this compiler fuses afresh);
-  // maps, topk, async copies, rng-bit-generator and batch norms become ops
-  // every target runs.
+  // sharding annotations go (identities on one partition, refused on
+  // more); maps, topk, async copies, rng-bit-generator and batch norms
+  // become ops every target runs.
   inline_pipeline.AddPass<CallInliner>(/*inline_fusions=*/true);
+  inline_pipeline.AddPass<ShardingAnnotationRemover>();
   inline_pipeline.AddPass<MapInliner>();
   inline_pipeline.AddPass<TopKDecomposer>();
   inline_pipeline.AddPass<AsyncCopyConverter>();

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <tuple>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -132,6 +133,18 @@ absl::StatusOr<std::unique_ptr<HloModule>> ParseAndVerify(absl::string_view hlo_
                                                           const CompileOptions& options) {
   ASSIGN_OR_RETURN(std::unique_ptr<HloModule> module,
                    ParseHloModule(hlo_text, options.source_name));
+  // The device counts are set before verification, which checks replica
+  // groups against them.
+  HloModuleConfig* config = module->mutable_config();
+  for (const auto& [count, field, name] :
+       {std::tuple{options.num_replicas, &config->replica_count, "num_replicas"},
+        std::tuple{options.num_partitions, &config->num_partitions, "num_partitions"}}) {
+    if (!count.has_value()) continue;
+    if (*count < 1) {
+      return absl::InvalidArgumentError(absl::StrCat(name, " must be at least 1, not ", *count));
+    }
+    *field = *count;
+  }
   if (absl::Status v = VerifyModule(*module); !v.ok()) {
     return absl::InvalidArgumentError(
         absl::StrCat(options.source_name, ": verifier: ", v.message()));

@@ -84,6 +84,13 @@ struct CompileOptions {
   // Lower collectives to collective thunks (stage 1: runtimes from
   // 2026-11-30).
   bool emit_collectives = false;
+  // The program's device counts, overriding the module header's
+  // replica_count and num_partitions (dumped SPMD programs often keep
+  // none); unset: the header's, else 1. Replica groups, source-target
+  // pairs and the partition count of every collective are checked against
+  // them, and collective thunks record them. InvalidArgument when below 1.
+  std::optional<int64_t> num_replicas;
+  std::optional<int64_t> num_partitions;
   // The build date ("YYYY-MM-DD") of the oldest runtime that must read the
   // artifact; empty: this build's.
   std::string target_runtime;

@@ -166,6 +166,39 @@ ENTRY e {
   EXPECT_TRUE(absl::StrContains(refused.message(), "no SPMD partitioner")) << refused;
 }
 
+// A dumped SPMD program keeps no device counts in its header; the options
+// give them, and its replica groups are then checked against them.
+TEST(CompileTest, DeviceCountsAreCompileOptions) {
+  const std::string text = R"(
+HloModule headerless_counts
+add { a = f32[] parameter(0)  b = f32[] parameter(1)  ROOT s = f32[] add(a, b) }
+ENTRY e {
+  p = f32[3,5] parameter(0)
+  ROOT r = f32[3,5] all-reduce(p), replica_groups={{0,1,2,3},{4,5,6,7}}, use_global_device_ids=true, channel_id=1, to_apply=add
+}
+)";
+  CompileOptions options;
+  options.host_cpu_variants = {};
+  options.emit_collectives = true;
+  absl::Status without = Compile(text, options).status();
+  EXPECT_TRUE(absl::StrContains(without.message(), "out of range [0, 1)")) << without;
+  options.num_partitions = 8;
+  absl::StatusOr<gpu::GpuExecutableProto> artifact = CompileToProto(text, options);
+  ASSERT_TRUE(artifact.ok()) << artifact.status();
+  bool found = false;
+  for (const gpu::ThunkProto& t : artifact->payload().thunks()) {
+    if (t.has_collective()) {
+      EXPECT_EQ(t.collective().num_partitions(), 8);
+      found = true;
+    }
+  }
+  EXPECT_TRUE(found);
+  options.num_partitions = 4;  // device 7 does not exist on 4
+  EXPECT_TRUE(absl::StrContains(Compile(text, options).status().message(), "out of range [0, 4)"));
+  options.num_partitions = 0;
+  EXPECT_TRUE(absl::StrContains(Compile(text, options).status().message(), "num_partitions must be at least 1"));
+}
+
 TEST(CompileTest, MiddleEndOnlyMakesStatisticsButNoBytes) {
   CompileOptions options = FastOptions();
   options.middle_end_only = true;

@@ -27,6 +27,7 @@ const char kCompileHelp[] =
     "                       [--opt_level=N] [--target_runtime=YYYY-MM-DD]\n"
     "                       [--emit_cubin_with_ptx] [--emit_collectives] [-v]\n"
     "                       [--checksum=fnv1a64|crc32c] [--sign_key=NAME.secret]\n"
+    "                       [--num_replicas=N] [--num_partitions=P]\n"
     "                       [--compile_threads=N]\n"
     "                       [--compile_parts=N]\n"
     "\n"
@@ -71,6 +72,11 @@ const char kCompileHelp[] =
     "                          the artifact: newer constructs get their legacy form,\n"
     "                          or compiling fails naming the feature (see\n"
     "                          docs/aot_compatibility.md)\n"
+    "  --num_replicas=N        the program's replicas, overriding the module header's\n"
+    "                          replica_count (dumped SPMD programs often keep none)\n"
+    "  --num_partitions=P      its partitions, overriding num_partitions; replica\n"
+    "                          groups and source-target pairs are checked against\n"
+    "                          N and P, and collectives record them\n"
     "  --sign_key=NAME.secret  sign the artifact with this key (xla_aot keygen);\n"
     "                          runtimes load it when they trust NAME.pub\n"
     "                          (--trusted_key); runtimes before 2026-12-02\n"
@@ -209,6 +215,15 @@ std::optional<std::string> ApplyOtherFlag(const std::string& arg, CompileFlags* 
       if (cpu != "none") f->options.host_cpu_variants.emplace_back(cpu);
     }
     return kApplied;
+  }
+  for (const auto& [flag, field] : {std::pair{"--num_replicas=", &f->options.num_replicas},
+                                     std::pair{"--num_partitions=", &f->options.num_partitions}}) {
+    if (auto v = value(flag)) {
+      int64_t n = 0;
+      if (!absl::SimpleAtoi(*v, &n) || n < 1) return absl::StrCat("bad ", flag, *v, " (an integer >= 1)");
+      *field = n;
+      return kApplied;
+    }
   }
   if (auto v = value("--sign_key=")) {
     if (v->empty()) return std::string("--sign_key needs a secret key file (NAME.secret)");

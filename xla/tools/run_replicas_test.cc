@@ -214,6 +214,48 @@ TEST_F(RunReplicasTest, SpmdPartitionsMatchTheReplicatedEvaluator) {
   EXPECT_THAT(short_input.err, HasSubstr("expects f32[4,6]"));
 }
 
+// 1 replica x 8 partitions on 8 host devices, from a module whose header
+// keeps no device counts (as dumped SPMD programs do): `compile
+// --num_partitions=8` gives them, and the run matches the replicated
+// evaluator of the same program with the counts in its header.
+const char kEightPartitions[] = R"(HloModule eight
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY main {
+  x = f32[7] parameter(0)
+  halves = f32[7] all-reduce(x), channel_id=1, replica_groups={{0,1,2,3},{4,5,6,7}}, use_global_device_ids=true, to_apply=add
+  everyone = f32[7] all-reduce(x), channel_id=2, replica_groups={{0,1,2,3,4,5,6,7}}, use_global_device_ids=true, to_apply=add
+  pairs = f32[14] all-gather(x), channel_id=3, replica_groups={{0,7},{1,6},{2,5},{3,4}}, use_global_device_ids=true, dimensions={0}
+  ring = f32[7] collective-permute(x), channel_id=4, source_target_pairs={{0,1},{1,2},{2,3},{3,4},{4,5},{5,6},{6,7},{7,0}}
+  pid = u32[] partition-id()
+  ROOT t = (f32[7], f32[7], f32[14], f32[7], u32[]) tuple(halves, everyone, pairs, ring, pid)
+}
+)";
+
+TEST_F(RunReplicasTest, EightPartitionsFromCompileOptionsMatchTheReplicatedEvaluator) {
+  std::ofstream(Tmp("eight.hlo")) << kEightPartitions;
+  std::string with_header = kEightPartitions;
+  with_header.replace(0, std::string("HloModule eight").size(), "HloModule eight, num_partitions=8");
+  std::ofstream(Tmp("eight_header.hlo")) << with_header;
+  const Result without = Call(RunCompile, {Tmp("eight.hlo"), "--emit_collectives", "-o", Tmp("eight.xaot")});
+  EXPECT_EQ(without.code, kExitBadInput);
+  EXPECT_THAT(without.err, HasSubstr("out of range [0, 1)"));
+  const Result compiled = Call(RunCompile, {Tmp("eight.hlo"), "--emit_collectives", "--num_partitions=8", "-o",
+                                            Tmp("eight.xaot")});
+  ASSERT_EQ(compiled.code, kExitOk) << compiled.err;
+  const Result run = Call(RunRun, {Tmp("eight.xaot"), "--replicas=1", "--random_inputs", "--seed=5",
+                                   "--reference=" + Tmp("eight_header.hlo"), "--output_dir=" + Tmp("eight_run")});
+  ASSERT_EQ(run.code, kExitOk) << run.err << run.out;
+  EXPECT_THAT(run.out, HasSubstr("PASS: 5 outputs"));
+  absl::StatusOr<Literal> pid = ReadNpyFile(Tmp("eight_run/out4.npy"));
+  ASSERT_TRUE(pid.ok());
+  ASSERT_EQ(pid->element_count(), 8);
+  for (int d = 0; d < 8; ++d) EXPECT_EQ(pid->GetDouble(d), d) << d;
+}
+
 TEST_F(RunReplicasTest, CollectivesNeedTheFlagToCompile) {
   const Result compiled = Call(RunCompile, {Tmp("c.hlo"), "-o", Tmp("plain.xaot")});
   EXPECT_EQ(compiled.code, kExitBadInput);

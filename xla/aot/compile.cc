@@ -241,6 +241,8 @@ absl::StatusOr<std::optional<gpu::GpuExecutableProto>> CompileText(
   }
   ASSIGN_OR_RETURN(std::unique_ptr<HloModule> module, ParseAndVerify(hlo_text, options));
   stats->instructions_before = InstructionCount(*module);
+  stats->num_replicas = module->config().replica_count.value_or(1);
+  stats->num_partitions = module->config().num_partitions.value_or(1);
   stats->computations_before = static_cast<int64_t>(module->computations().size());
   ASSIGN_OR_RETURN(std::optional<gpu::GpuExecutableProto> artifact, CompileModule(module.get(), options, stats));
   if (artifact.has_value() && key.has_value()) RETURN_IF_ERROR(SignArtifact(*key, &*artifact));

@@ -130,6 +130,8 @@ struct CompileStatistics {
   int64_t temp_bytes = 0;        // temporary bytes after buffer reuse
   int64_t naive_temp_bytes = 0;  // the same without reuse
   int64_t passes = 0;            // middle-end passes run
+  int64_t num_replicas = 1;      // the device counts compiled for (header or
+  int64_t num_partitions = 1;    // options), as the artifact records them
   double seconds = 0;            // wall time of the whole compilation
   // Wall time per compile phase, in order (host artifacts only).
   std::vector<std::pair<std::string, double>> phases;

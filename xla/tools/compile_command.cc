@@ -315,11 +315,16 @@ std::string Summary(const CompileFlags& flags, const aot::CompiledArtifact& comp
 
 // Compiles, writes the artifact and (with both -o and --dump_dir) the thunk
 // tree as `xla_aot inspect` prints it; the summary line on success.
-absl::StatusOr<std::string> Compile(const CompileFlags& flags) {
+absl::StatusOr<std::string> Compile(const CompileFlags& flags, std::ostream* verbose) {
   absl::StatusOr<std::string> text = ReadFile(flags.options.source_name);
   if (!text.ok()) return text.status();
   absl::StatusOr<aot::CompiledArtifact> compiled = aot::Compile(*text, flags.options);
   if (!compiled.ok()) return compiled.status();
+  if (verbose != nullptr) {
+    const aot::CompileStatistics& s = compiled->statistics;
+    *verbose << "compile: for " << s.num_replicas << " replica(s) x " << s.num_partitions << " partition(s): "
+             << s.num_replicas * s.num_partitions << " device(s) per run\n";
+  }
   if (flags.output.empty()) return Summary(flags, *compiled);
   if (absl::Status s = WriteFileBytes(flags.output, compiled->bytes); !s.ok()) return s;
   if (!flags.options.dump_dir.empty()) {
@@ -357,7 +362,7 @@ int RunCompile(const std::vector<std::string>& args, std::ostream& out, std::ost
   if (flags.verbose) {
     flags.options.progress = [&err](absl::string_view line) { err << line << std::flush; };
   }
-  absl::StatusOr<std::string> summary = Compile(flags);
+  absl::StatusOr<std::string> summary = Compile(flags, flags.verbose ? &err : nullptr);
   if (!summary.ok()) {
     err << "xla_aot compile: " << summary.status().message() << "\n";
     return kExitBadInput;

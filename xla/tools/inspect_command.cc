@@ -153,6 +153,8 @@ void PrintTables(const aot::Executable& exe, std::ostream& out) {
   out << "module: " << p.module_name() << "\n"
       << "program_shape: " << exe.program_shape().ToString() << "\n"
       << "streams: " << exe.program().num_streams << "\n"
+      << "devices: " << std::max<int64_t>(1, p.num_replicas()) << " replica(s) x "
+      << std::max<int64_t>(1, p.num_partitions()) << " partition(s)\n"
       << "kernels (" << p.kernels_size() << "):\n";
   for (size_t i = 0; i < exe.program().kernels.size(); ++i) {
     const gpu::KernelSpec& k = exe.program().kernels[i];

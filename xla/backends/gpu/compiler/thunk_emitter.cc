@@ -124,6 +124,10 @@ class Emitter {
     payload_->set_module_name(module_.name());
     *payload_->mutable_program_shape() = ProgramShapeToProto(entry->ComputeProgramShape());
     payload_->set_num_streams(1);
+    if (module_.config().replica_count.value_or(1) > 1) payload_->set_num_replicas(*module_.config().replica_count);
+    if (module_.config().num_partitions.value_or(1) > 1) {
+      payload_->set_num_partitions(*module_.config().num_partitions);
+    }
     RETURN_IF_ERROR(EmitAllocations());
     RETURN_IF_ERROR(EmitOutputsAndAliases());
     RETURN_IF_ERROR(EmitComputation(*entry, payload_->mutable_thunks()));

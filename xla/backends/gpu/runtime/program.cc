@@ -24,6 +24,9 @@
 namespace xla::gpu {
 namespace {
 
+// The most replicas or partitions an artifact may declare.
+constexpr int64_t kMaxDeviceCount = int64_t{1} << 20;
+
 absl::Status Invalid(absl::string_view path, absl::string_view what) {
   return absl::InvalidArgumentError(absl::StrCat(path, ": ", what));
 }
@@ -265,6 +268,12 @@ void TakeViews(ParsedArtifact& parsed, Program& p) {
 absl::Status BuildTables(Program& p) {
   const GpuExecutablePayloadProto& payload = p.payload_tables();
   ASSIGN_OR_RETURN(p.program_shape, ProgramShapeFromProto(payload.program_shape(), "program_shape"));
+  for (const auto& [count, field] : {std::pair{payload.num_replicas(), "num_replicas"},
+                                     std::pair{payload.num_partitions(), "num_partitions"}}) {
+    if (count < 0 || count > kMaxDeviceCount) {
+      return Invalid(field, absl::StrCat(count, " is outside [0, ", kMaxDeviceCount, "]"));
+    }
+  }
   p.num_streams = payload.num_streams() == 0 ? 1 : payload.num_streams();
   if (p.num_streams < 1 || p.num_streams > kMaxStreams) {
     return Invalid("num_streams", absl::StrCat(payload.num_streams(), " is outside [1, ", kMaxStreams, "]"));

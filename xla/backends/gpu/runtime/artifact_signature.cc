@@ -10,9 +10,8 @@
 #include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "google/protobuf/io/coded_stream.h"
-#include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 #include "xla/util/parallel_for.h"
+#include "xla/util/proto_util.h"
 
 namespace xla::gpu {
 namespace {
@@ -103,22 +102,8 @@ ArtifactDigests DigestsOf(const GpuExecutableProto& artifact) {
   ArtifactHeaderProto header = artifact.header();
   header.clear_signature();
   ArtifactDigests digests;
-  std::string bytes;
-  {
-    google::protobuf::io::StringOutputStream stream(&bytes);
-    google::protobuf::io::CodedOutputStream coded(&stream);
-    coded.SetSerializationDeterministic(true);
-    header.SerializeToCodedStream(&coded);
-  }
-  digests.header = DigestOf(bytes);
-  bytes.clear();
-  {
-    google::protobuf::io::StringOutputStream stream(&bytes);
-    google::protobuf::io::CodedOutputStream coded(&stream);
-    coded.SetSerializationDeterministic(true);
-    artifact.payload().SerializeToCodedStream(&coded);
-  }
-  digests.payload = PayloadDigest(bytes);
+  digests.header = DigestOf(SerializeDeterministically(header));
+  digests.payload = PayloadDigest(SerializeDeterministically(artifact.payload()));
   return digests;
 }
 

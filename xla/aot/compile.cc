@@ -146,8 +146,9 @@ absl::StatusOr<std::unique_ptr<HloModule>> ParseAndVerify(absl::string_view hlo_
     *field = *count;
   }
   if (absl::Status v = VerifyModule(*module); !v.ok()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(options.source_name, ": verifier: ", v.message()));
+    // Every line names the file, and the line and column when it is about
+    // one instruction.
+    return absl::InvalidArgumentError(v.message());
   }
   return module;
 }

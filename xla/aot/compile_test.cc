@@ -124,7 +124,9 @@ ENTRY main {
 )",
                                                       options);
   ASSERT_FALSE(compiled.ok());
-  EXPECT_TRUE(absl::StartsWith(compiled.status().message(), "model.hlo: verifier: "))
+  // file:line:col of `s` (the text starts with a newline; the name is
+  // after "  ROOT ").
+  EXPECT_TRUE(absl::StartsWith(compiled.status().message(), "model.hlo:6:8: instruction 's' (add)"))
       << compiled.status();
 }
 

@@ -209,7 +209,7 @@ int RunEval(const std::vector<std::string>& args, std::ostream& out, std::ostrea
     return kExitBadInput;
   }
   if (absl::Status v = VerifyModule(**module); !v.ok()) {
-    err << flags.module_path << ": verifier: " << v.message() << "\n";
+    err << v.message() << "\n";
     return kExitBadInput;
   }
   if (flags.replicas > 0) return RunReplicatedEval(flags, **module, out, err);

@@ -27,7 +27,7 @@ absl::StatusOr<std::unique_ptr<HloModule>> Load(const std::string& path, bool ve
   if (!module.ok() || !verify) return module;
   absl::Status verified = VerifyModule(**module);
   if (!verified.ok()) {
-    return absl::InvalidArgumentError(absl::StrCat(path, ": verifier: ", verified.message()));
+    return absl::InvalidArgumentError(verified.message());
   }
   return module;
 }

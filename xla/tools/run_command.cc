@@ -268,7 +268,7 @@ absl::StatusOr<bool> CompareWithReference(const std::string& path,
                                           int64_t replicas, std::ostream& out) {
   ASSIGN_OR_RETURN(std::unique_ptr<HloModule> module, ParseHloModuleFile(path));
   if (absl::Status v = VerifyModule(*module); !v.ok()) {
-    return absl::InvalidArgumentError(absl::StrCat(path, ": verifier: ", v.message()));
+    return absl::InvalidArgumentError(v.message());
   }
   std::vector<Literal> storage;
   ASSIGN_OR_RETURN(const std::vector<const Literal*> leaves,

@@ -111,6 +111,7 @@ std::unique_ptr<HloInstruction> HloInstruction::CloneWithNewOperands(
   clone->parameter_number_ = parameter_number_;
   if (literal_ != nullptr) clone->literal_ = std::make_unique<Literal>(*literal_);
   clone->attrs_ = attrs_;
+  clone->source_location_ = source_location_;
   return clone;
 }
 

@@ -124,6 +124,17 @@ class HloInstruction {
   int64_t unique_id() const { return unique_id_; }
   void set_unique_id(int64_t id) { unique_id_ = id; }
 
+  // Where the instruction was written in the module's source text (the
+  // parser sets it; clones keep their original's). Line and column count
+  // from 1; {0, 0} means unknown (made by a pass, or built in code).
+  struct SourceLocation {
+    int32_t line = 0;
+    int32_t column = 0;
+    bool known() const { return line > 0; }
+  };
+  const SourceLocation& source_location() const { return source_location_; }
+  void set_source_location(SourceLocation location) { source_location_ = location; }
+
  private:
   void AddUser(HloInstruction* user);
   void RemoveUser(HloInstruction* user);
@@ -140,6 +151,7 @@ class HloInstruction {
   std::unique_ptr<Literal> literal_;
   std::vector<std::pair<AttrId, AttrValue>> attrs_;
   int64_t unique_id_ = -1;
+  SourceLocation source_location_;
 };
 
 }  // namespace xla

@@ -76,6 +76,12 @@ class HloModule {
   const std::string& name() const { return name_; }
   void set_name(std::string name) { name_ = std::move(name); }
 
+  // The file (or "<text>") the module was parsed from, as given to the
+  // parser; empty for modules built in code. With an instruction's
+  // source_location() it makes `file:line:col` in diagnostics.
+  const std::string& source_file() const { return source_file_; }
+  void set_source_file(std::string file) { source_file_ = std::move(file); }
+
   HloComputation* AddComputation(std::unique_ptr<HloComputation> computation);
   // Removes a computation that no instruction calls and that is not the
   // entry. Returns false otherwise.
@@ -109,6 +115,7 @@ class HloModule {
 
  private:
   std::string name_;
+  std::string source_file_;
   std::vector<std::unique_ptr<HloComputation>> computations_;
   HloComputation* entry_ = nullptr;
   HloModuleConfig config_;

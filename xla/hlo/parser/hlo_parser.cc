@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <fstream>
 #include <functional>
+#include <limits>
 #include <sstream>
 
 #include "absl/container/flat_hash_map.h"
@@ -53,7 +54,8 @@ struct PendingComputation {
 
 class Parser {
  public:
-  Parser(absl::string_view text, absl::string_view filename) : c_(text, filename) {}
+  Parser(absl::string_view text, absl::string_view filename)
+      : c_(text, filename), filename_(filename) {}
 
   absl::StatusOr<std::unique_ptr<HloModule>> Run();
 
@@ -82,8 +84,16 @@ class Parser {
   absl::Status InferShapes(PendingComputation& pc);
 
   bool AtDebugSection();
+  // The instruction's source location for `pos` (saturated to int32).
+  HloInstruction::SourceLocation InstructionLocation(size_t pos) const {
+    const TextLocation loc = c_.LocationOf(pos);
+    constexpr int64_t kMax = std::numeric_limits<int32_t>::max();
+    return {static_cast<int32_t>(std::min(loc.line, kMax)),
+            static_cast<int32_t>(std::min(loc.column, kMax))};
+  }
 
   TextCursor c_;
+  std::string filename_;
   std::unique_ptr<HloModule> module_;
   std::vector<std::unique_ptr<PendingComputation>> computations_;
   absl::flat_hash_map<std::string, PendingComputation*> computation_by_name_;
@@ -109,6 +119,7 @@ bool Parser::AtDebugSection() {
 absl::StatusOr<std::unique_ptr<HloModule>> Parser::Run() {
   RETURN_IF_ERROR(c_.SkipWhitespace());
   module_ = std::make_unique<HloModule>("module");
+  module_->set_source_file(filename_);
   if (c_.PeekWord() == "HloModule" && c_.Peek() != '%') RETURN_IF_ERROR(ParseHeader());
   while (true) {
     RETURN_IF_ERROR(c_.SkipWhitespace());
@@ -362,6 +373,7 @@ absl::StatusOr<HloInstruction*> Parser::ParseInstructionBody(PendingComputation&
   pi.pos = name_pos;
   pi.shape_declared = shape_declared;
   auto owned = std::make_unique<HloInstruction>(*opcode, name, shape.value_or(Shape()));
+  owned->set_source_location(InstructionLocation(name_pos));
   pi.instr = owned.get();
   RETURN_IF_ERROR(ParseOperands(pc, pi, *opcode, shape ? &*shape : nullptr, shape_declared, depth));
   if (!nested) RETURN_IF_ERROR(ParseAttributes(pi));

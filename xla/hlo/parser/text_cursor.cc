@@ -275,9 +275,13 @@ absl::StatusOr<std::string> TextCursor::ParseBalancedVerbatim(absl::string_view 
 }
 
 TextLocation TextCursor::LocationOf(size_t pos) const {
-  TextLocation loc;
   pos = std::min(pos, text_.size());
-  for (size_t i = 0; i < pos; ++i) {
+  if (pos < located_pos_) {
+    located_pos_ = 0;
+    located_ = TextLocation();
+  }
+  TextLocation& loc = located_;
+  for (size_t i = located_pos_; i < pos; ++i) {
     if (text_[i] == '\n') {
       ++loc.line;
       loc.column = 1;
@@ -285,6 +289,7 @@ TextLocation TextCursor::LocationOf(size_t pos) const {
       ++loc.column;
     }
   }
+  located_pos_ = pos;
   return loc;
 }
 

@@ -71,6 +71,8 @@ class TextCursor {
   absl::StatusOr<std::string> ParseBalancedVerbatim(absl::string_view what);
 
   TextLocation Location() const { return LocationOf(pos_); }
+  // Line and column of `pos` (clamped to the text). Amortized O(distance
+  // from the previous query) when queries move forward, as the parser's do.
   TextLocation LocationOf(size_t pos) const;
   // `file:line:col: message` at the current position / at `pos`.
   absl::Status Error(absl::string_view message) const { return ErrorAt(pos_, message); }
@@ -82,6 +84,9 @@ class TextCursor {
   absl::string_view text_;
   std::string filename_;
   size_t pos_ = 0;
+  // The last LocationOf answer, where the next forward query starts.
+  mutable size_t located_pos_ = 0;
+  mutable TextLocation located_;
 };
 
 // True for characters that may appear in names and words.

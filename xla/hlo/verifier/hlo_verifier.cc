@@ -32,9 +32,18 @@ class ErrorList {
     if (!s.ok()) Add(s.message());
   }
   size_t size() const { return errors_.size() + dropped_; }
-  absl::Status ToStatus() const {
+  // `file`, when not empty, starts every line that does not name a source
+  // location already.
+  absl::Status ToStatus(absl::string_view file = "") const {
     if (errors_.empty()) return absl::OkStatus();
-    std::string text = absl::StrJoin(errors_, "\n");
+    std::string text;
+    for (const std::string& e : errors_) {
+      if (!text.empty()) text += "\n";
+      if (!file.empty() && !absl::StartsWith(e, absl::StrCat(file, ":"))) {
+        absl::StrAppend(&text, file, ": ");
+      }
+      text += e;
+    }
     if (dropped_ > 0) absl::StrAppend(&text, "\n... and ", dropped_, " more errors");
     return absl::InvalidArgumentError(text);
   }
@@ -44,8 +53,20 @@ class ErrorList {
   size_t dropped_ = 0;
 };
 
+// `file:line:col: ` where the instruction was written, when known.
+std::string SourcePrefix(const HloInstruction& instr) {
+  const HloInstruction::SourceLocation& loc = instr.source_location();
+  if (!loc.known()) return "";
+  const HloComputation* comp = instr.parent();
+  const HloModule* module = comp == nullptr ? nullptr : comp->parent();
+  const std::string file =
+      module == nullptr || module->source_file().empty() ? "<text>" : module->source_file();
+  return absl::StrCat(file, ":", loc.line, ":", loc.column, ": ");
+}
+
 std::string Describe(const HloInstruction& instr) {
-  return absl::StrCat("instruction '", instr.name(), "' (", HloOpcodeName(instr.opcode()), ")");
+  return absl::StrCat(SourcePrefix(instr), "instruction '", instr.name(), "' (",
+                      HloOpcodeName(instr.opcode()), ")");
 }
 
 std::string Describe(const HloComputation& comp) {
@@ -268,7 +289,7 @@ absl::Status VerifyModule(const HloModule& module) {
   CheckNoCallCycle(module, &errors);
   CheckEntryLayout(module, &errors);
   for (const auto& comp : module.computations()) VerifyComputationInto(*comp, &errors);
-  return errors.ToStatus();
+  return errors.ToStatus(module.source_file());
 }
 
 }  // namespace xla

@@ -20,8 +20,12 @@
 // and the parser keeps them as written.
 //
 // Every error is collected; the returned InvalidArgumentError lists them one
-// per line, e.g.
-//   instruction 'add.3' (add): inferred shape f32[4] but declared f32[5]
+// per line. An instruction the parser read is named with the `file:line:col`
+// where it was written (HloInstruction::source_location and
+// HloModule::source_file), and VerifyModule starts every other line with the
+// file, e.g.
+//   model.hlo:12:3: instruction 'add.3' (add): inferred shape f32[4] but declared f32[5]
+//   model.hlo: computation 'body': parameter numbers must be 0..1, ...
 // The verifier only reads the IR. It is safe to run concurrently on a module
 // that nobody mutates.
 #ifndef XLA_HLO_VERIFIER_HLO_VERIFIER_H_

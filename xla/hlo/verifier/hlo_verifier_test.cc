@@ -7,6 +7,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "xla/hlo/parser/hlo_parser.h"
 #include "xla/hlo/verifier/element_type_rules.h"
 #include "xla/hlo/verifier/test_builder.h"
 
@@ -48,6 +49,61 @@ TEST_F(VerifierTest, ShapeMismatchNamesBothShapes) {
   *add_->mutable_shape() = S("f32[5]");
   EXPECT_EQ(Message(VerifyModule(module_)),
             "instruction 'add.3' (add): inferred shape f32[33] but declared f32[5]");
+}
+
+// Parses `text` as file "model.hlo" and verifies it; "OK" or the message.
+std::string VerifyText(absl::string_view text) {
+  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(text, "model.hlo");
+  if (!module.ok()) return absl::StrCat("parse error: ", module.status().message());
+  return Message(VerifyModule(**module));
+}
+
+// The three errors a user meets most, each at the file:line:col where the
+// instruction's name is written (lines count from the text's first).
+TEST(VerifierLocationTest, ParsedInstructionsAreNamedWithFileLineAndColumn) {
+  EXPECT_EQ(VerifyText("HloModule m\n"
+                       "ENTRY main {\n"
+                       "  a = f32[7] parameter(0)\n"
+                       "  ROOT sum = f32[5] add(a, a)\n"
+                       "}\n"),
+            "model.hlo:4:8: instruction 'sum' (add): inferred shape f32[7] but declared f32[5]");
+  EXPECT_THAT(VerifyText("HloModule m\n"
+                         "ENTRY main {\n"
+                         "  a = f32[3,5] parameter(0)\n"
+                         "  b = f32[7,2] parameter(1)\n"
+                         "  ROOT d = f32[3,2] dot(a, b), lhs_contracting_dims={1}, "
+                         "rhs_contracting_dims={0}\n"
+                         "}\n"),
+              ::testing::StartsWith("model.hlo:5:8: instruction 'd' (dot): "));
+  EXPECT_THAT(VerifyText("HloModule m\n"
+                         "ENTRY main {\n"
+                         "  a = f32[3] parameter(0)\n"
+                         "  t = (f32[3], f32[3]) tuple(a, a)\n"
+                         "\n"
+                         "     ROOT g = f32[3] get-tuple-element(t), index=2\n"
+                         "}\n"),
+              ::testing::StartsWith("model.hlo:6:11: instruction 'g' (get-tuple-element): "));
+}
+
+// Module-level errors, which no instruction carries, still name the file;
+// instructions a pass made (no location) are named without one.
+TEST(VerifierLocationTest, OtherErrorsNameTheFile) {
+  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(
+      "HloModule m\nENTRY main {\n  a = f32[3] parameter(0)\n  ROOT n = f32[3] negate(a)\n}\n",
+      "model.hlo");
+  ASSERT_TRUE(module.ok()) << module.status();
+  HloComputation* entry = (*module)->entry_computation();
+  HloInstruction* made = entry->AddInstruction(std::make_unique<HloInstruction>(
+      HloOpcode::kNegate, "made", entry->root_instruction()->shape()));
+  made->AppendOperand(entry->root_instruction());
+  *made->mutable_shape() = S("f32[4]");
+  EXPECT_EQ(Message(VerifyModule(**module)),
+            "model.hlo: instruction 'made' (negate): inferred shape f32[3] but declared f32[4]");
+  // A clone keeps its original's place in the text.
+  std::unique_ptr<HloInstruction> clone =
+      entry->root_instruction()->CloneWithNewOperands(S("f32[3]"), {}, "n.clone");
+  EXPECT_EQ(clone->source_location().line, 4);
+  EXPECT_EQ(clone->source_location().column, 8);
 }
 
 TEST_F(VerifierTest, LayoutAndDynamicFlagsAreIgnored) {

@@ -106,8 +106,9 @@ TEST_F(TextVerifyTest, MismatchesAreListed) {
       n = s32[4,256] negate(d)
       ROOT t = (f32[4,256], s32[4,256]) tuple(d, n)
     })"),
-            "instruction 'd' (dot): inferred shape f32[4,257] but declared f32[4,256]\n"
-            "instruction 'n' (negate): inferred shape f32[4,256] but declared s32[4,256]");
+            "<text>:6:7: instruction 'd' (dot): inferred shape f32[4,257] but declared f32[4,256]\n"
+            "<text>:7:7: instruction 'n' (negate): inferred shape f32[4,256] but declared "
+            "s32[4,256]");
 }
 
 TEST_F(TextVerifyTest, WhileAndConditional) {
@@ -155,8 +156,8 @@ TEST_F(TextVerifyTest, BadReducerIsReported) {
       z = f32[] constant(0)
       ROOT r = f32[33] reduce(a, z), dimensions={1}, to_apply=max
     })"),
-            "instruction 'r' (reduce): parameter 0 of reducer computation 'max' ((x: s32[], y: "
-            "s32[]) -> s32[]) must be a scalar f32");
+            "<text>:11:12: instruction 'r' (reduce): parameter 0 of reducer computation 'max' "
+            "((x: s32[], y: s32[]) -> s32[]) must be a scalar f32");
 }
 
 }  // namespace

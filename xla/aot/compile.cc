@@ -242,9 +242,15 @@ absl::StatusOr<std::optional<gpu::GpuExecutableProto>> CompileModule(
 
 // Records in the artifact that the constants `names` were invented as
 // `options` say (bounded as the runtime checks) and seals it again.
-void RecordInventedConstants(const std::vector<std::string>& names, const CompileOptions& options,
-                             gpu::GpuExecutableProto* artifact) {
-  if (names.empty()) return;
+absl::Status RecordInventedConstants(const std::vector<std::string>& names,
+                                     const CompileOptions& options,
+                                     gpu::GpuExecutableProto* artifact) {
+  if (names.empty()) return absl::OkStatus();
+  if (static_cast<int64_t>(names.size()) > gpu::kMaxInventedConstantCount) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        options.source_name, ": ", names.size(), " elided constants, more than the ",
+        gpu::kMaxInventedConstantCount, " an artifact may record as invented"));
+  }
   gpu::InventedConstantsProto* record = artifact->mutable_payload()->mutable_invented_constants();
   const bool random = options.elided_constants == ElidedConstantsMode::kRandom;
   record->set_mode(random ? gpu::INVENTED_CONSTANTS_MODE_RANDOM : gpu::INVENTED_CONSTANTS_MODE_ZEROS);
@@ -254,6 +260,7 @@ void RecordInventedConstants(const std::vector<std::string>& names, const Compil
     record->add_names(names[i].substr(0, gpu::kMaxInventedConstantNameBytes));
   }
   gpu::SealArtifact(artifact);
+  return absl::OkStatus();
 }
 
 // Parses, checks and compiles; `stats` gets every figure.
@@ -271,7 +278,9 @@ absl::StatusOr<std::optional<gpu::GpuExecutableProto>> CompileText(
   stats->num_partitions = module->config().num_partitions.value_or(1);
   stats->computations_before = static_cast<int64_t>(module->computations().size());
   ASSIGN_OR_RETURN(std::optional<gpu::GpuExecutableProto> artifact, CompileModule(module.get(), options, stats));
-  if (artifact.has_value()) RecordInventedConstants(stats->invented_constants, options, &*artifact);
+  if (artifact.has_value()) {
+    RETURN_IF_ERROR(RecordInventedConstants(stats->invented_constants, options, &*artifact));
+  }
   if (artifact.has_value() && key.has_value()) RETURN_IF_ERROR(SignArtifact(*key, &*artifact));
   return artifact;
 }

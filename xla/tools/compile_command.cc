@@ -24,7 +24,8 @@ const char kCompileHelp[] =
     "usage: xla_aot compile FILE.hlo (-o OUT.xaot | --dump_dir=DIR) [--target=host]\n"
     "                       [--dump_passes] [--max_fold_elements=N] [--allow_inexact]\n"
     "                       [--no_loop_opts] [--no_fusion] [--direct_convolutions]\n"
-    "                       [--no_verify] [--host_cpu=CPU] [--host_cpu_variants=CPU,...]\n"
+    "                       [--no_verify] [--no_optimized_hlo] [--host_cpu=CPU]\n"
+    "                       [--host_cpu_variants=CPU,...]\n"
     "                       [--opt_level=N] [--target_runtime=YYYY-MM-DD]\n"
     "                       [--emit_cubin_with_ptx] [--emit_collectives] [-v]\n"
     "                       [--checksum=fnv1a64|crc32c] [--sign_key=NAME.secret]\n"
@@ -64,6 +65,9 @@ const char kCompileHelp[] =
     "                          (default: im2col + GEMM where the types allow)\n"
     "  --no_verify             do not verify after every pass (the input and the\n"
     "                          result are always verified)\n"
+    "  --no_optimized_hlo      do not store the optimized HLO text in the artifact\n"
+    "                          (for humans only; a module with large constants,\n"
+    "                          invented ones included, prints them all there)\n"
     "  --host_cpu=CPU          LLVM CPU for host kernels (default x86-64-v2;\n"
     "                          \"native\" for this machine)\n"
     "  --host_cpu_variants=CPU,...  also store the host kernels built for these\n"
@@ -142,6 +146,7 @@ constexpr BoolFlag kBoolFlags[] = {
     {"--no_fusion", &aot::CompileOptions::fusion, false},
     {"--direct_convolutions", &aot::CompileOptions::convolution_as_gemm, false},
     {"--no_verify", &aot::CompileOptions::verify_after_each, false},
+    {"--no_optimized_hlo", &aot::CompileOptions::include_optimized_hlo, false},
 };
 
 // Flags "--name=N" that set one int of CompileOptions, within [0, max].

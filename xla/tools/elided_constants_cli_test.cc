@@ -120,6 +120,23 @@ TEST(ElidedConstantsCli, RandomArtifactIsInspectedWarnedAndMatchesItsReference) 
   EXPECT_TRUE(absl::StrContains(x.out, "max_abs_err=0 ")) << x.out;
 }
 
+// --no_optimized_hlo leaves out the text that prints every invented value;
+// the artifact still runs to its reference.
+TEST(ElidedConstantsCli, NoOptimizedHloShrinksTheArtifact) {
+  const std::string hlo = WriteModule("text.hlo");
+  const std::string with_text = TempPath("with_text.xaot");
+  const std::string without_text = TempPath("without_text.xaot");
+  for (const auto& [art, extra] : {std::pair{with_text, "--elided_constants=random"},
+                                   std::pair{without_text, "--no_optimized_hlo"}}) {
+    Result c = Cli(RunCompile, {hlo, "-o", art, "--elided_constants=random", extra,
+                                "--host_cpu_variants=none"});
+    ASSERT_EQ(c.code, kExitOk) << c.err;
+  }
+  EXPECT_LT(std::filesystem::file_size(without_text) + 500, std::filesystem::file_size(with_text));
+  Result r = Cli(RunRun, {without_text, "--random_inputs", "--reference=" + hlo});
+  EXPECT_EQ(r.code, kExitOk) << r.err << r.out;
+}
+
 TEST(ElidedConstantsCli, PlainArtifactHasNoConstantsLineNorWarning) {
   const std::string hlo = TempPath("plain.hlo");
   std::ofstream(hlo) << "HloModule plain\nENTRY e {\n  p = f32[5] parameter(0)\n  ROOT n = f32[5] negate(p)\n}\n";

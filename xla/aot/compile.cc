@@ -15,6 +15,8 @@
 #include "xla/backends/gpu/codegen/nvptx/nvptx_target.h"
 #include "xla/backends/gpu/compiler/gpu_compiler.h"
 #include "xla/backends/gpu/compiler/host_compiler.h"
+#include "xla/backends/gpu/runtime/checksum.h"
+#include "xla/backends/gpu/runtime/invented_constants.h"
 #include "xla/hlo/parser/hlo_parser.h"
 #include "xla/hlo/parser/hlo_printer.h"
 #include "xla/hlo/verifier/hlo_verifier.h"
@@ -130,9 +132,16 @@ gpu::GpuCompilerOptions ToGpuOptions(const CompileOptions& options, const Compil
 }
 
 absl::StatusOr<std::unique_ptr<HloModule>> ParseAndVerify(absl::string_view hlo_text,
-                                                          const CompileOptions& options) {
+                                                          const CompileOptions& options,
+                                                          std::vector<std::string>* invented) {
   ASSIGN_OR_RETURN(std::unique_ptr<HloModule> module,
                    ParseHloModule(hlo_text, options.source_name));
+  ElidedConstantsOptions elided;
+  elided.mode = options.elided_constants;
+  elided.seed = options.elided_constants_seed;
+  elided.source_name = options.source_name;
+  elided.source_text = hlo_text;
+  ASSIGN_OR_RETURN(*invented, FillElidedConstants(module.get(), elided));
   // The device counts are set before verification, which checks replica
   // groups against them.
   HloModuleConfig* config = module->mutable_config();
@@ -232,6 +241,29 @@ absl::StatusOr<std::optional<gpu::GpuExecutableProto>> CompileModule(
   return artifact;
 }
 
+// Records in the artifact that the constants `names` were invented as
+// `options` say (bounded as the runtime checks) and seals it again.
+absl::Status RecordInventedConstants(const std::vector<std::string>& names,
+                                     const CompileOptions& options,
+                                     gpu::GpuExecutableProto* artifact) {
+  if (names.empty()) return absl::OkStatus();
+  if (static_cast<int64_t>(names.size()) > gpu::kMaxInventedConstantCount) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        options.source_name, ": ", names.size(), " elided constants, more than the ",
+        gpu::kMaxInventedConstantCount, " an artifact may record as invented"));
+  }
+  gpu::InventedConstantsProto* record = artifact->mutable_payload()->mutable_invented_constants();
+  const bool random = options.elided_constants == ElidedConstantsMode::kRandom;
+  record->set_mode(random ? gpu::INVENTED_CONSTANTS_MODE_RANDOM : gpu::INVENTED_CONSTANTS_MODE_ZEROS);
+  record->set_seed(random ? options.elided_constants_seed : 0);
+  record->set_count(static_cast<int64_t>(names.size()));
+  for (size_t i = 0; i < names.size() && i < gpu::kMaxInventedConstantNames; ++i) {
+    record->add_names(names[i].substr(0, gpu::kMaxInventedConstantNameBytes));
+  }
+  gpu::SealArtifact(artifact);
+  return absl::OkStatus();
+}
+
 // Parses, checks and compiles; `stats` gets every figure.
 absl::StatusOr<std::optional<gpu::GpuExecutableProto>> CompileText(
     absl::string_view hlo_text, const CompileOptions& options, CompileStatistics* stats) {
@@ -240,12 +272,16 @@ absl::StatusOr<std::optional<gpu::GpuExecutableProto>> CompileText(
   if (!options.sign_key.empty()) {
     ASSIGN_OR_RETURN(key, ReadSigningKeyFile(options.sign_key));
   }
-  ASSIGN_OR_RETURN(std::unique_ptr<HloModule> module, ParseAndVerify(hlo_text, options));
+  ASSIGN_OR_RETURN(std::unique_ptr<HloModule> module,
+                   ParseAndVerify(hlo_text, options, &stats->invented_constants));
   stats->instructions_before = InstructionCount(*module);
   stats->num_replicas = module->config().replica_count.value_or(1);
   stats->num_partitions = module->config().num_partitions.value_or(1);
   stats->computations_before = static_cast<int64_t>(module->computations().size());
   ASSIGN_OR_RETURN(std::optional<gpu::GpuExecutableProto> artifact, CompileModule(module.get(), options, stats));
+  if (artifact.has_value()) {
+    RETURN_IF_ERROR(RecordInventedConstants(stats->invented_constants, options, &*artifact));
+  }
   if (artifact.has_value() && key.has_value()) RETURN_IF_ERROR(SignArtifact(*key, &*artifact));
   return artifact;
 }

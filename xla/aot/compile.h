@@ -34,6 +34,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "xla/backends/gpu/runtime/executable.pb.h"
+#include "xla/hlo/transforms/elided_constant_filler.h"
 
 namespace xla::aot {
 
@@ -91,6 +92,15 @@ struct CompileOptions {
   // them, and collective thunks record them. InvalidArgument when below 1.
   std::optional<int64_t> num_replicas;
   std::optional<int64_t> num_partitions;
+  // What to do with constants whose values the HLO text elided
+  // (`constant({...})`, as dumped benchmark programs print large ones),
+  // applied right after parsing: kError refuses the module naming the first
+  // one; kZeros and kRandom invent their values (elided_constant_filler.h;
+  // kRandom from each constant's name, shape and elided_constants_seed) and
+  // the artifact records it (payload.invented_constants), since its results
+  // are then not the real model's.
+  ElidedConstantsMode elided_constants = ElidedConstantsMode::kError;
+  uint64_t elided_constants_seed = 0;
   // The build date ("YYYY-MM-DD") of the oldest runtime that must read the
   // artifact; empty: this build's.
   std::string target_runtime;
@@ -132,6 +142,8 @@ struct CompileStatistics {
   int64_t passes = 0;            // middle-end passes run
   int64_t num_replicas = 1;      // the device counts compiled for (header or
   int64_t num_partitions = 1;    // options), as the artifact records them
+  // The elided constants whose values were invented, in module order.
+  std::vector<std::string> invented_constants;
   double seconds = 0;            // wall time of the whole compilation
   // Wall time per compile phase, in order (host artifacts only).
   std::vector<std::pair<std::string, double>> phases;
@@ -149,6 +161,8 @@ absl::Status CheckTarget(absl::string_view target);
 
 // Compiles `hlo_text` as `options` say. Errors: InvalidArgument for an
 // unknown target, parse errors naming source_name:line:col, InvalidArgument
+// "<source_name>:<line>: constant %c (...) has an elided value" for an
+// elided constant with elided_constants kError, InvalidArgument
 // "<source_name>: verifier: ..." for a module that does not verify, the
 // middle end's and back end's errors (Unimplemented naming the instruction
 // a target cannot run, LLVM, link and ptxas errors), InternalError when the

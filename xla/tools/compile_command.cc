@@ -13,6 +13,7 @@
 #include "absl/strings/str_split.h"
 #include "xla/aot/artifact_signing.h"
 #include "xla/aot/compile.h"
+#include "xla/tools/elided_constant_flags.h"
 #include "xla/tools/exit_codes.h"
 #include "xla/tools/inspect_command.h"
 #include "xla/util/subprocess.h"
@@ -23,11 +24,13 @@ const char kCompileHelp[] =
     "usage: xla_aot compile FILE.hlo (-o OUT.xaot | --dump_dir=DIR) [--target=host]\n"
     "                       [--dump_passes] [--max_fold_elements=N] [--allow_inexact]\n"
     "                       [--no_loop_opts] [--no_fusion] [--direct_convolutions]\n"
-    "                       [--no_verify] [--host_cpu=CPU] [--host_cpu_variants=CPU,...]\n"
+    "                       [--no_verify] [--no_optimized_hlo] [--host_cpu=CPU]\n"
+    "                       [--host_cpu_variants=CPU,...]\n"
     "                       [--opt_level=N] [--target_runtime=YYYY-MM-DD]\n"
     "                       [--emit_cubin_with_ptx] [--emit_collectives] [-v]\n"
     "                       [--checksum=fnv1a64|crc32c] [--sign_key=NAME.secret]\n"
     "                       [--num_replicas=N] [--num_partitions=P]\n"
+    "                       [--elided_constants=error|zeros|random [--elided_constants_seed=N]]\n"
     "                       [--compile_threads=N]\n"
     "                       [--compile_parts=N]\n"
     "\n"
@@ -62,6 +65,9 @@ const char kCompileHelp[] =
     "                          (default: im2col + GEMM where the types allow)\n"
     "  --no_verify             do not verify after every pass (the input and the\n"
     "                          result are always verified)\n"
+    "  --no_optimized_hlo      do not store the optimized HLO text in the artifact\n"
+    "                          (for humans only; a module with large constants,\n"
+    "                          invented ones included, prints them all there)\n"
     "  --host_cpu=CPU          LLVM CPU for host kernels (default x86-64-v2;\n"
     "                          \"native\" for this machine)\n"
     "  --host_cpu_variants=CPU,...  also store the host kernels built for these\n"
@@ -77,6 +83,10 @@ const char kCompileHelp[] =
     "  --num_partitions=P      its partitions, overriding num_partitions; replica\n"
     "                          groups and source-target pairs are checked against\n"
     "                          N and P, and collectives record them\n"
+    XLA_AOT_ELIDED_CONSTANT_FLAGS_HELP
+    "                        (the artifact records the invented constants:\n"
+    "                        `xla_aot inspect` lists them, `xla_aot run` warns,\n"
+    "                        and `run --reference` invents the same by default)\n"
     "  --sign_key=NAME.secret  sign the artifact with this key (xla_aot keygen);\n"
     "                          runtimes load it when they trust NAME.pub\n"
     "                          (--trusted_key); runtimes before 2026-12-02\n"
@@ -136,6 +146,7 @@ constexpr BoolFlag kBoolFlags[] = {
     {"--no_fusion", &aot::CompileOptions::fusion, false},
     {"--direct_convolutions", &aot::CompileOptions::convolution_as_gemm, false},
     {"--no_verify", &aot::CompileOptions::verify_after_each, false},
+    {"--no_optimized_hlo", &aot::CompileOptions::include_optimized_hlo, false},
 };
 
 // Flags "--name=N" that set one int of CompileOptions, within [0, max].
@@ -262,6 +273,14 @@ std::string ParseFlags(const std::vector<std::string>& args, CompileFlags* f) {
       f->output = args[++i];
       continue;
     }
+    std::string elided_error;
+    ElidedConstantFlags elided;
+    if (ParseElidedConstantFlag(arg, &elided, &elided_error)) {
+      if (!elided_error.empty()) return elided_error;
+      if (elided.mode.has_value()) f->options.elided_constants = *elided.mode;
+      if (elided.seed.has_value()) f->options.elided_constants_seed = *elided.seed;
+      continue;
+    }
     std::optional<std::string> applied = ApplyTableFlag(arg, &f->options);
     if (!applied.has_value()) applied = ApplyOtherFlag(arg, f);
     if (applied.has_value() && !applied->empty()) return *applied;
@@ -315,11 +334,21 @@ std::string Summary(const CompileFlags& flags, const aot::CompiledArtifact& comp
 
 // Compiles, writes the artifact and (with both -o and --dump_dir) the thunk
 // tree as `xla_aot inspect` prints it; the summary line on success.
-absl::StatusOr<std::string> Compile(const CompileFlags& flags, std::ostream* verbose) {
+absl::StatusOr<std::string> Compile(const CompileFlags& flags, std::ostream* verbose,
+                                    std::ostream& err) {
   absl::StatusOr<std::string> text = ReadFile(flags.options.source_name);
   if (!text.ok()) return text.status();
   absl::StatusOr<aot::CompiledArtifact> compiled = aot::Compile(*text, flags.options);
   if (!compiled.ok()) return compiled.status();
+  if (const std::vector<std::string>& invented = compiled->statistics.invented_constants;
+      !invented.empty()) {
+    err << "xla_aot compile: warning: invented the values of " << invented.size()
+        << " elided constant(s) (" << ElidedConstantsModeName(flags.options.elided_constants);
+    if (flags.options.elided_constants == ElidedConstantsMode::kRandom) {
+      err << ", seed " << flags.options.elided_constants_seed;
+    }
+    err << "): results are not the real model's\n";
+  }
   if (verbose != nullptr) {
     const aot::CompileStatistics& s = compiled->statistics;
     *verbose << "compile: for " << s.num_replicas << " replica(s) x " << s.num_partitions << " partition(s): "
@@ -362,7 +391,7 @@ int RunCompile(const std::vector<std::string>& args, std::ostream& out, std::ost
   if (flags.verbose) {
     flags.options.progress = [&err](absl::string_view line) { err << line << std::flush; };
   }
-  absl::StatusOr<std::string> summary = Compile(flags, flags.verbose ? &err : nullptr);
+  absl::StatusOr<std::string> summary = Compile(flags, flags.verbose ? &err : nullptr, err);
   if (!summary.ok()) {
     err << "xla_aot compile: " << summary.status().message() << "\n";
     return kExitBadInput;

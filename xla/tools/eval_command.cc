@@ -10,6 +10,7 @@
 #include "xla/hlo/evaluator/replicated_evaluator.h"
 #include "xla/hlo/parser/hlo_parser.h"
 #include "xla/hlo/verifier/hlo_verifier.h"
+#include "xla/tools/elided_constant_flags.h"
 #include "xla/tools/exit_codes.h"
 #include "xla/tools/stacked_literals.h"
 #include "xla/tools/tensor_io.h"
@@ -21,6 +22,7 @@ const char kEvalHelp[] =
     "usage: xla_aot eval FILE.hlo [--input=A.npy ...] [--random_inputs [--seed=N]]\n"
     "                            [--output_dir=DIR] [--print] [--max_while_iterations=N]\n"
     "                            [--replicas=N] [--save_inputs=DIR]\n"
+    "                            [--elided_constants=error|zeros|random [--elided_constants_seed=N]]\n"
     "\n"
     "Evaluates the module's entry computation on the reference evaluator.\n"
     "\n"
@@ -41,7 +43,8 @@ const char kEvalHelp[] =
     "                        num_partitions); every --input file and every output\n"
     "                        carries a leading dimension of that many participants,\n"
     "                        slice d for participant d; --random_inputs draws each\n"
-    "                        participant's inputs from its own seed\n";
+    "                        participant's inputs from its own seed\n"
+    XLA_AOT_ELIDED_CONSTANT_FLAGS_HELP;
 
 namespace {
 
@@ -51,6 +54,7 @@ struct EvalFlags {
   EvaluatorOptions options;
   int64_t replicas = 0;  // 0: no --replicas, a plain single evaluation
   std::string save_inputs;  // directory for in<i>.npy, or empty
+  ElidedConstantFlags elided;
 };
 
 // Parses flags; returns an error message for bad usage.
@@ -58,6 +62,8 @@ std::string ParseFlags(const std::vector<std::string>& args, EvalFlags* f) {
   for (const std::string& arg : args) {
     std::string error;
     if (ParseTensorIoFlag(arg, &f->io, &error)) {
+      if (!error.empty()) return error;
+    } else if (ParseElidedConstantFlag(arg, &f->elided, &error)) {
       if (!error.empty()) return error;
     } else if (absl::StartsWith(arg, "--max_while_iterations=")) {
       const std::string v = arg.substr(std::string("--max_while_iterations=").size());
@@ -203,10 +209,17 @@ int RunEval(const std::vector<std::string>& args, std::ostream& out, std::ostrea
     err << "xla_aot eval: " << usage << "\n" << kEvalHelp;
     return kExitUsage;
   }
-  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModuleFile(flags.module_path);
+  std::vector<std::string> invented;
+  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloFileFillingElided(
+      flags.module_path, flags.elided.mode.value_or(ElidedConstantsMode::kError),
+      flags.elided.seed.value_or(0), &invented);
   if (!module.ok()) {
     err << module.status().message() << "\n";
     return kExitBadInput;
+  }
+  if (!invented.empty()) {
+    err << "xla_aot eval: warning: invented the values of " << invented.size()
+        << " elided constant(s): results are not the real model's\n";
   }
   if (absl::Status v = VerifyModule(**module); !v.ok()) {
     err << v.message() << "\n";

@@ -8,6 +8,7 @@
 #include "absl/strings/str_join.h"
 #include "google/protobuf/descriptor.h"
 #include "xla/aot/executable.h"
+#include "xla/backends/gpu/runtime/invented_constants.h"
 #include "xla/backends/gpu/runtime/kernel_table.h"
 #include "xla/tools/exit_codes.h"
 #include "xla/tools/thunk_dot.h"
@@ -155,6 +156,9 @@ void PrintTables(const aot::Executable& exe, std::ostream& out) {
       << "streams: " << exe.program().num_streams << "\n"
       << "devices: " << std::max<int64_t>(1, p.num_replicas()) << " replica(s) x "
       << std::max<int64_t>(1, p.num_partitions()) << " partition(s)\n"
+      << (p.has_invented_constants()
+              ? absl::StrCat("constants: ", gpu::InventedConstantsSummary(p.invented_constants()), "\n")
+              : std::string())
       << "kernels (" << p.kernels_size() << "):\n";
   for (size_t i = 0; i < exe.program().kernels.size(); ++i) {
     const gpu::KernelSpec& k = exe.program().kernels[i];

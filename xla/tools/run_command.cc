@@ -11,6 +11,7 @@
 #include "xla/aot/executable.h"
 #include "xla/aot/literal_execution.h"
 #include "xla/aot/replicated_execution.h"
+#include "xla/backends/gpu/runtime/invented_constants.h"
 #include "xla/hlo/evaluator/hlo_evaluator.h"
 #include "xla/hlo/evaluator/replicated_evaluator.h"
 #include "xla/hlo/parser/hlo_parser.h"
@@ -19,6 +20,7 @@
 #include "xla/stream_executor/platform_registry.h"
 #include "xla/tools/bench_command.h"
 #include "xla/tools/chrome_trace.h"
+#include "xla/tools/elided_constant_flags.h"
 #include "xla/tools/exit_codes.h"
 #include "xla/tools/replicated_run.h"
 #include "xla/tools/tensor_io.h"
@@ -32,6 +34,7 @@ const char kRunHelp[] =
     "usage: xla_aot run FILE.xaot [--input=A.npy ...] [--random_inputs [--seed=N]]\n"
     "                            [--output_dir=DIR] [--print]\n"
     "                            [--reference=FILE.hlo | --expected=DIR]\n"
+    "                            [--elided_constants=error|zeros|random [--elided_constants_seed=N]]\n"
     "\n"
     "Loads a compiled artifact (validating all of it) and runs it on its target's\n"
     "device (target host runs on the host platform).\n"
@@ -72,6 +75,11 @@ const char kRunHelp[] =
     "                        stacked arrays) and every output gets the same leading\n"
     "                        dimension. With --reference the oracle is the\n"
     "                        replicated evaluator (`xla_aot eval --replicas=N`)\n"
+    "An artifact compiled with --elided_constants=zeros|random (inspect lists\n"
+    "`constants: N invented`) computes with invented values: run warns on stderr,\n"
+    "and --reference invents the same values in FILE.hlo (the artifact's mode and\n"
+    "seed) unless these flags say otherwise:\n"
+    XLA_AOT_ELIDED_CONSTANT_FLAGS_HELP
     XLA_AOT_TRUST_FLAGS_HELP;
 
 namespace {
@@ -85,6 +93,7 @@ struct RunFlags {
   int64_t replicas = 0;  // 0: no --replicas, one device
   TensorIoFlags io;
   TrustFlags trust;
+  ElidedConstantFlags elided;  // for --reference
 };
 
 std::string ParseFlags(const std::vector<std::string>& args, RunFlags* f) {
@@ -93,6 +102,8 @@ std::string ParseFlags(const std::vector<std::string>& args, RunFlags* f) {
     if (ParseTensorIoFlag(arg, &f->io, &error)) {
       if (!error.empty()) return error;
     } else if (ParseTrustFlag(arg, &f->trust, &error)) {
+      if (!error.empty()) return error;
+    } else if (ParseElidedConstantFlag(arg, &f->elided, &error)) {
       if (!error.empty()) return error;
     } else if (absl::StartsWith(arg, "--tolerance_scale=")) {
       if (!absl::SimpleAtod(arg.substr(std::string("--tolerance_scale=").size()),
@@ -133,6 +144,8 @@ std::string ParseFlags(const std::vector<std::string>& args, RunFlags* f) {
 struct RunOutcome {
   std::vector<Literal> inputs;
   std::vector<Literal> leaves;
+  // payload.invented_constants, when the artifact has it.
+  std::optional<gpu::InventedConstantsProto> invented;
 };
 
 // `shape` with every parameter given a leading dimension `n` (the stacked
@@ -147,10 +160,19 @@ ProgramShape StackedProgramShape(const ProgramShape& shape, int64_t n) {
   return stacked;
 }
 
-absl::StatusOr<RunOutcome> LoadAndRun(const RunFlags& f) {
+// Loads the artifact and runs it; warns on `err` before running an artifact
+// whose constants were invented.
+absl::StatusOr<RunOutcome> LoadAndRun(const RunFlags& f, std::ostream& err) {
   RunOutcome outcome;
   ASSIGN_OR_RETURN(const aot::LoadOptions load, LoadOptionsFromFlags(f.trust));
   ASSIGN_OR_RETURN(std::unique_ptr<aot::Executable> exe, aot::Executable::LoadFromFile(f.artifact, load));
+  if (const gpu::GpuExecutablePayloadProto& p = exe->program().payload_tables();
+      p.has_invented_constants()) {
+    outcome.invented = p.invented_constants();
+    err << "xla_aot run: warning: " << f.artifact << ": constants: "
+        << gpu::InventedConstantsSummary(p.invented_constants())
+        << "; the results are not the real model's\n";
+  }
   if (f.replicas > 0) {
     for (const Shape& p : exe->program_shape().parameters) {
       if (!p.IsArray()) {
@@ -262,11 +284,28 @@ bool CompareLeaves(const std::vector<const Literal*>& leaves, const std::vector<
   return all_pass;
 }
 
+// How --reference fills the reference module's elided constants: the flags,
+// else what the artifact recorded, else refuse them.
+std::pair<ElidedConstantsMode, uint64_t> ReferenceElidedConstants(
+    const ElidedConstantFlags& flags, const std::optional<gpu::InventedConstantsProto>& invented) {
+  ElidedConstantsMode mode = ElidedConstantsMode::kError;
+  uint64_t seed = 0;
+  if (invented.has_value()) {
+    mode = invented->mode() == gpu::INVENTED_CONSTANTS_MODE_RANDOM ? ElidedConstantsMode::kRandom
+                                                                   : ElidedConstantsMode::kZeros;
+    seed = invented->seed();
+  }
+  return {flags.mode.value_or(mode), flags.seed.value_or(seed)};
+}
+
 absl::StatusOr<bool> CompareWithReference(const std::string& path,
                                           const std::vector<Literal>& inputs,
                                           const std::vector<Literal>& actual, double scale,
-                                          int64_t replicas, std::ostream& out) {
-  ASSIGN_OR_RETURN(std::unique_ptr<HloModule> module, ParseHloModuleFile(path));
+                                          int64_t replicas,
+                                          std::pair<ElidedConstantsMode, uint64_t> elided,
+                                          std::ostream& out) {
+  ASSIGN_OR_RETURN(std::unique_ptr<HloModule> module,
+                   ParseHloFileFillingElided(path, elided.first, elided.second, nullptr));
   if (absl::Status v = VerifyModule(*module); !v.ok()) {
     return absl::InvalidArgumentError(v.message());
   }
@@ -314,7 +353,7 @@ int RunRun(const std::vector<std::string>& args, std::ostream& out, std::ostream
     err << "xla_aot run: " << usage << "\n" << kRunHelp;
     return kExitUsage;
   }
-  absl::StatusOr<RunOutcome> run = LoadAndRun(flags);
+  absl::StatusOr<RunOutcome> run = LoadAndRun(flags, err);
   if (!run.ok()) {
     err << "xla_aot run: " << flags.artifact << ": " << run.status().message() << "\n";
     return kExitBadInput;
@@ -340,7 +379,8 @@ int RunRun(const std::vector<std::string>& args, std::ostream& out, std::ostream
       flags.reference.empty()
           ? CompareWithExpected(flags.expected, run->leaves, flags.tolerance_scale, out)
           : CompareWithReference(flags.reference, run->inputs, run->leaves, flags.tolerance_scale,
-                                 flags.replicas, out);
+                                 flags.replicas, ReferenceElidedConstants(flags.elided, run->invented),
+                                 out);
   if (!pass.ok()) {
     err << "xla_aot run: " << (flags.reference.empty() ? "--expected" : "--reference") << ": "
         << pass.status().message() << "\n";

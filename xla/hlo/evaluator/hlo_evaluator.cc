@@ -124,7 +124,8 @@ absl::StatusOr<Literal> EvalContext::Run(const HloComputation& comp,
       if (!instr->has_literal() || instr->literal().elided()) {
         return absl::InvalidArgumentError(absl::StrCat(
             "constant '", instr->name(), "' has an elided value ({...}); the evaluator needs "
-            "the data"));
+            "the data: fill it first (ElidedConstantFiller; xla_aot eval and run --reference "
+            "take --elided_constants=random or =zeros)"));
       }
       values[pos] = instr->literal();
       continue;

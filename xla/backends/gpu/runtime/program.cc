@@ -16,6 +16,7 @@
 #include "xla/backends/gpu/runtime/artifact_header.h"
 #include "xla/backends/gpu/runtime/checksum.h"
 #include "xla/backends/gpu/runtime/host_object_variants.h"
+#include "xla/backends/gpu/runtime/invented_constants.h"
 #include "xla/backends/gpu/runtime/thunk_deserializer.h"
 #include "xla/types/xla_data_convert.h"
 #include "xla/util/logging.h"
@@ -274,6 +275,7 @@ absl::Status BuildTables(Program& p) {
       return Invalid(field, absl::StrCat(count, " is outside [0, ", kMaxDeviceCount, "]"));
     }
   }
+  RETURN_IF_ERROR(ValidateInventedConstants(payload));
   p.num_streams = payload.num_streams() == 0 ? 1 : payload.num_streams();
   if (p.num_streams < 1 || p.num_streams > kMaxStreams) {
     return Invalid("num_streams", absl::StrCat(payload.num_streams(), " is outside [1, ", kMaxStreams, "]"));

@@ -17,9 +17,6 @@ using canonicalize::AddOp;
 using canonicalize::AddReshape;
 using canonicalize::IsStaticShape;
 
-// More kernel positions than this would make a concatenate of that many
-// slices; such windows keep the direct convolution.
-constexpr int64_t kMaxKernelPositions = 1024;
 
 // The window of `conv` with one entry per spatial dim (absent entries are
 // the defaults), or nullopt when it does not match `spatial`.
@@ -174,7 +171,12 @@ bool ConvolutionRunsAsGemm(const HloInstruction& conv, const ConvolutionToGemmOp
   }
   double rows = 1;
   for (int64_t d = 0; d + 1 < rank; ++d) rows *= static_cast<double>(out.dimensions(d));
-  if (rows == 0 || out.dimensions(rank - 1) == 0 || positions > kMaxKernelPositions) return false;
+  if (rows == 0 || out.dimensions(rank - 1) == 0) return false;
+  // The cost estimate (convolution_to_gemm.h): few kernel positions, and an
+  // output with at least as many spatial positions as the window has.
+  int64_t output_positions = 1;
+  for (int64_t s = 1; s + 1 < rank; ++s) output_positions *= out.dimensions(s);
+  if (positions > options.max_kernel_positions || output_positions < positions) return false;
   const double im2col_bytes = rows * static_cast<double>(positions) *
                               static_cast<double>(in.dimensions(rank - 1)) * ByteWidth(type);
   return im2col_bytes <= static_cast<double>(options.max_im2col_bytes);

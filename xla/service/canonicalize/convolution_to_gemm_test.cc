@@ -128,6 +128,31 @@ TEST(ConvolutionToGemm, NonCanonicalIsKept) {
                     "dim_labels=bf01_oi01->bf01"));
 }
 
+// A weight-gradient convolution (as JAX writes one for a 3x3 filter over
+// 13x11 activations): the window spans the activations and the output is
+// the filter, so im2col would copy the input 143 times for 9 output
+// positions. The cost estimate keeps it direct.
+TEST(ConvolutionToGemm, WeightGradientWindowIsKept) {
+  ExpectKept(Module("f32[3,15,13,2]", "f32[13,11,2,5]",
+                    "f32[3,3,3,5] convolution(x, k), window={size=13x11}, "
+                    "dim_labels=b01f_01io->b01f"));
+}
+
+// More kernel positions than max_kernel_positions stay direct even when
+// the output is large; at the limit im2col is taken.
+TEST(ConvolutionToGemm, KernelPositionLimit) {
+  const std::string hlo = Module("f32[1,17,16,2]", "f32[5,5,2,3]",
+                                 "f32[1,13,12,3] convolution(x, k), window={size=5x5}, "
+                                 "dim_labels=b01f_01io->b01f");
+  ConvolutionToGemmOptions options;
+  options.max_kernel_positions = 24;
+  ExpectKept(hlo, options);
+  options.max_kernel_positions = 25;
+  ConvolutionToGemm pass(options);
+  PassResult r = RunPassAndCheck(pass, hlo);
+  EXPECT_TRUE(r.changed) << r.text;
+}
+
 TEST(ConvolutionToGemm, LargeIm2colIsKept) {
   // im2col would be [2*9*7, 27] f32 = 13608 bytes.
   ConvolutionToGemmOptions options;

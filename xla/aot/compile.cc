@@ -245,6 +245,11 @@ absl::StatusOr<std::optional<gpu::GpuExecutableProto>> CompileText(
   stats->num_partitions = module->config().num_partitions.value_or(1);
   stats->computations_before = static_cast<int64_t>(module->computations().size());
   ASSIGN_OR_RETURN(std::optional<gpu::GpuExecutableProto> artifact, CompileModule(module.get(), options, stats));
+  if (artifact.has_value()) {
+    stats->memory = gpu::ComputeMemoryReport(artifact->payload());
+    RETURN_IF_ERROR(gpu::CheckFitsDeviceMemory(stats->memory, options.device_memory_bytes,
+                                               options.source_name));
+  }
   if (artifact.has_value() && key.has_value()) RETURN_IF_ERROR(SignArtifact(*key, &*artifact));
   return artifact;
 }

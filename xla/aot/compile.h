@@ -34,6 +34,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "xla/backends/gpu/runtime/executable.pb.h"
+#include "xla/backends/gpu/runtime/memory_report.h"
 
 namespace xla::aot {
 
@@ -91,6 +92,12 @@ struct CompileOptions {
   // them, and collective thunks record them. InvalidArgument when below 1.
   std::optional<int64_t> num_replicas;
   std::optional<int64_t> num_partitions;
+  // The memory of one device, in bytes; 0: no limit. A program whose
+  // per-device peak (memory_report.h: parameters, outputs, temporaries and
+  // constants; host-offloaded buffers are not device memory) exceeds it is
+  // refused with ResourceExhausted naming each part and the limit. Checked
+  // on the artifact, so not with middle_end_only.
+  int64_t device_memory_bytes = 0;
   // The build date ("YYYY-MM-DD") of the oldest runtime that must read the
   // artifact; empty: this build's.
   std::string target_runtime;
@@ -133,6 +140,9 @@ struct CompileStatistics {
   int64_t num_replicas = 1;      // the device counts compiled for (header or
   int64_t num_partitions = 1;    // options), as the artifact records them
   double seconds = 0;            // wall time of the whole compilation
+  // The artifact's per-device memory (ComputeMemoryReport); zeros with
+  // middle_end_only.
+  gpu::MemoryReport memory;
   // Wall time per compile phase, in order (host artifacts only).
   std::vector<std::pair<std::string, double>> phases;
 };

@@ -405,9 +405,11 @@ TEST_F(CudaFakeDriverTest, PinnedHostMemoryIsWhatTheCopiesReadAndWrite) {
   EXPECT_FALSE(copies[0].dst_pinned);
   EXPECT_EQ(copies[1].kind, "dtoh");
   EXPECT_FALSE(copies[1].dst_pinned);
-  // Pinned memory is not a device allocation.
+  // Pinned memory is not a device allocation: the device-to-device copy is
+  // refused (the stream's sticky error).
   DeviceMemoryBase as_device(*pinned, 44);
-  EXPECT_FALSE(stream->Memcpy(&as_device, device.get(), 44).ok());
+  const absl::Status enqueued = stream->Memcpy(&as_device, device.get(), 44);
+  EXPECT_FALSE(enqueued.ok() && stream->BlockHostUntilDone().ok());
   EXPECT_TRUE(executor_->DeallocateHost(*pinned).ok());
   EXPECT_EQ(driver_.live_host_allocations(), 0);
   EXPECT_FALSE(executor_->DeallocateHost(*pinned).ok());  // freed twice

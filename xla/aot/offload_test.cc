@@ -15,6 +15,7 @@
 #include "xla/aot/compile.h"
 #include "xla/aot/executable.h"
 #include "xla/aot/literal_execution.h"
+#include "xla/backends/gpu/runtime/checksum.h"
 #include "xla/backends/gpu/runtime/memory_report.h"
 #include "xla/backends/gpu/runtime/runtime_test_util.h"
 #include "xla/hlo/evaluator/hlo_evaluator.h"
@@ -200,6 +201,45 @@ TEST(OffloadTest, FakeCudaDriverUsesPinnedMemoryAndAsyncCopiesOnTheOffloadStream
   EXPECT_TRUE(offload[1].src_pinned);
   EXPECT_EQ(offload[0].stream, offload[1].stream);
   EXPECT_NE(offload[0].stream, main_stream);
+}
+
+// The loader accepts memory space 0 and 5 (host, temporaries only) and
+// refuses anything else, naming the field.
+TEST(OffloadTest, LoaderChecksTheMemorySpace) {
+  absl::StatusOr<gpu::GpuExecutableProto> proto = CompileToProto(kOffload, Options("host"));
+  ASSERT_TRUE(proto.ok()) << proto.status();
+  const int64_t host = HostAllocations(proto->payload())[0];
+  int64_t output = -1;
+  for (const gpu::BufferAllocationProto& a : proto->payload().allocations()) {
+    if (a.is_output()) output = a.index();
+  }
+  ASSERT_GE(output, 0);
+  struct Case {
+    int64_t allocation;
+    int64_t memory_space;
+    std::string error;  // "" when the artifact loads
+  };
+  const Case cases[] = {
+      {host, 5, ""},
+      {host, 0, ""},
+      {host, 7, absl::StrCat("allocations[", host, "].memory_space: 7 is not a memory space")},
+      {output, 5, absl::StrCat("allocations[", output,
+                               "].memory_space: 5 (host) is allowed only on temporaries")},
+  };
+  for (const Case& c : cases) {
+    gpu::GpuExecutableProto changed = *proto;
+    changed.mutable_payload()->mutable_allocations(c.allocation)->set_memory_space(c.memory_space);
+    gpu::SealArtifact(&changed);
+    absl::StatusOr<std::unique_ptr<Executable>> exe =
+        Executable::LoadFromBytes(SerializeDeterministically(changed));
+    if (c.error.empty()) {
+      EXPECT_TRUE(exe.ok()) << exe.status();
+      continue;
+    }
+    ASSERT_FALSE(exe.ok()) << c.memory_space;
+    EXPECT_EQ(exe.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_TRUE(absl::StrContains(exe.status().message(), c.error)) << exe.status();
+  }
 }
 
 TEST(OffloadTest, DeviceMemoryLimitRefusesWithEveryPart) {

@@ -281,6 +281,9 @@ absl::StatusOr<std::optional<gpu::GpuExecutableProto>> CompileText(
   ASSIGN_OR_RETURN(std::optional<gpu::GpuExecutableProto> artifact, CompileModule(module.get(), options, stats));
   if (artifact.has_value()) {
     RETURN_IF_ERROR(RecordInventedConstants(stats->invented_constants, options, &*artifact));
+    stats->memory = gpu::ComputeMemoryReport(artifact->payload());
+    RETURN_IF_ERROR(gpu::CheckFitsDeviceMemory(stats->memory, options.device_memory_bytes,
+                                               options.source_name));
   }
   if (artifact.has_value() && key.has_value()) RETURN_IF_ERROR(SignArtifact(*key, &*artifact));
   return artifact;

@@ -34,6 +34,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "xla/backends/gpu/runtime/executable.pb.h"
+#include "xla/backends/gpu/runtime/memory_report.h"
 #include "xla/hlo/transforms/elided_constant_filler.h"
 
 namespace xla::aot {
@@ -101,6 +102,12 @@ struct CompileOptions {
   // are then not the real model's.
   ElidedConstantsMode elided_constants = ElidedConstantsMode::kError;
   uint64_t elided_constants_seed = 0;
+  // The memory of one device, in bytes; 0: no limit. A program whose
+  // per-device peak (memory_report.h: parameters, outputs, temporaries and
+  // constants; host-offloaded buffers are not device memory) exceeds it is
+  // refused with ResourceExhausted naming each part and the limit. Checked
+  // on the artifact, so not with middle_end_only.
+  int64_t device_memory_bytes = 0;
   // The build date ("YYYY-MM-DD") of the oldest runtime that must read the
   // artifact; empty: this build's.
   std::string target_runtime;
@@ -145,6 +152,9 @@ struct CompileStatistics {
   // The elided constants whose values were invented, in module order.
   std::vector<std::string> invented_constants;
   double seconds = 0;            // wall time of the whole compilation
+  // The artifact's per-device memory (ComputeMemoryReport); zeros with
+  // middle_end_only.
+  gpu::MemoryReport memory;
   // Wall time per compile phase, in order (host artifacts only).
   std::vector<std::pair<std::string, double>> phases;
 };

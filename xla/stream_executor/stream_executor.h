@@ -11,6 +11,7 @@
 #define XLA_STREAM_EXECUTOR_STREAM_EXECUTOR_H_
 
 #include <cstdint>
+#include <cstdlib>
 #include <map>
 #include <memory>
 #include <string>
@@ -60,6 +61,38 @@ class StreamExecutor {
   // Bytes currently allocated through this executor (as requested, before
   // rounding). For tests and memory accounting.
   virtual uint64_t allocated_bytes() const = 0;
+
+  // Allocates `size` bytes of uninitialized host memory that this device's
+  // streams copy to and from (the host side of Stream::Memcpy) and whose
+  // address the device's kernels and copies may use directly: page-locked
+  // (pinned) memory where the platform has it (cuda: cuMemHostAlloc, which
+  // on a unified-addressing device is also a device address), ordinary
+  // memory otherwise. Aligned to kAllocationAlignment. Size 0 returns
+  // nullptr (which DeallocateHost accepts). ResourceExhausted when the
+  // memory is not available (the message names the size and the device);
+  // never throws. Free it with DeallocateHost. This default returns
+  // ordinary memory (std::aligned_alloc), right for a platform whose device
+  // memory is host memory.
+  virtual absl::StatusOr<void*> AllocateHost(uint64_t size) {
+    if (size == 0) return nullptr;
+    const uint64_t rounded =
+        (size + kAllocationAlignment - 1) / kAllocationAlignment * kAllocationAlignment;
+    void* memory = rounded < size ? nullptr : std::aligned_alloc(kAllocationAlignment, rounded);
+    if (memory == nullptr) {
+      return absl::ResourceExhaustedError(absl::StrCat("cannot allocate ", size,
+                                                       " bytes of host memory for ",
+                                                       platform_name(), " device ",
+                                                       device_ordinal(), ": out of memory"));
+    }
+    return memory;
+  }
+  // Frees memory returned by AllocateHost; nullptr is a no-op. Work that
+  // still uses the memory must have finished. The platform's error when it
+  // refuses the pointer (cuda: not from cuMemHostAlloc).
+  virtual absl::Status DeallocateHost(void* memory) {
+    std::free(memory);
+    return absl::OkStatus();
+  }
 
   // A new stream with its own queue. Fails when the device cannot create
   // one (for example, no thread could be started).

@@ -13,6 +13,7 @@
 #include "absl/strings/str_split.h"
 #include "xla/aot/artifact_signing.h"
 #include "xla/aot/compile.h"
+#include "xla/backends/gpu/runtime/memory_report.h"
 #include "xla/tools/elided_constant_flags.h"
 #include "xla/tools/exit_codes.h"
 #include "xla/tools/inspect_command.h"
@@ -109,6 +110,11 @@ const char kCompileHelp[] =
     "                          through NCCL with `xla_aot run --replicas=N`)\n"
     "  --opt_level=N           LLVM optimization level for host kernels, 0..3\n"
     "                          (default 3; 0 compiles fastest)\n"
+    "  --device_memory=SIZE    the memory of one device (80GiB, 141GiB, 512MiB, or\n"
+    "                          bytes): refuse a program whose per-device peak\n"
+    "                          (parameters + outputs + temporaries + constants, as\n"
+    "                          the memory report after the summary shows) exceeds\n"
+    "                          it, naming each part (exit 1)\n"
     "  -v, --verbose           report progress on stderr: each phase, the running\n"
     "                          middle-end pass and kernels compiled i/N (at most\n"
     "                          about once a second or every 5%)\n"
@@ -252,6 +258,12 @@ std::optional<std::string> ApplyOtherFlag(const std::string& arg, CompileFlags* 
     }
     return absl::StrCat("bad --checksum value '", *v, "' (fnv1a64 or crc32c)");
   }
+  if (auto v = value("--device_memory=")) {
+    absl::StatusOr<int64_t> bytes = gpu::ParseByteSize(*v);
+    if (!bytes.ok()) return absl::StrCat("--device_memory: ", bytes.status().message());
+    f->options.device_memory_bytes = *bytes;
+    return kApplied;
+  }
   if (auto v = value("--max_fold_elements=")) {
     int64_t& n = f->options.max_fold_elements;
     if (!absl::SimpleAtoi(*v, &n) || n < 0) {
@@ -323,13 +335,16 @@ std::string Summary(const CompileFlags& flags, const aot::CompiledArtifact& comp
     if (t >= 0.0005) absl::StrAppendFormat(&phases, "%s %s %.3fs", phases.empty() ? "; phases:" : ",", phase, t);
   }
   const double reuse = s.naive_temp_bytes > 0 ? 100.0 * s.temp_bytes / s.naive_temp_bytes : 0.0;
+  // The memory report follows the summary line (not with middle_end_only).
+  const std::string memory =
+      flags.output.empty() ? "" : gpu::FormatMemoryReport(s.memory, "compile: ");
   return absl::StrFormat(
       "compile: %s: %d -> %d instructions, %d -> %d computations, %s; temp %d bytes "
       "(%.1f%% of %d without reuse); %d passes in %.3fs%s%s; %s\n",
       flags.options.source_name, s.instructions_before, s.instructions_after,
       s.computations_before, s.computations_after, s.fusion_stats, s.temp_bytes, reuse,
       s.naive_temp_bytes, s.passes, s.seconds,
-      flags.output.empty() ? " (middle end only, no artifact)" : "", phases, wrote);
+      flags.output.empty() ? " (middle end only, no artifact)" : "", phases, wrote) + memory;
 }
 
 // Compiles, writes the artifact and (with both -o and --dump_dir) the thunk
@@ -353,6 +368,8 @@ absl::StatusOr<std::string> Compile(const CompileFlags& flags, std::ostream* ver
     const aot::CompileStatistics& s = compiled->statistics;
     *verbose << "compile: for " << s.num_replicas << " replica(s) x " << s.num_partitions << " partition(s): "
              << s.num_replicas * s.num_partitions << " device(s) per run\n";
+    *verbose << "compile: offloaded to host memory: " << gpu::FormatBytes(s.memory.host_offloaded_bytes)
+             << "; device memory peak " << gpu::FormatBytes(s.memory.peak_bytes) << " per device\n";
   }
   if (flags.output.empty()) return Summary(flags, *compiled);
   if (absl::Status s = WriteFileBytes(flags.output, compiled->bytes); !s.ok()) return s;

@@ -411,3 +411,100 @@ TEST(CompileCommand, HelpNamesOutputAndTarget) {
 
 }  // namespace
 }  // namespace xla::cli
+
+namespace xla::cli {
+namespace {
+
+constexpr char kOffloadModule[] = R"(
+HloModule offload_cli
+ENTRY main {
+  p = f32[9,5] parameter(0)
+  e = f32[9,5] exponential(p)
+  off = f32[9,5] custom-call(e), custom_call_target="MoveToHost"
+  n = f32[9,5] negate(e)
+  back = f32[9,5] custom-call(off), custom_call_target="MoveToDevice"
+  ROOT r = f32[9,5] multiply(n, back)
+}
+)";
+
+// The memory report after the summary line, by hand: parameter 180 bytes,
+// output 180, device temps 256 (e, 180 bytes rounded to 256; fusion
+// recomputes e for n, and back lives in the output), offloaded 256; and
+// --device_memory refusing one
+// byte below the peak (exit 1, each part named), accepting the peak.
+TEST(CompileCommand, MemoryReportAndDeviceMemoryLimit) {
+  const std::string module = WriteModule("offload_cli.hlo", kOffloadModule);
+  const std::string artifact = TempPath("offload_cli.xaot");
+  Result ok = RunCompileCli({module, "-o", artifact, "--host_cpu_variants=none", "-v"});
+  ASSERT_EQ(ok.code, kExitOk) << ok.err;
+  for (const char* want : {"compile: device memory per device: peak",
+                           "compile:   parameters 180 bytes, outputs 180 bytes, temporaries",
+                           "compile: host memory (offloaded): 256 bytes"}) {
+    EXPECT_TRUE(absl::StrContains(ok.out, want)) << want << "\n" << ok.out;
+  }
+  EXPECT_TRUE(absl::StrContains(ok.err, "compile: offloaded to host memory: 256 bytes")) << ok.err;
+  // inspect prints the same figures.
+  std::ostringstream inspected, ignored;
+  ASSERT_EQ(RunInspect({artifact}, inspected, ignored), kExitOk) << ignored.str();
+  const size_t at = ok.out.find("device memory per device: peak ");
+  ASSERT_NE(at, std::string::npos);
+  const std::string peak_line = ok.out.substr(at, ok.out.find('\n', at) - at);
+  EXPECT_TRUE(absl::StrContains(inspected.str(), peak_line)) << peak_line << "\n" << inspected.str();
+  EXPECT_TRUE(absl::StrContains(inspected.str(), "temp host_memory")) << inspected.str();
+  // The peak in bytes, from the line "peak N bytes" or "peak X KiB (N bytes)".
+  const size_t open = peak_line.find('(');
+  const std::string digits = open == std::string::npos
+                                 ? peak_line.substr(peak_line.find("peak ") + 5)
+                                 : peak_line.substr(open + 1);
+  const int64_t peak = std::stoll(digits);
+  EXPECT_EQ(peak, 180 + 180 + 256) << peak_line;
+  Result fits = RunCompileCli({module, "-o", artifact, "--host_cpu_variants=none",
+                               "--device_memory=" + std::to_string(peak)});
+  EXPECT_EQ(fits.code, kExitOk) << fits.err;
+  Result refused = RunCompileCli({module, "-o", artifact, "--host_cpu_variants=none",
+                                  "--device_memory=" + std::to_string(peak - 1)});
+  EXPECT_EQ(refused.code, kExitBadInput);
+  for (const char* want : {"needs", "parameters 180 bytes", "outputs 180 bytes",
+                           "temporaries 256 bytes", "constants 0 bytes",
+                           "host-offloaded 256 bytes", "the device has 615 bytes"}) {
+    EXPECT_TRUE(absl::StrContains(refused.err, want)) << want << "\n" << refused.err;
+  }
+  Result bad = RunCompileCli({module, "-o", artifact, "--device_memory=80XB"});
+  EXPECT_EQ(bad.code, kExitUsage);
+  EXPECT_TRUE(absl::StrContains(bad.err, "bad memory size '80XB'")) << bad.err;
+  Result gib = RunCompileCli({module, "-o", artifact, "--host_cpu_variants=none",
+                              "--device_memory=80GiB"});
+  EXPECT_EQ(gib.code, kExitOk) << gib.err;
+}
+
+// A 160 GB temporary (more than the machine has) fails the run with exit 1
+// and a message naming the allocation and its size, not std::bad_alloc.
+TEST(CompileCommand, RunWithAnAllocationThatCannotBeHadFailsNamingIt) {
+  const std::string module = WriteModule("huge_temp.hlo", R"(
+HloModule huge_temp
+add {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  ROOT s = f32[] add(x, y)
+}
+ENTRY main {
+  a = f32[200000] parameter(0)
+  e = f32[200000] exponential(a)
+  big = f32[200000,200000] broadcast(e), dimensions={0}
+  kept = f32[200000,200000] opt-barrier(big)
+  zero = f32[] constant(0)
+  ROOT m = f32[] reduce(kept, zero), dimensions={0,1}, to_apply=add
+}
+)");
+  const std::string artifact = TempPath("huge_temp.xaot");
+  Result compiled = RunCompileCli({module, "-o", artifact, "--host_cpu_variants=none"});
+  ASSERT_EQ(compiled.code, kExitOk) << compiled.err;
+  std::ostringstream out, err;
+  const int code = RunRun({artifact, "--random_inputs"}, out, err);
+  EXPECT_EQ(code, kExitBadInput);
+  EXPECT_TRUE(absl::StrContains(err.str(), "(temp, 160000000000 bytes)")) << err.str();
+  EXPECT_TRUE(absl::StrContains(err.str(), "cannot allocate allocation")) << err.str();
+}
+
+}  // namespace
+}  // namespace xla::cli

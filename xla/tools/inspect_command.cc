@@ -10,6 +10,7 @@
 #include "xla/aot/executable.h"
 #include "xla/backends/gpu/runtime/invented_constants.h"
 #include "xla/backends/gpu/runtime/kernel_table.h"
+#include "xla/backends/gpu/runtime/memory_report.h"
 #include "xla/tools/exit_codes.h"
 #include "xla/tools/thunk_dot.h"
 #include "xla/tools/trust_flags.h"
@@ -180,8 +181,10 @@ void PrintTables(const aot::Executable& exe, std::ostream& out) {
     if (a.is_constant) out << " constant " << a.constant_index;
     if (a.is_output) out << " output";
     if (a.is_temp) out << " temp";
+    if (a.in_host_memory()) out << " host_memory";
     out << "\n";
   }
+  out << gpu::FormatMemoryReport(gpu::ComputeMemoryReport(p), "");
   out << "constants (" << p.constants_size() << "):\n";
   for (int i = 0; i < p.constants_size(); ++i) {
     out << "  [" << i << "] " << p.constants(i).content().size() << " bytes\n";

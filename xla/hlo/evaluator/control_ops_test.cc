@@ -284,7 +284,8 @@ TEST(ControlOpsTest, PassThroughCustomCallsKeepTheValue) {
 ENTRY e {
   p = f32[3] parameter(0)
   s = f32[3] custom-call(p), custom_call_target="Sharding", sharding={replicated}
-  ROOT h = f32[3] custom-call(s), custom_call_target="MoveToHost"
+  h = f32[3] custom-call(s), custom_call_target="MoveToHost"
+  ROOT d = f32[3] custom-call(h), custom_call_target="MoveToDevice"
 })", {evaluator_test::MakeLiteral(PrimitiveType::F32, {3}, {1.5, -2, 7})});
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_EQ(evaluator_test::Values(*r), (std::vector<double>{1.5, -2, 7}));

@@ -51,6 +51,7 @@ struct BufferInfo {
   int64_t end = -1;
   int64_t size = 0;
   int64_t writers = 0;  // non-forwarding, non-parameter, non-constant positions
+  int64_t move_to_host = 0;  // of the writers, custom-call MoveToHost results
   std::vector<int64_t> params;     // positions of entry parameter leaves
   std::vector<int64_t> constants;  // positions of constant leaves
   std::vector<int64_t> outputs;    // positions of entry root leaves
@@ -159,6 +160,7 @@ class BufferAssigner {
     x.end = std::max(x.end, y.end);
     x.size = std::max(x.size, y.size);
     x.writers += y.writers;
+    x.move_to_host += y.move_to_host;
     x.params.insert(x.params.end(), y.params.begin(), y.params.end());
     x.constants.insert(x.constants.end(), y.constants.begin(), y.constants.end());
     x.outputs.insert(x.outputs.end(), y.outputs.begin(), y.outputs.end());
@@ -217,6 +219,7 @@ class BufferAssigner {
         bi.constants.push_back(p);
       } else if (!IsForwardingInstruction(*instr)) {
         ++bi.writers;
+        if (IsMoveToHost(*instr)) ++bi.move_to_host;
       }
       if (instr == root) {
         bi.outputs.push_back(p);
@@ -286,6 +289,8 @@ class BufferAssigner {
   // Whether one buffer may hold both a's and b's positions (fixed kinds).
   bool CompatibleKinds(const BufferInfo& a, const BufferInfo& b) {
     if (!a.constants.empty() || !b.constants.empty()) return false;
+    // An offloaded buffer never shares bytes with a device one.
+    if ((a.move_to_host > 0) != (b.move_to_host > 0)) return false;
     if (a.params.size() + b.params.size() > 1) return false;
     if (a.outputs.size() + b.outputs.size() > 1) return false;
     const std::vector<int64_t>& params = a.params.empty() ? b.params : a.params;
@@ -458,13 +463,31 @@ class BufferAssigner {
     return std::move(result_);
   }
 
+  // Whether merged buffer `b` lives in host memory: written only by
+  // MoveToHost, and neither a parameter, a constant nor a result.
+  bool InHostMemory(int64_t b) {
+    const BufferInfo& bi = info(b);
+    return bi.move_to_host > 0 && bi.move_to_host == bi.writers && bi.params.empty() &&
+           bi.constants.empty() && bi.outputs.empty();
+  }
+
   void AllocateTemps(absl::flat_hash_map<int64_t, std::pair<int64_t, int64_t>>* placed) {
+    AllocateTemps(kDeviceMemorySpace, placed);
+    AllocateTemps(kHostMemorySpace, placed);
+  }
+
+  // Packs the unplaced buffers of `memory_space` into one new temp
+  // allocation (none when there are none).
+  void AllocateTemps(int64_t memory_space,
+                     absl::flat_hash_map<int64_t, std::pair<int64_t, int64_t>>* placed) {
     struct Item {
       int64_t start, end, size, buffer;
     };
+    const bool host = memory_space == kHostMemorySpace;
     std::vector<Item> items;
     for (int64_t b = 0; b < aa_.buffer_count(); ++b) {
       if (Find(b) != b || placed->contains(b) || info_[b].end < 0) continue;
+      if (InHostMemory(b) != host) continue;
       items.push_back({info_[b].start, info_[b].end, AlignUp(info_[b].size, options_.alignment), b});
     }
     if (items.empty()) return;
@@ -473,6 +496,8 @@ class BufferAssigner {
     });
     const int64_t temp = NewAllocation(0);
     result_.allocations_[temp].is_temp = true;
+    result_.allocations_[temp].memory_space = memory_space;
+    int64_t naive = 0, peak = 0;
     BestFitHeap heap;
     // (end, offset, size) of live items, earliest end on top.
     using Live = std::tuple<int64_t, int64_t, int64_t>;
@@ -485,17 +510,23 @@ class BufferAssigner {
         heap.Free(offset, size);
         live_bytes -= size;
       }
-      result_.naive_temp_bytes_ += item.size;
+      naive += item.size;
       int64_t offset = 0;
       if (item.size > 0) {
         offset = heap.Allocate(item.size);
         live.push({item.end, offset, item.size});
         live_bytes += item.size;
-        result_.peak_live_temp_bytes_ = std::max(result_.peak_live_temp_bytes_, live_bytes);
+        peak = std::max(peak, live_bytes);
       }
       (*placed)[item.buffer] = {temp, offset};
     }
     result_.allocations_[temp].size = heap.size();
+    if (host) {
+      result_.host_temp_bytes_ = heap.size();
+      return;
+    }
+    result_.naive_temp_bytes_ = naive;
+    result_.peak_live_temp_bytes_ = peak;
     result_.total_temp_bytes_ = heap.size();
   }
 
@@ -537,6 +568,7 @@ std::string BufferAssignment::ToString() const {
     }
     if (a.is_output) absl::StrAppend(&out, " output");
     if (a.is_temp) absl::StrAppend(&out, " temp");
+    if (a.memory_space != kDeviceMemorySpace) absl::StrAppend(&out, " memory_space=", a.memory_space);
     absl::StrAppend(&out, "\n");
   }
   absl::StrAppend(&out, "slices:\n");
@@ -557,10 +589,21 @@ std::string BufferAssignment::ToString() const {
                     s.offset, ", ", s.offset + s.size, ")\n");
   }
   absl::StrAppend(&out, "stats: temp_bytes=", total_temp_bytes_,
+                  host_temp_bytes_ > 0 ? absl::StrCat(" host_temp_bytes=", host_temp_bytes_) : "",
                   " naive_temp_bytes=", naive_temp_bytes_,
                   " peak_live_temp_bytes=", peak_live_temp_bytes_,
                   " in_place=", in_place_count_, "\n");
   return out;
+}
+
+bool IsMoveToHost(const HloInstruction& instr) {
+  return instr.opcode() == HloOpcode::kCustomCall &&
+         instr.GetString(AttrId::kCustomCallTarget) == "MoveToHost";
+}
+
+bool IsMoveToDevice(const HloInstruction& instr) {
+  return instr.opcode() == HloOpcode::kCustomCall &&
+         instr.GetString(AttrId::kCustomCallTarget) == "MoveToDevice";
 }
 
 absl::StatusOr<BufferAssignment> AssignBuffers(const HloModule& module,

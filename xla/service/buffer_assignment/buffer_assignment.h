@@ -11,7 +11,13 @@
 //     is then marked is_output as well;
 //   * at most one temp allocation (is_temp) holding every other buffer at an
 //     offset, packed by a best-fit heap simulation over the schedule so that
-//     buffers whose lifetimes do not overlap reuse the same bytes.
+//     buffers whose lifetimes do not overlap reuse the same bytes;
+//   * at most one more temp allocation in host memory (memory_space
+//     kHostMemorySpace), packed the same way, holding the offloaded
+//     buffers: those written only by custom-call MoveToHost (and forwarded
+//     by bitcasts, tuples and get-tuple-elements), never a parameter, a
+//     constant or a result. A host buffer is never merged in place with a
+//     device buffer, so the two spaces never share bytes.
 // Buffers are the alias classes of alias_analysis.h, joined further where an
 // instruction writes in place over an operand that dies at it
 // (in_place.h). A value used inside a while body or condition lives across
@@ -48,7 +54,18 @@ struct BufferAllocation {
   ShapeIndex constant_shape_index;
   bool is_output = false;
   bool is_temp = false;
+  // kDeviceMemorySpace, or kHostMemorySpace for the host temp allocation.
+  int64_t memory_space = 0;
 };
+
+// BufferAllocation::memory_space values, XLA's numbering (S(5) in layouts).
+inline constexpr int64_t kDeviceMemorySpace = 0;
+inline constexpr int64_t kHostMemorySpace = 5;
+
+// Whether `instr` is custom-call "MoveToHost" / "MoveToDevice", JAX's
+// activation-offloading markers.
+bool IsMoveToHost(const HloInstruction& instr);
+bool IsMoveToDevice(const HloInstruction& instr);
 
 struct BufferSlice {
   int64_t allocation = 0;
@@ -87,6 +104,8 @@ class BufferAssignment {
   }
   // Size of the temp allocation (0 when there is none).
   int64_t total_temp_bytes() const { return total_temp_bytes_; }
+  // Size of the host-memory temp allocation (0 when nothing is offloaded).
+  int64_t host_temp_bytes() const { return host_temp_bytes_; }
   // Sum of the aligned sizes of all temp buffers: the temp size without reuse.
   int64_t naive_temp_bytes() const { return naive_temp_bytes_; }
   // Largest sum of aligned temp buffer sizes live at one time (a lower bound
@@ -112,6 +131,7 @@ class BufferAssignment {
   std::vector<std::pair<const HloComputation*, std::vector<const HloInstruction*>>> order_;
   std::vector<std::pair<ShapeIndex, BufferSlice>> output_slices_;
   int64_t total_temp_bytes_ = 0;
+  int64_t host_temp_bytes_ = 0;
   int64_t naive_temp_bytes_ = 0;
   int64_t peak_live_temp_bytes_ = 0;
   int64_t in_place_count_ = 0;

@@ -1,5 +1,6 @@
 #include "xla/service/buffer_assignment/buffer_assignment.h"
 
+#include "absl/strings/match.h"
 #include "gtest/gtest.h"
 #include "xla/hlo/parser/hlo_parser.h"
 #include "xla/service/buffer_assignment/buffer_assignment_checker.h"
@@ -303,6 +304,75 @@ ENTRY e {
   EXPECT_NE(text.find("a{} -> allocation 2 [0, 400)"), std::string::npos) << text;
   EXPECT_NE(text.find("stats: temp_bytes=512 naive_temp_bytes=512"), std::string::npos) << text;
   EXPECT_EQ(text, r.assignment.ToString());
+}
+
+}  // namespace
+}  // namespace xla
+
+namespace xla {
+namespace {
+
+// Offloaded activations (MoveToHost results) live in a host-memory temp
+// allocation of their own; nothing else does.
+TEST(BufferAssignment, MoveToHostResultsGetTheHostTempAllocation) {
+  Assigned a = Assign(R"(
+HloModule m
+ENTRY e {
+  p = f32[5,3] parameter(0)
+  x = f32[5,3] exponential(p)
+  off = f32[5,3] custom-call(x), custom_call_target="MoveToHost"
+  y = f32[5,3] negate(x)
+  back = f32[5,3] custom-call(off), custom_call_target="MoveToDevice"
+  ROOT r = f32[5,3] add(y, back)
+})");
+  const BufferAllocation& host = a.Allocation("off");
+  EXPECT_TRUE(host.is_temp);
+  EXPECT_EQ(host.memory_space, kHostMemorySpace);
+  EXPECT_EQ(host.size, 256);  // 60 bytes, aligned
+  EXPECT_EQ(a.assignment.host_temp_bytes(), 256);
+  int host_allocations = 0;
+  for (const BufferAllocation& alloc : a.assignment.allocations()) {
+    host_allocations += alloc.memory_space == kHostMemorySpace ? 1 : 0;
+  }
+  EXPECT_EQ(host_allocations, 1);
+  for (const char* device : {"x", "y", "back", "r", "p"}) {
+    EXPECT_EQ(a.Allocation(device).memory_space, kDeviceMemorySpace) << device;
+    EXPECT_NE(a.Slice(device).allocation, a.Slice("off").allocation) << device;
+  }
+  EXPECT_TRUE(absl::StrContains(a.assignment.ToString(), "temp memory_space=5"));
+}
+
+// An elementwise op whose operand dies at it may write in place, but never
+// over an offloaded buffer: the two spaces never share bytes.
+TEST(BufferAssignment, NoInPlaceAcrossMemorySpaces) {
+  Assigned a = Assign(R"(
+HloModule m
+ENTRY e {
+  p = f32[5,3] parameter(0)
+  x = f32[5,3] exponential(p)
+  off = f32[5,3] custom-call(x), custom_call_target="MoveToHost"
+  n = f32[5,3] negate(off)
+  ROOT r = f32[5,3] multiply(n, x)
+})");
+  EXPECT_EQ(a.Allocation("off").memory_space, kHostMemorySpace);
+  EXPECT_EQ(a.Allocation("n").memory_space, kDeviceMemorySpace);
+  EXPECT_NE(a.Slice("n").allocation, a.Slice("off").allocation);
+}
+
+// A MoveToHost result that is the entry's result is an output: device
+// memory, as the caller receives it.
+TEST(BufferAssignment, AnOffloadedResultStaysInDeviceMemory) {
+  Assigned a = Assign(R"(
+HloModule m
+ENTRY e {
+  p = f32[7] parameter(0)
+  x = f32[7] exponential(p)
+  ROOT off = f32[7] custom-call(x), custom_call_target="MoveToHost"
+})");
+  const BufferAllocation& out = a.Allocation("off");
+  EXPECT_TRUE(out.is_output);
+  EXPECT_EQ(out.memory_space, kDeviceMemorySpace);
+  EXPECT_EQ(a.assignment.host_temp_bytes(), 0);
 }
 
 }  // namespace

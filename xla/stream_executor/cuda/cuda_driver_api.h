@@ -49,6 +49,8 @@ namespace stream_executor::cuda {
   X(cuLaunchKernel)             \
   X(cuMemAlloc_v2)              \
   X(cuMemFree_v2)               \
+  X(cuMemHostAlloc)             \
+  X(cuMemFreeHost)              \
   X(cuMemcpyHtoDAsync_v2)       \
   X(cuMemcpyDtoHAsync_v2)       \
   X(cuMemcpyDtoDAsync_v2)       \

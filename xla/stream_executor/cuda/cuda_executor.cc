@@ -168,6 +168,25 @@ absl::StatusOr<DeviceMemoryBase> CudaExecutor::Allocate(uint64_t size) {
   return DeviceMemoryBase(reinterpret_cast<void*>(pointer), size);
 }
 
+absl::StatusOr<void*> CudaExecutor::AllocateHost(uint64_t size) {
+  if (size == 0) return nullptr;
+  RETURN_IF_ERROR(CU_STATUS(api_, cuCtxSetCurrent, context_));
+  void* memory = nullptr;
+  absl::Status status = CU_STATUS(api_, cuMemHostAlloc, &memory, size, 0u);
+  if (!status.ok()) {
+    return absl::Status(status.code(), absl::StrCat("cannot allocate ", size,
+                                                    " bytes of pinned host memory for CUDA "
+                                                    "device ", ordinal_, ": ", status.message()));
+  }
+  return memory;
+}
+
+absl::Status CudaExecutor::DeallocateHost(void* memory) {
+  if (memory == nullptr) return absl::OkStatus();
+  RETURN_IF_ERROR(CU_STATUS(api_, cuCtxSetCurrent, context_));
+  return CU_STATUS(api_, cuMemFreeHost, memory);
+}
+
 absl::Status CudaExecutor::Deallocate(DeviceMemoryBase memory) {
   if (memory.is_null()) return absl::OkStatus();
   const CUdeviceptr pointer = reinterpret_cast<uintptr_t>(memory.opaque);

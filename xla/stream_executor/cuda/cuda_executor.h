@@ -64,6 +64,12 @@ class CudaExecutor : public StreamExecutor, private CudaBlas {
   uint64_t allocated_bytes() const override;
   // Bytes of freed blocks held for reuse (not counted in allocated_bytes).
   uint64_t cached_bytes() const;
+  // Pinned host memory from cuMemHostAlloc (flags 0: with unified
+  // addressing its address is also a device address) on this device's
+  // context, and cuMemFreeHost. ResourceExhausted naming the size and the
+  // device when the driver has none; the driver's error otherwise.
+  absl::StatusOr<void*> AllocateHost(uint64_t size) override;
+  absl::Status DeallocateHost(void* memory) override;
 
   absl::StatusOr<std::unique_ptr<Stream>> CreateStream() override;
   absl::StatusOr<std::unique_ptr<Event>> CreateEvent() override;

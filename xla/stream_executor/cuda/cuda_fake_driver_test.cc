@@ -378,6 +378,49 @@ TEST_F(CudaFakeDriverTest, AllocationErrorsAndCleanup) {
   EXPECT_EQ(driver_.primary_context_retains(), 0);
 }
 
+// AllocateHost is cuMemHostAlloc memory: host memory the fake's
+// device-to-host and host-to-device copies really write and read, which a
+// device-to-device copy refuses (it is not device memory); DeallocateHost
+// gives it back with cuMemFreeHost.
+TEST_F(CudaFakeDriverTest, PinnedHostMemoryIsWhatTheCopiesReadAndWrite) {
+  absl::StatusOr<void*> pinned = executor_->AllocateHost(44);
+  ASSERT_TRUE(pinned.ok()) << pinned.status();
+  EXPECT_EQ(driver_.calls("cuMemHostAlloc"), 1);
+  EXPECT_EQ(driver_.live_host_allocations(), 1);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(*pinned) % StreamExecutor::kAllocationAlignment, 0u);
+  auto* words = static_cast<int32_t*>(*pinned);
+  for (int i = 0; i < 11; ++i) words[i] = 3 * i - 7;
+  OwningDeviceMemory device = Allocate(44);
+  auto stream = NewStream();
+  DeviceMemoryBase dst = device.get();
+  ASSERT_TRUE(stream->Memcpy(&dst, *pinned, 44).ok());
+  std::vector<int32_t> back(11, 0);
+  ASSERT_TRUE(stream->Memcpy(back.data(), device.get(), 44).ok());
+  ASSERT_TRUE(stream->BlockHostUntilDone().ok());
+  for (int i = 0; i < 11; ++i) EXPECT_EQ(back[i], 3 * i - 7) << i;
+  const std::vector<FakeCopy> copies = driver_.copies();
+  ASSERT_EQ(copies.size(), 2u);
+  EXPECT_EQ(copies[0].kind, "htod");
+  EXPECT_TRUE(copies[0].src_pinned);
+  EXPECT_FALSE(copies[0].dst_pinned);
+  EXPECT_EQ(copies[1].kind, "dtoh");
+  EXPECT_FALSE(copies[1].dst_pinned);
+  // Pinned memory is not a device allocation: the device-to-device copy is
+  // refused (the stream's sticky error).
+  DeviceMemoryBase as_device(*pinned, 44);
+  const absl::Status enqueued = stream->Memcpy(&as_device, device.get(), 44);
+  EXPECT_FALSE(enqueued.ok() && stream->BlockHostUntilDone().ok());
+  EXPECT_TRUE(executor_->DeallocateHost(*pinned).ok());
+  EXPECT_EQ(driver_.live_host_allocations(), 0);
+  EXPECT_FALSE(executor_->DeallocateHost(*pinned).ok());  // freed twice
+  EXPECT_TRUE(executor_->DeallocateHost(nullptr).ok());
+  driver_.InjectError("cuMemHostAlloc", CUDA_ERROR_OUT_OF_MEMORY);
+  absl::StatusOr<void*> failed = executor_->AllocateHost(1000);
+  EXPECT_EQ(failed.status().code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_THAT(failed.status().message(),
+              HasSubstr("cannot allocate 1000 bytes of pinned host memory for CUDA device 0"));
+}
+
 // A freed block serves the next request of its size without cuMemAlloc or
 // cuMemFree; when cuMemAlloc runs out of memory, the cached blocks go back
 // to the driver and the request is tried once more.

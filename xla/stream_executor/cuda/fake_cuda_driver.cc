@@ -157,6 +157,11 @@ struct FakeCudaDriver::State {
   std::map<std::string, int> calls;
   std::map<CUdeviceptr, size_t> allocations;
   size_t allocated = 0;
+  // Pinned host memory (cuMemHostAlloc): pointer -> size. Not device
+  // allocations: a device-to-device copy or memset of it fails, as it
+  // would without unified addressing.
+  std::map<void*, size_t> host_allocations;
+  std::vector<FakeCopy> copies;
   std::map<FakeStream*, std::unique_ptr<FakeStream>> streams;
   std::map<FakeEvent*, std::unique_ptr<FakeEvent>> events;
   std::map<FakeModule*, std::unique_ptr<FakeModule>> modules;
@@ -188,6 +193,17 @@ struct FakeCudaDriver::State {
     if (it == allocations.begin()) return false;
     --it;
     return pointer >= it->first && pointer + size <= it->first + it->second;
+  }
+
+  // Needs mu held. Whether [pointer, pointer + size) is in one pinned host
+  // allocation.
+  bool InHostAllocationLocked(const void* pointer, size_t size) const {
+    auto it = host_allocations.upper_bound(const_cast<void*>(pointer));
+    if (it == host_allocations.begin()) return false;
+    --it;
+    const char* p = static_cast<const char*>(pointer);
+    const char* begin = static_cast<const char*>(it->first);
+    return p >= begin && p + size <= begin + it->second;
   }
 
   FakeStream* FindStreamLocked(CUstream stream) const {
@@ -529,6 +545,31 @@ CUresult FakeMemAlloc(CUdeviceptr* pointer, size_t size) {
   return CUDA_SUCCESS;
 }
 
+CUresult FakeMemHostAlloc(void** pointer, size_t size, unsigned int flags) {
+  FAKE_ENTER(cuMemHostAlloc);
+  FAKE_REQUIRE_CONTEXT();
+  if (pointer == nullptr || size == 0 || flags > 0xf) return CUDA_ERROR_INVALID_VALUE;
+  std::lock_guard<std::mutex> lock(s.mu);
+  const size_t rounded = (size + 255) / 256 * 256;
+  if (rounded < size) return CUDA_ERROR_OUT_OF_MEMORY;
+  void* memory = std::aligned_alloc(256, rounded);
+  if (memory == nullptr) return CUDA_ERROR_OUT_OF_MEMORY;
+  *pointer = memory;
+  s.host_allocations.emplace(memory, size);
+  return CUDA_SUCCESS;
+}
+
+CUresult FakeMemFreeHost(void* pointer) {
+  FAKE_ENTER(cuMemFreeHost);
+  FAKE_REQUIRE_CONTEXT();
+  std::lock_guard<std::mutex> lock(s.mu);
+  auto it = s.host_allocations.find(pointer);
+  if (it == s.host_allocations.end()) return CUDA_ERROR_INVALID_VALUE;
+  s.host_allocations.erase(it);
+  std::free(pointer);
+  return CUDA_SUCCESS;
+}
+
 CUresult FakeMemFree(CUdeviceptr pointer) {
   FAKE_ENTER(cuMemFree_v2);
   FAKE_REQUIRE_CONTEXT();
@@ -555,6 +596,8 @@ CUresult QueueCopy(FakeCudaDriver::State& s, const char* label, void* dst,
       (src_device && !s.InAllocationLocked(reinterpret_cast<uintptr_t>(src), size))) {
     return CUDA_ERROR_INVALID_VALUE;
   }
+  s.copies.push_back(FakeCopy{label, size, stream, s.InHostAllocationLocked(dst, size),
+                              s.InHostAllocationLocked(src, size)});
   s.EnqueueLocked(fake_stream, absl::StrCat(label, " ", size),
                   [dst, src, size] { std::memmove(dst, src, size); });
   return CUDA_SUCCESS;
@@ -819,6 +862,8 @@ FakeCudaDriver::FakeCudaDriver(Options options)
   api_.cuLaunchKernel = &FakeLaunchKernel;
   api_.cuMemAlloc_v2 = &FakeMemAlloc;
   api_.cuMemFree_v2 = &FakeMemFree;
+  api_.cuMemHostAlloc = &FakeMemHostAlloc;
+  api_.cuMemFreeHost = &FakeMemFreeHost;
   api_.cuMemcpyHtoDAsync_v2 = &FakeMemcpyHtoDAsync;
   api_.cuMemcpyDtoHAsync_v2 = &FakeMemcpyDtoHAsync;
   api_.cuMemcpyDtoDAsync_v2 = &FakeMemcpyDtoDAsync;
@@ -858,6 +903,7 @@ FakeCudaDriver::~FakeCudaDriver() {
   for (const auto& [pointer, size] : state_->allocations) {
     std::free(reinterpret_cast<void*>(pointer));
   }
+  for (const auto& [pointer, size] : state_->host_allocations) std::free(pointer);
   g_state = nullptr;
 }
 
@@ -901,6 +947,16 @@ int FakeCudaDriver::calls(const std::string& call) const {
 int FakeCudaDriver::live_allocations() const {
   std::lock_guard<std::mutex> lock(state_->mu);
   return static_cast<int>(state_->allocations.size());
+}
+
+int FakeCudaDriver::live_host_allocations() const {
+  std::lock_guard<std::mutex> lock(state_->mu);
+  return static_cast<int>(state_->host_allocations.size());
+}
+
+std::vector<FakeCopy> FakeCudaDriver::copies() const {
+  std::lock_guard<std::mutex> lock(state_->mu);
+  return state_->copies;
 }
 
 int FakeCudaDriver::live_streams() const {

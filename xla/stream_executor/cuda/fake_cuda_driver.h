@@ -8,7 +8,10 @@
 //    and version calls fails with CUDA_ERROR_NOT_INITIALIZED before cuInit.
 //  * Memory: cuMemAlloc returns 256-byte aligned host memory; copies and
 //    memsets check that device ranges lie in live allocations
-//    (CUDA_ERROR_INVALID_VALUE otherwise).
+//    (CUDA_ERROR_INVALID_VALUE otherwise). cuMemHostAlloc returns pinned
+//    host memory, tracked apart: the host side of cuMemcpyHtoD/DtoH reads
+//    and writes it, while a device-to-device copy or memset naming it
+//    fails like any non-device range. copies() records every copy queued.
 //  * Streams: each stream has a queue run by its own thread, in order, like
 //    a device would (so work is asynchronous to the caller). Pause() stops
 //    every stream from starting more work until Resume().
@@ -68,6 +71,16 @@ struct FakeLaunch {
   }
 };
 
+// One cuMemcpy*Async call as the fake queued it.
+struct FakeCopy {
+  std::string kind;  // "htod", "dtoh", "dtod"
+  size_t size = 0;
+  CUstream stream = nullptr;
+  // Whether the destination / source lies in cuMemHostAlloc memory.
+  bool dst_pinned = false;
+  bool src_pinned = false;
+};
+
 class FakeCudaDriver {
  public:
   struct Options {
@@ -108,8 +121,11 @@ class FakeCudaDriver {
   std::vector<std::string> executed() const;
   // How often entry point `call` was called.
   int calls(const std::string& call) const;
+  // Every cuMemcpy*Async call queued so far, in call order.
+  std::vector<FakeCopy> copies() const;
   // Resources currently alive.
   int live_allocations() const;
+  int live_host_allocations() const;
   int live_streams() const;
   int live_events() const;
   int live_modules() const;

@@ -64,7 +64,50 @@ HostExecutor::HostExecutor(const HostExecutorOptions& options)
 HostExecutor::~HostExecutor() {
   std::lock_guard<std::mutex> lock(mu_);
   for (const auto& [pointer, size] : allocations_) std::free(pointer);
+  for (const auto& [pointer, size] : host_allocations_) std::free(pointer);
   for (const FreeBlock& block : cache_.Drain()) std::free(block.pointer);
+}
+
+absl::StatusOr<void*> HostExecutor::AllocateHost(uint64_t size) {
+  if (size == 0) return nullptr;
+  if (size > limits_.memory_size) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "cannot allocate ", size, " bytes of host memory for host device 0: the machine has ",
+        limits_.memory_size, " bytes of memory"));
+  }
+  ASSIGN_OR_RETURN(void* memory, StreamExecutor::AllocateHost(size));
+  std::lock_guard<std::mutex> lock(mu_);
+  host_allocations_.emplace(memory, size);
+  host_allocated_bytes_ += size;
+  ++host_allocation_count_;
+  return memory;
+}
+
+absl::Status HostExecutor::DeallocateHost(void* memory) {
+  if (memory == nullptr) return absl::OkStatus();
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = host_allocations_.find(memory);
+    if (it == host_allocations_.end()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "cannot free host memory at ", absl::Hex(reinterpret_cast<uintptr_t>(memory)),
+          " on host device 0: not a live AllocateHost block (freed twice or never allocated)"));
+    }
+    host_allocated_bytes_ -= it->second;
+    host_allocations_.erase(it);
+  }
+  std::free(memory);
+  return absl::OkStatus();
+}
+
+uint64_t HostExecutor::host_allocated_bytes() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return host_allocated_bytes_;
+}
+
+uint64_t HostExecutor::host_allocation_count() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return host_allocation_count_;
 }
 
 absl::StatusOr<DeviceMemoryBase> HostExecutor::Allocate(uint64_t size) {

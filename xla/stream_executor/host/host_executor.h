@@ -54,6 +54,15 @@ class HostExecutor : public StreamExecutor {
   uint64_t allocated_bytes() const override;
   // Bytes of freed blocks held for reuse (not counted in allocated_bytes).
   uint64_t cached_bytes() const;
+  // Host memory (host-space buffers: the same memory as device memory on
+  // this platform), from std::aligned_alloc. ResourceExhausted, never an
+  // exception, beyond the machine's memory or when none is left.
+  absl::StatusOr<void*> AllocateHost(uint64_t size) override;
+  absl::Status DeallocateHost(void* memory) override;
+  // Host-memory bytes live now, and AllocateHost calls that succeeded so
+  // far (for tests).
+  uint64_t host_allocated_bytes() const;
+  uint64_t host_allocation_count() const;
 
   absl::StatusOr<std::unique_ptr<Stream>> CreateStream() override;
   absl::StatusOr<std::unique_ptr<Event>> CreateEvent() override;
@@ -82,6 +91,10 @@ class HostExecutor : public StreamExecutor {
   absl::flat_hash_map<void*, uint64_t> allocations_;
   uint64_t allocated_bytes_ = 0;  // guarded by mu_
   FreeBlockCache cache_;          // guarded by mu_
+  // Live AllocateHost blocks: pointer -> requested size. Guarded by mu_.
+  absl::flat_hash_map<void*, uint64_t> host_allocations_;
+  uint64_t host_allocated_bytes_ = 0;   // guarded by mu_
+  uint64_t host_allocation_count_ = 0;  // guarded by mu_
 };
 
 }  // namespace stream_executor::host

@@ -98,6 +98,40 @@ TEST(HostExecutorTest, UnloadingUnmapsTheModule) {
   EXPECT_THAT(ReadMaps(), ::testing::Not(HasSubstr("xla_kernel_module:maps_probe")));
 }
 
+// Host memory for host-space buffers: ordinary memory that the streams
+// copy to and from like device memory, counted apart, refused cleanly
+// (ResourceExhausted, no exception) beyond the machine's memory.
+TEST(HostExecutorTest, AllocateHostIsCountedAndFailsCleanly) {
+  HostExecutor executor;
+  absl::StatusOr<void*> memory = executor.AllocateHost(300);
+  ASSERT_TRUE(memory.ok()) << memory.status();
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(*memory) % StreamExecutor::kAllocationAlignment, 0u);
+  EXPECT_EQ(executor.host_allocated_bytes(), 300u);
+  EXPECT_EQ(executor.host_allocation_count(), 1u);
+  EXPECT_EQ(executor.allocated_bytes(), 0u);  // not device memory
+  auto* floats = static_cast<float*>(*memory);
+  for (int i = 0; i < 75; ++i) floats[i] = 0.5f * i - 9;
+  absl::StatusOr<OwningDeviceMemory> device = OwningDeviceMemory::Allocate(&executor, 300);
+  ASSERT_TRUE(device.ok());
+  absl::StatusOr<std::unique_ptr<Stream>> stream = executor.CreateStream();
+  ASSERT_TRUE(stream.ok());
+  std::vector<float> back(75, 0);
+  ASSERT_TRUE((*stream)->Memcpy(device->ptr(), *memory, 300).ok());
+  ASSERT_TRUE((*stream)->Memcpy(back.data(), device->get(), 300).ok());
+  ASSERT_TRUE((*stream)->BlockHostUntilDone().ok());
+  for (int i = 0; i < 75; ++i) EXPECT_EQ(back[i], 0.5f * i - 9) << i;
+  EXPECT_TRUE(executor.DeallocateHost(*memory).ok());
+  EXPECT_EQ(executor.host_allocated_bytes(), 0u);
+  EXPECT_FALSE(executor.DeallocateHost(*memory).ok());  // freed twice
+  EXPECT_TRUE(executor.DeallocateHost(nullptr).ok());
+  absl::StatusOr<void*> zero = executor.AllocateHost(0);
+  ASSERT_TRUE(zero.ok());
+  EXPECT_EQ(*zero, nullptr);
+  absl::StatusOr<void*> huge = executor.AllocateHost(uint64_t{1} << 62);
+  EXPECT_EQ(huge.status().code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_THAT(huge.status().message(), HasSubstr("bytes of host memory for host device 0"));
+}
+
 TEST(HostExecutorTest, LiveAllocationsAreFreedWithTheExecutor) {
   auto executor = std::make_unique<HostExecutor>();
   ASSERT_TRUE(executor->Allocate(4096).ok());

@@ -302,7 +302,8 @@ absl::Status CollectiveEmitter::Emit(const HloInstruction& instr, Thunks* out) {
   // A -start's collectives go to the communication stream, nested in an
   // async_start; the -done (or, when overlap is unsafe, an async_done right
   // here) joins them.
-  const int64_t async_id = next_async_id_++;
+  const int64_t async_id = NewAsyncId();
+  used_stream_ = true;
   AsyncStartThunkProto* start = AddThunk(instr, out)->mutable_async_start();
   start->set_async_id(async_id);
   start->set_stream_id(kCollectiveStream);

@@ -52,7 +52,10 @@ class CollectiveEmitter {
 
   // Whether any async_start was emitted (the artifact then has
   // kCollectiveStream + 1 streams).
-  bool UsedCollectiveStream() const { return next_async_id_ > 0; }
+  bool UsedCollectiveStream() const { return used_stream_; }
+  // A new async id, unique among those this emitter hands out (for other
+  // async work of the same artifact, such as offload copies).
+  int64_t NewAsyncId() { return next_async_id_++; }
 
  private:
   absl::StatusOr<xla::BufferSlice> Slice(const HloInstruction* instr, const ShapeIndex& index) const {
@@ -76,6 +79,7 @@ class CollectiveEmitter {
   // Async ids are unique in the artifact; open_async_ maps a -start whose
   // collectives still run on the communication stream to its id.
   int64_t next_async_id_ = 0;
+  bool used_stream_ = false;
   absl::flat_hash_map<const HloInstruction*, int64_t> open_async_;
   const HloModule& module_;
   const HloSchedule& schedule_;

@@ -14,6 +14,7 @@
 #include "xla/backends/gpu/codegen/host/kernel_symbol_name.h"
 #include "xla/backends/gpu/compiler/collective_emitter.h"
 #include "xla/backends/gpu/compiler/host_kernel_backend.h"
+#include "xla/backends/gpu/compiler/offload_emitter.h"
 #include "xla/backends/gpu/compiler/thunk_emission_util.h"
 #include "xla/backends/gpu/ffi/ffi_registry.h"
 #include "xla/backends/gpu/codegen/host/single_op_fusion.h"
@@ -112,6 +113,7 @@ class Emitter {
           const BufferAssignment& assignment, KernelBackend* backend,
           GpuExecutablePayloadProto* payload, bool emit_collectives = false)
       : collectives_(module, schedule, assignment, emit_collectives),
+        offload_(schedule, assignment, [this] { return collectives_.NewAsyncId(); }),
         module_(module),
         schedule_(schedule),
         assignment_(assignment),
@@ -132,6 +134,7 @@ class Emitter {
     RETURN_IF_ERROR(EmitOutputsAndAliases());
     RETURN_IF_ERROR(EmitComputation(*entry, payload_->mutable_thunks()));
     if (collectives_.UsedCollectiveStream()) payload_->set_num_streams(kCollectiveStream + 1);
+    if (offload_.UsedOffloadStream()) payload_->set_num_streams(kOffloadStream + 1);
     return absl::OkStatus();
   }
 
@@ -144,6 +147,7 @@ class Emitter {
       p->set_size(a.size);
       p->set_is_output(a.is_output);
       p->set_is_temp(a.is_temp);
+      if (a.memory_space != kDeviceMemorySpace) p->set_memory_space(a.memory_space);
       if (a.is_parameter) {
         if (!a.parameter_shape_index.empty()) {
           return absl::UnimplementedError(absl::StrCat(
@@ -225,8 +229,10 @@ class Emitter {
                                                      computation.name(), "' has no schedule"));
     }
     for (const HloInstruction* instr : schedule_.sequence(&computation)) {
+      offload_.JoinBefore(*instr, out);
       RETURN_IF_ERROR(Annotate(*instr, EmitInstruction(*instr, out)));
     }
+    offload_.JoinAll(computation, out);
     return absl::OkStatus();
   }
 
@@ -266,6 +272,9 @@ class Emitter {
     if (op == HloOpcode::kDot) return EmitGemm(instr, out);
     if (op == HloOpcode::kWhile) return EmitWhile(instr, out);
     if (op == HloOpcode::kConditional) return EmitConditional(instr, out);
+    // Offloading markers become async copies before the generic custom-call
+    // path sees them.
+    if (OffloadEmitter::Handles(instr)) return offload_.Emit(instr, out);
     if (op == HloOpcode::kCustomCall) return EmitCustomCall(instr, out);
     if (CollectiveEmitter::IsCollective(op)) return collectives_.Emit(instr, out);
     if (CanWrapInFusion(instr)) return EmitWrapped(instr, out);
@@ -497,6 +506,7 @@ class Emitter {
   }
 
   CollectiveEmitter collectives_;
+  OffloadEmitter offload_;
   const HloModule& module_;
   const HloSchedule& schedule_;
   const BufferAssignment& assignment_;

@@ -49,6 +49,14 @@
 //                             buffer is the start's output, else a copy
 //                             thunk; Unimplemented when its operand is not
 //                             the matching -start
+//   custom-call MoveToHost,   async_start on the offload stream
+//   MoveToDevice              (kOffloadStream) holding a copy thunk from the
+//                             operand's slice to the result's (a host-memory
+//                             allocation for MoveToHost), and an async_done
+//                             before the first later instruction that races
+//                             with the copy, or at the computation's end
+//                             (offload_emitter.h); nothing when the slices
+//                             are the same
 //   custom-call               custom-call thunk when the target is an FFI
 //                             handler for platform "host" whose signature
 //                             accepts the operand/result leaf counts and no
@@ -57,7 +65,8 @@
 // the instruction and its opcode: no thunk is ever silently dropped.
 //
 // The collective rows are lowered by CollectiveEmitter
-// (collective_emitter.h); EmitThunks' kernels come from HostKernelBackend
+// (collective_emitter.h), the offload row by OffloadEmitter
+// (offload_emitter.h); EmitThunks' kernels come from HostKernelBackend
 // (host_kernel_backend.h).
 //
 // Kernel symbols come from KernelSymbolName over the instruction names, in

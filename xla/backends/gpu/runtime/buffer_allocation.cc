@@ -53,6 +53,15 @@ absl::Status ValidateAllocation(const BufferAllocationProto& p, int64_t position
     return Invalid(path + ".constant_index",
                    absl::StrCat(p.constant_index(), " is outside [0, ", num_constants, ")"));
   }
+  if (p.memory_space() != kDeviceMemorySpace && p.memory_space() != kHostMemorySpace) {
+    return Invalid(path + ".memory_space",
+                   absl::StrCat(p.memory_space(), " is not a memory space this runtime knows (0: "
+                                "device, 5: host); the artifact is newer than this runtime"));
+  }
+  if (p.memory_space() == kHostMemorySpace && !p.is_temp()) {
+    return Invalid(path + ".memory_space",
+                   "5 (host) is allowed only on temporaries (is_temp)");
+  }
   return absl::OkStatus();
 }
 
@@ -71,7 +80,7 @@ absl::StatusOr<std::vector<BufferAllocation>> AllocationsFromProto(
     const BufferAllocationProto& p = protos[i];
     RETURN_IF_ERROR(ValidateAllocation(p, i, num_parameters, num_constants, &parameters_seen));
     out.push_back({p.index(), p.size(), p.is_parameter(), p.parameter_number(), p.is_constant(),
-                   p.constant_index(), p.is_output(), p.is_temp()});
+                   p.constant_index(), p.is_output(), p.is_temp(), p.memory_space()});
   }
   if (static_cast<int64_t>(parameters_seen.size()) != num_parameters) {
     return Invalid("allocations", absl::StrCat("the program has ", num_parameters,
@@ -91,7 +100,17 @@ BufferAllocationProto AllocationToProto(const BufferAllocation& a) {
   p.set_constant_index(a.constant_index);
   p.set_is_output(a.is_output);
   p.set_is_temp(a.is_temp);
+  p.set_memory_space(a.memory_space);
   return p;
+}
+
+std::string BufferAllocation::Role() const {
+  if (is_parameter) {
+    return absl::StrCat("parameter ", parameter_number, is_output ? " (aliased with an output)" : "");
+  }
+  if (is_constant) return absl::StrCat("constant ", constant_index);
+  if (is_output) return "output";
+  return in_host_memory() ? "host temp" : "temp";
 }
 
 std::string BufferSlice::ToString() const {

@@ -32,6 +32,10 @@ namespace xla::gpu {
 inline constexpr int64_t kMaxAllocations = int64_t{1} << 20;
 inline constexpr int64_t kMaxAllocationBytes = int64_t{1} << 48;
 
+// BufferAllocationProto.memory_space values (XLA's numbering).
+inline constexpr int64_t kDeviceMemorySpace = 0;
+inline constexpr int64_t kHostMemorySpace = 5;
+
 struct BufferAllocation {
   int64_t index = 0;
   int64_t size = 0;
@@ -41,12 +45,20 @@ struct BufferAllocation {
   int64_t constant_index = 0;
   bool is_output = false;
   bool is_temp = false;
+  // kDeviceMemorySpace or kHostMemorySpace (temporaries only).
+  int64_t memory_space = kDeviceMemorySpace;
+
+  bool in_host_memory() const { return memory_space == kHostMemorySpace; }
+  // What the allocation holds, for messages: "parameter 2", "output",
+  // "parameter 0 (aliased with an output)", "temp", "host temp", "constant 3".
+  std::string Role() const;
 };
 
 // Validates the table (index == position, size in [0, kMaxAllocationBytes],
 // exactly one role, parameter numbers in [0, num_parameters), array
 // parameters only, constant indices in [0, num_constants), no parameter
-// used twice). InvalidArgument naming `allocations[i].<field>` otherwise.
+// used twice, memory_space 0 or 5 and 5 only on temporaries).
+// InvalidArgument naming `allocations[i].<field>` otherwise.
 absl::StatusOr<std::vector<BufferAllocation>> AllocationsFromProto(
     const google::protobuf::RepeatedPtrField<BufferAllocationProto>& protos,
     int64_t num_parameters, int64_t num_constants);

@@ -22,14 +22,31 @@ absl::StatusOr<std::unique_ptr<CopyThunk>> CopyThunk::FromProto(ThunkInfo info,
     return ctx.Error(absl::StrCat("source ", source.ToString(), " and destination ",
                                   destination.ToString(), " overlap partially"));
   }
-  return std::make_unique<CopyThunk>(std::move(info), std::move(source), std::move(destination));
+  // Slices were validated above, so the allocation indices are in range.
+  const bool from_host = ctx.tables().allocations[source.allocation].in_host_memory();
+  const bool to_host = ctx.tables().allocations[destination.allocation].in_host_memory();
+  Direction direction = Direction::kDeviceToDevice;
+  if (to_host && !from_host) direction = Direction::kDeviceToHost;
+  if (from_host && !to_host) direction = Direction::kHostToDevice;
+  return std::make_unique<CopyThunk>(std::move(info), std::move(source), std::move(destination),
+                                     direction);
 }
 
 absl::Status CopyThunk::ExecuteOnStream(const ExecuteParams& params) const {
   stream_executor::DeviceMemoryBase dst = params.buffers->GetDeviceAddress(destination_);
   const stream_executor::DeviceMemoryBase src = params.buffers->GetDeviceAddress(source_);
   if (source_.size == 0 || src.opaque == dst.opaque) return absl::OkStatus();
-  return AnnotateError(*this, stream(params)->Memcpy(&dst, src, source_.size));
+  stream_executor::Stream* s = stream(params);
+  switch (direction_) {
+    case Direction::kDeviceToHost:
+      return AnnotateError(*this, s->Memcpy(dst.opaque, src, source_.size));
+    case Direction::kHostToDevice:
+      return AnnotateError(*this, s->Memcpy(&dst, static_cast<const void*>(src.opaque),
+                                            source_.size));
+    case Direction::kDeviceToDevice:
+      break;
+  }
+  return AnnotateError(*this, s->Memcpy(&dst, src, source_.size));
 }
 
 absl::StatusOr<ThunkProto> CopyThunk::ToProto() const {

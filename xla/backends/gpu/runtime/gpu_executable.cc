@@ -43,6 +43,8 @@ struct GpuExecutable::RunResources {
   // allocated per run: resources may outlive the executor (they are freed
   // with the executable), so they own no device memory.
   uint64_t temp_bytes = 0;
+  // The same for the temporaries in host memory (offloaded buffers).
+  uint64_t host_temp_bytes = 0;
   // Per allocation: its memory for this run, and what the run owns.
   std::vector<se::DeviceMemoryBase> buffers;
   std::vector<se::OwningDeviceMemory> owned;
@@ -102,7 +104,14 @@ absl::Status UploadConstants(const Program& p, se::StreamExecutor* executor,
   for (const BufferAllocation& a : p.allocations) {
     if (!a.is_constant || a.size == 0) continue;
     const absl::string_view content = p.views.constants[a.constant_index];
-    ASSIGN_OR_RETURN((*constants)[a.index], se::OwningDeviceMemory::Allocate(executor, a.size));
+    absl::StatusOr<se::OwningDeviceMemory> memory = se::OwningDeviceMemory::Allocate(executor, a.size);
+    if (!memory.ok()) {
+      return absl::Status(memory.status().code(),
+                          absl::StrCat("executable '", p.module_name(), "': cannot allocate allocation ",
+                                       a.index, " (", a.Role(), ", ", a.size,
+                                       " bytes): ", memory.status().message()));
+    }
+    (*constants)[a.index] = *std::move(memory);
     RETURN_IF_ERROR(stream->Memcpy((*constants)[a.index].ptr(), content.data(), content.size()));
   }
   return stream->BlockHostUntilDone();
@@ -124,6 +133,50 @@ absl::Status CheckArguments(const Program& p, const std::vector<ExecutionArgumen
   }
   return absl::OkStatus();
 }
+
+// `status` (an allocation failure) with what could not be had: the
+// allocations, their roles and sizes, and the module.
+absl::Status AllocationError(const Program& p, absl::string_view what, const absl::Status& status) {
+  return absl::Status(status.code(),
+                      absl::StrCat("executable '", p.module_name(), "': cannot allocate ", what,
+                                   ": ", status.message()));
+}
+
+// "allocation 3 (temp, 4096 bytes)" for one allocation.
+std::string DescribeAllocation(const BufferAllocation& a) {
+  return absl::StrCat("allocation ", a.index, " (", a.Role(), ", ", a.size, " bytes)");
+}
+
+// The temporaries of one memory space packed into one block of `bytes`,
+// for messages: "allocation 3 (temp, 4096 bytes), 5 (temp, 64 bytes): 4352
+// bytes in all".
+std::string DescribeTemps(const Program& p, bool host, uint64_t bytes) {
+  std::string out;
+  int listed = 0;
+  for (const BufferAllocation& a : p.allocations) {
+    if (!a.is_temp || a.in_host_memory() != host) continue;
+    if (++listed > 8) {
+      absl::StrAppend(&out, ", ...");
+      break;
+    }
+    absl::StrAppend(&out, out.empty() ? "" : ", ", DescribeAllocation(a));
+  }
+  return absl::StrCat(out, " (", bytes, " bytes in all", host ? ", in host memory" : "", ")");
+}
+
+// Host memory of one run (AllocateHost), freed when destroyed.
+class HostBlock {
+ public:
+  HostBlock(se::StreamExecutor* executor, void* memory) : executor_(executor), memory_(memory) {}
+  ~HostBlock() { (void)executor_->DeallocateHost(memory_); }
+  HostBlock(const HostBlock&) = delete;
+  HostBlock& operator=(const HostBlock&) = delete;
+  void* get() const { return memory_; }
+
+ private:
+  se::StreamExecutor* executor_;
+  void* memory_;
+};
 
 // Blocks on every stream; the first error wins.
 absl::Status WaitAll(absl::Span<se::Stream* const> streams, absl::Status status) {
@@ -204,7 +257,9 @@ absl::StatusOr<std::unique_ptr<GpuExecutable::RunResources>> GpuExecutable::Borr
     ASSIGN_OR_RETURN(events.done, device.executor->CreateEvent());
   }
   for (const BufferAllocation& a : program_->allocations) {
-    if (a.is_temp) r->temp_bytes += static_cast<uint64_t>(xla::RoundUp(a.size, kAlignment));
+    if (!a.is_temp) continue;
+    uint64_t& bytes = a.in_host_memory() ? r->host_temp_bytes : r->temp_bytes;
+    bytes += static_cast<uint64_t>(xla::RoundUp(a.size, kAlignment));
   }
   r->buffers.resize(program_->allocations.size());
   r->owned.resize(program_->allocations.size());
@@ -237,10 +292,31 @@ absl::StatusOr<std::vector<se::OwningDeviceMemory>> GpuExecutable::Execute(
 
   std::vector<se::DeviceMemoryBase>& buffers = resources->buffers;
   std::vector<se::OwningDeviceMemory>& owned = resources->owned;
-  ASSIGN_OR_RETURN(se::OwningDeviceMemory temp_memory,
-                   se::OwningDeviceMemory::Allocate(executor, resources->temp_bytes));
+  absl::StatusOr<se::OwningDeviceMemory> temp_or =
+      se::OwningDeviceMemory::Allocate(executor, resources->temp_bytes);
+  if (!temp_or.ok()) {
+    return AllocationError(p, DescribeTemps(p, /*host=*/false, resources->temp_bytes),
+                           temp_or.status());
+  }
+  se::OwningDeviceMemory temp_memory = *std::move(temp_or);
   const se::DeviceMemoryBase temp = temp_memory.get();
   uint64_t temp_offset = 0;
+  absl::StatusOr<void*> host_temp_or = executor->AllocateHost(resources->host_temp_bytes);
+  if (!host_temp_or.ok()) {
+    return AllocationError(p, DescribeTemps(p, /*host=*/true, resources->host_temp_bytes),
+                           host_temp_or.status());
+  }
+  // Declared after the streams' users below and freed only once WaitAll
+  // has drained every stream (the destructor runs at return).
+  const HostBlock host_temp(executor, *host_temp_or);
+  uint64_t host_temp_offset = 0;
+  // Allocates `a` in device memory into owned[a.index], naming it on failure.
+  auto allocate_owned = [&](const BufferAllocation& a) -> absl::Status {
+    absl::StatusOr<se::OwningDeviceMemory> memory = se::OwningDeviceMemory::Allocate(executor, a.size);
+    if (!memory.ok()) return AllocationError(p, DescribeAllocation(a), memory.status());
+    owned[a.index] = *std::move(memory);
+    return absl::OkStatus();
+  };
   // Binds every allocation; stops at the first error (work already queued
   // is waited for below before any buffer is freed).
   auto bind = [&]() -> absl::Status {
@@ -253,13 +329,17 @@ absl::StatusOr<std::vector<se::OwningDeviceMemory>> GpuExecutable::Execute(
           owned[a.index] = arg.TakeOwned();
         } else {
           // Not donated: copy, so the caller's buffer is never clobbered.
-          ASSIGN_OR_RETURN(owned[a.index], se::OwningDeviceMemory::Allocate(executor, a.size));
+          RETURN_IF_ERROR(allocate_owned(a));
           if (a.size > 0) RETURN_IF_ERROR(main->Memcpy(owned[a.index].ptr(), arg.memory(), a.size));
         }
       } else if (a.is_constant) {
         buffers[a.index] = device->constants[a.index].get();
       } else if (a.is_output) {
-        ASSIGN_OR_RETURN(owned[a.index], se::OwningDeviceMemory::Allocate(executor, a.size));
+        RETURN_IF_ERROR(allocate_owned(a));
+      } else if (a.in_host_memory()) {
+        buffers[a.index] = se::DeviceMemoryBase(
+            static_cast<char*>(host_temp.get()) + host_temp_offset, static_cast<uint64_t>(a.size));
+        host_temp_offset += static_cast<uint64_t>(xla::RoundUp(a.size, kAlignment));
       } else {
         buffers[a.index] = se::DeviceMemoryBase(static_cast<char*>(temp.opaque) + temp_offset,
                                                 static_cast<uint64_t>(a.size));

@@ -9,7 +9,10 @@
 //
 // Execute(executor, arguments): one argument per parameter, each exactly the
 // parameter allocation's size. Allocates one temp buffer for all temporary
-// allocations and one buffer per output, binds parameters and constants,
+// allocations in device memory, one block of host memory
+// (StreamExecutor::AllocateHost: pinned on CUDA) for the temporaries in
+// host memory (offloaded activations, BufferAllocation::in_host_memory),
+// and one buffer per output, binds parameters and constants,
 // runs the thunk tree on a set of streams borrowed for this run, waits for
 // it, and returns the outputs in `Program::outputs` order (the caller owns
 // them). Aliasing: an output aliased with a parameter reuses the argument's
@@ -20,8 +23,11 @@
 //
 // Errors: FailedPrecondition when the device was not initialized;
 // InvalidArgument naming the parameter for a wrong argument count or size;
-// the device's error (with the failing thunk) when a run fails. On failure
-// every buffer the run allocated is freed.
+// the device's error (with the failing thunk) when a run fails; the
+// executor's error (ResourceExhausted) prefixed with the executable and the
+// allocations it was for ("allocation 2 (temp, 4096 bytes)", "allocation 3
+// (output, ...)", their sum for the packed temporaries) when memory cannot
+// be had. On failure every buffer the run allocated is freed.
 //
 // Cost: a warm Execute (the device initialized, no other run in flight)
 // takes no lock of its own and allocates on the host heap only the returned

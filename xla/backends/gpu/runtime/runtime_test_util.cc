@@ -74,11 +74,12 @@ stream_executor::StreamExecutor* HostExecutor() {
 
 ThunkTestContext::ThunkTestContext() {
   target_ = *ParseTarget("host");
-  allocations_ = {{0, 64, true, 0, false, 0, false, false},
-                  {1, 64, true, 1, false, 0, false, false},
-                  {2, 64, false, 0, false, 0, true, false},
-                  {3, 4, false, 0, false, 0, false, true},
-                  {4, 1024, false, 0, false, 0, false, true}};
+  allocations_ = {{0, 64, true, 0, false, 0, false, false, kDeviceMemorySpace},
+                  {1, 64, true, 1, false, 0, false, false, kDeviceMemorySpace},
+                  {2, 64, false, 0, false, 0, true, false, kDeviceMemorySpace},
+                  {3, 4, false, 0, false, 0, false, true, kDeviceMemorySpace},
+                  {4, 1024, false, 0, false, 0, false, true, kDeviceMemorySpace},
+                  {5, 256, false, 0, false, 0, false, true, kHostMemorySpace}};
   KernelSpec add;
   add.name = "add";
   add.kind = KernelSpec::Kind::kHostSymbol;

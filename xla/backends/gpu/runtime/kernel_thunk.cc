@@ -156,7 +156,7 @@ absl::Status KernelThunk::ExecuteOnStream(const ExecuteParams& params) const {
     return AnnotateError(*this, absl::FailedPreconditionError(
                                     "kernel not loaded: call Initialize for this device first"));
   }
-  if (argument_table_.has_value()) return LaunchThroughTable(params, stream(params), *kernel);
+  if (argument_table_ != nullptr) return LaunchThroughTable(params, stream(params), *kernel);
   // On the stack: a launch of up to kInlineArgs arguments allocates nothing.
   absl::InlinedVector<se::DeviceMemoryBase, kInlineArgs> buffers;
   buffers.reserve(args_.size());
@@ -195,7 +195,7 @@ absl::StatusOr<ThunkProto> KernelThunk::ToProto() const {
   k->set_kernel_index(kernel_index_);
   for (const BufferSlice& slice : args_) *k->add_args() = SliceToProto(slice);
   *k->mutable_launch_dimensions() = LaunchDimensionsToProto(dims_);
-  if (argument_table_.has_value()) *k->mutable_argument_table() = SliceToProto(*argument_table_);
+  if (argument_table_ != nullptr) *k->mutable_argument_table() = SliceToProto(*argument_table_);
   return proto;
 }
 

@@ -59,7 +59,9 @@ class KernelThunk : public Thunk {
         spec_(spec),
         args_(std::move(args)),
         dims_(dims),
-        argument_table_(std::move(argument_table)) {}
+        argument_table_(argument_table.has_value()
+                            ? std::make_unique<const BufferSlice>(std::move(*argument_table))
+                            : nullptr) {}
 
   static absl::StatusOr<std::unique_ptr<KernelThunk>> FromProto(
       ThunkInfo info, const KernelThunkProto& proto, const ThunkContext& ctx);
@@ -71,7 +73,9 @@ class KernelThunk : public Thunk {
   int64_t kernel_index() const { return kernel_index_; }
   const std::vector<BufferSlice>& args() const { return args_; }
   const stream_executor::LaunchDimensions& launch_dimensions() const { return dims_; }
-  const std::optional<BufferSlice>& argument_table() const { return argument_table_; }
+  // The argument table's slice, or null when the kernel takes plain
+  // parameters.
+  const BufferSlice* argument_table() const { return argument_table_.get(); }
 
  private:
   // Writes the addresses of args_ into the argument table on `stream` and
@@ -97,7 +101,9 @@ class KernelThunk : public Thunk {
   std::atomic<const LoadedKernel*> last_loaded_{nullptr};
   std::vector<BufferSlice> args_;
   stream_executor::LaunchDimensions dims_;
-  std::optional<BufferSlice> argument_table_;
+  // Out of line: most kernels have none, and every byte of a kernel thunk
+  // counts (load_heap_test bounds them).
+  std::unique_ptr<const BufferSlice> argument_table_;
 };
 
 // LaunchDimensionsProto <-> LaunchDimensions; FromProto validates against

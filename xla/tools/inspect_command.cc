@@ -78,7 +78,10 @@ std::string Details(const ThunkProto& t, const gpu::GpuExecutablePayloadProto& p
       std::string name = k.kernel_index() < p.kernels_size() ? p.kernels(k.kernel_index()).name() : "?";
       return absl::StrCat("kernel ", k.kernel_index(), " '", name, "' grid={", d.grid_x(), ",", d.grid_y(), ",",
                           d.grid_z(), "} block={", d.block_x(), ",", d.block_y(), ",", d.block_z(),
-                          "} args: ", SliceList(k.args()));
+                          "} args: ", SliceList(k.args()),
+                          k.has_argument_table()
+                              ? absl::StrCat(" through argument table ", Slice(k.argument_table()))
+                              : "");
     }
     case ThunkProto::kCopy:
       return absl::StrCat(Slice(t.copy().source()), " -> ", Slice(t.copy().destination()));

@@ -5,6 +5,7 @@
 // validates the artifact and refuses a non-CUDA device.
 #include "xla/backends/gpu/compiler/gpu_compiler.h"
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -242,6 +243,66 @@ TEST_P(GpuCompilerTest, WhileLoop) {
   Counts c = CompileAndCheck(kWhile, GetParam());
   EXPECT_EQ(c.while_thunks, 1);
   EXPECT_GE(c.kernel_thunks, 2);  // the condition's compare and the body's math
+}
+
+// A concatenate of `n` odd-sized parameters (one kernel of n + 1 buffers,
+// too many to fuse with its consumer) into a temp buffer, then its tanh.
+std::string ConcatOf(int n) {
+  std::string text = "HloModule wide\nENTRY e {\n", names;
+  for (int i = 0; i < n; ++i) {
+    absl::StrAppend(&text, "  p", i, " = f32[3] parameter(", i, ")\n");
+    absl::StrAppend(&names, i == 0 ? "" : ", ", "p", i);
+  }
+  absl::StrAppend(&text, "  c = f32[", 3 * n, "] concatenate(", names, "), dimensions={0}\n");
+  absl::StrAppend(&text, "  ROOT t = f32[", 3 * n, "] tanh(c)\n}\n");
+  return text;
+}
+
+// Issue 25: 1,001 pointers are past the kernel-parameter space; the kernel
+// takes an argument table that thunk emission reserved past the temp
+// buffers, the artifact requires the
+// feature, ptxas accepts the kernel and the runtime's loader validates the
+// table. The tanh kernel keeps plain parameters.
+TEST_P(GpuCompilerTest, AThousandOperandsGoThroughAnArgumentTable) {
+  const std::string hlo = ConcatOf(1000);
+  Counts c = CompileAndCheck(hlo.c_str(), GetParam());
+  EXPECT_EQ(c.kernel_thunks, 2);
+  GpuCompilerOptions options;
+  options.production_date = "2026-01-01T00:00:00Z";
+  absl::StatusOr<GpuExecutableProto> artifact =
+      CompileHloToGpuArtifactProto(hlo, GetParam(), options, nullptr);
+  ASSERT_TRUE(artifact.ok()) << artifact.status();
+  const GpuExecutablePayloadProto& payload = artifact->payload();
+  ASSERT_EQ(payload.thunks_size(), 2);
+  const KernelThunkProto& k = payload.thunks(0).kernel();
+  EXPECT_EQ(k.args_size(), 1001);
+  EXPECT_FALSE(payload.thunks(1).kernel().has_argument_table());
+  ASSERT_TRUE(k.has_argument_table());
+  const BufferAllocationProto& temp = payload.allocations(k.argument_table().allocation());
+  EXPECT_TRUE(temp.is_temp());
+  // At the end of the temp allocation, past every temp buffer, at a
+  // 256-byte boundary (the loader checks that it overlaps no argument).
+  EXPECT_EQ(k.argument_table().offset() % 256, 0);
+  EXPECT_EQ(k.argument_table().size(), 8 * 1001);
+  EXPECT_EQ(temp.size(), k.argument_table().offset() + 8 * 1001);
+  for (const BufferSliceProto& arg : k.args()) {
+    if (arg.allocation() != k.argument_table().allocation()) continue;
+    EXPECT_LE(arg.offset() + arg.size(), k.argument_table().offset());
+  }
+  const auto& features = artifact->header().required_runtime_features();
+  EXPECT_NE(std::find(features.begin(), features.end(), "kernel_argument_table"), features.end());
+}
+
+// A plain kernel has no table and the artifact does not require the
+// feature (nothing that compiled before changes).
+TEST_P(GpuCompilerTest, SmallKernelsNeedNoArgumentTable) {
+  absl::StatusOr<GpuExecutableProto> artifact =
+      CompileHloToGpuArtifactProto(kElementwise, GetParam(), GpuCompilerOptions(), nullptr);
+  ASSERT_TRUE(artifact.ok()) << artifact.status();
+  for (const ThunkProto& t : artifact->payload().thunks()) EXPECT_FALSE(t.kernel().has_argument_table());
+  for (const std::string& f : artifact->header().required_runtime_features()) {
+    EXPECT_NE(f, "kernel_argument_table");
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Targets, GpuCompilerTest, ::testing::Values("sm_90", "sm_80"));

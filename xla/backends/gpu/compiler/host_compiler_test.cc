@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "xla/aot/executable.h"
 #include "xla/aot/literal_execution.h"
@@ -545,6 +546,25 @@ TEST(HostCompiler, WiderBuildsGiveTheBaselinesBits) {
   ASSERT_FALSE(bad.ok());
   EXPECT_TRUE(absl::StrContains(bad.status().message(), "host CPU variant: unknown host CPU 'pentium-9000'"))
       << bad.status();
+}
+
+// Issue 25: the host ABI passes an array of buffers, so a kernel of 1,001
+// buffers (a concatenate of 1,000 odd-sized parameters) needs no argument
+// table; it runs and matches the evaluator.
+TEST(HostCompiler, AThousandOperandKernelMatchesTheEvaluator) {
+  std::string hlo = "HloModule wide\nENTRY e {\n", names;
+  for (int i = 0; i < 1000; ++i) {
+    absl::StrAppend(&hlo, "  p", i, " = f32[", 1 + i % 5, "] parameter(", i, ")\n");
+    absl::StrAppend(&names, i == 0 ? "" : ", ", "p", i);
+  }
+  int64_t total = 0;
+  for (int i = 0; i < 1000; ++i) total += 1 + i % 5;
+  absl::StrAppend(&hlo, "  ROOT c = f32[", total, "] concatenate(", names, "), dimensions={0}\n}\n");
+  GpuExecutableProto artifact = CompileRunAndCompare(hlo, 25);
+  ASSERT_EQ(CountThunks(artifact.payload().thunks(), ThunkProto::kKernel), 1);
+  const KernelThunkProto& k = artifact.payload().thunks(0).kernel();
+  EXPECT_EQ(k.args_size(), 1001);
+  EXPECT_FALSE(k.has_argument_table());
 }
 
 TEST(HostCompiler, UnsupportedOpIsAClearError) {

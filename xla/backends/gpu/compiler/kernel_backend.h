@@ -36,6 +36,11 @@ struct EmittedKernel {
   // Launch dimensions; grid_x == 0 means there is nothing to launch (empty
   // output), and no thunk or kernel-table entry is made.
   LaunchDimensionsProto launch;
+  // The kernel takes one pointer to a table of its argument pointers (the
+  // NVPTX kernel-parameter limit, docs/kernel_abi.md): thunk emission
+  // reserves the table in the temp allocation and sets
+  // KernelThunkProto.argument_table. Never set by the host backend.
+  bool argument_table = false;
 };
 
 // What buffer assignment says about one kernel's buffer arguments

@@ -39,6 +39,7 @@ absl::StatusOr<EmittedKernel> NvptxKernelBackend::EmitFusionKernel(
   kernel.launch.set_block_y(info.launch.block_y);
   kernel.launch.set_block_z(info.launch.block_z);
   kernel.launch.set_shared_memory_bytes(info.launch.shared_memory_bytes);
+  kernel.argument_table = info.argument_table;
   last_ = Pending{info.symbol, info.kind, std::move(context), std::move(module)};
   return kernel;
 }

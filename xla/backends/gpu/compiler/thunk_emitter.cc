@@ -21,6 +21,7 @@
 #include "xla/service/canonicalize/gemm_config.h"
 #include "xla/types/xla_data_convert.h"
 #include "xla/util/logging.h"
+#include "xla/util/math_util.h"
 #include "xla/util/status_macros.h"
 
 namespace xla::gpu {
@@ -106,6 +107,12 @@ const HloInstruction* FindComplexValue(const HloInstruction& instr) {
   }
   return nullptr;
 }
+
+// Argument tables (EmittedKernel::argument_table): 8-byte entries, each
+// table at a 256-byte boundary of the temp allocation (as buffer assignment
+// aligns its buffers).
+constexpr int64_t kArgumentTableEntryBytes = 8;
+constexpr int64_t kArgumentTableAlignment = 256;
 
 class Emitter {
  public:
@@ -328,7 +335,35 @@ class Emitter {
       *thunk->add_args() = SliceToProto(table[arg.index]);
     }
     *thunk->mutable_launch_dimensions() = info.launch;
+    if (info.argument_table) {
+      *thunk->mutable_argument_table() = ReserveArgumentTable(thunk->args_size());
+    }
     return absl::OkStatus();
+  }
+
+  // A slice of `num_args` 8-byte entries at the end of the temp allocation
+  // (added when the module has none), for one kernel's argument table. Each
+  // table has its own bytes: the runtime rewrites it before every launch,
+  // and a table shared by kernels on different streams would race.
+  BufferSliceProto ReserveArgumentTable(int64_t num_args) {
+    BufferAllocationProto* temp = nullptr;
+    for (BufferAllocationProto& a : *payload_->mutable_allocations()) {
+      if (a.is_temp()) {
+        temp = &a;
+        break;
+      }
+    }
+    if (temp == nullptr) {
+      temp = payload_->add_allocations();
+      temp->set_index(payload_->allocations_size() - 1);
+      temp->set_is_temp(true);
+    }
+    BufferSliceProto slice;
+    slice.set_allocation(temp->index());
+    slice.set_offset(RoundUp(temp->size(), kArgumentTableAlignment));
+    slice.set_size(kArgumentTableEntryBytes * num_args);
+    temp->set_size(slice.offset() + slice.size());
+    return slice;
   }
 
   // A lone op: cloned into a scratch module over fresh parameters (one per

@@ -15,6 +15,11 @@ namespace {
 // emission flag (every runtime in the window reads them).
 constexpr char kFirstFormat[] = "2026-11-29";
 
+// The compiler_flag of a construct emitted only where compiling failed
+// before it existed (see feature_registry.h).
+constexpr char kOnlyWhereCompilationFailed[] =
+    "(none: emitted only where compilation failed before)";
+
 constexpr RuntimeFeature kRegistry[] = {
     // name, kind, construct, runtime_support, flag, default, emission_on, stopped
     {"host_kernels", FeatureKind::kOneofCase, "KernelProto.host_symbol", kFirstFormat, "", true,
@@ -40,6 +45,12 @@ constexpr RuntimeFeature kRegistry[] = {
     {"payload_checksum.crc32c", FeatureKind::kEnumValue,
      "ChecksumAlgorithmProto.CHECKSUM_ALGORITHM_CRC32C", "2026-11-30", "--checksum=crc32c", false,
      "", ""},
+    // Stage 1 (2026-12-02): the kernel thunk fills a device-side table of
+    // argument pointers for kernels past the target's kernel-parameter
+    // space. No flag: the compiler emits it only for such kernels, which
+    // failed in ptxas before, so no artifact that compiled before changes.
+    {"kernel_argument_table", FeatureKind::kField, "KernelThunkProto.argument_table", "2026-12-02",
+     kOnlyWhereCompilationFailed, false, "", ""},
 };
 
 // Artifact signing (issue 24; docs/aot_compatibility.md, "Signed
@@ -130,6 +141,8 @@ void AddThunkFeatures(const ThunkProto& thunk, std::set<std::string>* out) {
       out->insert("collectives");
       return;
     case ThunkProto::kKernel:
+      if (thunk.kernel().has_argument_table()) out->insert("kernel_argument_table");
+      return;
     case ThunkProto::kCopy:
     case ThunkProto::kMemset:
     case ThunkProto::kGemm:

@@ -7,7 +7,10 @@
 //   * runtime_support: the date this runtime learned to read it;
 //   * compiler_flag and flag_default: the flag that gates emission (empty:
 //     emitted whenever the module needs it, which is only allowed for
-//     constructs that were in the first artifact format);
+//     constructs that were in the first artifact format; a note in
+//     parentheses instead of a flag, with flag_default false: emitted only
+//     where compiling failed before the construct existed, so no artifact
+//     an older compiler could make changes, e.g. kernel_argument_table);
 //   * emission_on: the date emission was turned on by default (empty: still
 //     off; must be at least kForwardWindowDays after runtime_support);
 //   * emission_stopped: for a construct the compiler no longer emits, the

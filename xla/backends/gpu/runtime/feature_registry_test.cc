@@ -111,11 +111,15 @@ TEST(FeatureRegistry, DatesAndWhatARuntimeOfADateSupports) {
   EXPECT_FALSE(ParseIsoDate("yesterday").ok());
   EXPECT_TRUE(FeaturesSupportedOn("2026-11-28").value().empty());
   std::vector<std::string> first = FeaturesSupportedOn("2026-11-29").value();
-  // collectives and payload_checksum.crc32c landed 2026-11-30.
+  // collectives and payload_checksum.crc32c landed 2026-11-30,
+  // kernel_argument_table 2026-12-02.
   EXPECT_EQ(std::count(first.begin(), first.end(), "collectives"), 0);
   EXPECT_EQ(std::count(first.begin(), first.end(), "payload_checksum.crc32c"), 0);
-  EXPECT_EQ(first.size() + 2, RuntimeFeatureRegistry().size());
-  std::vector<std::string> today = FeaturesSupportedOn("2026-11-30").value();
+  EXPECT_EQ(first.size() + 3, RuntimeFeatureRegistry().size());
+  std::vector<std::string> nov30 = FeaturesSupportedOn("2026-11-30").value();
+  EXPECT_EQ(std::count(nov30.begin(), nov30.end(), "kernel_argument_table"), 0);
+  EXPECT_EQ(nov30.size() + 1, RuntimeFeatureRegistry().size());
+  std::vector<std::string> today = FeaturesSupportedOn("2026-12-02").value();
   EXPECT_EQ(today.size(), RuntimeFeatureRegistry().size());
 }
 
@@ -154,6 +158,24 @@ TEST(FeatureRegistry, NestedAsyncWorkContributesItsFeatures) {
   payload.add_thunks()->mutable_async_done();
   const std::vector<std::string> want = {"async_streams", "collectives"};
   EXPECT_EQ(RequiredFeaturesOf(payload), want);
+}
+
+// Issue 25: only a kernel launched through an argument table needs the
+// feature, wherever it is nested; plain kernels need none.
+TEST(FeatureRegistry, OnlyAKernelWithAnArgumentTableNeedsItsFeature) {
+  GpuExecutablePayloadProto payload;
+  payload.add_thunks()->mutable_kernel()->add_args()->set_size(4);
+  EXPECT_TRUE(RequiredFeaturesOf(payload).empty());
+  ThunkProto* w = payload.add_thunks();
+  KernelThunkProto* k = w->mutable_while_()->mutable_body()->add_thunks()->mutable_kernel();
+  k->mutable_argument_table()->set_size(8);
+  EXPECT_EQ(RequiredFeaturesOf(payload), std::vector<std::string>{"kernel_argument_table"});
+  const RuntimeFeature* f = FindRuntimeFeature("kernel_argument_table");
+  ASSERT_NE(f, nullptr);
+  EXPECT_STREQ(f->construct, "KernelThunkProto.argument_table");
+  EXPECT_STREQ(f->runtime_support, "2026-12-02");
+  EXPECT_FALSE(f->flag_default);  // stage 1
+  EXPECT_STREQ(f->emission_on, "");
 }
 
 }  // namespace

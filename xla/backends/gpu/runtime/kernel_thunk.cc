@@ -18,6 +18,47 @@ std::mutex& LoadedListMutex() {
   return *mu;
 }
 
+// Whether two slices share a byte (empty slices share none).
+bool Overlap(const BufferSlice& a, const BufferSlice& b) {
+  return a.allocation == b.allocation && a.size > 0 && b.size > 0 &&
+         a.offset < b.offset + b.size && b.offset < a.offset + a.size;
+}
+
+// Validates KernelThunkProto.argument_table against the thunk's kernel and
+// arguments (kernel_thunk.h).
+absl::StatusOr<BufferSlice> ArgumentTableFromProto(const KernelThunkProto& proto,
+                                                   const KernelSpec& spec,
+                                                   const std::vector<BufferSlice>& args,
+                                                   const ThunkContext& ctx) {
+  const ThunkContext field = ctx.Field("argument_table");
+  if (spec.kind != KernelSpec::Kind::kPtx && spec.kind != KernelSpec::Kind::kCubin) {
+    return field.Error(absl::StrCat("kernel '", spec.name, "' is a ", KernelKindName(spec.kind),
+                                    " kernel; only PTX and cubin kernels take an argument table"));
+  }
+  ASSIGN_OR_RETURN(BufferSlice table, ctx.Slice(proto.argument_table(), "argument_table"));
+  if (!ctx.tables().allocations[table.allocation].is_temp) {
+    return field.Error(absl::StrCat("the table ", table.ToString(),
+                                    " is not in a temp allocation (the runtime writes it before "
+                                    "each launch; only temp memory is per execution)"));
+  }
+  if (table.offset % KernelThunk::kArgumentTableEntryBytes != 0) {
+    return field.Error(absl::StrCat("the table's offset ", table.offset, " is not a multiple of ",
+                                    KernelThunk::kArgumentTableEntryBytes));
+  }
+  const int64_t needed = KernelThunk::kArgumentTableEntryBytes * static_cast<int64_t>(args.size());
+  if (table.size < needed) {
+    return field.Error(absl::StrCat("the table has ", table.size, " bytes; ", args.size(),
+                                    " arguments need ", needed));
+  }
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (Overlap(table, args[i])) {
+      return field.Error(absl::StrCat("the table ", table.ToString(), " overlaps args[", i, "] ",
+                                      args[i].ToString()));
+    }
+  }
+  return table;
+}
+
 }  // namespace
 
 absl::StatusOr<se::LaunchDimensions> LaunchDimensionsFromProto(const LaunchDimensionsProto& p,
@@ -68,8 +109,12 @@ absl::StatusOr<std::unique_ptr<KernelThunk>> KernelThunk::FromProto(ThunkInfo in
   }
   ASSIGN_OR_RETURN(se::LaunchDimensions dims,
                    LaunchDimensionsFromProto(proto.launch_dimensions(), ctx.tables().target->limits, ctx));
+  std::optional<BufferSlice> table;
+  if (proto.has_argument_table()) {
+    ASSIGN_OR_RETURN(table, ArgumentTableFromProto(proto, *spec, args, ctx));
+  }
   return std::make_unique<KernelThunk>(std::move(info), proto.kernel_index(), spec, std::move(args),
-                                       dims);
+                                       dims, std::move(table));
 }
 
 absl::Status KernelThunk::Initialize(const InitializeParams& params) {
@@ -111,11 +156,37 @@ absl::Status KernelThunk::ExecuteOnStream(const ExecuteParams& params) const {
     return AnnotateError(*this, absl::FailedPreconditionError(
                                     "kernel not loaded: call Initialize for this device first"));
   }
+  if (argument_table_ != nullptr) return LaunchThroughTable(params, stream(params), *kernel);
   // On the stack: a launch of up to kInlineArgs arguments allocates nothing.
   absl::InlinedVector<se::DeviceMemoryBase, kInlineArgs> buffers;
   buffers.reserve(args_.size());
   for (const BufferSlice& slice : args_) buffers.push_back(params.buffers->GetDeviceAddress(slice));
   return AnnotateError(*this, stream(params)->Launch(*kernel, dims_, buffers));
+}
+
+absl::Status KernelThunk::LaunchThroughTable(const ExecuteParams& params, se::Stream* stream,
+                                             const se::Kernel& kernel) const {
+  // The staging buffer must outlive the asynchronous copy: the callback
+  // enqueued after it owns the buffer and frees it once the copy has run.
+  auto staging = std::make_unique<uint64_t[]>(args_.size());
+  for (size_t i = 0; i < args_.size(); ++i) {
+    staging[i] = reinterpret_cast<uintptr_t>(params.buffers->GetDeviceAddress(args_[i]).opaque);
+  }
+  se::DeviceMemoryBase table = params.buffers->GetDeviceAddress(*argument_table_);
+  const uint64_t bytes = args_.size() * sizeof(uint64_t);
+  absl::Status copied = stream->Memcpy(&table, staging.get(), bytes);
+  // Queued or not, the callback frees the buffer once earlier work is done
+  // (a stream that failed skips the copy, and the buffer is freed when the
+  // callback is dropped).
+  absl::Status freed = stream->DoHostCallback(
+      [staging = std::move(staging)]() mutable -> absl::Status {
+        staging.reset();
+        return absl::OkStatus();
+      });
+  RETURN_IF_ERROR(AnnotateError(*this, copied));
+  RETURN_IF_ERROR(AnnotateError(*this, freed));
+  const se::DeviceMemoryBase table_arg[] = {table};
+  return AnnotateError(*this, stream->Launch(kernel, dims_, table_arg));
 }
 
 absl::StatusOr<ThunkProto> KernelThunk::ToProto() const {
@@ -124,6 +195,7 @@ absl::StatusOr<ThunkProto> KernelThunk::ToProto() const {
   k->set_kernel_index(kernel_index_);
   for (const BufferSlice& slice : args_) *k->add_args() = SliceToProto(slice);
   *k->mutable_launch_dimensions() = LaunchDimensionsToProto(dims_);
+  if (argument_table_ != nullptr) *k->mutable_argument_table() = SliceToProto(*argument_table_);
   return proto;
 }
 

@@ -89,7 +89,12 @@ ThunkTestContext::ThunkTestContext() {
   iota.kind = KernelSpec::Kind::kRegistered;
   iota.entry = "xla.runtime.iota_s32";
   iota.registered = FindRegisteredKernel(iota.entry);
-  kernels_ = {add, iota};
+  KernelSpec wide;
+  wide.name = "wide";
+  wide.kind = KernelSpec::Kind::kPtx;
+  wide.code = ".entry wide(.param .u64 wide_param_0) { ret; }";
+  wide.entry = "wide";
+  kernels_ = {add, iota, wide};
   tables_.allocations = allocations_;
   tables_.kernels = kernels_;
   tables_.num_streams = 2;

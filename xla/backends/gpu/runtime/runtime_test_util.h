@@ -39,8 +39,9 @@ std::string ReadTestdata(absl::string_view name);
 
 // A context over: allocations 0 and 1 (parameters, 64 bytes), 2 (output,
 // 64 bytes), 3 (temp, 4 bytes), 4 (temp, 1024 bytes), 5 (temp in host
-// memory, 256 bytes); kernels 0 (host
-// symbol add_f32) and 1 (registered xla.runtime.iota_s32); 2 streams; the
+// memory, 256 bytes); kernels 0 (host symbol add_f32), 1 (registered
+// xla.runtime.iota_s32) and 2 (PTX entry `wide`, one parameter: a kernel
+// launched through an argument table); 2 streams; the
 // global FFI registry; target host.
 class ThunkTestContext {
  public:

@@ -7,7 +7,10 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "llvm/IR/CallingConv.h"
+#include "llvm/IR/DataLayout.h"
 #include "llvm/MC/TargetRegistry.h"
+#include "llvm/Support/Alignment.h"
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/Target/TargetOptions.h"
 #include "xla/backends/gpu/codegen/llvm_backend/llvm_backend.h"
@@ -40,6 +43,30 @@ absl::StatusOr<std::unique_ptr<llvm::TargetMachine>> MakeTargetMachine(const Nvp
 
 }  // namespace
 
+int64_t KernelParamBytes(const llvm::Function& kernel, const llvm::DataLayout& layout) {
+  uint64_t bytes = 0;
+  for (const llvm::Argument& arg : kernel.args()) {
+    llvm::Type* type = arg.getType();
+    bytes = llvm::alignTo(bytes, layout.getABITypeAlign(type)) + layout.getTypeAllocSize(type);
+  }
+  return static_cast<int64_t>(bytes);
+}
+
+absl::Status CheckKernelParamSpace(const llvm::Module& module, const NvptxTarget& target) {
+  for (const llvm::Function& f : module) {
+    if (f.isDeclaration() || f.getCallingConv() != llvm::CallingConv::PTX_Kernel) continue;
+    const int64_t bytes = KernelParamBytes(f, module.getDataLayout());
+    if (bytes <= target.max_kernel_param_bytes) continue;
+    return absl::InternalError(absl::StrCat(
+        "kernel '", f.getName().str(), "' declares ", bytes, " bytes of parameters (", f.arg_size(),
+        " parameters), past ", target.name, "'s limit of ", target.max_kernel_param_bytes,
+        " bytes for PTX ISA ", target.ptx_version,
+        ": ptxas would refuse it; the emitter should have passed its buffers through an argument "
+        "table (a compiler bug)"));
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<std::string> CompileToPtx(llvm::Module& module, const NvptxTarget& target,
                                          int opt_level) {
   absl::StatusOr<std::unique_ptr<llvm::TargetMachine>> machine =
@@ -47,6 +74,7 @@ absl::StatusOr<std::string> CompileToPtx(llvm::Module& module, const NvptxTarget
   if (!machine.ok()) return machine.status();
   module.setTargetTriple(kTriple);
   module.setDataLayout((*machine)->createDataLayout());
+  if (absl::Status space = CheckKernelParamSpace(module, target); !space.ok()) return space;
   // Math from libdevice (__nv_* calls); a no-op when the module uses none.
   if (absl::Status linked = LinkLibdevice(module); !linked.ok()) return linked;
   if (absl::Status v = VerifyLlvmModule(module); !v.ok()) return v;

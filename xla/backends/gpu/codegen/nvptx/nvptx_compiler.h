@@ -11,6 +11,7 @@
 #ifndef XLA_BACKENDS_GPU_CODEGEN_NVPTX_NVPTX_COMPILER_H_
 #define XLA_BACKENDS_GPU_CODEGEN_NVPTX_NVPTX_COMPILER_H_
 
+#include <cstdint>
 #include <optional>
 #include <string>
 
@@ -37,10 +38,23 @@ struct NvptxBinary {
   std::string ptxas_version;         // "13.0.88" when ptxas ran
 };
 
-// PTX text for `target`. Sets the module's triple and data layout, links the
+// Bytes of the kernel-parameter space `kernel`'s parameters take under
+// `layout` (each at its ABI alignment, in order). Thread-safe.
+int64_t KernelParamBytes(const llvm::Function& kernel, const llvm::DataLayout& layout);
+
+// Checks every kernel (PTX_Kernel calling convention) of `module`, whose
+// data layout must be set, against target.max_kernel_param_bytes. Errors:
+// Internal naming the kernel, its bytes and the limit (the emitter should
+// have used an argument table). Thread-safe for distinct modules.
+absl::Status CheckKernelParamSpace(const llvm::Module& module, const NvptxTarget& target);
+
+// PTX text for `target`. Sets the module's triple and data layout, checks
+// every kernel's parameter space (CheckKernelParamSpace: nothing over the
+// limit reaches ptxas), links the
 // libdevice functions the module calls (libdevice_math.h), verifies and
 // optimizes it. Errors: invalid IR (the verifier's message), an LLVM
-// without the NVPTX back end, libdevice needed but not found.
+// without the NVPTX back end, libdevice needed but not found, a kernel
+// past the parameter space.
 absl::StatusOr<std::string> CompileToPtx(llvm::Module& module, const NvptxTarget& target,
                                          int opt_level);
 

@@ -1,5 +1,8 @@
 #include "xla/backends/gpu/codegen/nvptx/nvptx_fusion_emitter.h"
 
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/Metadata.h"
@@ -10,22 +13,61 @@ namespace xla::gpu {
 namespace {
 
 constexpr unsigned kGlobal = 1;
+constexpr int64_t kPointerBytes = 8;
 
 }  // namespace
+
+int64_t NvptxBufferParamBytes(int64_t num_buffer_args) { return kPointerBytes * num_buffer_args; }
+
+bool NvptxUsesArgumentTable(int64_t num_buffer_args, const NvptxTarget& target) {
+  return NvptxBufferParamBytes(num_buffer_args) > target.max_kernel_param_bytes;
+}
 
 absl::Status NvptxFusionKernelEmitter::CreateKernel(const std::string& symbol) {
   RETURN_IF_ERROR(CheckSymbolIsNew(symbol));
   const int64_t num_args = NumArgs();
-  std::vector<llvm::Type*> params(num_args, llvm::PointerType::get(ctx_, kGlobal));
+  argument_table_ = NvptxUsesArgumentTable(num_args, target_);
+  llvm::PointerType* ptr = llvm::PointerType::get(ctx_, kGlobal);
+  std::vector<llvm::Type*> params(argument_table_ ? 1 : num_args, ptr);
   kernel_ = llvm::Function::Create(llvm::FunctionType::get(b_.getVoidTy(), params, false),
                                    llvm::Function::ExternalLinkage, symbol, module_);
   kernel_->setCallingConv(llvm::CallingConv::PTX_Kernel);
   kernel_->addFnAttr(llvm::Attribute::NoUnwind);
+  b_.SetInsertPoint(llvm::BasicBlock::Create(ctx_, "entry", kernel_));
+  if (argument_table_) return LoadArgumentTable(num_args);
   for (int64_t i = 0; i < num_args; ++i) {
     AddBufferParamAttrs(kernel_, i, options_.noalias, options_.alignment);
     args_.push_back(kernel_->getArg(i));
   }
-  b_.SetInsertPoint(llvm::BasicBlock::Create(ctx_, "entry", kernel_));
+  return absl::OkStatus();
+}
+
+// The table is read-only, written before the launch and never aliased by a
+// buffer (the runtime checks it overlaps none), so each entry is an
+// invariant load; the loaded pointer keeps the alignment a parameter would
+// have had (`!align`). noalias is not expressible on a loaded pointer.
+absl::Status NvptxFusionKernelEmitter::LoadArgumentTable(int64_t num_args) {
+  llvm::PointerType* ptr = llvm::PointerType::get(ctx_, kGlobal);
+  llvm::Argument* table = kernel_->getArg(0);
+  table->setName("argument_table");
+  kernel_->addParamAttr(0, llvm::Attribute::NoAlias);
+  kernel_->addParamAttr(0, llvm::Attribute::ReadOnly);
+  kernel_->addParamAttr(0, llvm::Attribute::getWithAlignment(ctx_, llvm::Align(kPointerBytes)));
+  kernel_->addParamAttr(
+      0, llvm::Attribute::getWithDereferenceableBytes(ctx_, NvptxBufferParamBytes(num_args)));
+  llvm::MDNode* invariant = llvm::MDNode::get(ctx_, {});
+  for (int64_t i = 0; i < num_args; ++i) {
+    const size_t u = static_cast<size_t>(i);
+    const int64_t align =
+        std::max<int64_t>(16, u < options_.alignment.size() ? options_.alignment[u] : 16);
+    llvm::Value* entry = b_.CreateConstInBoundsGEP1_64(ptr, table, static_cast<uint64_t>(i));
+    llvm::LoadInst* load = b_.CreateAlignedLoad(ptr, entry, llvm::Align(kPointerBytes),
+                                                absl::StrCat("arg", i));
+    load->setMetadata(llvm::LLVMContext::MD_invariant_load, invariant);
+    load->setMetadata(llvm::LLVMContext::MD_align,
+                      llvm::MDNode::get(ctx_, {llvm::ConstantAsMetadata::get(b_.getInt64(align))}));
+    args_.push_back(load);
+  }
   return absl::OkStatus();
 }
 
@@ -65,6 +107,7 @@ NvptxKernelInfo NvptxFusionKernelEmitter::Info(const std::string& symbol) const 
   info.launch.block_x = choice_.threads_per_block;
   info.static_shared_bytes = static_shared_;
   info.args = KernelArgs();
+  info.argument_table = argument_table_;
   return info;
 }
 

@@ -4,12 +4,18 @@
 // functions mapped to libdevice (NvptxMathEmitter; call LinkLibdevice on
 // the module before CompileToPtx).
 //
-// Kernel ABI: one `ptr addrspace(1)` parameter per buffer argument: the
-// fusion's operands in order, then one per array leaf of the fusion's shape
-// (tuple elements in order), exactly the KernelThunkProto argument order.
-// Pointers carry `align` (options.alignment, at least 16) and `noalias`
-// when options.noalias says so. The launch is NvptxKernelInfo::launch
-// (1-D grid and blocks; shared memory is static, so no dynamic bytes).
+// Kernel ABI (docs/kernel_abi.md): one `ptr addrspace(1)` parameter per
+// buffer argument: the fusion's operands in order, then one per array leaf
+// of the fusion's shape (tuple elements in order), exactly the
+// KernelThunkProto argument order. Pointers carry `align`
+// (options.alignment, at least 16) and `noalias` when options.noalias says
+// so. When those pointers would exceed the target's kernel-parameter space
+// (NvptxUsesArgumentTable), the kernel takes one `ptr addrspace(1)`
+// parameter instead, the argument table, and loads buffer pointer i from
+// its entry i (8 bytes each, invariant loads: ld.global.nc) in the entry
+// block; NvptxKernelInfo::argument_table says so. The launch is
+// NvptxKernelInfo::launch (1-D grid and blocks; shared memory is static, so
+// no dynamic bytes).
 //
 // Kinds (classified by AnalyzeFusionKernel in ../fusion_kernel_analysis.h, as for the host; the launch of
 // each comes from launch_dimensions_choice.h). The emitter is
@@ -125,7 +131,19 @@ struct NvptxKernelInfo {
   LaunchChoice choice;
   int64_t static_shared_bytes = 0;
   std::vector<NvptxKernelArg> args;
+  // The kernel takes one pointer to a table of `args`' pointers (see the
+  // ABI above) instead of one parameter per argument.
+  bool argument_table = false;
 };
+
+// Bytes of kernel parameters a kernel with `num_buffer_args` pointer
+// parameters declares (8 each). Thread-safe.
+int64_t NvptxBufferParamBytes(int64_t num_buffer_args);
+
+// Whether a kernel with `num_buffer_args` buffer arguments must take them
+// through an argument table on `target`: their pointers would exceed
+// target.max_kernel_param_bytes. Thread-safe.
+bool NvptxUsesArgumentTable(int64_t num_buffer_args, const NvptxTarget& target);
 
 // Adds kernel `symbol` for `fusion` to `module`. Errors: InvalidArgument for
 // a non-fusion, tuple-shaped operands or a `symbol` already in the module;

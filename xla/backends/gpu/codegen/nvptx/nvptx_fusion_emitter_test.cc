@@ -17,8 +17,10 @@
 #include <utility>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
+#include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
 #include "xla/backends/gpu/codegen/fusion_emitter_test_util.h"
@@ -107,11 +109,11 @@ Compiled Emit(const std::string& fused, const std::string& entry, const std::str
 
 // EmitModule of a whole module text.
 Compiled EmitText(const std::string& text, const std::string& kind,
-                  NvptxEmitOptions options = {}) {
+                  NvptxEmitOptions options = {}, bool may_spill = false) {
   absl::StatusOr<std::unique_ptr<HloModule>> m = ParseHloModule(text);
-  EXPECT_TRUE(m.ok()) << m.status() << "\n" << text;
+  EXPECT_TRUE(m.ok()) << m.status() << "\n" << text.substr(0, 2000);
   if (!m.ok()) return {};
-  return EmitModule(*m, kind, options);
+  return EmitModule(*m, kind, options, may_spill);
 }
 
 TEST(NvptxFusionEmitter, LoopWithBroadcastIsThreadIndexedScalar) {
@@ -628,6 +630,85 @@ TEST(NvptxFusionEmitter, SortMustBeTheFusedRoot) {
   EXPECT_EQ(info.status().code(), absl::StatusCode::kUnimplemented);
   EXPECT_NE(info.status().message().find("(sort)"), std::string::npos) << info.status();
   EXPECT_NE(info.status().message().find("fused root"), std::string::npos) << info.status();
+}
+
+// A module whose root is one fusion concatenating `n` odd-sized f32[3]
+// parameters: a kernel of n + 1 buffer arguments.
+std::string WideConcatModule(int n) {
+  std::string params, names, entry_params;
+  for (int i = 0; i < n; ++i) {
+    absl::StrAppend(&params, "  p", i, " = f32[3] parameter(", i, ")\n");
+    absl::StrAppend(&names, i == 0 ? "" : ", ", "p", i);
+  }
+  return absl::StrCat("HloModule wide\nfused {\n", params, "  ROOT c = f32[", 3 * n,
+                      "] concatenate(", names, "), dimensions={0}\n}\nENTRY e {\n", params,
+                      "  ROOT f = f32[", 3 * n, "] fusion(", names,
+                      "), kind=kLoop, calls=fused\n}\n");
+}
+
+// The kernel-parameter space of PTX ISA 7.8 is 4352 bytes: 544 pointers.
+// Exactly that many are plain parameters (ptxas accepts them); one more and
+// the kernel takes a single pointer to a table of them, loaded with
+// ld.global.nc (ptxas accepts that too; both compile for sm_80 and sm_90).
+TEST(NvptxFusionEmitter, KernelAtTheParameterLimitTakesPlainPointers) {
+  const NvptxTarget sm90 = *FindNvptxTarget("sm_90");
+  ASSERT_EQ(sm90.max_kernel_param_bytes, 4352);
+  const int pointers = static_cast<int>(sm90.max_kernel_param_bytes / 8);
+  EXPECT_FALSE(NvptxUsesArgumentTable(pointers, sm90));
+  EXPECT_TRUE(NvptxUsesArgumentTable(pointers + 1, sm90));
+  Compiled c = EmitText(WideConcatModule(pointers - 1), "loop", {}, /*may_spill=*/true);
+  EXPECT_FALSE(c.info.argument_table);
+  EXPECT_EQ(c.info.args.size(), static_cast<size_t>(pointers));
+  EXPECT_TRUE(Has(c.ptx, absl::StrCat("fusion_kernel_param_", pointers - 1)));
+  EXPECT_FALSE(Has(c.ptx, "ld.global.nc.u64"));
+}
+
+TEST(NvptxFusionEmitter, OnePointerPastTheLimitGoesThroughTheArgumentTable) {
+  const int pointers = static_cast<int>(FindNvptxTarget("sm_90")->max_kernel_param_bytes / 8) + 1;
+  Compiled c = EmitText(WideConcatModule(pointers - 1), "loop", {}, /*may_spill=*/true);
+  EXPECT_TRUE(c.info.argument_table);
+  EXPECT_EQ(c.info.args.size(), static_cast<size_t>(pointers));
+  EXPECT_TRUE(Has(c.ptx, ".param .u64 fusion_kernel_param_0")) << c.ptx.substr(0, 2000);
+  EXPECT_FALSE(Has(c.ptx, "fusion_kernel_param_1")) << c.ptx.substr(0, 2000);
+  // The pointers come from the table, read-only through the non-coherent
+  // cache; the last entry (the output's) at byte 8 * 544.
+  EXPECT_TRUE(Has(c.ptx, "ld.global.nc.u64")) << c.ptx.substr(0, 4000);
+  EXPECT_TRUE(Has(c.ptx, absl::StrCat("+", 8 * (pointers - 1), "]"))) << c.ptx.substr(0, 4000);
+}
+
+TEST(NvptxFusionEmitter, AThousandOperandsCompile) {
+  Compiled c = EmitText(WideConcatModule(1000), "loop", {}, /*may_spill=*/true);
+  EXPECT_TRUE(c.info.argument_table);
+  EXPECT_EQ(c.info.args.size(), 1001u);
+}
+
+// The check before ptxas: a hand-made kernel one pointer past the limit is
+// refused with the numbers, one at the limit passes.
+TEST(NvptxFusionEmitter, ParameterSpaceIsCheckedBeforePtxas) {
+  const NvptxTarget sm90 = *FindNvptxTarget("sm_90");
+  for (int pointers : {544, 545}) {
+    llvm::LLVMContext ctx;
+    llvm::Module module("space", ctx);
+    std::vector<llvm::Type*> params(pointers, llvm::PointerType::get(ctx, 1));
+    llvm::Function* f = llvm::Function::Create(
+        llvm::FunctionType::get(llvm::Type::getVoidTy(ctx), params, false),
+        llvm::Function::ExternalLinkage, "wide", &module);
+    f->setCallingConv(llvm::CallingConv::PTX_Kernel);
+    llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", f));
+    b.CreateRetVoid();
+    absl::StatusOr<std::string> ptx = CompileToPtx(module, sm90, 1);
+    EXPECT_EQ(KernelParamBytes(*f, module.getDataLayout()), 8 * pointers);
+    if (pointers == 544) {
+      EXPECT_TRUE(ptx.ok()) << ptx.status();
+      continue;
+    }
+    ASSERT_FALSE(ptx.ok());
+    EXPECT_EQ(ptx.status().code(), absl::StatusCode::kInternal);
+    EXPECT_TRUE(absl::StrContains(ptx.status().message(),
+                                  "kernel 'wide' declares 4360 bytes of parameters (545 "
+                                  "parameters), past sm_90's limit of 4352 bytes for PTX ISA 7.8"))
+        << ptx.status();
+  }
 }
 
 TEST(NvptxFusionEmitter, Errors) {

@@ -37,6 +37,8 @@ class NvptxFusionKernelEmitter : public FusionEmitterCore {
  private:
   // Setup (nvptx_fusion_emitter.cc, nvptx_launch_problem.cc).
   absl::Status CreateKernel(const std::string& symbol);
+  // Table mode (argument_table_): args_ from the table parameter's entries.
+  absl::Status LoadArgumentTable(int64_t num_args);
   absl::Status EmitKernelBody();
   NvptxKernelInfo Info(const std::string& symbol) const;
   // Chooses kind_ and fills problem_ (the launch's inputs).
@@ -85,6 +87,7 @@ class NvptxFusionKernelEmitter : public FusionEmitterCore {
   const NvptxEmitOptions& options_;
   const NvptxTarget target_;
   llvm::Function* kernel_ = nullptr;
+  bool argument_table_ = false;  // the kernel takes one table of pointers
 
   NvptxKernelKind kind_ = NvptxKernelKind::kLoop;
   LaunchProblem problem_;

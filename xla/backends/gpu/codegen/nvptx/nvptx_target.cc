@@ -9,11 +9,11 @@ const std::vector<NvptxTarget>& NvptxTargets() {
   // LLVM 16's NVPTX back end knows PTX ISA versions up to 7.8 (ptx78), which
   // every target below accepts (sm_89 and sm_90 need 7.8 at least).
   static const auto* const kTargets = new std::vector<NvptxTarget>{
-      // name    cc  feature   ptx   threads  shared     warp  SMs
-      {"sm_80", 80, "+ptx78", "7.8", 1024, 48 * 1024, 32, 108},
-      {"sm_86", 86, "+ptx78", "7.8", 1024, 48 * 1024, 32, 84},
-      {"sm_89", 89, "+ptx78", "7.8", 1024, 48 * 1024, 32, 128},
-      {"sm_90", 90, "+ptx78", "7.8", 1024, 48 * 1024, 32, 132},
+      // name    cc  feature   ptx   threads  shared     warp  SMs  param bytes (PTX < 8.1)
+      {"sm_80", 80, "+ptx78", "7.8", 1024, 48 * 1024, 32, 108, 4352},
+      {"sm_86", 86, "+ptx78", "7.8", 1024, 48 * 1024, 32, 84, 4352},
+      {"sm_89", 89, "+ptx78", "7.8", 1024, 48 * 1024, 32, 128, 4352},
+      {"sm_90", 90, "+ptx78", "7.8", 1024, 48 * 1024, 32, 132, 4352},
   };
   return *kTargets;
 }

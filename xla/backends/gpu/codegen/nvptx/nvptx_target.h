@@ -25,6 +25,14 @@ struct NvptxTarget {
   int64_t max_shared_memory_per_block;  // bytes, without opt-in
   int64_t warp_size;
   int64_t sm_count_hint;        // typical SM count (launch heuristics only)
+  // Bytes of kernel parameters one .entry may declare with this PTX ISA
+  // version: 4352 (0x1100) before PTX ISA 8.1, on every sm; PTX ISA 8.1
+  // (CUDA 12.1) raised it to 32764 on sm_70 and later. Source: the PTX ISA
+  // manual's release notes for 8.1 ("kernel parameters up to 32764 bytes")
+  // and ptxas's own refusal of 7.8 PTX ("uses too much parameter space
+  // (0x1888 bytes, 0x1100 max)", MobileNet v2 for sm_90, 2026-12-01).
+  // Kernels past it take an argument table (docs/kernel_abi.md).
+  int64_t max_kernel_param_bytes;
 };
 
 // Every supported target, by ascending compute capability.

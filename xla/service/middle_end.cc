@@ -15,6 +15,7 @@
 #include "xla/service/canonicalize/convolution_canonicalizer.h"
 #include "xla/service/canonicalize/convolution_to_gemm.h"
 #include "xla/service/canonicalize/dot_canonicalizer.h"
+#include "xla/service/canonicalize/fp8_dot_widener.h"
 #include "xla/service/canonicalize/reduction_canonicalizer.h"
 #include "xla/service/fusion/instruction_fusion.h"
 #include "xla/service/fusion/reshapes_to_bitcasts.h"
@@ -81,6 +82,7 @@ absl::StatusOr<MiddleEndResult> RunMiddleEnd(HloModule* module, const MiddleEndO
   Phases phases(module, options, &result);
 
   std::unique_ptr<HloPassPipeline> canonicalize = phases.NewPipeline("canonicalize");
+  canonicalize->AddPass<Fp8DotWidener>();  // before the GEMM form and decisions
   canonicalize->AddPass<DotCanonicalizer>();
   canonicalize->AddPass<ConvolutionCanonicalizer>();
   if (options.convolution_as_gemm) {

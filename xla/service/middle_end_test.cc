@@ -90,7 +90,8 @@ TEST(MiddleEnd, TimingsNameEveryPhase) {
   Compiled c = CompileAndCheck(ReadTestdata("softmax.hlo"));
   ASSERT_NE(c.module, nullptr);
   const std::string report = c.result.TimingsReport();
-  for (const char* step : {"canonicalize/dot-canonicalizer", "layout/layout-assignment",
+  for (const char* step : {"canonicalize/fp8-dot-widener", "canonicalize/dot-canonicalizer",
+                           "layout/layout-assignment",
                            "fusion/fusion", "buffers/schedule", "buffers/assign", "buffers/check"}) {
     EXPECT_NE(report.find(step), std::string::npos) << step << "\n" << report;
   }

@@ -25,6 +25,22 @@ TEST(FloatFormat, KnownEncodings) {
   EXPECT_EQ(EncodeFloat(F::kF8E4M3FN, 470.0), 0x7Fu);  // overflow -> NaN
   EXPECT_EQ(EncodeFloat(F::kF8E5M2, 57344.0), 0x7Bu);
   EXPECT_EQ(EncodeFloat(F::kF8E5M2, 1e9), 0x7Cu);      // inf
+  // The fp8 limits XLA's convert (and ml_dtypes) define: f8e4m3fn has no
+  // inf, so past the 448/480 midpoint and at +-inf it is NaN with the sign;
+  // f8e5m2 rounds to inf from the 57344/61440 midpoint on (61440 ties to
+  // the even inf); subnormal ties go to even.
+  EXPECT_EQ(EncodeFloat(F::kF8E4M3FN, 480.0), 0x7Fu);
+  EXPECT_EQ(EncodeFloat(F::kF8E4M3FN, -464.0), 0xFEu);
+  EXPECT_EQ(EncodeFloat(F::kF8E4M3FN, -INFINITY), 0xFFu);
+  EXPECT_EQ(EncodeFloat(F::kF8E4M3FN, std::ldexp(1.0, -10)), 0x00u);
+  EXPECT_EQ(EncodeFloat(F::kF8E4M3FN, 3 * std::ldexp(1.0, -10)), 0x02u);
+  EXPECT_EQ(EncodeFloat(F::kF8E5M2, 480.0), 0x60u);
+  EXPECT_EQ(EncodeFloat(F::kF8E5M2, 61439.0), 0x7Bu);
+  EXPECT_EQ(EncodeFloat(F::kF8E5M2, 61440.0), 0x7Cu);
+  EXPECT_EQ(EncodeFloat(F::kF8E5M2, -61440.0), 0xFCu);
+  EXPECT_EQ(EncodeFloat(F::kF8E5M2, std::ldexp(1.0, -17)), 0x00u);
+  EXPECT_EQ(EncodeFloat(F::kF8E5M2, 3 * std::ldexp(1.0, -17)), 0x02u);
+  EXPECT_EQ(EncodeFloat(F::kF8E5M2, std::nan("")), 0x7Eu);
   EXPECT_EQ(EncodeFloat(F::kF8E4M3FNUZ, 0.0), 0x00u);
   EXPECT_EQ(EncodeFloat(F::kF8E4M3FNUZ, -0.0), 0x00u);  // no negative zero
   EXPECT_EQ(EncodeFloat(F::kF8E4M3FNUZ, std::nan("")), 0x80u);

@@ -114,8 +114,11 @@ TEST(FeatureRegistry, DatesAndWhatARuntimeOfADateSupports) {
   // collectives and payload_checksum.crc32c landed 2026-11-30.
   EXPECT_EQ(std::count(first.begin(), first.end(), "collectives"), 0);
   EXPECT_EQ(std::count(first.begin(), first.end(), "payload_checksum.crc32c"), 0);
-  EXPECT_EQ(first.size() + 2, RuntimeFeatureRegistry().size());
-  std::vector<std::string> today = FeaturesSupportedOn("2026-11-30").value();
+  // ... and the three ffi_attributes.* kinds on 2026-12-02.
+  EXPECT_EQ(first.size() + 2 + 3, RuntimeFeatureRegistry().size());
+  std::vector<std::string> nov30 = FeaturesSupportedOn("2026-11-30").value();
+  EXPECT_EQ(nov30.size() + 3, RuntimeFeatureRegistry().size());
+  std::vector<std::string> today = FeaturesSupportedOn("2026-12-02").value();
   EXPECT_EQ(today.size(), RuntimeFeatureRegistry().size());
 }
 
@@ -154,6 +157,33 @@ TEST(FeatureRegistry, NestedAsyncWorkContributesItsFeatures) {
   payload.add_thunks()->mutable_async_done();
   const std::vector<std::string> want = {"async_streams", "collectives"};
   EXPECT_EQ(RequiredFeaturesOf(payload), want);
+}
+
+}  // namespace
+}  // namespace xla::gpu
+
+namespace xla::gpu {
+namespace {
+
+// Typed-FFI attributes newer than the first format name their features;
+// i64, f64 and str do not.
+TEST(FeatureRegistry, NewAttributeKindsNameTheirFeatures) {
+  GpuExecutablePayloadProto payload;
+  CustomCallThunkProto* c = payload.add_thunks()->mutable_custom_call();
+  c->add_attributes()->set_i64(1);
+  c->add_attributes()->set_str("s");
+  EXPECT_EQ(RequiredFeaturesOf(payload), std::vector<std::string>{"custom_calls"});
+  c->add_attributes()->set_b(false);
+  c->add_attributes()->mutable_i64_array();
+  c->add_attributes()->mutable_f64_array()->add_values(1);
+  const std::vector<std::string> want = {"custom_calls", "ffi_attributes.bool",
+                                         "ffi_attributes.f64_array", "ffi_attributes.i64_array"};
+  EXPECT_EQ(RequiredFeaturesOf(payload), want);
+  // A runtime of the day before refuses them: a compiler asked for it does
+  // not emit them (target_runtime.h).
+  absl::StatusOr<std::vector<std::string>> before = FeaturesSupportedOn("2026-12-01");
+  ASSERT_TRUE(before.ok()) << before.status();
+  EXPECT_EQ(std::count(before->begin(), before->end(), "ffi_attributes.bool"), 0);
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 // computed here by hand. Also: the default compile refuses the target, and
 // the same artifact in a process without the handler fails at Initialize
 // and runs nothing.
+#include <algorithm>
 #include <atomic>
 #include <cstring>
 #include <memory>
@@ -132,6 +133,23 @@ TEST(CustomCall, GpuTargetCompilesWithTheFlag) {
     EXPECT_TRUE(t.custom_call().operands(0).shape().has_layout());
   }
   EXPECT_TRUE(found);
+}
+
+// The new attribute kinds are stage-1 runtime features: the artifact lists
+// them, and a compile for an older runtime refuses, naming one.
+TEST(CustomCall, NewAttributeKindsAreRequiredRuntimeFeatures) {
+  absl::StatusOr<gpu::GpuExecutableProto> a = CompileToProto(kHlo, Options("host", {kTarget}));
+  ASSERT_TRUE(a.ok()) << a.status();
+  const auto& features = a->header().required_runtime_features();
+  for (const char* f : {"custom_calls", "ffi_attributes.bool", "ffi_attributes.f64_array",
+                        "ffi_attributes.i64_array"}) {
+    EXPECT_NE(std::find(features.begin(), features.end(), f), features.end()) << f;
+  }
+  CompileOptions old = Options("host", {kTarget});
+  old.target_runtime = "2026-12-01";
+  absl::Status refused = Compile(kHlo, old).status();
+  EXPECT_EQ(refused.code(), absl::StatusCode::kFailedPrecondition) << refused;
+  EXPECT_TRUE(absl::StrContains(refused.message(), "the module needs runtime feature `ffi_attributes.")) << refused;
 }
 
 TEST(CustomCall, ResolvedWhenInitializedFromTheRunningProcess) {

@@ -20,6 +20,7 @@
 #include "xla/backends/gpu/compiler/host_kernel_backend.h"
 #include "xla/backends/gpu/compiler/thunk_emission_util.h"
 #include "xla/backends/gpu/ffi/ffi_registry.h"
+#include "xla/backends/gpu/runtime/ffi_attribute_proto.h"
 #include "xla/backends/gpu/codegen/host/single_op_fusion.h"
 #include "xla/service/canonicalize/gemm_config.h"
 #include "xla/types/xla_data_convert.h"
@@ -138,31 +139,6 @@ std::string BackendConfigOf(const HloInstruction& call) {
     }
   }
   return raw;
-}
-
-void FfiAttributeValueToProto(const ffi::AttributeValue& value, FfiAttributeProto* a) {
-  switch (ffi::KindOf(value)) {
-    case ffi::AttributeKind::kI64:
-      a->set_i64(std::get<int64_t>(value));
-      return;
-    case ffi::AttributeKind::kF64:
-      a->set_f64(std::get<double>(value));
-      return;
-    case ffi::AttributeKind::kStr:
-      a->set_str(std::get<std::string>(value));
-      return;
-    case ffi::AttributeKind::kBool:
-      a->set_b(std::get<bool>(value));
-      return;
-    case ffi::AttributeKind::kI64Array:
-      a->mutable_i64_array()->mutable_values()->Add(std::get<std::vector<int64_t>>(value).begin(),
-                                                    std::get<std::vector<int64_t>>(value).end());
-      return;
-    case ffi::AttributeKind::kF64Array:
-      a->mutable_f64_array()->mutable_values()->Add(std::get<std::vector<double>>(value).begin(),
-                                                    std::get<std::vector<double>>(value).end());
-      return;
-  }
 }
 
 class Emitter {
@@ -515,11 +491,7 @@ class Emitter {
     for (BufferSliceProto& s : operands) *proto->add_operands() = std::move(s);
     for (BufferSliceProto& s : results) *proto->add_results() = std::move(s);
     proto->set_opaque(opaque);
-    for (const auto& [name, value] : attributes) {
-      FfiAttributeProto* a = proto->add_attributes();
-      a->set_name(name);
-      FfiAttributeValueToProto(value, a);
-    }
+    AttributesToProto(attributes, proto->mutable_attributes());
     proto->set_api_version(api_version);
     return absl::OkStatus();
   }

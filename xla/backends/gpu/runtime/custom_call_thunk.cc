@@ -1,88 +1,11 @@
 #include "xla/backends/gpu/runtime/custom_call_thunk.h"
 
 #include "absl/strings/str_cat.h"
+#include "xla/backends/gpu/runtime/ffi_attribute_proto.h"
 #include "xla/util/status_macros.h"
 
 namespace xla::gpu {
 namespace {
-
-template <typename T>
-absl::StatusOr<std::vector<T>> ArrayFromProto(const google::protobuf::RepeatedField<T>& values,
-                                              absl::string_view name, const ThunkContext& at) {
-  if (values.size() > ffi::kMaxAttributeArrayElements) {
-    return at.Error(absl::StrCat("array attribute '", name, "' has ", values.size(),
-                                 " elements, more than the limit ",
-                                 ffi::kMaxAttributeArrayElements));
-  }
-  return std::vector<T>(values.begin(), values.end());
-}
-
-absl::StatusOr<ffi::AttributeValue> ValueFromProto(const FfiAttributeProto& a,
-                                                   const ThunkContext& at) {
-  switch (a.value_case()) {
-    case FfiAttributeProto::kI64:
-      return ffi::AttributeValue(a.i64());
-    case FfiAttributeProto::kF64:
-      return ffi::AttributeValue(a.f64());
-    case FfiAttributeProto::kStr:
-      return ffi::AttributeValue(a.str());
-    case FfiAttributeProto::kB:
-      return ffi::AttributeValue(a.b());
-    case FfiAttributeProto::kI64Array: {
-      ASSIGN_OR_RETURN(std::vector<int64_t> v, ArrayFromProto(a.i64_array().values(), a.name(), at));
-      return ffi::AttributeValue(std::move(v));
-    }
-    case FfiAttributeProto::kF64Array: {
-      ASSIGN_OR_RETURN(std::vector<double> v, ArrayFromProto(a.f64_array().values(), a.name(), at));
-      return ffi::AttributeValue(std::move(v));
-    }
-    case FfiAttributeProto::VALUE_NOT_SET:
-      break;
-  }
-  return at.Error(absl::StrCat("attribute '", a.name(),
-                               "' has no value of a known type (artifact newer than runtime?)"));
-}
-
-absl::StatusOr<ffi::Attributes> AttributesFromProto(
-    const google::protobuf::RepeatedPtrField<FfiAttributeProto>& protos, const ThunkContext& ctx) {
-  RETURN_IF_ERROR(ctx.CheckCount(protos.size(), "attributes"));
-  ffi::Attributes attributes;
-  for (int i = 0; i < protos.size(); ++i) {
-    const FfiAttributeProto& a = protos[i];
-    const ThunkContext at = ctx.Field(absl::StrCat("attributes[", i, "]"));
-    ASSIGN_OR_RETURN(ffi::AttributeValue value, ValueFromProto(a, at));
-    if (a.name().empty()) return at.Error("attribute name is empty");
-    if (!attributes.emplace(a.name(), std::move(value)).second) {
-      return at.Error(absl::StrCat("attribute '", a.name(), "' appears twice"));
-    }
-  }
-  return attributes;
-}
-
-void ValueToProto(const ffi::AttributeValue& value, FfiAttributeProto* a) {
-  switch (ffi::KindOf(value)) {
-    case ffi::AttributeKind::kI64:
-      a->set_i64(std::get<int64_t>(value));
-      return;
-    case ffi::AttributeKind::kF64:
-      a->set_f64(std::get<double>(value));
-      return;
-    case ffi::AttributeKind::kStr:
-      a->set_str(std::get<std::string>(value));
-      return;
-    case ffi::AttributeKind::kBool:
-      a->set_b(std::get<bool>(value));
-      return;
-    case ffi::AttributeKind::kI64Array:
-      for (int64_t v : std::get<std::vector<int64_t>>(value)) a->mutable_i64_array()->add_values(v);
-      a->mutable_i64_array();  // an empty array is still an array
-      return;
-    case ffi::AttributeKind::kF64Array:
-      for (double v : std::get<std::vector<double>>(value)) a->mutable_f64_array()->add_values(v);
-      a->mutable_f64_array();
-      return;
-  }
-}
 
 absl::StatusOr<std::vector<BufferSlice>> Slices(
     const google::protobuf::RepeatedPtrField<BufferSliceProto>& protos, absl::string_view field,
@@ -115,7 +38,8 @@ absl::StatusOr<std::unique_ptr<CustomCallThunk>> CustomCallThunk::FromProto(
   call.api_version = proto.api_version();
   ASSIGN_OR_RETURN(call.operands, Slices(proto.operands(), "operands", ctx));
   ASSIGN_OR_RETURN(call.results, Slices(proto.results(), "results", ctx));
-  ASSIGN_OR_RETURN(call.attributes, AttributesFromProto(proto.attributes(), ctx));
+  RETURN_IF_ERROR(ctx.CheckCount(proto.attributes_size(), "attributes"));
+  ASSIGN_OR_RETURN(call.attributes, AttributesFromProto(proto.attributes(), ctx.path()));
   call.opaque = proto.opaque();
   const ffi::FfiRegistry* registry = ctx.tables().ffi;
   const std::string& platform = ctx.tables().target->platform;
@@ -173,11 +97,7 @@ absl::StatusOr<ThunkProto> CustomCallThunk::ToProto() const {
   for (const BufferSlice& s : call_.operands) *c->add_operands() = SliceToProto(s);
   for (const BufferSlice& s : call_.results) *c->add_results() = SliceToProto(s);
   c->set_opaque(call_.opaque);
-  for (const auto& [name, value] : call_.attributes) {
-    FfiAttributeProto* a = c->add_attributes();
-    a->set_name(name);
-    ValueToProto(value, a);
-  }
+  AttributesToProto(call_.attributes, c->mutable_attributes());
   c->set_api_version(call_.api_version);
   return proto;
 }

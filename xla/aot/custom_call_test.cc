@@ -59,6 +59,19 @@ absl::Status AxpbHandler(const ffi::CallFrame& frame) {
   if (x.size != y.size || k.size != 3 * sizeof(int32_t)) {
     return absl::InvalidArgumentError("unexpected sizes");
   }
+  // The artifact's shapes, with layouts, reach the handler.
+  if (frame.operand_shapes.size() != 2 || frame.result_shapes.size() != 1 ||
+      frame.operand_shapes[0] == nullptr || frame.operand_shapes[1] == nullptr ||
+      frame.result_shapes[0] == nullptr) {
+    return absl::InvalidArgumentError("shapes missing");
+  }
+  if (frame.operand_shapes[0]->ToString() != "f32[7,5]{1,0}" ||
+      frame.operand_shapes[1]->ToString() != "s32[3]{0}" ||
+      frame.result_shapes[0]->ToString() != "f32[7,5]{1,0}") {
+    return absl::InvalidArgumentError("unexpected shapes " + frame.operand_shapes[0]->ToString() +
+                                      " " + frame.operand_shapes[1]->ToString() + " " +
+                                      frame.result_shapes[0]->ToString());
+  }
   return frame.stream->DoHostCallback([=]() -> absl::Status {
     ++g_calls;
     const float* xs = static_cast<const float*>(x.opaque);

@@ -35,6 +35,7 @@
 #include "xla/stream_executor/device_memory.h"
 #include "xla/stream_executor/stream.h"
 #include "xla/stream_executor/stream_executor.h"
+#include "xla/types/shape.h"
 
 namespace xla::gpu::ffi {
 
@@ -72,6 +73,11 @@ struct CallFrame {
   stream_executor::Stream* stream = nullptr;
   absl::Span<const stream_executor::DeviceMemoryBase> operands;
   absl::Span<const stream_executor::DeviceMemoryBase> results;
+  // The shape (with layout) of each operand and result as the artifact
+  // records it, index-aligned with operands/results; an entry is null where
+  // the artifact has none (artifacts before 2026-12-02).
+  absl::Span<const Shape* const> operand_shapes;
+  absl::Span<const Shape* const> result_shapes;
   absl::string_view opaque;
   const Attributes* attributes = nullptr;
 };

@@ -19,6 +19,13 @@ absl::StatusOr<std::vector<BufferSlice>> Slices(
   return out;
 }
 
+std::vector<const Shape*> ShapesOf(const std::vector<BufferSlice>& slices) {
+  std::vector<const Shape*> out;
+  out.reserve(slices.size());
+  for (const BufferSlice& s : slices) out.push_back(s.shape.get());
+  return out;
+}
+
 std::vector<stream_executor::DeviceMemoryBase> Resolve(const std::vector<BufferSlice>& slices,
                                                        const BufferAllocations& buffers) {
   std::vector<stream_executor::DeviceMemoryBase> out;
@@ -80,8 +87,12 @@ absl::Status CustomCallThunk::ExecuteOnStream(const ExecuteParams& params) const
       Resolve(call_.operands, *params.buffers);
   const std::vector<stream_executor::DeviceMemoryBase> results =
       Resolve(call_.results, *params.buffers);
+  const std::vector<const Shape*> operand_shapes = ShapesOf(call_.operands);
+  const std::vector<const Shape*> result_shapes = ShapesOf(call_.results);
   ffi::CallFrame frame;
   frame.executor = params.executor;
+  frame.operand_shapes = operand_shapes;
+  frame.result_shapes = result_shapes;
   frame.stream = stream(params);
   frame.operands = operands;
   frame.results = results;

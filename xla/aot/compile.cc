@@ -103,6 +103,7 @@ gpu::HostCompilerOptions ToHostOptions(const CompileOptions& options, Compilatio
   out.middle_end = ToMiddleEndOptions(options);
   out.thunks.kernel.target_block_bytes = options.target_block_bytes;
   out.thunks.emit_collectives = options.emit_collectives;
+  out.thunks.allowed_custom_calls = options.allowed_custom_calls;
   out.object.cpu = options.host_cpu;
   out.object.opt_level = options.opt_level;
   out.object.threads = options.compile_threads;
@@ -127,6 +128,7 @@ gpu::GpuCompilerOptions ToGpuOptions(const CompileOptions& options, const Compil
   out.nvptx.threads = options.compile_threads;
   if (options.emit_cubin_with_ptx) out.spec = gpu::NvptxSpecChoice::kCubinWithPtx;
   out.emit_collectives = options.emit_collectives;
+  out.allowed_custom_calls = options.allowed_custom_calls;
   SetArtifactOptions(options, c.begin, &out);
   return out;
 }

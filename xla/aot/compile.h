@@ -86,6 +86,13 @@ struct CompileOptions {
   // Lower collectives to collective thunks (stage 1: runtimes from
   // 2026-11-30).
   bool emit_collectives = false;
+  // Custom-call targets to compile although this compiler has no FFI
+  // handler for them: they become custom-call thunks naming the target,
+  // and the runtime that loads the artifact resolves the handler from its
+  // own FFI registry at Initialize (docs/custom_calls.md). Other unknown
+  // targets are refused (Unimplemented naming the target and
+  // --allow_custom_calls).
+  std::vector<std::string> allowed_custom_calls;
   // The program's device counts, overriding the module header's
   // replica_count and num_partitions (dumped SPMD programs often keep
   // none); unset: the header's, else 1. Replica groups, source-target

@@ -6,7 +6,9 @@
 //   ASSIGN_OR_RETURN(auto outputs, exe->Execute(executor, std::move(args)));
 //
 // Loading validates the whole artifact (header, checksum, every index, size,
-// offset, stream id, kernel and custom-call reference; see
+// offset, stream id, kernel reference and custom call; custom-call handlers
+// are looked up in FfiRegistry::Global() at Initialize, which fails naming a
+// missing one (docs/custom_calls.md); see
 // xla/backends/gpu/runtime/program.h) and fails with InvalidArgument naming
 // the field path and the offending values; nothing runs before that. The
 // trust policy (LoadOptions) is checked first: a signature must name a

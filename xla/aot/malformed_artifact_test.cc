@@ -180,9 +180,15 @@ const std::vector<Case>& Cases() {
        }, "kernels[0].registered_kernel: no kernel 'xla.runtime.nope' is registered"},
       {"duplicate_kernel_name", [](auto& a) { *a.mutable_payload()->add_kernels() = a.payload().kernels(0); },
        "kernels[1].name: 'add' appears twice"},
-      {"unknown_custom_call", [](auto& a) {
-         a.mutable_payload()->add_thunks()->mutable_custom_call()->set_target_name("acme.frobnicate");
-       }, "thunks[2].custom_call.target_name: no FFI handler 'acme.frobnicate' for platform host"},
+      // An unknown target loads and fails at Initialize (custom_call_test.cc);
+      // a malformed call fails the load.
+      {"custom_call_without_target", [](auto& a) { a.mutable_payload()->add_thunks()->mutable_custom_call(); },
+       "thunks[2].custom_call.target_name: target name is empty"},
+      {"custom_call_valueless_attribute", [](auto& a) {
+         auto* c = a.mutable_payload()->add_thunks()->mutable_custom_call();
+         c->set_target_name("acme.frobnicate");
+         c->add_attributes()->set_name("later");
+       }, "thunks[2].custom_call.attributes[0]: attribute 'later' has no value of a known type (artifact newer than runtime?)"},
       {"nesting_too_deep", [](auto& a) { *a.mutable_payload()->add_thunks() = NestedSequences(40); },
        "exceed the limit 32"},
       {"output_not_whole_allocation", [](auto& a) { a.mutable_payload()->mutable_outputs(0)->mutable_slice()->set_size(32); },

@@ -32,6 +32,7 @@ const char kCompileHelp[] =
     "                       [--checksum=fnv1a64|crc32c] [--sign_key=NAME.secret]\n"
     "                       [--num_replicas=N] [--num_partitions=P]\n"
     "                       [--elided_constants=error|zeros|random [--elided_constants_seed=N]]\n"
+    "                       [--allow_custom_calls=NAME,...]\n"
     "                       [--compile_threads=N]\n"
     "                       [--compile_parts=N]\n"
     "\n"
@@ -108,6 +109,14 @@ const char kCompileHelp[] =
     "                          `xla_aot run --replicas=N` or under mpirun with\n"
     "                          xla_aot_mpi_run; sm_XX artifacts run on N GPUs\n"
     "                          through NCCL with `xla_aot run --replicas=N`)\n"
+    "  --allow_custom_calls=NAME,...\n"
+    "                          compile custom calls to these targets although this\n"
+    "                          compiler has no FFI handler for them: the artifact\n"
+    "                          names the target, its api_version, operand and result\n"
+    "                          shapes and the typed attributes of a typed-FFI\n"
+    "                          backend_config, and the runtime that loads it must\n"
+    "                          register the handler (Initialize fails naming it\n"
+    "                          otherwise; docs/custom_calls.md). Repeatable\n"
     "  --opt_level=N           LLVM optimization level for host kernels, 0..3\n"
     "                          (default 3; 0 compiles fastest)\n"
     "  --device_memory=SIZE    the memory of one device (80GiB, 141GiB, 512MiB, or\n"
@@ -241,6 +250,15 @@ std::optional<std::string> ApplyOtherFlag(const std::string& arg, CompileFlags* 
       *field = n;
       return kApplied;
     }
+  }
+  if (auto v = value("--allow_custom_calls=")) {
+    for (absl::string_view name : absl::StrSplit(*v, ',', absl::SkipEmpty())) {
+      f->options.allowed_custom_calls.emplace_back(name);
+    }
+    if (f->options.allowed_custom_calls.empty()) {
+      return std::string("--allow_custom_calls needs one or more target names (NAME,...)");
+    }
+    return kApplied;
   }
   if (auto v = value("--sign_key=")) {
     if (v->empty()) return std::string("--sign_key needs a secret key file (NAME.secret)");

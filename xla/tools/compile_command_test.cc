@@ -371,6 +371,39 @@ TEST(CompileCommand, ReportsBadUsageAndBadInput) {
   EXPECT_TRUE(absl::StrContains(bad.err, "bad.hlo")) << bad.err;
 }
 
+// --allow_custom_calls: refused without it (naming the flag), compiled with
+// it (several names, repeated flags), and inspect lists what the runtime
+// must register.
+TEST(CompileCommand, AllowCustomCallsCompilesTargetsTheRuntimeResolves) {
+  const std::string module = WriteModule("cc.hlo", R"(
+HloModule cc
+ENTRY main {
+  x = f32[5]{0} parameter(0)
+  y = f32[5]{0} custom-call(x), custom_call_target="acme.one", api_version=API_VERSION_TYPED_FFI, backend_config={k = 3 : i64, on = false}
+  ROOT z = f32[5]{0} custom-call(y), custom_call_target="acme.two", backend_config="raw"
+}
+)");
+  const std::string artifact = TempPath("cc.xaot");
+  Result refused = RunCompileCli({module, "-o", artifact, "--allow_custom_calls=acme.one"});
+  EXPECT_EQ(refused.code, kExitBadInput);
+  EXPECT_TRUE(absl::StrContains(refused.err, "pass --allow_custom_calls=acme.two")) << refused.err;
+  Result empty = RunCompileCli({module, "-o", artifact, "--allow_custom_calls="});
+  EXPECT_EQ(empty.code, kExitUsage);
+  EXPECT_TRUE(absl::StrContains(empty.err, "--allow_custom_calls needs one or more target names")) << empty.err;
+  Result ok = RunCompileCli({module, "-o", artifact, "--allow_custom_calls=acme.one,acme.x",
+                             "--allow_custom_calls=acme.two"});
+  ASSERT_EQ(ok.code, kExitOk) << ok.err;
+  std::ostringstream out, err;
+  ASSERT_EQ(RunInspect({artifact}, out, err), kExitOk) << err.str();
+  EXPECT_TRUE(absl::StrContains(out.str(), "custom_call_targets (2): handlers the runtime must register for platform host\n"
+                                           "  acme.one: 1 call(s), not registered in this process (Initialize fails here)\n"
+                                           "  acme.two: 1 call(s), not registered")) << out.str();
+  EXPECT_TRUE(absl::StrContains(out.str(), "'acme.one' TYPED_FFI operands: alloc0[0:20) f32[5]")) << out.str();
+  EXPECT_TRUE(absl::StrContains(out.str(), "attributes: {k = 3 : i64, on = false}")) << out.str();
+  EXPECT_TRUE(absl::StrContains(out.str(), "'acme.two' ORIGINAL")) << out.str();
+  EXPECT_TRUE(absl::StrContains(out.str(), "opaque: 3 bytes")) << out.str();
+}
+
 TEST(CompileCommand, VerboseReportsPhasesInOrderAndThreadsKeepTheBytes) {
   const std::string module = WriteModule("m_v.hlo", kModule);
   Result quiet = RunCompileCli({module, "-o", TempPath("v1.xaot"), "--no_fusion",

@@ -1,13 +1,17 @@
 #include "xla/tools/inspect_command.h"
 
 #include <filesystem>
+#include <cstring>
 #include <fstream>
+#include <map>
 
+#include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "google/protobuf/descriptor.h"
 #include "xla/aot/executable.h"
+#include "xla/backends/gpu/ffi/ffi_registry.h"
 #include "xla/backends/gpu/runtime/invented_constants.h"
 #include "xla/backends/gpu/runtime/kernel_table.h"
 #include "xla/backends/gpu/runtime/memory_report.h"
@@ -22,7 +26,9 @@ const char kInspectHelp[] =
     "usage: xla_aot inspect FILE.xaot [--dump_kernels=DIR] [--dot=GRAPH.dot]\n"
     "\n"
     "Validates a compiled artifact and prints its header, kernels, allocations,\n"
-    "constants, outputs, aliases and thunk tree.\n"
+    "constants, outputs, aliases, the custom-call targets whose FFI handlers the\n"
+    "runtime must register (and whether this process has them) and the thunk\n"
+    "tree (custom calls with api version, shapes and typed attributes).\n"
     "\n"
     "  --dump_kernels=DIR    write kernel payloads: <kernel>.ptx, <kernel>.cubin\n"
     "                        (with <kernel>.ptx beside it when the artifact keeps a\n"
@@ -69,6 +75,84 @@ void PrintList(const google::protobuf::RepeatedPtrField<ThunkProto>& list, absl:
   for (const ThunkProto& t : list) PrintThunk(t, p, depth + 1, out);
 }
 
+std::string ApiVersionName(gpu::CustomCallApiVersionProto v) {
+  const std::string& name = gpu::CustomCallApiVersionProto_Name(v);
+  return name.empty() ? absl::StrCat(static_cast<int>(v)) : name.substr(strlen("CUSTOM_CALL_API_VERSION_"));
+}
+
+template <typename Values>
+std::string Array(absl::string_view type, const Values& values) {
+  return absl::StrCat("array<", type, values.empty() ? "" : ": ", absl::StrJoin(values, ", "), ">");
+}
+
+std::string AttributeText(const gpu::FfiAttributeProto& a) {
+  switch (a.value_case()) {
+    case gpu::FfiAttributeProto::kI64:
+      return absl::StrCat(a.i64(), " : i64");
+    case gpu::FfiAttributeProto::kF64:
+      return absl::StrCat(a.f64(), " : f64");
+    case gpu::FfiAttributeProto::kStr:
+      return absl::StrCat("\"", absl::CEscape(a.str()), "\"");
+    case gpu::FfiAttributeProto::kB:
+      return a.b() ? "true" : "false";
+    case gpu::FfiAttributeProto::kI64Array:
+      return Array("i64", a.i64_array().values());
+    case gpu::FfiAttributeProto::kF64Array:
+      return Array("f64", a.f64_array().values());
+    case gpu::FfiAttributeProto::VALUE_NOT_SET:
+      break;
+  }
+  return "?";
+}
+
+std::string CustomCallDetails(const gpu::CustomCallThunkProto& c) {
+  std::string out = absl::StrCat("'", c.target_name(), "' ", ApiVersionName(c.api_version()),
+                                 " operands: ", SliceList(c.operands()), " results: ",
+                                 SliceList(c.results()));
+  if (!c.opaque().empty()) absl::StrAppend(&out, " opaque: ", c.opaque().size(), " bytes");
+  if (c.attributes_size() > 0) {
+    std::vector<std::string> parts;
+    for (const gpu::FfiAttributeProto& a : c.attributes()) {
+      parts.push_back(absl::StrCat(a.name(), " = ", AttributeText(a)));
+    }
+    absl::StrAppend(&out, " attributes: {", absl::StrJoin(parts, ", "), "}");
+  }
+  return out;
+}
+
+// The custom-call targets in `list` and the thunks nested in it.
+void CollectCustomCalls(const google::protobuf::RepeatedPtrField<ThunkProto>& list,
+                        std::map<std::string, int>* targets) {
+  for (const ThunkProto& t : list) {
+    if (t.has_custom_call()) ++(*targets)[t.custom_call().target_name()];
+    if (t.has_sequential()) CollectCustomCalls(t.sequential().thunks(), targets);
+    if (t.has_while_()) {
+      CollectCustomCalls(t.while_().condition().thunks(), targets);
+      CollectCustomCalls(t.while_().body().thunks(), targets);
+    }
+    if (t.has_conditional()) {
+      for (const auto& b : t.conditional().branches()) CollectCustomCalls(b.thunks(), targets);
+    }
+    if (t.has_async_start()) CollectCustomCalls(t.async_start().thunks().thunks(), targets);
+  }
+}
+
+// The FFI handlers the artifact needs, and whether this process has them.
+void PrintCustomCalls(const aot::Executable& exe, std::ostream& out) {
+  std::map<std::string, int> targets;
+  CollectCustomCalls(exe.program().payload().thunks(), &targets);
+  const std::string& platform = exe.program().target.platform;
+  out << "custom_call_targets (" << targets.size() << "): handlers the runtime must register"
+      << " for platform " << platform << "\n";
+  for (const auto& [name, calls] : targets) {
+    const bool here = gpu::ffi::FfiRegistry::Global().Lookup(name, platform).ok();
+    out << "  " << name << ": " << calls << " call(s), "
+        << (here ? "registered in this process"
+                 : "not registered in this process (Initialize fails here)")
+        << "\n";
+  }
+}
+
 // One line of detail per kind.
 std::string Details(const ThunkProto& t, const gpu::GpuExecutablePayloadProto& p) {
   switch (t.kind_case()) {
@@ -101,9 +185,7 @@ std::string Details(const ThunkProto& t, const gpu::GpuExecutablePayloadProto& p
     case ThunkProto::kConditional:
       return absl::StrCat("index: ", Slice(t.conditional().branch_index()));
     case ThunkProto::kCustomCall:
-      return absl::StrCat("'", t.custom_call().target_name(), "' operands: ",
-                          SliceList(t.custom_call().operands()), " results: ",
-                          SliceList(t.custom_call().results()));
+      return CustomCallDetails(t.custom_call());
     case ThunkProto::kAsyncStart:
       return absl::StrCat("id=", t.async_start().async_id(), " on stream ", t.async_start().stream_id());
     case ThunkProto::kAsyncDone:
@@ -276,6 +358,7 @@ int RunInspect(const std::vector<std::string>& args, std::ostream& out, std::ost
   out << DescribeSignature((*exe)->program().signature, *load) << "\n";
   PrintHeader((*exe)->program().artifact->header(), out);
   PrintTables(**exe, out);
+  PrintCustomCalls(**exe, out);
   out << "thunks:\n";
   PrintList((*exe)->program().payload().thunks(), "", (*exe)->program().payload(), 0, out);
   if (!dump_dir.empty()) {

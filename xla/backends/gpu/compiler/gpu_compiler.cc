@@ -102,9 +102,11 @@ absl::StatusOr<GpuExecutableProto> CompileModuleToGpuArtifactProto(
   emit.vectorize = options.vectorize;
   NvptxKernelBackend backend(emit);
   progress.EnterPhase("kernel_emission");
-  RETURN_IF_ERROR(
-      EmitThunksWithBackend(*module, middle.schedule, *middle.assignment, &backend, payload,
-                            options.emit_collectives));
+  ThunkEmitterOptions thunk_options;
+  thunk_options.emit_collectives = options.emit_collectives;
+  thunk_options.allowed_custom_calls = options.allowed_custom_calls;
+  RETURN_IF_ERROR(EmitThunksWithBackend(*module, middle.schedule, *middle.assignment, &backend,
+                                        payload, thunk_options));
   progress.EnterPhase("kernel_compilation");
   ASSIGN_OR_RETURN(NvptxFinalizeResult built,
                    backend.Finalize(options.nvptx, options.spec, payload));

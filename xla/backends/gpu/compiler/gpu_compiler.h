@@ -23,6 +23,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
@@ -49,6 +50,8 @@ struct GpuCompilerOptions {
   // they run through NCCL under a replicated execution
   // (xla/aot/replicated_execution.h: `xla_aot run --replicas=N`).
   bool emit_collectives = false;
+  // Custom-call targets the runtime resolves (ThunkEmitterOptions).
+  std::vector<std::string> allowed_custom_calls;
   // Written to header.compiler_version.
   std::string compiler_version = "xla-aot-gpu-dev";
   // header.production_date; nullopt means the current UTC time.

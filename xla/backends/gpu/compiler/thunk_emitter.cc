@@ -4,19 +4,24 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <variant>
 #include <vector>
 
 #include "absl/container/flat_hash_set.h"
+#include "absl/strings/escaping.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "xla/backends/gpu/codegen/host/kernel_symbol_name.h"
 #include "xla/backends/gpu/compiler/collective_emitter.h"
+#include "xla/backends/gpu/compiler/ffi_attribute_parser.h"
 #include "xla/backends/gpu/compiler/host_kernel_backend.h"
 #include "xla/backends/gpu/compiler/offload_emitter.h"
 #include "xla/backends/gpu/compiler/thunk_emission_util.h"
 #include "xla/backends/gpu/ffi/ffi_registry.h"
+#include "xla/backends/gpu/runtime/ffi_attribute_proto.h"
 #include "xla/backends/gpu/codegen/host/single_op_fusion.h"
 #include "xla/service/canonicalize/gemm_config.h"
 #include "xla/types/xla_data_convert.h"
@@ -114,18 +119,50 @@ const HloInstruction* FindComplexValue(const HloInstruction& instr) {
 constexpr int64_t kArgumentTableEntryBytes = 8;
 constexpr int64_t kArgumentTableAlignment = 256;
 
+// HLO's api_version (absent means API_VERSION_ORIGINAL, as in XLA).
+CustomCallApiVersionProto ApiVersionOf(const HloInstruction& call) {
+  static constexpr std::pair<absl::string_view, CustomCallApiVersionProto> kVersions[] = {
+      {"API_VERSION_ORIGINAL", CUSTOM_CALL_API_VERSION_ORIGINAL},
+      {"API_VERSION_STATUS_RETURNING", CUSTOM_CALL_API_VERSION_STATUS_RETURNING},
+      {"API_VERSION_STATUS_RETURNING_UNIFIED", CUSTOM_CALL_API_VERSION_STATUS_RETURNING_UNIFIED},
+      {"API_VERSION_TYPED_FFI", CUSTOM_CALL_API_VERSION_TYPED_FFI},
+  };
+  const std::string& written = call.GetString(AttrId::kApiVersion);
+  for (const auto& [name, version] : kVersions) {
+    if (written == name) return version;
+  }
+  return CUSTOM_CALL_API_VERSION_ORIGINAL;
+}
+
+// The backend_config as the handler sees it: a quoted string unquoted and
+// unescaped, a dictionary verbatim, empty when absent.
+std::string BackendConfigOf(const HloInstruction& call) {
+  const AttrValue* value = call.FindAttr(AttrId::kBackendConfig);
+  if (value == nullptr || !std::holds_alternative<std::string>(*value)) return "";
+  const std::string& raw = std::get<std::string>(*value);
+  if (raw.size() >= 2 && raw.front() == '"' && raw.back() == '"') {
+    std::string unescaped;
+    if (absl::CUnescape(absl::string_view(raw).substr(1, raw.size() - 2), &unescaped)) {
+      return unescaped;
+    }
+  }
+  return raw;
+}
+
 class Emitter {
  public:
   Emitter(const HloModule& module, const HloSchedule& schedule,
           const BufferAssignment& assignment, KernelBackend* backend,
-          GpuExecutablePayloadProto* payload, bool emit_collectives = false)
-      : collectives_(module, schedule, assignment, emit_collectives),
+          GpuExecutablePayloadProto* payload, const ThunkEmitterOptions& options)
+      : collectives_(module, schedule, assignment, options.emit_collectives),
         offload_(schedule, assignment, [this] { return collectives_.NewAsyncId(); }),
         module_(module),
         schedule_(schedule),
         assignment_(assignment),
         backend_(backend),
-        payload_(payload) {}
+        payload_(payload),
+        allowed_custom_calls_(options.allowed_custom_calls.begin(),
+                              options.allowed_custom_calls.end()) {}
 
   absl::Status Run() {
     const HloComputation* entry = module_.entry_computation();
@@ -442,44 +479,82 @@ class Emitter {
     return absl::OkStatus();
   }
 
-  // A custom call whose target is a handler of the FFI registry for the
-  // host platform, taking array operands and results as flat buffer lists
-  // and no attributes (HLO attributes are not mapped to FFI attributes yet).
+  // A custom call: a custom-call thunk when the target is an FFI handler
+  // of the compiler's registry for the backend's platform, or is in
+  // allowed_custom_calls (resolved by the runtime that loads the artifact).
+  // Array operands and results become flat slice lists with their shapes
+  // (layouts included); a typed-FFI backend_config becomes typed
+  // attributes, any other is passed as opaque bytes.
   absl::Status EmitCustomCall(const HloInstruction& call, Thunks* out) {
     const std::string& target = call.GetString(AttrId::kCustomCallTarget);
     absl::StatusOr<const ffi::HandlerEntry*> handler =
         ffi::FfiRegistry::Global().Lookup(target, backend_->FfiPlatform());
-    if (!handler.ok()) {
-      return Unimplemented(call, absl::StrCat("custom-call target '", target,
-                                              "' is not an FFI handler for the ",
-                                              backend_->FfiPlatform(), " platform: ",
-                                              handler.status().message()));
+    if (!handler.ok() && allowed_custom_calls_.count(target) == 0) {
+      return Unimplemented(
+          call, absl::StrCat("custom-call target '", target,
+                             "' is not an FFI handler this compiler knows for the ",
+                             backend_->FfiPlatform(), " platform (known: ",
+                             absl::StrJoin(ffi::FfiRegistry::Global().HandlerNames(), ", "),
+                             "); pass --allow_custom_calls=", target,
+                             " to compile it for a handler the runtime registers"));
     }
-    std::vector<BufferSlice> operands, results;
+    std::vector<BufferSliceProto> operands, results;
     for (const HloInstruction* operand : call.operands()) {
       for (const ShapeIndex& leaf : ArrayLeaves(operand->shape())) {
-        ASSIGN_OR_RETURN(BufferSlice s, Slice(operand, leaf));
-        operands.push_back(s);
+        ASSIGN_OR_RETURN(BufferSliceProto s, ShapedSliceProto(operand, leaf));
+        operands.push_back(std::move(s));
       }
     }
     for (const ShapeIndex& leaf : ArrayLeaves(call.shape())) {
-      ASSIGN_OR_RETURN(BufferSlice s, Slice(&call, leaf));
-      results.push_back(s);
+      ASSIGN_OR_RETURN(BufferSliceProto s, ShapedSliceProto(&call, leaf));
+      results.push_back(std::move(s));
     }
-    absl::Status signature =
-        ffi::CheckSignature(**handler, static_cast<int64_t>(operands.size()),
-                            static_cast<int64_t>(results.size()), ffi::Attributes(), "");
-    if (!signature.ok()) {
-      return Unimplemented(call, absl::StrCat("custom-call target '", target,
-                                              "' does not match its FFI handler (no attributes "
-                                              "are passed from HLO): ",
-                                              signature.message()));
+    const CustomCallApiVersionProto api_version = ApiVersionOf(call);
+    std::string opaque;
+    ffi::Attributes attributes;
+    const std::string config = BackendConfigOf(call);
+    if (api_version == CUSTOM_CALL_API_VERSION_TYPED_FFI) {
+      if (!config.empty()) {
+        ASSIGN_OR_RETURN(attributes, ParseFfiAttributes(config, call.name()));
+      }
+    } else {
+      opaque = config;
+    }
+    if (handler.ok()) {
+      absl::Status signature =
+          ffi::CheckSignature(**handler, static_cast<int64_t>(operands.size()),
+                              static_cast<int64_t>(results.size()), attributes, "custom call");
+      if (!signature.ok()) {
+        return Unimplemented(call, absl::StrCat("custom-call target '", target,
+                                                "' does not match its FFI handler: ",
+                                                signature.message()));
+      }
     }
     CustomCallThunkProto* proto = AddThunk(call, out)->mutable_custom_call();
     proto->set_target_name(target);
-    for (const BufferSlice& s : operands) *proto->add_operands() = SliceToProto(s);
-    for (const BufferSlice& s : results) *proto->add_results() = SliceToProto(s);
+    for (BufferSliceProto& s : operands) *proto->add_operands() = std::move(s);
+    for (BufferSliceProto& s : results) *proto->add_results() = std::move(s);
+    proto->set_opaque(opaque);
+    AttributesToProto(attributes, proto->mutable_attributes());
+    proto->set_api_version(api_version);
     return absl::OkStatus();
+  }
+
+  // The slice of leaf `index` of `instr` with the leaf's shape; a shape
+  // without a layout gets the default (descending) one.
+  absl::StatusOr<BufferSliceProto> ShapedSliceProto(const HloInstruction* instr,
+                                                    const ShapeIndex& index) const {
+    ASSIGN_OR_RETURN(BufferSliceProto proto, SliceProto(instr, index));
+    const Shape* shape = &instr->shape();
+    for (int64_t i : index) shape = &shape->tuple_shapes(i);
+    Shape leaf = *shape;
+    if (!leaf.has_layout()) {
+      Layout layout;
+      for (int64_t d = leaf.rank() - 1; d >= 0; --d) layout.minor_to_major.push_back(d);
+      leaf.set_layout(std::move(layout));
+    }
+    *proto.mutable_shape() = ShapeToProto(leaf);
+    return proto;
   }
 
   absl::Status EmitWhile(const HloInstruction& loop, Thunks* out) {
@@ -548,21 +623,23 @@ class Emitter {
   KernelBackend* backend_;
   GpuExecutablePayloadProto* payload_;
   absl::flat_hash_set<std::string> used_symbols_;
+  std::set<std::string> allowed_custom_calls_;
 };
 
 }  // namespace
 
 absl::Status EmitThunksWithBackend(const HloModule& module, const HloSchedule& schedule,
                                    const BufferAssignment& assignment, KernelBackend* backend,
-                                   GpuExecutablePayloadProto* payload, bool emit_collectives) {
-  return Emitter(module, schedule, assignment, backend, payload, emit_collectives).Run();
+                                   GpuExecutablePayloadProto* payload,
+                                   const ThunkEmitterOptions& options) {
+  return Emitter(module, schedule, assignment, backend, payload, options).Run();
 }
 
 absl::Status EmitThunks(const HloModule& module, const HloSchedule& schedule,
                         const BufferAssignment& assignment, const ThunkEmitterOptions& options,
                         llvm::Module* kernels, GpuExecutablePayloadProto* payload) {
   HostKernelBackend backend(options.kernel, kernels);
-  return Emitter(module, schedule, assignment, &backend, payload, options.emit_collectives).Run();
+  return Emitter(module, schedule, assignment, &backend, payload, options).Run();
 }
 
 }  // namespace xla::gpu

@@ -58,9 +58,16 @@
 //                             (offload_emitter.h); nothing when the slices
 //                             are the same
 //   custom-call               custom-call thunk when the target is an FFI
-//                             handler for platform "host" whose signature
-//                             accepts the operand/result leaf counts and no
-//                             attributes; else Unimplemented naming it
+//                             handler for the backend's platform (checked
+//                             against its signature) or is listed in
+//                             ThunkEmitterOptions::allowed_custom_calls;
+//                             else Unimplemented naming it and
+//                             --allow_custom_calls. Operands and results are
+//                             the array leaves' slices with shapes and
+//                             layouts; api_version is recorded; a typed-FFI
+//                             backend_config is parsed into attributes
+//                             (ffi_attribute_parser.h), any other is the
+//                             opaque bytes (a quoted string unescaped)
 // Anything else is Unimplemented naming
 // the instruction and its opcode: no thunk is ever silently dropped.
 //
@@ -78,6 +85,8 @@
 #define XLA_BACKENDS_GPU_COMPILER_THUNK_EMITTER_H_
 
 #include <cstdint>
+#include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "llvm/IR/Module.h"
@@ -104,6 +113,11 @@ struct ThunkEmitterOptions {
   // are written as participant ids: replica ids with one partition, global
   // device ids (replica * num_partitions + partition) in SPMD modules.
   bool emit_collectives = false;
+  // Custom-call targets to compile although the compiler's FFI registry
+  // has no handler for them (for the platform): the runtime that loads the
+  // artifact must register one (it is resolved at Initialize). Targets the
+  // registry has are compiled without being listed.
+  std::vector<std::string> allowed_custom_calls;
 };
 
 // Fills `payload` (module_name, program_shape, kernels, allocations,
@@ -121,13 +135,13 @@ absl::Status EmitThunks(const HloModule& module, const HloSchedule& schedule,
                         llvm::Module* kernels, GpuExecutablePayloadProto* payload);
 
 // The same for any target: kernels come from `backend` (kernel_backend.h),
-// custom calls are looked up on backend->FfiPlatform(); collectives as
-// ThunkEmitterOptions::emit_collectives says. Errors as EmitThunks, with the
-// backend's target named in Unimplemented messages.
+// custom calls are looked up on backend->FfiPlatform(); collectives and
+// custom calls as `options` says (options.kernel is ignored). Errors as
+// EmitThunks, with the backend's target named in Unimplemented messages.
 absl::Status EmitThunksWithBackend(const HloModule& module, const HloSchedule& schedule,
                                    const BufferAssignment& assignment, KernelBackend* backend,
                                    GpuExecutablePayloadProto* payload,
-                                   bool emit_collectives = false);
+                                   const ThunkEmitterOptions& options);
 
 }  // namespace xla::gpu
 

@@ -5,6 +5,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/strings/match.h"
 #include "gtest/gtest.h"
@@ -26,7 +27,8 @@ struct Emitted {
   absl::Status status;
 };
 
-std::unique_ptr<Emitted> Emit(absl::string_view hlo, bool emit_collectives = false) {
+std::unique_ptr<Emitted> Emit(absl::string_view hlo, bool emit_collectives = false,
+                              std::vector<std::string> allowed_custom_calls = {}) {
   auto e = std::make_unique<Emitted>();
   auto module = ParseHloModule(hlo);
   EXPECT_TRUE(module.ok()) << module.status();
@@ -39,6 +41,7 @@ std::unique_ptr<Emitted> Emit(absl::string_view hlo, bool emit_collectives = fal
   ThunkEmitterOptions options;
   options.kernel.target_block_bytes = 256;
   options.emit_collectives = emit_collectives;
+  options.allowed_custom_calls = std::move(allowed_custom_calls);
   e->status = EmitThunks(*e->module, e->middle.schedule, *e->middle.assignment, options,
                          e->kernels.get(), &e->payload);
   return e;
@@ -145,6 +148,105 @@ ENTRY main {
   EXPECT_EQ(e->status.code(), absl::StatusCode::kUnimplemented) << e->status;
   EXPECT_TRUE(absl::StrContains(e->status.message(), "my_fancy_kernel")) << e->status;
   EXPECT_TRUE(absl::StrContains(e->status.message(), "custom-call")) << e->status;
+  EXPECT_TRUE(absl::StrContains(e->status.message(), "is not an FFI handler this compiler knows for the host platform (known: xla.host.add_f32@host, xla.host.fill_f32@host); pass --allow_custom_calls=my_fancy_kernel to compile it for a handler the runtime registers")) << e->status;
+}
+
+constexpr char kTypedFfiCall[] = R"(
+HloModule cc
+ENTRY main {
+  x = f32[5,3]{0,1} parameter(0)
+  y = s32[7]{0} parameter(1)
+  ROOT c = (f32[5,3]{1,0}, u8[11]{0}) custom-call(x, y), custom_call_target="my_fancy_kernel", api_version=API_VERSION_TYPED_FFI, backend_config={heads = 32 : i64, on = true, scale = 1.250000e-01 : f32, name = "abc", dims = array<i64: 1, 2, 3>, w = array<f64: 0.5>}
+}
+)";
+
+TEST(ThunkEmitter, AllowedCustomCallCarriesShapesApiVersionAndTypedAttributes) {
+  auto e = Emit(kTypedFfiCall, false, {"other", "my_fancy_kernel"});
+  ASSERT_TRUE(e->status.ok()) << e->status;
+  // The middle end may relayout the operand first (a kernel before the call).
+  ASSERT_TRUE(e->payload.thunks(e->payload.thunks_size() - 1).has_custom_call());
+  const CustomCallThunkProto& c = e->payload.thunks(e->payload.thunks_size() - 1).custom_call();
+  const HloInstruction* call = e->module->entry_computation()->root_instruction();
+  ASSERT_EQ(call->opcode(), HloOpcode::kCustomCall);
+  EXPECT_EQ(c.target_name(), "my_fancy_kernel");
+  EXPECT_EQ(c.api_version(), CUSTOM_CALL_API_VERSION_TYPED_FFI);
+  EXPECT_EQ(c.opaque(), "");
+  ASSERT_EQ(c.operands_size(), 2);
+  ASSERT_EQ(c.results_size(), 2);
+  // Each slice has the shape and layout of the value in the optimized module.
+  EXPECT_EQ(c.operands(0).shape().element_type(), PRIMITIVE_TYPE_F32);
+  EXPECT_EQ(c.operands(0).shape().dimensions_size(), 2);
+  ASSERT_TRUE(call->operand(0)->shape().has_layout());
+  ASSERT_EQ(c.operands(0).shape().layout().minor_to_major_size(), 2);
+  EXPECT_EQ(c.operands(0).shape().layout().minor_to_major(0),
+            call->operand(0)->shape().layout().minor_to_major[0]);
+  EXPECT_EQ(c.operands(0).shape().layout().minor_to_major(1),
+            call->operand(0)->shape().layout().minor_to_major[1]);
+  EXPECT_EQ(c.operands(0).size(), 60);
+  EXPECT_EQ(c.operands(1).shape().element_type(), PRIMITIVE_TYPE_S32);
+  EXPECT_EQ(c.operands(1).size(), 28);
+  EXPECT_EQ(c.results(1).shape().element_type(), PRIMITIVE_TYPE_U8);
+  EXPECT_EQ(c.results(1).size(), 11);
+  EXPECT_EQ(c.results(0).shape().layout().minor_to_major(0), 1);
+  std::map<std::string, FfiAttributeProto> by_name;
+  for (const FfiAttributeProto& a : c.attributes()) by_name[a.name()] = a;
+  ASSERT_EQ(by_name.size(), 6u);
+  EXPECT_EQ(by_name["heads"].i64(), 32);
+  EXPECT_TRUE(by_name["on"].has_b() && by_name["on"].b());
+  EXPECT_EQ(by_name["scale"].f64(), 0.125);
+  EXPECT_EQ(by_name["name"].str(), "abc");
+  ASSERT_EQ(by_name["dims"].i64_array().values_size(), 3);
+  EXPECT_EQ(by_name["dims"].i64_array().values(2), 3);
+  ASSERT_EQ(by_name["w"].f64_array().values_size(), 1);
+  EXPECT_EQ(by_name["w"].f64_array().values(0), 0.5);
+}
+
+TEST(ThunkEmitter, OtherApiVersionsPassTheBackendConfigAsOpaqueBytes) {
+  auto e = Emit(R"(
+HloModule cc
+ENTRY main {
+  x = f32[8]{0} parameter(0)
+  ROOT c = f32[8]{0} custom-call(x), custom_call_target="legacy", api_version=API_VERSION_STATUS_RETURNING, backend_config="k=\"v\";1"
+}
+)", false, {"legacy"});
+  ASSERT_TRUE(e->status.ok()) << e->status;
+  const CustomCallThunkProto& c = e->payload.thunks(0).custom_call();
+  EXPECT_EQ(c.api_version(), CUSTOM_CALL_API_VERSION_STATUS_RETURNING);
+  EXPECT_EQ(c.opaque(), "k=\"v\";1");
+  EXPECT_EQ(c.attributes_size(), 0);
+}
+
+TEST(ThunkEmitter, MalformedTypedBackendConfigNamesTheInstruction) {
+  auto e = Emit(R"(
+HloModule cc
+ENTRY main {
+  x = f32[8]{0} parameter(0)
+  ROOT c = f32[8]{0} custom-call(x), custom_call_target="k", api_version=API_VERSION_TYPED_FFI, backend_config={n = 300 : i8}
+}
+)", false, {"k"});
+  ASSERT_FALSE(e->status.ok());
+  EXPECT_EQ(e->status.code(), absl::StatusCode::kInvalidArgument) << e->status;
+  EXPECT_TRUE(absl::StrContains(e->status.message(), "custom-call 'c': backend_config offset 5 (attribute 'n'): value 300 does not fit i8")) << e->status;
+}
+
+TEST(ThunkEmitter, KnownHandlerGetsItsTypedAttributesChecked) {
+  // fill_f32 needs `value`; the typed-FFI dictionary supplies it.
+  auto ok = Emit(R"(
+HloModule cc
+ENTRY main {
+  ROOT c = f32[9]{0} custom-call(), custom_call_target="xla.host.fill_f32", api_version=API_VERSION_TYPED_FFI, backend_config={value = 2.5 : f64}
+}
+)");
+  ASSERT_TRUE(ok->status.ok()) << ok->status;
+  EXPECT_EQ(ok->payload.thunks(0).custom_call().attributes(0).f64(), 2.5);
+  auto missing = Emit(R"(
+HloModule cc
+ENTRY main {
+  ROOT c = f32[9]{0} custom-call(), custom_call_target="xla.host.fill_f32", api_version=API_VERSION_TYPED_FFI, backend_config={}
+}
+)");
+  ASSERT_FALSE(missing->status.ok());
+  EXPECT_TRUE(absl::StrContains(missing->status.message(), "needs attribute 'value'")) << missing->status;
 }
 
 TEST(ThunkEmitter, CustomCallWithTheWrongOperandCountIsUnimplemented) {

@@ -51,9 +51,9 @@ absl::Status AddF32(const CallFrame& frame) {
 }  // namespace
 
 void RegisterBuiltinHandlers(FfiRegistry& registry) {
-  absl::Status s = registry.Register({"xla.host.fill_f32", "host", &FillF32, {0, 1, {"value"}}});
+  absl::Status s = registry.Register({"xla.host.fill_f32", "host", &FillF32, {0, 1, {"value"}, {}}});
   XLA_CHECK(s.ok()) << s;
-  s = registry.Register({"xla.host.add_f32", "host", &AddF32, {2, 1, {}}});
+  s = registry.Register({"xla.host.add_f32", "host", &AddF32, {2, 1, {}, {}}});
   XLA_CHECK(s.ok()) << s;
   // Backward-compatibility fallback for the pre-rename name xla_host_fill_f32. Can be removed in May 2027 (6 months backward compatibility window).
   s = registry.RegisterAlias({"xla_host_fill_f32", "xla.host.fill_f32", "2027-05-01"});

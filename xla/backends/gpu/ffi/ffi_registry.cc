@@ -95,7 +95,38 @@ absl::Status CheckSignature(const HandlerEntry& entry, int64_t num_operands,
                                                      "' needs attribute '", name, "'"));
     }
   }
+  for (const AttributeSpec& spec : s.typed_attributes) {
+    auto it = attributes.find(spec.name);
+    if (it == attributes.end()) {
+      return absl::InvalidArgumentError(absl::StrCat(path, ".attributes: handler '", entry.name,
+                                                     "' needs attribute '", spec.name, "' (",
+                                                     AttributeKindName(spec.kind), ")"));
+    }
+    if (KindOf(it->second) != spec.kind) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          path, ".attributes: handler '", entry.name, "' needs attribute '", spec.name, "' as ",
+          AttributeKindName(spec.kind), ", the call has ", AttributeKindName(KindOf(it->second))));
+    }
+  }
   return absl::OkStatus();
+}
+
+absl::string_view AttributeKindName(AttributeKind kind) {
+  switch (kind) {
+    case AttributeKind::kI64:
+      return "i64";
+    case AttributeKind::kF64:
+      return "f64";
+    case AttributeKind::kStr:
+      return "str";
+    case AttributeKind::kBool:
+      return "bool";
+    case AttributeKind::kI64Array:
+      return "array<i64>";
+    case AttributeKind::kF64Array:
+      return "array<f64>";
+  }
+  return "?";
 }
 
 }  // namespace xla::gpu::ffi

@@ -35,12 +35,36 @@
 #include "xla/stream_executor/device_memory.h"
 #include "xla/stream_executor/stream.h"
 #include "xla/stream_executor/stream_executor.h"
+#include "xla/types/shape.h"
 
 namespace xla::gpu::ffi {
 
-// A typed attribute value (FfiAttributeProto).
-using AttributeValue = std::variant<int64_t, double, std::string>;
+// A typed attribute value (FfiAttributeProto), alternatives in the order
+// of AttributeKind. Build strings as std::string: a string literal would
+// convert to bool.
+using AttributeValue = std::variant<int64_t, double, std::string, bool, std::vector<int64_t>,
+                                    std::vector<double>>;
 using Attributes = std::map<std::string, AttributeValue, std::less<>>;
+
+// The kind of an AttributeValue: its variant index.
+enum class AttributeKind { kI64 = 0, kF64, kStr, kBool, kI64Array, kF64Array };
+
+// The kind of `value`. Never fails.
+inline AttributeKind KindOf(const AttributeValue& value) {
+  return static_cast<AttributeKind>(value.index());
+}
+// "i64", "f64", "str", "bool", "array<i64>", "array<f64>".
+absl::string_view AttributeKindName(AttributeKind kind);
+
+// Most elements of one array attribute an artifact may carry (checked at
+// load).
+inline constexpr int64_t kMaxAttributeArrayElements = 65536;
+
+// An attribute a handler needs, with its kind.
+struct AttributeSpec {
+  std::string name;
+  AttributeKind kind = AttributeKind::kI64;
+};
 
 // What a handler gets for one call. Valid only during the call.
 struct CallFrame {
@@ -49,6 +73,11 @@ struct CallFrame {
   stream_executor::Stream* stream = nullptr;
   absl::Span<const stream_executor::DeviceMemoryBase> operands;
   absl::Span<const stream_executor::DeviceMemoryBase> results;
+  // The shape (with layout) of each operand and result as the artifact
+  // records it, index-aligned with operands/results; an entry is null where
+  // the artifact has none (artifacts before 2026-12-02).
+  absl::Span<const Shape* const> operand_shapes;
+  absl::Span<const Shape* const> result_shapes;
   absl::string_view opaque;
   const Attributes* attributes = nullptr;
 };
@@ -60,8 +89,10 @@ using Handler = absl::Status (*)(const CallFrame& frame);
 struct Signature {
   int num_operands = -1;
   int num_results = -1;
-  // Attributes that must be present (others are ignored).
+  // Attributes that must be present, of any kind (others are ignored).
   std::vector<std::string> required_attributes;
+  // Attributes that must be present with exactly this kind.
+  std::vector<AttributeSpec> typed_attributes;
 };
 
 struct HandlerEntry {
@@ -106,7 +137,10 @@ class FfiRegistry {
   std::map<std::string, AliasEntry, std::less<>> aliases_;
 };
 
-// Checks a call against a handler's signature; errors start with `path`.
+// Checks a call against a handler's signature: operand and result counts,
+// required attributes present, typed ones of the right kind.
+// InvalidArgument starting with `path` and naming the handler otherwise.
+// Thread-safe.
 absl::Status CheckSignature(const HandlerEntry& entry, int64_t num_operands,
                             int64_t num_results, const Attributes& attributes,
                             absl::string_view path);

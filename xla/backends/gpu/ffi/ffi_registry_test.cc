@@ -49,6 +49,29 @@ TEST(FfiRegistry, SignatureIsCheckedWithThePath) {
   EXPECT_TRUE(absl::StrContains(s.message(), "needs attribute 'value'")) << s;
 }
 
+TEST(FfiRegistry, TypedAttributesMustHaveTheirKind) {
+  HandlerEntry entry{"t", "host", &Nop,
+                     {1, 1, {}, {{"a", AttributeKind::kF64}, {"dims", AttributeKind::kI64Array}}}};
+  Attributes good = {{"a", 2.5}, {"dims", std::vector<int64_t>{1, 2, 3}}};
+  EXPECT_TRUE(CheckSignature(entry, 1, 1, good, "p").ok());
+  Attributes wrong = {{"a", int64_t{2}}, {"dims", std::vector<int64_t>{1}}};
+  absl::Status s = CheckSignature(entry, 1, 1, wrong, "p");
+  EXPECT_EQ(s.message(), "p.attributes: handler 't' needs attribute 'a' as f64, the call has i64");
+  Attributes missing = {{"a", 2.5}};
+  s = CheckSignature(entry, 1, 1, missing, "p");
+  EXPECT_EQ(s.message(), "p.attributes: handler 't' needs attribute 'dims' (array<i64>)");
+}
+
+TEST(FfiRegistry, KindOfFollowsTheVariantOrder) {
+  EXPECT_EQ(KindOf(AttributeValue(int64_t{1})), AttributeKind::kI64);
+  EXPECT_EQ(KindOf(AttributeValue(1.0)), AttributeKind::kF64);
+  EXPECT_EQ(KindOf(AttributeValue(std::string("x"))), AttributeKind::kStr);
+  EXPECT_EQ(KindOf(AttributeValue(true)), AttributeKind::kBool);
+  EXPECT_EQ(KindOf(AttributeValue(std::vector<int64_t>{})), AttributeKind::kI64Array);
+  EXPECT_EQ(KindOf(AttributeValue(std::vector<double>{})), AttributeKind::kF64Array);
+  EXPECT_EQ(AttributeKindName(AttributeKind::kF64Array), "array<f64>");
+}
+
 // DESIGN.md section 6: renamed handlers keep their old name for 6 months,
 // and an alias past its expiry date must be removed.
 TEST(FfiRegistry, NoAliasIsPastItsExpiryDate) {

@@ -1,16 +1,26 @@
 // CustomCallThunk: calls an FFI handler (ffi/ffi_registry.h) with operand
-// and result slices, opaque bytes and typed attributes.
+// and result slices (their shapes, with layouts, when the artifact has
+// them), opaque bytes and typed attributes.
 //
-// The handler is resolved in FromProto, for the target's platform: an
-// unknown name (or one whose alias is gone) fails the load with
-// InvalidArgument naming the target and the registered handlers, as does a
-// call that does not match the handler's signature or has duplicate or
-// valueless attributes.
+// Two steps, both before anything runs:
+//   FromProto (load)  validates the slices and the attributes (a known
+//                     kind, a non-empty unique name, arrays of at most
+//                     ffi::kMaxAttributeArrayElements); when the registry already has the handler for the
+//                     target's platform, checks the call against its
+//                     signature too. InvalidArgument naming the field.
+//   Initialize        looks the handler up in the registry the artifact was
+//                     loaded with (so one registered after the load is
+//                     found) and checks the signature. NotFound naming the
+//                     target, the platform and the registered handlers when
+//                     it is missing; the executable is then not initialized
+//                     for the device, so nothing of it runs.
 //
-// Thread-safety: see thunk.h.
+// Thread-safety: see thunk.h. Initialize may run for one device while
+// ExecuteOnStream runs for another (the resolved handler is atomic).
 #ifndef XLA_BACKENDS_GPU_RUNTIME_CUSTOM_CALL_THUNK_H_
 #define XLA_BACKENDS_GPU_RUNTIME_CUSTOM_CALL_THUNK_H_
 
+#include <atomic>
 #include <memory>
 #include <string>
 #include <vector>
@@ -22,33 +32,48 @@ namespace xla::gpu {
 
 class CustomCallThunk : public Thunk {
  public:
-  CustomCallThunk(ThunkInfo info, std::string target_name, const ffi::HandlerEntry* handler,
-                  std::vector<BufferSlice> operands, std::vector<BufferSlice> results,
-                  std::string opaque, ffi::Attributes attributes)
+  // Everything FromProto reads and validates.
+  struct Call {
+    std::string target_name;
+    CustomCallApiVersionProto api_version = CUSTOM_CALL_API_VERSION_UNSPECIFIED;
+    std::vector<BufferSlice> operands;
+    std::vector<BufferSlice> results;
+    std::string opaque;
+    ffi::Attributes attributes;
+  };
+
+  // `registry` must outlive the thunk; `handler` is the handler found at
+  // load, or null when the registry has none yet. `path` prefixes errors.
+  CustomCallThunk(ThunkInfo info, Call call, const ffi::FfiRegistry* registry,
+                  std::string platform, std::string path, const ffi::HandlerEntry* handler)
       : Thunk(Kind::kCustomCall, std::move(info)),
-        target_name_(std::move(target_name)),
-        handler_(handler),
-        operands_(std::move(operands)),
-        results_(std::move(results)),
-        opaque_(std::move(opaque)),
-        attributes_(std::move(attributes)) {}
+        call_(std::move(call)),
+        registry_(registry),
+        platform_(std::move(platform)),
+        path_(std::move(path)),
+        handler_(handler) {}
 
   static absl::StatusOr<std::unique_ptr<CustomCallThunk>> FromProto(
       ThunkInfo info, const CustomCallThunkProto& proto, const ThunkContext& ctx);
 
+  // Resolves the handler (see above); idempotent.
+  absl::Status Initialize(const InitializeParams& params) override;
+  // FailedPrecondition when Initialize has not resolved the handler.
   absl::Status ExecuteOnStream(const ExecuteParams& params) const override;
   absl::StatusOr<ThunkProto> ToProto() const override;
 
   // The name as written in the artifact (possibly an alias).
-  const std::string& target_name() const { return target_name_; }
+  const std::string& target_name() const { return call_.target_name; }
+  const ffi::Attributes& attributes() const { return call_.attributes; }
+  // Whether the handler is resolved (at load or Initialize).
+  bool resolved() const { return handler_.load(std::memory_order_acquire) != nullptr; }
 
  private:
-  std::string target_name_;
-  const ffi::HandlerEntry* handler_;
-  std::vector<BufferSlice> operands_;
-  std::vector<BufferSlice> results_;
-  std::string opaque_;
-  ffi::Attributes attributes_;
+  Call call_;
+  const ffi::FfiRegistry* registry_;
+  std::string platform_;
+  std::string path_;
+  std::atomic<const ffi::HandlerEntry*> handler_;
 };
 
 }  // namespace xla::gpu

@@ -51,6 +51,18 @@ constexpr RuntimeFeature kRegistry[] = {
     // failed in ptxas before, so no artifact that compiled before changes.
     {"kernel_argument_table", FeatureKind::kField, "KernelThunkProto.argument_table", "2026-12-02",
      kOnlyWhereCompilationFailed, false, "", ""},
+    // Stage 1 (2026-12-02): typed-FFI attributes of kind bool, array<i64> and
+    // array<f64> (FfiAttributeProto cases 5-7). Emitted only for typed-FFI
+    // custom calls, which compile only for handlers the compiler registers
+    // or targets named by --allow_custom_calls. An older runtime refuses the
+    // artifact naming the feature (and, without the header check, the
+    // attribute: "no value of a known type").
+    {"ffi_attributes.bool", FeatureKind::kOneofCase, "FfiAttributeProto.b", "2026-12-02",
+     "--allow_custom_calls", false, "", ""},
+    {"ffi_attributes.i64_array", FeatureKind::kOneofCase, "FfiAttributeProto.i64_array",
+     "2026-12-02", "--allow_custom_calls", false, "", ""},
+    {"ffi_attributes.f64_array", FeatureKind::kOneofCase, "FfiAttributeProto.f64_array",
+     "2026-12-02", "--allow_custom_calls", false, "", ""},
 };
 
 // Artifact signing (issue 24; docs/aot_compatibility.md, "Signed
@@ -111,6 +123,28 @@ absl::Status Bad(const RuntimeFeature& f, absl::string_view rule) {
       absl::StrCat("feature registry entry '", f.name, "': ", rule));
 }
 
+// The attribute kinds newer than the first format that `call` uses.
+void AddAttributeFeatures(const CustomCallThunkProto& call, std::set<std::string>* out) {
+  for (const FfiAttributeProto& a : call.attributes()) {
+    switch (a.value_case()) {
+      case FfiAttributeProto::kB:
+        out->insert("ffi_attributes.bool");
+        break;
+      case FfiAttributeProto::kI64Array:
+        out->insert("ffi_attributes.i64_array");
+        break;
+      case FfiAttributeProto::kF64Array:
+        out->insert("ffi_attributes.f64_array");
+        break;
+      case FfiAttributeProto::kI64:
+      case FfiAttributeProto::kF64:
+      case FfiAttributeProto::kStr:
+      case FfiAttributeProto::VALUE_NOT_SET:
+        break;
+    }
+  }
+}
+
 void AddThunkFeatures(const ThunkProto& thunk, std::set<std::string>* out) {
   switch (thunk.kind_case()) {
     case ThunkProto::kSequential:
@@ -127,6 +161,7 @@ void AddThunkFeatures(const ThunkProto& thunk, std::set<std::string>* out) {
       return;
     case ThunkProto::kCustomCall:
       out->insert("custom_calls");
+      AddAttributeFeatures(thunk.custom_call(), out);
       return;
     case ThunkProto::kAsyncStart:
       // Its nested work needs its own features (an async collective needs

@@ -115,10 +115,12 @@ TEST(FeatureRegistry, DatesAndWhatARuntimeOfADateSupports) {
   // kernel_argument_table 2026-12-02.
   EXPECT_EQ(std::count(first.begin(), first.end(), "collectives"), 0);
   EXPECT_EQ(std::count(first.begin(), first.end(), "payload_checksum.crc32c"), 0);
-  EXPECT_EQ(first.size() + 3, RuntimeFeatureRegistry().size());
+  // ... and kernel_argument_table and the three ffi_attributes.* kinds on
+  // 2026-12-02.
+  EXPECT_EQ(first.size() + 2 + 1 + 3, RuntimeFeatureRegistry().size());
   std::vector<std::string> nov30 = FeaturesSupportedOn("2026-11-30").value();
   EXPECT_EQ(std::count(nov30.begin(), nov30.end(), "kernel_argument_table"), 0);
-  EXPECT_EQ(nov30.size() + 1, RuntimeFeatureRegistry().size());
+  EXPECT_EQ(nov30.size() + 1 + 3, RuntimeFeatureRegistry().size());
   std::vector<std::string> today = FeaturesSupportedOn("2026-12-02").value();
   EXPECT_EQ(today.size(), RuntimeFeatureRegistry().size());
 }
@@ -176,6 +178,33 @@ TEST(FeatureRegistry, OnlyAKernelWithAnArgumentTableNeedsItsFeature) {
   EXPECT_STREQ(f->runtime_support, "2026-12-02");
   EXPECT_FALSE(f->flag_default);  // stage 1
   EXPECT_STREQ(f->emission_on, "");
+}
+
+}  // namespace
+}  // namespace xla::gpu
+
+namespace xla::gpu {
+namespace {
+
+// Typed-FFI attributes newer than the first format name their features;
+// i64, f64 and str do not.
+TEST(FeatureRegistry, NewAttributeKindsNameTheirFeatures) {
+  GpuExecutablePayloadProto payload;
+  CustomCallThunkProto* c = payload.add_thunks()->mutable_custom_call();
+  c->add_attributes()->set_i64(1);
+  c->add_attributes()->set_str("s");
+  EXPECT_EQ(RequiredFeaturesOf(payload), std::vector<std::string>{"custom_calls"});
+  c->add_attributes()->set_b(false);
+  c->add_attributes()->mutable_i64_array();
+  c->add_attributes()->mutable_f64_array()->add_values(1);
+  const std::vector<std::string> want = {"custom_calls", "ffi_attributes.bool",
+                                         "ffi_attributes.f64_array", "ffi_attributes.i64_array"};
+  EXPECT_EQ(RequiredFeaturesOf(payload), want);
+  // A runtime of the day before refuses them: a compiler asked for it does
+  // not emit them (target_runtime.h).
+  absl::StatusOr<std::vector<std::string>> before = FeaturesSupportedOn("2026-12-01");
+  ASSERT_TRUE(before.ok()) << before.status();
+  EXPECT_EQ(std::count(before->begin(), before->end(), "ffi_attributes.bool"), 0);
 }
 
 }  // namespace

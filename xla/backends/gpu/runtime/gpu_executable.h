@@ -4,8 +4,10 @@
 // Initialize(executor), once per device before Execute: checks the target
 // against the device (platform, compute capability, toolchain), uploads the
 // constants, and runs every thunk's Initialize (loads kernels, checks launch
-// dimensions against the device). Calling it again for the same device is a
-// no-op.
+// dimensions against the device, resolves custom-call handlers in the FFI
+// registry the program was loaded with: NotFound naming the handler and the
+// platform when one is missing, and the device stays uninitialized). Calling
+// it again for the same device is a no-op.
 //
 // Execute(executor, arguments): one argument per parameter, each exactly the
 // parameter allocation's size. Allocates one temp buffer for all temporary

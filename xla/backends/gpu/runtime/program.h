@@ -148,6 +148,8 @@ absl::StatusOr<ParsedArtifact> ParseArtifactAndHash(absl::string_view bytes);
 absl::StatusOr<ParsedArtifact> ParseArtifactFileAndHash(const std::string& path);
 
 // Validates `artifact` and builds the program (see the file comment).
+// `ffi` must outlive the program: custom calls resolve their handlers from
+// it when the executable is initialized (custom_call_thunk.h).
 // `trust` is checked right after the header (step 2 of the file comment,
 // before the checksum): PermissionDenied "header.signature: ..." for an
 // unsigned artifact the policy refuses, and for a signature that names an

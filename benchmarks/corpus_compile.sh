@@ -10,6 +10,10 @@
 #   XLA_AOT=/path/to/xla_aot   use that binary instead of building one
 #   TIMEOUT=S                  per-compile limit in seconds (default 900)
 #   TARGETS="host sm_90"       the targets to compile for
+#   XLA_CPU_PYTHON=python3     also time XLA:CPU's compile of each one-device
+#                              model (benchmarks/xla_cpu_baseline.py
+#                              --compile_only; needs jax and jaxlib, run by
+#                              hand), under the same load as ours
 #
 # Flags per model: the device count from the file name (`_16x8` is 128
 # partitions, `_1x4` 4; the dumps keep none), --emit_collectives, the
@@ -41,9 +45,9 @@ partitions() {
 echo "machine: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg); $(date -u +%F); commit $(git rev-parse --short HEAD)"
 printf '| model | devices |'
 for t in $TARGETS; do printf ' %s compile | %s kernels |' "$t" "$t"; done
-printf ' peak / device (sm_90) | offloaded |\n|---|---|'
+printf ' peak / device (sm_90) | offloaded | XLA:CPU compile |\n|---|---|'
 for t in $TARGETS; do printf -- '---|---|'; done
-printf -- '---|---|\n'
+printf -- '---|---|---|\n'
 for m in "${MODELS[@]}"; do
   name="$(basename "$m" .hlo)"
   for prefix in backends__cpu__benchmarks__hlo__ tools__data__benchmarking__ tools__benchmarks__hlo__; do
@@ -74,5 +78,11 @@ for m in "${MODELS[@]}"; do
       printf ' not compiled: %s | |' "$why"
     fi
   done
-  printf ' %s | %s |\n' "${peak:-}" "${offloaded:-}"
+  baseline=""
+  if [[ -n "${XLA_CPU_PYTHON:-}" && "$p" -eq 1 ]]; then
+    baseline="$(timeout "${TIMEOUT:-900}" "$XLA_CPU_PYTHON" benchmarks/xla_cpu_baseline.py "$m" \
+      --compile_only 2>/dev/null | sed -n 's/.*compile_s=\([0-9.]*\).*/\1 s/p')"
+    baseline="${baseline:-failed}"
+  fi
+  printf ' %s | %s | %s |\n' "${peak:-}" "${offloaded:-}" "$baseline"
 done

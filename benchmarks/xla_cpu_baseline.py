@@ -16,6 +16,9 @@ writes the outputs to DIR/xla_cpu/out<i>.npy and prints one line:
 With --platform=gpu it does the same on the first GPU that jax sees (the
 baseline of tools/gpu_check.sh): outputs go to DIR/xla_gpu/ and the line
 starts with xla_gpu.
+With --compile_only it only compiles and prints
+  xla_cpu MODULE compile_s=...
+(benchmarks/corpus_compile.sh's baseline; --out_dir is then not needed).
 The second form compares out<i>.npy files of two directories and prints
 the largest absolute difference and the largest difference over the
 output's largest magnitude (max_norm), over the elements that are not NaN
@@ -73,6 +76,9 @@ def run_baseline(args):
   exe = client.compile_and_load(stablehlo, xc.DeviceList((device,)),
                                 xc.CompileOptions())
   compile_s = time.perf_counter() - t0
+  if args.compile_only:
+    print(f"xla_{args.platform} {os.path.basename(args.module)} compile_s={compile_s:.3f}")
+    return
 
   computation = xc.XlaComputation(module.as_serialized_hlo_module_proto())
   inputs = draw_inputs(computation.program_shape(), args.seed)
@@ -159,10 +165,12 @@ def main():
   parser.add_argument("--seed", type=int, default=1)
   parser.add_argument("--platform", choices=("cpu", "gpu"), default="cpu")
   parser.add_argument("--compare", nargs=2, metavar=("DIR_A", "DIR_B"))
+  parser.add_argument("--compile_only", action="store_true",
+                      help="only compile, print `xla_cpu MODULE compile_s=...`")
   args = parser.parse_args()
   if args.compare:
     return compare(*args.compare)
-  if not args.module or not args.out_dir:
+  if not args.module or not (args.out_dir or args.compile_only):
     parser.error("MODULE and --out_dir are required (or --compare A B)")
   run_baseline(args)
   return 0

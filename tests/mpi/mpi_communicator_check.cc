@@ -1,7 +1,8 @@
 // Run under mpirun by mpi_communicator_test.cc. Modes (argv[1]):
 //   ops      every rank checks MpiCommunicator's ops on sub-cliques against
 //            hand-computed values (integer kinds and types the module test
-//            does not cover, and a bf16 sum rounded after every rank); prints "rank <r> ok" or "rank <r> FAIL ...".
+//            does not cover, and a bf16 sum rounded after every rank);
+//            prints "rank <r> ok" or "rank <r> FAIL ...".
 //   timeout  rank 1 runs an all-reduce that rank 0 never joins, with a 1 s
 //            deadline; rank 1 prints the error and aborts the job (exit 5).
 //   error    prints MpiError for MPI_ERR_COUNT after MPI_Init.

@@ -1,13 +1,15 @@
 // Run under mpirun by mpi_communicator_test.cc. Modes (argv[1]):
 //   ops      every rank checks MpiCommunicator's ops on sub-cliques against
 //            hand-computed values (integer kinds and types the module test
-//            does not cover); prints "rank <r> ok" or "rank <r> FAIL ...".
+//            does not cover, and a bf16 sum rounded after every rank);
+//            prints "rank <r> ok" or "rank <r> FAIL ...".
 //   timeout  rank 1 runs an all-reduce that rank 0 never joins, with a 1 s
 //            deadline; rank 1 prints the error and aborts the job (exit 5).
 //   error    prints MpiError for MPI_ERR_COUNT after MPI_Init.
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <string>
 #include <thread>
 #include <vector>
@@ -73,6 +75,34 @@ void CheckOps(MpiCliques& cliques) {
     for (int64_t q : mine.devices()) want = std::min<int>(want, (q * 37 + (r * 3 + i) * 11) % 251);
     Expect(ur[i] == want, me, absl::StrCat("min[", i, "] ", int{ur[i]}, " != ", want));
   }
+  // bf16 sum over the sub-clique, 7 elements: every step is rounded to
+  // bf16 (computed in f32), in rank order. Element 0: 1 on rank 0, 2^-8
+  // elsewhere (1 + 2^-8 is a tie: to even, 1); the rest ordinary values.
+  auto bf16_of = [](float v) {
+    uint32_t u;
+    std::memcpy(&u, &v, 4);
+    return static_cast<uint16_t>((u + 0x7FFFu + ((u >> 16) & 1u)) >> 16);
+  };
+  auto value_of = [](uint16_t b) {
+    const uint32_t u = static_cast<uint32_t>(b) << 16;
+    float v;
+    std::memcpy(&v, &u, 4);
+    return v;
+  };
+  auto bf16_input = [&](int64_t rank, int i) -> uint16_t {
+    if (i == 0) return rank == 0 ? 0x3F80 : 0x3B80;
+    return bf16_of(0.37f * (rank + 1) - 1.13f * i + 0.013f * i * i);
+  };
+  std::vector<uint16_t> h(7), hr(7);
+  for (int i = 0; i < 7; ++i) h[i] = bf16_input(r, i);
+  Expect(c->AllReduce(1, ReductionKind::kSum, PrimitiveType::BF16, h.data(), hr.data(), 7).ok(),
+         me, "bf16 sum");
+  for (int i = 0; i < 7; ++i) {
+    uint16_t want = bf16_input(0, i);
+    for (int64_t q = 1; q < k; ++q) want = bf16_of(value_of(want) + value_of(bf16_input(q, i)));
+    Expect(hr[i] == want, me, absl::StrCat("bf16 sum[", i, "] ", hr[i], " != ", want));
+  }
+  Expect(hr[0] == 0x3F80, me, "bf16 1 + 2^-8 rounds to 1");
   // all-to-all of 2-byte blocks: block j of rank q holds (q, j).
   std::vector<uint8_t> a(2 * k), ar(2 * k);
   for (int64_t j = 0; j < k; ++j) {

@@ -90,10 +90,13 @@ absl::StatusOr<int64_t> ProgramNumPartitions(const gpu::Thunk& root) {
 }
 
 absl::StatusOr<std::vector<gpu::CliqueKey>> ProgramCliqueKeys(const gpu::Program& program) {
+  // Groups listing the same members in different orders (e.g. {0,1,2} and
+  // {2,1,0}) share one clique: each key once, or NCCL's bootstrap would
+  // meet the same clique twice.
   std::vector<gpu::CliqueKey> keys;
   for (const std::vector<int64_t>& group : program.resources.collective_groups) {
     ASSIGN_OR_RETURN(gpu::CliqueKey key, gpu::CliqueKey::Create(group));
-    keys.push_back(std::move(key));
+    if (std::find(keys.begin(), keys.end(), key) == keys.end()) keys.push_back(std::move(key));
   }
   return keys;
 }

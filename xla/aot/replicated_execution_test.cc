@@ -608,5 +608,180 @@ ENTRY main {
   for (int r = 0; r < 2; ++r) EXPECT_EQ((*out)[r][0].GetInt(0), 7 + r);
 }
 
+// ---- 16-bit float reductions and f8 through the byte collectives ----
+
+// On n replicas:
+//   0: all-reduce sum bf16[7] over every replica, listed in reverse order
+//   1: reduce-scatter sum bf16[3n] along 0 over every replica
+//   2: all-reduce max f16[5]
+//   3: all-reduce multiply f16[5] over every replica, listed rotated
+//      {1,2,...,n-1,0}
+//   4: all-gather f8e4m3fn[3] along 0
+std::string SixteenBitModule(int n) {
+  std::vector<int64_t> all, reversed;
+  for (int r = 0; r < n; ++r) all.push_back(r);
+  reversed.assign(all.rbegin(), all.rend());
+  std::vector<int64_t> rotated(all.begin() + 1, all.end());
+  rotated.push_back(0);
+  return absl::StrCat(R"(
+HloModule sixteen, replica_count=)", n, R"(
+add_b {
+  a = bf16[] parameter(0)
+  b = bf16[] parameter(1)
+  ROOT s = bf16[] add(a, b)
+}
+max_h {
+  a = f16[] parameter(0)
+  b = f16[] parameter(1)
+  ROOT m = f16[] maximum(a, b)
+}
+mul_h {
+  a = f16[] parameter(0)
+  b = f16[] parameter(1)
+  ROOT m = f16[] multiply(a, b)
+}
+ENTRY main {
+  x = bf16[7]{0} parameter(0)
+  z = bf16[)", 3 * n, R"(]{0} parameter(1)
+  h = f16[5]{0} parameter(2)
+  e = f8e4m3fn[3]{0} parameter(3)
+  ar = bf16[7]{0} all-reduce(x), replica_groups=)", Groups({reversed}), R"(, to_apply=add_b
+  rs = bf16[3]{0} reduce-scatter(z), dimensions={0}, replica_groups=)", Groups({all}), R"(, to_apply=add_b
+  mx = f16[5]{0} all-reduce(h), replica_groups=)", Groups({all}), R"(, to_apply=max_h
+  pr = f16[5]{0} all-reduce(h), replica_groups=)", Groups({rotated}), R"(, to_apply=mul_h
+  ag = f8e4m3fn[)", 3 * n, R"(]{0} all-gather(e), dimensions={0}, replica_groups=)", Groups({all}), R"(
+  ROOT t = (bf16[7]{0}, bf16[3]{0}, f16[5]{0}, f16[5]{0}, f8e4m3fn[)", 3 * n,
+                      R"(]{0}) tuple(ar, rs, mx, pr, ag)
+}
+)");
+}
+
+// Inputs where the order and the per-step rounding show: element 0 of x is
+// 1 on replica 0 and 2^-9 (a quarter ulp of 1 in bf16) elsewhere, element
+// 1 the reverse (the tiny values first, on replicas 0..n-2); element 0 of
+// every block of z is 1 on the block's own replica and 2^-9 elsewhere. The
+// rest are ordinary nonzero values.
+std::vector<std::vector<Literal>> SixteenBitArgs(int n) {
+  std::vector<std::vector<Literal>> args(n);
+  for (int r = 0; r < n; ++r) {
+    args[r].push_back(Make(PrimitiveType::BF16, {kSum}, [r, n](int i) {
+      if (i == 0) return r == 0 ? 1.0 : 1.0 / 512;
+      if (i == 1) return r == n - 1 ? 1.0 : 1.0 / 512;
+      return 0.37 * (r + 1) - 1.13 * i + 0.013 * i * i;
+    }));
+    args[r].push_back(Make(PrimitiveType::BF16, {3 * n}, [r](int i) {
+      if (i % 3 == 0) return i / 3 == r ? 1.0 : 1.0 / 512;
+      return 1.7 * r - 0.61 * i + 0.05;
+    }));
+    args[r].push_back(Make(PrimitiveType::F16, {5}, [r](int i) {
+      return (i % 2 == 0 ? 1.0 : -1.0) * (0.75 + 0.3 * r + 0.1 * i) + (i == 4 ? -r * 0.5 : 0.0);
+    }));
+    args[r].push_back(Make(PrimitiveType::F8E4M3FN, {3}, [r](int i) { return 0.5 * r - 1.25 * i + 0.375; }));
+  }
+  return args;
+}
+
+// The outputs of SixteenBitModule(n) against the replicated evaluator, bit
+// for bit, plus the hand-computed element 0/1 of the bf16 all-reduce.
+void ExpectSixteenBit(int n, const std::vector<std::vector<Literal>>& args,
+                      const std::vector<std::vector<Literal>>& got) {
+  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(SixteenBitModule(n));
+  ASSERT_TRUE(module.ok()) << module.status();
+  ReplicatedEvaluatorOptions eval_options;
+  eval_options.timeout_seconds = 30;
+  absl::StatusOr<std::vector<Literal>> want = EvaluateReplicated(**module, args, eval_options);
+  ASSERT_TRUE(want.ok()) << want.status();
+  ASSERT_EQ(got.size(), static_cast<size_t>(n));
+  const char* names[] = {"bf16 all-reduce", "bf16 reduce-scatter", "f16 max", "f16 multiply",
+                         "f8 all-gather"};
+  for (int r = 0; r < n; ++r) {
+    const std::vector<Literal>& w = (*want)[r].tuple_elements();
+    ASSERT_EQ(w.size(), 5u);
+    ASSERT_EQ(got[r].size(), 5u);
+    for (int k = 0; k < 5; ++k) {
+      EXPECT_TRUE(w[k].data() == got[r][k].data())
+          << "replica " << r << " " << names[k] << ": " << CompareLiterals(w[k], got[r][k]);
+    }
+    // Replica 0's 1 absorbs every 2^-9: 1. The n-1 tiny values first: 3
+    // replicas: 2^-8, then 1 + 2^-8 is a tie, to even: 1; 5 replicas: 2^-7,
+    // then 1 + 2^-7.
+    EXPECT_EQ(got[r][0].GetDouble(0), 1.0) << "replica " << r;
+    EXPECT_EQ(got[r][0].GetDouble(1), n == 5 ? 1.0 + 1.0 / 128 : 1.0) << "replica " << r;
+    // Block r of z: r times 2^-9 (exact), then 1, then quarter ulps that
+    // round away. r * 2^-9 + 1 rounds to 1 for r <= 2 (r = 2: a tie) and
+    // to 1 + 2^-7 for r = 3 (three quarters of an ulp) and r = 4 (exact).
+    EXPECT_EQ(got[r][1].GetDouble(0), r >= 3 ? 1.0 + 1.0 / 128 : 1.0) << "replica " << r;
+    // The gathered f8 bytes are the arguments' bytes.
+    for (int k = 0; k < n; ++k) {
+      for (int i = 0; i < 3; ++i) {
+        EXPECT_EQ(got[r][4].GetBits(k * 3 + i), args[k][3].GetBits(i)) << "replica " << r;
+      }
+    }
+  }
+}
+
+class SixteenBitCollectivesTest : public ::testing::TestWithParam<int> {};
+
+TEST_P(SixteenBitCollectivesTest, HostDevicesMatchTheReplicatedEvaluatorBitForBit) {
+  const int n = GetParam();
+  std::unique_ptr<Executable> exe = Compile(SixteenBitModule(n));
+  ASSERT_NE(exe, nullptr);
+  absl::StatusOr<std::unique_ptr<ReplicatedExecutor>> exec = MakeExecutor(*exe, n);
+  ASSERT_TRUE(exec.ok()) << exec.status();
+  const std::vector<std::vector<Literal>> args = SixteenBitArgs(n);
+  absl::StatusOr<std::vector<std::vector<Literal>>> got = (*exec)->RunOnLiterals(args);
+  ASSERT_TRUE(got.ok()) << got.status();
+  ExpectSixteenBit(n, args, *got);
+}
+
+INSTANTIATE_TEST_SUITE_P(Devices, SixteenBitCollectivesTest, ::testing::Values(3, 5));
+
+// The same module for sm_80 on 3 fake GPUs: NcclCommunicator maps bf16 to
+// ncclBfloat16 and f16 to ncclFloat16, and the fake NCCL rounds after every
+// rank, so a wrong mapping gives other bits.
+TEST_F(CudaReplicatedExecutionTest, SixteenBitReductionsThroughNcclMatchTheEvaluator) {
+  constexpr int n = 3;
+  std::unique_ptr<Executable> exe = CompileForGpu(SixteenBitModule(n));
+  ASSERT_NE(exe, nullptr);
+  absl::StatusOr<std::unique_ptr<ReplicatedExecutor>> exec = MakeGpuExecutor(*exe, n);
+  ASSERT_TRUE(exec.ok()) << exec.status();
+  const std::vector<std::vector<Literal>> args = SixteenBitArgs(n);
+  absl::StatusOr<std::vector<std::vector<Literal>>> got = (*exec)->RunOnLiterals(args);
+  ASSERT_TRUE(got.ok()) << got.status();
+  ExpectSixteenBit(n, args, *got);
+  EXPECT_GT(nccl_.calls("ncclAllReduce"), 0);
+  EXPECT_GT(nccl_.calls("ncclReduceScatter"), 0);
+  EXPECT_TRUE(nccl_.errors().empty());
+}
+
+// Reductions of f8 are refused when the artifact loads, naming the fix.
+TEST(SixteenBitCollectivesTest, AnF8ReductionIsRefusedAtLoad) {
+  gpu::HostCompilerOptions options;
+  options.thunks.emit_collectives = true;
+  absl::StatusOr<std::string> bytes = gpu::CompileHloToHostArtifact(R"(
+HloModule f8, replica_count=2
+add_e {
+  a = f8e4m3fn[] parameter(0)
+  b = f8e4m3fn[] parameter(1)
+  ROOT s = f8e4m3fn[] add(a, b)
+}
+ENTRY main {
+  e = f8e4m3fn[3]{0} parameter(0)
+  ROOT ar = f8e4m3fn[3]{0} all-reduce(e), replica_groups={{0,1}}, to_apply=add_e
+}
+)",
+                                                                     options);
+  if (!bytes.ok()) {  // refused by the compiler: it must say why
+    EXPECT_TRUE(absl::StrContains(bytes.status().message(), "f8e4m3fn")) << bytes.status();
+    return;
+  }
+  absl::StatusOr<std::unique_ptr<Executable>> exe = Executable::LoadFromBytes(*bytes);
+  ASSERT_FALSE(exe.ok());
+  EXPECT_TRUE(absl::StrContains(exe.status().message(), "sum is not supported for f8e4m3fn"))
+      << exe.status();
+  EXPECT_TRUE(absl::StrContains(exe.status().message(), "convert f8e4m3fn operands"))
+      << exe.status();
+}
+
 }  // namespace
 }  // namespace xla::aot

@@ -111,6 +111,70 @@ TEST_F(RunReplicasTest, RandomInputsRunAndMatchTheReference) {
   EXPECT_THAT(run.out, HasSubstr("PASS: 3 outputs"));
 }
 
+// bf16 all-reduce (group listed in reverse) and reduce-scatter on 5 host
+// devices: every add rounds to bf16, in ascending replica order, on the
+// runtime and in `eval` alike, so their outputs are identical.
+const char kBf16Module[] = R"(
+HloModule bf16, replica_count=5
+add {
+  a = bf16[] parameter(0)
+  b = bf16[] parameter(1)
+  ROOT s = bf16[] add(a, b)
+}
+ENTRY main {
+  x = bf16[7] parameter(0)
+  z = bf16[15] parameter(1)
+  ar = bf16[7] all-reduce(x), replica_groups={{4,3,2,1,0}}, to_apply=add
+  rs = bf16[3] reduce-scatter(z), replica_groups={{0,1,2,3,4}}, dimensions={0}, to_apply=add
+  ROOT t = (bf16[7], bf16[3]) tuple(ar, rs)
+}
+)";
+
+TEST_F(RunReplicasTest, Bf16ReductionsMatchEvalExactly) {
+  std::ofstream(Tmp("bf16.hlo")) << kBf16Module;
+  const Result compiled =
+      Call(RunCompile, {Tmp("bf16.hlo"), "--emit_collectives", "-o", Tmp("bf16.xaot")});
+  ASSERT_EQ(compiled.code, kExitOk) << compiled.err;
+  // bf16 parameters read f32 files. x: element 0 is 1 on replica 0 and
+  // 2^-9 (a quarter ulp of 1) elsewhere, element 1 the tiny values first
+  // (1 on replica 4); the rest bf16-exact ordinary values. z likewise.
+  Literal x(Shape::Array(PrimitiveType::F32, {5, 7}));
+  Literal z(Shape::Array(PrimitiveType::F32, {5, 15}));
+  for (int r = 0; r < 5; ++r) {
+    for (int i = 0; i < 7; ++i) {
+      const double v = i == 0 ? (r == 0 ? 1.0 : 1.0 / 512)
+                       : i == 1 ? (r == 4 ? 1.0 : 1.0 / 512)
+                                : 0.375 * r - 1.25 * i + 0.0078125 * i * r;
+      x.SetDouble(r * 7 + i, v);
+    }
+    for (int i = 0; i < 15; ++i) {
+      z.SetDouble(r * 15 + i, i % 3 == 0 ? (i / 3 == r ? 1.0 : 1.0 / 512) : 0.5 * r - 0.625 * i);
+    }
+  }
+  ASSERT_TRUE(WriteNpyFile(Tmp("bx.npy"), x).ok());
+  ASSERT_TRUE(WriteNpyFile(Tmp("bz.npy"), z).ok());
+  const Result run = Call(RunRun, {Tmp("bf16.xaot"), "--replicas=5", "--input=" + Tmp("bx.npy"),
+                                   "--input=" + Tmp("bz.npy"), "--output_dir=" + Tmp("brun"),
+                                   "--reference=" + Tmp("bf16.hlo")});
+  ASSERT_EQ(run.code, kExitOk) << run.err << run.out;
+  EXPECT_THAT(run.out, HasSubstr("PASS: 2 outputs"));
+  const Result eval = Call(RunEval, {Tmp("bf16.hlo"), "--replicas=5", "--input=" + Tmp("bx.npy"),
+                                     "--input=" + Tmp("bz.npy"), "--output_dir=" + Tmp("beval")});
+  ASSERT_EQ(eval.code, kExitOk) << eval.err;
+  for (int k = 0; k < 2; ++k) {
+    absl::StatusOr<Literal> a = ReadNpyFile(Tmp(absl::StrCat("brun/out", k, ".npy")));
+    absl::StatusOr<Literal> b = ReadNpyFile(Tmp(absl::StrCat("beval/out", k, ".npy")));
+    ASSERT_TRUE(a.ok() && b.ok());
+    EXPECT_EQ(*a, *b) << "output " << k;
+  }
+  absl::StatusOr<Literal> ar = ReadNpyFile(Tmp("brun/out0.npy"));
+  ASSERT_TRUE(ar.ok());
+  for (int r = 0; r < 5; ++r) {
+    EXPECT_EQ(ar->GetDouble(r * 7 + 0), 1.0);              // four quarter ulps round away
+    EXPECT_EQ(ar->GetDouble(r * 7 + 1), 1.0 + 1.0 / 128);  // 4 * 2^-9 = 2^-7 first
+  }
+}
+
 TEST_F(RunReplicasTest, BadReplicaCountsGetClearErrors) {
   const Result wrong_dim = Call(RunRun, {Tmp("c.xaot"), "--replicas=2", "--input=" + Tmp("x.npy")});
   EXPECT_EQ(wrong_dim.code, kExitBadInput);

@@ -1,5 +1,6 @@
 #include "xla/hlo/evaluator/replicated_evaluator.h"
 
+#include <algorithm>
 #include <chrono>
 #include <condition_variable>
 #include <cstring>
@@ -131,10 +132,19 @@ Literal ScalarAt(const Literal& a, int64_t i) {
   return s;
 }
 
-// to_apply folded left over `parts` (same shape), element by element.
+// to_apply folded left over `parts` (same shape, in group order; `group`
+// their members' ids), element by element, taking the members in ascending
+// id order whatever order the group lists them in: the order the runtime's
+// communicators combine ranks in (a clique's ranks are its sorted device
+// ids), so that floating-point sums agree bit for bit.
 absl::StatusOr<Literal> Reduce(const HloInstruction& instr,
-                               const std::vector<const Literal*>& parts,
+                               const std::vector<const Literal*>& group_parts, const Group& group,
                                const EvaluatorOptions& options) {
+  std::vector<size_t> order(group_parts.size());
+  for (size_t k = 0; k < order.size(); ++k) order[k] = k;
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return group[a] < group[b]; });
+  std::vector<const Literal*> parts;
+  for (size_t k : order) parts.push_back(group_parts[k]);
   const HloComputation* reducer = instr.GetComputation(AttrId::kToApply);
   if (reducer == nullptr) return InstrError(instr, "needs a to_apply computation");
   const Literal& first = *parts[0];
@@ -184,10 +194,10 @@ using GroupResults = std::vector<Literal>;
 
 absl::StatusOr<GroupResults> AllReduce(const HloInstruction& instr,
                                        const std::vector<Values>& inputs,
-                                       const EvaluatorOptions& options) {
+                                       const Group& group, const EvaluatorOptions& options) {
   Values reduced;
   for (size_t o = 0; o < inputs[0].size(); ++o) {
-    ASSIGN_OR_RETURN(Literal r, Reduce(instr, Column(inputs, o), options));
+    ASSIGN_OR_RETURN(Literal r, Reduce(instr, Column(inputs, o), group, options));
     reduced.push_back(std::move(r));
   }
   return GroupResults(inputs.size(), AsValue(reduced));
@@ -204,7 +214,7 @@ absl::StatusOr<Literal> Gathered(const HloInstruction& instr, const std::vector<
 }
 
 absl::StatusOr<GroupResults> AllGather(const HloInstruction& instr,
-                                       const std::vector<Values>& inputs, const EvaluatorOptions&) {
+                                       const std::vector<Values>& inputs, const Group& group, const EvaluatorOptions&) {
   ASSIGN_OR_RETURN(Literal gathered, Gathered(instr, inputs));
   return GroupResults(inputs.size(), gathered);
 }
@@ -213,7 +223,7 @@ absl::StatusOr<GroupResults> AllGather(const HloInstruction& instr,
 // (as XLA prints it), the gathered value otherwise.
 absl::StatusOr<GroupResults> AllGatherStart(const HloInstruction& instr,
                                             const std::vector<Values>& inputs,
-                                            const EvaluatorOptions&) {
+                                            const Group& group, const EvaluatorOptions&) {
   ASSIGN_OR_RETURN(Literal gathered, Gathered(instr, inputs));
   const Shape& declared = instr.shape();
   const bool pair = declared.IsTuple() && declared.tuple_shapes_size() == 2 &&
@@ -234,12 +244,12 @@ absl::StatusOr<GroupResults> AllGatherStart(const HloInstruction& instr,
 
 absl::StatusOr<GroupResults> ReduceScatter(const HloInstruction& instr,
                                            const std::vector<Values>& inputs,
-                                           const EvaluatorOptions& options) {
+                                           const Group& group, const EvaluatorOptions& options) {
   ASSIGN_OR_RETURN(int64_t dim, OneDimension(instr));
   const int64_t n = static_cast<int64_t>(inputs.size());
   std::vector<Values> per_member(n);
   for (size_t o = 0; o < inputs[0].size(); ++o) {
-    ASSIGN_OR_RETURN(Literal reduced, Reduce(instr, Column(inputs, o), options));
+    ASSIGN_OR_RETURN(Literal reduced, Reduce(instr, Column(inputs, o), group, options));
     for (int64_t j = 0; j < n; ++j) {
       ASSIGN_OR_RETURN(Literal chunk, Chunk(instr, reduced, dim, j, n));
       per_member[j].push_back(std::move(chunk));
@@ -251,7 +261,7 @@ absl::StatusOr<GroupResults> ReduceScatter(const HloInstruction& instr,
 }
 
 absl::StatusOr<GroupResults> AllToAll(const HloInstruction& instr,
-                                      const std::vector<Values>& inputs, const EvaluatorOptions&) {
+                                      const std::vector<Values>& inputs, const Group& group, const EvaluatorOptions&) {
   const int64_t n = static_cast<int64_t>(inputs.size());
   GroupResults out;
   if (instr.dimensions().empty() && !instr.has_attr(AttrId::kSplitDimension)) {
@@ -291,7 +301,7 @@ absl::StatusOr<GroupResults> AllToAll(const HloInstruction& instr,
 
 absl::StatusOr<GroupResults> CollectiveBroadcast(const HloInstruction&,
                                                  const std::vector<Values>& inputs,
-                                                 const EvaluatorOptions&) {
+                                                 const Group& group, const EvaluatorOptions&) {
   return GroupResults(inputs.size(), AsValue(inputs[0]));
 }
 
@@ -323,7 +333,7 @@ absl::StatusOr<GroupResults> Permuted(const HloInstruction& instr,
 
 absl::StatusOr<GroupResults> CollectivePermute(const HloInstruction& instr,
                                                const std::vector<Values>& inputs,
-                                               const EvaluatorOptions&) {
+                                               const Group& group, const EvaluatorOptions&) {
   return Permuted(instr, inputs);
 }
 
@@ -331,7 +341,7 @@ absl::StatusOr<GroupResults> CollectivePermute(const HloInstruction& instr,
 // permuted value alone.
 absl::StatusOr<GroupResults> CollectivePermuteStart(const HloInstruction& instr,
                                                     const std::vector<Values>& inputs,
-                                                    const EvaluatorOptions&) {
+                                                    const Group& group, const EvaluatorOptions&) {
   ASSIGN_OR_RETURN(GroupResults permuted, Permuted(instr, inputs));
   const Shape& declared = instr.shape();
   if (!declared.IsTuple() || inputs[0].size() != 1) return permuted;
@@ -348,8 +358,10 @@ absl::StatusOr<GroupResults> CollectivePermuteStart(const HloInstruction& instr,
   return out;
 }
 
+// An op's results for every member from every member's operands, both in
+// group order; `group` holds the members' ids.
 using GroupOp = absl::StatusOr<GroupResults> (*)(const HloInstruction&, const std::vector<Values>&,
-                                                 const EvaluatorOptions&);
+                                                 const Group&, const EvaluatorOptions&);
 
 struct GroupOpEntry {
   HloOpcode opcode;
@@ -496,7 +508,7 @@ class Participant : public CollectiveHook {
     slot.inputs[pos] = std::move(mine);
     slot.arrived[pos] = true;
     if (++slot.num_arrived == n) {
-      absl::StatusOr<GroupResults> results = run(instr, slot.inputs, config_.evaluator);
+      absl::StatusOr<GroupResults> results = run(instr, slot.inputs, group, config_.evaluator);
       if (results.ok()) {
         slot.results = std::move(*results);
       } else {

@@ -6,11 +6,17 @@
 // xla/hlo/ir/collective_groups.h) hand over their operands, the last to
 // arrive computes every member's result, and each takes its own. Semantics:
 //
-//   all-reduce(-start)    to_apply folded left over the members in group
-//                         order, element by element, for each operand
+//   all-reduce(-start)    to_apply folded left over the members in
+//                         ascending id order (whatever order the group
+//                         lists them in: the runtime's communicators combine
+//                         clique ranks, i.e. sorted device ids, the same
+//                         way), element by element, for each operand; each
+//                         step is the reducer's own arithmetic (bf16/f16
+//                         add: computed in f32, rounded to the type)
 //   all-gather(-start)    operands concatenated along `dimensions={d}` in
 //                         group order
-//   reduce-scatter        all-reduce, then member j keeps chunk j along d
+//   reduce-scatter        all-reduce, then the member at group position j
+//                         keeps chunk j along d
 //   all-to-all            with `dimensions={d}`: each member's operand is cut
 //                         into n chunks along d, member j receives chunk j of
 //                         every member, concatenated in group order; without

@@ -174,8 +174,10 @@ TEST(ReplicatedEvaluator, AllReduceMulIotaGroups) {
   EXPECT_EQ(Values(out[3]), (D{12, 0.75, 4}));  // 3*4, 0.5*1.5
 }
 
-TEST(ReplicatedEvaluator, ReductionOrderIsGroupOrderLeftFold) {
-  // subtract is not commutative: group {2,0,1} gives (x2 - x0) - x1.
+TEST(ReplicatedEvaluator, ReductionOrderIsAscendingIdLeftFold) {
+  // subtract is not commutative: group {2,0,1} gives (x0 - x1) - x2, the
+  // members in ascending id order (the runtime's rank order), not in the
+  // order the group lists them.
   auto out = RunReplicas(
       R"(ENTRY e {
   p = f32[2] parameter(0)
@@ -184,21 +186,50 @@ TEST(ReplicatedEvaluator, ReductionOrderIsGroupOrderLeftFold) {
       F32Args(3, {2}, [](int64_t d, int64_t i) { return i == 0 ? d * 10.0 + 1 : d * d - 7.0; }));
   ASSERT_EQ(out.size(), 3u);
   // x0 = [1,-7], x1 = [11,-6], x2 = [21,-3].
-  for (const Literal& l : out) EXPECT_EQ(Values(l), (D{21 - 1 - 11, -3 + 7 + 6}));
+  for (const Literal& l : out) EXPECT_EQ(Values(l), (D{1 - 11 - 21, -7 + 6 + 3}));
   // f32 rounding makes the order visible: (1e8 + 1) - 1e8 = 0 but
-  // (1e8 - 1e8) + 1 = 1.
-  auto rounded = [](absl::string_view groups) {
+  // (1e8 - 1e8) + 1 = 1; listing the group differently changes nothing.
+  auto rounded = [](absl::string_view groups, int64_t one_at) {
     return RunReplicas(absl::StrCat(R"(ENTRY e {
   p = f32[1] parameter(0)
   ROOT r = f32[1] all-reduce(p), replica_groups=)",
                                     groups, R"(, to_apply=add
 })"),
-                       F32Args(3, {1}, [](int64_t d, int64_t) {
-                         return d == 0 ? 1e8 : d == 1 ? 1.0 : -1e8;
+                       F32Args(3, {1}, [one_at](int64_t d, int64_t) {
+                         return d == one_at ? 1.0 : d == (one_at + 1) % 3 ? 1e8 : -1e8;
                        }));
   };
-  EXPECT_EQ(Values(rounded("{{0,1,2}}")[0]), (D{0}));
-  EXPECT_EQ(Values(rounded("{{0,2,1}}")[1]), (D{1}));
+  // Replica 1 holds 1: 1e8 + 1 rounds back to 1e8, then - 1e8 = 0.
+  EXPECT_EQ(Values(rounded("{{0,1,2}}", 1)[0]), (D{-1e8 + 1e8}));
+  EXPECT_EQ(Values(rounded("{{0,2,1}}", 1)[1]), (D{0}));
+  EXPECT_EQ(Values(rounded("{{2,1,0}}", 1)[2]), (D{0}));
+  // Replica 2 holds 1: (-1e8 + 1e8) + 1 = 1, however the group is listed.
+  EXPECT_EQ(Values(rounded("{{2,1,0}}", 2)[0]), (D{1}));
+  EXPECT_EQ(Values(rounded("{{1,0,2}}", 2)[0]), (D{1}));
+}
+
+// bf16 add rounds to bf16 after every step (computed in f32): 1 + 2^-9,
+// four times, stays 1; with the tiny values first they add up to 2^-7
+// exactly and the result is 1 + 2^-7.
+TEST(ReplicatedEvaluator, Bf16AllReduceRoundsEveryStepInIdOrder) {
+  std::vector<Literal> args;
+  for (int64_t d = 0; d < 5; ++d) {
+    args.push_back(MakeLiteral(PrimitiveType::BF16, {2},
+                               D{d == 0 ? 1.0 : 1.0 / 512, d == 4 ? 1.0 : 1.0 / 512}));
+  }
+  auto out = RunReplicas(R"(
+addb {
+  a = bf16[] parameter(0)
+  b = bf16[] parameter(1)
+  ROOT s = bf16[] add(a, b)
+}
+ENTRY e {
+  p = bf16[2] parameter(0)
+  ROOT r = bf16[2] all-reduce(p), replica_groups={{4,3,2,1,0}}, to_apply=addb
+})",
+                         std::move(args));
+  ASSERT_EQ(out.size(), 5u);
+  for (const Literal& l : out) EXPECT_EQ(Values(l), (D{1.0, 1.0 + 1.0 / 128}));
 }
 
 TEST(ReplicatedEvaluator, VariadicAllReduce) {

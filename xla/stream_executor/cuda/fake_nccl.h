@@ -28,8 +28,10 @@
 //    every operation of its clique still waiting for peers: they fail as
 //    device-side errors (below) instead of waiting out the timeout.
 //  * Supported: ncclInt8, ncclUint8, ncclInt32, ncclUint32, ncclInt64,
-//    ncclUint64, ncclFloat32, ncclFloat64 with ncclSum, ncclProd, ncclMin,
-//    ncclMax; anything else is ncclInvalidArgument at call time.
+//    ncclUint64, ncclFloat16, ncclBfloat16, ncclFloat32, ncclFloat64 with
+//    ncclSum, ncclProd, ncclMin, ncclMax (16-bit floats computed in f32 and
+//    rounded after every step, as NCCL's kernels do); anything else (the
+//    f8 types, ncclAvg) is ncclInvalidArgument at call time.
 //  * Errors on the device side (ranks disagreeing on an operation's kind,
 //    count, type, op or root; a receive whose byte count differs from the
 //    send; a peer that does not arrive within Options::timeout) cannot be

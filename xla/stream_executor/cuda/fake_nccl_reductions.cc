@@ -5,6 +5,8 @@
 #include <functional>
 #include <type_traits>
 
+#include "xla/types/float_format.h"
+
 namespace stream_executor::cuda {
 namespace {
 
@@ -26,24 +28,56 @@ T Wrapping(T a, T b, Op op) {
   }
 }
 
+// A 16-bit float element (f16 or bf16) as its encoding.
+template <xla::FloatFormatId Format>
+struct Narrow {
+  uint16_t bits;
+};
+
+// How an element type computes: plain types in themselves; 16-bit floats
+// as NCCL's kernels do, in f32 with the f32 result rounded to nearest even
+// after every step.
+template <typename T>
+struct Arith {
+  using Compute = T;
+  static Compute Load(T v) { return v; }
+  static T Store(Compute c) { return c; }
+};
+
+template <xla::FloatFormatId Format>
+struct Arith<Narrow<Format>> {
+  using Compute = float;
+  static float Load(Narrow<Format> v) { return static_cast<float>(xla::DecodeFloat(Format, v.bits)); }
+  static Narrow<Format> Store(float c) {
+    return {static_cast<uint16_t>(xla::EncodeFloat(Format, static_cast<double>(c)))};
+  }
+};
+
 template <typename T>
 struct SumOp {
-  static T Apply(T a, T b) { return Wrapping(a, b, std::plus<>()); }
+  static T Apply(T a, T b) {
+    using A = Arith<T>;
+    return A::Store(Wrapping(A::Load(a), A::Load(b), std::plus<>()));
+  }
 };
 
 template <typename T>
 struct ProdOp {
-  static T Apply(T a, T b) { return Wrapping(a, b, std::multiplies<>()); }
+  static T Apply(T a, T b) {
+    using A = Arith<T>;
+    return A::Store(Wrapping(A::Load(a), A::Load(b), std::multiplies<>()));
+  }
 };
 
+// max/min return one operand unchanged (its encoding, for 16-bit floats).
 template <typename T>
 struct MaxOp {
-  static T Apply(T a, T b) { return a < b ? b : a; }
+  static T Apply(T a, T b) { return Arith<T>::Load(a) < Arith<T>::Load(b) ? b : a; }
 };
 
 template <typename T>
 struct MinOp {
-  static T Apply(T a, T b) { return b < a ? b : a; }
+  static T Apply(T a, T b) { return Arith<T>::Load(b) < Arith<T>::Load(a) ? b : a; }
 };
 
 template <typename T, template <typename> class Op>
@@ -79,6 +113,8 @@ const FakeNcclType kTypes[] = {
     MakeType<uint64_t>(ncclUint64, "ncclUint64"),
     MakeType<float>(ncclFloat32, "ncclFloat32"),
     MakeType<double>(ncclFloat64, "ncclFloat64"),
+    MakeType<Narrow<xla::FloatFormatId::kF16>>(ncclFloat16, "ncclFloat16"),
+    MakeType<Narrow<xla::FloatFormatId::kBF16>>(ncclBfloat16, "ncclBfloat16"),
 };
 
 }  // namespace

@@ -15,7 +15,10 @@ namespace stream_executor::cuda {
 
 // out[i] = ((inputs[0][i] op inputs[1][i]) op inputs[2][i]) ...: rank
 // order, so results equal a sequential fold bit for bit. Integer sums and
-// products wrap.
+// products wrap. ncclFloat16 and ncclBfloat16 compute each step in f32 and
+// round the f32 result to the type (nearest even), as NCCL's kernels do, so
+// a value read as the wrong 16-bit type gives a different result. Max and
+// min return one of the operands unchanged.
 using FakeNcclFoldFn = void (*)(const std::vector<const char*>& inputs, size_t count, char* out);
 
 // The reductions the fake supports: ncclSum, ncclProd, ncclMax, ncclMin
@@ -30,7 +33,8 @@ struct FakeNcclType {
 };
 
 // The entry of `type`, or nullptr when the fake does not support it (the
-// 8-, 32- and 64-bit integers and f32/f64 are supported).
+// 8-, 32- and 64-bit integers, f16, bf16, f32 and f64 are supported; the
+// f8 types are not).
 const FakeNcclType* FindFakeNcclType(ncclDataType_t type);
 
 // Whether `op` is one of the supported reductions.

@@ -554,16 +554,16 @@ TEST_F(FakeNcclTest, UnsupportedTypesOpsAndArgumentsFailAtCallTime) {
   InitComms(n);
   float* buffer = Upload(0, std::vector<float>(8, 1.0f));
   const int launches = driver_.calls("cuLaunchHostFunc");
-  EXPECT_EQ(nccl().ncclAllReduce(buffer, buffer, 4, ncclFloat16, ncclSum,
+  EXPECT_EQ(nccl().ncclAllReduce(buffer, buffer, 4, ncclFloat8e4m3, ncclSum,
                                  comms_[0], stream(0)),
             ncclInvalidArgument);
-  EXPECT_EQ(nccl().ncclAllReduce(buffer, buffer, 4, ncclBfloat16, ncclSum,
+  EXPECT_EQ(nccl().ncclAllReduce(buffer, buffer, 4, ncclFloat8e5m2, ncclSum,
                                  comms_[0], stream(0)),
             ncclInvalidArgument);
   EXPECT_EQ(nccl().ncclAllReduce(buffer, buffer, 4, ncclFloat32, ncclAvg,
                                  comms_[0], stream(0)),
             ncclInvalidArgument);
-  EXPECT_EQ(nccl().ncclAllGather(buffer, buffer, 4, ncclFloat16, comms_[0],
+  EXPECT_EQ(nccl().ncclAllGather(buffer, buffer, 4, ncclFloat8e4m3, comms_[0],
                                  stream(0)),
             ncclInvalidArgument);
   EXPECT_EQ(nccl().ncclBroadcast(buffer, buffer, 4, ncclFloat32, n, comms_[0],
@@ -571,7 +571,7 @@ TEST_F(FakeNcclTest, UnsupportedTypesOpsAndArgumentsFailAtCallTime) {
             ncclInvalidArgument);
   EXPECT_EQ(nccl().ncclSend(buffer, 4, ncclFloat32, n, comms_[0], stream(0)),
             ncclInvalidArgument);
-  EXPECT_EQ(nccl().ncclRecv(buffer, 4, ncclFloat16, 1, comms_[0], stream(0)),
+  EXPECT_EQ(nccl().ncclRecv(buffer, 4, ncclFloat8e5m2, 1, comms_[0], stream(0)),
             ncclInvalidArgument);
   int not_a_comm = 0;
   EXPECT_EQ(nccl().ncclAllReduce(buffer, buffer, 4, ncclFloat32, ncclSum,

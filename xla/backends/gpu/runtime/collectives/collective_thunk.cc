@@ -101,9 +101,7 @@ absl::Status ParseReduction(const CollectiveOpRow& row, const CollectiveThunkPro
   if (!kind.ok()) return ctx.Field("reduction").Error(kind.status().message());
   c.reduction = *kind;
   if (IsSupportedReduction(c.reduction, c.element_type)) return absl::OkStatus();
-  return ctx.Field("reduction").Error(absl::StrCat(ReductionKindName(c.reduction),
-                                                   " is not supported for ",
-                                                   PrimitiveTypeName(c.element_type)));
+  return ctx.Field("reduction").Error(UnsupportedReductionMessage(c.reduction, c.element_type));
 }
 
 // Explicit, non-empty groups of one size with distinct ids.

@@ -48,10 +48,22 @@ bool IsSupportedReduction(ReductionKind kind, PrimitiveType type) {
   const bool logical = kind == ReductionKind::kAnd || kind == ReductionKind::kOr;
   if (IsPred(type)) return logical;
   if (IsInteger(type)) return BitWidth(type) >= 8;
-  if (type == PrimitiveType::F32 || type == PrimitiveType::F64) {
-    return !logical;
+  constexpr PrimitiveType kReducedFloats[] = {PrimitiveType::F16, PrimitiveType::BF16,
+                                              PrimitiveType::F32, PrimitiveType::F64};
+  for (PrimitiveType t : kReducedFloats) {
+    if (t == type) return !logical;
   }
   return false;
+}
+
+std::string UnsupportedReductionMessage(ReductionKind kind, PrimitiveType type) {
+  std::string hint = "collectives reduce pred (and, or), integers, f16, bf16, f32 and f64";
+  if (IsFloat(type) && BitWidth(type) < 16) {
+    absl::StrAppend(&hint, "; convert ", PrimitiveTypeName(type),
+                    " operands to f16, bf16 or f32 before reducing them");
+  }
+  return absl::StrCat(ReductionKindName(kind), " is not supported for ", PrimitiveTypeName(type),
+                      " (", hint, ")");
 }
 
 absl::StatusOr<CliqueKey> CliqueKey::Create(std::vector<int64_t> device_ids) {

@@ -54,9 +54,25 @@ absl::StatusOr<ReductionKind> ReductionKindFromProto(int value);
 ReductionKindProto ReductionKindToProto(ReductionKind kind);
 
 // Whether `kind` is defined for `type` (pred: and/or only; integers: every
-// kind, and/or bitwise, sum/prod wrap around; f32/f64: sum, prod, min,
-// max). Types the runtime reduces: pred, s8-s64, u8-u64, f32, f64.
+// kind, and/or bitwise, sum/prod wrap around; f16/bf16/f32/f64: sum, prod,
+// min, max). Types the runtime reduces: pred, s8-s64, u8-u64, f16, bf16,
+// f32, f64. f8 and narrower floats are never reduced (convert them to
+// f16/bf16/f32 first); they still travel through the non-reducing
+// collectives, which move bytes.
+//
+// Floating-point semantics, on every host communicator, matching the
+// reference evaluator's `add`/`multiply`/`maximum`/`minimum` bit for bit:
+// each binary step rounds to the element type (f16/bf16: computed in f32,
+// the f32 result rounded to nearest even, as XLA does), so the result
+// depends on the order (rank order, a left fold: ((r0 op r1) op r2) ...).
+// max/min return the encoding of the operand they pick: a NaN operand wins
+// (the left one when both are NaN), and +0 beats -0 in max, -0 beats +0 in
+// min. Pure; thread-safe.
 bool IsSupportedReduction(ReductionKind kind, PrimitiveType type);
+
+// The message for a reduction IsSupportedReduction refuses: "sum is not
+// supported for f8e4m3fn (collectives reduce ...; convert ...)". Pure.
+std::string UnsupportedReductionMessage(ReductionKind kind, PrimitiveType type);
 
 // A clique's identity: its participants' global device ids, sorted and
 // unique.

@@ -1,14 +1,32 @@
 #include "xla/backends/gpu/runtime/collectives/in_process_communicator.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <type_traits>
 
 #include "absl/strings/str_cat.h"
+#include "xla/types/float_format.h"
 #include "xla/util/status_macros.h"
 
 namespace xla::gpu {
 namespace {
+
+// The evaluator's maximum/minimum: whether the result is `a` (the left,
+// accumulated operand). A NaN wins (the left one first); equal values pick
+// +0 over -0 for max and -0 over +0 for min.
+bool MaxPicksLeft(double a, double b) {
+  if (std::isnan(a)) return true;
+  if (std::isnan(b)) return false;
+  if (a == b) return !std::signbit(a) || std::signbit(b);
+  return a > b;
+}
+bool MinPicksLeft(double a, double b) {
+  if (std::isnan(a)) return true;
+  if (std::isnan(b)) return false;
+  if (a == b) return std::signbit(a) || !std::signbit(b);
+  return a < b;
+}
 
 template <typename T>
 T Combine(ReductionKind kind, T a, T b) {
@@ -29,9 +47,8 @@ T Combine(ReductionKind kind, T a, T b) {
     switch (kind) {
       case ReductionKind::kSum: return a + b;
       case ReductionKind::kProd: return a * b;
-      // NaN propagates, as in the evaluator's max/min.
-      case ReductionKind::kMin: return (a != a || b != b) ? a + b : std::min(a, b);
-      case ReductionKind::kMax: return (a != a || b != b) ? a + b : std::max(a, b);
+      case ReductionKind::kMin: return MinPicksLeft(a, b) ? a : b;
+      case ReductionKind::kMax: return MaxPicksLeft(a, b) ? a : b;
       case ReductionKind::kAnd:
       case ReductionKind::kOr: return a;  // rejected by IsSupportedReduction
     }
@@ -47,6 +64,40 @@ void ReduceTyped(ReductionKind kind, void* acc, const void* src, int64_t count) 
     std::memcpy(&b, static_cast<const char*>(src) + i * sizeof(T), sizeof(T));
     const T c = Combine<T>(kind, a, b);
     std::memcpy(static_cast<char*>(acc) + i * sizeof(T), &c, sizeof(T));
+  }
+}
+
+// One step of a 16-bit float reduction on encodings: sum and prod are
+// computed exactly (in double: the operands have at most 11 significant
+// bits), rounded to f32 and then to `Format` (what XLA's f32-computed
+// f16/bf16 arithmetic gives); max/min pick an operand's encoding.
+template <FloatFormatId Format>
+uint16_t CombineNarrow(ReductionKind kind, uint16_t a, uint16_t b) {
+  const double x = DecodeFloat(Format, a);
+  const double y = DecodeFloat(Format, b);
+  switch (kind) {
+    case ReductionKind::kMin: return MinPicksLeft(x, y) ? a : b;
+    case ReductionKind::kMax: return MaxPicksLeft(x, y) ? a : b;
+    case ReductionKind::kSum:
+    case ReductionKind::kProd: {
+      const double exact = kind == ReductionKind::kSum ? x + y : x * y;
+      return static_cast<uint16_t>(
+          EncodeFloat(Format, static_cast<double>(static_cast<float>(exact))));
+    }
+    case ReductionKind::kAnd:
+    case ReductionKind::kOr: return a;  // rejected by IsSupportedReduction
+  }
+  return a;
+}
+
+template <FloatFormatId Format>
+void ReduceNarrow(ReductionKind kind, void* acc, const void* src, int64_t count) {
+  for (int64_t i = 0; i < count; ++i) {
+    uint16_t a, b;
+    std::memcpy(&a, static_cast<const char*>(acc) + i * 2, 2);
+    std::memcpy(&b, static_cast<const char*>(src) + i * 2, 2);
+    const uint16_t c = CombineNarrow<Format>(kind, a, b);
+    std::memcpy(static_cast<char*>(acc) + i * 2, &c, 2);
   }
 }
 
@@ -67,6 +118,8 @@ constexpr TypeRow kTypes[] = {
     {PrimitiveType::U16, ReduceTyped<uint16_t>},  {PrimitiveType::U32, ReduceTyped<uint32_t>},
     {PrimitiveType::U64, ReduceTyped<uint64_t>},  {PrimitiveType::F32, ReduceTyped<float>},
     {PrimitiveType::F64, ReduceTyped<double>},
+    {PrimitiveType::F16, ReduceNarrow<FloatFormatId::kF16>},
+    {PrimitiveType::BF16, ReduceNarrow<FloatFormatId::kBF16>},
 };
 
 }  // namespace
@@ -80,9 +133,7 @@ absl::Status ReduceInto(ReductionKind kind, PrimitiveType type, void* acc, const
       return absl::OkStatus();
     }
   }
-  return absl::InvalidArgumentError(absl::StrCat("reduction '", ReductionKindName(kind),
-                                                 "' is not supported for ",
-                                                 PrimitiveTypeName(type)));
+  return absl::InvalidArgumentError(UnsupportedReductionMessage(kind, type));
 }
 
 int64_t InProcessCommunicator::NextSequence(int64_t run_id) {

@@ -33,8 +33,11 @@ namespace xla::gpu {
 // The default time a participant waits for the others.
 inline constexpr absl::Duration kDefaultCollectiveTimeout = absl::Seconds(60);
 
-// Combines `count` elements of `type`: acc[i] = acc[i] (kind) src[i].
-// InvalidArgument when IsSupportedReduction(kind, type) is false. Pure.
+// Combines `count` elements of `type`: acc[i] = acc[i] (kind) src[i], one
+// step of the rank-order fold with the rounding and NaN rules of
+// IsSupportedReduction (communicator.h); the MPI communicator uses it too.
+// InvalidArgument (UnsupportedReductionMessage) when IsSupportedReduction
+// (kind, type) is false. Pure; thread-safe.
 absl::Status ReduceInto(ReductionKind kind, PrimitiveType type, void* acc, const void* src,
                         int64_t count);
 

@@ -1,5 +1,7 @@
 #include "xla/backends/gpu/runtime/collectives/in_process_communicator.h"
 
+#include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <functional>
 #include <thread>
@@ -195,7 +197,7 @@ TEST(InProcessCommunicatorTest, SizeMismatchAndBadInputs) {
   float v = 0;
   absl::Status bad = c->AllReduce(5, ReductionKind::kAnd, PrimitiveType::F32, &v, &v, 1);
   EXPECT_EQ(bad.code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_NE(bad.message().find("'and' is not supported for f32"), std::string::npos) << bad;
+  EXPECT_NE(bad.message().find("and is not supported for f32"), std::string::npos) << bad;
   EXPECT_FALSE(cliques.Get(*CliqueKey::Create({100, 101}), 7).ok());
 }
 
@@ -243,6 +245,197 @@ TEST(ReduceIntoTest, KindsAndTypes) {
   ASSERT_TRUE(ReduceInto(ReductionKind::kMin, PrimitiveType::U32, u, w, 2).ok());
   EXPECT_EQ(u[0], 0x0Fu);
   EXPECT_EQ(u[1], 10u);
+}
+
+// ---- bf16 and f16: per-step rounding in rank order ----
+
+// Independent references for one step of a 16-bit float sum or product:
+// bf16 by bit manipulation of the f32 result (round to nearest even, NaN
+// to 0x7FC0), f16 through the compiler's _Float16 (IEEE, nearest even).
+float Bf16Value(uint16_t bits) {
+  const uint32_t u = static_cast<uint32_t>(bits) << 16;
+  float f;
+  std::memcpy(&f, &u, sizeof(f));
+  return f;
+}
+uint16_t Bf16Bits(float f) {
+  uint32_t u;
+  std::memcpy(&u, &f, sizeof(u));
+  if ((u & 0x7FFFFFFFu) > 0x7F800000u) return 0x7FC0;
+  return static_cast<uint16_t>((u + 0x7FFFu + ((u >> 16) & 1u)) >> 16);
+}
+float F16Value(uint16_t bits) {
+  _Float16 h;
+  std::memcpy(&h, &bits, sizeof(h));
+  return static_cast<float>(h);
+}
+uint16_t F16Bits(float f) {
+  const _Float16 h = static_cast<_Float16>(f);
+  uint16_t bits;
+  std::memcpy(&bits, &h, sizeof(bits));
+  return bits;
+}
+
+// Nonzero inputs of rank r, element i, as bf16/f16 encodings.
+uint16_t InputBits(bool bf16, int rank, int i) {
+  const float v = 0.37f * (rank + 1) - 1.13f * i + 0.013f * i * i * (rank % 2 == 0 ? 1 : -1);
+  return bf16 ? Bf16Bits(v) : F16Bits(v);
+}
+
+// Runs an all-reduce (scatter = false: `count` elements) or reduce-scatter
+// (`count` elements per rank) of `type` over n ranks with inputs
+// `input(rank, i)`; returns each rank's result.
+std::vector<std::vector<uint16_t>> Run16(int n, bool scatter, ReductionKind kind, PrimitiveType type,
+                                         int count, const std::function<uint16_t(int, int)>& input) {
+  InProcessCliques cliques;
+  std::vector<std::vector<uint16_t>> out(n, std::vector<uint16_t>(count));
+  auto status = RunOnAll(cliques, n, [&](int r, Communicator* c) {
+    std::vector<uint16_t> in(scatter ? count * n : count);
+    for (size_t i = 0; i < in.size(); ++i) in[i] = input(r, static_cast<int>(i));
+    return scatter ? c->ReduceScatter(0, kind, type, in.data(), out[r].data(), count)
+                   : c->AllReduce(0, kind, type, in.data(), out[r].data(), count);
+  });
+  for (const absl::Status& s : status) EXPECT_TRUE(s.ok()) << s;
+  return out;
+}
+
+class SixteenBitReductionTest : public ::testing::TestWithParam<int> {};
+
+// bf16 encodings: 1 = 0x3F80, 2^-9 = 0x3B00, 1+2^-7 = 0x3F81.
+TEST_P(SixteenBitReductionTest, Bf16SumRoundsAfterEachRankInRankOrder) {
+  const int n = GetParam();
+  constexpr int kCount = 7;
+  // Column 0: rank 0 holds 1, every other rank 2^-9 (a quarter ulp of 1):
+  // each step rounds back to 1, although with 5 ranks the exact sum 1+2^-7
+  // is representable. Column 1: the tiny values come first (rank n-1 holds
+  // 1): they add up exactly, to 2^-8 (3 ranks: then 1 + 2^-8 is a tie, to
+  // even: 1) or 2^-7 (5 ranks: 1 + 2^-7). The other columns are ordinary
+  // values, checked against the reference fold.
+  auto input = [n](int r, int i) -> uint16_t {
+    if (i == 0) return r == 0 ? 0x3F80 : 0x3B00;
+    if (i == 1) return r == n - 1 ? 0x3F80 : 0x3B00;
+    return InputBits(true, r, i);
+  };
+  const auto out = Run16(n, false, ReductionKind::kSum, PrimitiveType::BF16, kCount, input);
+  for (int r = 0; r < n; ++r) {
+    EXPECT_EQ(out[r][0], 0x3F80) << "rank " << r;
+    EXPECT_EQ(out[r][1], n == 5 ? 0x3F81 : 0x3F80) << "rank " << r;
+    for (int i = 2; i < kCount; ++i) {
+      uint16_t want = input(0, i);
+      for (int k = 1; k < n; ++k) want = Bf16Bits(Bf16Value(want) + Bf16Value(input(k, i)));
+      EXPECT_EQ(out[r][i], want) << "rank " << r << " element " << i;
+    }
+  }
+}
+
+TEST_P(SixteenBitReductionTest, F16AndBf16ReduceScatterSumAndProd) {
+  const int n = GetParam();
+  constexpr int kCount = 5;  // per rank
+  for (bool bf16 : {true, false}) {
+    const PrimitiveType type = bf16 ? PrimitiveType::BF16 : PrimitiveType::F16;
+    auto value = [bf16](uint16_t b) { return bf16 ? Bf16Value(b) : F16Value(b); };
+    auto bits = [bf16](float f) { return bf16 ? Bf16Bits(f) : F16Bits(f); };
+    auto input = [bf16](int r, int i) { return InputBits(bf16, r, i); };
+    for (ReductionKind kind : {ReductionKind::kSum, ReductionKind::kProd}) {
+      const auto out = Run16(n, true, kind, type, kCount, input);
+      for (int r = 0; r < n; ++r) {
+        for (int i = 0; i < kCount; ++i) {
+          const int at = r * kCount + i;  // block r of every rank
+          uint16_t want = input(0, at);
+          for (int k = 1; k < n; ++k) {
+            const float a = value(want), b = value(input(k, at));
+            want = bits(kind == ReductionKind::kSum ? a + b : a * b);
+          }
+          EXPECT_EQ(out[r][i], want) << PrimitiveTypeName(type) << " " << ReductionKindName(kind)
+                                     << " rank " << r << " element " << i;
+        }
+      }
+    }
+  }
+}
+
+// The evaluator's maximum/minimum: a NaN wins (the first one, its payload
+// kept), +0 beats -0 in max and -0 beats +0 in min, infinities order.
+TEST_P(SixteenBitReductionTest, MinMaxNanInfAndSignedZeros) {
+  const int n = GetParam();
+  // bf16. Column 0: 1, NaN 0x7FC1, NaN 0xFFC2, 1, ...: the first NaN.
+  // Column 1: -0 on rank 0, +0 elsewhere. Column 2: +0 on rank 0, -0
+  // elsewhere. Column 3: -inf on the last rank, +inf on rank 0, finite
+  // values between.
+  auto input = [n](int r, int i) -> uint16_t {
+    switch (i) {
+      case 0: return r == 1 ? 0x7FC1 : r == 2 ? 0xFFC2 : 0x3F80;
+      case 1: return r == 0 ? 0x8000 : 0x0000;
+      case 2: return r == 0 ? 0x0000 : 0x8000;
+      case 3: return r == 0 ? 0x7F80 : r == n - 1 ? 0xFF80 : InputBits(true, r, 3);
+      default: return InputBits(true, r, i);
+    }
+  };
+  const auto max = Run16(n, false, ReductionKind::kMax, PrimitiveType::BF16, 5, input);
+  const auto min = Run16(n, false, ReductionKind::kMin, PrimitiveType::BF16, 5, input);
+  for (int r = 0; r < n; ++r) {
+    EXPECT_EQ(max[r][0], 0x7FC1);
+    EXPECT_EQ(min[r][0], 0x7FC1);
+    EXPECT_EQ(max[r][1], 0x0000);
+    EXPECT_EQ(min[r][1], 0x8000);
+    EXPECT_EQ(max[r][2], 0x0000);
+    EXPECT_EQ(min[r][2], 0x8000);
+    EXPECT_EQ(max[r][3], 0x7F80);
+    EXPECT_EQ(min[r][3], 0xFF80);
+    float hi = Bf16Value(input(0, 4)), lo = hi;
+    for (int k = 1; k < n; ++k) {
+      hi = std::max(hi, Bf16Value(input(k, 4)));
+      lo = std::min(lo, Bf16Value(input(k, 4)));
+    }
+    EXPECT_EQ(max[r][4], Bf16Bits(hi));
+    EXPECT_EQ(min[r][4], Bf16Bits(lo));
+  }
+  // Sums: inf + -inf is the canonical NaN; inf + finite stays inf.
+  auto inf = [n](int r, int i) -> uint16_t {
+    if (i == 0) return r == 0 ? 0x7F80 : r == n - 1 ? 0xFF80 : 0x3F80;
+    return r == 1 ? 0xFF80 : 0x4040;
+  };
+  const auto sum = Run16(n, false, ReductionKind::kSum, PrimitiveType::BF16, 2, inf);
+  EXPECT_EQ(sum[0][0], 0x7FC0);
+  EXPECT_EQ(sum[0][1], 0xFF80);
+}
+
+INSTANTIATE_TEST_SUITE_P(Participants, SixteenBitReductionTest, ::testing::Values(3, 5));
+
+TEST(ReduceIntoTest, F8AndLogicalFloatReductionsAreRefusedNamingTheFix) {
+  uint8_t a[3] = {0x38, 0x40, 0x44};
+  const uint8_t b[3] = {0x38, 0x38, 0x38};
+  absl::Status f8 = ReduceInto(ReductionKind::kSum, PrimitiveType::F8E4M3FN, a, b, 3);
+  EXPECT_EQ(f8.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(f8.message().find("sum is not supported for f8e4m3fn"), std::string::npos) << f8;
+  EXPECT_NE(f8.message().find("convert f8e4m3fn operands to f16, bf16 or f32"), std::string::npos) << f8;
+  EXPECT_EQ(a[0], 0x38);  // untouched
+  EXPECT_FALSE(IsSupportedReduction(ReductionKind::kMax, PrimitiveType::F8E5M2));
+  EXPECT_FALSE(IsSupportedReduction(ReductionKind::kAnd, PrimitiveType::BF16));
+  EXPECT_TRUE(IsSupportedReduction(ReductionKind::kProd, PrimitiveType::F16));
+  EXPECT_TRUE(IsSupportedReduction(ReductionKind::kMin, PrimitiveType::BF16));
+}
+
+// f8 moves through the byte collectives unchanged: all-gather of
+// f8e4m3fn encodings (including its NaN 0x7F and -0 0x80) over 3 ranks.
+TEST(InProcessCommunicatorTest, F8AllGatherMovesEncodings) {
+  InProcessCliques cliques;
+  constexpr int kN = 3, kBytes = 5;
+  std::vector<std::vector<uint8_t>> out(kN, std::vector<uint8_t>(kN * kBytes));
+  auto status = RunOnAll(cliques, kN, [&](int r, Communicator* c) {
+    const uint8_t in[kBytes] = {0x7F, 0x80, static_cast<uint8_t>(0x30 + r), 0x01,
+                                static_cast<uint8_t>(0xC0 | r)};
+    return c->AllGather(0, in, out[r].data(), kBytes);
+  });
+  for (const absl::Status& s : status) ASSERT_TRUE(s.ok()) << s;
+  for (int r = 0; r < kN; ++r) {
+    for (int k = 0; k < kN; ++k) {
+      EXPECT_EQ(out[r][k * kBytes + 0], 0x7F);
+      EXPECT_EQ(out[r][k * kBytes + 1], 0x80);
+      EXPECT_EQ(out[r][k * kBytes + 2], 0x30 + k);
+      EXPECT_EQ(out[r][k * kBytes + 4], 0xC0 | k);
+    }
+  }
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include "xla/backends/gpu/runtime/collectives/nccl_communicator.h"
 
 #include <atomic>
+#include <cstdint>
 #include <cstring>
 #include <thread>
 #include <vector>
@@ -55,6 +56,18 @@ TEST(NcclReductionTest, MapsKindsAndTypesByTable) {
   EXPECT_THAT(bitwise.status().message(), HasSubstr("and reduction of s32"));
   EXPECT_THAT(bitwise.status().message(), HasSubstr("host target"));
   EXPECT_FALSE(NcclReduction(ReductionKind::kSum, PrimitiveType::S16).ok());
+  // 16-bit floats by NCCL's numbers (nccl.h: ncclFloat16 = 6, ncclBfloat16
+  // = 9); f8 is never reduced.
+  auto bf16 = NcclReduction(ReductionKind::kMax, PrimitiveType::BF16);
+  ASSERT_TRUE(bf16.ok());
+  EXPECT_EQ(static_cast<int>(bf16->first), 9);
+  EXPECT_EQ(bf16->second, ncclMax);
+  auto f16 = NcclReduction(ReductionKind::kProd, PrimitiveType::F16);
+  ASSERT_TRUE(f16.ok());
+  EXPECT_EQ(static_cast<int>(f16->first), 6);
+  EXPECT_EQ(f16->second, ncclProd);
+  EXPECT_FALSE(NcclReduction(ReductionKind::kSum, PrimitiveType::F8E4M3FN).ok());
+  EXPECT_FALSE(NcclReduction(ReductionKind::kAnd, PrimitiveType::BF16).ok());
 }
 
 TEST(InProcessNcclBootstrapTest, MembersGetRankZerosIdAndOthersPassThrough) {
@@ -173,6 +186,19 @@ class NcclOnFakeCudaTest : public ::testing::Test {
     return values;
   }
 
+  se::DeviceMemoryBase UploadBits(int d, se::Stream& stream, const std::vector<uint16_t>& values) {
+    se::DeviceMemoryBase m = *Gpu(d)->Allocate(values.size() * sizeof(uint16_t));
+    EXPECT_TRUE(stream.Memcpy(&m, values.data(), m.size).ok());
+    EXPECT_TRUE(stream.BlockHostUntilDone().ok());
+    return m;
+  }
+  std::vector<uint16_t> DownloadBits(se::Stream& stream, se::DeviceMemoryBase m) {
+    std::vector<uint16_t> values(m.size / sizeof(uint16_t));
+    EXPECT_TRUE(stream.Memcpy(values.data(), m, m.size).ok());
+    EXPECT_TRUE(stream.BlockHostUntilDone().ok());
+    return values;
+  }
+
   se::cuda::FakeCudaDriver driver_{DriverOptions()};
   se::cuda::FakeNccl nccl_{driver_.api()};
   se::cuda::CudaPlatform platform_{&driver_.api()};
@@ -216,6 +242,51 @@ TEST_F(NcclOnFakeCudaTest, BroadcastFromAMiddleRankAndAPermuteWithAZeroedReceive
       EXPECT_EQ(got, (std::vector<float>{1.5f * s + 1, -2.0f * s, 7.0f + s, 0.25f, 11.0f * s}))
           << "permute into device " << d;
     }
+  }
+  EXPECT_TRUE(nccl_.errors().empty());
+}
+
+// bf16 and f16 reductions through the dtype mapping into the fake's
+// per-step rounding: a wrong mapping (bf16 read as f16 or the reverse)
+// gives other bits. Encodings: bf16 1 = 0x3F80, 2^-8 = 0x3B80, 1+2^-7 =
+// 0x3F81, -3 = 0xC040, 0.5 = 0x3F00, -1.5 = 0xBFC0; f16 1 = 0x3C00, 2^-11
+// = 0x1000, 1+2^-10 = 0x3C01, 1+2^-9 = 0x3C02.
+TEST_F(NcclOnFakeCudaTest, SixteenBitFloatReductionsRoundInRankOrder) {
+  const CliqueKey key = Key({0, 1, 2});
+  AcquireAll({key}, 3);
+  // bf16 all-reduce (by rank, 3 elements each). Column 0: 1 + 2^-8 is a
+  // tie (to even: 1), twice: 1. Column 1: 2^-8 + 2^-8 = 2^-7 first, then
+  // 1 + 2^-7. Column 2: -3 + 1 + 0.5 = -1.5. Max: 1 in every column.
+  const std::vector<std::vector<uint16_t>> bf16 = {
+      {0x3F80, 0x3B80, 0xC040}, {0x3B80, 0x3B80, 0x3F80}, {0x3B80, 0x3F80, 0x3F00}};
+  // f16 reduce-scatter, one element per block; rank d gets block d. Block
+  // 0: 1 + 2^-11 is a tie (to 1), twice: 1. Block 1: 2^-11 + 2^-11 = 2^-10,
+  // + 1. Block 2: (1+2^-10) + 2^-11 is a tie, up to the even 1+2^-9; + 0.
+  const std::vector<std::vector<uint16_t>> f16 = {
+      {0x3C00, 0x1000, 0x3C01}, {0x1000, 0x1000, 0x1000}, {0x1000, 0x3C00, 0x0000}};
+  std::vector<std::unique_ptr<se::Stream>> streams;
+  std::vector<se::DeviceMemoryBase> sum, max, scattered, out;
+  for (int d = 0; d < 3; ++d) {
+    streams.push_back(*Gpu(d)->CreateStream());
+    sum.push_back(UploadBits(d, *streams[d], bf16[d]));
+    max.push_back(UploadBits(d, *streams[d], bf16[d]));
+    scattered.push_back(UploadBits(d, *streams[d], f16[d]));
+    out.push_back(*Gpu(d)->Allocate(sizeof(uint16_t)));
+  }
+  for (int d = 0; d < 3; ++d) {
+    DeviceCommunicator* comm = *cliques_.Get(key, d);
+    ASSERT_TRUE(comm->AllReduce(1, ReductionKind::kSum, PrimitiveType::BF16, sum[d], sum[d], 3, *streams[d]).ok());
+    ASSERT_TRUE(comm->AllReduce(1, ReductionKind::kMax, PrimitiveType::BF16, max[d], max[d], 3, *streams[d]).ok());
+    ASSERT_TRUE(
+        comm->ReduceScatter(1, ReductionKind::kSum, PrimitiveType::F16, scattered[d], out[d], 1, *streams[d]).ok());
+  }
+  const std::vector<uint16_t> want_scattered = {0x3C00, 0x3C01, 0x3C02};
+  for (int d = 0; d < 3; ++d) {
+    EXPECT_EQ(DownloadBits(*streams[d], sum[d]), (std::vector<uint16_t>{0x3F80, 0x3F81, 0xBFC0}))
+        << "device " << d;
+    EXPECT_EQ(DownloadBits(*streams[d], max[d]), (std::vector<uint16_t>{0x3F80, 0x3F80, 0x3F80}))
+        << "device " << d;
+    EXPECT_EQ(DownloadBits(*streams[d], out[d]), std::vector<uint16_t>{want_scattered[d]}) << "device " << d;
   }
   EXPECT_TRUE(nccl_.errors().empty());
 }
@@ -280,9 +351,11 @@ TEST_F(NcclOnFakeCudaTest, MisuseIsAClearError) {
   EXPECT_THAT(wrong_stream.message(), HasSubstr("needs a CUDA stream"));
   std::unique_ptr<se::Stream> stream = *Gpu(0)->CreateStream();
   EXPECT_THAT(comm->Broadcast(/*run_id=*/1, m, m, 16, 2, *stream).message(), HasSubstr("root rank 2"));
-  // NCCL's own error (the fake has no f16) surfaces at the stream's
+  // NCCL's own error (a null send buffer) surfaces at the stream's
   // synchronization, naming the call and the clique.
-  ASSERT_TRUE(comm->AllReduce(/*run_id=*/1, ReductionKind::kSum, PrimitiveType::F16, m, m, 8, *stream).ok());
+  ASSERT_TRUE(comm->AllReduce(/*run_id=*/1, ReductionKind::kSum, PrimitiveType::F16, se::DeviceMemoryBase(), m,
+                              8, *stream)
+                  .ok());
   absl::Status done = stream->BlockHostUntilDone();
   ASSERT_FALSE(done.ok());
   EXPECT_THAT(done.message(), HasSubstr("ncclAllReduce"));

@@ -180,7 +180,9 @@ absl::Status CheckTarget(absl::string_view target);
 // unknown target, parse errors naming source_name:line:col, InvalidArgument
 // "<source_name>:<line>: constant %c (...) has an elided value" for an
 // elided constant with elided_constants kError, InvalidArgument
-// "<source_name>: verifier: ..." for a module that does not verify, the
+// "<source_name>:<line>:<col>: instruction '...' (...): ..." (one line per
+// verifier error; "<source_name>: ..." for module-level ones) for a module
+// that does not verify, the
 // middle end's and back end's errors (Unimplemented naming the instruction
 // a target cannot run, LLVM, link and ptxas errors), InternalError when the
 // compiled module does not verify or (with dump_dir) does not parse back,

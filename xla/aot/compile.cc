@@ -59,6 +59,9 @@ MiddleEndOptions ToMiddleEndOptions(const CompileOptions& options) {
   out.fusion = options.fusion;
   out.multi_output_fusion = options.multi_output_fusion;
   out.convolution_as_gemm = options.convolution_as_gemm;
+  // cuBLASLt's fp8 GEMMs are wired for Hopper (sm_90) only.
+  out.fp8_gemm_cublaslt = options.fp8_gemm == Fp8Gemm::kCublasLt &&
+                          (options.target == "sm_90" || options.target == "sm_90a");
   out.verify_after_each = options.verify_after_each;
   if (options.dump_passes && !options.dump_dir.empty()) {
     out.dump_dir = options.dump_dir + "/passes";

@@ -47,6 +47,15 @@ enum class PayloadChecksum {
   kCrc32c,
 };
 
+// How fp8 dots (f8e4m3fn / f8e5m2 operands) become GEMMs.
+enum class Fp8Gemm {
+  kWiden,  // operands converted to bf16/f16/f32 first; every runtime runs it
+  // sm_90 only: dots cuBLASLt takes stay fp8 (1 byte per element read);
+  // stage 1 of the "gemm.fp8" rollout (runtimes from 2026-12-02). Other
+  // targets, and fp8 dots cuBLASLt refuses, are widened as with kWiden.
+  kCublasLt,
+};
+
 // Everything that decides what Compile produces, for both targets. Fields
 // marked "host" or "NVPTX" are ignored by the other target. The defaults
 // are those of `xla_aot compile`.
@@ -86,6 +95,8 @@ struct CompileOptions {
   // Lower collectives to collective thunks (stage 1: runtimes from
   // 2026-11-30).
   bool emit_collectives = false;
+  // fp8 dots (see Fp8Gemm); --fp8_gemm=cublaslt|widen.
+  Fp8Gemm fp8_gemm = Fp8Gemm::kWiden;
   // Custom-call targets to compile although this compiler has no FFI
   // handler for them: they become custom-call thunks naming the target,
   // and the runtime that loads the artifact resolves the handler from its

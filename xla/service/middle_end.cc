@@ -82,8 +82,9 @@ absl::StatusOr<MiddleEndResult> RunMiddleEnd(HloModule* module, const MiddleEndO
   Phases phases(module, options, &result);
 
   std::unique_ptr<HloPassPipeline> canonicalize = phases.NewPipeline("canonicalize");
-  canonicalize->AddPass<Fp8DotWidener>();  // before the GEMM form and decisions
-  canonicalize->AddPass<DotCanonicalizer>();
+  // Before the GEMM form and decisions.
+  canonicalize->AddPass<Fp8DotWidener>(options.fp8_gemm_cublaslt);
+  canonicalize->AddPass<DotCanonicalizer>(options.fp8_gemm_cublaslt);
   canonicalize->AddPass<ConvolutionCanonicalizer>();
   if (options.convolution_as_gemm) {
     canonicalize->AddPass<ConvolutionToGemm>(options.convolution_to_gemm);

@@ -8,6 +8,13 @@
 // operand starts b * stride elements in. F16 and BF16 accumulate in f32, F32
 // in f32 (TF32 only when allow_tf32), F64 in f64.
 //
+// FP8 GEMMs: lhs_type / rhs_type (unset: element_type) may be kF8E4M3FN or
+// kF8E5M2 (not both kF8E5M2) with an F16, BF16 or F32 output; every operand
+// element is multiplied by its scale (an f32 device scalar, null: 1.0) and
+// the products accumulate in f32. Only cuBLASLt runs them, and only in its
+// "TN" form (lhs not transposed, rhs transposed) with m, n, k multiples of
+// 16; other platforms refuse them (CheckBlasFp8Gemm says why).
+//
 // CheckBlasGemmOperands is what a platform's Stream::Gemm checks at enqueue.
 //
 // Thread-safety: a plain value type; the functions are pure.
@@ -15,17 +22,21 @@
 #define XLA_STREAM_EXECUTOR_BLAS_H_
 
 #include <cstdint>
+#include <optional>
 
 #include "absl/status/status.h"
 #include "xla/stream_executor/device_memory.h"
 
 namespace stream_executor {
 
-// Element type of every operand of a GEMM.
-enum class BlasElementType { kF16, kBF16, kF32, kF64 };
+// Element type of a GEMM operand. The fp8 types are operand types only.
+enum class BlasElementType { kF16, kBF16, kF32, kF64, kF8E4M3FN, kF8E5M2 };
 
 struct BlasGemmConfig {
+  // The output's type, and the operands' unless lhs_type / rhs_type say.
   BlasElementType element_type = BlasElementType::kF32;
+  std::optional<BlasElementType> lhs_type;
+  std::optional<BlasElementType> rhs_type;
   int64_t m = 1, n = 1, k = 1;
   bool transpose_lhs = false;
   bool transpose_rhs = false;
@@ -39,9 +50,27 @@ struct BlasGemmConfig {
   // F32 only: allow inputs rounded to TF32 (off: results match an f32
   // reference).
   bool allow_tf32 = false;
+  // FP8 only: per-tensor scales, one f32 each in device memory of the
+  // stream's executor; null opaque means 1.0.
+  DeviceMemoryBase lhs_scale;
+  DeviceMemoryBase rhs_scale;
 };
 
-// Bytes of one element of `type` (2, 4 or 8); 0 for a value outside the enum.
+// The element types of lhs and rhs (element_type where unset).
+inline BlasElementType BlasLhsType(const BlasGemmConfig& c) {
+  return c.lhs_type.value_or(c.element_type);
+}
+inline BlasElementType BlasRhsType(const BlasGemmConfig& c) {
+  return c.rhs_type.value_or(c.element_type);
+}
+
+// True for kF8E4M3FN and kF8E5M2.
+bool IsBlasFp8Type(BlasElementType type);
+
+// True when `c` has an fp8 operand or a scale (an FP8 GEMM).
+bool IsBlasFp8Gemm(const BlasGemmConfig& c);
+
+// Bytes of one element of `type` (1, 2, 4 or 8); 0 for a value outside the enum.
 int64_t BlasElementBytes(BlasElementType type);
 
 // OK when `config` is a GEMM every platform can run (m, n, k >= 1, batch
@@ -50,6 +79,12 @@ int64_t BlasElementBytes(BlasElementType type);
 // naming the field or the buffer and both sizes otherwise.
 absl::Status CheckBlasGemmOperands(const BlasGemmConfig& config, const DeviceMemoryBase& lhs,
                                    const DeviceMemoryBase& rhs, const DeviceMemoryBase& out);
+
+// OK when `c` is not an FP8 GEMM, or is one cuBLASLt runs: both operands
+// fp8 and not both kF8E5M2, an F16, BF16 or F32 output, lhs not transposed
+// and rhs transposed, m, n and k multiples of 16, scales (when given) of at
+// least 4 bytes. InvalidArgument naming the rule otherwise. Pure.
+absl::Status CheckBlasFp8Gemm(const BlasGemmConfig& c);
 
 }  // namespace stream_executor
 

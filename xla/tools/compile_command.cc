@@ -30,6 +30,7 @@ const char kCompileHelp[] =
     "                       [--opt_level=N] [--target_runtime=YYYY-MM-DD]\n"
     "                       [--emit_cubin_with_ptx] [--emit_collectives] [-v]\n"
     "                       [--checksum=fnv1a64|crc32c] [--sign_key=NAME.secret]\n"
+    "                       [--fp8_gemm=widen|cublaslt]\n"
     "                       [--num_replicas=N] [--num_partitions=P]\n"
     "                       [--elided_constants=error|zeros|random [--elided_constants_seed=N]]\n"
     "                       [--allow_custom_calls=NAME,...]\n"
@@ -98,6 +99,12 @@ const char kCompileHelp[] =
     "                          check at load; staged rollout: needs runtimes from\n"
     "                          2026-11-30, and --target_runtime before that falls\n"
     "                          back to fnv1a64)\n"
+    "  --fp8_gemm=MODE         fp8 dots: widen (default; operands converted to\n"
+    "                          bf16/f16/f32 first) or cublaslt (sm_90: dots with\n"
+    "                          fp8 operands, not e5m2 x e5m2, m, n, k multiples\n"
+    "                          of 16 and an f16/bf16/f32 result stay fp8 and run\n"
+    "                          through cuBLASLt; staged rollout: needs runtimes\n"
+    "                          from 2026-12-02; other targets and dots widen)\n"
     "  --emit_cubin_with_ptx   sm_XX: store each kernel's cubin and PTX together\n"
     "                          (the runtime JITs the PTX when the cubin does not\n"
     "                          fit the GPU); needs runtimes from 2026-11-29\n"
@@ -275,6 +282,17 @@ std::optional<std::string> ApplyOtherFlag(const std::string& arg, CompileFlags* 
       return kApplied;
     }
     return absl::StrCat("bad --checksum value '", *v, "' (fnv1a64 or crc32c)");
+  }
+  if (auto v = value("--fp8_gemm=")) {
+    if (*v == "widen") {
+      f->options.fp8_gemm = aot::Fp8Gemm::kWiden;
+      return kApplied;
+    }
+    if (*v == "cublaslt") {
+      f->options.fp8_gemm = aot::Fp8Gemm::kCublasLt;
+      return kApplied;
+    }
+    return absl::StrCat("bad --fp8_gemm value '", *v, "' (widen or cublaslt)");
   }
   if (auto v = value("--device_memory=")) {
     absl::StatusOr<int64_t> bytes = gpu::ParseByteSize(*v);

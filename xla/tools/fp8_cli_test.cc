@@ -310,5 +310,50 @@ TEST(Fp8Cli, LlamaShapedE4m3fnDotRunsAsAGemm) {
                   {"--tolerance_scale=0.25"});
 }
 
+// --fp8_gemm=cublaslt (issue 25): on sm_90 a Llama-shaped fp8 dot with
+// m, n, k multiples of 16 stays fp8 in the GEMM thunk (TN form; the rhs
+// transpose is a kernel ptxas accepts) and needs gemm.fp8; by default, and
+// for host, it is widened; a bad value is a usage error.
+constexpr char kLlamaDot16Module[] = R"(HloModule fp8_dot_llama16
+ENTRY e {
+  a = f8e4m3fn[2,16,32] parameter(0)
+  b = f8e5m2[32,3,16] parameter(1)
+  ROOT d = bf16[2,16,3,16] dot(a, b), lhs_contracting_dims={2}, rhs_contracting_dims={0}
+}
+)";
+
+TEST(Fp8Cli, Fp8GemmCublasLtKeepsFp8OperandsOnSm90) {
+  const std::string hlo = WriteText("ldot16.hlo", kLlamaDot16Module);
+  const std::string gpu = Tmp("ldot16_sm90.xaot");
+  Result g = Call(RunCompile, {hlo, "-o", gpu, "--target=sm_90", "--fp8_gemm=cublaslt"});
+  ASSERT_EQ(g.code, kExitOk) << g.err;
+  Result ig = Call(RunInspect, {gpu});
+  ASSERT_EQ(ig.code, kExitOk) << ig.err;
+  EXPECT_TRUE(absl::StrContains(ig.out, "m=32 n=48 k=32")) << ig.out;
+  EXPECT_TRUE(absl::StrContains(ig.out, "lhs_type=f8e4m3fn rhs_type=f8e5m2")) << ig.out;
+  EXPECT_TRUE(absl::StrContains(ig.out, "required_runtime_features: [gemm.fp8]")) << ig.out;
+  EXPECT_TRUE(absl::StrContains(ig.out, ": cubin")) << ig.out;
+
+  for (const std::vector<std::string>& flags :
+       {std::vector<std::string>{"--target=sm_90"},
+        std::vector<std::string>{"--target=sm_90", "--fp8_gemm=widen"},
+        std::vector<std::string>{"--target=host", "--fp8_gemm=cublaslt"}}) {
+    const std::string out = Tmp("ldot16_widened.xaot");
+    std::vector<std::string> args = {hlo, "-o", out};
+    args.insert(args.end(), flags.begin(), flags.end());
+    Result c = Call(RunCompile, args);
+    ASSERT_EQ(c.code, kExitOk) << c.err;
+    Result i = Call(RunInspect, {out});
+    ASSERT_EQ(i.code, kExitOk) << i.err;
+    EXPECT_TRUE(absl::StrContains(i.out, "gemm [")) << i.out;
+    EXPECT_FALSE(absl::StrContains(i.out, "lhs_type=")) << i.out;
+    EXPECT_FALSE(absl::StrContains(i.out, "gemm.fp8")) << i.out;
+  }
+  Result bad = Call(RunCompile, {hlo, "-o", gpu, "--fp8_gemm=fast"});
+  EXPECT_NE(bad.code, kExitOk);
+  EXPECT_TRUE(absl::StrContains(bad.err, "bad --fp8_gemm value 'fast' (widen or cublaslt)"))
+      << bad.err;
+}
+
 }  // namespace
 }  // namespace xla::cli

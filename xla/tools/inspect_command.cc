@@ -55,6 +55,21 @@ std::string Slice(const BufferSliceProto& s) {
   return out;
 }
 
+// " lhs_type=f8e4m3fn rhs_type=f8e5m2 lhs_scale: ..." for an fp8 GEMM
+// (feature gemm.fp8); "" otherwise.
+std::string Fp8GemmText(const gpu::GemmThunkProto& g) {
+  auto type = [](int value) -> std::string {
+    absl::StatusOr<PrimitiveType> t = PrimitiveTypeFromProto(value, "type");
+    return t.ok() ? std::string(PrimitiveTypeName(*t)) : absl::StrCat("?", value);
+  };
+  std::string out;
+  if (g.has_lhs_type()) absl::StrAppend(&out, " lhs_type=", type(g.lhs_type()));
+  if (g.has_rhs_type()) absl::StrAppend(&out, " rhs_type=", type(g.rhs_type()));
+  if (g.has_lhs_scale()) absl::StrAppend(&out, " lhs_scale: ", Slice(g.lhs_scale()));
+  if (g.has_rhs_scale()) absl::StrAppend(&out, " rhs_scale: ", Slice(g.rhs_scale()));
+  return out;
+}
+
 template <typename Slices>
 std::string SliceList(const Slices& slices) {
   std::vector<std::string> parts;
@@ -175,7 +190,7 @@ std::string Details(const ThunkProto& t, const gpu::GpuExecutablePayloadProto& p
       const auto& g = t.gemm();
       return absl::StrCat("m=", g.m(), " n=", g.n(), " k=", g.k(), " batch=", g.batch_size(),
                           " lhs: ", Slice(g.lhs()), " rhs: ", Slice(g.rhs()), " out: ", Slice(g.output()),
-                          " alpha=", g.alpha(), " beta=", g.beta());
+                          " alpha=", g.alpha(), " beta=", g.beta(), Fp8GemmText(g));
     }
     case ThunkProto::kWhile:
       return absl::StrCat("predicate: ", Slice(t.while_().predicate()),

@@ -60,16 +60,19 @@ int64_t SizeOf(const Shape& s, const std::vector<int64_t>& dims) {
 // free] form, whichever needs no data movement (`natural_free_first` breaks
 // the tie, and decides when both need a transpose). Returns the rewritten
 // operand and stores the position of its contracting dim.
+// `force_free_first` always picks [batch?, free, contracting] (cuBLASLt's
+// fp8 TN form).
 HloInstruction* CanonicalizeOperand(HloComputation* comp, NameUniquer* names, HloInstruction* op,
                                     const OperandDims& dims, bool natural_free_first,
-                                    int64_t* contracting_pos) {
+                                    bool force_free_first, int64_t* contracting_pos) {
   const Shape& s = op->shape();
   const std::vector<int64_t> free_first = Concat({&dims.batch, &dims.free, &dims.contracting});
   const std::vector<int64_t> contracting_first =
       Concat({&dims.batch, &dims.contracting, &dims.free});
   const bool ff_ok = PermutationIsReshape(s.dimensions(), free_first);
   const bool cf_ok = PermutationIsReshape(s.dimensions(), contracting_first);
-  const bool free_first_chosen = ff_ok == cf_ok ? natural_free_first : ff_ok;
+  const bool free_first_chosen =
+      force_free_first || (ff_ok == cf_ok ? natural_free_first : ff_ok);
   const std::vector<int64_t>& perm = free_first_chosen ? free_first : contracting_first;
   HloInstruction* transposed = AddTranspose(comp, names, op, perm);
   const bool has_batch = !dims.batch.empty();
@@ -110,9 +113,12 @@ std::vector<HloInstruction*> GemmOperands(HloInstruction* dot, HloComputation* c
 }
 
 absl::StatusOr<HloInstruction*> RewriteDot(HloInstruction* dot, HloComputation* comp,
-                                           NameUniquer* names) {
+                                           NameUniquer* names, bool keep_cublaslt_fp8) {
   if (dot->operand_count() != 2) return nullptr;
-  const bool gemm_ready = GetGemmConfig(*dot, /*require_row_major=*/false).ok();
+  const bool fp8_tn = keep_cublaslt_fp8 && IsCublasLtFp8Dot(*dot);
+  absl::StatusOr<GemmConfig> ready = GetGemmConfig(*dot, /*require_row_major=*/false);
+  // An fp8 dot is ready only in the TN form.
+  const bool gemm_ready = ready.ok() && (!fp8_tn || IsCublasLtFp8Gemm(*ready));
   auto static_array = [](const Shape& s) { return s.IsArray() && s.is_static(); };
   if (!gemm_ready && (!IsStaticShape(dot->shape()) || !dot->shape().IsArray() ||
                       !static_array(dot->operand(0)->shape()) ||
@@ -120,7 +126,8 @@ absl::StatusOr<HloInstruction*> RewriteDot(HloInstruction* dot, HloComputation* 
     return nullptr;
   }
   bool widened = false;
-  const std::vector<HloInstruction*> operands = GemmOperands(dot, comp, names, &widened);
+  const std::vector<HloInstruction*> operands =
+      fp8_tn ? dot->operands() : GemmOperands(dot, comp, names, &widened);
   if (gemm_ready) {
     if (!widened) return nullptr;
     return comp->AddInstruction(
@@ -138,9 +145,10 @@ absl::StatusOr<HloInstruction*> RewriteDot(HloInstruction* dot, HloComputation* 
   }
   const int64_t m = SizeOf(lhs->shape(), ld.free), n = SizeOf(rhs->shape(), rd.free);
   int64_t lc = 0, rc = 0;
-  HloInstruction* new_lhs = CanonicalizeOperand(comp, names, lhs, ld, /*natural_free_first=*/true, &lc);
+  HloInstruction* new_lhs =
+      CanonicalizeOperand(comp, names, lhs, ld, /*natural_free_first=*/true, fp8_tn, &lc);
   HloInstruction* new_rhs =
-      CanonicalizeOperand(comp, names, rhs, rd, /*natural_free_first=*/false, &rc);
+      CanonicalizeOperand(comp, names, rhs, rd, /*natural_free_first=*/false, fp8_tn, &rc);
   const bool has_batch = !ld.batch.empty();
   std::vector<int64_t> out_dims;
   if (has_batch) out_dims.push_back(SizeOf(lhs->shape(), ld.batch));
@@ -171,7 +179,12 @@ absl::StatusOr<HloInstruction*> RewriteDot(HloInstruction* dot, HloComputation* 
 }  // namespace
 
 absl::StatusOr<bool> DotCanonicalizer::Run(HloModule* module) {
-  return canonicalize::RewriteEach(module, HloOpcode::kDot, RewriteDot);
+  const bool keep = keep_cublaslt_fp8_;
+  return canonicalize::RewriteEach(
+      module, HloOpcode::kDot,
+      [keep](HloInstruction* dot, HloComputation* comp, NameUniquer* names) {
+        return RewriteDot(dot, comp, names, keep);
+      });
 }
 
 }  // namespace xla

@@ -16,6 +16,12 @@
 // GEMM type and every operand value converts exactly (ConvertsExactly), so
 // the GEMM, which takes equal types only, runs the dot. Dots with dynamic
 // dimensions or control edges are left alone.
+//
+// With `keep_cublaslt_fp8` (see fp8_dot_widener.h), a dot cuBLASLt runs in
+// fp8 (IsCublasLtFp8Dot) keeps its fp8 operands and is brought into
+// cuBLASLt's TN form: lhs [batch?, m, k] and rhs [batch?, n, k], both with
+// the contracting dim last (a transpose where the operand is stored the
+// other way; fusion puts it into the producer's kernel).
 // Idempotent. Not thread-safe (mutates the module).
 #ifndef XLA_SERVICE_CANONICALIZE_DOT_CANONICALIZER_H_
 #define XLA_SERVICE_CANONICALIZE_DOT_CANONICALIZER_H_
@@ -26,10 +32,15 @@ namespace xla {
 
 class DotCanonicalizer : public HloPass {
  public:
+  explicit DotCanonicalizer(bool keep_cublaslt_fp8 = false)
+      : keep_cublaslt_fp8_(keep_cublaslt_fp8) {}
   absl::string_view name() const override { return "dot-canonicalizer"; }
   // Fails only on a dot whose dimension attributes are invalid (an
   // unverified module); the error names the dot.
   absl::StatusOr<bool> Run(HloModule* module) override;
+
+ private:
+  bool keep_cublaslt_fp8_;
 };
 
 }  // namespace xla

@@ -21,8 +21,9 @@ std::string Module(const std::string& params, const std::string& dot) {
 
 // Runs the pass (checked against the evaluator), checks that a second run
 // changes nothing and returns the GEMM config of the module's only dot.
-GemmConfig RunAndGetConfig(const std::string& hlo, bool expect_changed) {
-  DotCanonicalizer pass;
+GemmConfig RunAndGetConfig(const std::string& hlo, bool expect_changed,
+                           bool keep_cublaslt_fp8 = false) {
+  DotCanonicalizer pass(keep_cublaslt_fp8);
   PassResult r = RunPassAndCheck(pass, hlo);
   EXPECT_EQ(r.changed, expect_changed) << r.text;
   if (r.module == nullptr) return {};
@@ -236,6 +237,44 @@ ENTRY main {
       }
     }
   }
+}
+
+// --fp8_gemm=cublaslt: fp8 dots cuBLASLt runs keep their types and get the
+// TN form (lhs [m,k], rhs [n,k]) whichever way the operands were stored.
+TEST(DotCanonicalizer, KeptFp8DotsGetCublasLtsTnForm) {
+  struct Case {
+    const char* params;
+    const char* dot;
+    bool changed;
+  };
+  const Case cases[] = {
+      // Already TN: left alone.
+      {"  a = f8e4m3fn[16,32] parameter(0)\n  b = f8e4m3fn[48,32] parameter(1)",
+       "bf16[16,48] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={1}", false},
+      // rhs [k,n]: transposed to [n,k].
+      {"  a = f8e4m3fn[16,32] parameter(0)\n  b = f8e5m2[32,48] parameter(1)",
+       "bf16[16,48] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}", true},
+      // lhs [k,m] and rhs [k,n], batched, f32 result.
+      {"  a = f8e5m2[3,32,16] parameter(0)\n  b = f8e4m3fn[3,32,48] parameter(1)",
+       "f32[3,16,48] dot(a, b), lhs_batch_dims={0}, rhs_batch_dims={0}, "
+       "lhs_contracting_dims={1}, rhs_contracting_dims={1}", true},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.dot);
+    const GemmConfig config =
+        RunAndGetConfig(Module(c.params, c.dot), c.changed, /*keep_cublaslt_fp8=*/true);
+    EXPECT_TRUE(IsCublasLtFp8Gemm(config));
+    EXPECT_FALSE(config.transpose_lhs);
+    EXPECT_TRUE(config.transpose_rhs);
+    EXPECT_EQ(config.m, 16);
+    EXPECT_EQ(config.n, 48);
+    EXPECT_EQ(config.k, 32);
+  }
+  // Without the option the same dot is widened to the result type.
+  const GemmConfig widened = RunAndGetConfig(
+      Module(cases[1].params, cases[1].dot), true, /*keep_cublaslt_fp8=*/false);
+  EXPECT_EQ(widened.lhs_type, PrimitiveType::BF16);
+  EXPECT_FALSE(IsCublasLtFp8Gemm(widened));
 }
 
 }  // namespace

@@ -55,7 +55,14 @@ PrimitiveType Fp8DotComputeType(PrimitiveType lhs, PrimitiveType rhs, PrimitiveT
 }
 
 absl::StatusOr<bool> Fp8DotWidener::Run(HloModule* module) {
-  return canonicalize::RewriteEach(module, HloOpcode::kDot, WidenDot);
+  const bool keep = keep_cublaslt_fp8_;
+  return canonicalize::RewriteEach(
+      module, HloOpcode::kDot,
+      [keep](HloInstruction* dot, HloComputation* comp,
+             NameUniquer* names) -> absl::StatusOr<HloInstruction*> {
+        if (keep && IsCublasLtFp8Dot(*dot)) return nullptr;  // cuBLASLt takes it
+        return WidenDot(dot, comp, names);
+      });
 }
 
 }  // namespace xla

@@ -22,6 +22,12 @@
 // clamp/convert that made the fp8 values). Run before dot-canonicalizer and
 // the GEMM decisions. Dots with another operand count, a non-float result,
 // control edges, or an operand that fits neither type are left alone.
+//
+// With `keep_cublaslt_fp8` (MiddleEndOptions::fp8_gemm_cublaslt: sm_90 and
+// --fp8_gemm=cublaslt) the dots cuBLASLt runs in fp8 (IsCublasLtFp8Dot:
+// both operands fp8, not e5m2 x e5m2, m, n, k multiples of 16, result
+// f16, bf16 or f32) are left alone too; dot-canonicalizer then brings them
+// into cuBLASLt's TN form and the GEMM thunk reads 1 byte per element.
 // Idempotent. Not thread-safe (mutates the module).
 #ifndef XLA_SERVICE_CANONICALIZE_FP8_DOT_WIDENER_H_
 #define XLA_SERVICE_CANONICALIZE_FP8_DOT_WIDENER_H_
@@ -39,9 +45,13 @@ PrimitiveType Fp8DotComputeType(PrimitiveType lhs, PrimitiveType rhs, PrimitiveT
 
 class Fp8DotWidener : public HloPass {
  public:
+  explicit Fp8DotWidener(bool keep_cublaslt_fp8 = false) : keep_cublaslt_fp8_(keep_cublaslt_fp8) {}
   absl::string_view name() const override { return "fp8-dot-widener"; }
   // Never fails on a verified module; returns whether a dot was rewritten.
   absl::StatusOr<bool> Run(HloModule* module) override;
+
+ private:
+  bool keep_cublaslt_fp8_;
 };
 
 }  // namespace xla

@@ -107,5 +107,57 @@ TEST(Fp8DotWidener, DotsWithoutFp8OperandsAreLeftAlone) {
   EXPECT_EQ(CountOpcode(*r.module, HloOpcode::kConvert), 0);
 }
 
+// ---- --fp8_gemm=cublaslt: dots cuBLASLt runs in fp8 stay fp8 ----
+
+PassResult RunKeeping(const std::string& hlo, bool expect_changed) {
+  Fp8DotWidener pass(/*keep_cublaslt_fp8=*/true);
+  PassResult r = RunPassAndCheck(pass, hlo);
+  EXPECT_EQ(r.changed, expect_changed) << r.text;
+  return r;
+}
+
+TEST(Fp8DotWidenerKeepingCublasLtFp8, LeavesEligibleDotsAlone) {
+  // m=16, n=48, k=32 (k x m stored: the canonicalizer transposes later).
+  PassResult r = RunKeeping(
+      Module("  a = f8e4m3fn[32,16] parameter(0)\n  b = f8e5m2[32,48] parameter(1)",
+             "bf16[16,48] dot(a, b), lhs_contracting_dims={0}, rhs_contracting_dims={0}"),
+      false);
+  ExpectDotTypes(r, T::F8E4M3FN, T::F8E5M2, T::BF16);
+  // Batched, f32 result, two contracting dims (k = 4*8).
+  r = RunKeeping(
+      Module("  a = f8e4m3fn[3,16,4,8] parameter(0)\n  b = f8e4m3fn[3,4,8,32] parameter(1)",
+             "f32[3,16,32] dot(a, b), lhs_batch_dims={0}, rhs_batch_dims={0}, "
+             "lhs_contracting_dims={2,3}, rhs_contracting_dims={1,2}"),
+      false);
+  ExpectDotTypes(r, T::F8E4M3FN, T::F8E4M3FN, T::F32);
+}
+
+TEST(Fp8DotWidenerKeepingCublasLtFp8, WidensWhatCublasLtRefuses) {
+  // n = 17 is not a multiple of 16.
+  PassResult r = RunKeeping(
+      Module("  a = f8e4m3fn[16,32] parameter(0)\n  b = f8e4m3fn[32,17] parameter(1)",
+             "bf16[16,17] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}"),
+      true);
+  ExpectDotTypes(r, T::BF16, T::BF16, T::BF16);
+  // e5m2 x e5m2.
+  r = RunKeeping(
+      Module("  a = f8e5m2[16,32] parameter(0)\n  b = f8e5m2[32,16] parameter(1)",
+             "f32[16,16] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}"),
+      true);
+  ExpectDotTypes(r, T::F32, T::F32, T::F32);
+  // An fp8 result.
+  r = RunKeeping(
+      Module("  a = f8e4m3fn[16,32] parameter(0)\n  b = f8e4m3fn[32,16] parameter(1)",
+             "f8e4m3fn[16,16] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}"),
+      true);
+  // Without the option the eligible dot is widened as before.
+  Fp8DotWidener widen;
+  PassResult w = RunPassAndCheck(
+      widen, Module("  a = f8e4m3fn[16,32] parameter(0)\n  b = f8e4m3fn[16,32] parameter(1)",
+                    "bf16[16,16] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={1}"));
+  EXPECT_TRUE(w.changed);
+  ExpectDotTypes(w, T::BF16, T::BF16, T::BF16);
+}
+
 }  // namespace
 }  // namespace xla

@@ -1,5 +1,6 @@
 #include "xla/service/canonicalize/gemm_config.h"
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -82,6 +83,61 @@ absl::StatusOr<GemmConfig> GetGemmConfig(const HloInstruction& dot, bool require
   c.rhs_batch_stride = c.k * c.n;
   c.output_batch_stride = c.m * c.n;
   return c;
+}
+
+namespace {
+
+bool IsFp8Operand(PrimitiveType t) {
+  return t == PrimitiveType::F8E4M3FN || t == PrimitiveType::F8E5M2;
+}
+
+bool IsFp8TypeTriple(PrimitiveType lhs, PrimitiveType rhs, PrimitiveType out) {
+  return IsFp8Operand(lhs) && IsFp8Operand(rhs) &&
+         !(lhs == PrimitiveType::F8E5M2 && rhs == PrimitiveType::F8E5M2) &&
+         (out == PrimitiveType::F16 || out == PrimitiveType::BF16 || out == PrimitiveType::F32);
+}
+
+// The product of the dims of `s` that are not in `a` or `b`.
+int64_t FreeSize(const Shape& s, const std::vector<int64_t>& a, const std::vector<int64_t>& b) {
+  int64_t size = 1;
+  for (int64_t d = 0; d < s.rank(); ++d) {
+    if (std::find(a.begin(), a.end(), d) == a.end() &&
+        std::find(b.begin(), b.end(), d) == b.end()) {
+      size *= s.dimensions(d);
+    }
+  }
+  return size;
+}
+
+}  // namespace
+
+bool IsCublasLtFp8Gemm(const GemmConfig& c) {
+  return IsFp8TypeTriple(c.lhs_type, c.rhs_type, c.output_type) && !c.transpose_lhs &&
+         c.transpose_rhs && c.m % 16 == 0 && c.n % 16 == 0 && c.k % 16 == 0;
+}
+
+bool IsCublasLtFp8Dot(const HloInstruction& dot) {
+  if (dot.opcode() != HloOpcode::kDot || dot.operand_count() != 2) return false;
+  const Shape& lhs = dot.operand(0)->shape();
+  const Shape& rhs = dot.operand(1)->shape();
+  if (!lhs.IsArray() || !rhs.IsArray() || !dot.shape().IsArray() || !lhs.is_static() ||
+      !rhs.is_static() || !dot.shape().is_static()) {
+    return false;
+  }
+  if (!IsFp8TypeTriple(lhs.element_type(), rhs.element_type(), dot.shape().element_type())) {
+    return false;
+  }
+  const std::vector<int64_t>& lb = dot.GetIntList(AttrId::kLhsBatchDims);
+  const std::vector<int64_t>& rb = dot.GetIntList(AttrId::kRhsBatchDims);
+  const std::vector<int64_t>& lc = dot.GetIntList(AttrId::kLhsContractingDims);
+  const std::vector<int64_t>& rc = dot.GetIntList(AttrId::kRhsContractingDims);
+  int64_t k = 1;
+  for (int64_t d : lc) {
+    if (d < 0 || d >= lhs.rank()) return false;
+    k *= lhs.dimensions(d);
+  }
+  const int64_t m = FreeSize(lhs, lb, lc), n = FreeSize(rhs, rb, rc);
+  return m % 16 == 0 && n % 16 == 0 && k % 16 == 0;
 }
 
 bool IsGemmElementType(PrimitiveType t) {

@@ -40,6 +40,18 @@ struct GemmConfig {
 // host GEMM and cuBLAS alike. Pure.
 bool IsGemmElementType(PrimitiveType type);
 
+// True when `c` is an FP8 GEMM cuBLASLt runs (the runtime feature
+// "gemm.fp8"): f8e4m3fn / f8e5m2 operands (not both f8e5m2), an f16, bf16
+// or f32 result, the TN form (transpose_lhs false, transpose_rhs true:
+// lhs [m,k], rhs [n,k]) and m, n, k multiples of 16. Pure.
+bool IsCublasLtFp8Gemm(const GemmConfig& c);
+
+// The operand-type and size part of the same rule for any two-operand dot,
+// before canonicalization: both operands f8e4m3fn / f8e5m2 (not both
+// f8e5m2), result f16, bf16 or f32, static shapes, and the products of the
+// free (m, n) and contracting (k) dims multiples of 16. Pure.
+bool IsCublasLtFp8Dot(const HloInstruction& dot);
+
 // The GEMM parameters of `dot`. Fails with InvalidArgumentError naming the
 // instruction and the violated rule when `dot` is not a kDot in canonical
 // form: operands and result of rank 2 (no batch dims) or 3 (batch dim 0 on

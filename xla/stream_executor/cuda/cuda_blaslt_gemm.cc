@@ -60,6 +60,7 @@ absl::Status MakeLayout(const CublasLtApi& lt, const CublasLtLayout& layout,
 }
 
 absl::Status MakeMatmulDesc(const CublasLtApi& lt, const CublasLtGemmPlan& plan,
+                            const void* a_scale, const void* b_scale,
                             Owned<cublasLtMatmulDesc_t>& out) {
   CUBLASLT_RETURN_IF_ERROR(lt, cublasLtMatmulDescCreate, out.out(),
                            plan.compute_type, plan.scale_type);
@@ -69,6 +70,18 @@ absl::Status MakeMatmulDesc(const CublasLtApi& lt, const CublasLtGemmPlan& plan,
                            CUBLASLT_MATMUL_DESC_TRANSA, &transa, sizeof(transa));
   CUBLASLT_RETURN_IF_ERROR(lt, cublasLtMatmulDescSetAttribute, out.get(),
                            CUBLASLT_MATMUL_DESC_TRANSB, &transb, sizeof(transb));
+  // FP8 per-tensor scales: device pointers to one f32 each (A is rhs).
+  struct ScaleAttribute {
+    cublasLtMatmulDescAttributes_t attribute;
+    const void* pointer;
+  };
+  const ScaleAttribute scales[] = {{CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, a_scale},
+                                   {CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, b_scale}};
+  for (const ScaleAttribute& scale : scales) {
+    if (scale.pointer == nullptr) continue;
+    CUBLASLT_RETURN_IF_ERROR(lt, cublasLtMatmulDescSetAttribute, out.get(),
+                             scale.attribute, &scale.pointer, sizeof(scale.pointer));
+  }
   return absl::OkStatus();
 }
 
@@ -98,10 +111,11 @@ absl::StatusOr<CublasLtGemmPlan> MapRowMajorGemmToCublasLt(
   plan.transa = args.transa;
   plan.transb = args.transb;
   // op(A) is m x k, op(B) is k x n, C is m x n (cuBLAS's m, n: swapped).
-  plan.a = Layout(args.data_type, args.transa, args.m, args.k, args.lda,
-                  args.batch_count, args.stride_a);
-  plan.b = Layout(args.data_type, args.transb, args.k, args.n, args.ldb,
-                  args.batch_count, args.stride_b);
+  // A is rhs, B is lhs; each keeps its own type (fp8 GEMMs).
+  plan.a = Layout(CudaGemmDataType(BlasRhsType(config)), args.transa, args.m,
+                  args.k, args.lda, args.batch_count, args.stride_a);
+  plan.b = Layout(CudaGemmDataType(BlasLhsType(config)), args.transb, args.k,
+                  args.n, args.ldb, args.batch_count, args.stride_b);
   plan.c = Layout(args.data_type, CUBLAS_OP_N, args.m, args.n, args.ldc,
                   args.batch_count, args.stride_c);
   return plan;
@@ -149,12 +163,15 @@ absl::Status CublasLtHandle::Gemm(CudaStream& stream,
   absl::StatusOr<CublasLtGemmPlan> plan = MapRowMajorGemmToCublasLt(config);
   if (!plan.ok()) return stream.RejectAtEnqueue("gemm", plan.status());
   const int64_t bytes = CudaGemmElementBytes(config.element_type);
+  const int64_t a_bytes = CudaGemmElementBytes(BlasRhsType(config));
+  const int64_t b_bytes = CudaGemmElementBytes(BlasLhsType(config));
   const int64_t batch = plan->c.batch_count;
-  Operands operands{rhs.opaque, lhs.opaque, output.opaque, {}};
+  Operands operands{rhs.opaque, lhs.opaque, output.opaque, {},
+                    config.rhs_scale.opaque, config.lhs_scale.opaque};
   operands.alignment[0] =
-      CublasLtOperandAlignment(rhs.opaque, batch, plan->a.batch_stride * bytes);
+      CublasLtOperandAlignment(rhs.opaque, batch, plan->a.batch_stride * a_bytes);
   operands.alignment[1] =
-      CublasLtOperandAlignment(lhs.opaque, batch, plan->b.batch_stride * bytes);
+      CublasLtOperandAlignment(lhs.opaque, batch, plan->b.batch_stride * b_bytes);
   operands.alignment[2] = CublasLtOperandAlignment(
       output.opaque, batch, plan->c.batch_stride * bytes);
   return stream.EnqueueDriverWork(
@@ -171,7 +188,8 @@ absl::Status CublasLtHandle::Run(CUstream stream, const CublasLtGemmPlan& plan,
   Owned<cublasLtMatrixLayout_t> a(lt_.cublasLtMatrixLayoutDestroy);
   Owned<cublasLtMatrixLayout_t> b(lt_.cublasLtMatrixLayoutDestroy);
   Owned<cublasLtMatrixLayout_t> c(lt_.cublasLtMatrixLayoutDestroy);
-  RETURN_IF_ERROR(MakeMatmulDesc(lt_, plan, desc));
+  RETURN_IF_ERROR(
+      MakeMatmulDesc(lt_, plan, operands.a_scale, operands.b_scale, desc));
   RETURN_IF_ERROR(MakeLayout(lt_, plan.a, a));
   RETURN_IF_ERROR(MakeLayout(lt_, plan.b, b));
   RETURN_IF_ERROR(MakeLayout(lt_, plan.c, c));

@@ -9,7 +9,11 @@
 // column-major matrix layout per operand (type, stored rows x cols, leading
 // dimension, batch count, batch stride). C and D are the output. F32 uses
 // CUBLAS_COMPUTE_32F (no TF32) unless allow_tf32; F16/BF16 accumulate in f32;
-// F64 in f64. The algorithm is cuBLASLt's first heuristic choice for the
+// F64 in f64. FP8 GEMMs (blas.h: f8e4m3fn / f8e5m2 operands, TN form,
+// checked by CheckCudaGemmOperands) give A and B their own type
+// (CUDA_R_8F_E4M3 = 28, CUDA_R_8F_E5M2 = 29), compute in CUBLAS_COMPUTE_32F
+// with f32 scalars, and pass the scales as CUBLASLT_MATMUL_DESC_A_SCALE_POINTER
+// (rhs's) and B_SCALE_POINTER (lhs's) when given. The algorithm is cuBLASLt's first heuristic choice for the
 // plan and the operands' pointer alignments, cached per handle.
 //
 // Thread-safety: the free functions are pure; a CublasLtHandle may be used
@@ -110,6 +114,8 @@ class CublasLtHandle {
     const void* b;
     void* c;
     uint32_t alignment[3];  // a, b, c (= d)
+    const void* a_scale;    // fp8 only: f32 device scalars, or null
+    const void* b_scale;
   };
   struct Choice {
     cublasLtMatmulAlgo_t algo;

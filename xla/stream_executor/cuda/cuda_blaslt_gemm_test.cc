@@ -8,6 +8,7 @@
 #include "xla/stream_executor/cuda/cuda_blaslt_gemm.h"
 
 #include <cmath>
+#include <cstring>
 #include <random>
 #include <vector>
 
@@ -23,6 +24,7 @@
 #include "xla/stream_executor/cuda/fake_cublaslt.h"
 #include "xla/stream_executor/cuda/fake_cuda_driver.h"
 #include "xla/stream_executor/owning_device_memory.h"
+#include "xla/types/float_format.h"
 
 namespace stream_executor::cuda {
 namespace {
@@ -489,6 +491,233 @@ TEST_F(CublasLtGemmTest, NeitherLibraryIsAnErrorNamingBoth) {
                         "cannot dlopen /nonexistent/libcublasLt.so"));
   EXPECT_EQ(executor_->blas_backend(), "");
   EXPECT_EQ(executor_->InitializeBlas(), status);  // kept
+}
+
+}  // namespace
+}  // namespace stream_executor::cuda
+
+namespace stream_executor::cuda {
+namespace {
+
+// ---- FP8 GEMMs (issue 25) ----
+
+// m=16, n=48, k=32 in the TN form (lhs [m,k], rhs [n,k] row-major),
+// f8e4m3fn x f8e5m2 -> `out`, batch 2 with padded strides.
+CudaGemmConfig Fp8Config(BlasElementType out) {
+  CudaGemmConfig config;
+  config.element_type = out;
+  config.lhs_type = BlasElementType::kF8E4M3FN;
+  config.rhs_type = BlasElementType::kF8E5M2;
+  config.m = 16;
+  config.n = 48;
+  config.k = 32;
+  config.transpose_rhs = true;
+  config.batch_size = 2;
+  config.lhs_batch_stride = 16 * 32 + 32;
+  config.rhs_batch_stride = 48 * 32 + 16;
+  config.output_batch_stride = 16 * 48 + 16;
+  return config;
+}
+
+TEST(CublasLtMappingTest, Fp8PlanKeepsOperandTypesAndComputesInF32) {
+  absl::StatusOr<CublasLtGemmPlan> plan =
+      MapRowMajorGemmToCublasLt(Fp8Config(BlasElementType::kBF16));
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  EXPECT_EQ(static_cast<int>(CUDA_R_8F_E4M3), 28);  // the values cuBLASLt documents
+  EXPECT_EQ(static_cast<int>(CUDA_R_8F_E5M2), 29);
+  EXPECT_EQ(plan->a.type, CUDA_R_8F_E5M2);  // A is rhs
+  EXPECT_EQ(plan->b.type, CUDA_R_8F_E4M3);  // B is lhs
+  EXPECT_EQ(plan->c.type, CUDA_R_16BF);
+  EXPECT_EQ(plan->transa, CUBLAS_OP_T);  // TN
+  EXPECT_EQ(plan->transb, CUBLAS_OP_N);
+  EXPECT_EQ(plan->compute_type, CUBLAS_COMPUTE_32F);
+  EXPECT_EQ(plan->scale_type, CUDA_R_32F);
+  // rhs [48,32] row-major = 32x48 column-major, op T -> 48x32.
+  ExpectLayout(plan->a, 32, 48, 32, 2, 48 * 32 + 16);
+  ExpectLayout(plan->b, 32, 16, 32, 2, 16 * 32 + 32);
+  ExpectLayout(plan->c, 48, 16, 48, 2, 16 * 48 + 16);
+}
+
+TEST(CublasLtMappingTest, Fp8RulesAreCheckedBeforeTheLibrary) {
+  struct Case {
+    const char* what;
+    void (*change)(CudaGemmConfig&);
+    const char* message;
+  };
+  const Case cases[] = {
+      {"non-TN", [](CudaGemmConfig& c) { c.transpose_rhs = false; }, "TN form"},
+      {"lhs transposed", [](CudaGemmConfig& c) { c.transpose_lhs = true; }, "TN form"},
+      {"m", [](CudaGemmConfig& c) { c.m = 17; }, "multiples of 16"},
+      {"k", [](CudaGemmConfig& c) { c.k = 40; }, "multiples of 16"},
+      {"e5m2 pair", [](CudaGemmConfig& c) { c.lhs_type = BlasElementType::kF8E5M2; },
+       "f8e5m2 x f8e5m2"},
+      {"f64 out", [](CudaGemmConfig& c) { c.element_type = BlasElementType::kF64; },
+       "f16, bf16 or f32"},
+      {"one fp8", [](CudaGemmConfig& c) { c.lhs_type.reset(); }, "both operands"},
+  };
+  for (const Case& test : cases) {
+    SCOPED_TRACE(test.what);
+    CudaGemmConfig config = Fp8Config(BlasElementType::kF32);
+    test.change(config);
+    absl::Status status = CheckBlasFp8Gemm(config);
+    EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_THAT(status.message(), HasSubstr(test.message));
+  }
+  EXPECT_TRUE(CheckBlasFp8Gemm(Fp8Config(BlasElementType::kF16)).ok());
+}
+
+// Exactly representable values near the formats' limits, with signs.
+constexpr double kE4m3Values[] = {448, -448, 0.001953125, -0.013671875, 1.125, -240,
+                                  3.5, 0.0625, -18, 96, -0.5, 2.75, 13, -6.5};
+constexpr double kE5m2Values[] = {57344, -0.25, 0.0000152587890625,
+                                  -3, 0.75, 10240, -1.25, 0.375, 6, -28, 2, -0.09375};
+
+template <size_t N>
+std::vector<uint8_t> Fp8Bytes(xla::FloatFormatId format, const double (&values)[N],
+                              int64_t size, int64_t salt, std::vector<double>* exact) {
+  std::vector<uint8_t> bytes(size);
+  exact->resize(size);
+  for (int64_t i = 0; i < size; ++i) {
+    const double v = values[(i * 5 + salt) % N];
+    EXPECT_EQ(xla::RoundToFormat(format, v), v) << "not exact in the format: " << v;
+    bytes[i] = static_cast<uint8_t>(xla::EncodeFloat(format, v));
+    (*exact)[i] = v;
+  }
+  return bytes;
+}
+
+class CublasLtFp8GemmTest : public CublasLtGemmTest {
+ protected:
+  OwningDeviceMemory UploadBytes(const void* data, size_t bytes) {
+    absl::StatusOr<OwningDeviceMemory> memory = OwningDeviceMemory::Allocate(executor_, bytes);
+    EXPECT_TRUE(memory.ok());
+    EXPECT_TRUE(stream_->Memcpy(memory->ptr(), data, bytes).ok());
+    EXPECT_TRUE(stream_->BlockHostUntilDone().ok());
+    return std::move(memory).value();
+  }
+};
+
+// f8e4m3fn x f8e5m2 with scales 0.5 (lhs) and 3 (rhs), f32 and bf16
+// outputs, against a double-precision row-major reference on the exact
+// values (the fake decodes the bytes with float_format).
+TEST_F(CublasLtFp8GemmTest, ScaledBatchedGemmMatchesAHandComputedReference) {
+  for (BlasElementType out_type : {BlasElementType::kF32, BlasElementType::kBF16}) {
+    SCOPED_TRACE(static_cast<int>(out_type));
+    CudaGemmConfig config = Fp8Config(out_type);
+    const int64_t lhs_size = config.lhs_batch_stride + config.m * config.k;
+    const int64_t rhs_size = config.rhs_batch_stride + config.n * config.k;
+    const int64_t out_size = config.output_batch_stride + config.m * config.n;
+    std::vector<double> lhs, rhs;
+    const std::vector<uint8_t> lhs_bytes =
+        Fp8Bytes(xla::FloatFormatId::kF8E4M3FN, kE4m3Values, lhs_size, 1, &lhs);
+    const std::vector<uint8_t> rhs_bytes =
+        Fp8Bytes(xla::FloatFormatId::kF8E5M2, kE5m2Values, rhs_size, 3, &rhs);
+    const float scales[2] = {0.5f, 3.0f};
+    OwningDeviceMemory lhs_d = UploadBytes(lhs_bytes.data(), lhs_bytes.size());
+    OwningDeviceMemory rhs_d = UploadBytes(rhs_bytes.data(), rhs_bytes.size());
+    OwningDeviceMemory lhs_scale = UploadBytes(&scales[0], 4);
+    OwningDeviceMemory rhs_scale = UploadBytes(&scales[1], 4);
+    const int64_t width = out_type == BlasElementType::kF32 ? 4 : 2;
+    const std::vector<uint8_t> zeros(out_size * width, 0);
+    OwningDeviceMemory out_d = UploadBytes(zeros.data(), zeros.size());
+    config.lhs_scale = lhs_scale.get();
+    config.rhs_scale = rhs_scale.get();
+    ASSERT_TRUE(handle_->Gemm(*stream_, config, lhs_d.get(), rhs_d.get(), out_d.get()).ok());
+    std::vector<uint8_t> out(zeros.size());
+    ASSERT_TRUE(stream_->Memcpy(out.data(), out_d.get(), out.size()).ok());
+    ASSERT_TRUE(stream_->BlockHostUntilDone().ok());
+    const FakeCublasLtMatmul call = lt_.matmuls().back();
+    EXPECT_EQ(call.a_scale, rhs_scale.get().opaque);  // A is rhs
+    EXPECT_EQ(call.b_scale, lhs_scale.get().opaque);
+    int nonzero = 0;
+    for (int64_t b = 0; b < 2; ++b) {
+      for (int64_t i = 0; i < config.m; ++i) {
+        for (int64_t j = 0; j < config.n; ++j) {
+          double sum = 0;
+          for (int64_t l = 0; l < config.k; ++l) {
+            sum += lhs[b * config.lhs_batch_stride + i * config.k + l] *
+                   rhs[b * config.rhs_batch_stride + j * config.k + l];
+          }
+          const double expected = 1.5 * sum;
+          const int64_t at = b * config.output_batch_stride + i * config.n + j;
+          double got = 0;
+          if (width == 4) {
+            float f;
+            std::memcpy(&f, &out[at * 4], 4);
+            got = f;
+          } else {
+            uint16_t h;
+            std::memcpy(&h, &out[at * 2], 2);
+            got = xla::DecodeFloat(xla::FloatFormatId::kBF16, h);
+          }
+          const double tolerance = (width == 4 ? 1e-5 : 1.0 / 128) * (1 + std::abs(expected));
+          EXPECT_NEAR(got, expected, tolerance) << b << "," << i << "," << j;
+          nonzero += got != 0;
+        }
+      }
+    }
+    EXPECT_GT(nonzero, 1000);
+  }
+}
+
+TEST_F(CublasLtFp8GemmTest, NonTnFp8IsRefusedAtEnqueue) {
+  CudaGemmConfig config = Fp8Config(BlasElementType::kF32);
+  config.transpose_rhs = false;
+  const std::vector<uint8_t> bytes(64 * 1024, 0x38);
+  OwningDeviceMemory big = UploadBytes(bytes.data(), bytes.size());
+  OwningDeviceMemory out = UploadBytes(bytes.data(), bytes.size());
+  absl::Status status = handle_->Gemm(*stream_, config, big.get(), big.get(), out.get());
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(status.message(), HasSubstr("TN form"));
+  EXPECT_TRUE(lt_.matmuls().empty());
+}
+
+// The fake answers CUBLAS_STATUS_NOT_SUPPORTED, like cuBLASLt, for an fp8
+// plan that is not TN or not 16-aligned.
+TEST(FakeCublasLtFp8Test, RefusesNonTnAndMisalignedFp8) {
+  FakeCudaDriver driver;
+  FakeCublasLt fake(driver.api());
+  const CublasLtApi& lt = fake.api();
+  cublasLtHandle_t handle = nullptr;
+  ASSERT_EQ(lt.cublasLtCreate(&handle), CUBLAS_STATUS_SUCCESS);
+  auto heuristic = [&](int32_t transa, uint64_t k, uint32_t alignment) {
+    cublasLtMatmulDesc_t desc;
+    cublasLtMatrixLayout_t a, b, c;
+    cublasLtMatmulPreference_t pref;
+    EXPECT_EQ(lt.cublasLtMatmulDescCreate(&desc, CUBLAS_COMPUTE_32F, CUDA_R_32F),
+              CUBLAS_STATUS_SUCCESS);
+    EXPECT_EQ(lt.cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_TRANSA, &transa,
+                                                sizeof(transa)),
+              CUBLAS_STATUS_SUCCESS);
+    const bool t = transa == CUBLAS_OP_T;
+    // op(A) is 32 x k; B is k x 16; C is 32 x 16.
+    lt.cublasLtMatrixLayoutCreate(&a, CUDA_R_8F_E4M3, t ? k : 32, t ? 32 : k, t ? k : 32);
+    lt.cublasLtMatrixLayoutCreate(&b, CUDA_R_8F_E4M3, k, 16, k);
+    lt.cublasLtMatrixLayoutCreate(&c, CUDA_R_32F, 32, 16, 32);
+    lt.cublasLtMatmulPreferenceCreate(&pref);
+    for (int attr = 0; attr < 4; ++attr) {
+      lt.cublasLtMatmulPreferenceSetAttribute(
+          pref,
+          static_cast<cublasLtMatmulPreferenceAttributes_t>(
+              CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES + attr),
+          &alignment, sizeof(alignment));
+    }
+    cublasLtMatmulHeuristicResult_t result = {};
+    int returned = 0;
+    const cublasStatus_t status =
+        lt.cublasLtMatmulAlgoGetHeuristic(handle, desc, a, b, c, c, pref, 1, &result, &returned);
+    lt.cublasLtMatmulPreferenceDestroy(pref);
+    lt.cublasLtMatrixLayoutDestroy(a);
+    lt.cublasLtMatrixLayoutDestroy(b);
+    lt.cublasLtMatrixLayoutDestroy(c);
+    lt.cublasLtMatmulDescDestroy(desc);
+    return status;
+  };
+  EXPECT_EQ(heuristic(CUBLAS_OP_T, 32, 256), CUBLAS_STATUS_SUCCESS);
+  EXPECT_EQ(heuristic(CUBLAS_OP_N, 32, 256), CUBLAS_STATUS_NOT_SUPPORTED);
+  EXPECT_EQ(heuristic(CUBLAS_OP_T, 24, 256), CUBLAS_STATUS_NOT_SUPPORTED);
+  EXPECT_EQ(heuristic(CUBLAS_OP_T, 32, 8), CUBLAS_STATUS_NOT_SUPPORTED);
+  EXPECT_EQ(lt.cublasLtDestroy(handle), CUBLAS_STATUS_SUCCESS);
 }
 
 }  // namespace

@@ -20,6 +20,8 @@ constexpr TypeInfo kTypes[] = {
     {CudaGemmType::kBF16, "bf16", 2, CUDA_R_16BF},
     {CudaGemmType::kF32, "f32", 4, CUDA_R_32F},
     {CudaGemmType::kF64, "f64", 8, CUDA_R_64F},
+    {CudaGemmType::kF8E4M3FN, "f8e4m3fn", 1, CUDA_R_8F_E4M3},
+    {CudaGemmType::kF8E5M2, "f8e5m2", 1, CUDA_R_8F_E5M2},
 };
 
 const TypeInfo& Info(CudaGemmType type) {
@@ -55,6 +57,8 @@ absl::Status CheckOperand(const char* what, const DeviceMemoryBase& memory,
 
 int64_t CudaGemmElementBytes(CudaGemmType type) { return Info(type).bytes; }
 
+cudaDataType CudaGemmDataType(CudaGemmType type) { return Info(type).data_type; }
+
 absl::StatusOr<CublasGemmArgs> MapRowMajorGemmToCublas(
     const CudaGemmConfig& config) {
   if (config.m < 1 || config.n < 1 || config.k < 1 || config.batch_size < 0 ||
@@ -85,7 +89,9 @@ absl::StatusOr<CublasGemmArgs> MapRowMajorGemmToCublas(
                    ToInt("batch", std::max<int64_t>(config.batch_size, 1)));
   const TypeInfo& info = Info(config.element_type);
   args.data_type = info.data_type;
-  if (config.element_type == CudaGemmType::kF64) {
+  if (IsBlasFp8Gemm(config)) {
+    args.compute_type = CUBLAS_COMPUTE_32F;  // cuBLASLt's only fp8 compute type
+  } else if (config.element_type == CudaGemmType::kF64) {
     args.compute_type = CUBLAS_COMPUTE_64F;
   } else if (config.element_type == CudaGemmType::kF32 && config.allow_tf32) {
     args.compute_type = CUBLAS_COMPUTE_32F_FAST_TF32;
@@ -100,12 +106,15 @@ absl::Status CheckCudaGemmOperands(const CudaGemmConfig& config,
                                    const DeviceMemoryBase& rhs,
                                    const DeviceMemoryBase& output) {
   RETURN_IF_ERROR(MapRowMajorGemmToCublas(config).status());
+  RETURN_IF_ERROR(CheckBlasFp8Gemm(config));
   const int64_t batch = std::max<int64_t>(config.batch_size, 1);
   const int64_t bytes = CudaGemmElementBytes(config.element_type);
   RETURN_IF_ERROR(CheckOperand("lhs", lhs, batch, config.lhs_batch_stride,
-                               config.m * config.k, bytes));
+                               config.m * config.k,
+                               CudaGemmElementBytes(BlasLhsType(config))));
   RETURN_IF_ERROR(CheckOperand("rhs", rhs, batch, config.rhs_batch_stride,
-                               config.k * config.n, bytes));
+                               config.k * config.n,
+                               CudaGemmElementBytes(BlasRhsType(config))));
   return CheckOperand("output", output, batch, config.output_batch_stride,
                       config.m * config.n, bytes);
 }
@@ -137,7 +146,12 @@ absl::Status CublasHandle::Gemm(CudaStream& stream, const CudaGemmConfig& config
                                 const DeviceMemoryBase& rhs,
                                 const DeviceMemoryBase& output) {
   absl::StatusOr<CublasGemmArgs> mapped = MapRowMajorGemmToCublas(config);
-  const absl::Status valid = CheckCudaGemmOperands(config, lhs, rhs, output);
+  absl::Status valid = CheckCudaGemmOperands(config, lhs, rhs, output);
+  if (valid.ok() && IsBlasFp8Gemm(config)) {
+    valid = absl::UnimplementedError(
+        "fp8 gemm: classic cuBLAS runs no fp8 GEMMs; they need cuBLASLt "
+        "(install libcublasLt, and do not point XLA_CUBLASLT_LIBRARY elsewhere)");
+  }
   if (!valid.ok()) {
     // Becomes the stream's error in stream order, like other bad enqueues.
     return stream.RejectAtEnqueue("gemm", valid);

@@ -62,10 +62,17 @@ absl::StatusOr<CublasGemmArgs> MapRowMajorGemmToCublas(
 // Bytes per element of `type`.
 int64_t CudaGemmElementBytes(CudaGemmType type);
 
+// The cudaDataType of `type` (CUDA_R_8F_E4M3 = 28 and CUDA_R_8F_E5M2 = 29
+// for the fp8 operand types).
+cudaDataType CudaGemmDataType(CudaGemmType type);
+
 // OK when `config` maps onto cuBLAS (MapRowMajorGemmToCublas) and each
 // buffer is non-null and holds its batches (the last batch's start plus one
 // matrix); otherwise InvalidArgument naming the operand and both sizes.
-// Shared by the cuBLAS and cuBLASLt paths. Thread-safe.
+// FP8 GEMMs must also pass CheckBlasFp8Gemm (classic cuBLAS then refuses
+// them at enqueue with Unimplemented: only cuBLASLt runs them). Each
+// operand is sized with its own element type. Shared by the cuBLAS and
+// cuBLASLt paths. Thread-safe.
 absl::Status CheckCudaGemmOperands(const CudaGemmConfig& config,
                                    const DeviceMemoryBase& lhs,
                                    const DeviceMemoryBase& rhs,

@@ -3,6 +3,7 @@
 #include <atomic>
 #include <cstring>
 
+#include "xla/types/float_format.h"
 #include "xla/util/logging.h"
 
 namespace stream_executor::cuda {
@@ -24,6 +25,8 @@ struct FakeMatmulDesc {
   cudaDataType scale_type;
   int32_t transa = CUBLAS_OP_N;
   int32_t transb = CUBLAS_OP_N;
+  const void* a_scale = nullptr;
+  const void* b_scale = nullptr;
 };
 struct FakeLayout {
   CublasLtLayout layout;
@@ -68,6 +71,103 @@ void ColumnMajorMatmul(const FakeCublasLtMatmul& call) {
   }
 }
 
+bool IsFp8(cudaDataType t) { return t == CUDA_R_8F_E4M3 || t == CUDA_R_8F_E5M2; }
+
+// The float format of the types the fp8 path reads and writes.
+xla::FloatFormatId FormatOf(cudaDataType t) {
+  switch (t) {
+    case CUDA_R_8F_E4M3:
+      return xla::FloatFormatId::kF8E4M3FN;
+    case CUDA_R_8F_E5M2:
+      return xla::FloatFormatId::kF8E5M2;
+    case CUDA_R_16F:
+      return xla::FloatFormatId::kF16;
+    case CUDA_R_16BF:
+      return xla::FloatFormatId::kBF16;
+    default:
+      return xla::FloatFormatId::kF32;
+  }
+}
+
+double Load(cudaDataType t, const void* base, int64_t index) {
+  switch (t) {
+    case CUDA_R_8F_E4M3:
+    case CUDA_R_8F_E5M2:
+      return xla::DecodeFloat(FormatOf(t), static_cast<const uint8_t*>(base)[index]);
+    case CUDA_R_16F:
+    case CUDA_R_16BF:
+      return xla::DecodeFloat(FormatOf(t), static_cast<const uint16_t*>(base)[index]);
+    default:
+      return static_cast<const float*>(base)[index];
+  }
+}
+
+void Store(cudaDataType t, void* base, int64_t index, float value) {
+  if (t == CUDA_R_16F || t == CUDA_R_16BF) {
+    static_cast<uint16_t*>(base)[index] =
+        static_cast<uint16_t>(xla::EncodeFloat(FormatOf(t), value));
+    return;
+  }
+  static_cast<float*>(base)[index] = value;
+}
+
+int64_t Bytes(cudaDataType t) {
+  if (IsFp8(t)) return 1;
+  return t == CUDA_R_16F || t == CUDA_R_16BF ? 2 : 4;
+}
+
+// An FP8 matmul as cuBLASLt defines it: decode A and B, accumulate their
+// products in f32, then D = alpha * scale_a * scale_b * acc + beta * C,
+// rounded to D's type.
+void Fp8Matmul(const FakeCublasLtMatmul& call) {
+  const CublasLtGemmPlan& p = call.plan;
+  const uint64_t m = p.c.rows, n = p.c.cols, k = p.a.rows;  // A is k x m (TN)
+  const float a_scale = call.a_scale ? *static_cast<const float*>(call.a_scale) : 1.0f;
+  const float b_scale = call.b_scale ? *static_cast<const float*>(call.b_scale) : 1.0f;
+  for (int32_t batch = 0; batch < p.c.batch_count; ++batch) {
+    const int64_t a0 = batch * p.a.batch_stride, b0 = batch * p.b.batch_stride;
+    const int64_t c0 = batch * p.c.batch_stride;
+    for (uint64_t i = 0; i < m; ++i) {
+      for (uint64_t j = 0; j < n; ++j) {
+        float sum = 0;
+        for (uint64_t l = 0; l < k; ++l) {
+          const float av = static_cast<float>(Load(p.a.type, call.a, a0 + l + i * p.a.ld));
+          const float bv = static_cast<float>(Load(p.b.type, call.b, b0 + l + j * p.b.ld));
+          sum += av * bv;
+        }
+        const int64_t at = c0 + i + j * p.c.ld;
+        const float old = call.beta == 0 ? 0.0f : call.beta * Load(p.c.type, call.c, at);
+        Store(p.c.type, call.d, at, call.alpha * a_scale * b_scale * sum + old);
+      }
+    }
+  }
+}
+
+// For a plan with an fp8 operand: SUCCESS when the real cuBLASLt runs it
+// (both fp8, not both e5m2, A transposed and B not -- "TN" --, f32 compute
+// and scale types, C/D f16, bf16 or f32, m, n, k and every ld a multiple
+// of 16, and `alignment` (A, B, C, D bytes) at least 16); NOT_SUPPORTED
+// otherwise, as the library answers.
+cublasStatus_t Fp8Supported(const CublasLtGemmPlan& p, const uint32_t* alignment) {
+  const bool both = IsFp8(p.a.type) && IsFp8(p.b.type);
+  const bool e5m2_pair = p.a.type == CUDA_R_8F_E5M2 && p.b.type == CUDA_R_8F_E5M2;
+  const bool tn = p.transa == CUBLAS_OP_T && p.transb == CUBLAS_OP_N;
+  const bool types = p.compute_type == CUBLAS_COMPUTE_32F && p.scale_type == CUDA_R_32F &&
+                     (p.c.type == CUDA_R_16F || p.c.type == CUDA_R_16BF ||
+                      p.c.type == CUDA_R_32F);
+  const bool sizes = p.c.rows % 16 == 0 && p.c.cols % 16 == 0 && p.a.rows % 16 == 0 &&
+                     p.a.ld % 16 == 0 && p.b.ld % 16 == 0 && p.c.ld % 16 == 0;
+  bool aligned = true;
+  for (int i = 0; i < 4; ++i) aligned = aligned && alignment[i] >= 16;
+  return both && !e5m2_pair && tn && types && sizes && aligned ? CUBLAS_STATUS_SUCCESS
+                                                             : CUBLAS_STATUS_NOT_SUPPORTED;
+}
+
+uint32_t PointerAlignment(const void* p) {
+  const uintptr_t bits = reinterpret_cast<uintptr_t>(p) | uintptr_t{256};
+  return static_cast<uint32_t>(bits & (~bits + 1));
+}
+
 // True when op(A) (m x k), op(B) (k x n) and C (m x n) agree.
 bool ShapesAgree(const CublasLtGemmPlan& p) {
   const bool ta = p.transa != CUBLAS_OP_N;
@@ -79,8 +179,9 @@ bool ShapesAgree(const CublasLtGemmPlan& p) {
   const bool lds = p.a.ld >= static_cast<int64_t>(p.a.rows) &&
                    p.b.ld >= static_cast<int64_t>(p.b.rows) &&
                    p.c.ld >= static_cast<int64_t>(p.c.rows);
-  return k == kb && m == p.c.rows && n == p.c.cols && batches && lds &&
-         p.a.type == p.c.type && p.b.type == p.c.type;
+  const bool types = (p.a.type == p.c.type && p.b.type == p.c.type) ||
+                     IsFp8(p.a.type) || IsFp8(p.b.type);
+  return k == kb && m == p.c.rows && n == p.c.cols && batches && lds && types;
 }
 
 }  // namespace
@@ -133,6 +234,8 @@ struct FakeCublasLtEntryPoints {
     auto* d = reinterpret_cast<FakeMatmulDesc*>(desc);
     if (attribute == CUBLASLT_MATMUL_DESC_TRANSA) return Read(buf, size, d->transa);
     if (attribute == CUBLASLT_MATMUL_DESC_TRANSB) return Read(buf, size, d->transb);
+    if (attribute == CUBLASLT_MATMUL_DESC_A_SCALE_POINTER) return Read(buf, size, d->a_scale);
+    if (attribute == CUBLASLT_MATMUL_DESC_B_SCALE_POINTER) return Read(buf, size, d->b_scale);
     return CUBLAS_STATUS_NOT_SUPPORTED;  // the fake knows no other
   }
 
@@ -214,8 +317,14 @@ struct FakeCublasLtEntryPoints {
     std::lock_guard<std::mutex> lock(fake.mu_);
     fake.queries_.push_back(
         reinterpret_cast<const FakePreference*>(pref)->preference);
-    if (requested < 1 || c != d || !ShapesAgree(Plan(desc, a, b, c))) {
+    const CublasLtGemmPlan plan = Plan(desc, a, b, c);
+    if (requested < 1 || c != d || !ShapesAgree(plan)) {
       return CUBLAS_STATUS_INVALID_VALUE;
+    }
+    if (IsFp8(plan.a.type) || IsFp8(plan.b.type)) {
+      const cublasStatus_t fp8 = Fp8Supported(
+          plan, reinterpret_cast<const FakePreference*>(pref)->preference.min_alignment);
+      if (fp8 != CUBLAS_STATUS_SUCCESS) return fp8;
     }
     *returned = 0;
     if (fake.no_algorithm_) return CUBLAS_STATUS_SUCCESS;
@@ -249,10 +358,19 @@ struct FakeCublasLtEntryPoints {
         delete call;
         return CUBLAS_STATUS_INVALID_VALUE;
       }
+      const bool fp8 = IsFp8(call->plan.a.type) || IsFp8(call->plan.b.type);
+      const uint32_t pointers[4] = {PointerAlignment(a), PointerAlignment(b),
+                                    PointerAlignment(c), PointerAlignment(d)};
+      if (fp8 && Fp8Supported(call->plan, pointers) != CUBLAS_STATUS_SUCCESS) {
+        delete call;
+        return CUBLAS_STATUS_NOT_SUPPORTED;
+      }
       call->a = a;
       call->b = b;
       call->c = c;
       call->d = d;
+      call->a_scale = reinterpret_cast<const FakeMatmulDesc*>(desc)->a_scale;
+      call->b_scale = reinterpret_cast<const FakeMatmulDesc*>(desc)->b_scale;
       if (call->plan.scale_type == CUDA_R_64F) {
         call->alpha64 = *static_cast<const double*>(alpha);
         call->beta64 = *static_cast<const double*>(beta);
@@ -266,18 +384,24 @@ struct FakeCublasLtEntryPoints {
       call->stream = stream;
       fake.matmuls_.push_back(*call);
     }
-    if (call->plan.c.type != CUDA_R_32F) {
+    const bool fp8 = IsFp8(call->plan.a.type) || IsFp8(call->plan.b.type);
+    if (call->plan.c.type != CUDA_R_32F && !fp8) {
       delete call;
       return CUBLAS_STATUS_SUCCESS;
     }
     // Runs in stream order on the fake device, like the real kernel.
     const CUresult result = fake.driver_.cuLaunchHostFunc(
         reinterpret_cast<CUstream>(stream),
-        [](void* data) {
+        fp8 ? +[](void* data) {
           auto* matmul = static_cast<FakeCublasLtMatmul*>(data);
-          ColumnMajorMatmul(*matmul);
+          Fp8Matmul(*matmul);
           delete matmul;
-        },
+        }
+            : +[](void* data) {
+                auto* matmul = static_cast<FakeCublasLtMatmul*>(data);
+                ColumnMajorMatmul(*matmul);
+                delete matmul;
+              },
         call);
     if (result != CUDA_SUCCESS) {
       delete call;

@@ -4,7 +4,15 @@
 // none, on request) and records the preference; cublasLtMatmul checks that
 // the layouts agree with the transposes, records the call and, for f32,
 // computes the numbers with the column-major BLAS definition on the fake
-// device in stream order (cuLaunchHostFunc). Other types are recorded only.
+// device in stream order (cuLaunchHostFunc). FP8 GEMMs (A or B of type
+// CUDA_R_8F_E4M3 / CUDA_R_8F_E5M2) are checked like the real library does
+// -- both fp8, not both e5m2, TN (transa T, transb N), f32 compute and
+// scale types, C/D f16, bf16 or f32, m, n, k and lds multiples of 16,
+// 16-byte alignment in the preference and of the pointers; anything else
+// answers CUBLAS_STATUS_NOT_SUPPORTED -- and computed: elements decoded
+// with xla/types/float_format, multiplied by the A/B scale pointers' f32
+// values (CUBLASLT_MATMUL_DESC_A/B_SCALE_POINTER; none: 1), accumulated in
+// f32, D rounded to its type. Other types are recorded only.
 //
 // Only one FakeCublasLt may exist at a time (its C entry points reach it
 // through a global); constructing a second one aborts.
@@ -39,6 +47,8 @@ struct FakeCublasLtMatmul {
   const void* b = nullptr;
   const void* c = nullptr;
   void* d = nullptr;
+  const void* a_scale = nullptr;  // fp8 scale pointers as set on the desc
+  const void* b_scale = nullptr;
   float alpha = 0, beta = 0;  // f32 scale type
   double alpha64 = 0, beta64 = 0;  // f64 scale type
   uint64_t algo_id = 0;  // algo.data[0] as the heuristic answered

@@ -138,6 +138,9 @@ HostGemmRowsFn RowsFn(const HostGemmKernels& kernels, BlasElementType type) {
       return kernels.f16;
     case BlasElementType::kBF16:
       return kernels.bf16;
+    case BlasElementType::kF8E4M3FN:  // fp8 GEMMs are cuBLASLt's only
+    case BlasElementType::kF8E5M2:
+      return nullptr;
   }
   return nullptr;
 }
@@ -184,6 +187,11 @@ absl::Status HostGemm(const BlasGemmConfig& c, const void* lhs, const void* rhs,
 
 absl::Status HostGemm(const BlasGemmConfig& c, const void* lhs, const void* rhs, void* out,
                       const HostGemmThreading& threading) {
+  if (IsBlasFp8Gemm(c)) {
+    return absl::UnimplementedError(
+        "host GEMM does not take fp8 operands or scales (the compiler widens fp8 dots for "
+        "the host target; fp8 GEMMs run through cuBLASLt only)");
+  }
   const HostGemmRowsFn fn = RowsFn(Kernels(), c.element_type);
   if (fn == nullptr) {
     return absl::UnimplementedError(absl::StrCat("host GEMM does not support element type ",

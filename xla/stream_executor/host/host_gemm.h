@@ -67,7 +67,7 @@ struct HostGemmThreading {
 absl::string_view HostGemmIsa();
 
 // Runs the GEMM on the calling thread. Unimplemented for an element type
-// outside BlasElementType; batch_size must be >= 1 (HostStream::Gemm reads 0
+// outside BlasElementType and for FP8 GEMMs (IsBlasFp8Gemm); batch_size must be >= 1 (HostStream::Gemm reads 0
 // as 1 before calling).
 absl::Status HostGemm(const BlasGemmConfig& config, const void* lhs, const void* rhs, void* out);
 

@@ -176,6 +176,11 @@ absl::Status HostStream::Launch(const Kernel& kernel,
 absl::Status HostStream::Gemm(const BlasGemmConfig& config, const DeviceMemoryBase& lhs,
                               const DeviceMemoryBase& rhs, const DeviceMemoryBase& out) {
   absl::Status valid = CheckBlasGemmOperands(config, lhs, rhs, out);
+  if (valid.ok() && IsBlasFp8Gemm(config)) {
+    valid = absl::UnimplementedError(
+        "the host platform runs no fp8 GEMMs (compile for host with --fp8_gemm=widen, the "
+        "default)");
+  }
   if (!valid.ok()) return EnqueueError("gemm", valid);
   BlasGemmConfig c = config;
   c.batch_size = std::max<int64_t>(c.batch_size, 1);

@@ -446,8 +446,11 @@ class Emitter {
 
   absl::Status EmitGemm(const HloInstruction& dot, Thunks* out) {
     ASSIGN_OR_RETURN(GemmConfig config, GetGemmConfig(dot));
-    if (config.lhs_type != config.output_type || config.rhs_type != config.output_type ||
-        !IsGemmElementType(config.output_type)) {
+    // An fp8 dot the middle end kept (sm_90, --fp8_gemm=cublaslt) runs in
+    // cuBLASLt with per-operand types (runtime feature "gemm.fp8").
+    const bool fp8 = IsCublasLtFp8Gemm(config);
+    if (!fp8 && (config.lhs_type != config.output_type || config.rhs_type != config.output_type ||
+                 !IsGemmElementType(config.output_type))) {
       return Unimplemented(dot, absl::StrCat("the GEMM thunk (the host's GEMM, cuBLAS) supports f16, "
                                              "bf16, f32 and f64 with equal operand and result "
                                              "types (narrower operands that convert exactly are "
@@ -465,6 +468,10 @@ class Emitter {
     *gemm->mutable_rhs() = rhs;
     *gemm->mutable_output() = output;
     gemm->set_element_type(PrimitiveTypeToProto(config.output_type));
+    if (fp8) {
+      gemm->set_lhs_type(PrimitiveTypeToProto(config.lhs_type));
+      gemm->set_rhs_type(PrimitiveTypeToProto(config.rhs_type));
+    }
     gemm->set_m(config.m);
     gemm->set_n(config.n);
     gemm->set_k(config.k);

@@ -63,6 +63,13 @@ constexpr RuntimeFeature kRegistry[] = {
      "2026-12-02", "--allow_custom_calls", false, "", ""},
     {"ffi_attributes.f64_array", FeatureKind::kOneofCase, "FfiAttributeProto.f64_array",
      "2026-12-02", "--allow_custom_calls", false, "", ""},
+    // Stage 1 (2026-12-02): FP8 GEMMs through cuBLASLt (GemmThunkProto
+    // lhs_type / rhs_type, fields 16-17, and the scales 18-19). An older
+    // runtime would read the fp8 bytes as element_type; emitted only on
+    // sm_90 with --fp8_gemm=cublaslt (default: widen) until at least
+    // 2026-12-16 (stage 2).
+    {"gemm.fp8", FeatureKind::kField, "GemmThunkProto.lhs_type", "2026-12-02",
+     "--fp8_gemm=cublaslt", false, "", ""},
 };
 
 // Artifact signing (issue 24; docs/aot_compatibility.md, "Signed
@@ -145,6 +152,12 @@ void AddAttributeFeatures(const CustomCallThunkProto& call, std::set<std::string
   }
 }
 
+// True when `gemm` uses a field of "gemm.fp8": per-operand types or scales.
+bool UsesFp8Gemm(const GemmThunkProto& gemm) {
+  return gemm.has_lhs_type() || gemm.has_rhs_type() || gemm.has_lhs_scale() ||
+         gemm.has_rhs_scale();
+}
+
 void AddThunkFeatures(const ThunkProto& thunk, std::set<std::string>* out) {
   switch (thunk.kind_case()) {
     case ThunkProto::kSequential:
@@ -178,9 +191,11 @@ void AddThunkFeatures(const ThunkProto& thunk, std::set<std::string>* out) {
     case ThunkProto::kKernel:
       if (thunk.kernel().has_argument_table()) out->insert("kernel_argument_table");
       return;
+    case ThunkProto::kGemm:
+      if (UsesFp8Gemm(thunk.gemm())) out->insert("gemm.fp8");
+      return;
     case ThunkProto::kCopy:
     case ThunkProto::kMemset:
-    case ThunkProto::kGemm:
     case ThunkProto::kAllReduce:
     case ThunkProto::KIND_NOT_SET:
       return;

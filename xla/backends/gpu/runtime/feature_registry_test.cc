@@ -115,12 +115,13 @@ TEST(FeatureRegistry, DatesAndWhatARuntimeOfADateSupports) {
   // kernel_argument_table 2026-12-02.
   EXPECT_EQ(std::count(first.begin(), first.end(), "collectives"), 0);
   EXPECT_EQ(std::count(first.begin(), first.end(), "payload_checksum.crc32c"), 0);
-  // ... and kernel_argument_table and the three ffi_attributes.* kinds on
-  // 2026-12-02.
-  EXPECT_EQ(first.size() + 2 + 1 + 3, RuntimeFeatureRegistry().size());
+  // ... and kernel_argument_table, the three ffi_attributes.* kinds and
+  // gemm.fp8 on 2026-12-02.
+  EXPECT_EQ(first.size() + 2 + 1 + 3 + 1, RuntimeFeatureRegistry().size());
   std::vector<std::string> nov30 = FeaturesSupportedOn("2026-11-30").value();
   EXPECT_EQ(std::count(nov30.begin(), nov30.end(), "kernel_argument_table"), 0);
-  EXPECT_EQ(nov30.size() + 1 + 3, RuntimeFeatureRegistry().size());
+  EXPECT_EQ(std::count(nov30.begin(), nov30.end(), "gemm.fp8"), 0);
+  EXPECT_EQ(nov30.size() + 1 + 3 + 1, RuntimeFeatureRegistry().size());
   std::vector<std::string> today = FeaturesSupportedOn("2026-12-02").value();
   EXPECT_EQ(today.size(), RuntimeFeatureRegistry().size());
 }
@@ -205,6 +206,28 @@ TEST(FeatureRegistry, NewAttributeKindsNameTheirFeatures) {
   absl::StatusOr<std::vector<std::string>> before = FeaturesSupportedOn("2026-12-01");
   ASSERT_TRUE(before.ok()) << before.status();
   EXPECT_EQ(std::count(before->begin(), before->end(), "ffi_attributes.bool"), 0);
+}
+
+// Issue 25 (FP8): a GEMM with per-operand types or a scale needs "gemm.fp8",
+// nested too; a plain GEMM needs nothing. Stage 1: off by default.
+TEST(FeatureRegistry, OnlyAnFp8GemmNeedsGemmFp8) {
+  GpuExecutablePayloadProto payload;
+  payload.add_thunks()->mutable_gemm()->set_m(16);
+  EXPECT_TRUE(RequiredFeaturesOf(payload).empty());
+  ThunkProto* w = payload.add_thunks();
+  GemmThunkProto* g = w->mutable_while_()->mutable_body()->add_thunks()->mutable_gemm();
+  g->set_rhs_type(xla::PRIMITIVE_TYPE_F8E5M2);
+  EXPECT_EQ(RequiredFeaturesOf(payload), std::vector<std::string>{"gemm.fp8"});
+  GpuExecutablePayloadProto scaled;
+  scaled.add_thunks()->mutable_gemm()->mutable_lhs_scale()->set_size(4);
+  EXPECT_EQ(RequiredFeaturesOf(scaled), std::vector<std::string>{"gemm.fp8"});
+  const RuntimeFeature* f = FindRuntimeFeature("gemm.fp8");
+  ASSERT_NE(f, nullptr);
+  EXPECT_STREQ(f->construct, "GemmThunkProto.lhs_type");
+  EXPECT_STREQ(f->runtime_support, "2026-12-02");
+  EXPECT_STREQ(f->compiler_flag, "--fp8_gemm=cublaslt");
+  EXPECT_FALSE(f->flag_default);
+  EXPECT_STREQ(f->emission_on, "");
 }
 
 }  // namespace

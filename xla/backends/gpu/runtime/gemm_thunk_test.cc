@@ -9,6 +9,8 @@
 #include <vector>
 
 #include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "google/protobuf/text_format.h"
 #include "gtest/gtest.h"
 #include "xla/backends/gpu/runtime/buffer_allocation.h"
 #include "xla/stream_executor/host/host_gemm.h"
@@ -49,6 +51,67 @@ TEST(GemmThunk, RejectsOutputOverlappingInput) {
 }
 
 namespace se = ::stream_executor;
+
+// ---- FP8 GEMMs (runtime feature "gemm.fp8") ----
+
+// A valid fp8 GEMM: 16x16x16, f8e4m3fn x f8e5m2 -> bf16, TN, scales in
+// allocation 3 (4 bytes); operands and output in allocation 4 (1024 bytes).
+std::string Fp8Gemm(absl::string_view extra, absl::string_view lhs_type = "PRIMITIVE_TYPE_F8E4M3FN",
+                    absl::string_view scale_size = "4") {
+  return absl::StrCat(
+      "gemm { lhs { allocation: 4 size: 256 } rhs { allocation: 4 offset: 256 size: 256 } "
+      "output { allocation: 4 offset: 512 size: 512 } element_type: PRIMITIVE_TYPE_BF16 "
+      "m: 16 n: 16 k: 16 lhs_type: ", lhs_type, " rhs_type: PRIMITIVE_TYPE_F8E5M2 ",
+      "lhs_scale { allocation: 3 size: ", scale_size, " } rhs_scale { allocation: 3 size: 4 } ",
+      extra, " }");
+}
+
+TEST(GemmThunkFp8, AcceptsTheTnFormAndRoundTrips) {
+  const std::string text = Fp8Gemm("transpose_rhs: true");
+  EXPECT_EQ(DeserializeError(text), "");
+  ThunkProto proto;
+  ASSERT_TRUE(google::protobuf::TextFormat::ParseFromString(text, &proto));
+  testing::ThunkTestContext ctx;
+  absl::StatusOr<std::unique_ptr<Thunk>> thunk = ctx.Deserialize(proto);
+  ASSERT_TRUE(thunk.ok()) << thunk.status();
+  absl::StatusOr<ThunkProto> back = (*thunk)->ToProto();
+  ASSERT_TRUE(back.ok());
+  EXPECT_EQ(back->gemm().lhs_type(), PRIMITIVE_TYPE_F8E4M3FN);
+  EXPECT_EQ(back->gemm().rhs_type(), PRIMITIVE_TYPE_F8E5M2);
+  EXPECT_EQ(back->gemm().lhs_scale().size(), 4);
+  EXPECT_TRUE(back->gemm().has_rhs_scale());
+  const auto* gemm = static_cast<const GemmThunk*>(thunk->get());
+  EXPECT_EQ(gemm->config().lhs_type, PrimitiveType::F8E4M3FN);
+  EXPECT_EQ(gemm->config().element_type, PrimitiveType::BF16);
+}
+
+TEST(GemmThunkFp8, RejectsWhatCublasLtCannotRun) {
+  struct Case {
+    std::string text;
+    const char* message;
+  };
+  const Case cases[] = {
+      {Fp8Gemm(""), "TN form"},
+      {Fp8Gemm("transpose_rhs: true", "PRIMITIVE_TYPE_F16"),
+       "thunk.gemm.lhs_type: an operand type of its own must be f8e4m3fn or f8e5m2"},
+      {Fp8Gemm("transpose_rhs: true", "PRIMITIVE_TYPE_F8E5M2"), "f8e5m2 x f8e5m2"},
+      {Fp8Gemm("transpose_rhs: true", "PRIMITIVE_TYPE_F8E4M3FN", "2"),
+       "thunk.gemm.lhs_scale: a scale is one f32 (4 bytes), but the slice has 2 bytes"},
+      {Fp8Gemm("transpose_rhs: true", "PRIMITIVE_TYPE_F8E4M3FN", "8"), "thunk.gemm.lhs_scale"},
+      {R"pb(gemm { lhs { allocation: 4 size: 1024 } rhs { allocation: 0 size: 64 } output { allocation: 1 size: 64 } element_type: PRIMITIVE_TYPE_F32 m: 4 n: 4 k: 4 lhs_scale { allocation: 3 size: 4 } })pb",
+       "thunk.gemm.lhs_scale: a scale needs fp8 operands"},
+      {R"pb(gemm { lhs { allocation: 4 size: 1024 } rhs { allocation: 4 size: 1024 } output { allocation: 2 size: 64 } element_type: PRIMITIVE_TYPE_BF16 m: 4 n: 8 k: 16 transpose_rhs: true lhs_type: PRIMITIVE_TYPE_F8E4M3FN rhs_type: PRIMITIVE_TYPE_F8E4M3FN })pb",
+       "multiples of 16"},
+      // 16x16 bf16 output is 512 bytes; the slice holds 256.
+      {R"pb(gemm { lhs { allocation: 4 size: 256 } rhs { allocation: 4 offset: 256 size: 256 } output { allocation: 4 offset: 512 size: 256 } element_type: PRIMITIVE_TYPE_BF16 m: 16 n: 16 k: 16 transpose_rhs: true lhs_type: PRIMITIVE_TYPE_F8E4M3FN rhs_type: PRIMITIVE_TYPE_F8E4M3FN })pb",
+       "thunk.gemm.output: needs 256 elements"},
+  };
+  for (const Case& c : cases) {
+    const std::string error = DeserializeError(c.text);
+    EXPECT_TRUE(absl::StrContains(error, c.message)) << c.text << "\n -> " << error;
+  }
+}
+
 
 // A GemmThunk on the "cuda" platform of a fake driver.
 class GemmThunkOnFakeCudaTest : public ::testing::Test {

@@ -145,7 +145,6 @@ absl::StatusOr<std::unique_ptr<HloModule>> ParseAndVerify(absl::string_view hlo_
   elided.mode = options.elided_constants;
   elided.seed = options.elided_constants_seed;
   elided.source_name = options.source_name;
-  elided.source_text = hlo_text;
   ASSIGN_OR_RETURN(*invented, FillElidedConstants(module.get(), elided));
   // The device counts are set before verification, which checks replica
   // groups against them.

@@ -49,7 +49,6 @@ absl::StatusOr<std::unique_ptr<HloModule>> ParseHloFileFillingElided(
   options.mode = mode;
   options.seed = seed;
   options.source_name = path;
-  options.source_text = text;
   absl::StatusOr<std::vector<std::string>> names = FillElidedConstants(module->get(), options);
   if (!names.ok()) return names.status();
   if (invented != nullptr) *invented = *std::move(names);

@@ -3,10 +3,7 @@
 #include <array>
 #include <utility>
 
-#include "absl/strings/ascii.h"
-#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_split.h"
 #include "xla/hlo/ir/hlo_computation.h"
 #include "xla/hlo/ir/hlo_instruction.h"
 #include "xla/types/random_literal.h"
@@ -42,28 +39,12 @@ bool IsElidedConstant(const HloInstruction& instr) {
   return instr.opcode() == HloOpcode::kConstant && instr.has_literal() && instr.literal().elided();
 }
 
-// The 1-based line of `text` that defines instruction `name` ("%name = ..."
-// or "ROOT name = ..."), or 0.
-int64_t DefinitionLine(absl::string_view text, absl::string_view name) {
-  int64_t number = 0;
-  for (absl::string_view line : absl::StrSplit(text, '\n')) {
-    ++number;
-    line = absl::StripLeadingAsciiWhitespace(line);
-    if (absl::ConsumePrefix(&line, "ROOT")) line = absl::StripLeadingAsciiWhitespace(line);
-    absl::ConsumePrefix(&line, "%");
-    if (!absl::ConsumePrefix(&line, name)) continue;
-    line = absl::StripLeadingAsciiWhitespace(line);
-    if (absl::StartsWith(line, "=")) return number;
-  }
-  return 0;
-}
-
 absl::Status ElidedError(const std::vector<const HloInstruction*>& elided,
                          const ElidedConstantsOptions& options) {
   const HloInstruction& first = *elided.front();
-  const int64_t line = options.source_text.empty() ? 0 : DefinitionLine(options.source_text, first.name());
+  // The line the parser recorded (HloInstruction::source_location).
   std::string where = options.source_name;
-  if (line > 0) absl::StrAppend(&where, ":", line);
+  if (first.source_location().known()) absl::StrAppend(&where, ":", first.source_location().line);
   std::string message = absl::StrCat(where, ": constant %", first.name(), " (",
                                      first.shape().ToString(false),
                                      ") has an elided value ({...})");

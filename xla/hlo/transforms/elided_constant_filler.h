@@ -43,11 +43,9 @@ std::optional<ElidedConstantsMode> ParseElidedConstantsMode(absl::string_view te
 struct ElidedConstantsOptions {
   ElidedConstantsMode mode = ElidedConstantsMode::kError;
   uint64_t seed = 0;  // kRandom only
-  // The file name kError's message names ("model.hlo:57: ...").
+  // The file name kError's message names ("model.hlo:57: ...", the line
+  // from the constant's HloInstruction::source_location when it has one).
   std::string source_name = "<text>";
-  // The module's text, when the caller has it: kError's message then gives
-  // the line of the first elided constant. May be empty.
-  absl::string_view source_text;
 };
 
 // The PRNG seed of constant `name` of `shape` in kRandom mode: a fixed
@@ -67,7 +65,7 @@ absl::StatusOr<Literal> InventConstant(absl::string_view name, const Shape& shap
 // constants filled, in computation and instruction order (empty when none
 // was elided; the module is then untouched).
 // Errors: in kError mode, InvalidArgument naming the first elided constant
-// (source_name:line when source_text has it), its shape, how many others
+// (source_name:line when the parser recorded it), its shape, how many others
 // there are, and the flag that invents them; InventConstant's errors,
 // naming the constant.
 absl::StatusOr<std::vector<std::string>> FillElidedConstants(HloModule* module,

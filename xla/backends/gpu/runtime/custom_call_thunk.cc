@@ -36,6 +36,18 @@ std::vector<stream_executor::DeviceMemoryBase> Resolve(const std::vector<BufferS
 
 }  // namespace
 
+CustomCallThunk::CustomCallThunk(ThunkInfo info, Call call, const ffi::FfiRegistry* registry,
+                                 std::string platform, std::string path,
+                                 const ffi::HandlerEntry* handler)
+    : Thunk(Kind::kCustomCall, std::move(info)),
+      call_(std::move(call)),
+      registry_(registry),
+      platform_(std::move(platform)),
+      path_(std::move(path)),
+      handler_(handler),
+      operand_shapes_(ShapesOf(call_.operands)),
+      result_shapes_(ShapesOf(call_.results)) {}
+
 absl::StatusOr<std::unique_ptr<CustomCallThunk>> CustomCallThunk::FromProto(
     ThunkInfo info, const CustomCallThunkProto& proto, const ThunkContext& ctx) {
   if (proto.target_name().empty()) return ctx.Field("target_name").Error("target name is empty");
@@ -87,12 +99,10 @@ absl::Status CustomCallThunk::ExecuteOnStream(const ExecuteParams& params) const
       Resolve(call_.operands, *params.buffers);
   const std::vector<stream_executor::DeviceMemoryBase> results =
       Resolve(call_.results, *params.buffers);
-  const std::vector<const Shape*> operand_shapes = ShapesOf(call_.operands);
-  const std::vector<const Shape*> result_shapes = ShapesOf(call_.results);
   ffi::CallFrame frame;
   frame.executor = params.executor;
-  frame.operand_shapes = operand_shapes;
-  frame.result_shapes = result_shapes;
+  frame.operand_shapes = operand_shapes_;
+  frame.result_shapes = result_shapes_;
   frame.stream = stream(params);
   frame.operands = operands;
   frame.results = results;

@@ -45,13 +45,7 @@ class CustomCallThunk : public Thunk {
   // `registry` must outlive the thunk; `handler` is the handler found at
   // load, or null when the registry has none yet. `path` prefixes errors.
   CustomCallThunk(ThunkInfo info, Call call, const ffi::FfiRegistry* registry,
-                  std::string platform, std::string path, const ffi::HandlerEntry* handler)
-      : Thunk(Kind::kCustomCall, std::move(info)),
-        call_(std::move(call)),
-        registry_(registry),
-        platform_(std::move(platform)),
-        path_(std::move(path)),
-        handler_(handler) {}
+                  std::string platform, std::string path, const ffi::HandlerEntry* handler);
 
   static absl::StatusOr<std::unique_ptr<CustomCallThunk>> FromProto(
       ThunkInfo info, const CustomCallThunkProto& proto, const ThunkContext& ctx);
@@ -74,6 +68,10 @@ class CustomCallThunk : public Thunk {
   std::string platform_;
   std::string path_;
   std::atomic<const ffi::HandlerEntry*> handler_;
+  // The slices' shapes as the CallFrame hands them over, made once here
+  // instead of on every Execute (they point into call_).
+  std::vector<const Shape*> operand_shapes_;
+  std::vector<const Shape*> result_shapes_;
 };
 
 }  // namespace xla::gpu

@@ -385,6 +385,81 @@ ENTRY main {
 }
 )";
 
+// The same softmax-and-scale block on three inputs of one shape and one of
+// another: the three share their kernels, the odd one has its own, and
+// every result matches the evaluator.
+constexpr char kRepeatedBlocks[] = R"(
+HloModule repeated_blocks
+max_f32 {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT m = f32[] maximum(a, b)
+}
+add_f32 {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+add_again {
+  p = f32[] parameter(0)
+  q = f32[] parameter(1)
+  ROOT t = f32[] add(p, q)
+}
+ENTRY main {
+  x = f32[9,131]{1,0} parameter(0)
+  y = f32[9,131]{1,0} parameter(1)
+  z = f32[9,131]{1,0} parameter(2)
+  w = f32[5,33]{1,0} parameter(3)
+  ninf = f32[] constant(-inf)
+  zero = f32[] constant(0)
+  mx = f32[9]{0} reduce(x, ninf), dimensions={1}, to_apply=max_f32
+  ex = f32[9,131]{1,0} exponential(x)
+  sx = f32[9]{0} reduce(ex, zero), dimensions={1}, to_apply=add_f32
+  bx = f32[9,131]{1,0} broadcast(sx), dimensions={0}
+  bmx = f32[9,131]{1,0} broadcast(mx), dimensions={0}
+  dx = f32[9,131]{1,0} divide(ex, bx)
+  rx = f32[9,131]{1,0} multiply(dx, bmx)
+  my = f32[9]{0} reduce(y, ninf), dimensions={1}, to_apply=max_f32
+  ey = f32[9,131]{1,0} exponential(y)
+  sy = f32[9]{0} reduce(ey, zero), dimensions={1}, to_apply=add_again
+  by = f32[9,131]{1,0} broadcast(sy), dimensions={0}
+  bmy = f32[9,131]{1,0} broadcast(my), dimensions={0}
+  dy = f32[9,131]{1,0} divide(ey, by)
+  ry = f32[9,131]{1,0} multiply(dy, bmy)
+  mz = f32[9]{0} reduce(z, ninf), dimensions={1}, to_apply=max_f32
+  ez = f32[9,131]{1,0} exponential(z)
+  sz = f32[9]{0} reduce(ez, zero), dimensions={1}, to_apply=add_f32
+  bz = f32[9,131]{1,0} broadcast(sz), dimensions={0}
+  bmz = f32[9,131]{1,0} broadcast(mz), dimensions={0}
+  dz = f32[9,131]{1,0} divide(ez, bz)
+  rz = f32[9,131]{1,0} multiply(dz, bmz)
+  mw = f32[5]{0} reduce(w, ninf), dimensions={1}, to_apply=max_f32
+  ew = f32[5,33]{1,0} exponential(w)
+  sw = f32[5]{0} reduce(ew, zero), dimensions={1}, to_apply=add_f32
+  bw = f32[5,33]{1,0} broadcast(sw), dimensions={0}
+  bmw = f32[5,33]{1,0} broadcast(mw), dimensions={0}
+  dw = f32[5,33]{1,0} divide(ew, bw)
+  rw = f32[5,33]{1,0} multiply(dw, bmw)
+  ROOT t = (f32[9,131]{1,0}, f32[9,131]{1,0}, f32[9,131]{1,0}, f32[5,33]{1,0}) tuple(rx, ry, rz, rw)
+}
+)";
+
+TEST(HostCompiler, RepeatedFusionsShareOneKernel) {
+  const GpuExecutableProto shared = CompileRunAndCompare(kRepeatedBlocks, 31);
+  const int kernel_thunks = CountThunks(shared.payload().thunks(), ThunkProto::kKernel);
+  const int kernels = shared.payload().kernels_size();
+  // Every block has the same number of kernel thunks; the three blocks of
+  // one shape share, the fourth does not.
+  ASSERT_EQ(kernel_thunks % 4, 0) << kernel_thunks;
+  EXPECT_EQ(kernels, 2 * (kernel_thunks / 4)) << kernels << " kernels, " << kernel_thunks << " thunks";
+
+  HostCompilerOptions no_reuse = Options();
+  no_reuse.thunks.reuse_kernels = false;
+  const GpuExecutableProto separate = CompileRunAndCompare(kRepeatedBlocks, 31, no_reuse);
+  EXPECT_EQ(separate.payload().kernels_size(), kernel_thunks);
+  EXPECT_EQ(CountThunks(separate.payload().thunks(), ThunkProto::kKernel), kernel_thunks);
+}
+
 HostCompilerOptions ManyKernelOptions(int threads) {
   HostCompilerOptions options = Options();
   options.middle_end.fusion = false;

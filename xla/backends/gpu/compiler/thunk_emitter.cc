@@ -18,6 +18,7 @@
 #include "xla/backends/gpu/compiler/collective_emitter.h"
 #include "xla/backends/gpu/compiler/ffi_attribute_parser.h"
 #include "xla/backends/gpu/compiler/host_kernel_backend.h"
+#include "xla/backends/gpu/compiler/kernel_reuse.h"
 #include "xla/backends/gpu/compiler/offload_emitter.h"
 #include "xla/backends/gpu/compiler/thunk_emission_util.h"
 #include "xla/backends/gpu/ffi/ffi_registry.h"
@@ -162,7 +163,8 @@ class Emitter {
         backend_(backend),
         payload_(payload),
         allowed_custom_calls_(options.allowed_custom_calls.begin(),
-                              options.allowed_custom_calls.end()) {}
+                              options.allowed_custom_calls.end()),
+        reuse_kernels_(options.reuse_kernels) {}
 
   absl::Status Run() {
     const HloComputation* entry = module_.entry_computation();
@@ -353,15 +355,29 @@ class Emitter {
       ASSIGN_OR_RETURN(BufferSlice s, Slice(&owner, leaf));
       output_slices.push_back(s);
     }
-    const std::string symbol = KernelSymbolName(owner.name(), &used_symbols_);
-    ASSIGN_OR_RETURN(EmittedKernel info,
-                     backend_->EmitFusionKernel(fusion, symbol,
-                                                ArgAliasing(operand_slices, output_slices)));
-    if (info.launch.grid_x() == 0) return absl::OkStatus();
-    const int64_t kernel_index = payload_->kernels_size();
-    KernelProto* kernel = payload_->add_kernels();
-    kernel->set_name(info.symbol);
-    RETURN_IF_ERROR(backend_->DescribeKernel(info, kernel));
+    const KernelArgAliasing aliasing = ArgAliasing(operand_slices, output_slices);
+    std::string reuse_key;
+    std::optional<ReusableKernel> reused;
+    if (reuse_kernels_) {
+      reuse_key = KernelReuseKey(fusion, aliasing);
+      reused = reuse_.Find(reuse_key);
+    }
+    if (!reused.has_value()) {
+      const std::string symbol = KernelSymbolName(owner.name(), &used_symbols_);
+      ReusableKernel emitted;
+      ASSIGN_OR_RETURN(emitted.kernel, backend_->EmitFusionKernel(fusion, symbol, aliasing));
+      if (emitted.kernel.launch.grid_x() != 0) {
+        emitted.kernel_index = payload_->kernels_size();
+        KernelProto* kernel = payload_->add_kernels();
+        kernel->set_name(emitted.kernel.symbol);
+        RETURN_IF_ERROR(backend_->DescribeKernel(emitted.kernel, kernel));
+      }
+      if (reuse_kernels_) reuse_.Add(std::move(reuse_key), emitted);
+      reused = std::move(emitted);
+    }
+    const EmittedKernel& info = reused->kernel;
+    const int64_t kernel_index = reused->kernel_index;
+    if (kernel_index < 0) return absl::OkStatus();
     KernelThunkProto* thunk = AddThunk(owner, out)->mutable_kernel();
     thunk->set_kernel_index(kernel_index);
     for (const KernelArgRef& arg : info.args) {
@@ -630,7 +646,9 @@ class Emitter {
   KernelBackend* backend_;
   GpuExecutablePayloadProto* payload_;
   absl::flat_hash_set<std::string> used_symbols_;
+  KernelReuseCache reuse_;
   std::set<std::string> allowed_custom_calls_;
+  bool reuse_kernels_;
 };
 
 }  // namespace

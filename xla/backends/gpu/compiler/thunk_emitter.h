@@ -118,6 +118,10 @@ struct ThunkEmitterOptions {
   // artifact must register one (it is resolved at Initialize). Targets the
   // registry has are compiled without being listed.
   std::vector<std::string> allowed_custom_calls;
+  // Fusions that would emit the same kernel share one kernel-table entry
+  // (kernel_reuse.h): the kernel is emitted and compiled once and each
+  // fusion keeps its own thunk. Off: one kernel per fusion, as before.
+  bool reuse_kernels = true;
 };
 
 // Fills `payload` (module_name, program_shape, kernels, allocations,

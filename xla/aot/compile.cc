@@ -216,6 +216,26 @@ absl::Status MakeDumpDir(const std::string& dir) {
   return absl::OkStatus();
 }
 
+// Kernel thunks in `thunks` and everything nested in them.
+int64_t CountKernelThunks(const google::protobuf::RepeatedPtrField<gpu::ThunkProto>& thunks) {
+  int64_t n = 0;
+  for (const gpu::ThunkProto& t : thunks) {
+    if (t.has_kernel()) ++n;
+    if (t.has_sequential()) n += CountKernelThunks(t.sequential().thunks());
+    if (t.has_while_()) {
+      n += CountKernelThunks(t.while_().condition().thunks());
+      n += CountKernelThunks(t.while_().body().thunks());
+    }
+    if (t.has_conditional()) {
+      for (const gpu::SequentialThunkProto& b : t.conditional().branches()) {
+        n += CountKernelThunks(b.thunks());
+      }
+    }
+    if (t.has_async_start()) n += CountKernelThunks(t.async_start().thunks().thunks());
+  }
+  return n;
+}
+
 // Compiles the parsed, verified `module` in place; nullopt with
 // middle_end_only. Fills `stats` except the counts before compiling.
 absl::StatusOr<std::optional<gpu::GpuExecutableProto>> CompileModule(
@@ -286,6 +306,8 @@ absl::StatusOr<std::optional<gpu::GpuExecutableProto>> CompileText(
   if (artifact.has_value()) {
     RETURN_IF_ERROR(RecordInventedConstants(stats->invented_constants, options, &*artifact));
     stats->memory = gpu::ComputeMemoryReport(artifact->payload());
+    stats->kernel_thunks = CountKernelThunks(artifact->payload().thunks());
+    stats->compiled_kernels = artifact->payload().kernels_size();
     RETURN_IF_ERROR(gpu::CheckFitsDeviceMemory(stats->memory, options.device_memory_bytes,
                                                options.source_name));
   }

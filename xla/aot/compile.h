@@ -175,6 +175,12 @@ struct CompileStatistics {
   gpu::MemoryReport memory;
   // Wall time per compile phase, in order (host artifacts only).
   std::vector<std::pair<std::string, double>> phases;
+  // Kernel thunks in the artifact (loop bodies and branches counted once)
+  // and the kernel-table entries they launch: fusions that would emit the
+  // same code share one compiled kernel (gpu/compiler/kernel_reuse.h).
+  // Zeros with middle_end_only.
+  int64_t kernel_thunks = 0;
+  int64_t compiled_kernels = 0;
 };
 
 struct CompiledArtifact {

@@ -201,6 +201,53 @@ ENTRY e {
   EXPECT_TRUE(absl::StrContains(Compile(text, options).status().message(), "num_partitions must be at least 1"));
 }
 
+// A while loop whose body repeats the add-exp block, then the same block
+// outside it: every copy at one shape launches one compiled kernel.
+constexpr char kRepeated[] = R"(
+HloModule repeated
+
+body {
+  p = (s32[], f32[33], f32[33]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  one = s32[] constant(1)
+  n = s32[] add(i, one)
+  a = f32[33] get-tuple-element(p), index=1
+  b = f32[33] get-tuple-element(p), index=2
+  s = f32[33] add(a, b)
+  e = f32[33] exponential(s)
+  ROOT t = (s32[], f32[33], f32[33]) tuple(n, e, b)
+}
+
+cond {
+  p = (s32[], f32[33], f32[33]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  three = s32[] constant(3)
+  ROOT lt = pred[] compare(i, three), direction=LT
+}
+
+ENTRY main {
+  a = f32[33] parameter(0)
+  b = f32[33] parameter(1)
+  zero = s32[] constant(0)
+  init = (s32[], f32[33], f32[33]) tuple(zero, a, b)
+  w = (s32[], f32[33], f32[33]) while(init), condition=cond, body=body
+  x = f32[33] get-tuple-element(w), index=1
+  s = f32[33] add(x, b)
+  ROOT e = f32[33] exponential(s)
+}
+)";
+
+TEST(CompileTest, StatisticsCountKernelThunksAndCompiledKernels) {
+  absl::StatusOr<CompiledArtifact> compiled = Compile(kRepeated, FastOptions());
+  ASSERT_TRUE(compiled.ok()) << compiled.status();
+  const CompileStatistics& s = compiled->statistics;
+  EXPECT_GT(s.kernel_thunks, s.compiled_kernels) << s.kernel_thunks << " " << s.compiled_kernels;
+  EXPECT_GT(s.compiled_kernels, 0);
+  absl::StatusOr<gpu::GpuExecutableProto> proto = CompileToProto(kRepeated, FastOptions());
+  ASSERT_TRUE(proto.ok()) << proto.status();
+  EXPECT_EQ(proto->payload().kernels_size(), s.compiled_kernels);
+}
+
 TEST(CompileTest, MiddleEndOnlyMakesStatisticsButNoBytes) {
   CompileOptions options = FastOptions();
   options.middle_end_only = true;

@@ -370,6 +370,10 @@ std::string Summary(const CompileFlags& flags, const aot::CompiledArtifact& comp
   for (const auto& [phase, t] : s.phases) {
     if (t >= 0.0005) absl::StrAppendFormat(&phases, "%s %s %.3fs", phases.empty() ? "; phases:" : ",", phase, t);
   }
+  if (s.kernel_thunks > 0) {
+    absl::StrAppendFormat(&phases, "; %d kernel thunks launch %d compiled kernels",
+                          s.kernel_thunks, s.compiled_kernels);
+  }
   const double reuse = s.naive_temp_bytes > 0 ? 100.0 * s.temp_bytes / s.naive_temp_bytes : 0.0;
   // The memory report follows the summary line (not with middle_end_only).
   const std::string memory =

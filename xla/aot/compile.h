@@ -83,6 +83,10 @@ struct CompileOptions {
   // runs the widest its CPU has. Empty: the baseline only.
   std::vector<std::string> host_cpu_variants = {"x86-64-v3"};
   int opt_level = 3;                       // host LLVM optimization level, 0..3
+  // The baseline build's level when host_cpu_variants adds a wider build
+  // (HostCompilerOptions::fallback_opt_level): CPUs with the variant's
+  // extensions run the variant, built at opt_level.
+  int host_fallback_opt_level = 1;
   int compile_parts = 0;                   // 0: automatic (changes the bytes)
   int64_t target_block_bytes = 32 * 1024;  // output bytes per kernel block
 

@@ -27,7 +27,8 @@ const char kCompileHelp[] =
     "                       [--no_loop_opts] [--no_fusion] [--direct_convolutions]\n"
     "                       [--no_verify] [--no_optimized_hlo] [--host_cpu=CPU]\n"
     "                       [--host_cpu_variants=CPU,...]\n"
-    "                       [--opt_level=N] [--target_runtime=YYYY-MM-DD]\n"
+    "                       [--opt_level=N] [--host_fallback_opt_level=N]\n"
+    "                       [--target_runtime=YYYY-MM-DD]\n"
     "                       [--emit_cubin_with_ptx] [--emit_collectives] [-v]\n"
     "                       [--checksum=fnv1a64|crc32c] [--sign_key=NAME.secret]\n"
     "                       [--fp8_gemm=widen|cublaslt]\n"
@@ -126,6 +127,10 @@ const char kCompileHelp[] =
     "                          otherwise; docs/custom_calls.md). Repeatable\n"
     "  --opt_level=N           LLVM optimization level for host kernels, 0..3\n"
     "                          (default 3; 0 compiles fastest)\n"
+    "  --host_fallback_opt_level=N  the level of the x86-64-v2 baseline build when\n"
+    "                          --host_cpu_variants stores a wider one (default 1):\n"
+    "                          CPUs with the variant's extensions run the variant,\n"
+    "                          built at --opt_level; same results\n"
     "  --device_memory=SIZE    the memory of one device (80GiB, 141GiB, 512MiB, or\n"
     "                          bytes): refuse a program whose per-device peak\n"
     "                          (parameters + outputs + temporaries + constants, as\n"
@@ -180,6 +185,8 @@ struct IntFlag {
 };
 constexpr IntFlag kIntFlags[] = {
     {"--opt_level=", &aot::CompileOptions::opt_level, 3, " (use 0, 1, 2 or 3)"},
+    {"--host_fallback_opt_level=", &aot::CompileOptions::host_fallback_opt_level, 3,
+     " (use 0, 1, 2 or 3)"},
     {"--compile_threads=", &aot::CompileOptions::compile_threads, INT_MAX, " (0 or more)"},
     {"--compile_parts=", &aot::CompileOptions::compile_parts, INT_MAX, " (0 or more)"},
 };

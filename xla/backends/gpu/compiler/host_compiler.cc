@@ -130,6 +130,9 @@ absl::StatusOr<GpuExecutableProto> CompileModuleToHostArtifactProto(
     std::vector<WiderBuild> wider;
     ASSIGN_OR_RETURN(wider, PlanWiderBuilds(*kernels, object, cpu_features, options.cpu_variants));
     progress.EnterPhase("kernel_compilation");
+    if (!wider.empty() && options.fallback_opt_level >= 0) {
+      object.opt_level = options.fallback_opt_level;
+    }
     ASSIGN_OR_RETURN(std::string so, CompileHostSharedObject(*kernels, object));
     payload->set_host_shared_object(std::move(so));
     for (const std::string& f : cpu_features) artifact.mutable_header()->add_host_cpu_features(f);

@@ -48,6 +48,14 @@ struct HostCompilerOptions {
   // Empty here (library users and tests opt in); `xla_aot compile` asks for
   // kDefaultHostCpuVariant.
   std::vector<std::string> cpu_variants;
+  // The LLVM optimization level of the baseline build (object.cpu) when a
+  // wider variant is stored too; the variants keep object.opt_level. Every
+  // CPU with a variant's extensions runs the variant, so the baseline is the
+  // fallback for older CPUs, and a cheaper pipeline there saves about a
+  // third of the host compile time of a large module (docs/perf.md,
+  // "Kernel reuse"). The results are the same bits at every level. Negative:
+  // object.opt_level for the baseline too. Unused without variants.
+  int fallback_opt_level = -1;
   // Written to header.compiler_version.
   std::string compiler_version = "xla-aot-host-dev";
   // header.production_date; nullopt means the current UTC time

@@ -566,6 +566,56 @@ TEST(HostCompiler, KernelsForAnotherCpuAreRefusedBeforeTheyRun) {
 // the baseline's is skipped), the runtime runs one, and every build this
 // machine can run gives the baseline's bits (softmax: exp, row reductions,
 // division) and matches the evaluator.
+// With a wider variant stored, the baseline is built at fallback_opt_level
+// and the variant at object.opt_level; the baseline's bits are the same at
+// either level.
+TEST(HostCompiler, FallbackOptLevelAppliesToTheBaselineOnly) {
+  HostCompilerOptions o3 = Options();
+  o3.object.opt_level = 3;
+  o3.cpu_variants = {"x86-64-v3"};
+  HostCompilerOptions o1 = o3;
+  o1.fallback_opt_level = 1;
+  const GpuExecutableProto cheap = CompileRunAndCompare(kRepeatedBlocks, 17, o1);
+  const GpuExecutableProto full = CompileRunAndCompare(kRepeatedBlocks, 17, o3);
+  ASSERT_EQ(cheap.payload().host_object_variants_size(), 1);
+  ASSERT_EQ(full.payload().host_object_variants_size(), 1);
+  EXPECT_EQ(cheap.payload().host_object_variants(0).shared_object(),
+            full.payload().host_object_variants(0).shared_object());
+  EXPECT_NE(cheap.payload().host_shared_object(), full.payload().host_shared_object());
+
+  auto module = ParseHloModule(kRepeatedBlocks);
+  ASSERT_TRUE(module.ok());
+  auto args = MakeRandomInputs(**module, 17);
+  ASSERT_TRUE(args.ok());
+  auto run_baseline = [&](GpuExecutableProto one) -> std::vector<Literal> {
+    one.mutable_payload()->clear_host_object_variants();
+    SealArtifact(&one);
+    auto exe = aot::Executable::LoadFromBytes(SerializeDeterministically(one));
+    EXPECT_TRUE(exe.ok()) << exe.status();
+    if (!exe.ok()) return {};
+    auto out = aot::ExecuteOnLiterals(**exe, testing::HostExecutor(), *args);
+    EXPECT_TRUE(out.ok()) << out.status();
+    return out.ok() ? *std::move(out) : std::vector<Literal>{};
+  };
+  const std::vector<Literal> a = run_baseline(cheap);
+  const std::vector<Literal> b = run_baseline(full);
+  ASSERT_EQ(a.size(), 4u);
+  ASSERT_EQ(b.size(), 4u);
+  for (size_t i = 0; i < a.size(); ++i) EXPECT_EQ(a[i].data(), b[i].data()) << "leaf " << i;
+
+  // Without variants the level is unused: the baseline is built at
+  // object.opt_level.
+  HostCompilerOptions alone = o1;
+  alone.cpu_variants.clear();
+  HostCompilerOptions alone_o3 = o3;
+  alone_o3.cpu_variants.clear();
+  absl::StatusOr<std::string> x = CompileHloToHostArtifact(kRepeatedBlocks, alone);
+  absl::StatusOr<std::string> y = CompileHloToHostArtifact(kRepeatedBlocks, alone_o3);
+  ASSERT_TRUE(x.ok()) << x.status();
+  ASSERT_TRUE(y.ok()) << y.status();
+  EXPECT_EQ(*x, *y);
+}
+
 TEST(HostCompiler, WiderBuildsGiveTheBaselinesBits) {
   HostCompilerOptions options = Options();
   options.cpu_variants = {"x86-64-v3", "x86-64-v2", "x86-64-v4"};

@@ -209,4 +209,17 @@ uint64_t EncodeFloat(FloatFormatId id, double value) {
   return sign | mag;
 }
 
+float RoundToTf32(float value) {
+  uint32_t bits = 0;
+  std::memcpy(&bits, &value, sizeof(bits));
+  if ((bits & 0x7f800000u) == 0x7f800000u) return value;  // inf and NaN
+  constexpr uint32_t kDropped = 13;
+  const uint32_t lsb = (bits >> kDropped) & 1u;
+  bits += ((1u << (kDropped - 1)) - 1u) + lsb;  // ties to even
+  bits &= ~((1u << kDropped) - 1u);
+  float rounded = 0;
+  std::memcpy(&rounded, &bits, sizeof(bits));
+  return rounded;
+}
+
 }  // namespace xla

@@ -65,6 +65,15 @@ inline double RoundToFormat(FloatFormatId id, double value) {
   return DecodeFloat(id, EncodeFloat(id, value));
 }
 
+// `value` rounded to TF32 (an f32 with 10 explicit mantissa bits, the
+// operand format of NVIDIA tensor cores for f32 GEMMs with TF32 allowed):
+// the low 13 mantissa bits rounded to nearest, ties to even, carrying into
+// the exponent (a value that rounds past the largest finite f32 becomes
+// inf). NaN and inf pass through. The fake cuBLAS libraries and the tests
+// use it as the model of CUBLAS_COMPUTE_32F_FAST_TF32's operand rounding.
+// Pure.
+float RoundToTf32(float value);
+
 }  // namespace xla
 
 #endif  // XLA_TYPES_FLOAT_FORMAT_H_

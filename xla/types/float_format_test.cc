@@ -94,3 +94,36 @@ TEST(FloatFormat, RoundsToNearest) {
 
 }  // namespace
 }  // namespace xla
+
+namespace xla {
+namespace {
+
+float FromBits(uint32_t bits) {
+  float f = 0;
+  std::memcpy(&f, &bits, sizeof(f));
+  return f;
+}
+
+// Hand-checked TF32 roundings: a TF32 ulp at 1.0 is 2^-10.
+TEST(RoundToTf32, NearestTiesToEvenWithCarry) {
+  EXPECT_EQ(RoundToTf32(1.0f), 1.0f);
+  EXPECT_EQ(RoundToTf32(1.0f + std::ldexp(1.0f, -11)), 1.0f);  // tie, even below
+  EXPECT_EQ(RoundToTf32(1.0f + 3 * std::ldexp(1.0f, -11)),
+            1.0f + std::ldexp(1.0f, -9));  // tie, even above
+  EXPECT_EQ(RoundToTf32(1.0f + std::ldexp(1.0f, -11) + std::ldexp(1.0f, -23)),
+            1.0f + std::ldexp(1.0f, -10));  // just past the tie
+  EXPECT_EQ(RoundToTf32(-(1.0f + std::ldexp(1.0f, -10) + std::ldexp(1.0f, -12))),
+            -(1.0f + std::ldexp(1.0f, -10)));  // below the tie, sign kept
+  // All ten mantissa bits set plus more: carries into the exponent.
+  EXPECT_EQ(RoundToTf32(FromBits(0x3fffffffu)), 2.0f);
+  // The largest finite f32 rounds past it.
+  EXPECT_TRUE(std::isinf(RoundToTf32(FromBits(0x7f7fffffu))));
+  EXPECT_TRUE(std::isnan(RoundToTf32(std::nanf(""))));
+  EXPECT_EQ(RoundToTf32(-INFINITY), -INFINITY);
+  // Subnormals round on the same bit positions.
+  EXPECT_EQ(RoundToTf32(FromBits(0x00001fffu)), FromBits(0x00002000u));
+  EXPECT_EQ(RoundToTf32(FromBits(0x00000fffu)), 0.0f);
+}
+
+}  // namespace
+}  // namespace xla

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 
+#include "xla/types/float_format.h"
 #include "xla/util/logging.h"
 
 namespace stream_executor::cuda {
@@ -13,8 +14,13 @@ int handle_storage;
 
 // Column-major BLAS: C[i + j*ldc] = alpha * sum_l opA(i,l) opB(l,j) + beta C,
 // with op(X)(r,c) = X[r + c*ld] (N) or X[c + r*ld] (T). f32 only.
+// With CUBLAS_COMPUTE_32F_FAST_TF32 every operand element is first rounded
+// to TF32 (xla::RoundToTf32), as tensor cores read it; products still
+// accumulate in (at least) f32.
 void ColumnMajorGemm(const FakeCublasGemm& g) {
   const CublasGemmArgs& p = g.args;
+  const bool tf32 = p.compute_type == CUBLAS_COMPUTE_32F_FAST_TF32;
+  auto Operand = [tf32](float v) { return tf32 ? xla::RoundToTf32(v) : v; };
   for (int batch = 0; batch < p.batch_count; ++batch) {
     const float* a = static_cast<const float*>(g.a) + batch * p.stride_a;
     const float* b = static_cast<const float*>(g.b) + batch * p.stride_b;
@@ -23,8 +29,8 @@ void ColumnMajorGemm(const FakeCublasGemm& g) {
       for (int j = 0; j < p.n; ++j) {
         double sum = 0;
         for (int l = 0; l < p.k; ++l) {
-          const float av = p.transa == CUBLAS_OP_N ? a[i + l * p.lda] : a[l + i * p.lda];
-          const float bv = p.transb == CUBLAS_OP_N ? b[l + j * p.ldb] : b[j + l * p.ldb];
+          const float av = Operand(p.transa == CUBLAS_OP_N ? a[i + l * p.lda] : a[l + i * p.lda]);
+          const float bv = Operand(p.transb == CUBLAS_OP_N ? b[l + j * p.ldb] : b[j + l * p.ldb]);
           sum += static_cast<double>(av) * bv;
         }
         float& out = c[i + j * p.ldc];

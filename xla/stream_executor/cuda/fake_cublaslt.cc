@@ -45,8 +45,12 @@ cublasStatus_t Read(const void* buf, size_t size, T& out) {
 
 // Column-major BLAS on the stored layouts: D = alpha op(A) op(B) + beta C,
 // op(X)(r, c) = X[r + c*ld] (N) or X[c + r*ld] (T). f32 only.
+// With CUBLAS_COMPUTE_32F_FAST_TF32 every operand element is first rounded
+// to TF32 (xla::RoundToTf32), as tensor cores read it.
 void ColumnMajorMatmul(const FakeCublasLtMatmul& call) {
   const CublasLtGemmPlan& p = call.plan;
+  const bool tf32 = p.compute_type == CUBLAS_COMPUTE_32F_FAST_TF32;
+  auto Operand = [tf32](float v) { return tf32 ? xla::RoundToTf32(v) : v; };
   const bool ta = p.transa != CUBLAS_OP_N;
   const bool tb = p.transb != CUBLAS_OP_N;
   const uint64_t m = p.c.rows, n = p.c.cols;
@@ -60,8 +64,8 @@ void ColumnMajorMatmul(const FakeCublasLtMatmul& call) {
       for (uint64_t j = 0; j < n; ++j) {
         double sum = 0;
         for (uint64_t l = 0; l < k; ++l) {
-          const float av = ta ? a[l + i * p.a.ld] : a[i + l * p.a.ld];
-          const float bv = tb ? b[j + l * p.b.ld] : b[l + j * p.b.ld];
+          const float av = Operand(ta ? a[l + i * p.a.ld] : a[i + l * p.a.ld]);
+          const float bv = Operand(tb ? b[j + l * p.b.ld] : b[l + j * p.b.ld]);
           sum += static_cast<double>(av) * bv;
         }
         const double old = call.beta == 0 ? 0.0 : call.beta * c[i + j * p.c.ld];
@@ -320,6 +324,11 @@ struct FakeCublasLtEntryPoints {
     const CublasLtGemmPlan plan = Plan(desc, a, b, c);
     if (requested < 1 || c != d || !ShapesAgree(plan)) {
       return CUBLAS_STATUS_INVALID_VALUE;
+    }
+    // TF32 reads f32 operands only (as the library answers for others).
+    if (plan.compute_type == CUBLAS_COMPUTE_32F_FAST_TF32 &&
+        (plan.a.type != CUDA_R_32F || plan.b.type != CUDA_R_32F || plan.c.type != CUDA_R_32F)) {
+      return CUBLAS_STATUS_NOT_SUPPORTED;
     }
     if (IsFp8(plan.a.type) || IsFp8(plan.b.type)) {
       const cublasStatus_t fp8 = Fp8Supported(

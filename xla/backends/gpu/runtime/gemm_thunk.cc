@@ -92,6 +92,15 @@ absl::StatusOr<GemmConfig> ConfigFromProto(const GemmThunkProto& p, const ThunkC
   c.alpha = p.alpha();
   c.beta = p.beta();
   RETURN_IF_ERROR(OperandTypesFromProto(p, ctx, c));
+  c.allow_tf32 = p.allow_tf32();
+  if (c.allow_tf32 && (c.element_type != PrimitiveType::F32 || c.lhs_type.has_value() ||
+                       c.rhs_type.has_value())) {
+    return ctx.Field("allow_tf32").Error(absl::StrCat(
+        "TF32 is only for F32 GEMMs with F32 operands, not ",
+        PrimitiveTypeName(c.lhs_type.value_or(c.element_type)), " x ",
+        PrimitiveTypeName(c.rhs_type.value_or(c.element_type)), " -> ",
+        PrimitiveTypeName(c.element_type)));
+  }
   if (c.lhs_type.has_value() || c.rhs_type.has_value()) {
     std::optional<stream_executor::BlasGemmConfig> blas = ToBlasConfig(c);
     const absl::Status fp8 = blas.has_value()
@@ -174,7 +183,7 @@ std::optional<stream_executor::BlasGemmConfig> ToBlasConfig(const GemmConfig& c)
   blas.output_batch_stride = c.output_batch_stride;
   blas.alpha = c.alpha;
   blas.beta = c.beta;
-  blas.allow_tf32 = false;  // results match an f32 reference
+  blas.allow_tf32 = c.allow_tf32;
   return blas;
 }
 
@@ -251,6 +260,7 @@ absl::StatusOr<ThunkProto> GemmThunk::ToProto() const {
   g->set_beta(config_.beta);
   if (config_.lhs_type.has_value()) g->set_lhs_type(PrimitiveTypeToProto(*config_.lhs_type));
   if (config_.rhs_type.has_value()) g->set_rhs_type(PrimitiveTypeToProto(*config_.rhs_type));
+  if (config_.allow_tf32) g->set_allow_tf32(true);
   if (lhs_scale_.has_value()) *g->mutable_lhs_scale() = SliceToProto(*lhs_scale_);
   if (rhs_scale_.has_value()) *g->mutable_rhs_scale() = SliceToProto(*rhs_scale_);
   return proto;

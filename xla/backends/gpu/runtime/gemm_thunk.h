@@ -49,9 +49,11 @@ struct GemmConfig {
   int64_t output_batch_stride = 0;
   double alpha = 1.0;
   double beta = 0.0;
+  // F32 only: the operands may be rounded to TF32 (GemmThunkProto.allow_tf32).
+  bool allow_tf32 = false;
 };
 
-// The platform-neutral form of `c` for Stream::Gemm (TF32 off, no scales);
+// The platform-neutral form of `c` for Stream::Gemm (TF32 as c says, no scales);
 // nullopt for an element type BLAS lacks (outputs: f16, bf16, f32 and f64;
 // operands also f8e4m3fn and f8e5m2; FromProto admits no other). Pure.
 std::optional<stream_executor::BlasGemmConfig> ToBlasConfig(const GemmConfig& c);

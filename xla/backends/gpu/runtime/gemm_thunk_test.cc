@@ -3,6 +3,7 @@
 // HostGemm on the same inputs.
 #include "xla/backends/gpu/runtime/gemm_thunk.h"
 
+#include <algorithm>
 #include <cmath>
 #include <memory>
 #include <random>
@@ -20,6 +21,7 @@
 #include "xla/stream_executor/cuda/fake_cublas.h"
 #include "xla/stream_executor/cuda/fake_cuda_driver.h"
 #include "xla/stream_executor/owning_device_memory.h"
+#include "xla/types/float_format.h"
 
 namespace xla::gpu {
 namespace {
@@ -48,6 +50,37 @@ TEST(GemmThunk, RejectsUnknownEnumValue) {
 TEST(GemmThunk, RejectsOutputOverlappingInput) {
   const std::string error = DeserializeError(R"pb(gemm { lhs { allocation: 4 size: 64 } rhs { allocation: 1 size: 64 } output { allocation: 4 offset: 32 size: 64 } element_type: PRIMITIVE_TYPE_F32 m: 4 n: 4 k: 4 })pb");
   EXPECT_TRUE(absl::StrContains(error, "overlaps an operand")) << error;
+}
+
+TEST(GemmThunk, AllowTf32RoundTripsAndIsRefusedOffF32) {
+  const std::string f32 =
+      R"pb(gemm { lhs { allocation: 4 size: 64 } rhs { allocation: 1 size: 64 } output { allocation: 4 offset: 128 size: 64 } element_type: PRIMITIVE_TYPE_F32 m: 4 n: 4 k: 4 allow_tf32: true })pb";
+  EXPECT_EQ(DeserializeError(f32), "");
+  ThunkProto proto;
+  ASSERT_TRUE(google::protobuf::TextFormat::ParseFromString(f32, &proto));
+  testing::ThunkTestContext ctx;
+  absl::StatusOr<std::unique_ptr<Thunk>> thunk = ctx.Deserialize(proto);
+  ASSERT_TRUE(thunk.ok()) << thunk.status();
+  EXPECT_TRUE(static_cast<const GemmThunk*>(thunk->get())->config().allow_tf32);
+  absl::StatusOr<ThunkProto> back = (*thunk)->ToProto();
+  ASSERT_TRUE(back.ok());
+  EXPECT_TRUE(back->gemm().has_allow_tf32());
+  EXPECT_TRUE(back->gemm().allow_tf32());
+  // Unset stays unset (the bytes of older artifacts round-trip).
+  ASSERT_TRUE(google::protobuf::TextFormat::ParseFromString(
+      R"pb(gemm { lhs { allocation: 4 size: 64 } rhs { allocation: 1 size: 64 } output { allocation: 4 offset: 128 size: 64 } element_type: PRIMITIVE_TYPE_F32 m: 4 n: 4 k: 4 })pb",
+      &proto));
+  thunk = ctx.Deserialize(proto);
+  ASSERT_TRUE(thunk.ok()) << thunk.status();
+  back = (*thunk)->ToProto();
+  ASSERT_TRUE(back.ok());
+  EXPECT_FALSE(back->gemm().has_allow_tf32());
+
+  const std::string bf16 = DeserializeError(
+      R"pb(gemm { lhs { allocation: 4 size: 32 } rhs { allocation: 1 size: 32 } output { allocation: 4 offset: 128 size: 32 } element_type: PRIMITIVE_TYPE_BF16 m: 4 n: 4 k: 4 allow_tf32: true })pb");
+  EXPECT_TRUE(absl::StrContains(
+      bf16, "thunk.gemm.allow_tf32: TF32 is only for F32 GEMMs with F32 operands, not bf16 x bf16 -> bf16"))
+      << bf16;
 }
 
 namespace se = ::stream_executor;
@@ -211,6 +244,61 @@ TEST_F(GemmThunkOnFakeCudaTest, BatchedTransposedF32MatchesHostGemm) {
   // The padding element between the output batches is untouched.
   EXPECT_EQ(out[15], out_init[15]);
   EXPECT_NE(out[0], out_init[0]);
+}
+
+// allow_tf32 reaches cuBLAS as CUBLAS_COMPUTE_32F_FAST_TF32, and the fake
+// rounds the operands: the result is the product of the TF32-rounded
+// operands (computed here in double), and differs from the f32 product by
+// far more than f32 rounding.
+TEST_F(GemmThunkOnFakeCudaTest, AllowTf32RoundsTheOperands) {
+  se::cuda::SetCublasApiForTesting(&cublas_.api());
+  GemmConfig config;
+  config.element_type = PrimitiveType::F32;
+  config.m = 5;
+  config.n = 3;
+  config.k = 33;
+  config.allow_tf32 = true;
+  std::mt19937 rng(11);
+  const std::vector<float> lhs = RandomFloats(5 * 33, rng);
+  const std::vector<float> rhs = RandomFloats(33 * 3, rng);
+  std::vector<float> tf32(15), f32(15);
+  for (int i = 0; i < 5; ++i) {
+    for (int j = 0; j < 3; ++j) {
+      double rounded = 0, exact = 0;
+      for (int l = 0; l < 33; ++l) {
+        rounded += static_cast<double>(RoundToTf32(lhs[i * 33 + l])) * RoundToTf32(rhs[l * 3 + j]);
+        exact += static_cast<double>(lhs[i * 33 + l]) * rhs[l * 3 + j];
+      }
+      tf32[i * 3 + j] = static_cast<float>(rounded);
+      f32[i * 3 + j] = static_cast<float>(exact);
+    }
+  }
+  se::OwningDeviceMemory lhs_d = Upload(lhs), rhs_d = Upload(rhs),
+                         out_d = Upload(std::vector<float>(15, 0.0f));
+  const BufferAllocations buffers({lhs_d.get(), rhs_d.get(), out_d.get()});
+  GemmThunk thunk(ThunkInfo{0, "dot.tf32"}, config, Slice(0, 5 * 33 * 4), Slice(1, 33 * 3 * 4),
+                  Slice(2, 15 * 4));
+  InitializeParams init;
+  init.executor = executor_;
+  ASSERT_TRUE(thunk.Initialize(init).ok());
+  se::Stream* const streams[] = {stream_.get()};
+  ExecuteParams params;
+  params.executor = executor_;
+  params.buffers = &buffers;
+  params.streams = streams;
+  ASSERT_TRUE(thunk.ExecuteOnStream(params).ok());
+  std::vector<float> out(15);
+  ASSERT_TRUE(stream_->Memcpy(out.data(), out_d.get(), 15 * sizeof(float)).ok());
+  ASSERT_TRUE(stream_->BlockHostUntilDone().ok());
+  const std::vector<se::cuda::FakeCublasGemm> calls = cublas_.recorded();
+  ASSERT_EQ(calls.size(), 1u);
+  EXPECT_EQ(calls[0].args.compute_type, CUBLAS_COMPUTE_32F_FAST_TF32);
+  double largest_gap = 0;
+  for (int i = 0; i < 15; ++i) {
+    EXPECT_EQ(out[i], tf32[i]) << "element " << i;
+    largest_gap = std::max(largest_gap, static_cast<double>(std::abs(tf32[i] - f32[i])));
+  }
+  EXPECT_GT(largest_gap, 1e-4) << "TF32 rounding should move some result well past f32 rounding";
 }
 
 TEST_F(GemmThunkOnFakeCudaTest, MissingCublasIsAClearInitializeError) {

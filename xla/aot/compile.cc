@@ -133,6 +133,7 @@ gpu::GpuCompilerOptions ToGpuOptions(const CompileOptions& options, const Compil
   if (options.emit_cubin_with_ptx) out.spec = gpu::NvptxSpecChoice::kCubinWithPtx;
   out.emit_collectives = options.emit_collectives;
   out.allowed_custom_calls = options.allowed_custom_calls;
+  out.f32_dot_default_precision = options.gpu_f32_dot_precision;
   SetArtifactOptions(options, c.begin, &out);
   return out;
 }

@@ -35,6 +35,7 @@
 #include "absl/strings/string_view.h"
 #include "xla/backends/gpu/runtime/executable.pb.h"
 #include "xla/backends/gpu/runtime/memory_report.h"
+#include "xla/service/canonicalize/dot_precision.h"
 #include "xla/hlo/transforms/elided_constant_filler.h"
 
 namespace xla::aot {
@@ -93,6 +94,12 @@ struct CompileOptions {
   // NVPTX: store each kernel's cubin and PTX together (runtimes from
   // 2026-11-29), instead of the cubin alone when ptxas is found.
   bool emit_cubin_with_ptx = false;
+  // NVPTX: what an f32 dot's DEFAULT precision means, like JAX's
+  // jax_default_matmul_precision: kDefault (and kHigh) let DEFAULT and
+  // HIGH dots run on TF32 tensor cores (XLA:GPU's rule, dot_precision.h);
+  // kHighest keeps DEFAULT dots exact f32. HIGHEST dots are always f32,
+  // and the host target always computes f32 dots in f32.
+  DotPrecision gpu_f32_dot_precision = DotPrecision::kDefault;
 
   // Both targets.
   int compile_threads = 0;  // host kernel parts or NVPTX kernels; 0: automatic

@@ -32,6 +32,7 @@ const char kCompileHelp[] =
     "                       [--emit_cubin_with_ptx] [--emit_collectives] [-v]\n"
     "                       [--checksum=fnv1a64|crc32c] [--sign_key=NAME.secret]\n"
     "                       [--fp8_gemm=widen|cublaslt]\n"
+    "                       [--gpu_f32_dot_precision=default|high|highest]\n"
     "                       [--num_replicas=N] [--num_partitions=P]\n"
     "                       [--elided_constants=error|zeros|random [--elided_constants_seed=N]]\n"
     "                       [--allow_custom_calls=NAME,...]\n"
@@ -106,6 +107,11 @@ const char kCompileHelp[] =
     "                          of 16 and an f16/bf16/f32 result stay fp8 and run\n"
     "                          through cuBLASLt; staged rollout: needs runtimes\n"
     "                          from 2026-12-02; other targets and dots widen)\n"
+    "  --gpu_f32_dot_precision=P  sm_XX: what DEFAULT precision means for f32 dots\n"
+    "                          and convolutions (like jax_default_matmul_precision):\n"
+    "                          default (and high) run DEFAULT and HIGH dots on TF32\n"
+    "                          tensor cores, as XLA:GPU does; highest keeps them f32.\n"
+    "                          HIGHEST dots are always f32; the host is always f32\n"
     "  --emit_cubin_with_ptx   sm_XX: store each kernel's cubin and PTX together\n"
     "                          (the runtime JITs the PTX when the cubin does not\n"
     "                          fit the GPU); needs runtimes from 2026-11-29\n"
@@ -300,6 +306,14 @@ std::optional<std::string> ApplyOtherFlag(const std::string& arg, CompileFlags* 
       return kApplied;
     }
     return absl::StrCat("bad --fp8_gemm value '", *v, "' (widen or cublaslt)");
+  }
+  if (auto v = value("--gpu_f32_dot_precision=")) {
+    std::optional<DotPrecision> p = ParseDotPrecision(*v);
+    if (!p.has_value()) {
+      return absl::StrCat("bad --gpu_f32_dot_precision value '", *v, "' (default, high or highest)");
+    }
+    f->options.gpu_f32_dot_precision = *p;
+    return kApplied;
   }
   if (auto v = value("--device_memory=")) {
     absl::StatusOr<int64_t> bytes = gpu::ParseByteSize(*v);

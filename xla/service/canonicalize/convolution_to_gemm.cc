@@ -135,6 +135,11 @@ absl::StatusOr<HloInstruction*> Rewrite(const ConvolutionToGemmOptions& options,
                             {lhs, rhs}, conv->name() + ".gemm");
   dot->SetAttr(AttrId::kLhsContractingDims, std::vector<int64_t>{1});
   dot->SetAttr(AttrId::kRhsContractingDims, std::vector<int64_t>{0});
+  // The GEMM computes at the precision the convolution asked for
+  // (dot_precision.h).
+  for (AttrId id : {AttrId::kOperandPrecision, AttrId::kAlgorithm}) {
+    if (const AttrValue* value = conv->FindAttr(id)) dot->SetAttr(id, *value);
+  }
   return AddOp(comp, names, HloOpcode::kReshape, out, {dot}, "reshape");
 }
 

@@ -105,6 +105,8 @@ absl::StatusOr<GpuExecutableProto> CompileModuleToGpuArtifactProto(
   ThunkEmitterOptions thunk_options;
   thunk_options.emit_collectives = options.emit_collectives;
   thunk_options.allowed_custom_calls = options.allowed_custom_calls;
+  thunk_options.tf32_gemms = options.tf32_gemms;
+  thunk_options.f32_dot_default_precision = options.f32_dot_default_precision;
   RETURN_IF_ERROR(EmitThunksWithBackend(*module, middle.schedule, *middle.assignment, &backend,
                                         payload, thunk_options));
   progress.EnterPhase("kernel_compilation");

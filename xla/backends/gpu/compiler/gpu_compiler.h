@@ -31,6 +31,7 @@
 #include "xla/backends/gpu/compiler/compile_progress.h"
 #include "xla/backends/gpu/compiler/nvptx_kernel_backend.h"
 #include "xla/backends/gpu/runtime/executable.pb.h"
+#include "xla/service/canonicalize/dot_precision.h"
 #include "xla/service/middle_end.h"
 
 namespace xla::gpu {
@@ -52,6 +53,11 @@ struct GpuCompilerOptions {
   bool emit_collectives = false;
   // Custom-call targets the runtime resolves (ThunkEmitterOptions).
   std::vector<std::string> allowed_custom_calls;
+  // F32 dots whose precision allows it run on TF32 tensor cores, as on
+  // XLA:GPU (ThunkEmitterOptions::tf32_gemms; dot_precision.h), with
+  // DEFAULT read as f32_dot_default_precision.
+  bool tf32_gemms = true;
+  DotPrecision f32_dot_default_precision = DotPrecision::kDefault;
   // Written to header.compiler_version.
   std::string compiler_version = "xla-aot-gpu-dev";
   // header.production_date; nullopt means the current UTC time.

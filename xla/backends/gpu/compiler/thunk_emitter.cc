@@ -164,7 +164,9 @@ class Emitter {
         payload_(payload),
         allowed_custom_calls_(options.allowed_custom_calls.begin(),
                               options.allowed_custom_calls.end()),
-        reuse_kernels_(options.reuse_kernels) {}
+        reuse_kernels_(options.reuse_kernels),
+        tf32_gemms_(options.tf32_gemms),
+        f32_dot_default_precision_(options.f32_dot_default_precision) {}
 
   absl::Status Run() {
     const HloComputation* entry = module_.entry_computation();
@@ -488,6 +490,11 @@ class Emitter {
       gemm->set_lhs_type(PrimitiveTypeToProto(config.lhs_type));
       gemm->set_rhs_type(PrimitiveTypeToProto(config.rhs_type));
     }
+    if (tf32_gemms_ && config.output_type == PrimitiveType::F32 &&
+        config.lhs_type == PrimitiveType::F32 && config.rhs_type == PrimitiveType::F32 &&
+        DotAllowsTf32(dot, f32_dot_default_precision_)) {
+      gemm->set_allow_tf32(true);
+    }
     gemm->set_m(config.m);
     gemm->set_n(config.n);
     gemm->set_k(config.k);
@@ -649,6 +656,8 @@ class Emitter {
   KernelReuseCache reuse_;
   std::set<std::string> allowed_custom_calls_;
   bool reuse_kernels_;
+  bool tf32_gemms_;
+  DotPrecision f32_dot_default_precision_;
 };
 
 }  // namespace

@@ -96,6 +96,7 @@
 #include "xla/backends/gpu/runtime/executable.pb.h"
 #include "xla/hlo/ir/hlo_module.h"
 #include "xla/service/buffer_assignment/buffer_assignment.h"
+#include "xla/service/canonicalize/dot_precision.h"
 #include "xla/service/schedule/hlo_schedule.h"
 
 namespace xla::gpu {
@@ -122,6 +123,12 @@ struct ThunkEmitterOptions {
   // (kernel_reuse.h): the kernel is emitted and compiled once and each
   // fusion keeps its own thunk. Off: one kernel per fusion, as before.
   bool reuse_kernels = true;
+  // GPU targets (sm_80 and later have TF32 tensor cores): F32 dots whose
+  // precision allows it (dot_precision.h, DEFAULT read as
+  // f32_dot_default_precision) become GEMM thunks with allow_tf32. Off (the
+  // host target): every f32 dot computes in f32.
+  bool tf32_gemms = false;
+  DotPrecision f32_dot_default_precision = DotPrecision::kDefault;
 };
 
 // Fills `payload` (module_name, program_shape, kernels, allocations,

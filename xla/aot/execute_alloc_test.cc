@@ -80,6 +80,8 @@ Counts CountChain(int n, int runs) {
   gpu::HostCompilerOptions options;
   options.middle_end.fusion = false;
   options.middle_end.multi_output_fusion = false;
+  // One kernel per thunk (the adds would otherwise share one kernel).
+  options.thunks.reuse_kernels = false;
   absl::StatusOr<std::string> bytes = gpu::CompileHloToHostArtifact(ChainHlo(n), options);
   EXPECT_TRUE(bytes.ok()) << bytes.status();
   if (!bytes.ok()) return {};

@@ -66,7 +66,7 @@ void Check(const pb::Message& old_message, const pb::Descriptor* current,
       }
       continue;
     }
-    if (f->containing_oneof() != nullptr || f->is_required()) {
+    if (f->real_containing_oneof() != nullptr || f->is_required()) {
       out->push_back(construct + ": a oneof case or required field the old schema lacks and "
                                  "no registered feature guards");
     }

@@ -34,6 +34,7 @@
 #include "xla/stream_executor/cuda/nccl_api.h"
 #include "xla/stream_executor/platform_registry.h"
 #include "xla/tools/replicated_run.h"
+#include "xla/hlo/transforms/literal_compare.h"
 #include "xla/types/npy.h"
 #include "tests/aot_compatibility/gpu/golden_io.h"
 
@@ -82,8 +83,10 @@ Shape Stacked(const Shape& shape, int64_t n) {
 // stored expected output: on `device` when `replicas` is 0, else on
 // `replicas` host devices with tools::RunReplicated (stored inputs and
 // outputs carry a leading dimension of `replicas`).
+// `tolerance_scale` widens the comparison (literal_compare.h) for artifacts
+// whose GEMMs may round f32 operands to TF32 (Tf32ToleranceScale).
 void RunAndCompare(aot::Executable& exe, stream_executor::StreamExecutor* device,
-                   int64_t replicas, const std::string& dir) {
+                   int64_t replicas, const std::string& dir, double tolerance_scale = 1.0) {
   absl::StatusOr<std::vector<Literal>> files = ReadNumberedNpy(dir, "input_");
   ASSERT_TRUE(files.ok()) << files.status();
   const std::vector<Shape>& params = exe.program_shape().parameters;
@@ -109,9 +112,36 @@ void RunAndCompare(aot::Executable& exe, stream_executor::StreamExecutor* device
     absl::StatusOr<Literal> expected = ConvertNpyLiteral(
         (*want)[i], (*got)[i].shape(), absl::StrCat(dir, " expected_", i));
     ASSERT_TRUE(expected.ok()) << expected.status();
-    absl::Status same = CompareOutput(*expected, (*got)[i]);
+    absl::Status same = CompareOutputLeaf(*expected, (*got)[i], tolerance_scale);
     EXPECT_TRUE(same.ok()) << dir << " output " << i << ": " << same.message();
   }
+}
+
+// True when a GEMM thunk anywhere in `thunks` may use TF32.
+bool HasTf32Gemm(const google::protobuf::RepeatedPtrField<gpu::ThunkProto>& thunks) {
+  for (const gpu::ThunkProto& t : thunks) {
+    if (t.has_gemm() && t.gemm().allow_tf32()) return true;
+    if (t.has_sequential() && HasTf32Gemm(t.sequential().thunks())) return true;
+    if (t.has_while_() && (HasTf32Gemm(t.while_().condition().thunks()) ||
+                           HasTf32Gemm(t.while_().body().thunks()))) {
+      return true;
+    }
+    if (t.has_conditional()) {
+      for (const gpu::SequentialThunkProto& b : t.conditional().branches()) {
+        if (HasTf32Gemm(b.thunks())) return true;
+      }
+    }
+    if (t.has_async_start() && HasTf32Gemm(t.async_start().thunks().thunks())) return true;
+  }
+  return false;
+}
+
+// The expected outputs come from the evaluator in exact f32. A GEMM with
+// TF32 allowed rounds each operand to 10 mantissa bits (relative error up
+// to 2^-11 per operand), so on a GPU such artifacts are compared at about
+// 2e-3 of the largest magnitude instead of f32's 1e-5.
+double Tf32ToleranceScale(const gpu::GpuExecutableProto& artifact) {
+  return HasTf32Gemm(artifact.payload().thunks()) ? 2e-3 / DefaultRelativeTolerance(PrimitiveType::F32) : 1.0;
 }
 
 // Assembles every kernel's PTX (ptx and cubin_with_ptx specs) with ptxas.
@@ -220,7 +250,7 @@ void CheckVersion(const std::string& target, int version, int* modules_checked) 
                   << "; execution skipped (" << why_not << ")\n";
         return;
       }
-      RunAndCompare(**exe, nullptr, gpus, dir);
+      RunAndCompare(**exe, nullptr, gpus, dir, Tf32ToleranceScale(artifact));
       std::cout << "[golden] " << dir << ": loaded; " << ptx_note << "; ran on " << gpus
                 << " GPUs through NCCL, outputs match\n";
       return;
@@ -230,7 +260,7 @@ void CheckVersion(const std::string& target, int version, int* modules_checked) 
                 << "; execution skipped (no GPU: " << no_gpu << ")\n";
       return;
     }
-    RunAndCompare(**exe, gpu, /*replicas=*/0, dir);
+    RunAndCompare(**exe, gpu, /*replicas=*/0, dir, Tf32ToleranceScale(artifact));
     std::cout << "[golden] " << dir << ": loaded; " << ptx_note << "; ran on the GPU, outputs match\n";
   };
   for (const std::string& module : *modules) {

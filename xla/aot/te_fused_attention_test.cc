@@ -64,12 +64,12 @@ const HostCase kCases[] = {
     {Make(1, 257, 257, 4, 1, 64, 9, 3), {250}, {257}},
     {Make(1, 257, 257, 4, 4, 64, 7, 0), {}, {}},
     {Make(1, 257, 257, 4, 1, 16, 7, 2), {}, {}},
-    {Make(2, 33, 40, 4, 1, 16, 9, 2), {}, {}},   // unequal q and kv lengths
+    {Make(2, 33, 40, 4, 1, 16, 9, 2), {}, {}},  // unequal q and kv lengths
     {Make(2, 40, 33, 4, 4, 8, 7, 3), {40, 17}, {33, 5}},
     {Make(2, 33, 33, 4, 1, 8, 9, 3, "f16"), {33, 1}, {33, 2}},
-    {Make(2, 33, 33, 4, 4, 16, 4, 2), {}, {}},   // SBHD_SBHD_SBHD
+    {Make(2, 33, 33, 4, 4, 16, 4, 2), {}, {}},             // SBHD_SBHD_SBHD
     {Make(2, 40, 40, 4, 4, 8, 5, 1), {40, 12}, {40, 12}},  // BS3HD
-    {Make(2, 33, 33, 4, 1, 8, 2, 0), {}, {}},    // SBHD_SB2HD
+    {Make(2, 33, 33, 4, 1, 8, 2, 0), {}, {}},              // SBHD_SB2HD
 };
 
 // Deterministic values in [-1, 1).
@@ -179,7 +179,10 @@ TEST(TeFusedAttentionHostErrors, OutOfRangeSequenceLengthFailsTheRun) {
   absl::StatusOr<std::vector<Literal>> out =
       ExecuteOnLiterals(**exe, gpu::testing::HostExecutor(), Arguments(h));
   EXPECT_EQ(out.status().code(), absl::StatusCode::kInvalidArgument) << out.status();
-  EXPECT_TRUE(absl::StrContains(out.status().message(), "operand 5 (q_cu_seqlens): sequence 1 has length 34 (67 - 33), outside [0, 33]")) << out.status();
+  EXPECT_TRUE(absl::StrContains(
+      out.status().message(),
+      "operand 5 (q_cu_seqlens): sequence 1 has length 34 (67 - 33), outside [0, 33]"))
+      << out.status();
 }
 
 }  // namespace

@@ -43,11 +43,20 @@ std::string Tmp(const std::string& name) {
 TEST(TeFusedAttentionCli, EvalPrintsTheHandComputedValues) {
   Result r = Call(RunEval, {kModule, "--print"});
   ASSERT_EQ(r.code, kExitOk) << r.err;
-  EXPECT_TRUE(absl::StrContains(r.out, "out0: f32[1,2,1,2] { { { {1.5378828, 2.5378828} }, { {2, 3} } } }")) << r.out;
-  EXPECT_TRUE(absl::StrContains(r.out, "out1: f32[1,1,2,1] { { { {1.3132616}, {0.6931472} } } }")) << r.out;
-  EXPECT_TRUE(absl::StrContains(r.out, "out2: f32[1,2,1,2] { { { {-0.39322385, 0} }, { {0, 0} } } }")) << r.out;
-  EXPECT_TRUE(absl::StrContains(r.out, "out3: f32[1,2,1,2] { { { {-0.39322385, 0} }, { {0.39322385, 0} } } }")) << r.out;
-  EXPECT_TRUE(absl::StrContains(r.out, "out4: f32[1,2,1,2] { { { {0.7310586, 0} }, { {0.26894143, 0} } } }")) << r.out;
+  EXPECT_TRUE(
+      absl::StrContains(r.out, "out0: f32[1,2,1,2] { { { {1.5378828, 2.5378828} }, { {2, 3} } } }"))
+      << r.out;
+  EXPECT_TRUE(absl::StrContains(r.out, "out1: f32[1,1,2,1] { { { {1.3132616}, {0.6931472} } } }"))
+      << r.out;
+  EXPECT_TRUE(
+      absl::StrContains(r.out, "out2: f32[1,2,1,2] { { { {-0.39322385, 0} }, { {0, 0} } } }"))
+      << r.out;
+  EXPECT_TRUE(absl::StrContains(
+      r.out, "out3: f32[1,2,1,2] { { { {-0.39322385, 0} }, { {0.39322385, 0} } } }"))
+      << r.out;
+  EXPECT_TRUE(absl::StrContains(
+      r.out, "out4: f32[1,2,1,2] { { { {0.7310586, 0} }, { {0.26894143, 0} } } }"))
+      << r.out;
 }
 
 TEST(TeFusedAttentionCli, HostCompileAndRunMatchTheEvaluator) {
@@ -67,15 +76,19 @@ TEST(TeFusedAttentionCli, UnsupportedAttributeFailsTheCompile) {
   std::stringstream text;
   text << in.rdbuf();
   const std::string path = Tmp("te_window.hlo");
-  std::ofstream(path) << absl::StrReplaceAll(
-      text.str(), {{"window_size_left = -1", "window_size_left = 64"}});
+  std::ofstream(path) << absl::StrReplaceAll(text.str(),
+                                             {{"window_size_left = -1", "window_size_left = 64"}});
   Result c = Call(RunCompile, {path, "-o", Tmp("te_window.xaot"), "--target=host"});
   EXPECT_EQ(c.code, kExitBadInput) << c.err;
-  EXPECT_TRUE(absl::StrContains(c.err, "te_fused_attn_forward_ffi: attribute 'window_size_left' = 64 is not supported (no sliding window: only -1)")) << c.err;
+  EXPECT_TRUE(absl::StrContains(c.err,
+                                "te_fused_attn_forward_ffi: attribute 'window_size_left' = 64 is "
+                                "not supported (no sliding window: only -1)"))
+      << c.err;
   // The evaluator refuses it the same way.
   Result e = Call(RunEval, {path});
   EXPECT_EQ(e.code, kExitBadInput) << e.err;
-  EXPECT_TRUE(absl::StrContains(e.err, "attribute 'window_size_left' = 64 is not supported")) << e.err;
+  EXPECT_TRUE(absl::StrContains(e.err, "attribute 'window_size_left' = 64 is not supported"))
+      << e.err;
 }
 
 }  // namespace

@@ -47,8 +47,8 @@ Shape Logical(const Shape& shape) {
 // Sequence lengths: from cu_seqlens for padding masks, the maximum
 // lengths otherwise.
 absl::StatusOr<std::vector<int64_t>> Lengths(const ffi::TeAttentionConfig& c,
-                                             const Literal* cu_seqlens, int64_t max_len,
-                                             int index, absl::string_view what) {
+                                             const Literal* cu_seqlens, int64_t max_len, int index,
+                                             absl::string_view what) {
   if (!c.padding) return std::vector<int64_t>(c.batch, max_len);
   std::vector<int32_t> cu(cu_seqlens->element_count());
   for (int64_t i = 0; i < cu_seqlens->element_count(); ++i) {
@@ -224,8 +224,9 @@ absl::StatusOr<Literal> EvalTeFusedAttention(const HloInstruction& instr,
   absl::StatusOr<ffi::TeAttentionConfig> config = ffi::ParseTeAttentionConfig(target, *attributes);
   if (!config.ok()) return Named(instr, config.status());
   if (!instr.shape().IsTuple()) {
-    return Named(instr, absl::InvalidArgumentError(absl::StrCat(
-                            target, ": the result must be a tuple, is ", instr.shape().ToString())));
+    return Named(
+        instr, absl::InvalidArgumentError(absl::StrCat(target, ": the result must be a tuple, is ",
+                                                       instr.shape().ToString())));
   }
   std::vector<Shape> operand_shapes, result_shapes;
   for (const Literal* operand : operands) operand_shapes.push_back(Logical(operand->shape()));

@@ -140,8 +140,7 @@ TEST(FusedAttention, TinyBackwardByHand) {
 }
 
 // sum(dO * O) for the forward module's output.
-double Loss(const std::string& forward_hlo, const std::vector<Literal>& args,
-            const Literal& dout) {
+double Loss(const std::string& forward_hlo, const std::vector<Literal>& args, const Literal& dout) {
   Literal r = Eval(forward_hlo, args);
   const std::vector<double> o = Values(r.tuple_elements()[0]), d = Values(dout);
   double sum = 0;
@@ -180,7 +179,8 @@ TEST(FusedAttention, BackwardMatchesFiniteDifferences) {
       fwd_args[which].SetDouble(i, x - eps);
       const double down = Loss(forward, fwd_args, dout);
       fwd_args[which].SetDouble(i, x);
-      EXPECT_NEAR(grad[i], (up - down) / (2 * eps), 2e-3) << "operand " << which << " element " << i;
+      EXPECT_NEAR(grad[i], (up - down) / (2 * eps), 2e-3)
+          << "operand " << which << " element " << i;
     }
   }
 }
@@ -197,7 +197,8 @@ TEST(FusedAttention, PackedLayoutsMatchSeparate) {
   c.type = "f32";
   std::vector<Literal> separate = Arguments(c, true);
   Literal expected = Eval(TeAttentionHlo(c, true), separate);
-  const std::vector<double> q = Values(separate[0]), k = Values(separate[1]), v = Values(separate[2]);
+  const std::vector<double> q = Values(separate[0]), k = Values(separate[1]),
+                            v = Values(separate[2]);
   const int64_t tokens = c.batch * c.q_seqlen, hd = c.heads * c.head_dim;
 
   TeAttentionCase c7 = c;
@@ -256,7 +257,8 @@ TEST(FusedAttention, PaddedRowsAndKeysAreZero) {
   c.mask_type = 1;
   c.type = "f32";
   Literal r = Eval(TeAttentionHlo(c, true), Arguments(c, true, {2, 4}, {3, 0}));
-  const std::vector<double> o = Values(r.tuple_elements()[0]), stats = Values(r.tuple_elements()[1]);
+  const std::vector<double> o = Values(r.tuple_elements()[0]),
+                            stats = Values(r.tuple_elements()[1]);
   const std::vector<double> dq = Values(r.tuple_elements()[2]), dk = Values(r.tuple_elements()[3]);
   for (int64_t i = 0; i < 4; ++i) {
     const bool live = i < 2;  // batch 0 has 2 queries; batch 1 has no keys
@@ -302,15 +304,15 @@ TEST(FusedAttention, UnsupportedAttributesAreNamed) {
                 "attribute 'mask_type' = 4 (causal_bottom_right) is not supported"},
            Case{"num_gqa_groups = 1", "num_gqa_groups = 3",
                 "attribute 'attn_heads' = 1 is not a multiple of 'num_gqa_groups' = 3"},
-           Case{"scaling_factor = 1 : f64, ", "",
-                "missing attribute 'scaling_factor' (f64)"},
+           Case{"scaling_factor = 1 : f64, ", "", "missing attribute 'scaling_factor' (f64)"},
            Case{"is_training = true", "is_training = \"yes\"",
                 "attribute 'is_training' must be bool, is str"},
        }) {
     absl::Status s = EvalError(c, k.from, k.to);
     EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << k.to << ": " << s;
     EXPECT_TRUE(absl::StrContains(s.message(), k.message)) << k.to << ": " << s;
-    EXPECT_TRUE(absl::StrContains(s.message(), "custom-call 'fwd': te_fused_attn_forward_ffi")) << s;
+    EXPECT_TRUE(absl::StrContains(s.message(), "custom-call 'fwd': te_fused_attn_forward_ffi"))
+        << s;
   }
 }
 
@@ -324,7 +326,9 @@ TEST(FusedAttention, BadShapesAndLengthsAreNamed) {
   // A sequence longer than q_max_seqlen.
   s = EvalError(c, "", "", Arguments(c, false, {5}, {4}));
   EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << s;
-  EXPECT_TRUE(absl::StrContains(s.message(), "operand 5 (q_cu_seqlens): sequence 0 has length 5 (5 - 0), outside [0, 4]")) << s;
+  EXPECT_TRUE(absl::StrContains(
+      s.message(), "operand 5 (q_cu_seqlens): sequence 0 has length 5 (5 - 0), outside [0, 4]"))
+      << s;
 }
 
 }  // namespace

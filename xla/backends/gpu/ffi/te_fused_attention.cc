@@ -1,5 +1,6 @@
 #include "xla/backends/gpu/ffi/te_fused_attention.h"
 
+#include <algorithm>
 #include <cmath>
 #include <optional>
 #include <string>
@@ -61,10 +62,10 @@ absl::StatusOr<bool> GetBoolOr(absl::string_view target, const Attributes& attri
                                       AttributeKindName(KindOf(it->second))));
 }
 
-absl::Status Unsupported(absl::string_view target, absl::string_view name,
-                         absl::string_view value, absl::string_view why) {
-  return Invalid(target, absl::StrCat("attribute '", name, "' = ", value,
-                                      " is not supported (", why, ")"));
+absl::Status Unsupported(absl::string_view target, absl::string_view name, absl::string_view value,
+                         absl::string_view why) {
+  return Invalid(target,
+                 absl::StrCat("attribute '", name, "' = ", value, " is not supported (", why, ")"));
 }
 
 // A dimension attribute: positive (or non-negative where `allow_zero`) and
@@ -105,8 +106,8 @@ TeTensorView TokenView(int operand, bool sbhd, int64_t batch, int64_t seq, int64
 // [S, B, rest...] or [B, S, rest...].
 std::vector<int64_t> TokenDims(bool sbhd, int64_t batch, int64_t seq,
                                std::initializer_list<int64_t> rest) {
-  std::vector<int64_t> dims = sbhd ? std::vector<int64_t>{seq, batch}
-                                   : std::vector<int64_t>{batch, seq};
+  std::vector<int64_t> dims =
+      sbhd ? std::vector<int64_t>{seq, batch} : std::vector<int64_t>{batch, seq};
   dims.insert(dims.end(), rest.begin(), rest.end());
   return dims;
 }
@@ -128,13 +129,11 @@ absl::Status CheckArray(absl::string_view target, absl::string_view what, const 
   if (!shape->IsArray()) {
     return Invalid(target, absl::StrCat(what, " must be an array, is ", shape->ToString()));
   }
-  if (!type.has_value() ? !IsFloatInput(shape->element_type())
-                        : shape->element_type() != *type) {
+  if (!type.has_value() ? !IsFloatInput(shape->element_type()) : shape->element_type() != *type) {
     return Invalid(target, absl::StrCat(what, " has element type ",
                                         PrimitiveTypeName(shape->element_type()), ", expected ",
-                                        !type.has_value()
-                                            ? std::string("bf16, f16 or f32")
-                                            : std::string(PrimitiveTypeName(*type))));
+                                        !type.has_value() ? std::string("bf16, f16 or f32")
+                                                          : std::string(PrimitiveTypeName(*type))));
   }
   if (shape->dimensions() != std::vector<int64_t>(dims.begin(), dims.end())) {
     return Invalid(target, absl::StrCat(what, " has shape ", shape->ToString(),
@@ -175,7 +174,8 @@ absl::StatusOr<TeAttentionConfig> ParseTeAttentionConfig(absl::string_view targe
                                             "alibi"};
     return Unsupported(
         target, "bias_type",
-        absl::StrCat(*bias_type, " (", *bias_type > 0 && *bias_type < 4 ? kBias[*bias_type] : "unknown", ")"),
+        absl::StrCat(*bias_type, " (",
+                     *bias_type > 0 && *bias_type < 4 ? kBias[*bias_type] : "unknown", ")"),
         "only 0, no_bias");
   }
   absl::StatusOr<int64_t> layout = GetInt(target, attributes, "qkv_layout");
@@ -188,9 +188,10 @@ absl::StatusOr<TeAttentionConfig> ParseTeAttentionConfig(absl::string_view targe
   if (!mask.ok()) return mask.status();
   if (*mask < 0 || *mask > 3) {
     static constexpr const char* kMasks[] = {"causal_bottom_right", "padding_causal_bottom_right"};
-    return Unsupported(target, "mask_type",
-                       absl::StrCat(*mask, " (", *mask == 4 || *mask == 5 ? kMasks[*mask - 4] : "unknown", ")"),
-                       "only 0 no_mask, 1 padding, 2 causal, 3 padding_causal");
+    return Unsupported(
+        target, "mask_type",
+        absl::StrCat(*mask, " (", *mask == 4 || *mask == 5 ? kMasks[*mask - 4] : "unknown", ")"),
+        "only 0 no_mask, 1 padding, 2 causal, 3 padding_causal");
   }
   c.qkv_layout = *layout;
   c.mask_type = *mask;
@@ -214,19 +215,21 @@ absl::StatusOr<TeAttentionConfig> ParseTeAttentionConfig(absl::string_view targe
     int64_t* field;
     bool allow_zero;
   };
-  for (const DimAttr& d : {DimAttr{"input_batch", &c.batch, true},
-                           DimAttr{"q_max_seqlen", &c.q_seqlen, true},
-                           DimAttr{"kv_max_seqlen", &c.kv_seqlen, true},
-                           DimAttr{"attn_heads", &c.heads, false},
-                           DimAttr{"num_gqa_groups", &c.kv_heads, false}}) {
+  for (const DimAttr& d :
+       {DimAttr{"input_batch", &c.batch, true}, DimAttr{"q_max_seqlen", &c.q_seqlen, true},
+        DimAttr{"kv_max_seqlen", &c.kv_seqlen, true}, DimAttr{"attn_heads", &c.heads, false},
+        DimAttr{"num_gqa_groups", &c.kv_heads, false}}) {
     absl::StatusOr<int64_t> v = GetDim(target, attributes, d.name, d.allow_zero);
     if (!v.ok()) return v.status();
     *d.field = *v;
   }
-  const bool split_dims = attributes.count("qk_head_dim") != 0 || attributes.count("v_head_dim") != 0;
-  absl::StatusOr<int64_t> qk = GetDim(target, attributes, split_dims ? "qk_head_dim" : "head_dim", false);
+  const bool split_dims =
+      attributes.count("qk_head_dim") != 0 || attributes.count("v_head_dim") != 0;
+  absl::StatusOr<int64_t> qk =
+      GetDim(target, attributes, split_dims ? "qk_head_dim" : "head_dim", false);
   if (!qk.ok()) return qk.status();
-  absl::StatusOr<int64_t> vd = GetDim(target, attributes, split_dims ? "v_head_dim" : "head_dim", false);
+  absl::StatusOr<int64_t> vd =
+      GetDim(target, attributes, split_dims ? "v_head_dim" : "head_dim", false);
   if (!vd.ok()) return vd.status();
   c.qk_head_dim = *qk;
   c.v_head_dim = *vd;
@@ -244,6 +247,14 @@ absl::StatusOr<TeAttentionConfig> ParseTeAttentionConfig(absl::string_view targe
   if (!training.ok()) return training.status();
   c.is_training = *training;
 
+  // Every operand's element count must fit comfortably in int64 (real
+  // shapes are far smaller; this only keeps the arithmetic below defined).
+  const double largest = static_cast<double>(c.batch) * std::max(c.q_seqlen, c.kv_seqlen) * 3 *
+                         std::max(c.heads, c.kv_heads) * std::max(c.qk_head_dim, c.v_head_dim);
+  if (largest > 0x1p60) {
+    return Invalid(target, absl::StrCat("the attributes describe operands of about ", largest,
+                                        " elements, more than 2^60"));
+  }
   const bool sbhd = c.qkv_layout <= 4;
   const int64_t group = c.qkv_layout % 5;  // NVTE_QKV_Layout_Group
   const int64_t B = c.batch, Sq = c.q_seqlen, Skv = c.kv_seqlen, H = c.heads, G = c.kv_heads;
@@ -256,8 +267,8 @@ absl::StatusOr<TeAttentionConfig> ParseTeAttentionConfig(absl::string_view targe
   if (group <= 1 && (H != G || Sq != Skv)) {
     return Invalid(target, absl::StrCat("qkv_layout ", c.qkv_layout, " (", LayoutName(c.qkv_layout),
                                         ") packs Q, K and V, so attn_heads (", H,
-                                        ") must equal num_gqa_groups (", G,
-                                        ") and q_max_seqlen (", Sq, ") kv_max_seqlen (", Skv, ")"));
+                                        ") must equal num_gqa_groups (", G, ") and q_max_seqlen (",
+                                        Sq, ") kv_max_seqlen (", Skv, ")"));
   }
   const int64_t D = Dqk;
   c.operand_dims[1] = {0};
@@ -309,8 +320,8 @@ absl::Status CheckTeAttentionShapes(absl::string_view target, const TeAttentionC
   const int min_operands = backward ? kTeBwdNumOperands : kTeFwdNumOperands;
   const int num_results = backward ? kTeBwdNumResults : kTeFwdNumResults;
   if (static_cast<int64_t>(operands.size()) < min_operands) {
-    return Invalid(target, absl::StrCat("has ", operands.size(), " operands, needs at least ",
-                                        min_operands));
+    return Invalid(
+        target, absl::StrCat("has ", operands.size(), " operands, needs at least ", min_operands));
   }
   if (static_cast<int64_t>(results.size()) != num_results) {
     return Invalid(target, absl::StrCat("has ", results.size(), " results, needs ", num_results));
@@ -337,25 +348,25 @@ absl::Status CheckTeAttentionShapes(absl::string_view target, const TeAttentionC
   const int kv_cu = backward ? kBwdKvCuSeqlens : kFwdKvCuSeqlens;
   if (config.padding) {
     for (int i : {q_cu, kv_cu}) {
-      absl::Status s = CheckArray(target,
-                                  absl::StrCat("operand ", i, i == q_cu ? " (q_cu_seqlens)"
-                                                                         : " (kv_cu_seqlens)"),
-                                  operands[i], PrimitiveType::S32, cu_dims);
+      absl::Status s = CheckArray(
+          target, absl::StrCat("operand ", i, i == q_cu ? " (q_cu_seqlens)" : " (kv_cu_seqlens)"),
+          operands[i], PrimitiveType::S32, cu_dims);
       if (!s.ok()) return s;
     }
   }
   if (!backward) {
-    absl::Status s = CheckArray(target, "result 0 (output)", results[kFwdOutput], type,
-                                config.output_dims);
+    absl::Status s =
+        CheckArray(target, "result 0 (output)", results[kFwdOutput], type, config.output_dims);
     if (!s.ok()) return s;
-    return CheckArray(target, "result 1 (softmax_aux)", results[kFwdSoftmaxAux],
-                      PrimitiveType::F32, stats_dims);
+    return CheckArray(target, "result 1 (softmax_aux)", results[kFwdSoftmaxAux], PrimitiveType::F32,
+                      stats_dims);
   }
   absl::Status s = CheckArray(target, "operand 4 (softmax_aux)", operands[kBwdSoftmaxAux],
                               PrimitiveType::F32, stats_dims);
   if (!s.ok()) return s;
   for (int i : {kBwdOutput, kBwdDOutput}) {
-    s = CheckArray(target, absl::StrCat("operand ", i, i == kBwdOutput ? " (output)" : " (doutput)"),
+    s = CheckArray(target,
+                   absl::StrCat("operand ", i, i == kBwdOutput ? " (output)" : " (doutput)"),
                    operands[i], type, config.output_dims);
     if (!s.ok()) return s;
   }
@@ -372,16 +383,16 @@ absl::StatusOr<std::vector<int64_t>> TeSequenceLengths(absl::Span<const int32_t>
                                                        int64_t batch, int64_t max_len,
                                                        absl::string_view what) {
   if (static_cast<int64_t>(cu_seqlens.size()) != batch + 1) {
-    return absl::InvalidArgumentError(absl::StrCat(what, " has ", cu_seqlens.size(),
-                                                   " values, needs ", batch + 1));
+    return absl::InvalidArgumentError(
+        absl::StrCat(what, " has ", cu_seqlens.size(), " values, needs ", batch + 1));
   }
   std::vector<int64_t> lengths(batch);
   for (int64_t b = 0; b < batch; ++b) {
     const int64_t len = int64_t{cu_seqlens[b + 1]} - int64_t{cu_seqlens[b]};
     if (len < 0 || len > max_len) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(what, ": sequence ", b, " has length ", len, " (", cu_seqlens[b + 1],
-                       " - ", cu_seqlens[b], "), outside [0, ", max_len, "]"));
+      return absl::InvalidArgumentError(absl::StrCat(what, ": sequence ", b, " has length ", len,
+                                                     " (", cu_seqlens[b + 1], " - ", cu_seqlens[b],
+                                                     "), outside [0, ", max_len, "]"));
     }
     lengths[b] = len;
   }

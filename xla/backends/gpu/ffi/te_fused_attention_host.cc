@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "xla/backends/gpu/ffi/te_fused_attention.h"
 #include "xla/types/float_format.h"
+#include "xla/util/parallel_for.h"
 
 namespace xla::gpu::ffi {
 namespace {
@@ -22,6 +23,8 @@ using stream_executor::DeviceMemoryBase;
 constexpr int64_t kRowTile = 32;
 constexpr int64_t kColTile = 32;
 constexpr float kNegInf = -std::numeric_limits<float>::infinity();
+// Threads one call uses at most (heads, or key/value heads, in parallel).
+constexpr int kMaxThreads = 8;
 
 float LoadElement(const void* data, PrimitiveType type, int64_t i) {
   switch (type) {
@@ -74,8 +77,8 @@ std::vector<float> Gather(const void* data, PrimitiveType type, const TeTensorVi
 
 // The inverse of Gather: writes contiguous f32 [batch, heads, seq, dim]
 // into its place in a (possibly packed) result buffer.
-void Scatter(const std::vector<float>& in, void* data, PrimitiveType type,
-             const TeTensorView& view, int64_t batch, int64_t heads, int64_t seq, int64_t dim) {
+void Scatter(const std::vector<float>& in, void* data, PrimitiveType type, const TeTensorView& view,
+             int64_t batch, int64_t heads, int64_t seq, int64_t dim) {
   const float* src = in.data();
   for (int64_t b = 0; b < batch; ++b) {
     for (int64_t h = 0; h < heads; ++h) {
@@ -136,11 +139,12 @@ absl::StatusOr<Call> Prepare(const CallFrame& frame, absl::string_view target, b
       std::count(frame.operand_shapes.begin(), frame.operand_shapes.end(), nullptr) != 0 ||
       std::count(frame.result_shapes.begin(), frame.result_shapes.end(), nullptr) != 0) {
     return absl::InvalidArgumentError(absl::StrCat(
-        target, ": the artifact records no operand/result shapes for this call (compiled before "
-                "2026-12-02?); recompile it"));
+        target,
+        ": the artifact records no operand/result shapes for this call (compiled before "
+        "2026-12-02?); recompile it"));
   }
-  absl::Status shapes = CheckTeAttentionShapes(target, *config, backward, frame.operand_shapes,
-                                               frame.result_shapes);
+  absl::Status shapes =
+      CheckTeAttentionShapes(target, *config, backward, frame.operand_shapes, frame.result_shapes);
   if (!shapes.ok()) return shapes;
   Call call;
   call.config = *config;
@@ -166,9 +170,9 @@ absl::StatusOr<Call> Prepare(const CallFrame& frame, absl::string_view target, b
     const DeviceMemoryBase m = is_result ? frame.results[index] : frame.operands[index];
     const int64_t bytes = shape->ByteSize().value_or(-1);
     if (bytes < 0 || static_cast<int64_t>(m.size) < bytes || (bytes > 0 && m.opaque == nullptr)) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          target, ": ", is_result ? "result " : "operand ", index, " (", shape->ToString(),
-          ") has a buffer of ", m.size, " bytes"));
+      return absl::InvalidArgumentError(
+          absl::StrCat(target, ": ", is_result ? "result " : "operand ", index, " (",
+                       shape->ToString(), ") has a buffer of ", m.size, " bytes"));
     }
   }
   return call;
@@ -180,70 +184,73 @@ absl::Status RunForward(const Call& call) {
   if (absl::Status s = call.Lengths(&q_len, &kv_len); !s.ok()) return s;
   const int64_t B = c.batch, H = c.heads, G = c.kv_heads, Sq = c.q_seqlen, Skv = c.kv_seqlen;
   const int64_t Dqk = c.qk_head_dim, Dv = c.v_head_dim;
-  const std::vector<float> q = Gather(call.operands[c.q.operand].opaque, call.type, c.q, B, H, Sq, Dqk);
-  const std::vector<float> k = Gather(call.operands[c.k.operand].opaque, call.type, c.k, B, G, Skv, Dqk);
-  const std::vector<float> v = Gather(call.operands[c.v.operand].opaque, call.type, c.v, B, G, Skv, Dv);
+  const std::vector<float> q =
+      Gather(call.operands[c.q.operand].opaque, call.type, c.q, B, H, Sq, Dqk);
+  const std::vector<float> k =
+      Gather(call.operands[c.k.operand].opaque, call.type, c.k, B, G, Skv, Dqk);
+  const std::vector<float> v =
+      Gather(call.operands[c.v.operand].opaque, call.type, c.v, B, G, Skv, Dv);
   std::vector<float> out(static_cast<size_t>(B * H * Sq * Dv), 0.0f);
   float* stats = static_cast<float*>(call.results[kFwdSoftmaxAux].opaque);
   const float scale = static_cast<float>(c.scale);
 
-  std::vector<float> row_max(kRowTile), row_sum(kRowTile), acc(kRowTile * Dv), tile(kColTile);
-  for (int64_t b = 0; b < B; ++b) {
-    for (int64_t h = 0; h < H; ++h) {
-      const float* qh = &q[((b * H + h) * Sq) * Dqk];
-      const float* kh = &k[((b * G + c.KvHead(h)) * Skv) * Dqk];
-      const float* vh = &v[((b * G + c.KvHead(h)) * Skv) * Dv];
-      for (int64_t i0 = 0; i0 < Sq; i0 += kRowTile) {
-        const int64_t rows = std::min(kRowTile, Sq - i0);
-        std::fill(row_max.begin(), row_max.end(), kNegInf);
-        std::fill(row_sum.begin(), row_sum.end(), 0.0f);
-        std::fill(acc.begin(), acc.end(), 0.0f);
-        for (int64_t j0 = 0; j0 < Skv; j0 += kColTile) {
-          // Key tiles entirely above the causal diagonal, or entirely
-          // padding, contribute nothing to this query tile, nor do later ones.
-          if (c.causal && j0 > i0 + rows - 1) break;
-          if (c.padding && j0 >= kv_len[b]) break;
-          const int64_t cols = std::min(kColTile, Skv - j0);
-          for (int64_t r = 0; r < rows; ++r) {
-            const int64_t i = i0 + r;
-            float tile_max = kNegInf;
-            for (int64_t cc = 0; cc < cols; ++cc) {
-              const int64_t j = j0 + cc;
-              tile[cc] = c.Visible(i, j, q_len[b], kv_len[b])
-                             ? scale * Dot(qh + i * Dqk, kh + j * Dqk, Dqk)
-                             : kNegInf;
-              tile_max = std::max(tile_max, tile[cc]);
-            }
-            if (tile_max == kNegInf) continue;  // nothing visible in this tile
-            const float new_max = std::max(row_max[r], tile_max);
-            const float correction = std::exp(row_max[r] - new_max);  // 0 for the first tile
-            float* a = &acc[r * Dv];
-            row_sum[r] *= correction;
-            for (int64_t d = 0; d < Dv; ++d) a[d] *= correction;
-            for (int64_t cc = 0; cc < cols; ++cc) {
-              if (tile[cc] == kNegInf) continue;
-              const float p = std::exp(tile[cc] - new_max);
-              row_sum[r] += p;
-              const float* vj = vh + (j0 + cc) * Dv;
-              for (int64_t d = 0; d < Dv; ++d) a[d] += p * vj[d];
-            }
-            row_max[r] = new_max;
-          }
-        }
+  // Each (batch, head) writes its own rows of the output and stats.
+  ParallelForEach(B * H, ThreadCount(0, kMaxThreads), [&](int64_t bh) {
+    const int64_t b = bh / H, h = bh % H;
+    std::vector<float> row_max(kRowTile), row_sum(kRowTile), acc(kRowTile * Dv), tile(kColTile);
+    const float* qh = &q[((b * H + h) * Sq) * Dqk];
+    const float* kh = &k[((b * G + c.KvHead(h)) * Skv) * Dqk];
+    const float* vh = &v[((b * G + c.KvHead(h)) * Skv) * Dv];
+    for (int64_t i0 = 0; i0 < Sq; i0 += kRowTile) {
+      const int64_t rows = std::min(kRowTile, Sq - i0);
+      std::fill(row_max.begin(), row_max.end(), kNegInf);
+      std::fill(row_sum.begin(), row_sum.end(), 0.0f);
+      std::fill(acc.begin(), acc.end(), 0.0f);
+      for (int64_t j0 = 0; j0 < Skv; j0 += kColTile) {
+        // Key tiles entirely above the causal diagonal, or entirely
+        // padding, contribute nothing to this query tile, nor do later ones.
+        if (c.causal && j0 > i0 + rows - 1) break;
+        if (c.padding && j0 >= kv_len[b]) break;
+        const int64_t cols = std::min(kColTile, Skv - j0);
         for (int64_t r = 0; r < rows; ++r) {
           const int64_t i = i0 + r;
-          float* o = &out[((b * H + h) * Sq + i) * Dv];
-          if (row_sum[r] > 0) {
-            const float inv = 1.0f / row_sum[r];
-            for (int64_t d = 0; d < Dv; ++d) o[d] = acc[r * Dv + d] * inv;
-            stats[(b * H + h) * Sq + i] = row_max[r] + std::log(row_sum[r]);
-          } else {
-            stats[(b * H + h) * Sq + i] = 0.0f;  // a row that sees no key
+          float tile_max = kNegInf;
+          for (int64_t cc = 0; cc < cols; ++cc) {
+            const int64_t j = j0 + cc;
+            tile[cc] = c.Visible(i, j, q_len[b], kv_len[b])
+                           ? scale * Dot(qh + i * Dqk, kh + j * Dqk, Dqk)
+                           : kNegInf;
+            tile_max = std::max(tile_max, tile[cc]);
           }
+          if (tile_max == kNegInf) continue;  // nothing visible in this tile
+          const float new_max = std::max(row_max[r], tile_max);
+          const float correction = std::exp(row_max[r] - new_max);  // 0 for the first tile
+          float* a = &acc[r * Dv];
+          row_sum[r] *= correction;
+          for (int64_t d = 0; d < Dv; ++d) a[d] *= correction;
+          for (int64_t cc = 0; cc < cols; ++cc) {
+            if (tile[cc] == kNegInf) continue;
+            const float p = std::exp(tile[cc] - new_max);
+            row_sum[r] += p;
+            const float* vj = vh + (j0 + cc) * Dv;
+            for (int64_t d = 0; d < Dv; ++d) a[d] += p * vj[d];
+          }
+          row_max[r] = new_max;
+        }
+      }
+      for (int64_t r = 0; r < rows; ++r) {
+        const int64_t i = i0 + r;
+        float* o = &out[((b * H + h) * Sq + i) * Dv];
+        if (row_sum[r] > 0) {
+          const float inv = 1.0f / row_sum[r];
+          for (int64_t d = 0; d < Dv; ++d) o[d] = acc[r * Dv + d] * inv;
+          stats[(b * H + h) * Sq + i] = row_max[r] + std::log(row_sum[r]);
+        } else {
+          stats[(b * H + h) * Sq + i] = 0.0f;  // a row that sees no key
         }
       }
     }
-  }
+  });
   Scatter(out, call.results[kFwdOutput].opaque, call.type, c.o, B, H, Sq, Dv);
   // No dropout: the RNG state carries nothing.
   std::memset(call.results[kFwdRngState].opaque, 0, call.results[kFwdRngState].size);
@@ -256,11 +263,16 @@ absl::Status RunBackward(const Call& call) {
   if (absl::Status s = call.Lengths(&q_len, &kv_len); !s.ok()) return s;
   const int64_t B = c.batch, H = c.heads, G = c.kv_heads, Sq = c.q_seqlen, Skv = c.kv_seqlen;
   const int64_t Dqk = c.qk_head_dim, Dv = c.v_head_dim, group = H / G;
-  const std::vector<float> q = Gather(call.operands[c.q.operand].opaque, call.type, c.q, B, H, Sq, Dqk);
-  const std::vector<float> k = Gather(call.operands[c.k.operand].opaque, call.type, c.k, B, G, Skv, Dqk);
-  const std::vector<float> v = Gather(call.operands[c.v.operand].opaque, call.type, c.v, B, G, Skv, Dv);
-  const std::vector<float> o = Gather(call.operands[kBwdOutput].opaque, call.type, c.o, B, H, Sq, Dv);
-  const std::vector<float> dout = Gather(call.operands[kBwdDOutput].opaque, call.type, c.o, B, H, Sq, Dv);
+  const std::vector<float> q =
+      Gather(call.operands[c.q.operand].opaque, call.type, c.q, B, H, Sq, Dqk);
+  const std::vector<float> k =
+      Gather(call.operands[c.k.operand].opaque, call.type, c.k, B, G, Skv, Dqk);
+  const std::vector<float> v =
+      Gather(call.operands[c.v.operand].opaque, call.type, c.v, B, G, Skv, Dv);
+  const std::vector<float> o =
+      Gather(call.operands[kBwdOutput].opaque, call.type, c.o, B, H, Sq, Dv);
+  const std::vector<float> dout =
+      Gather(call.operands[kBwdDOutput].opaque, call.type, c.o, B, H, Sq, Dv);
   const float* stats = static_cast<const float*>(call.operands[kBwdSoftmaxAux].opaque);
   const float scale = static_cast<float>(c.scale);
 
@@ -269,66 +281,67 @@ absl::Status RunBackward(const Call& call) {
   for (int64_t r = 0; r < B * H * Sq; ++r) delta[r] = Dot(&dout[r * Dv], &o[r * Dv], Dv);
 
   std::vector<float> dq(q.size(), 0.0f), dk(k.size(), 0.0f), dv(v.size(), 0.0f);
-  std::vector<float> p_tile(kRowTile * kColTile), ds_tile(kRowTile * kColTile);
-  for (int64_t b = 0; b < B; ++b) {
-    for (int64_t g = 0; g < G; ++g) {
-      const float* kg = &k[((b * G + g) * Skv) * Dqk];
-      const float* vg = &v[((b * G + g) * Skv) * Dv];
-      for (int64_t j0 = 0; j0 < Skv; j0 += kColTile) {
-        if (c.padding && j0 >= kv_len[b]) break;
-        const int64_t cols = std::min(kColTile, Skv - j0);
-        float* dkg = &dk[((b * G + g) * Skv + j0) * Dqk];
-        float* dvg = &dv[((b * G + g) * Skv + j0) * Dv];
-        for (int64_t h = g * group; h < (g + 1) * group; ++h) {
-          const int64_t bh = b * H + h;
-          // Query tiles entirely above the causal diagonal see none of these keys.
-          const int64_t first = c.causal ? (j0 / kRowTile) * kRowTile : 0;
-          for (int64_t i0 = first; i0 < Sq; i0 += kRowTile) {
-            if (c.padding && i0 >= q_len[b]) break;
-            const int64_t rows = std::min(kRowTile, Sq - i0);
-            // P and dS for the tile.
-            for (int64_t r = 0; r < rows; ++r) {
-              const int64_t i = i0 + r;
-              const float* qi = &q[(bh * Sq + i) * Dqk];
-              const float* doi = &dout[(bh * Sq + i) * Dv];
-              const float lse = stats[bh * Sq + i];
-              for (int64_t cc = 0; cc < cols; ++cc) {
-                const int64_t j = j0 + cc;
-                float p = 0, ds = 0;
-                if (c.Visible(i, j, q_len[b], kv_len[b])) {
-                  p = std::exp(scale * Dot(qi, kg + j * Dqk, Dqk) - lse);
-                  const float dp = Dot(doi, vg + j * Dv, Dv);
-                  ds = p * (dp - delta[bh * Sq + i]);
-                }
-                p_tile[r * kColTile + cc] = p;
-                ds_tile[r * kColTile + cc] = ds;
+  // Each (batch, key/value head) writes its own keys' dK and dV and the dQ
+  // rows of the query heads that share it.
+  ParallelForEach(B * G, ThreadCount(0, kMaxThreads), [&](int64_t bg) {
+    const int64_t b = bg / G, g = bg % G;
+    std::vector<float> p_tile(kRowTile * kColTile), ds_tile(kRowTile * kColTile);
+    const float* kg = &k[((b * G + g) * Skv) * Dqk];
+    const float* vg = &v[((b * G + g) * Skv) * Dv];
+    for (int64_t j0 = 0; j0 < Skv; j0 += kColTile) {
+      if (c.padding && j0 >= kv_len[b]) break;
+      const int64_t cols = std::min(kColTile, Skv - j0);
+      float* dkg = &dk[((b * G + g) * Skv + j0) * Dqk];
+      float* dvg = &dv[((b * G + g) * Skv + j0) * Dv];
+      for (int64_t h = g * group; h < (g + 1) * group; ++h) {
+        const int64_t bh = b * H + h;
+        // Query tiles entirely above the causal diagonal see none of these keys.
+        const int64_t first = c.causal ? (j0 / kRowTile) * kRowTile : 0;
+        for (int64_t i0 = first; i0 < Sq; i0 += kRowTile) {
+          if (c.padding && i0 >= q_len[b]) break;
+          const int64_t rows = std::min(kRowTile, Sq - i0);
+          // P and dS for the tile.
+          for (int64_t r = 0; r < rows; ++r) {
+            const int64_t i = i0 + r;
+            const float* qi = &q[(bh * Sq + i) * Dqk];
+            const float* doi = &dout[(bh * Sq + i) * Dv];
+            const float lse = stats[bh * Sq + i];
+            for (int64_t cc = 0; cc < cols; ++cc) {
+              const int64_t j = j0 + cc;
+              float p = 0, ds = 0;
+              if (c.Visible(i, j, q_len[b], kv_len[b])) {
+                p = std::exp(scale * Dot(qi, kg + j * Dqk, Dqk) - lse);
+                const float dp = Dot(doi, vg + j * Dv, Dv);
+                ds = p * (dp - delta[bh * Sq + i]);
               }
+              p_tile[r * kColTile + cc] = p;
+              ds_tile[r * kColTile + cc] = ds;
             }
-            // dV += P^T dO, dK += scale dS^T Q, dQ += scale dS K.
-            for (int64_t r = 0; r < rows; ++r) {
-              const int64_t i = i0 + r;
-              const float* qi = &q[(bh * Sq + i) * Dqk];
-              const float* doi = &dout[(bh * Sq + i) * Dv];
-              float* dqi = &dq[(bh * Sq + i) * Dqk];
-              for (int64_t cc = 0; cc < cols; ++cc) {
-                const float p = p_tile[r * kColTile + cc];
-                const float ds = scale * ds_tile[r * kColTile + cc];
-                if (p == 0 && ds == 0) continue;
-                float* dvj = dvg + cc * Dv;
-                for (int64_t d = 0; d < Dv; ++d) dvj[d] += p * doi[d];
-                float* dkj = dkg + cc * Dqk;
-                const float* kj = kg + (j0 + cc) * Dqk;
-                for (int64_t d = 0; d < Dqk; ++d) {
-                  dkj[d] += ds * qi[d];
-                  dqi[d] += ds * kj[d];
-                }
+          }
+          // dV += P^T dO, dK += scale dS^T Q, dQ += scale dS K.
+          for (int64_t r = 0; r < rows; ++r) {
+            const int64_t i = i0 + r;
+            const float* qi = &q[(bh * Sq + i) * Dqk];
+            const float* doi = &dout[(bh * Sq + i) * Dv];
+            float* dqi = &dq[(bh * Sq + i) * Dqk];
+            for (int64_t cc = 0; cc < cols; ++cc) {
+              const float p = p_tile[r * kColTile + cc];
+              const float ds = scale * ds_tile[r * kColTile + cc];
+              if (p == 0 && ds == 0) continue;
+              float* dvj = dvg + cc * Dv;
+              for (int64_t d = 0; d < Dv; ++d) dvj[d] += p * doi[d];
+              float* dkj = dkg + cc * Dqk;
+              const float* kj = kg + (j0 + cc) * Dqk;
+              for (int64_t d = 0; d < Dqk; ++d) {
+                dkj[d] += ds * qi[d];
+                dqi[d] += ds * kj[d];
               }
             }
           }
         }
       }
     }
-  }
+  });
   // Packed layouts share a result between gradients: zero all three
   // first, then each gradient fills its own part.
   for (int i : {kBwdDq, kBwdDk, kBwdDv}) {
@@ -362,7 +375,9 @@ absl::Status RegisterTeFusedAttentionHostHandlers(FfiRegistry& registry) {
   absl::Status s = registry.Register(
       {kTeFusedAttnForwardTarget, "host", &TeFusedAttnForwardHost, {-1, kTeFwdNumResults, {}, {}}});
   if (!s.ok()) return s;
-  return registry.Register({kTeFusedAttnBackwardTarget, "host", &TeFusedAttnBackwardHost,
+  return registry.Register({kTeFusedAttnBackwardTarget,
+                            "host",
+                            &TeFusedAttnBackwardHost,
                             {-1, kTeBwdNumResults, {}, {}}});
 }
 

@@ -76,15 +76,15 @@ TEST(TeFusedAttention, LayoutFamilies) {
   };
   // B = 2, S = 3, H = G = 4, D = 5.
   for (const Case& k : {
-           Case{0, {3, 2, 3, 4, 5}, {0}, 20, 5, 60, 120},      // SB3HD
-           Case{1, {3, 2, 4, 3, 5}, {0}, 5, 15, 60, 120},      // SBH3D
-           Case{2, {3, 2, 4, 5}, {3, 2, 2, 4, 5}, 0, 5, 20, 40},  // SBHD_SB2HD
+           Case{0, {3, 2, 3, 4, 5}, {0}, 20, 5, 60, 120},          // SB3HD
+           Case{1, {3, 2, 4, 3, 5}, {0}, 5, 15, 60, 120},          // SBH3D
+           Case{2, {3, 2, 4, 5}, {3, 2, 2, 4, 5}, 0, 5, 20, 40},   // SBHD_SB2HD
            Case{3, {3, 2, 4, 5}, {3, 2, 4, 2, 5}, 0, 10, 20, 40},  // SBHD_SBH2D
-           Case{4, {3, 2, 4, 5}, {3, 2, 4, 5}, 0, 5, 20, 40},  // SBHD_SBHD_SBHD
-           Case{5, {2, 3, 3, 4, 5}, {0}, 20, 5, 180, 60},      // BS3HD
-           Case{6, {2, 3, 4, 3, 5}, {0}, 5, 15, 180, 60},      // BSH3D
+           Case{4, {3, 2, 4, 5}, {3, 2, 4, 5}, 0, 5, 20, 40},      // SBHD_SBHD_SBHD
+           Case{5, {2, 3, 3, 4, 5}, {0}, 20, 5, 180, 60},          // BS3HD
+           Case{6, {2, 3, 4, 3, 5}, {0}, 5, 15, 180, 60},          // BSH3D
            Case{8, {2, 3, 4, 5}, {2, 3, 4, 2, 5}, 0, 10, 60, 20},  // BSHD_BSH2D
-           Case{9, {2, 3, 4, 5}, {2, 3, 4, 5}, 0, 5, 60, 20},  // BSHD_BSHD_BSHD
+           Case{9, {2, 3, 4, 5}, {2, 3, 4, 5}, 0, 5, 60, 20},      // BSHD_BSHD_BSHD
        }) {
     Attributes a = Llama();
     a["qkv_layout"] = k.layout;
@@ -173,10 +173,13 @@ TEST(TeFusedAttention, UnsupportedAndMalformedAttributes) {
   ExpectError(a, "attribute 'attn_heads' = 32 is not a multiple of 'num_gqa_groups' = 5");
   a = Llama();
   a["v_head_dim"] = int64_t{64};
-  ExpectError(a, "qkv_layout 7 (BSHD_BS2HD) packs K and V, so qk_head_dim (128) must equal v_head_dim (64)");
+  ExpectError(
+      a,
+      "qkv_layout 7 (BSHD_BS2HD) packs K and V, so qk_head_dim (128) must equal v_head_dim (64)");
   a = Llama();
   a["qkv_layout"] = int64_t{5};
-  ExpectError(a, "qkv_layout 5 (BS3HD) packs Q, K and V, so attn_heads (32) must equal num_gqa_groups (8)");
+  ExpectError(
+      a, "qkv_layout 5 (BS3HD) packs Q, K and V, so attn_heads (32) must equal num_gqa_groups (8)");
   a = Llama();
   a["scaling_factor"] = std::string("one");
   ExpectError(a, "attribute 'scaling_factor' must be f64, is str");
@@ -201,11 +204,11 @@ TEST(TeFusedAttention, Shapes) {
   ASSERT_TRUE(c.ok()) << c.status();
   const PrimitiveType bf16 = PrimitiveType::BF16;
   const Shape empty_f32 = Shape::Array(PrimitiveType::F32, {0});
-  std::vector<Shape> operands = Shapes(
-      {Shape::Array(bf16, {2, 16, 32, 128}), Shape::Array(bf16, {2, 16, 2, 8, 128}),
-       Shape::Array(bf16, {0}), Shape::Array(bf16, {0}), Shape::Array(PrimitiveType::U32, {2}),
-       Shape::Array(PrimitiveType::S32, {3}), Shape::Array(PrimitiveType::S32, {3}), empty_f32,
-       empty_f32, empty_f32});
+  std::vector<Shape> operands =
+      Shapes({Shape::Array(bf16, {2, 16, 32, 128}), Shape::Array(bf16, {2, 16, 2, 8, 128}),
+              Shape::Array(bf16, {0}), Shape::Array(bf16, {0}),
+              Shape::Array(PrimitiveType::U32, {2}), Shape::Array(PrimitiveType::S32, {3}),
+              Shape::Array(PrimitiveType::S32, {3}), empty_f32, empty_f32, empty_f32});
   std::vector<Shape> results = Shapes(
       {Shape::Array(bf16, {2, 16, 32, 128}), Shape::Array(PrimitiveType::F32, {2, 32, 16, 1}),
        Shape::Array(PrimitiveType::U32, {2, 4}), Shape::Array(PrimitiveType::U8, {1})});
@@ -215,13 +218,16 @@ TEST(TeFusedAttention, Shapes) {
   std::vector<Shape> bad = operands;
   bad[1] = Shape::Array(PrimitiveType::F16, {2, 16, 2, 8, 128});
   absl::Status s = CheckTeAttentionShapes("t", *c, false, Pointers(bad), Pointers(results));
-  EXPECT_TRUE(absl::StrContains(s.message(), "t: operand 1 (k) has element type f16, expected bf16")) << s;
+  EXPECT_TRUE(
+      absl::StrContains(s.message(), "t: operand 1 (k) has element type f16, expected bf16"))
+      << s;
   bad = operands;
   Layout ascending;
   ascending.minor_to_major = {0, 1, 2, 3};
   bad[0].set_layout(ascending);
   s = CheckTeAttentionShapes("t", *c, false, Pointers(bad), Pointers(results));
-  EXPECT_TRUE(absl::StrContains(s.message(), "only the default descending layout is supported")) << s;
+  EXPECT_TRUE(absl::StrContains(s.message(), "only the default descending layout is supported"))
+      << s;
   bad = operands;
   bad[5] = Shape::Array(PrimitiveType::S32, {2});
   s = CheckTeAttentionShapes("t", *c, false, Pointers(bad), Pointers(results));
@@ -233,7 +239,8 @@ TEST(TeFusedAttention, Shapes) {
   bad = results;
   bad[1] = Shape::Array(PrimitiveType::F32, {2, 32, 16, 16});
   s = CheckTeAttentionShapes("t", *c, false, Pointers(operands), Pointers(bad));
-  EXPECT_TRUE(absl::StrContains(s.message(), "result 1 (softmax_aux) has shape f32[2,32,16,16]")) << s;
+  EXPECT_TRUE(absl::StrContains(s.message(), "result 1 (softmax_aux) has shape f32[2,32,16,16]"))
+      << s;
   bad.pop_back();
   s = CheckTeAttentionShapes("t", *c, false, Pointers(operands), Pointers(bad));
   EXPECT_TRUE(absl::StrContains(s.message(), "t: has 3 results, needs 4")) << s;
@@ -251,12 +258,16 @@ TEST(TeFusedAttention, SequenceLengths) {
   ASSERT_TRUE(lens.ok()) << lens.status();
   EXPECT_EQ(*lens, (std::vector<int64_t>{5, 0, 7}));
   lens = TeSequenceLengths(cu, 3, 6, "cu");
-  EXPECT_TRUE(absl::StrContains(lens.status().message(), "cu: sequence 2 has length 7 (12 - 5), outside [0, 6]")) << lens.status();
+  EXPECT_TRUE(absl::StrContains(lens.status().message(),
+                                "cu: sequence 2 has length 7 (12 - 5), outside [0, 6]"))
+      << lens.status();
   const std::vector<int32_t> down = {0, 5, 3};
   lens = TeSequenceLengths(down, 2, 8, "cu");
-  EXPECT_TRUE(absl::StrContains(lens.status().message(), "sequence 1 has length -2")) << lens.status();
+  EXPECT_TRUE(absl::StrContains(lens.status().message(), "sequence 1 has length -2"))
+      << lens.status();
   lens = TeSequenceLengths(down, 3, 8, "cu");
-  EXPECT_TRUE(absl::StrContains(lens.status().message(), "cu has 3 values, needs 4")) << lens.status();
+  EXPECT_TRUE(absl::StrContains(lens.status().message(), "cu has 3 values, needs 4"))
+      << lens.status();
 }
 
 }  // namespace

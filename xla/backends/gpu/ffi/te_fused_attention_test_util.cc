@@ -38,19 +38,22 @@ bool Empty(const std::vector<int64_t>& dims) { return dims.size() == 1 && dims[0
 }  // namespace
 
 std::string TeAttentionCase::Name() const {
-  return absl::StrCat("b", batch, "_sq", q_seqlen, "_skv", kv_seqlen, "_h", heads, "_g",
-                      kv_heads, "_d", head_dim, "_layout", qkv_layout, "_mask", mask_type, "_",
-                      type);
+  return absl::StrCat("b", batch, "_sq", q_seqlen, "_skv", kv_seqlen, "_h", heads, "_g", kv_heads,
+                      "_d", head_dim, "_layout", qkv_layout, "_mask", mask_type, "_", type);
 }
 
 std::string TeAttentionBackendConfig(const TeAttentionCase& c) {
   return absl::StrCat(
-      "{attn_heads = ", c.heads, " : i64, bias_batch = 0 : i64, bias_heads = 0 : i64, "
+      "{attn_heads = ", c.heads,
+      " : i64, bias_batch = 0 : i64, bias_heads = 0 : i64, "
       "bias_type = 0 : i64, deterministic = false, dropout_probability = 0.000000e+00 : f64, "
-      "input_batch = ", c.batch, " : i64, is_training = true, kv_max_seqlen = ", c.kv_seqlen,
-      " : i64, mask_type = ", c.mask_type, " : i64, max_segments_per_seq = 1 : i64, "
-      "num_gqa_groups = ", c.kv_heads, " : i64, q_max_seqlen = ", c.q_seqlen,
-      " : i64, qk_head_dim = ", c.head_dim, " : i64, qkv_layout = ", c.qkv_layout,
+      "input_batch = ",
+      c.batch, " : i64, is_training = true, kv_max_seqlen = ", c.kv_seqlen,
+      " : i64, mask_type = ", c.mask_type,
+      " : i64, max_segments_per_seq = 1 : i64, "
+      "num_gqa_groups = ",
+      c.kv_heads, " : i64, q_max_seqlen = ", c.q_seqlen, " : i64, qk_head_dim = ", c.head_dim,
+      " : i64, qkv_layout = ", c.qkv_layout,
       " : i64, scaling_factor = ", absl::StrFormat("%.17g", c.scale),
       " : f64, v_head_dim = ", c.head_dim,
       " : i64, window_size_left = -1 : i64, window_size_right = -1 : i64}");
@@ -61,7 +64,8 @@ std::vector<Shape> TeAttentionParameterShapes(const TeAttentionCase& c, bool bac
   const PrimitiveType type = *PrimitiveTypeFromName(c.type);
   std::vector<Shape> shapes;
   for (int i = 0; i < 3; ++i) {
-    if (!Empty(config.operand_dims[i])) shapes.push_back(Shape::Array(type, config.operand_dims[i]));
+    if (!Empty(config.operand_dims[i]))
+      shapes.push_back(Shape::Array(type, config.operand_dims[i]));
   }
   shapes.push_back(Shape::Array(PrimitiveType::S32, {c.batch + 1}));
   shapes.push_back(Shape::Array(PrimitiveType::S32, {c.batch + 1}));
@@ -92,10 +96,13 @@ std::string TeAttentionHlo(const TeAttentionCase& c, bool backward) {
   if (backward) absl::StrAppend(&body, "  dout = ", out, " parameter(", param++, ")\n");
   const std::string stats = ArrayText("f32", {c.batch, c.heads, c.q_seqlen, 1});
   absl::StrAppend(&body, "  bias = ", t, "[0]{0} constant({})\n",
-                  "  seed = u32[2]{0} constant({0, 0})\n",
-                  "  offsets = f32[0]{0} constant({})\n");
-  absl::StrAppend(&body, "  fwd = (", out, ", ", stats, ", u32[2,4]{1,0}, u8[16]{0}) custom-call(q, k, v, bias, seed, q_cu, kv_cu, offsets, offsets, offsets, offsets, offsets, offsets), custom_call_target=\"te_fused_attn_forward_ffi\", api_version=API_VERSION_TYPED_FFI, backend_config=",
-                  config_text, "\n");
+                  "  seed = u32[2]{0} constant({0, 0})\n", "  offsets = f32[0]{0} constant({})\n");
+  absl::StrAppend(
+      &body, "  fwd = (", out, ", ", stats,
+      ", u32[2,4]{1,0}, u8[16]{0}) custom-call(q, k, v, bias, seed, q_cu, kv_cu, offsets, offsets, "
+      "offsets, offsets, offsets, offsets), custom_call_target=\"te_fused_attn_forward_ffi\", "
+      "api_version=API_VERSION_TYPED_FFI, backend_config=",
+      config_text, "\n");
   absl::StrAppend(&body, "  o = ", out, " get-tuple-element(fwd), index=0\n");
   absl::StrAppend(&body, "  stats = ", stats, " get-tuple-element(fwd), index=1\n");
   std::vector<std::string> root = {"o", "stats"};
@@ -103,12 +110,17 @@ std::string TeAttentionHlo(const TeAttentionCase& c, bool backward) {
   if (backward) {
     std::string grads;
     for (int i = 0; i < 3; ++i) {
-      absl::StrAppend(&grads, Empty(config.operand_dims[i]) ? absl::StrCat(t, "[0]{0}")
-                                                            : ArrayText(t, config.operand_dims[i]),
+      absl::StrAppend(&grads,
+                      Empty(config.operand_dims[i]) ? absl::StrCat(t, "[0]{0}")
+                                                    : ArrayText(t, config.operand_dims[i]),
                       ", ");
     }
     absl::StrAppend(&body, "  rng = u32[2,4]{1,0} get-tuple-element(fwd), index=2\n");
-    absl::StrAppend(&body, "  bwd = (", grads, t, "[0]{0}, u8[16]{0}) custom-call(q, k, v, bias, stats, rng, o, dout, q_cu, kv_cu, offsets, offsets, offsets, offsets, offsets, offsets), custom_call_target=\"te_fused_attn_backward_ffi\", api_version=API_VERSION_TYPED_FFI, backend_config=",
+    absl::StrAppend(&body, "  bwd = (", grads, t,
+                    "[0]{0}, u8[16]{0}) custom-call(q, k, v, bias, stats, rng, o, dout, q_cu, "
+                    "kv_cu, offsets, offsets, offsets, offsets, offsets, offsets), "
+                    "custom_call_target=\"te_fused_attn_backward_ffi\", "
+                    "api_version=API_VERSION_TYPED_FFI, backend_config=",
                     config_text, "\n");
     static constexpr const char* kGrad[] = {"dq", "dk", "dv"};
     for (int i = 0; i < 3; ++i) {
@@ -120,8 +132,8 @@ std::string TeAttentionHlo(const TeAttentionCase& c, bool backward) {
     }
   }
   return absl::StrCat("HloModule te_attention\n\nENTRY main {\n", body, "  ROOT result = (",
-                      absl::StrJoin(root_shapes, ", "), ") tuple(",
-                      absl::StrJoin(root, ", "), ")\n}\n");
+                      absl::StrJoin(root_shapes, ", "), ") tuple(", absl::StrJoin(root, ", "),
+                      ")\n}\n");
 }
 
 }  // namespace xla::gpu::ffi::testing

@@ -167,6 +167,22 @@ INSTANTIATE_TEST_SUITE_P(Cases, TeFusedAttentionHost, ::testing::ValuesIn(kCases
                            return info.param.c.Name();
                          });
 
+// The artifact names the built-in handlers as a required runtime feature,
+// so a runtime from before them refuses it at load, by name; a compile for
+// such a runtime fails.
+TEST(TeFusedAttentionHostErrors, ArtifactRequiresTheBuiltInHandlers) {
+  const std::string hlo = TeAttentionHlo(Make(1, 33, 33, 4, 1, 8, 9, 2), /*backward=*/true);
+  absl::StatusOr<gpu::GpuExecutableProto> a = CompileToProto(hlo, HostOptions());
+  ASSERT_TRUE(a.ok()) << a.status();
+  const auto& features = a->header().required_runtime_features();
+  EXPECT_NE(std::find(features.begin(), features.end(), "ffi_handlers.te_fused_attention_host"),
+            features.end());
+  CompileOptions old = HostOptions();
+  old.target_runtime = "2026-12-01";
+  absl::Status refused = Compile(hlo, old).status();
+  EXPECT_EQ(refused.code(), absl::StatusCode::kFailedPrecondition) << refused;
+}
+
 // A padding length past q_max_seqlen is only seen when the handler reads
 // cu_seqlens on the stream: the run fails naming the operand.
 TEST(TeFusedAttentionHostErrors, OutOfRangeSequenceLengthFailsTheRun) {

@@ -151,17 +151,11 @@ absl::Status CheckArray(absl::string_view target, absl::string_view what, const 
   return absl::OkStatus();
 }
 
-}  // namespace
-
-bool IsTeFusedAttentionTarget(absl::string_view target) {
-  return target == kTeFusedAttnForwardTarget || target == kTeFusedAttnBackwardTarget;
-}
-
-absl::StatusOr<TeAttentionConfig> ParseTeAttentionConfig(absl::string_view target,
-                                                         const Attributes& attributes) {
-  TeAttentionConfig c;
-  // Unsupported features first, so that their error names them even when
-  // other attributes are also off.
+// The attributes that select features: dropout, bias, layout, mask and
+// window. Checked first, so that an error names an unsupported feature
+// even when other attributes are also off.
+absl::Status ParseFeatures(absl::string_view target, const Attributes& attributes,
+                           TeAttentionConfig& c) {
   absl::StatusOr<double> dropout = GetFloatOr(target, attributes, "dropout_probability", 0.0);
   if (!dropout.ok()) return dropout.status();
   if (*dropout != 0.0) {
@@ -209,7 +203,12 @@ absl::StatusOr<TeAttentionConfig> ParseTeAttentionConfig(absl::string_view targe
     return Unsupported(target, "window_size_right", absl::StrCat(*right),
                        "no sliding window: only -1, or 0 with a causal mask");
   }
+  return absl::OkStatus();
+}
 
+// The dimensions, the scale and is_training.
+absl::Status ParseSizes(absl::string_view target, const Attributes& attributes,
+                        TeAttentionConfig& c) {
   struct DimAttr {
     const char* name;
     int64_t* field;
@@ -246,7 +245,6 @@ absl::StatusOr<TeAttentionConfig> ParseTeAttentionConfig(absl::string_view targe
   absl::StatusOr<bool> training = GetBoolOr(target, attributes, "is_training", true);
   if (!training.ok()) return training.status();
   c.is_training = *training;
-
   // Every operand's element count must fit comfortably in int64 (real
   // shapes are far smaller; this only keeps the arithmetic below defined).
   const double largest = static_cast<double>(c.batch) * std::max(c.q_seqlen, c.kv_seqlen) * 3 *
@@ -255,6 +253,12 @@ absl::StatusOr<TeAttentionConfig> ParseTeAttentionConfig(absl::string_view targe
     return Invalid(target, absl::StrCat("the attributes describe operands of about ", largest,
                                         " elements, more than 2^60"));
   }
+  return absl::OkStatus();
+}
+
+// Where Q, K, V and the output live for c.qkv_layout, and the operands'
+// dimensions.
+absl::Status SetViews(absl::string_view target, TeAttentionConfig& c) {
   const bool sbhd = c.qkv_layout <= 4;
   const int64_t group = c.qkv_layout % 5;  // NVTE_QKV_Layout_Group
   const int64_t B = c.batch, Sq = c.q_seqlen, Skv = c.kv_seqlen, H = c.heads, G = c.kv_heads;
@@ -311,6 +315,21 @@ absl::StatusOr<TeAttentionConfig> ParseTeAttentionConfig(absl::string_view targe
   }
   c.o = TokenView(0, sbhd, B, Sq, H * Dv, 0, Dv);
   c.output_dims = TokenDims(sbhd, B, Sq, {H, Dv});
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+bool IsTeFusedAttentionTarget(absl::string_view target) {
+  return target == kTeFusedAttnForwardTarget || target == kTeFusedAttnBackwardTarget;
+}
+
+absl::StatusOr<TeAttentionConfig> ParseTeAttentionConfig(absl::string_view target,
+                                                         const Attributes& attributes) {
+  TeAttentionConfig c;
+  if (absl::Status s = ParseFeatures(target, attributes, c); !s.ok()) return s;
+  if (absl::Status s = ParseSizes(target, attributes, c); !s.ok()) return s;
+  if (absl::Status s = SetViews(target, c); !s.ok()) return s;
   return c;
 }
 

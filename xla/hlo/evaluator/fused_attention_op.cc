@@ -218,8 +218,11 @@ absl::StatusOr<Literal> EvalTeFusedAttention(const HloInstruction& instr,
                                              absl::Span<const Literal* const> operands) {
   const std::string& target = instr.GetString(AttrId::kCustomCallTarget);
   const bool backward = target == ffi::kTeFusedAttnBackwardTarget;
+  // No backend_config: no attributes (as the compiler treats it), so the
+  // error names the first missing one.
+  const std::string config_text = BackendConfig(instr);
   absl::StatusOr<ffi::Attributes> attributes =
-      gpu::ParseFfiAttributes(BackendConfig(instr), instr.name());
+      config_text.empty() ? ffi::Attributes() : gpu::ParseFfiAttributes(config_text, instr.name());
   if (!attributes.ok()) return attributes.status();
   absl::StatusOr<ffi::TeAttentionConfig> config = ffi::ParseTeAttentionConfig(target, *attributes);
   if (!config.ok()) return Named(instr, config.status());

@@ -316,6 +316,20 @@ TEST(FusedAttention, UnsupportedAttributesAreNamed) {
   }
 }
 
+TEST(FusedAttention, NoBackendConfigNamesAMissingAttribute) {
+  const TeAttentionCase c;
+  const std::string hlo = TeAttentionHlo(c, false);
+  const size_t at = hlo.find(", backend_config={");
+  ASSERT_NE(at, std::string::npos);
+  const std::string bare = hlo.substr(0, at) + hlo.substr(hlo.find('\n', at));
+  absl::StatusOr<Literal> r = EvalText(bare, Arguments(c, false));
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument) << r.status();
+  EXPECT_TRUE(absl::StrContains(
+      r.status().message(),
+      "custom-call 'fwd': te_fused_attn_forward_ffi: missing attribute 'qkv_layout' (i64)"))
+      << r.status();
+}
+
 TEST(FusedAttention, BadShapesAndLengthsAreNamed) {
   TeAttentionCase c;
   c.mask_type = 1;

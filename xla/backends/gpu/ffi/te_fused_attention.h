@@ -28,7 +28,8 @@
 // softmax_aux holds, per batch, head and query row, the natural-log
 // log-sum-exp of the row's scaled, masked scores:
 //   stats[b,h,i] = log(sum_j exp(scale * q_i . k_j))  over visible keys j
-// (cuDNN's "Stats"); P = exp(scale * Q K^T - stats). A row that sees no key
+// (cuDNN's "Stats"; TE's PyTorch code hands it to FlashAttention-2's
+// backward as softmax_lse); P = exp(scale * Q K^T - stats). A row that sees no key
 // (a padded query row, or a sequence of no keys) gets output 0, stats 0 and
 // zero gradients.
 //

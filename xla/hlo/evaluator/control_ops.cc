@@ -1,6 +1,8 @@
 // Evaluator ops of the control family (see op_table.h): while, conditional,
 // call, fusion, map, async-start/update/done, copy-start/done, tuples,
-// tokens and dependencies, custom-call (an error), and the collectives of a
+// tokens and dependencies, custom-call (pass-through annotations and
+// Transformer Engine's fused attention, fused_attention_op.cc; any other
+// target is an error), and the collectives of a
 // module run as a single replica of a single partition.
 //
 // Collectives with one participant: all-reduce, all-gather, reduce-scatter,
@@ -15,6 +17,7 @@
 #include <vector>
 
 #include "xla/hlo/evaluator/eval_util.h"
+#include "xla/hlo/evaluator/fused_attention_op.h"
 #include "xla/hlo/evaluator/numeric_util.h"
 #include "xla/hlo/evaluator/op_table.h"
 #include "xla/util/status_macros.h"
@@ -237,6 +240,7 @@ absl::StatusOr<Literal> EvalCustomCall(const HloInstruction& instr, Operands ope
       return *operands[0];
     }
   }
+  if (IsTeFusedAttentionCall(target)) return EvalTeFusedAttention(instr, operands);
   return absl::UnimplementedError(absl::StrCat(
       "the evaluator does not support custom-call '", instr.name(), "' (custom_call_target=\"",
       instr.GetString(AttrId::kCustomCallTarget), "\")"));

@@ -151,6 +151,8 @@ absl::StatusOr<GpuExecutableProto> CompileModuleToHostArtifactProto(
   if (options.include_optimized_hlo) payload->set_optimized_hlo_text(PrintModule(*module));
   finish("serialize_hlo");
   artifact.mutable_header()->set_checksum_algorithm(options.checksum);
+  // The target first: which features the payload needs depends on it.
+  artifact.mutable_header()->set_target("host");
   RETURN_IF_ERROR(FinalizeRuntimeFeatures(options.target_runtime, &artifact));
 
   ArtifactHeaderProto* header = artifact.mutable_header();
@@ -160,7 +162,6 @@ absl::StatusOr<GpuExecutableProto> CompileModuleToHostArtifactProto(
                                   ? *options.production_date
                                   : absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", absl::Now(),
                                                      absl::UTCTimeZone()));
-  header->set_target("host");
   SealArtifact(&artifact);
   finish("seal");
   return artifact;

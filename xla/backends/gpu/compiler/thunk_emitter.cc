@@ -22,6 +22,7 @@
 #include "xla/backends/gpu/compiler/offload_emitter.h"
 #include "xla/backends/gpu/compiler/thunk_emission_util.h"
 #include "xla/backends/gpu/ffi/ffi_registry.h"
+#include "xla/backends/gpu/ffi/te_fused_attention.h"
 #include "xla/backends/gpu/runtime/ffi_attribute_proto.h"
 #include "xla/backends/gpu/codegen/host/single_op_fusion.h"
 #include "xla/service/canonicalize/gemm_config.h"
@@ -119,6 +120,25 @@ const HloInstruction* FindComplexValue(const HloInstruction& instr) {
 // aligns its buffers).
 constexpr int64_t kArgumentTableEntryBytes = 8;
 constexpr int64_t kArgumentTableAlignment = 256;
+
+// Checks a te_fused_attn_* call against what the built-in handlers
+// support (te_fused_attention.h): its attributes, and its operand and
+// result shapes as the HLO gives them.
+absl::Status CheckTeFusedAttentionCall(const HloInstruction& call, absl::string_view target,
+                                       const ffi::Attributes& attributes) {
+  absl::StatusOr<ffi::TeAttentionConfig> config = ffi::ParseTeAttentionConfig(target, attributes);
+  if (!config.ok()) return config.status();
+  std::vector<const Shape*> operands, results;
+  for (const HloInstruction* operand : call.operands()) operands.push_back(&operand->shape());
+  if (call.shape().IsTuple()) {
+    for (const Shape& s : call.shape().tuple_shapes()) results.push_back(&s);
+  } else {
+    results.push_back(&call.shape());
+  }
+  return ffi::CheckTeAttentionShapes(target, *config,
+                                     target == ffi::kTeFusedAttnBackwardTarget, operands,
+                                     results);
+}
 
 // HLO's api_version (absent means API_VERSION_ORIGINAL, as in XLA).
 CustomCallApiVersionProto ApiVersionOf(const HloInstruction& call) {
@@ -549,6 +569,14 @@ class Emitter {
       }
     } else {
       opaque = config;
+    }
+    if (handler.ok() && ffi::IsTeFusedAttentionTarget(target)) {
+      // The built-in fused attention handles a subset of Transformer
+      // Engine's attributes: refuse the others here, naming them, rather
+      // than at run time.
+      if (absl::Status s = CheckTeFusedAttentionCall(call, target, attributes); !s.ok()) {
+        return Unimplemented(call, s.message());
+      }
     }
     if (handler.ok()) {
       absl::Status signature =

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "absl/strings/match.h"
+#include "absl/strings/str_replace.h"
 #include "gtest/gtest.h"
 #include "llvm/IR/LLVMContext.h"
 #include "xla/hlo/parser/hlo_parser.h"
@@ -148,7 +149,60 @@ ENTRY main {
   EXPECT_EQ(e->status.code(), absl::StatusCode::kUnimplemented) << e->status;
   EXPECT_TRUE(absl::StrContains(e->status.message(), "my_fancy_kernel")) << e->status;
   EXPECT_TRUE(absl::StrContains(e->status.message(), "custom-call")) << e->status;
-  EXPECT_TRUE(absl::StrContains(e->status.message(), "is not an FFI handler this compiler knows for the host platform (known: xla.host.add_f32@host, xla.host.fill_f32@host); pass --allow_custom_calls=my_fancy_kernel to compile it for a handler the runtime registers")) << e->status;
+  EXPECT_TRUE(absl::StrContains(e->status.message(), "is not an FFI handler this compiler knows for the host platform (known: te_fused_attn_backward_ffi@host, te_fused_attn_forward_ffi@host, xla.host.add_f32@host, xla.host.fill_f32@host); pass --allow_custom_calls=my_fancy_kernel to compile it for a handler the runtime registers")) << e->status;
+}
+
+// Transformer Engine's fused attention compiles for the host without
+// --allow_custom_calls (a built-in handler has it), and a call with an
+// attribute value the built-in does not support is refused at compile
+// time, naming the attribute and the value.
+std::string TeForwardHlo(absl::string_view dropout, absl::string_view layout) {
+  return absl::StrCat(R"(
+HloModule te
+ENTRY main {
+  q = bf16[2,33,4,8]{3,2,1,0} parameter(0)
+  k = bf16[2,33,1,8]{3,2,1,0} parameter(1)
+  v = bf16[2,33,1,8]{3,2,1,0} parameter(2)
+  bias = bf16[0]{0} constant({})
+  seed = u32[2]{0} constant({0, 0})
+  cu = s32[3]{0} parameter(3)
+  off = f32[0]{0} constant({})
+  ROOT fwd = (bf16[2,33,4,8]{3,2,1,0}, f32[2,4,33,1]{3,2,1,0}, u32[2,4]{1,0}, u8[16]{0}) custom-call(q, k, v, bias, seed, cu, cu, off, off, off, off, off, off), custom_call_target="te_fused_attn_forward_ffi", api_version=API_VERSION_TYPED_FFI, backend_config={attn_heads = 4 : i64, bias_batch = 0 : i64, bias_heads = 0 : i64, bias_type = 0 : i64, deterministic = false, dropout_probability = )",
+                      dropout, R"( : f64, input_batch = 2 : i64, is_training = true, kv_max_seqlen = 33 : i64, mask_type = 3 : i64, max_segments_per_seq = 1 : i64, num_gqa_groups = 1 : i64, q_max_seqlen = 33 : i64, qk_head_dim = 8 : i64, qkv_layout = )",
+                      layout, R"( : i64, scaling_factor = 3.535534e-01 : f64, v_head_dim = 8 : i64, window_size_left = -1 : i64, window_size_right = -1 : i64}
+}
+)");
+}
+
+TEST(ThunkEmitter, TeFusedAttentionCompilesWithTheBuiltInHandler) {
+  auto e = Emit(TeForwardHlo("0.000000e+00", "9"));
+  ASSERT_TRUE(e->status.ok()) << e->status;
+  int calls = 0;
+  for (const ThunkProto& t : e->payload.thunks()) {
+    if (t.has_custom_call()) {
+      ++calls;
+      EXPECT_EQ(t.custom_call().target_name(), "te_fused_attn_forward_ffi");
+      EXPECT_EQ(t.custom_call().operands_size(), 13);
+      EXPECT_EQ(t.custom_call().results_size(), 4);
+    }
+  }
+  EXPECT_EQ(calls, 1);
+}
+
+TEST(ThunkEmitter, TeFusedAttentionWithUnsupportedAttributesIsRefused) {
+  auto e = Emit(TeForwardHlo("1.000000e-01", "9"));
+  EXPECT_EQ(e->status.code(), absl::StatusCode::kUnimplemented) << e->status;
+  EXPECT_TRUE(absl::StrContains(e->status.message(), "instruction 'fwd' (opcode custom-call)")) << e->status;
+  EXPECT_TRUE(absl::StrContains(e->status.message(), "te_fused_attn_forward_ffi: attribute 'dropout_probability' = 0.1 is not supported (only 0)")) << e->status;
+  // Allowing the target does not lift the check: the host runtime has the
+  // built-in handler, which would refuse the call anyway.
+  e = Emit(TeForwardHlo("0.000000e+00", "12"), false, {"te_fused_attn_forward_ffi"});
+  EXPECT_EQ(e->status.code(), absl::StatusCode::kUnimplemented) << e->status;
+  EXPECT_TRUE(absl::StrContains(e->status.message(), "attribute 'qkv_layout' = 12 (THD_T2HD) is not supported")) << e->status;
+  // Shapes that do not match the attributes are refused too.
+  e = Emit(absl::StrReplaceAll(TeForwardHlo("0.000000e+00", "9"), {{"attn_heads = 4", "attn_heads = 8"}}));
+  EXPECT_EQ(e->status.code(), absl::StatusCode::kUnimplemented) << e->status;
+  EXPECT_TRUE(absl::StrContains(e->status.message(), "operand 0 (q) has shape bf16[2,33,4,8]{3,2,1,0}, expected dimensions [2,33,8,8]")) << e->status;
 }
 
 constexpr char kTypedFfiCall[] = R"(

@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "xla/backends/gpu/ffi/ffi_registry.h"
+#include "xla/backends/gpu/ffi/te_fused_attention_host.h"
 #include "xla/util/logging.h"
 
 namespace xla::gpu::ffi {
@@ -54,6 +55,8 @@ void RegisterBuiltinHandlers(FfiRegistry& registry) {
   absl::Status s = registry.Register({"xla.host.fill_f32", "host", &FillF32, {0, 1, {"value"}, {}}});
   XLA_CHECK(s.ok()) << s;
   s = registry.Register({"xla.host.add_f32", "host", &AddF32, {2, 1, {}, {}}});
+  XLA_CHECK(s.ok()) << s;
+  s = RegisterTeFusedAttentionHostHandlers(registry);
   XLA_CHECK(s.ok()) << s;
   // Backward-compatibility fallback for the pre-rename name xla_host_fill_f32. Can be removed in May 2027 (6 months backward compatibility window).
   s = registry.RegisterAlias({"xla_host_fill_f32", "xla.host.fill_f32", "2027-05-01"});

@@ -15,6 +15,10 @@
 //                        of the result (size a multiple of 4).
 //   "xla.host.add_f32"   platform host; 2 operands, 1 result, equal sizes (a
 //                        multiple of 4): result = operand0 + operand1.
+//   "te_fused_attn_forward_ffi", "te_fused_attn_backward_ffi"
+//                        platform host; Transformer Engine's fused attention
+//                        (te_fused_attention_host.h); any operand count, 4
+//                        and 5 results; attributes checked by the handler.
 //   alias "xla_host_fill_f32" -> "xla.host.fill_f32", expires 2027-05-01.
 //
 // Thread-safety: Register* and Lookup may be called from any thread.

@@ -63,6 +63,17 @@ constexpr RuntimeFeature kRegistry[] = {
      "2026-12-02", "--allow_custom_calls", false, "", ""},
     {"ffi_attributes.f64_array", FeatureKind::kOneofCase, "FfiAttributeProto.f64_array",
      "2026-12-02", "--allow_custom_calls", false, "", ""},
+    // Stage 1 (2026-12-02): the built-in host handlers for Transformer
+    // Engine's fused attention (te_fused_attention_host.h). Required by a
+    // host artifact that calls either target; such modules compiled for the
+    // host only with --allow_custom_calls before (and ran only where the
+    // serving binary registered the handlers), so an older runtime refuses
+    // the artifact naming the feature instead of failing at Initialize.
+    {"ffi_handlers.te_fused_attention_host", FeatureKind::kFfiHandler,
+     "te_fused_attn_forward_ffi and te_fused_attn_backward_ffi for platform host", "2026-12-02",
+     "(none: required only by host artifacts calling these targets, which compiled before only "
+     "with --allow_custom_calls)",
+     false, "", ""},
     // Stage 1 (2026-12-02): FP8 GEMMs through cuBLASLt (GemmThunkProto
     // lhs_type / rhs_type, fields 16-17, and the scales 18-19). An older
     // runtime would read the fp8 bytes as element_type; emitted only on
@@ -156,6 +167,34 @@ void AddAttributeFeatures(const CustomCallThunkProto& call, std::set<std::string
 bool UsesFp8Gemm(const GemmThunkProto& gemm) {
   return gemm.has_lhs_type() || gemm.has_rhs_type() || gemm.has_lhs_scale() ||
          gemm.has_rhs_scale();
+}
+
+// The custom-call targets `thunk` and the thunks nested in it call.
+void AddCustomCallTargets(const ThunkProto& thunk, std::set<std::string>* out) {
+  switch (thunk.kind_case()) {
+    case ThunkProto::kSequential:
+      for (const ThunkProto& t : thunk.sequential().thunks()) AddCustomCallTargets(t, out);
+      return;
+    case ThunkProto::kWhile:
+      for (const ThunkProto& t : thunk.while_().condition().thunks()) AddCustomCallTargets(t, out);
+      for (const ThunkProto& t : thunk.while_().body().thunks()) AddCustomCallTargets(t, out);
+      return;
+    case ThunkProto::kConditional:
+      for (const SequentialThunkProto& b : thunk.conditional().branches()) {
+        for (const ThunkProto& t : b.thunks()) AddCustomCallTargets(t, out);
+      }
+      return;
+    case ThunkProto::kAsyncStart:
+      for (const ThunkProto& t : thunk.async_start().thunks().thunks()) {
+        AddCustomCallTargets(t, out);
+      }
+      return;
+    case ThunkProto::kCustomCall:
+      out->insert(thunk.custom_call().target_name());
+      return;
+    default:
+      return;
+  }
 }
 
 void AddThunkFeatures(const ThunkProto& thunk, std::set<std::string>* out) {
@@ -348,8 +387,15 @@ std::vector<std::string> RequiredFeaturesOf(const GpuExecutableProto& artifact) 
   std::vector<std::string> used = RequiredFeaturesOf(artifact.payload());
   if (artifact.header().checksum_algorithm() == CHECKSUM_ALGORITHM_CRC32C) {
     used.push_back("payload_checksum.crc32c");
-    std::sort(used.begin(), used.end());
   }
+  if (artifact.header().target() == "host") {
+    std::set<std::string> targets;
+    for (const ThunkProto& t : artifact.payload().thunks()) AddCustomCallTargets(t, &targets);
+    if (targets.count("te_fused_attn_forward_ffi") + targets.count("te_fused_attn_backward_ffi")) {
+      used.push_back("ffi_handlers.te_fused_attention_host");
+    }
+  }
+  std::sort(used.begin(), used.end());
   return used;
 }
 

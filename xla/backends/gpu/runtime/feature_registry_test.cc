@@ -115,13 +115,13 @@ TEST(FeatureRegistry, DatesAndWhatARuntimeOfADateSupports) {
   // kernel_argument_table 2026-12-02.
   EXPECT_EQ(std::count(first.begin(), first.end(), "collectives"), 0);
   EXPECT_EQ(std::count(first.begin(), first.end(), "payload_checksum.crc32c"), 0);
-  // ... and kernel_argument_table, the three ffi_attributes.* kinds and
-  // gemm.fp8 on 2026-12-02.
-  EXPECT_EQ(first.size() + 2 + 1 + 3 + 1, RuntimeFeatureRegistry().size());
+  // ... and kernel_argument_table, the three ffi_attributes.* kinds,
+  // ffi_handlers.te_fused_attention_host and gemm.fp8 on 2026-12-02.
+  EXPECT_EQ(first.size() + 2 + 1 + 3 + 1 + 1, RuntimeFeatureRegistry().size());
   std::vector<std::string> nov30 = FeaturesSupportedOn("2026-11-30").value();
   EXPECT_EQ(std::count(nov30.begin(), nov30.end(), "kernel_argument_table"), 0);
   EXPECT_EQ(std::count(nov30.begin(), nov30.end(), "gemm.fp8"), 0);
-  EXPECT_EQ(nov30.size() + 1 + 3 + 1, RuntimeFeatureRegistry().size());
+  EXPECT_EQ(nov30.size() + 1 + 3 + 1 + 1, RuntimeFeatureRegistry().size());
   std::vector<std::string> today = FeaturesSupportedOn("2026-12-02").value();
   EXPECT_EQ(today.size(), RuntimeFeatureRegistry().size());
 }
@@ -133,6 +133,28 @@ TEST(FeatureRegistry, ACrc32cHeaderAddsItsFeature) {
   a.mutable_header()->set_checksum_algorithm(CHECKSUM_ALGORITHM_CRC32C);
   EXPECT_EQ(RequiredFeaturesOf(a),
             (std::vector<std::string>{"custom_calls", "payload_checksum.crc32c"}));
+}
+
+// A host artifact calling Transformer Engine's fused attention (nested
+// calls included) needs the built-in handlers; the same call in an sm_XX
+// artifact resolves to TE's own handler and needs nothing more.
+TEST(FeatureRegistry, HostFusedAttentionNeedsTheBuiltInHandlers) {
+  GpuExecutableProto a;
+  ThunkProto* w = a.mutable_payload()->add_thunks();
+  w->mutable_while_()->mutable_body()->add_thunks()->mutable_custom_call()->set_target_name(
+      "te_fused_attn_backward_ffi");
+  a.mutable_header()->set_target("sm_90");
+  EXPECT_EQ(RequiredFeaturesOf(a), std::vector<std::string>{"custom_calls"});
+  a.mutable_header()->set_target("host");
+  EXPECT_EQ(RequiredFeaturesOf(a), (std::vector<std::string>{
+                                       "custom_calls", "ffi_handlers.te_fused_attention_host"}));
+  w->mutable_while_()->mutable_body()->mutable_thunks(0)->mutable_custom_call()->set_target_name(
+      "other");
+  EXPECT_EQ(RequiredFeaturesOf(a), std::vector<std::string>{"custom_calls"});
+  const RuntimeFeature* f = FindRuntimeFeature("ffi_handlers.te_fused_attention_host");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->kind, FeatureKind::kFfiHandler);
+  EXPECT_EQ(std::string(f->runtime_support), "2026-12-02");
 }
 
 TEST(FeatureRegistry, RequiredFeaturesComeFromWhatThePayloadUses) {

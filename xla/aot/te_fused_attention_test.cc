@@ -1,0 +1,205 @@
+// Transformer Engine's fused attention end to end on the host: a module
+// that runs te_fused_attn_forward_ffi and feeds its output and stats to
+// te_fused_attn_backward_ffi is compiled for the host without
+// --allow_custom_calls (the built-in handlers, te_fused_attention_host.h),
+// loaded, run, and every result (output, softmax stats, dq, dk/dkv, dv) is
+// checked against the evaluator's f64 reference at odd sizes: sequence
+// lengths 33, 40 and 257, head dims 8, 16 and 64, GQA ratios 1 and 4, every
+// mask (with unequal and empty padded lengths), the BSHD_BSHD_BSHD and
+// BSHD_BS2HD layouts (plus SBHD and BS3HD), bf16 and f16. Also: a call
+// whose cu_seqlens are out of range fails the run naming the operand.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "gtest/gtest.h"
+#include "xla/aot/compile.h"
+#include "xla/aot/executable.h"
+#include "xla/aot/literal_execution.h"
+#include "xla/backends/gpu/ffi/te_fused_attention_test_util.h"
+#include "xla/backends/gpu/runtime/runtime_test_util.h"
+#include "xla/hlo/evaluator/evaluator_test_util.h"
+#include "xla/types/literal.h"
+
+namespace xla::aot {
+namespace {
+
+using gpu::ffi::testing::TeAttentionCase;
+using gpu::ffi::testing::TeAttentionHlo;
+using gpu::ffi::testing::TeAttentionParameterShapes;
+
+struct HostCase {
+  TeAttentionCase c;
+  // Per-batch lengths for padding masks (empty: full).
+  std::vector<int64_t> q_lens, kv_lens;
+};
+
+TeAttentionCase Make(int64_t batch, int64_t sq, int64_t skv, int64_t heads, int64_t kv_heads,
+                     int64_t dim, int64_t layout, int64_t mask, const char* type = "bf16") {
+  TeAttentionCase c;
+  c.batch = batch;
+  c.q_seqlen = sq;
+  c.kv_seqlen = skv;
+  c.heads = heads;
+  c.kv_heads = kv_heads;
+  c.head_dim = dim;
+  c.qkv_layout = layout;
+  c.mask_type = mask;
+  c.scale = 1.0 / std::sqrt(static_cast<double>(dim));
+  c.type = type;
+  return c;
+}
+
+const HostCase kCases[] = {
+    {Make(2, 33, 33, 4, 4, 8, 9, 0), {}, {}},
+    {Make(2, 33, 33, 4, 1, 8, 7, 1), {33, 20}, {27, 33}},
+    {Make(2, 40, 40, 4, 1, 16, 9, 2), {}, {}},
+    {Make(2, 40, 40, 4, 4, 16, 7, 3), {40, 9}, {31, 40}},
+    {Make(2, 40, 40, 4, 1, 16, 9, 1), {0, 40}, {40, 0}},  // empty sequences
+    {Make(1, 257, 257, 4, 1, 64, 9, 3), {250}, {257}},
+    {Make(1, 257, 257, 4, 4, 64, 7, 0), {}, {}},
+    {Make(1, 257, 257, 4, 1, 16, 7, 2), {}, {}},
+    {Make(2, 33, 40, 4, 1, 16, 9, 2), {}, {}},  // unequal q and kv lengths
+    {Make(2, 40, 33, 4, 4, 8, 7, 3), {40, 17}, {33, 5}},
+    {Make(2, 33, 33, 4, 1, 8, 9, 3, "f16"), {33, 1}, {33, 2}},
+    {Make(2, 33, 33, 4, 4, 16, 4, 2), {}, {}},             // SBHD_SBHD_SBHD
+    {Make(2, 40, 40, 4, 4, 8, 5, 1), {40, 12}, {40, 12}},  // BS3HD
+    {Make(2, 33, 33, 4, 1, 8, 2, 0), {}, {}},              // SBHD_SB2HD
+};
+
+// Deterministic values in [-1, 1).
+Literal Filled(const Shape& shape, uint64_t seed) {
+  Literal l(shape);
+  uint64_t state = seed * 0x9E3779B97F4A7C15ULL + 1;
+  for (int64_t i = 0; i < l.element_count(); ++i) {
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    l.SetDouble(i, static_cast<double>(state >> 11) / static_cast<double>(1ULL << 53) * 2 - 1);
+  }
+  return l;
+}
+
+Literal CuSeqlens(std::vector<int64_t> lens) {
+  Literal l(Shape::Array(PrimitiveType::S32, {static_cast<int64_t>(lens.size()) + 1}));
+  int64_t sum = 0;
+  l.SetInt(0, 0);
+  for (size_t b = 0; b < lens.size(); ++b) l.SetInt(b + 1, sum += lens[b]);
+  return l;
+}
+
+std::vector<Literal> Arguments(const HostCase& h) {
+  const TeAttentionCase& c = h.c;
+  std::vector<int64_t> q_lens = h.q_lens, kv_lens = h.kv_lens;
+  if (q_lens.empty()) q_lens.assign(c.batch, c.q_seqlen);
+  if (kv_lens.empty()) kv_lens.assign(c.batch, c.kv_seqlen);
+  std::vector<Shape> shapes = TeAttentionParameterShapes(c, /*backward=*/true);
+  std::vector<Literal> args;
+  for (size_t i = 0; i < shapes.size(); ++i) {
+    shapes[i].clear_layout();
+    if (i + 3 == shapes.size()) {
+      args.push_back(CuSeqlens(q_lens));
+    } else if (i + 2 == shapes.size()) {
+      args.push_back(CuSeqlens(kv_lens));
+    } else {
+      args.push_back(Filled(shapes[i], 100 + i));
+    }
+  }
+  return args;
+}
+
+CompileOptions HostOptions() {
+  CompileOptions options;
+  options.target = "host";
+  options.host_cpu_variants = {};
+  return options;  // no allowed_custom_calls: the built-ins must be known
+}
+
+class TeFusedAttentionHost : public ::testing::TestWithParam<HostCase> {};
+
+TEST_P(TeFusedAttentionHost, MatchesTheEvaluator) {
+  const HostCase& h = GetParam();
+  const std::string hlo = TeAttentionHlo(h.c, /*backward=*/true);
+  const std::vector<Literal> args = Arguments(h);
+
+  absl::StatusOr<Literal> expected = evaluator_test::EvalText(hlo, args);
+  ASSERT_TRUE(expected.ok()) << expected.status();
+
+  absl::StatusOr<CompiledArtifact> compiled = Compile(hlo, HostOptions());
+  ASSERT_TRUE(compiled.ok()) << compiled.status() << "\n" << hlo;
+  absl::StatusOr<std::unique_ptr<Executable>> exe = Executable::LoadFromBytes(compiled->bytes);
+  ASSERT_TRUE(exe.ok()) << exe.status();
+  absl::StatusOr<std::vector<Literal>> out =
+      ExecuteOnLiterals(**exe, gpu::testing::HostExecutor(), args);
+  ASSERT_TRUE(out.ok()) << out.status();
+  const std::vector<Literal>& want = expected->tuple_elements();
+  ASSERT_EQ(out->size(), want.size());
+
+  // bf16/f16 results carry 8/11 significant bits; the handler accumulates
+  // in f32 and its backward takes rowsum(dO * O) from the rounded output.
+  const double tolerance = h.c.type == "bf16" ? 8e-3 : 1e-3;  // observed: 2.5e-3, 2e-4
+  static constexpr const char* kNames[] = {"output", "softmax_aux", "dq", "dk (or dkv)", "dv"};
+  for (size_t r = 0; r < want.size(); ++r) {
+    ASSERT_EQ((*out)[r].element_count(), want[r].element_count()) << kNames[r];
+    double worst = 0, scale = 0;
+    int64_t worst_at = -1;
+    for (int64_t i = 0; i < want[r].element_count(); ++i) {
+      const double a = (*out)[r].GetDouble(i), b = want[r].GetDouble(i);
+      scale = std::max(scale, std::abs(b));
+      const double err = std::abs(a - b) / (1 + std::abs(b));
+      if (!(err <= worst)) {
+        worst = err;
+        worst_at = i;
+      }
+    }
+    EXPECT_LE(worst, r == 1 ? 1e-5 : tolerance)
+        << h.c.Name() << " " << kNames[r] << " element " << worst_at << ": host "
+        << (*out)[r].GetDouble(worst_at) << ", evaluator " << want[r].GetDouble(worst_at)
+        << " (largest magnitude " << scale << ")";
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Cases, TeFusedAttentionHost, ::testing::ValuesIn(kCases),
+                         [](const ::testing::TestParamInfo<HostCase>& info) {
+                           return info.param.c.Name();
+                         });
+
+// The artifact names the built-in handlers as a required runtime feature,
+// so a runtime from before them refuses it at load, by name; a compile for
+// such a runtime fails.
+TEST(TeFusedAttentionHostErrors, ArtifactRequiresTheBuiltInHandlers) {
+  const std::string hlo = TeAttentionHlo(Make(1, 33, 33, 4, 1, 8, 9, 2), /*backward=*/true);
+  absl::StatusOr<gpu::GpuExecutableProto> a = CompileToProto(hlo, HostOptions());
+  ASSERT_TRUE(a.ok()) << a.status();
+  const auto& features = a->header().required_runtime_features();
+  EXPECT_NE(std::find(features.begin(), features.end(), "ffi_handlers.te_fused_attention_host"),
+            features.end());
+  CompileOptions old = HostOptions();
+  old.target_runtime = "2026-12-01";
+  absl::Status refused = Compile(hlo, old).status();
+  EXPECT_EQ(refused.code(), absl::StatusCode::kFailedPrecondition) << refused;
+}
+
+// A padding length past q_max_seqlen is only seen when the handler reads
+// cu_seqlens on the stream: the run fails naming the operand.
+TEST(TeFusedAttentionHostErrors, OutOfRangeSequenceLengthFailsTheRun) {
+  HostCase h{Make(2, 33, 33, 4, 1, 8, 9, 1), {33, 34}, {33, 33}};
+  const std::string hlo = TeAttentionHlo(h.c, /*backward=*/true);
+  absl::StatusOr<CompiledArtifact> compiled = Compile(hlo, HostOptions());
+  ASSERT_TRUE(compiled.ok()) << compiled.status();
+  absl::StatusOr<std::unique_ptr<Executable>> exe = Executable::LoadFromBytes(compiled->bytes);
+  ASSERT_TRUE(exe.ok()) << exe.status();
+  absl::StatusOr<std::vector<Literal>> out =
+      ExecuteOnLiterals(**exe, gpu::testing::HostExecutor(), Arguments(h));
+  EXPECT_EQ(out.status().code(), absl::StatusCode::kInvalidArgument) << out.status();
+  EXPECT_TRUE(absl::StrContains(
+      out.status().message(),
+      "operand 5 (q_cu_seqlens): sequence 1 has length 34 (67 - 33), outside [0, 33]"))
+      << out.status();
+}
+
+}  // namespace
+}  // namespace xla::aot

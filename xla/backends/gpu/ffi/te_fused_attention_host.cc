@@ -1,0 +1,384 @@
+#include "xla/backends/gpu/ffi/te_fused_attention_host.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "xla/backends/gpu/ffi/te_fused_attention.h"
+#include "xla/types/float_format.h"
+#include "xla/util/parallel_for.h"
+
+namespace xla::gpu::ffi {
+namespace {
+
+using stream_executor::DeviceMemoryBase;
+
+// Tile sizes: query rows and key columns handled together.
+constexpr int64_t kRowTile = 32;
+constexpr int64_t kColTile = 32;
+constexpr float kNegInf = -std::numeric_limits<float>::infinity();
+// Threads one call uses at most (heads, or key/value heads, in parallel).
+constexpr int kMaxThreads = 8;
+
+float LoadElement(const void* data, PrimitiveType type, int64_t i) {
+  switch (type) {
+    case PrimitiveType::F32:
+      return static_cast<const float*>(data)[i];
+    case PrimitiveType::BF16: {
+      const uint32_t bits = uint32_t{static_cast<const uint16_t*>(data)[i]} << 16;
+      float f;
+      std::memcpy(&f, &bits, sizeof(f));
+      return f;
+    }
+    default:  // F16 (CheckTeAttentionShapes admits nothing else)
+      return static_cast<float>(
+          DecodeFloat(FloatFormatId::kF16, static_cast<const uint16_t*>(data)[i]));
+  }
+}
+
+void StoreElement(void* data, PrimitiveType type, int64_t i, float value) {
+  switch (type) {
+    case PrimitiveType::F32:
+      static_cast<float*>(data)[i] = value;
+      return;
+    case PrimitiveType::BF16:
+      static_cast<uint16_t*>(data)[i] =
+          static_cast<uint16_t>(EncodeFloat(FloatFormatId::kBF16, value));
+      return;
+    default:
+      static_cast<uint16_t*>(data)[i] =
+          static_cast<uint16_t>(EncodeFloat(FloatFormatId::kF16, value));
+      return;
+  }
+}
+
+// One logical [batch, heads, seq, dim] tensor copied out of its (possibly
+// packed) buffer into contiguous f32.
+std::vector<float> Gather(const void* data, PrimitiveType type, const TeTensorView& view,
+                          int64_t batch, int64_t heads, int64_t seq, int64_t dim) {
+  std::vector<float> out(static_cast<size_t>(batch * heads * seq * dim));
+  float* dst = out.data();
+  for (int64_t b = 0; b < batch; ++b) {
+    for (int64_t h = 0; h < heads; ++h) {
+      for (int64_t s = 0; s < seq; ++s) {
+        const int64_t base = view.At(b, s, h);
+        for (int64_t d = 0; d < dim; ++d) *dst++ = LoadElement(data, type, base + d);
+      }
+    }
+  }
+  return out;
+}
+
+// The inverse of Gather: writes contiguous f32 [batch, heads, seq, dim]
+// into its place in a (possibly packed) result buffer.
+void Scatter(const std::vector<float>& in, void* data, PrimitiveType type, const TeTensorView& view,
+             int64_t batch, int64_t heads, int64_t seq, int64_t dim) {
+  const float* src = in.data();
+  for (int64_t b = 0; b < batch; ++b) {
+    for (int64_t h = 0; h < heads; ++h) {
+      for (int64_t s = 0; s < seq; ++s) {
+        const int64_t base = view.At(b, s, h);
+        for (int64_t d = 0; d < dim; ++d) StoreElement(data, type, base + d, *src++);
+      }
+    }
+  }
+}
+
+float Dot(const float* a, const float* b, int64_t n) {
+  float sum = 0;
+  for (int64_t i = 0; i < n; ++i) sum += a[i] * b[i];
+  return sum;
+}
+
+// Everything one call needs, captured by value into the host callback.
+struct Call {
+  TeAttentionConfig config;
+  PrimitiveType type = PrimitiveType::F32;
+  std::vector<DeviceMemoryBase> operands;
+  std::vector<DeviceMemoryBase> results;
+  int q_cu = 0, kv_cu = 0;  // operand indices of the cu_seqlens
+
+  // Per-sequence lengths: from cu_seqlens for padding masks, the maximum
+  // lengths otherwise.
+  absl::Status Lengths(std::vector<int64_t>* q_len, std::vector<int64_t>* kv_len) const {
+    const TeAttentionConfig& c = config;
+    if (!c.padding) {
+      q_len->assign(c.batch, c.q_seqlen);
+      kv_len->assign(c.batch, c.kv_seqlen);
+      return absl::OkStatus();
+    }
+    for (auto [index, out, max_len, what] :
+         {std::tuple(q_cu, q_len, c.q_seqlen, "q_cu_seqlens"),
+          std::tuple(kv_cu, kv_len, c.kv_seqlen, "kv_cu_seqlens")}) {
+      const DeviceMemoryBase m = operands[index];
+      absl::StatusOr<std::vector<int64_t>> lengths = TeSequenceLengths(
+          absl::MakeConstSpan(static_cast<const int32_t*>(m.opaque), m.size / sizeof(int32_t)),
+          c.batch, max_len, absl::StrCat("operand ", index, " (", what, ")"));
+      if (!lengths.ok()) return lengths.status();
+      *out = *std::move(lengths);
+    }
+    return absl::OkStatus();
+  }
+};
+
+// Parses the attributes and checks the shapes and buffer sizes.
+absl::StatusOr<Call> Prepare(const CallFrame& frame, absl::string_view target, bool backward) {
+  if (frame.attributes == nullptr) {
+    return absl::InvalidArgumentError(absl::StrCat(target, ": the call has no attributes"));
+  }
+  absl::StatusOr<TeAttentionConfig> config = ParseTeAttentionConfig(target, *frame.attributes);
+  if (!config.ok()) return config.status();
+  if (frame.operand_shapes.size() != frame.operands.size() ||
+      frame.result_shapes.size() != frame.results.size() ||
+      std::count(frame.operand_shapes.begin(), frame.operand_shapes.end(), nullptr) != 0 ||
+      std::count(frame.result_shapes.begin(), frame.result_shapes.end(), nullptr) != 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        target,
+        ": the artifact records no operand/result shapes for this call (compiled before "
+        "2026-12-02?); recompile it"));
+  }
+  absl::Status shapes =
+      CheckTeAttentionShapes(target, *config, backward, frame.operand_shapes, frame.result_shapes);
+  if (!shapes.ok()) return shapes;
+  Call call;
+  call.config = *config;
+  call.type = frame.operand_shapes[0]->element_type();
+  call.operands.assign(frame.operands.begin(), frame.operands.end());
+  call.results.assign(frame.results.begin(), frame.results.end());
+  call.q_cu = backward ? kBwdQCuSeqlens : kFwdQCuSeqlens;
+  call.kv_cu = backward ? kBwdKvCuSeqlens : kFwdKvCuSeqlens;
+  // Every buffer read or written must hold its shape.
+  std::vector<std::pair<int, bool>> used = {{0, false}, {1, false}, {2, false}};  // (index, result)
+  if (config->padding) {
+    used.push_back({call.q_cu, false});
+    used.push_back({call.kv_cu, false});
+  }
+  if (backward) {
+    for (int i : {kBwdSoftmaxAux, kBwdOutput, kBwdDOutput}) used.push_back({i, false});
+    for (int i : {kBwdDq, kBwdDk, kBwdDv}) used.push_back({i, true});
+  } else {
+    for (int i : {kFwdOutput, kFwdSoftmaxAux, kFwdRngState}) used.push_back({i, true});
+  }
+  for (auto [index, is_result] : used) {
+    const Shape* shape = is_result ? frame.result_shapes[index] : frame.operand_shapes[index];
+    const DeviceMemoryBase m = is_result ? frame.results[index] : frame.operands[index];
+    const int64_t bytes = shape->ByteSize().value_or(-1);
+    if (bytes < 0 || static_cast<int64_t>(m.size) < bytes || (bytes > 0 && m.opaque == nullptr)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(target, ": ", is_result ? "result " : "operand ", index, " (",
+                       shape->ToString(), ") has a buffer of ", m.size, " bytes"));
+    }
+  }
+  return call;
+}
+
+absl::Status RunForward(const Call& call) {
+  const TeAttentionConfig& c = call.config;
+  std::vector<int64_t> q_len, kv_len;
+  if (absl::Status s = call.Lengths(&q_len, &kv_len); !s.ok()) return s;
+  const int64_t B = c.batch, H = c.heads, G = c.kv_heads, Sq = c.q_seqlen, Skv = c.kv_seqlen;
+  const int64_t Dqk = c.qk_head_dim, Dv = c.v_head_dim;
+  const std::vector<float> q =
+      Gather(call.operands[c.q.operand].opaque, call.type, c.q, B, H, Sq, Dqk);
+  const std::vector<float> k =
+      Gather(call.operands[c.k.operand].opaque, call.type, c.k, B, G, Skv, Dqk);
+  const std::vector<float> v =
+      Gather(call.operands[c.v.operand].opaque, call.type, c.v, B, G, Skv, Dv);
+  std::vector<float> out(static_cast<size_t>(B * H * Sq * Dv), 0.0f);
+  float* stats = static_cast<float*>(call.results[kFwdSoftmaxAux].opaque);
+  const float scale = static_cast<float>(c.scale);
+
+  // Each (batch, head) writes its own rows of the output and stats.
+  ParallelForEach(B * H, ThreadCount(0, kMaxThreads), [&](int64_t bh) {
+    const int64_t b = bh / H, h = bh % H;
+    std::vector<float> row_max(kRowTile), row_sum(kRowTile), acc(kRowTile * Dv), tile(kColTile);
+    const float* qh = &q[((b * H + h) * Sq) * Dqk];
+    const float* kh = &k[((b * G + c.KvHead(h)) * Skv) * Dqk];
+    const float* vh = &v[((b * G + c.KvHead(h)) * Skv) * Dv];
+    for (int64_t i0 = 0; i0 < Sq; i0 += kRowTile) {
+      const int64_t rows = std::min(kRowTile, Sq - i0);
+      std::fill(row_max.begin(), row_max.end(), kNegInf);
+      std::fill(row_sum.begin(), row_sum.end(), 0.0f);
+      std::fill(acc.begin(), acc.end(), 0.0f);
+      for (int64_t j0 = 0; j0 < Skv; j0 += kColTile) {
+        // Key tiles entirely above the causal diagonal, or entirely
+        // padding, contribute nothing to this query tile, nor do later ones.
+        if (c.causal && j0 > i0 + rows - 1) break;
+        if (c.padding && j0 >= kv_len[b]) break;
+        const int64_t cols = std::min(kColTile, Skv - j0);
+        for (int64_t r = 0; r < rows; ++r) {
+          const int64_t i = i0 + r;
+          float tile_max = kNegInf;
+          for (int64_t cc = 0; cc < cols; ++cc) {
+            const int64_t j = j0 + cc;
+            tile[cc] = c.Visible(i, j, q_len[b], kv_len[b])
+                           ? scale * Dot(qh + i * Dqk, kh + j * Dqk, Dqk)
+                           : kNegInf;
+            tile_max = std::max(tile_max, tile[cc]);
+          }
+          if (tile_max == kNegInf) continue;  // nothing visible in this tile
+          const float new_max = std::max(row_max[r], tile_max);
+          const float correction = std::exp(row_max[r] - new_max);  // 0 for the first tile
+          float* a = &acc[r * Dv];
+          row_sum[r] *= correction;
+          for (int64_t d = 0; d < Dv; ++d) a[d] *= correction;
+          for (int64_t cc = 0; cc < cols; ++cc) {
+            if (tile[cc] == kNegInf) continue;
+            const float p = std::exp(tile[cc] - new_max);
+            row_sum[r] += p;
+            const float* vj = vh + (j0 + cc) * Dv;
+            for (int64_t d = 0; d < Dv; ++d) a[d] += p * vj[d];
+          }
+          row_max[r] = new_max;
+        }
+      }
+      for (int64_t r = 0; r < rows; ++r) {
+        const int64_t i = i0 + r;
+        float* o = &out[((b * H + h) * Sq + i) * Dv];
+        if (row_sum[r] > 0) {
+          const float inv = 1.0f / row_sum[r];
+          for (int64_t d = 0; d < Dv; ++d) o[d] = acc[r * Dv + d] * inv;
+          stats[(b * H + h) * Sq + i] = row_max[r] + std::log(row_sum[r]);
+        } else {
+          stats[(b * H + h) * Sq + i] = 0.0f;  // a row that sees no key
+        }
+      }
+    }
+  });
+  Scatter(out, call.results[kFwdOutput].opaque, call.type, c.o, B, H, Sq, Dv);
+  // No dropout: the RNG state carries nothing.
+  std::memset(call.results[kFwdRngState].opaque, 0, call.results[kFwdRngState].size);
+  return absl::OkStatus();
+}
+
+absl::Status RunBackward(const Call& call) {
+  const TeAttentionConfig& c = call.config;
+  std::vector<int64_t> q_len, kv_len;
+  if (absl::Status s = call.Lengths(&q_len, &kv_len); !s.ok()) return s;
+  const int64_t B = c.batch, H = c.heads, G = c.kv_heads, Sq = c.q_seqlen, Skv = c.kv_seqlen;
+  const int64_t Dqk = c.qk_head_dim, Dv = c.v_head_dim, group = H / G;
+  const std::vector<float> q =
+      Gather(call.operands[c.q.operand].opaque, call.type, c.q, B, H, Sq, Dqk);
+  const std::vector<float> k =
+      Gather(call.operands[c.k.operand].opaque, call.type, c.k, B, G, Skv, Dqk);
+  const std::vector<float> v =
+      Gather(call.operands[c.v.operand].opaque, call.type, c.v, B, G, Skv, Dv);
+  const std::vector<float> o =
+      Gather(call.operands[kBwdOutput].opaque, call.type, c.o, B, H, Sq, Dv);
+  const std::vector<float> dout =
+      Gather(call.operands[kBwdDOutput].opaque, call.type, c.o, B, H, Sq, Dv);
+  const float* stats = static_cast<const float*>(call.operands[kBwdSoftmaxAux].opaque);
+  const float scale = static_cast<float>(c.scale);
+
+  // D_i = dO_i . O_i: the softmax gradient's row term.
+  std::vector<float> delta(static_cast<size_t>(B * H * Sq));
+  for (int64_t r = 0; r < B * H * Sq; ++r) delta[r] = Dot(&dout[r * Dv], &o[r * Dv], Dv);
+
+  std::vector<float> dq(q.size(), 0.0f), dk(k.size(), 0.0f), dv(v.size(), 0.0f);
+  // Each (batch, key/value head) writes its own keys' dK and dV and the dQ
+  // rows of the query heads that share it.
+  ParallelForEach(B * G, ThreadCount(0, kMaxThreads), [&](int64_t bg) {
+    const int64_t b = bg / G, g = bg % G;
+    std::vector<float> p_tile(kRowTile * kColTile), ds_tile(kRowTile * kColTile);
+    const float* kg = &k[((b * G + g) * Skv) * Dqk];
+    const float* vg = &v[((b * G + g) * Skv) * Dv];
+    for (int64_t j0 = 0; j0 < Skv; j0 += kColTile) {
+      if (c.padding && j0 >= kv_len[b]) break;
+      const int64_t cols = std::min(kColTile, Skv - j0);
+      float* dkg = &dk[((b * G + g) * Skv + j0) * Dqk];
+      float* dvg = &dv[((b * G + g) * Skv + j0) * Dv];
+      for (int64_t h = g * group; h < (g + 1) * group; ++h) {
+        const int64_t bh = b * H + h;
+        // Query tiles entirely above the causal diagonal see none of these keys.
+        const int64_t first = c.causal ? (j0 / kRowTile) * kRowTile : 0;
+        for (int64_t i0 = first; i0 < Sq; i0 += kRowTile) {
+          if (c.padding && i0 >= q_len[b]) break;
+          const int64_t rows = std::min(kRowTile, Sq - i0);
+          // P and dS for the tile.
+          for (int64_t r = 0; r < rows; ++r) {
+            const int64_t i = i0 + r;
+            const float* qi = &q[(bh * Sq + i) * Dqk];
+            const float* doi = &dout[(bh * Sq + i) * Dv];
+            const float lse = stats[bh * Sq + i];
+            for (int64_t cc = 0; cc < cols; ++cc) {
+              const int64_t j = j0 + cc;
+              float p = 0, ds = 0;
+              if (c.Visible(i, j, q_len[b], kv_len[b])) {
+                p = std::exp(scale * Dot(qi, kg + j * Dqk, Dqk) - lse);
+                const float dp = Dot(doi, vg + j * Dv, Dv);
+                ds = p * (dp - delta[bh * Sq + i]);
+              }
+              p_tile[r * kColTile + cc] = p;
+              ds_tile[r * kColTile + cc] = ds;
+            }
+          }
+          // dV += P^T dO, dK += scale dS^T Q, dQ += scale dS K.
+          for (int64_t r = 0; r < rows; ++r) {
+            const int64_t i = i0 + r;
+            const float* qi = &q[(bh * Sq + i) * Dqk];
+            const float* doi = &dout[(bh * Sq + i) * Dv];
+            float* dqi = &dq[(bh * Sq + i) * Dqk];
+            for (int64_t cc = 0; cc < cols; ++cc) {
+              const float p = p_tile[r * kColTile + cc];
+              const float ds = scale * ds_tile[r * kColTile + cc];
+              if (p == 0 && ds == 0) continue;
+              float* dvj = dvg + cc * Dv;
+              for (int64_t d = 0; d < Dv; ++d) dvj[d] += p * doi[d];
+              float* dkj = dkg + cc * Dqk;
+              const float* kj = kg + (j0 + cc) * Dqk;
+              for (int64_t d = 0; d < Dqk; ++d) {
+                dkj[d] += ds * qi[d];
+                dqi[d] += ds * kj[d];
+              }
+            }
+          }
+        }
+      }
+    }
+  });
+  // Packed layouts share a result between gradients: zero all three
+  // first, then each gradient fills its own part.
+  for (int i : {kBwdDq, kBwdDk, kBwdDv}) {
+    if (call.results[i].size > 0) std::memset(call.results[i].opaque, 0, call.results[i].size);
+  }
+  Scatter(dq, call.results[c.q.operand].opaque, call.type, c.q, B, H, Sq, Dqk);
+  Scatter(dk, call.results[c.k.operand].opaque, call.type, c.k, B, G, Skv, Dqk);
+  Scatter(dv, call.results[c.v.operand].opaque, call.type, c.v, B, G, Skv, Dv);
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status TeFusedAttnForwardHost(const CallFrame& frame) {
+  absl::StatusOr<Call> call = Prepare(frame, kTeFusedAttnForwardTarget, /*backward=*/false);
+  if (!call.ok()) return call.status();
+  return frame.stream->DoHostCallback(
+      [call = *std::move(call)]() -> absl::Status { return RunForward(call); });
+}
+
+absl::Status TeFusedAttnBackwardHost(const CallFrame& frame) {
+  absl::StatusOr<Call> call = Prepare(frame, kTeFusedAttnBackwardTarget, /*backward=*/true);
+  if (!call.ok()) return call.status();
+  return frame.stream->DoHostCallback(
+      [call = *std::move(call)]() -> absl::Status { return RunBackward(call); });
+}
+
+absl::Status RegisterTeFusedAttentionHostHandlers(FfiRegistry& registry) {
+  // Counts only: ParseTeAttentionConfig checks the attributes with errors
+  // that name the unsupported value.
+  absl::Status s = registry.Register(
+      {kTeFusedAttnForwardTarget, "host", &TeFusedAttnForwardHost, {-1, kTeFwdNumResults, {}, {}}});
+  if (!s.ok()) return s;
+  return registry.Register({kTeFusedAttnBackwardTarget,
+                            "host",
+                            &TeFusedAttnBackwardHost,
+                            {-1, kTeBwdNumResults, {}, {}}});
+}
+
+}  // namespace xla::gpu::ffi

@@ -1,0 +1,50 @@
+// Built-in host handlers for Transformer Engine's fused attention, under
+// TE's own target names on platform "host":
+//
+//   te_fused_attn_forward_ffi   FlashAttention-2 style forward: per query
+//                               tile, a running row max and row sum over
+//                               key tiles (online softmax), f32
+//                               accumulation; the full score matrix is
+//                               never materialized. Writes output,
+//                               softmax_aux (the log-sum-exp stats) and
+//                               zeroes rng_state; the workspace is left
+//                               untouched.
+//   te_fused_attn_backward_ffi  recomputes P tile by tile from Q, K and the
+//                               stored stats (P = exp(scale*QK^T - stats)),
+//                               with D = rowsum(dO * O) from the output and
+//                               doutput operands; writes dq, dk, dv (packed
+//                               like the operands for packed layouts),
+//                               leaves dbias (empty) and the workspace.
+//
+// Semantics, supported attributes and operand order: te_fused_attention.h.
+// Both run as a host callback on the call's stream (device memory is host
+// memory on this platform). Unsupported attributes, shapes or sequence
+// lengths fail the call with InvalidArgument naming what is wrong; bad
+// cu_seqlens values are only seen when the callback runs, and become the
+// stream's error.
+//
+// Thread-safety: the handlers may run concurrently for different calls;
+// each call only touches its own buffers.
+#ifndef XLA_BACKENDS_GPU_FFI_TE_FUSED_ATTENTION_HOST_H_
+#define XLA_BACKENDS_GPU_FFI_TE_FUSED_ATTENTION_HOST_H_
+
+#include "absl/status/status.h"
+#include "xla/backends/gpu/ffi/ffi_registry.h"
+
+namespace xla::gpu::ffi {
+
+// The forward handler (see above). Fails when the call's attributes are
+// unsupported, its shapes are missing (artifacts before 2026-12-02) or do
+// not match the attributes, or a buffer is smaller than its shape.
+absl::Status TeFusedAttnForwardHost(const CallFrame& frame);
+
+// The backward handler; fails like the forward one.
+absl::Status TeFusedAttnBackwardHost(const CallFrame& frame);
+
+// Registers both under platform "host". AlreadyExists when either name is
+// taken there.
+absl::Status RegisterTeFusedAttentionHostHandlers(FfiRegistry& registry);
+
+}  // namespace xla::gpu::ffi
+
+#endif  // XLA_BACKENDS_GPU_FFI_TE_FUSED_ATTENTION_HOST_H_

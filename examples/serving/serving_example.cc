@@ -3,10 +3,13 @@
 // throughput and latency percentiles. See README.md and kUsage below.
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
 #include <memory>
 #include <string>
 #include <vector>
+
+#include <unistd.h>
 
 #include "absl/status/status.h"
 #include "absl/strings/match.h"
@@ -184,6 +187,12 @@ absl::Status ServeFolders(const ModelServer& server, const Flags& f, int64_t* fa
 }
 
 int Main(const std::vector<std::string>& args) {
+  // Under `bazel run` the binary starts in its runfiles; relative paths on
+  // the command line mean the directory bazel was run from.
+  if (const char* dir = std::getenv("BUILD_WORKING_DIRECTORY"); dir != nullptr && chdir(dir) != 0) {
+    std::cerr << "serving_example: cannot enter " << dir << " (BUILD_WORKING_DIRECTORY)\n";
+    return kExitFailed;
+  }
   for (const std::string& arg : args) {
     if (arg == "--help" || arg == "-h") {
       std::cout << kUsage;

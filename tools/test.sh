@@ -31,13 +31,15 @@ bazel test --config=ubsan --test_summary=short //xla/hlo/parser:malformed_input_
   | tee -a "$log" || status=1
 # The runtime (streams, thread pool, concurrent Execute, the fake NCCL and
 # the NCCL cliques, trace stamps on two streams) and the JIT cache (threads
-# x keys x modes, injected failures, restart) under ThreadSanitizer.
+# x keys x modes, injected failures, restart) and the serving example's
+# thread pool and sessions under ThreadSanitizer.
 bazel test --config=tsan --test_summary=short //xla/stream_executor/... \
   //xla/backends/gpu/runtime/collectives:nccl_communicator_test \
   //xla/backends/gpu/runtime:thunk_trace_test \
   //xla/aot:concurrent_execute_test //xla/aot:executable_test \
   //xla/jit:jit_stress_test //xla/jit:compilation_cache_test //xla/jit:compiler_pool_test \
-  //tests/concurrency:concurrent_execution_test 2>&1 \
+  //tests/concurrency:concurrent_execution_test \
+  //examples/serving:model_server_test //examples/serving:request_dir_test 2>&1 \
   | tee -a "$log" || status=1
 
 passed=$(grep -cE '^//[^ ]+ +(\(cached\) )?PASSED' "$log" || true)

@@ -10,7 +10,7 @@
 
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
-#include "xla/backends/gpu/compiler/ffi_attribute_parser.h"
+#include "xla/backends/gpu/ffi/ffi_attribute_parser.h"
 #include "xla/backends/gpu/ffi/te_fused_attention.h"
 
 namespace xla::evaluator {

@@ -16,7 +16,7 @@
 #include "absl/strings/str_join.h"
 #include "xla/backends/gpu/codegen/host/kernel_symbol_name.h"
 #include "xla/backends/gpu/compiler/collective_emitter.h"
-#include "xla/backends/gpu/compiler/ffi_attribute_parser.h"
+#include "xla/backends/gpu/ffi/ffi_attribute_parser.h"
 #include "xla/backends/gpu/compiler/host_kernel_backend.h"
 #include "xla/backends/gpu/compiler/kernel_reuse.h"
 #include "xla/backends/gpu/compiler/offload_emitter.h"

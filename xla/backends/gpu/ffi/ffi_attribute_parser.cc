@@ -1,4 +1,4 @@
-#include "xla/backends/gpu/compiler/ffi_attribute_parser.h"
+#include "xla/backends/gpu/ffi/ffi_attribute_parser.h"
 
 #include <cctype>
 #include <cstdint>

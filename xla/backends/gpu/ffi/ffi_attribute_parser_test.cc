@@ -1,7 +1,7 @@
 // ParseFfiAttributes against hand-written expectations: every value kind,
 // the Transformer Engine dictionary from the Llama corpus, and malformed
 // input (each error names the instruction, the attribute and the offset).
-#include "xla/backends/gpu/compiler/ffi_attribute_parser.h"
+#include "xla/backends/gpu/ffi/ffi_attribute_parser.h"
 
 #include <cmath>
 #include <limits>

@@ -25,8 +25,8 @@
 // value 300 does not fit i8".
 //
 // Thread-safety: a pure function.
-#ifndef XLA_BACKENDS_GPU_COMPILER_FFI_ATTRIBUTE_PARSER_H_
-#define XLA_BACKENDS_GPU_COMPILER_FFI_ATTRIBUTE_PARSER_H_
+#ifndef XLA_BACKENDS_GPU_FFI_FFI_ATTRIBUTE_PARSER_H_
+#define XLA_BACKENDS_GPU_FFI_FFI_ATTRIBUTE_PARSER_H_
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
@@ -41,4 +41,4 @@ absl::StatusOr<ffi::Attributes> ParseFfiAttributes(absl::string_view text,
 
 }  // namespace xla::gpu
 
-#endif  // XLA_BACKENDS_GPU_COMPILER_FFI_ATTRIBUTE_PARSER_H_
+#endif  // XLA_BACKENDS_GPU_FFI_FFI_ATTRIBUTE_PARSER_H_

@@ -27,7 +27,8 @@ The second form compares out<i>.npy files of two directories and prints
 the largest absolute difference and the largest difference over the
 output's largest magnitude (max_norm), over the elements that are not NaN
 on either side, and how many of the baseline's elements are NaN; a NaN on
-one side only makes both figures inf. It exits 1 when a file is missing or
+one side only makes both figures inf; and, over integer and pred outputs,
+how many elements differ (int_mismatches). It exits 1 when a file is missing or
 a shape differs.
 """
 import argparse
@@ -163,7 +164,7 @@ def compare(dir_a, dir_b):
     print(f"compare: no out*.npy in {dir_a}", file=sys.stderr)
     return 1
   worst_abs = worst_norm = 0.0
-  nans = nan_mismatch = 0
+  nans = nan_mismatch = int_mismatch = 0
   for fa in files:
     fb = os.path.join(dir_b, os.path.basename(fa))
     if not os.path.exists(fb):
@@ -174,6 +175,8 @@ def compare(dir_a, dir_b):
       print(f"compare: {os.path.basename(fa)}: shape {a.shape} vs {b.shape}",
             file=sys.stderr)
       return 1
+    if np.issubdtype(b.dtype, np.integer) or b.dtype == np.bool_:
+      int_mismatch += int(np.count_nonzero(a != b))
     a64, b64 = a.astype(np.float64), b.astype(np.float64)
     # NaN where the baseline has NaN agrees; NaN on one side only is an
     # infinite difference (np.max would otherwise hide NaNs in the figure).
@@ -193,7 +196,7 @@ def compare(dir_a, dir_b):
     worst_abs = worst_norm = float("inf")
   print(f"compare outputs={len(files)} max_abs={worst_abs:.3g} "
         f"max_norm={worst_norm:.3g} nan_in_baseline={nans} "
-        f"nan_mismatches={nan_mismatch}")
+        f"nan_mismatches={nan_mismatch} int_mismatches={int_mismatch}")
   return 0
 
 

@@ -21,6 +21,10 @@
 #                 both sides; each side's time is the best of its rounds'
 #                 medians.
 # ITER (20)       timed executions per round and side (after 3 warm-ups).
+#                 A program whose one checked `xla_aot run` (before the
+#                 timing) took over SLOW_MS (1000) gets 3 timed executions
+#                 after 1 warm-up on both sides, so that an O(n^2) kernel
+#                 does not hold the run for an hour.
 # TOL (1e-3)      largest accepted |xla_aot - XLA:CPU| / max |XLA:CPU output|
 #                 per program (3e-2 when the name says bf16 or f16); integer
 #                 outputs must be equal. Larger differences are MISMATCH.
@@ -50,6 +54,7 @@ if ! "$PY" -c 'import jax, jaxlib, numpy' 2>/dev/null; then
 fi
 ROUNDS="${ROUNDS:-2}"
 ITER="${ITER:-20}"
+SLOW_MS="${SLOW_MS:-1000}"
 TOL="${TOL:-1e-3}"
 if [[ -z "${XLA_AOT:-}" ]]; then
   if ! bazel build -c opt //xla/tools:xla_aot >/dev/null 2>&1; then
@@ -100,10 +105,21 @@ prepare() {
   echo ok >"$dir/status"
 }
 
+# "ITERATIONS WARMUP" for a program: fewer when its checked run was slow.
+iterations_of() {
+  local dir="$1"
+  if [[ -f "$dir/run_ms" ]] && awk -v t="$(cat "$dir/run_ms")" -v s="$SLOW_MS" 'BEGIN { exit !(t > s) }'; then
+    echo "3 1"
+  else
+    echo "$ITER 3"
+  fi
+}
+
 time_cpu() {
-  local m="$1" r="$2" dir base
+  local m="$1" r="$2" dir base it wu
   dir="$OUT/$(name_of "$m")"
-  if ! base="$("$PY" benchmarks/xla_cpu_baseline.py "$m" --out_dir="$dir" --iterations="$ITER" 2>"$dir/xla_cpu.log")"; then
+  read -r it wu < <(iterations_of "$dir")
+  if ! base="$("$PY" benchmarks/xla_cpu_baseline.py "$m" --out_dir="$dir" --iterations="$it" --warmup="$wu" 2>"$dir/xla_cpu.log")"; then
     echo "XLA:CPU failed: $(tail -1 "$dir/xla_cpu.log" | cut -c1-100)" >"$dir/cpu_status"
     return
   fi
@@ -117,13 +133,14 @@ inputs_of() {
 }
 
 time_aot() {
-  local m="$1" r="$2" dir bench
+  local m="$1" r="$2" dir bench it wu
   dir="$OUT/$(name_of "$m")"
+  read -r it wu < <(iterations_of "$dir")
   # Without XLA:CPU's inputs there is nothing to compare with.
   [[ "$(cat "$dir/status")" == ok && ! -f "$dir/cpu_status" ]] || return 0
   local inputs=()
   mapfile -t inputs < <(inputs_of "$dir")
-  if ! bench="$("$BIN" bench "$dir/m.xaot" "${inputs[@]}" --iterations="$ITER" --warmup=3 2>&1)"; then
+  if ! bench="$("$BIN" bench "$dir/m.xaot" "${inputs[@]}" --iterations="$it" --warmup="$wu" 2>&1)"; then
     echo "FAILED bench: $(tail -1 <<<"$bench" | cut -c1-100)" >"$dir/status"
     return
   fi
@@ -132,16 +149,31 @@ time_aot() {
   return 0
 }
 
-check() {
-  local m="$1" dir cmp tol
+# Draws the inputs (one XLA:CPU execution, which also writes its outputs)
+# and runs xla_aot once on them (outputs for check; run_ms sizes the timing).
+first_run() {
+  local m="$1" dir t0 t1
   dir="$OUT/$(name_of "$m")"
-  [[ "$(cat "$dir/status")" == ok && -d "$dir/xla_cpu" ]] || return 0
+  if ! "$PY" benchmarks/xla_cpu_baseline.py "$m" --out_dir="$dir" --iterations=1 --warmup=0 >/dev/null 2>"$dir/xla_cpu.log"; then
+    echo "XLA:CPU failed: $(tail -1 "$dir/xla_cpu.log" | cut -c1-100)" >"$dir/cpu_status"
+    return
+  fi
+  [[ "$(cat "$dir/status")" == ok ]] || return 0
   local inputs=()
   mapfile -t inputs < <(inputs_of "$dir")
+  t0=$(now)
   if ! "$BIN" run "$dir/m.xaot" "${inputs[@]}" --output_dir="$dir/xla_aot" >"$dir/run.log" 2>&1; then
     echo "FAILED run: $(tail -1 "$dir/run.log" | cut -c1-100)" >"$dir/status"
     return
   fi
+  t1=$(now)
+  awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.0f\n", (b - a) * 1000 }' >"$dir/run_ms"
+}
+
+check() {
+  local m="$1" dir cmp tol
+  dir="$OUT/$(name_of "$m")"
+  [[ "$(cat "$dir/status")" == ok && -d "$dir/xla_cpu" && -d "$dir/xla_aot" ]] || return 0
   tol="$TOL"
   [[ "$(name_of "$m")" =~ (bf16|f16) ]] && tol=3e-2
   if ! cmp="$("$PY" benchmarks/xla_cpu_baseline.py --compare "$dir/xla_aot" "$dir/xla_cpu" 2>&1)"; then
@@ -162,7 +194,7 @@ best() {  # the smallest number among the files given (those that exist)
 }
 
 echo "machine: $(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')), load $(cut -d' ' -f1-3 /proc/loadavg) at start; $(date -u '+%F %H:%M UTC'); commit $(git rev-parse --short HEAD); host kernels for ${HOST_CPU:-x86-64-v2 (+ x86-64-v3 where the CPU has it)}; jax $("$PY" -c 'import jax; print(jax.__version__)'); ${#MODULES[@]} programs, $ROUNDS rounds of $ITER runs"
-for m in "${MODULES[@]}"; do prepare "$m"; done
+for m in "${MODULES[@]}"; do prepare "$m"; first_run "$m"; done
 for ((r = 1; r <= ROUNDS; r++)); do
   for m in "${MODULES[@]}"; do
     if ((r % 2)); then time_cpu "$m" "$r"; time_aot "$m" "$r"; else time_aot "$m" "$r"; time_cpu "$m" "$r"; fi

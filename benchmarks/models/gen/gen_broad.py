@@ -17,7 +17,8 @@ parameters (count, shapes, element types) differ from the specs it lowered.
 Inputs are not stored. benchmarks/xla_cpu_baseline.py draws them with
 numpy's default_rng(seed) (seed 1 in the benchmark): floats uniform in
 [-1, 1), integers in [0, 8), pred a coin, unless the program needs another
-range (token ids below a vocabulary size, segment ids, lengths); then this
+range (token ids below a vocabulary size, segment ids, lengths, or weights
+in +-1/sqrt(fan_in) for the recurrences, which [-1, 1) makes chaotic); then this
 script writes NAME.inputs.json beside NAME.hlo with one entry per parameter,
 null for the default or {"low": L, "high": H} (integers in [L, H), floats
 uniform in [L, H)). Programs that need positive floats (Newton's square

@@ -1,76 +1,250 @@
 #!/usr/bin/env bash
-# Host execution against XLA:CPU and the evaluator (docs/perf.md, issue 11).
+# Host execution against XLA:CPU, program by program (docs/perf.md; issues
+# 11 and 27).
 #
-#   benchmarks/host_vs_xla_cpu.sh [MODULE.hlo ...]
-#       (default: benchmarks/models/*.hlo and the corpus ResNet-50)
+#   XLA_CPU_PYTHON=/path/to/python benchmarks/host_vs_xla_cpu.sh [MODULE.hlo ...]
+#       (default: the broad set, benchmarks/models/broad/*.hlo; the five
+#       tuned models of issue 11 are `benchmarks/models/*.hlo` and the corpus
+#       ResNet-50, given by name)
 #
-# XLA_AOT=/path/to/xla_aot uses that binary instead of building one (-c opt).
-# HOST_CPU=CPU compiles the host kernels for that CPU (`xla_aot compile
-# --host_cpu`; default: the compiler's portable x86-64-v2). XLA:CPU always
-# compiles for this machine's CPU, so HOST_CPU=native is the like-for-like
-# comparison, and the default shows what a portable artifact costs.
-# Needs `pip install jax jaxlib` (for benchmarks/xla_cpu_baseline.py); the
-# build and the tests never do. For each module, in one run on the same
-# inputs (f32 uniform in [-1, 1), seed 1):
-#   xla_cpu  median time of one execution on XLA:CPU (jaxlib), compiled from
-#            the same HLO text;
-#   xla_aot  median time of Execute (`xla_aot bench`, artifact compiled -c opt);
-#   eval     wall time of one `xla_aot eval` process (parse + evaluate);
-#   check    the largest absolute difference between xla_aot's and XLA:CPU's
-#            outputs, and that difference over the largest |XLA:CPU output|.
-# Ratios > 1 mean xla_aot is slower.
+# XLA_CPU_PYTHON  a Python with jax and jaxlib (`python3 -m venv V &&
+#                 V/bin/pip install jax jaxlib`); required: the script stops
+#                 with a message without it. The build and tests never need it.
+# XLA_AOT         an xla_aot binary to use instead of building one (-c opt).
+# HOST_CPU        `xla_aot compile --host_cpu` (default: the portable
+#                 x86-64-v2 build, plus compile's x86-64-v3 build where the
+#                 CPU has AVX2/FMA). XLA:CPU always JITs for this CPU, so
+#                 HOST_CPU=native is the like-for-like comparison.
+# ROUNDS (2)      timing rounds. Each round goes over every program and, per
+#                 program, times XLA:CPU and xla_aot back to back (the order
+#                 flips every round), so load from other processes falls on
+#                 both sides; each side's time is the best of its rounds'
+#                 medians.
+# ITER (20)       timed executions per round and side (after 3 warm-ups).
+#                 A program whose one checked `xla_aot run` (before the
+#                 timing) took over SLOW_MS (1000) gets 3 timed executions
+#                 after 1 warm-up on both sides, so that an O(n^2) kernel
+#                 does not hold the run for an hour.
+# TOL (1e-3)      largest accepted |xla_aot - XLA:CPU| / max |XLA:CPU output|
+#                 per program (3e-2 when the name says bf16 or f16); integer
+#                 outputs must be equal. Larger differences are MISMATCH.
+#
+# Inputs: benchmarks/xla_cpu_baseline.py draws them (numpy default_rng(1):
+# floats in [-1, 1), integers in [0, 8), or the ranges of MODULE.inputs.json)
+# and saves them as .npy; xla_aot gets the same files through --input.
+#
+# Columns: xla_aot is the median of `xla_aot bench` (Execute only); XLA:CPU
+# the median of one execution through jaxlib, from the same HLO text; the
+# ratio > 1 means xla_aot is slower. Compile: `xla_aot compile` as a whole
+# process (start-up, parse, compile, write) against XLA:CPU's compile call
+# alone (no Python or jax start-up). A program xla_aot cannot compile, run or
+# time is a FAILED row, left out of the geometric mean and counted below it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+PY="${XLA_CPU_PYTHON:-}"
+if [[ -z "$PY" ]]; then
+  echo "host_vs_xla_cpu.sh: set XLA_CPU_PYTHON to a Python that has jax and jaxlib," >&2
+  echo "  e.g. python3 -m venv /work/venv-jax && /work/venv-jax/bin/pip install jax jaxlib numpy" >&2
+  exit 2
+fi
+if ! "$PY" -c 'import jax, jaxlib, numpy' 2>/dev/null; then
+  echo "host_vs_xla_cpu.sh: XLA_CPU_PYTHON=$PY cannot import jax, jaxlib and numpy" >&2
+  exit 2
+fi
+ROUNDS="${ROUNDS:-2}"
 ITER="${ITER:-20}"
+SLOW_MS="${SLOW_MS:-1000}"
+TOL="${TOL:-1e-3}"
 if [[ -z "${XLA_AOT:-}" ]]; then
-  bazel build -c opt //xla/tools:xla_aot >/dev/null 2>&1
+  if ! bazel build -c opt //xla/tools:xla_aot >/dev/null 2>&1; then
+    echo "host_vs_xla_cpu.sh: bazel build -c opt //xla/tools:xla_aot failed" >&2
+    exit 1
+  fi
 fi
 BIN="${XLA_AOT:-$(bazel info -c opt bazel-bin 2>/dev/null)/xla/tools/xla_aot}"
-CORPUS="${XLA_HLO_CORPUS:-../shared/hlo_corpus}"
+if [[ ! -x "$BIN" ]]; then
+  echo "host_vs_xla_cpu.sh: no xla_aot binary at $BIN" >&2
+  exit 1
+fi
 if [[ $# -gt 0 ]]; then
   MODULES=("$@")
 else
-  MODULES=(benchmarks/models/*.hlo "$CORPUS/models/backends__cpu__benchmarks__hlo__resnet50_keras_jax_f32.hlo")
+  MODULES=(benchmarks/models/broad/*.hlo)
 fi
-OUT="$(mktemp -d)"
-trap 'rm -rf "$OUT"' EXIT
-echo "machine: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg); $(date -u +%F); commit $(git rev-parse --short HEAD); host kernels for ${HOST_CPU:-x86-64-v2}, with xla_aot compile's default wider build (x86-64-v3) where it adds extensions"
-printf '| module | xla_cpu | xla_aot | xla_aot/xla_cpu | eval | eval/xla_aot | check (max abs, max abs / max |xla_cpu|) |\n'
-printf '|---|---|---|---|---|---|---|\n'
-for m in "${MODULES[@]}"; do
-  name="$(basename "$m" .hlo)"
-  name="${name#backends__cpu__benchmarks__hlo__}"
+if [[ ${#MODULES[@]} -eq 0 || ! -f "${MODULES[0]}" ]]; then
+  echo "host_vs_xla_cpu.sh: no modules (looked for ${MODULES[0]:-nothing})" >&2
+  exit 1
+fi
+OUT="${KEEP_DIR:-$(mktemp -d)}"
+[[ -n "${KEEP_DIR:-}" ]] || trap 'rm -rf "$OUT"' EXIT
+mkdir -p "$OUT"
+
+name_of() {
+  local n
+  n="$(basename "$1" .hlo)"
+  echo "${n#backends__cpu__benchmarks__hlo__}"
+}
+
+now() { date +%s.%N; }
+
+# Per program, in $OUT/NAME/: m.xaot, status (ok or why it failed),
+# aot_compile_s, cpu_compile_s, cpu_ms.<round>, aot_ms.<round>, check.
+prepare() {
+  local m="$1" name dir t0 t1
+  name="$(name_of "$m")"
   dir="$OUT/$name"
   mkdir -p "$dir"
+  t0=$(now)
   if ! "$BIN" compile "$m" -o "$dir/m.xaot" ${HOST_CPU:+--host_cpu="$HOST_CPU"} >"$dir/compile.log" 2>&1; then
-    printf '| %s | not compiled: %s ||||||\n' "$name" "$(tail -1 "$dir/compile.log" | cut -c1-80)"
-    continue
+    echo "FAILED compile: $(grep -v '^\s*$' "$dir/compile.log" | tail -1 | cut -c1-100)" >"$dir/status"
+    return
   fi
-  if ! base="$(python3 benchmarks/xla_cpu_baseline.py "$m" --out_dir="$dir" --iterations="$ITER" 2>"$dir/xla_cpu.log")"; then
-    printf '| %s | XLA:CPU failed: %s ||||||\n' "$name" "$(tail -1 "$dir/xla_cpu.log" | cut -c1-80)"
-    continue
-  fi
-  xla_cpu_ms="$(sed -n 's/.*median_ms=\([0-9.]*\).*/\1/p' <<<"$base")"
-  inputs=()
-  n=0
-  while [[ -f "$dir/input_$n.npy" ]]; do inputs+=("--input=$dir/input_$n.npy"); n=$((n + 1)); done
-  bench="$("$BIN" bench "$dir/m.xaot" "${inputs[@]}" --iterations="$ITER" --warmup=3 2>&1)"
-  aot_ms="$(awk '/^  median/ {print $2; exit}' <<<"$bench")"
-  "$BIN" run "$dir/m.xaot" "${inputs[@]}" --output_dir="$dir/xla_aot" >/dev/null 2>&1
-  # "inf" means NaN on one side only; say how many elements.
-  check="$(python3 benchmarks/xla_cpu_baseline.py --compare "$dir/xla_aot" "$dir/xla_cpu" \
-           | sed -n 's/.*max_abs=\([^ ]*\) max_norm=\([^ ]*\).*nan_mismatches=\([0-9]*\).*/\1, \2 \3/p' \
-           | awk '{ if ($3 > 0) printf "%s %s (%d elements NaN on one side only)", $1, $2, $3;
-                    else printf "%s %s", $1, $2 }')"
-  t0=$(date +%s.%N)
-  if timeout "${EVAL_TIMEOUT:-600}" "$BIN" eval "$m" "${inputs[@]}" --output_dir="$dir/eval" >/dev/null 2>&1; then
-    t1=$(date +%s.%N)
-    eval_ms="$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", (b - a) * 1000 }')"
+  t1=$(now)
+  awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f\n", b - a }' >"$dir/aot_compile_s"
+  echo ok >"$dir/status"
+}
+
+# "ITERATIONS WARMUP" for a program: fewer when its checked run was slow.
+iterations_of() {
+  local dir="$1"
+  if [[ -f "$dir/run_ms" ]] && awk -v t="$(cat "$dir/run_ms")" -v s="$SLOW_MS" 'BEGIN { exit !(t > s) }'; then
+    echo "3 1"
   else
-    eval_ms="-"
+    echo "$ITER 3"
   fi
-  awk -v n="$name" -v x="$xla_cpu_ms" -v a="$aot_ms" -v e="$eval_ms" -v c="$check" 'BEGIN {
-    ratio = (x > 0) ? sprintf("%.2fx", a / x) : "-";
-    er = (e != "-" && a > 0) ? sprintf("%.0fx", e / a) : "-";
-    printf "| %s | %.3f ms | %.3f ms | %s | %s ms | %s | %s |\n", n, x, a, ratio, e, er, c }'
+}
+
+time_cpu() {
+  local m="$1" r="$2" dir base it wu
+  dir="$OUT/$(name_of "$m")"
+  read -r it wu < <(iterations_of "$dir")
+  if ! base="$("$PY" benchmarks/xla_cpu_baseline.py "$m" --out_dir="$dir" --iterations="$it" --warmup="$wu" 2>"$dir/xla_cpu.log")"; then
+    echo "XLA:CPU failed: $(tail -1 "$dir/xla_cpu.log" | cut -c1-100)" >"$dir/cpu_status"
+    return
+  fi
+  sed -n 's/.*median_ms=\([0-9.]*\).*/\1/p' <<<"$base" >"$dir/cpu_ms.$r"
+  sed -n 's/.*compile_s=\([0-9.]*\).*/\1/p' <<<"$base" >"$dir/cpu_compile_s.$r"
+}
+
+inputs_of() {
+  local dir="$1" n=0
+  while [[ -f "$dir/input_$n.npy" ]]; do echo "--input=$dir/input_$n.npy"; n=$((n + 1)); done
+}
+
+time_aot() {
+  local m="$1" r="$2" dir bench it wu
+  dir="$OUT/$(name_of "$m")"
+  read -r it wu < <(iterations_of "$dir")
+  # Without XLA:CPU's inputs there is nothing to compare with.
+  [[ "$(cat "$dir/status")" == ok && ! -f "$dir/cpu_status" ]] || return 0
+  local inputs=()
+  mapfile -t inputs < <(inputs_of "$dir")
+  if ! bench="$("$BIN" bench "$dir/m.xaot" "${inputs[@]}" --iterations="$it" --warmup="$wu" 2>&1)"; then
+    echo "FAILED bench: $(tail -1 <<<"$bench" | cut -c1-100)" >"$dir/status"
+    return
+  fi
+  awk '/^  median/ {print $2; exit}' <<<"$bench" >"$dir/aot_ms.$r"
+  [[ "$r" == 1 ]] && printf '%s\n' "$bench" >"$dir/bench.txt"
+  return 0
+}
+
+# Draws the inputs (one XLA:CPU execution, which also writes its outputs)
+# and runs xla_aot once on them (outputs for check; run_ms sizes the timing).
+first_run() {
+  local m="$1" dir t0 t1
+  dir="$OUT/$(name_of "$m")"
+  if ! "$PY" benchmarks/xla_cpu_baseline.py "$m" --out_dir="$dir" --iterations=1 --warmup=0 >/dev/null 2>"$dir/xla_cpu.log"; then
+    echo "XLA:CPU failed: $(tail -1 "$dir/xla_cpu.log" | cut -c1-100)" >"$dir/cpu_status"
+    return
+  fi
+  [[ "$(cat "$dir/status")" == ok ]] || return 0
+  local inputs=()
+  mapfile -t inputs < <(inputs_of "$dir")
+  t0=$(now)
+  if ! "$BIN" run "$dir/m.xaot" "${inputs[@]}" --output_dir="$dir/xla_aot" >"$dir/run.log" 2>&1; then
+    echo "FAILED run: $(tail -1 "$dir/run.log" | cut -c1-100)" >"$dir/status"
+    return
+  fi
+  t1=$(now)
+  awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.0f\n", (b - a) * 1000 }' >"$dir/run_ms"
+}
+
+check() {
+  local m="$1" dir cmp tol
+  dir="$OUT/$(name_of "$m")"
+  [[ "$(cat "$dir/status")" == ok && -d "$dir/xla_cpu" && -d "$dir/xla_aot" ]] || return 0
+  tol="$TOL"
+  [[ "$(name_of "$m")" =~ (bf16|f16) ]] && tol=3e-2
+  if ! cmp="$("$PY" benchmarks/xla_cpu_baseline.py --compare "$dir/xla_aot" "$dir/xla_cpu" 2>&1)"; then
+    echo "MISMATCH: $(tail -1 <<<"$cmp" | cut -c1-80)" >"$dir/check"
+    return
+  fi
+  awk -v tol="$tol" '{
+      for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
+      bad = (v["max_norm"] == "inf" || v["max_norm"] + 0 > tol + 0 || v["int_mismatches"] + 0 > 0)
+      s = sprintf("%s%s", bad ? "MISMATCH " : "", v["max_norm"])
+      if (v["int_mismatches"] + 0 > 0) s = s sprintf(", %d integer elements differ", v["int_mismatches"])
+      if (v["nan_mismatches"] + 0 > 0) s = s sprintf(", %d NaN on one side only", v["nan_mismatches"])
+      print s }' <<<"$cmp" >"$dir/check"
+}
+
+best() {  # the smallest number among the files given (those that exist)
+  cat "$@" 2>/dev/null | sort -g | head -1
+}
+
+echo "machine: $(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')), load $(cut -d' ' -f1-3 /proc/loadavg) at start; $(date -u '+%F %H:%M UTC'); commit $(git rev-parse --short HEAD); host kernels for ${HOST_CPU:-x86-64-v2 (+ x86-64-v3 where the CPU has it)}; jax $("$PY" -c 'import jax; print(jax.__version__)'); ${#MODULES[@]} programs, $ROUNDS rounds of $ITER runs"
+for m in "${MODULES[@]}"; do prepare "$m"; first_run "$m"; done
+for ((r = 1; r <= ROUNDS; r++)); do
+  for m in "${MODULES[@]}"; do
+    if ((r % 2)); then time_cpu "$m" "$r"; time_aot "$m" "$r"; else time_aot "$m" "$r"; time_cpu "$m" "$r"; fi
+  done
 done
+for m in "${MODULES[@]}"; do check "$m"; done
+echo "load at end: $(cut -d' ' -f1-3 /proc/loadavg)"
+
+printf '| program | xla_aot | XLA:CPU | xla_aot / XLA:CPU | compile: xla_aot (process) | XLA:CPU (call) | ratio | check: max abs diff / max abs XLA:CPU output |\n'
+printf '|---|---|---|---|---|---|---|---|\n'
+for m in "${MODULES[@]}"; do
+  name="$(name_of "$m")"
+  dir="$OUT/$name"
+  status="$(cat "$dir/status")"
+  cpu_ms="$(best "$dir"/cpu_ms.*)"
+  cpu_c="$(best "$dir"/cpu_compile_s.*)"
+  if [[ -z "$cpu_ms" ]]; then
+    printf '| %s | | | %s |||||\n' "$name" "$(cat "$dir/cpu_status" 2>/dev/null || echo 'XLA:CPU failed')"
+    echo "cpufail $name" >>"$OUT/summary"
+    continue
+  fi
+  if [[ "$status" != ok ]]; then
+    printf '| %s | **%s** | %.3f ms | **FAILED** | | %.2f s | | |\n' "$name" "$status" "$cpu_ms" "$cpu_c"
+    echo "failed $name" >>"$OUT/summary"
+    continue
+  fi
+  aot_ms="$(best "$dir"/aot_ms.*)"
+  aot_c="$(cat "$dir/aot_compile_s")"
+  chk="$(cat "$dir/check" 2>/dev/null || echo 'not checked')"
+  awk -v n="$name" -v a="$aot_ms" -v x="$cpu_ms" -v ac="$aot_c" -v xc="$cpu_c" -v c="$chk" 'BEGIN {
+    r = a / x; rc = ac / xc
+    flag = (r > 1.5) ? "**" : ""
+    printf "| %s | %.3f ms | %.3f ms | %s%.2fx%s | %.2f s | %.2f s | %.1fx | %s |\n", n, a, x, flag, r, flag, ac, xc, rc, c }'
+  awk -v n="$name" -v a="$aot_ms" -v x="$cpu_ms" -v ac="$aot_c" -v xc="$cpu_c" \
+    'BEGIN { printf "ok %s %.6g %.6g\n", n, a / x, ac / xc }' >>"$OUT/summary"
+  [[ "$chk" == MISMATCH* || "$chk" == "not checked" ]] && echo "mismatch $name" >>"$OUT/summary"
+done
+echo
+awk -v total="${#MODULES[@]}" '
+  $1 == "ok" { n++; s += log($3); c += log($4); if ($3 > worst) { worst = $3; wn = $2 }
+               if ($3 > 1.5) over++ }
+  $1 == "failed" { nf++; fl = fl " " $2 }
+  $1 == "cpufail" { ncf++; cfl = cfl " " $2 }
+  $1 == "mismatch" { nm++; ml = ml " " $2 }
+  END {
+    if (n > 0) {
+      printf "geometric mean xla_aot / XLA:CPU over %d of %d programs: %.2fx (compile: %.2fx); worst: %s %.2fx; over 1.5x: %d\n",
+             n, total, exp(s / n), exp(c / n), wn, worst, over + 0
+    }
+    printf "xla_aot failures (compile, run or bench; not in the mean): %d%s\n", nf + 0, fl
+    if (ncf > 0) printf "XLA:CPU failures (not in the mean): %d%s\n", ncf, cfl
+    printf "outputs not matching XLA:CPU (or not checked): %d%s\n", nm + 0, ml
+  }' "$OUT/summary"

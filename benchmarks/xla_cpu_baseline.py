@@ -8,8 +8,12 @@ The baseline half of benchmarks/host_vs_xla_cpu.sh. Run by hand; needs
       [--iterations=20] [--warmup=3] [--seed=1] [--platform=cpu|gpu]
   python3 benchmarks/xla_cpu_baseline.py --compare DIR_A DIR_B
 
-The first form draws f32 inputs uniformly in [-1, 1) (integers in [0, 8)),
-writes them to DIR/input_<i>.npy, compiles the module with XLA:CPU, runs it
+The first form draws inputs with numpy's default_rng(seed): floats (f32,
+f16, bf16, ...) uniformly in [-1, 1), integers in [0, 8), pred a coin; when
+MODULE.inputs.json sits beside MODULE.hlo (as benchmarks/models/gen/
+gen_broad.py writes them), its {"params": [...]} list gives per parameter
+null (that default) or {"low": L, "high": H} (integers in [L, H), floats
+uniform in [L, H)). It writes them to DIR/input_<i>.npy, compiles the module with XLA:CPU, runs it
 `warmup` times, then `iterations` timed runs (each waits for the result),
 writes the outputs to DIR/xla_cpu/out<i>.npy and prints one line:
   xla_cpu MODULE median_ms=... min_ms=... max_ms=... compile_s=...
@@ -23,11 +27,13 @@ The second form compares out<i>.npy files of two directories and prints
 the largest absolute difference and the largest difference over the
 output's largest magnitude (max_norm), over the elements that are not NaN
 on either side, and how many of the baseline's elements are NaN; a NaN on
-one side only makes both figures inf. It exits 1 when a file is missing or
+one side only makes both figures inf; and, over integer and pred outputs,
+how many elements differ (int_mismatches). It exits 1 when a file is missing or
 a shape differs.
 """
 import argparse
 import glob
+import json
 import os
 import statistics
 import sys
@@ -36,18 +42,53 @@ import time
 import numpy as np
 
 
-def draw_inputs(program_shape, seed):
+def is_float(dtype):
+  # bfloat16 and the fp8 types are numpy extension types (kind 'V'), not
+  # subtypes of np.floating.
+  if np.issubdtype(dtype, np.floating):
+    return True
+  try:
+    import ml_dtypes
+    ml_dtypes.finfo(dtype)
+    return True
+  except (ImportError, ValueError, TypeError):
+    return False
+
+
+def input_ranges(module_path, count):
+  """Per-parameter {"low", "high"} (or None) from MODULE.inputs.json, if any."""
+  path = os.path.splitext(module_path)[0] + ".inputs.json"
+  if not os.path.exists(path):
+    return [None] * count
+  with open(path) as f:
+    ranges = json.load(f)["params"]
+  if len(ranges) != count:
+    raise SystemExit(f"{path}: {len(ranges)} entries for {count} parameters")
+  return ranges
+
+
+def npy_travel(x):
+  """As xla_aot's .npy files hold them: bf16 and fp8 (not numpy types) as f32."""
+  if x.dtype.kind == "V" and is_float(x.dtype):
+    return x.astype(np.float32)
+  return x
+
+
+def draw_inputs(program_shape, seed, ranges=None):
   rng = np.random.default_rng(seed)
   inputs = []
-  for shape in program_shape.parameter_shapes():
+  shapes = program_shape.parameter_shapes()
+  for shape, r in zip(shapes, ranges or [None] * len(shapes)):
     dtype = np.dtype(shape.numpy_dtype())
     dims = shape.dimensions()
-    if np.issubdtype(dtype, np.floating):
-      inputs.append(rng.uniform(-1.0, 1.0, size=dims).astype(dtype))
+    if is_float(dtype):
+      low, high = (r["low"], r["high"]) if r else (-1.0, 1.0)
+      inputs.append(rng.uniform(low, high, size=dims).astype(dtype))
     elif dtype == np.bool_:
       inputs.append(rng.integers(0, 2, size=dims).astype(dtype))
     else:
-      inputs.append(rng.integers(0, 8, size=dims).astype(dtype))
+      low, high = (r["low"], r["high"]) if r else (0, 8)
+      inputs.append(rng.integers(low, high, size=dims).astype(dtype))
   return inputs
 
 
@@ -81,11 +122,13 @@ def run_baseline(args):
     return
 
   computation = xc.XlaComputation(module.as_serialized_hlo_module_proto())
-  inputs = draw_inputs(computation.program_shape(), args.seed)
+  program_shape = computation.program_shape()
+  inputs = draw_inputs(program_shape, args.seed,
+                       input_ranges(args.module, len(program_shape.parameter_shapes())))
   out_dir = os.path.join(args.out_dir, f"xla_{args.platform}")
   os.makedirs(out_dir, exist_ok=True)
   for i, x in enumerate(inputs):
-    np.save(os.path.join(args.out_dir, f"input_{i}.npy"), x)
+    np.save(os.path.join(args.out_dir, f"input_{i}.npy"), npy_travel(x))
   # Fresh device buffers per run, outside the timed region: modules that
   # donate their parameters (input_output_alias) consume them.
   def fresh():
@@ -108,8 +151,7 @@ def run_baseline(args):
     outs = once(run_args)
     times.append((time.perf_counter() - t) * 1e3)
   for i, o in enumerate(outs):
-    np.save(os.path.join(out_dir, f"out{i}.npy"),
-            np.asarray(o))
+    np.save(os.path.join(out_dir, f"out{i}.npy"), npy_travel(np.asarray(o)))
   name = os.path.basename(args.module)
   print(f"xla_{args.platform} {name} median_ms={statistics.median(times):.3f} "
         f"min_ms={min(times):.3f} max_ms={max(times):.3f} "
@@ -122,7 +164,7 @@ def compare(dir_a, dir_b):
     print(f"compare: no out*.npy in {dir_a}", file=sys.stderr)
     return 1
   worst_abs = worst_norm = 0.0
-  nans = nan_mismatch = 0
+  nans = nan_mismatch = int_mismatch = 0
   for fa in files:
     fb = os.path.join(dir_b, os.path.basename(fa))
     if not os.path.exists(fb):
@@ -133,6 +175,8 @@ def compare(dir_a, dir_b):
       print(f"compare: {os.path.basename(fa)}: shape {a.shape} vs {b.shape}",
             file=sys.stderr)
       return 1
+    if np.issubdtype(b.dtype, np.integer) or b.dtype == np.bool_:
+      int_mismatch += int(np.count_nonzero(a != b))
     a64, b64 = a.astype(np.float64), b.astype(np.float64)
     # NaN where the baseline has NaN agrees; NaN on one side only is an
     # infinite difference (np.max would otherwise hide NaNs in the figure).
@@ -152,7 +196,7 @@ def compare(dir_a, dir_b):
     worst_abs = worst_norm = float("inf")
   print(f"compare outputs={len(files)} max_abs={worst_abs:.3g} "
         f"max_norm={worst_norm:.3g} nan_in_baseline={nans} "
-        f"nan_mismatches={nan_mismatch}")
+        f"nan_mismatches={nan_mismatch} int_mismatches={int_mismatch}")
   return 0
 
 

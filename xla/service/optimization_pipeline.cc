@@ -10,6 +10,7 @@
 #include "xla/hlo/transforms/batch_norm_expander.h"
 #include "xla/hlo/transforms/call_inliner.h"
 #include "xla/hlo/transforms/constant_folding.h"
+#include "xla/hlo/transforms/cumulative_scan_rewriter.h"
 #include "xla/hlo/transforms/hlo_cse.h"
 #include "xla/hlo/transforms/hlo_dce.h"
 #include "xla/hlo/transforms/map_inliner.h"
@@ -94,11 +95,13 @@ absl::StatusOr<OptimizeResult> OptimizeModule(HloModule* module, const OptimizeO
   // Calls and incoming fusions are inlined (this compiler fuses afresh);
   // sharding annotations go (identities on one partition, refused on
   // more); maps, topk, async copies, rng-bit-generator and batch norms
-  // become ops every target runs.
+  // become ops every target runs; cumulative reduce-windows (cumsum,
+  // cummax, ...) become blocked prefix scans.
   inline_pipeline.AddPass<CallInliner>(/*inline_fusions=*/true);
   inline_pipeline.AddPass<ShardingAnnotationRemover>();
   inline_pipeline.AddPass<MapInliner>();
   inline_pipeline.AddPass<TopKDecomposer>();
+  inline_pipeline.AddPass<CumulativeScanRewriter>();
   inline_pipeline.AddPass<AsyncCopyConverter>();
   inline_pipeline.AddPass<RngBitGeneratorExpander>(/*leave_unsupported=*/true);
   inline_pipeline.AddPass<BatchNormExpander>();

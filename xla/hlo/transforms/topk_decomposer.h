@@ -11,6 +11,13 @@
 //   indices = slice(gte(sorted, 1)), [0:K]
 //   topk    -> tuple(values, indices)
 //
+// For long rows (n >= 256) with a divisor c of n, 2k <= c < n, that makes
+// it cheaper, the sort runs in two stages: each chunk of c elements is
+// sorted with its indices and its first k kept, then the n/c*k candidates
+// are sorted and sliced as above (chunked again while that pays). Work
+// drops from about n^2/4 to about n*c/4 + (n/c*k)^2/4 steps with
+// insertion-sort kernels (the host's): top-16 of 8192 x 128 rows took 3 s.
+//
 // TOTALORDER ranks NaNs and signed zeros as the evaluator's topk does, and
 // the stable sort keeps the lower index first among equal keys, so results
 // are bit-identical. A topk with control edges, of rank 0, or with a

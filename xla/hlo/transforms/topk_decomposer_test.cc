@@ -59,5 +59,47 @@ ENTRY entry {
   EXPECT_EQ(CountOpcode(*r.module, HloOpcode::kTopK), 0);
 }
 
+// Long rows sort in two stages (chunks of 32 here, then the 16 * 5
+// candidates). Inputs floored to a few values make ties everywhere: the
+// lower index must still come first, exactly as with one sort.
+TEST(TopKDecomposer, TwoStagesOnLongRowsWithTies) {
+  TopKDecomposer pass;
+  pass_test::PassResult r = pass_test::RunPassAndCheck(pass, R"(
+HloModule m
+ENTRY entry {
+  p = f32[3,512] parameter(0)
+  four = f32[] constant(4)
+  fb = f32[3,512] broadcast(four), dimensions={}
+  m = f32[3,512] multiply(p, fb)
+  x = f32[3,512] floor(m)
+  a = (f32[3,5], s32[3,5]) topk(x), k=5, largest=true
+  b = (f32[3,5], s32[3,5]) topk(p), k=5, largest=false
+  ROOT t = ((f32[3,5], s32[3,5]), (f32[3,5], s32[3,5])) tuple(a, b)
+})");
+  EXPECT_TRUE(r.changed);
+  ASSERT_NE(r.module, nullptr);
+  EXPECT_EQ(CountOpcode(*r.module, HloOpcode::kTopK), 0);
+  EXPECT_EQ(CountOpcode(*r.module, HloOpcode::kSort), 4);
+  EXPECT_TRUE(Contains(r.text, "f32[3,16,32]"));
+}
+
+// A 1-D bf16 row of 1000 (chunks of a divisor of 1000), and a row of 509
+// (prime: no chunk divides it, one sort).
+TEST(TopKDecomposer, TwoStagesOnADivisorAndOneSortOnAPrime) {
+  TopKDecomposer pass;
+  pass_test::PassResult r = pass_test::RunPassAndCheck(pass, R"(
+HloModule m
+ENTRY entry {
+  x = bf16[1000] parameter(0)
+  y = f32[509] parameter(1)
+  a = (bf16[7], s32[7]) topk(x), k=7, largest=true
+  b = (f32[3], s32[3]) topk(y), k=3, largest=true
+  ROOT t = ((bf16[7], s32[7]), (f32[3], s32[3])) tuple(a, b)
+})");
+  EXPECT_TRUE(r.changed);
+  ASSERT_NE(r.module, nullptr);
+  EXPECT_EQ(CountOpcode(*r.module, HloOpcode::kSort), 3);
+}
+
 }  // namespace
 }  // namespace xla

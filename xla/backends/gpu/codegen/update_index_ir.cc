@@ -27,9 +27,6 @@ absl::StatusOr<ScatterIndexing> AnalyzeScatterIndexing(absl::string_view emitter
   if (scatter.operand_count() != 3 || scatter.to_apply() == nullptr) {
     return fail("only single-operand scatter with to_apply is supported");
   }
-  if (!scatter.GetIntList(AttrId::kInputBatchingDims).empty()) {
-    return fail("scatter with batching dims is not supported");
-  }
   ScatterIndexing s;
   s.scatter = &scatter;
   s.operand_dims = scatter.operand(0)->shape().dimensions();
@@ -39,6 +36,9 @@ absl::StatusOr<ScatterIndexing> AnalyzeScatterIndexing(absl::string_view emitter
   s.update_window_dims = scatter.GetIntList(AttrId::kUpdateWindowDims);
   s.scatter_dims_to_operand_dims = scatter.GetIntList(AttrId::kScatterDimsToOperandDims);
   const std::vector<int64_t> inserted = scatter.GetIntList(AttrId::kInsertedWindowDims);
+  s.operand_batching_dims = scatter.GetIntList(AttrId::kInputBatchingDims);
+  const std::vector<int64_t> index_batching =
+      scatter.GetIntList(AttrId::kScatterIndicesBatchingDims);
   const int64_t rank = static_cast<int64_t>(s.operand_dims.size());
   const int64_t index_rank = static_cast<int64_t>(s.index_dims.size());
   const int64_t ivd = s.index_vector_dim;
@@ -47,8 +47,11 @@ absl::StatusOr<ScatterIndexing> AnalyzeScatterIndexing(absl::string_view emitter
   if (static_cast<int64_t>(s.scatter_dims_to_operand_dims.size()) != s.index_vector_size) {
     return fail("scatter_dims_to_operand_dims does not match the indices");
   }
+  if (index_batching.size() != s.operand_batching_dims.size()) {
+    return fail("input_batching_dims and scatter_indices_batching_dims differ in length");
+  }
   for (int64_t d = 0; d < rank; ++d) {
-    if (!Contains(inserted, d)) s.window_dims.push_back(d);
+    if (!Contains(inserted, d) && !Contains(s.operand_batching_dims, d)) s.window_dims.push_back(d);
   }
   if (s.window_dims.size() != s.update_window_dims.size()) {
     return fail("update_window_dims does not match the operand");
@@ -65,6 +68,21 @@ absl::StatusOr<ScatterIndexing> AnalyzeScatterIndexing(absl::string_view emitter
   }
   if (s.update_scatter_dims.size() != s.index_batch_dims.size()) {
     return fail("updates' scatter dims do not match the indices' batch dims");
+  }
+  // Operand batching dim k takes the update's coordinate along the scatter
+  // dim that pairs with index dim index_batching[k] (as the evaluator does).
+  for (size_t k = 0; k < index_batching.size(); ++k) {
+    const auto it =
+        std::find(s.index_batch_dims.begin(), s.index_batch_dims.end(), index_batching[k]);
+    const int64_t od = s.operand_batching_dims[k];
+    if (it == s.index_batch_dims.end() || od < 0 || od >= rank) {
+      return fail("a batching dim is out of range or is the index vector dim");
+    }
+    const int64_t ud = s.update_scatter_dims[it - s.index_batch_dims.begin()];
+    if (s.update_dims[ud] != s.operand_dims[od]) {
+      return fail("a batching dim's size differs between the operand and the updates");
+    }
+    s.operand_batching_update_dims.push_back(ud);
   }
   return s;
 }
@@ -85,6 +103,9 @@ absl::StatusOr<IrIndex> EmitScatterTarget(const ScatterIndexing& s, const IrInde
     if (s.index_vector_dim < index_rank) at[s.index_vector_dim] = b->getInt64(k);
     ASSIGN_OR_RETURN(llvm::Value * raw, gens.at(indices)(IrIndex(at, s.index_dims)));
     start[s.scatter_dims_to_operand_dims[k]] = ToInt64(b, raw, is_signed);
+  }
+  for (size_t k = 0; k < s.operand_batching_dims.size(); ++k) {
+    start[s.operand_batching_dims[k]] = u[s.operand_batching_update_dims[k]];
   }
   *inside = b->getTrue();
   for (int64_t d = 0; d < rank; ++d) {

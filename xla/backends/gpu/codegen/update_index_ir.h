@@ -36,11 +36,16 @@ struct ScatterIndexing {
   std::vector<int64_t> window_size;   // per operand dim (1 for inserted dims)
   std::vector<int64_t> update_scatter_dims;  // update dims not in the window
   std::vector<int64_t> index_batch_dims;     // index dims but index_vector_dim
+  // input_batching_dims: operand dims indexed by the update's own coordinate
+  // along operand_batching_update_dims[k] (the update scatter dim paired
+  // with scatter_indices_batching_dims[k]); window size 1, like inserted dims.
+  std::vector<int64_t> operand_batching_dims;
+  std::vector<int64_t> operand_batching_update_dims;
 };
 
 // Reads and checks `scatter`'s dimension numbers. Errors: not a
-// single-operand scatter with to_apply, batching dims, index_vector_dim out
-// of range, or dimension numbers that do not match the shapes.
+// single-operand scatter with to_apply, index_vector_dim out of range, or
+// dimension numbers (batching dims included) that do not match the shapes.
 absl::StatusOr<ScatterIndexing> AnalyzeScatterIndexing(absl::string_view emitter,
                                                        const HloInstruction& scatter);
 

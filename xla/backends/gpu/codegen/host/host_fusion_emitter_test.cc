@@ -263,6 +263,40 @@ TEST(HostFusionEmitter, ScatterWithDuplicatesAndOutOfRange) {
   Check(kScatter, kScatterEntry, "scatter", true, o);
 }
 
+// Scatters with batching dims (jax's take_along_axis gradient, e.g. a
+// cross-entropy's): the operand's batching dim takes the update's own
+// coordinate. The second case pairs the operand's dim 0 with the indices'
+// dim 1 and keeps a window dim; random indices in [0, 8) on a dim of 7 also
+// skip some windows, as the evaluator does.
+TEST(HostFusionEmitter, ScatterBatchingDims) {
+  for (bool in_place : {false, true}) {
+    FusionRunOptions o;
+    if (in_place) o.emit.output_aliases_operand = {0};
+    Check(R"(
+  op = f32[3,9] parameter(0)
+  idx = s32[3,4,1] parameter(1)
+  upd = f32[3,4] parameter(2)
+  ROOT s = f32[3,9] scatter(op, idx, upd), update_window_dims={}, inserted_window_dims={1}, scatter_dims_to_operand_dims={1}, input_batching_dims={0}, scatter_indices_batching_dims={0}, index_vector_dim=2, to_apply=add
+)", R"(
+  op = f32[3,9] parameter(0)
+  idx = s32[3,4,1] parameter(1)
+  upd = f32[3,4] parameter(2)
+  ROOT f = f32[3,9] fusion(op, idx, upd), kind=kInput, calls=fused
+)", "scatter", true, o);
+    Check(R"(
+  op = f32[2,7,3] parameter(0)
+  idx = s32[5,2,1] parameter(1)
+  upd = f32[5,2,3] parameter(2)
+  ROOT s = f32[2,7,3] scatter(op, idx, upd), update_window_dims={2}, inserted_window_dims={1}, scatter_dims_to_operand_dims={1}, input_batching_dims={0}, scatter_indices_batching_dims={1}, index_vector_dim=2, to_apply=add
+)", R"(
+  op = f32[2,7,3] parameter(0)
+  idx = s32[5,2,1] parameter(1)
+  upd = f32[5,2,3] parameter(2)
+  ROOT f = f32[2,7,3] fusion(op, idx, upd), kind=kInput, calls=fused
+)", "scatter", true, o);
+  }
+}
+
 TEST(HostFusionEmitter, AttributesNoaliasAlignAndErrors) {
   std::unique_ptr<HloModule> m = Parse(R"(
   a = f32[37,129] parameter(0)

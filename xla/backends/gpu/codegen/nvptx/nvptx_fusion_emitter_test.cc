@@ -303,6 +303,30 @@ TEST(NvptxFusionEmitter, ScatterAddInPlaceIsAtomicElseSerial) {
   EXPECT_FALSE(Has(serial.ptx, "atom.")) << serial.ptx;
 }
 
+// A scatter with batching dims (take_along_axis's gradient) assembles on
+// both paths; its indexing is shared with the host (update_index_ir.h),
+// where host_fusion_emitter_test checks it against the evaluator.
+TEST(NvptxFusionEmitter, ScatterBatchingDimsAssembles) {
+  const char* fused = R"(
+  op = f32[3,9] parameter(0)
+  idx = s32[3,4,1] parameter(1)
+  upd = f32[3,4] parameter(2)
+  ROOT s = f32[3,9] scatter(op, idx, upd), update_window_dims={}, inserted_window_dims={1}, scatter_dims_to_operand_dims={1}, input_batching_dims={0}, scatter_indices_batching_dims={0}, index_vector_dim=2, to_apply=add
+)";
+  const char* entry = R"(
+  op = f32[3,9] parameter(0)
+  idx = s32[3,4,1] parameter(1)
+  upd = f32[3,4] parameter(2)
+  ROOT f = f32[3,9] fusion(op, idx, upd), kind=kInput, calls=fused
+)";
+  NvptxEmitOptions in_place;
+  in_place.output_aliases_operand = {0};
+  Compiled atomic = Emit(fused, entry, "scatter_atomic", in_place);
+  EXPECT_TRUE(Has(atomic.ptx, "atom.global.add.f32") || Has(atomic.ptx, "red.global.add.f32"))
+      << atomic.ptx;
+  Emit(fused, entry, "scatter_serial");
+}
+
 // ---------------------------------------------------------------- windows
 // Convolution, gather and reduce-window are loop kernels over the output
 // elements with the shared generators (window_gather_ir.h); their numerics

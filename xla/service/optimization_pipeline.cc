@@ -11,6 +11,7 @@
 #include "xla/hlo/transforms/call_inliner.h"
 #include "xla/hlo/transforms/constant_folding.h"
 #include "xla/hlo/transforms/device_placement_annotation_remover.h"
+#include "xla/hlo/transforms/dynamic_reshape_rewriter.h"
 #include "xla/hlo/transforms/hlo_cse.h"
 #include "xla/hlo/transforms/hlo_dce.h"
 #include "xla/hlo/transforms/map_inliner.h"
@@ -94,11 +95,13 @@ absl::StatusOr<OptimizeResult> OptimizeModule(HloModule* module, const OptimizeO
   HloPassPipeline inline_pipeline("inline", driver.NextPipelineOptions("inline"));
   // Calls and incoming fusions are inlined (this compiler fuses afresh);
   // sharding annotations go (identities on one partition, refused on
-  // more), and so do memory-placement annotations (identities); maps, topk, async copies, rng-bit-generator and batch norms
+  // more), and so do memory-placement annotations (identities);
+  // dynamic-reshapes whose bounds fix their sizes become reshapes; maps, topk, async copies, rng-bit-generator and batch norms
   // become ops every target runs.
   inline_pipeline.AddPass<CallInliner>(/*inline_fusions=*/true);
   inline_pipeline.AddPass<ShardingAnnotationRemover>();
   inline_pipeline.AddPass<DevicePlacementAnnotationRemover>();
+  inline_pipeline.AddPass<DynamicReshapeRewriter>();
   inline_pipeline.AddPass<MapInliner>();
   inline_pipeline.AddPass<TopKDecomposer>();
   inline_pipeline.AddPass<AsyncCopyConverter>();

@@ -1,0 +1,156 @@
+// Constructs of the XLA corpus that the middle end rewrites into ops both
+// targets already run (issue 28), end to end: each program compiles for the
+// host, runs on the host platform and matches the reference evaluator
+// (CompareOutputLeaf, as `xla_aot run --reference`), and compiles for sm_90
+// with ptxas accepting every kernel (a cubin is required). Sizes are odd so
+// that no construct passes by fitting a tile.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "gtest/gtest.h"
+#include "xla/aot/compile.h"
+#include "xla/aot/executable.h"
+#include "xla/aot/literal_execution.h"
+#include "xla/backends/gpu/compiler/gpu_compiler.h"
+#include "xla/backends/gpu/runtime/runtime_test_util.h"
+#include "xla/hlo/evaluator/hlo_evaluator.h"
+#include "xla/hlo/evaluator/random_inputs.h"
+#include "xla/hlo/parser/hlo_parser.h"
+#include "xla/hlo/transforms/literal_compare.h"
+
+namespace xla {
+namespace {
+
+void Flatten(const Literal& literal, std::vector<const Literal*>* out) {
+  if (!literal.shape().IsTuple()) {
+    out->push_back(&literal);
+    return;
+  }
+  for (const Literal& e : literal.tuple_elements()) Flatten(e, out);
+}
+
+// Compiles `hlo` for the host, runs it on `args` (random inputs from `seed`
+// when empty) and compares every result leaf with the evaluator's.
+void ExpectHostMatchesEvaluator(const std::string& hlo, std::vector<Literal> args = {},
+                                uint64_t seed = 7) {
+  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(hlo);
+  ASSERT_TRUE(module.ok()) << module.status();
+  if (args.empty()) {
+    absl::StatusOr<std::vector<Literal>> random = MakeRandomInputs(**module, seed);
+    ASSERT_TRUE(random.ok()) << random.status();
+    args = std::move(*random);
+  }
+  absl::StatusOr<Literal> expected = HloEvaluator().Evaluate(**module, args);
+  ASSERT_TRUE(expected.ok()) << expected.status();
+
+  aot::CompileOptions options;
+  options.opt_level = 1;
+  options.host_cpu_variants.clear();
+  options.production_date = "2026-12-02T00:00:00Z";
+  absl::StatusOr<aot::CompiledArtifact> compiled = aot::Compile(hlo, options);
+  ASSERT_TRUE(compiled.ok()) << compiled.status();
+  absl::StatusOr<std::unique_ptr<aot::Executable>> exe =
+      aot::Executable::LoadFromBytes(compiled->bytes);
+  ASSERT_TRUE(exe.ok()) << exe.status();
+  absl::StatusOr<std::vector<Literal>> actual =
+      aot::ExecuteOnLiterals(**exe, gpu::testing::HostExecutor(), args);
+  ASSERT_TRUE(actual.ok()) << actual.status();
+  std::vector<const Literal*> leaves;
+  Flatten(*expected, &leaves);
+  ASSERT_EQ(leaves.size(), actual->size());
+  for (size_t i = 0; i < leaves.size(); ++i) {
+    absl::Status s = CompareOutputLeaf(*leaves[i], (*actual)[i]);
+    EXPECT_TRUE(s.ok()) << "result leaf " << i << ": " << s;
+  }
+}
+
+// Compiles `hlo` for sm_90 and requires a cubin for every kernel (ptxas
+// accepted each one).
+void ExpectSm90CompilesWithCubins(const std::string& hlo) {
+  gpu::GpuCompilerOptions options;
+  options.require_cubin = true;
+  options.production_date = "2026-12-02T00:00:00Z";
+  options.include_optimized_hlo = false;
+  absl::StatusOr<gpu::GpuExecutableProto> artifact =
+      gpu::CompileHloToGpuArtifactProto(hlo, "sm_90", options, nullptr);
+  ASSERT_TRUE(artifact.ok()) << artifact.status();
+}
+
+Literal F32(std::vector<int64_t> dims, double scale, double shift) {
+  Literal l(Shape::Array(PrimitiveType::F32, dims));
+  const int64_t n = *l.shape().ElementCount();
+  for (int64_t i = 0; i < n; ++i) l.SetDouble(i, scale * static_cast<double>((i * 7) % 11) + shift);
+  return l;
+}
+
+Literal S32(int64_t v) {
+  Literal l(Shape::Scalar(PrimitiveType::S32));
+  l.SetInt(0, v);
+  return l;
+}
+
+// ---- dynamic-reshape whose bounds fix its sizes (DynamicReshapeRewriter) ----
+
+constexpr char kDynamicReshape[] = R"(
+HloModule dynamic_reshape
+ENTRY e {
+  p = f32[3,35] parameter(0)
+  a = s32[] parameter(1)
+  b = s32[] parameter(2)
+  c = s32[] parameter(3)
+  d = f32[<=5,<=7,<=3] dynamic-reshape(p, a, b, c)
+  ROOT t = f32[<=5,<=7,<=3] tanh(d)
+}
+)";
+
+TEST(ExpandedOps, DynamicReshapeHost) {
+  std::vector<Literal> args;
+  args.push_back(F32({3, 35}, 0.25, -1.0));
+  args.push_back(S32(5));
+  args.push_back(S32(7));
+  args.push_back(S32(3));
+  ExpectHostMatchesEvaluator(kDynamicReshape, std::move(args));
+}
+
+TEST(ExpandedOps, DynamicReshapeSm90) { ExpectSm90CompilesWithCubins(kDynamicReshape); }
+
+// ---- annotate_device_placement (DevicePlacementAnnotationRemover) ----
+
+constexpr char kDevicePlacement[] = R"(
+HloModule placement
+body {
+  t = (s32[], f32[9,5]) parameter(0)
+  i = s32[] get-tuple-element(t), index=0
+  one = s32[] constant(1)
+  next = s32[] add(i, one)
+  v = f32[9,5] get-tuple-element(t), index=1
+  s = f32[9,5] sine(v)
+  h = f32[9,5] custom-call(s), custom_call_target="annotate_device_placement",
+      custom_call_has_side_effect=true, frontend_attributes={_xla_buffer_placement="pinned_host"}
+  ROOT r = (s32[], f32[9,5]) tuple(next, h)
+}
+cond {
+  t = (s32[], f32[9,5]) parameter(0)
+  i = s32[] get-tuple-element(t), index=0
+  three = s32[] constant(3)
+  ROOT lt = pred[] compare(i, three), direction=LT
+}
+ENTRY e {
+  p = f32[9,5] parameter(0)
+  zero = s32[] constant(0)
+  init = (s32[], f32[9,5]) tuple(zero, p)
+  w = (s32[], f32[9,5]) while(init), condition=cond, body=body
+  ROOT out = f32[9,5] get-tuple-element(w), index=1
+}
+)";
+
+TEST(ExpandedOps, DevicePlacementAnnotationHost) { ExpectHostMatchesEvaluator(kDevicePlacement); }
+
+TEST(ExpandedOps, DevicePlacementAnnotationSm90) {
+  ExpectSm90CompilesWithCubins(kDevicePlacement);
+}
+
+}  // namespace
+}  // namespace xla

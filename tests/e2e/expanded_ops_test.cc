@@ -152,5 +152,36 @@ TEST(ExpandedOps, DevicePlacementAnnotationSm90) {
   ExpectSm90CompilesWithCubins(kDevicePlacement);
 }
 
+
+// ---- cholesky (CholeskyExpander) ----
+
+// A positive-definite batch x x^T + 11 I of odd size, factored in f32
+// (lower) and f16 (upper, computed in f32).
+constexpr char kCholesky[] = R"(
+HloModule cholesky
+ENTRY e {
+  x = f32[3,11,11] parameter(0)
+  xxt = f32[3,11,11] dot(x, x), lhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_batch_dims={0}, rhs_contracting_dims={2}
+  r = s32[11,11] iota(), iota_dimension=0
+  c = s32[11,11] iota(), iota_dimension=1
+  eye = pred[11,11] compare(r, c), direction=EQ
+  n = f32[] constant(11)
+  zero = f32[] constant(0)
+  nb = f32[11,11] broadcast(n), dimensions={}
+  zb = f32[11,11] broadcast(zero), dimensions={}
+  diag = f32[11,11] select(eye, nb, zb)
+  diagb = f32[3,11,11] broadcast(diag), dimensions={1,2}
+  a = f32[3,11,11] add(xxt, diagb)
+  lower = f32[3,11,11] cholesky(a), lower=true
+  a16 = f16[3,11,11] convert(a)
+  upper = f16[3,11,11] cholesky(a16), lower=false
+  ROOT t = (f32[3,11,11], f16[3,11,11]) tuple(lower, upper)
+}
+)";
+
+TEST(ExpandedOps, CholeskyHost) { ExpectHostMatchesEvaluator(kCholesky); }
+
+TEST(ExpandedOps, CholeskySm90) { ExpectSm90CompilesWithCubins(kCholesky); }
+
 }  // namespace
 }  // namespace xla

@@ -9,6 +9,7 @@
 #include "xla/hlo/transforms/async_copy_converter.h"
 #include "xla/hlo/transforms/batch_norm_expander.h"
 #include "xla/hlo/transforms/call_inliner.h"
+#include "xla/hlo/transforms/cholesky_expander.h"
 #include "xla/hlo/transforms/constant_folding.h"
 #include "xla/hlo/transforms/device_placement_annotation_remover.h"
 #include "xla/hlo/transforms/dynamic_reshape_rewriter.h"
@@ -96,12 +97,14 @@ absl::StatusOr<OptimizeResult> OptimizeModule(HloModule* module, const OptimizeO
   // Calls and incoming fusions are inlined (this compiler fuses afresh);
   // sharding annotations go (identities on one partition, refused on
   // more), and so do memory-placement annotations (identities);
-  // dynamic-reshapes whose bounds fix their sizes become reshapes; maps, topk, async copies, rng-bit-generator and batch norms
-  // become ops every target runs.
+  // dynamic-reshapes whose bounds fix their sizes become reshapes;
+  // cholesky becomes a loop over columns; maps, topk, async copies,
+  // rng-bit-generator and batch norms become ops every target runs.
   inline_pipeline.AddPass<CallInliner>(/*inline_fusions=*/true);
   inline_pipeline.AddPass<ShardingAnnotationRemover>();
   inline_pipeline.AddPass<DevicePlacementAnnotationRemover>();
   inline_pipeline.AddPass<DynamicReshapeRewriter>();
+  inline_pipeline.AddPass<CholeskyExpander>();
   inline_pipeline.AddPass<MapInliner>();
   inline_pipeline.AddPass<TopKDecomposer>();
   inline_pipeline.AddPass<AsyncCopyConverter>();

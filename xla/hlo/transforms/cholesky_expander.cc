@@ -84,6 +84,10 @@ HloComputation* MakeCondition(HloModule* module, const std::string& base, Primit
 
 absl::Status Expand(HloInstruction* cholesky) {
   RETURN_IF_ERROR(CheckShapes(*cholesky));
+  // An empty batch is its own (empty) factor.
+  if (ElementCountOrZero(cholesky->operand(0)->shape()) == 0) {
+    return ReplaceInstruction(cholesky, cholesky->operand(0));
+  }
   HloModule* module = cholesky->parent()->parent();
   const Shape& shape = cholesky->operand(0)->shape();
   const PrimitiveType elem = shape.element_type();

@@ -109,6 +109,19 @@ ENTRY e {
   EXPECT_TRUE(pass_test::Contains(r.text, "while(l.init), condition=l_cond, body=l_body"));
 }
 
+TEST(CholeskyExpander, EmptyBatchIsItself) {
+  CholeskyExpander pass;
+  pass_test::PassResult r = pass_test::RunPassOnly(pass, R"(
+HloModule m
+ENTRY e {
+  a = f32[0,3,3] parameter(0)
+  ROOT l = f32[0,3,3] cholesky(a), lower=true
+})");
+  ASSERT_NE(r.module, nullptr);
+  EXPECT_TRUE(r.changed);
+  EXPECT_EQ(CountOpcode(*r.module, HloOpcode::kWhile), 0) << r.text;
+}
+
 TEST(CholeskyExpander, LeavesComplexAlone) {
   CholeskyExpander pass;
   pass_test::PassResult r = pass_test::RunPassOnly(pass, R"(

@@ -183,5 +183,41 @@ TEST(ExpandedOps, CholeskyHost) { ExpectHostMatchesEvaluator(kCholesky); }
 
 TEST(ExpandedOps, CholeskySm90) { ExpectSm90CompilesWithCubins(kCholesky); }
 
+
+// ---- triangular-solve (TriangularSolveExpander) ----
+
+// Well-conditioned triangles (random + 9 I) of odd size; a left lower solve
+// in f32, a right upper transposed unit-diagonal solve in f64 (XLA's
+// cho_solve shape: the factor of a cholesky solved twice), and a left
+// upper adjoint solve in bf16 (computed in f32).
+constexpr char kTriangularSolve[] = R"(
+HloModule triangular_solve
+ENTRY e {
+  r = f32[3,9,9] parameter(0)
+  b = f32[3,9,5] parameter(1)
+  c = f64[3,7,9] parameter(2)
+  i = s32[3,9,9] iota(), iota_dimension=1
+  j = s32[3,9,9] iota(), iota_dimension=2
+  eye = pred[3,9,9] compare(i, j), direction=EQ
+  nine = f32[] constant(9)
+  zero = f32[] constant(0)
+  nb = f32[3,9,9] broadcast(nine), dimensions={}
+  zb = f32[3,9,9] broadcast(zero), dimensions={}
+  d = f32[3,9,9] select(eye, nb, zb)
+  a = f32[3,9,9] add(r, d)
+  x1 = f32[3,9,5] triangular-solve(a, b), left_side=true, lower=true, transpose_a=NO_TRANSPOSE
+  a64 = f64[3,9,9] convert(a)
+  x2 = f64[3,7,9] triangular-solve(a64, c), left_side=false, lower=false, unit_diagonal=true, transpose_a=TRANSPOSE
+  a16 = bf16[3,9,9] convert(a)
+  b16 = bf16[3,9,5] convert(b)
+  x3 = bf16[3,9,5] triangular-solve(a16, b16), left_side=true, lower=false, transpose_a=ADJOINT
+  ROOT t = (f32[3,9,5], f64[3,7,9], bf16[3,9,5]) tuple(x1, x2, x3)
+}
+)";
+
+TEST(ExpandedOps, TriangularSolveHost) { ExpectHostMatchesEvaluator(kTriangularSolve); }
+
+TEST(ExpandedOps, TriangularSolveSm90) { ExpectSm90CompilesWithCubins(kTriangularSolve); }
+
 }  // namespace
 }  // namespace xla

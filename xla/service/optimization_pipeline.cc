@@ -19,6 +19,7 @@
 #include "xla/hlo/transforms/rng_bit_generator_expander.h"
 #include "xla/hlo/transforms/sharding_annotation_remover.h"
 #include "xla/hlo/transforms/topk_decomposer.h"
+#include "xla/hlo/transforms/triangular_solve_expander.h"
 #include "xla/hlo/transforms/tuple_simplifier.h"
 #include "xla/hlo/transforms/while_loop_invariant_code_motion.h"
 #include "xla/hlo/transforms/while_loop_trip_count.h"
@@ -98,13 +99,15 @@ absl::StatusOr<OptimizeResult> OptimizeModule(HloModule* module, const OptimizeO
   // sharding annotations go (identities on one partition, refused on
   // more), and so do memory-placement annotations (identities);
   // dynamic-reshapes whose bounds fix their sizes become reshapes;
-  // cholesky becomes a loop over columns; maps, topk, async copies,
+  // cholesky becomes a loop over columns and triangular-solve one over
+  // rows; maps, topk, async copies,
   // rng-bit-generator and batch norms become ops every target runs.
   inline_pipeline.AddPass<CallInliner>(/*inline_fusions=*/true);
   inline_pipeline.AddPass<ShardingAnnotationRemover>();
   inline_pipeline.AddPass<DevicePlacementAnnotationRemover>();
   inline_pipeline.AddPass<DynamicReshapeRewriter>();
   inline_pipeline.AddPass<CholeskyExpander>();
+  inline_pipeline.AddPass<TriangularSolveExpander>();
   inline_pipeline.AddPass<MapInliner>();
   inline_pipeline.AddPass<TopKDecomposer>();
   inline_pipeline.AddPass<AsyncCopyConverter>();

@@ -109,6 +109,26 @@ HloInstruction* OpBuilder::BatchMatVec(HloInstruction* m, HloInstruction* v,
   return d;
 }
 
+HloInstruction* OpBuilder::BatchVecMat(HloInstruction* v, HloInstruction* m,
+                                       const std::string& name) {
+  const Shape& ms = m->shape();
+  HloInstruction* d = Op(HloOpcode::kDot,
+                         Shape::Array(ms.element_type(), {ms.dimensions(0), ms.dimensions(2)}),
+                         {v, m}, name);
+  d->SetAttr(AttrId::kLhsBatchDims, std::vector<int64_t>{0});
+  d->SetAttr(AttrId::kLhsContractingDims, std::vector<int64_t>{1});
+  d->SetAttr(AttrId::kRhsBatchDims, std::vector<int64_t>{0});
+  d->SetAttr(AttrId::kRhsContractingDims, std::vector<int64_t>{1});
+  return d;
+}
+
+HloInstruction* OpBuilder::Reverse(HloInstruction* a, std::vector<int64_t> dims,
+                                   const std::string& name) {
+  HloInstruction* r = Op(HloOpcode::kReverse, a->shape(), {a}, name);
+  r->SetAttr(AttrId::kDimensions, std::move(dims));
+  return r;
+}
+
 HloInstruction* OpBuilder::Tuple(std::vector<HloInstruction*> elements, const std::string& name) {
   std::vector<Shape> shapes;
   for (HloInstruction* e : elements) shapes.push_back(e->shape());

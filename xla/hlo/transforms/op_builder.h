@@ -64,6 +64,10 @@ class OpBuilder {
                                      std::vector<HloInstruction*> starts, const std::string& name);
   // dot of `[b, m, k]` and `[b, k]` over k, batched over b: `[b, m]`.
   HloInstruction* BatchMatVec(HloInstruction* m, HloInstruction* v, const std::string& name);
+  // dot of `[b, k]` and `[b, k, n]` over k, batched over b: `[b, n]`.
+  HloInstruction* BatchVecMat(HloInstruction* v, HloInstruction* m, const std::string& name);
+  // reverse of `a` along `dims`.
+  HloInstruction* Reverse(HloInstruction* a, std::vector<int64_t> dims, const std::string& name);
   HloInstruction* Tuple(std::vector<HloInstruction*> elements, const std::string& name);
   HloInstruction* GetTupleElement(HloInstruction* tuple, int64_t index, const std::string& name);
 

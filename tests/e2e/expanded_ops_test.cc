@@ -219,5 +219,33 @@ TEST(ExpandedOps, TriangularSolveHost) { ExpectHostMatchesEvaluator(kTriangularS
 
 TEST(ExpandedOps, TriangularSolveSm90) { ExpectSm90CompilesWithCubins(kTriangularSolve); }
 
+
+// ---- tuple-shaped entry parameters (EntryParameterFlattener) ----
+
+// A nested tuple parameter between array ones; the host run gets the tuple
+// arguments the evaluator gets (ExecuteOnLiterals passes their leaves).
+constexpr char kTupleParameter[] = R"(
+HloModule tuple_parameter
+ENTRY e {
+  a = f32[7,3] parameter(0)
+  t = (f32[3,5], (s32[], f32[7,3])) parameter(1)
+  c = f32[7,3] parameter(2)
+  w = f32[3,5] get-tuple-element(t), index=0
+  inner = (s32[], f32[7,3]) get-tuple-element(t), index=1
+  k = s32[] get-tuple-element(inner), index=0
+  v = f32[7,3] get-tuple-element(inner), index=1
+  kf = f32[] convert(k)
+  kb = f32[7,3] broadcast(kf), dimensions={}
+  av = f32[7,3] multiply(a, v)
+  s = f32[7,3] add(av, kb)
+  sc = f32[7,3] add(s, c)
+  ROOT d = f32[7,5] dot(sc, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+}
+)";
+
+TEST(ExpandedOps, TupleParameterHost) { ExpectHostMatchesEvaluator(kTupleParameter); }
+
+TEST(ExpandedOps, TupleParameterSm90) { ExpectSm90CompilesWithCubins(kTupleParameter); }
+
 }  // namespace
 }  // namespace xla

@@ -247,5 +247,31 @@ TEST(ExpandedOps, TupleParameterHost) { ExpectHostMatchesEvaluator(kTupleParamet
 
 TEST(ExpandedOps, TupleParameterSm90) { ExpectSm90CompilesWithCubins(kTupleParameter); }
 
+
+// ---- scatter with batching dimensions (ScatterBatchingNormalizer) ----
+
+// Two batching pairs in swapped order (the corpus form), odd sizes, and a
+// window of one dimension.
+constexpr char kScatterBatching[] = R"(
+HloModule scatter_batching
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY e {
+  operand = f32[5,3,9] parameter(0)
+  indices = s32[3,5,1] parameter(1)
+  updates = f32[3,5,4] parameter(2)
+  ROOT s = f32[5,3,9] scatter(operand, indices, updates), update_window_dims={2}, inserted_window_dims={},
+      scatter_dims_to_operand_dims={2}, input_batching_dims={0,1}, scatter_indices_batching_dims={1,0},
+      index_vector_dim=2, to_apply=add
+}
+)";
+
+TEST(ExpandedOps, ScatterBatchingHost) { ExpectHostMatchesEvaluator(kScatterBatching); }
+
+TEST(ExpandedOps, ScatterBatchingSm90) { ExpectSm90CompilesWithCubins(kScatterBatching); }
+
 }  // namespace
 }  // namespace xla

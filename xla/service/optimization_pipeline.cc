@@ -17,6 +17,7 @@
 #include "xla/hlo/transforms/hlo_dce.h"
 #include "xla/hlo/transforms/map_inliner.h"
 #include "xla/hlo/transforms/rng_bit_generator_expander.h"
+#include "xla/hlo/transforms/scatter_batching_normalizer.h"
 #include "xla/hlo/transforms/sharding_annotation_remover.h"
 #include "xla/hlo/transforms/topk_decomposer.h"
 #include "xla/hlo/transforms/triangular_solve_expander.h"
@@ -100,14 +101,16 @@ absl::StatusOr<OptimizeResult> OptimizeModule(HloModule* module, const OptimizeO
   // more), and so do memory-placement annotations (identities);
   // dynamic-reshapes whose bounds fix their sizes become reshapes;
   // cholesky becomes a loop over columns and triangular-solve one over
-  // rows; maps, topk, async copies,
-  // rng-bit-generator and batch norms become ops every target runs.
+  // rows; scatter batching dimensions become explicit indices; maps, topk,
+  // async copies, rng-bit-generator and batch norms become ops every target
+  // runs.
   inline_pipeline.AddPass<CallInliner>(/*inline_fusions=*/true);
   inline_pipeline.AddPass<ShardingAnnotationRemover>();
   inline_pipeline.AddPass<DevicePlacementAnnotationRemover>();
   inline_pipeline.AddPass<DynamicReshapeRewriter>();
   inline_pipeline.AddPass<CholeskyExpander>();
   inline_pipeline.AddPass<TriangularSolveExpander>();
+  inline_pipeline.AddPass<ScatterBatchingNormalizer>();
   inline_pipeline.AddPass<MapInliner>();
   inline_pipeline.AddPass<TopKDecomposer>();
   inline_pipeline.AddPass<AsyncCopyConverter>();

@@ -273,5 +273,25 @@ TEST(ExpandedOps, ScatterBatchingHost) { ExpectHostMatchesEvaluator(kScatterBatc
 
 TEST(ExpandedOps, ScatterBatchingSm90) { ExpectSm90CompilesWithCubins(kScatterBatching); }
 
+
+// ---- rng-bit-generator ThreeFry with a four-word state ----
+
+constexpr char kRngLongState[] = R"(
+HloModule rng_long_state
+ENTRY e {
+  s = u64[4] parameter(0)
+  r = (u64[4], u32[7,3]) rng-bit-generator(s), algorithm=rng_three_fry
+  r8 = (u64[4], u8[5]) rng-bit-generator(s), algorithm=rng_three_fry
+  a = u64[4] get-tuple-element(r), index=0
+  b = u32[7,3] get-tuple-element(r), index=1
+  c = u8[5] get-tuple-element(r8), index=1
+  ROOT t = (u64[4], u32[7,3], u8[5]) tuple(a, b, c)
+}
+)";
+
+TEST(ExpandedOps, RngThreeFryLongStateHost) { ExpectHostMatchesEvaluator(kRngLongState); }
+
+TEST(ExpandedOps, RngThreeFryLongStateSm90) { ExpectSm90CompilesWithCubins(kRngLongState); }
+
 }  // namespace
 }  // namespace xla

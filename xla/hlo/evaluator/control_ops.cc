@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "xla/hlo/evaluator/eval_util.h"
+#include "xla/hlo/evaluator/indexing_util.h"
 #include "xla/hlo/evaluator/numeric_util.h"
 #include "xla/hlo/evaluator/op_table.h"
 #include "xla/util/status_macros.h"
@@ -229,8 +230,9 @@ constexpr absl::string_view kPassThroughTargets[] = {
 };
 
 absl::StatusOr<Literal> EvalCustomCall(const HloInstruction& instr, Operands operands,
-                                       EvalContext&) {
+                                       EvalContext& ctx) {
   const std::string& target = instr.GetString(AttrId::kCustomCallTarget);
+  if (target == "TopK") return indexing::EvalTopKCustomCall(instr, operands, ctx);
   for (absl::string_view pass_through : kPassThroughTargets) {
     if (target == pass_through && operands.size() == 1 &&
         ShapesCompatible(operands[0]->shape(), instr.shape(), /*ignore_dynamic=*/true)) {

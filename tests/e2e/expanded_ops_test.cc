@@ -293,5 +293,27 @@ TEST(ExpandedOps, RngThreeFryLongStateHost) { ExpectHostMatchesEvaluator(kRngLon
 
 TEST(ExpandedOps, RngThreeFryLongStateSm90) { ExpectSm90CompilesWithCubins(kRngLongState); }
 
+
+// ---- XLA's TopK custom call (TopKDecomposer) ----
+
+constexpr char kTopKCustomCall[] = R"(
+HloModule topk_custom_call
+cmp {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ia = s32[] parameter(2)
+  ib = s32[] parameter(3)
+  ROOT gt = pred[] compare(a, b), direction=GT, type=TOTALORDER
+}
+ENTRY e {
+  x = f32[7,129] parameter(0)
+  ROOT t = (f32[7,5], s32[7,5]) custom-call(x), custom_call_target="TopK", called_computations={cmp}
+}
+)";
+
+TEST(ExpandedOps, TopKCustomCallHost) { ExpectHostMatchesEvaluator(kTopKCustomCall); }
+
+TEST(ExpandedOps, TopKCustomCallSm90) { ExpectSm90CompilesWithCubins(kTopKCustomCall); }
+
 }  // namespace
 }  // namespace xla

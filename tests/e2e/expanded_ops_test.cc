@@ -315,5 +315,20 @@ TEST(ExpandedOps, TopKCustomCallHost) { ExpectHostMatchesEvaluator(kTopKCustomCa
 
 TEST(ExpandedOps, TopKCustomCallSm90) { ExpectSm90CompilesWithCubins(kTopKCustomCall); }
 
+
+// ---- xla_builder.math.Acos (BuilderMathCallExpander) ----
+
+constexpr char kBuilderAcos[] = R"(
+HloModule builder_acos
+ENTRY e {
+  x = f32[9,7] parameter(0)
+  ROOT a = f32[9,7] custom-call(x), custom_call_target="xla_builder.math.Acos"
+}
+)";
+
+TEST(ExpandedOps, BuilderAcosHost) { ExpectHostMatchesEvaluator(kBuilderAcos); }
+
+TEST(ExpandedOps, BuilderAcosSm90) { ExpectSm90CompilesWithCubins(kBuilderAcos); }
+
 }  // namespace
 }  // namespace xla

@@ -8,6 +8,7 @@
 #include "xla/hlo/transforms/algebraic_simplifier.h"
 #include "xla/hlo/transforms/async_copy_converter.h"
 #include "xla/hlo/transforms/batch_norm_expander.h"
+#include "xla/hlo/transforms/builder_math_call_expander.h"
 #include "xla/hlo/transforms/call_inliner.h"
 #include "xla/hlo/transforms/cholesky_expander.h"
 #include "xla/hlo/transforms/constant_folding.h"
@@ -101,7 +102,8 @@ absl::StatusOr<OptimizeResult> OptimizeModule(HloModule* module, const OptimizeO
   // more), and so do memory-placement annotations (identities);
   // dynamic-reshapes whose bounds fix their sizes become reshapes;
   // cholesky becomes a loop over columns and triangular-solve one over
-  // rows; scatter batching dimensions become explicit indices; maps, topk,
+  // rows; scatter batching dimensions become explicit indices;
+  // xla_builder.math.Acos becomes atan2 and sqrt; maps, topk,
   // async copies, rng-bit-generator and batch norms become ops every target
   // runs.
   inline_pipeline.AddPass<CallInliner>(/*inline_fusions=*/true);
@@ -111,6 +113,7 @@ absl::StatusOr<OptimizeResult> OptimizeModule(HloModule* module, const OptimizeO
   inline_pipeline.AddPass<CholeskyExpander>();
   inline_pipeline.AddPass<TriangularSolveExpander>();
   inline_pipeline.AddPass<ScatterBatchingNormalizer>();
+  inline_pipeline.AddPass<BuilderMathCallExpander>();
   inline_pipeline.AddPass<MapInliner>();
   inline_pipeline.AddPass<TopKDecomposer>();
   inline_pipeline.AddPass<AsyncCopyConverter>();

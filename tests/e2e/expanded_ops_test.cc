@@ -330,5 +330,36 @@ TEST(ExpandedOps, BuilderAcosHost) { ExpectHostMatchesEvaluator(kBuilderAcos); }
 
 TEST(ExpandedOps, BuilderAcosSm90) { ExpectSm90CompilesWithCubins(kBuilderAcos); }
 
+
+// ---- generic async wrappers (AsyncWrapperInliner) ----
+
+constexpr char kAsyncWrapper[] = R"(
+HloModule async_wrapper
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+wrapped {
+  x = f32[11,5] parameter(0)
+  y = f32[11,5] parameter(1)
+  m = f32[11,5] multiply(x, y)
+  z = f32[] constant(0)
+  ROOT r = f32[11] reduce(m, z), dimensions={1}, to_apply=add
+}
+ENTRY e {
+  p = f32[11,5] parameter(0)
+  q = f32[11,5] parameter(1)
+  s = ((f32[11,5], f32[11,5]), f32[11], u32[]) async-start(p, q), calls=wrapped
+  u = ((f32[11,5], f32[11,5]), f32[11], u32[]) async-update(s)
+  d = f32[11] async-done(u)
+  ROOT t = f32[11] tanh(d)
+}
+)";
+
+TEST(ExpandedOps, AsyncWrapperHost) { ExpectHostMatchesEvaluator(kAsyncWrapper); }
+
+TEST(ExpandedOps, AsyncWrapperSm90) { ExpectSm90CompilesWithCubins(kAsyncWrapper); }
+
 }  // namespace
 }  // namespace xla

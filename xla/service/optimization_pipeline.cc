@@ -7,6 +7,7 @@
 #include "absl/strings/str_format.h"
 #include "xla/hlo/transforms/algebraic_simplifier.h"
 #include "xla/hlo/transforms/async_copy_converter.h"
+#include "xla/hlo/transforms/async_wrapper_inliner.h"
 #include "xla/hlo/transforms/batch_norm_expander.h"
 #include "xla/hlo/transforms/builder_math_call_expander.h"
 #include "xla/hlo/transforms/call_inliner.h"
@@ -97,7 +98,8 @@ absl::StatusOr<OptimizeResult> OptimizeModule(HloModule* module, const OptimizeO
   OptimizeResult result;
   Driver driver(module, options, &result);
   HloPassPipeline inline_pipeline("inline", driver.NextPipelineOptions("inline"));
-  // Calls and incoming fusions are inlined (this compiler fuses afresh);
+  // Generic async wrappers become calls; calls and incoming fusions are
+  // inlined (this compiler fuses afresh);
   // sharding annotations go (identities on one partition, refused on
   // more), and so do memory-placement annotations (identities);
   // dynamic-reshapes whose bounds fix their sizes become reshapes;
@@ -106,6 +108,7 @@ absl::StatusOr<OptimizeResult> OptimizeModule(HloModule* module, const OptimizeO
   // xla_builder.math.Acos becomes atan2 and sqrt; maps, topk,
   // async copies, rng-bit-generator and batch norms become ops every target
   // runs.
+  inline_pipeline.AddPass<AsyncWrapperInliner>();
   inline_pipeline.AddPass<CallInliner>(/*inline_fusions=*/true);
   inline_pipeline.AddPass<ShardingAnnotationRemover>();
   inline_pipeline.AddPass<DevicePlacementAnnotationRemover>();

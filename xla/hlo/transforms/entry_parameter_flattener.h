@@ -30,7 +30,10 @@ class EntryParameterFlattener : public HloPass {
  public:
   absl::string_view name() const override { return "entry-parameter-flattener"; }
   // Returns whether a tuple parameter was flattened. FailedPrecondition
-  // when the entry has a missing parameter number (the verifier reports it).
+  // when the entry has a missing parameter number (the verifier reports it)
+  // or an alias names a parameter it lacks; Unimplemented, naming the
+  // parameter, when an alias or buffer donor names a whole tuple inside a
+  // parameter rather than one leaf. Nothing changes on an error.
   absl::StatusOr<bool> Run(HloModule* module) override;
 };
 

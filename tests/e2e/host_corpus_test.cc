@@ -6,7 +6,8 @@
 // GEMMs accumulate in the output type while the evaluator uses f64).
 // Modules are skipped, with reasons counted and printed, when they do not
 // verify, have no random inputs, exceed the evaluator's time limit, or use
-// something the host target reports as Unimplemented. Any
+// something the host target reports as Unimplemented (when compiling, or
+// when the runtime is given the arguments). Any
 // other compile error, load or execution error, or mismatch fails the test,
 // as does comparing fewer than kMinCompared modules.
 #include <chrono>
@@ -142,7 +143,14 @@ TEST(HostCompilerCorpus, CompiledModulesMatchTheEvaluator) {
     }
     auto actual = aot::ExecuteOnLiterals(**exe, testing::HostExecutor(), *args);
     if (!actual.ok()) {
-      failures.push_back(absl::StrCat(path, ": execute: ", Reason(actual.status().message(), 400)));
+      // The runtime refuses, by name, arguments it cannot lay out (a tiled
+      // layout such as TPU's `T(2,128)` in the entry signature, which
+      // physical_layout.h does not produce).
+      if (actual.status().code() == absl::StatusCode::kUnimplemented) {
+        ++skipped["unimplemented at run: " + Reason(actual.status().message())];
+      } else {
+        failures.push_back(absl::StrCat(path, ": execute: ", Reason(actual.status().message(), 400)));
+      }
       continue;
     }
     std::vector<const Literal*> leaves;

@@ -12,12 +12,34 @@ namespace xla::aot {
 
 namespace se = ::stream_executor;
 
+namespace {
+
+void AppendLeaves(const Literal& literal, std::vector<const Literal*>* out) {
+  if (!literal.shape().IsTuple()) {
+    out->push_back(&literal);
+    return;
+  }
+  for (const Literal& e : literal.tuple_elements()) AppendLeaves(e, out);
+}
+
+}  // namespace
+
 absl::StatusOr<std::vector<Literal>> ExecuteOnLiterals(Executable& executable,
                                                        se::StreamExecutor* executor,
-                                                       absl::Span<const Literal> arguments,
+                                                       absl::Span<const Literal> tupled_arguments,
                                                        const ExecuteOptions& options) {
   RETURN_IF_ERROR(executable.Initialize(executor));
   const ProgramShape& shape = executable.program_shape();
+  // A tuple argument is passed as its leaves (the compiler flattens tuple
+  // entry parameters, entry_parameter_flattener.h).
+  std::vector<const Literal*> leaves;
+  for (const Literal& a : tupled_arguments) AppendLeaves(a, &leaves);
+  std::vector<Literal> flattened;
+  absl::Span<const Literal> arguments = tupled_arguments;
+  if (leaves.size() != tupled_arguments.size()) {
+    for (const Literal* leaf : leaves) flattened.push_back(*leaf);
+    arguments = flattened;
+  }
   if (arguments.size() != shape.parameters.size()) {
     return absl::InvalidArgumentError(absl::StrCat("the program takes ", shape.parameters.size(),
                                                    " arguments, got ", arguments.size()));

@@ -15,6 +15,8 @@
 
 namespace xla::aot {
 
+// A tuple argument stands for its leaves, depth first (the compiler gives
+// the program one parameter per leaf of a tuple entry parameter).
 // Arguments must have the parameters' shapes (layouts ignored): otherwise
 // InvalidArgument naming the parameter and both shapes. Literals are
 // row-major; arguments and results are moved into and out of the layouts

@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "xla/hlo/transforms/algebraic_simplifier.h"
+#include "xla/hlo/transforms/entry_parameter_flattener.h"
 #include "xla/hlo/transforms/hlo_cse.h"
 #include "xla/hlo/transforms/hlo_dce.h"
 #include "xla/hlo/verifier/hlo_verifier.h"
@@ -74,6 +75,11 @@ absl::StatusOr<MiddleEndResult> RunMiddleEnd(HloModule* module, const MiddleEndO
   MiddleEndResult result;
   std::optional<ScopedPassObserver> watch;
   if (options.pass_observer) watch.emplace(options.pass_observer);
+  // The artifact takes arrays only: a tuple entry parameter becomes one
+  // parameter per leaf. This changes the signature, so it is not among the
+  // optimization passes (which keep results for the same arguments).
+  ASSIGN_OR_RETURN(const bool flattened, EntryParameterFlattener().Run(module));
+  if (flattened && options.verify_after_each) RETURN_IF_ERROR(VerifyModule(*module));
   OptimizeOptions optimize = options.optimize;
   optimize.verify_after_each = options.verify_after_each;
   optimize.dump_dir = options.dump_dir;

@@ -7,16 +7,23 @@
 #include "absl/strings/str_format.h"
 #include "xla/hlo/transforms/algebraic_simplifier.h"
 #include "xla/hlo/transforms/async_copy_converter.h"
+#include "xla/hlo/transforms/async_wrapper_inliner.h"
 #include "xla/hlo/transforms/batch_norm_expander.h"
+#include "xla/hlo/transforms/builder_math_call_expander.h"
 #include "xla/hlo/transforms/call_inliner.h"
+#include "xla/hlo/transforms/cholesky_expander.h"
 #include "xla/hlo/transforms/constant_folding.h"
 #include "xla/hlo/transforms/cumulative_scan_rewriter.h"
+#include "xla/hlo/transforms/device_placement_annotation_remover.h"
+#include "xla/hlo/transforms/dynamic_reshape_rewriter.h"
 #include "xla/hlo/transforms/hlo_cse.h"
 #include "xla/hlo/transforms/hlo_dce.h"
 #include "xla/hlo/transforms/map_inliner.h"
 #include "xla/hlo/transforms/rng_bit_generator_expander.h"
+#include "xla/hlo/transforms/scatter_batching_normalizer.h"
 #include "xla/hlo/transforms/sharding_annotation_remover.h"
 #include "xla/hlo/transforms/topk_decomposer.h"
+#include "xla/hlo/transforms/triangular_solve_expander.h"
 #include "xla/hlo/transforms/tuple_simplifier.h"
 #include "xla/hlo/transforms/while_loop_invariant_code_motion.h"
 #include "xla/hlo/transforms/while_loop_trip_count.h"
@@ -92,13 +99,26 @@ absl::StatusOr<OptimizeResult> OptimizeModule(HloModule* module, const OptimizeO
   OptimizeResult result;
   Driver driver(module, options, &result);
   HloPassPipeline inline_pipeline("inline", driver.NextPipelineOptions("inline"));
-  // Calls and incoming fusions are inlined (this compiler fuses afresh);
+  // Generic async wrappers become calls; calls and incoming fusions are
+  // inlined (this compiler fuses afresh);
   // sharding annotations go (identities on one partition, refused on
-  // more); maps, topk, async copies, rng-bit-generator and batch norms
-  // become ops every target runs; cumulative reduce-windows (cumsum,
-  // cummax, ...) become blocked prefix scans.
+  // more), and so do memory-placement annotations (identities);
+  // dynamic-reshapes whose bounds fix their sizes become reshapes;
+  // cholesky becomes a loop over columns and triangular-solve one over
+  // rows; scatter batching dimensions become explicit indices;
+  // xla_builder.math.Acos becomes atan2 and sqrt; maps, topk,
+  // async copies, rng-bit-generator and batch norms become ops every target
+  // runs; cumulative reduce-windows (cumsum, cummax, ...) become blocked
+  // prefix scans.
+  inline_pipeline.AddPass<AsyncWrapperInliner>();
   inline_pipeline.AddPass<CallInliner>(/*inline_fusions=*/true);
   inline_pipeline.AddPass<ShardingAnnotationRemover>();
+  inline_pipeline.AddPass<DevicePlacementAnnotationRemover>();
+  inline_pipeline.AddPass<DynamicReshapeRewriter>();
+  inline_pipeline.AddPass<CholeskyExpander>();
+  inline_pipeline.AddPass<TriangularSolveExpander>();
+  inline_pipeline.AddPass<ScatterBatchingNormalizer>();
+  inline_pipeline.AddPass<BuilderMathCallExpander>();
   inline_pipeline.AddPass<MapInliner>();
   inline_pipeline.AddPass<TopKDecomposer>();
   inline_pipeline.AddPass<CumulativeScanRewriter>();

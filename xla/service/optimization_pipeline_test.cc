@@ -87,7 +87,7 @@ TEST(OptimizeModule, OptimizesAndKeepsResults) {
     EXPECT_TRUE(absl::StrContains(report, pass)) << report;
   }
   EXPECT_GE(result->simplify_iterations, 2);
-  EXPECT_TRUE(std::filesystem::exists(options.dump_dir + "/00-inline/00.inline.call-inliner.hlo"));
+  EXPECT_TRUE(std::filesystem::exists(options.dump_dir + "/00-inline/01.inline.call-inliner.hlo"));
 }
 
 TEST(OptimizeModule, UnchangedModuleStaysUnchanged) {

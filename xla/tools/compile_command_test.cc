@@ -95,7 +95,7 @@ TEST(CompileCommand, WritesOptimizedModuleAndTimings) {
   const std::string timings = ReadFile(dir + "/pass_timings.txt");
   EXPECT_TRUE(absl::StrContains(timings, "simplify.1/algebraic-simplifier")) << timings;
   EXPECT_TRUE(absl::StrContains(timings, "total")) << timings;
-  EXPECT_TRUE(std::filesystem::exists(dir + "/passes/00-inline/00.inline.call-inliner.hlo"));
+  EXPECT_TRUE(std::filesystem::exists(dir + "/passes/00-inline/01.inline.call-inliner.hlo"));
   EXPECT_TRUE(absl::StrContains(timings, "fusion/fusion")) << timings;
   EXPECT_TRUE(absl::StrContains(timings, "buffers/assign")) << timings;
   const std::string schedule = ReadFile(dir + "/schedule.txt");

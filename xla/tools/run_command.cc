@@ -196,6 +196,44 @@ absl::StatusOr<RunOutcome> LoadAndRun(const RunFlags& f, std::ostream& err) {
   return outcome;
 }
 
+// Fills `value` (of a parameter's shape) from `leaves`, from *next on.
+absl::Status FillFromLeaves(const std::vector<Literal>& leaves, size_t* next, Literal* value) {
+  if (!value->shape().IsTuple()) {
+    if (*next >= leaves.size() || !ShapesCompatible(leaves[*next].shape(), value->shape())) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "the artifact's inputs do not fit the reference module's parameters (input ", *next,
+          " should be ", value->shape().ToString(false), ")"));
+    }
+    *value = leaves[(*next)++];
+    return absl::OkStatus();
+  }
+  for (Literal& e : *value->mutable_tuple_elements()) RETURN_IF_ERROR(FillFromLeaves(leaves, next, &e));
+  return absl::OkStatus();
+}
+
+// The reference module's arguments from the artifact's inputs: the same
+// when they match its parameters one to one, else its tuple parameters
+// rebuilt from the leaves the artifact takes (the compiler gives a tuple
+// entry parameter one parameter per leaf, entry_parameter_flattener.h).
+absl::StatusOr<std::vector<Literal>> ReferenceArguments(const HloModule& module,
+                                                        const std::vector<Literal>& inputs) {
+  const HloComputation* entry = module.entry_computation();
+  if (static_cast<int64_t>(inputs.size()) == entry->num_parameters()) return inputs;
+  std::vector<Literal> args;
+  size_t next = 0;
+  for (const HloInstruction* p : entry->parameter_instructions()) {
+    Literal value(p->shape());
+    RETURN_IF_ERROR(FillFromLeaves(inputs, &next, &value));
+    args.push_back(std::move(value));
+  }
+  if (next != inputs.size()) {
+    return absl::InvalidArgumentError(absl::StrCat("the artifact takes ", inputs.size(),
+                                                   " inputs but the reference module's parameters hold ",
+                                                   next));
+  }
+  return args;
+}
+
 // Evaluates the reference module on `inputs` and compares every output leaf
 // with `actual` (CompareOutputLeaf); writes one line per leaf and a verdict.
 // Returns whether all leaves pass, or an error when the reference cannot be
@@ -208,7 +246,8 @@ absl::StatusOr<std::vector<const Literal*>> ReferenceLeaves(const HloModule& mod
                                                             int64_t replicas,
                                                             std::vector<Literal>* storage) {
   if (replicas == 0) {
-    ASSIGN_OR_RETURN(Literal expected, HloEvaluator().Evaluate(module, inputs));
+    ASSIGN_OR_RETURN(const std::vector<Literal> args, ReferenceArguments(module, inputs));
+    ASSIGN_OR_RETURN(Literal expected, HloEvaluator().Evaluate(module, args));
     storage->push_back(std::move(expected));
     return FlattenLeaves(storage->back());
   }

@@ -1,8 +1,8 @@
 // Evaluator ops of the control family (see op_table.h): while, conditional,
 // call, fusion, map, async-start/update/done, copy-start/done, tuples,
-// tokens and dependencies, custom-call (pass-through annotations and
-// Transformer Engine's fused attention, fused_attention_op.cc; any other
-// target is an error), and the collectives of a
+// tokens and dependencies, custom-call (annotation identities, XLA's TopK,
+// xla_builder.math.Acos and Transformer Engine's fused attention,
+// fused_attention_op.cc; other targets are errors), and the collectives of a
 // module run as a single replica of a single partition.
 //
 // Collectives with one participant: all-reduce, all-gather, reduce-scatter,
@@ -13,11 +13,14 @@
 // needs more participants, are reported as unimplemented. When
 // EvaluatorOptions::collectives is set, these ops go to that hook instead
 // (the replicated evaluator, replicated_evaluator.h).
+#include <cmath>
+#include <complex>
 #include <utility>
 #include <vector>
 
 #include "xla/hlo/evaluator/eval_util.h"
 #include "xla/hlo/evaluator/fused_attention_op.h"
+#include "xla/hlo/evaluator/indexing_util.h"
 #include "xla/hlo/evaluator/numeric_util.h"
 #include "xla/hlo/evaluator/op_table.h"
 #include "xla/util/status_macros.h"
@@ -231,9 +234,34 @@ constexpr absl::string_view kPassThroughTargets[] = {
     "annotate_device_placement",
 };
 
+// "xla_builder.math.Acos", the custom call XLA's builder library leaves for
+// its arc cosine: elementwise acos of a float or complex operand (principal
+// value; NaN outside [-1, 1] for real types).
+absl::StatusOr<Literal> EvalBuilderAcos(const HloInstruction& instr, Operands operands) {
+  if (operands.size() != 1 || !operands[0]->shape().IsArray() ||
+      !ShapesCompatible(operands[0]->shape(), instr.shape(), /*ignore_dynamic=*/true) ||
+      !(IsFloat(instr.shape().element_type()) || IsComplex(instr.shape().element_type()))) {
+    return InstrError(instr, "xla_builder.math.Acos needs one float or complex operand of the ",
+                      "result's shape");
+  }
+  const Literal& x = *operands[0];
+  Literal out(x.shape());
+  const bool complex = IsComplex(x.shape().element_type());
+  for (int64_t i = 0; i < x.element_count(); ++i) {
+    if (complex) {
+      out.SetComplex(i, std::acos(x.GetComplex(i)));
+    } else {
+      out.SetDouble(i, std::acos(x.GetDouble(i)));
+    }
+  }
+  return out;
+}
+
 absl::StatusOr<Literal> EvalCustomCall(const HloInstruction& instr, Operands operands,
-                                       EvalContext&) {
+                                       EvalContext& ctx) {
   const std::string& target = instr.GetString(AttrId::kCustomCallTarget);
+  if (target == "TopK") return indexing::EvalTopKCustomCall(instr, operands, ctx);
+  if (target == "xla_builder.math.Acos") return EvalBuilderAcos(instr, operands);
   for (absl::string_view pass_through : kPassThroughTargets) {
     if (target == pass_through && operands.size() == 1 &&
         ShapesCompatible(operands[0]->shape(), instr.shape(), /*ignore_dynamic=*/true)) {

@@ -1,6 +1,7 @@
 // Tests of the control family: while (and its iteration limit), conditional
 // (pred and index forms), call, fusion, map, tuples, tokens, async and copy
 // wrappers, single-participant collectives and custom-call errors.
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -296,6 +297,21 @@ ENTRY e {
 })", {evaluator_test::MakeLiteral(PrimitiveType::F32, {3}, {1, 2, 3})});
   ASSERT_FALSE(other.ok());
   EXPECT_TRUE(absl::IsUnimplemented(other.status()));
+}
+
+TEST(ControlOpsTest, BuilderAcosCustomCall) {
+  absl::StatusOr<Literal> r = EvalText(R"(
+ENTRY e {
+  p = f32[5] parameter(0)
+  ROOT c = f32[5] custom-call(p), custom_call_target="xla_builder.math.Acos"
+})", {MakeLiteral(PrimitiveType::F32, {5}, {-1, -0.5, 0, 1, 2})});
+  ASSERT_TRUE(r.ok()) << r.status();
+  const std::vector<double> v = Values(*r);
+  EXPECT_FLOAT_EQ(v[0], 3.14159265f);
+  EXPECT_FLOAT_EQ(v[1], 2.0943951f);
+  EXPECT_FLOAT_EQ(v[2], 1.5707964f);
+  EXPECT_EQ(v[3], 0);
+  EXPECT_TRUE(std::isnan(v[4]));
 }
 
 }  // namespace

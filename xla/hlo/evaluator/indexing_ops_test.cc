@@ -409,5 +409,48 @@ ENTRY e {
   EXPECT_EQ(IntValues(r.tuple_elements()[1]), (std::vector<int64_t>{1, 3}));
 }
 
+// XLA's TopK custom call: the comparator decides the order (here a
+// TOTALORDER GT as JAX emits, so NaN ranks first and ties keep the lower
+// index), k is the result's minor size.
+TEST(TopKTest, CustomCallSortsByItsComparator) {
+  const double nan = std::nan("");
+  const Literal r = Eval(R"(
+cmp {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ia = s32[] parameter(2)
+  ib = s32[] parameter(3)
+  ROOT gt = pred[] compare(a, b), direction=GT, type=TOTALORDER
+}
+ENTRY e {
+  x = f32[2,6] parameter(0)
+  ROOT t = (f32[2,3], s32[2,3]) custom-call(x), custom_call_target="TopK", called_computations={cmp}
+})", {MakeLiteral(PrimitiveType::F32, {2, 6}, {1, 5, -2, 5, 0, 3, -1, nan, 4, -0.0, 0, 4})});
+  const std::vector<double> values = Values(r.tuple_elements()[0]);
+  EXPECT_EQ(values[0], 5);
+  EXPECT_EQ(values[1], 5);
+  EXPECT_EQ(values[2], 3);
+  EXPECT_TRUE(std::isnan(values[3]));
+  EXPECT_EQ(values[4], 4);
+  EXPECT_EQ(values[5], 4);
+  EXPECT_EQ(IntValues(r.tuple_elements()[1]), (std::vector<int64_t>{1, 3, 5, 1, 2, 5}));
+}
+
+TEST(TopKTest, CustomCallNeedsAFourParameterComparator) {
+  absl::StatusOr<Literal> r = EvalText(R"(
+cmp {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT gt = pred[] compare(a, b), direction=GT
+}
+ENTRY e {
+  x = f32[6] parameter(0)
+  ROOT my_topk = (f32[3], s32[3]) custom-call(x), custom_call_target="TopK", called_computations={cmp}
+})", {MakeLiteral(PrimitiveType::F32, {6}, {1, 2, 3, 4, 5, 6})});
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("my_topk"), std::string::npos) << r.status();
+  EXPECT_NE(r.status().message().find("4 parameters"), std::string::npos) << r.status();
+}
+
 }  // namespace
 }  // namespace xla

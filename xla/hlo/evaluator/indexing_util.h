@@ -55,6 +55,13 @@ absl::StatusOr<Literal> EvalSort(const HloInstruction& instr,
                                  absl::Span<const Literal* const> operands, EvalContext& ctx);
 absl::StatusOr<Literal> EvalTopK(const HloInstruction& instr,
                                  absl::Span<const Literal* const> operands, EvalContext& ctx);
+// custom-call(x), custom_call_target="TopK", called_computations={cmp}: the
+// first k (the result's minor size) elements of each minor-dimension line of
+// x after a stable sort by cmp(value a, value b, index a, index b), and
+// their s32 indices, as XLA's own TopK custom call defines.
+absl::StatusOr<Literal> EvalTopKCustomCall(const HloInstruction& instr,
+                                           absl::Span<const Literal* const> operands,
+                                           EvalContext& ctx);
 
 }  // namespace xla::evaluator::indexing
 

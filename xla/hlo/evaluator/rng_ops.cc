@@ -3,7 +3,10 @@
 // rng-bit-generator(state), algorithm=A returns (new_state, bits), bit-exact
 // with XLA's RngBitGeneratorExpander (prng.h describes the bit layout):
 //   * rng_three_fry: state u64[2] = (key, counter); new state (key, counter +
-//     blocks used).
+//     blocks used). A longer state u64[N] (N > 2) reads the key and the
+//     counter from its first two words, as XLA's expander does, and keeps
+//     the other words unchanged in the new state (XLA's expander returns
+//     only the two words there, which does not fit the declared shape).
 //   * rng_philox: state u64[3] = (key, counter low, counter high) or u64[2] =
 //     (key, counter low) where, as in XLA, the counter's high word is then
 //     state[0] and the new state keeps only the new low word.
@@ -62,10 +65,12 @@ absl::Status CheckRngBitGenerator(const HloInstruction& instr, const Literal& st
   const bool state_ok =
       s.IsArray() && s.rank() == 1 &&
       (s.element_type() == PrimitiveType::U64 || s.element_type() == PrimitiveType::S64) &&
-      (s.dimensions(0) == 2 || (algorithm == Algorithm::kPhilox && s.dimensions(0) == 3));
+      (s.dimensions(0) == 2 || (algorithm == Algorithm::kPhilox && s.dimensions(0) == 3) ||
+       (algorithm == Algorithm::kThreeFry && s.dimensions(0) > 2));
   if (!state_ok) {
     return OpError(instr, "state ", s.ToString(false), " must be u64[2]",
-                   algorithm == Algorithm::kPhilox ? " or u64[3]" : "", " for this algorithm");
+                   algorithm == Algorithm::kPhilox ? " or u64[3]" : " or longer",
+                   " for this algorithm");
   }
   const Shape& out = instr.shape();
   if (!out.IsTuple() || out.tuple_shapes_size() != 2 ||

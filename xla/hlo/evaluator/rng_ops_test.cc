@@ -188,12 +188,24 @@ TEST(PhiloxTest, DefaultAlgorithmIsPhilox) {
   EXPECT_EQ(Generate("u64[3]", "u32[7]", "", state), philox);
 }
 
+// A ThreeFry state longer than two words: the key and counter are its first
+// two words (the bits equal those of the two-word state) and the other words
+// pass through unchanged.
+TEST(ThreeFryTest, LongerStateKeepsItsExtraWords) {
+  const Literal two = Generate("u64[2]", "u32[5]", "rng_three_fry", U64s({kTfKey, kTfCounter}));
+  const Literal four =
+      Generate("u64[4]", "u32[5]", "rng_three_fry", U64s({kTfKey, kTfCounter, 11, kOnes}));
+  EXPECT_EQ(Bits(four.tuple_elements()[1]), Bits(two.tuple_elements()[1]));
+  EXPECT_EQ(Bits(four.tuple_elements()[0]),
+            (std::vector<uint64_t>{kTfKey, kTfCounter + 3, 11, kOnes}));
+}
+
 TEST(RngBitGeneratorTest, BadStatesAreErrors) {
   absl::StatusOr<Literal> r = EvalText(R"(
 ENTRY e {
-  s = u64[3] parameter(0)
-  ROOT r = (u64[3], u32[4]) rng-bit-generator(s), algorithm=rng_three_fry
-})", {U64s({1, 2, 3})});
+  s = u64[4] parameter(0)
+  ROOT r = (u64[4], u32[4]) rng-bit-generator(s), algorithm=rng_philox
+})", {U64s({1, 2, 3, 4})});
   ASSERT_FALSE(r.ok());
   EXPECT_TRUE(absl::StrContains(r.status().message(), "'r'")) << r.status();
   r = EvalText(R"(

@@ -198,4 +198,58 @@ absl::StatusOr<Literal> EvalTopK(const HloInstruction& instr,
   return out;
 }
 
+absl::StatusOr<Literal> EvalTopKCustomCall(const HloInstruction& instr,
+                                           absl::Span<const Literal* const> operands,
+                                           EvalContext& ctx) {
+  const std::vector<HloComputation*> called = instr.called_computations();
+  const Shape& out = instr.shape();
+  if (operands.size() != 1 || called.size() != 1 || !out.IsTuple() || out.tuple_shapes_size() != 2 ||
+      !out.tuple_shapes(0).IsArray() || out.tuple_shapes(0).rank() < 1) {
+    return OpError(instr, "custom-call TopK needs one operand, one comparator in "
+                          "called_computations and a (values, indices) result");
+  }
+  const Literal& x = *operands[0];
+  RETURN_IF_ERROR(op_helpers::ExpectArray(instr, x, "operand"));
+  const int64_t k = out.tuple_shapes(0).dimensions(out.tuple_shapes(0).rank() - 1);
+  RETURN_IF_ERROR(CheckTopK(instr, x, k));
+  const PrimitiveType t = x.shape().element_type();
+  const HloComputation& cmp_comp = *called[0];
+  if (cmp_comp.num_parameters() != 4) {
+    return OpError(instr, "the TopK comparator '", cmp_comp.name(), "' must take 4 parameters ",
+                   "(value a, value b, index a, index b), it takes ", cmp_comp.num_parameters());
+  }
+  const std::vector<PrimitiveType> types = {t, t, PrimitiveType::S32, PrimitiveType::S32};
+  op_helpers::ScalarCaller cmp(cmp_comp, types);
+  const int64_t n = x.shape().dimensions(x.shape().rank() - 1);
+  Literal iota(Shape::Array(PrimitiveType::S32, {n}));
+  for (int64_t j = 0; j < n; ++j) iota.SetInt(j, j);
+  Literal result(out);
+  Literal& values = (*result.mutable_tuple_elements())[0];
+  Literal& indices = (*result.mutable_tuple_elements())[1];
+  const PrimitiveType pred = PrimitiveType::PRED;
+  int64_t row = 0;
+  RETURN_IF_ERROR(ForEachLine(x.shape().dimensions(), x.shape().rank() - 1,
+                              [&](const std::vector<int64_t>& pos) -> absl::Status {
+    std::vector<int64_t> perm(pos.size());
+    std::iota(perm.begin(), perm.end(), 0);
+    auto less = [&](int64_t a, int64_t b) -> absl::StatusOr<bool> {
+      cmp.SetArg(0, x, pos[a]);
+      cmp.SetArg(1, x, pos[b]);
+      cmp.SetArg(2, iota, a);
+      cmp.SetArg(3, iota, b);
+      ASSIGN_OR_RETURN(Literal r, cmp.Call(ctx));
+      RETURN_IF_ERROR(op_helpers::CheckScalarResults(instr, r, {&pred, 1}));
+      return op_helpers::ScalarResult(r, 0).GetBits(0) != 0;
+    };
+    RETURN_IF_ERROR(StableMergeSort(perm, less));
+    for (int64_t j = 0; j < k; ++j) {
+      op_helpers::CopyElement(x, pos[perm[j]], values, row * k + j);
+      indices.SetInt(row * k + j, perm[j]);
+    }
+    ++row;
+    return absl::OkStatus();
+  }));
+  return result;
+}
+
 }  // namespace xla::evaluator::indexing

@@ -74,10 +74,11 @@ absl::StatusOr<RngSpec> CheckRng(const HloInstruction& instr) {
   const int64_t words = spec.state.IsArray() && spec.state.rank() == 1 ? spec.state.dimensions(0) : 0;
   const bool state_ok = spec.state.IsArray() && spec.state.is_static() &&
                         (st == PrimitiveType::U64 || st == PrimitiveType::S64) &&
-                        (words == 2 || (words == 3 && spec.algorithm == Algorithm::kPhilox));
+                        (words == 2 || (words == 3 && spec.algorithm == Algorithm::kPhilox) ||
+                         (words > 2 && spec.algorithm == Algorithm::kThreeFry));
   if (!state_ok || !ShapesCompatible(out.tuple_shapes(0), spec.state, /*ignore_dynamic=*/true)) {
     return Invalid(instr, absl::StrCat("the state must be u64[2] or s64[2]",
-                                       spec.algorithm == Algorithm::kPhilox ? " (or [3])" : "",
+                                       spec.algorithm == Algorithm::kPhilox ? " (or [3])" : " (or longer)",
                                        " for this algorithm, and the result's first element the "
                                        "same shape"));
   }
@@ -357,7 +358,10 @@ class Expansion {
     }
     HloInstruction* next = e_.Bin(HloOpcode::kAdd, counter,
                                   e_.Scalar(PrimitiveType::U64, static_cast<uint64_t>(blocks)), "counter");
-    return {words[0], next};
+    // Words after the counter (a state longer than two words) pass through.
+    std::vector<HloInstruction*> new_state = {words[0], next};
+    new_state.insert(new_state.end(), words.begin() + 2, words.end());
+    return new_state;
   }
 
   // (low, high) + delta on 128-bit counters (`delta` of the counters' shape).

@@ -5,9 +5,11 @@
 // bit-exact with the evaluator (xla/hlo/evaluator/prng.h and rng_ops.cc
 // define the algorithms and the bit layout, which follow XLA's own
 // RngBitGeneratorExpander):
-//   * rng_three_fry: ThreeFry-2x32-20, state (key, counter) as u64[2]; 64-bit
-//     elements take one block each, narrower elements split one dimension in
-//     halves and take the two words of a block;
+//   * rng_three_fry: ThreeFry-2x32-20, state (key, counter) as u64[2] (or a
+//     longer u64[N] whose first two words are key and counter and whose
+//     other words pass through unchanged); 64-bit elements take one block
+//     each, narrower elements split one dimension in halves and take the two
+//     words of a block;
 //   * rng_philox and rng_default (or no algorithm): Philox-4x32-10 with a
 //     128-bit counter; state u64[3] (key, counter low, counter high) or
 //     u64[2] (key, counter low; the high word is then the key, and the new

@@ -101,6 +101,8 @@ std::vector<StateCase> StateCases() {
       {"rng_philox", "u64[2]", wrap},     {"rng_philox", "u64[3]", plain},
       {"rng_philox", "u64[3]", wrap},     {"rng_philox", "s64[3]", wrap},
       {"rng_default", "u64[2]", wrap},    {"rng_default", "u64[3]", plain},
+      // A longer ThreeFry state: words after the counter pass through.
+      {"rng_three_fry", "u64[4]", {wrap[0], wrap[1], 9, kMax}},
   };
 }
 
@@ -147,7 +149,7 @@ TEST(RngBitGeneratorExpander, BitExactForEveryAlgorithmAndState) {
       }
     }
   }
-  EXPECT_EQ(n, 10 * 3 * 3);
+  EXPECT_EQ(n, 11 * 3 * 3);
 }
 
 // A counter whose 64-bit low word wraps inside one call: the blocks after the
@@ -276,9 +278,9 @@ TEST(RngBitGeneratorExpander, RejectsWhatTheEvaluatorRejects) {
                         "  s2 = u64[2] parameter(1)\n", ok, bad,
                         "  ROOT t = () tuple()\n}\n");
   };
-  ExpectError(module("u64[4]", "  bad = (u64[4], u32[3]) rng-bit-generator(s), algorithm=rng_three_fry\n"),
+  ExpectError(module("u64[4]", "  bad = (u64[4], u32[3]) rng-bit-generator(s), algorithm=rng_philox\n"),
               "state must be");
-  ExpectError(module("u64[3]", "  bad = (u64[3], u32[3]) rng-bit-generator(s), algorithm=rng_three_fry\n"),
+  ExpectError(module("u64[1]", "  bad = (u64[1], u32[3]) rng-bit-generator(s), algorithm=rng_three_fry\n"),
               "state must be");
   ExpectError(module("u32[2]", "  bad = (u32[2], u32[3]) rng-bit-generator(s), algorithm=rng_philox\n"),
               "state must be");
@@ -298,7 +300,7 @@ HloModule m
 ENTRY e {
   s = u64[4] parameter(0)
   t = u64[2] parameter(1)
-  bad = (u64[4], u32[3]) rng-bit-generator(s), algorithm=rng_three_fry
+  bad = (u64[4], u32[3]) rng-bit-generator(s), algorithm=rng_philox
   good = (u64[2], u32[3]) rng-bit-generator(t), algorithm=rng_three_fry
   ROOT r = ((u64[4], u32[3]), (u64[2], u32[3])) tuple(bad, good)
 })");

@@ -128,17 +128,50 @@ HloInstruction* AddReshape(HloComputation* c, HloInstruction* x, std::vector<int
       names->Unique(name)));
 }
 
+// XLA's TopK custom call: one operand, a (values, s32 indices) result and a
+// sort comparator over (value a, value b, s32 index a, s32 index b).
+bool IsTopKCustomCall(const HloInstruction& instr) {
+  if (instr.opcode() != HloOpcode::kCustomCall ||
+      instr.GetString(AttrId::kCustomCallTarget) != "TopK" || instr.operand_count() != 1) {
+    return false;
+  }
+  const std::vector<HloComputation*> called = instr.called_computations();
+  const Shape& out = instr.shape();
+  if (called.size() != 1 || called[0]->num_parameters() != 4 || !out.IsTuple() ||
+      out.tuple_shapes_size() != 2 || !out.tuple_shapes(0).IsArray() ||
+      out.tuple_shapes(0).rank() < 1) {
+    return false;
+  }
+  const PrimitiveType t = instr.operand(0)->shape().element_type();
+  const std::vector<PrimitiveType> want = {t, t, PrimitiveType::S32, PrimitiveType::S32};
+  for (int64_t i = 0; i < 4; ++i) {
+    const HloInstruction* p = called[0]->parameter_instruction(i);
+    if (p == nullptr || !p->shape().IsArray() || p->shape().rank() != 0 ||
+        p->shape().element_type() != want[i]) {
+      return false;
+    }
+  }
+  return true;
+}
+
 absl::Status Decompose(HloInstruction* topk, Comparators* comparators, NameUniquer* names) {
   HloComputation* c = topk->parent();
   HloInstruction* x = topk->operand(0);
   const Shape& xs = x->shape();
   const int64_t last = xs.rank() - 1;
   const int64_t n = xs.dimensions(last);
-  const int64_t k = topk->GetInt(AttrId::kK);
+  const bool custom_call = topk->opcode() == HloOpcode::kCustomCall;
+  const Shape& values_shape = topk->shape().tuple_shapes(0);
+  const int64_t k = custom_call ? values_shape.dimensions(values_shape.rank() - 1)
+                                : topk->GetInt(AttrId::kK);
   RETURN_IF_ERROR(CheckShape(*topk, k));
   const bool largest = topk->GetBool(AttrId::kLargest, true);
+  // XLA's TopK custom call brings its own comparator; chunking keeps its
+  // order too, since each stage is a stable sort under it over the
+  // original indices.
+  HloComputation* cmp = custom_call ? topk->called_computations()[0]
+                                    : comparators->Get(xs.element_type(), largest);
   const std::string base = topk->name();
-  HloComputation* cmp = comparators->Get(xs.element_type(), largest);
 
   const Shape index_shape = Shape::Array(PrimitiveType::S32, xs.dimensions());
   HloInstruction* iota = c->AddInstruction(
@@ -169,6 +202,8 @@ absl::Status Decompose(HloInstruction* topk, Comparators* comparators, NameUniqu
   std::vector<HloInstruction*> parts = {
       AddFirstK(c, sort, 0, k, names, base + ".values"),
       AddFirstK(c, sort, 1, k, names, base + ".indices")};
+  // The result leaves keep the layouts the topk declared.
+  for (int64_t i = 0; i < 2; ++i) *parts[i]->mutable_shape() = topk->shape().tuple_shapes(i);
   HloInstruction* tuple = c->AddInstruction(
       HloInstruction::Create(HloOpcode::kTuple, topk->shape(), parts, names->Unique(base + ".tuple")));
   return ReplaceInstruction(topk, tuple);
@@ -184,7 +219,8 @@ absl::StatusOr<bool> TopKDecomposer::Run(HloModule* module) {
         ControlPredecessorSet(*computation);
     std::vector<HloInstruction*> topks;
     for (const auto& instr : computation->instructions()) {
-      if (instr->opcode() == HloOpcode::kTopK && CanDecompose(*instr, control_preds)) {
+      if ((instr->opcode() == HloOpcode::kTopK || IsTopKCustomCall(*instr)) &&
+          CanDecompose(*instr, control_preds)) {
         topks.push_back(instr.get());
       }
     }

@@ -101,5 +101,46 @@ ENTRY entry {
   EXPECT_EQ(CountOpcode(*r.module, HloOpcode::kSort), 3);
 }
 
+// XLA's TopK custom call becomes the same sort, with its own comparator;
+// results match the evaluator's reading of the custom call.
+TEST(TopKDecomposer, TopKCustomCall) {
+  TopKDecomposer pass;
+  pass_test::PassResult r = pass_test::RunPassAndCheck(pass, R"(
+HloModule m
+cmp {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ia = s32[] parameter(2)
+  ib = s32[] parameter(3)
+  ROOT gt = pred[] compare(a, b), direction=GT, type=TOTALORDER
+}
+ENTRY e {
+  x = f32[5,13] parameter(0)
+  ROOT t = (f32[5,4], s32[5,4]) custom-call(x), custom_call_target="TopK", called_computations={cmp}
+})");
+  ASSERT_NE(r.module, nullptr);
+  EXPECT_TRUE(r.changed);
+  EXPECT_EQ(pass_test::CountOpcode(*r.module, HloOpcode::kCustomCall), 0) << r.text;
+  EXPECT_TRUE(pass_test::Contains(r.text, "to_apply=cmp, is_stable=true"));
+}
+
+// A comparator of another signature is left alone.
+TEST(TopKDecomposer, LeavesOtherTopKCustomCalls) {
+  TopKDecomposer pass;
+  pass_test::PassResult r = pass_test::RunPassOnly(pass, R"(
+HloModule m
+cmp {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT gt = pred[] compare(a, b), direction=GT
+}
+ENTRY e {
+  x = f32[13] parameter(0)
+  ROOT t = (f32[4], s32[4]) custom-call(x), custom_call_target="TopK", called_computations={cmp}
+})");
+  ASSERT_NE(r.module, nullptr);
+  EXPECT_FALSE(r.changed);
+}
+
 }  // namespace
 }  // namespace xla

@@ -351,8 +351,8 @@ TEST(GpuCompiler, UnsupportedOpIsUnimplementedNamingIt) {
   constexpr char kCholesky[] = R"(
 HloModule s
 ENTRY e {
-  a = f32[5,5] parameter(0)
-  ROOT my_cholesky = f32[5,5] cholesky(a), lower=true
+  a = c64[5,5] parameter(0)
+  ROOT my_cholesky = c64[5,5] cholesky(a), lower=true
 }
 )";
   absl::StatusOr<std::string> r = CompileHloToGpuArtifact(kCholesky, "sm_90", {});

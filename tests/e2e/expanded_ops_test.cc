@@ -1,0 +1,365 @@
+// Constructs of the XLA corpus that the middle end rewrites into ops both
+// targets already run (issue 28), end to end: each program compiles for the
+// host, runs on the host platform and matches the reference evaluator
+// (CompareOutputLeaf, as `xla_aot run --reference`), and compiles for sm_90
+// with ptxas accepting every kernel (a cubin is required). Sizes are odd so
+// that no construct passes by fitting a tile.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "gtest/gtest.h"
+#include "xla/aot/compile.h"
+#include "xla/aot/executable.h"
+#include "xla/aot/literal_execution.h"
+#include "xla/backends/gpu/compiler/gpu_compiler.h"
+#include "xla/backends/gpu/runtime/runtime_test_util.h"
+#include "xla/hlo/evaluator/hlo_evaluator.h"
+#include "xla/hlo/evaluator/random_inputs.h"
+#include "xla/hlo/parser/hlo_parser.h"
+#include "xla/hlo/transforms/literal_compare.h"
+
+namespace xla {
+namespace {
+
+void Flatten(const Literal& literal, std::vector<const Literal*>* out) {
+  if (!literal.shape().IsTuple()) {
+    out->push_back(&literal);
+    return;
+  }
+  for (const Literal& e : literal.tuple_elements()) Flatten(e, out);
+}
+
+// Compiles `hlo` for the host, runs it on `args` (random inputs from `seed`
+// when empty) and compares every result leaf with the evaluator's.
+void ExpectHostMatchesEvaluator(const std::string& hlo, std::vector<Literal> args = {},
+                                uint64_t seed = 7) {
+  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(hlo);
+  ASSERT_TRUE(module.ok()) << module.status();
+  if (args.empty()) {
+    absl::StatusOr<std::vector<Literal>> random = MakeRandomInputs(**module, seed);
+    ASSERT_TRUE(random.ok()) << random.status();
+    args = std::move(*random);
+  }
+  absl::StatusOr<Literal> expected = HloEvaluator().Evaluate(**module, args);
+  ASSERT_TRUE(expected.ok()) << expected.status();
+
+  aot::CompileOptions options;
+  options.opt_level = 1;
+  options.host_cpu_variants.clear();
+  options.production_date = "2026-12-02T00:00:00Z";
+  absl::StatusOr<aot::CompiledArtifact> compiled = aot::Compile(hlo, options);
+  ASSERT_TRUE(compiled.ok()) << compiled.status();
+  absl::StatusOr<std::unique_ptr<aot::Executable>> exe =
+      aot::Executable::LoadFromBytes(compiled->bytes);
+  ASSERT_TRUE(exe.ok()) << exe.status();
+  absl::StatusOr<std::vector<Literal>> actual =
+      aot::ExecuteOnLiterals(**exe, gpu::testing::HostExecutor(), args);
+  ASSERT_TRUE(actual.ok()) << actual.status();
+  std::vector<const Literal*> leaves;
+  Flatten(*expected, &leaves);
+  ASSERT_EQ(leaves.size(), actual->size());
+  for (size_t i = 0; i < leaves.size(); ++i) {
+    absl::Status s = CompareOutputLeaf(*leaves[i], (*actual)[i]);
+    EXPECT_TRUE(s.ok()) << "result leaf " << i << ": " << s;
+  }
+}
+
+// Compiles `hlo` for sm_90 and requires a cubin for every kernel (ptxas
+// accepted each one).
+void ExpectSm90CompilesWithCubins(const std::string& hlo) {
+  gpu::GpuCompilerOptions options;
+  options.require_cubin = true;
+  options.production_date = "2026-12-02T00:00:00Z";
+  options.include_optimized_hlo = false;
+  absl::StatusOr<gpu::GpuExecutableProto> artifact =
+      gpu::CompileHloToGpuArtifactProto(hlo, "sm_90", options, nullptr);
+  ASSERT_TRUE(artifact.ok()) << artifact.status();
+}
+
+Literal F32(std::vector<int64_t> dims, double scale, double shift) {
+  Literal l(Shape::Array(PrimitiveType::F32, dims));
+  const int64_t n = *l.shape().ElementCount();
+  for (int64_t i = 0; i < n; ++i) l.SetDouble(i, scale * static_cast<double>((i * 7) % 11) + shift);
+  return l;
+}
+
+Literal S32(int64_t v) {
+  Literal l(Shape::Scalar(PrimitiveType::S32));
+  l.SetInt(0, v);
+  return l;
+}
+
+// ---- dynamic-reshape whose bounds fix its sizes (DynamicReshapeRewriter) ----
+
+constexpr char kDynamicReshape[] = R"(
+HloModule dynamic_reshape
+ENTRY e {
+  p = f32[3,35] parameter(0)
+  a = s32[] parameter(1)
+  b = s32[] parameter(2)
+  c = s32[] parameter(3)
+  d = f32[<=5,<=7,<=3] dynamic-reshape(p, a, b, c)
+  ROOT t = f32[<=5,<=7,<=3] tanh(d)
+}
+)";
+
+TEST(ExpandedOps, DynamicReshapeHost) {
+  std::vector<Literal> args;
+  args.push_back(F32({3, 35}, 0.25, -1.0));
+  args.push_back(S32(5));
+  args.push_back(S32(7));
+  args.push_back(S32(3));
+  ExpectHostMatchesEvaluator(kDynamicReshape, std::move(args));
+}
+
+TEST(ExpandedOps, DynamicReshapeSm90) { ExpectSm90CompilesWithCubins(kDynamicReshape); }
+
+// ---- annotate_device_placement (DevicePlacementAnnotationRemover) ----
+
+constexpr char kDevicePlacement[] = R"(
+HloModule placement
+body {
+  t = (s32[], f32[9,5]) parameter(0)
+  i = s32[] get-tuple-element(t), index=0
+  one = s32[] constant(1)
+  next = s32[] add(i, one)
+  v = f32[9,5] get-tuple-element(t), index=1
+  s = f32[9,5] sine(v)
+  h = f32[9,5] custom-call(s), custom_call_target="annotate_device_placement",
+      custom_call_has_side_effect=true, frontend_attributes={_xla_buffer_placement="pinned_host"}
+  ROOT r = (s32[], f32[9,5]) tuple(next, h)
+}
+cond {
+  t = (s32[], f32[9,5]) parameter(0)
+  i = s32[] get-tuple-element(t), index=0
+  three = s32[] constant(3)
+  ROOT lt = pred[] compare(i, three), direction=LT
+}
+ENTRY e {
+  p = f32[9,5] parameter(0)
+  zero = s32[] constant(0)
+  init = (s32[], f32[9,5]) tuple(zero, p)
+  w = (s32[], f32[9,5]) while(init), condition=cond, body=body
+  ROOT out = f32[9,5] get-tuple-element(w), index=1
+}
+)";
+
+TEST(ExpandedOps, DevicePlacementAnnotationHost) { ExpectHostMatchesEvaluator(kDevicePlacement); }
+
+TEST(ExpandedOps, DevicePlacementAnnotationSm90) {
+  ExpectSm90CompilesWithCubins(kDevicePlacement);
+}
+
+
+// ---- cholesky (CholeskyExpander) ----
+
+// A positive-definite batch x x^T + 11 I of odd size, factored in f32
+// (lower) and f16 (upper, computed in f32).
+constexpr char kCholesky[] = R"(
+HloModule cholesky
+ENTRY e {
+  x = f32[3,11,11] parameter(0)
+  xxt = f32[3,11,11] dot(x, x), lhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_batch_dims={0}, rhs_contracting_dims={2}
+  r = s32[11,11] iota(), iota_dimension=0
+  c = s32[11,11] iota(), iota_dimension=1
+  eye = pred[11,11] compare(r, c), direction=EQ
+  n = f32[] constant(11)
+  zero = f32[] constant(0)
+  nb = f32[11,11] broadcast(n), dimensions={}
+  zb = f32[11,11] broadcast(zero), dimensions={}
+  diag = f32[11,11] select(eye, nb, zb)
+  diagb = f32[3,11,11] broadcast(diag), dimensions={1,2}
+  a = f32[3,11,11] add(xxt, diagb)
+  lower = f32[3,11,11] cholesky(a), lower=true
+  a16 = f16[3,11,11] convert(a)
+  upper = f16[3,11,11] cholesky(a16), lower=false
+  ROOT t = (f32[3,11,11], f16[3,11,11]) tuple(lower, upper)
+}
+)";
+
+TEST(ExpandedOps, CholeskyHost) { ExpectHostMatchesEvaluator(kCholesky); }
+
+TEST(ExpandedOps, CholeskySm90) { ExpectSm90CompilesWithCubins(kCholesky); }
+
+
+// ---- triangular-solve (TriangularSolveExpander) ----
+
+// Well-conditioned triangles (random + 9 I) of odd size; a left lower solve
+// in f32, a right upper transposed unit-diagonal solve in f64 (XLA's
+// cho_solve shape: the factor of a cholesky solved twice), and a left
+// upper adjoint solve in bf16 (computed in f32).
+constexpr char kTriangularSolve[] = R"(
+HloModule triangular_solve
+ENTRY e {
+  r = f32[3,9,9] parameter(0)
+  b = f32[3,9,5] parameter(1)
+  c = f64[3,7,9] parameter(2)
+  i = s32[3,9,9] iota(), iota_dimension=1
+  j = s32[3,9,9] iota(), iota_dimension=2
+  eye = pred[3,9,9] compare(i, j), direction=EQ
+  nine = f32[] constant(9)
+  zero = f32[] constant(0)
+  nb = f32[3,9,9] broadcast(nine), dimensions={}
+  zb = f32[3,9,9] broadcast(zero), dimensions={}
+  d = f32[3,9,9] select(eye, nb, zb)
+  a = f32[3,9,9] add(r, d)
+  x1 = f32[3,9,5] triangular-solve(a, b), left_side=true, lower=true, transpose_a=NO_TRANSPOSE
+  a64 = f64[3,9,9] convert(a)
+  x2 = f64[3,7,9] triangular-solve(a64, c), left_side=false, lower=false, unit_diagonal=true, transpose_a=TRANSPOSE
+  a16 = bf16[3,9,9] convert(a)
+  b16 = bf16[3,9,5] convert(b)
+  x3 = bf16[3,9,5] triangular-solve(a16, b16), left_side=true, lower=false, transpose_a=ADJOINT
+  ROOT t = (f32[3,9,5], f64[3,7,9], bf16[3,9,5]) tuple(x1, x2, x3)
+}
+)";
+
+TEST(ExpandedOps, TriangularSolveHost) { ExpectHostMatchesEvaluator(kTriangularSolve); }
+
+TEST(ExpandedOps, TriangularSolveSm90) { ExpectSm90CompilesWithCubins(kTriangularSolve); }
+
+
+// ---- tuple-shaped entry parameters (EntryParameterFlattener) ----
+
+// A nested tuple parameter between array ones; the host run gets the tuple
+// arguments the evaluator gets (ExecuteOnLiterals passes their leaves).
+constexpr char kTupleParameter[] = R"(
+HloModule tuple_parameter
+ENTRY e {
+  a = f32[7,3] parameter(0)
+  t = (f32[3,5], (s32[], f32[7,3])) parameter(1)
+  c = f32[7,3] parameter(2)
+  w = f32[3,5] get-tuple-element(t), index=0
+  inner = (s32[], f32[7,3]) get-tuple-element(t), index=1
+  k = s32[] get-tuple-element(inner), index=0
+  v = f32[7,3] get-tuple-element(inner), index=1
+  kf = f32[] convert(k)
+  kb = f32[7,3] broadcast(kf), dimensions={}
+  av = f32[7,3] multiply(a, v)
+  s = f32[7,3] add(av, kb)
+  sc = f32[7,3] add(s, c)
+  ROOT d = f32[7,5] dot(sc, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+}
+)";
+
+TEST(ExpandedOps, TupleParameterHost) { ExpectHostMatchesEvaluator(kTupleParameter); }
+
+TEST(ExpandedOps, TupleParameterSm90) { ExpectSm90CompilesWithCubins(kTupleParameter); }
+
+
+// ---- scatter with batching dimensions (ScatterBatchingNormalizer) ----
+
+// Two batching pairs in swapped order (the corpus form), odd sizes, and a
+// window of one dimension.
+constexpr char kScatterBatching[] = R"(
+HloModule scatter_batching
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY e {
+  operand = f32[5,3,9] parameter(0)
+  indices = s32[3,5,1] parameter(1)
+  updates = f32[3,5,4] parameter(2)
+  ROOT s = f32[5,3,9] scatter(operand, indices, updates), update_window_dims={2}, inserted_window_dims={},
+      scatter_dims_to_operand_dims={2}, input_batching_dims={0,1}, scatter_indices_batching_dims={1,0},
+      index_vector_dim=2, to_apply=add
+}
+)";
+
+TEST(ExpandedOps, ScatterBatchingHost) { ExpectHostMatchesEvaluator(kScatterBatching); }
+
+TEST(ExpandedOps, ScatterBatchingSm90) { ExpectSm90CompilesWithCubins(kScatterBatching); }
+
+
+// ---- rng-bit-generator ThreeFry with a four-word state ----
+
+constexpr char kRngLongState[] = R"(
+HloModule rng_long_state
+ENTRY e {
+  s = u64[4] parameter(0)
+  r = (u64[4], u32[7,3]) rng-bit-generator(s), algorithm=rng_three_fry
+  r8 = (u64[4], u8[5]) rng-bit-generator(s), algorithm=rng_three_fry
+  a = u64[4] get-tuple-element(r), index=0
+  b = u32[7,3] get-tuple-element(r), index=1
+  c = u8[5] get-tuple-element(r8), index=1
+  ROOT t = (u64[4], u32[7,3], u8[5]) tuple(a, b, c)
+}
+)";
+
+TEST(ExpandedOps, RngThreeFryLongStateHost) { ExpectHostMatchesEvaluator(kRngLongState); }
+
+TEST(ExpandedOps, RngThreeFryLongStateSm90) { ExpectSm90CompilesWithCubins(kRngLongState); }
+
+
+// ---- XLA's TopK custom call (TopKDecomposer) ----
+
+constexpr char kTopKCustomCall[] = R"(
+HloModule topk_custom_call
+cmp {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ia = s32[] parameter(2)
+  ib = s32[] parameter(3)
+  ROOT gt = pred[] compare(a, b), direction=GT, type=TOTALORDER
+}
+ENTRY e {
+  x = f32[7,129] parameter(0)
+  ROOT t = (f32[7,5], s32[7,5]) custom-call(x), custom_call_target="TopK", called_computations={cmp}
+}
+)";
+
+TEST(ExpandedOps, TopKCustomCallHost) { ExpectHostMatchesEvaluator(kTopKCustomCall); }
+
+TEST(ExpandedOps, TopKCustomCallSm90) { ExpectSm90CompilesWithCubins(kTopKCustomCall); }
+
+
+// ---- xla_builder.math.Acos (BuilderMathCallExpander) ----
+
+constexpr char kBuilderAcos[] = R"(
+HloModule builder_acos
+ENTRY e {
+  x = f32[9,7] parameter(0)
+  ROOT a = f32[9,7] custom-call(x), custom_call_target="xla_builder.math.Acos"
+}
+)";
+
+TEST(ExpandedOps, BuilderAcosHost) { ExpectHostMatchesEvaluator(kBuilderAcos); }
+
+TEST(ExpandedOps, BuilderAcosSm90) { ExpectSm90CompilesWithCubins(kBuilderAcos); }
+
+
+// ---- generic async wrappers (AsyncWrapperInliner) ----
+
+constexpr char kAsyncWrapper[] = R"(
+HloModule async_wrapper
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+wrapped {
+  x = f32[11,5] parameter(0)
+  y = f32[11,5] parameter(1)
+  m = f32[11,5] multiply(x, y)
+  z = f32[] constant(0)
+  ROOT r = f32[11] reduce(m, z), dimensions={1}, to_apply=add
+}
+ENTRY e {
+  p = f32[11,5] parameter(0)
+  q = f32[11,5] parameter(1)
+  s = ((f32[11,5], f32[11,5]), f32[11], u32[]) async-start(p, q), calls=wrapped
+  u = ((f32[11,5], f32[11,5]), f32[11], u32[]) async-update(s)
+  d = f32[11] async-done(u)
+  ROOT t = f32[11] tanh(d)
+}
+)";
+
+TEST(ExpandedOps, AsyncWrapperHost) { ExpectHostMatchesEvaluator(kAsyncWrapper); }
+
+TEST(ExpandedOps, AsyncWrapperSm90) { ExpectSm90CompilesWithCubins(kAsyncWrapper); }
+
+}  // namespace
+}  // namespace xla

@@ -566,6 +566,25 @@ TEST(HostCompiler, KernelsForAnotherCpuAreRefusedBeforeTheyRun) {
 // the baseline's is skipped), the runtime runs one, and every build this
 // machine can run gives the baseline's bits (softmax: exp, row reductions,
 // division) and matches the evaluator.
+// Runs `artifact` on `args` with build `v` of its host code (-1: the
+// baseline) as its only host code.
+std::vector<Literal> RunOneBuild(const GpuExecutableProto& artifact, int v,
+                                 const std::vector<Literal>& args) {
+  GpuExecutableProto one = artifact;
+  if (v >= 0) {
+    one.mutable_payload()->set_host_shared_object(
+        artifact.payload().host_object_variants(v).shared_object());
+  }
+  one.mutable_payload()->clear_host_object_variants();
+  SealArtifact(&one);
+  auto exe = aot::Executable::LoadFromBytes(SerializeDeterministically(one));
+  EXPECT_TRUE(exe.ok()) << exe.status();
+  if (!exe.ok()) return {};
+  auto out = aot::ExecuteOnLiterals(**exe, testing::HostExecutor(), args);
+  EXPECT_TRUE(out.ok()) << out.status();
+  return out.ok() ? *std::move(out) : std::vector<Literal>{};
+}
+
 // With a wider variant stored, the baseline is built at fallback_opt_level
 // and the variant at object.opt_level; the baseline's bits are the same at
 // either level.
@@ -587,18 +606,8 @@ TEST(HostCompiler, FallbackOptLevelAppliesToTheBaselineOnly) {
   ASSERT_TRUE(module.ok());
   auto args = MakeRandomInputs(**module, 17);
   ASSERT_TRUE(args.ok());
-  auto run_baseline = [&](GpuExecutableProto one) -> std::vector<Literal> {
-    one.mutable_payload()->clear_host_object_variants();
-    SealArtifact(&one);
-    auto exe = aot::Executable::LoadFromBytes(SerializeDeterministically(one));
-    EXPECT_TRUE(exe.ok()) << exe.status();
-    if (!exe.ok()) return {};
-    auto out = aot::ExecuteOnLiterals(**exe, testing::HostExecutor(), *args);
-    EXPECT_TRUE(out.ok()) << out.status();
-    return out.ok() ? *std::move(out) : std::vector<Literal>{};
-  };
-  const std::vector<Literal> a = run_baseline(cheap);
-  const std::vector<Literal> b = run_baseline(full);
+  const std::vector<Literal> a = RunOneBuild(cheap, -1, *args);
+  const std::vector<Literal> b = RunOneBuild(full, -1, *args);
   ASSERT_EQ(a.size(), 4u);
   ASSERT_EQ(b.size(), 4u);
   for (size_t i = 0; i < a.size(); ++i) EXPECT_EQ(a[i].data(), b[i].data()) << "leaf " << i;
@@ -633,18 +642,7 @@ TEST(HostCompiler, WiderBuildsGiveTheBaselinesBits) {
   auto args = MakeRandomInputs(**module, 5);
   ASSERT_TRUE(args.ok());
   // Runs `artifact` with build `v` (-1: the baseline) as its only host code.
-  auto run_build = [&](int v) -> std::vector<Literal> {
-    GpuExecutableProto one = wide;
-    if (v >= 0) one.mutable_payload()->set_host_shared_object(wide.payload().host_object_variants(v).shared_object());
-    one.mutable_payload()->clear_host_object_variants();
-    SealArtifact(&one);
-    auto exe = aot::Executable::LoadFromBytes(SerializeDeterministically(one));
-    EXPECT_TRUE(exe.ok()) << exe.status();
-    if (!exe.ok()) return {};
-    auto out = aot::ExecuteOnLiterals(**exe, testing::HostExecutor(), *args);
-    EXPECT_TRUE(out.ok()) << out.status();
-    return out.ok() ? *std::move(out) : std::vector<Literal>{};
-  };
+  auto run_build = [&](int v) { return RunOneBuild(wide, v, *args); };
   const std::vector<Literal> baseline = run_build(-1);
   ASSERT_EQ(baseline.size(), 1u);
   const std::set<std::string>& machine = stream_executor::host::MachineCpuFeatures();

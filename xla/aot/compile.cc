@@ -17,6 +17,7 @@
 #include "xla/backends/gpu/compiler/host_compiler.h"
 #include "xla/backends/gpu/runtime/checksum.h"
 #include "xla/backends/gpu/runtime/invented_constants.h"
+#include "xla/backends/gpu/runtime/thunk_proto_visit.h"
 #include "xla/hlo/parser/hlo_parser.h"
 #include "xla/hlo/parser/hlo_printer.h"
 #include "xla/hlo/verifier/hlo_verifier.h"
@@ -221,20 +222,7 @@ absl::Status MakeDumpDir(const std::string& dir) {
 // Kernel thunks in `thunks` and everything nested in them.
 int64_t CountKernelThunks(const google::protobuf::RepeatedPtrField<gpu::ThunkProto>& thunks) {
   int64_t n = 0;
-  for (const gpu::ThunkProto& t : thunks) {
-    if (t.has_kernel()) ++n;
-    if (t.has_sequential()) n += CountKernelThunks(t.sequential().thunks());
-    if (t.has_while_()) {
-      n += CountKernelThunks(t.while_().condition().thunks());
-      n += CountKernelThunks(t.while_().body().thunks());
-    }
-    if (t.has_conditional()) {
-      for (const gpu::SequentialThunkProto& b : t.conditional().branches()) {
-        n += CountKernelThunks(b.thunks());
-      }
-    }
-    if (t.has_async_start()) n += CountKernelThunks(t.async_start().thunks().thunks());
-  }
+  gpu::ForEachThunkProto(thunks, [&n](const gpu::ThunkProto& t) { n += t.has_kernel() ? 1 : 0; });
   return n;
 }
 

@@ -1,3 +1,4 @@
+#include "xla/backends/gpu/runtime/thunk_proto_visit.h"
 #include "xla/tools/inspect_command.h"
 
 #include <filesystem>
@@ -138,18 +139,9 @@ std::string CustomCallDetails(const gpu::CustomCallThunkProto& c) {
 // The custom-call targets in `list` and the thunks nested in it.
 void CollectCustomCalls(const google::protobuf::RepeatedPtrField<ThunkProto>& list,
                         std::map<std::string, int>* targets) {
-  for (const ThunkProto& t : list) {
+  gpu::ForEachThunkProto(list, [targets](const ThunkProto& t) {
     if (t.has_custom_call()) ++(*targets)[t.custom_call().target_name()];
-    if (t.has_sequential()) CollectCustomCalls(t.sequential().thunks(), targets);
-    if (t.has_while_()) {
-      CollectCustomCalls(t.while_().condition().thunks(), targets);
-      CollectCustomCalls(t.while_().body().thunks(), targets);
-    }
-    if (t.has_conditional()) {
-      for (const auto& b : t.conditional().branches()) CollectCustomCalls(b.thunks(), targets);
-    }
-    if (t.has_async_start()) CollectCustomCalls(t.async_start().thunks().thunks(), targets);
-  }
+  });
 }
 
 // The FFI handlers the artifact needs, and whether this process has them.

@@ -34,6 +34,7 @@
 #include "xla/stream_executor/cuda/nccl_api.h"
 #include "xla/stream_executor/platform_registry.h"
 #include "xla/tools/replicated_run.h"
+#include "xla/backends/gpu/runtime/thunk_proto_visit.h"
 #include "xla/hlo/transforms/literal_compare.h"
 #include "xla/types/npy.h"
 #include "tests/aot_compatibility/gpu/golden_io.h"
@@ -119,21 +120,11 @@ void RunAndCompare(aot::Executable& exe, stream_executor::StreamExecutor* device
 
 // True when a GEMM thunk anywhere in `thunks` may use TF32.
 bool HasTf32Gemm(const google::protobuf::RepeatedPtrField<gpu::ThunkProto>& thunks) {
-  for (const gpu::ThunkProto& t : thunks) {
-    if (t.has_gemm() && t.gemm().allow_tf32()) return true;
-    if (t.has_sequential() && HasTf32Gemm(t.sequential().thunks())) return true;
-    if (t.has_while_() && (HasTf32Gemm(t.while_().condition().thunks()) ||
-                           HasTf32Gemm(t.while_().body().thunks()))) {
-      return true;
-    }
-    if (t.has_conditional()) {
-      for (const gpu::SequentialThunkProto& b : t.conditional().branches()) {
-        if (HasTf32Gemm(b.thunks())) return true;
-      }
-    }
-    if (t.has_async_start() && HasTf32Gemm(t.async_start().thunks().thunks())) return true;
-  }
-  return false;
+  bool found = false;
+  gpu::ForEachThunkProto(thunks, [&found](const gpu::ThunkProto& t) {
+    found |= t.has_gemm() && t.gemm().allow_tf32();
+  });
+  return found;
 }
 
 // The expected outputs come from the evaluator in exact f32. A GEMM with

@@ -58,6 +58,12 @@ struct ExecuteOptions {
   // Collective thunks fail with FailedPrecondition without it. Not owned;
   // must outlive the call.
   const CollectiveContext* collectives = nullptr;
+  // Whether runs of kernel, memset and copy thunks go to the device as CUDA
+  // graphs (graph_runner.h) where the device has them (cuda with a driver
+  // that has the graph API); false launches every thunk on its own. Runs
+  // with a tracer launch plainly too, so that every thunk keeps its own
+  // interval. The results are the same either way.
+  bool cuda_graphs = true;
 };
 
 }  // namespace xla::gpu

@@ -25,14 +25,21 @@ bool DeviceCommand::SameShape(const DeviceCommand& other) const {
 }
 
 bool DeviceCommand::operator==(const DeviceCommand& other) const {
-  if (!SameShape(other) || size != other.size || pattern != other.pattern ||
-      !SameMemory(dst, other.dst) || !SameMemory(src, other.src)) {
-    return false;
+  if (!SameShape(other)) return false;
+  switch (kind) {
+    case Kind::kLaunch:
+      for (size_t i = 0; i < args.size(); ++i) {
+        if (!SameMemory(args[i], other.args[i])) return false;
+      }
+      return true;
+    case Kind::kMemset32:
+      return SameMemory(dst, other.dst) && size == other.size && pattern == other.pattern;
+    case Kind::kMemZero:
+      return SameMemory(dst, other.dst) && size == other.size;
+    case Kind::kCopy:
+      return SameMemory(dst, other.dst) && SameMemory(src, other.src) && size == other.size;
   }
-  for (size_t i = 0; i < args.size(); ++i) {
-    if (!SameMemory(args[i], other.args[i])) return false;
-  }
-  return true;
+  return false;
 }
 
 std::string DescribeCommand(const DeviceCommand& command) {

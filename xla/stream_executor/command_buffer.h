@@ -40,8 +40,10 @@
 namespace stream_executor {
 
 // One command, by value: what a node of a command buffer does. Two
-// commands are equal when they would do the same thing (same kind, kernel,
-// dimensions, addresses, sizes, pattern).
+// commands are equal when they would do the same thing: same kind, and the
+// fields of that kind (a launch: kernel, dimensions, buffers; a memset:
+// destination, size, pattern; a copy: both buffers and size); the fields
+// of other kinds are ignored.
 struct DeviceCommand {
   enum class Kind {
     kLaunch,    // kernel over dims with args, as Stream::Launch

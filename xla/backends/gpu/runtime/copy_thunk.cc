@@ -40,10 +40,9 @@ bool CopyThunk::IsCommand() const {
 absl::Status CopyThunk::ToCommand(const ExecuteParams& params,
                                   stream_executor::DeviceCommand* command) const {
   if (!IsCommand()) return Thunk::ToCommand(params, command);
-  command->kind = stream_executor::DeviceCommand::Kind::kCopy;
-  command->dst = params.buffers->GetDeviceAddress(destination_);
-  command->src = params.buffers->GetDeviceAddress(source_);
-  command->size = static_cast<uint64_t>(source_.size);
+  *command = stream_executor::DeviceCommand::Copy(params.buffers->GetDeviceAddress(destination_),
+                                                  params.buffers->GetDeviceAddress(source_),
+                                                  static_cast<uint64_t>(source_.size));
   return absl::OkStatus();
 }
 

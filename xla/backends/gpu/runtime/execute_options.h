@@ -9,6 +9,8 @@
 #ifndef XLA_BACKENDS_GPU_RUNTIME_EXECUTE_OPTIONS_H_
 #define XLA_BACKENDS_GPU_RUNTIME_EXECUTE_OPTIONS_H_
 
+#include <cstdint>
+#include <string>
 #include <utility>
 
 #include "xla/stream_executor/device_memory.h"
@@ -64,6 +66,25 @@ struct ExecuteOptions {
   // with a tracer launch plainly too, so that every thunk keeps its own
   // interval. The results are the same either way.
   bool cuda_graphs = true;
+};
+
+// What the CUDA graphs of one executable on one device are (for bench and
+// tests; GpuExecutable::graph_stats).
+struct CudaGraphStats {
+  // Whether the device builds graphs (false: plain launches; `note` says why).
+  bool supported = false;
+  // The plan: graphs per execution and their nodes together (the same
+  // for every device).
+  int64_t graphs = 0;
+  int64_t nodes = 0;
+  // Graphs instantiated on this device so far, over all run resources
+  // (one set per concurrent execution), and their nodes.
+  int64_t instantiated = 0;
+  int64_t instantiated_nodes = 0;
+  // Node updates issued so far (buffer addresses that changed).
+  int64_t node_updates = 0;
+  // Why graphs are off on this device or one was not built; "" when none.
+  std::string note;
 };
 
 }  // namespace xla::gpu

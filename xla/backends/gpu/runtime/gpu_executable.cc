@@ -265,9 +265,9 @@ void GpuExecutable::RecordGraphStats(DeviceState& device, const GraphRunner& gra
   if (device.graphs_note.empty()) device.graphs_note = graphs.note();
 }
 
-absl::StatusOr<GpuExecutable::GraphStats> GpuExecutable::graph_stats(se::StreamExecutor* executor) {
+absl::StatusOr<CudaGraphStats> GpuExecutable::graph_stats(se::StreamExecutor* executor) {
   ASSIGN_OR_RETURN(DeviceState * device, FindDevice(executor));
-  GraphStats stats;
+  CudaGraphStats stats;
   stats.supported = device->graphs_supported;
   stats.graphs = static_cast<int64_t>(graph_plan_->runs().size());
   stats.nodes = graph_plan_->num_nodes();

@@ -87,26 +87,9 @@ class GpuExecutable {
 
   const Program& program() const { return *program_; }
 
-  // What the CUDA graphs of one device are (for bench and tests).
-  struct GraphStats {
-    // Whether the device builds graphs (false: plain launches; `note` says why).
-    bool supported = false;
-    // The plan: graphs per execution and their nodes together (the same
-    // for every device).
-    int64_t graphs = 0;
-    int64_t nodes = 0;
-    // Graphs instantiated on this device so far, over all run resources
-    // (one set per concurrent execution), and their nodes.
-    int64_t instantiated = 0;
-    int64_t instantiated_nodes = 0;
-    // Node updates issued so far (buffer addresses that changed).
-    int64_t node_updates = 0;
-    // Why graphs are off on this device or one was not built; "" when none.
-    std::string note;
-  };
-  // The stats of `executor`'s device; FailedPrecondition when it was not
+  // The CUDA graph stats of `executor`'s device (execute_options.h); FailedPrecondition when it was not
   // initialized. Thread-safe.
-  absl::StatusOr<GraphStats> graph_stats(stream_executor::StreamExecutor* executor);
+  absl::StatusOr<CudaGraphStats> graph_stats(stream_executor::StreamExecutor* executor);
 
  private:
   struct DeviceState;

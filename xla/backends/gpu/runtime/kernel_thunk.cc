@@ -179,9 +179,14 @@ absl::Status KernelThunk::ToCommand(const ExecuteParams& params, se::DeviceComma
     return AnnotateError(*this, absl::FailedPreconditionError(
                                     "kernel not loaded: call Initialize for this device first"));
   }
+  // Every field set: `command` may hold another kind's values.
   command->kind = se::DeviceCommand::Kind::kLaunch;
   command->kernel = kernel;
   command->dims = dims_;
+  command->dst = se::DeviceMemoryBase();
+  command->src = se::DeviceMemoryBase();
+  command->size = 0;
+  command->pattern = 0;
   command->args.clear();
   for (const BufferSlice& slice : args_) command->args.push_back(params.buffers->GetDeviceAddress(slice));
   return absl::OkStatus();

@@ -19,11 +19,10 @@ absl::StatusOr<std::unique_ptr<MemsetThunk>> MemsetThunk::FromProto(ThunkInfo in
 absl::Status MemsetThunk::ToCommand(const ExecuteParams& params,
                                      stream_executor::DeviceCommand* command) const {
   if (!IsCommand()) return Thunk::ToCommand(params, command);
-  command->kind = pattern_ == 0 ? stream_executor::DeviceCommand::Kind::kMemZero
-                                : stream_executor::DeviceCommand::Kind::kMemset32;
-  command->dst = params.buffers->GetDeviceAddress(destination_);
-  command->size = static_cast<uint64_t>(destination_.size);
-  command->pattern = pattern_;
+  const stream_executor::DeviceMemoryBase dst = params.buffers->GetDeviceAddress(destination_);
+  const uint64_t size = static_cast<uint64_t>(destination_.size);
+  *command = pattern_ == 0 ? stream_executor::DeviceCommand::MemZero(dst, size)
+                           : stream_executor::DeviceCommand::Memset32(dst, pattern_, size);
   return absl::OkStatus();
 }
 

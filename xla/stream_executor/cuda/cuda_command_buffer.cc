@@ -58,7 +58,11 @@ absl::Status ToNodeParams(const DeviceCommand& command, NodeParams& p) {
     }
     case DeviceCommand::Kind::kMemset32:
     case DeviceCommand::Kind::kMemZero: {
-      const bool words = command.kind == DeviceCommand::Kind::kMemset32 || command.size % 4 == 0;
+      // 4-byte elements for a pattern, and for a zero fill whose size and
+      // address allow them (a slice's offset, hence its alignment, is the
+      // same in every run, so an update never changes the element size).
+      const bool words = command.kind == DeviceCommand::Kind::kMemset32 ||
+                         (command.size % 4 == 0 && Pointer(command.dst) % 4 == 0);
       if (command.size == 0 || (command.kind == DeviceCommand::Kind::kMemset32 && command.size % 4 != 0)) {
         return absl::InvalidArgumentError(absl::StrCat(
             DescribeCommand(command), ": a memset node needs a non-zero size, a multiple of 4 for a pattern"));

@@ -5,8 +5,9 @@
 //  * Append adds a node (cuGraphAddKernelNode / cuGraphAddMemsetNode /
 //    cuGraphAddMemcpyNode) that depends on the previous node: a chain, the
 //    order of a stream. Launches pass one CUdeviceptr parameter per buffer,
-//    as CudaStream::Launch. A memzero whose size is a multiple of 4 is a
-//    4-byte memset, else a 1-byte one; copies are 1D device to device.
+//    as CudaStream::Launch. A memzero whose size and address are multiples
+//    of 4 is a 4-byte memset, else a 1-byte one; copies are 1D device to
+//    device.
 //  * Finalize instantiates (cuGraphInstantiateWithFlags, flags 0).
 //  * Update records the node's new values; Submit queues, on the stream's
 //    worker (CudaStream::EnqueueDriverWork, with the context current), the

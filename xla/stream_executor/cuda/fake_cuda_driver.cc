@@ -208,10 +208,10 @@ struct FakeCudaDriver::State {
   std::map<FakeGraphExec*, std::unique_ptr<FakeGraphExec>> graph_execs;
 
   // Needs mu held. Whether `pointer` lies in a live device or pinned host
-  // allocation (what a kernel may dereference).
+  // allocation, its end included (an empty slice at an allocation's end).
   bool AddressableLocked(CUdeviceptr pointer) const {
-    return InAllocationLocked(pointer, 1) ||
-           InHostAllocationLocked(reinterpret_cast<const void*>(pointer), 1);
+    return InAllocationLocked(pointer, 0) ||
+           InHostAllocationLocked(reinterpret_cast<const void*>(pointer), 0);
   }
 
   // Counts the call and returns an injected error, if any.

@@ -197,9 +197,7 @@ absl::Status WaitAll(absl::Span<se::Stream* const> streams, absl::Status status)
 
 }  // namespace
 
-GpuExecutable::GpuExecutable(std::unique_ptr<Program> program)
-    : program_(std::move(program)),
-      graph_plan_(std::make_unique<const GraphPlan>(GraphPlan::Build(*program_->root))) {}
+GpuExecutable::GpuExecutable(std::unique_ptr<Program> program) : program_(std::move(program)) {}
 
 GpuExecutable::~GpuExecutable() = default;
 
@@ -227,6 +225,9 @@ absl::StatusOr<std::unique_ptr<GpuExecutable::DeviceState>> GpuExecutable::Creat
 absl::Status GpuExecutable::Initialize(se::StreamExecutor* executor) {
   std::lock_guard<std::mutex> lock(mu_);
   if (devices_.count(executor) > 0) return absl::OkStatus();
+  // The plan of CUDA graphs, once per executable, at its first Initialize
+  // (not at load: a loaded artifact that never runs pays nothing for it).
+  if (graph_plan_ == nullptr) graph_plan_ = std::make_unique<const GraphPlan>(GraphPlan::Build(*program_->root));
   ASSIGN_OR_RETURN(std::unique_ptr<DeviceState> state, CreateDeviceState(executor));
   last_device_.store(state.get(), std::memory_order_release);
   devices_[executor] = std::move(state);
@@ -250,15 +251,14 @@ absl::StatusOr<GpuExecutable::DeviceState*> GpuExecutable::FindDevice(se::Stream
 }
 
 void GpuExecutable::RecordGraphStats(DeviceState& device, const GraphRunner& graphs,
-                                     int64_t graphs_before, int64_t nodes_before,
-                                     int64_t updates_before) {
-  if (graphs.graphs_built() != graphs_before) {
-    device.graphs_built.fetch_add(graphs.graphs_built() - graphs_before, std::memory_order_relaxed);
-    device.graph_nodes_built.fetch_add(graphs.nodes_built() - nodes_before, std::memory_order_relaxed);
+                                     const GraphRunner::Counts& before) {
+  const GraphRunner::Counts& now = graphs.counts();
+  if (now.graphs_built != before.graphs_built) {
+    device.graphs_built.fetch_add(now.graphs_built - before.graphs_built, std::memory_order_relaxed);
+    device.graph_nodes_built.fetch_add(now.nodes_built - before.nodes_built, std::memory_order_relaxed);
   }
-  if (graphs.nodes_updated() != updates_before) {
-    device.graph_node_updates.fetch_add(graphs.nodes_updated() - updates_before,
-                                        std::memory_order_relaxed);
+  if (now.nodes_updated != before.nodes_updated) {
+    device.graph_node_updates.fetch_add(now.nodes_updated - before.nodes_updated, std::memory_order_relaxed);
   }
   if (graphs.note().empty()) return;
   std::lock_guard<std::mutex> lock(device.pool_mu);
@@ -407,17 +407,13 @@ absl::StatusOr<std::vector<se::OwningDeviceMemory>> GpuExecutable::Execute(
   params.kernels = device->kernels.get();
   params.tracer = options.tracer;
   params.collectives = options.collectives;
-  GraphRunner* const graphs = options.cuda_graphs && options.tracer == nullptr ? resources->graphs.get() : nullptr;
-  const int64_t graphs_before = graphs != nullptr ? graphs->graphs_built() : 0;
-  const int64_t nodes_before = graphs != nullptr ? graphs->nodes_built() : 0;
-  const int64_t updates_before = graphs != nullptr ? graphs->nodes_updated() : 0;
-  if (graphs != nullptr) {
-    graphs->BeginRun(buffers);
-    params.graphs = graphs;
-  }
+  // CUDA graphs unless turned off or traced (a graph has no per-thunk stamps).
+  params.graphs = options.cuda_graphs && options.tracer == nullptr ? resources->graphs.get() : nullptr;
+  const GraphRunner::Counts before = params.graphs != nullptr ? params.graphs->counts() : GraphRunner::Counts();
+  if (params.graphs != nullptr) params.graphs->BeginRun(buffers);
   if (status.ok()) status = p.root->ExecuteOnStream(params);
   status = WaitAll(resources->stream_ptrs, status);
-  if (graphs != nullptr) RecordGraphStats(*device, *graphs, graphs_before, nodes_before, updates_before);
+  if (params.graphs != nullptr) RecordGraphStats(*device, *params.graphs, before);
   if (options.tracer != nullptr) options.tracer->Finish();
   if (!status.ok()) return status;  // resources dropped: their streams hold the error
   std::vector<se::OwningDeviceMemory> outputs;

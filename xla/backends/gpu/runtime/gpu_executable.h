@@ -102,11 +102,13 @@ class GpuExecutable {
   void ReturnResources(DeviceState& device, std::unique_ptr<RunResources> resources);
   // Adds what `graphs` built and updated since the counts given to the
   // device's totals, and its note.
-  static void RecordGraphStats(DeviceState& device, const GraphRunner& graphs, int64_t graphs_before,
-                               int64_t nodes_before, int64_t updates_before);
+  static void RecordGraphStats(DeviceState& device, const GraphRunner& graphs,
+                               const GraphRunner::Counts& before);
 
   std::unique_ptr<Program> program_;
-  // Which runs of thunks become CUDA graphs (graph_runner.h).
+  // Which runs of thunks become CUDA graphs (graph_runner.h); set under mu_
+  // by the first Initialize, read without it by the devices' runs (which
+  // start after their Initialize returned).
   std::unique_ptr<const GraphPlan> graph_plan_;
   std::mutex mu_;
   std::map<stream_executor::StreamExecutor*, std::unique_ptr<DeviceState>> devices_;  // guarded by mu_

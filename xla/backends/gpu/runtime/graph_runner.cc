@@ -27,28 +27,25 @@ GraphPlan GraphPlan::Build(const Thunk& root) {
 }
 
 void GraphPlan::Walk(const Thunk& thunk) {
-  const std::vector<const Thunk*> children = thunk.children();
-  if (thunk.kind() == Thunk::Kind::kSequential) {
-    GraphRun current;
-    auto close = [&] {
-      if (static_cast<int>(current.thunks.size()) >= kMinGraphRun) {
-        by_first_[current.thunks.front()] = static_cast<int>(runs_.size());
-        runs_.push_back(std::move(current));
-      }
-      current = GraphRun();
-    };
-    for (const Thunk* child : children) {
-      const bool joins = child->IsCommand() &&
-                         (current.thunks.empty() || child->execution_stream_id() == current.stream_id);
-      if (!joins) close();
-      if (child->IsCommand()) {
-        if (current.thunks.empty()) current.stream_id = child->execution_stream_id();
-        current.thunks.push_back(child);
-      }
+  const absl::Span<const std::unique_ptr<Thunk>> sequence = thunk.sequence();
+  size_t begin = 0;
+  // Records thunks [begin, end) as a run when long enough.
+  auto close = [&](size_t end) {
+    if (end >= begin + kMinGraphRun) {
+      by_first_[sequence[begin].get()] = static_cast<int>(runs_.size());
+      runs_.push_back(GraphRun{sequence.subspan(begin, end - begin), sequence[begin]->execution_stream_id()});
     }
-    close();
+  };
+  for (size_t i = 0; i < sequence.size(); ++i) {
+    const Thunk& t = *sequence[i];
+    const bool joins = t.IsCommand() && i > begin && t.execution_stream_id() == sequence[begin]->execution_stream_id();
+    if (joins) continue;
+    close(i);
+    // A command starts a new run; anything else starts none.
+    begin = t.IsCommand() ? i : i + 1;
   }
-  for (const Thunk* child : children) Walk(*child);
+  close(sequence.size());
+  for (const Thunk* child : thunk.children()) Walk(*child);
 }
 
 int64_t GraphPlan::num_nodes() const {
@@ -96,8 +93,8 @@ absl::Status GraphRunner::Build(int index, const ExecuteParams& params) {
   instance.buffer = *std::move(buffer);
   instance.commands = std::move(commands);
   instance.stale = false;
-  ++graphs_built_;
-  nodes_built_ += static_cast<int64_t>(run.thunks.size());
+  ++counts_.graphs_built;
+  counts_.nodes_built += static_cast<int64_t>(run.thunks.size());
   return absl::OkStatus();
 }
 
@@ -111,7 +108,7 @@ absl::Status GraphRunner::Refresh(int index, const ExecuteParams& params) {
     if (scratch_ == instance.commands[i]) continue;
     RETURN_IF_ERROR(AnnotateError(*run.thunks[i], instance.buffer->Update(static_cast<int>(i), scratch_)));
     instance.commands[i] = scratch_;
-    ++nodes_updated_;
+    ++counts_.nodes_updated;
   }
   return absl::OkStatus();
 }

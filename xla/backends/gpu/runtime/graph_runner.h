@@ -54,15 +54,19 @@ namespace xla::gpu {
 // Runs shorter than this stay plain launches.
 inline constexpr int kMinGraphRun = 2;
 
-// One run of command thunks that becomes one graph.
+// One run of command thunks that becomes one graph: a stretch of one
+// sequence's thunks (a view into the sequence; all IsCommand, one stream).
 struct GraphRun {
-  std::vector<const Thunk*> thunks;  // in order; all IsCommand, one stream
+  absl::Span<const std::unique_ptr<Thunk>> thunks;
   int64_t stream_id = 0;
 };
 
+// Memory: one GraphRun and one map entry per run, nothing per thunk (the
+// executable builds it at its first Initialize, not at load).
 class GraphPlan {
  public:
-  // The runs of `root`'s tree (see above). Never fails.
+  // The runs of `root`'s tree (see above); `root` must outlive the plan.
+  // Never fails.
   static GraphPlan Build(const Thunk& root);
 
   const std::vector<GraphRun>& runs() const { return runs_; }
@@ -99,9 +103,12 @@ class GraphRunner {
 
   // Graphs built by this runner, their nodes, and node updates issued (for
   // tests and figures).
-  int64_t graphs_built() const { return graphs_built_; }
-  int64_t nodes_built() const { return nodes_built_; }
-  int64_t nodes_updated() const { return nodes_updated_; }
+  struct Counts {
+    int64_t graphs_built = 0;
+    int64_t nodes_built = 0;
+    int64_t nodes_updated = 0;
+  };
+  const Counts& counts() const { return counts_; }
   // Why a graph was dropped (the first one), or "".
   const std::string& note() const { return note_; }
 
@@ -128,9 +135,7 @@ class GraphRunner {
   std::vector<Instance> instances_;
   std::vector<stream_executor::DeviceMemoryBase> last_buffers_;
   stream_executor::DeviceCommand scratch_;
-  int64_t graphs_built_ = 0;
-  int64_t nodes_built_ = 0;
-  int64_t nodes_updated_ = 0;
+  Counts counts_;
   std::string note_;
 };
 

@@ -58,11 +58,11 @@ std::vector<std::vector<std::string>> Runs(const std::string& thunks) {
   int64_t nodes = 0;
   for (const GraphRun& run : plan.runs()) {
     out.emplace_back();
-    for (const Thunk* t : run.thunks) {
+    for (const std::unique_ptr<Thunk>& t : run.thunks) {
       out.back().push_back(t->info().profile_annotation);
       EXPECT_EQ(t->execution_stream_id(), run.stream_id);
     }
-    EXPECT_EQ(plan.RunStartingAt(run.thunks.front()), static_cast<int>(out.size()) - 1);
+    EXPECT_EQ(plan.RunStartingAt(run.thunks.front().get()), static_cast<int>(out.size()) - 1);
     nodes += static_cast<int64_t>(run.thunks.size());
   }
   EXPECT_EQ(plan.num_nodes(), nodes);

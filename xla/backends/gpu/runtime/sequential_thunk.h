@@ -71,6 +71,7 @@ class SequentialThunk : public Thunk {
   // The list as a SequentialThunkProto (for nesting in other thunks).
   absl::StatusOr<SequentialThunkProto> ToSequenceProto() const;
   const std::vector<std::unique_ptr<Thunk>>& thunks() const { return thunks_; }
+  absl::Span<const std::unique_ptr<Thunk>> sequence() const override { return thunks_; }
 
  private:
   std::vector<std::unique_ptr<Thunk>> thunks_;

@@ -205,6 +205,9 @@ class Thunk {
 
   // Child thunks, for walks (inspect); empty for leaves.
   virtual std::vector<const Thunk*> children() const { return {}; }
+  // For a sequence (SequentialThunk), its thunks in order, without a copy;
+  // empty for every other kind.
+  virtual absl::Span<const std::unique_ptr<Thunk>> sequence() const { return {}; }
 
   // Whether this thunk can be one node of a command buffer (a CUDA graph,
   // graph_runner.h): its whole work is one kernel launch, memset or

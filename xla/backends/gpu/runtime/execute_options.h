@@ -1,6 +1,7 @@
 // The per-run inputs of an executable's Execute: ExecutionArgument (a
 // borrowed or donated device buffer) and ExecuteOptions (tracer,
-// collectives). Their own header, so that the public API
+// collectives, CUDA graphs), and CudaGraphStats (what
+// GpuExecutable::graph_stats reports). Their own header, so that the public API
 // (xla/aot/executable.h) can spell its Execute in them without including
 // the executable's implementation (gpu_executable.h).
 //

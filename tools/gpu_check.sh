@@ -50,6 +50,8 @@
 #   models/  benchmarks/models/*.hlo and the corpus ResNet-50, each as HLO
 #            text and as an artifact for TARGET, for the side-by-side
 #            timing against XLA (jax) there;
+#   graphs/  chain2000: 2,000 dependent elementwise kernels (--no_fusion),
+#            the launch-bound case of the CUDA graphs timing;
 #   cmake/   what the fallback build needs (GPU targets): the runtime's source
 #            list from Bazel's query, the generated protobuf code, and the
 #            abseil, protobuf, googletest and Eigen headers.
@@ -68,7 +70,8 @@
 # (bytes read + written per run over the kernels' traced median time, and
 # over the untraced median of Execute), each against the device-to-device
 # copy; then, where Nsight Compute is installed, its speed-of-light figures
-# for three of those kernels; then, when that machine's python3 has jax with
+# for three of those kernels; then Execute's median with CUDA graphs on and
+# off for models/ and graphs/chain2000 (graphs_on_off); then, when that machine's python3 has jax with
 # a GPU (a CPU for a host dry run), times each of models/ on XLA:GPU
 # (benchmarks/xla_cpu_baseline.py --platform=gpu, the same HLO text) and
 # with `xla_aot_device bench` on the same inputs, and prints both, their
@@ -273,6 +276,22 @@ prepare() {
     "$compiler" compile "$m" -o "$out/models/$name.xaot" --target="$target" >/dev/null ||
       { echo "prepare: model $name did not compile for $target" >&2; exit 1; }
   done
+  # A launch-bound program for the CUDA graphs timing: 2,000 dependent
+  # elementwise kernels (--no_fusion: one kernel per add; kernel reuse keeps
+  # one kernel in the table), one graph of 2,000 nodes.
+  mkdir -p "$out/graphs"
+  {
+    echo "HloModule chain2000"
+    echo
+    echo "ENTRY main {"
+    echo "  x0 = f32[4096] parameter(0)"
+    echo "  y = f32[4096] parameter(1)"
+    for i in $(seq 1 2000); do echo "  x$i = f32[4096] add(x$((i - 1)), y)"; done
+    echo "  ROOT r = f32[4096] copy(x2000)"
+    echo "}"
+  } > "$out/graphs/chain2000.hlo"
+  "$compiler" compile "$out/graphs/chain2000.hlo" -o "$out/graphs/chain2000.xaot" --target="$target" \
+    --no_fusion >/dev/null || { echo "prepare: chain2000 did not compile for $target" >&2; exit 1; }
   du -sh "$out"
 }
 
@@ -372,6 +391,35 @@ ncu_speed_of_light() {
       grep -E "xla_fusion|Duration|Throughput|Elapsed Cycles|==ERROR==|==WARNING==" | head -12
   done
   rm -rf "$tmp"
+}
+
+# graphs_on_off: Execute's untraced median with CUDA graphs on and off
+# (xla_aot_device bench --cuda_graphs=on|off, 20 timed runs after 3 warm-up
+# runs) for the models/ artifacts and graphs/chain2000 (2,000 kernels), with
+# the graphs and nodes bench reports. An observation: a failing bench sets
+# status=1, a slower side does not.
+graphs_on_off() {
+  echo "=== CUDA graphs on and off (Execute's untraced median, bench --iterations=20 --warmup=3)"
+  echo "| artifact | graphs | nodes | off ms | on ms | off/on |"
+  echo "|---|---|---|---|---|---|"
+  local a name on off stats
+  for a in "$out"/models/*.xaot "$out"/graphs/chain2000.xaot; do
+    [ -f "$a" ] || continue
+    name="$(basename "$a" .xaot)"
+    on="$(timeout "$step_timeout" "$out/bin/xla_aot_device" bench "$a" --iterations=20 --warmup=3 \
+          --cuda_graphs=on 2>&1)" || { echo "| $name | bench failed ||||| "; status=1; continue; }
+    off="$(timeout "$step_timeout" "$out/bin/xla_aot_device" bench "$a" --iterations=20 --warmup=3 \
+           --cuda_graphs=off 2>&1)" || { echo "| $name | bench failed ||||| "; status=1; continue; }
+    stats="$(grep -m1 '^cuda graphs:' <<<"$on")"
+    awk -v n="$name" -v s="$stats" -v on_ms="$(awk '/^run time/ { getline; print $2; exit }' <<<"$on")" \
+        -v off_ms="$(awk '/^run time/ { getline; print $2; exit }' <<<"$off")" 'BEGIN {
+      g = "-"; nodes = "-"
+      if (match(s, /on, [0-9]+ graphs of [0-9]+ nodes/)) {
+        split(substr(s, RSTART + 4, RLENGTH - 4), w, " "); g = w[1]; nodes = w[4]
+      } else if (s != "") { g = s }
+      printf "| %s | %s | %s | %s | %s | %s |\n", n, g, nodes, off_ms, on_ms,
+        (on_ms > 0 ? sprintf("%.2fx", off_ms / on_ms) : "n/a") }'
+  done
 }
 
 # models_vs_xla: the models/ table (see the top); sets status=1 when an
@@ -548,6 +596,7 @@ run_check() {
         b / w / 1e6, (c > 0 ? sprintf("%.2fx", b / w / c) : "n/a") }'
   done
   ncu_speed_of_light
+  graphs_on_off
   models_vs_xla
   echo "gpu_check: $([ $status -eq 0 ] && echo ALL PASSED || echo SOME STEPS FAILED)"
   exit $status

@@ -1,11 +1,16 @@
 // Many threads call Execute on one executable at once (run it under
 // --config=tsan as well): every run must compute its own, correct result.
+// On the host platform, and on the fake CUDA driver with CUDA graphs (each
+// concurrent run updates and launches its own instantiated graphs).
 #include <random>
 #include <thread>
 
 #include "gtest/gtest.h"
+#include "xla/aot/cuda_graph_test_util.h"
 #include "xla/aot/executable.h"
 #include "xla/backends/gpu/runtime/runtime_test_util.h"
+#include "xla/stream_executor/cuda/cuda_platform.h"
+#include "xla/stream_executor/cuda/fake_cuda_driver.h"
 
 namespace xla::aot {
 namespace {
@@ -99,6 +104,88 @@ TEST(ConcurrentExecute, ManyThreadsOneExecutable) {
   }
   for (std::thread& t : threads) t.join();
   for (int t = 0; t < kThreads; ++t) EXPECT_EQ(results[t], 0) << "thread " << t;
+}
+
+// out0 = (x + y) * x and out1 = x + y + 1 (cuda_graph_test_util.h), one
+// graph of five nodes. Each thread's runs use fresh buffers, so every run
+// updates the kernel nodes of the graphs it took; a graph shared between
+// two runs (or an update lost) shows as a wrong result.
+int GraphWorker(Executable* exe, se::StreamExecutor* executor, int thread, int iterations) {
+  constexpr int n = testing::kGraphElems;
+  constexpr uint64_t bytes = n * sizeof(float);
+  auto stream = executor->CreateStream();
+  if (!stream.ok()) return -1;
+  int wrong = 0;
+  for (int it = 0; it < iterations; ++it) {
+    std::vector<float> x(n), y(n);
+    for (int i = 0; i < n; ++i) {
+      x[i] = 0.5f * thread + 0.25f * it + i;
+      y[i] = -0.75f * thread + 2.0f * i - it;
+    }
+    auto xd = se::OwningDeviceMemory::Allocate(executor, bytes);
+    auto yd = se::OwningDeviceMemory::Allocate(executor, bytes);
+    if (!xd.ok() || !yd.ok()) return -1;
+    if (!(*stream)->Memcpy(xd->ptr(), x.data(), bytes).ok() || !(*stream)->Memcpy(yd->ptr(), y.data(), bytes).ok() ||
+        !(*stream)->BlockHostUntilDone().ok()) {
+      return -1;
+    }
+    std::vector<ExecutionArgument> args;
+    args.push_back(ExecutionArgument::Borrow(xd->get()));
+    args.push_back(ExecutionArgument::Borrow(yd->get()));
+    auto out = exe->Execute(executor, std::move(args));
+    if (!out.ok()) return -1;
+    std::vector<float> product(n), sum1(n);
+    if (!(*stream)->Memcpy(product.data(), (*out)[0].get(), bytes).ok() ||
+        !(*stream)->Memcpy(sum1.data(), (*out)[1].get(), bytes).ok() || !(*stream)->BlockHostUntilDone().ok()) {
+      return -1;
+    }
+    for (int i = 0; i < n; ++i) {
+      // Exact in float: small integers and quarters.
+      wrong += product[i] != (x[i] + y[i]) * x[i];
+      wrong += sum1[i] != (x[i] + y[i]) + 1.0f;
+    }
+  }
+  return wrong;
+}
+
+TEST(ConcurrentExecute, SixteenThreadsOneExecutableWithCudaGraphs) {
+  se::cuda::FakeCudaDriver driver;
+  testing::RegisterGraphKernels(driver);
+  {
+    se::cuda::CudaPlatform platform(&driver.api());
+    absl::StatusOr<se::StreamExecutor*> executor = platform.GetDevice(0);
+    ASSERT_TRUE(executor.ok()) << executor.status();
+    auto exe = Executable::LoadFromBytes(testing::GraphArtifactBytes());
+    ASSERT_TRUE(exe.ok()) << exe.status();
+    constexpr int kThreads = 16;
+    constexpr int kIterations = 6;
+    std::vector<int> results(kThreads, -2);
+    std::vector<std::thread> threads;
+    for (int t = 0; t < kThreads; ++t) {
+      threads.emplace_back([&, t] {
+        if (!(*exe)->Initialize(*executor).ok()) {
+          results[t] = -1;
+          return;
+        }
+        results[t] = GraphWorker(exe->get(), *executor, t, kIterations);
+      });
+    }
+    for (std::thread& t : threads) t.join();
+    for (int t = 0; t < kThreads; ++t) EXPECT_EQ(results[t], 0) << "thread " << t;
+    absl::StatusOr<CudaGraphStats> stats = (*exe)->graph_stats(*executor);
+    ASSERT_TRUE(stats.ok()) << stats.status();
+    // Every run went through a graph: one launch each, no plain launches.
+    EXPECT_TRUE(stats->supported) << stats->note;
+    EXPECT_EQ(driver.calls("cuGraphLaunch"), kThreads * kIterations);
+    EXPECT_EQ(driver.calls("cuLaunchKernel"), 0);
+    // One instantiated graph per resource set: at least one, at most one
+    // per thread (the runs that overlapped).
+    EXPECT_GE(stats->instantiated, 1);
+    EXPECT_LE(stats->instantiated, kThreads);
+    EXPECT_EQ(driver.live_graph_execs(), stats->instantiated);
+  }
+  EXPECT_EQ(driver.live_graph_execs(), 0);
+  EXPECT_EQ(driver.live_graphs(), 0);
 }
 
 }  // namespace

@@ -17,6 +17,11 @@ std::unique_ptr<Executable> Executable::Make(std::unique_ptr<Program> program) {
 
 const Program& Executable::program() const { return executable_->program(); }
 
+absl::StatusOr<CudaGraphStats> Executable::graph_stats(
+    stream_executor::StreamExecutor* executor) const {
+  return executable_->graph_stats(executor);
+}
+
 absl::StatusOr<std::unique_ptr<Executable>> Executable::LoadFromProto(
     std::unique_ptr<ArtifactProto> artifact, const LoadOptions& options) {
   ASSIGN_OR_RETURN(std::unique_ptr<gpu::Program> program,

@@ -55,7 +55,8 @@ namespace xla::aot {
 // validated artifact in program.h) and re-exported here so that callers
 // name only xla::aot.
 using ExecutionArgument = ::xla::gpu::ExecutionArgument;  // Borrow / Donate
-using ExecuteOptions = ::xla::gpu::ExecuteOptions;        // tracer, collectives
+using ExecuteOptions = ::xla::gpu::ExecuteOptions;        // tracer, collectives, graphs
+using CudaGraphStats = ::xla::gpu::CudaGraphStats;        // graphs built per device
 using OutputInfo = ::xla::gpu::OutputInfo;                // one result leaf
 using Program = ::xla::gpu::Program;                      // the loaded artifact
 using ArtifactProto = ::xla::gpu::GpuExecutableProto;     // a parsed artifact
@@ -102,6 +103,12 @@ class Executable {
   absl::StatusOr<std::vector<stream_executor::OwningDeviceMemory>> Execute(
       stream_executor::StreamExecutor* executor, std::vector<ExecutionArgument> arguments,
       const ExecuteOptions& options);
+
+  // The CUDA graphs of `executor`'s device: planned, instantiated so far,
+  // node updates, and why graphs are off if they are (see
+  // GpuExecutable::graph_stats). FailedPrecondition when the device was not
+  // initialized. Thread-safe.
+  absl::StatusOr<CudaGraphStats> graph_stats(stream_executor::StreamExecutor* executor) const;
 
   // The entry signature. Never fails; thread-safe.
   const ProgramShape& program_shape() const { return program().program_shape; }

@@ -20,6 +20,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
+#include "xla/stream_executor/command_buffer.h"
 #include "xla/stream_executor/device_limits.h"
 #include "xla/stream_executor/device_memory.h"
 #include "xla/stream_executor/event.h"
@@ -105,6 +106,16 @@ class StreamExecutor {
   // module (the message names the module and the loader's reason).
   virtual absl::StatusOr<std::unique_ptr<KernelModule>> LoadKernelModule(
       absl::string_view name, absl::string_view bytes) = 0;
+
+  // A new, empty command buffer of this device (command_buffer.h): a CUDA
+  // graph on cuda. Unimplemented on platforms without one (host: its
+  // launches are calls already); FailedPrecondition saying why when the
+  // platform has them but this device or driver cannot (cuda: a driver
+  // without the graph entry points). Callers fall back to plain launches.
+  virtual absl::StatusOr<std::unique_ptr<CommandBuffer>> CreateCommandBuffer() {
+    return absl::UnimplementedError(absl::StrCat("the ", platform_name(),
+                                                 " platform has no command buffers"));
+  }
 
   // Loads and sets up the BLAS library this device's Stream::Gemm runs on
   // (cuda: cuBLAS and one handle for the device). Idempotent: the first

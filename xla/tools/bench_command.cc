@@ -15,6 +15,7 @@
 #include "xla/stream_executor/host/cpu_features.h"
 #include "xla/stream_executor/platform_registry.h"
 #include "xla/tools/bench_stats.h"
+#include "xla/tools/cuda_graphs_flag.h"
 #include "xla/tools/exit_codes.h"
 #include "xla/types/npy.h"
 #include "xla/types/physical_layout.h"
@@ -25,7 +26,7 @@
 namespace xla::cli {
 
 const char kBenchHelp[] =
-    "usage: xla_aot bench FILE.xaot [--iterations=N] [--warmup=N]\n"
+    "usage: xla_aot bench FILE.xaot [--iterations=N] [--warmup=N] [--cuda_graphs=on|off]\n"
     "                              [--input=A.npy ...|--random_inputs [--seed=N]]\n"
     "\n"
     "Runs a compiled artifact --warmup times (default 3), then --iterations times\n"
@@ -37,12 +38,16 @@ const char kBenchHelp[] =
     "bytes/s (sizes of the slices it reads and writes; a device-to-device copy is\n"
     "the bandwidth baseline) and, for GEMMs, FLOP/s\n"
     "(2*M*N*K*batch). Without inputs flags, --random_inputs is implied.\n"
+    "Also prints the CUDA graphs built (graphs and nodes per run, instantiated\n"
+    "graphs, node updates) or why there are none. The timed runs use them; the\n"
+    "traced runs launch every thunk on its own (a graph has no per-thunk stamps).\n"
     "\n"
     "  --iterations=N        timed (and traced) runs, >= 1\n"
     "  --warmup=N            untimed runs first, >= 0\n"
     "  --input=PATH          one .npy per parameter, in order\n"
     "  --random_inputs       draw inputs: floats in [-1,1), integers in [0,8)\n"
     "  --seed=N              seed for --random_inputs (default 0)\n"
+    XLA_AOT_CUDA_GRAPHS_FLAG_HELP
     XLA_AOT_TRUST_FLAGS_HELP;
 
 namespace se = ::stream_executor;
@@ -112,6 +117,7 @@ absl::Status DeviceRunner::Run(gpu::ThunkTracer* tracer) {
   for (const se::OwningDeviceMemory& m : inputs) args.push_back(aot::ExecutionArgument::Borrow(m.get()));
   gpu::ExecuteOptions options;
   options.tracer = tracer;
+  options.cuda_graphs = cuda_graphs;
   return exe->Execute(device, std::move(args), options).status();
 }
 
@@ -121,6 +127,7 @@ struct BenchFlags {
   std::string artifact;
   int64_t iterations = 20;
   int64_t warmup = 3;
+  bool cuda_graphs = true;
   TensorIoFlags io;
   TrustFlags trust;
 };
@@ -132,6 +139,8 @@ std::string ParseFlags(const std::vector<std::string>& args, BenchFlags* f) {
       if (!error.empty()) return error;
       if (!f->io.output_dir.empty() || f->io.print) return absl::StrCat("bench does not take ", arg);
     } else if (ParseTrustFlag(arg, &f->trust, &error)) {
+      if (!error.empty()) return error;
+    } else if (ParseCudaGraphsFlag(arg, &f->cuda_graphs, &error)) {
       if (!error.empty()) return error;
     } else if (absl::StartsWith(arg, "--iterations=")) {
       if (!absl::SimpleAtoi(arg.substr(13), &f->iterations) || f->iterations < 1) {
@@ -224,6 +233,7 @@ absl::Status Bench(const BenchFlags& f, std::ostream& out) {
   ASSIGN_OR_RETURN(std::vector<Literal> literals, MakeInputs(f.io, probe->program_shape()));
   probe.reset();
   ASSIGN_OR_RETURN(DeviceRunner runner, DeviceRunner::Create(f.artifact, literals, load));
+  runner.cuda_graphs = f.cuda_graphs;
   for (int64_t i = 0; i < f.warmup; ++i) RETURN_IF_ERROR(runner.Run());
   std::vector<double> seconds;
   for (int64_t i = 0; i < f.iterations; ++i) {
@@ -256,6 +266,8 @@ absl::Status Bench(const BenchFlags& f, std::ostream& out) {
       << f.warmup << " warm-up, " << f.iterations << " timed and " << f.iterations
       << " traced runs\n";
   if (runner.exe->program().target.platform == "host") out << HostCodeLine(runner.exe->program());
+  ASSIGN_OR_RETURN(const aot::CudaGraphStats graphs, runner.exe->graph_stats(runner.device));
+  out << DescribeCudaGraphs(graphs, f.cuda_graphs) << "\n";
   out << "run time (wall time of Execute, untraced):\n"
       << "  median " << Millis(run.median) << "  min " << Millis(run.min) << "  p10 " << Millis(run.p10)
       << "  p90 " << Millis(run.p90) << "  max " << Millis(run.max) << "\n";

@@ -47,6 +47,8 @@ struct DeviceRunner {
   std::unique_ptr<aot::Executable> exe;                      // initialized on `device`
   stream_executor::StreamExecutor* device = nullptr;         // not owned
   std::vector<stream_executor::OwningDeviceMemory> inputs;  // one per parameter
+  // ExecuteOptions::cuda_graphs for every Run (traced runs launch plainly).
+  bool cuda_graphs = true;
 
   // Loads and validates `artifact`, initializes it and uploads `inputs`.
   // Fails as Executable::LoadFromFile / Initialize, or InvalidArgument for

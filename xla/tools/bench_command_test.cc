@@ -126,5 +126,20 @@ TEST(BenchCommand, DeviceRunnerRejectsWrongInputs) {
   EXPECT_TRUE(absl::StrContains(r.status().message(), "input 0 has shape f32[3,2]")) << r.status();
 }
 
+// --cuda_graphs: the host has no graphs, and says so; off says who turned
+// them off; a bad value is a usage error.
+TEST(BenchCommand, ReportsCudaGraphs) {
+  const std::string artifact = testing::WriteObservabilityArtifact();
+  Result on = Bench({artifact, "--iterations=1", "--warmup=0"});
+  ASSERT_EQ(on.code, kExitOk) << on.err;
+  EXPECT_TRUE(absl::StrContains(LineWith(on.out, "cuda graphs:"), "cuda graphs: off (")) << on.out;
+  Result off = Bench({artifact, "--iterations=1", "--warmup=0", "--cuda_graphs=off"});
+  ASSERT_EQ(off.code, kExitOk) << off.err;
+  EXPECT_EQ(LineWith(off.out, "cuda graphs:"), "cuda graphs: off (--cuda_graphs=off)") << off.out;
+  Result bad = Bench({artifact, "--cuda_graphs=maybe"});
+  EXPECT_EQ(bad.code, kExitUsage);
+  EXPECT_TRUE(absl::StrContains(bad.err, "bad --cuda_graphs value 'maybe' (on or off)")) << bad.err;
+}
+
 }  // namespace
 }  // namespace xla::cli

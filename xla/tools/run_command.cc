@@ -20,6 +20,7 @@
 #include "xla/stream_executor/platform_registry.h"
 #include "xla/tools/bench_command.h"
 #include "xla/tools/chrome_trace.h"
+#include "xla/tools/cuda_graphs_flag.h"
 #include "xla/tools/elided_constant_flags.h"
 #include "xla/tools/exit_codes.h"
 #include "xla/tools/replicated_run.h"
@@ -35,6 +36,7 @@ const char kRunHelp[] =
     "                            [--output_dir=DIR] [--print]\n"
     "                            [--reference=FILE.hlo | --expected=DIR]\n"
     "                            [--elided_constants=error|zeros|random [--elided_constants_seed=N]]\n"
+    "                            [--cuda_graphs=on|off]\n"
     "\n"
     "Loads a compiled artifact (validating all of it) and runs it on its target's\n"
     "device (target host runs on the host platform).\n"
@@ -75,6 +77,7 @@ const char kRunHelp[] =
     "                        stacked arrays) and every output gets the same leading\n"
     "                        dimension. With --reference the oracle is the\n"
     "                        replicated evaluator (`xla_aot eval --replicas=N`)\n"
+    XLA_AOT_CUDA_GRAPHS_FLAG_HELP
     "An artifact compiled with --elided_constants=zeros|random (inspect lists\n"
     "`constants: N invented`) computes with invented values: run warns on stderr,\n"
     "and --reference invents the same values in FILE.hlo (the artifact's mode and\n"
@@ -91,6 +94,7 @@ struct RunFlags {
   std::string trace;
   double tolerance_scale = 1.0;
   int64_t replicas = 0;  // 0: no --replicas, one device
+  bool cuda_graphs = true;
   TensorIoFlags io;
   TrustFlags trust;
   ElidedConstantFlags elided;  // for --reference
@@ -104,6 +108,8 @@ std::string ParseFlags(const std::vector<std::string>& args, RunFlags* f) {
     } else if (ParseTrustFlag(arg, &f->trust, &error)) {
       if (!error.empty()) return error;
     } else if (ParseElidedConstantFlag(arg, &f->elided, &error)) {
+      if (!error.empty()) return error;
+    } else if (ParseCudaGraphsFlag(arg, &f->cuda_graphs, &error)) {
       if (!error.empty()) return error;
     } else if (absl::StartsWith(arg, "--tolerance_scale=")) {
       if (!absl::SimpleAtod(arg.substr(std::string("--tolerance_scale=").size()),
@@ -135,6 +141,7 @@ std::string ParseFlags(const std::vector<std::string>& args, RunFlags* f) {
   }
   if (f->artifact.empty()) return "no artifact file";
   if (f->replicas > 0 && !f->trace.empty()) return "--trace traces one device; drop it or --replicas";
+  if (f->replicas > 0 && !f->cuda_graphs) return "--cuda_graphs=off is for one-device runs; drop it or --replicas";
   if (!f->reference.empty() && !f->expected.empty()) {
     return "--reference and --expected are two oracles: give one";
   }
@@ -192,7 +199,9 @@ absl::StatusOr<RunOutcome> LoadAndRun(const RunFlags& f, std::ostream& err) {
   ASSIGN_OR_RETURN(stream_executor::Platform * platform,
                    stream_executor::PlatformRegistry::GetPlatform(exe->program().target.platform));
   ASSIGN_OR_RETURN(stream_executor::StreamExecutor * device, platform->GetDevice(0));
-  ASSIGN_OR_RETURN(outcome.leaves, aot::ExecuteOnLiterals(*exe, device, outcome.inputs));
+  aot::ExecuteOptions options;
+  options.cuda_graphs = f.cuda_graphs;
+  ASSIGN_OR_RETURN(outcome.leaves, aot::ExecuteOnLiterals(*exe, device, outcome.inputs, options));
   return outcome;
 }
 

@@ -44,7 +44,29 @@ absl::StatusOr<CudaDriverApi> OpenCudaDriverLibrary(absl::string_view path_view)
   }
   XLA_CUDA_DRIVER_API(XLA_CUDA_RESOLVE)
 #undef XLA_CUDA_RESOLVE
+  // Optional: a driver without the graph API still runs, with graphs off.
+#define XLA_CUDA_RESOLVE_OPTIONAL(name) \
+  api.name = reinterpret_cast<decltype(api.name)>(dlsym(handle, #name));
+  XLA_CUDA_DRIVER_GRAPH_API(XLA_CUDA_RESOLVE_OPTIONAL)
+#undef XLA_CUDA_RESOLVE_OPTIONAL
+  if (!HasCudaGraphApi(api)) {
+#define XLA_CUDA_CLEAR(name) api.name = nullptr;
+    XLA_CUDA_DRIVER_GRAPH_API(XLA_CUDA_CLEAR)
+#undef XLA_CUDA_CLEAR
+  }
   return api;
+}
+
+std::string MissingCudaGraphEntryPoint(const CudaDriverApi& api) {
+#define XLA_CUDA_FIRST_MISSING(name) \
+  if (api.name == nullptr) return #name;
+  XLA_CUDA_DRIVER_GRAPH_API(XLA_CUDA_FIRST_MISSING)
+#undef XLA_CUDA_FIRST_MISSING
+  return "";
+}
+
+bool HasCudaGraphApi(const CudaDriverApi& api) {
+  return MissingCudaGraphEntryPoint(api).empty();
 }
 
 namespace {

@@ -68,12 +68,39 @@ namespace stream_executor::cuda {
   X(cuEventElapsedTime)         \
   X(cuEventDestroy_v2)
 
-// One function pointer per entry point; all non-null in a loaded table.
+// The CUDA graph entry points (explicit construction, instantiation,
+// executable-graph update, launch), used by CudaCommandBuffer. Optional: a
+// driver without one of them still loads, with every entry of this list
+// left null, and HasCudaGraphApi says false (CUDA graphs are then off, see
+// CudaExecutor::CreateCommandBuffer). All are in CUDA 12.0's driver API.
+#define XLA_CUDA_DRIVER_GRAPH_API(X) \
+  X(cuGraphCreate)                   \
+  X(cuGraphAddKernelNode_v2)         \
+  X(cuGraphAddMemsetNode)            \
+  X(cuGraphAddMemcpyNode)            \
+  X(cuGraphInstantiateWithFlags)     \
+  X(cuGraphExecKernelNodeSetParams_v2) \
+  X(cuGraphExecMemsetNodeSetParams)  \
+  X(cuGraphExecMemcpyNodeSetParams)  \
+  X(cuGraphLaunch)                   \
+  X(cuGraphExecDestroy)              \
+  X(cuGraphDestroy)
+
+// One function pointer per entry point; all of XLA_CUDA_DRIVER_API non-null
+// in a loaded table; those of XLA_CUDA_DRIVER_GRAPH_API all non-null or all
+// null.
 struct CudaDriverApi {
 #define XLA_CUDA_DRIVER_API_FIELD(name) decltype(&::name) name = nullptr;
   XLA_CUDA_DRIVER_API(XLA_CUDA_DRIVER_API_FIELD)
+  XLA_CUDA_DRIVER_GRAPH_API(XLA_CUDA_DRIVER_API_FIELD)
 #undef XLA_CUDA_DRIVER_API_FIELD
 };
+
+// Whether `api` has every CUDA graph entry point. Thread-safe.
+bool HasCudaGraphApi(const CudaDriverApi& api);
+// The first graph entry point `api` lacks ("cuGraphCreate"), or "" when it
+// has them all. Thread-safe.
+std::string MissingCudaGraphEntryPoint(const CudaDriverApi& api);
 
 // The library LoadCudaDriverApi opens, unless the environment variable
 // XLA_CUDA_DRIVER_LIBRARY names another path (for tests).
@@ -86,7 +113,8 @@ inline constexpr char kCudaDriverLibraryEnv[] = "XLA_CUDA_DRIVER_LIBRARY";
 // opened: "no NVIDIA driver: cannot dlopen libcuda.so.1 (<dlerror>); run on
 // a machine with an NVIDIA GPU and driver, or recompile with --target=host";
 // FailedPrecondition naming the symbol when the driver lacks an entry point
-// (too old). Never crashes. Thread-safe.
+// (too old). The graph entry points are optional (HasCudaGraphApi). Never
+// crashes. Thread-safe.
 absl::StatusOr<const CudaDriverApi*> LoadCudaDriverApi();
 
 // Opens the driver library at `path` (not cached; the library stays loaded)

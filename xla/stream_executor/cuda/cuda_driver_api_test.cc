@@ -107,5 +107,24 @@ TEST(CudaDriverApiTest, MacroReturnsTheFirstFailure) {
   EXPECT_EQ(driver.calls("cuInit"), 3);  // returned after the first
 }
 
+// The graph entry points are optional: a table has all of them or graphs
+// are off, and the first missing one is named.
+TEST(CudaDriverApiTest, GraphEntryPointsAreOptionalAndTheFirstMissingIsNamed) {
+  {
+    FakeCudaDriver driver;
+    EXPECT_TRUE(HasCudaGraphApi(driver.api()));
+    EXPECT_EQ(MissingCudaGraphEntryPoint(driver.api()), "");
+    CudaDriverApi partial = driver.api();
+    partial.cuGraphLaunch = nullptr;
+    EXPECT_FALSE(HasCudaGraphApi(partial));
+    EXPECT_EQ(MissingCudaGraphEntryPoint(partial), "cuGraphLaunch");
+  }
+  FakeCudaDriver::Options old;
+  old.graph_api = false;
+  FakeCudaDriver driver(old);
+  EXPECT_FALSE(HasCudaGraphApi(driver.api()));
+  EXPECT_EQ(MissingCudaGraphEntryPoint(driver.api()), "cuGraphCreate");
+}
+
 }  // namespace
 }  // namespace stream_executor::cuda

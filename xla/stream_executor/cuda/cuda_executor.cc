@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "xla/stream_executor/cuda/cublas_api.h"
 #include "xla/stream_executor/cuda/cublaslt_api.h"
+#include "xla/stream_executor/cuda/cuda_command_buffer.h"
 #include "xla/stream_executor/cuda/cuda_event.h"
 #include "xla/stream_executor/cuda/cuda_kernel_module.h"
 #include "xla/stream_executor/cuda/cuda_stream.h"
@@ -235,6 +236,17 @@ absl::StatusOr<std::unique_ptr<Event>> CudaExecutor::CreateEvent() {
   ASSIGN_OR_RETURN(std::unique_ptr<CudaEvent> event,
                    CudaEvent::Create(api_, context_));
   return std::unique_ptr<Event>(std::move(event));
+}
+
+absl::StatusOr<std::unique_ptr<CommandBuffer>> CudaExecutor::CreateCommandBuffer() {
+  absl::StatusOr<std::unique_ptr<CudaCommandBuffer>> buffer =
+      CudaCommandBuffer::Create(api_, context_);
+  if (!buffer.ok()) {
+    return absl::Status(buffer.status().code(),
+                        absl::StrCat("CUDA device ", ordinal_, " (", device_name_, ", driver ",
+                                     driver_version_, "): ", buffer.status().message()));
+  }
+  return std::unique_ptr<CommandBuffer>(*std::move(buffer));
 }
 
 absl::StatusOr<std::unique_ptr<KernelModule>> CudaExecutor::LoadKernelModule(

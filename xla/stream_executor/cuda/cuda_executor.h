@@ -75,6 +75,11 @@ class CudaExecutor : public StreamExecutor, private CudaBlas {
   absl::StatusOr<std::unique_ptr<Event>> CreateEvent() override;
   absl::StatusOr<std::unique_ptr<KernelModule>> LoadKernelModule(
       absl::string_view name, absl::string_view bytes) override;
+  // A CudaCommandBuffer (a CUDA graph) on this device's context.
+  // FailedPrecondition naming the missing entry point and this device when
+  // the driver has no graph API (CUDA graphs are then off); the driver's
+  // error otherwise.
+  absl::StatusOr<std::unique_ptr<CommandBuffer>> CreateCommandBuffer() override;
 
   // Picks and opens the device's GEMM library, once (later calls return
   // the first result): cuBLASLt when LoadCublasLtApi succeeds and

@@ -14,6 +14,8 @@
 #include "absl/status/status.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "xla/stream_executor/command_buffer.h"
+#include "xla/stream_executor/cuda/cuda_driver_api.h"
 #include "xla/stream_executor/cuda/cuda_executor.h"
 #include "xla/stream_executor/cuda/cuda_platform.h"
 #include "xla/stream_executor/cuda/cuda_stream.h"
@@ -520,6 +522,129 @@ TEST_F(CudaFakeDriverTest, StampNotYetIssuedAtTheSynchronizeIsReadLater) {
   ASSERT_TRUE(stream->BlockHostUntilDone().ok());
   EXPECT_GE(late, released_at);
   EXPECT_GT(late, anchor);
+}
+
+// CUDA graphs (CudaCommandBuffer over the fake's graph API): a memset, a
+// launch and a copy chained in one graph; the graph replays the node values
+// it holds, so the second submission after moving a buffer computes on the
+// old buffer until the node is updated; one cuGraphLaunch per submission.
+TEST_F(CudaFakeDriverTest, CommandBufferReplaysItsNodesUntilUpdated) {
+  auto module = LoadMainModule();
+  absl::StatusOr<std::unique_ptr<Kernel>> kernel = module->GetKernel("saxpy_f32");
+  ASSERT_TRUE(kernel.ok()) << kernel.status();
+  const int64_t n = 13;
+  const std::vector<float> ab = {3.0f, 0.5f};
+  std::vector<float> x1(n), x2(n);
+  for (int64_t i = 0; i < n; ++i) {
+    x1[i] = 1.0f + i;
+    x2[i] = -2.0f * i;
+  }
+  OwningDeviceMemory ab_d = Allocate(8), x1_d = Allocate(n * 4), x2_d = Allocate(n * 4),
+                     y_d = Allocate(n * 4), z_d = Allocate(n * 4), n_d = Allocate(8);
+  auto stream = NewStream();
+  ASSERT_TRUE(stream->Memcpy(ab_d.ptr(), ab.data(), 8).ok());
+  ASSERT_TRUE(stream->Memcpy(x1_d.ptr(), x1.data(), n * 4).ok());
+  ASSERT_TRUE(stream->Memcpy(x2_d.ptr(), x2.data(), n * 4).ok());
+  ASSERT_TRUE(stream->Memcpy(n_d.ptr(), &n, 8).ok());
+  ASSERT_TRUE(stream->BlockHostUntilDone().ok());
+
+  absl::StatusOr<std::unique_ptr<CommandBuffer>> graph = executor_->CreateCommandBuffer();
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  LaunchDimensions dims;
+  dims.grid = {4, 1, 1};  // 4 blocks of 4 cover 13 elements
+  const DeviceCommand zero = DeviceCommand::MemZero(z_d.get(), n * 4);
+  const DeviceCommand saxpy1 = DeviceCommand::Launch(**kernel, dims, {ab_d.get(), x1_d.get(), y_d.get(), n_d.get()});
+  const DeviceCommand saxpy2 = DeviceCommand::Launch(**kernel, dims, {ab_d.get(), x2_d.get(), y_d.get(), n_d.get()});
+  const DeviceCommand copy = DeviceCommand::Copy(z_d.get(), y_d.get(), n * 4);
+  for (const DeviceCommand* c : {&zero, &saxpy1, &copy}) ASSERT_TRUE((*graph)->Append(*c).ok());
+  EXPECT_EQ((*graph)->num_nodes(), 3);
+  EXPECT_EQ((*graph)->Update(1, saxpy2).code(), absl::StatusCode::kFailedPrecondition);  // not finalized
+  ASSERT_TRUE((*graph)->Finalize().ok());
+  EXPECT_EQ((*graph)->Append(copy).status().code(), absl::StatusCode::kFailedPrecondition);
+
+  auto result = [&] {
+    std::vector<float> z(n);
+    EXPECT_TRUE(stream->Memcpy(z.data(), z_d.get(), n * 4).ok());
+    EXPECT_TRUE(stream->BlockHostUntilDone().ok());
+    return z;
+  };
+  ASSERT_TRUE((*graph)->Submit(stream.get()).ok());
+  std::vector<float> z = result();
+  for (int64_t i = 0; i < n; ++i) EXPECT_FLOAT_EQ(z[i], 3.0f * x1[i] + 0.5f) << i;
+  // x1's contents change, not its address: the graph reads the new values.
+  for (float& v : x1) v += 10.0f;
+  ASSERT_TRUE(stream->Memcpy(x1_d.ptr(), x1.data(), n * 4).ok());
+  ASSERT_TRUE((*graph)->Submit(stream.get()).ok());
+  z = result();
+  for (int64_t i = 0; i < n; ++i) EXPECT_FLOAT_EQ(z[i], 3.0f * x1[i] + 0.5f) << i;
+  // Pointing the launch at x2 takes an update; the node's new values are
+  // replayed from then on.
+  ASSERT_TRUE((*graph)->Update(1, saxpy2).ok());
+  ASSERT_TRUE((*graph)->Submit(stream.get()).ok());
+  z = result();
+  for (int64_t i = 0; i < n; ++i) EXPECT_FLOAT_EQ(z[i], 3.0f * x2[i] + 0.5f) << i;
+  EXPECT_EQ(driver_.calls("cuGraphLaunch"), 3);
+  EXPECT_EQ(driver_.calls("cuGraphExecKernelNodeSetParams_v2"), 1);
+  EXPECT_EQ(driver_.calls("cuLaunchKernel"), 0);
+  const std::vector<FakeLaunch> launches = driver_.launches();
+  ASSERT_EQ(launches.size(), 3u);
+  EXPECT_EQ(launches[2].args[1], reinterpret_cast<uintptr_t>(x2_d.get().opaque));
+  EXPECT_EQ(launches[2].stream, stream->handle());
+
+  // Only addresses may change.
+  EXPECT_EQ((*graph)->Update(0, copy).code(), absl::StatusCode::kInvalidArgument);
+  LaunchDimensions other = dims;
+  other.grid.x = 5;
+  EXPECT_EQ((*graph)->Update(1, DeviceCommand::Launch(**kernel, other, saxpy2.args)).code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ((*graph)->Update(3, copy).code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(driver_.live_graphs(), 1);
+  EXPECT_EQ(driver_.live_graph_execs(), 1);
+  graph->reset();
+  EXPECT_EQ(driver_.live_graphs(), 0);
+  EXPECT_EQ(driver_.live_graph_execs(), 0);
+}
+
+// A node left pointing at freed memory faults at the launch: the stream's
+// sticky error names the graph launch and the driver's error.
+TEST_F(CudaFakeDriverTest, GraphOnFreedMemoryFailsTheStream) {
+  OwningDeviceMemory a = Allocate(64), b = Allocate(64);
+  absl::StatusOr<std::unique_ptr<CommandBuffer>> graph = executor_->CreateCommandBuffer();
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  ASSERT_TRUE((*graph)->Append(DeviceCommand::Memset32(a.get(), 7, 64)).ok());
+  ASSERT_TRUE((*graph)->Append(DeviceCommand::Copy(b.get(), a.get(), 64)).ok());
+  ASSERT_TRUE((*graph)->Finalize().ok());
+  a = OwningDeviceMemory();
+  auto stream = NewStream();
+  // The executor keeps a's block for reuse; an allocation that only fits
+  // once the cache is given back to the driver really frees it.
+  OwningDeviceMemory big = Allocate(executor_->limits().memory_size - 100);
+  ASSERT_FALSE(big.is_null());
+  ASSERT_EQ(executor_->cached_bytes(), 0u);
+  ASSERT_TRUE((*graph)->Submit(stream.get()).ok());
+  const absl::Status done = stream->BlockHostUntilDone();
+  EXPECT_THAT(done.message(), HasSubstr("graph launch (2 nodes)")) << done;
+  EXPECT_THAT(done.message(), HasSubstr("CUDA_ERROR_ILLEGAL_ADDRESS")) << done;
+}
+
+// A driver without the graph entry points: no command buffer, and why.
+class CudaFakeDriverNoGraphsTest : public CudaFakeDriverTest {
+ protected:
+  static FakeCudaDriver::Options Options() {
+    FakeCudaDriver::Options options;
+    options.graph_api = false;
+    return options;
+  }
+  CudaFakeDriverNoGraphsTest() : CudaFakeDriverTest(Options()) {}
+};
+
+TEST_F(CudaFakeDriverNoGraphsTest, CreateCommandBufferSaysWhatIsMissing) {
+  EXPECT_FALSE(HasCudaGraphApi(driver_.api()));
+  absl::StatusOr<std::unique_ptr<CommandBuffer>> graph = executor_->CreateCommandBuffer();
+  ASSERT_FALSE(graph.ok());
+  EXPECT_EQ(graph.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(graph.status().message(), HasSubstr("no graph API (no 'cuGraphCreate')"));
+  EXPECT_THAT(graph.status().message(), HasSubstr("CUDA device 0"));
 }
 
 // A device with different attributes: the limits follow them.

@@ -38,6 +38,42 @@ struct FakeEvent {
   int64_t completed_ns = 0;  // steady clock when `completed` was reached
 };
 
+// One node of a graph: the values it was added (or last updated) with.
+// Kernel parameters are stored by value, read through kernelParams when
+// the node is added or updated, as the driver does: a launch replays them.
+struct FakeGraphNode {
+  enum class Kind { kKernel, kMemset, kMemcpy };
+  Kind kind = Kind::kKernel;
+  // kKernel.
+  FakeFunction* function = nullptr;
+  unsigned grid[3] = {0, 0, 0};
+  unsigned block[3] = {0, 0, 0};
+  unsigned shared_memory_bytes = 0;
+  std::vector<CUdeviceptr> args;
+  // kMemset: dst, element size, value, width (elements); height 1.
+  CUdeviceptr dst = 0;
+  unsigned element_size = 0;
+  unsigned value = 0;
+  size_t width = 0;
+  // kMemcpy: device to device, 1D.
+  CUdeviceptr src = 0;
+  size_t bytes = 0;
+  // The nodes this one depends on (all added before it).
+  std::vector<const void*> dependencies;
+};
+
+struct FakeGraph {
+  std::vector<std::unique_ptr<FakeGraphNode>> nodes;
+};
+
+// An instantiated graph: a copy of the graph's nodes at instantiation (later
+// changes to the graph do not reach it), updated only through
+// cuGraphExec*NodeSetParams.
+struct FakeGraphExec {
+  std::vector<const FakeGraphNode*> keys;  // the graph's node handles
+  std::vector<FakeGraphNode> nodes;        // their values, in the same order
+};
+
 struct FakeOp {
   std::string label;
   std::function<void()> run;
@@ -168,6 +204,15 @@ struct FakeCudaDriver::State {
   std::map<std::string, HostKernel> kernels;
   std::vector<FakeLaunch> launches;
   std::vector<std::string> executed;
+  std::map<FakeGraph*, std::unique_ptr<FakeGraph>> graphs;
+  std::map<FakeGraphExec*, std::unique_ptr<FakeGraphExec>> graph_execs;
+
+  // Needs mu held. Whether `pointer` lies in a live device or pinned host
+  // allocation, its end included (an empty slice at an allocation's end).
+  bool AddressableLocked(CUdeviceptr pointer) const {
+    return InAllocationLocked(pointer, 0) ||
+           InHostAllocationLocked(reinterpret_cast<const void*>(pointer), 0);
+  }
 
   // Counts the call and returns an injected error, if any.
   CUresult Enter(const char* call) {
@@ -829,6 +874,330 @@ CUresult FakeEventDestroy(CUevent event) {
   return CUDA_SUCCESS;
 }
 
+// --- Graphs ---------------------------------------------------------------
+
+// Reads a kernel node's parameters into `node`; needs mu held.
+CUresult ReadKernelParamsLocked(FakeCudaDriver::State& s, const CUDA_KERNEL_NODE_PARAMS* p,
+                                FakeGraphNode* node) {
+  if (p == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  FakeFunction* function = FindFunctionLocked(s, p->func);
+  if (function == nullptr) return CUDA_ERROR_INVALID_HANDLE;
+  if (p->gridDimX == 0 || p->gridDimY == 0 || p->gridDimZ == 0 || p->blockDimX == 0 ||
+      p->blockDimY == 0 || p->blockDimZ == 0 || p->extra != nullptr ||
+      (function->num_params > 0 && p->kernelParams == nullptr)) {
+    return CUDA_ERROR_INVALID_VALUE;
+  }
+  if (uint64_t{p->blockDimX} * p->blockDimY * p->blockDimZ >
+      static_cast<uint64_t>(s.attributes[CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK])) {
+    return CUDA_ERROR_INVALID_VALUE;
+  }
+  node->kind = FakeGraphNode::Kind::kKernel;
+  node->function = function;
+  node->grid[0] = p->gridDimX;
+  node->grid[1] = p->gridDimY;
+  node->grid[2] = p->gridDimZ;
+  node->block[0] = p->blockDimX;
+  node->block[1] = p->blockDimY;
+  node->block[2] = p->blockDimZ;
+  node->shared_memory_bytes = p->sharedMemBytes;
+  node->args.clear();
+  for (int i = 0; i < function->num_params; ++i) {
+    node->args.push_back(*static_cast<const CUdeviceptr*>(p->kernelParams[i]));
+  }
+  return CUDA_SUCCESS;
+}
+
+CUresult ReadMemsetParams(const CUDA_MEMSET_NODE_PARAMS* p, FakeGraphNode* node) {
+  if (p == nullptr || p->height != 1 || p->width == 0 ||
+      (p->elementSize != 1 && p->elementSize != 2 && p->elementSize != 4) ||
+      p->dst % p->elementSize != 0) {
+    return CUDA_ERROR_INVALID_VALUE;
+  }
+  node->kind = FakeGraphNode::Kind::kMemset;
+  node->dst = p->dst;
+  node->element_size = p->elementSize;
+  node->value = p->value;
+  node->width = p->width;
+  return CUDA_SUCCESS;
+}
+
+// Only what the runtime uses: 1D device-to-device copies.
+CUresult ReadMemcpyParams(const CUDA_MEMCPY3D* p, FakeGraphNode* node) {
+  if (p == nullptr || p->srcMemoryType != CU_MEMORYTYPE_DEVICE ||
+      p->dstMemoryType != CU_MEMORYTYPE_DEVICE || p->Height != 1 || p->Depth != 1 ||
+      p->WidthInBytes == 0 || p->srcXInBytes != 0 || p->dstXInBytes != 0 ||
+      p->srcDevice == 0 || p->dstDevice == 0) {
+    return CUDA_ERROR_INVALID_VALUE;
+  }
+  node->kind = FakeGraphNode::Kind::kMemcpy;
+  node->src = p->srcDevice;
+  node->dst = p->dstDevice;
+  node->bytes = p->WidthInBytes;
+  return CUDA_SUCCESS;
+}
+
+// Adds `node` to `graph` after checking the dependencies; needs mu held.
+CUresult AddNodeLocked(FakeCudaDriver::State& s, CUgraphNode* handle, CUgraph graph,
+                       const CUgraphNode* dependencies, size_t num_dependencies,
+                       std::unique_ptr<FakeGraphNode> node) {
+  auto it = s.graphs.find(reinterpret_cast<FakeGraph*>(graph));
+  if (it == s.graphs.end() || handle == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  if (num_dependencies > 0 && dependencies == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  for (size_t i = 0; i < num_dependencies; ++i) {
+    bool found = false;
+    for (const auto& existing : it->second->nodes) {
+      if (reinterpret_cast<CUgraphNode>(existing.get()) == dependencies[i]) found = true;
+    }
+    if (!found) return CUDA_ERROR_INVALID_VALUE;
+    node->dependencies.push_back(dependencies[i]);
+  }
+  *handle = reinterpret_cast<CUgraphNode>(node.get());
+  it->second->nodes.push_back(std::move(node));
+  return CUDA_SUCCESS;
+}
+
+CUresult FakeGraphCreate(CUgraph* graph, unsigned int flags) {
+  FAKE_ENTER(cuGraphCreate);
+  FAKE_REQUIRE_CONTEXT();
+  if (graph == nullptr || flags != 0) return CUDA_ERROR_INVALID_VALUE;
+  auto fake = std::make_unique<FakeGraph>();
+  std::lock_guard<std::mutex> lock(s.mu);
+  *graph = reinterpret_cast<CUgraph>(fake.get());
+  s.graphs.emplace(fake.get(), std::move(fake));
+  return CUDA_SUCCESS;
+}
+
+CUresult FakeGraphAddKernelNode(CUgraphNode* handle, CUgraph graph, const CUgraphNode* dependencies,
+                                size_t num_dependencies, const CUDA_KERNEL_NODE_PARAMS* params) {
+  FAKE_ENTER(cuGraphAddKernelNode_v2);
+  FAKE_REQUIRE_CONTEXT();
+  std::lock_guard<std::mutex> lock(s.mu);
+  auto node = std::make_unique<FakeGraphNode>();
+  if (CUresult r = ReadKernelParamsLocked(s, params, node.get()); r != CUDA_SUCCESS) return r;
+  return AddNodeLocked(s, handle, graph, dependencies, num_dependencies, std::move(node));
+}
+
+CUresult FakeGraphAddMemsetNode(CUgraphNode* handle, CUgraph graph, const CUgraphNode* dependencies,
+                                size_t num_dependencies, const CUDA_MEMSET_NODE_PARAMS* params,
+                                CUcontext context) {
+  FAKE_ENTER(cuGraphAddMemsetNode);
+  FAKE_REQUIRE_CONTEXT();
+  std::lock_guard<std::mutex> lock(s.mu);
+  if (!s.IsContext(context)) return CUDA_ERROR_INVALID_CONTEXT;
+  auto node = std::make_unique<FakeGraphNode>();
+  if (CUresult r = ReadMemsetParams(params, node.get()); r != CUDA_SUCCESS) return r;
+  // As the driver: the destination must be device memory when added.
+  if (!s.InAllocationLocked(node->dst, node->width * node->element_size)) {
+    return CUDA_ERROR_INVALID_VALUE;
+  }
+  return AddNodeLocked(s, handle, graph, dependencies, num_dependencies, std::move(node));
+}
+
+CUresult FakeGraphAddMemcpyNode(CUgraphNode* handle, CUgraph graph, const CUgraphNode* dependencies,
+                                size_t num_dependencies, const CUDA_MEMCPY3D* params,
+                                CUcontext context) {
+  FAKE_ENTER(cuGraphAddMemcpyNode);
+  FAKE_REQUIRE_CONTEXT();
+  std::lock_guard<std::mutex> lock(s.mu);
+  if (!s.IsContext(context)) return CUDA_ERROR_INVALID_CONTEXT;
+  auto node = std::make_unique<FakeGraphNode>();
+  if (CUresult r = ReadMemcpyParams(params, node.get()); r != CUDA_SUCCESS) return r;
+  if (!s.InAllocationLocked(node->dst, node->bytes) || !s.InAllocationLocked(node->src, node->bytes)) {
+    return CUDA_ERROR_INVALID_VALUE;
+  }
+  return AddNodeLocked(s, handle, graph, dependencies, num_dependencies, std::move(node));
+}
+
+CUresult FakeGraphInstantiate(CUgraphExec* exec, CUgraph graph, unsigned long long flags) {
+  FAKE_ENTER(cuGraphInstantiateWithFlags);
+  FAKE_REQUIRE_CONTEXT();
+  if (exec == nullptr || flags != 0) return CUDA_ERROR_INVALID_VALUE;
+  std::lock_guard<std::mutex> lock(s.mu);
+  auto it = s.graphs.find(reinterpret_cast<FakeGraph*>(graph));
+  if (it == s.graphs.end()) return CUDA_ERROR_INVALID_VALUE;
+  auto fake = std::make_unique<FakeGraphExec>();
+  // Nodes are added after their dependencies: insertion order is a
+  // topological order, which a launch follows.
+  for (const auto& node : it->second->nodes) {
+    fake->keys.push_back(node.get());
+    fake->nodes.push_back(*node);
+  }
+  *exec = reinterpret_cast<CUgraphExec>(fake.get());
+  s.graph_execs.emplace(fake.get(), std::move(fake));
+  return CUDA_SUCCESS;
+}
+
+// The exec's copy of `node`, or null; needs mu held.
+FakeGraphNode* FindExecNodeLocked(FakeCudaDriver::State& s, CUgraphExec exec, CUgraphNode node) {
+  auto it = s.graph_execs.find(reinterpret_cast<FakeGraphExec*>(exec));
+  if (it == s.graph_execs.end()) return nullptr;
+  FakeGraphExec& fake = *it->second;
+  for (size_t i = 0; i < fake.keys.size(); ++i) {
+    if (reinterpret_cast<CUgraphNode>(const_cast<FakeGraphNode*>(fake.keys[i])) == node) {
+      return &fake.nodes[i];
+    }
+  }
+  return nullptr;
+}
+
+CUresult FakeGraphExecKernelNodeSetParams(CUgraphExec exec, CUgraphNode node,
+                                          const CUDA_KERNEL_NODE_PARAMS* params) {
+  FAKE_ENTER(cuGraphExecKernelNodeSetParams_v2);
+  FAKE_REQUIRE_CONTEXT();
+  std::lock_guard<std::mutex> lock(s.mu);
+  FakeGraphNode* target = FindExecNodeLocked(s, exec, node);
+  if (target == nullptr || target->kind != FakeGraphNode::Kind::kKernel) {
+    return CUDA_ERROR_INVALID_VALUE;
+  }
+  FakeGraphNode updated = *target;
+  if (CUresult r = ReadKernelParamsLocked(s, params, &updated); r != CUDA_SUCCESS) return r;
+  // As the driver: an update may not change the function's context; the
+  // fake is stricter and keeps the function (the runtime never changes it).
+  if (updated.function != target->function) return CUDA_ERROR_INVALID_VALUE;
+  *target = std::move(updated);
+  return CUDA_SUCCESS;
+}
+
+CUresult FakeGraphExecMemsetNodeSetParams(CUgraphExec exec, CUgraphNode node,
+                                          const CUDA_MEMSET_NODE_PARAMS* params, CUcontext context) {
+  FAKE_ENTER(cuGraphExecMemsetNodeSetParams);
+  FAKE_REQUIRE_CONTEXT();
+  std::lock_guard<std::mutex> lock(s.mu);
+  if (!s.IsContext(context)) return CUDA_ERROR_INVALID_CONTEXT;
+  FakeGraphNode* target = FindExecNodeLocked(s, exec, node);
+  if (target == nullptr || target->kind != FakeGraphNode::Kind::kMemset) {
+    return CUDA_ERROR_INVALID_VALUE;
+  }
+  FakeGraphNode updated = *target;
+  if (CUresult r = ReadMemsetParams(params, &updated); r != CUDA_SUCCESS) return r;
+  if (!s.InAllocationLocked(updated.dst, updated.width * updated.element_size)) {
+    return CUDA_ERROR_INVALID_VALUE;
+  }
+  *target = std::move(updated);
+  return CUDA_SUCCESS;
+}
+
+CUresult FakeGraphExecMemcpyNodeSetParams(CUgraphExec exec, CUgraphNode node,
+                                          const CUDA_MEMCPY3D* params, CUcontext context) {
+  FAKE_ENTER(cuGraphExecMemcpyNodeSetParams);
+  FAKE_REQUIRE_CONTEXT();
+  std::lock_guard<std::mutex> lock(s.mu);
+  if (!s.IsContext(context)) return CUDA_ERROR_INVALID_CONTEXT;
+  FakeGraphNode* target = FindExecNodeLocked(s, exec, node);
+  if (target == nullptr || target->kind != FakeGraphNode::Kind::kMemcpy) {
+    return CUDA_ERROR_INVALID_VALUE;
+  }
+  FakeGraphNode updated = *target;
+  if (CUresult r = ReadMemcpyParams(params, &updated); r != CUDA_SUCCESS) return r;
+  if (!s.InAllocationLocked(updated.dst, updated.bytes) ||
+      !s.InAllocationLocked(updated.src, updated.bytes)) {
+    return CUDA_ERROR_INVALID_VALUE;
+  }
+  *target = std::move(updated);
+  return CUDA_SUCCESS;
+}
+
+// Queues one node's work on `stream` with the values the exec holds now;
+// needs mu held. A node whose memory is no longer live fails the launch
+// with CUDA_ERROR_ILLEGAL_ADDRESS (where the device would fault) before
+// anything is queued.
+CUresult CheckExecNodeLocked(const FakeCudaDriver::State& s, const FakeGraphNode& node) {
+  switch (node.kind) {
+    case FakeGraphNode::Kind::kKernel:
+      for (CUdeviceptr arg : node.args) {
+        if (arg != 0 && !s.AddressableLocked(arg)) return CUDA_ERROR_ILLEGAL_ADDRESS;
+      }
+      return CUDA_SUCCESS;
+    case FakeGraphNode::Kind::kMemset:
+      return s.InAllocationLocked(node.dst, node.width * node.element_size)
+                 ? CUDA_SUCCESS
+                 : CUDA_ERROR_ILLEGAL_ADDRESS;
+    case FakeGraphNode::Kind::kMemcpy:
+      return s.InAllocationLocked(node.dst, node.bytes) && s.InAllocationLocked(node.src, node.bytes)
+                 ? CUDA_SUCCESS
+                 : CUDA_ERROR_ILLEGAL_ADDRESS;
+  }
+  return CUDA_ERROR_INVALID_VALUE;
+}
+
+void QueueExecNodeLocked(FakeCudaDriver::State& s, FakeStream* fake_stream, CUstream stream,
+                         const FakeGraphNode& node) {
+  switch (node.kind) {
+    case FakeGraphNode::Kind::kKernel: {
+      FakeLaunch launch;
+      launch.kernel = node.function->name;
+      for (int i = 0; i < 3; ++i) {
+        launch.grid[i] = node.grid[i];
+        launch.block[i] = node.block[i];
+      }
+      launch.shared_memory_bytes = node.shared_memory_bytes;
+      launch.stream = stream;
+      launch.args = node.args;
+      s.launches.push_back(launch);
+      FakeCudaDriver::HostKernel kernel;
+      auto it = s.kernels.find(node.function->name);
+      if (it != s.kernels.end()) kernel = it->second;
+      s.EnqueueLocked(fake_stream, "graph launch " + node.function->name,
+                      [kernel = std::move(kernel), launch = std::move(launch)] {
+                        if (kernel) kernel(launch);
+                      });
+      return;
+    }
+    case FakeGraphNode::Kind::kMemset: {
+      const CUdeviceptr dst = node.dst;
+      const unsigned size = node.element_size, value = node.value;
+      const size_t width = node.width;
+      s.EnqueueLocked(fake_stream, absl::StrCat("graph memset", size * 8, " ", width * size),
+                      [dst, size, value, width] {
+                        char* out = reinterpret_cast<char*>(dst);
+                        for (size_t i = 0; i < width; ++i) std::memcpy(out + i * size, &value, size);
+                      });
+      return;
+    }
+    case FakeGraphNode::Kind::kMemcpy: {
+      void* dst = reinterpret_cast<void*>(node.dst);
+      const void* src = reinterpret_cast<const void*>(node.src);
+      const size_t bytes = node.bytes;
+      s.copies.push_back(FakeCopy{"dtod", bytes, stream, false, false});
+      s.EnqueueLocked(fake_stream, absl::StrCat("graph dtod ", bytes),
+                      [dst, src, bytes] { std::memmove(dst, src, bytes); });
+      return;
+    }
+  }
+}
+
+CUresult FakeGraphLaunch(CUgraphExec exec, CUstream stream) {
+  FAKE_ENTER(cuGraphLaunch);
+  FAKE_REQUIRE_CONTEXT();
+  std::lock_guard<std::mutex> lock(s.mu);
+  auto it = s.graph_execs.find(reinterpret_cast<FakeGraphExec*>(exec));
+  FakeStream* fake_stream = s.FindStreamLocked(stream);
+  if (it == s.graph_execs.end() || fake_stream == nullptr) return CUDA_ERROR_INVALID_HANDLE;
+  for (const FakeGraphNode& node : it->second->nodes) {
+    if (CUresult r = CheckExecNodeLocked(s, node); r != CUDA_SUCCESS) return r;
+  }
+  for (const FakeGraphNode& node : it->second->nodes) {
+    QueueExecNodeLocked(s, fake_stream, stream, node);
+  }
+  return CUDA_SUCCESS;
+}
+
+CUresult FakeGraphExecDestroy(CUgraphExec exec) {
+  FAKE_ENTER(cuGraphExecDestroy);
+  FAKE_REQUIRE_INIT();
+  std::lock_guard<std::mutex> lock(s.mu);
+  return s.graph_execs.erase(reinterpret_cast<FakeGraphExec*>(exec)) == 1 ? CUDA_SUCCESS
+                                                                           : CUDA_ERROR_INVALID_VALUE;
+}
+
+CUresult FakeGraphDestroy(CUgraph graph) {
+  FAKE_ENTER(cuGraphDestroy);
+  FAKE_REQUIRE_INIT();
+  std::lock_guard<std::mutex> lock(s.mu);
+  return s.graphs.erase(reinterpret_cast<FakeGraph*>(graph)) == 1 ? CUDA_SUCCESS
+                                                                   : CUDA_ERROR_INVALID_VALUE;
+}
+
 }  // namespace
 
 FakeCudaDriver::FakeCudaDriver(Options options)
@@ -884,6 +1253,19 @@ FakeCudaDriver::FakeCudaDriver(Options options)
 #define XLA_FAKE_CHECK_FILLED(name) \
   XLA_CHECK(api_.name != nullptr) << "FakeCudaDriver lacks " #name;
   XLA_CUDA_DRIVER_API(XLA_FAKE_CHECK_FILLED)
+  if (!state_->options.graph_api) return;  // an older driver: no graphs
+  api_.cuGraphCreate = &FakeGraphCreate;
+  api_.cuGraphAddKernelNode_v2 = &FakeGraphAddKernelNode;
+  api_.cuGraphAddMemsetNode = &FakeGraphAddMemsetNode;
+  api_.cuGraphAddMemcpyNode = &FakeGraphAddMemcpyNode;
+  api_.cuGraphInstantiateWithFlags = &FakeGraphInstantiate;
+  api_.cuGraphExecKernelNodeSetParams_v2 = &FakeGraphExecKernelNodeSetParams;
+  api_.cuGraphExecMemsetNodeSetParams = &FakeGraphExecMemsetNodeSetParams;
+  api_.cuGraphExecMemcpyNodeSetParams = &FakeGraphExecMemcpyNodeSetParams;
+  api_.cuGraphLaunch = &FakeGraphLaunch;
+  api_.cuGraphExecDestroy = &FakeGraphExecDestroy;
+  api_.cuGraphDestroy = &FakeGraphDestroy;
+  XLA_CUDA_DRIVER_GRAPH_API(XLA_FAKE_CHECK_FILLED)
 #undef XLA_FAKE_CHECK_FILLED
 }
 
@@ -972,6 +1354,28 @@ int FakeCudaDriver::live_events() const {
 int FakeCudaDriver::live_modules() const {
   std::lock_guard<std::mutex> lock(state_->mu);
   return static_cast<int>(state_->modules.size());
+}
+
+int FakeCudaDriver::total_calls() const {
+  std::lock_guard<std::mutex> lock(state_->mu);
+  int total = 0;
+  for (const auto& [call, count] : state_->calls) total += count;
+  return total;
+}
+
+std::map<std::string, int> FakeCudaDriver::call_counts() const {
+  std::lock_guard<std::mutex> lock(state_->mu);
+  return state_->calls;
+}
+
+int FakeCudaDriver::live_graphs() const {
+  std::lock_guard<std::mutex> lock(state_->mu);
+  return static_cast<int>(state_->graphs.size());
+}
+
+int FakeCudaDriver::live_graph_execs() const {
+  std::lock_guard<std::mutex> lock(state_->mu);
+  return static_cast<int>(state_->graph_execs.size());
 }
 
 int FakeCudaDriver::primary_context_retains() const {

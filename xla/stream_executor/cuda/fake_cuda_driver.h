@@ -26,6 +26,20 @@
 //  * cuLaunchKernel records the launch (function name, dims, shared memory,
 //    one CUdeviceptr read per declared parameter) and, when the device runs
 //    it, calls the host function registered for that name, if any.
+//  * Graphs (explicit construction only): cuGraphCreate, kernel, memset
+//    (height 1) and device-to-device memcpy (1D) nodes, instantiation,
+//    cuGraphExec{Kernel,Memset,Memcpy}NodeSetParams and cuGraphLaunch. A
+//    node holds the VALUES it was added with (kernel parameters read
+//    through kernelParams at the call, as the driver does); an executable
+//    graph holds a copy made at instantiation, changed only by the
+//    SetParams calls, and a launch replays exactly those values, node by
+//    node in the order added, on the stream ("graph launch <name>",
+//    "graph memset32 <bytes>", "graph dtod <bytes>" in executed(); kernel
+//    nodes also appear in launches()). So an update the caller forgot
+//    shows as work on the old addresses. A launch whose node names memory
+//    that is no longer allocated fails with CUDA_ERROR_ILLEGAL_ADDRESS and
+//    queues nothing (where the device would fault). Options::graph_api =
+//    false leaves the graph entry points null, like a driver without them.
 //  * InjectError(call, result) makes the next call of that entry point
 //    return `result` without doing anything.
 //
@@ -90,6 +104,8 @@ class FakeCudaDriver {
     std::string device_name = "Fake CUDA Device";
     // Overrides of the default (sm_80-like) attributes.
     std::map<CUdevice_attribute, int> attributes;
+    // Whether the table has the graph entry points (XLA_CUDA_DRIVER_GRAPH_API).
+    bool graph_api = true;
   };
   // Runs on the stream's thread when the device reaches a launch.
   using HostKernel = std::function<void(const FakeLaunch&)>;
@@ -121,7 +137,12 @@ class FakeCudaDriver {
   std::vector<std::string> executed() const;
   // How often entry point `call` was called.
   int calls(const std::string& call) const;
-  // Every cuMemcpy*Async call queued so far, in call order.
+  // Calls of every entry point so far, together (for calls-per-run
+  // figures), and by entry point.
+  int total_calls() const;
+  std::map<std::string, int> call_counts() const;
+  // Every cuMemcpy*Async call queued so far, in call order (device-to-device
+  // memcpy nodes of a graph launch too, as "dtod").
   std::vector<FakeCopy> copies() const;
   // Resources currently alive.
   int live_allocations() const;
@@ -129,6 +150,8 @@ class FakeCudaDriver {
   int live_streams() const;
   int live_events() const;
   int live_modules() const;
+  int live_graphs() const;
+  int live_graph_execs() const;
   int primary_context_retains() const;
 
   struct State;  // the implementation, shared with the C entry points

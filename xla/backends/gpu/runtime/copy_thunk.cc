@@ -32,6 +32,20 @@ absl::StatusOr<std::unique_ptr<CopyThunk>> CopyThunk::FromProto(ThunkInfo info,
                                      direction);
 }
 
+bool CopyThunk::IsCommand() const {
+  const bool same = source_.allocation == destination_.allocation && source_.offset == destination_.offset;
+  return direction_ == Direction::kDeviceToDevice && source_.size > 0 && !same;
+}
+
+absl::Status CopyThunk::ToCommand(const ExecuteParams& params,
+                                  stream_executor::DeviceCommand* command) const {
+  if (!IsCommand()) return Thunk::ToCommand(params, command);
+  *command = stream_executor::DeviceCommand::Copy(params.buffers->GetDeviceAddress(destination_),
+                                                  params.buffers->GetDeviceAddress(source_),
+                                                  static_cast<uint64_t>(source_.size));
+  return absl::OkStatus();
+}
+
 absl::Status CopyThunk::ExecuteOnStream(const ExecuteParams& params) const {
   stream_executor::DeviceMemoryBase dst = params.buffers->GetDeviceAddress(destination_);
   const stream_executor::DeviceMemoryBase src = params.buffers->GetDeviceAddress(source_);

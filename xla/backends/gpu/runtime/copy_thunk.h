@@ -34,6 +34,12 @@ class CopyThunk : public Thunk {
                                                               const ThunkContext& ctx);
 
   absl::Status ExecuteOnStream(const ExecuteParams& params) const override;
+  // A command for a non-empty device-to-device copy between different
+  // slices (copies to or from host memory, and copies onto themselves,
+  // which enqueue nothing, are not).
+  bool IsCommand() const override;
+  absl::Status ToCommand(const ExecuteParams& params,
+                         stream_executor::DeviceCommand* command) const override;
   absl::StatusOr<ThunkProto> ToProto() const override;
 
   Direction direction() const { return direction_; }

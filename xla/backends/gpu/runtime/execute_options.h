@@ -1,6 +1,7 @@
 // The per-run inputs of an executable's Execute: ExecutionArgument (a
 // borrowed or donated device buffer) and ExecuteOptions (tracer,
-// collectives). Their own header, so that the public API
+// collectives, CUDA graphs), and CudaGraphStats (what
+// GpuExecutable::graph_stats reports). Their own header, so that the public API
 // (xla/aot/executable.h) can spell its Execute in them without including
 // the executable's implementation (gpu_executable.h).
 //
@@ -9,6 +10,8 @@
 #ifndef XLA_BACKENDS_GPU_RUNTIME_EXECUTE_OPTIONS_H_
 #define XLA_BACKENDS_GPU_RUNTIME_EXECUTE_OPTIONS_H_
 
+#include <cstdint>
+#include <string>
 #include <utility>
 
 #include "xla/stream_executor/device_memory.h"
@@ -58,6 +61,31 @@ struct ExecuteOptions {
   // Collective thunks fail with FailedPrecondition without it. Not owned;
   // must outlive the call.
   const CollectiveContext* collectives = nullptr;
+  // Whether runs of kernel, memset and copy thunks go to the device as CUDA
+  // graphs (graph_runner.h) where the device has them (cuda with a driver
+  // that has the graph API); false launches every thunk on its own. Runs
+  // with a tracer launch plainly too, so that every thunk keeps its own
+  // interval. The results are the same either way.
+  bool cuda_graphs = true;
+};
+
+// What the CUDA graphs of one executable on one device are (for bench and
+// tests; GpuExecutable::graph_stats).
+struct CudaGraphStats {
+  // Whether the device builds graphs (false: plain launches; `note` says why).
+  bool supported = false;
+  // The plan: graphs per execution and their nodes together (the same
+  // for every device).
+  int64_t graphs = 0;
+  int64_t nodes = 0;
+  // Graphs instantiated on this device so far, over all run resources
+  // (one set per concurrent execution), and their nodes.
+  int64_t instantiated = 0;
+  int64_t instantiated_nodes = 0;
+  // Node updates issued so far (buffer addresses that changed).
+  int64_t node_updates = 0;
+  // Why graphs are off on this device or one was not built; "" when none.
+  std::string note;
 };
 
 }  // namespace xla::gpu

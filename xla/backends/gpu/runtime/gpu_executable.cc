@@ -27,6 +27,12 @@ struct GpuExecutable::DeviceState {
   std::atomic<RunResources*> cached{nullptr};  // owned
   std::mutex pool_mu;
   std::vector<std::unique_ptr<RunResources>> pool;  // guarded by pool_mu
+  // Whether this device builds CUDA graphs, and why not (set at Initialize).
+  bool graphs_supported = false;
+  std::string graphs_note;  // guarded by pool_mu after Initialize
+  std::atomic<int64_t> graphs_built{0};
+  std::atomic<int64_t> graph_nodes_built{0};
+  std::atomic<int64_t> graph_node_updates{0};
 
   ~DeviceState();
 };
@@ -48,6 +54,8 @@ struct GpuExecutable::RunResources {
   // Per allocation: its memory for this run, and what the run owns.
   std::vector<se::DeviceMemoryBase> buffers;
   std::vector<se::OwningDeviceMemory> owned;
+  // This resource set's CUDA graphs; null when the device builds none.
+  std::unique_ptr<GraphRunner> graphs;
 };
 
 GpuExecutable::DeviceState::~DeviceState() { delete cached.load(); }
@@ -204,12 +212,22 @@ absl::StatusOr<std::unique_ptr<GpuExecutable::DeviceState>> GpuExecutable::Creat
   RETURN_IF_ERROR(UploadConstants(*program_, executor, &state->constants));
   InitializeParams params{executor, state->kernels.get()};
   RETURN_IF_ERROR(program_->root->Initialize(params));
+  if (!graph_plan_->runs().empty()) {
+    // Whether the device can build graphs at all: an empty one is made and
+    // dropped (host: Unimplemented; cuda without the graph API: why).
+    absl::StatusOr<std::unique_ptr<se::CommandBuffer>> probe = executor->CreateCommandBuffer();
+    state->graphs_supported = probe.ok();
+    if (!probe.ok()) state->graphs_note = std::string(probe.status().message());
+  }
   return state;
 }
 
 absl::Status GpuExecutable::Initialize(se::StreamExecutor* executor) {
   std::lock_guard<std::mutex> lock(mu_);
   if (devices_.count(executor) > 0) return absl::OkStatus();
+  // The plan of CUDA graphs, once per executable, at its first Initialize
+  // (not at load: a loaded artifact that never runs pays nothing for it).
+  if (graph_plan_ == nullptr) graph_plan_ = std::make_unique<const GraphPlan>(GraphPlan::Build(*program_->root));
   ASSIGN_OR_RETURN(std::unique_ptr<DeviceState> state, CreateDeviceState(executor));
   last_device_.store(state.get(), std::memory_order_release);
   devices_[executor] = std::move(state);
@@ -230,6 +248,35 @@ absl::StatusOr<GpuExecutable::DeviceState*> GpuExecutable::FindDevice(se::Stream
                                                       executor->platform_name(), ": call Initialize first"));
   }
   return it->second.get();
+}
+
+void GpuExecutable::RecordGraphStats(DeviceState& device, const GraphRunner& graphs,
+                                     const GraphRunner::Counts& before) {
+  const GraphRunner::Counts& now = graphs.counts();
+  if (now.graphs_built != before.graphs_built) {
+    device.graphs_built.fetch_add(now.graphs_built - before.graphs_built, std::memory_order_relaxed);
+    device.graph_nodes_built.fetch_add(now.nodes_built - before.nodes_built, std::memory_order_relaxed);
+  }
+  if (now.nodes_updated != before.nodes_updated) {
+    device.graph_node_updates.fetch_add(now.nodes_updated - before.nodes_updated, std::memory_order_relaxed);
+  }
+  if (graphs.note().empty()) return;
+  std::lock_guard<std::mutex> lock(device.pool_mu);
+  if (device.graphs_note.empty()) device.graphs_note = graphs.note();
+}
+
+absl::StatusOr<CudaGraphStats> GpuExecutable::graph_stats(se::StreamExecutor* executor) {
+  ASSIGN_OR_RETURN(DeviceState * device, FindDevice(executor));
+  CudaGraphStats stats;
+  stats.supported = device->graphs_supported;
+  stats.graphs = static_cast<int64_t>(graph_plan_->runs().size());
+  stats.nodes = graph_plan_->num_nodes();
+  stats.instantiated = device->graphs_built.load(std::memory_order_relaxed);
+  stats.instantiated_nodes = device->graph_nodes_built.load(std::memory_order_relaxed);
+  stats.node_updates = device->graph_node_updates.load(std::memory_order_relaxed);
+  std::lock_guard<std::mutex> lock(device->pool_mu);
+  stats.note = device->graphs_note;
+  return stats;
 }
 
 absl::StatusOr<std::unique_ptr<GpuExecutable::RunResources>> GpuExecutable::BorrowResources(
@@ -263,6 +310,7 @@ absl::StatusOr<std::unique_ptr<GpuExecutable::RunResources>> GpuExecutable::Borr
   }
   r->buffers.resize(program_->allocations.size());
   r->owned.resize(program_->allocations.size());
+  if (device.graphs_supported) r->graphs = std::make_unique<GraphRunner>(graph_plan_.get(), device.executor);
   return r;
 }
 
@@ -359,8 +407,13 @@ absl::StatusOr<std::vector<se::OwningDeviceMemory>> GpuExecutable::Execute(
   params.kernels = device->kernels.get();
   params.tracer = options.tracer;
   params.collectives = options.collectives;
+  // CUDA graphs unless turned off or traced (a graph has no per-thunk stamps).
+  params.graphs = options.cuda_graphs && options.tracer == nullptr ? resources->graphs.get() : nullptr;
+  const GraphRunner::Counts before = params.graphs != nullptr ? params.graphs->counts() : GraphRunner::Counts();
+  if (params.graphs != nullptr) params.graphs->BeginRun(buffers);
   if (status.ok()) status = p.root->ExecuteOnStream(params);
   status = WaitAll(resources->stream_ptrs, status);
+  if (params.graphs != nullptr) RecordGraphStats(*device, *params.graphs, before);
   if (options.tracer != nullptr) options.tracer->Finish();
   if (!status.ok()) return status;  // resources dropped: their streams hold the error
   std::vector<se::OwningDeviceMemory> outputs;

@@ -36,6 +36,18 @@
 // vector; device memory: the temp buffer and one buffer per output not
 // donated. Streams, events and the binding tables are reused across runs.
 //
+// CUDA graphs (graph_runner.h): the executable plans once which runs of
+// thunks become graphs; Initialize checks per device that the device can
+// build them (cuda with a driver that has the graph API; never host) and
+// otherwise notes why and launches plainly. Each set of run resources (one
+// per concurrent execution, reused) holds its own graphs, built at its
+// first execution and updated in place when buffer addresses change; so
+// concurrent executions never share a graph and take no lock for one.
+// Cost: one instantiated graph per run of thunks per concurrent execution
+// the device has seen at once (16 threads: up to 16 sets). With
+// ExecuteOptions::cuda_graphs false (or a tracer) every thunk is launched
+// on its own.
+//
 // Thread-safety: Initialize and Execute may be called from any number of
 // threads at once, for the same or different devices. Each Execute uses its
 // own streams, events and buffers; the thunks are immutable.
@@ -46,12 +58,14 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "xla/backends/gpu/runtime/execute_options.h"
+#include "xla/backends/gpu/runtime/graph_runner.h"
 #include "xla/backends/gpu/runtime/program.h"
 #include "xla/stream_executor/owning_device_memory.h"
 #include "xla/stream_executor/stream_executor.h"
@@ -73,6 +87,10 @@ class GpuExecutable {
 
   const Program& program() const { return *program_; }
 
+  // The CUDA graph stats of `executor`'s device (execute_options.h); FailedPrecondition when it was not
+  // initialized. Thread-safe.
+  absl::StatusOr<CudaGraphStats> graph_stats(stream_executor::StreamExecutor* executor);
+
  private:
   struct DeviceState;
   struct RunResources;
@@ -82,8 +100,16 @@ class GpuExecutable {
       stream_executor::StreamExecutor* executor);
   absl::StatusOr<std::unique_ptr<RunResources>> BorrowResources(DeviceState& device);
   void ReturnResources(DeviceState& device, std::unique_ptr<RunResources> resources);
+  // Adds what `graphs` built and updated since the counts given to the
+  // device's totals, and its note.
+  static void RecordGraphStats(DeviceState& device, const GraphRunner& graphs,
+                               const GraphRunner::Counts& before);
 
   std::unique_ptr<Program> program_;
+  // Which runs of thunks become CUDA graphs (graph_runner.h); set under mu_
+  // by the first Initialize, read without it by the devices' runs (which
+  // start after their Initialize returned).
+  std::unique_ptr<const GraphPlan> graph_plan_;
   std::mutex mu_;
   std::map<stream_executor::StreamExecutor*, std::unique_ptr<DeviceState>> devices_;  // guarded by mu_
   // The device initialized last, found without taking mu_ (entries of

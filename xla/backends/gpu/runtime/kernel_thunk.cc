@@ -148,10 +148,7 @@ absl::Status KernelThunk::ExecuteOnStream(const ExecuteParams& params) const {
                                       return fn(buffers, dims);
                                     }));
   }
-  const LoadedKernel* last = last_loaded_.load(std::memory_order_acquire);
-  const se::Kernel* kernel = last != nullptr && last->kernels == params.kernels
-                                 ? last->kernel
-                                 : params.kernels->Get(kernel_index_);
+  const se::Kernel* kernel = LoadedFor(params);
   if (kernel == nullptr) {
     return AnnotateError(*this, absl::FailedPreconditionError(
                                     "kernel not loaded: call Initialize for this device first"));
@@ -162,6 +159,37 @@ absl::Status KernelThunk::ExecuteOnStream(const ExecuteParams& params) const {
   buffers.reserve(args_.size());
   for (const BufferSlice& slice : args_) buffers.push_back(params.buffers->GetDeviceAddress(slice));
   return AnnotateError(*this, stream(params)->Launch(*kernel, dims_, buffers));
+}
+
+const se::Kernel* KernelThunk::LoadedFor(const ExecuteParams& params) const {
+  const LoadedKernel* last = last_loaded_.load(std::memory_order_acquire);
+  return last != nullptr && last->kernels == params.kernels ? last->kernel
+                                                            : params.kernels->Get(kernel_index_);
+}
+
+bool KernelThunk::IsCommand() const {
+  return spec_->registered == nullptr && argument_table_ == nullptr &&
+         (spec_->kind == KernelSpec::Kind::kPtx || spec_->kind == KernelSpec::Kind::kCubin);
+}
+
+absl::Status KernelThunk::ToCommand(const ExecuteParams& params, se::DeviceCommand* command) const {
+  if (!IsCommand()) return Thunk::ToCommand(params, command);
+  const se::Kernel* kernel = LoadedFor(params);
+  if (kernel == nullptr) {
+    return AnnotateError(*this, absl::FailedPreconditionError(
+                                    "kernel not loaded: call Initialize for this device first"));
+  }
+  // Every field set: `command` may hold another kind's values.
+  command->kind = se::DeviceCommand::Kind::kLaunch;
+  command->kernel = kernel;
+  command->dims = dims_;
+  command->dst = se::DeviceMemoryBase();
+  command->src = se::DeviceMemoryBase();
+  command->size = 0;
+  command->pattern = 0;
+  command->args.clear();
+  for (const BufferSlice& slice : args_) command->args.push_back(params.buffers->GetDeviceAddress(slice));
+  return absl::OkStatus();
 }
 
 absl::Status KernelThunk::LaunchThroughTable(const ExecuteParams& params, se::Stream* stream,

@@ -69,6 +69,13 @@ class KernelThunk : public Thunk {
   absl::Status Initialize(const InitializeParams& params) override;
   absl::Status ExecuteOnStream(const ExecuteParams& params) const override;
   absl::StatusOr<ThunkProto> ToProto() const override;
+  // A command for PTX and cubin kernels launched with their buffers as
+  // parameters; not for host or registered kernels (host callbacks) nor
+  // for launches through an argument table (a host-to-device copy from a
+  // per-launch staging buffer first).
+  bool IsCommand() const override;
+  absl::Status ToCommand(const ExecuteParams& params,
+                         stream_executor::DeviceCommand* command) const override;
 
   int64_t kernel_index() const { return kernel_index_; }
   const std::vector<BufferSlice>& args() const { return args_; }
@@ -82,6 +89,8 @@ class KernelThunk : public Thunk {
   // launches `kernel` with the table's address as its one parameter.
   absl::Status LaunchThroughTable(const ExecuteParams& params, stream_executor::Stream* stream,
                                   const stream_executor::Kernel& kernel) const;
+  // The kernel loaded for params.kernels' device; null when not loaded.
+  const stream_executor::Kernel* LoadedFor(const ExecuteParams& params) const;
 
   // The kernel loaded on one device, found on the hot path without
   // DeviceKernels' lock. A list, newest first: one entry per initialized

@@ -16,6 +16,16 @@ absl::StatusOr<std::unique_ptr<MemsetThunk>> MemsetThunk::FromProto(ThunkInfo in
   return std::make_unique<MemsetThunk>(std::move(info), std::move(destination), proto.pattern());
 }
 
+absl::Status MemsetThunk::ToCommand(const ExecuteParams& params,
+                                     stream_executor::DeviceCommand* command) const {
+  if (!IsCommand()) return Thunk::ToCommand(params, command);
+  const stream_executor::DeviceMemoryBase dst = params.buffers->GetDeviceAddress(destination_);
+  const uint64_t size = static_cast<uint64_t>(destination_.size);
+  *command = pattern_ == 0 ? stream_executor::DeviceCommand::MemZero(dst, size)
+                           : stream_executor::DeviceCommand::Memset32(dst, pattern_, size);
+  return absl::OkStatus();
+}
+
 absl::Status MemsetThunk::ExecuteOnStream(const ExecuteParams& params) const {
   if (destination_.size == 0) return absl::OkStatus();
   stream_executor::DeviceMemoryBase dst = params.buffers->GetDeviceAddress(destination_);

@@ -23,6 +23,10 @@ class MemsetThunk : public Thunk {
                                                                 const ThunkContext& ctx);
 
   absl::Status ExecuteOnStream(const ExecuteParams& params) const override;
+  // A command unless the destination is empty (then nothing is enqueued).
+  bool IsCommand() const override { return destination_.size > 0; }
+  absl::Status ToCommand(const ExecuteParams& params,
+                         stream_executor::DeviceCommand* command) const override;
   absl::StatusOr<ThunkProto> ToProto() const override;
 
  private:

@@ -4,6 +4,10 @@
 // read with FromThunkList. Within one list every async_start must be
 // followed by exactly one async_done of the same id on the same stream.
 //
+// With ExecuteParams::graphs set, a run of command thunks that has a CUDA
+// graph is submitted as one graph launch (graph_runner.h); with a tracer
+// set (and no graphs), each thunk's interval is recorded.
+//
 // Thread-safety: see thunk.h.
 #ifndef XLA_BACKENDS_GPU_RUNTIME_SEQUENTIAL_THUNK_H_
 #define XLA_BACKENDS_GPU_RUNTIME_SEQUENTIAL_THUNK_H_
@@ -67,6 +71,7 @@ class SequentialThunk : public Thunk {
   // The list as a SequentialThunkProto (for nesting in other thunks).
   absl::StatusOr<SequentialThunkProto> ToSequenceProto() const;
   const std::vector<std::unique_ptr<Thunk>>& thunks() const { return thunks_; }
+  absl::Span<const std::unique_ptr<Thunk>> sequence() const override { return thunks_; }
 
  private:
   std::vector<std::unique_ptr<Thunk>> thunks_;

@@ -71,4 +71,10 @@ absl::Status AnnotateError(const Thunk& thunk, absl::Status status) {
                                                   status.message()));
 }
 
+absl::Status Thunk::ToCommand(const ExecuteParams& /*params*/,
+                             stream_executor::DeviceCommand* /*command*/) const {
+  return absl::UnimplementedError(
+      absl::StrCat("a ", ThunkKindName(kind_), " thunk is not a command-buffer command"));
+}
+
 }  // namespace xla::gpu

@@ -43,6 +43,7 @@
 #include "xla/backends/gpu/runtime/executable.pb.h"
 #include "xla/backends/gpu/runtime/kernel_table.h"
 #include "xla/backends/gpu/runtime/target.h"
+#include "xla/stream_executor/command_buffer.h"
 #include "xla/stream_executor/event.h"
 #include "xla/stream_executor/stream.h"
 #include "xla/stream_executor/stream_executor.h"
@@ -156,6 +157,7 @@ struct AsyncEvents {
 
 class ThunkTracer;               // thunk_trace.h
 struct CollectiveContext;        // collective_context.h
+class GraphRunner;               // graph_runner.h
 
 struct ExecuteParams {
   stream_executor::StreamExecutor* executor = nullptr;
@@ -172,6 +174,11 @@ struct ExecuteParams {
   // communicators (collective_context.h); null outside replicated runs.
   // Read by collective thunks only.
   const CollectiveContext* collectives = nullptr;
+  // When set, sequences submit the runs of command thunks it has a CUDA
+  // graph for as one graph launch (graph_runner.h) instead of thunk by
+  // thunk. Per run (not shared between concurrent executions); null runs
+  // every thunk plainly.
+  GraphRunner* graphs = nullptr;
 };
 
 class Thunk {
@@ -198,6 +205,21 @@ class Thunk {
 
   // Child thunks, for walks (inspect); empty for leaves.
   virtual std::vector<const Thunk*> children() const { return {}; }
+  // For a sequence (SequentialThunk), its thunks in order, without a copy;
+  // empty for every other kind.
+  virtual absl::Span<const std::unique_ptr<Thunk>> sequence() const { return {}; }
+
+  // Whether this thunk can be one node of a command buffer (a CUDA graph,
+  // graph_runner.h): its whole work is one kernel launch, memset or
+  // device-to-device copy of buffer slices, with nothing done on the host.
+  // False by default (GEMMs, host callbacks, loops, collectives, ...).
+  virtual bool IsCommand() const { return false; }
+  // The command ExecuteOnStream would enqueue for `params`, into
+  // `*command` (its storage reused). Only for thunks whose IsCommand() is
+  // true (Unimplemented otherwise); FailedPrecondition when the device
+  // was not initialized for it. Thread-safe.
+  virtual absl::Status ToCommand(const ExecuteParams& params,
+                                 stream_executor::DeviceCommand* command) const;
 
  protected:
   // A ThunkProto with this thunk's info set (the kind left for the caller).

@@ -1,0 +1,86 @@
+// CudaCommandBuffer: the CUDA platform's CommandBuffer (command_buffer.h),
+// a CUDA graph built explicitly through the driver's graph API and one
+// executable graph instantiated from it.
+//
+//  * Append adds a node (cuGraphAddKernelNode / cuGraphAddMemsetNode /
+//    cuGraphAddMemcpyNode) that depends on the previous node: a chain, the
+//    order of a stream. Launches pass one CUdeviceptr parameter per buffer,
+//    as CudaStream::Launch. A memzero whose size and address are multiples
+//    of 4 is a 4-byte memset, else a 1-byte one; copies are 1D device to
+//    device.
+//  * Finalize instantiates (cuGraphInstantiateWithFlags, flags 0).
+//  * Update records the node's new values; Submit queues, on the stream's
+//    worker (CudaStream::EnqueueDriverWork, with the context current), the
+//    recorded updates (cuGraphExecKernelNodeSetParams /
+//    cuGraphExecMemsetNodeSetParams / cuGraphExecMemcpyNodeSetParams) and
+//    then cuGraphLaunch, so an update issued on the host never overtakes a
+//    submission still queued. A Submit without updates issues only
+//    cuGraphLaunch: one driver call for the whole chain.
+//  * Why explicit construction and not stream capture: each node's
+//    parameters are known to the runtime, so it can update exactly the
+//    nodes whose buffers moved; capture would have to re-record the whole
+//    sequence and cuGraphExecUpdate it on every change. The cost: library
+//    calls (cuBLAS, cuBLASLt) cannot be nodes (their kernels are only
+//    reachable by capture), so GEMMs end a graph (docs/architecture.md).
+//
+// The graph keeps the kernels' functions, not their modules: the kernels
+// must outlive the command buffer (the runtime's kernels live as long as
+// the executable, and its command buffers are freed before them).
+//
+// Thread-safety: as CommandBuffer (one thread at a time).
+#ifndef XLA_STREAM_EXECUTOR_CUDA_CUDA_COMMAND_BUFFER_H_
+#define XLA_STREAM_EXECUTOR_CUDA_CUDA_COMMAND_BUFFER_H_
+
+#include <cuda.h>
+
+#include <memory>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "xla/stream_executor/command_buffer.h"
+#include "xla/stream_executor/cuda/cuda_driver_api.h"
+
+namespace stream_executor::cuda {
+
+class CudaCommandBuffer : public CommandBuffer {
+ public:
+  // An empty graph (cuGraphCreate) for `context`. FailedPrecondition naming
+  // the missing entry point when `api` has no graph API (an older driver);
+  // the driver's error otherwise. `api` and `context` must outlive it.
+  static absl::StatusOr<std::unique_ptr<CudaCommandBuffer>> Create(const CudaDriverApi& api,
+                                                                   CUcontext context);
+  // Destroys the executable graph and the graph (errors ignored). Work
+  // already submitted must have been issued (the stream's worker drained).
+  ~CudaCommandBuffer() override;
+  CudaCommandBuffer(const CudaCommandBuffer&) = delete;
+  CudaCommandBuffer& operator=(const CudaCommandBuffer&) = delete;
+
+  absl::StatusOr<int> Append(const DeviceCommand& command) override;
+  absl::Status Finalize() override;
+  absl::Status Update(int node, const DeviceCommand& command) override;
+  absl::Status Submit(Stream* stream) override;
+  int num_nodes() const override { return static_cast<int>(nodes_.size()); }
+
+ private:
+  struct Node {
+    CUgraphNode handle = nullptr;
+    DeviceCommand command;
+  };
+
+  CudaCommandBuffer(const CudaDriverApi& api, CUcontext context, CUgraph graph)
+      : api_(api), context_(context), graph_(graph) {}
+
+  const CudaDriverApi& api_;
+  const CUcontext context_;
+  CUgraph graph_ = nullptr;
+  CUgraphExec exec_ = nullptr;  // set by Finalize
+  std::vector<Node> nodes_;
+  // Nodes updated since the last Submit (indices into nodes_, no repeats).
+  std::vector<int> pending_;
+  std::vector<bool> is_pending_;
+};
+
+}  // namespace stream_executor::cuda
+
+#endif  // XLA_STREAM_EXECUTOR_CUDA_CUDA_COMMAND_BUFFER_H_

@@ -6,6 +6,7 @@ the documented exception with the command line's message."""
 import os
 import tempfile
 import threading
+import time
 import unittest
 
 import numpy as np
@@ -230,6 +231,33 @@ class CompileAndRunTest(unittest.TestCase):
         for t in threads:
             t.join()
         self.assertEqual(errors, [])
+
+    def test_compile_releases_the_gil(self):
+        # Another Python thread keeps running while compiles work: its
+        # longest pause stays far below the compiles' time (it would span a
+        # whole compile if the GIL were held).
+        done = threading.Event()
+        seconds = []
+
+        def compile_several():
+            start = time.perf_counter()
+            for _ in range(6):
+                xla_aot.compile(LAYER, opt_level=3)
+            seconds.append(time.perf_counter() - start)
+            done.set()
+
+        thread = threading.Thread(target=compile_several)
+        last = time.perf_counter()
+        longest_pause, iterations = 0.0, 0
+        thread.start()
+        while not done.is_set():
+            now = time.perf_counter()
+            longest_pause, last = max(longest_pause, now - last), now
+            iterations += 1
+        thread.join()
+        self.assertGreater(iterations, 1000)
+        self.assertLess(longest_pause, seconds[0] / 2,
+                        f"the main thread paused {longest_pause:.3f}s during {seconds[0]:.3f}s of compiles")
 
 
 class ErrorTest(unittest.TestCase):

@@ -21,6 +21,10 @@ PACKAGES=(
   binutils
   openmpi-bin          # mpirun, for the multi-process collective tests
   libopenmpi-dev       # mpi.h and libmpi.so.40 (dlopen'ed, never linked by the runtime)
+  pybind11-dev         # the Python extension (python/, docs/python.md)
+  python3-dev          # Python.h for Debian's /usr/bin/python3
+  python3-venv         # the wheel test installs into a temporary venv
+  python3-numpy        # the package's one Python dependency
 )
 
 missing=()

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs every test: installs the Debian packages (tools/install_deps.sh), runs
-# `bazel test //...`, then reruns the malformed-input parser tests and the
+# `bazel test //...` (which includes //python:wheel_test: the Python wheel
+# built, installed into a fresh venv of Debian's python3 and tested), then reruns the malformed-input parser tests and the
 # parser and .npy fuzz harnesses under AddressSanitizer and
 # UndefinedBehaviorSanitizer, and the stream executor and JIT cache under
 # ThreadSanitizer. Prints Bazel's per-test summary and a final

@@ -323,6 +323,15 @@ absl::Status DumpKernels(const aot::Executable& exe, const std::string& dir, std
 
 }  // namespace
 
+void PrintArtifact(const aot::Executable& exe, const aot::LoadOptions& load, std::ostream& out) {
+  out << DescribeSignature(exe.program().signature, load) << "\n";
+  PrintHeader(exe.program().artifact->header(), out);
+  PrintTables(exe, out);
+  PrintCustomCalls(exe, out);
+  out << "thunks:\n";
+  PrintList(exe.program().payload().thunks(), "", exe.program().payload(), 0, out);
+}
+
 int RunInspect(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   std::string path, dump_dir, dot_path;
   TrustFlags trust;
@@ -362,12 +371,7 @@ int RunInspect(const std::vector<std::string>& args, std::ostream& out, std::ost
     err << "xla_aot inspect: " << path << ": " << exe.status().message() << "\n";
     return kExitBadInput;
   }
-  out << DescribeSignature((*exe)->program().signature, *load) << "\n";
-  PrintHeader((*exe)->program().artifact->header(), out);
-  PrintTables(**exe, out);
-  PrintCustomCalls(**exe, out);
-  out << "thunks:\n";
-  PrintList((*exe)->program().payload().thunks(), "", (*exe)->program().payload(), 0, out);
+  PrintArtifact(**exe, *load, out);
   if (!dump_dir.empty()) {
     if (absl::Status s = DumpKernels(**exe, dump_dir, out); !s.ok()) {
       err << "xla_aot inspect: " << s.message() << "\n";

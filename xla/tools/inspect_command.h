@@ -17,9 +17,16 @@
 #include <string>
 #include <vector>
 
+#include "xla/aot/executable.h"
+
 namespace xla::cli {
 
 extern const char kInspectHelp[];
+
+// Prints what `xla_aot inspect FILE` prints for an artifact already loaded
+// (under `load`, the policy the signature line describes): the signature,
+// the header, the tables, the custom calls and the thunk tree. Never fails.
+void PrintArtifact(const aot::Executable& exe, const aot::LoadOptions& load, std::ostream& out);
 
 int RunInspect(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 

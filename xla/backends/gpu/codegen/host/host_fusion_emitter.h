@@ -37,8 +37,9 @@
 //                      the operand copied first unless the output aliases it.
 //   sort               root sort (one or more operands, any sort dim): one
 //                      block per line along the sort dim; the line is
-//                      copied to the outputs, runs of 16 are insertion-
-//                      sorted there, then bottom-up merge passes go back
+//                      copied to the outputs and insertion-sorted there
+//                      when it has at most 128 elements; longer lines
+//                      sort runs of 16 so, then bottom-up merge passes go back
 //                      and forth through a scratch line (stack or malloc,
 //                      see sort_stack_scratch_bytes): stable, O(n log n)
 //                      comparator calls per line, for any comparator.

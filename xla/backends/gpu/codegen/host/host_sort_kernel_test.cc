@@ -1,9 +1,9 @@
 // The host sort kernel (host_sort_kernel.cc: insertion-sorted runs, then
 // merge passes through a stack or malloc'ed scratch line) against the
 // reference evaluator's std::stable_sort, bit for bit, through the real
-// shared object: line lengths around the run length and the powers of two
-// of the passes (1, 2, 3, 16, 17, 33, 1000, 4099; 262145 against
-// std::stable_sort), keys with many ties,
+// shared object: line lengths around the insertion-only limit and the
+// powers of two of the passes (1, 2, 3, 17, 128, 129, 1000, 4099; 262145
+// against std::stable_sort), keys with many ties,
 // NaNs of both signs and -0.0 under a total-order comparator, ascending and
 // descending comparators, several operands (keys and values, argsort with
 // a fused iota), stable and unstable sorts, sort dims that are not minor,
@@ -94,7 +94,7 @@ ENTRY e {
 }
 
 TEST(HostSortKernel, F32TotalOrderAscendingEverySize) {
-  for (int64_t n : {1, 2, 3, 16, 17, 33, 1000, 4099}) {
+  for (int64_t n : {1, 2, 3, 17, 128, 129, 1000, 4099}) {
     SCOPED_TRACE(absl::StrCat("n=", n));
     CheckSort(F32Sort(n, "LT"), [](std::vector<Literal>& in) { SpecialFloats(in[0]); });
   }
@@ -175,7 +175,7 @@ ENTRY e {
 }
 
 TEST(HostSortKernel, KeysAndValuesStableWithTies) {
-  for (int64_t n : {1, 3, 17, 1000}) {
+  for (int64_t n : {1, 17, 129, 1000}) {
     for (bool minor : {true, false}) {
       for (const char* dir : {"LT", "GT"}) {
         SCOPED_TRACE(absl::StrCat("n=", n, " minor=", minor, " ", dir));
@@ -255,7 +255,7 @@ ENTRY e {
 // The malloc'ed scratch line (stack limit 0) gives the same bits as the
 // stack one.
 TEST(HostSortKernel, MallocScratchMatches) {
-  for (int64_t n : {17, 1000}) {
+  for (int64_t n : {129, 1000}) {
     SCOPED_TRACE(absl::StrCat("n=", n));
     CheckSort(KeyValueSort(n, false, "LT", true), [](std::vector<Literal>& in) { FewInts(in[0]); },
               /*stack_scratch_bytes=*/0);

@@ -78,6 +78,7 @@ absl::Status HostStream::Memcpy(DeviceMemoryBase* device_dst,
   Operation op;
   op.kind = Operation::Kind::kCopy;
   op.name = kH2D;
+  op.may_run_inline = true;
   op.dst = device_dst->opaque;
   op.src = host_src;
   op.size = size;
@@ -93,6 +94,7 @@ absl::Status HostStream::Memcpy(void* host_dst,
   Operation op;
   op.kind = Operation::Kind::kCopy;
   op.name = kD2H;
+  op.may_run_inline = true;
   op.dst = host_dst;
   op.src = device_src.opaque;
   op.size = size;
@@ -108,6 +110,7 @@ absl::Status HostStream::Memcpy(DeviceMemoryBase* device_dst,
   Operation op;
   op.kind = Operation::Kind::kCopy;
   op.name = kD2D;
+  op.may_run_inline = true;
   op.dst = device_dst->opaque;
   op.src = device_src.opaque;
   op.size = size;
@@ -125,6 +128,7 @@ absl::Status HostStream::Memset32(DeviceMemoryBase* location, uint32_t pattern,
   Operation op;
   op.kind = Operation::Kind::kFill32;
   op.name = "memset32";
+  op.may_run_inline = true;
   op.dst = location->opaque;
   op.pattern = pattern;
   op.size = size;
@@ -137,6 +141,7 @@ absl::Status HostStream::MemZero(DeviceMemoryBase* location, uint64_t size) {
   Operation op;
   op.kind = Operation::Kind::kZero;
   op.name = "memzero";
+  op.may_run_inline = true;
   op.dst = location->opaque;
   op.size = size;
   return Enqueue(std::move(op));
@@ -160,6 +165,7 @@ absl::Status HostStream::Launch(const Kernel& kernel,
   Operation op;
   op.kind = Operation::Kind::kLaunch;
   op.name = "kernel launch";  // a host launch itself cannot fail
+  op.may_run_inline = true;
   op.function = host_kernel->function();
   op.blocks = dims.num_blocks();
   op.num_buffers = static_cast<int64_t>(args.size());
@@ -189,6 +195,7 @@ absl::Status HostStream::Gemm(const BlasGemmConfig& config, const DeviceMemoryBa
   Operation op;
   op.kind = Operation::Kind::kCallback;
   op.name = "gemm";
+  op.may_run_inline = true;
   op.work = [c, l = lhs.opaque, r = rhs.opaque, o = out.opaque, threading]() {
     return HostGemm(c, l, r, o, threading);
   };
@@ -258,10 +265,34 @@ absl::Status HostStream::BlockHostUntilDone() {
 }
 
 absl::Status HostStream::Enqueue(Operation operation) {
-  std::lock_guard<std::mutex> lock(mu_);
+  std::unique_lock<std::mutex> lock(mu_);
   if (!status_.ok() || !queued_error_.ok()) return KnownErrorLocked();
-  PushLocked(std::move(operation));
-  return absl::OkStatus();
+  if (!operation.may_run_inline || pending_ != 0 ||
+      std::this_thread::get_id() == worker_.get_id()) {
+    PushLocked(std::move(operation));
+    return absl::OkStatus();
+  }
+  // Idle: nothing is queued or running, so this operation may run here and
+  // now, saving the worker's wake-up and the waiter's (a while loop reads
+  // its predicate every iteration). Operations other threads queue
+  // meanwhile wait for it: the worker does not take the queue while
+  // running_inline_.
+  ++pending_;
+  running_inline_ = true;
+  lock.unlock();
+  absl::Status status = Run(operation, absl::OkStatus());
+  operation.work = nullptr;
+  operation.library.reset();
+  lock.lock();
+  running_inline_ = false;
+  --pending_;
+  if (!status.ok()) status_ = Annotate(operation.name, status);
+  if (!queue_.empty() && worker_waiting_) {
+    worker_waiting_ = false;
+    work_available_.notify_one();
+  }
+  if (pending_ == 0) idle_.notify_all();
+  return DeepCopyStatus(status_);
 }
 
 absl::Status HostStream::EnqueueError(absl::string_view name,
@@ -340,7 +371,7 @@ absl::Status HostStream::Run(Operation& op, const absl::Status& status) {
 void HostStream::WorkerLoop() {
   std::unique_lock<std::mutex> lock(mu_);
   while (true) {
-    while (!shutting_down_ && queue_.empty()) {
+    while (!shutting_down_ && (queue_.empty() || running_inline_)) {
       worker_waiting_ = true;
       work_available_.wait(lock);
     }

@@ -12,6 +12,17 @@
 // queued under one lock and runs it as a batch, and is woken only when it
 // sleeps.
 //
+// Inline runs: a copy, fill, launch or GEMM enqueued while the stream is
+// idle (nothing queued or running, no error) runs on the calling thread
+// before the enqueue returns (a launch still spreads its blocks over the
+// pool). Nothing could have run before it, so the order is the stream's;
+// what it saves is the worker's wake-up and the wake-up of a thread waiting
+// in BlockHostUntilDone, twice per iteration of a while loop that reads its
+// predicate. Events, waits and host callbacks always go through the
+// worker; so does everything enqueued while an earlier operation is queued
+// or running. A failed inline operation returns its error at once (it is
+// the stream's sticky error, as if it had failed on the worker).
+//
 // Thread-safety: all methods may be called from any thread. (std::mutex, not
 // absl::Mutex: Debian's abseil is not built for ThreadSanitizer.)
 #ifndef XLA_STREAM_EXECUTOR_HOST_HOST_STREAM_H_
@@ -105,6 +116,9 @@ class HostStream : public Stream {
     std::shared_ptr<const LoadedLibrary> library;
     HostEvent* event = nullptr;
     int64_t generation = 0;
+    // Copies, fills, launches and GEMMs: may run on the enqueuing thread
+    // when the stream is idle (see above).
+    bool may_run_inline = false;
     Work work;
     absl::Status error;
   };
@@ -137,11 +151,13 @@ class HostStream : public Stream {
   // capacity, so a warm stream queues without allocating.
   std::vector<Operation> queue_;
   bool worker_waiting_ = false;  // the worker sleeps on work_available_
+  bool running_inline_ = false;  // an enqueuing thread runs an operation
   int64_t pending_ = 0;          // queued or running
   absl::Status status_;          // the first error, sticky
   absl::Status queued_error_;    // an enqueue-time error not yet reached
-  // status_ is written only by the worker (under mu_), so the worker reads
-  // it without the lock.
+  // status_ is written under mu_ by the worker, or by an inline run while
+  // the worker runs no batch (pending_ was 0 and running_inline_ keeps it
+  // from taking one), so the worker reads it without the lock.
   bool shutting_down_ = false;
   std::vector<Operation> batch_;  // the worker's own
   std::thread worker_;

@@ -37,9 +37,12 @@
 //                      the operand copied first unless the output aliases it.
 //   sort               root sort (one or more operands, any sort dim): one
 //                      block per line along the sort dim; the line is
-//                      copied to the outputs, then a stable insertion sort
-//                      there calls the comparator (O(n^2) per line: meant
-//                      for the modest sorts of model graphs).
+//                      copied to the outputs and insertion-sorted there
+//                      when it has at most 128 elements; longer lines
+//                      sort runs of 16 so, then bottom-up merge passes go back
+//                      and forth through a scratch line (stack or malloc,
+//                      see sort_stack_scratch_bytes): stable, O(n log n)
+//                      comparator calls per line, for any comparator.
 //   select_and_scatter root select-and-scatter: one block; the output is
 //                      set to init, then per source element (row-major)
 //                      the window selection of ../window_gather_ir.h and
@@ -105,6 +108,10 @@ struct HostEmitOptions {
   // input is expensive per element keep that input's row on the stack, up
   // to this many bytes, instead of computing it twice. 0: always recompute.
   int64_t row_cache_bytes = 64 * 1024;
+  // Sort kernels merge through one scratch line per operand: a stack array
+  // when all of a line's scratch takes at most this many bytes, else one
+  // malloc per line (freed after it). 0: always malloc.
+  int64_t sort_stack_scratch_bytes = 64 * 1024;
 };
 
 // One buffer argument of the kernel (operands, then output leaves).

@@ -21,7 +21,7 @@ namespace xla::gpu {
 
 struct FusionRun {
   HostKernelInfo info;
-  Literal expected;  // the evaluator's
+  Literal expected;  // the evaluator's (empty when FusionRunOptions::evaluate is false)
   Literal actual;    // the kernel's
   std::string ir;    // the unoptimized LLVM IR of the kernel
   // The floating-point exception flags (<cfenv> FE_*) the kernel's calls
@@ -35,6 +35,9 @@ struct FusionRunOptions {
   uint64_t seed = 1;
   // Arguments of the entry computation; empty: MakeRandomInputs(seed).
   std::vector<Literal> inputs;
+  // False: skip the evaluator (for sizes it takes minutes on in a debug
+  // build; the test then checks `actual` against its own oracle).
+  bool evaluate = true;
 };
 
 // Runs the entry computation's root of `module`, which must be a fusion

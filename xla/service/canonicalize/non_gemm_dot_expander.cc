@@ -140,12 +140,16 @@ absl::StatusOr<HloInstruction*> Expand(HloInstruction* dot, PrimitiveType comput
     rmap.push_back(nb + lf + rf + i);
   }
   const Shape product_shape = Shape::Array(compute, dims);
+  // The convert comes after the broadcast, so that fusion puts it into the
+  // reduction kernel too (a convert of the whole operand feeding a broadcast
+  // would stay a kernel of its own and store a widened copy).
   auto widen = [&](HloInstruction* op, const std::vector<int64_t>& perm,
                    const std::vector<int64_t>& map) {
-    HloInstruction* t = AddTranspose(comp, names, Convert(comp, names, op, compute), perm);
-    HloInstruction* b = AddOp(comp, names, HloOpcode::kBroadcast, product_shape, {t}, "broadcast");
+    HloInstruction* t = AddTranspose(comp, names, op, perm);
+    HloInstruction* b = AddOp(comp, names, HloOpcode::kBroadcast,
+                              Shape::Array(op->shape().element_type(), dims), {t}, "broadcast");
     b->SetAttr(AttrId::kDimensions, map);
-    return b;
+    return Convert(comp, names, b, compute);
   };
   HloInstruction* products =
       AddOp(comp, names, IsPred(compute) ? HloOpcode::kAnd : HloOpcode::kMultiply, product_shape,

@@ -5,14 +5,17 @@
 // s32 x s32 -> f32 or f32 x f32 -> f16) into elementwise ops and a reduce,
 // as XLA lowers dots the GEMM library cannot take:
 //
-//   lhs, rhs -> convert to the compute type C -> transpose to
-//   [batch..., free..., contracting...] -> broadcast both to
-//   [batch..., lhs free..., rhs free..., contracting...] -> multiply ->
-//   reduce(add) over the contracting dims -> (convert to the result type)
+//   lhs, rhs -> transpose to [batch..., free..., contracting...] ->
+//   broadcast both to [batch..., lhs free..., rhs free..., contracting...]
+//   -> convert to the compute type C -> multiply -> reduce(add) over the
+//   contracting dims -> (convert to the result type)
 //
 // The reduce has the dot's dimensions (and layout when C is the result type),
-// and fusion puts the converts, broadcasts and the multiply into the reduce's
-// kernel, so the b*m*n*k products are never stored.
+// and fusion puts the transposes, broadcasts, converts and the multiply into
+// the reduce's kernel: one reduction kernel that reads the operands in their
+// own type, and neither the b*m*n*k products nor widened operand copies are
+// stored (converting before the broadcast would leave the converts as
+// kernels of their own).
 //
 // C and the ops follow the evaluator's dot semantics (linalg_util.h):
 //   * integer result: C is the result type. Operands are converted to it

@@ -143,6 +143,11 @@ TEST(NonGemmDotExpander, S8TimesS8IntoS32NearTheLimits) {
   args.push_back(Fill(T::S8, {3, 37}, [](int64_t i) { return i % 3 == 0 ? -128 : 127 - i % 5; }));
   args.push_back(Fill(T::S8, {37, 7}, [](int64_t i) { return i % 4 == 0 ? 127 : -127 + i % 3; }));
   ExpectSameOn(hlo, std::move(args));
+  // The operands are broadcast in s8 and converted at the product shape, so
+  // fusion keeps the converts in the reduction kernel.
+  PassResult r = ExpectExpanded(hlo);
+  EXPECT_TRUE(Contains(r.text, "s8[3,7,37]{2,1,0} broadcast(a)"));
+  EXPECT_TRUE(Contains(r.text, "s32[3,7,37]{2,1,0} convert(broadcast)"));
   // Mixed signedness: u8 x s8 -> s32.
   std::vector<Literal> mixed;
   mixed.push_back(Fill(T::U8, {3, 37}, [](int64_t i) { return 255 - i % 7; }));

@@ -193,11 +193,9 @@ PrimitiveType NonGemmDotComputeType(PrimitiveType lhs, PrimitiveType rhs, Primit
   if (IsPred(result)) {
     return IsPred(lhs) && IsPred(rhs) ? PrimitiveType::PRED : PrimitiveType::TUPLE;
   }
-  if (IsFloat(result) && ConvertsExactly(lhs, PrimitiveType::F64) &&
-      ConvertsExactly(rhs, PrimitiveType::F64)) {
-    return PrimitiveType::F64;
-  }
-  return PrimitiveType::TUPLE;
+  // The evaluator reads every operand as a double (rounding s64 / u64 to
+  // nearest, as convert does) and sums in f64.
+  return IsFloat(result) ? PrimitiveType::F64 : PrimitiveType::TUPLE;
 }
 
 absl::StatusOr<bool> NonGemmDotExpander::Run(HloModule* module) {

@@ -25,14 +25,14 @@
 //   * pred x pred -> pred: C is pred, the product is `and` and the sum is
 //     `or` (the evaluator's integer sum is non-zero exactly when some
 //     product is 1).
-//   * float result: C is f64 when both operands convert to f64 exactly;
-//     products are exact and the f64 sum is rounded once to the result type
-//     by a final convert, as the evaluator does (only the summation order
+//   * float result: C is f64. Operands are converted to f64 (exact but for
+//     s64 / u64 beyond 2^53, which round to nearest as the evaluator's read
+//     does), products and sums are in f64 and a final convert rounds once to
+//     the result type, as the evaluator does (only the summation order
 //     differs).
 // Left alone: dots the GEMM path runs (GemmPathRunsDot), complex dots (the
 // emitters have no complex arithmetic), pred results of non-pred operands,
-// float dots with an operand f64 does not hold exactly (s64, u64), dynamic
-// shapes, other operand counts and dots with control edges; the thunk
+// float operands into an integer result, dynamic shapes, other operand counts and dots with control edges; the thunk
 // emitter then refuses them by name.
 //
 // Run after fp8-dot-widener and before dot-canonicalizer. Idempotent (it

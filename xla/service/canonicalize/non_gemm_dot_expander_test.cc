@@ -77,10 +77,10 @@ TEST(NonGemmDotExpander, ComputeTypeTable) {
   // pred x pred -> pred is or-of-ands; other operands into pred are not.
   EXPECT_EQ(NonGemmDotComputeType(T::PRED, T::PRED, T::PRED), T::PRED);
   EXPECT_EQ(NonGemmDotComputeType(T::S32, T::S32, T::PRED), T::TUPLE);
-  // Float results compute in f64 when f64 holds every operand value.
+  // Float results compute in f64, as the evaluator does.
   EXPECT_EQ(NonGemmDotComputeType(T::S32, T::S32, T::F32), T::F64);
   EXPECT_EQ(NonGemmDotComputeType(T::F32, T::F32, T::F16), T::F64);
-  EXPECT_EQ(NonGemmDotComputeType(T::S64, T::S64, T::F32), T::TUPLE);
+  EXPECT_EQ(NonGemmDotComputeType(T::S64, T::U64, T::F32), T::F64);
   // Float operands into an integer result, and complex: left alone.
   EXPECT_EQ(NonGemmDotComputeType(T::F32, T::F32, T::S32), T::TUPLE);
   EXPECT_EQ(NonGemmDotComputeType(T::C64, T::C64, T::C64), T::TUPLE);
@@ -218,6 +218,13 @@ TEST(NonGemmDotExpander, FloatResultsTheGemmCannotTakeComputeInF64) {
              "f32[3,7] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}"));
   ASSERT_NE(r.module, nullptr);
   EXPECT_TRUE(Contains(r.text, "f64[3,7] reduce"));
+  // s64 beyond 2^53 rounds to f64 as the evaluator reads it.
+  std::vector<Literal> s64;
+  s64.push_back(Fill(T::S64, {3, 5}, [](int64_t i) { return INT64_C(9007199254740993) * (i % 3 - 1) + i; }));
+  s64.push_back(Fill(T::S64, {5, 7}, [](int64_t i) { return 1000003 * (i % 5) - 2000000; }));
+  ExpectSameOn(Module("  a = s64[3,5] parameter(0)\n  b = s64[5,7] parameter(1)",
+                      "f32[3,7] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}"),
+               std::move(s64));
   ExpectExpanded(Module("  a = f32[2,3,5] parameter(0)\n  b = f32[2,5,7] parameter(1)",
                         "f16[2,3,7] dot(a, b), lhs_batch_dims={0}, rhs_batch_dims={0}, "
                         "lhs_contracting_dims={2}, rhs_contracting_dims={1}"));

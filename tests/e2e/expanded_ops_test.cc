@@ -423,7 +423,8 @@ ENTRY e {
   c = s64[9,13] parameter(4)
   s = s64[9,5] dot(c, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
   f = f32[9,5] dot(c, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
-  ROOT t = (u8[9,5], pred[9,5], s64[9,5], f32[9,5]) tuple(u, o, s, f)
+  z = pred[9,5] dot(c, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  ROOT t = (u8[9,5], pred[9,5], s64[9,5], f32[9,5], pred[9,5]) tuple(u, o, s, f, z)
 }
 )";
 

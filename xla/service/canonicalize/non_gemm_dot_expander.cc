@@ -166,7 +166,17 @@ absl::StatusOr<HloInstruction*> Expand(HloInstruction* dot, PrimitiveType comput
     sum->SetAttr(AttrId::kToApply, reducers->Get(compute));
   }
   if (compute == dot->shape().element_type()) return sum;
-  return AddOp(comp, names, HloOpcode::kConvert, dot->shape(), {sum}, "convert");
+  if (!IsPred(dot->shape().element_type())) {
+    return AddOp(comp, names, HloOpcode::kConvert, dot->shape(), {sum}, "convert");
+  }
+  // A pred result of a wider sum is "the sum is not zero".
+  HloInstruction* zero = AddBroadcastOfScalar(
+      comp, names, comp->AddInstruction(MakeScalarConstant(compute, 0.0, names->Unique("zero"))),
+      sum->shape());
+  HloInstruction* nonzero =
+      AddOp(comp, names, HloOpcode::kCompare, dot->shape(), {sum, zero}, "nonzero");
+  nonzero->SetAttr(AttrId::kDirection, std::string("NE"));
+  return nonzero;
 }
 
 }  // namespace
@@ -186,12 +196,12 @@ bool GemmPathRunsDot(const HloInstruction& dot, bool keep_cublaslt_fp8) {
 
 PrimitiveType NonGemmDotComputeType(PrimitiveType lhs, PrimitiveType rhs, PrimitiveType result) {
   if (IsComplex(lhs) || IsComplex(rhs) || IsComplex(result)) return PrimitiveType::TUPLE;
-  if (IsInteger(result)) {
-    const bool ok = (IsInteger(lhs) || IsPred(lhs)) && (IsInteger(rhs) || IsPred(rhs));
-    return ok ? result : PrimitiveType::TUPLE;
-  }
+  const bool int_operands = (IsInteger(lhs) || IsPred(lhs)) && (IsInteger(rhs) || IsPred(rhs));
+  if (IsInteger(result)) return int_operands ? result : PrimitiveType::TUPLE;
   if (IsPred(result)) {
-    return IsPred(lhs) && IsPred(rhs) ? PrimitiveType::PRED : PrimitiveType::TUPLE;
+    // The evaluator's sum is modulo 2^64: s64 wraps the same way.
+    if (IsPred(lhs) && IsPred(rhs)) return PrimitiveType::PRED;
+    return int_operands ? PrimitiveType::S64 : PrimitiveType::TUPLE;
   }
   // The evaluator reads every operand as a double (rounding s64 / u64 to
   // nearest, as convert does) and sums in f64.

@@ -25,14 +25,17 @@
 //   * pred x pred -> pred: C is pred, the product is `and` and the sum is
 //     `or` (the evaluator's integer sum is non-zero exactly when some
 //     product is 1).
+//   * other integer or pred operands into pred: C is s64 and the result is
+//     `compare(sum, 0), direction=NE`, as the evaluator stores its sum
+//     modulo 2^64 into a pred.
 //   * float result: C is f64. Operands are converted to f64 (exact but for
 //     s64 / u64 beyond 2^53, which round to nearest as the evaluator's read
 //     does), products and sums are in f64 and a final convert rounds once to
 //     the result type, as the evaluator does (only the summation order
 //     differs).
 // Left alone: dots the GEMM path runs (GemmPathRunsDot), complex dots (the
-// emitters have no complex arithmetic), pred results of non-pred operands,
-// float operands into an integer result, dynamic shapes, other operand counts and dots with control edges; the thunk
+// emitters have no complex arithmetic), float operands into an integer or
+// pred result, dynamic shapes, other operand counts and dots with control edges; the thunk
 // emitter then refuses them by name.
 //
 // Run after fp8-dot-widener and before dot-canonicalizer. Idempotent (it

@@ -76,7 +76,8 @@ TEST(NonGemmDotExpander, ComputeTypeTable) {
   EXPECT_EQ(NonGemmDotComputeType(T::PRED, T::S32, T::S32), T::S32);
   // pred x pred -> pred is or-of-ands; other operands into pred are not.
   EXPECT_EQ(NonGemmDotComputeType(T::PRED, T::PRED, T::PRED), T::PRED);
-  EXPECT_EQ(NonGemmDotComputeType(T::S32, T::S32, T::PRED), T::TUPLE);
+  EXPECT_EQ(NonGemmDotComputeType(T::S32, T::U8, T::PRED), T::S64);
+  EXPECT_EQ(NonGemmDotComputeType(T::F32, T::F32, T::PRED), T::TUPLE);
   // Float results compute in f64, as the evaluator does.
   EXPECT_EQ(NonGemmDotComputeType(T::S32, T::S32, T::F32), T::F64);
   EXPECT_EQ(NonGemmDotComputeType(T::F32, T::F32, T::F16), T::F64);
@@ -212,6 +213,23 @@ TEST(NonGemmDotExpander, PredDotIsOrOfAnds) {
                         "s32[3,7] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}"));
 }
 
+TEST(NonGemmDotExpander, IntegerDotIntoPredIsTheSumModulo2To64NotZero) {
+  // Rows of +-v cancel for column 0 (all ones) and not for the others.
+  std::vector<Literal> s32;
+  s32.push_back(Fill(T::S32, {3, 4}, [](int64_t i) { return (i % 2 == 0 ? 1 : -1) * (i / 2 + 3); }));
+  s32.push_back(Fill(T::S32, {4, 5}, [](int64_t i) { return i % 5 == 0 ? 1 : i; }));
+  ExpectSameOn(Module("  a = s32[3,4] parameter(0)\n  b = s32[4,5] parameter(1)",
+                      "pred[3,5] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}"),
+               std::move(s32));
+  // 2^63 * 2 is 0 modulo 2^64: false although the true product is not 0.
+  std::vector<Literal> u64;
+  u64.push_back(Fill(T::U64, {3, 2}, [](int64_t i) { return i < 2 ? INT64_MIN : i; }));
+  u64.push_back(Fill(T::U64, {2, 3}, [](int64_t i) { return 2 + 2 * (i % 2); }));
+  ExpectSameOn(Module("  a = u64[3,2] parameter(0)\n  b = u64[2,3] parameter(1)",
+                      "pred[3,3] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}"),
+               std::move(u64));
+}
+
 TEST(NonGemmDotExpander, FloatResultsTheGemmCannotTakeComputeInF64) {
   PassResult r = ExpectExpanded(
       Module("  a = s32[3,5] parameter(0)\n  b = s32[5,7] parameter(1)",
@@ -232,9 +250,9 @@ TEST(NonGemmDotExpander, FloatResultsTheGemmCannotTakeComputeInF64) {
 
 TEST(NonGemmDotExpander, UnsupportedDotsAreLeftAlone) {
   NonGemmDotExpander pass;
-  // s32 operands into pred, and complex: the thunk emitter refuses by name.
+  // Float operands into pred, and complex: the thunk emitter refuses by name.
   PassResult a = RunPassAndCheck(
-      pass, Module("  a = s32[3,5] parameter(0)\n  b = s32[5,7] parameter(1)",
+      pass, Module("  a = f32[3,5] parameter(0)\n  b = f32[5,7] parameter(1)",
                    "pred[3,7] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}"));
   EXPECT_FALSE(a.changed) << a.text;
   PassResult c = RunPassAndCheck(

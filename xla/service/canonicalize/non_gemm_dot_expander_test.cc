@@ -1,6 +1,7 @@
 #include "xla/service/canonicalize/non_gemm_dot_expander.h"
 
 #include <cstdint>
+#include <cstdio>
 #include <string>
 #include <utility>
 #include <vector>
@@ -12,6 +13,9 @@
 #include "xla/hlo/transforms/literal_compare.h"
 #include "xla/hlo/transforms/pass_test_util.h"
 #include "xla/hlo/verifier/hlo_verifier.h"
+#include "xla/service/canonicalize/dot_canonicalizer.h"
+#include "xla/service/canonicalize/fp8_dot_widener.h"
+#include "xla/service/canonicalize/gemm_config.h"
 
 namespace xla {
 namespace {
@@ -85,6 +89,65 @@ TEST(NonGemmDotExpander, ComputeTypeTable) {
   // Float operands into an integer result, and complex: left alone.
   EXPECT_EQ(NonGemmDotComputeType(T::F32, T::F32, T::S32), T::TUPLE);
   EXPECT_EQ(NonGemmDotComputeType(T::C64, T::C64, T::C64), T::TUPLE);
+}
+
+// For every operand/result type triple (and both fp8 modes): after
+// fp8-dot-widener, this pass and dot-canonicalizer, a dot is left only when
+// the GEMM thunk's type rule takes it (the check in EmitGemm), or when this
+// pass documents that it leaves it (NonGemmDotComputeType is TUPLE).
+TEST(NonGemmDotExpander, NeverDisagreesWithTheGemmThunk) {
+  const T types[] = {T::PRED, T::S8,  T::U8,  T::S16, T::S32,       T::S64,     T::U64,
+                     T::F16,  T::BF16, T::F32, T::F64, T::F8E4M3FN, T::F8E5M2, T::C64};
+  int expanded = 0, gemm = 0, refused = 0;
+  for (bool keep : {false, true}) {
+    for (T l : types) {
+      for (T r : types) {
+        for (T out : types) {
+          const std::string hlo = Module(
+              absl::StrCat("  a = ", PrimitiveTypeName(l), "[16,32] parameter(0)\n  b = ",
+                           PrimitiveTypeName(r), "[32,48] parameter(1)"),
+              absl::StrCat(PrimitiveTypeName(out),
+                           "[16,48] dot(a, b), lhs_contracting_dims={1}, "
+                           "rhs_contracting_dims={0}"));
+          absl::StatusOr<std::unique_ptr<HloModule>> m = ParseHloModule(hlo);
+          ASSERT_TRUE(m.ok()) << m.status();
+          ASSERT_TRUE(Fp8DotWidener(keep).Run(m->get()).ok());
+          absl::StatusOr<bool> changed = NonGemmDotExpander(keep).Run(m->get());
+          ASSERT_TRUE(changed.ok()) << changed.status();
+          ASSERT_TRUE(DotCanonicalizer(keep).Run(m->get()).ok());
+          const std::string what = absl::StrCat(PrimitiveTypeName(l), " x ", PrimitiveTypeName(r),
+                                                " -> ", PrimitiveTypeName(out), " keep=", keep);
+          if (*changed) {
+            ++expanded;
+            EXPECT_EQ(CountOpcode(**m, HloOpcode::kDot), 0) << what;
+            continue;
+          }
+          for (const auto& comp : (*m)->computations()) {
+            for (const auto& instr : comp->instructions()) {
+              if (instr->opcode() != HloOpcode::kDot) continue;
+              absl::StatusOr<GemmConfig> c = GetGemmConfig(*instr, /*require_row_major=*/false);
+              ASSERT_TRUE(c.ok()) << what << ": " << c.status();
+              const bool thunk_takes =
+                  IsCublasLtFp8Gemm(*c) ||
+                  (c->lhs_type == c->output_type && c->rhs_type == c->output_type &&
+                   IsGemmElementType(c->output_type));
+              if (thunk_takes) {
+                ++gemm;
+              } else {
+                ++refused;
+                EXPECT_EQ(NonGemmDotComputeType(l, r, out), T::TUPLE) << what;
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+  // Sanity: each outcome happens.
+  EXPECT_GT(expanded, 0);
+  EXPECT_GT(gemm, 0);
+  EXPECT_GT(refused, 0);
+  std::printf("expanded %d, GEMM %d, refused %d\n", expanded, gemm, refused);
 }
 
 TEST(NonGemmDotExpander, GemmDotsAreLeftAlone) {

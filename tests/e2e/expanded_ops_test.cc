@@ -361,5 +361,89 @@ TEST(ExpandedOps, AsyncWrapperHost) { ExpectHostMatchesEvaluator(kAsyncWrapper);
 
 TEST(ExpandedOps, AsyncWrapperSm90) { ExpectSm90CompilesWithCubins(kAsyncWrapper); }
 
+// ---- dots the GEMM library cannot run (NonGemmDotExpander) ----
+// One reduction kernel each; integer sums wrap in the result type as in the
+// evaluator, pred dots are or-of-ands.
+
+Literal Ints(PrimitiveType type, std::vector<int64_t> dims, int64_t scale, int64_t shift) {
+  Literal l(Shape::Array(type, dims));
+  const int64_t n = *l.shape().ElementCount();
+  for (int64_t i = 0; i < n; ++i) l.SetInt(i, scale * ((i * 7) % 11) + shift);
+  return l;
+}
+
+constexpr char kS8Dot[] = R"(
+HloModule s8_dot
+ENTRY e {
+  a = s8[3,5,37] parameter(0)
+  b = s8[3,37,7] parameter(1)
+  ROOT d = s32[3,5,7] dot(a, b), lhs_batch_dims={0}, rhs_batch_dims={0},
+      lhs_contracting_dims={2}, rhs_contracting_dims={1}
+}
+)";
+
+TEST(ExpandedOps, S8DotIntoS32Host) {
+  // Values from -127 to 123 (many at the ends), sums up to 37 * 127^2.
+  std::vector<Literal> args;
+  args.push_back(Ints(PrimitiveType::S8, {3, 5, 37}, 25, -127));
+  args.push_back(Ints(PrimitiveType::S8, {3, 37, 7}, -25, 123));
+  ExpectHostMatchesEvaluator(kS8Dot, std::move(args));
+}
+
+TEST(ExpandedOps, S8DotIntoS32Sm90) { ExpectSm90CompilesWithCubins(kS8Dot); }
+
+constexpr char kS32Dot[] = R"(
+HloModule s32_dot
+ENTRY e {
+  a = s32[5,3,4] parameter(0)
+  b = s32[4,7,5] parameter(1)
+  ROOT d = s32[3,7] dot(a, b), lhs_contracting_dims={0,2}, rhs_contracting_dims={2,0}
+}
+)";
+
+TEST(ExpandedOps, S32DotWrapsHost) {
+  // Products near 2^61: the sums wrap modulo 2^32.
+  std::vector<Literal> args;
+  args.push_back(Ints(PrimitiveType::S32, {5, 3, 4}, 190000000, -999999937));
+  args.push_back(Ints(PrimitiveType::S32, {4, 7, 5}, -180000001, 912345679));
+  ExpectHostMatchesEvaluator(kS32Dot, std::move(args));
+}
+
+TEST(ExpandedOps, S32DotWrapsSm90) { ExpectSm90CompilesWithCubins(kS32Dot); }
+
+constexpr char kSmallIntDots[] = R"(
+HloModule small_int_dots
+ENTRY e {
+  a = u8[9,13] parameter(0)
+  b = u8[13,5] parameter(1)
+  u = u8[9,5] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  p = pred[9,13] parameter(2)
+  q = pred[13,5] parameter(3)
+  o = pred[9,5] dot(p, q), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  c = s64[9,13] parameter(4)
+  s = s64[9,5] dot(c, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  f = f32[9,5] dot(c, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  z = pred[9,5] dot(c, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  ROOT t = (u8[9,5], pred[9,5], s64[9,5], f32[9,5], pred[9,5]) tuple(u, o, s, f, z)
+}
+)";
+
+TEST(ExpandedOps, SmallIntPredS64DotsHost) {
+  std::vector<Literal> args;
+  args.push_back(Ints(PrimitiveType::U8, {9, 13}, 23, 17));
+  args.push_back(Ints(PrimitiveType::U8, {13, 5}, 19, 61));
+  Literal p(Shape::Array(PrimitiveType::PRED, {9, 13}));
+  for (int64_t i = 0; i < 9 * 13; ++i) p.SetInt(i, (i * 5) % 7 == 3 ? 1 : 0);
+  Literal q(Shape::Array(PrimitiveType::PRED, {13, 5}));
+  for (int64_t i = 0; i < 13 * 5; ++i) q.SetInt(i, (i * 3) % 8 == 1 ? 1 : 0);
+  args.push_back(std::move(p));
+  args.push_back(std::move(q));
+  args.push_back(Ints(PrimitiveType::S64, {9, 13}, INT64_C(900000000000000000),
+                      INT64_C(-4000000000000000000)));
+  ExpectHostMatchesEvaluator(kSmallIntDots, std::move(args));
+}
+
+TEST(ExpandedOps, SmallIntPredS64DotsSm90) { ExpectSm90CompilesWithCubins(kSmallIntDots); }
+
 }  // namespace
 }  // namespace xla

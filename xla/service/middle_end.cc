@@ -17,6 +17,7 @@
 #include "xla/service/canonicalize/convolution_to_gemm.h"
 #include "xla/service/canonicalize/dot_canonicalizer.h"
 #include "xla/service/canonicalize/fp8_dot_widener.h"
+#include "xla/service/canonicalize/non_gemm_dot_expander.h"
 #include "xla/service/canonicalize/reduction_canonicalizer.h"
 #include "xla/service/fusion/instruction_fusion.h"
 #include "xla/service/fusion/reshapes_to_bitcasts.h"
@@ -90,6 +91,9 @@ absl::StatusOr<MiddleEndResult> RunMiddleEnd(HloModule* module, const MiddleEndO
   std::unique_ptr<HloPassPipeline> canonicalize = phases.NewPipeline("canonicalize");
   // Before the GEMM form and decisions.
   canonicalize->AddPass<Fp8DotWidener>(options.fp8_gemm_cublaslt);
+  // Dots the GEMM path cannot take (integer, pred, ...) become multiply +
+  // reduce, which fusion emits as one reduction kernel.
+  canonicalize->AddPass<NonGemmDotExpander>(options.fp8_gemm_cublaslt);
   canonicalize->AddPass<DotCanonicalizer>(options.fp8_gemm_cublaslt);
   canonicalize->AddPass<ConvolutionCanonicalizer>();
   if (options.convolution_as_gemm) {

@@ -86,6 +86,28 @@ TEST(MiddleEnd, MlpKeepsGemmsOutsideFusions) {
   }
 }
 
+// A dot the GEMM cannot run (s8 x s8 -> s32, batched, odd sizes) becomes one
+// reduction kernel that reads the s8 operands: no dot left, no temp buffer
+// (neither the b*m*n*k products nor s32 copies of the operands are stored).
+TEST(MiddleEnd, IntegerDotIsOneReductionKernelWithoutTemps) {
+  Compiled c = CompileAndCheck(R"(
+HloModule m
+ENTRY e {
+  a = s8[3,29,37] parameter(0)
+  b = s8[3,37,13] parameter(1)
+  ROOT d = s32[3,29,13] dot(a, b), lhs_batch_dims={0}, rhs_batch_dims={0},
+      lhs_contracting_dims={2}, rhs_contracting_dims={1}
+}
+)");
+  ASSERT_NE(c.module, nullptr);
+  const std::string printed = PrintModule(*c.module);
+  EXPECT_EQ(c.result.stats.kernels, 1) << c.result.stats.ToString() << printed;
+  EXPECT_EQ(c.result.stats.fusions, 1) << c.result.stats.ToString() << printed;
+  EXPECT_EQ(printed.find(" dot("), std::string::npos) << printed;
+  EXPECT_NE(printed.find(" reduce("), std::string::npos) << printed;
+  EXPECT_EQ(c.result.assignment->total_temp_bytes(), 0) << c.result.assignment->ToString();
+}
+
 TEST(MiddleEnd, TimingsNameEveryPhase) {
   Compiled c = CompileAndCheck(ReadTestdata("softmax.hlo"));
   ASSERT_NE(c.module, nullptr);

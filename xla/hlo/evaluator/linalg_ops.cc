@@ -1,5 +1,6 @@
 // Evaluator ops of the linalg family (see op_table.h): dot here; convolution,
-// cholesky, triangular-solve and fft in their own files (linalg_util.h).
+// cholesky, triangular-solve, fft and ragged-dot in their own files
+// (linalg_util.h).
 //
 // dot: result dimensions are the batch dimensions (in lhs_batch_dims order),
 // then the lhs free dimensions, then the rhs free dimensions, each in
@@ -150,6 +151,7 @@ void RegisterLinalgOps(OpTable& table) {
   table[static_cast<int>(HloOpcode::kCholesky)] = linalg::EvalCholesky;
   table[static_cast<int>(HloOpcode::kTriangularSolve)] = linalg::EvalTriangularSolve;
   table[static_cast<int>(HloOpcode::kFft)] = linalg::EvalFft;
+  table[static_cast<int>(HloOpcode::kRaggedDot)] = linalg::EvalRaggedDot;
 }
 
 }  // namespace xla::evaluator

@@ -84,6 +84,9 @@ absl::StatusOr<Literal> EvalTriangularSolve(const HloInstruction& instr,
                                             EvalContext& ctx);
 absl::StatusOr<Literal> EvalFft(const HloInstruction& instr,
                                 absl::Span<const Literal* const> operands, EvalContext& ctx);
+absl::StatusOr<Literal> EvalRaggedDot(const HloInstruction& instr,
+                                      absl::Span<const Literal* const> operands,
+                                      EvalContext& ctx);
 
 }  // namespace xla::evaluator::linalg
 

@@ -361,5 +361,86 @@ TEST(ExpandedOps, AsyncWrapperHost) { ExpectHostMatchesEvaluator(kAsyncWrapper);
 
 TEST(ExpandedOps, AsyncWrapperSm90) { ExpectSm90CompilesWithCubins(kAsyncWrapper); }
 
+// ---- ragged-dot (RaggedDotExpander) ----
+
+// Random operands with `sizes` as parameter 2 (the group sizes).
+std::vector<Literal> RaggedArgs(const std::string& hlo, PrimitiveType type,
+                                std::vector<int64_t> dims, const std::vector<int64_t>& sizes) {
+  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(hlo);
+  EXPECT_TRUE(module.ok()) << module.status();
+  if (!module.ok()) return {};
+  absl::StatusOr<std::vector<Literal>> args = MakeRandomInputs(**module, 13);
+  EXPECT_TRUE(args.ok()) << args.status();
+  if (!args.ok()) return {};
+  Literal g(Shape::Array(type, std::move(dims)));
+  for (size_t i = 0; i < sizes.size(); ++i) g.SetInt(static_cast<int64_t>(i), sizes[i]);
+  (*args)[2] = std::move(g);
+  return std::move(*args);
+}
+
+// The MoE form: 37 tokens over 5 experts, one expert empty, two tokens in
+// no group.
+constexpr char kRaggedDotMoE[] = R"(
+HloModule ragged_dot_moe
+ENTRY e {
+  a = f32[37,9] parameter(0)
+  b = f32[5,9,13] parameter(1)
+  g = s32[5] parameter(2)
+  ROOT r = f32[37,13] ragged-dot(a, b, g), lhs_contracting_dims={1}, rhs_contracting_dims={1}, lhs_ragged_dims={0}, rhs_group_dims={0}
+}
+)";
+
+TEST(ExpandedOps, RaggedDotNonContractingHost) {
+  ExpectHostMatchesEvaluator(
+      kRaggedDotMoE, RaggedArgs(kRaggedDotMoE, PrimitiveType::S32, {5}, {7, 0, 12, 1, 15}));
+}
+
+TEST(ExpandedOps, RaggedDotNonContractingSm90) { ExpectSm90CompilesWithCubins(kRaggedDotMoE); }
+
+// The corpus's contracting form: group sizes per outer contracting row.
+constexpr char kRaggedDotContracting[] = R"(
+HloModule ragged_dot_contracting
+ENTRY e {
+  a = f32[11,19,5] parameter(0)
+  b = f32[19,5,7] parameter(1)
+  g = s64[19,3] parameter(2)
+  ROOT r = f32[3,11,7] ragged-dot(a, b, g), lhs_contracting_dims={1,2}, rhs_contracting_dims={0,1}, lhs_ragged_dims={2}
+}
+)";
+
+std::vector<int64_t> ContractingSizes() {
+  std::vector<int64_t> sizes;
+  for (int64_t o = 0; o < 19; ++o) sizes.insert(sizes.end(), {o % 3, 1, 4 - o % 3 - o % 2});
+  return sizes;
+}
+
+TEST(ExpandedOps, RaggedDotContractingHost) {
+  ExpectHostMatchesEvaluator(kRaggedDotContracting,
+                             RaggedArgs(kRaggedDotContracting, PrimitiveType::S64, {19, 3},
+                                        ContractingSizes()));
+}
+
+TEST(ExpandedOps, RaggedDotContractingSm90) { ExpectSm90CompilesWithCubins(kRaggedDotContracting); }
+
+// The corpus's batch form.
+constexpr char kRaggedDotBatch[] = R"(
+HloModule ragged_dot_batch
+ENTRY e {
+  a = f32[7,17,11,5] parameter(0)
+  b = f32[7,17,5,7] parameter(1)
+  g = s64[7,3] parameter(2)
+  ROOT r = f32[7,17,11,7] ragged-dot(a, b, g), lhs_batch_dims={0,1}, lhs_contracting_dims={3}, rhs_batch_dims={0,1}, rhs_contracting_dims={2}, lhs_ragged_dims={1}
+}
+)";
+
+TEST(ExpandedOps, RaggedDotBatchHost) {
+  std::vector<int64_t> sizes;
+  for (int64_t o = 0; o < 7; ++o) sizes.insert(sizes.end(), {o % 4, 5, 12 - o % 4 - o % 3});
+  ExpectHostMatchesEvaluator(kRaggedDotBatch,
+                             RaggedArgs(kRaggedDotBatch, PrimitiveType::S64, {7, 3}, sizes));
+}
+
+TEST(ExpandedOps, RaggedDotBatchSm90) { ExpectSm90CompilesWithCubins(kRaggedDotBatch); }
+
 }  // namespace
 }  // namespace xla

@@ -19,6 +19,7 @@
 #include "xla/hlo/transforms/hlo_cse.h"
 #include "xla/hlo/transforms/hlo_dce.h"
 #include "xla/hlo/transforms/map_inliner.h"
+#include "xla/hlo/transforms/ragged_dot_expander.h"
 #include "xla/hlo/transforms/rng_bit_generator_expander.h"
 #include "xla/hlo/transforms/scatter_batching_normalizer.h"
 #include "xla/hlo/transforms/sharding_annotation_remover.h"
@@ -105,7 +106,8 @@ absl::StatusOr<OptimizeResult> OptimizeModule(HloModule* module, const OptimizeO
   // more), and so do memory-placement annotations (identities);
   // dynamic-reshapes whose bounds fix their sizes become reshapes;
   // cholesky becomes a loop over columns and triangular-solve one over
-  // rows; scatter batching dimensions become explicit indices;
+  // rows; ragged-dot becomes masked dots; scatter batching dimensions
+  // become explicit indices;
   // xla_builder.math.Acos becomes atan2 and sqrt; maps, topk,
   // async copies, rng-bit-generator and batch norms become ops every target
   // runs; cumulative reduce-windows (cumsum, cummax, ...) become blocked
@@ -117,6 +119,7 @@ absl::StatusOr<OptimizeResult> OptimizeModule(HloModule* module, const OptimizeO
   inline_pipeline.AddPass<DynamicReshapeRewriter>();
   inline_pipeline.AddPass<CholeskyExpander>();
   inline_pipeline.AddPass<TriangularSolveExpander>();
+  inline_pipeline.AddPass<RaggedDotExpander>();
   inline_pipeline.AddPass<ScatterBatchingNormalizer>();
   inline_pipeline.AddPass<BuilderMathCallExpander>();
   inline_pipeline.AddPass<MapInliner>();

@@ -442,5 +442,24 @@ TEST(ExpandedOps, RaggedDotBatchHost) {
 
 TEST(ExpandedOps, RaggedDotBatchSm90) { ExpectSm90CompilesWithCubins(kRaggedDotBatch); }
 
+// ---- XLA:GPU's cuBLAS GEMM custom calls (GemmCustomCallRewriter) ----
+
+constexpr char kCublasGemms[] = R"(
+HloModule cublas_gemms
+ENTRY e {
+  a = f32[7,9] parameter(0)
+  b = f32[13,9] parameter(1)
+  bias = f32[13] parameter(2)
+  g = (f32[7,13], s8[129]) custom-call(a, b, bias), custom_call_target="__cublas$lt$matmul", backend_config="{ \"gemm_backend_config\": {\"alpha_real\":0.5,\"beta\":0,\"dot_dimension_numbers\":{\"lhs_contracting_dimensions\":[\"1\"],\"rhs_contracting_dimensions\":[\"1\"],\"lhs_batch_dimensions\":[],\"rhs_batch_dimensions\":[]},\"alpha_imag\":0,\"precision_config\":{\"operand_precision\":[\"DEFAULT\",\"DEFAULT\"]},\"epilogue\":\"BIAS_RELU\"}}"
+  r = f32[7,13] get-tuple-element(g), index=0
+  c = f32[13,5] parameter(3)
+  ROOT d = f32[7,5] custom-call(r, c), custom_call_target="__cublas$gemm", backend_config={"gemm_backend_config":{"alpha_real":1,"beta":0,"dot_dimension_numbers":{"lhs_contracting_dimensions":["1"],"rhs_contracting_dimensions":["0"]},"precision_config":{"operand_precision":["HIGHEST","HIGHEST"]},"epilogue":"GELU"}}
+}
+)";
+
+TEST(ExpandedOps, CublasGemmCustomCallsHost) { ExpectHostMatchesEvaluator(kCublasGemms); }
+
+TEST(ExpandedOps, CublasGemmCustomCallsSm90) { ExpectSm90CompilesWithCubins(kCublasGemms); }
+
 }  // namespace
 }  // namespace xla

@@ -461,5 +461,22 @@ TEST(ExpandedOps, CublasGemmCustomCallsHost) { ExpectHostMatchesEvaluator(kCubla
 
 TEST(ExpandedOps, CublasGemmCustomCallsSm90) { ExpectSm90CompilesWithCubins(kCublasGemms); }
 
+// ---- xla_builder.matrix.Einsum (EinsumExpander) ----
+
+constexpr char kEinsum[] = R"(
+HloModule einsum
+ENTRY e {
+  a = f32[7,7,5] parameter(0)
+  b = f32[5,9,3] parameter(1)
+  d = f32[7,9] custom-call(a, b), custom_call_target="xla_builder.matrix.Einsum", backend_config="iij,jkl->ik"
+  v = f32[9] parameter(2)
+  ROOT o = f32[9,9,7] custom-call(v, d), custom_call_target="xla_builder.matrix.Einsum", backend_config="k,ik->kki"
+}
+)";
+
+TEST(ExpandedOps, EinsumHost) { ExpectHostMatchesEvaluator(kEinsum); }
+
+TEST(ExpandedOps, EinsumSm90) { ExpectSm90CompilesWithCubins(kEinsum); }
+
 }  // namespace
 }  // namespace xla

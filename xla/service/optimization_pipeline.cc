@@ -16,6 +16,7 @@
 #include "xla/hlo/transforms/cumulative_scan_rewriter.h"
 #include "xla/hlo/transforms/device_placement_annotation_remover.h"
 #include "xla/hlo/transforms/dynamic_reshape_rewriter.h"
+#include "xla/hlo/transforms/einsum_expander.h"
 #include "xla/hlo/transforms/gemm_custom_call_rewriter.h"
 #include "xla/hlo/transforms/hlo_cse.h"
 #include "xla/hlo/transforms/hlo_dce.h"
@@ -108,7 +109,8 @@ absl::StatusOr<OptimizeResult> OptimizeModule(HloModule* module, const OptimizeO
   // dynamic-reshapes whose bounds fix their sizes become reshapes;
   // cholesky becomes a loop over columns and triangular-solve one over
   // rows; ragged-dot becomes masked dots; XLA:GPU's cuBLAS GEMM custom
-  // calls become dots and their epilogues; scatter batching dimensions
+  // calls become dots and their epilogues, and xla_builder.matrix.Einsum
+  // dots, diagonals and sums; scatter batching dimensions
   // become explicit indices;
   // xla_builder.math.Acos becomes atan2 and sqrt; maps, topk,
   // async copies, rng-bit-generator and batch norms become ops every target
@@ -123,6 +125,7 @@ absl::StatusOr<OptimizeResult> OptimizeModule(HloModule* module, const OptimizeO
   inline_pipeline.AddPass<TriangularSolveExpander>();
   inline_pipeline.AddPass<RaggedDotExpander>();
   inline_pipeline.AddPass<GemmCustomCallRewriter>();
+  inline_pipeline.AddPass<EinsumExpander>();
   inline_pipeline.AddPass<ScatterBatchingNormalizer>();
   inline_pipeline.AddPass<BuilderMathCallExpander>();
   inline_pipeline.AddPass<MapInliner>();

@@ -478,5 +478,21 @@ TEST(ExpandedOps, EinsumHost) { ExpectHostMatchesEvaluator(kEinsum); }
 
 TEST(ExpandedOps, EinsumSm90) { ExpectSm90CompilesWithCubins(kEinsum); }
 
+// The corpus's einsum_diag: the diagonal mask folds into a constant named
+// after the call ("custom-call.2..."), whose '-' NVPTX refused as a symbol
+// (an LLVM abort) until constant symbols kept only legal characters.
+constexpr char kEinsumCorpusDiag[] = R"(
+HloModule einsum_diag
+ENTRY %main.3 (Arg_0.1: f32[3,3]) -> f32[3] {
+  %Arg_0.1 = f32[3,3] parameter(0)
+  %cst = f32[3,3] constant(1)
+  ROOT %custom-call.2 = f32[3] custom-call(%Arg_0.1, %cst), custom_call_target="xla_builder.matrix.Einsum", backend_config="ii,ii->i"
+}
+)";
+
+TEST(ExpandedOps, EinsumCorpusDiagonalHost) { ExpectHostMatchesEvaluator(kEinsumCorpusDiag); }
+
+TEST(ExpandedOps, EinsumCorpusDiagonalSm90) { ExpectSm90CompilesWithCubins(kEinsumCorpusDiag); }
+
 }  // namespace
 }  // namespace xla

@@ -494,5 +494,39 @@ TEST(ExpandedOps, EinsumCorpusDiagonalHost) { ExpectHostMatchesEvaluator(kEinsum
 
 TEST(ExpandedOps, EinsumCorpusDiagonalSm90) { ExpectSm90CompilesWithCubins(kEinsumCorpusDiag); }
 
+// ---- scaled-dot (ScaledDotExpander) ----
+
+// An MX-style block-scaled dot at odd sizes: e4m3 operands, e8m0 scales
+// over blocks of 5 along k (random scales are powers of two; the evaluator
+// dequantizes in f64).
+constexpr char kScaledDot[] = R"(
+HloModule scaled_dot
+ENTRY e {
+  a = f8e4m3fn[7,15] parameter(0)
+  b = f8e4m3fn[15,9] parameter(1)
+  sa = f8e8m0fnu[7,3] parameter(2)
+  sb = f8e8m0fnu[3,9] parameter(3)
+  ROOT d = f32[7,9] scaled-dot(a, b, sa, sb), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+}
+)";
+
+std::vector<Literal> ScaledDotArgs() {
+  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(kScaledDot);
+  EXPECT_TRUE(module.ok()) << module.status();
+  if (!module.ok()) return {};
+  absl::StatusOr<std::vector<Literal>> args = MakeRandomInputs(**module, 21);
+  EXPECT_TRUE(args.ok()) << args.status();
+  if (!args.ok()) return {};
+  for (int p : {2, 3}) {
+    Literal& s = (*args)[p];
+    for (int64_t i = 0; i < s.element_count(); ++i) s.SetDouble(i, 0.25 * (1 << ((i * 3 + p) % 5)));
+  }
+  return std::move(*args);
+}
+
+TEST(ExpandedOps, ScaledDotHost) { ExpectHostMatchesEvaluator(kScaledDot, ScaledDotArgs()); }
+
+TEST(ExpandedOps, ScaledDotSm90) { ExpectSm90CompilesWithCubins(kScaledDot); }
+
 }  // namespace
 }  // namespace xla

@@ -22,6 +22,7 @@
 #include "xla/hlo/transforms/hlo_dce.h"
 #include "xla/hlo/transforms/map_inliner.h"
 #include "xla/hlo/transforms/ragged_dot_expander.h"
+#include "xla/hlo/transforms/scaled_dot_expander.h"
 #include "xla/hlo/transforms/rng_bit_generator_expander.h"
 #include "xla/hlo/transforms/scatter_batching_normalizer.h"
 #include "xla/hlo/transforms/sharding_annotation_remover.h"
@@ -108,7 +109,8 @@ absl::StatusOr<OptimizeResult> OptimizeModule(HloModule* module, const OptimizeO
   // more), and so do memory-placement annotations (identities);
   // dynamic-reshapes whose bounds fix their sizes become reshapes;
   // cholesky becomes a loop over columns and triangular-solve one over
-  // rows; ragged-dot becomes masked dots; XLA:GPU's cuBLAS GEMM custom
+  // rows; ragged-dot becomes masked dots and scaled-dot the dot of the
+  // dequantized operands; XLA:GPU's cuBLAS GEMM custom
   // calls become dots and their epilogues, and xla_builder.matrix.Einsum
   // dots, diagonals and sums; scatter batching dimensions
   // become explicit indices;
@@ -124,6 +126,7 @@ absl::StatusOr<OptimizeResult> OptimizeModule(HloModule* module, const OptimizeO
   inline_pipeline.AddPass<CholeskyExpander>();
   inline_pipeline.AddPass<TriangularSolveExpander>();
   inline_pipeline.AddPass<RaggedDotExpander>();
+  inline_pipeline.AddPass<ScaledDotExpander>();
   inline_pipeline.AddPass<GemmCustomCallRewriter>();
   inline_pipeline.AddPass<EinsumExpander>();
   inline_pipeline.AddPass<ScatterBatchingNormalizer>();

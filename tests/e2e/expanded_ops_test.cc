@@ -445,5 +445,172 @@ TEST(ExpandedOps, SmallIntPredS64DotsHost) {
 
 TEST(ExpandedOps, SmallIntPredS64DotsSm90) { ExpectSm90CompilesWithCubins(kSmallIntDots); }
 
+// ---- ragged-dot (RaggedDotExpander) ----
+
+// Random operands with `sizes` as parameter 2 (the group sizes).
+std::vector<Literal> RaggedArgs(const std::string& hlo, PrimitiveType type,
+                                std::vector<int64_t> dims, const std::vector<int64_t>& sizes) {
+  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(hlo);
+  EXPECT_TRUE(module.ok()) << module.status();
+  if (!module.ok()) return {};
+  absl::StatusOr<std::vector<Literal>> args = MakeRandomInputs(**module, 13);
+  EXPECT_TRUE(args.ok()) << args.status();
+  if (!args.ok()) return {};
+  Literal g(Shape::Array(type, std::move(dims)));
+  for (size_t i = 0; i < sizes.size(); ++i) g.SetInt(static_cast<int64_t>(i), sizes[i]);
+  (*args)[2] = std::move(g);
+  return std::move(*args);
+}
+
+// The MoE form: 37 tokens over 5 experts, one expert empty, two tokens in
+// no group.
+constexpr char kRaggedDotMoE[] = R"(
+HloModule ragged_dot_moe
+ENTRY e {
+  a = f32[37,9] parameter(0)
+  b = f32[5,9,13] parameter(1)
+  g = s32[5] parameter(2)
+  ROOT r = f32[37,13] ragged-dot(a, b, g), lhs_contracting_dims={1}, rhs_contracting_dims={1}, lhs_ragged_dims={0}, rhs_group_dims={0}
+}
+)";
+
+TEST(ExpandedOps, RaggedDotNonContractingHost) {
+  ExpectHostMatchesEvaluator(
+      kRaggedDotMoE, RaggedArgs(kRaggedDotMoE, PrimitiveType::S32, {5}, {7, 0, 12, 1, 15}));
+}
+
+TEST(ExpandedOps, RaggedDotNonContractingSm90) { ExpectSm90CompilesWithCubins(kRaggedDotMoE); }
+
+// The corpus's contracting form: group sizes per outer contracting row.
+constexpr char kRaggedDotContracting[] = R"(
+HloModule ragged_dot_contracting
+ENTRY e {
+  a = f32[11,19,5] parameter(0)
+  b = f32[19,5,7] parameter(1)
+  g = s64[19,3] parameter(2)
+  ROOT r = f32[3,11,7] ragged-dot(a, b, g), lhs_contracting_dims={1,2}, rhs_contracting_dims={0,1}, lhs_ragged_dims={2}
+}
+)";
+
+std::vector<int64_t> ContractingSizes() {
+  std::vector<int64_t> sizes;
+  for (int64_t o = 0; o < 19; ++o) sizes.insert(sizes.end(), {o % 3, 1, 4 - o % 3 - o % 2});
+  return sizes;
+}
+
+TEST(ExpandedOps, RaggedDotContractingHost) {
+  ExpectHostMatchesEvaluator(kRaggedDotContracting,
+                             RaggedArgs(kRaggedDotContracting, PrimitiveType::S64, {19, 3},
+                                        ContractingSizes()));
+}
+
+TEST(ExpandedOps, RaggedDotContractingSm90) { ExpectSm90CompilesWithCubins(kRaggedDotContracting); }
+
+// The corpus's batch form.
+constexpr char kRaggedDotBatch[] = R"(
+HloModule ragged_dot_batch
+ENTRY e {
+  a = f32[7,17,11,5] parameter(0)
+  b = f32[7,17,5,7] parameter(1)
+  g = s64[7,3] parameter(2)
+  ROOT r = f32[7,17,11,7] ragged-dot(a, b, g), lhs_batch_dims={0,1}, lhs_contracting_dims={3}, rhs_batch_dims={0,1}, rhs_contracting_dims={2}, lhs_ragged_dims={1}
+}
+)";
+
+TEST(ExpandedOps, RaggedDotBatchHost) {
+  std::vector<int64_t> sizes;
+  for (int64_t o = 0; o < 7; ++o) sizes.insert(sizes.end(), {o % 4, 5, 12 - o % 4 - o % 3});
+  ExpectHostMatchesEvaluator(kRaggedDotBatch,
+                             RaggedArgs(kRaggedDotBatch, PrimitiveType::S64, {7, 3}, sizes));
+}
+
+TEST(ExpandedOps, RaggedDotBatchSm90) { ExpectSm90CompilesWithCubins(kRaggedDotBatch); }
+
+// ---- XLA:GPU's cuBLAS GEMM custom calls (GemmCustomCallRewriter) ----
+
+constexpr char kCublasGemms[] = R"(
+HloModule cublas_gemms
+ENTRY e {
+  a = f32[7,9] parameter(0)
+  b = f32[13,9] parameter(1)
+  bias = f32[13] parameter(2)
+  g = (f32[7,13], s8[129]) custom-call(a, b, bias), custom_call_target="__cublas$lt$matmul", backend_config="{ \"gemm_backend_config\": {\"alpha_real\":0.5,\"beta\":0,\"dot_dimension_numbers\":{\"lhs_contracting_dimensions\":[\"1\"],\"rhs_contracting_dimensions\":[\"1\"],\"lhs_batch_dimensions\":[],\"rhs_batch_dimensions\":[]},\"alpha_imag\":0,\"precision_config\":{\"operand_precision\":[\"DEFAULT\",\"DEFAULT\"]},\"epilogue\":\"BIAS_RELU\"}}"
+  r = f32[7,13] get-tuple-element(g), index=0
+  c = f32[13,5] parameter(3)
+  ROOT d = f32[7,5] custom-call(r, c), custom_call_target="__cublas$gemm", backend_config={"gemm_backend_config":{"alpha_real":1,"beta":0,"dot_dimension_numbers":{"lhs_contracting_dimensions":["1"],"rhs_contracting_dimensions":["0"]},"precision_config":{"operand_precision":["HIGHEST","HIGHEST"]},"epilogue":"GELU"}}
+}
+)";
+
+TEST(ExpandedOps, CublasGemmCustomCallsHost) { ExpectHostMatchesEvaluator(kCublasGemms); }
+
+TEST(ExpandedOps, CublasGemmCustomCallsSm90) { ExpectSm90CompilesWithCubins(kCublasGemms); }
+
+// ---- xla_builder.matrix.Einsum (EinsumExpander) ----
+
+constexpr char kEinsum[] = R"(
+HloModule einsum
+ENTRY e {
+  a = f32[7,7,5] parameter(0)
+  b = f32[5,9,3] parameter(1)
+  d = f32[7,9] custom-call(a, b), custom_call_target="xla_builder.matrix.Einsum", backend_config="iij,jkl->ik"
+  v = f32[9] parameter(2)
+  ROOT o = f32[9,9,7] custom-call(v, d), custom_call_target="xla_builder.matrix.Einsum", backend_config="k,ik->kki"
+}
+)";
+
+TEST(ExpandedOps, EinsumHost) { ExpectHostMatchesEvaluator(kEinsum); }
+
+TEST(ExpandedOps, EinsumSm90) { ExpectSm90CompilesWithCubins(kEinsum); }
+
+// The corpus's einsum_diag: the diagonal mask folds into a constant named
+// after the call ("custom-call.2..."), whose '-' NVPTX refused as a symbol
+// (an LLVM abort) until constant symbols kept only legal characters.
+constexpr char kEinsumCorpusDiag[] = R"(
+HloModule einsum_diag
+ENTRY %main.3 (Arg_0.1: f32[3,3]) -> f32[3] {
+  %Arg_0.1 = f32[3,3] parameter(0)
+  %cst = f32[3,3] constant(1)
+  ROOT %custom-call.2 = f32[3] custom-call(%Arg_0.1, %cst), custom_call_target="xla_builder.matrix.Einsum", backend_config="ii,ii->i"
+}
+)";
+
+TEST(ExpandedOps, EinsumCorpusDiagonalHost) { ExpectHostMatchesEvaluator(kEinsumCorpusDiag); }
+
+TEST(ExpandedOps, EinsumCorpusDiagonalSm90) { ExpectSm90CompilesWithCubins(kEinsumCorpusDiag); }
+
+// ---- scaled-dot (ScaledDotExpander) ----
+
+// An MX-style block-scaled dot at odd sizes: e4m3 operands, e8m0 scales
+// over blocks of 5 along k (random scales are powers of two; the evaluator
+// dequantizes in f64).
+constexpr char kScaledDot[] = R"(
+HloModule scaled_dot
+ENTRY e {
+  a = f8e4m3fn[7,15] parameter(0)
+  b = f8e4m3fn[15,9] parameter(1)
+  sa = f8e8m0fnu[7,3] parameter(2)
+  sb = f8e8m0fnu[3,9] parameter(3)
+  ROOT d = f32[7,9] scaled-dot(a, b, sa, sb), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+}
+)";
+
+std::vector<Literal> ScaledDotArgs() {
+  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(kScaledDot);
+  EXPECT_TRUE(module.ok()) << module.status();
+  if (!module.ok()) return {};
+  absl::StatusOr<std::vector<Literal>> args = MakeRandomInputs(**module, 21);
+  EXPECT_TRUE(args.ok()) << args.status();
+  if (!args.ok()) return {};
+  for (int p : {2, 3}) {
+    Literal& s = (*args)[p];
+    for (int64_t i = 0; i < s.element_count(); ++i) s.SetDouble(i, 0.25 * (1 << ((i * 3 + p) % 5)));
+  }
+  return std::move(*args);
+}
+
+TEST(ExpandedOps, ScaledDotHost) { ExpectHostMatchesEvaluator(kScaledDot, ScaledDotArgs()); }
+
+TEST(ExpandedOps, ScaledDotSm90) { ExpectSm90CompilesWithCubins(kScaledDot); }
+
 }  // namespace
 }  // namespace xla

@@ -16,9 +16,13 @@
 #include "xla/hlo/transforms/cumulative_scan_rewriter.h"
 #include "xla/hlo/transforms/device_placement_annotation_remover.h"
 #include "xla/hlo/transforms/dynamic_reshape_rewriter.h"
+#include "xla/hlo/transforms/einsum_expander.h"
+#include "xla/hlo/transforms/gemm_custom_call_rewriter.h"
 #include "xla/hlo/transforms/hlo_cse.h"
 #include "xla/hlo/transforms/hlo_dce.h"
 #include "xla/hlo/transforms/map_inliner.h"
+#include "xla/hlo/transforms/ragged_dot_expander.h"
+#include "xla/hlo/transforms/scaled_dot_expander.h"
 #include "xla/hlo/transforms/rng_bit_generator_expander.h"
 #include "xla/hlo/transforms/scatter_batching_normalizer.h"
 #include "xla/hlo/transforms/sharding_annotation_remover.h"
@@ -105,7 +109,11 @@ absl::StatusOr<OptimizeResult> OptimizeModule(HloModule* module, const OptimizeO
   // more), and so do memory-placement annotations (identities);
   // dynamic-reshapes whose bounds fix their sizes become reshapes;
   // cholesky becomes a loop over columns and triangular-solve one over
-  // rows; scatter batching dimensions become explicit indices;
+  // rows; ragged-dot becomes masked dots and scaled-dot the dot of the
+  // dequantized operands; XLA:GPU's cuBLAS GEMM custom
+  // calls become dots and their epilogues, and xla_builder.matrix.Einsum
+  // dots, diagonals and sums; scatter batching dimensions
+  // become explicit indices;
   // xla_builder.math.Acos becomes atan2 and sqrt; maps, topk,
   // async copies, rng-bit-generator and batch norms become ops every target
   // runs; cumulative reduce-windows (cumsum, cummax, ...) become blocked
@@ -117,6 +125,10 @@ absl::StatusOr<OptimizeResult> OptimizeModule(HloModule* module, const OptimizeO
   inline_pipeline.AddPass<DynamicReshapeRewriter>();
   inline_pipeline.AddPass<CholeskyExpander>();
   inline_pipeline.AddPass<TriangularSolveExpander>();
+  inline_pipeline.AddPass<RaggedDotExpander>();
+  inline_pipeline.AddPass<ScaledDotExpander>();
+  inline_pipeline.AddPass<GemmCustomCallRewriter>();
+  inline_pipeline.AddPass<EinsumExpander>();
   inline_pipeline.AddPass<ScatterBatchingNormalizer>();
   inline_pipeline.AddPass<BuilderMathCallExpander>();
   inline_pipeline.AddPass<MapInliner>();

@@ -1,8 +1,10 @@
 // Evaluator ops of the control family (see op_table.h): while, conditional,
 // call, fusion, map, async-start/update/done, copy-start/done, tuples,
 // tokens and dependencies, custom-call (annotation identities, XLA's TopK,
-// xla_builder.math.Acos and Transformer Engine's fused attention,
-// fused_attention_op.cc; other targets are errors), and the collectives of a
+// xla_builder.math.Acos, xla_builder.matrix.Einsum (einsum_op.cc), XLA:GPU's
+// cuBLAS GEMM calls (gemm_custom_call_op.cc)
+// and Transformer Engine's fused attention, fused_attention_op.cc; other
+// targets are errors), and the collectives of a
 // module run as a single replica of a single partition.
 //
 // Collectives with one participant: all-reduce, all-gather, reduce-scatter,
@@ -21,8 +23,11 @@
 #include "xla/hlo/evaluator/eval_util.h"
 #include "xla/hlo/evaluator/fused_attention_op.h"
 #include "xla/hlo/evaluator/indexing_util.h"
+#include "xla/hlo/evaluator/linalg_util.h"
 #include "xla/hlo/evaluator/numeric_util.h"
 #include "xla/hlo/evaluator/op_table.h"
+#include "xla/hlo/ir/einsum_spec.h"
+#include "xla/hlo/proto/gemm_custom_call.h"
 #include "xla/util/status_macros.h"
 
 namespace xla::evaluator {
@@ -262,6 +267,8 @@ absl::StatusOr<Literal> EvalCustomCall(const HloInstruction& instr, Operands ope
   const std::string& target = instr.GetString(AttrId::kCustomCallTarget);
   if (target == "TopK") return indexing::EvalTopKCustomCall(instr, operands, ctx);
   if (target == "xla_builder.math.Acos") return EvalBuilderAcos(instr, operands);
+  if (gemm::IsGemmCustomCallTarget(target)) return linalg::EvalGemmCustomCall(instr, operands);
+  if (target == kEinsumTarget) return linalg::EvalEinsumCustomCall(instr, operands);
   for (absl::string_view pass_through : kPassThroughTargets) {
     if (target == pass_through && operands.size() == 1 &&
         ShapesCompatible(operands[0]->shape(), instr.shape(), /*ignore_dynamic=*/true)) {

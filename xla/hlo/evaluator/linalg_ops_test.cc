@@ -63,6 +63,34 @@ ENTRY e {
   EXPECT_EQ(Values(r), want);
 }
 
+TEST(ScaledDotTest, BlockScalesMultiplyTheirBlocksBeforeTheDot) {
+  // lhs [3, 8] with scales [3, 2] (blocks of 4 along k), rhs [8, 5] with a
+  // scalar scale.
+  const Literal a = RandomLiteral(PrimitiveType::F32, {3, 8}, 31);
+  const Literal b = RandomLiteral(PrimitiveType::F32, {8, 5}, 32);
+  const Literal sa = FromValues(PrimitiveType::F32, {3, 2}, {0.5, 2, 4, 0.25, 1, 8});
+  const Literal sb = FromValues(PrimitiveType::F32, {}, {3});
+  const Literal r = Eval(R"(
+ENTRY e {
+  a = f32[3,8] parameter(0)
+  b = f32[8,5] parameter(1)
+  sa = f32[3,2] parameter(2)
+  sb = f32[] parameter(3)
+  ROOT d = f32[3,5] scaled-dot(a, b, sa, sb), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+})", {a, b, sa, sb});
+  std::vector<double> want;
+  for (int64_t i = 0; i < 3; ++i) {
+    for (int64_t j = 0; j < 5; ++j) {
+      double s = 0;
+      for (int64_t k = 0; k < 8; ++k) {
+        s += a.GetDouble(i * 8 + k) * sa.GetDouble(i * 2 + k / 4) * b.GetDouble(k * 5 + j) * 3;
+      }
+      want.push_back(static_cast<float>(s));
+    }
+  }
+  EXPECT_EQ(Values(r), want);
+}
+
 TEST(DotTest, BatchDimsAndTransposedContracting) {
   // lhs [b=2, k=5, i=3], rhs [j=7, b=2, k=5] -> [b, i, j].
   const Literal a = RandomLiteral(PrimitiveType::F64, {2, 5, 3}, 3);

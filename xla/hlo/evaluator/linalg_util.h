@@ -84,6 +84,17 @@ absl::StatusOr<Literal> EvalTriangularSolve(const HloInstruction& instr,
                                             EvalContext& ctx);
 absl::StatusOr<Literal> EvalFft(const HloInstruction& instr,
                                 absl::Span<const Literal* const> operands, EvalContext& ctx);
+// XLA:GPU's __cublas$gemm / __cublas$lt$matmul custom calls
+// (gemm_custom_call_op.cc); errors name the instruction.
+absl::StatusOr<Literal> EvalGemmCustomCall(const HloInstruction& instr,
+                                           absl::Span<const Literal* const> operands);
+// XLA's xla_builder.matrix.Einsum custom call (einsum_op.cc); errors name
+// the instruction.
+absl::StatusOr<Literal> EvalEinsumCustomCall(const HloInstruction& instr,
+                                             absl::Span<const Literal* const> operands);
+absl::StatusOr<Literal> EvalRaggedDot(const HloInstruction& instr,
+                                      absl::Span<const Literal* const> operands,
+                                      EvalContext& ctx);
 
 }  // namespace xla::evaluator::linalg
 

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/numeric/int128.h"
 
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
@@ -58,6 +59,17 @@ class EvalContext {
   absl::StatusOr<Literal> Call(const HloComputation& computation,
                                absl::Span<const Literal* const> args);
 
+  // XLA's executable-global RNG state (rng-get-and-update-state): returns
+  // the state as it stands and adds `delta` (mod 2^128), as XLA's
+  // RngGetAndUpdateStateThunk does. Each evaluation starts from XLA's
+  // initial value 0x7012395, as a freshly loaded executable's first run.
+  absl::uint128 TakeRngState(int64_t delta) {
+    const absl::uint128 old = rng_state_;
+    rng_state_ += absl::uint128(static_cast<uint64_t>(delta));
+    if (delta < 0) rng_state_ -= absl::uint128(1) << 64;  // sign extension
+    return old;
+  }
+
   // The evaluation order of a computation, computed once per context.
   struct Plan;
 
@@ -72,6 +84,7 @@ class EvalContext {
   std::chrono::steady_clock::time_point deadline_;
   int64_t steps_ = 0;
   absl::flat_hash_map<const HloComputation*, std::unique_ptr<Plan>> plans_;
+  absl::uint128 rng_state_ = 0x7012395;
 };
 
 // One registration function per family (see the file list above).

@@ -28,6 +28,11 @@
 //     d = bits mod (b - a), wrapping; [a, b) when a < b;
 //   * rng_normal (f16, bf16 via f32; f32; f64): Box-Muller on consecutive
 //     pairs of uniform draws (u1 clamped to >= 1e-7), result = a + b * z.
+//
+// rng-get-and-update-state(), delta=D returns XLA's 128-bit RNG state as
+// u64[2] (low word first) and adds D to it (EvalContext::TakeRngState: each
+// evaluation starts from XLA's initial value 0x7012395, later calls in the
+// same evaluation see the earlier deltas added, in evaluation order).
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -202,9 +207,26 @@ absl::StatusOr<Literal> EvalRng(const HloInstruction& instr,
   return out;
 }
 
+absl::StatusOr<Literal> EvalRngGetAndUpdateState(const HloInstruction& instr,
+                                                  absl::Span<const Literal* const>,
+                                                  EvalContext& ctx) {
+  const Shape& shape = instr.shape();
+  if (!shape.IsArray() || shape.rank() != 1 || shape.dimensions(0) != 2 ||
+      (shape.element_type() != PrimitiveType::U64 && shape.element_type() != PrimitiveType::S64)) {
+    return op_helpers::OpError(instr, "the state must be u64[2] or s64[2], got ",
+                               shape.ToString(false));
+  }
+  const absl::uint128 state = ctx.TakeRngState(instr.GetInt(AttrId::kDelta));
+  Literal out(shape);
+  out.SetBits(0, absl::Uint128Low64(state));
+  out.SetBits(1, absl::Uint128High64(state));
+  return out;
+}
+
 }  // namespace
 
 void RegisterRngOps(OpTable& table) {
+  table[static_cast<int>(HloOpcode::kRngGetAndUpdateState)] = EvalRngGetAndUpdateState;
   table[static_cast<int>(HloOpcode::kRngBitGenerator)] = EvalRngBitGenerator;
   table[static_cast<int>(HloOpcode::kRng)] = EvalRng;
 }

@@ -2,6 +2,7 @@
 // evaluator. The block functions are checked against Random123's published
 // known-answer vectors (tests/kat_vectors); the full op is then checked on
 // states chosen so that its blocks are those same vectors.
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <string>
@@ -259,6 +260,35 @@ TEST(RngTest, NormalIsFiniteAndUnsupportedTypesAreClear) {
   absl::StatusOr<Literal> bad = EvalRng("s8", "rng_uniform", "0", "3");
   ASSERT_FALSE(bad.ok());
   EXPECT_TRUE(absl::StrContains(bad.status().message(), "rng")) << bad.status();
+}
+
+TEST(RngGetAndUpdateStateTest, StartsAtXlasInitialStateAndAddsEachDelta) {
+  // Two calls in one evaluation: one sees 0x7012395, the other that plus
+  // the first one's delta (which one runs first is the evaluation order).
+  absl::StatusOr<Literal> r = EvalText(R"(
+ENTRY e {
+  a = u64[2] rng-get-and-update-state(), delta=131072
+  b = u64[2] rng-get-and-update-state(), delta=1
+  ROOT t = (u64[2], u64[2]) tuple(a, b)
+})", {});
+  ASSERT_TRUE(r.ok()) << r.status();
+  const Literal& a = r->tuple_elements()[0];
+  const Literal& b = r->tuple_elements()[1];
+  EXPECT_EQ(a.GetBits(1), 0u);
+  EXPECT_EQ(b.GetBits(1), 0u);
+  const uint64_t lo = std::min(a.GetBits(0), b.GetBits(0));
+  const uint64_t hi = std::max(a.GetBits(0), b.GetBits(0));
+  EXPECT_EQ(lo, 0x7012395u);
+  EXPECT_TRUE(hi == 0x7012395u + 131072 || hi == 0x7012395u + 1) << hi;
+}
+
+TEST(RngGetAndUpdateStateTest, AStateOfOtherShapeIsAnError) {
+  absl::StatusOr<Literal> r = EvalText(R"(
+ENTRY e {
+  ROOT a = u32[4] rng-get-and-update-state(), delta=1
+})", {});
+  ASSERT_FALSE(r.ok());
+  EXPECT_TRUE(absl::StrContains(r.status().message(), "u64[2]")) << r.status();
 }
 
 }  // namespace

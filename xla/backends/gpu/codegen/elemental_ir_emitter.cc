@@ -1,5 +1,6 @@
 #include "xla/backends/gpu/codegen/elemental_ir_emitter.h"
 
+#include <cctype>
 #include <cmath>
 #include <limits>
 #include <string>
@@ -726,9 +727,14 @@ absl::StatusOr<ElementalIrEmitter::ElementGenerator> ElementalIrEmitter::MakeCon
     absl::Span<const uint8_t> data = hlo->literal().data();
     llvm::Constant* init = llvm::ConstantDataArray::get(
         module_->getContext(), llvm::ArrayRef<uint8_t>(data.data(), data.size()));
+    // The symbol keeps letters, digits, '_', '.' and '$' of the name: NVPTX
+    // aborts (LLVM ERROR) on others, such as the '-' of "custom-call.2.x".
+    std::string symbol = absl::StrCat("constant.", hlo->name());
+    for (char& c : symbol) {
+      if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '.' && c != '$') c = '_';
+    }
     global = new llvm::GlobalVariable(*module_, init->getType(), /*isConstant=*/true,
-                                      llvm::GlobalValue::PrivateLinkage, init,
-                                      absl::StrCat("constant.", hlo->name()));
+                                      llvm::GlobalValue::PrivateLinkage, init, symbol);
     global->setAlignment(llvm::Align(64));
   }
   Shape shape = hlo->shape();

@@ -5,10 +5,10 @@
 #include <utility>
 #include <vector>
 
-#include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "xla/hlo/transforms/hlo_util.h"
+#include "xla/hlo/transforms/op_builder.h"
 #include "xla/util/status_macros.h"
 
 namespace xla {
@@ -25,36 +25,10 @@ PrimitiveType ComputeType(PrimitiveType t) {
   return t;
 }
 
-// The scalar add computation used as the reducer, one per element type.
-class AddComputations {
- public:
-  explicit AddComputations(HloModule* module) : module_(module) {}
-
-  HloComputation* Get(PrimitiveType type) {
-    auto it = cache_.find(type);
-    if (it != cache_.end()) return it->second;
-    auto comp = std::make_unique<HloComputation>(
-        module_->UniqueComputationName(absl::StrCat("batch_norm_add_", PrimitiveTypeName(type))));
-    Shape scalar = Shape::Scalar(type);
-    HloInstruction* a = comp->AddInstruction(HloInstruction::CreateParameter(0, scalar, "lhs"));
-    HloInstruction* b = comp->AddInstruction(HloInstruction::CreateParameter(1, scalar, "rhs"));
-    HloInstruction* sum =
-        comp->AddInstruction(HloInstruction::Create(HloOpcode::kAdd, scalar, {a, b}, "add"));
-    comp->set_root_instruction(sum);
-    HloComputation* added = module_->AddComputation(std::move(comp));
-    cache_[type] = added;
-    return added;
-  }
-
- private:
-  HloModule* module_;
-  absl::flat_hash_map<PrimitiveType, HloComputation*> cache_;
-};
-
 // Emits the expansion of one batch-norm instruction into its computation.
 class Expander {
  public:
-  Expander(HloInstruction* bn, AddComputations* adds)
+  Expander(HloInstruction* bn, ScalarReducers* adds)
       : bn_(bn),
         comp_(bn->parent()),
         names_(*bn->parent()),
@@ -137,7 +111,7 @@ class Expander {
         comp_->AddInstruction(MakeScalarConstant(compute_, 0.0, names_.Unique("zero")));
     HloInstruction* r = Add(HloOpcode::kReduce, feature_, {v, zero}, "reduce");
     r->SetAttr(AttrId::kDimensions, reduce_dims_);
-    r->SetAttr(AttrId::kToApply, adds_->Get(compute_));
+    r->SetAttr(AttrId::kToApply, adds_->Get(HloOpcode::kAdd, compute_));
     return r;
   }
   // rsqrt(var + epsilon), per feature; also returns var + epsilon.
@@ -198,7 +172,7 @@ class Expander {
   HloInstruction* bn_;
   HloComputation* comp_;
   NameUniquer names_;
-  AddComputations* adds_;
+  ScalarReducers* adds_;
   int64_t feature_index_;
   double epsilon_;
   PrimitiveType elem_ = PrimitiveType::F32;
@@ -219,7 +193,7 @@ absl::StatusOr<bool> BatchNormExpander::Run(HloModule* module) {
     }
   }
   if (todo.empty()) return false;
-  AddComputations adds(module);
+  ScalarReducers adds(module, "batch_norm");
   std::vector<HloComputation*> touched;
   for (HloInstruction* bn : todo) {
     HloComputation* comp = bn->parent();

@@ -25,7 +25,8 @@ struct Labeled {
 class Expander {
  public:
   Expander(HloInstruction* call, EinsumSpec spec)
-      : call_(call), spec_(std::move(spec)), o_(call->parent()), base_(call->name()) {}
+      : call_(call), spec_(std::move(spec)), o_(call->parent()), base_(call->name()),
+        reducers_(call->parent()->parent(), call->name() + "_sum") {}
 
   HloInstruction* Build() {
     std::vector<Labeled> ops;
@@ -46,17 +47,6 @@ class Expander {
  private:
   std::string N(const std::string& what) const { return base_ + "." + what; }
 
-  HloComputation* AddComputation(PrimitiveType type) {
-    HloModule* module = call_->parent()->parent();
-    auto comp = std::make_unique<HloComputation>(
-        module->UniqueComputationName(absl::StrCat(base_, "_add_", PrimitiveTypeName(type))));
-    OpBuilder b(comp.get());
-    HloInstruction* x = b.Parameter(0, Shape::Scalar(type), "x");
-    HloInstruction* y = b.Parameter(1, Shape::Scalar(type), "y");
-    comp->set_root_instruction(b.Binary(HloOpcode::kAdd, x, y, "sum"));
-    return module->AddComputation(std::move(comp));
-  }
-
   // x summed over dimensions `dims`.
   HloInstruction* Sum(HloInstruction* x, std::vector<int64_t> dims) {
     const PrimitiveType t = x->shape().element_type();
@@ -67,7 +57,7 @@ class Expander {
     HloInstruction* r =
         o_.Op(HloOpcode::kReduce, Shape::Array(t, kept), {x, o_.Scalar(t, 0, N("zero"))}, N("sum"));
     r->SetAttr(AttrId::kDimensions, std::move(dims));
-    r->SetAttr(AttrId::kToApply, AddComputation(t));
+    r->SetAttr(AttrId::kToApply, reducers_.Get(HloOpcode::kAdd, t));
     return r;
   }
 
@@ -178,6 +168,7 @@ class Expander {
   EinsumSpec spec_;
   OpBuilder o_;
   std::string base_;
+  ScalarReducers reducers_;
 };
 
 }  // namespace

@@ -1,6 +1,9 @@
 #include "xla/hlo/transforms/op_builder.h"
 
+#include <memory>
 #include <utility>
+
+#include "absl/strings/str_cat.h"
 
 namespace xla {
 
@@ -141,6 +144,20 @@ HloInstruction* OpBuilder::GetTupleElement(HloInstruction* tuple, int64_t index,
       Op(HloOpcode::kGetTupleElement, tuple->shape().tuple_shapes(index), {tuple}, name);
   g->SetAttr(AttrId::kIndex, index);
   return g;
+}
+
+HloComputation* ScalarReducers::Get(HloOpcode opcode, PrimitiveType type) {
+  auto [it, inserted] = cache_.try_emplace({opcode, type}, nullptr);
+  if (!inserted) return it->second;
+  auto comp = std::make_unique<HloComputation>(module_->UniqueComputationName(
+      absl::StrCat(prefix_, "_", HloOpcodeName(opcode), "_",
+                   PrimitiveTypeName(type))));
+  OpBuilder b(comp.get());
+  HloInstruction* x = b.Parameter(0, Shape::Scalar(type), "x");
+  HloInstruction* y = b.Parameter(1, Shape::Scalar(type), "y");
+  comp->set_root_instruction(b.Binary(opcode, x, y, "r"));
+  it->second = module_->AddComputation(std::move(comp));
+  return it->second;
 }
 
 }  // namespace xla

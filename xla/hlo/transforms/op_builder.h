@@ -12,10 +12,14 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
+
+#include "absl/container/flat_hash_map.h"
 
 #include "xla/hlo/ir/hlo_computation.h"
 #include "xla/hlo/ir/hlo_instruction.h"
+#include "xla/hlo/ir/hlo_module.h"
 #include "xla/hlo/transforms/hlo_util.h"
 
 namespace xla {
@@ -74,6 +78,26 @@ class OpBuilder {
  private:
   HloComputation* computation_;
   NameUniquer names_;
+};
+
+// The scalar reducer computations of one module (`(x, y) -> op(x, y)` over
+// scalars of one element type, as `reduce` and `reduce-window` take them),
+// added to the module on first use and shared afterwards. Named
+// "<prefix>_<op>_<type>" (made unique in the module).
+// Not thread-safe; the module must outlive this object.
+class ScalarReducers {
+ public:
+  ScalarReducers(HloModule* module, std::string prefix)
+      : module_(module), prefix_(std::move(prefix)) {}
+
+  // The computation applying the binary `opcode` (add, or, maximum, ...)
+  // to two `type` scalars. Never fails.
+  HloComputation* Get(HloOpcode opcode, PrimitiveType type);
+
+ private:
+  HloModule* module_;
+  std::string prefix_;
+  absl::flat_hash_map<std::pair<HloOpcode, PrimitiveType>, HloComputation*> cache_;
 };
 
 }  // namespace xla

@@ -117,6 +117,7 @@ class Expander {
  public:
   Expander(HloInstruction* instr, Plan plan)
       : instr_(instr), p_(std::move(plan)), o_(instr->parent()), base_(instr->name()),
+        reducers_(instr->parent()->parent(), instr->name() + "_sum"),
         index_type_(instr->operand(2)->shape().element_type()),
         out_type_(instr->shape().element_type()) {}
 
@@ -133,17 +134,6 @@ class Expander {
  private:
   std::string N(const std::string& what) const { return base_ + "." + what; }
 
-  HloComputation* AddComputation(PrimitiveType type) {
-    HloModule* module = instr_->parent()->parent();
-    auto comp = std::make_unique<HloComputation>(
-        module->UniqueComputationName(absl::StrCat(base_, "_add_", PrimitiveTypeName(type))));
-    OpBuilder b(comp.get());
-    HloInstruction* x = b.Parameter(0, Shape::Scalar(type), "x");
-    HloInstruction* y = b.Parameter(1, Shape::Scalar(type), "y");
-    comp->set_root_instruction(b.Binary(HloOpcode::kAdd, x, y, "sum"));
-    return module->AddComputation(std::move(comp));
-  }
-
   // reduce(a) with add over `dims`, to the remaining dimensions.
   HloInstruction* Sum(HloInstruction* a, std::vector<int64_t> dims, const std::string& name) {
     const PrimitiveType t = a->shape().element_type();
@@ -154,7 +144,7 @@ class Expander {
     HloInstruction* r = o_.Op(HloOpcode::kReduce, Shape::Array(t, kept),
                               {a, o_.Scalar(t, 0, N("zero"))}, N(name));
     r->SetAttr(AttrId::kDimensions, std::move(dims));
-    r->SetAttr(AttrId::kToApply, AddComputation(t));
+    r->SetAttr(AttrId::kToApply, reducers_.Get(HloOpcode::kAdd, t));
     return r;
   }
 
@@ -302,6 +292,7 @@ class Expander {
   Plan p_;
   OpBuilder o_;
   std::string base_;
+  ScalarReducers reducers_;
   PrimitiveType index_type_;
   PrimitiveType out_type_;
   HloInstruction* starts_ = nullptr;

@@ -6,10 +6,10 @@
 #include <utility>
 #include <vector>
 
-#include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "xla/hlo/transforms/hlo_util.h"
+#include "xla/hlo/transforms/op_builder.h"
 #include "xla/service/canonicalize/fp8_dot_widener.h"
 #include "xla/service/canonicalize/gemm_config.h"
 #include "xla/service/canonicalize/rewrite_util.h"
@@ -20,32 +20,6 @@ namespace {
 
 using canonicalize::AddOp;
 using canonicalize::AddTranspose;
-
-// The scalar reducers (add, or `or` for pred), one per element type.
-class Reducers {
- public:
-  explicit Reducers(HloModule* module) : module_(module) {}
-
-  HloComputation* Get(PrimitiveType type) {
-    auto it = cache_.find(type);
-    if (it != cache_.end()) return it->second;
-    const HloOpcode op = IsPred(type) ? HloOpcode::kOr : HloOpcode::kAdd;
-    auto comp = std::make_unique<HloComputation>(module_->UniqueComputationName(
-        absl::StrCat("dot_sum_", PrimitiveTypeName(type))));
-    const Shape scalar = Shape::Scalar(type);
-    HloInstruction* a = comp->AddInstruction(HloInstruction::CreateParameter(0, scalar, "lhs"));
-    HloInstruction* b = comp->AddInstruction(HloInstruction::CreateParameter(1, scalar, "rhs"));
-    comp->set_root_instruction(
-        comp->AddInstruction(HloInstruction::Create(op, scalar, {a, b}, "sum")));
-    HloComputation* added = module_->AddComputation(std::move(comp));
-    cache_[type] = added;
-    return added;
-  }
-
- private:
-  HloModule* module_;
-  absl::flat_hash_map<PrimitiveType, HloComputation*> cache_;
-};
 
 bool Contains(const std::vector<int64_t>& v, int64_t x) {
   for (int64_t e : v) {
@@ -98,7 +72,7 @@ HloInstruction* Convert(HloComputation* comp, NameUniquer* names, HloInstruction
 // Builds the elementwise-and-reduce form of `dot` (see the header), computing
 // in `compute`.
 absl::StatusOr<HloInstruction*> Expand(HloInstruction* dot, PrimitiveType compute,
-                                       Reducers* reducers, NameUniquer* names) {
+                                       ScalarReducers* reducers, NameUniquer* names) {
   HloComputation* comp = dot->parent();
   const std::vector<int64_t>& lb = dot->GetIntList(AttrId::kLhsBatchDims);
   const std::vector<int64_t>& lc = dot->GetIntList(AttrId::kLhsContractingDims);
@@ -163,7 +137,7 @@ absl::StatusOr<HloInstruction*> Expand(HloInstruction* dot, PrimitiveType comput
     for (int64_t i = 0; i < nk; ++i) reduce_dims.push_back(nb + lf + rf + i);
     sum = AddOp(comp, names, HloOpcode::kReduce, sum_shape, {products, zero}, "dot_sum");
     sum->SetAttr(AttrId::kDimensions, reduce_dims);
-    sum->SetAttr(AttrId::kToApply, reducers->Get(compute));
+    sum->SetAttr(AttrId::kToApply, reducers->Get(IsPred(compute) ? HloOpcode::kOr : HloOpcode::kAdd, compute));
   }
   if (compute == dot->shape().element_type()) return sum;
   if (!IsPred(dot->shape().element_type())) {
@@ -231,7 +205,7 @@ absl::StatusOr<bool> NonGemmDotExpander::Run(HloModule* module) {
     }
   }
   if (todo.empty()) return false;
-  Reducers reducers(module);
+  ScalarReducers reducers(module, "dot");
   std::vector<HloComputation*> touched;
   for (const auto& [dot, compute] : todo) {
     HloComputation* comp = dot->parent();

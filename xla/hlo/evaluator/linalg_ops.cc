@@ -26,6 +26,7 @@ namespace xla::evaluator {
 namespace {
 
 using linalg::AccumKind;
+using linalg::CheckDotDims;
 using op_helpers::Contains;
 using op_helpers::OpError;
 
@@ -37,32 +38,6 @@ struct DotPlan {
   std::vector<int64_t> rhs_stride;  // per result dimension (0: not from rhs)
   std::vector<std::pair<int64_t, int64_t>> contracting;  // (lhs, rhs) offsets
 };
-
-absl::Status CheckDotDims(const HloInstruction& instr, const Shape& lhs, const Shape& rhs) {
-  const auto& lb = instr.GetIntList(AttrId::kLhsBatchDims);
-  const auto& rb = instr.GetIntList(AttrId::kRhsBatchDims);
-  const auto& lc = instr.GetIntList(AttrId::kLhsContractingDims);
-  const auto& rc = instr.GetIntList(AttrId::kRhsContractingDims);
-  if (lb.size() != rb.size() || lc.size() != rc.size()) {
-    return OpError(instr, "lhs and rhs batch (and contracting) dimension lists must have the "
-                          "same lengths");
-  }
-  std::vector<int64_t> lhs_used(lb), rhs_used(rb);
-  lhs_used.insert(lhs_used.end(), lc.begin(), lc.end());
-  rhs_used.insert(rhs_used.end(), rc.begin(), rc.end());
-  RETURN_IF_ERROR(op_helpers::CheckDimList(instr, "lhs batch+contracting dims", lhs_used,
-                                           lhs.rank()));
-  RETURN_IF_ERROR(op_helpers::CheckDimList(instr, "rhs batch+contracting dims", rhs_used,
-                                           rhs.rank()));
-  for (size_t i = 0; i < lhs_used.size(); ++i) {
-    if (lhs.dimensions(lhs_used[i]) != rhs.dimensions(rhs_used[i])) {
-      return OpError(instr, "lhs dimension ", lhs_used[i], " of ", lhs.ToString(false),
-                     " does not match rhs dimension ", rhs_used[i], " of ",
-                     rhs.ToString(false));
-    }
-  }
-  return absl::OkStatus();
-}
 
 // Offsets of every contracting position, in row-major order of the
 // contracting dimensions.

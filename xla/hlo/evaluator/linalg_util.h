@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "xla/hlo/evaluator/op_table.h"
@@ -25,6 +26,15 @@
 namespace xla::evaluator::linalg {
 
 enum class AccumKind { kInt, kFloat, kComplex };
+
+// Checks a dot-like instruction's dimension numbers against its operand
+// shapes `lhs` and `rhs`: batch and contracting lists of equal lengths, no
+// dimension out of range or named twice (on the rhs counting
+// `rhs_other_dims` too, e.g. ragged-dot's group dimensions), and equal
+// sizes for each batch and contracting pair. InvalidArgument naming the
+// instruction otherwise.
+absl::Status CheckDotDims(const HloInstruction& instr, const Shape& lhs, const Shape& rhs,
+                          absl::Span<const int64_t> rhs_other_dims = {});
 
 // The accumulation kind for operands of types `a`, `b` and a result of type
 // `out` (see the file comment).

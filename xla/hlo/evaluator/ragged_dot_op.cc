@@ -58,25 +58,7 @@ absl::StatusOr<RaggedPlan> PlanRaggedDot(const HloInstruction& instr, const Shap
   const auto& rc = instr.GetIntList(AttrId::kRhsContractingDims);
   const auto& ragged = instr.GetIntList(AttrId::kLhsRaggedDims);
   const auto& group = instr.GetIntList(AttrId::kRhsGroupDims);
-  if (lb.size() != rb.size() || lc.size() != rc.size()) {
-    return OpError(instr, "lhs and rhs batch (and contracting) dimension lists must have the "
-                          "same lengths");
-  }
-  std::vector<int64_t> lhs_used(lb), rhs_used(rb);
-  lhs_used.insert(lhs_used.end(), lc.begin(), lc.end());
-  rhs_used.insert(rhs_used.end(), rc.begin(), rc.end());
-  std::vector<int64_t> rhs_used_and_group = rhs_used;
-  rhs_used_and_group.insert(rhs_used_and_group.end(), group.begin(), group.end());
-  RETURN_IF_ERROR(op_helpers::CheckDimList(instr, "lhs batch+contracting dims", lhs_used,
-                                           lhs.rank()));
-  RETURN_IF_ERROR(op_helpers::CheckDimList(instr, "rhs batch+contracting+group dims",
-                                           rhs_used_and_group, rhs.rank()));
-  for (size_t i = 0; i < lhs_used.size(); ++i) {
-    if (lhs.dimensions(lhs_used[i]) != rhs.dimensions(rhs_used[i])) {
-      return OpError(instr, "lhs dimension ", lhs_used[i], " of ", lhs.ToString(false),
-                     " does not match rhs dimension ", rhs_used[i], " of ", rhs.ToString(false));
-    }
-  }
+  RETURN_IF_ERROR(CheckDotDims(instr, lhs, rhs, group));
   if (ragged.size() != 1 || ragged[0] < 0 || ragged[0] >= lhs.rank()) {
     return OpError(instr, "lhs_ragged_dims must name one dimension of ", lhs.ToString(false));
   }

@@ -16,7 +16,8 @@ namespace {
 constexpr uint64_t kSeeds[] = {1, 2, 3};
 
 // Evaluates `module` on each seed's random inputs; empty on failure.
-std::vector<Literal> EvaluateOnSeeds(const HloModule& module, const char* what) {
+std::vector<Literal> EvaluateOnSeeds(const HloModule& module, const char* what,
+                                     const CheckOptions& options) {
   std::vector<Literal> results;
   for (uint64_t seed : kSeeds) {
     absl::StatusOr<std::vector<Literal>> args = MakeRandomInputs(module, seed);
@@ -24,6 +25,7 @@ std::vector<Literal> EvaluateOnSeeds(const HloModule& module, const char* what) 
       ADD_FAILURE() << what << ": no random inputs: " << args.status();
       return {};
     }
+    if (options.adjust_inputs) options.adjust_inputs(&*args);
     absl::StatusOr<Literal> r = HloEvaluator().Evaluate(module, *args);
     if (!r.ok()) {
       ADD_FAILURE() << what << ": evaluation failed: " << r.status();
@@ -36,7 +38,7 @@ std::vector<Literal> EvaluateOnSeeds(const HloModule& module, const char* what) 
 
 }  // namespace
 
-PassResult RunPassAndCheck(HloPass& pass, absl::string_view hlo) {
+PassResult RunPassAndCheck(HloPass& pass, absl::string_view hlo, const CheckOptions& options) {
   PassResult result;
   absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(hlo);
   if (!module.ok()) {
@@ -47,7 +49,7 @@ PassResult RunPassAndCheck(HloPass& pass, absl::string_view hlo) {
     ADD_FAILURE() << "input does not verify: " << v;
     return result;
   }
-  std::vector<Literal> before = EvaluateOnSeeds(**module, "input");
+  std::vector<Literal> before = EvaluateOnSeeds(**module, "input", options);
   absl::StatusOr<bool> changed = pass.Run(module->get());
   if (!changed.ok()) {
     ADD_FAILURE() << "pass " << pass.name() << " failed: " << changed.status();
@@ -61,9 +63,10 @@ PassResult RunPassAndCheck(HloPass& pass, absl::string_view hlo) {
   }
   absl::StatusOr<std::unique_ptr<HloModule>> reparsed = ParseHloModule(result.text);
   if (!reparsed.ok()) ADD_FAILURE() << "output does not parse back: " << reparsed.status();
-  std::vector<Literal> after = EvaluateOnSeeds(**module, "output");
+  std::vector<Literal> after = EvaluateOnSeeds(**module, "output", options);
   for (size_t i = 0; i < before.size() && i < after.size(); ++i) {
-    absl::Status same = CompareLiterals(before[i], after[i]);
+    absl::Status same = options.output_scale_tolerance ? CompareOutputLeaf(before[i], after[i])
+                                                       : CompareLiterals(before[i], after[i]);
     if (!same.ok()) ADD_FAILURE() << "seed " << kSeeds[i] << ": " << same << "\n" << result.text;
   }
   result.module = std::move(*module);

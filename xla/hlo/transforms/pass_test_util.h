@@ -6,13 +6,16 @@
 #define XLA_HLO_TRANSFORMS_PASS_TEST_UTIL_H_
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/strings/string_view.h"
 #include "gtest/gtest.h"
 #include "xla/hlo/ir/hlo_module.h"
 #include "xla/hlo/transforms/hlo_pass.h"
+#include "xla/types/literal.h"
 
 namespace xla::pass_test {
 
@@ -22,10 +25,23 @@ struct PassResult {
   std::unique_ptr<HloModule> module;  // the rewritten module (null on failure)
 };
 
+// How RunPassAndCheck compares.
+struct CheckOptions {
+  // Called on each seed's random inputs before both evaluations, for
+  // operands that must hold particular values (group sizes, power-of-two
+  // scales). Null: the random inputs as they are.
+  std::function<void(std::vector<Literal>* inputs)> adjust_inputs;
+  // Compare as a compiled program's output against a reference
+  // (CompareOutputLeaf: errors relative to the output's scale), for
+  // rewrites whose steps round separately where the original rounds once.
+  // False: CompareLiterals.
+  bool output_scale_tolerance = false;
+};
+
 // Parses `hlo`, runs `pass` once, verifies the result and compares the
 // evaluator's outputs before and after on random inputs from seeds 1..3
-// (CompareLiterals). Any failure is an ADD_FAILURE naming the step.
-PassResult RunPassAndCheck(HloPass& pass, absl::string_view hlo);
+// (as `options` says). Any failure is an ADD_FAILURE naming the step.
+PassResult RunPassAndCheck(HloPass& pass, absl::string_view hlo, const CheckOptions& options = {});
 
 // Parses `hlo`, runs `pass` once and verifies the result, without the
 // numeric comparison (for modules the evaluator cannot run: side-effecting

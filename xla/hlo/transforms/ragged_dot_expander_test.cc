@@ -4,13 +4,8 @@
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "xla/hlo/evaluator/hlo_evaluator.h"
-#include "xla/hlo/evaluator/random_inputs.h"
 #include "xla/hlo/parser/hlo_parser.h"
-#include "xla/hlo/parser/hlo_printer.h"
-#include "xla/hlo/transforms/literal_compare.h"
 #include "xla/hlo/transforms/pass_test_util.h"
-#include "xla/hlo/verifier/hlo_verifier.h"
 
 namespace xla {
 namespace {
@@ -27,25 +22,14 @@ Literal Sizes(PrimitiveType type, std::vector<int64_t> dims, const std::vector<i
 // Runs the pass on `text` (parameter 2 being the group sizes `sizes`, the
 // others random) and compares the evaluator's results before and after.
 void ExpectExpansionMatches(const std::string& text, const Literal& sizes) {
-  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(text);
-  ASSERT_TRUE(module.ok()) << module.status();
-  ASSERT_TRUE(VerifyModule(**module).ok());
-  absl::StatusOr<std::vector<Literal>> args = MakeRandomInputs(**module, 5);
-  ASSERT_TRUE(args.ok()) << args.status();
-  (*args)[2] = sizes;
-  absl::StatusOr<Literal> before = HloEvaluator().Evaluate(**module, *args);
-  ASSERT_TRUE(before.ok()) << before.status();
   RaggedDotExpander pass;
-  absl::StatusOr<bool> changed = pass.Run(module->get());
-  ASSERT_TRUE(changed.ok()) << changed.status();
-  EXPECT_TRUE(*changed);
-  EXPECT_EQ(CountOpcode(**module, HloOpcode::kRaggedDot), 0);
-  absl::Status verified = VerifyModule(**module);
-  ASSERT_TRUE(verified.ok()) << verified << "\n" << PrintModule(**module);
-  absl::StatusOr<Literal> after = HloEvaluator().Evaluate(**module, *args);
-  ASSERT_TRUE(after.ok()) << after.status();
-  absl::Status same = CompareOutputLeaf(*before, *after);
-  EXPECT_TRUE(same.ok()) << same << "\n" << text;
+  pass_test::CheckOptions options;
+  options.adjust_inputs = [&](std::vector<Literal>* args) { (*args)[2] = sizes; };
+  options.output_scale_tolerance = true;
+  pass_test::PassResult r = pass_test::RunPassAndCheck(pass, text, options);
+  EXPECT_TRUE(r.changed);
+  ASSERT_NE(r.module, nullptr);
+  EXPECT_EQ(CountOpcode(*r.module, HloOpcode::kRaggedDot), 0);
 }
 
 // The three modules of the corpus (hlo_to_mhlo's ragged_dot tests), with

@@ -8,10 +8,10 @@
 #include <variant>
 #include <vector>
 
-#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "xla/backends/gpu/ffi/ffi_attribute_parser.h"
 #include "xla/backends/gpu/ffi/te_fused_attention.h"
+#include "xla/hlo/ir/backend_config_text.h"
 
 namespace xla::evaluator {
 namespace {
@@ -21,20 +21,6 @@ namespace ffi = ::xla::gpu::ffi;
 absl::Status Named(const HloInstruction& instr, const absl::Status& status) {
   return absl::Status(status.code(),
                       absl::StrCat("custom-call '", instr.name(), "': ", status.message()));
-}
-
-// The backend_config dictionary (a quoted string is unquoted first).
-std::string BackendConfig(const HloInstruction& instr) {
-  const AttrValue* value = instr.FindAttr(AttrId::kBackendConfig);
-  if (value == nullptr || !std::holds_alternative<std::string>(*value)) return "";
-  const std::string& raw = std::get<std::string>(*value);
-  if (raw.size() >= 2 && raw.front() == '"' && raw.back() == '"') {
-    std::string unescaped;
-    if (absl::CUnescape(absl::string_view(raw).substr(1, raw.size() - 2), &unescaped)) {
-      return unescaped;
-    }
-  }
-  return raw;
 }
 
 // A shape without its layout (literals are row-major whatever the layout).
@@ -220,7 +206,7 @@ absl::StatusOr<Literal> EvalTeFusedAttention(const HloInstruction& instr,
   const bool backward = target == ffi::kTeFusedAttnBackwardTarget;
   // No backend_config: no attributes (as the compiler treats it), so the
   // error names the first missing one.
-  const std::string config_text = BackendConfig(instr);
+  const std::string config_text = BackendConfigText(instr);
   absl::StatusOr<ffi::Attributes> attributes =
       config_text.empty() ? ffi::Attributes() : gpu::ParseFfiAttributes(config_text, instr.name());
   if (!attributes.ok()) return attributes.status();

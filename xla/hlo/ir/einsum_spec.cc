@@ -4,26 +4,12 @@
 #include <cctype>
 #include <variant>
 
-#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "xla/hlo/ir/backend_config_text.h"
 
 namespace xla {
 namespace {
-
-// backend_config as text (a quoted string is unquoted first).
-std::string ConfigText(const HloInstruction& instr) {
-  const AttrValue* value = instr.FindAttr(AttrId::kBackendConfig);
-  if (value == nullptr || !std::holds_alternative<std::string>(*value)) return "";
-  const std::string& raw = std::get<std::string>(*value);
-  if (raw.size() >= 2 && raw.front() == '"' && raw.back() == '"') {
-    std::string unescaped;
-    if (absl::CUnescape(absl::string_view(raw).substr(1, raw.size() - 2), &unescaped)) {
-      return unescaped;
-    }
-  }
-  return raw;
-}
 
 bool AllLetters(const std::string& s) {
   for (char c : s) {
@@ -35,7 +21,7 @@ bool AllLetters(const std::string& s) {
 }  // namespace
 
 absl::StatusOr<EinsumSpec> ReadEinsumSpec(const HloInstruction& instr) {
-  std::string eq = ConfigText(instr);
+  std::string eq = BackendConfigText(instr);
   eq.erase(std::remove(eq.begin(), eq.end(), ' '), eq.end());
   auto error = [&](const auto&... pieces) {
     return absl::InvalidArgumentError(absl::StrCat("custom-call '", instr.name(), "' (einsum \"",

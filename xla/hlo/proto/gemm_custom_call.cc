@@ -2,9 +2,9 @@
 
 #include <variant>
 
-#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/util/json_util.h"
+#include "xla/hlo/ir/backend_config_text.h"
 #include "xla/hlo/proto/gemm_backend_config.pb.h"
 
 namespace xla::gemm {
@@ -30,22 +30,8 @@ constexpr EpilogueRow kEpilogues[] = {
     {"BIAS_GELU", true, GemmActivation::kGelu},
 };
 
-// backend_config as JSON text (a quoted string is unquoted first).
-std::string ConfigText(const HloInstruction& instr) {
-  const AttrValue* value = instr.FindAttr(AttrId::kBackendConfig);
-  if (value == nullptr || !std::holds_alternative<std::string>(*value)) return "";
-  const std::string& raw = std::get<std::string>(*value);
-  if (raw.size() >= 2 && raw.front() == '"' && raw.back() == '"') {
-    std::string unescaped;
-    if (absl::CUnescape(absl::string_view(raw).substr(1, raw.size() - 2), &unescaped)) {
-      return unescaped;
-    }
-  }
-  return raw;
-}
-
 absl::StatusOr<GemmBackendConfig> ParseConfig(const HloInstruction& instr) {
-  const std::string text = ConfigText(instr);
+  const std::string text = BackendConfigText(instr);
   if (text.empty()) return Refuse(instr, "needs a backend_config holding a GemmBackendConfig");
   google::protobuf::util::JsonParseOptions options;
   options.ignore_unknown_fields = true;

@@ -10,7 +10,6 @@
 #include <vector>
 
 #include "absl/container/flat_hash_set.h"
-#include "absl/strings/escaping.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -25,6 +24,7 @@
 #include "xla/backends/gpu/ffi/te_fused_attention.h"
 #include "xla/backends/gpu/runtime/ffi_attribute_proto.h"
 #include "xla/backends/gpu/codegen/host/single_op_fusion.h"
+#include "xla/hlo/ir/backend_config_text.h"
 #include "xla/service/canonicalize/gemm_config.h"
 #include "xla/types/xla_data_convert.h"
 #include "xla/util/logging.h"
@@ -153,21 +153,6 @@ CustomCallApiVersionProto ApiVersionOf(const HloInstruction& call) {
     if (written == name) return version;
   }
   return CUSTOM_CALL_API_VERSION_ORIGINAL;
-}
-
-// The backend_config as the handler sees it: a quoted string unquoted and
-// unescaped, a dictionary verbatim, empty when absent.
-std::string BackendConfigOf(const HloInstruction& call) {
-  const AttrValue* value = call.FindAttr(AttrId::kBackendConfig);
-  if (value == nullptr || !std::holds_alternative<std::string>(*value)) return "";
-  const std::string& raw = std::get<std::string>(*value);
-  if (raw.size() >= 2 && raw.front() == '"' && raw.back() == '"') {
-    std::string unescaped;
-    if (absl::CUnescape(absl::string_view(raw).substr(1, raw.size() - 2), &unescaped)) {
-      return unescaped;
-    }
-  }
-  return raw;
 }
 
 class Emitter {
@@ -562,7 +547,7 @@ class Emitter {
     const CustomCallApiVersionProto api_version = ApiVersionOf(call);
     std::string opaque;
     ffi::Attributes attributes;
-    const std::string config = BackendConfigOf(call);
+    const std::string config = BackendConfigText(call);
     if (api_version == CUSTOM_CALL_API_VERSION_TYPED_FFI) {
       if (!config.empty()) {
         ASSIGN_OR_RETURN(attributes, ParseFfiAttributes(config, call.name()));

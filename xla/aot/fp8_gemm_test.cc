@@ -4,7 +4,9 @@
 // on the fake CUDA driver (an sm_90 device) with the fake cuBLASLt, matches
 // the reference evaluator on values near the fp8 limits. Without the flag,
 // on another target, or with sizes cuBLASLt refuses, the dot is widened as
-// before and the artifact needs no new feature.
+// before and the artifact needs no new feature. Per-tensor scales around the
+// dot (fp8-gemm-scale-folder) travel as cuBLASLt's A/B scale pointers
+// (GemmThunkProto lhs_scale / rhs_scale).
 #include <algorithm>
 #include <cmath>
 #include <string>
@@ -56,6 +58,43 @@ ENTRY main {
   a = f8e4m3fn[16,32] parameter(0)
   b = f8e4m3fn[17,32] parameter(1)
   ROOT d = bf16[16,17] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={1}
+}
+)";
+
+// The Llama 3.1 fp8 steps' spelling: a bf16 dot of fp8 values (here with a
+// 3-d result, as dot-canonicalizer reshapes it), then one bf16 multiply by
+// the broadcast product of the two f32 scales rounded to bf16.
+constexpr char kLlamaScaledDot[] = R"(
+HloModule fp8_llama_scaled_dot
+ENTRY main {
+  a = f8e4m3fn[16,32] parameter(0)
+  b = f8e5m2[32,3,16] parameter(1)
+  sa = f32[] parameter(2)
+  sb = f32[] parameter(3)
+  d = bf16[16,3,16] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  s = f32[] multiply(sa, sb)
+  s16 = bf16[] convert(s)
+  bs = bf16[16,3,16] broadcast(s16), dimensions={}
+  ROOT r = bf16[16,3,16] multiply(d, bs)
+}
+)";
+
+// XLA's dequantizing spelling: each operand converted and scaled (the rhs
+// divided by its scale), an f32 result.
+constexpr char kOperandScaledDot[] = R"(
+HloModule fp8_operand_scaled_dot
+ENTRY main {
+  a = f8e4m3fn[16,32] parameter(0)
+  b = f8e4m3fn[48,32] parameter(1)
+  sa = f32[] parameter(2)
+  sb = f32[] parameter(3)
+  ca = f32[16,32] convert(a)
+  ba = f32[16,32] broadcast(sa), dimensions={}
+  xa = f32[16,32] multiply(ca, ba)
+  cb = f32[48,32] convert(b)
+  bb = f32[48,32] broadcast(sb), dimensions={}
+  xb = f32[48,32] divide(cb, bb)
+  ROOT d = f32[16,48] dot(xa, xb), lhs_contracting_dims={1}, rhs_contracting_dims={1}
 }
 )";
 
@@ -138,8 +177,9 @@ TEST(Fp8GemmTest, WithoutTheFlagOnOtherTargetsOrOddSizesItIsWidened) {
 }
 
 // Runs `hlo` compiled for sm_90 with the flag on the fake driver (an sm_90
-// device) and the fake cuBLASLt, and compares with the evaluator.
-void RunOnFakeCudaAndCompare(const char* hlo, std::vector<Literal> args) {
+// device) and the fake cuBLASLt, and compares with the evaluator. With
+// `scaled`, the matmul must have had both scale pointers set.
+void RunOnFakeCudaAndCompare(const char* hlo, std::vector<Literal> args, bool scaled = false) {
   absl::StatusOr<CompiledArtifact> compiled = Compile(hlo, Options("sm_90", Fp8Gemm::kCublasLt));
   ASSERT_TRUE(compiled.ok()) << compiled.status();
   se::cuda::FakeCudaDriver::Options device;
@@ -174,6 +214,8 @@ void RunOnFakeCudaAndCompare(const char* hlo, std::vector<Literal> args) {
     EXPECT_TRUE(calls[0].plan.a.type == CUDA_R_8F_E4M3 || calls[0].plan.a.type == CUDA_R_8F_E5M2);
     EXPECT_EQ(calls[0].plan.transa, CUBLAS_OP_T);
     EXPECT_EQ(calls[0].plan.transb, CUBLAS_OP_N);
+    EXPECT_EQ(calls[0].a_scale != nullptr, scaled);
+    EXPECT_EQ(calls[0].b_scale != nullptr, scaled);
   }
   se::cuda::SetCublasLtApiForTesting(nullptr);
 }
@@ -190,6 +232,73 @@ TEST(Fp8GemmTest, BatchedFakeCublasLtRunMatchesTheEvaluator) {
   args.push_back(Fp8Values(PrimitiveType::F8E4M3FN, {3, 16, 32}, 2));
   args.push_back(Fp8Values(PrimitiveType::F8E4M3FN, {3, 32, 32}, 5));
   RunOnFakeCudaAndCompare(kFp8BatchDot, std::move(args));
+}
+
+// Fp8 values, and scales that are not powers of two.
+std::vector<Literal> ScaledArgs(PrimitiveType b_type, std::vector<int64_t> b_dims) {
+  std::vector<Literal> args;
+  args.push_back(Fp8Values(PrimitiveType::F8E4M3FN, {16, 32}, 3));
+  args.push_back(Fp8Values(b_type, std::move(b_dims), 6));
+  for (double v : {0.3671875, 3.1}) {
+    Literal s(Shape::Array(PrimitiveType::F32, {}));
+    s.SetDouble(0, v);
+    args.push_back(std::move(s));
+  }
+  return args;
+}
+
+TEST(Fp8GemmTest, ScalesBecomeTheGemmThunksScaleSlices) {
+  for (const char* hlo : {kLlamaScaledDot, kOperandScaledDot}) {
+    SCOPED_TRACE(hlo);
+    absl::StatusOr<gpu::GpuExecutableProto> proto =
+        CompileToProto(hlo, Options("sm_90", Fp8Gemm::kCublasLt));
+    ASSERT_TRUE(proto.ok()) << proto.status();
+    const std::vector<const gpu::GemmThunkProto*> gemms = Gemms(*proto);
+    ASSERT_EQ(gemms.size(), 1u);
+    EXPECT_EQ(gemms[0]->lhs_type(), PRIMITIVE_TYPE_F8E4M3FN);
+    ASSERT_TRUE(gemms[0]->has_lhs_scale());
+    ASSERT_TRUE(gemms[0]->has_rhs_scale());
+    EXPECT_EQ(gemms[0]->lhs_scale().size(), 4);
+    EXPECT_EQ(gemms[0]->rhs_scale().size(), 4);
+    EXPECT_EQ(gemms[0]->m(), 16);
+    EXPECT_TRUE(NeedsGemmFp8(*proto));
+  }
+}
+
+TEST(Fp8GemmTest, WithoutTheFlagScalesStayElementwise) {
+  absl::StatusOr<gpu::GpuExecutableProto> proto =
+      CompileToProto(kOperandScaledDot, Options("sm_90", Fp8Gemm::kWiden));
+  ASSERT_TRUE(proto.ok()) << proto.status();
+  const std::vector<const gpu::GemmThunkProto*> gemms = Gemms(*proto);
+  ASSERT_EQ(gemms.size(), 1u);
+  EXPECT_FALSE(gemms[0]->has_lhs_scale());
+  EXPECT_FALSE(gemms[0]->has_lhs_type());
+  EXPECT_FALSE(NeedsGemmFp8(*proto));
+}
+
+// The scales matter: with both at 1 (what a missing scale pointer gives)
+// the evaluator's result is far from the scaled one, so the comparison in
+// RunOnFakeCudaAndCompare fails when a pointer is missing or wrong.
+void ExpectScalesMatter(const char* hlo, std::vector<Literal> args) {
+  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(hlo);
+  ASSERT_TRUE(module.ok()) << module.status();
+  HloEvaluator evaluator;
+  absl::StatusOr<Literal> scaled = evaluator.Evaluate(**module, args);
+  ASSERT_TRUE(scaled.ok()) << scaled.status();
+  args[2].SetDouble(0, 1);
+  args[3].SetDouble(0, 1);
+  absl::StatusOr<Literal> unscaled = evaluator.Evaluate(**module, args);
+  ASSERT_TRUE(unscaled.ok()) << unscaled.status();
+  EXPECT_FALSE(CompareOutputLeaf(*scaled, *unscaled).ok());
+}
+
+TEST(Fp8GemmTest, ScaledFakeCublasLtRunsMatchTheEvaluator) {
+  ExpectScalesMatter(kLlamaScaledDot, ScaledArgs(PrimitiveType::F8E5M2, {32, 3, 16}));
+  RunOnFakeCudaAndCompare(kLlamaScaledDot, ScaledArgs(PrimitiveType::F8E5M2, {32, 3, 16}),
+                          /*scaled=*/true);
+  ExpectScalesMatter(kOperandScaledDot, ScaledArgs(PrimitiveType::F8E4M3FN, {48, 32}));
+  RunOnFakeCudaAndCompare(kOperandScaledDot, ScaledArgs(PrimitiveType::F8E4M3FN, {48, 32}),
+                          /*scaled=*/true);
 }
 
 }  // namespace

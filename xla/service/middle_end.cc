@@ -17,6 +17,7 @@
 #include "xla/service/canonicalize/convolution_to_gemm.h"
 #include "xla/service/canonicalize/dot_canonicalizer.h"
 #include "xla/service/canonicalize/fp8_dot_widener.h"
+#include "xla/service/canonicalize/fp8_gemm_scale_folder.h"
 #include "xla/service/canonicalize/non_gemm_dot_expander.h"
 #include "xla/service/canonicalize/reduction_canonicalizer.h"
 #include "xla/service/fusion/instruction_fusion.h"
@@ -89,12 +90,20 @@ absl::StatusOr<MiddleEndResult> RunMiddleEnd(HloModule* module, const MiddleEndO
   Phases phases(module, options, &result);
 
   std::unique_ptr<HloPassPipeline> canonicalize = phases.NewPipeline("canonicalize");
-  // Before the GEMM form and decisions.
+  // Before the GEMM form and decisions. With fp8 cuBLASLt GEMMs, operand
+  // scales of dequantized fp8 values move after an fp8 dot first.
+  if (options.fp8_gemm_cublaslt) {
+    canonicalize->AddPass<Fp8GemmScaleFolder>(Fp8GemmScaleFolder::Stage::kHoistOperandScales);
+  }
   canonicalize->AddPass<Fp8DotWidener>(options.fp8_gemm_cublaslt);
   // Dots the GEMM path cannot take (integer, pred, ...) become multiply +
   // reduce, which fusion emits as one reduction kernel.
   canonicalize->AddPass<NonGemmDotExpander>(options.fp8_gemm_cublaslt);
   canonicalize->AddPass<DotCanonicalizer>(options.fp8_gemm_cublaslt);
+  // Per-tensor scales after a TN fp8 dot become the GEMM's scale pointers.
+  if (options.fp8_gemm_cublaslt) {
+    canonicalize->AddPass<Fp8GemmScaleFolder>(Fp8GemmScaleFolder::Stage::kFoldIntoGemm);
+  }
   canonicalize->AddPass<ConvolutionCanonicalizer>();
   if (options.convolution_as_gemm) {
     canonicalize->AddPass<ConvolutionToGemm>(options.convolution_to_gemm);

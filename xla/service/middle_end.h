@@ -48,8 +48,10 @@ struct MiddleEndOptions {
   // where they can; false keeps every convolution a direct kernel.
   bool convolution_as_gemm = true;
   // Phase 2: fp8 dots cuBLASLt runs stay fp8 (TN form) instead of being
-  // widened (fp8_dot_widener.h). Set only for sm_90 with --fp8_gemm=cublaslt;
-  // the artifact then needs the runtime feature "gemm.fp8".
+  // widened (fp8_dot_widener.h), and their per-tensor scales become the
+  // GEMM's scale pointers (fp8_gemm_scale_folder.h). Set only for sm_90 with
+  // --fp8_gemm=cublaslt; the artifact then needs the runtime feature
+  // "gemm.fp8".
   bool fp8_gemm_cublaslt = false;
   ConvolutionToGemmOptions convolution_to_gemm;
   // Phase 4; off gives one kernel per op (the fast tier of the JIT cache).

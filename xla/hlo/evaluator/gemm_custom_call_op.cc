@@ -1,7 +1,7 @@
-// XLA:GPU's GEMM custom calls (`__cublas$gemm`, `__cublas$lt$matmul`) for the
-// evaluator: a direct loop from their definition in
-// xla/hlo/proto/gemm_custom_call.h,
-//   result = act(alpha * dot(a, b) + beta * c + bias),
+// XLA:GPU's GEMM custom calls (`__cublas$gemm`, `__cublas$lt$matmul`,
+// `__cublas$lt$matmul$f8`) for the evaluator: a direct loop from their
+// definition in xla/hlo/proto/gemm_custom_call.h,
+//   result = act(alpha * a_scale * b_scale * dot(a, b) + beta * c + bias),
 // every element computed in f64 from the exactly decoded operands and
 // rounded once to the result type. Real floating-point results only (cuBLAS
 // GEMMs of other types are refused as unimplemented). A tuple-shaped call
@@ -78,6 +78,10 @@ absl::StatusOr<Literal> EvalGemmCustomCall(const HloInstruction& instr,
     return op_helpers::OpError(instr, "bias must be a vector over the result's minor dimension");
   }
   for (int64_t d : call.lhs_contracting) csizes.push_back(ad[d]);
+  double alpha = call.alpha;
+  for (int64_t i : {call.a_scale_operand, call.b_scale_operand}) {
+    if (i >= 0) alpha *= operands[i]->GetDouble(0);
+  }
   const DecodedArray da = Decode(a, AccumKind::kFloat);
   const DecodedArray db = Decode(b, AccumKind::kFloat);
   Literal out(result);
@@ -101,7 +105,7 @@ absl::StatusOr<Literal> EvalGemmCustomCall(const HloInstruction& instr,
           sum += da.reals[LinearIndex(ai, ad)] * db.reals[LinearIndex(bi, bd)];
         } while (NextIndex(k, csizes));
       }
-      double v = call.alpha * sum;
+      double v = alpha * sum;
       if (c != nullptr) v += call.beta * c->GetDouble(linear);
       if (bias != nullptr) v += bias->GetDouble(index.back());
       out.SetDouble(linear++, Activate(call.activation, v));

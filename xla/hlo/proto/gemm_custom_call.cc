@@ -6,6 +6,7 @@
 #include "google/protobuf/util/json_util.h"
 #include "xla/hlo/ir/backend_config_text.h"
 #include "xla/hlo/proto/gemm_backend_config.pb.h"
+#include "xla/util/status_macros.h"
 
 namespace xla::gemm {
 namespace {
@@ -51,6 +52,31 @@ absl::StatusOr<GemmBackendConfig> ParseConfig(const HloInstruction& instr) {
   return config;
 }
 
+bool IsF32Scalar(const Shape& s) {
+  return s.IsArray() && s.element_type() == PrimitiveType::F32 && s.rank() == 0;
+}
+
+// The FP8 call's scales are f32 scalars and its result is not fp8 (an fp8
+// result also takes c and d scales, which this reader does not know).
+absl::Status CheckFp8Call(const HloInstruction& instr, const GemmCall& call) {
+  for (int64_t i : {call.a_scale_operand, call.b_scale_operand}) {
+    if (!IsF32Scalar(instr.operand(i)->shape())) {
+      return Refuse(instr, "operand ", i, " (a scale) must be an f32 scalar, got ",
+                    instr.operand(i)->shape().ToString(false));
+    }
+  }
+  const Shape& shape = instr.shape();
+  const Shape& result = shape.IsTuple() && shape.tuple_shapes_size() > 0 ? shape.tuple_shapes(0)
+                                                                         : shape;
+  const PrimitiveType t = result.IsArray() ? result.element_type() : PrimitiveType::TUPLE;
+  if (t != PrimitiveType::F16 && t != PrimitiveType::BF16 && t != PrimitiveType::F32) {
+    return Refuse(instr, "an FP8 GEMM's result must be f16, bf16 or f32 (fp8 results, with c and "
+                         "d scales, are not supported), got ",
+                  result.ToString(false));
+  }
+  return absl::OkStatus();
+}
+
 std::vector<int64_t> ToVector(const google::protobuf::RepeatedField<int64_t>& f) {
   return std::vector<int64_t>(f.begin(), f.end());
 }
@@ -58,7 +84,7 @@ std::vector<int64_t> ToVector(const google::protobuf::RepeatedField<int64_t>& f)
 }  // namespace
 
 bool IsGemmCustomCallTarget(absl::string_view target) {
-  return target == "__cublas$gemm" || target == "__cublas$lt$matmul";
+  return target == "__cublas$gemm" || target == "__cublas$lt$matmul" || target == kFp8GemmTarget;
 }
 
 absl::StatusOr<GemmCall> ReadGemmCustomCall(const HloInstruction& instr) {
@@ -92,14 +118,21 @@ absl::StatusOr<GemmCall> ReadGemmCustomCall(const HloInstruction& instr) {
   }
   call.has_bias = row->bias;
   call.activation = row->activation;
+  const bool fp8 = instr.GetString(AttrId::kCustomCallTarget) == kFp8GemmTarget;
   int64_t next = 2;
   if (call.beta != 0) call.c_operand = next++;
+  if (fp8) {
+    call.a_scale_operand = next++;
+    call.b_scale_operand = next++;
+  }
   if (call.has_bias) call.bias_operand = next++;
   if (instr.operand_count() != next) {
     return Refuse(instr, "expects ", next, " operands (a, b", call.beta != 0 ? ", c" : "",
-                  call.has_bias ? ", bias" : "", ") for beta=", call.beta, " and epilogue '",
-                  config.epilogue(), "', got ", instr.operand_count());
+                  fp8 ? ", a_scale, b_scale" : "", call.has_bias ? ", bias" : "", ") for beta=",
+                  call.beta, " and epilogue '", config.epilogue(), "', got ",
+                  instr.operand_count());
   }
+  if (fp8) RETURN_IF_ERROR(CheckFp8Call(instr, call));
   const Shape& a = instr.operand(0)->shape();
   const Shape& b = instr.operand(1)->shape();
   if (!a.IsArray() || !b.IsArray() || call.lhs_batch.size() != call.rhs_batch.size() ||

@@ -51,12 +51,22 @@ absl::Status Rewrite(HloInstruction* instr) {
   auto splat = [&](double v, const std::string& name) {
     return o.Broadcast(o.Scalar(t, v, base + "." + name), dims, {}, base + "." + name + "_b");
   };
-  HloInstruction* x = o.Op(HloOpcode::kDot, Shape::Array(t, dims), {a, b}, base + ".dot");
+  // An FP8 call's scales apply to the f32 sum, before it is rounded to t.
+  const bool scaled = call.a_scale_operand >= 0;
+  const PrimitiveType dot_type = scaled ? PrimitiveType::F32 : t;
+  HloInstruction* x = o.Op(HloOpcode::kDot, Shape::Array(dot_type, dims), {a, b}, base + ".dot");
   x->SetAttr(AttrId::kLhsBatchDims, call.lhs_batch);
   x->SetAttr(AttrId::kLhsContractingDims, call.lhs_contracting);
   x->SetAttr(AttrId::kRhsBatchDims, call.rhs_batch);
   x->SetAttr(AttrId::kRhsContractingDims, call.rhs_contracting);
   if (!call.operand_precision.empty()) x->SetAttr(AttrId::kOperandPrecision, call.operand_precision);
+  if (scaled) {
+    HloInstruction* scale = o.Binary(HloOpcode::kMultiply, instr->operand(call.a_scale_operand),
+                                     instr->operand(call.b_scale_operand), base + ".ab_scale");
+    x = o.Binary(HloOpcode::kMultiply, x, o.Broadcast(scale, dims, {}, base + ".ab_scale_b"),
+                 base + ".ab_scaled");
+    if (t != dot_type) x = o.Convert(x, t, base + ".rounded");
+  }
   if (call.alpha != 1) x = o.Binary(HloOpcode::kMultiply, x, splat(call.alpha, "alpha"), base + ".scaled");
   if (call.c_operand >= 0) {
     HloInstruction* c = instr->operand(call.c_operand);

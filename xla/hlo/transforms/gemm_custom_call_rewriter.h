@@ -1,13 +1,16 @@
 // GemmCustomCallRewriter: XLA:GPU's own GEMM custom calls
-// (`__cublas$gemm`, `__cublas$lt$matmul`, found in programs dumped after
-// XLA's optimizations) become the `dot` and elementwise ops they stand for,
+// (`__cublas$gemm`, `__cublas$lt$matmul`, `__cublas$lt$matmul$f8`, found in
+// programs dumped after XLA's optimizations) become the `dot` and
+// elementwise ops they stand for,
 // so that both targets compile them (the GPU target then picks its own GEMM
 // again). What a call computes, its operands and the epilogues accepted are
 // xla/hlo/proto/gemm_custom_call.h's:
 //
 //   result = act(alpha * dot(a, b) + beta * c + broadcast(bias))
 //
-// with the multiplications by alpha = 1 and beta = 1 left out, the dot
+// with the multiplications by alpha = 1 and beta = 1 left out, an FP8
+// call's dot computed in f32 and multiplied by a_scale * b_scale before one
+// convert to the result type (as cuBLASLt scales its f32 sum), the dot
 // keeping the config's operand precisions, and, for a tuple-shaped call, a
 // tuple of the result and zeros for the cuBLAS workspace elements.
 //

@@ -62,6 +62,36 @@ ENTRY e {
 })");
 }
 
+TEST(GemmCustomCallRewriter, Fp8CallScalesTheF32SumBeforeRounding) {
+  // XLA's FP8 form: a, b, a_scale, b_scale; bf16 result; odd sizes.
+  ExpectRewritten(R"(
+HloModule m
+ENTRY e {
+  a = f8e4m3fn[7,9] parameter(0)
+  b = f8e5m2[5,9] parameter(1)
+  sa = f32[] parameter(2)
+  sb = f32[] parameter(3)
+  ROOT g = bf16[7,5] custom-call(a, b, sa, sb), custom_call_target="__cublas$lt$matmul$f8", backend_config={"alpha_real":1,"beta":0,"dot_dimension_numbers":{"lhs_contracting_dimensions":["1"],"rhs_contracting_dimensions":["1"]},"epilogue":"DEFAULT"}
+})");
+}
+
+TEST(GemmCustomCallRewriter, Fp8CallWithANonScalarScaleIsRefused) {
+  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(R"(
+HloModule m
+ENTRY e {
+  a = f8e4m3fn[4,4] parameter(0)
+  sa = f32[4] parameter(1)
+  ROOT g = f32[4,4] custom-call(a, a, sa, sa), custom_call_target="__cublas$lt$matmul$f8", backend_config={"alpha_real":1,"dot_dimension_numbers":{"lhs_contracting_dimensions":["1"],"rhs_contracting_dimensions":["1"]}}
+})");
+  ASSERT_TRUE(module.ok()) << module.status();
+  GemmCustomCallRewriter pass;
+  absl::StatusOr<bool> changed = pass.Run(module->get());
+  ASSERT_FALSE(changed.ok());
+  EXPECT_NE(std::string(changed.status().message()).find("must be an f32 scalar"),
+            std::string::npos)
+      << changed.status();
+}
+
 TEST(GemmCustomCallRewriter, UnknownEpilogueIsRefusedByName) {
   absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(R"(
 HloModule m

@@ -6,7 +6,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "xla/hlo/proto/gemm_custom_call.h"
 #include "xla/service/canonicalize/rewrite_util.h"
+#include "xla/util/status_macros.h"
 
 namespace xla {
 namespace {
@@ -34,12 +36,43 @@ absl::Status CheckArray(const HloInstruction& dot, const Shape& s, int64_t rank,
   return absl::OkStatus();
 }
 
+// The dimension numbers of a GEMM instruction.
+struct GemmDims {
+  std::vector<int64_t> lb, rb, lc, rc;
+};
+
+// `instr`'s dimension numbers: a two-operand dot's, or an FP8 GEMM call's
+// that computes a plain scaled product (IsScaledFp8GemmCall).
+absl::StatusOr<GemmDims> GetGemmDims(const HloInstruction& instr) {
+  if (instr.opcode() == HloOpcode::kDot && instr.operand_count() == 2) {
+    return GemmDims{instr.GetIntList(AttrId::kLhsBatchDims), instr.GetIntList(AttrId::kRhsBatchDims),
+                    instr.GetIntList(AttrId::kLhsContractingDims),
+                    instr.GetIntList(AttrId::kRhsContractingDims)};
+  }
+  if (!IsScaledFp8GemmCall(instr)) {
+    return NotCanonical(instr, absl::StrCat("not a two-operand dot or a plain ", gemm::kFp8GemmTarget,
+                                            " call (alpha 1, beta 0, no epilogue)"));
+  }
+  absl::StatusOr<gemm::GemmCall> call = gemm::ReadGemmCustomCall(instr);
+  if (!call.ok()) return call.status();
+  return GemmDims{call->lhs_batch, call->rhs_batch, call->lhs_contracting, call->rhs_contracting};
+}
+
 }  // namespace
 
-absl::StatusOr<GemmConfig> GetGemmConfig(const HloInstruction& dot, bool require_row_major) {
-  if (dot.opcode() != HloOpcode::kDot || dot.operand_count() != 2) {
-    return NotCanonical(dot, "not a two-operand dot");
+bool IsScaledFp8GemmCall(const HloInstruction& instr) {
+  if (instr.opcode() != HloOpcode::kCustomCall || instr.operand_count() != 4 ||
+      instr.GetString(AttrId::kCustomCallTarget) != gemm::kFp8GemmTarget) {
+    return false;
   }
+  absl::StatusOr<gemm::GemmCall> call = gemm::ReadGemmCustomCall(instr);
+  return call.ok() && call->alpha == 1 && call->c_operand < 0 && call->bias_operand < 0 &&
+         call->activation == gemm::GemmActivation::kNone && call->a_scale_operand == 2 &&
+         call->b_scale_operand == 3;
+}
+
+absl::StatusOr<GemmConfig> GetGemmConfig(const HloInstruction& dot, bool require_row_major) {
+  ASSIGN_OR_RETURN(GemmDims dims, GetGemmDims(dot));
   const Shape& lhs = dot.operand(0)->shape();
   const Shape& rhs = dot.operand(1)->shape();
   const int64_t rank = lhs.rank();
@@ -49,14 +82,14 @@ absl::StatusOr<GemmConfig> GetGemmConfig(const HloInstruction& dot, bool require
   if (absl::Status s = CheckArray(dot, rhs, rank, "rhs", require_row_major); !s.ok()) return s;
   if (absl::Status s = CheckArray(dot, dot.shape(), rank, "result", require_row_major); !s.ok()) return s;
   const std::vector<int64_t> want_batch = b == 1 ? std::vector<int64_t>{0} : std::vector<int64_t>{};
-  const std::vector<int64_t>& lb = dot.GetIntList(AttrId::kLhsBatchDims);
-  const std::vector<int64_t>& rb = dot.GetIntList(AttrId::kRhsBatchDims);
+  const std::vector<int64_t>& lb = dims.lb;
+  const std::vector<int64_t>& rb = dims.rb;
   if (lb != want_batch || rb != want_batch) {
     return NotCanonical(dot, absl::StrCat("batch dims must be ", ListText(want_batch), ", got lhs ",
                                           ListText(lb), " rhs ", ListText(rb)));
   }
-  const std::vector<int64_t>& lc = dot.GetIntList(AttrId::kLhsContractingDims);
-  const std::vector<int64_t>& rc = dot.GetIntList(AttrId::kRhsContractingDims);
+  const std::vector<int64_t>& lc = dims.lc;
+  const std::vector<int64_t>& rc = dims.rc;
   if (lc.size() != 1 || rc.size() != 1 || lc[0] < b || lc[0] >= rank || rc[0] < b ||
       rc[0] >= rank) {
     return NotCanonical(dot, absl::StrCat("needs one non-batch contracting dim per side, got lhs ",

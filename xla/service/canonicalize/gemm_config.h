@@ -52,9 +52,18 @@ bool IsCublasLtFp8Gemm(const GemmConfig& c);
 // free (m, n) and contracting (k) dims multiples of 16. Pure.
 bool IsCublasLtFp8Dot(const HloInstruction& dot);
 
-// The GEMM parameters of `dot`. Fails with InvalidArgumentError naming the
-// instruction and the violated rule when `dot` is not a kDot in canonical
-// form: operands and result of rank 2 (no batch dims) or 3 (batch dim 0 on
+// True when `instr` is an FP8 GEMM call (gemm::kFp8GemmTarget,
+// xla/hlo/proto/gemm_custom_call.h) that computes exactly
+// a_scale * b_scale * dot(a, b): operands a, b, a_scale, b_scale (f32
+// scalars), alpha 1, beta 0, no epilogue. fp8-gemm-scale-folder makes them;
+// the thunk emitter turns them into GEMM thunks with lhs_scale / rhs_scale.
+// Pure.
+bool IsScaledFp8GemmCall(const HloInstruction& instr);
+
+// The GEMM parameters of `dot` (a kDot, or a call IsScaledFp8GemmCall
+// accepts, whose dimension numbers are its backend_config's). Fails with
+// InvalidArgumentError naming the instruction and the violated rule when
+// `dot` is neither or is not in canonical form: operands and result of rank 2 (no batch dims) or 3 (batch dim 0 on
 // both sides), one contracting dim per operand, static dimensions, and
 // row-major layouts wherever a layout is present (run dot-canonicalizer and
 // layout-assignment first; `require_row_major=false` skips the layout check,

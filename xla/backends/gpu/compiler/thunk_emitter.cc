@@ -328,6 +328,7 @@ class Emitter {
     // Offloading markers become async copies before the generic custom-call
     // path sees them.
     if (OffloadEmitter::Handles(instr)) return offload_.Emit(instr, out);
+    if (IsScaledFp8GemmCall(instr)) return EmitGemm(instr, out);
     if (op == HloOpcode::kCustomCall) return EmitCustomCall(instr, out);
     if (CollectiveEmitter::IsCollective(op)) return collectives_.Emit(instr, out);
     if (CanWrapInFusion(instr)) return EmitWrapped(instr, out);
@@ -467,11 +468,18 @@ class Emitter {
     return EmitKernel(instr, *fusion, distinct, out);
   }
 
+  // A dot, or an FP8 GEMM call with its scales (IsScaledFp8GemmCall).
   absl::Status EmitGemm(const HloInstruction& dot, Thunks* out) {
     ASSIGN_OR_RETURN(GemmConfig config, GetGemmConfig(dot));
     // An fp8 dot the middle end kept (sm_90, --fp8_gemm=cublaslt) runs in
-    // cuBLASLt with per-operand types (runtime feature "gemm.fp8").
+    // cuBLASLt with per-operand types (runtime feature "gemm.fp8"), and the
+    // scales fp8-gemm-scale-folder gave it as cuBLASLt's A/B scales.
     const bool fp8 = IsCublasLtFp8Gemm(config);
+    const bool scaled = dot.opcode() == HloOpcode::kCustomCall;
+    if (scaled && !fp8) {
+      return Unimplemented(dot, "an FP8 GEMM call needs fp8 operands in cuBLASLt's TN form with m, "
+                                "n, k multiples of 16 (fp8-gemm-scale-folder makes only such calls)");
+    }
     if (!fp8 && (config.lhs_type != config.output_type || config.rhs_type != config.output_type ||
                  !IsGemmElementType(config.output_type))) {
       return Unimplemented(dot, absl::StrCat("the GEMM thunk (the host's GEMM, cuBLAS) supports f16, "
@@ -494,6 +502,10 @@ class Emitter {
     if (fp8) {
       gemm->set_lhs_type(PrimitiveTypeToProto(config.lhs_type));
       gemm->set_rhs_type(PrimitiveTypeToProto(config.rhs_type));
+    }
+    if (scaled) {
+      ASSIGN_OR_RETURN(*gemm->mutable_lhs_scale(), SliceProto(dot.operand(2), {}));
+      ASSIGN_OR_RETURN(*gemm->mutable_rhs_scale(), SliceProto(dot.operand(3), {}));
     }
     if (tf32_gemms_ && config.output_type == PrimitiveType::F32 &&
         config.lhs_type == PrimitiveType::F32 && config.rhs_type == PrimitiveType::F32 &&

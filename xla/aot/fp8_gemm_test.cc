@@ -79,8 +79,8 @@ ENTRY main {
 }
 )";
 
-// XLA's dequantizing spelling: each operand converted and scaled (the rhs
-// divided by its scale), an f32 result.
+// XLA's dequantizing spelling: each operand converted and scaled, an f32
+// result. Compiles to the GEMM alone (the fake driver runs no kernels).
 constexpr char kOperandScaledDot[] = R"(
 HloModule fp8_operand_scaled_dot
 ENTRY main {
@@ -93,8 +93,28 @@ ENTRY main {
   xa = f32[16,32] multiply(ca, ba)
   cb = f32[48,32] convert(b)
   bb = f32[48,32] broadcast(sb), dimensions={}
-  xb = f32[48,32] divide(cb, bb)
+  xb = f32[48,32] multiply(bb, cb)
   ROOT d = f32[16,48] dot(xa, xb), lhs_contracting_dims={1}, rhs_contracting_dims={1}
+}
+)";
+
+// Both scales after an f32 dot, then a convert to bf16 that the GEMM writes
+// itself. Also the GEMM alone. (A reshaped result is covered by the pass
+// test: a reshape at the root becomes a copy kernel, which the fake driver
+// cannot run.)
+constexpr char kResultScaledDot[] = R"(
+HloModule fp8_result_scaled_dot
+ENTRY main {
+  a = f8e4m3fn[16,32] parameter(0)
+  b = f8e5m2[48,32] parameter(1)
+  sa = f32[] parameter(2)
+  sb = f32[] parameter(3)
+  d = f32[16,48] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={1}
+  ba = f32[16,48] broadcast(sa), dimensions={}
+  m1 = f32[16,48] multiply(d, ba)
+  bb = f32[16,48] broadcast(sb), dimensions={}
+  m2 = f32[16,48] multiply(m1, bb)
+  ROOT r = bf16[16,48] convert(m2)
 }
 )";
 
@@ -248,7 +268,7 @@ std::vector<Literal> ScaledArgs(PrimitiveType b_type, std::vector<int64_t> b_dim
 }
 
 TEST(Fp8GemmTest, ScalesBecomeTheGemmThunksScaleSlices) {
-  for (const char* hlo : {kLlamaScaledDot, kOperandScaledDot}) {
+  for (const char* hlo : {kLlamaScaledDot, kOperandScaledDot, kResultScaledDot}) {
     SCOPED_TRACE(hlo);
     absl::StatusOr<gpu::GpuExecutableProto> proto =
         CompileToProto(hlo, Options("sm_90", Fp8Gemm::kCublasLt));
@@ -293,8 +313,8 @@ void ExpectScalesMatter(const char* hlo, std::vector<Literal> args) {
 }
 
 TEST(Fp8GemmTest, ScaledFakeCublasLtRunsMatchTheEvaluator) {
-  ExpectScalesMatter(kLlamaScaledDot, ScaledArgs(PrimitiveType::F8E5M2, {32, 3, 16}));
-  RunOnFakeCudaAndCompare(kLlamaScaledDot, ScaledArgs(PrimitiveType::F8E5M2, {32, 3, 16}),
+  ExpectScalesMatter(kResultScaledDot, ScaledArgs(PrimitiveType::F8E5M2, {48, 32}));
+  RunOnFakeCudaAndCompare(kResultScaledDot, ScaledArgs(PrimitiveType::F8E5M2, {48, 32}),
                           /*scaled=*/true);
   ExpectScalesMatter(kOperandScaledDot, ScaledArgs(PrimitiveType::F8E4M3FN, {48, 32}));
   RunOnFakeCudaAndCompare(kOperandScaledDot, ScaledArgs(PrimitiveType::F8E4M3FN, {48, 32}),

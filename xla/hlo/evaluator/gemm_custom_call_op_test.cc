@@ -51,6 +51,32 @@ ENTRY e {
   EXPECT_EQ(Values(*r), want);
 }
 
+TEST(GemmCustomCallTest, Fp8CallScalesTheSum) {
+  // a [2, 2] x b [1, 2] (stored [n, k]) with scales 0.25 and 3, by hand:
+  //   row 0: (2 * 0.5 + -3 * 448) * 0.75 = -1007.25
+  //   row 1: (448 * 0.5 + 0.125 * 448) * 0.75 = 210
+  Literal a(Shape::Array(PrimitiveType::F8E4M3FN, {2, 2}));
+  Literal b(Shape::Array(PrimitiveType::F8E5M2, {1, 2}));
+  Literal sa(Shape::Array(PrimitiveType::F32, {}));
+  Literal sb(Shape::Array(PrimitiveType::F32, {}));
+  const double av[] = {2, -3, 448, 0.125};
+  for (int64_t i = 0; i < 4; ++i) a.SetDouble(i, av[i]);
+  b.SetDouble(0, 0.5);
+  b.SetDouble(1, 448);
+  sa.SetDouble(0, 0.25);
+  sb.SetDouble(0, 3);
+  absl::StatusOr<Literal> r = EvalText(R"(
+ENTRY e {
+  a = f8e4m3fn[2,2] parameter(0)
+  b = f8e5m2[1,2] parameter(1)
+  sa = f32[] parameter(2)
+  sb = f32[] parameter(3)
+  ROOT g = f32[2,1] custom-call(a, b, sa, sb), custom_call_target="__cublas$lt$matmul$f8", backend_config={"alpha_real":1,"beta":0,"dot_dimension_numbers":{"lhs_contracting_dimensions":["1"],"rhs_contracting_dimensions":["1"]},"epilogue":"DEFAULT"}
+})", {a, b, sa, sb});
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(Values(*r), (std::vector<double>{-1007.25, 210}));
+}
+
 TEST(GemmCustomCallTest, AlphaBetaBiasReluWithWorkspaceTuple) {
   // Unwrapped config; b transposed ([n, k], contracting 1); c and bias.
   const Literal a = RandomLiteral(PrimitiveType::F32, {3, 7}, 2);

@@ -118,6 +118,21 @@ ENTRY main {
 }
 )";
 
+// One scale after the dot (sb unused): the rhs scale is a constant 1 in the
+// artifact.
+constexpr char kOneScaleDot[] = R"(
+HloModule fp8_one_scale_dot
+ENTRY main {
+  a = f8e4m3fn[16,32] parameter(0)
+  b = f8e4m3fn[48,32] parameter(1)
+  sa = f32[] parameter(2)
+  sb = f32[] parameter(3)
+  d = f32[16,48] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={1}
+  ba = f32[16,48] broadcast(sa), dimensions={}
+  ROOT m = f32[16,48] multiply(ba, d)
+}
+)";
+
 CompileOptions Options(const std::string& target, Fp8Gemm mode) {
   CompileOptions options;
   options.target = target;
@@ -315,6 +330,9 @@ void ExpectScalesMatter(const char* hlo, std::vector<Literal> args) {
 TEST(Fp8GemmTest, ScaledFakeCublasLtRunsMatchTheEvaluator) {
   ExpectScalesMatter(kResultScaledDot, ScaledArgs(PrimitiveType::F8E5M2, {48, 32}));
   RunOnFakeCudaAndCompare(kResultScaledDot, ScaledArgs(PrimitiveType::F8E5M2, {48, 32}),
+                          /*scaled=*/true);
+  ExpectScalesMatter(kOneScaleDot, ScaledArgs(PrimitiveType::F8E4M3FN, {48, 32}));
+  RunOnFakeCudaAndCompare(kOneScaleDot, ScaledArgs(PrimitiveType::F8E4M3FN, {48, 32}),
                           /*scaled=*/true);
   ExpectScalesMatter(kOperandScaledDot, ScaledArgs(PrimitiveType::F8E4M3FN, {48, 32}));
   RunOnFakeCudaAndCompare(kOperandScaledDot, ScaledArgs(PrimitiveType::F8E4M3FN, {48, 32}),

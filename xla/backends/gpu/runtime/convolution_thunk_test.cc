@@ -11,6 +11,7 @@
 #include "google/protobuf/text_format.h"
 #include "gtest/gtest.h"
 #include "xla/backends/gpu/runtime/buffer_allocation.h"
+#include "xla/backends/gpu/runtime/fake_cuda_thunk_test.h"
 #include "xla/backends/gpu/runtime/runtime_test_util.h"
 #include "xla/stream_executor/cuda/cuda_platform.h"
 #include "xla/stream_executor/cuda/cudnn_api.h"
@@ -23,6 +24,7 @@ namespace {
 
 namespace se = ::stream_executor;
 using ::xla::gpu::testing::DeserializeError;
+using ::xla::gpu::testing::WholeSlice;
 
 TEST(ConvolutionThunk, RoundTripMatchesGolden) {
   testing::ExpectRoundTripMatchesGolden("convolution_thunk.textproto");
@@ -67,13 +69,6 @@ TEST(ConvolutionThunk, RejectsWhatCudnnCannotRunOrTheSlicesCannotHold) {
   }
 }
 
-BufferSlice Slice(int64_t allocation, int64_t size) {
-  BufferSlice slice;
-  slice.allocation = allocation;
-  slice.size = size;
-  return slice;
-}
-
 // The golden's convolution: x [1, 1, 4, 4], w [1, 1, 2, 2] OHWI, stride 2.
 se::DnnConvolutionConfig Strided() {
   se::DnnConvolutionConfig c;
@@ -87,32 +82,16 @@ se::DnnConvolutionConfig Strided() {
   return c;
 }
 
-class ConvolutionThunkOnFakeCudaTest : public ::testing::Test {
+// On the fake driver, with the fake cuDNN (installed by the tests that
+// want it).
+class ConvolutionThunkOnFakeCudaTest : public testing::FakeCudaThunkTest {
  protected:
-  void SetUp() override {
-    absl::StatusOr<se::StreamExecutor*> device = platform_.GetDevice(0);
-    ASSERT_TRUE(device.ok()) << device.status();
-    executor_ = *device;
-    absl::StatusOr<std::unique_ptr<se::Stream>> stream = executor_->CreateStream();
-    ASSERT_TRUE(stream.ok()) << stream.status();
-    stream_ = *std::move(stream);
-  }
-  void TearDown() override { se::cuda::SetCudnnApiForTesting(nullptr); }
-
-  se::OwningDeviceMemory Upload(const std::vector<float>& host) {
-    absl::StatusOr<se::OwningDeviceMemory> memory =
-        se::OwningDeviceMemory::Allocate(executor_, host.size() * sizeof(float));
-    EXPECT_TRUE(memory.ok()) << memory.status();
-    EXPECT_TRUE(stream_->Memcpy(memory->ptr(), host.data(), host.size() * sizeof(float)).ok());
-    EXPECT_TRUE(stream_->BlockHostUntilDone().ok());
-    return std::move(memory).value();
+  void TearDown() override {
+    FakeCudaThunkTest::TearDown();
+    se::cuda::SetCudnnApiForTesting(nullptr);
   }
 
-  se::cuda::FakeCudaDriver driver_;
   se::cuda::FakeCudnn cudnn_{driver_.api()};
-  se::cuda::CudaPlatform platform_{&driver_.api()};
-  se::StreamExecutor* executor_ = nullptr;
-  std::unique_ptr<se::Stream> stream_;
 };
 
 TEST_F(ConvolutionThunkOnFakeCudaTest, StridedNhwcByHandOnePlanPerExecutor) {
@@ -122,23 +101,16 @@ TEST_F(ConvolutionThunkOnFakeCudaTest, StridedNhwcByHandOnePlanPerExecutor) {
   se::OwningDeviceMemory x_d = Upload(x), w_d = Upload({1, 0, 0, -2}),
                          y_d = Upload({9, 9, 9, 9}), ws_d = Upload(std::vector<float>(1024, 0));
   const BufferAllocations buffers({x_d.get(), w_d.get(), y_d.get(), ws_d.get()});
-  ConvolutionThunk thunk(ThunkInfo{0, "convolution.3"}, Strided(), Slice(0, 64), Slice(1, 16),
-                         Slice(2, 16), Slice(3, 4096));
+  ConvolutionThunk thunk(ThunkInfo{0, "convolution.3"}, Strided(), WholeSlice(0, 64),
+                         WholeSlice(1, 16), WholeSlice(2, 16), WholeSlice(3, 4096));
   InitializeParams init;
   init.executor = executor_;
   ASSERT_TRUE(thunk.Initialize(init).ok());
   ASSERT_TRUE(thunk.Initialize(init).ok());
   EXPECT_EQ(cudnn_.heuristics_calls(), 1);
   ASSERT_NE(thunk.plan(executor_), nullptr);
-  se::Stream* const streams[] = {stream_.get()};
-  ExecuteParams params;
-  params.executor = executor_;
-  params.buffers = &buffers;
-  params.streams = streams;
-  ASSERT_TRUE(thunk.ExecuteOnStream(params).ok());
-  std::vector<float> y(4);
-  ASSERT_TRUE(stream_->Memcpy(y.data(), y_d.get(), 16).ok());
-  ASSERT_TRUE(stream_->BlockHostUntilDone().ok());
+  ASSERT_TRUE(thunk.ExecuteOnStream(Params(buffers)).ok());
+  const std::vector<float> y = Download(y_d, 4);
   // y[i][j] = x[2i][2j] - 2 x[2i+1][2j+1] with x row-major 1..16.
   EXPECT_EQ(y, (std::vector<float>{1 - 2 * 6, 3 - 2 * 8, 9 - 2 * 14, 11 - 2 * 16}));
 }
@@ -146,8 +118,8 @@ TEST_F(ConvolutionThunkOnFakeCudaTest, StridedNhwcByHandOnePlanPerExecutor) {
 TEST_F(ConvolutionThunkOnFakeCudaTest, MissingCudnnFailsAtInitializeNamingIt) {
   // No testing table: the loader tries XLA_CUDNN_LIBRARY (set by the BUILD
   // rule to a path that does not exist).
-  ConvolutionThunk thunk(ThunkInfo{0, "convolution.3"}, Strided(), Slice(0, 64), Slice(1, 16),
-                         Slice(2, 16), Slice(3, 4096));
+  ConvolutionThunk thunk(ThunkInfo{0, "convolution.3"}, Strided(), WholeSlice(0, 64),
+                         WholeSlice(1, 16), WholeSlice(2, 16), WholeSlice(3, 4096));
   InitializeParams init;
   init.executor = executor_;
   const absl::Status status = thunk.Initialize(init);
@@ -158,8 +130,8 @@ TEST_F(ConvolutionThunkOnFakeCudaTest, MissingCudnnFailsAtInitializeNamingIt) {
 }
 
 TEST(ConvolutionThunkOnHost, InitializeSaysTheHostHasNoDnnLibrary) {
-  ConvolutionThunk thunk(ThunkInfo{0, "convolution.3"}, Strided(), Slice(0, 64), Slice(1, 16),
-                         Slice(2, 16), Slice(3, 4096));
+  ConvolutionThunk thunk(ThunkInfo{0, "convolution.3"}, Strided(), WholeSlice(0, 64),
+                         WholeSlice(1, 16), WholeSlice(2, 16), WholeSlice(3, 4096));
   InitializeParams init;
   init.executor = testing::HostExecutor();
   const absl::Status status = thunk.Initialize(init);

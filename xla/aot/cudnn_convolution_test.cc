@@ -3,7 +3,8 @@
 // and the fake cuDNN (which computes from the descriptors it is given), and
 // compared with the evaluator on the original module: forward NHWC, NCHW
 // with feature groups, odd activation layouts (CNHW in, HWNC out), 1-D,
-// backward data (a transposed convolution), bf16 and f16, and TF32 under
+// backward data (a transposed convolution), backward filter (a weight
+// gradient), bf16 and f16, and TF32 under
 // DEFAULT precision. At odd sizes: batch 3, 7x5 spatial, 3 in-channels, 5
 // out-channels, stride 2, padding, dilation. Also: the descriptors of the
 // corpus layouts whose filter needs a transpose, the flag's default and
@@ -222,6 +223,26 @@ TEST(CudnnConvolutionTest, BackwardDataOfAStridedConvolution) {
   EXPECT_EQ(calls[0].w.dims, (std::vector<int>{5, 3, 3, 3}));
   EXPECT_EQ(calls[0].conv.strides, (std::vector<int>{2, 2}));
   EXPECT_EQ(calls[0].conv.padding, (std::vector<int>{1, 1}));
+}
+
+// A weight gradient (CNHW activations, IOHW output gradient, forward
+// stride 2 as window dilation) -> cudnnConvolutionBackwardFilter, dw
+// already [o, 0, 1, i].
+TEST(CudnnConvolutionTest, BackwardFilterOfAStridedConvolution) {
+  const std::vector<se::cuda::FakeCudnnCall> calls = ExpectMatchesEvaluator(Conv(
+      "f32[3,2,7,7]", "f32[3,4,3,3]",
+      absl::StrCat("f32[4,3,3,2] convolution(x, w), window={size=3x3 rhs_dilate=2x2}, "
+                   "dim_labels=fb01_io01->f01b",
+                   kExact)));
+  ASSERT_EQ(calls.size(), 1u);
+  EXPECT_EQ(calls[0].kind, se::DnnConvolutionKind::kBackwardFilter);
+  EXPECT_EQ(calls[0].x.dims, (std::vector<int>{3, 2, 7, 7}));
+  EXPECT_EQ(calls[0].x.strides, (std::vector<int>{98, 49, 7, 1}));
+  EXPECT_EQ(calls[0].y.dims, (std::vector<int>{3, 4, 3, 3}));
+  EXPECT_EQ(calls[0].w.dims, (std::vector<int>{4, 2, 3, 3}));
+  EXPECT_EQ(calls[0].w.format, CUDNN_TENSOR_NHWC);
+  EXPECT_EQ(calls[0].conv.strides, (std::vector<int>{2, 2}));
+  EXPECT_EQ(calls[0].conv.dilations, (std::vector<int>{1, 1}));
 }
 
 TEST(CudnnConvolutionTest, Bf16AndF16) {

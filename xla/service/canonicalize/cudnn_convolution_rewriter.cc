@@ -92,11 +92,78 @@ HloInstruction* ReverseSpatial(HloInstruction* kernel, const std::vector<int64_t
   return reversed;
 }
 
+// True when `conv` (which passes the forward rules) is a weight gradient
+// cuDNN's backward filter computes: no feature groups, and per spatial
+// dimension a dilated window wider than the output, with the sizes cuDNN's
+// dy formula gives (forward stride = window dilation, forward dilation =
+// window stride, the same padding).
+bool IsBackwardFilter(const HloInstruction& conv, const ConvDimLabels& l, const Window& w) {
+  if (conv.GetInt(AttrId::kFeatureGroupCount, 1) != 1 || IsBackwardData(w)) return false;
+  for (size_t i = 0; i < w.dims.size(); ++i) {
+    const WindowDim& d = w.dims[i];
+    const int64_t out = conv.shape().dimensions(l.output_spatial[i]);
+    const int64_t in = conv.operand(0)->shape().dimensions(l.input_spatial[i]);
+    if ((d.size - 1) * d.rhs_dilate + 1 <= out) return false;
+    const int64_t room = in + 2 * d.pad_low - ((out - 1) * d.stride + 1);
+    if (room < 0 || room / d.rhs_dilate + 1 != d.size) return false;
+  }
+  return true;
+}
+
+// The output part of dim_labels for dw in `order` (FilterOrder of f, b).
+std::string OutputLabels(const ConvDimLabels& l, const std::vector<int64_t>& order) {
+  std::string text;
+  for (int64_t d : order) {
+    if (d == l.output_feature) {
+      text += 'f';
+    } else if (d == l.output_batch) {
+      text += 'b';
+    } else {
+      const auto it = std::find(l.output_spatial.begin(), l.output_spatial.end(), d);
+      absl::StrAppend(&text, it - l.output_spatial.begin());
+    }
+  }
+  return text;
+}
+
+// A weight gradient as cudnnConvolutionBackwardFilter: x and dy are the
+// operands as they are (strided descriptors), dw is produced packed as
+// [f, spatial.., b] (or [f, b, spatial..] when the result already is so)
+// and transposed back to the convolution's result when it differs.
+absl::StatusOr<HloInstruction*> RewriteBackwardFilter(HloInstruction* conv, HloComputation* comp,
+                                                      NameUniquer* names) {
+  const ConvDimLabels& l = *LabelsOf(*conv);
+  std::vector<int64_t> order =
+      FilterOrder(l.output_feature, l.output_batch, l.output_spatial, /*channel_last=*/false);
+  if (!canonicalize::IsIdentityPermutation(order)) {
+    order = FilterOrder(l.output_feature, l.output_batch, l.output_spatial, /*channel_last=*/true);
+  }
+  std::vector<int64_t> dims;
+  for (int64_t d : order) dims.push_back(conv->shape().dimensions(d));
+  const size_t arrow = l.text.find("->");
+  ASSIGN_OR_RETURN(ConvDimLabels labels, ParseConvDimLabels(absl::StrCat(
+                                             l.text.substr(0, arrow + 2), OutputLabels(l, order))));
+  HloInstruction* call =
+      AddOp(comp, names, HloOpcode::kCustomCall, Shape::Array(conv->shape().element_type(), dims),
+            {conv->operand(0), conv->operand(1)}, conv->name());
+  call->SetAttr(AttrId::kCustomCallTarget, std::string(kCudnnConvBackwardFilterTarget));
+  call->SetAttr(AttrId::kWindow, *WindowOf(*conv));
+  call->SetAttr(AttrId::kDimLabels, labels);
+  call->SetAttr(AttrId::kFeatureGroupCount, int64_t{1});
+  if (const AttrValue* precision = conv->FindAttr(AttrId::kOperandPrecision)) {
+    call->SetAttr(AttrId::kOperandPrecision, *precision);
+  }
+  HloInstruction* back = AddTranspose(comp, names, call, canonicalize::InversePermutation(order));
+  *back->mutable_shape() = conv->shape();  // keep the original layout
+  return back;
+}
+
 absl::StatusOr<HloInstruction*> Rewrite(HloInstruction* conv, HloComputation* comp,
                                         NameUniquer* names) {
   if (CudnnConvolutionRefusal(*conv).has_value()) return nullptr;
   const ConvDimLabels& l = *LabelsOf(*conv);
   const Window& window = *WindowOf(*conv);
+  if (IsBackwardFilter(*conv, l, window)) return RewriteBackwardFilter(conv, comp, names);
   const bool backward_data = IsBackwardData(window);
   const size_t spatial = l.input_spatial.size();
   const bool channel_last = l.input_feature == static_cast<int64_t>(spatial) + 1;
@@ -131,7 +198,8 @@ absl::StatusOr<HloInstruction*> Rewrite(HloInstruction* conv, HloComputation* co
 bool IsCudnnConvolutionCall(const HloInstruction& instr) {
   if (instr.opcode() != HloOpcode::kCustomCall) return false;
   const std::string& target = instr.GetString(AttrId::kCustomCallTarget);
-  return target == kCudnnConvForwardTarget || target == kCudnnConvBackwardDataTarget;
+  return target == kCudnnConvForwardTarget || target == kCudnnConvBackwardDataTarget ||
+         target == kCudnnConvBackwardFilterTarget;
 }
 
 std::optional<std::string> CudnnConvolutionRefusal(const HloInstruction& conv) {

@@ -9,6 +9,8 @@
 //                    "__xla_aot$cudnn_conv_forward"
 //   backward data    custom-call(dy, kernel'), custom_call_target=
 //                    "__xla_aot$cudnn_conv_backward_data"
+//   backward filter  transpose(custom-call(x, dy)), custom_call_target=
+//                    "__xla_aot$cudnn_conv_backward_filter"
 // Each keeps the convolution's window, feature_group_count and
 // operand_precision; its dim_labels are the convolution's with the kernel
 // part rewritten for kernel'. kernel' is the kernel transposed, when it is
@@ -27,15 +29,22 @@
 // 0 <= hi - lo < s (cuDNN's dx size formula then gives the output size); it
 // computes dx with stride s, padding p, dilation d.
 //
+// Backward filter: a convolution that passes the forward rules, has no
+// feature groups, and whose dilated window is wider than its output in
+// every spatial dimension (a weight gradient: the window is the output
+// gradient dy, the result the filter gradient dw), when cuDNN's dy size
+// formula holds with forward stride = window dilation and forward dilation
+// = window stride. x and dy reach cuDNN as strided descriptors; dw is
+// computed packed as [f, b, spatial..] when the result already is so,
+// else [f, spatial.., b], and transposed back (a filter-sized copy).
+//
 // Left alone (they keep the im2col + GEMM or direct-kernel path), with the
 // reason CudnnConvolutionRefusal gives: element types other than one of
 // f16, bf16, f32 for operands and result; dynamic shapes; no or more than
 // three spatial dimensions; batch_group_count > 1 (depthwise weight
 // gradients); window reversal; asymmetric or negative padding of a forward
 // convolution; a base-dilated convolution outside the backward-data shape
-// above. Weight-gradient convolutions (large windows over activations)
-// are forward convolutions to cuDNN here; cudnnConvolutionBackwardFilter is
-// in the runtime but not matched yet.
+// above.
 //
 // Not thread-safe (mutates the module).
 #ifndef XLA_SERVICE_CANONICALIZE_CUDNN_CONVOLUTION_REWRITER_H_
@@ -53,6 +62,8 @@ namespace xla {
 inline constexpr absl::string_view kCudnnConvForwardTarget = "__xla_aot$cudnn_conv_forward";
 inline constexpr absl::string_view kCudnnConvBackwardDataTarget =
     "__xla_aot$cudnn_conv_backward_data";
+inline constexpr absl::string_view kCudnnConvBackwardFilterTarget =
+    "__xla_aot$cudnn_conv_backward_filter";
 
 // True for a custom call this pass made.
 bool IsCudnnConvolutionCall(const HloInstruction& instr);

@@ -122,6 +122,25 @@ ENTRY main {
   EXPECT_TRUE(Contains(r.text, "transpose(w)")) << r.text;
 }
 
+// MobileNet's weight gradient (CNHW x IOHW -> HWNC, a window as large as
+// the activations): cuDNN's backward filter reads x and dy as they are and
+// writes dw as [f, 0, 1, b], transposed back to HWNC.
+TEST(CudnnConvolutionRewriter, WeightGradientIsBackwardFilter) {
+  const Rewritten r = RunRewriter(Module(
+      "f32[3,2,7,7]", "f32[3,4,5,5]",
+      "f32[3,3,2,4] convolution(x, k), window={size=5x5}, dim_labels=fb01_io01->01bf"));
+  EXPECT_TRUE(Contains(r.text, "__xla_aot$cudnn_conv_backward_filter")) << r.text;
+  EXPECT_TRUE(Contains(r.text, "dim_labels=fb01_io01->f01b")) << r.text;
+  EXPECT_TRUE(Contains(r.text, "custom-call(x, k)")) << r.text;
+  EXPECT_EQ(r.transposes, 1) << r.text;
+  // Already [f, b, 0, 1]: nothing to transpose.
+  const Rewritten packed = RunRewriter(Module(
+      "f32[3,2,7,7]", "f32[3,4,5,5]",
+      "f32[4,2,3,3] convolution(x, k), window={size=5x5}, dim_labels=fb01_io01->fb01"));
+  EXPECT_TRUE(Contains(packed.text, "__xla_aot$cudnn_conv_backward_filter")) << packed.text;
+  EXPECT_EQ(packed.transposes, 0) << packed.text;
+}
+
 TEST(CudnnConvolutionRewriter, RefusalsNameTheReason) {
   struct Case {
     std::string input, kernel, conv, reason;

@@ -81,6 +81,42 @@ absl::StatusOr<ConvolutionFilterLayoutProto> FilterLayout(const HloInstruction& 
                                 " is not packed as [K, C, W..] or [K, W.., C]"));
 }
 
+// Backward filter: x = operand 0 (N = its feature label, C = its batch
+// label), dy = operand 1 (N = i, K = o), dw = the result (K = f, C = b);
+// stride = the window dilation, dilation = the window stride.
+absl::StatusOr<ConvolutionThunkProto> BackwardFilterConfig(const HloInstruction& call,
+                                                           const ConvDimLabels& l,
+                                                           const Window& window, bool allow_tf32) {
+  const Shape& dw = call.shape();
+  ConvolutionThunkProto p;
+  p.set_kind(CONVOLUTION_KIND_BACKWARD_FILTER);
+  p.set_element_type(PrimitiveTypeToProto(dw.element_type()));
+  Logical(call.operand(0)->shape(), l.input_feature, l.input_batch, l.input_spatial,
+          p.mutable_input_dims(), p.mutable_input_strides());
+  Logical(call.operand(1)->shape(), l.kernel_input_feature, l.kernel_output_feature,
+          l.kernel_spatial, p.mutable_output_dims(), p.mutable_output_strides());
+  google::protobuf::RepeatedField<int64_t> unused_strides;
+  Logical(dw, l.output_feature, l.output_batch, l.output_spatial, p.mutable_filter_dims(),
+          &unused_strides);
+  absl::StatusOr<ConvolutionFilterLayoutProto> layout =
+      FilterLayout(call, dw, l.output_feature, l.output_batch, l.output_spatial);
+  if (!layout.ok()) return layout.status();
+  p.set_filter_layout(*layout);
+  for (const WindowDim& d : window.dims) {
+    p.add_padding(d.pad_low);
+    p.add_strides(d.rhs_dilate);
+    p.add_dilations(d.stride);
+  }
+  if (window.dims.size() == 1) {
+    p.add_padding(0);
+    p.add_strides(1);
+    p.add_dilations(1);
+  }
+  p.set_feature_groups(1);
+  if (allow_tf32 && dw.element_type() == PrimitiveType::F32) p.set_allow_tf32(true);
+  return p;
+}
+
 }  // namespace
 
 absl::StatusOr<ConvolutionThunkProto> CudnnConvolutionThunkConfig(const HloInstruction& call,
@@ -98,6 +134,9 @@ absl::StatusOr<ConvolutionThunkProto> CudnnConvolutionThunkConfig(const HloInstr
   const Shape& in = call.operand(0)->shape();
   const Shape& kernel = call.operand(1)->shape();
   const Shape& out = call.shape();
+  if (call.GetString(AttrId::kCustomCallTarget) == kCudnnConvBackwardFilterTarget) {
+    return BackwardFilterConfig(call, l, window, allow_tf32);
+  }
   ConvolutionThunkProto p;
   p.set_kind(backward_data ? CONVOLUTION_KIND_BACKWARD_DATA : CONVOLUTION_KIND_FORWARD);
   p.set_element_type(PrimitiveTypeToProto(out.element_type()));

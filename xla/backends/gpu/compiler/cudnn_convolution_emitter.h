@@ -11,6 +11,10 @@
 //                   (dx); stride = the base dilation, padding =
 //                   (size - 1) * window dilation - pad_low, dilation = the
 //                   window dilation.
+//   backward filter x = operand 0 (N = its f label, C = its b label),
+//                   y = operand 1 (dy: N = i, K = o), w = the result (dw:
+//                   K = f, C = b, packed); stride = the window dilation,
+//                   dilation = the window stride, padding = the window's.
 // Strides come from each shape's layout (row-major when unset). A 1-D
 // convolution gains a trailing spatial dimension of extent 1. The filter
 // must be packed [K, C, W..] or [K, W.., C] in memory (the rewriter

@@ -453,17 +453,20 @@ class Emitter {
   }
 
   // A convolution custom call of CudnnConvolutionRewriter: a convolution
-  // thunk (the operands and result are x/w/y or, for backward data, dy/w/dx).
+  // thunk.
   absl::Status EmitCudnnConvolution(const HloInstruction& call, Thunks* out) {
     const bool tf32 = tf32_gemms_ && DotAllowsTf32(call, f32_dot_default_precision_);
     ASSIGN_OR_RETURN(ConvolutionThunkProto config, CudnnConvolutionThunkConfig(call, tf32));
     ASSIGN_OR_RETURN(BufferSliceProto operand, SliceProto(call.operand(0), {}));
     ASSIGN_OR_RETURN(BufferSliceProto filter, SliceProto(call.operand(1), {}));
     ASSIGN_OR_RETURN(BufferSliceProto result, SliceProto(&call, {}));
-    const bool backward_data = config.kind() == CONVOLUTION_KIND_BACKWARD_DATA;
-    *config.mutable_input() = backward_data ? result : operand;
-    *config.mutable_output() = backward_data ? operand : result;
-    *config.mutable_filter() = filter;
+    // Forward: (x, w) -> y; backward data: (dy, w) -> dx; backward filter:
+    // (x, dy) -> dw.
+    const bool data = config.kind() == CONVOLUTION_KIND_BACKWARD_DATA;
+    const bool weights = config.kind() == CONVOLUTION_KIND_BACKWARD_FILTER;
+    *config.mutable_input() = data ? result : operand;
+    *config.mutable_filter() = weights ? result : filter;
+    *config.mutable_output() = data ? operand : weights ? filter : result;
     *config.mutable_workspace() = CudnnWorkspace();
     *AddThunk(call, out)->mutable_convolution() = std::move(config);
     return absl::OkStatus();

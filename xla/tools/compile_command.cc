@@ -119,7 +119,7 @@ const char kCompileHelp[] =
     "                          fit the GPU); needs runtimes from 2026-11-29\n"
     "  --emit_cudnn_convolutions\n"
     "                          sm_XX: run the convolutions cuDNN can (f16, bf16,\n"
-    "                          f32; forward, and transposed as backward data)\n"
+    "                          f32; forward, backward data, backward filter)\n"
     "                          through cuDNN instead of im2col + GEMM; staged\n"
     "                          rollout: needs runtimes from 2026-12-02 with\n"
     "                          libcudnn.so.9 (an older --target_runtime keeps im2col)\n"

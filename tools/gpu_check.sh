@@ -50,6 +50,9 @@
 #   models/  benchmarks/models/*.hlo and the corpus ResNet-50, each as HLO
 #            text and as an artifact for TARGET, for the side-by-side
 #            timing against XLA (jax) there;
+#   cudnn/   the models/ artifacts with convolutions (ResNet-50) compiled
+#            again with --emit_cudnn_convolutions, for cudnn_vs_im2col; the
+#            cases with convolutions carry model_cudnn.xaot as well;
 #   graphs/  chain2000: 2,000 dependent elementwise kernels (--no_fusion),
 #            the launch-bound case of the CUDA graphs timing;
 #   cmake/   what the fallback build needs (GPU targets): the runtime's source
@@ -71,7 +74,10 @@
 # over the untraced median of Execute), each against the device-to-device
 # copy; then, where Nsight Compute is installed, its speed-of-light figures
 # for three of those kernels; then Execute's median with CUDA graphs on and
-# off for models/ and graphs/chain2000 (graphs_on_off); then, when that machine's python3 has jax with
+# off for models/ and graphs/chain2000 (graphs_on_off); then Execute's
+# median of the models with convolutions through im2col and through cuDNN,
+# and how far their outputs differ (cudnn_vs_im2col; cuDNN from the loader's
+# cache or jax's pip nvidia-cudnn, find_cudnn); then, when that machine's python3 has jax with
 # a GPU (a CPU for a host dry run), times each of models/ on XLA:GPU
 # (benchmarks/xla_cpu_baseline.py --platform=gpu, the same HLO text) and
 # with `xla_aot_device bench` on the same inputs, and prints both, their
@@ -198,6 +204,14 @@ prepare() {
       "$compiler" compile "$m" -o "$dir/model_both.xaot" --target="$target" \
         --emit_cubin_with_ptx >/dev/null 2>&1 || { echo "prepare: $m: cubin+PTX compile failed" >&2; exit 1; }
     fi
+    # Cases with convolutions also through cuDNN (--emit_cudnn_convolutions),
+    # in exact f32 (no TF32, CUDNN_FMA_MATH) so that the evaluator's outputs
+    # and the default tolerance hold.
+    if [ "$target" != host ] && grep -q ' convolution(' "$m"; then
+      "$compiler" compile "$m" -o "$dir/model_cudnn.xaot" --target="$target" \
+        --emit_cudnn_convolutions --gpu_f32_dot_precision=highest >/dev/null 2>&1 ||
+        { echo "prepare: $m: cuDNN compile failed" >&2; exit 1; }
+    fi
     cases=$((cases + 1))
   done
   echo "prepare: $cases cases for $target; skipped: $no_compile not compiled for $target" \
@@ -275,6 +289,13 @@ prepare() {
     cp -f "$m" "$out/models/$name.hlo"
     "$compiler" compile "$m" -o "$out/models/$name.xaot" --target="$target" >/dev/null ||
       { echo "prepare: model $name did not compile for $target" >&2; exit 1; }
+    # Models with convolutions also through cuDNN, for cudnn_vs_im2col.
+    if [ "$target" != host ] && grep -q ' convolution(' "$m"; then
+      mkdir -p "$out/cudnn"
+      "$compiler" compile "$m" -o "$out/cudnn/$name.xaot" --target="$target" \
+        --emit_cudnn_convolutions >/dev/null ||
+        { echo "prepare: model $name did not compile with --emit_cudnn_convolutions" >&2; exit 1; }
+    fi
   done
   # A launch-bound program for the CUDA graphs timing: 2,000 dependent
   # elementwise kernels (--no_fusion: one kernel per add; kernel reuse keeps
@@ -309,6 +330,10 @@ prepare_cmake() {
   # against nccl.h): a GPU machine's toolkit may not ship it.
   cp -f "${CUDA_HOME:-/usr/local/cuda}/include/nccl.h" "$cm/include/" ||
     { echo "prepare: no nccl.h in ${CUDA_HOME:-/usr/local/cuda}/include" >&2; exit 1; }
+  # cuDNN's headers likewise (the runtime dlopens libcudnn.so.9; jax's
+  # pip cuDNN on the GPU machine may come without headers).
+  cp -f "${CUDA_HOME:-/usr/local/cuda}"/include/cudnn*.h "$cm/include/" ||
+    { echo "prepare: no cudnn.h in ${CUDA_HOME:-/usr/local/cuda}/include" >&2; exit 1; }
   cp -f /usr/lib/x86_64-linux-gnu/libgtest.a /usr/lib/x86_64-linux-gnu/libgtest_main.a \
     /usr/lib/x86_64-linux-gnu/libgmock.a "$out/lib/"
   # closure_sources LABEL EXCLUDE_FILE: LABEL's .cc files under //xla that
@@ -422,6 +447,60 @@ graphs_on_off() {
   done
 }
 
+# find_cudnn: exports XLA_CUDNN_LIBRARY when the dynamic loader does not
+# know libcudnn.so.9 but a pip cuDNN (jax[cuda12]'s nvidia-cudnn-cu12) has
+# it; prints where cuDNN comes from.
+find_cudnn() {
+  if ldconfig -p 2>/dev/null | grep -q 'libcudnn.so.9 '; then
+    echo "cuDNN: libcudnn.so.9 from the dynamic loader's cache"
+    return
+  fi
+  local lib
+  lib="$(python3 -c 'import nvidia.cudnn, os; print(os.path.join(list(nvidia.cudnn.__path__)[0], "lib", "libcudnn.so.9"))' 2>/dev/null)"
+  if [ -n "$lib" ] && [ -f "$lib" ]; then
+    export XLA_CUDNN_LIBRARY="$lib"
+    echo "cuDNN: $lib (pip)"
+  else
+    echo "cuDNN: libcudnn.so.9 not found (the cuDNN artifacts will fail at Initialize, saying so)"
+  fi
+}
+
+# cudnn_vs_im2col: for each model with convolutions, Execute's untraced
+# median (bench --iterations=20 --warmup=3, random inputs) compiled with
+# im2col + GEMM (models/) and with --emit_cudnn_convolutions (cudnn/), and
+# the largest difference of their outputs on the same inputs (--seed=1),
+# over the largest |im2col output|. A failing run sets status=1; a slower
+# side does not.
+cudnn_vs_im2col() {
+  [ -d "$out/cudnn" ] || return
+  echo "=== cuDNN against im2col convolutions (Execute's untraced median, bench --iterations=20 --warmup=3)"
+  echo "| model | im2col ms | cuDNN ms | im2col/cuDNN | outputs: max abs diff, over max |im2col| |"
+  echo "|---|---|---|---|---|"
+  local a name base cudnn_ms base_ms tmp check
+  for a in "$out"/cudnn/*.xaot; do
+    name="$(basename "$a" .xaot)"
+    base="$out/models/$name.xaot"
+    cudnn_ms="$(timeout "$step_timeout" "$out/bin/xla_aot_device" bench "$a" --iterations=20 \
+                --warmup=3 2>&1 | awk '/^  median/ { print $2; exit }')"
+    base_ms="$(timeout "$step_timeout" "$out/bin/xla_aot_device" bench "$base" --iterations=20 \
+               --warmup=3 2>&1 | awk '/^  median/ { print $2; exit }')"
+    tmp="$(mktemp -d)"
+    if [ -z "$cudnn_ms" ] || [ -z "$base_ms" ] ||
+       ! timeout "$step_timeout" "$out/bin/xla_aot_device" run "$a" --random_inputs --seed=1 \
+           --output_dir="$tmp/cudnn" > "$tmp/run.log" 2>&1 ||
+       ! timeout "$step_timeout" "$out/bin/xla_aot_device" run "$base" --random_inputs --seed=1 \
+           --output_dir="$tmp/im2col" >> "$tmp/run.log" 2>&1; then
+      printf '| %s | %s | FAILED: %s |||\n' "$name" "${base_ms:-?}" "$(tail -1 "$tmp/run.log" | cut -c1-100)"
+      status=1; rm -rf "$tmp"; continue
+    fi
+    check="$(python3 "$repo/benchmarks/xla_cpu_baseline.py" --compare "$tmp/cudnn" "$tmp/im2col" 2>&1 |
+             sed -n 's/.*\(max_abs=[^ ]*\).*\(max_norm=[^ ]*\).*/\1 \2/p')"
+    awk -v n="$name" -v b="$base_ms" -v c="$cudnn_ms" -v d="${check:-no python3 compare}" 'BEGIN {
+      printf "| %s | %.3f | %.3f | %.2fx | %s |\n", n, b, c, b / c, d }'
+    rm -rf "$tmp"
+  done
+}
+
 # models_vs_xla: the models/ table (see the top); sets status=1 when an
 # artifact fails to run. Outputs that differ from XLA's are marked, not
 # failed: the end-to-end cases check correctness against the evaluator,
@@ -488,6 +567,7 @@ run_check() {
     fi
   fi
   echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)  commit: $commit  target: $target"
+  [ "$target" = host ] || find_cudnn
   step() {  # step NAME COMMAND...
     echo "=== $1"
     shift
@@ -528,11 +608,12 @@ run_check() {
   local case_env=()
   for dir in "$out"/cases/*/; do
     name="$(basename "$dir")"
-    for variant in model model_both classic; do
+    for variant in model model_both model_cudnn classic; do
       local artifact="$dir/model.xaot"
       case_env=()
       case "$variant" in
         model_both) artifact="$dir/model_both.xaot"; [ -f "$artifact" ] || continue ;;
+        model_cudnn) artifact="$dir/model_cudnn.xaot"; [ -f "$artifact" ] || continue ;;
         classic)
           [ "$name" = mlp ] && [ "$target" != host ] || continue
           case_env=(XLA_CUBLASLT_LIBRARY=/nonexistent/libcublasLt.so) ;;
@@ -597,6 +678,7 @@ run_check() {
   done
   ncu_speed_of_light
   graphs_on_off
+  cudnn_vs_im2col
   models_vs_xla
   echo "gpu_check: $([ $status -eq 0 ] && echo ALL PASSED || echo SOME STEPS FAILED)"
   exit $status

@@ -1,5 +1,6 @@
 #include "xla/aot/compile.h"
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <map>
@@ -16,6 +17,7 @@
 #include "xla/backends/gpu/compiler/gpu_compiler.h"
 #include "xla/backends/gpu/compiler/host_compiler.h"
 #include "xla/backends/gpu/runtime/checksum.h"
+#include "xla/backends/gpu/runtime/feature_registry.h"
 #include "xla/backends/gpu/runtime/invented_constants.h"
 #include "xla/backends/gpu/runtime/thunk_proto_visit.h"
 #include "xla/hlo/parser/hlo_parser.h"
@@ -52,6 +54,18 @@ struct Compilation {
   Clock::time_point begin = Clock::now();
 };
 
+// --emit_cudnn_convolutions on a CUDA target whose runtime reads
+// convolution thunks (feature "cudnn_convolutions"); an older
+// --target_runtime keeps the legacy form, im2col + GEMM.
+bool EmitsCudnnConvolutions(const CompileOptions& options) {
+  if (!options.emit_cudnn_convolutions || IsHost(options)) return false;
+  if (options.target_runtime.empty()) return true;
+  absl::StatusOr<std::vector<std::string>> supported =
+      gpu::FeaturesSupportedOn(options.target_runtime);
+  return supported.ok() && std::find(supported->begin(), supported->end(),
+                                     "cudnn_convolutions") != supported->end();
+}
+
 MiddleEndOptions ToMiddleEndOptions(const CompileOptions& options) {
   MiddleEndOptions out;
   out.optimize.max_fold_elements = options.max_fold_elements;
@@ -63,6 +77,7 @@ MiddleEndOptions ToMiddleEndOptions(const CompileOptions& options) {
   // cuBLASLt's fp8 GEMMs are wired for Hopper (sm_90) only.
   out.fp8_gemm_cublaslt = options.fp8_gemm == Fp8Gemm::kCublasLt &&
                           (options.target == "sm_90" || options.target == "sm_90a");
+  out.cudnn_convolutions = EmitsCudnnConvolutions(options);
   out.verify_after_each = options.verify_after_each;
   if (options.dump_passes && !options.dump_dir.empty()) {
     out.dump_dir = options.dump_dir + "/passes";

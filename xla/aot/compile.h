@@ -100,6 +100,12 @@ struct CompileOptions {
   // kHighest keeps DEFAULT dots exact f32. HIGHEST dots are always f32,
   // and the host target always computes f32 dots in f32.
   DotPrecision gpu_f32_dot_precision = DotPrecision::kDefault;
+  // NVPTX: convolutions cuDNN runs become convolution thunks (stage 1 of
+  // feature "cudnn_convolutions": runtimes from 2026-12-02; the rules are in
+  // cudnn_convolution_rewriter.h) instead of im2col + GEMM or a direct
+  // kernel. Ignored for the host target and, falling back to im2col, for a
+  // --target_runtime before 2026-12-02.
+  bool emit_cudnn_convolutions = false;
 
   // Both targets.
   int compile_threads = 0;  // host kernel parts or NVPTX kernels; 0: automatic

@@ -15,6 +15,7 @@
 #include "xla/service/buffer_assignment/copy_insertion.h"
 #include "xla/service/canonicalize/convolution_canonicalizer.h"
 #include "xla/service/canonicalize/convolution_to_gemm.h"
+#include "xla/service/canonicalize/cudnn_convolution_rewriter.h"
 #include "xla/service/canonicalize/dot_canonicalizer.h"
 #include "xla/service/canonicalize/fp8_dot_widener.h"
 #include "xla/service/canonicalize/fp8_gemm_scale_folder.h"
@@ -104,6 +105,7 @@ absl::StatusOr<MiddleEndResult> RunMiddleEnd(HloModule* module, const MiddleEndO
   if (options.fp8_gemm_cublaslt) {
     canonicalize->AddPass<Fp8GemmScaleFolder>(Fp8GemmScaleFolder::Stage::kFoldIntoGemm);
   }
+  if (options.cudnn_convolutions) canonicalize->AddPass<CudnnConvolutionRewriter>();
   canonicalize->AddPass<ConvolutionCanonicalizer>();
   if (options.convolution_as_gemm) {
     canonicalize->AddPass<ConvolutionToGemm>(options.convolution_to_gemm);

@@ -54,6 +54,10 @@ struct MiddleEndOptions {
   // "gemm.fp8".
   bool fp8_gemm_cublaslt = false;
   ConvolutionToGemmOptions convolution_to_gemm;
+  // Phase 2, first: convolutions cuDNN runs become cuDNN custom calls
+  // (cudnn_convolution_rewriter.h). CUDA targets with
+  // --emit_cudnn_convolutions only.
+  bool cudnn_convolutions = false;
   // Phase 4; off gives one kernel per op (the fast tier of the JIT cache).
   bool fusion = true;
   MultiOutputFusionOptions fusion_limits;

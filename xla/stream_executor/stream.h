@@ -45,6 +45,7 @@
 #include "absl/types/span.h"
 #include "xla/stream_executor/blas.h"
 #include "xla/stream_executor/device_memory.h"
+#include "xla/stream_executor/dnn.h"
 #include "xla/stream_executor/event.h"
 #include "xla/stream_executor/kernel.h"
 #include "xla/stream_executor/launch_dimensions.h"
@@ -108,6 +109,23 @@ class Stream {
                             const DeviceMemoryBase& /*out*/) {
     return absl::UnimplementedError(
         "gemm: this platform's streams have no BLAS support");
+  }
+
+  // Enqueues the convolution `plan` (dnn.h; made by this stream's
+  // executor's PrepareConvolution) on x, w and y, writing the one its kind
+  // names, with `workspace` (at least plan.workspace_bytes(), memory of
+  // this executor) as scratch. InvalidArgument at enqueue when a buffer is
+  // smaller than its tensor or the workspace than the plan needs; the
+  // library's failures become the sticky error ("convolution failed: ...").
+  // This default returns Unimplemented: platforms without a DNN library
+  // (host) do not override it.
+  virtual absl::Status Convolution(const DnnConvolutionPlan& /*plan*/,
+                                   const DeviceMemoryBase& /*x*/,
+                                   const DeviceMemoryBase& /*w*/,
+                                   const DeviceMemoryBase& /*y*/,
+                                   const DeviceMemoryBase& /*workspace*/) {
+    return absl::UnimplementedError(
+        "convolution: this platform's streams have no DNN library");
   }
 
   // Records `event` after all work enqueued so far (see event.h).

@@ -23,6 +23,7 @@
 #include "xla/stream_executor/command_buffer.h"
 #include "xla/stream_executor/device_limits.h"
 #include "xla/stream_executor/device_memory.h"
+#include "xla/stream_executor/dnn.h"
 #include "xla/stream_executor/event.h"
 #include "xla/stream_executor/kernel_module.h"
 #include "xla/stream_executor/stream.h"
@@ -126,6 +127,20 @@ class StreamExecutor {
   virtual absl::Status InitializeBlas() {
     return absl::UnimplementedError(absl::StrCat(
         "platform ", platform_name(), " has no BLAS library for gemm"));
+  }
+
+  // Loads this device's DNN library (cuda: cuDNN, one handle per device)
+  // when first asked, checks `config` (CheckDnnConvolution) and chooses an
+  // algorithm with the library's heuristics among those needing at most
+  // `workspace_limit` bytes of workspace. FailedPrecondition when the
+  // library cannot be loaded (naming it and what to do), InvalidArgument for
+  // a bad config, NotFound when no algorithm fits the limit, or the
+  // library's error. Thread-safe. This default returns Unimplemented,
+  // naming the platform.
+  virtual absl::StatusOr<std::unique_ptr<DnnConvolutionPlan>> PrepareConvolution(
+      const DnnConvolutionConfig& /*config*/, uint64_t /*workspace_limit*/) {
+    return absl::UnimplementedError(absl::StrCat(
+        "platform ", platform_name(), " has no DNN library for convolutions"));
   }
 };
 

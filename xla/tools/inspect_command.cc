@@ -71,6 +71,20 @@ std::string Fp8GemmText(const gpu::GemmThunkProto& g) {
   return out;
 }
 
+// "forward f32 x[3,3,7,5] w[5,3,3,2] y[3,5,4,3] pad=1,0 stride=2,1 ...".
+std::string ConvolutionDetails(const gpu::ConvolutionThunkProto& c) {
+  absl::StatusOr<PrimitiveType> type = PrimitiveTypeFromProto(c.element_type(), "type");
+  return absl::StrCat(
+      gpu::ConvolutionKindProto_Name(c.kind()), " ",
+      type.ok() ? std::string(PrimitiveTypeName(*type)) : "?", " x[",
+      absl::StrJoin(c.input_dims(), ","), "] ", Slice(c.input()), " w[",
+      absl::StrJoin(c.filter_dims(), ","), "] ", gpu::ConvolutionFilterLayoutProto_Name(c.filter_layout()),
+      " ", Slice(c.filter()), " y[", absl::StrJoin(c.output_dims(), ","), "] ", Slice(c.output()),
+      " pad=", absl::StrJoin(c.padding(), ","), " stride=", absl::StrJoin(c.strides(), ","),
+      " dilation=", absl::StrJoin(c.dilations(), ","), " groups=", c.feature_groups(),
+      c.allow_tf32() ? " tf32" : "", " workspace: ", Slice(c.workspace()));
+}
+
 template <typename Slices>
 std::string SliceList(const Slices& slices) {
   std::vector<std::string> parts;
@@ -197,6 +211,8 @@ std::string Details(const ThunkProto& t, const gpu::GpuExecutablePayloadProto& p
       return absl::StrCat("id=", t.async_start().async_id(), " on stream ", t.async_start().stream_id());
     case ThunkProto::kAsyncDone:
       return absl::StrCat("id=", t.async_done().async_id());
+    case ThunkProto::kConvolution:
+      return ConvolutionDetails(t.convolution());
     case ThunkProto::kSequential:
     case ThunkProto::kAllReduce:
     case ThunkProto::kCollective:

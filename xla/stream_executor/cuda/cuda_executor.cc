@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "xla/stream_executor/cuda/cublas_api.h"
 #include "xla/stream_executor/cuda/cublaslt_api.h"
+#include "xla/stream_executor/cuda/cudnn_api.h"
 #include "xla/stream_executor/cuda/cuda_command_buffer.h"
 #include "xla/stream_executor/cuda/cuda_event.h"
 #include "xla/stream_executor/cuda/cuda_kernel_module.h"
@@ -120,6 +121,10 @@ CudaExecutor::~CudaExecutor() {
     std::lock_guard<std::mutex> lock(blas_mu_);
     cublas_lt_.reset();  // while the context is still retained
     cublas_.reset();
+  }
+  {
+    std::lock_guard<std::mutex> lock(dnn_mu_);
+    cudnn_.reset();
   }
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -334,6 +339,52 @@ absl::Status CudaExecutor::Gemm(CudaStream& stream, const BlasGemmConfig& config
                     ": call StreamExecutor::InitializeBlas first")));
   }
   return handle->Gemm(stream, config, lhs, rhs, out);
+}
+
+absl::StatusOr<CudnnHandle*> CudaExecutor::Cudnn() {
+  std::lock_guard<std::mutex> lock(dnn_mu_);
+  if (dnn_initialized_) {
+    if (!dnn_status_.ok()) return dnn_status_;
+    return cudnn_.get();
+  }
+  dnn_initialized_ = true;
+  absl::StatusOr<const CudnnApi*> api = LoadCudnnApi();
+  absl::StatusOr<std::unique_ptr<CudnnHandle>> handle =
+      api.ok() ? CudnnHandle::Create(**api, api_, context_)
+               : absl::StatusOr<std::unique_ptr<CudnnHandle>>(api.status());
+  if (!handle.ok()) {
+    dnn_status_ = absl::Status(
+        handle.status().code(),
+        absl::StrCat("cannot initialize cuDNN for CUDA device ", ordinal_,
+                     " (this artifact's convolution thunks need it): ", handle.status().message()));
+    return dnn_status_;
+  }
+  cudnn_ = *std::move(handle);
+  return cudnn_.get();
+}
+
+absl::StatusOr<std::unique_ptr<DnnConvolutionPlan>> CudaExecutor::PrepareConvolution(
+    const DnnConvolutionConfig& config, uint64_t workspace_limit) {
+  ASSIGN_OR_RETURN(CudnnHandle* const cudnn, Cudnn());
+  return cudnn->Prepare(config, workspace_limit);
+}
+
+absl::Status CudaExecutor::Convolution(CudaStream& stream, const DnnConvolutionPlan& plan,
+                                       const DeviceMemoryBase& x, const DeviceMemoryBase& w,
+                                       const DeviceMemoryBase& y,
+                                       const DeviceMemoryBase& workspace) {
+  CudnnHandle* cudnn = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(dnn_mu_);
+    cudnn = cudnn_.get();
+  }
+  if (cudnn == nullptr) {
+    return stream.RejectAtEnqueue(
+        "convolution", absl::FailedPreconditionError(absl::StrCat(
+                           "cuDNN is not initialized on CUDA device ", ordinal_,
+                           ": call StreamExecutor::PrepareConvolution first")));
+  }
+  return cudnn->Convolution(stream, plan, x, w, y, workspace);
 }
 
 absl::Status CudaExecutor::CheckDeviceCompatibility(

@@ -11,7 +11,9 @@
 // InitializeBlas picks the device's GEMM library once: cuBLASLt
 // (LoadCublasLtApi, one CublasLtHandle) when it works, classic cuBLAS
 // (LoadCublasApi, one CublasHandle) otherwise; blas_backend() says which.
-// The executor's streams run Stream::Gemm on it.
+// The executor's streams run Stream::Gemm on it. PrepareConvolution loads
+// cuDNN (LoadCudnnApi, one CudnnHandle) on first use; the streams run
+// Stream::Convolution on it.
 //
 // Thread-safety: every method may be called from any thread.
 #ifndef XLA_STREAM_EXECUTOR_CUDA_CUDA_EXECUTOR_H_
@@ -29,6 +31,7 @@
 #include "absl/status/statusor.h"
 #include "xla/stream_executor/cuda/cuda_blaslt_gemm.h"
 #include "xla/stream_executor/cuda/cuda_compatibility.h"
+#include "xla/stream_executor/cuda/cuda_dnn.h"
 #include "xla/stream_executor/cuda/cuda_driver_api.h"
 #include "xla/stream_executor/cuda/cuda_gemm.h"
 #include "xla/stream_executor/cuda/cuda_stream.h"
@@ -90,6 +93,13 @@ class CudaExecutor : public StreamExecutor, private CudaBlas {
   // when its handle cannot be created. Thread-safe.
   absl::Status InitializeBlas() override;
 
+  // Opens cuDNN for this device on the first call (later calls reuse the
+  // handle, or return the first failure), then CudnnHandle::Prepare.
+  // FailedPrecondition naming cuDNN, the device and what to do when the
+  // library cannot be loaded; see stream_executor.h for the rest.
+  absl::StatusOr<std::unique_ptr<DnnConvolutionPlan>> PrepareConvolution(
+      const DnnConvolutionConfig& config, uint64_t workspace_limit) override;
+
   // "cuBLASLt" or "cuBLAS" once InitializeBlas succeeded, "" before (or
   // after it failed). Thread-safe.
   std::string blas_backend() const;
@@ -145,6 +155,18 @@ class CudaExecutor : public StreamExecutor, private CudaBlas {
   absl::Status Gemm(CudaStream& stream, const BlasGemmConfig& config,
                     const DeviceMemoryBase& lhs, const DeviceMemoryBase& rhs,
                     const DeviceMemoryBase& out) override;
+
+  // CudaBlas: the convolutions of this executor's streams, on cudnn_.
+  absl::Status Convolution(CudaStream& stream, const DnnConvolutionPlan& plan,
+                           const DeviceMemoryBase& x, const DeviceMemoryBase& w,
+                           const DeviceMemoryBase& y, const DeviceMemoryBase& workspace) override;
+  // The cuDNN handle, opened once; its error when that failed.
+  absl::StatusOr<CudnnHandle*> Cudnn();
+
+  std::mutex dnn_mu_;
+  bool dnn_initialized_ = false;         // guarded by dnn_mu_
+  absl::Status dnn_status_;              // guarded by dnn_mu_
+  std::unique_ptr<CudnnHandle> cudnn_;   // guarded by dnn_mu_; set once
 
   mutable std::mutex blas_mu_;
   bool blas_initialized_ = false;          // guarded by blas_mu_

@@ -245,6 +245,26 @@ absl::Status CudaStream::Gemm(const BlasGemmConfig& config,
   return blas_->Gemm(*this, config, lhs, rhs, out);
 }
 
+absl::Status CudaBlas::Convolution(CudaStream& stream, const DnnConvolutionPlan& /*plan*/,
+                                   const DeviceMemoryBase& /*x*/, const DeviceMemoryBase& /*w*/,
+                                   const DeviceMemoryBase& /*y*/,
+                                   const DeviceMemoryBase& /*workspace*/) {
+  return stream.RejectAtEnqueue(
+      "convolution", absl::FailedPreconditionError("this CUDA stream's libraries have no DNN"));
+}
+
+absl::Status CudaStream::Convolution(const DnnConvolutionPlan& plan, const DeviceMemoryBase& x,
+                                     const DeviceMemoryBase& w, const DeviceMemoryBase& y,
+                                     const DeviceMemoryBase& workspace) {
+  if (blas_ == nullptr) {
+    return RejectAtEnqueue("convolution",
+                           absl::FailedPreconditionError(
+                               "this CUDA stream has no DNN library: create it through "
+                               "CudaExecutor::CreateStream"));
+  }
+  return blas_->Convolution(*this, plan, x, w, y, workspace);
+}
+
 absl::Status CudaStream::RecordEvent(Event* event) {
   auto* cuda_event = dynamic_cast<CudaEvent*>(event);
   if (cuda_event == nullptr) {

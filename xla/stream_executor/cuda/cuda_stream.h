@@ -62,9 +62,10 @@ namespace stream_executor::cuda {
 
 class CudaStream;
 
-// The BLAS behind CudaStream::Gemm: CudaExecutor implements it over its
-// cuBLAS handle (the CUDA layer's stream cannot depend on cuBLAS itself).
-// Implementations are thread-safe and outlive the streams using them.
+// The libraries behind CudaStream::Gemm and CudaStream::Convolution:
+// CudaExecutor implements them over its cuBLAS and cuDNN handles (the CUDA
+// layer's stream cannot depend on the libraries itself). Implementations
+// are thread-safe and outlive the streams using them.
 class CudaBlas {
  public:
   virtual ~CudaBlas() = default;
@@ -73,6 +74,11 @@ class CudaBlas {
                             const DeviceMemoryBase& lhs,
                             const DeviceMemoryBase& rhs,
                             const DeviceMemoryBase& out) = 0;
+  // Enqueues the convolution `plan` on `stream`, with the error rules of
+  // Stream::Convolution. This default refuses it (FailedPrecondition).
+  virtual absl::Status Convolution(CudaStream& stream, const DnnConvolutionPlan& plan,
+                                   const DeviceMemoryBase& x, const DeviceMemoryBase& w,
+                                   const DeviceMemoryBase& y, const DeviceMemoryBase& workspace);
 };
 
 class CudaStream : public Stream {
@@ -107,6 +113,10 @@ class CudaStream : public Stream {
   absl::Status Gemm(const BlasGemmConfig& config, const DeviceMemoryBase& lhs,
                     const DeviceMemoryBase& rhs,
                     const DeviceMemoryBase& out) override;
+  // Delegates to the CudaBlas given at creation (see Stream::Convolution).
+  absl::Status Convolution(const DnnConvolutionPlan& plan, const DeviceMemoryBase& x,
+                           const DeviceMemoryBase& w, const DeviceMemoryBase& y,
+                           const DeviceMemoryBase& workspace) override;
   absl::Status RecordEvent(Event* event) override;
   absl::Status WaitFor(Event* event) override;
   absl::Status DoHostCallback(

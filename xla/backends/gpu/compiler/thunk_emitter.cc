@@ -1,5 +1,6 @@
 #include "xla/backends/gpu/compiler/thunk_emitter.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -15,6 +16,7 @@
 #include "absl/strings/str_join.h"
 #include "xla/backends/gpu/codegen/host/kernel_symbol_name.h"
 #include "xla/backends/gpu/compiler/collective_emitter.h"
+#include "xla/backends/gpu/compiler/cudnn_convolution_emitter.h"
 #include "xla/backends/gpu/ffi/ffi_attribute_parser.h"
 #include "xla/backends/gpu/compiler/host_kernel_backend.h"
 #include "xla/backends/gpu/compiler/kernel_reuse.h"
@@ -25,6 +27,7 @@
 #include "xla/backends/gpu/runtime/ffi_attribute_proto.h"
 #include "xla/backends/gpu/codegen/host/single_op_fusion.h"
 #include "xla/hlo/ir/backend_config_text.h"
+#include "xla/service/canonicalize/cudnn_convolution_rewriter.h"
 #include "xla/service/canonicalize/gemm_config.h"
 #include "xla/types/xla_data_convert.h"
 #include "xla/util/logging.h"
@@ -329,6 +332,7 @@ class Emitter {
     // path sees them.
     if (OffloadEmitter::Handles(instr)) return offload_.Emit(instr, out);
     if (IsScaledFp8GemmCall(instr)) return EmitGemm(instr, out);
+    if (IsCudnnConvolutionCall(instr)) return EmitCudnnConvolution(instr, out);
     if (op == HloOpcode::kCustomCall) return EmitCustomCall(instr, out);
     if (CollectiveEmitter::IsCollective(op)) return collectives_.Emit(instr, out);
     if (CanWrapInFusion(instr)) return EmitWrapped(instr, out);
@@ -407,24 +411,66 @@ class Emitter {
   // table has its own bytes: the runtime rewrites it before every launch,
   // and a table shared by kernels on different streams would race.
   BufferSliceProto ReserveArgumentTable(int64_t num_args) {
-    BufferAllocationProto* temp = nullptr;
-    for (BufferAllocationProto& a : *payload_->mutable_allocations()) {
-      if (a.is_temp()) {
-        temp = &a;
-        break;
-      }
-    }
-    if (temp == nullptr) {
-      temp = payload_->add_allocations();
-      temp->set_index(payload_->allocations_size() - 1);
-      temp->set_is_temp(true);
-    }
+    BufferAllocationProto* temp = TempAllocation();
     BufferSliceProto slice;
     slice.set_allocation(temp->index());
     slice.set_offset(RoundUp(temp->size(), kArgumentTableAlignment));
     slice.set_size(kArgumentTableEntryBytes * num_args);
     temp->set_size(slice.offset() + slice.size());
     return slice;
+  }
+
+  // The temp allocation, added when the module has none.
+  BufferAllocationProto* TempAllocation() {
+    for (BufferAllocationProto& a : *payload_->mutable_allocations()) {
+      if (a.is_temp()) return &a;
+    }
+    BufferAllocationProto* temp = payload_->add_allocations();
+    temp->set_index(payload_->allocations_size() - 1);
+    temp->set_is_temp(true);
+    return temp;
+  }
+
+  // The cuDNN workspace every convolution thunk shares (they all run on the
+  // compute stream): CudnnWorkspaceBound's largest value over the module's
+  // cuDNN convolutions, reserved at the end of the temp allocation on first
+  // use (cudnn_convolution_emitter.h).
+  BufferSliceProto CudnnWorkspace() {
+    if (cudnn_workspace_.has_value()) return *cudnn_workspace_;
+    int64_t bytes = 0;
+    for (const auto& computation : module_.computations()) {
+      for (const auto& instr : computation->instructions()) {
+        if (IsCudnnConvolutionCall(*instr)) bytes = std::max(bytes, CudnnWorkspaceBound(*instr));
+      }
+    }
+    BufferAllocationProto* temp = TempAllocation();
+    BufferSliceProto slice;
+    slice.set_allocation(temp->index());
+    slice.set_offset(RoundUp(temp->size(), kArgumentTableAlignment));
+    slice.set_size(bytes);
+    temp->set_size(slice.offset() + slice.size());
+    cudnn_workspace_ = slice;
+    return slice;
+  }
+
+  // A convolution custom call of CudnnConvolutionRewriter: a convolution
+  // thunk.
+  absl::Status EmitCudnnConvolution(const HloInstruction& call, Thunks* out) {
+    const bool tf32 = tf32_gemms_ && DotAllowsTf32(call, f32_dot_default_precision_);
+    ASSIGN_OR_RETURN(ConvolutionThunkProto config, CudnnConvolutionThunkConfig(call, tf32));
+    ASSIGN_OR_RETURN(BufferSliceProto operand, SliceProto(call.operand(0), {}));
+    ASSIGN_OR_RETURN(BufferSliceProto filter, SliceProto(call.operand(1), {}));
+    ASSIGN_OR_RETURN(BufferSliceProto result, SliceProto(&call, {}));
+    // Forward: (x, w) -> y; backward data: (dy, w) -> dx; backward filter:
+    // (x, dy) -> dw.
+    const bool data = config.kind() == CONVOLUTION_KIND_BACKWARD_DATA;
+    const bool weights = config.kind() == CONVOLUTION_KIND_BACKWARD_FILTER;
+    *config.mutable_input() = data ? result : operand;
+    *config.mutable_filter() = weights ? result : filter;
+    *config.mutable_output() = data ? operand : weights ? filter : result;
+    *config.mutable_workspace() = CudnnWorkspace();
+    *AddThunk(call, out)->mutable_convolution() = std::move(config);
+    return absl::OkStatus();
   }
 
   // A lone op: cloned into a scratch module over fresh parameters (one per
@@ -683,6 +729,7 @@ class Emitter {
   bool reuse_kernels_;
   bool tf32_gemms_;
   DotPrecision f32_dot_default_precision_;
+  std::optional<BufferSliceProto> cudnn_workspace_;
 };
 
 }  // namespace

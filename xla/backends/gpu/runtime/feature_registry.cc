@@ -81,6 +81,13 @@ constexpr RuntimeFeature kRegistry[] = {
     // 2026-12-16 (stage 2).
     {"gemm.fp8", FeatureKind::kField, "GemmThunkProto.lhs_type", "2026-12-02",
      "--fp8_gemm=cublaslt", false, "", ""},
+    // Stage 1 (2026-12-02): convolutions through cuDNN (ConvolutionThunkProto)
+    // on CUDA targets; emitted only with --emit_cudnn_convolutions until at
+    // least 2026-12-16 (stage 2). Legacy form: im2col + GEMM or a direct
+    // kernel, chosen when compiling (--target_runtime before 2026-12-02
+    // turns the flag off).
+    {"cudnn_convolutions", FeatureKind::kOneofCase, "ThunkProto.convolution", "2026-12-02",
+     "--emit_cudnn_convolutions", false, "", ""},
 };
 
 // Artifact signing (issue 24; docs/aot_compatibility.md, "Signed
@@ -226,6 +233,9 @@ void AddThunkFeatures(const ThunkProto& thunk, std::set<std::string>* out) {
       return;
     case ThunkProto::kCollective:
       out->insert("collectives");
+      return;
+    case ThunkProto::kConvolution:
+      out->insert("cudnn_convolutions");
       return;
     case ThunkProto::kKernel:
       if (thunk.kernel().has_argument_table()) out->insert("kernel_argument_table");

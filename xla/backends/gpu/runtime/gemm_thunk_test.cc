@@ -14,6 +14,7 @@
 #include "google/protobuf/text_format.h"
 #include "gtest/gtest.h"
 #include "xla/backends/gpu/runtime/buffer_allocation.h"
+#include "xla/backends/gpu/runtime/fake_cuda_thunk_test.h"
 #include "xla/stream_executor/host/host_gemm.h"
 #include "xla/backends/gpu/runtime/runtime_test_util.h"
 #include "xla/stream_executor/cuda/cublas_api.h"
@@ -27,6 +28,7 @@ namespace xla::gpu {
 namespace {
 
 using ::xla::gpu::testing::DeserializeError;
+using ::xla::gpu::testing::WholeSlice;
 
 TEST(GemmThunk, RoundTripMatchesGolden) {
   testing::ExpectRoundTripMatchesGolden("gemm_thunk.textproto");
@@ -146,43 +148,17 @@ TEST(GemmThunkFp8, RejectsWhatCublasLtCannotRun) {
 }
 
 
-// A GemmThunk on the "cuda" platform of a fake driver.
-class GemmThunkOnFakeCudaTest : public ::testing::Test {
+// A GemmThunk on the "cuda" platform of a fake driver, with a fake cuBLAS
+// (installed by the tests that want it).
+class GemmThunkOnFakeCudaTest : public testing::FakeCudaThunkTest {
  protected:
-  void SetUp() override {
-    absl::StatusOr<se::StreamExecutor*> device = platform_.GetDevice(0);
-    ASSERT_TRUE(device.ok()) << device.status();
-    executor_ = *device;
-    ASSERT_EQ(executor_->platform_name(), "cuda");
-    absl::StatusOr<std::unique_ptr<se::Stream>> stream = executor_->CreateStream();
-    ASSERT_TRUE(stream.ok()) << stream.status();
-    stream_ = *std::move(stream);
-  }
-  void TearDown() override { se::cuda::SetCublasApiForTesting(nullptr); }
-
-  se::OwningDeviceMemory Upload(const std::vector<float>& host) {
-    absl::StatusOr<se::OwningDeviceMemory> memory =
-        se::OwningDeviceMemory::Allocate(executor_, host.size() * sizeof(float));
-    EXPECT_TRUE(memory.ok()) << memory.status();
-    EXPECT_TRUE(stream_->Memcpy(memory->ptr(), host.data(), host.size() * sizeof(float)).ok());
-    EXPECT_TRUE(stream_->BlockHostUntilDone().ok());
-    return std::move(memory).value();
+  void TearDown() override {
+    FakeCudaThunkTest::TearDown();
+    se::cuda::SetCublasApiForTesting(nullptr);
   }
 
-  se::cuda::FakeCudaDriver driver_;
   se::cuda::FakeCublas cublas_{driver_.api()};
-  se::cuda::CudaPlatform platform_{&driver_.api()};
-  se::StreamExecutor* executor_ = nullptr;
-  std::unique_ptr<se::Stream> stream_;
 };
-
-// The first `size` bytes of allocation `allocation`.
-BufferSlice Slice(int64_t allocation, int64_t size) {
-  BufferSlice slice;
-  slice.allocation = allocation;
-  slice.size = size;
-  return slice;
-}
 
 std::vector<float> RandomFloats(int64_t size, std::mt19937& rng) {
   std::uniform_real_distribution<float> dist(-2.0f, 2.0f);
@@ -218,17 +194,12 @@ TEST_F(GemmThunkOnFakeCudaTest, BatchedTransposedF32MatchesHostGemm) {
   auto bytes = [](const std::vector<float>& v) {
     return static_cast<int64_t>(v.size() * sizeof(float));
   };
-  GemmThunk thunk(ThunkInfo{0, "dot.7"}, config, Slice(0, bytes(lhs)),
-                  Slice(1, bytes(rhs)), Slice(2, bytes(out_init)));
+  GemmThunk thunk(ThunkInfo{0, "dot.7"}, config, WholeSlice(0, bytes(lhs)),
+                  WholeSlice(1, bytes(rhs)), WholeSlice(2, bytes(out_init)));
   InitializeParams init;
   init.executor = executor_;
   ASSERT_TRUE(thunk.Initialize(init).ok());
-  se::Stream* const streams[] = {stream_.get()};
-  ExecuteParams params;
-  params.executor = executor_;
-  params.buffers = &buffers;
-  params.streams = streams;
-  ASSERT_TRUE(thunk.ExecuteOnStream(params).ok());
+  ASSERT_TRUE(thunk.ExecuteOnStream(Params(buffers)).ok());
   std::vector<float> out(out_init.size());
   ASSERT_TRUE(stream_->Memcpy(out.data(), out_d.get(), bytes(out)).ok());
   ASSERT_TRUE(stream_->BlockHostUntilDone().ok());
@@ -276,17 +247,12 @@ TEST_F(GemmThunkOnFakeCudaTest, AllowTf32RoundsTheOperands) {
   se::OwningDeviceMemory lhs_d = Upload(lhs), rhs_d = Upload(rhs),
                          out_d = Upload(std::vector<float>(15, 0.0f));
   const BufferAllocations buffers({lhs_d.get(), rhs_d.get(), out_d.get()});
-  GemmThunk thunk(ThunkInfo{0, "dot.tf32"}, config, Slice(0, 5 * 33 * 4), Slice(1, 33 * 3 * 4),
-                  Slice(2, 15 * 4));
+  GemmThunk thunk(ThunkInfo{0, "dot.tf32"}, config, WholeSlice(0, 5 * 33 * 4), WholeSlice(1, 33 * 3 * 4),
+                  WholeSlice(2, 15 * 4));
   InitializeParams init;
   init.executor = executor_;
   ASSERT_TRUE(thunk.Initialize(init).ok());
-  se::Stream* const streams[] = {stream_.get()};
-  ExecuteParams params;
-  params.executor = executor_;
-  params.buffers = &buffers;
-  params.streams = streams;
-  ASSERT_TRUE(thunk.ExecuteOnStream(params).ok());
+  ASSERT_TRUE(thunk.ExecuteOnStream(Params(buffers)).ok());
   std::vector<float> out(15);
   ASSERT_TRUE(stream_->Memcpy(out.data(), out_d.get(), 15 * sizeof(float)).ok());
   ASSERT_TRUE(stream_->BlockHostUntilDone().ok());
@@ -304,8 +270,8 @@ TEST_F(GemmThunkOnFakeCudaTest, AllowTf32RoundsTheOperands) {
 TEST_F(GemmThunkOnFakeCudaTest, MissingCublasIsAClearInitializeError) {
   // XLA_CUBLAS_LIBRARY points nowhere (see BUILD); no fake is installed.
   GemmConfig config;
-  GemmThunk thunk(ThunkInfo{0, "dot.3"}, config, Slice(0, 4), Slice(1, 4),
-                  Slice(2, 4));
+  GemmThunk thunk(ThunkInfo{0, "dot.3"}, config, WholeSlice(0, 4), WholeSlice(1, 4),
+                  WholeSlice(2, 4));
   InitializeParams init;
   init.executor = executor_;
   const absl::Status status = thunk.Initialize(init);
@@ -320,14 +286,9 @@ TEST_F(GemmThunkOnFakeCudaTest, MissingCublasIsAClearInitializeError) {
 TEST_F(GemmThunkOnFakeCudaTest, ExecuteWithoutInitializeFails) {
   se::OwningDeviceMemory m = Upload(std::vector<float>{1.5f});
   const BufferAllocations buffers({m.get(), m.get(), m.get()});
-  GemmThunk thunk(ThunkInfo{0, "dot.9"}, GemmConfig(), Slice(0, 4),
-                  Slice(1, 4), Slice(2, 4));
-  se::Stream* const streams[] = {stream_.get()};
-  ExecuteParams params;
-  params.executor = executor_;
-  params.buffers = &buffers;
-  params.streams = streams;
-  const absl::Status status = thunk.ExecuteOnStream(params);
+  GemmThunk thunk(ThunkInfo{0, "dot.9"}, GemmConfig(), WholeSlice(0, 4),
+                  WholeSlice(1, 4), WholeSlice(2, 4));
+  const absl::Status status = thunk.ExecuteOnStream(Params(buffers));
   EXPECT_EQ(status.code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_TRUE(absl::StrContains(status.message(), "gemm thunk 'dot.9': ")) << status;
   EXPECT_TRUE(absl::StrContains(status.message(), "InitializeBlas")) << status;

@@ -71,7 +71,8 @@ inline constexpr int64_t kMaxThunkRepeatedField = 4096;
   X(kCustomCall, "custom_call", ThunkProto::kCustomCall)    \
   X(kAsyncStart, "async_start", ThunkProto::kAsyncStart)    \
   X(kAsyncDone, "async_done", ThunkProto::kAsyncDone)      \
-  X(kCollective, "collective", ThunkProto::kCollective)
+  X(kCollective, "collective", ThunkProto::kCollective)    \
+  X(kConvolution, "convolution", ThunkProto::kConvolution)
 
 class Thunk;
 

@@ -10,6 +10,7 @@
 #include "xla/backends/gpu/runtime/async_start_thunk.h"
 #include "xla/backends/gpu/runtime/collectives/collective_thunk.h"
 #include "xla/backends/gpu/runtime/conditional_thunk.h"
+#include "xla/backends/gpu/runtime/convolution_thunk.h"
 #include "xla/backends/gpu/runtime/copy_thunk.h"
 #include "xla/backends/gpu/runtime/custom_call_thunk.h"
 #include "xla/backends/gpu/runtime/gemm_thunk.h"
@@ -82,6 +83,9 @@ absl::StatusOr<std::unique_ptr<Thunk>> DeserializeThunk(const ThunkProto& proto,
     case ThunkProto::kCollective:
       return Upcast(CollectiveThunk::FromProto(std::move(info), proto.collective(),
                                                ctx.Field("collective")));
+    case ThunkProto::kConvolution:
+      return Upcast(ConvolutionThunk::FromProto(std::move(info), proto.convolution(),
+                                                ctx.Field("convolution")));
     case ThunkProto::KIND_NOT_SET:
       return ctx.Error(absl::StrCat("unknown thunk kind (field number ", UnknownFieldNumbers(proto),
                                     "): the artifact is newer than this runtime; upgrade the "

@@ -1,0 +1,245 @@
+// Convolutions through cuDNN's legacy API on the fake driver and the fake
+// cuDNN (fake_cudnn.h): the descriptor values CudnnConvolutionArgsFor
+// derives, the algorithm the heuristics choose under a workspace limit and
+// the TF32 rule, hand-computed numbers for the three kinds (the fake
+// computes from the descriptors it was given), the real libcudnn.so.9 of
+// this machine resolving every entry point, and the error when cuDNN is
+// missing.
+#include "xla/stream_executor/cuda/cuda_dnn.h"
+
+#include <cmath>
+#include <cstdlib>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "xla/stream_executor/cuda/cuda_executor.h"
+#include "xla/stream_executor/cuda/cuda_platform.h"
+#include "xla/stream_executor/cuda/fake_cuda_driver.h"
+#include "xla/stream_executor/cuda/fake_cudnn.h"
+#include "xla/stream_executor/owning_device_memory.h"
+
+namespace stream_executor::cuda {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+// x [3, 3, 7, 5] stored NHWC, w [5, 3, 3, 2] OHWI, stride 2x1, padding 1x0,
+// dilation 1x2: y [3, 5, 4, 3] stored NHWC.
+DnnConvolutionConfig OddNhwc() {
+  DnnConvolutionConfig c;
+  c.input = {{3, 3, 7, 5}, {105, 1, 15, 3}};
+  c.filter_dims = {5, 3, 3, 2};
+  c.filter_layout = DnnFilterLayout::kOHWI;
+  c.padding = {1, 0};
+  c.strides = {2, 1};
+  c.dilations = {1, 2};
+  c.output = {{3, 5, 4, 3}, {60, 1, 15, 5}};
+  return c;
+}
+
+// x [1, 1, 3, 3] = 1..9, w [1, 1, 2, 2] = 1..4, y [1, 1, 2, 2], NCHW.
+DnnConvolutionConfig Tiny(DnnConvolutionKind kind) {
+  DnnConvolutionConfig c;
+  c.kind = kind;
+  c.input = {{1, 1, 3, 3}, {9, 9, 3, 1}};
+  c.filter_dims = {1, 1, 2, 2};
+  c.padding = {0, 0};
+  c.strides = {1, 1};
+  c.dilations = {1, 1};
+  c.output = {{1, 1, 2, 2}, {4, 4, 2, 1}};
+  return c;
+}
+
+TEST(CudnnConvolutionArgsTest, NhwcStridesAndOhwiFilter) {
+  absl::StatusOr<CudnnConvolutionArgs> a = CudnnConvolutionArgsFor(OddNhwc());
+  ASSERT_TRUE(a.ok()) << a.status();
+  EXPECT_THAT(a->x_dims, ElementsAre(3, 3, 7, 5));
+  EXPECT_THAT(a->x_strides, ElementsAre(105, 1, 15, 3));
+  EXPECT_THAT(a->y_strides, ElementsAre(60, 1, 15, 5));
+  EXPECT_EQ(a->filter_format, CUDNN_TENSOR_NHWC);
+  EXPECT_THAT(a->filter_dims, ElementsAre(5, 3, 3, 2));
+  EXPECT_THAT(a->padding, ElementsAre(1, 0));
+  EXPECT_THAT(a->strides, ElementsAre(2, 1));
+  EXPECT_THAT(a->dilations, ElementsAre(1, 2));
+  EXPECT_EQ(a->math_type, CUDNN_FMA_MATH);
+  EXPECT_EQ(a->data_type, CUDNN_DATA_FLOAT);
+  DnnConvolutionConfig tf32 = OddNhwc();
+  tf32.allow_tf32 = true;
+  EXPECT_EQ(CudnnConvolutionArgsFor(tf32)->math_type, CUDNN_DEFAULT_MATH);
+  DnnConvolutionConfig bf16 = OddNhwc();
+  bf16.element_type = DnnElementType::kBF16;
+  EXPECT_EQ(CudnnConvolutionArgsFor(bf16)->data_type, CUDNN_DATA_BFLOAT16);
+  EXPECT_EQ(CudnnConvolutionArgsFor(bf16)->math_type, CUDNN_DEFAULT_MATH);
+}
+
+TEST(CudnnConvolutionArgsTest, RefusesInconsistentConfigs) {
+  DnnConvolutionConfig wrong_output = OddNhwc();
+  wrong_output.output.dims[2] = 5;
+  EXPECT_THAT(CudnnConvolutionArgsFor(wrong_output).status().message(),
+              HasSubstr("spatial dimension 0 is 5 but the window gives 4"));
+  DnnConvolutionConfig groups = OddNhwc();
+  groups.feature_groups = 2;
+  EXPECT_THAT(CudnnConvolutionArgsFor(groups).status().message(), HasSubstr("must divide C = 3"));
+  DnnConvolutionConfig half_tf32 = OddNhwc();
+  half_tf32.element_type = DnnElementType::kF16;
+  half_tf32.allow_tf32 = true;
+  EXPECT_THAT(CudnnConvolutionArgsFor(half_tf32).status().message(), HasSubstr("TF32"));
+  DnnConvolutionConfig one_d = OddNhwc();
+  one_d.input.dims.pop_back();
+  EXPECT_THAT(CudnnConvolutionArgsFor(one_d).status().message(), HasSubstr("rank 3"));
+}
+
+TEST(DnnFilterStridesTest, PackedOrders) {
+  DnnConvolutionConfig c = OddNhwc();
+  EXPECT_THAT(DnnFilterStrides(c), ElementsAre(18, 1, 6, 3));
+  c.filter_layout = DnnFilterLayout::kOIHW;
+  EXPECT_THAT(DnnFilterStrides(c), ElementsAre(18, 6, 2, 1));
+}
+
+class CudaDnnTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    SetCudnnApiForTesting(&cudnn_.api());
+    platform_ = std::make_unique<CudaPlatform>(&driver_.api());
+    absl::StatusOr<StreamExecutor*> device = platform_->GetDevice(0);
+    ASSERT_TRUE(device.ok()) << device.status();
+    executor_ = *device;
+    absl::StatusOr<std::unique_ptr<Stream>> stream = executor_->CreateStream();
+    ASSERT_TRUE(stream.ok());
+    stream_ = *std::move(stream);
+  }
+  void TearDown() override {
+    stream_.reset();
+    SetCudnnApiForTesting(nullptr);
+  }
+
+  OwningDeviceMemory Upload(const std::vector<float>& host) {
+    absl::StatusOr<OwningDeviceMemory> memory = OwningDeviceMemory::Allocate(executor_, host.size() * 4);
+    EXPECT_TRUE(memory.ok());
+    EXPECT_TRUE(stream_->Memcpy(memory->ptr(), host.data(), host.size() * 4).ok());
+    EXPECT_TRUE(stream_->BlockHostUntilDone().ok());
+    return std::move(memory).value();
+  }
+
+  std::vector<float> Download(const OwningDeviceMemory& memory, size_t elements) {
+    std::vector<float> out(elements);
+    EXPECT_TRUE(stream_->Memcpy(out.data(), memory.get(), elements * 4).ok());
+    EXPECT_TRUE(stream_->BlockHostUntilDone().ok());
+    return out;
+  }
+
+  // Runs `config` on x, w, y (the result's buffer is overwritten) and
+  // returns the three buffers afterwards.
+  std::vector<std::vector<float>> Run(const DnnConvolutionConfig& config, std::vector<float> x,
+                                      std::vector<float> w, std::vector<float> y,
+                                      uint64_t workspace_limit = 1 << 20) {
+    absl::StatusOr<std::unique_ptr<DnnConvolutionPlan>> plan =
+        executor_->PrepareConvolution(config, workspace_limit);
+    EXPECT_TRUE(plan.ok()) << plan.status();
+    if (!plan.ok()) return {};
+    OwningDeviceMemory xd = Upload(x), wd = Upload(w), yd = Upload(y);
+    OwningDeviceMemory ws = Upload(std::vector<float>(workspace_limit / 4 + 1, 0));
+    EXPECT_TRUE(stream_->Convolution(**plan, xd.get(), wd.get(), yd.get(), ws.get()).ok());
+    return {Download(xd, x.size()), Download(wd, w.size()), Download(yd, y.size())};
+  }
+
+  FakeCudaDriver driver_;
+  FakeCudnn cudnn_{driver_.api()};
+  std::unique_ptr<CudaPlatform> platform_;
+  StreamExecutor* executor_ = nullptr;
+  std::unique_ptr<Stream> stream_;
+};
+
+TEST_F(CudaDnnTest, ForwardBackwardDataBackwardFilterByHand) {
+  const std::vector<float> x = {1, 2, 3, 4, 5, 6, 7, 8, 9}, w = {1, 2, 3, 4};
+  EXPECT_THAT(Run(Tiny(DnnConvolutionKind::kForward), x, w, {-1, -1, -1, -1})[2],
+              ElementsAre(37, 47, 67, 77));
+  // dy = e00: dx is the filter at the top-left corner, zero elsewhere.
+  EXPECT_THAT(Run(Tiny(DnnConvolutionKind::kBackwardData), std::vector<float>(9, -1), w,
+                  {1, 0, 0, 0})[0],
+              ElementsAre(1, 2, 0, 3, 4, 0, 0, 0, 0));
+  // dy = e11: dw is x's bottom-right 2x2 window.
+  EXPECT_THAT(Run(Tiny(DnnConvolutionKind::kBackwardFilter), x, {-1, -1, -1, -1},
+                  {0, 0, 0, 1})[1],
+              ElementsAre(5, 6, 8, 9));
+  const std::vector<FakeCudnnCall> calls = cudnn_.recorded();
+  ASSERT_EQ(calls.size(), 3u);
+  EXPECT_EQ(calls[0].kind, DnnConvolutionKind::kForward);
+  EXPECT_EQ(calls[1].kind, DnnConvolutionKind::kBackwardData);
+  EXPECT_EQ(calls[2].kind, DnnConvolutionKind::kBackwardFilter);
+  EXPECT_EQ(calls[0].conv.mode, CUDNN_CROSS_CORRELATION);
+  EXPECT_EQ(calls[0].alpha, 1.0f);
+  EXPECT_EQ(calls[0].beta, 0.0f);
+  EXPECT_NE(calls[0].stream, nullptr);
+}
+
+TEST_F(CudaDnnTest, AlgorithmByWorkspaceLimitAndTf32Rule) {
+  DnnConvolutionConfig c = Tiny(DnnConvolutionKind::kForward);
+  absl::StatusOr<std::unique_ptr<DnnConvolutionPlan>> exact = executor_->PrepareConvolution(c, 1 << 20);
+  ASSERT_TRUE(exact.ok()) << exact.status();
+  EXPECT_EQ((*exact)->algorithm(), 0);  // the tensor-core algorithm is not exact f32
+  EXPECT_EQ((*exact)->workspace_bytes(), 0u);
+  c.allow_tf32 = true;
+  absl::StatusOr<std::unique_ptr<DnnConvolutionPlan>> fast = executor_->PrepareConvolution(c, 1 << 20);
+  ASSERT_TRUE(fast.ok());
+  EXPECT_EQ((*fast)->algorithm(), 1);
+  EXPECT_EQ((*fast)->workspace_bytes(), kFakeCudnnWorkspaceBytes);
+  absl::StatusOr<std::unique_ptr<DnnConvolutionPlan>> small =
+      executor_->PrepareConvolution(c, kFakeCudnnWorkspaceBytes - 1);
+  ASSERT_TRUE(small.ok());
+  EXPECT_EQ((*small)->algorithm(), 0);
+  EXPECT_EQ(cudnn_.live_handles(), 1);
+}
+
+TEST_F(CudaDnnTest, Tf32RoundsOperandsOnlyWhenAllowed) {
+  // 1 + 2^-12 is not a TF32 value (10 mantissa bits): it rounds to 1.
+  const float v = 1.0f + std::ldexp(1.0f, -12);
+  DnnConvolutionConfig c = Tiny(DnnConvolutionKind::kForward);
+  const std::vector<float> x(9, v), w = {1, 0, 0, 0};
+  EXPECT_EQ(Run(c, x, w, {0, 0, 0, 0})[2][0], v);
+  c.allow_tf32 = true;
+  EXPECT_EQ(Run(c, x, w, {0, 0, 0, 0})[2][0], 1.0f);
+}
+
+TEST_F(CudaDnnTest, SmallBuffersAndWorkspaceAreRefusedAtEnqueue) {
+  DnnConvolutionConfig c = Tiny(DnnConvolutionKind::kForward);
+  c.allow_tf32 = true;
+  absl::StatusOr<std::unique_ptr<DnnConvolutionPlan>> plan = executor_->PrepareConvolution(c, 1 << 20);
+  ASSERT_TRUE(plan.ok());
+  OwningDeviceMemory x = Upload(std::vector<float>(9, 1)), w = Upload({1, 2, 3, 4});
+  OwningDeviceMemory y = Upload({0, 0, 0});
+  OwningDeviceMemory ws = Upload(std::vector<float>(kFakeCudnnWorkspaceBytes / 4, 0));
+  EXPECT_THAT(stream_->Convolution(**plan, x.get(), w.get(), y.get(), ws.get()).message(),
+              HasSubstr("the y buffer has 12 bytes but the tensor spans 16"));
+}
+
+TEST_F(CudaDnnTest, DescriptorsAreReleasedWithThePlan) {
+  {
+    absl::StatusOr<std::unique_ptr<DnnConvolutionPlan>> plan =
+        executor_->PrepareConvolution(OddNhwc(), 0);
+    ASSERT_TRUE(plan.ok()) << plan.status();
+    EXPECT_EQ(cudnn_.live_descriptors(), 4);
+  }
+  EXPECT_EQ(cudnn_.live_descriptors(), 0);
+}
+
+// Without a testing table the loader looks for XLA_CUDNN_LIBRARY, which
+// the BUILD rule points at a path that does not exist.
+TEST(CudnnMissingTest, PrepareConvolutionNamesCudnnAndTheFix) {
+  FakeCudaDriver driver;
+  CudaPlatform platform(&driver.api());
+  absl::StatusOr<StreamExecutor*> device = platform.GetDevice(0);
+  ASSERT_TRUE(device.ok());
+  absl::StatusOr<std::unique_ptr<DnnConvolutionPlan>> plan =
+      (*device)->PrepareConvolution(Tiny(DnnConvolutionKind::kForward), 0);
+  ASSERT_FALSE(plan.ok());
+  EXPECT_EQ(plan.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(plan.status().message(), HasSubstr("cannot initialize cuDNN for CUDA device 0"));
+  EXPECT_THAT(plan.status().message(), HasSubstr("/nonexistent/libcudnn.so.9"));
+  EXPECT_THAT(plan.status().message(), HasSubstr("--emit_cudnn_convolutions"));
+}
+
+}  // namespace
+}  // namespace stream_executor::cuda

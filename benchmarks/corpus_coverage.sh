@@ -20,7 +20,11 @@
 # Flags: --emit_collectives (collectives compile into collective thunks, as a
 # user with several devices would ask), --no_optimized_hlo, and
 # --elided_constants=random for texts whose constants print as {...}. Device
-# counts come from each module's header.
+# counts: what each module's collectives need (`xla_aot parse --device_counts`:
+# the header's counts, raised until every replica group and
+# source_target_pair names a device in range; xla/hlo/ir/
+# collective_device_counts.h), which tests/e2e:corpus_coverage_test derives
+# the same way.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 if [[ -z "${XLA_AOT:-}" ]]; then
@@ -67,8 +71,11 @@ bucket() {
 compile_one() {
   local m="$1" t="$2" name="$3"
   local log="$OUT/$name.$t.log"
+  local counts
+  read -r -a counts <"$OUT/$name.counts"
   if timeout "${TIMEOUT:-300}" "$BIN" compile "$m" --target="$t" --emit_collectives \
-      --no_optimized_hlo --elided_constants=random -o "$OUT/$name.$t.xaot" >"$log" 2>&1; then
+      "${counts[@]}" --no_optimized_hlo --elided_constants=random \
+      -o "$OUT/$name.$t.xaot" >"$log" 2>&1; then
     echo ok >"$OUT/$name.$t.result"
   elif [[ $? -eq 124 ]]; then
     echo "timed out after ${TIMEOUT:-300} s" >"$OUT/$name.$t.result"
@@ -81,7 +88,7 @@ compile_one() {
 verified=()
 for m in "${MODULES[@]}"; do
   name="$(basename "$(dirname "$m")")__$(basename "$m" .hlo)"
-  if "$BIN" parse "$m" >/dev/null 2>"$OUT/$name.parse.log"; then
+  if "$BIN" parse --device_counts "$m" >"$OUT/$name.counts" 2>"$OUT/$name.parse.log"; then
     verified+=("$m")
   fi
 done
@@ -105,7 +112,7 @@ echo "modules: ${#MODULES[@]}; verified: ${#verified[@]}"
 for m in "${verified[@]}"; do
   name="$(basename "$(dirname "$m")")__$(basename "$m" .hlo)"
   for t in $TARGETS; do
-    printf '%-8s %-70s %s\n' "$t" "$name" "$(cat "$OUT/$name.$t.result")"
+    printf '%-8s %-70s %s  (%s)\n' "$t" "$name" "$(cat "$OUT/$name.$t.result")" "$(cat "$OUT/$name.counts")"
   done
 done
 for t in $TARGETS; do

@@ -2,8 +2,9 @@
 // module that benchmarks/corpus_coverage.sh found compiling, per target, is
 // listed in testdata/corpus_coverage.txt ("<target> <path under
 // shared/hlo_corpus>"), and each one must still compile for that target with
-// the script's options (--emit_collectives, --elided_constants=random, device
-// counts from the module header). One test per line, so gtest's sharding
+// the script's options (--emit_collectives, --elided_constants=random, and
+// the device counts its collectives need: DeviceCountsForCollectives, as the
+// script's `xla_aot parse --device_counts`). One test per line, so gtest's sharding
 // spreads them; the host ones build at -O1 without the x86-64-v3 variant to
 // keep the test cheap (what compiles does not depend on the level).
 //
@@ -17,13 +18,15 @@
 #include "absl/strings/str_split.h"
 #include "gtest/gtest.h"
 #include "xla/aot/compile.h"
+#include "xla/hlo/ir/collective_device_counts.h"
+#include "xla/hlo/parser/hlo_parser.h"
 #include "xla/hlo/testing/corpus.h"
 
 namespace xla {
 namespace {
 
 // The number of (target, module) lines: host and sm_90 together.
-constexpr int kListed = 2 * 119;
+constexpr int kListed = 2 * 132;
 
 struct Entry {
   std::string target;
@@ -72,8 +75,14 @@ TEST_P(CorpusCoverageTest, Compiles) {
   std::ifstream in(path);
   ASSERT_TRUE(in.good()) << "cannot read " << path;
   const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(text, e.module);
+  ASSERT_TRUE(module.ok()) << module.status();
+  absl::StatusOr<DeviceCounts> counts = DeviceCountsForCollectives(**module);
+  ASSERT_TRUE(counts.ok()) << counts.status();
   aot::CompileOptions options;
   options.target = e.target;
+  options.num_replicas = counts->num_replicas;
+  options.num_partitions = counts->num_partitions;
   options.source_name = e.module;
   options.emit_collectives = true;
   options.elided_constants = ElidedConstantsMode::kRandom;

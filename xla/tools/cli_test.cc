@@ -79,6 +79,20 @@ TEST(Cli, CheckCountsFailures) {
   EXPECT_EQ(ok.code, kExitOk);
 }
 
+TEST(Cli, ParseDeviceCountsPrintsTheFlagsTheCollectivesNeed) {
+  std::string permute = WriteTemp(
+      "permute.hlo",
+      "HloModule m, replica_count=2\nENTRY e {\n  p = f32[4] parameter(0)\n"
+      "  ROOT c = f32[4] collective-permute(p), channel_id=1, source_target_pairs={{0,2},{2,0}}\n}\n");
+  Result r = RunCli({"parse", "--device_counts", permute});
+  ASSERT_EQ(r.code, kExitOk) << r.err;
+  EXPECT_EQ(r.out, "--num_replicas=2 --num_partitions=3\n");
+  Result plain = RunCli({"parse", "--device_counts", kExample});
+  ASSERT_EQ(plain.code, kExitOk) << plain.err;
+  EXPECT_EQ(plain.out, "--num_replicas=1 --num_partitions=1\n");
+  EXPECT_EQ(RunCli({"parse", "--check", "--device_counts", kExample}).code, kExitUsage);
+}
+
 TEST(Cli, VerifierRejectsShapeMismatchUnlessDisabled) {
   std::string wrong = WriteTemp(
       "wrong.hlo", "ENTRY e {\n  p = f32[4] parameter(0)\n  ROOT n = f32[5] negate(p)\n}\n");

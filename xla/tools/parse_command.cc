@@ -2,6 +2,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "xla/hlo/ir/collective_device_counts.h"
 #include "xla/hlo/parser/hlo_parser.h"
 #include "xla/hlo/parser/hlo_printer.h"
 #include "xla/hlo/verifier/hlo_verifier.h"
@@ -12,13 +13,19 @@ namespace xla::cli {
 const char kParseHelp[] =
     "usage: xla_aot parse [--no_verify] FILE\n"
     "       xla_aot parse --check [--no_verify] FILE...\n"
+    "       xla_aot parse --device_counts FILE\n"
     "\n"
     "Parses HLO text (as XLA, JAX and TensorFlow print it), runs the verifier\n"
     "and prints the canonical text. Errors name file:line:col.\n"
     "\n"
     "  --check       parse many files; print one line per failure and a final\n"
     "                count instead of the text\n"
-    "  --no_verify   only parse; skip shape and structure verification\n";
+    "  --no_verify   only parse; skip shape and structure verification\n"
+    "  --device_counts  print, instead of the text, the compile flags that give\n"
+    "                the module the device counts its collectives need\n"
+    "                (`--num_replicas=N --num_partitions=P`: the header's counts,\n"
+    "                raised until every replica group and source_target_pair\n"
+    "                names a device in range)\n";
 
 namespace {
 
@@ -37,10 +44,13 @@ absl::StatusOr<std::unique_ptr<HloModule>> Load(const std::string& path, bool ve
 int RunParse(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   bool check = false;
   bool verify = true;
+  bool device_counts = false;
   std::vector<std::string> files;
   for (const std::string& arg : args) {
     if (arg == "--check") {
       check = true;
+    } else if (arg == "--device_counts") {
+      device_counts = true;
     } else if (arg == "--no_verify") {
       verify = false;
     } else if (arg == "--help" || arg == "-h") {
@@ -58,13 +68,27 @@ int RunParse(const std::vector<std::string>& args, std::ostream& out, std::ostre
         << "\n" << kParseHelp;
     return kExitUsage;
   }
+  if (check && device_counts) {
+    err << "xla_aot parse: --device_counts takes one file, not --check\n" << kParseHelp;
+    return kExitUsage;
+  }
   if (!check) {
     absl::StatusOr<std::unique_ptr<HloModule>> module = Load(files[0], verify);
     if (!module.ok()) {
       err << module.status().message() << "\n";
       return kExitBadInput;
     }
-    out << PrintModule(**module);
+    if (!device_counts) {
+      out << PrintModule(**module);
+      return kExitOk;
+    }
+    absl::StatusOr<DeviceCounts> counts = DeviceCountsForCollectives(**module);
+    if (!counts.ok()) {
+      err << files[0] << ": " << counts.status().message() << "\n";
+      return kExitBadInput;
+    }
+    out << "--num_replicas=" << counts->num_replicas << " --num_partitions=" << counts->num_partitions
+        << "\n";
     return kExitOk;
   }
   int failures = 0;

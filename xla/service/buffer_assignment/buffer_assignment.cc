@@ -300,6 +300,20 @@ class BufferAssigner {
     return outputs.empty() || AliasedTo(aa_.position(params[0]), aa_.position(outputs[0]));
   }
 
+  // Whether every operand of `y` other than `k` that reads buffer `b` may
+  // also share it with y's result: y(p, bitcast(p)) written over p is only
+  // correct when both operands allow it (a dynamic-update-slice fusion
+  // reading the updated array through a second operand does not).
+  bool OtherOperandsAllowSharing(const HloInstruction& y, int64_t k, int64_t b) {
+    for (int64_t j = 0; j < y.operand_count(); ++j) {
+      if (j == k) continue;
+      for (int64_t p : aa_.positions_of(y.operand(j))) {
+        if (Find(aa_.buffer_of(p)) == b && !CanShareOperandBuffer(y, j)) return false;
+      }
+    }
+    return true;
+  }
+
   void MergeInPlace() {
     for (const HloInstruction* y : timeline_.by_time) {
       if (y == nullptr || IsForwardingInstruction(*y) || !y->shape().IsArray()) continue;
@@ -316,6 +330,7 @@ class BufferAssigner {
         const BufferInfo& o = info_[bo];
         const BufferInfo& r = info_[by];
         if (o.end != t || r.start != t || !CompatibleKinds(o, r)) continue;
+        if (!OtherOperandsAllowSharing(*y, k, bo)) continue;
         Merge(bo, by);
         ++in_place_count_;
         break;

@@ -184,6 +184,29 @@ bool IsFreshRootLeaf(const Leaf& source) {
   return consumers.size() == 1 && consumers[0].first == nullptr;
 }
 
+// A while body's root leaf that may be computed straight into its loop
+// buffer: produced in the body by an instruction that is not a parameter,
+// constant or forwarding op, returned at exactly one root leaf, and
+// otherwise read only by ordinary instructions of the body (which then read
+// it from the loop buffer, where nothing else writes it in this iteration).
+// A nested while, conditional or call taking it as an operand would share
+// the loop buffer's bytes with its own, so those are excluded.
+bool IsFreshBodyResult(const Leaf& source) {
+  if (IsFixed(*source.instr) || IsForwardingInstruction(*source.instr)) return false;
+  int64_t returned = 0;
+  for (const Consumer& c : Consumers(source)) {
+    if (c.first == nullptr) {
+      ++returned;
+      continue;
+    }
+    const HloOpcode op = c.first->opcode();
+    if (op == HloOpcode::kWhile || op == HloOpcode::kConditional || op == HloOpcode::kCall) {
+      return false;
+    }
+  }
+  return returned == 1;
+}
+
 bool CopyRootsOf(HloComputation* c) {
   HloInstruction* root = c->root_instruction();
   std::map<ShapeIndex, Leaf> copies;
@@ -258,8 +281,7 @@ bool CopyWhileBodyRoot(HloComputation* body) {
         writer->AddControlPredecessor(r.first);
       }
     };
-    if (!staged.count(index) && source.index.empty() && !IsFixed(*source.instr) &&
-        !IsForwardingInstruction(*source.instr) && IsFreshRootLeaf(source)) {
+    if (!staged.count(index) && source.index.empty() && IsFreshBodyResult(source)) {
       bool in_place_ok = true;
       absl::flat_hash_set<const HloInstruction*> others;
       for (const Consumer& r : readers) {

@@ -9,11 +9,15 @@
 //   consumer of, defined in the caller by an instruction that is not a
 //   parameter or constant (anything else would be overwritten by the loop);
 // * while body root: a leaf that is not the body parameter's own leaf is
-//   written into the loop-carried buffer. A value computed in the body whose
-//   only consumer is the root, and that reads the old value only in place
-//   (in_place.h), is ordered after every other reader of the old value by
-//   control edges and needs no copy; otherwise a `copy` (two when the source
-//   is another leaf of the parameter, so swaps work) is ordered that way;
+//   written into the loop-carried buffer. A value computed in the body that
+//   the root returns at that one leaf (other body instructions may read it
+//   too, but no nested while, conditional or call), that reads the old value
+//   only in place (in_place.h: element-wise, or a dynamic-update-slice of
+//   it, fused or not), and from which no other reader of the old value is
+//   reachable, is ordered after every other reader of the old value by
+//   control edges and is computed straight into the loop buffer, no copy;
+//   otherwise a `copy` (two when the source is another leaf of the
+//   parameter, so swaps work) is ordered that way;
 // * conditional branch and call roots: a leaf gets `copy` unless it is a
 //   fresh value whose only consumer is the root;
 // * entry root: a leaf gets `copy` when it is a constant, a parameter that

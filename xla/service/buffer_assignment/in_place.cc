@@ -51,6 +51,20 @@ bool ReachesRootElementwise(const HloComputation& fused, const HloInstruction* p
   return seen.contains(root);
 }
 
+// The fused root is a dynamic-update-slice whose updated array (operand 0)
+// is `param`, and `param` is read by nothing else in the fusion: the kernel
+// then writes only the update window and reads no element it overwrites
+// (the update and the start indices come from other operands).
+bool RootUpdatesParameterOnly(const HloComputation& fused, const HloInstruction* param) {
+  const HloInstruction* root = fused.root_instruction();
+  if (root == nullptr || root->opcode() != HloOpcode::kDynamicUpdateSlice) return false;
+  if (root->operand(0) != param || param->users().size() != 1) return false;
+  for (int64_t i = 1; i < root->operand_count(); ++i) {
+    if (root->operand(i) == param) return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 bool CanShareOperandBuffer(const HloInstruction& user, int64_t operand_index) {
@@ -65,7 +79,8 @@ bool CanShareOperandBuffer(const HloInstruction& user, int64_t operand_index) {
   const HloComputation* fused = user.GetComputation(AttrId::kCalls);
   if (fused == nullptr || operand_index >= fused->num_parameters()) return false;
   const HloInstruction* param = fused->parameter_instruction(operand_index);
-  return param != nullptr && ReachesRootElementwise(*fused, param);
+  if (param == nullptr) return false;
+  return RootUpdatesParameterOnly(*fused, param) || ReachesRootElementwise(*fused, param);
 }
 
 }  // namespace xla

@@ -22,7 +22,11 @@ namespace xla {
 //   * loop fusions (kind=kLoop) whose fused parameter `operand_index` has
 //     the result's dimensions, layout and byte size and reaches the fused
 //     root only through elementwise ops of those dimensions, so element i
-//     of the result is computed from element i of the operand only.
+//     of the result is computed from element i of the operand only;
+//   * loop fusions whose fused root is a dynamic-update-slice of fused
+//     parameter `operand_index` (its operand 0) that nothing else in the
+//     fusion reads: the kernel writes only the update window (the
+//     emitters' dus_in_place kind, fusion_kernel_analysis.h).
 // False for everything else, including out-of-range indices and tuple
 // results.
 bool CanShareOperandBuffer(const HloInstruction& user, int64_t operand_index);

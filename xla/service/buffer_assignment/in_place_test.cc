@@ -47,5 +47,46 @@ ENTRY e {
   EXPECT_FALSE(CanShareOperandBuffer(*get("n"), 5));
 }
 
+TEST(InPlace, DynamicUpdateSliceFusionSharesOnlyAnUnreadUpdatedArray) {
+  auto m = ParseHloModule(R"(
+HloModule m
+stack {
+  a = f32[7,3,5] parameter(0)
+  h = f32[3,5] parameter(1)
+  i = s32[] parameter(2)
+  z = s32[] constant(0)
+  t = f32[3,5] tanh(h)
+  u = f32[1,3,5] reshape(t)
+  ROOT d = f32[7,3,5] dynamic-update-slice(a, u, i, z, z)
+}
+reads_itself {
+  a = f32[7,3,5] parameter(0)
+  i = s32[] parameter(1)
+  z = s32[] constant(0)
+  s = f32[1,3,5] dynamic-slice(a, i, z, z), dynamic_slice_sizes={1,3,5}
+  n = f32[1,3,5] negate(s)
+  one = s32[] constant(1)
+  j = s32[] add(i, one)
+  ROOT d = f32[7,3,5] dynamic-update-slice(a, n, j, z, z)
+}
+ENTRY e {
+  a = f32[7,3,5] parameter(0)
+  h = f32[3,5] parameter(1)
+  i = s32[] parameter(2)
+  f = f32[7,3,5] fusion(a, h, i), kind=kLoop, calls=stack
+  g = f32[7,3,5] fusion(a, i), kind=kLoop, calls=reads_itself
+  k = f32[7,3,5] fusion(a, h, i), kind=kInput, calls=stack
+  ROOT t = (f32[7,3,5], f32[7,3,5], f32[7,3,5]) tuple(f, g, k)
+})").value();
+  auto get = [&](const char* name) { return m->entry_computation()->GetInstruction(name); };
+  EXPECT_TRUE(CanShareOperandBuffer(*get("f"), 0));
+  EXPECT_FALSE(CanShareOperandBuffer(*get("f"), 1));  // the update, other dims
+  EXPECT_FALSE(CanShareOperandBuffer(*get("f"), 2));
+  // The update is read from the array it updates (another row): writing
+  // in place could overwrite what a later block still reads.
+  EXPECT_FALSE(CanShareOperandBuffer(*get("g"), 0));
+  EXPECT_FALSE(CanShareOperandBuffer(*get("k"), 0));  // not a loop fusion
+}
+
 }  // namespace
 }  // namespace xla

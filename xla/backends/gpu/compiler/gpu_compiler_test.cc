@@ -105,19 +105,66 @@ ENTRY e {
 }
 )";
 
+// A scan stacking its carried row into a [9,13] output: the body's
+// dynamic-update-slice writes the loop buffer in place (no copy thunk).
+constexpr char kStackingScan[] = R"(
+HloModule scan
+cond {
+  p = (s32[], f32[13], f32[9,13]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  n = s32[] constant(9)
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+body {
+  p = (s32[], f32[13], f32[9,13]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  h = f32[13] get-tuple-element(p), index=1
+  ys = f32[9,13] get-tuple-element(p), index=2
+  h2 = f32[13] tanh(h)
+  u = f32[1,13] reshape(h2)
+  z = s32[] constant(0)
+  ys2 = f32[9,13] dynamic-update-slice(ys, u, i, z)
+  one = s32[] constant(1)
+  i2 = s32[] add(i, one)
+  ROOT t = (s32[], f32[13], f32[9,13]) tuple(i2, h2, ys2)
+}
+ENTRY e {
+  h = f32[13] parameter(0)
+  ys = f32[9,13] parameter(1)
+  z = s32[] constant(0)
+  t = (s32[], f32[13], f32[9,13]) tuple(z, h, ys)
+  w = (s32[], f32[13], f32[9,13]) while(t), condition=cond, body=body
+  ROOT r = f32[9,13] get-tuple-element(w), index=2
+}
+)";
+
 struct Counts {
   int kernel_thunks = 0;
   int gemm_thunks = 0;
   int while_thunks = 0;
+  int body_copy_thunks = 0;
+  // Kernels in a while body whose first output is the slice of one of
+  // their operands (written in place).
+  int body_in_place_kernels = 0;
 };
+
+bool SameSlice(const BufferSliceProto& a, const BufferSliceProto& b) {
+  return a.allocation() == b.allocation() && a.offset() == b.offset() && a.size() == b.size();
+}
 
 // Walks the thunk tree, checking every kernel launch against `target`.
 void Walk(const google::protobuf::RepeatedPtrField<ThunkProto>& thunks, const NvptxTarget& target,
-          int num_kernels, Counts* counts) {
+          int num_kernels, Counts* counts, bool in_body = false) {
   for (const ThunkProto& t : thunks) {
+    if (t.has_copy() && in_body) ++counts->body_copy_thunks;
     if (t.has_kernel()) {
       ++counts->kernel_thunks;
       const KernelThunkProto& k = t.kernel();
+      for (int a = 0; in_body && a + 1 < k.args_size(); ++a) {
+        if (!SameSlice(k.args(a), k.args(k.args_size() - 1))) continue;
+        ++counts->body_in_place_kernels;
+        break;
+      }
       EXPECT_GE(k.kernel_index(), 0);
       EXPECT_LT(k.kernel_index(), num_kernels);
       EXPECT_GT(k.args_size(), 0) << t.profile_annotation();
@@ -139,13 +186,13 @@ void Walk(const google::protobuf::RepeatedPtrField<ThunkProto>& thunks, const Nv
     if (t.has_gemm()) ++counts->gemm_thunks;
     if (t.has_while_()) {
       ++counts->while_thunks;
-      Walk(t.while_().condition().thunks(), target, num_kernels, counts);
-      Walk(t.while_().body().thunks(), target, num_kernels, counts);
+      Walk(t.while_().condition().thunks(), target, num_kernels, counts, true);
+      Walk(t.while_().body().thunks(), target, num_kernels, counts, true);
     }
-    if (t.has_sequential()) Walk(t.sequential().thunks(), target, num_kernels, counts);
+    if (t.has_sequential()) Walk(t.sequential().thunks(), target, num_kernels, counts, in_body);
     if (t.has_conditional()) {
       for (const auto& b : t.conditional().branches()) {
-        Walk(b.thunks(), target, num_kernels, counts);
+        Walk(b.thunks(), target, num_kernels, counts, in_body);
       }
     }
   }
@@ -243,6 +290,15 @@ TEST_P(GpuCompilerTest, WhileLoop) {
   Counts c = CompileAndCheck(kWhile, GetParam());
   EXPECT_EQ(c.while_thunks, 1);
   EXPECT_GE(c.kernel_thunks, 2);  // the condition's compare and the body's math
+}
+
+// The scan's stacking update and its carried tanh both write their loop
+// buffers in place, and ptxas assembles the in-place update kernel.
+TEST_P(GpuCompilerTest, ScanUpdatesItsLoopBuffersInPlace) {
+  Counts c = CompileAndCheck(kStackingScan, GetParam());
+  EXPECT_EQ(c.while_thunks, 1);
+  EXPECT_EQ(c.body_copy_thunks, 0);
+  EXPECT_GE(c.body_in_place_kernels, 2);  // the update and tanh (and the counter)
 }
 
 // A concatenate of `n` odd-sized parameters (one kernel of n + 1 buffers,

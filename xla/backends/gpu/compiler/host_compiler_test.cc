@@ -234,6 +234,361 @@ TEST(HostCompiler, WhileLoopWithCounter) {
   }
 }
 
+// Loop-carried buffers written in place (copy_insertion.h, in_place.h):
+// each program below is checked against the evaluator on three seeds, with
+// kernels of several blocks (Options()), so a wrong aliasing (a block
+// reading bytes another block or an earlier kernel already overwrote) shows
+// as wrong values. Odd sizes throughout.
+
+// Bytes copied by copy thunks inside while bodies (nested ones included),
+// per iteration of each body.
+int64_t BodyCopyBytes(const google::protobuf::RepeatedPtrField<ThunkProto>& thunks, bool in_body) {
+  int64_t bytes = 0;
+  for (const ThunkProto& t : thunks) {
+    if (t.has_copy() && in_body) bytes += t.copy().destination().size();
+    if (t.has_sequential()) bytes += BodyCopyBytes(t.sequential().thunks(), in_body);
+    if (t.has_while_()) {
+      bytes += BodyCopyBytes(t.while_().condition().thunks(), true);
+      bytes += BodyCopyBytes(t.while_().body().thunks(), true);
+    }
+    if (t.has_conditional()) {
+      for (const auto& b : t.conditional().branches()) bytes += BodyCopyBytes(b.thunks(), in_body);
+    }
+  }
+  return bytes;
+}
+
+int64_t BodyCopyBytes(const GpuExecutableProto& a) {
+  return BodyCopyBytes(a.payload().thunks(), false);
+}
+
+// A scan: h = sin(h + x[i]) is carried and stacked into ys[i] (the LSTM
+// pattern). Both leaves are written in place: no copy in the body. (Not
+// tanh: the host kernel's tanh is off by up to 4e-5 relative near 0,
+// beyond CompareLiterals' tolerance.)
+constexpr char kStackScan[] = R"(
+HloModule scan
+cond {
+  p = (s32[], f32[3,5], f32[7,3,5], f32[7,3,5]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  n = s32[] constant(7)
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+body {
+  p = (s32[], f32[3,5], f32[7,3,5], f32[7,3,5]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  h = f32[3,5] get-tuple-element(p), index=1
+  ys = f32[7,3,5] get-tuple-element(p), index=2
+  xs = f32[7,3,5] get-tuple-element(p), index=3
+  z = s32[] constant(0)
+  x = f32[1,3,5] dynamic-slice(xs, i, z, z), dynamic_slice_sizes={1,3,5}
+  xr = f32[3,5] reshape(x)
+  a = f32[3,5] add(h, xr)
+  h2 = f32[3,5] sine(a)
+  u = f32[1,3,5] reshape(h2)
+  ys2 = f32[7,3,5] dynamic-update-slice(ys, u, i, z, z)
+  one = s32[] constant(1)
+  i2 = s32[] add(i, one)
+  ROOT t = (s32[], f32[3,5], f32[7,3,5], f32[7,3,5]) tuple(i2, h2, ys2, xs)
+}
+ENTRY main {
+  h0 = f32[3,5] parameter(0)
+  xs = f32[7,3,5] parameter(1)
+  zero = f32[] constant(0)
+  ys0 = f32[7,3,5] broadcast(zero), dimensions={}
+  z = s32[] constant(0)
+  init = (s32[], f32[3,5], f32[7,3,5], f32[7,3,5]) tuple(z, h0, ys0, xs)
+  w = (s32[], f32[3,5], f32[7,3,5], f32[7,3,5]) while(init), condition=cond, body=body
+  ys = f32[7,3,5] get-tuple-element(w), index=2
+  h = f32[3,5] get-tuple-element(w), index=1
+  ROOT r = (f32[7,3,5], f32[3,5]) tuple(ys, h)
+}
+)";
+
+TEST(HostCompiler, ScanStacksIntoItsLoopBufferInPlace) {
+  for (uint64_t seed : {1, 2, 3}) {
+    GpuExecutableProto a = CompileRunAndCompare(kStackScan, seed);
+    EXPECT_EQ(BodyCopyBytes(a), 0);
+  }
+}
+
+// The old stacked array is read after the update by an element-wise sum of
+// old and new: the update cannot overwrite it, so it is copied.
+constexpr char kOldReadAfterUpdate[] = R"(
+HloModule old_after_new
+cond {
+  p = (s32[], f32[5,3], f32[5,3]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  n = s32[] constant(4)
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+body {
+  p = (s32[], f32[5,3], f32[5,3]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  ys = f32[5,3] get-tuple-element(p), index=1
+  acc = f32[5,3] get-tuple-element(p), index=2
+  z = s32[] constant(0)
+  r = f32[1,3] slice(acc), slice={[1:2], [0:3]}
+  e = f32[1,3] exponential(r)
+  ys2 = f32[5,3] dynamic-update-slice(ys, e, i, z)
+  both = f32[5,3] add(ys, ys2)
+  acc2 = f32[5,3] multiply(both, acc)
+  one = s32[] constant(1)
+  i2 = s32[] add(i, one)
+  ROOT t = (s32[], f32[5,3], f32[5,3]) tuple(i2, ys2, acc2)
+}
+ENTRY main {
+  ys = f32[5,3] parameter(0)
+  acc = f32[5,3] parameter(1)
+  z = s32[] constant(0)
+  init = (s32[], f32[5,3], f32[5,3]) tuple(z, ys, acc)
+  ROOT w = (s32[], f32[5,3], f32[5,3]) while(init), condition=cond, body=body
+}
+)";
+
+TEST(HostCompiler, OldValueReadAfterTheUpdateIsKept) {
+  for (uint64_t seed : {4, 5, 6}) CompileRunAndCompare(kOldReadAfterUpdate, seed);
+}
+
+// One updated array returned at two leaves: one of them must be a copy.
+constexpr char kOneValueTwoLeaves[] = R"(
+HloModule two_leaves
+cond {
+  p = (s32[], f32[9,7], f32[9,7]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  n = s32[] constant(3)
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+body {
+  p = (s32[], f32[9,7], f32[9,7]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  a = f32[9,7] get-tuple-element(p), index=1
+  b = f32[9,7] get-tuple-element(p), index=2
+  z = s32[] constant(0)
+  r = f32[2,7] slice(b), slice={[3:5], [0:7]}
+  s = f32[2,7] sine(r)
+  a2 = f32[9,7] dynamic-update-slice(a, s, i, z)
+  one = s32[] constant(1)
+  i2 = s32[] add(i, one)
+  ROOT t = (s32[], f32[9,7], f32[9,7]) tuple(i2, a2, a2)
+}
+ENTRY main {
+  a = f32[9,7] parameter(0)
+  b = f32[9,7] parameter(1)
+  z = s32[] constant(0)
+  init = (s32[], f32[9,7], f32[9,7]) tuple(z, a, b)
+  ROOT w = (s32[], f32[9,7], f32[9,7]) while(init), condition=cond, body=body
+}
+)";
+
+TEST(HostCompiler, OneValueReturnedAtTwoLoopLeaves) {
+  for (uint64_t seed : {7, 8, 9}) CompileRunAndCompare(kOneValueTwoLeaves, seed);
+}
+
+// Nested scans: the inner loop fills a row of 5 one element at a time from
+// the outer loop's carried state; the outer loop stacks the rows.
+constexpr char kNestedScans[] = R"(
+HloModule nested
+icond {
+  p = (s32[], f32[5], f32[3]) parameter(0)
+  j = s32[] get-tuple-element(p), index=0
+  n = s32[] constant(5)
+  ROOT lt = pred[] compare(j, n), direction=LT
+}
+ibody {
+  p = (s32[], f32[5], f32[3]) parameter(0)
+  j = s32[] get-tuple-element(p), index=0
+  row = f32[5] get-tuple-element(p), index=1
+  c = f32[3] get-tuple-element(p), index=2
+  c2 = f32[3] cosine(c)
+  e = f32[1] slice(c2), slice={[2:3]}
+  row2 = f32[5] dynamic-update-slice(row, e, j)
+  one = s32[] constant(1)
+  j2 = s32[] add(j, one)
+  ROOT t = (s32[], f32[5], f32[3]) tuple(j2, row2, c2)
+}
+ocond {
+  p = (s32[], f32[3], f32[7,5]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  n = s32[] constant(7)
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+obody {
+  p = (s32[], f32[3], f32[7,5]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  c = f32[3] get-tuple-element(p), index=1
+  ys = f32[7,5] get-tuple-element(p), index=2
+  z = s32[] constant(0)
+  zf = f32[] constant(0)
+  row0 = f32[5] broadcast(zf), dimensions={}
+  init = (s32[], f32[5], f32[3]) tuple(z, row0, c)
+  w = (s32[], f32[5], f32[3]) while(init), condition=icond, body=ibody
+  row = f32[5] get-tuple-element(w), index=1
+  c2 = f32[3] get-tuple-element(w), index=2
+  u = f32[1,5] reshape(row)
+  ys2 = f32[7,5] dynamic-update-slice(ys, u, i, z)
+  one = s32[] constant(1)
+  i2 = s32[] add(i, one)
+  ROOT t = (s32[], f32[3], f32[7,5]) tuple(i2, c2, ys2)
+}
+ENTRY main {
+  c = f32[3] parameter(0)
+  ys = f32[7,5] parameter(1)
+  z = s32[] constant(0)
+  init = (s32[], f32[3], f32[7,5]) tuple(z, c, ys)
+  ROOT w = (s32[], f32[3], f32[7,5]) while(init), condition=ocond, body=obody
+}
+)";
+
+TEST(HostCompiler, NestedScansStackInPlace) {
+  for (uint64_t seed : {10, 11, 12}) CompileRunAndCompare(kNestedScans, seed);
+}
+
+// The update is computed from the array it updates (the previous row,
+// negated, into row i): the fused dynamic-update-slice reads its own
+// operand, so it may not write over it.
+constexpr char kUpdateReadsItsArray[] = R"(
+HloModule self_update
+cond {
+  p = (s32[], f32[11,13]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  n = s32[] constant(11)
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+body {
+  p = (s32[], f32[11,13]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  a = f32[11,13] get-tuple-element(p), index=1
+  z = s32[] constant(0)
+  one = s32[] constant(1)
+  k = s32[] subtract(i, one)
+  prev = f32[1,13] dynamic-slice(a, k, z), dynamic_slice_sizes={1,13}
+  np = f32[1,13] negate(prev)
+  a2 = f32[11,13] dynamic-update-slice(a, np, i, z)
+  i2 = s32[] add(i, one)
+  ROOT t = (s32[], f32[11,13]) tuple(i2, a2)
+}
+ENTRY main {
+  a = f32[11,13] parameter(0)
+  one = s32[] constant(1)
+  init = (s32[], f32[11,13]) tuple(one, a)
+  ROOT w = (s32[], f32[11,13]) while(init), condition=cond, body=body
+}
+)";
+
+TEST(HostCompiler, UpdateReadingTheArrayItUpdates) {
+  for (uint64_t seed : {13, 14, 15}) CompileRunAndCompare(kUpdateReadsItsArray, seed);
+}
+
+// A conditional in the body chooses the update (even steps write x[i], odd
+// steps -x[i]) and returns the updated array to the loop.
+constexpr char kConditionalInBody[] = R"(
+HloModule cond_in_body
+even {
+  p = (f32[7,3], f32[1,3], s32[]) parameter(0)
+  a = f32[7,3] get-tuple-element(p), index=0
+  u = f32[1,3] get-tuple-element(p), index=1
+  i = s32[] get-tuple-element(p), index=2
+  z = s32[] constant(0)
+  ROOT d = f32[7,3] dynamic-update-slice(a, u, i, z)
+}
+odd {
+  p = (f32[7,3], f32[1,3], s32[]) parameter(0)
+  a = f32[7,3] get-tuple-element(p), index=0
+  u = f32[1,3] get-tuple-element(p), index=1
+  i = s32[] get-tuple-element(p), index=2
+  n = f32[1,3] negate(u)
+  z = s32[] constant(0)
+  ROOT d = f32[7,3] dynamic-update-slice(a, n, i, z)
+}
+cond {
+  p = (s32[], f32[7,3], f32[7,3]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  n = s32[] constant(7)
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+body {
+  p = (s32[], f32[7,3], f32[7,3]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  a = f32[7,3] get-tuple-element(p), index=1
+  xs = f32[7,3] get-tuple-element(p), index=2
+  z = s32[] constant(0)
+  x = f32[1,3] dynamic-slice(xs, i, z), dynamic_slice_sizes={1,3}
+  two = s32[] constant(2)
+  r = s32[] remainder(i, two)
+  ops = (f32[7,3], f32[1,3], s32[]) tuple(a, x, i)
+  a2 = f32[7,3] conditional(r, ops, ops), branch_computations={even, odd}
+  one = s32[] constant(1)
+  i2 = s32[] add(i, one)
+  ROOT t = (s32[], f32[7,3], f32[7,3]) tuple(i2, a2, xs)
+}
+ENTRY main {
+  a = f32[7,3] parameter(0)
+  xs = f32[7,3] parameter(1)
+  z = s32[] constant(0)
+  init = (s32[], f32[7,3], f32[7,3]) tuple(z, a, xs)
+  ROOT w = (s32[], f32[7,3], f32[7,3]) while(init), condition=cond, body=body
+}
+)";
+
+TEST(HostCompiler, ConditionalInTheBodyUpdatesTheLoopArray) {
+  for (uint64_t seed : {16, 17, 18}) CompileRunAndCompare(kConditionalInBody, seed);
+}
+
+// A KV-cache decode step: the new row goes into the cache at `pos`, then
+// the whole updated cache is read (scores against q). The cache is written
+// in place; only the carried state's small leaves may be copied.
+constexpr char kCacheDecode[] = R"(
+HloModule decode
+addf {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+cond {
+  p = (s32[], f32[9], f32[19,9], f32[19]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  n = s32[] constant(6)
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+body {
+  p = (s32[], f32[9], f32[19,9], f32[19]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  q = f32[9] get-tuple-element(p), index=1
+  cache = f32[19,9] get-tuple-element(p), index=2
+  s = f32[19] get-tuple-element(p), index=3
+  k = f32[9] sine(q)
+  kr = f32[1,9] reshape(k)
+  three = s32[] constant(3)
+  pos = s32[] add(i, three)
+  z = s32[] constant(0)
+  cache2 = f32[19,9] dynamic-update-slice(cache, kr, pos, z)
+  qb = f32[19,9] broadcast(q), dimensions={1}
+  m = f32[19,9] multiply(cache2, qb)
+  zf = f32[] constant(0)
+  sc = f32[19] reduce(m, zf), dimensions={1}, to_apply=addf
+  s2 = f32[19] add(s, sc)
+  one = s32[] constant(1)
+  i2 = s32[] add(i, one)
+  ROOT t = (s32[], f32[9], f32[19,9], f32[19]) tuple(i2, k, cache2, s2)
+}
+ENTRY main {
+  q = f32[9] parameter(0)
+  cache = f32[19,9] parameter(1)
+  s = f32[19] parameter(2)
+  z = s32[] constant(0)
+  init = (s32[], f32[9], f32[19,9], f32[19]) tuple(z, q, cache, s)
+  ROOT w = (s32[], f32[9], f32[19,9], f32[19]) while(init), condition=cond, body=body
+}
+)";
+
+TEST(HostCompiler, CacheUpdatedInPlaceThenRead) {
+  for (uint64_t seed : {19, 20, 21}) {
+    GpuExecutableProto a = CompileRunAndCompare(kCacheDecode, seed);
+    EXPECT_LT(BodyCopyBytes(a), 19 * 9 * 4);  // never the cache
+  }
+}
+
 constexpr char kConditional[] = R"(
 HloModule branches
 neg {

@@ -7,9 +7,12 @@
 // for b in [0, batch_size), matrices dense row-major; op(lhs) is m x k,
 // op(rhs) is k x n, out is m x n; op transposes when asked (the stored lhs is
 // then k x m). Batch b of an operand starts at b * stride elements. F32 and
-// F64 compute in their own type; F16 and BF16 accumulate in f32 and round
-// once at the end. When beta is 0, `out` is not read (NaNs in it do not
-// propagate).
+// F64 compute in their own type; F16 and BF16 operands are widened to f32
+// once per call (all batches, on the calling thread, into f32 scratch that
+// the calling thread keeps for its next call: a GEMM's operands and
+// product, 4 bytes an element), multiplied as an f32 GEMM, and each output
+// rounded once at the end. When beta is 0, `out` is not read (NaNs in it
+// do not propagate).
 //
 // Blocking and threading: a GEMM of at least min_parallel_macs
 // multiply-adds per batch (m * n * k) and at least 2 * kHostGemmRowQuantum

@@ -3,6 +3,7 @@
 #include "xla/stream_executor/host/host_gemm.h"
 
 #include <atomic>
+#include <cmath>
 #include <cstring>
 #include <random>
 #include <thread>
@@ -88,6 +89,73 @@ TEST(HostGemm, F16AccumulatesInF32) {
 
 TEST(HostGemm, BF16AccumulatesInF32) {
   Check<Eigen::bfloat16>(BlasElementType::kBF16, true, true, 1, 0.5, 1, 6e-2);
+}
+
+// A 16-bit GEMM (widened once, an f32 GEMM, rounded once) against the
+// naive double product of the same 16-bit inputs: each output within half
+// an ulp of its type plus the f32 accumulation error. Odd sizes (1x1x1;
+// 3 rows of 257 with k = 5; batch 7 of 17x33x9 with padded lhs batches and
+// an rhs shared by all batches), every transpose, alpha and beta, alone and
+// on a pool (split into units).
+template <typename T>
+void CheckHalf(BlasElementType type, int64_t m, int64_t n, int64_t k, int64_t batch, bool tl,
+               bool tr, double alpha, double beta, bool pooled) {
+  SCOPED_TRACE(::testing::Message() << m << "x" << n << "x" << k << " batch " << batch << " tl "
+                                    << tl << " tr " << tr << " beta " << beta << " pooled "
+                                    << pooled);
+  static HostThreadPool pool(2);
+  std::mt19937 rng(static_cast<unsigned>(m * 13 + n * 5 + k + batch + tl * 2 + tr));
+  BlasGemmConfig c;
+  c.element_type = type;
+  c.m = m;
+  c.n = n;
+  c.k = k;
+  c.transpose_lhs = tl;
+  c.transpose_rhs = tr;
+  c.batch_size = batch;
+  c.lhs_batch_stride = m * k + 2;
+  c.rhs_batch_stride = 0;  // one rhs for every batch
+  c.output_batch_stride = m * n + 1;
+  c.alpha = alpha;
+  c.beta = beta;
+  auto lhs = Random<T>(batch * c.lhs_batch_stride, rng);
+  auto rhs = Random<T>(k * n, rng);
+  auto out = Random<T>(batch * c.output_batch_stride, rng);
+  const std::vector<double> expected = Naive(c, lhs, rhs, out);
+  HostGemmThreading threading;
+  if (pooled) {
+    threading.pool = &pool;
+    threading.min_parallel_macs = 0;
+  }
+  ASSERT_TRUE(HostGemm(c, lhs.data(), rhs.data(), out.data(), threading).ok());
+  const double eps = type == BlasElementType::kBF16 ? 0x1p-8 : 0x1p-11;
+  for (int64_t b = 0; b < batch; ++b) {
+    for (int64_t e = 0; e < m * n; ++e) {
+      const int64_t i = b * c.output_batch_stride + e;
+      ASSERT_NEAR(static_cast<double>(out[i]), expected[i],
+                  eps * std::abs(expected[i]) + 1e-6 * static_cast<double>(k + 1))
+          << "batch " << b << " element " << e;
+    }
+  }
+}
+
+TEST(HostGemm, HalfTypesWidenOnceAtOddSizes) {
+  for (bool pooled : {false, true}) {
+    for (bool tl : {false, true}) {
+      for (bool tr : {false, true}) {
+        CheckHalf<Eigen::bfloat16>(BlasElementType::kBF16, 3, 257, 5, 1, tl, tr, 1, 0, pooled);
+        CheckHalf<Eigen::half>(BlasElementType::kF16, 3, 257, 5, 1, tl, tr, -0.5, 0.25, pooled);
+        CheckHalf<Eigen::bfloat16>(BlasElementType::kBF16, 17, 33, 9, 7, tl, tr, 0.75, -1, pooled);
+        CheckHalf<Eigen::half>(BlasElementType::kF16, 17, 33, 9, 7, tl, tr, 1, 0, pooled);
+        CheckHalf<Eigen::bfloat16>(BlasElementType::kBF16, 1, 1, 1, 1, tl, tr, 2, 0.5, pooled);
+        CheckHalf<Eigen::half>(BlasElementType::kF16, 1, 1, 1, 1, tl, tr, 1, 0, pooled);
+      }
+    }
+  }
+  // A large one after the small ones and a small one after it: the
+  // per-thread scratch grows, then serves a smaller GEMM.
+  CheckHalf<Eigen::bfloat16>(BlasElementType::kBF16, 130, 200, 300, 2, false, false, 1, 0, true);
+  CheckHalf<Eigen::half>(BlasElementType::kF16, 5, 7, 3, 3, true, false, 1, 0.5, true);
 }
 
 TEST(HostGemm, RejectsUnknownElementTypes) {

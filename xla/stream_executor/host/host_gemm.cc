@@ -35,10 +35,15 @@ struct Partition {
 // this many columns.
 constexpr int64_t kColumnQuantum = 64;
 
-// About this many units (batches x row blocks) at most: each block re-packs the
-// whole rhs, so smaller blocks cost more (48-row blocks of a 1024^3 GEMM took
-// 15% more CPU than one product; 96-row blocks about half that).
+// About this many units (batches x blocks) at most.
 constexpr int64_t kMaxRowBlocks = 16;
+
+// Blocks are about this many rows (columns) or more: a row block packs the
+// whole rhs again, a column block the whole lhs, for only its own rows'
+// (columns') multiply-adds: with AVX-512, 48-row blocks (6 of them for
+// bf16_mlp_b256_d1024's 256 x 1024 x 1024 GEMMs) packed a 4 MiB rhs for
+// each 48 M multiply-adds (docs/perf.md, issue 27).
+constexpr int64_t kMinBlockExtent = 128;
 
 double Macs(const BlasGemmConfig& c) {
   return static_cast<double>(c.m) * static_cast<double>(c.n) * static_cast<double>(c.k);
@@ -59,12 +64,16 @@ Partition Partitioned(const BlasGemmConfig& c, int64_t min_parallel_macs) {
   // Batches are units already: cut only as far as kMaxRowBlocks units.
   const int64_t target = std::max<int64_t>(1, (kMaxRowBlocks + c.batch_size - 1) / c.batch_size);
   if (target == 1) return p;
-  if (c.m >= 2 * kHostGemmRowQuantum) {
-    Cut(c.m, target, kHostGemmRowQuantum, &p.rows_per_block, &p.row_blocks);
-  } else if (c.n >= 2 * kColumnQuantum) {
-    // Few rows (the last stage of a CNN: 7x7 = 49): cut the columns, so
-    // each block packs its own slab of the right-hand side.
-    Cut(c.n, target, kColumnQuantum, &p.cols_per_block, &p.col_blocks);
+  // Cut the longer of m and n: the operand every block packs whole is then
+  // the smaller one (rows: U k n + m k elements packed for U blocks;
+  // columns: U m k + k n).
+  if (c.m > c.n) {
+    const int64_t blocks = std::min(target, c.m / kMinBlockExtent);
+    if (blocks >= 2) Cut(c.m, blocks, kHostGemmRowQuantum, &p.rows_per_block, &p.row_blocks);
+  } else {
+    // Also few rows (the last stage of a CNN: 7x7 = 49).
+    const int64_t blocks = std::min(target, c.n / kMinBlockExtent);
+    if (blocks >= 2) Cut(c.n, blocks, kColumnQuantum, &p.cols_per_block, &p.col_blocks);
   }
   return p;
 }

@@ -217,8 +217,8 @@ TEST(HostGemm, PooledF32IsBitwiseSingleThreaded) {
 }
 
 TEST(HostGemm, PooledF64AndF16AreBitwiseSingleThreaded) {
-  CheckPooledIsBitwiseSingle<double>(BlasElementType::kF64, 203, 77, 129, 1, 0.5);
-  CheckPooledIsBitwiseSingle<Eigen::half>(BlasElementType::kF16, 151, 35, 47, 1, 0);
+  CheckPooledIsBitwiseSingle<double>(BlasElementType::kF64, 303, 77, 129, 1, 0.5);
+  CheckPooledIsBitwiseSingle<Eigen::half>(BlasElementType::kF16, 271, 35, 47, 1, 0);
 }
 
 // Runs `c` (f32, random operands from `seed`) cut into `units` work units
@@ -240,13 +240,13 @@ void ExpectPooledMatchesNaive(const BlasGemmConfig& c, unsigned seed, int64_t un
 
 TEST(HostGemm, PooledResultMatchesNaive) {
   BlasGemmConfig c;
-  c.m = 149;
+  c.m = 301;
   c.n = 23;
   c.k = 41;
   c.transpose_lhs = true;
   c.alpha = 1.25;
   c.beta = 0.5;
-  ExpectPooledMatchesNaive(c, 5, 4);  // 48 + 48 + 48 + 5 rows
+  ExpectPooledMatchesNaive(c, 5, 2);  // 192 + 109 rows
 }
 
 // Column blocks against the naive product, with every transpose.
@@ -262,7 +262,7 @@ TEST(HostGemm, ColumnBlocksMatchNaive) {
       c.transpose_rhs = tr;
       c.alpha = -1.5;
       c.beta = 0.25;
-      ExpectPooledMatchesNaive(c, 9 + tl * 2 + tr, 5);  // 64 x 4 + 3 columns
+      ExpectPooledMatchesNaive(c, 9 + tl * 2 + tr, 2);  // 192 + 67 columns
     }
   }
 }
@@ -275,17 +275,23 @@ TEST(HostGemm, SmallGemmStaysOnOneThreadAndLargeOneSplits) {
   c.m = 49;  // ResNet-50's last stage: 7 x 7 rows, 512 columns
   c.n = 512;
   c.k = 4608;
-  EXPECT_EQ(HostGemmWorkUnits(c, HostGemmThreading().min_parallel_macs), 8);  // 8 x 64 columns
-  c.m = c.n = c.k = 64;
+  EXPECT_EQ(HostGemmWorkUnits(c, HostGemmThreading().min_parallel_macs), 4);  // 4 x 128 columns
+  c.m = 256;  // bf16_mlp_b256_d1024: columns, each block packing the small lhs
+  c.n = c.k = 1024;
+  EXPECT_EQ(HostGemmWorkUnits(c, HostGemmThreading().min_parallel_macs), 8);  // 8 x 128 columns
   c.m = c.n = c.k = 1024;
-  EXPECT_EQ(HostGemmWorkUnits(c, HostGemmThreading().min_parallel_macs), 11);  // 10 x 96 + 64
+  EXPECT_EQ(HostGemmWorkUnits(c, HostGemmThreading().min_parallel_macs), 8);  // 8 x 128 columns
   c.m = 4096;
   EXPECT_EQ(HostGemmWorkUnits(c, HostGemmThreading().min_parallel_macs), 15);  // 14 x 288 + 64
   c.batch_size = 16;
   EXPECT_EQ(HostGemmWorkUnits(c, HostGemmThreading().min_parallel_macs), 16);  // batches only
   c.batch_size = 3;
   c.m = 1000;
-  EXPECT_EQ(HostGemmWorkUnits(c, HostGemmThreading().min_parallel_macs), 18);  // 3 x (5 x 192 + 40)
+  EXPECT_EQ(HostGemmWorkUnits(c, HostGemmThreading().min_parallel_macs), 18);  // 3 x (5 x 192 + 64 columns)
+  c.batch_size = 1;
+  c.m = 200;  // fewer than 2 x 128 rows and columns: one block
+  c.n = 150;
+  EXPECT_EQ(HostGemmWorkUnits(c, HostGemmThreading().min_parallel_macs), 1);
 }
 
 // A pool whose only thread is blocked: the caller does all the work itself.
@@ -297,7 +303,7 @@ TEST(HostGemm, BusyPoolDoesNotDeadlock) {
   });
   std::mt19937 rng(9);
   BlasGemmConfig c;
-  c.m = 200;
+  c.m = 400;  // 3 row blocks
   c.n = 50;
   c.k = 30;
   auto lhs = Random<float>(c.m * c.k, rng);

@@ -24,6 +24,21 @@ std::vector<T> Random(size_t n, std::mt19937& rng) {
   return v;
 }
 
+// A GEMM of `type` with these sizes and transposes (strides and scalars
+// left for the caller).
+BlasGemmConfig Config(BlasElementType type, int64_t m, int64_t n, int64_t k, int64_t batch,
+                      bool tl, bool tr) {
+  BlasGemmConfig c;
+  c.element_type = type;
+  c.m = m;
+  c.n = n;
+  c.k = k;
+  c.transpose_lhs = tl;
+  c.transpose_rhs = tr;
+  c.batch_size = batch;
+  return c;
+}
+
 // Reference: out[b] = alpha * op(lhs[b]) op(rhs[b]) + beta * out[b].
 template <typename T>
 std::vector<double> Naive(const BlasGemmConfig& c, const std::vector<T>& lhs, const std::vector<T>& rhs,
@@ -105,14 +120,7 @@ void CheckHalf(BlasElementType type, int64_t m, int64_t n, int64_t k, int64_t ba
                                     << pooled);
   static HostThreadPool pool(2);
   std::mt19937 rng(static_cast<unsigned>(m * 13 + n * 5 + k + batch + tl * 2 + tr));
-  BlasGemmConfig c;
-  c.element_type = type;
-  c.m = m;
-  c.n = n;
-  c.k = k;
-  c.transpose_lhs = tl;
-  c.transpose_rhs = tr;
-  c.batch_size = batch;
+  BlasGemmConfig c = Config(type, m, n, k, batch, tl, tr);
   c.lhs_batch_stride = m * k + 2;
   c.rhs_batch_stride = 0;  // one rhs for every batch
   c.output_batch_stride = m * n + 1;
@@ -175,14 +183,7 @@ void CheckPooledIsBitwiseSingle(BlasElementType type, int64_t m, int64_t n, int6
       SCOPED_TRACE(::testing::Message() << m << "x" << n << "x" << k << " batch " << batch
                                         << " tl " << tl << " tr " << tr << " beta " << beta);
       std::mt19937 rng(static_cast<unsigned>(m * 31 + n * 7 + k + tl * 2 + tr));
-      BlasGemmConfig c;
-      c.element_type = type;
-      c.m = m;
-      c.n = n;
-      c.k = k;
-      c.transpose_lhs = tl;
-      c.transpose_rhs = tr;
-      c.batch_size = batch;
+      BlasGemmConfig c = Config(type, m, n, k, batch, tl, tr);
       c.lhs_batch_stride = m * k + 5;
       c.rhs_batch_stride = k * n + 1;
       c.output_batch_stride = m * n + 3;

@@ -8,6 +8,9 @@
 // hardware_concurrency - 1 threads plus the caller (bitwise the same result),
 // 2 on the calling thread with blocking off (one Eigen product per batch,
 // the code before blocking existed: shows what the blocking itself costs).
+//
+// BM_HostGemmShape/<m>/<n>/<k>/<batch>/<type>: the shapes of the broad
+// set's slow GEMMs (issue 27) on the pool; type 0 f32, 1 bf16, 2 f16.
 #include <algorithm>
 #include <cstdint>
 #include <limits>
@@ -59,6 +62,48 @@ void BM_HostGemm(benchmark::State& state) {
 BENCHMARK(BM_HostGemm)
     ->ArgsProduct({{64, 256, 1024}, {1}, {0, 1, 2}})
     ->ArgsProduct({{128}, {16}, {0, 1, 2}})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+
+// The shape on the pool, operands filled with 16-bit words 0x3c00: 1.0 in
+// f16, 2^-7 in bf16, and about 0.0078 for each pair read as an f32 (finite
+// normal numbers in every type, so no denormal or NaN slows a kernel).
+void BM_HostGemmShape(benchmark::State& state) {
+  const stream_executor::BlasElementType types[] = {stream_executor::BlasElementType::kF32,
+                                                     stream_executor::BlasElementType::kBF16,
+                                                     stream_executor::BlasElementType::kF16};
+  stream_executor::BlasGemmConfig c;
+  c.m = state.range(0);
+  c.n = state.range(1);
+  c.k = state.range(2);
+  c.batch_size = state.range(3);
+  c.element_type = types[state.range(4)];
+  c.lhs_batch_stride = c.m * c.k;
+  c.rhs_batch_stride = c.k * c.n;
+  c.output_batch_stride = c.m * c.n;
+  const int64_t bytes = stream_executor::BlasElementBytes(c.element_type);
+  std::vector<uint16_t> lhs(c.batch_size * c.m * c.k * bytes / 2, 0x3c00);
+  std::vector<uint16_t> rhs(c.batch_size * c.k * c.n * bytes / 2, 0x3c00);
+  std::vector<uint16_t> out(c.batch_size * c.m * c.n * bytes / 2);
+  stream_executor::host::HostGemmThreading threading;
+  threading.pool = &Pool();
+  for (auto _ : state) {
+    XLA_CHECK(stream_executor::host::HostGemm(c, lhs.data(), rhs.data(), out.data(), threading).ok());
+    benchmark::DoNotOptimize(out.data());
+  }
+  const double flops = 2.0 * static_cast<double>(c.m) * c.n * c.k * c.batch_size;
+  state.counters["GFLOP/s"] =
+      benchmark::Counter(flops * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["units"] = static_cast<double>(
+      stream_executor::host::HostGemmWorkUnits(c, threading.min_parallel_macs));
+}
+BENCHMARK(BM_HostGemmShape)
+    ->Args({256, 1024, 1024, 1, 0})  // bf16_mlp_b256_d1024's GEMMs, in f32
+    ->Args({256, 1024, 1024, 1, 1})  // and in bf16
+    ->Args({256, 512, 512, 1, 2})    // f16_mlp_b256_d512's
+    ->Args({512, 512, 512, 1, 1})
+    ->Args({128, 64, 128, 16, 0})    // attention's probabilities x V
+    ->Args({128, 128, 64, 16, 0})    // and its scores
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 

@@ -315,6 +315,30 @@ TEST(ExpandedOps, TopKCustomCallHost) { ExpectHostMatchesEvaluator(kTopKCustomCa
 
 TEST(ExpandedOps, TopKCustomCallSm90) { ExpectSm90CompilesWithCubins(kTopKCustomCall); }
 
+// `topk` ops: on the host, k <= 128 runs as the one-pass topk kernel and a
+// larger k as sorts (TopKDecomposer); sm_90 sorts every one.
+constexpr char kTopKOps[] = R"(
+HloModule topk_ops
+ENTRY e {
+  x = f32[7,301] parameter(0)
+  y = bf16[3,33] parameter(1)
+  a = (f32[7,5], s32[7,5]) topk(x), k=5, largest=true
+  b = (bf16[3,33], s32[3,33]) topk(y), k=33, largest=false
+  c = (f32[7,200], s32[7,200]) topk(x), k=200, largest=true
+  a0 = f32[7,5] get-tuple-element(a), index=0
+  a1 = s32[7,5] get-tuple-element(a), index=1
+  b0 = bf16[3,33] get-tuple-element(b), index=0
+  b1 = s32[3,33] get-tuple-element(b), index=1
+  c0 = f32[7,200] get-tuple-element(c), index=0
+  c1 = s32[7,200] get-tuple-element(c), index=1
+  ROOT t = (f32[7,5], s32[7,5], bf16[3,33], s32[3,33], f32[7,200], s32[7,200]) tuple(a0, a1, b0, b1, c0, c1)
+}
+)";
+
+TEST(ExpandedOps, TopKOpsHost) { ExpectHostMatchesEvaluator(kTopKOps); }
+
+TEST(ExpandedOps, TopKOpsSm90) { ExpectSm90CompilesWithCubins(kTopKOps); }
+
 
 // ---- xla_builder.math.Acos (BuilderMathCallExpander) ----
 

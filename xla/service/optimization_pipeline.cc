@@ -114,7 +114,8 @@ absl::StatusOr<OptimizeResult> OptimizeModule(HloModule* module, const OptimizeO
   // calls become dots and their epilogues, and xla_builder.matrix.Einsum
   // dots, diagonals and sums; scatter batching dimensions
   // become explicit indices;
-  // xla_builder.math.Acos becomes atan2 and sqrt; maps, topk,
+  // xla_builder.math.Acos becomes atan2 and sqrt; maps, topk (but those
+  // with k <= keep_topk_up_to_k),
   // async copies, rng-bit-generator and batch norms become ops every target
   // runs; cumulative reduce-windows (cumsum, cummax, ...) become blocked
   // prefix scans.
@@ -132,7 +133,7 @@ absl::StatusOr<OptimizeResult> OptimizeModule(HloModule* module, const OptimizeO
   inline_pipeline.AddPass<ScatterBatchingNormalizer>();
   inline_pipeline.AddPass<BuilderMathCallExpander>();
   inline_pipeline.AddPass<MapInliner>();
-  inline_pipeline.AddPass<TopKDecomposer>();
+  inline_pipeline.AddPass<TopKDecomposer>(options.keep_topk_up_to_k);
   inline_pipeline.AddPass<CumulativeScanRewriter>();
   inline_pipeline.AddPass<AsyncCopyConverter>();
   inline_pipeline.AddPass<RngBitGeneratorExpander>(/*leave_unsupported=*/true);

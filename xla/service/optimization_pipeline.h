@@ -34,6 +34,9 @@ struct OptimizeOptions {
   int max_simplify_iterations = 4;
   // Run the while-loop phase (invariant code motion, trip counts).
   bool loop_optimizations = true;
+  // `topk` ops with k at most this are left for the target's own top-k
+  // kernel (the host sets it); the others become sorts (TopKDecomposer).
+  int64_t keep_topk_up_to_k = -1;
   // Verify after every pass (defaults as PipelineOptions does).
   bool verify_after_each = PipelineOptions().verify_after_each;
   // When non-empty: dump the module after every pass, into one directory

@@ -219,7 +219,9 @@ absl::StatusOr<bool> TopKDecomposer::Run(HloModule* module) {
         ControlPredecessorSet(*computation);
     std::vector<HloInstruction*> topks;
     for (const auto& instr : computation->instructions()) {
-      if ((instr->opcode() == HloOpcode::kTopK || IsTopKCustomCall(*instr)) &&
+      const bool kept = instr->opcode() == HloOpcode::kTopK &&
+                        instr->GetInt(AttrId::kK) <= keep_topk_up_to_k_;
+      if ((instr->opcode() == HloOpcode::kTopK || IsTopKCustomCall(*instr)) && !kept &&
           CanDecompose(*instr, control_preds)) {
         topks.push_back(instr.get());
       }

@@ -27,9 +27,14 @@
 // TOTALORDER ranks NaNs and signed zeros as the evaluator's topk does, and
 // the stable sort keeps the lower index first among equal keys, so results
 // are bit-identical. A topk with control edges, of rank 0, or with a
-// complex operand is left alone. Not thread-safe (mutates the module).
+// complex operand is left alone. So is a `topk` op (not the custom call)
+// with k <= keep_topk_up_to_k, for a target with a one-pass top-k kernel
+// (the host's, host_topk_kernel.cc); the default -1 decomposes every one.
+// Not thread-safe (mutates the module).
 #ifndef XLA_HLO_TRANSFORMS_TOPK_DECOMPOSER_H_
 #define XLA_HLO_TRANSFORMS_TOPK_DECOMPOSER_H_
+
+#include <cstdint>
 
 #include "absl/status/statusor.h"
 #include "xla/hlo/transforms/hlo_pass.h"
@@ -38,10 +43,15 @@ namespace xla {
 
 class TopKDecomposer : public HloPass {
  public:
+  // keep_topk_up_to_k: see the file comment.
+  explicit TopKDecomposer(int64_t keep_topk_up_to_k = -1) : keep_topk_up_to_k_(keep_topk_up_to_k) {}
   absl::string_view name() const override { return "topk-decomposer"; }
   // Fails only on malformed IR (k outside [0, n] or a result shape that is
   // not (T[..., k], s32[..., k])), naming the instruction.
   absl::StatusOr<bool> Run(HloModule* module) override;
+
+ private:
+  int64_t keep_topk_up_to_k_;
 };
 
 }  // namespace xla

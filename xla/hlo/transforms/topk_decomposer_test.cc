@@ -40,6 +40,32 @@ ENTRY entry {
   EXPECT_TRUE(Contains(r.text, "direction=LT, type=TOTALORDER"));
 }
 
+// With keep_topk_up_to_k = 16 (a target with a top-k kernel), topk ops
+// with k <= 16 stay; a larger k and the TopK custom call still become sorts.
+TEST(TopKDecomposer, KeepsSmallKForATargetKernel) {
+  TopKDecomposer pass(/*keep_topk_up_to_k=*/16);
+  pass_test::PassResult r = pass_test::RunPassAndCheck(pass, R"(
+HloModule m
+cmp {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  i = s32[] parameter(2)
+  j = s32[] parameter(3)
+  ROOT gt = pred[] compare(a, b), direction=GT, type=TOTALORDER
+}
+ENTRY entry {
+  x = f32[3,40] parameter(0)
+  a = (f32[3,16], s32[3,16]) topk(x), k=16, largest=true
+  b = (f32[3,17], s32[3,17]) topk(x), k=17, largest=true
+  c = (f32[3,2], s32[3,2]) custom-call(x), custom_call_target="TopK", called_computations={cmp}
+  ROOT t = ((f32[3,16], s32[3,16]), (f32[3,17], s32[3,17]), (f32[3,2], s32[3,2])) tuple(a, b, c)
+})");
+  EXPECT_TRUE(r.changed);
+  EXPECT_EQ(CountOpcode(*r.module, HloOpcode::kTopK), 1);
+  EXPECT_TRUE(Contains(r.text, "k=16"));
+  EXPECT_EQ(CountOpcode(*r.module, HloOpcode::kCustomCall), 0);
+}
+
 // Ties keep the lower index first; NaNs rank above +inf (TOTALORDER), -0
 // below +0: the evaluator's topk and the sort must agree bit for bit.
 TEST(TopKDecomposer, TiesNaNsAndSignedZerosMatchTheEvaluator) {

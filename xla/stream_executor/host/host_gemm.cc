@@ -9,6 +9,7 @@
 #include <set>
 #include <string>
 #include <cstdlib>
+#include <vector>
 
 #include "absl/functional/function_ref.h"
 #include "absl/strings/str_cat.h"
@@ -34,10 +35,15 @@ struct Partition {
 // this many columns.
 constexpr int64_t kColumnQuantum = 64;
 
-// About this many units (batches x row blocks) at most: each block re-packs the
-// whole rhs, so smaller blocks cost more (48-row blocks of a 1024^3 GEMM took
-// 15% more CPU than one product; 96-row blocks about half that).
+// About this many units (batches x blocks) at most.
 constexpr int64_t kMaxRowBlocks = 16;
+
+// Blocks are about this many rows (columns) or more: a row block packs the
+// whole rhs again, a column block the whole lhs, for only its own rows'
+// (columns') multiply-adds: with AVX-512, 48-row blocks (6 of them for
+// bf16_mlp_b256_d1024's 256 x 1024 x 1024 GEMMs) packed a 4 MiB rhs for
+// each 48 M multiply-adds (docs/perf.md, issue 27).
+constexpr int64_t kMinBlockExtent = 128;
 
 double Macs(const BlasGemmConfig& c) {
   return static_cast<double>(c.m) * static_cast<double>(c.n) * static_cast<double>(c.k);
@@ -58,12 +64,16 @@ Partition Partitioned(const BlasGemmConfig& c, int64_t min_parallel_macs) {
   // Batches are units already: cut only as far as kMaxRowBlocks units.
   const int64_t target = std::max<int64_t>(1, (kMaxRowBlocks + c.batch_size - 1) / c.batch_size);
   if (target == 1) return p;
-  if (c.m >= 2 * kHostGemmRowQuantum) {
-    Cut(c.m, target, kHostGemmRowQuantum, &p.rows_per_block, &p.row_blocks);
-  } else if (c.n >= 2 * kColumnQuantum) {
-    // Few rows (the last stage of a CNN: 7x7 = 49): cut the columns, so
-    // each block packs its own slab of the right-hand side.
-    Cut(c.n, target, kColumnQuantum, &p.cols_per_block, &p.col_blocks);
+  // Cut the longer of m and n: the operand every block packs whole is then
+  // the smaller one (rows: U k n + m k elements packed for U blocks;
+  // columns: U m k + k n).
+  if (c.m > c.n) {
+    const int64_t blocks = std::min(target, c.m / kMinBlockExtent);
+    if (blocks >= 2) Cut(c.m, blocks, kHostGemmRowQuantum, &p.rows_per_block, &p.row_blocks);
+  } else {
+    // Also few rows (the last stage of a CNN: 7x7 = 49).
+    const int64_t blocks = std::min(target, c.n / kMinBlockExtent);
+    if (blocks >= 2) Cut(c.n, blocks, kColumnQuantum, &p.cols_per_block, &p.col_blocks);
   }
   return p;
 }
@@ -127,21 +137,18 @@ const HostGemmKernels& Kernels() {
   return *chosen;
 }
 
-// The kernel of `kernels` for `type`; null for a value outside the enum.
+// The f32 / f64 kernel of `kernels` for `type`; null for others.
 HostGemmRowsFn RowsFn(const HostGemmKernels& kernels, BlasElementType type) {
-  switch (type) {
-    case BlasElementType::kF32:
-      return kernels.f32;
-    case BlasElementType::kF64:
-      return kernels.f64;
-    case BlasElementType::kF16:
-      return kernels.f16;
-    case BlasElementType::kBF16:
-      return kernels.bf16;
-    case BlasElementType::kF8E4M3FN:  // fp8 GEMMs are cuBLASLt's only
-    case BlasElementType::kF8E5M2:
-      return nullptr;
-  }
+  if (type == BlasElementType::kF32) return kernels.f32;
+  if (type == BlasElementType::kF64) return kernels.f64;
+  return nullptr;
+}
+
+// The conversions of a 16-bit float type; null for others.
+const HostGemmHalfConversions* HalfConversions(const HostGemmKernels& kernels,
+                                               BlasElementType type) {
+  if (type == BlasElementType::kF16) return &kernels.f16;
+  if (type == BlasElementType::kBF16) return &kernels.bf16;
   return nullptr;
 }
 
@@ -173,6 +180,52 @@ void GemmWith(HostGemmRowsFn rows_fn, int64_t element_bytes, const BlasGemmConfi
   ParallelFor(*threading.pool, units, unit);
 }
 
+// f32 scratch for the widened operands and the product of a 16-bit GEMM,
+// one set per calling thread, grown as needed and kept for the next call
+// (pool threads only read and write it during the call that owns it).
+struct HalfScratch {
+  std::vector<float> lhs, rhs, out;
+};
+
+float* AtLeast(std::vector<float>& v, int64_t count) {
+  if (static_cast<int64_t>(v.size()) < count) v.resize(count);
+  return v.data();
+}
+
+// Elements an operand's batches span: (batch - 1) * stride + rows * cols.
+int64_t Extent(int64_t batch, int64_t stride, int64_t matrix) {
+  return (batch - 1) * stride + matrix;
+}
+
+// An f16 / bf16 GEMM: each operand widened to f32 once (gaps between
+// batches included, so strides and transposes stay), the f32 GEMM into an
+// f32 product, then alpha, beta and one rounding per output element.
+void HalfGemm(const HostGemmKernels& kernels, const HostGemmHalfConversions& half,
+              const BlasGemmConfig& c, const void* lhs, const void* rhs, void* out,
+              const HostGemmThreading& threading) {
+  thread_local HalfScratch scratch;
+  const int64_t lhs_count = Extent(c.batch_size, c.lhs_batch_stride, c.m * c.k);
+  const int64_t rhs_count = Extent(c.batch_size, c.rhs_batch_stride, c.k * c.n);
+  float* wide_lhs = AtLeast(scratch.lhs, lhs_count);
+  float* wide_rhs = AtLeast(scratch.rhs, rhs_count);
+  float* product = AtLeast(scratch.out, c.batch_size * c.m * c.n);
+  half.widen(lhs, wide_lhs, lhs_count);
+  half.widen(rhs, wide_rhs, rhs_count);
+  BlasGemmConfig wide = c;
+  wide.element_type = BlasElementType::kF32;
+  wide.lhs_type.reset();
+  wide.rhs_type.reset();
+  wide.alpha = 1;
+  wide.beta = 0;
+  wide.output_batch_stride = c.m * c.n;
+  GemmWith(kernels.f32, sizeof(float), wide, wide_lhs, wide_rhs, product, threading);
+  char* o = static_cast<char*>(out);
+  for (int64_t b = 0; b < c.batch_size; ++b) {
+    half.narrow(product + b * c.m * c.n, o + b * c.output_batch_stride * 2, c.m * c.n,
+                static_cast<float>(c.alpha), static_cast<float>(c.beta));
+  }
+}
+
 }  // namespace
 
 int64_t HostGemmWorkUnits(const BlasGemmConfig& config, int64_t min_parallel_macs) {
@@ -192,7 +245,12 @@ absl::Status HostGemm(const BlasGemmConfig& c, const void* lhs, const void* rhs,
         "host GEMM does not take fp8 operands or scales (the compiler widens fp8 dots for "
         "the host target; fp8 GEMMs run through cuBLASLt only)");
   }
-  const HostGemmRowsFn fn = RowsFn(Kernels(), c.element_type);
+  const HostGemmKernels& kernels = Kernels();
+  if (const HostGemmHalfConversions* half = HalfConversions(kernels, c.element_type)) {
+    HalfGemm(kernels, *half, c, lhs, rhs, out, threading);
+    return absl::OkStatus();
+  }
+  const HostGemmRowsFn fn = RowsFn(kernels, c.element_type);
   if (fn == nullptr) {
     return absl::UnimplementedError(absl::StrCat("host GEMM does not support element type ",
                                                  static_cast<int>(c.element_type)));

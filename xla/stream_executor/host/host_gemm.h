@@ -7,23 +7,25 @@
 // for b in [0, batch_size), matrices dense row-major; op(lhs) is m x k,
 // op(rhs) is k x n, out is m x n; op transposes when asked (the stored lhs is
 // then k x m). Batch b of an operand starts at b * stride elements. F32 and
-// F64 compute in their own type; F16 and BF16 accumulate in f32 and round
-// once at the end. When beta is 0, `out` is not read (NaNs in it do not
-// propagate).
+// F64 compute in their own type; F16 and BF16 operands are widened to f32
+// once per call (all batches, on the calling thread, into f32 scratch that
+// the calling thread keeps for its next call: a GEMM's operands and
+// product, 4 bytes an element), multiplied as an f32 GEMM, and each output
+// rounded once at the end. When beta is 0, `out` is not read (NaNs in it
+// do not propagate).
 //
 // Blocking and threading: a GEMM of at least min_parallel_macs
-// multiply-adds per batch (m * n * k) and at least 2 * kHostGemmRowQuantum
-// rows is computed as blocks of output rows, each one Eigen product with the
-// full k and n; block heights are multiples of kHostGemmRowQuantum (the last
-// block takes the rest). With fewer rows and at least 128 columns, blocks of
-// output columns (multiples of 64) instead, each with the full k and all
-// rows. About 16 units (batches x blocks) at most: a batch of 16 or more
-// is not cut at all. The cut depends
-// on the sizes and min_parallel_macs only, never on the pool, and each block is
-// computed the same way wherever it runs, so the result is bitwise the same
-// with any pool or none (host_gemm_test checks this on odd sizes). With a
-// pool (HostGemmThreading) and at least min_parallel_macs in total, batches
-// and blocks run in parallel. The calling thread runs units too and only
+// multiply-adds per batch (m * n * k) is cut along the longer of m and n
+// (so the operand each block packs whole is the smaller one) into blocks of
+// about 128 or more rows (heights multiples of kHostGemmRowQuantum) or
+// columns (multiples of 64), the last block taking the rest; each block is
+// one Eigen product with the full k. About 16 units (batches x blocks) at
+// most: a batch of 16 or more is not cut at all, so each unit is whole
+// matrices. The cut depends on the sizes and min_parallel_macs only, never
+// on the pool, and each block is computed the same way wherever it runs, so
+// the result is bitwise the same with any pool or none (host_gemm_test
+// checks this on odd sizes). With a pool (HostGemmThreading) and at least
+// min_parallel_macs in total, batches and blocks run in parallel. The calling thread runs units too and only
 // waits for units a pool thread has already started, so a busy pool never
 // deadlocks it. (Eigen's own cut of a whole matrix treats remainder rows
 // differently from a block's, so a blocked GEMM may differ in the last bit

@@ -2,7 +2,7 @@
 // table this copy defines; the compiler's flags decide its instruction set.
 #include "xla/stream_executor/host/host_gemm_kernels.h"
 
-#include <type_traits>
+#include <cstdint>
 
 #include "Eigen/Core"
 
@@ -26,59 +26,70 @@ using RowMajor = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajo
 template <typename T>
 using StridedMap = Eigen::Map<const RowMajor<T>, Eigen::Unaligned, Eigen::OuterStride<>>;
 
-// Inputs in Storage, arithmetic in Acc; every block of a GEMM runs the same
-// expression types, so a blocked product is deterministic.
-template <typename Storage, typename Acc>
+// Inputs and arithmetic in T (f32 or f64; HostGemm widens 16-bit floats
+// first); every block of a GEMM runs the same expression types, so a
+// blocked product is deterministic.
+template <typename T>
 void GemmBlock(const BlasGemmConfig& c, const void* lhs_bytes, const void* rhs_bytes, void* out_bytes,
                const HostGemmBlock& block) {
-  const Storage* lhs = static_cast<const Storage*>(lhs_bytes);
-  const Storage* rhs = static_cast<const Storage*>(rhs_bytes);
-  Storage* out = static_cast<Storage*>(out_bytes);
+  const T* lhs = static_cast<const T*>(lhs_bytes);
+  const T* rhs = static_cast<const T*>(rhs_bytes);
+  T* out = static_cast<T*>(out_bytes);
   const int64_t rows = block.rows, cols = block.cols;
   // op(lhs) rows are stored rows (row-major m x k) or stored columns (k x m).
-  StridedMap<Storage> l =
-      c.transpose_lhs
-          ? StridedMap<Storage>(lhs + block.row0, c.k, rows, Eigen::OuterStride<>(c.m))
-          : StridedMap<Storage>(lhs + block.row0 * c.k, rows, c.k, Eigen::OuterStride<>(c.k));
+  StridedMap<T> l = c.transpose_lhs
+                        ? StridedMap<T>(lhs + block.row0, c.k, rows, Eigen::OuterStride<>(c.m))
+                        : StridedMap<T>(lhs + block.row0 * c.k, rows, c.k, Eigen::OuterStride<>(c.k));
   // op(rhs) columns are stored columns (row-major k x n) or stored rows
   // (n x k).
-  StridedMap<Storage> r =
-      c.transpose_rhs
-          ? StridedMap<Storage>(rhs + block.col0 * c.k, cols, c.k, Eigen::OuterStride<>(c.k))
-          : StridedMap<Storage>(rhs + block.col0, c.k, cols, Eigen::OuterStride<>(c.n));
-  Eigen::Map<RowMajor<Storage>, Eigen::Unaligned, Eigen::OuterStride<>> o(
+  StridedMap<T> r = c.transpose_rhs
+                        ? StridedMap<T>(rhs + block.col0 * c.k, cols, c.k, Eigen::OuterStride<>(c.k))
+                        : StridedMap<T>(rhs + block.col0, c.k, cols, Eigen::OuterStride<>(c.n));
+  Eigen::Map<RowMajor<T>, Eigen::Unaligned, Eigen::OuterStride<>> o(
       out + block.row0 * c.n + block.col0, rows, cols, Eigen::OuterStride<>(c.n));
-  // Same-type operands are used in place; others are converted once.
-  using Operand = std::conditional_t<std::is_same_v<Storage, Acc>, const StridedMap<Storage>&,
-                                     const RowMajor<Acc>>;
-  Operand lhs_acc = l.template cast<Acc>();
-  Operand rhs_acc = r.template cast<Acc>();
   auto product_into = [&](auto& dst) {
     if (c.transpose_lhs && c.transpose_rhs) {
-      dst.noalias() = lhs_acc.transpose() * rhs_acc.transpose();
+      dst.noalias() = l.transpose() * r.transpose();
     } else if (c.transpose_lhs) {
-      dst.noalias() = lhs_acc.transpose() * rhs_acc;
+      dst.noalias() = l.transpose() * r;
     } else if (c.transpose_rhs) {
-      dst.noalias() = lhs_acc * rhs_acc.transpose();
+      dst.noalias() = l * r.transpose();
     } else {
-      dst.noalias() = lhs_acc * rhs_acc;
+      dst.noalias() = l * r;
     }
   };
   // The common case writes the product straight into the output.
-  if constexpr (std::is_same_v<Storage, Acc>) {
-    if (c.alpha == 1 && c.beta == 0) {
-      product_into(o);
-      return;
-    }
+  if (c.alpha == 1 && c.beta == 0) {
+    product_into(o);
+    return;
   }
-  RowMajor<Acc> product(rows, cols);
+  RowMajor<T> product(rows, cols);
   product_into(product);
-  const Acc alpha = static_cast<Acc>(c.alpha);
-  const Acc beta = static_cast<Acc>(c.beta);
+  const T alpha = static_cast<T>(c.alpha);
+  const T beta = static_cast<T>(c.beta);
   if (c.beta == 0) {
-    o = (alpha * product).template cast<Storage>();
+    o = alpha * product;
   } else {
-    o = (alpha * product + beta * o.template cast<Acc>()).template cast<Storage>();
+    o = alpha * product + beta * o;
+  }
+}
+
+// The 16-bit float conversions, vectorized by Eigen where the instruction set
+// has the packets (F16C under AVX2, AVX-512's bf16 shifts).
+template <typename Half>
+void Widen(const void* src, float* dst, int64_t count) {
+  Eigen::Map<const Eigen::Array<Half, Eigen::Dynamic, 1>> in(static_cast<const Half*>(src), count);
+  Eigen::Map<Eigen::ArrayXf>(dst, count) = in.template cast<float>();
+}
+
+template <typename Half>
+void Narrow(const float* acc, void* out_bytes, int64_t count, float alpha, float beta) {
+  Eigen::Map<const Eigen::ArrayXf> a(acc, count);
+  Eigen::Map<Eigen::Array<Half, Eigen::Dynamic, 1>> out(static_cast<Half*>(out_bytes), count);
+  if (beta == 0) {
+    out = (alpha * a).template cast<Half>();
+  } else {
+    out = (alpha * a + beta * out.template cast<float>()).template cast<Half>();
   }
 }
 
@@ -87,10 +98,10 @@ void GemmBlock(const BlasGemmConfig& c, const void* lhs_bytes, const void* rhs_b
 const HostGemmKernels& XLA_HOST_GEMM_KERNELS() {
   static constexpr HostGemmKernels kKernels = {
       kIsa,
-      &GemmBlock<float, float>,
-      &GemmBlock<double, double>,
-      &GemmBlock<Eigen::half, float>,
-      &GemmBlock<Eigen::bfloat16, float>,
+      &GemmBlock<float>,
+      &GemmBlock<double>,
+      {&Widen<Eigen::half>, &Narrow<Eigen::half>},
+      {&Widen<Eigen::bfloat16>, &Narrow<Eigen::bfloat16>},
   };
   return kKernels;
 }

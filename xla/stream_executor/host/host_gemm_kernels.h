@@ -36,16 +36,34 @@ struct HostGemmBlock {
 
 // One block of one batch of `config` (the pointers are that batch's
 // matrices): out = alpha * op(lhs) x op(rhs) + beta * out there, with the
-// arithmetic of the table's element type (f16 and bf16 in f32).
+// arithmetic of the table's element type.
 using HostGemmRowsFn = void (*)(const BlasGemmConfig& config, const void* lhs, const void* rhs,
                                 void* out, const HostGemmBlock& block);
+
+// dst[i] = float(src[i]) for i in [0, count): a 16-bit float widened
+// (exactly).
+using HostGemmWidenFn = void (*)(const void* src, float* dst, int64_t count);
+
+// out[i] = round(alpha * acc[i] + beta * float(out[i])) for i in
+// [0, count), the sum in f32 and rounded once to the 16-bit type (to
+// nearest even); `out` is not read when beta is 0.
+using HostGemmNarrowFn = void (*)(const float* acc, void* out, int64_t count, float alpha,
+                                  float beta);
+
+// A 16-bit float type's conversions: HostGemm computes f16 and bf16 GEMMs
+// as f32 ones on operands widened once per call, and rounds the f32
+// product once at the end.
+struct HostGemmHalfConversions {
+  HostGemmWidenFn widen;
+  HostGemmNarrowFn narrow;
+};
 
 struct HostGemmKernels {
   const char* isa;  // "sse2", "avx2+fma" or "avx512"
   HostGemmRowsFn f32;
   HostGemmRowsFn f64;
-  HostGemmRowsFn f16;
-  HostGemmRowsFn bf16;
+  HostGemmHalfConversions f16;
+  HostGemmHalfConversions bf16;
 };
 
 const HostGemmKernels& HostGemmKernelsBaseline();

@@ -3,6 +3,7 @@
 #include "xla/stream_executor/host/host_gemm.h"
 
 #include <atomic>
+#include <cmath>
 #include <cstring>
 #include <random>
 #include <thread>
@@ -21,6 +22,21 @@ std::vector<T> Random(size_t n, std::mt19937& rng) {
   std::vector<T> v(n);
   for (T& x : v) x = static_cast<T>(dist(rng));
   return v;
+}
+
+// A GEMM of `type` with these sizes and transposes (strides and scalars
+// left for the caller).
+BlasGemmConfig Config(BlasElementType type, int64_t m, int64_t n, int64_t k, int64_t batch,
+                      bool tl, bool tr) {
+  BlasGemmConfig c;
+  c.element_type = type;
+  c.m = m;
+  c.n = n;
+  c.k = k;
+  c.transpose_lhs = tl;
+  c.transpose_rhs = tr;
+  c.batch_size = batch;
+  return c;
 }
 
 // Reference: out[b] = alpha * op(lhs[b]) op(rhs[b]) + beta * out[b].
@@ -90,6 +106,66 @@ TEST(HostGemm, BF16AccumulatesInF32) {
   Check<Eigen::bfloat16>(BlasElementType::kBF16, true, true, 1, 0.5, 1, 6e-2);
 }
 
+// A 16-bit GEMM (widened once, an f32 GEMM, rounded once) against the
+// naive double product of the same 16-bit inputs: each output within half
+// an ulp of its type plus the f32 accumulation error. Odd sizes (1x1x1;
+// 3 rows of 257 with k = 5; batch 7 of 17x33x9 with padded lhs batches and
+// an rhs shared by all batches), every transpose, alpha and beta, alone and
+// on a pool (split into units).
+template <typename T>
+void CheckHalf(BlasElementType type, int64_t m, int64_t n, int64_t k, int64_t batch, bool tl,
+               bool tr, double alpha, double beta, bool pooled) {
+  SCOPED_TRACE(::testing::Message() << m << "x" << n << "x" << k << " batch " << batch << " tl "
+                                    << tl << " tr " << tr << " beta " << beta << " pooled "
+                                    << pooled);
+  static HostThreadPool pool(2);
+  std::mt19937 rng(static_cast<unsigned>(m * 13 + n * 5 + k + batch + tl * 2 + tr));
+  BlasGemmConfig c = Config(type, m, n, k, batch, tl, tr);
+  c.lhs_batch_stride = m * k + 2;
+  c.rhs_batch_stride = 0;  // one rhs for every batch
+  c.output_batch_stride = m * n + 1;
+  c.alpha = alpha;
+  c.beta = beta;
+  auto lhs = Random<T>(batch * c.lhs_batch_stride, rng);
+  auto rhs = Random<T>(k * n, rng);
+  auto out = Random<T>(batch * c.output_batch_stride, rng);
+  const std::vector<double> expected = Naive(c, lhs, rhs, out);
+  HostGemmThreading threading;
+  if (pooled) {
+    threading.pool = &pool;
+    threading.min_parallel_macs = 0;
+  }
+  ASSERT_TRUE(HostGemm(c, lhs.data(), rhs.data(), out.data(), threading).ok());
+  const double eps = type == BlasElementType::kBF16 ? 0x1p-8 : 0x1p-11;
+  for (int64_t b = 0; b < batch; ++b) {
+    for (int64_t e = 0; e < m * n; ++e) {
+      const int64_t i = b * c.output_batch_stride + e;
+      ASSERT_NEAR(static_cast<double>(out[i]), expected[i],
+                  eps * std::abs(expected[i]) + 1e-6 * static_cast<double>(k + 1))
+          << "batch " << b << " element " << e;
+    }
+  }
+}
+
+TEST(HostGemm, HalfTypesWidenOnceAtOddSizes) {
+  for (bool pooled : {false, true}) {
+    for (bool tl : {false, true}) {
+      for (bool tr : {false, true}) {
+        CheckHalf<Eigen::bfloat16>(BlasElementType::kBF16, 3, 257, 5, 1, tl, tr, 1, 0, pooled);
+        CheckHalf<Eigen::half>(BlasElementType::kF16, 3, 257, 5, 1, tl, tr, -0.5, 0.25, pooled);
+        CheckHalf<Eigen::bfloat16>(BlasElementType::kBF16, 17, 33, 9, 7, tl, tr, 0.75, -1, pooled);
+        CheckHalf<Eigen::half>(BlasElementType::kF16, 17, 33, 9, 7, tl, tr, 1, 0, pooled);
+        CheckHalf<Eigen::bfloat16>(BlasElementType::kBF16, 1, 1, 1, 1, tl, tr, 2, 0.5, pooled);
+        CheckHalf<Eigen::half>(BlasElementType::kF16, 1, 1, 1, 1, tl, tr, 1, 0, pooled);
+      }
+    }
+  }
+  // A large one after the small ones and a small one after it: the
+  // per-thread scratch grows, then serves a smaller GEMM.
+  CheckHalf<Eigen::bfloat16>(BlasElementType::kBF16, 130, 200, 300, 2, false, false, 1, 0, true);
+  CheckHalf<Eigen::half>(BlasElementType::kF16, 5, 7, 3, 3, true, false, 1, 0.5, true);
+}
+
 TEST(HostGemm, RejectsUnknownElementTypes) {
   BlasGemmConfig c;
   c.element_type = static_cast<BlasElementType>(99);  // no such type (s32 has no BLAS form)
@@ -107,14 +183,7 @@ void CheckPooledIsBitwiseSingle(BlasElementType type, int64_t m, int64_t n, int6
       SCOPED_TRACE(::testing::Message() << m << "x" << n << "x" << k << " batch " << batch
                                         << " tl " << tl << " tr " << tr << " beta " << beta);
       std::mt19937 rng(static_cast<unsigned>(m * 31 + n * 7 + k + tl * 2 + tr));
-      BlasGemmConfig c;
-      c.element_type = type;
-      c.m = m;
-      c.n = n;
-      c.k = k;
-      c.transpose_lhs = tl;
-      c.transpose_rhs = tr;
-      c.batch_size = batch;
+      BlasGemmConfig c = Config(type, m, n, k, batch, tl, tr);
       c.lhs_batch_stride = m * k + 5;
       c.rhs_batch_stride = k * n + 1;
       c.output_batch_stride = m * n + 3;
@@ -149,8 +218,8 @@ TEST(HostGemm, PooledF32IsBitwiseSingleThreaded) {
 }
 
 TEST(HostGemm, PooledF64AndF16AreBitwiseSingleThreaded) {
-  CheckPooledIsBitwiseSingle<double>(BlasElementType::kF64, 203, 77, 129, 1, 0.5);
-  CheckPooledIsBitwiseSingle<Eigen::half>(BlasElementType::kF16, 151, 35, 47, 1, 0);
+  CheckPooledIsBitwiseSingle<double>(BlasElementType::kF64, 303, 77, 129, 1, 0.5);
+  CheckPooledIsBitwiseSingle<Eigen::half>(BlasElementType::kF16, 271, 35, 47, 1, 0);
 }
 
 // Runs `c` (f32, random operands from `seed`) cut into `units` work units
@@ -172,13 +241,13 @@ void ExpectPooledMatchesNaive(const BlasGemmConfig& c, unsigned seed, int64_t un
 
 TEST(HostGemm, PooledResultMatchesNaive) {
   BlasGemmConfig c;
-  c.m = 149;
+  c.m = 301;
   c.n = 23;
   c.k = 41;
   c.transpose_lhs = true;
   c.alpha = 1.25;
   c.beta = 0.5;
-  ExpectPooledMatchesNaive(c, 5, 4);  // 48 + 48 + 48 + 5 rows
+  ExpectPooledMatchesNaive(c, 5, 2);  // 192 + 109 rows
 }
 
 // Column blocks against the naive product, with every transpose.
@@ -194,7 +263,7 @@ TEST(HostGemm, ColumnBlocksMatchNaive) {
       c.transpose_rhs = tr;
       c.alpha = -1.5;
       c.beta = 0.25;
-      ExpectPooledMatchesNaive(c, 9 + tl * 2 + tr, 5);  // 64 x 4 + 3 columns
+      ExpectPooledMatchesNaive(c, 9 + tl * 2 + tr, 2);  // 192 + 67 columns
     }
   }
 }
@@ -207,17 +276,23 @@ TEST(HostGemm, SmallGemmStaysOnOneThreadAndLargeOneSplits) {
   c.m = 49;  // ResNet-50's last stage: 7 x 7 rows, 512 columns
   c.n = 512;
   c.k = 4608;
-  EXPECT_EQ(HostGemmWorkUnits(c, HostGemmThreading().min_parallel_macs), 8);  // 8 x 64 columns
-  c.m = c.n = c.k = 64;
+  EXPECT_EQ(HostGemmWorkUnits(c, HostGemmThreading().min_parallel_macs), 4);  // 4 x 128 columns
+  c.m = 256;  // bf16_mlp_b256_d1024: columns, each block packing the small lhs
+  c.n = c.k = 1024;
+  EXPECT_EQ(HostGemmWorkUnits(c, HostGemmThreading().min_parallel_macs), 8);  // 8 x 128 columns
   c.m = c.n = c.k = 1024;
-  EXPECT_EQ(HostGemmWorkUnits(c, HostGemmThreading().min_parallel_macs), 11);  // 10 x 96 + 64
+  EXPECT_EQ(HostGemmWorkUnits(c, HostGemmThreading().min_parallel_macs), 8);  // 8 x 128 columns
   c.m = 4096;
   EXPECT_EQ(HostGemmWorkUnits(c, HostGemmThreading().min_parallel_macs), 15);  // 14 x 288 + 64
   c.batch_size = 16;
   EXPECT_EQ(HostGemmWorkUnits(c, HostGemmThreading().min_parallel_macs), 16);  // batches only
   c.batch_size = 3;
   c.m = 1000;
-  EXPECT_EQ(HostGemmWorkUnits(c, HostGemmThreading().min_parallel_macs), 18);  // 3 x (5 x 192 + 40)
+  EXPECT_EQ(HostGemmWorkUnits(c, HostGemmThreading().min_parallel_macs), 18);  // 3 x (5 x 192 + 64 columns)
+  c.batch_size = 1;
+  c.m = 200;  // fewer than 2 x 128 rows and columns: one block
+  c.n = 150;
+  EXPECT_EQ(HostGemmWorkUnits(c, HostGemmThreading().min_parallel_macs), 1);
 }
 
 // A pool whose only thread is blocked: the caller does all the work itself.
@@ -229,7 +304,7 @@ TEST(HostGemm, BusyPoolDoesNotDeadlock) {
   });
   std::mt19937 rng(9);
   BlasGemmConfig c;
-  c.m = 200;
+  c.m = 400;  // 3 row blocks
   c.n = 50;
   c.k = 30;
   auto lhs = Random<float>(c.m * c.k, rng);

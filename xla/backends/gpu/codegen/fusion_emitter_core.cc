@@ -82,11 +82,12 @@ absl::Status FusionEmitterCore::Analyze() {
 }
 
 // CollectOutputLeaves, plus one leaf per value of a tuple-shaped (variadic)
-// sort or reduce-window root.
+// sort, topk or reduce-window root.
 absl::StatusOr<std::vector<OutputLeaf>> FusionEmitterCore::CollectLeaves() const {
   const HloInstruction* root = computation_->root_instruction();
   const bool variadic_root =
-      (root->opcode() == HloOpcode::kSort || root->opcode() == HloOpcode::kReduceWindow) &&
+      (root->opcode() == HloOpcode::kSort || root->opcode() == HloOpcode::kTopK ||
+       root->opcode() == HloOpcode::kReduceWindow) &&
       root->shape().IsTuple();
   if (!variadic_root) return CollectOutputLeaves(emitter_, fusion_, *computation_);
   const size_t n = root->shape().tuple_shapes().size();
@@ -194,7 +195,8 @@ absl::Status FusionEmitterCore::AddGenerator(const HloInstruction* instr) {
     };
     return absl::OkStatus();
   }
-  if (opcode == HloOpcode::kSort || opcode == HloOpcode::kSelectAndScatter ||
+  if (opcode == HloOpcode::kSort || opcode == HloOpcode::kTopK ||
+      opcode == HloOpcode::kSelectAndScatter ||
       opcode == HloOpcode::kTuple || opcode == HloOpcode::kScatter) {
     if (is_root) return absl::OkStatus();  // the outputs, or the kind emits it
     return Unimplemented(instr, "only supported as the fused root");

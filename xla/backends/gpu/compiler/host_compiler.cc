@@ -10,6 +10,7 @@
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Transforms/Utils/Cloning.h"
+#include "xla/backends/gpu/codegen/host/host_fusion_emitter.h"
 #include "xla/backends/gpu/compiler/target_runtime.h"
 #include "xla/backends/gpu/runtime/artifact_header.h"
 #include "xla/backends/gpu/runtime/checksum.h"
@@ -85,6 +86,8 @@ absl::StatusOr<GpuExecutableProto> CompileModuleToHostArtifactProto(
   CompileProgress progress(options.progress, options.progress_interval,
                            options.progress_fraction);
   MiddleEndOptions middle_options = options.middle_end;
+  // The topk kind (host_fusion_emitter.h) selects small k in one pass.
+  middle_options.optimize.keep_topk_up_to_k = kHostTopKMaxK;
   if (progress.enabled()) {
     middle_options.pass_observer = [&progress, inner = options.middle_end.pass_observer](
                                        absl::string_view pipeline, absl::string_view pass) {

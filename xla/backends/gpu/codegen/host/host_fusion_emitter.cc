@@ -61,7 +61,7 @@ absl::Status HostFusionKernelEmitter::CreateFunctions(const std::string& symbol)
   return absl::OkStatus();
 }
 
-// The kinds chosen by the fused root alone (sort, select-and-scatter,
+// The kinds chosen by the fused root alone (sort, topk, select-and-scatter,
 // convolution); an empty list when the root is none of them.
 absl::StatusOr<std::vector<HostKernelSegment>> HostFusionKernelEmitter::PlanRoot() {
   const HloOpcode opcode = computation_->root_instruction()->opcode();
@@ -69,6 +69,9 @@ absl::StatusOr<std::vector<HostKernelSegment>> HostFusionKernelEmitter::PlanRoot
   if (opcode == HloOpcode::kSort) {
     kind_ = "sort";
     ASSIGN_OR_RETURN(s, PlanSort());
+  } else if (opcode == HloOpcode::kTopK) {
+    kind_ = "topk";
+    ASSIGN_OR_RETURN(s, PlanTopK());
   } else if (opcode == HloOpcode::kSelectAndScatter) {
     kind_ = "select_and_scatter";
     ASSIGN_OR_RETURN(s, PlanSelectAndScatter());

@@ -13,7 +13,8 @@
 // (../fusion_emitter_core.h), one file per kind: host_loop_kernel.cc,
 // host_transpose_kernel.cc, host_reduction_kernel.cc (row and column kinds),
 // host_update_kernel.cc (dus, scatter, select-and-scatter),
-// host_sort_kernel.cc, host_convolution_kernel.cc; host_fusion_emitter.cc
+// host_sort_kernel.cc, host_topk_kernel.cc, host_convolution_kernel.cc;
+// host_fusion_emitter.cc
 // dispatches.
 //   loop               no reduce: per output element, the fused computation
 //                      through the elemental emitter; block = rows x column
@@ -43,6 +44,12 @@
 //                      and forth through a scratch line (stack or malloc,
 //                      see sort_stack_scratch_bytes): stable, O(n log n)
 //                      comparator calls per line, for any comparator.
+//   topk               root topk (any non-complex type, k <= kHostTopKMaxK
+//                      by the compiler's choice, any k here): one block per
+//                      row; one pass over the row keeps its best k sorted in
+//                      the outputs (insertion from the end), in the
+//                      evaluator's total order, lower index first among
+//                      equal keys: bit-exact. O(n) typical, O(n k) worst.
 //   select_and_scatter root select-and-scatter: one block; the output is
 //                      set to init, then per source element (row-major)
 //                      the window selection of ../window_gather_ir.h and
@@ -77,6 +84,11 @@
 #include "xla/types/shape.h"
 
 namespace xla::gpu {
+
+// The host compiler leaves `topk` ops with k up to this to the topk kind
+// (TopKDecomposer's keep_topk_up_to_k); larger ones become sorts, whose
+// O(n log n) beats the topk kind's O(n k) worst case there.
+inline constexpr int64_t kHostTopKMaxK = 128;
 
 struct HostEmitOptions {
   // Approximate bytes of output (or, for reductions, of input) per block.

@@ -63,6 +63,7 @@ class HostFusionKernelEmitter : public FusionEmitterCore {
   Segment PlanDusInPlace();                                        // host_update_kernel.cc
   absl::StatusOr<Segment> PlanSelectAndScatter();                  // host_update_kernel.cc
   absl::StatusOr<Segment> PlanSort();                              // host_sort_kernel.cc
+  absl::StatusOr<Segment> PlanTopK();                              // host_topk_kernel.cc
   absl::StatusOr<Segment> PlanConvolution();                       // host_convolution_kernel.cc
   // Writes every output leaf at the index.
   IndexFn AllLeavesBody();

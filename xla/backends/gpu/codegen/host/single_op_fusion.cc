@@ -21,6 +21,7 @@ bool CanWrapInFusion(const HloInstruction& instr) {
       HloOpcode::kBitcastConvert, HloOpcode::kReducePrecision, HloOpcode::kClamp,
       HloOpcode::kCompare,       HloOpcode::kConvolution,  HloOpcode::kReduceWindow,
       HloOpcode::kGather,        HloOpcode::kSort,         HloOpcode::kSelectAndScatter,
+      HloOpcode::kTopK,
   };
   if (IsElementwise(instr.opcode())) return true;
   for (HloOpcode op : kOthers) {

@@ -16,7 +16,7 @@ namespace xla::gpu {
 // select, clamp, convert, bitcast-convert, reduce-precision, copy, iota,
 // broadcast, reshape, transpose, slice, pad, concatenate, reverse,
 // dynamic-slice, dynamic-update-slice, reduce, scatter, convolution,
-// reduce-window, gather and sort. Dot (a GEMM thunk), select-and-scatter,
+// reduce-window, gather, sort and topk. Dot (a GEMM thunk), select-and-scatter,
 // rng and the like are not (the host emitters cannot emit them).
 bool CanWrapInFusion(const HloInstruction& instr);
 

@@ -1,5 +1,6 @@
 #include "xla/aot/compile.h"
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <map>
@@ -16,6 +17,7 @@
 #include "xla/backends/gpu/compiler/gpu_compiler.h"
 #include "xla/backends/gpu/compiler/host_compiler.h"
 #include "xla/backends/gpu/runtime/checksum.h"
+#include "xla/backends/gpu/runtime/feature_registry.h"
 #include "xla/backends/gpu/runtime/invented_constants.h"
 #include "xla/backends/gpu/runtime/thunk_proto_visit.h"
 #include "xla/hlo/parser/hlo_parser.h"
@@ -52,6 +54,17 @@ struct Compilation {
   Clock::time_point begin = Clock::now();
 };
 
+// Whether the runtime the artifact is for has the built-in host
+// fused-attention handlers (an empty target_runtime is this build's).
+bool TargetRuntimeHasFusedAttention(const CompileOptions& options) {
+  if (options.target_runtime.empty()) return true;
+  absl::StatusOr<std::vector<std::string>> features =
+      gpu::FeaturesSupportedOn(options.target_runtime);
+  // A malformed date is reported by FinalizeRuntimeFeatures.
+  return features.ok() && std::find(features->begin(), features->end(),
+                                    "ffi_handlers.te_fused_attention_host") != features->end();
+}
+
 MiddleEndOptions ToMiddleEndOptions(const CompileOptions& options) {
   MiddleEndOptions out;
   out.optimize.max_fold_elements = options.max_fold_elements;
@@ -60,6 +73,8 @@ MiddleEndOptions ToMiddleEndOptions(const CompileOptions& options) {
   out.fusion = options.fusion;
   out.multi_output_fusion = options.multi_output_fusion;
   out.convolution_as_gemm = options.convolution_as_gemm;
+  out.fuse_attention =
+      options.fuse_attention && IsHost(options) && TargetRuntimeHasFusedAttention(options);
   // cuBLASLt's fp8 GEMMs are wired for Hopper (sm_90) only.
   out.fp8_gemm_cublaslt = options.fp8_gemm == Fp8Gemm::kCublasLt &&
                           (options.target == "sm_90" || options.target == "sm_90a");

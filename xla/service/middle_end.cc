@@ -19,6 +19,7 @@
 #include "xla/service/canonicalize/fp8_dot_widener.h"
 #include "xla/service/canonicalize/non_gemm_dot_expander.h"
 #include "xla/service/canonicalize/reduction_canonicalizer.h"
+#include "xla/service/fusion/attention_rewriter.h"
 #include "xla/service/fusion/instruction_fusion.h"
 #include "xla/service/fusion/reshapes_to_bitcasts.h"
 #include "xla/service/layout/layout_assignment.h"
@@ -89,6 +90,8 @@ absl::StatusOr<MiddleEndResult> RunMiddleEnd(HloModule* module, const MiddleEndO
   Phases phases(module, options, &result);
 
   std::unique_ptr<HloPassPipeline> canonicalize = phases.NewPipeline("canonicalize");
+  // Before the GEMM form, while the dots are still JAX's einsum dots.
+  if (options.fuse_attention) canonicalize->AddPass<AttentionRewriter>();
   // Before the GEMM form and decisions.
   canonicalize->AddPass<Fp8DotWidener>(options.fp8_gemm_cublaslt);
   // Dots the GEMM path cannot take (integer, pred, ...) become multiply +

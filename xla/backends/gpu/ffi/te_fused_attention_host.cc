@@ -11,6 +11,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "xla/backends/gpu/ffi/te_fused_attention.h"
+#include "xla/stream_executor/host/host_executor.h"
+#include "xla/stream_executor/host/host_launch.h"
 #include "xla/types/float_format.h"
 #include "xla/util/parallel_for.h"
 
@@ -103,6 +105,9 @@ struct Call {
   std::vector<DeviceMemoryBase> operands;
   std::vector<DeviceMemoryBase> results;
   int q_cu = 0, kv_cu = 0;  // operand indices of the cu_seqlens
+  // The executor's launch pool, which the forward units run on (null: a
+  // few threads of ParallelForEach).
+  stream_executor::host::HostThreadPool* pool = nullptr;
 
   // Per-sequence lengths: from cu_seqlens for padding masks, the maximum
   // lengths otherwise.
@@ -151,6 +156,11 @@ absl::StatusOr<Call> Prepare(const CallFrame& frame, absl::string_view target, b
   call.type = frame.operand_shapes[0]->element_type();
   call.operands.assign(frame.operands.begin(), frame.operands.end());
   call.results.assign(frame.results.begin(), frame.results.end());
+  // These handlers are registered for the host platform only, whose
+  // executor owns the launch pool.
+  if (auto* host = dynamic_cast<stream_executor::host::HostExecutor*>(frame.executor)) {
+    call.pool = &host->launch_pool();
+  }
   call.q_cu = backward ? kBwdQCuSeqlens : kFwdQCuSeqlens;
   call.kv_cu = backward ? kBwdKvCuSeqlens : kFwdKvCuSeqlens;
   // Every buffer read or written must hold its shape.
@@ -178,79 +188,195 @@ absl::StatusOr<Call> Prepare(const CallFrame& frame, absl::string_view target, b
   return call;
 }
 
+// exp(x) for f32 in plain arithmetic that the compiler vectorizes, the
+// approach of the host codegen's HostMathEmitter::Exp (host_math_emitter.h):
+// x clamped to [-104, 89], n = floor(x log2(e) + 1/2), r = x - n ln2 in two
+// steps, the degree-7 Taylor polynomial of 2 exp(r), scaled by 2^(n-1)
+// through the exponent bits. Results below 2^-125 (exp(x) for x < -86.6)
+// are flushed to 0 instead of being built exactly: here they only weigh
+// keys against a row maximum at least 86 larger, whose own weight is 1,
+// so no instruction computes a subnormal (a microcode assist each) and the
+// row's sum changes by less than 2^-125. -inf gives 0; NaN is not expected
+// (scores are finite or -inf).
+__attribute__((always_inline)) inline float VectorExp(float x) {
+  x = x > 89.0f ? 89.0f : x;
+  x = x < -104.0f ? -104.0f : x;
+  // floor by truncation (a vector conversion on every x86-64 level).
+  const float t = x * 1.44269504088896341f + 0.5f;
+  const int32_t ti = static_cast<int32_t>(t);
+  const int32_t ni = ti - (t < static_cast<float>(ti) ? 1 : 0);
+  const float n = static_cast<float>(ni);
+  float r = x - n * 0.693359375f;
+  r = r - n * -2.12194440054690582e-4f;
+  // Horner for 2 exp(r) (the coefficients of host_math_emitter.cc).
+  float p = 2.0f / 5040;
+  p = p * r + 2.0f / 720;
+  p = p * r + 2.0f / 120;
+  p = p * r + 2.0f / 24;
+  p = p * r + 2.0f / 6;
+  p = p * r + 1.0f;
+  p = p * r + 2.0f;
+  p = p * r + 2.0f;
+  const int32_t e = ni - 1 + 127;  // 2^(n-1) in [2^-151, 2^127]
+  const int32_t bits = (e < 1 ? 1 : e) << 23;
+  float scale;
+  std::memcpy(&scale, &bits, sizeof(scale));
+  return ni < -125 ? 0.0f : p * scale;
+}
+
+// Query rows and key columns of one forward tile. A row tile's scores
+// (kFwdRows x kFwdCols f32) and its accumulators stay in L1.
+constexpr int64_t kFwdRows = 16;
+constexpr int64_t kFwdCols = 64;
+
+// What every forward work unit (one batch, head and query tile) reads.
+struct ForwardContext {
+  const TeAttentionConfig* config;
+  const std::vector<int64_t>* q_len;
+  const std::vector<int64_t>* kv_len;
+  const float* q;   // [B, H, Sq, Dqk], pre-scaled
+  const float* kt;  // [B, G, Dqk, Skv]: K transposed per head
+  const float* v;   // [B, G, Skv, Dv]
+  float* out;       // [B, H, Sq, Dv]
+  float* stats;     // [B, H, Sq]
+  int64_t row_tiles;
+};
+
+// One key tile of one query tile: scores, online softmax update, P.V.
+// Vectorizes over key columns (scores, exp) and over the value dim (P.V);
+// with GCC on x86-64 it has an AVX2/FMA clone that the loader picks on
+// CPUs that have them (an ifunc).
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+__attribute__((target_clones("arch=haswell", "default")))
+#endif
+void ForwardKeyTile(const ForwardContext& x, int64_t b, int64_t i0, int64_t rows,
+                           int64_t j0, int64_t cols, const float* qh, const float* kth,
+                           const float* vh, float* row_max, float* row_sum, float* acc) {
+  const TeAttentionConfig& c = *x.config;
+  const int64_t Dqk = c.qk_head_dim, Dv = c.v_head_dim, Skv = c.kv_seqlen;
+  float s[kFwdCols];
+  for (int64_t r = 0; r < rows; ++r) {
+    const int64_t i = i0 + r;
+    for (int64_t cc = 0; cc < cols; ++cc) s[cc] = 0.0f;
+    const float* qi = qh + i * Dqk;
+    for (int64_t d = 0; d < Dqk; ++d) {
+      const float qd = qi[d];
+      const float* kd = kth + d * Skv + j0;
+      for (int64_t cc = 0; cc < cols; ++cc) s[cc] += qd * kd[cc];
+    }
+    // Hidden keys: the causal upper triangle, padding.
+    int64_t visible = cols;
+    if (c.causal) visible = std::min(visible, std::max<int64_t>(i - j0 + 1, 0));
+    if (c.padding) {
+      if (i >= (*x.q_len)[b]) visible = 0;
+      visible = std::min(visible, std::max<int64_t>((*x.kv_len)[b] - j0, 0));
+    }
+    if (visible == 0) continue;
+    float tile_max = s[0];
+    for (int64_t cc = 1; cc < visible; ++cc) tile_max = std::max(tile_max, s[cc]);
+    const float new_max = std::max(row_max[r], tile_max);
+    const float correction = VectorExp(row_max[r] - new_max);  // 0 for the first tile
+    // Two loops: the exp loop vectorizes, an in-order float sum does not.
+    for (int64_t cc = 0; cc < visible; ++cc) s[cc] = VectorExp(s[cc] - new_max);
+    float sum = 0.0f;
+    for (int64_t cc = 0; cc < visible; ++cc) sum += s[cc];
+    row_sum[r] = row_sum[r] * correction + sum;
+    row_max[r] = new_max;
+    float* a = acc + r * Dv;
+    for (int64_t d = 0; d < Dv; ++d) a[d] *= correction;
+    for (int64_t cc = 0; cc < visible; ++cc) {
+      const float p = s[cc];
+      const float* vj = vh + (j0 + cc) * Dv;
+      for (int64_t d = 0; d < Dv; ++d) a[d] += p * vj[d];
+    }
+  }
+}
+
+// Work unit `unit`: batch b, head h, query tile t (row-major over them).
+void ForwardUnit(const ForwardContext& x, int64_t unit) {
+  const TeAttentionConfig& c = *x.config;
+  const int64_t H = c.heads, G = c.kv_heads, Sq = c.q_seqlen, Skv = c.kv_seqlen;
+  const int64_t Dqk = c.qk_head_dim, Dv = c.v_head_dim;
+  const int64_t bh = unit / x.row_tiles, b = bh / H, h = bh % H;
+  const int64_t i0 = (unit % x.row_tiles) * kFwdRows, rows = std::min(kFwdRows, Sq - i0);
+  const int64_t g = c.KvHead(h);
+  const float* qh = x.q + (bh * Sq) * Dqk;
+  const float* kth = x.kt + ((b * G + g) * Dqk) * Skv;
+  const float* vh = x.v + ((b * G + g) * Skv) * Dv;
+  float row_max[kFwdRows], row_sum[kFwdRows];
+  std::vector<float> acc(static_cast<size_t>(kFwdRows * Dv), 0.0f);
+  std::fill(row_max, row_max + kFwdRows, kNegInf);
+  std::fill(row_sum, row_sum + kFwdRows, 0.0f);
+  for (int64_t j0 = 0; j0 < Skv; j0 += kFwdCols) {
+    // Key tiles entirely above the causal diagonal, or entirely padding,
+    // contribute nothing to this query tile, nor do later ones.
+    if (c.causal && j0 > i0 + rows - 1) break;
+    if (c.padding && j0 >= (*x.kv_len)[b]) break;
+    ForwardKeyTile(x, b, i0, rows, j0, std::min(kFwdCols, Skv - j0), qh, kth, vh, row_max,
+                   row_sum, acc.data());
+  }
+  for (int64_t r = 0; r < rows; ++r) {
+    const int64_t i = i0 + r;
+    float* o = x.out + (bh * Sq + i) * Dv;
+    if (row_sum[r] > 0) {
+      const float inv = 1.0f / row_sum[r];
+      for (int64_t d = 0; d < Dv; ++d) o[d] = acc[r * Dv + d] * inv;
+      x.stats[bh * Sq + i] = row_max[r] + std::log(row_sum[r]);
+    } else {
+      x.stats[bh * Sq + i] = 0.0f;  // a row that sees no key (output stays 0)
+    }
+  }
+}
+
+// The host kernel ABI's entry point for the forward units (buffers[0] is
+// the ForwardContext).
+void ForwardUnits(void* const* buffers, int64_t, int64_t begin, int64_t end) {
+  const auto& x = *static_cast<const ForwardContext*>(buffers[0]);
+  for (int64_t unit = begin; unit < end; ++unit) ForwardUnit(x, unit);
+}
+
+// K of every (batch, kv head) transposed to [Dqk, Skv], so that a query
+// row's scores against a key tile are a vector loop over keys.
+std::vector<float> TransposeKeys(const std::vector<float>& k, int64_t heads, int64_t seq,
+                                 int64_t dim) {
+  std::vector<float> kt(k.size());
+  for (int64_t h = 0; h < heads; ++h) {
+    const float* src = &k[h * seq * dim];
+    float* dst = &kt[h * seq * dim];
+    for (int64_t s = 0; s < seq; ++s) {
+      for (int64_t d = 0; d < dim; ++d) dst[d * seq + s] = src[s * dim + d];
+    }
+  }
+  return kt;
+}
+
 absl::Status RunForward(const Call& call) {
   const TeAttentionConfig& c = call.config;
   std::vector<int64_t> q_len, kv_len;
   if (absl::Status s = call.Lengths(&q_len, &kv_len); !s.ok()) return s;
   const int64_t B = c.batch, H = c.heads, G = c.kv_heads, Sq = c.q_seqlen, Skv = c.kv_seqlen;
   const int64_t Dqk = c.qk_head_dim, Dv = c.v_head_dim;
-  const std::vector<float> q =
-      Gather(call.operands[c.q.operand].opaque, call.type, c.q, B, H, Sq, Dqk);
-  const std::vector<float> k =
-      Gather(call.operands[c.k.operand].opaque, call.type, c.k, B, G, Skv, Dqk);
+  std::vector<float> q = Gather(call.operands[c.q.operand].opaque, call.type, c.q, B, H, Sq, Dqk);
+  const float scale = static_cast<float>(c.scale);
+  for (float& e : q) e *= scale;
+  const std::vector<float> kt = TransposeKeys(
+      Gather(call.operands[c.k.operand].opaque, call.type, c.k, B, G, Skv, Dqk), B * G, Skv, Dqk);
   const std::vector<float> v =
       Gather(call.operands[c.v.operand].opaque, call.type, c.v, B, G, Skv, Dv);
   std::vector<float> out(static_cast<size_t>(B * H * Sq * Dv), 0.0f);
-  float* stats = static_cast<float*>(call.results[kFwdSoftmaxAux].opaque);
-  const float scale = static_cast<float>(c.scale);
-
-  // Each (batch, head) writes its own rows of the output and stats.
-  ParallelForEach(B * H, ThreadCount(0, kMaxThreads), [&](int64_t bh) {
-    const int64_t b = bh / H, h = bh % H;
-    std::vector<float> row_max(kRowTile), row_sum(kRowTile), acc(kRowTile * Dv), tile(kColTile);
-    const float* qh = &q[((b * H + h) * Sq) * Dqk];
-    const float* kh = &k[((b * G + c.KvHead(h)) * Skv) * Dqk];
-    const float* vh = &v[((b * G + c.KvHead(h)) * Skv) * Dv];
-    for (int64_t i0 = 0; i0 < Sq; i0 += kRowTile) {
-      const int64_t rows = std::min(kRowTile, Sq - i0);
-      std::fill(row_max.begin(), row_max.end(), kNegInf);
-      std::fill(row_sum.begin(), row_sum.end(), 0.0f);
-      std::fill(acc.begin(), acc.end(), 0.0f);
-      for (int64_t j0 = 0; j0 < Skv; j0 += kColTile) {
-        // Key tiles entirely above the causal diagonal, or entirely
-        // padding, contribute nothing to this query tile, nor do later ones.
-        if (c.causal && j0 > i0 + rows - 1) break;
-        if (c.padding && j0 >= kv_len[b]) break;
-        const int64_t cols = std::min(kColTile, Skv - j0);
-        for (int64_t r = 0; r < rows; ++r) {
-          const int64_t i = i0 + r;
-          float tile_max = kNegInf;
-          for (int64_t cc = 0; cc < cols; ++cc) {
-            const int64_t j = j0 + cc;
-            tile[cc] = c.Visible(i, j, q_len[b], kv_len[b])
-                           ? scale * Dot(qh + i * Dqk, kh + j * Dqk, Dqk)
-                           : kNegInf;
-            tile_max = std::max(tile_max, tile[cc]);
-          }
-          if (tile_max == kNegInf) continue;  // nothing visible in this tile
-          const float new_max = std::max(row_max[r], tile_max);
-          const float correction = std::exp(row_max[r] - new_max);  // 0 for the first tile
-          float* a = &acc[r * Dv];
-          row_sum[r] *= correction;
-          for (int64_t d = 0; d < Dv; ++d) a[d] *= correction;
-          for (int64_t cc = 0; cc < cols; ++cc) {
-            if (tile[cc] == kNegInf) continue;
-            const float p = std::exp(tile[cc] - new_max);
-            row_sum[r] += p;
-            const float* vj = vh + (j0 + cc) * Dv;
-            for (int64_t d = 0; d < Dv; ++d) a[d] += p * vj[d];
-          }
-          row_max[r] = new_max;
-        }
-      }
-      for (int64_t r = 0; r < rows; ++r) {
-        const int64_t i = i0 + r;
-        float* o = &out[((b * H + h) * Sq + i) * Dv];
-        if (row_sum[r] > 0) {
-          const float inv = 1.0f / row_sum[r];
-          for (int64_t d = 0; d < Dv; ++d) o[d] = acc[r * Dv + d] * inv;
-          stats[(b * H + h) * Sq + i] = row_max[r] + std::log(row_sum[r]);
-        } else {
-          stats[(b * H + h) * Sq + i] = 0.0f;  // a row that sees no key
-        }
-      }
-    }
-  });
+  ForwardContext x{&c,       &q_len, &kv_len,
+                   q.data(), kt.data(), v.data(),
+                   out.data(), static_cast<float*>(call.results[kFwdSoftmaxAux].opaque),
+                   (Sq + kFwdRows - 1) / kFwdRows};
+  // Each unit writes its own rows of the output and stats.
+  const int64_t units = B * H * x.row_tiles;
+  void* const buffers[] = {&x};
+  if (call.pool != nullptr) {
+    stream_executor::host::RunHostKernel(&ForwardUnits, buffers, units, *call.pool);
+  } else {
+    ParallelForEach(units, ThreadCount(0, kMaxThreads),
+                    [&](int64_t unit) { ForwardUnits(buffers, 1, unit, unit + 1); });
+  }
   Scatter(out, call.results[kFwdOutput].opaque, call.type, c.o, B, H, Sq, Dv);
   // No dropout: the RNG state carries nothing.
   std::memset(call.results[kFwdRngState].opaque, 0, call.results[kFwdRngState].size);

@@ -111,6 +111,30 @@ double WorstError(const Literal& a, const Literal& b) {
   return worst;
 }
 
+// Compiles `hlo` for the host with the rewriter on and off, checks that the
+// artifact calls the kernel exactly when on and `fusable`, runs it on
+// `args` and compares with the evaluator's result of the unfused module.
+void CheckOnAndOff(const std::string& hlo, const std::vector<Literal>& args, bool fusable) {
+  absl::StatusOr<Literal> expected = evaluator_test::EvalText(hlo, args);
+  ASSERT_TRUE(expected.ok()) << expected.status();
+  for (bool fuse : {true, false}) {
+    SCOPED_TRACE(fuse ? "rewriter on" : "rewriter off");
+    absl::StatusOr<gpu::GpuExecutableProto> proto = CompileToProto(hlo, Host(fuse));
+    ASSERT_TRUE(proto.ok()) << proto.status();
+    EXPECT_EQ(CallsTarget(*proto, kTarget), fuse && fusable);
+    absl::StatusOr<CompiledArtifact> compiled = Compile(hlo, Host(fuse));
+    ASSERT_TRUE(compiled.ok()) << compiled.status();
+    absl::StatusOr<std::unique_ptr<Executable>> exe = Executable::LoadFromBytes(compiled->bytes);
+    ASSERT_TRUE(exe.ok()) << exe.status();
+    absl::StatusOr<std::vector<Literal>> out =
+        ExecuteOnLiterals(**exe, gpu::testing::HostExecutor(), args);
+    ASSERT_TRUE(out.ok()) << out.status();
+    ASSERT_EQ(out->size(), 1u);
+    // f32 throughout; the kernel sums in another order than the GEMMs.
+    EXPECT_LE(WorstError((*out)[0], *expected), 2e-5);
+  }
+}
+
 class AttentionFusionHost : public ::testing::TestWithParam<Case> {};
 
 TEST_P(AttentionFusionHost, MatchesTheEvaluatorWithAndWithoutTheRewriter) {
@@ -119,24 +143,7 @@ TEST_P(AttentionFusionHost, MatchesTheEvaluatorWithAndWithoutTheRewriter) {
   ASSERT_TRUE(module.ok()) << module.status();
   absl::StatusOr<std::vector<Literal>> args = MakeRandomInputs(**module, 7);
   ASSERT_TRUE(args.ok()) << args.status();
-  absl::StatusOr<Literal> expected = evaluator_test::EvalText(hlo, *args);
-  ASSERT_TRUE(expected.ok()) << expected.status();
-  for (bool fuse : {true, false}) {
-    SCOPED_TRACE(fuse ? "rewriter on" : "rewriter off");
-    absl::StatusOr<gpu::GpuExecutableProto> proto = CompileToProto(hlo, Host(fuse));
-    ASSERT_TRUE(proto.ok()) << proto.status();
-    EXPECT_EQ(CallsTarget(*proto, kTarget), fuse);
-    absl::StatusOr<CompiledArtifact> compiled = Compile(hlo, Host(fuse));
-    ASSERT_TRUE(compiled.ok()) << compiled.status();
-    absl::StatusOr<std::unique_ptr<Executable>> exe = Executable::LoadFromBytes(compiled->bytes);
-    ASSERT_TRUE(exe.ok()) << exe.status();
-    absl::StatusOr<std::vector<Literal>> out =
-        ExecuteOnLiterals(**exe, gpu::testing::HostExecutor(), *args);
-    ASSERT_TRUE(out.ok()) << out.status();
-    ASSERT_EQ(out->size(), 1u);
-    // f32 throughout; the kernel sums in another order than the GEMMs.
-    EXPECT_LE(WorstError((*out)[0], *expected), 2e-5);
-  }
+  CheckOnAndOff(hlo, *args, /*fusable=*/true);
 }
 
 INSTANTIATE_TEST_SUITE_P(Cases, AttentionFusionHost, ::testing::ValuesIn(Cases()),
@@ -164,23 +171,7 @@ TEST_P(AttentionFusionJax, MatchesTheEvaluator) {
   ASSERT_TRUE(module.ok()) << module.status();
   absl::StatusOr<std::vector<Literal>> args = MakeRandomInputs(**module, 11);
   ASSERT_TRUE(args.ok()) << args.status();
-  absl::StatusOr<Literal> expected = evaluator_test::EvalText(hlo, *args);
-  ASSERT_TRUE(expected.ok()) << expected.status();
-  for (bool fuse : {true, false}) {
-    SCOPED_TRACE(fuse ? "rewriter on" : "rewriter off");
-    absl::StatusOr<CompiledArtifact> compiled = Compile(hlo, Host(fuse));
-    ASSERT_TRUE(compiled.ok()) << compiled.status();
-    absl::StatusOr<gpu::GpuExecutableProto> proto = CompileToProto(hlo, Host(fuse));
-    ASSERT_TRUE(proto.ok()) << proto.status();
-    EXPECT_EQ(CallsTarget(*proto, kTarget), fuse && GetParam().fused);
-    absl::StatusOr<std::unique_ptr<Executable>> exe = Executable::LoadFromBytes(compiled->bytes);
-    ASSERT_TRUE(exe.ok()) << exe.status();
-    absl::StatusOr<std::vector<Literal>> out =
-        ExecuteOnLiterals(**exe, gpu::testing::HostExecutor(), *args);
-    ASSERT_TRUE(out.ok()) << out.status();
-    ASSERT_EQ(out->size(), 1u);
-    EXPECT_LE(WorstError((*out)[0], *expected), 2e-5);
-  }
+  CheckOnAndOff(hlo, *args, GetParam().fused);
 }
 
 const JaxCase kJaxCases[] = {

@@ -224,72 +224,123 @@ __attribute__((always_inline)) inline float VectorExp(float x) {
   return ni < -125 ? 0.0f : p * scale;
 }
 
-// Query rows and key columns of one forward tile. A row tile's scores
-// (kFwdRows x kFwdCols f32) and its accumulators stay in L1.
+// Query rows and key columns of one forward tile. A tile's scores
+// (kFwdRows x kFwdCols f32) and its accumulators stay in L1. The operands
+// are zero-padded to whole tiles (rows of Q to kFwdRows, keys to kFwdCols,
+// the value dim to kNr), so the two products run with constant bounds:
+// kMr x kNr register blocks, like a GEMM micro-kernel, that the compiler
+// keeps in vector registers.
 constexpr int64_t kFwdRows = 16;
 constexpr int64_t kFwdCols = 64;
+constexpr int64_t kMr = 4;
+constexpr int64_t kNr = 16;
+
+int64_t RoundUp(int64_t x, int64_t m) { return (x + m - 1) / m * m; }
 
 // What every forward work unit (one batch, head and query tile) reads.
 struct ForwardContext {
   const TeAttentionConfig* config;
   const std::vector<int64_t>* q_len;
   const std::vector<int64_t>* kv_len;
-  const float* q;   // [B, H, Sq, Dqk], pre-scaled
-  const float* kt;  // [B, G, Dqk, Skv]: K transposed per head
-  const float* v;   // [B, G, Skv, Dv]
+  const float* q;   // [B, H, Sq_pad, Dqk], pre-scaled, zero rows past Sq
+  const float* kt;  // [B, G, Dqk, Skv_pad]: K transposed per head, zero past Skv
+  const float* v;   // [B, G, Skv_pad, Dv_pad], zero past Skv and Dv
   float* out;       // [B, H, Sq, Dv]
   float* stats;     // [B, H, Sq]
+  int64_t sq_pad, skv_pad, dv_pad;
   int64_t row_tiles;
 };
 
-// One key tile of one query tile: scores, online softmax update, P.V.
-// Vectorizes over key columns (scores, exp) and over the value dim (P.V);
-// with GCC on x86-64 it has an AVX2/FMA clone that the loader picks on
-// CPUs that have them (an ifunc).
+// s[kFwdRows][kFwdCols] = q[kFwdRows][d] . kt[d][ld] (columns from kt).
+__attribute__((always_inline)) inline void TileScores(const float* q, const float* kt, int64_t d_size, int64_t ld, float* s) {
+  for (int64_t r0 = 0; r0 < kFwdRows; r0 += kMr) {
+    for (int64_t c0 = 0; c0 < kFwdCols; c0 += kNr) {
+      float acc[kMr][kNr] = {};
+      for (int64_t d = 0; d < d_size; ++d) {
+        const float* k = kt + d * ld + c0;
+        for (int64_t r = 0; r < kMr; ++r) {
+          const float qv = q[(r0 + r) * d_size + d];
+          for (int64_t c = 0; c < kNr; ++c) acc[r][c] += qv * k[c];
+        }
+      }
+      for (int64_t r = 0; r < kMr; ++r) {
+        for (int64_t c = 0; c < kNr; ++c) s[(r0 + r) * kFwdCols + c0 + c] = acc[r][c];
+      }
+    }
+  }
+}
+
+// acc[kFwdRows][dv] += p[kFwdRows][kFwdCols] . v[kFwdCols][dv] (dv a
+// multiple of kNr).
+__attribute__((always_inline)) inline void TileValues(const float* p, const float* v, int64_t dv, float* acc) {
+  for (int64_t r0 = 0; r0 < kFwdRows; r0 += kMr) {
+    for (int64_t d0 = 0; d0 < dv; d0 += kNr) {
+      float a[kMr][kNr];
+      for (int64_t r = 0; r < kMr; ++r) {
+        for (int64_t c = 0; c < kNr; ++c) a[r][c] = acc[(r0 + r) * dv + d0 + c];
+      }
+      for (int64_t cc = 0; cc < kFwdCols; ++cc) {
+        const float* vr = v + cc * dv + d0;
+        for (int64_t r = 0; r < kMr; ++r) {
+          const float pv = p[(r0 + r) * kFwdCols + cc];
+          for (int64_t c = 0; c < kNr; ++c) a[r][c] += pv * vr[c];
+        }
+      }
+      for (int64_t r = 0; r < kMr; ++r) {
+        for (int64_t c = 0; c < kNr; ++c) acc[(r0 + r) * dv + d0 + c] = a[r][c];
+      }
+    }
+  }
+}
+
+// The online-softmax step of one row of a tile: hides the keys past
+// `visible`, turns the scores into weights against the new running max,
+// and rescales the row's sum and accumulator.
+__attribute__((always_inline)) inline void SoftmaxRow(float* s, int64_t visible, float& row_max, float& row_sum, float* acc,
+                       int64_t dv) {
+  if (visible == 0) {
+    for (int64_t cc = 0; cc < kFwdCols; ++cc) s[cc] = 0.0f;
+    return;
+  }
+  for (int64_t cc = visible; cc < kFwdCols; ++cc) s[cc] = kNegInf;
+  float tile_max = s[0];
+  for (int64_t cc = 1; cc < visible; ++cc) tile_max = std::max(tile_max, s[cc]);
+  const float new_max = std::max(row_max, tile_max);
+  const float correction = VectorExp(row_max - new_max);  // 0 for the first tile
+  // Two loops: the exp loop vectorizes, an in-order float sum does not.
+  for (int64_t cc = 0; cc < kFwdCols; ++cc) s[cc] = VectorExp(s[cc] - new_max);
+  float sum = 0.0f;
+  for (int64_t cc = 0; cc < visible; ++cc) sum += s[cc];
+  row_sum = row_sum * correction + sum;
+  row_max = new_max;
+  for (int64_t d = 0; d < dv; ++d) acc[d] *= correction;
+}
+
+// One key tile of one query tile: scores, online softmax, P.V. With GCC on
+// x86-64 it has an AVX2/FMA clone that the loader picks on CPUs that have
+// them (an ifunc).
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 __attribute__((target_clones("arch=haswell", "default")))
 #endif
-void ForwardKeyTile(const ForwardContext& x, int64_t b, int64_t i0, int64_t rows,
-                           int64_t j0, int64_t cols, const float* qh, const float* kth,
-                           const float* vh, float* row_max, float* row_sum, float* acc) {
+void ForwardKeyTile(const ForwardContext& x, int64_t b, int64_t i0, int64_t rows, int64_t j0,
+                    const float* qt, const float* kth, const float* vh, float* row_max,
+                    float* row_sum, float* acc) {
   const TeAttentionConfig& c = *x.config;
-  const int64_t Dqk = c.qk_head_dim, Dv = c.v_head_dim, Skv = c.kv_seqlen;
-  float s[kFwdCols];
-  for (int64_t r = 0; r < rows; ++r) {
+  alignas(64) float s[kFwdRows * kFwdCols];
+  TileScores(qt, kth + j0, c.qk_head_dim, x.skv_pad, s);
+  const int64_t cols = std::min(kFwdCols, c.kv_seqlen - j0);
+  for (int64_t r = 0; r < kFwdRows; ++r) {
     const int64_t i = i0 + r;
-    for (int64_t cc = 0; cc < cols; ++cc) s[cc] = 0.0f;
-    const float* qi = qh + i * Dqk;
-    for (int64_t d = 0; d < Dqk; ++d) {
-      const float qd = qi[d];
-      const float* kd = kth + d * Skv + j0;
-      for (int64_t cc = 0; cc < cols; ++cc) s[cc] += qd * kd[cc];
-    }
-    // Hidden keys: the causal upper triangle, padding.
-    int64_t visible = cols;
+    // Hidden keys: past the sequence, the causal upper triangle, padding.
+    int64_t visible = r < rows ? cols : 0;
     if (c.causal) visible = std::min(visible, std::max<int64_t>(i - j0 + 1, 0));
     if (c.padding) {
       if (i >= (*x.q_len)[b]) visible = 0;
       visible = std::min(visible, std::max<int64_t>((*x.kv_len)[b] - j0, 0));
     }
-    if (visible == 0) continue;
-    float tile_max = s[0];
-    for (int64_t cc = 1; cc < visible; ++cc) tile_max = std::max(tile_max, s[cc]);
-    const float new_max = std::max(row_max[r], tile_max);
-    const float correction = VectorExp(row_max[r] - new_max);  // 0 for the first tile
-    // Two loops: the exp loop vectorizes, an in-order float sum does not.
-    for (int64_t cc = 0; cc < visible; ++cc) s[cc] = VectorExp(s[cc] - new_max);
-    float sum = 0.0f;
-    for (int64_t cc = 0; cc < visible; ++cc) sum += s[cc];
-    row_sum[r] = row_sum[r] * correction + sum;
-    row_max[r] = new_max;
-    float* a = acc + r * Dv;
-    for (int64_t d = 0; d < Dv; ++d) a[d] *= correction;
-    for (int64_t cc = 0; cc < visible; ++cc) {
-      const float p = s[cc];
-      const float* vj = vh + (j0 + cc) * Dv;
-      for (int64_t d = 0; d < Dv; ++d) a[d] += p * vj[d];
-    }
+    SoftmaxRow(s + r * kFwdCols, visible, row_max[r], row_sum[r], acc + r * x.dv_pad, x.dv_pad);
   }
+  TileValues(s, vh + j0 * x.dv_pad, x.dv_pad, acc);
 }
 
 // Work unit `unit`: batch b, head h, query tile t (row-major over them).
@@ -300,11 +351,11 @@ void ForwardUnit(const ForwardContext& x, int64_t unit) {
   const int64_t bh = unit / x.row_tiles, b = bh / H, h = bh % H;
   const int64_t i0 = (unit % x.row_tiles) * kFwdRows, rows = std::min(kFwdRows, Sq - i0);
   const int64_t g = c.KvHead(h);
-  const float* qh = x.q + (bh * Sq) * Dqk;
-  const float* kth = x.kt + ((b * G + g) * Dqk) * Skv;
-  const float* vh = x.v + ((b * G + g) * Skv) * Dv;
+  const float* qt = x.q + (bh * x.sq_pad + i0) * Dqk;
+  const float* kth = x.kt + ((b * G + g) * Dqk) * x.skv_pad;
+  const float* vh = x.v + ((b * G + g) * x.skv_pad) * x.dv_pad;
   float row_max[kFwdRows], row_sum[kFwdRows];
-  std::vector<float> acc(static_cast<size_t>(kFwdRows * Dv), 0.0f);
+  std::vector<float> acc(static_cast<size_t>(kFwdRows * x.dv_pad), 0.0f);
   std::fill(row_max, row_max + kFwdRows, kNegInf);
   std::fill(row_sum, row_sum + kFwdRows, 0.0f);
   for (int64_t j0 = 0; j0 < Skv; j0 += kFwdCols) {
@@ -312,15 +363,14 @@ void ForwardUnit(const ForwardContext& x, int64_t unit) {
     // contribute nothing to this query tile, nor do later ones.
     if (c.causal && j0 > i0 + rows - 1) break;
     if (c.padding && j0 >= (*x.kv_len)[b]) break;
-    ForwardKeyTile(x, b, i0, rows, j0, std::min(kFwdCols, Skv - j0), qh, kth, vh, row_max,
-                   row_sum, acc.data());
+    ForwardKeyTile(x, b, i0, rows, j0, qt, kth, vh, row_max, row_sum, acc.data());
   }
   for (int64_t r = 0; r < rows; ++r) {
     const int64_t i = i0 + r;
     float* o = x.out + (bh * Sq + i) * Dv;
     if (row_sum[r] > 0) {
       const float inv = 1.0f / row_sum[r];
-      for (int64_t d = 0; d < Dv; ++d) o[d] = acc[r * Dv + d] * inv;
+      for (int64_t d = 0; d < Dv; ++d) o[d] = acc[r * x.dv_pad + d] * inv;
       x.stats[bh * Sq + i] = row_max[r] + std::log(row_sum[r]);
     } else {
       x.stats[bh * Sq + i] = 0.0f;  // a row that sees no key (output stays 0)
@@ -335,19 +385,22 @@ void ForwardUnits(void* const* buffers, int64_t, int64_t begin, int64_t end) {
   for (int64_t unit = begin; unit < end; ++unit) ForwardUnit(x, unit);
 }
 
-// K of every (batch, kv head) transposed to [Dqk, Skv], so that a query
-// row's scores against a key tile are a vector loop over keys.
-std::vector<float> TransposeKeys(const std::vector<float>& k, int64_t heads, int64_t seq,
-                                 int64_t dim) {
-  std::vector<float> kt(k.size());
+// `heads` contiguous [seq, dim] matrices copied to [rows, cols] zero-padded
+// ones (rows >= seq, cols >= dim), transposed to [cols, rows] when
+// `transpose`, scaled by `scale`.
+std::vector<float> Pad(const std::vector<float>& in, int64_t heads, int64_t seq, int64_t dim,
+                       int64_t rows, int64_t cols, bool transpose, float scale) {
+  std::vector<float> out(static_cast<size_t>(heads * rows * cols), 0.0f);
   for (int64_t h = 0; h < heads; ++h) {
-    const float* src = &k[h * seq * dim];
-    float* dst = &kt[h * seq * dim];
+    const float* src = &in[h * seq * dim];
+    float* dst = &out[h * rows * cols];
     for (int64_t s = 0; s < seq; ++s) {
-      for (int64_t d = 0; d < dim; ++d) dst[d * seq + s] = src[s * dim + d];
+      for (int64_t d = 0; d < dim; ++d) {
+        dst[transpose ? d * rows + s : s * cols + d] = scale * src[s * dim + d];
+      }
     }
   }
-  return kt;
+  return out;
 }
 
 absl::Status RunForward(const Call& call) {
@@ -356,18 +409,30 @@ absl::Status RunForward(const Call& call) {
   if (absl::Status s = call.Lengths(&q_len, &kv_len); !s.ok()) return s;
   const int64_t B = c.batch, H = c.heads, G = c.kv_heads, Sq = c.q_seqlen, Skv = c.kv_seqlen;
   const int64_t Dqk = c.qk_head_dim, Dv = c.v_head_dim;
-  std::vector<float> q = Gather(call.operands[c.q.operand].opaque, call.type, c.q, B, H, Sq, Dqk);
-  const float scale = static_cast<float>(c.scale);
-  for (float& e : q) e *= scale;
-  const std::vector<float> kt = TransposeKeys(
-      Gather(call.operands[c.k.operand].opaque, call.type, c.k, B, G, Skv, Dqk), B * G, Skv, Dqk);
-  const std::vector<float> v =
-      Gather(call.operands[c.v.operand].opaque, call.type, c.v, B, G, Skv, Dv);
+  const int64_t sq_pad = RoundUp(Sq, kFwdRows), skv_pad = RoundUp(Skv, kFwdCols);
+  const int64_t dv_pad = RoundUp(Dv, kNr);
+  const std::vector<float> q = Pad(
+      Gather(call.operands[c.q.operand].opaque, call.type, c.q, B, H, Sq, Dqk), B * H, Sq, Dqk,
+      sq_pad, Dqk, /*transpose=*/false, static_cast<float>(c.scale));
+  const std::vector<float> kt = Pad(
+      Gather(call.operands[c.k.operand].opaque, call.type, c.k, B, G, Skv, Dqk), B * G, Skv, Dqk,
+      skv_pad, Dqk, /*transpose=*/true, 1.0f);
+  const std::vector<float> v = Pad(
+      Gather(call.operands[c.v.operand].opaque, call.type, c.v, B, G, Skv, Dv), B * G, Skv, Dv,
+      skv_pad, dv_pad, /*transpose=*/false, 1.0f);
   std::vector<float> out(static_cast<size_t>(B * H * Sq * Dv), 0.0f);
-  ForwardContext x{&c,       &q_len, &kv_len,
-                   q.data(), kt.data(), v.data(),
-                   out.data(), static_cast<float*>(call.results[kFwdSoftmaxAux].opaque),
-                   (Sq + kFwdRows - 1) / kFwdRows};
+  ForwardContext x{&c,
+                   &q_len,
+                   &kv_len,
+                   q.data(),
+                   kt.data(),
+                   v.data(),
+                   out.data(),
+                   static_cast<float*>(call.results[kFwdSoftmaxAux].opaque),
+                   sq_pad,
+                   skv_pad,
+                   dv_pad,
+                   sq_pad / kFwdRows};
   // Each unit writes its own rows of the output and stats.
   const int64_t units = B * H * x.row_tiles;
   void* const buffers[] = {&x};

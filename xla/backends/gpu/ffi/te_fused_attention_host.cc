@@ -70,6 +70,11 @@ std::vector<float> Gather(const void* data, PrimitiveType type, const TeTensorVi
     for (int64_t h = 0; h < heads; ++h) {
       for (int64_t s = 0; s < seq; ++s) {
         const int64_t base = view.At(b, s, h);
+        if (type == PrimitiveType::F32) {  // one row copy, no per-element decode
+          std::memcpy(dst, static_cast<const float*>(data) + base, dim * sizeof(float));
+          dst += dim;
+          continue;
+        }
         for (int64_t d = 0; d < dim; ++d) *dst++ = LoadElement(data, type, base + d);
       }
     }
@@ -86,6 +91,11 @@ void Scatter(const std::vector<float>& in, void* data, PrimitiveType type, const
     for (int64_t h = 0; h < heads; ++h) {
       for (int64_t s = 0; s < seq; ++s) {
         const int64_t base = view.At(b, s, h);
+        if (type == PrimitiveType::F32) {
+          std::memcpy(static_cast<float*>(data) + base, src, dim * sizeof(float));
+          src += dim;
+          continue;
+        }
         for (int64_t d = 0; d < dim; ++d) StoreElement(data, type, base + d, *src++);
       }
     }
@@ -251,44 +261,46 @@ struct ForwardContext {
   int64_t row_tiles;
 };
 
+// kNr floats as one value of GCC's vector extension: one zmm, two ymm or
+// four xmm registers, whichever the clone's ISA has, so the kMr x kNr
+// accumulator block stays in registers.
+typedef float VecNr __attribute__((vector_size(kNr * sizeof(float))));
+
+// Unaligned loads and stores of one VecNr (by pointer: a 64-byte vector
+// passed by value would change the default clone's ABI).
+#define XLA_LOAD_NR(dst, src) std::memcpy(&(dst), (src), sizeof(VecNr))
+#define XLA_STORE_NR(dst, src) std::memcpy((dst), &(src), sizeof(VecNr))
+
 // s[kFwdRows][kFwdCols] = q[kFwdRows][d] . kt[d][ld] (columns from kt).
-__attribute__((always_inline)) inline void TileScores(const float* q, const float* kt, int64_t d_size, int64_t ld, float* s) {
+__attribute__((always_inline)) inline void TileScores(const float* q, const float* kt,
+                                                      int64_t d_size, int64_t ld, float* s) {
   for (int64_t r0 = 0; r0 < kFwdRows; r0 += kMr) {
     for (int64_t c0 = 0; c0 < kFwdCols; c0 += kNr) {
-      float acc[kMr][kNr] = {};
+      VecNr acc[kMr] = {};
       for (int64_t d = 0; d < d_size; ++d) {
-        const float* k = kt + d * ld + c0;
-        for (int64_t r = 0; r < kMr; ++r) {
-          const float qv = q[(r0 + r) * d_size + d];
-          for (int64_t c = 0; c < kNr; ++c) acc[r][c] += qv * k[c];
-        }
+        VecNr k;
+        XLA_LOAD_NR(k, kt + d * ld + c0);
+        for (int64_t r = 0; r < kMr; ++r) acc[r] += q[(r0 + r) * d_size + d] * k;
       }
-      for (int64_t r = 0; r < kMr; ++r) {
-        for (int64_t c = 0; c < kNr; ++c) s[(r0 + r) * kFwdCols + c0 + c] = acc[r][c];
-      }
+      for (int64_t r = 0; r < kMr; ++r) XLA_STORE_NR(s + (r0 + r) * kFwdCols + c0, acc[r]);
     }
   }
 }
 
 // acc[kFwdRows][dv] += p[kFwdRows][kFwdCols] . v[kFwdCols][dv] (dv a
 // multiple of kNr).
-__attribute__((always_inline)) inline void TileValues(const float* p, const float* v, int64_t dv, float* acc) {
+__attribute__((always_inline)) inline void TileValues(const float* p, const float* v, int64_t dv,
+                                                      float* acc) {
   for (int64_t r0 = 0; r0 < kFwdRows; r0 += kMr) {
     for (int64_t d0 = 0; d0 < dv; d0 += kNr) {
-      float a[kMr][kNr];
-      for (int64_t r = 0; r < kMr; ++r) {
-        for (int64_t c = 0; c < kNr; ++c) a[r][c] = acc[(r0 + r) * dv + d0 + c];
-      }
+      VecNr a[kMr];
+      for (int64_t r = 0; r < kMr; ++r) XLA_LOAD_NR(a[r], acc + (r0 + r) * dv + d0);
       for (int64_t cc = 0; cc < kFwdCols; ++cc) {
-        const float* vr = v + cc * dv + d0;
-        for (int64_t r = 0; r < kMr; ++r) {
-          const float pv = p[(r0 + r) * kFwdCols + cc];
-          for (int64_t c = 0; c < kNr; ++c) a[r][c] += pv * vr[c];
-        }
+        VecNr vr;
+        XLA_LOAD_NR(vr, v + cc * dv + d0);
+        for (int64_t r = 0; r < kMr; ++r) a[r] += p[(r0 + r) * kFwdCols + cc] * vr;
       }
-      for (int64_t r = 0; r < kMr; ++r) {
-        for (int64_t c = 0; c < kNr; ++c) acc[(r0 + r) * dv + d0 + c] = a[r][c];
-      }
+      for (int64_t r = 0; r < kMr; ++r) XLA_STORE_NR(acc + (r0 + r) * dv + d0, a[r]);
     }
   }
 }
@@ -317,10 +329,10 @@ __attribute__((always_inline)) inline void SoftmaxRow(float* s, int64_t visible,
 }
 
 // One key tile of one query tile: scores, online softmax, P.V. With GCC on
-// x86-64 it has an AVX2/FMA clone that the loader picks on CPUs that have
-// them (an ifunc).
+// x86-64 it has x86-64-v4 (AVX-512) and x86-64-v3 (AVX2, FMA) clones; the
+// loader picks the widest the CPU has (an ifunc testing ISA levels).
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-__attribute__((target_clones("arch=haswell", "default")))
+__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
 #endif
 void ForwardKeyTile(const ForwardContext& x, int64_t b, int64_t i0, int64_t rows, int64_t j0,
                     const float* qt, const float* kth, const float* vh, float* row_max,

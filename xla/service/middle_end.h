@@ -5,7 +5,8 @@
 // Phases, in order (each a pass pipeline with timings and optional dumps):
 //   1. optimize:      OptimizeModule (inlining, simplification, folding,
 //                     CSE/DCE, while-loop passes; optimization_pipeline.h)
-//   2. canonicalize:  attention-rewriter (when fuse_attention), dot-canonicalizer, convolution-canonicalizer,
+//   2. canonicalize:  attention-rewriter (with fuse_attention),
+//                     dot-canonicalizer, convolution-canonicalizer,
 //                     reduction-canonicalizer, then algebraic-simplifier,
 //                     cse and dce to clean up the reshapes they add
 //   3. layout:        layout-assignment (row-major everywhere but the entry

@@ -5,7 +5,8 @@ Run by hand (needs `pip install jax jaxlib`); the build and the tests never
 run it. The outputs are committed under benchmarks/models/ so that
 benchmarks/host_vs_xla_cpu.sh measures the same modules on every machine.
 
-  python3 benchmarks/gen_models.py [OUT_DIR]   (default: benchmarks/models)
+  python3 benchmarks/gen_models.py [OUT_DIR [NAME ...]]
+      (default: benchmarks/models, every model)
 
 Every model is f32 and takes its weights as parameters (no baked-in
 constants), so XLA:CPU and xla_aot see the same HLO and the same inputs.
@@ -49,6 +50,30 @@ def attention(x, wq, wk, wv, wo):
   return out.reshape(b, s, d) @ wo
 
 
+def decoder_block(x, g1, wq, wk, wv, wo, g2, w1, w2):
+  # A pre-norm causal decoder block: RMS norm, 8 heads of 64 with a
+  # causal mask filled with finfo(f32).min (flax's choice), a ReLU MLP.
+  b, s, d = x.shape
+  heads = 8
+  hd = d // heads
+
+  def rms(t, g):
+    return t * jax.lax.rsqrt(jnp.mean(t * t, axis=-1, keepdims=True) + 1e-6) * g
+
+  def split(t):
+    return t.reshape(b, s, heads, hd).transpose(0, 2, 1, 3)
+
+  h = rms(x, g1)
+  q, k, v = split(h @ wq), split(h @ wk), split(h @ wv)
+  scores = jnp.einsum("bhqd,bhkd->bhqk", q, k) * (1.0 / float(hd) ** 0.5)
+  causal = jnp.tril(jnp.ones((s, s), bool))
+  scores = jnp.where(causal, scores, jnp.finfo(jnp.float32).min)
+  probs = jax.nn.softmax(scores, axis=-1)
+  out = jnp.einsum("bhqk,bhkd->bhqd", probs, v).transpose(0, 2, 1, 3)
+  x = x + out.reshape(b, s, d) @ wo
+  return x + jax.nn.relu(rms(x, g2) @ w1) @ w2
+
+
 def f32(*shape):
   return jax.ShapeDtypeStruct(shape, jnp.float32)
 
@@ -63,6 +88,11 @@ MODELS = {
     "attention_b4_s256_d512": (attention, [f32(4, 256, 512), f32(512, 512),
                                            f32(512, 512), f32(512, 512),
                                            f32(512, 512)]),
+    "decoder_causal_b2_s512_d512": (decoder_block, [f32(2, 512, 512), f32(512),
+                                                    f32(512, 512), f32(512, 512),
+                                                    f32(512, 512), f32(512, 512),
+                                                    f32(512), f32(512, 2048),
+                                                    f32(2048, 512)]),
 }
 
 
@@ -70,7 +100,10 @@ def main():
   out_dir = sys.argv[1] if len(sys.argv) > 1 else os.path.join(
       os.path.dirname(os.path.abspath(__file__)), "models")
   os.makedirs(out_dir, exist_ok=True)
+  only = sys.argv[2:]  # model names (default: all)
   for name, (fn, specs) in MODELS.items():
+    if only and name not in only:
+      continue
     text = jax.jit(fn).lower(*specs).compiler_ir("hlo").as_hlo_text()
     path = os.path.join(out_dir, name + ".hlo")
     with open(path, "w") as f:

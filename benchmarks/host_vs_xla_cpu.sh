@@ -15,6 +15,7 @@
 #                 x86-64-v2 build, plus compile's x86-64-v3 build where the
 #                 CPU has AVX2/FMA). XLA:CPU always JITs for this CPU, so
 #                 HOST_CPU=native is the like-for-like comparison.
+# COMPILE_FLAGS   more `xla_aot compile` flags, e.g. --fuse_attention=off.
 # ROUNDS (2)      timing rounds. Each round goes over every program and, per
 #                 program, times XLA:CPU and xla_aot back to back (the order
 #                 flips every round), so load from other processes falls on
@@ -96,7 +97,8 @@ prepare() {
   dir="$OUT/$name"
   mkdir -p "$dir"
   t0=$(now)
-  if ! "$BIN" compile "$m" -o "$dir/m.xaot" ${HOST_CPU:+--host_cpu="$HOST_CPU"} >"$dir/compile.log" 2>&1; then
+  # shellcheck disable=SC2086  # COMPILE_FLAGS is a list of flags
+  if ! "$BIN" compile "$m" -o "$dir/m.xaot" ${HOST_CPU:+--host_cpu="$HOST_CPU"} ${COMPILE_FLAGS:-} >"$dir/compile.log" 2>&1; then
     echo "FAILED compile: $(grep -v '^\s*$' "$dir/compile.log" | tail -1 | cut -c1-100)" >"$dir/status"
     return
   fi

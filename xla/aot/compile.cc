@@ -54,16 +54,22 @@ struct Compilation {
   Clock::time_point begin = Clock::now();
 };
 
+// Whether the runtime the artifact is for reads runtime feature `feature`
+// (an empty target_runtime is this build's, which reads them all). A
+// malformed date is reported by FinalizeRuntimeFeatures, so it counts as no.
+bool TargetRuntimeSupports(const CompileOptions& options, absl::string_view feature) {
+  if (options.target_runtime.empty()) return true;
+  absl::StatusOr<std::vector<std::string>> features =
+      gpu::FeaturesSupportedOn(options.target_runtime);
+  return features.ok() && std::find(features->begin(), features->end(), feature) != features->end();
+}
+
 // --emit_cudnn_convolutions on a CUDA target whose runtime reads
 // convolution thunks (feature "cudnn_convolutions"); an older
 // --target_runtime keeps the legacy form, im2col + GEMM.
 bool EmitsCudnnConvolutions(const CompileOptions& options) {
-  if (!options.emit_cudnn_convolutions || IsHost(options)) return false;
-  if (options.target_runtime.empty()) return true;
-  absl::StatusOr<std::vector<std::string>> supported =
-      gpu::FeaturesSupportedOn(options.target_runtime);
-  return supported.ok() && std::find(supported->begin(), supported->end(),
-                                     "cudnn_convolutions") != supported->end();
+  return options.emit_cudnn_convolutions && !IsHost(options) &&
+         TargetRuntimeSupports(options, "cudnn_convolutions");
 }
 
 MiddleEndOptions ToMiddleEndOptions(const CompileOptions& options) {
@@ -74,6 +80,9 @@ MiddleEndOptions ToMiddleEndOptions(const CompileOptions& options) {
   out.fusion = options.fusion;
   out.multi_output_fusion = options.multi_output_fusion;
   out.convolution_as_gemm = options.convolution_as_gemm;
+  out.fuse_attention =
+      options.fuse_attention && IsHost(options) &&
+      TargetRuntimeSupports(options, "ffi_handlers.te_fused_attention_host");
   // cuBLASLt's fp8 GEMMs are wired for Hopper (sm_90) only.
   out.fp8_gemm_cublaslt = options.fp8_gemm == Fp8Gemm::kCublasLt &&
                           (options.target == "sm_90" || options.target == "sm_90a");

@@ -73,6 +73,16 @@ struct CompileOptions {
   bool fusion = true;               // off: one kernel per op
   bool multi_output_fusion = true;  // only with `fusion`
   bool convolution_as_gemm = true;  // off: every convolution a direct kernel
+  // Host: attention spelled in plain HLO (dot, softmax, dot; see
+  // xla/service/fusion/attention_rewriter.h) runs as the built-in fused
+  // attention kernel; --fuse_attention=on|off. Ignored for NVPTX targets
+  // (no CUDA kernel yet) and for a target_runtime before the kernel's
+  // runtime support (2026-12-02), which get the unfused ops. Off by
+  // default until stage 2 of the "fuse_attention_host" rollout (from
+  // 2026-12-16, feature_registry.cc): a rewritten artifact needs a runtime
+  // from 2026-12-02 or later, and the default must serve runtimes of the
+  // last 2 weeks.
+  bool fuse_attention = false;
   bool verify_after_each = true;    // verify after every pass
   // Stop after the middle end: no kernels and no artifact (bytes stay
   // empty); the statistics and dumps are still made.

@@ -21,6 +21,7 @@
 #include "xla/service/canonicalize/fp8_gemm_scale_folder.h"
 #include "xla/service/canonicalize/non_gemm_dot_expander.h"
 #include "xla/service/canonicalize/reduction_canonicalizer.h"
+#include "xla/service/fusion/attention_rewriter.h"
 #include "xla/service/fusion/instruction_fusion.h"
 #include "xla/service/fusion/reshapes_to_bitcasts.h"
 #include "xla/service/layout/layout_assignment.h"
@@ -91,6 +92,8 @@ absl::StatusOr<MiddleEndResult> RunMiddleEnd(HloModule* module, const MiddleEndO
   Phases phases(module, options, &result);
 
   std::unique_ptr<HloPassPipeline> canonicalize = phases.NewPipeline("canonicalize");
+  // Before the GEMM form, while the dots are still JAX's einsum dots.
+  if (options.fuse_attention) canonicalize->AddPass<AttentionRewriter>();
   // Before the GEMM form and decisions. With fp8 cuBLASLt GEMMs, operand
   // scales of dequantized fp8 values move after an fp8 dot first.
   if (options.fp8_gemm_cublaslt) {

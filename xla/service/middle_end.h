@@ -5,7 +5,8 @@
 // Phases, in order (each a pass pipeline with timings and optional dumps):
 //   1. optimize:      OptimizeModule (inlining, simplification, folding,
 //                     CSE/DCE, while-loop passes; optimization_pipeline.h)
-//   2. canonicalize:  dot-canonicalizer, convolution-canonicalizer,
+//   2. canonicalize:  attention-rewriter (with fuse_attention),
+//                     dot-canonicalizer, convolution-canonicalizer,
 //                     reduction-canonicalizer, then algebraic-simplifier,
 //                     cse and dce to clean up the reshapes they add
 //   3. layout:        layout-assignment (row-major everywhere but the entry
@@ -58,6 +59,11 @@ struct MiddleEndOptions {
   // (cudnn_convolution_rewriter.h). CUDA targets with
   // --emit_cudnn_convolutions only.
   bool cudnn_convolutions = false;
+  // Phase 2 (first): attention spelled in plain HLO becomes one call of the
+  // built-in fused-attention kernel (attention_rewriter.h). Only for targets
+  // whose runtime has that kernel (the host today); the artifact then needs
+  // the runtime feature "ffi_handlers.te_fused_attention_host".
+  bool fuse_attention = false;
   // Phase 4; off gives one kernel per op (the fast tier of the JIT cache).
   bool fusion = true;
   MultiOutputFusionOptions fusion_limits;

@@ -140,6 +140,13 @@ std::optional<std::string> ApplyOtherFlag(const std::string& arg, aot::CompileOp
     }
     return absl::StrCat("bad --checksum value '", *v, "' (fnv1a64 or crc32c)");
   }
+  if (auto v = value("--fuse_attention=")) {
+    if (*v != "on" && *v != "off") {
+      return absl::StrCat("bad --fuse_attention value '", *v, "' (on or off)");
+    }
+    o->fuse_attention = *v == "on";
+    return kApplied;
+  }
   if (auto v = value("--fp8_gemm=")) {
     if (*v == "widen") {
       o->fp8_gemm = aot::Fp8Gemm::kWiden;

@@ -24,6 +24,17 @@ TEST(CompileFlagsTest, FlagsSetTheirFields) {
   EXPECT_EQ(o.target_runtime, "2026-11-29");
 }
 
+TEST(CompileFlagsTest, FuseAttentionIsOnOrOff) {
+  aot::CompileOptions o;
+  EXPECT_FALSE(o.fuse_attention);  // until stage 2 of fuse_attention_host
+  EXPECT_EQ(ApplyCompileFlag("--fuse_attention=on", &o), std::string());
+  EXPECT_TRUE(o.fuse_attention);
+  EXPECT_EQ(ApplyCompileFlag("--fuse_attention=off", &o), std::string());
+  EXPECT_FALSE(o.fuse_attention);
+  EXPECT_EQ(ApplyCompileFlag("--fuse_attention=yes", &o),
+            "bad --fuse_attention value 'yes' (on or off)");
+}
+
 TEST(CompileFlagsTest, OtherArgumentsAreNotCompileFlags) {
   aot::CompileOptions o;
   EXPECT_EQ(ApplyCompileFlag("-o", &o), std::nullopt);

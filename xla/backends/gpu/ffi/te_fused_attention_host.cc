@@ -11,6 +11,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "xla/backends/gpu/ffi/te_fused_attention.h"
+#include "xla/stream_executor/host/host_executor.h"
+#include "xla/stream_executor/host/host_launch.h"
 #include "xla/types/float_format.h"
 #include "xla/util/parallel_for.h"
 
@@ -68,6 +70,11 @@ std::vector<float> Gather(const void* data, PrimitiveType type, const TeTensorVi
     for (int64_t h = 0; h < heads; ++h) {
       for (int64_t s = 0; s < seq; ++s) {
         const int64_t base = view.At(b, s, h);
+        if (type == PrimitiveType::F32) {  // one row copy, no per-element decode
+          std::memcpy(dst, static_cast<const float*>(data) + base, dim * sizeof(float));
+          dst += dim;
+          continue;
+        }
         for (int64_t d = 0; d < dim; ++d) *dst++ = LoadElement(data, type, base + d);
       }
     }
@@ -84,6 +91,11 @@ void Scatter(const std::vector<float>& in, void* data, PrimitiveType type, const
     for (int64_t h = 0; h < heads; ++h) {
       for (int64_t s = 0; s < seq; ++s) {
         const int64_t base = view.At(b, s, h);
+        if (type == PrimitiveType::F32) {
+          std::memcpy(static_cast<float*>(data) + base, src, dim * sizeof(float));
+          src += dim;
+          continue;
+        }
         for (int64_t d = 0; d < dim; ++d) StoreElement(data, type, base + d, *src++);
       }
     }
@@ -103,6 +115,9 @@ struct Call {
   std::vector<DeviceMemoryBase> operands;
   std::vector<DeviceMemoryBase> results;
   int q_cu = 0, kv_cu = 0;  // operand indices of the cu_seqlens
+  // The executor's launch pool, which the forward units run on (null: a
+  // few threads of ParallelForEach).
+  stream_executor::host::HostThreadPool* pool = nullptr;
 
   // Per-sequence lengths: from cu_seqlens for padding masks, the maximum
   // lengths otherwise.
@@ -151,6 +166,11 @@ absl::StatusOr<Call> Prepare(const CallFrame& frame, absl::string_view target, b
   call.type = frame.operand_shapes[0]->element_type();
   call.operands.assign(frame.operands.begin(), frame.operands.end());
   call.results.assign(frame.results.begin(), frame.results.end());
+  // These handlers are registered for the host platform only, whose
+  // executor owns the launch pool.
+  if (auto* host = dynamic_cast<stream_executor::host::HostExecutor*>(frame.executor)) {
+    call.pool = &host->launch_pool();
+  }
   call.q_cu = backward ? kBwdQCuSeqlens : kFwdQCuSeqlens;
   call.kv_cu = backward ? kBwdKvCuSeqlens : kFwdKvCuSeqlens;
   // Every buffer read or written must hold its shape.
@@ -178,79 +198,262 @@ absl::StatusOr<Call> Prepare(const CallFrame& frame, absl::string_view target, b
   return call;
 }
 
+// exp(x) for f32 in plain arithmetic that the compiler vectorizes, the
+// approach of the host codegen's HostMathEmitter::Exp (host_math_emitter.h):
+// x clamped to [-104, 89], n = floor(x log2(e) + 1/2), r = x - n ln2 in two
+// steps, the degree-7 Taylor polynomial of 2 exp(r), scaled by 2^(n-1)
+// through the exponent bits. Results below 2^-125 (exp(x) for x < -86.6)
+// are flushed to 0 instead of being built exactly: here they only weigh
+// keys against a row maximum at least 86 larger, whose own weight is 1,
+// so no instruction computes a subnormal (a microcode assist each) and the
+// row's sum changes by less than 2^-125. -inf gives 0; NaN is not expected
+// (scores are finite or -inf).
+__attribute__((always_inline)) inline float VectorExp(float x) {
+  x = x > 89.0f ? 89.0f : x;
+  x = x < -104.0f ? -104.0f : x;
+  // floor by truncation (a vector conversion on every x86-64 level).
+  const float t = x * 1.44269504088896341f + 0.5f;
+  const int32_t ti = static_cast<int32_t>(t);
+  const int32_t ni = ti - (t < static_cast<float>(ti) ? 1 : 0);
+  const float n = static_cast<float>(ni);
+  float r = x - n * 0.693359375f;
+  r = r - n * -2.12194440054690582e-4f;
+  // Horner for 2 exp(r) (the coefficients of host_math_emitter.cc).
+  float p = 2.0f / 5040;
+  p = p * r + 2.0f / 720;
+  p = p * r + 2.0f / 120;
+  p = p * r + 2.0f / 24;
+  p = p * r + 2.0f / 6;
+  p = p * r + 1.0f;
+  p = p * r + 2.0f;
+  p = p * r + 2.0f;
+  const int32_t e = ni - 1 + 127;  // 2^(n-1) in [2^-151, 2^127]
+  const int32_t bits = (e < 1 ? 1 : e) << 23;
+  float scale;
+  std::memcpy(&scale, &bits, sizeof(scale));
+  return ni < -125 ? 0.0f : p * scale;
+}
+
+// Query rows and key columns of one forward tile. A tile's scores
+// (kFwdRows x kFwdCols f32) and its accumulators stay in L1. The operands
+// are zero-padded to whole tiles (rows of Q to kFwdRows, keys to kFwdCols,
+// the value dim to kNr), so the two products run with constant bounds:
+// kMr x kNr register blocks, like a GEMM micro-kernel, that the compiler
+// keeps in vector registers.
+constexpr int64_t kFwdRows = 16;
+constexpr int64_t kFwdCols = 64;
+constexpr int64_t kMr = 4;
+constexpr int64_t kNr = 16;
+
+int64_t RoundUp(int64_t x, int64_t m) { return (x + m - 1) / m * m; }
+
+// What every forward work unit (one batch, head and query tile) reads.
+struct ForwardContext {
+  const TeAttentionConfig* config;
+  const std::vector<int64_t>* q_len;
+  const std::vector<int64_t>* kv_len;
+  const float* q;   // [B, H, Sq_pad, Dqk], pre-scaled, zero rows past Sq
+  const float* kt;  // [B, G, Dqk, Skv_pad]: K transposed per head, zero past Skv
+  const float* v;   // [B, G, Skv_pad, Dv_pad], zero past Skv and Dv
+  float* out;       // [B, H, Sq, Dv]
+  float* stats;     // [B, H, Sq]
+  int64_t sq_pad, skv_pad, dv_pad;
+  int64_t row_tiles;
+};
+
+// kNr floats as one value of GCC's vector extension: one zmm, two ymm or
+// four xmm registers, whichever the clone's ISA has, so the kMr x kNr
+// accumulator block stays in registers.
+typedef float VecNr __attribute__((vector_size(kNr * sizeof(float))));
+
+// Unaligned loads and stores of one VecNr (by pointer: a 64-byte vector
+// passed by value would change the default clone's ABI).
+#define XLA_LOAD_NR(dst, src) std::memcpy(&(dst), (src), sizeof(VecNr))
+#define XLA_STORE_NR(dst, src) std::memcpy((dst), &(src), sizeof(VecNr))
+
+// s[kFwdRows][kFwdCols] = q[kFwdRows][d] . kt[d][ld] (columns from kt).
+__attribute__((always_inline)) inline void TileScores(const float* q, const float* kt,
+                                                      int64_t d_size, int64_t ld, float* s) {
+  for (int64_t r0 = 0; r0 < kFwdRows; r0 += kMr) {
+    for (int64_t c0 = 0; c0 < kFwdCols; c0 += kNr) {
+      VecNr acc[kMr] = {};
+      for (int64_t d = 0; d < d_size; ++d) {
+        VecNr k;
+        XLA_LOAD_NR(k, kt + d * ld + c0);
+        for (int64_t r = 0; r < kMr; ++r) acc[r] += q[(r0 + r) * d_size + d] * k;
+      }
+      for (int64_t r = 0; r < kMr; ++r) XLA_STORE_NR(s + (r0 + r) * kFwdCols + c0, acc[r]);
+    }
+  }
+}
+
+// acc[kFwdRows][dv] += p[kFwdRows][kFwdCols] . v[kFwdCols][dv] (dv a
+// multiple of kNr).
+__attribute__((always_inline)) inline void TileValues(const float* p, const float* v, int64_t dv,
+                                                      float* acc) {
+  for (int64_t r0 = 0; r0 < kFwdRows; r0 += kMr) {
+    for (int64_t d0 = 0; d0 < dv; d0 += kNr) {
+      VecNr a[kMr];
+      for (int64_t r = 0; r < kMr; ++r) XLA_LOAD_NR(a[r], acc + (r0 + r) * dv + d0);
+      for (int64_t cc = 0; cc < kFwdCols; ++cc) {
+        VecNr vr;
+        XLA_LOAD_NR(vr, v + cc * dv + d0);
+        for (int64_t r = 0; r < kMr; ++r) a[r] += p[(r0 + r) * kFwdCols + cc] * vr;
+      }
+      for (int64_t r = 0; r < kMr; ++r) XLA_STORE_NR(acc + (r0 + r) * dv + d0, a[r]);
+    }
+  }
+}
+
+// The online-softmax step of one row of a tile: hides the keys past
+// `visible`, turns the scores into weights against the new running max,
+// and rescales the row's sum and accumulator.
+__attribute__((always_inline)) inline void SoftmaxRow(float* s, int64_t visible, float& row_max, float& row_sum, float* acc,
+                       int64_t dv) {
+  if (visible == 0) {
+    for (int64_t cc = 0; cc < kFwdCols; ++cc) s[cc] = 0.0f;
+    return;
+  }
+  for (int64_t cc = visible; cc < kFwdCols; ++cc) s[cc] = kNegInf;
+  float tile_max = s[0];
+  for (int64_t cc = 1; cc < visible; ++cc) tile_max = std::max(tile_max, s[cc]);
+  const float new_max = std::max(row_max, tile_max);
+  const float correction = VectorExp(row_max - new_max);  // 0 for the first tile
+  // Two loops: the exp loop vectorizes, an in-order float sum does not.
+  for (int64_t cc = 0; cc < kFwdCols; ++cc) s[cc] = VectorExp(s[cc] - new_max);
+  float sum = 0.0f;
+  for (int64_t cc = 0; cc < visible; ++cc) sum += s[cc];
+  row_sum = row_sum * correction + sum;
+  row_max = new_max;
+  for (int64_t d = 0; d < dv; ++d) acc[d] *= correction;
+}
+
+// One key tile of one query tile: scores, online softmax, P.V. With GCC on
+// x86-64 it has x86-64-v4 (AVX-512) and x86-64-v3 (AVX2, FMA) clones; the
+// loader picks the widest the CPU has (an ifunc testing ISA levels).
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+#endif
+void ForwardKeyTile(const ForwardContext& x, int64_t b, int64_t i0, int64_t rows, int64_t j0,
+                    const float* qt, const float* kth, const float* vh, float* row_max,
+                    float* row_sum, float* acc) {
+  const TeAttentionConfig& c = *x.config;
+  alignas(64) float s[kFwdRows * kFwdCols];
+  TileScores(qt, kth + j0, c.qk_head_dim, x.skv_pad, s);
+  const int64_t cols = std::min(kFwdCols, c.kv_seqlen - j0);
+  for (int64_t r = 0; r < kFwdRows; ++r) {
+    const int64_t i = i0 + r;
+    // Hidden keys: past the sequence, the causal upper triangle, padding.
+    int64_t visible = r < rows ? cols : 0;
+    if (c.causal) visible = std::min(visible, std::max<int64_t>(i - j0 + 1, 0));
+    if (c.padding) {
+      if (i >= (*x.q_len)[b]) visible = 0;
+      visible = std::min(visible, std::max<int64_t>((*x.kv_len)[b] - j0, 0));
+    }
+    SoftmaxRow(s + r * kFwdCols, visible, row_max[r], row_sum[r], acc + r * x.dv_pad, x.dv_pad);
+  }
+  TileValues(s, vh + j0 * x.dv_pad, x.dv_pad, acc);
+}
+
+// Work unit `unit`: batch b, head h, query tile t (row-major over them).
+void ForwardUnit(const ForwardContext& x, int64_t unit) {
+  const TeAttentionConfig& c = *x.config;
+  const int64_t H = c.heads, G = c.kv_heads, Sq = c.q_seqlen, Skv = c.kv_seqlen;
+  const int64_t Dqk = c.qk_head_dim, Dv = c.v_head_dim;
+  const int64_t bh = unit / x.row_tiles, b = bh / H, h = bh % H;
+  const int64_t i0 = (unit % x.row_tiles) * kFwdRows, rows = std::min(kFwdRows, Sq - i0);
+  const int64_t g = c.KvHead(h);
+  const float* qt = x.q + (bh * x.sq_pad + i0) * Dqk;
+  const float* kth = x.kt + ((b * G + g) * Dqk) * x.skv_pad;
+  const float* vh = x.v + ((b * G + g) * x.skv_pad) * x.dv_pad;
+  float row_max[kFwdRows], row_sum[kFwdRows];
+  std::vector<float> acc(static_cast<size_t>(kFwdRows * x.dv_pad), 0.0f);
+  std::fill(row_max, row_max + kFwdRows, kNegInf);
+  std::fill(row_sum, row_sum + kFwdRows, 0.0f);
+  for (int64_t j0 = 0; j0 < Skv; j0 += kFwdCols) {
+    // Key tiles entirely above the causal diagonal, or entirely padding,
+    // contribute nothing to this query tile, nor do later ones.
+    if (c.causal && j0 > i0 + rows - 1) break;
+    if (c.padding && j0 >= (*x.kv_len)[b]) break;
+    ForwardKeyTile(x, b, i0, rows, j0, qt, kth, vh, row_max, row_sum, acc.data());
+  }
+  for (int64_t r = 0; r < rows; ++r) {
+    const int64_t i = i0 + r;
+    float* o = x.out + (bh * Sq + i) * Dv;
+    if (row_sum[r] > 0) {
+      const float inv = 1.0f / row_sum[r];
+      for (int64_t d = 0; d < Dv; ++d) o[d] = acc[r * x.dv_pad + d] * inv;
+      x.stats[bh * Sq + i] = row_max[r] + std::log(row_sum[r]);
+    } else {
+      x.stats[bh * Sq + i] = 0.0f;  // a row that sees no key (output stays 0)
+    }
+  }
+}
+
+// The host kernel ABI's entry point for the forward units (buffers[0] is
+// the ForwardContext).
+void ForwardUnits(void* const* buffers, int64_t, int64_t begin, int64_t end) {
+  const auto& x = *static_cast<const ForwardContext*>(buffers[0]);
+  for (int64_t unit = begin; unit < end; ++unit) ForwardUnit(x, unit);
+}
+
+// `heads` contiguous [seq, dim] matrices copied to [rows, cols] zero-padded
+// ones (rows >= seq, cols >= dim), transposed to [cols, rows] when
+// `transpose`, scaled by `scale`.
+std::vector<float> Pad(const std::vector<float>& in, int64_t heads, int64_t seq, int64_t dim,
+                       int64_t rows, int64_t cols, bool transpose, float scale) {
+  std::vector<float> out(static_cast<size_t>(heads * rows * cols), 0.0f);
+  for (int64_t h = 0; h < heads; ++h) {
+    const float* src = &in[h * seq * dim];
+    float* dst = &out[h * rows * cols];
+    for (int64_t s = 0; s < seq; ++s) {
+      for (int64_t d = 0; d < dim; ++d) {
+        dst[transpose ? d * rows + s : s * cols + d] = scale * src[s * dim + d];
+      }
+    }
+  }
+  return out;
+}
+
 absl::Status RunForward(const Call& call) {
   const TeAttentionConfig& c = call.config;
   std::vector<int64_t> q_len, kv_len;
   if (absl::Status s = call.Lengths(&q_len, &kv_len); !s.ok()) return s;
   const int64_t B = c.batch, H = c.heads, G = c.kv_heads, Sq = c.q_seqlen, Skv = c.kv_seqlen;
   const int64_t Dqk = c.qk_head_dim, Dv = c.v_head_dim;
-  const std::vector<float> q =
-      Gather(call.operands[c.q.operand].opaque, call.type, c.q, B, H, Sq, Dqk);
-  const std::vector<float> k =
-      Gather(call.operands[c.k.operand].opaque, call.type, c.k, B, G, Skv, Dqk);
-  const std::vector<float> v =
-      Gather(call.operands[c.v.operand].opaque, call.type, c.v, B, G, Skv, Dv);
+  const int64_t sq_pad = RoundUp(Sq, kFwdRows), skv_pad = RoundUp(Skv, kFwdCols);
+  const int64_t dv_pad = RoundUp(Dv, kNr);
+  const std::vector<float> q = Pad(
+      Gather(call.operands[c.q.operand].opaque, call.type, c.q, B, H, Sq, Dqk), B * H, Sq, Dqk,
+      sq_pad, Dqk, /*transpose=*/false, static_cast<float>(c.scale));
+  const std::vector<float> kt = Pad(
+      Gather(call.operands[c.k.operand].opaque, call.type, c.k, B, G, Skv, Dqk), B * G, Skv, Dqk,
+      skv_pad, Dqk, /*transpose=*/true, 1.0f);
+  const std::vector<float> v = Pad(
+      Gather(call.operands[c.v.operand].opaque, call.type, c.v, B, G, Skv, Dv), B * G, Skv, Dv,
+      skv_pad, dv_pad, /*transpose=*/false, 1.0f);
   std::vector<float> out(static_cast<size_t>(B * H * Sq * Dv), 0.0f);
-  float* stats = static_cast<float*>(call.results[kFwdSoftmaxAux].opaque);
-  const float scale = static_cast<float>(c.scale);
-
-  // Each (batch, head) writes its own rows of the output and stats.
-  ParallelForEach(B * H, ThreadCount(0, kMaxThreads), [&](int64_t bh) {
-    const int64_t b = bh / H, h = bh % H;
-    std::vector<float> row_max(kRowTile), row_sum(kRowTile), acc(kRowTile * Dv), tile(kColTile);
-    const float* qh = &q[((b * H + h) * Sq) * Dqk];
-    const float* kh = &k[((b * G + c.KvHead(h)) * Skv) * Dqk];
-    const float* vh = &v[((b * G + c.KvHead(h)) * Skv) * Dv];
-    for (int64_t i0 = 0; i0 < Sq; i0 += kRowTile) {
-      const int64_t rows = std::min(kRowTile, Sq - i0);
-      std::fill(row_max.begin(), row_max.end(), kNegInf);
-      std::fill(row_sum.begin(), row_sum.end(), 0.0f);
-      std::fill(acc.begin(), acc.end(), 0.0f);
-      for (int64_t j0 = 0; j0 < Skv; j0 += kColTile) {
-        // Key tiles entirely above the causal diagonal, or entirely
-        // padding, contribute nothing to this query tile, nor do later ones.
-        if (c.causal && j0 > i0 + rows - 1) break;
-        if (c.padding && j0 >= kv_len[b]) break;
-        const int64_t cols = std::min(kColTile, Skv - j0);
-        for (int64_t r = 0; r < rows; ++r) {
-          const int64_t i = i0 + r;
-          float tile_max = kNegInf;
-          for (int64_t cc = 0; cc < cols; ++cc) {
-            const int64_t j = j0 + cc;
-            tile[cc] = c.Visible(i, j, q_len[b], kv_len[b])
-                           ? scale * Dot(qh + i * Dqk, kh + j * Dqk, Dqk)
-                           : kNegInf;
-            tile_max = std::max(tile_max, tile[cc]);
-          }
-          if (tile_max == kNegInf) continue;  // nothing visible in this tile
-          const float new_max = std::max(row_max[r], tile_max);
-          const float correction = std::exp(row_max[r] - new_max);  // 0 for the first tile
-          float* a = &acc[r * Dv];
-          row_sum[r] *= correction;
-          for (int64_t d = 0; d < Dv; ++d) a[d] *= correction;
-          for (int64_t cc = 0; cc < cols; ++cc) {
-            if (tile[cc] == kNegInf) continue;
-            const float p = std::exp(tile[cc] - new_max);
-            row_sum[r] += p;
-            const float* vj = vh + (j0 + cc) * Dv;
-            for (int64_t d = 0; d < Dv; ++d) a[d] += p * vj[d];
-          }
-          row_max[r] = new_max;
-        }
-      }
-      for (int64_t r = 0; r < rows; ++r) {
-        const int64_t i = i0 + r;
-        float* o = &out[((b * H + h) * Sq + i) * Dv];
-        if (row_sum[r] > 0) {
-          const float inv = 1.0f / row_sum[r];
-          for (int64_t d = 0; d < Dv; ++d) o[d] = acc[r * Dv + d] * inv;
-          stats[(b * H + h) * Sq + i] = row_max[r] + std::log(row_sum[r]);
-        } else {
-          stats[(b * H + h) * Sq + i] = 0.0f;  // a row that sees no key
-        }
-      }
-    }
-  });
+  ForwardContext x{&c,
+                   &q_len,
+                   &kv_len,
+                   q.data(),
+                   kt.data(),
+                   v.data(),
+                   out.data(),
+                   static_cast<float*>(call.results[kFwdSoftmaxAux].opaque),
+                   sq_pad,
+                   skv_pad,
+                   dv_pad,
+                   sq_pad / kFwdRows};
+  // Each unit writes its own rows of the output and stats.
+  const int64_t units = B * H * x.row_tiles;
+  void* const buffers[] = {&x};
+  if (call.pool != nullptr) {
+    stream_executor::host::RunHostKernel(&ForwardUnits, buffers, units, *call.pool);
+  } else {
+    ParallelForEach(units, ThreadCount(0, kMaxThreads),
+                    [&](int64_t unit) { ForwardUnits(buffers, 1, unit, unit + 1); });
+  }
   Scatter(out, call.results[kFwdOutput].opaque, call.type, c.o, B, H, Sq, Dv);
   // No dropout: the RNG state carries nothing.
   std::memset(call.results[kFwdRngState].opaque, 0, call.results[kFwdRngState].size);

@@ -103,6 +103,12 @@ constexpr PolicyStage kPolicyRollouts[] = {
     {"artifact_signing", 3, "2027-06-16", "",
      "unsigned host code refused by default (TrustPolicy::unsigned_artifacts = no_host_code), once "
      "every artifact of the 6-month backward window was compiled at stage 2 or later"},
+    {"fuse_attention_host", 1, "2026-12-02", "2026-12-02",
+     "xla_aot compile --fuse_attention=on rewrites attention in plain HLO into the built-in host "
+     "fused-attention call (feature ffi_handlers.te_fused_attention_host); off by default"},
+    {"fuse_attention_host", 2, "2026-12-16", "",
+     "--fuse_attention on by default for the host (CompileOptions::fuse_attention = true), once "
+     "every runtime of the 2-week forward window has the handlers"},
 };
 
 absl::Status BadStage(const PolicyStage& s, absl::string_view rule) {

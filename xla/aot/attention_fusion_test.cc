@@ -1,0 +1,214 @@
+// Attention in plain HLO end to end on the host, with the attention
+// rewriter on (the default: the fused-attention kernel runs) and off (the
+// unfused GEMMs and softmax kernels): every variant the rewriter accepts,
+// at odd sizes, against the evaluator's f64 result of the unfused module.
+// Also: the rewrite really happens (the artifact calls the kernel and needs
+// its runtime feature), and neither sm_90 nor a target_runtime before the
+// kernel gets it.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <fstream>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "gtest/gtest.h"
+#include "xla/aot/compile.h"
+#include "xla/aot/executable.h"
+#include "xla/aot/literal_execution.h"
+#include "xla/backends/gpu/runtime/runtime_test_util.h"
+#include "xla/hlo/evaluator/evaluator_test_util.h"
+#include "xla/hlo/evaluator/random_inputs.h"
+#include "xla/hlo/parser/hlo_parser.h"
+#include "xla/service/fusion/attention_test_util.h"
+#include "xla/types/literal.h"
+
+namespace xla::aot {
+namespace {
+
+using attention_test::AttentionHlo;
+using attention_test::Spelling;
+
+constexpr char kTarget[] = "te_fused_attn_forward_ffi";
+
+CompileOptions Host(bool fuse) {
+  CompileOptions options;
+  options.target = "host";
+  options.host_cpu_variants = {};
+  options.fuse_attention = fuse;
+  return options;
+}
+
+// Whether any thunk of the artifact is a custom call to `target`.
+bool CallsTarget(const gpu::GpuExecutableProto& artifact, const std::string& target) {
+  return absl::StrContains(artifact.payload().DebugString(),
+                           absl::StrCat("target_name: \"", target, "\""));
+}
+
+struct Case {
+  std::string name;
+  Spelling s;
+};
+
+std::vector<Case> Cases() {
+  std::vector<Case> cases;
+  auto add = [&](std::string name, auto set) {
+    Spelling s;
+    set(s);
+    cases.push_back({std::move(name), s});
+  };
+  for (int64_t seq : {33, 40, 257}) {
+    for (int64_t d : {8, 16, 64}) {
+      add(absl::StrCat("plain_s", seq, "_d", d), [&](Spelling& s) {
+        s.batch = {2, 3};
+        s.sq = s.skv = seq;
+        s.d = s.dv = d;
+      });
+    }
+  }
+  add("causal_inf_s40", [](Spelling& s) {
+    s.mask = "causal_select";
+    s.sq = s.skv = 40;
+  });
+  add("causal_1e9_s257_d64", [](Spelling& s) {
+    s.mask = "causal_select";
+    s.fill = "-1e+09";
+    s.sq = s.skv = 257;
+    s.d = s.dv = 64;
+    s.batch = {1, 3};
+  });
+  add("causal_add_inverted_div", [](Spelling& s) {
+    s.mask = "causal_add";
+    s.scale = "div";
+  });
+  add("causal_inverted_s33_kv40", [](Spelling& s) {
+    s.mask = "causal_select_inverted";
+    s.skv = 40;
+  });
+  add("one_batch_dim_reciprocal", [](Spelling& s) {
+    s.batch = {6};
+    s.reciprocal = true;
+    s.clamp_max = false;
+  });
+  add("three_batch_dims_dv8", [](Spelling& s) {
+    s.batch = {2, 2, 2};
+    s.dv = 8;
+    s.keepdims_chains = false;
+  });
+  return cases;
+}
+
+// Largest |a - b| / (1 + |b|).
+double WorstError(const Literal& a, const Literal& b) {
+  double worst = 0;
+  for (int64_t i = 0; i < b.element_count(); ++i) {
+    worst = std::max(worst, std::abs(a.GetDouble(i) - b.GetDouble(i)) / (1 + std::abs(b.GetDouble(i))));
+  }
+  return worst;
+}
+
+// Compiles `hlo` for the host with the rewriter on and off, checks that the
+// artifact calls the kernel exactly when on and `fusable`, runs it on
+// `args` and compares with the evaluator's result of the unfused module.
+void CheckOnAndOff(const std::string& hlo, const std::vector<Literal>& args, bool fusable) {
+  absl::StatusOr<Literal> expected = evaluator_test::EvalText(hlo, args);
+  ASSERT_TRUE(expected.ok()) << expected.status();
+  for (bool fuse : {true, false}) {
+    SCOPED_TRACE(fuse ? "rewriter on" : "rewriter off");
+    absl::StatusOr<gpu::GpuExecutableProto> proto = CompileToProto(hlo, Host(fuse));
+    ASSERT_TRUE(proto.ok()) << proto.status();
+    EXPECT_EQ(CallsTarget(*proto, kTarget), fuse && fusable);
+    absl::StatusOr<CompiledArtifact> compiled = Compile(hlo, Host(fuse));
+    ASSERT_TRUE(compiled.ok()) << compiled.status();
+    absl::StatusOr<std::unique_ptr<Executable>> exe = Executable::LoadFromBytes(compiled->bytes);
+    ASSERT_TRUE(exe.ok()) << exe.status();
+    absl::StatusOr<std::vector<Literal>> out =
+        ExecuteOnLiterals(**exe, gpu::testing::HostExecutor(), args);
+    ASSERT_TRUE(out.ok()) << out.status();
+    ASSERT_EQ(out->size(), 1u);
+    // f32 throughout; the kernel sums in another order than the GEMMs.
+    EXPECT_LE(WorstError((*out)[0], *expected), 2e-5);
+  }
+}
+
+class AttentionFusionHost : public ::testing::TestWithParam<Case> {};
+
+TEST_P(AttentionFusionHost, MatchesTheEvaluatorWithAndWithoutTheRewriter) {
+  const std::string hlo = AttentionHlo(GetParam().s);
+  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(hlo);
+  ASSERT_TRUE(module.ok()) << module.status();
+  absl::StatusOr<std::vector<Literal>> args = MakeRandomInputs(**module, 7);
+  ASSERT_TRUE(args.ok()) << args.status();
+  CheckOnAndOff(hlo, *args, /*fusable=*/true);
+}
+
+INSTANTIATE_TEST_SUITE_P(Cases, AttentionFusionHost, ::testing::ValuesIn(Cases()),
+                         [](const ::testing::TestParamInfo<Case>& info) { return info.param.name; });
+
+// JAX's own spellings (testdata/attention/gen_attention.py): [B, S, H, D]
+// einsums with the -1e9 fill, grouped heads through jnp.repeat (K and V
+// broadcast to every query head), and jax.nn.dot_product_attention, whose
+// grouped 5-D dots the rewriter does not take.
+struct JaxCase {
+  const char* name;
+  bool fused;
+};
+
+class AttentionFusionJax : public ::testing::TestWithParam<JaxCase> {};
+
+TEST_P(AttentionFusionJax, MatchesTheEvaluator) {
+  const std::string path = absl::StrCat("xla/aot/testdata/attention/", GetParam().name, ".hlo");
+  std::ifstream file(path);
+  ASSERT_TRUE(file.good()) << path;
+  std::stringstream text;
+  text << file.rdbuf();
+  const std::string hlo = text.str();
+  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(hlo);
+  ASSERT_TRUE(module.ok()) << module.status();
+  absl::StatusOr<std::vector<Literal>> args = MakeRandomInputs(**module, 11);
+  ASSERT_TRUE(args.ok()) << args.status();
+  CheckOnAndOff(hlo, *args, GetParam().fused);
+}
+
+const JaxCase kJaxCases[] = {
+    {"mha_bshd_causal_b2_s40_h3_d16", true},
+    {"gqa2_repeat_b2_s33_h4_d8", true},
+    {"gqa4_repeat_b1_s257_h8_d16", true},
+    {"dpa_gqa2_b2_s33_h4_d16", false},
+};
+
+INSTANTIATE_TEST_SUITE_P(Jax, AttentionFusionJax, ::testing::ValuesIn(kJaxCases),
+                         [](const ::testing::TestParamInfo<JaxCase>& info) {
+                           return std::string(info.param.name);
+                         });
+
+TEST(AttentionFusion, OnlyForHostAndRuntimesThatHaveTheKernel) {
+  Spelling s;
+  s.mask = "causal_select";
+  const std::string hlo = AttentionHlo(s);
+  absl::StatusOr<gpu::GpuExecutableProto> host = CompileToProto(hlo, Host(true));
+  ASSERT_TRUE(host.ok()) << host.status();
+  const auto& features = host->header().required_runtime_features();
+  EXPECT_NE(std::find(features.begin(), features.end(), "ffi_handlers.te_fused_attention_host"),
+            features.end());
+  // A runtime from before the kernel gets the unfused ops instead of a
+  // compile error.
+  CompileOptions old = Host(true);
+  old.target_runtime = "2026-12-01";
+  absl::StatusOr<gpu::GpuExecutableProto> legacy = CompileToProto(hlo, old);
+  ASSERT_TRUE(legacy.ok()) << legacy.status();
+  EXPECT_FALSE(CallsTarget(*legacy, kTarget));
+  // sm_90 has no CUDA kernel for it yet: the middle end leaves it alone.
+  CompileOptions gpu = Host(true);
+  gpu.target = "sm_90";
+  absl::StatusOr<gpu::GpuExecutableProto> sm90 = CompileToProto(hlo, gpu);
+  ASSERT_TRUE(sm90.ok()) << sm90.status();
+  EXPECT_FALSE(CallsTarget(*sm90, kTarget));
+}
+
+}  // namespace
+}  // namespace xla::aot

@@ -1,0 +1,79 @@
+// AttentionRewriter: attention spelled in plain HLO, as JAX emits it,
+// becomes one call of the built-in fused-attention kernel (Transformer
+// Engine's `te_fused_attn_forward_ffi`, te_fused_attention_host.h), so the
+// host runs the tiled online-softmax kernel instead of two GEMMs, the score
+// matrix and three softmax kernels.
+//
+// Accepted, all f32 (inputs, scores and accumulation), n >= 1 batch
+// dimensions (batch, heads, ...):
+//
+//   s  = dot(q, k)                          n batch dims and one contracting
+//                                            dim on each side, in any
+//                                            positions (JAX's "bhqd,bhkd"
+//                                            and "bqhd,bkhd" einsums): the
+//                                            scores are [batch..., Sq, Skv]
+//   s  = s * c  |  c * s  |  s / c          optional, c a scalar constant
+//   s  = select(mask, s, fill)              optional mask (or the inverted
+//      | select(!mask, fill, s)              select), or s + A where A is 0
+//      | s + A                               where visible and the fill
+//                                            where masked; mask and A must
+//                                            be parameter-free (iota,
+//                                            compare, constants) and equal
+//                                            everywhere to the top-left
+//                                            causal mask (key j visible to
+//                                            query i iff j <= i) or to no
+//                                            mask at all
+//   m  = reduce-max(s, -inf) over Skv        optionally maximum(m, -inf)
+//   e  = exp(s - broadcast(m))
+//   p  = e / broadcast(reduce-add(e, 0))     or e * broadcast(1 / sum)
+//   o  = dot(p, v) or dot(v, p)              contracting p's last dim with
+//                                            v's key dim, v's batch dims
+//                                            in any positions
+//
+// K and V that repeat each head R times (jnp.repeat over the head dim:
+// reshape(broadcast(x)) with the copy dim right after the heads) are read
+// un-repeated, as grouped-query attention (num_gqa_groups = H / R). Any
+// other K or V is simply an operand: the call reads whatever values it has.
+//
+// The fill must be -inf or a finite value <= -1e9 (jnp.where(m, s, -1e9),
+// jnp.finfo(f32).min). A causal row always sees key 0, so no row is fully
+// masked, and exp(fill - rowmax) is exactly 0 in f32 unless the row's
+// largest visible score is within ~104 of the fill (scores near -1e9): the
+// kernel, which leaves masked keys out, then computes what the HLO
+// computes.
+//
+// Refused (the unfused ops stay): other element types (bf16/f16 softmax
+// rounds every step to 16 bits), the softmax over another axis, no max
+// subtraction, a mask or scale applied after the softmax, masks from
+// parameters, bottom-right or other masks, larger fills, intermediates
+// with users outside the pattern, dots with more than one contracting or
+// free dim per side (jax.nn.dot_product_attention's grouped 5-D dots).
+//
+// The rewrite: Q, K and V are transposed to [batch..., S, D]; with two
+// batch dims ([B, H, S, D]) then to TE's BSHD layout (qkv_layout 9,
+// BSHD_BSHD_BSHD); the simplifier folds these transposes into JAX's own
+// head transposes where they meet; other batch ranks are
+// reshaped to [prod(batch), S, 1, D]. The result is transposed/reshaped
+// back. Scale goes to scaling_factor (1/c for a divide), the mask to
+// mask_type (0 or 2).
+//
+// Not thread-safe (mutates the module).
+#ifndef XLA_SERVICE_FUSION_ATTENTION_REWRITER_H_
+#define XLA_SERVICE_FUSION_ATTENTION_REWRITER_H_
+
+#include "absl/status/statusor.h"
+#include "xla/hlo/transforms/hlo_pass.h"
+
+namespace xla {
+
+class AttentionRewriter : public HloPass {
+ public:
+  absl::string_view name() const override { return "attention-rewriter"; }
+  // Returns whether any attention was rewritten. Fails only on an internal
+  // error building the replacement (the message names the instruction).
+  absl::StatusOr<bool> Run(HloModule* module) override;
+};
+
+}  // namespace xla
+
+#endif  // XLA_SERVICE_FUSION_ATTENTION_REWRITER_H_

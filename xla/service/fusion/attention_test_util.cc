@@ -1,0 +1,172 @@
+#include "xla/service/fusion/attention_test_util.h"
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+
+namespace xla::attention_test {
+namespace {
+
+std::string Dims(const std::vector<int64_t>& d) { return absl::StrJoin(d, ","); }
+
+}  // namespace
+
+std::string AttentionHlo(const Spelling& s) {
+  const int64_t n = static_cast<int64_t>(s.batch.size());
+  auto with = [&](std::vector<int64_t> tail) {
+    std::vector<int64_t> d = s.batch;
+    d.insert(d.end(), tail.begin(), tail.end());
+    return d;
+  };
+  const std::string t = s.type;
+  const std::string full = absl::StrCat(t, "[", Dims(with({s.sq, s.skv})), "]");
+  std::vector<int64_t> batch_iota;
+  for (int64_t i = 0; i < n; ++i) batch_iota.push_back(i);
+  const std::string bdims = Dims(batch_iota);
+  const int64_t axis = s.softmax_over_queries ? n : n + 1;
+  std::vector<int64_t> kept;  // the broadcast dims of a row value
+  for (int64_t i = 0; i < n + 2; ++i) {
+    if (i != axis) kept.push_back(i);
+  }
+  std::vector<int64_t> row_dims = with({s.softmax_over_queries ? s.skv : s.sq});
+  const std::string row_shape = absl::StrCat(t, "[", Dims(row_dims), "]");
+  std::string out = absl::StrCat(R"(
+HloModule attention
+max_r {
+  a = )", t, R"([] parameter(0)
+  b = )", t, R"([] parameter(1)
+  ROOT m = )", t, R"([] maximum(a, b)
+}
+add_r {
+  a = )", t, R"([] parameter(0)
+  b = )", t, R"([] parameter(1)
+  ROOT s = )", t, R"([] add(a, b)
+}
+ENTRY main {
+  q = )", t, "[", Dims(with({s.sq, s.d})), R"(] parameter(0)
+  k = )", t, "[", Dims(with({s.skv, s.d})), R"(] parameter(1)
+  v0 = )", t, "[", Dims(with({s.skv, s.dv})), R"(] parameter(2)
+  s0 = )", full, " dot(q, k), lhs_batch_dims={", bdims, "}, lhs_contracting_dims={", n + 1,
+                                 "}, rhs_batch_dims={", bdims, "}, rhs_contracting_dims={", n + 1,
+                                 "}\n");
+  std::string scores = "s0";
+  if (!s.scale.empty()) {
+    absl::StrAppend(&out, "  c = ", t, "[] constant(", s.scale == "div" ? "4" : "0.25", ")\n",
+                    "  cb = ", full, " broadcast(c), dimensions={}\n");
+    const std::string op = s.scale == "div" ? "divide(s0, cb)"
+                           : s.scale == "mul_left" ? "multiply(cb, s0)"
+                                                   : "multiply(s0, cb)";
+    absl::StrAppend(&out, "  s1 = ", full, " ", op, "\n");
+    scores = "s1";
+  }
+  std::string masked = scores;
+  int param = 3;
+  if (!s.mask.empty()) {
+    const std::string pred = absl::StrCat("pred[", Dims(with({s.sq, s.skv})), "]");
+    const std::string mat = absl::StrCat("[", s.sq, ",", s.skv, "]");
+    if (s.mask == "param_select") {
+      absl::StrAppend(&out, "  mb = ", pred, " parameter(", param++, ")\n");
+    } else {
+      absl::StrAppend(&out, "  i0 = s32", mat, " iota(), iota_dimension=0\n",
+                      "  i1 = s32", mat, " iota(), iota_dimension=1\n");
+      if (s.mask == "bottom_right_select") {
+        absl::StrAppend(&out, "  off = s32[] constant(", s.skv - s.sq, ")\n",
+                        "  offb = s32", mat, " broadcast(off), dimensions={}\n",
+                        "  i0s = s32", mat, " add(i0, offb)\n",
+                        "  ge = pred", mat, " compare(i0s, i1), direction=GE\n");
+      } else if (s.mask == "causal_select_inverted") {
+        absl::StrAppend(&out, "  ge = pred", mat, " compare(i1, i0), direction=GT\n");
+      } else {
+        absl::StrAppend(&out, "  ge = pred", mat, " compare(i0, i1), direction=GE\n");
+      }
+      absl::StrAppend(&out, "  mb = ", pred, " broadcast(ge), dimensions={", n, ",", n + 1, "}\n");
+    }
+    absl::StrAppend(&out, "  fill = ", t, "[] constant(", s.fill, ")\n", "  fb = ", full,
+                    " broadcast(fill), dimensions={}\n");
+    if (s.mask == "causal_add") {
+      absl::StrAppend(&out, "  zero_m = ", t, "[] constant(0)\n  zb = ", full,
+                      " broadcast(zero_m), dimensions={}\n  am = ", full,
+                      " select(mb, zb, fb)\n  s2 = ", full, " add(", scores, ", am)\n");
+    } else if (s.mask == "causal_select_inverted") {
+      absl::StrAppend(&out, "  s2 = ", full, " select(mb, fb, ", scores, ")\n");
+    } else {
+      absl::StrAppend(&out, "  s2 = ", full, " select(mb, ", scores, ", fb)\n");
+    }
+    masked = "s2";
+  }
+  // Row max and the subtraction.
+  const std::string kept_dims = Dims(kept);
+  absl::StrAppend(&out, "  ninf = ", t, "[] constant(-inf)\n", "  mx = ", row_shape, " reduce(",
+                  s.max_of_unmasked ? scores : masked, ", ninf), dimensions={", axis,
+                  "}, to_apply=max_r\n");
+  std::string mx = "mx";
+  if (s.clamp_max) {
+    absl::StrAppend(&out, "  ninfb = ", row_shape, " broadcast(ninf), dimensions={}\n",
+                    "  mxc = ", row_shape, " maximum(mx, ninfb)\n");
+    mx = "mxc";
+  }
+  auto row_broadcast = [&](const std::string& name, const std::string& value) {
+    if (!s.keepdims_chains || s.softmax_over_queries) {
+      absl::StrAppend(&out, "  ", name, " = ", full, " broadcast(", value, "), dimensions={",
+                      kept_dims, "}\n");
+      return;
+    }
+    std::vector<int64_t> k1 = row_dims;
+    k1.push_back(1);
+    const std::string k1s = absl::StrCat(t, "[", Dims(k1), "]");
+    std::vector<int64_t> all;
+    for (int64_t i = 0; i < n + 2; ++i) all.push_back(i);
+    absl::StrAppend(&out, "  ", name, "_r = ", k1s, " reshape(", value, ")\n", "  ", name, "_b = ",
+                    k1s, " broadcast(", name, "_r), dimensions={", Dims(all), "}\n", "  ", name,
+                    "_r2 = ", row_shape, " reshape(", name, "_b)\n", "  ", name, " = ", full,
+                    " broadcast(", name, "_r2), dimensions={", kept_dims, "}\n");
+  };
+  std::string exp_input = masked;
+  if (!s.no_max_subtraction) {
+    row_broadcast("mxb", mx);
+    absl::StrAppend(&out, "  d = ", full, " subtract(", masked, ", mxb)\n");
+    exp_input = "d";
+  }
+  absl::StrAppend(&out, "  e = ", full, " exponential(", exp_input, ")\n", "  zero = ", t,
+                  "[] constant(0)\n", "  sm = ", row_shape, " reduce(e, zero), dimensions={", axis,
+                  "}, to_apply=add_r\n");
+  if (s.reciprocal) {
+    absl::StrAppend(&out, "  one = ", t, "[] constant(1)\n  oneb = ", row_shape,
+                    " broadcast(one), dimensions={}\n  rs = ", row_shape, " divide(oneb, sm)\n");
+    row_broadcast("smb", "rs");
+    absl::StrAppend(&out, "  p = ", full, " multiply(e, smb)\n");
+  } else {
+    row_broadcast("smb", "sm");
+    absl::StrAppend(&out, "  p = ", full, " divide(e, smb)\n");
+  }
+  std::string probs = "p";
+  if (s.mask_after_softmax) {
+    absl::StrAppend(&out, "  pz = ", t, "[] constant(0)\n  pzb = ", full,
+                    " broadcast(pz), dimensions={}\n  p2 = ", full, " select(mb, p, pzb)\n");
+    probs = "p2";
+  }
+  if (s.scale_after_softmax) {
+    absl::StrAppend(&out, "  pc = ", t, "[] constant(1.5)\n  pcb = ", full,
+                    " broadcast(pc), dimensions={}\n  p2 = ", full, " multiply(p, pcb)\n");
+    probs = "p2";
+  }
+  std::string v = "v0";
+  const std::string vshape = absl::StrCat(t, "[", Dims(with({s.skv, s.dv})), "]");
+  if (s.scale_v) {
+    absl::StrAppend(&out, "  vc = ", t, "[] constant(0.5)\n  vcb = ", vshape,
+                    " broadcast(vc), dimensions={}\n  v = ", vshape, " multiply(v0, vcb)\n");
+    v = "v";
+  }
+  const std::string oshape = absl::StrCat(t, "[", Dims(with({s.sq, s.dv})), "]");
+  absl::StrAppend(&out, "  o = ", oshape, " dot(", probs, ", ", v, "), lhs_batch_dims={", bdims,
+                  "}, lhs_contracting_dims={", n + 1, "}, rhs_batch_dims={", bdims,
+                  "}, rhs_contracting_dims={", n, "}\n");
+  if (s.extra_output) {
+    absl::StrAppend(&out, "  ROOT r = (", oshape, ", ", full, ") tuple(o, p)\n}\n");
+  } else {
+    absl::StrAppend(&out, "  ROOT r = ", oshape, " copy(o)\n}\n");
+  }
+  return out;
+}
+
+
+}  // namespace xla::attention_test

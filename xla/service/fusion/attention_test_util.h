@@ -1,0 +1,47 @@
+// Test-only: attention written out in plain HLO the ways JAX writes it
+// (and near misses of it), for the attention-rewriter pass test and the
+// end-to-end host test. One function, so both tests exercise the same
+// modules.
+//
+// Thread-safety: pure functions.
+#ifndef XLA_SERVICE_FUSION_ATTENTION_TEST_UTIL_H_
+#define XLA_SERVICE_FUSION_ATTENTION_TEST_UTIL_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace xla::attention_test {
+
+// One attention module; the fields say how it is spelled.
+struct Spelling {
+  std::vector<int64_t> batch = {2, 3};
+  int64_t sq = 33, skv = 33, d = 16, dv = 16;
+  std::string type = "f32";
+  // "" (none), "mul", "mul_left", "div"; applied to the scores.
+  std::string scale = "mul";
+  // "", "causal_select", "causal_select_inverted", "causal_add",
+  // "param_select" (a mask parameter), "bottom_right_select".
+  std::string mask;
+  std::string fill = "-inf";  // the select fill / additive mask value
+  bool clamp_max = true;       // maximum(reduce-max, -inf) like jax.nn.softmax
+  bool reciprocal = false;     // e * (1 / sum) instead of e / sum
+  bool keepdims_chains = true;  // JAX's reshape/broadcast chains for the rows
+  // Near misses.
+  bool no_max_subtraction = false;
+  bool softmax_over_queries = false;  // reduce over the query axis
+  bool max_of_unmasked = false;        // max of the scores before the mask
+  bool mask_after_softmax = false;     // select(mask, p, 0) before the dot
+  bool scale_after_softmax = false;    // p * c before the dot
+  bool scale_v = false;                // dot(p, v * c): still attention
+  bool extra_output = false;           // the probabilities are also returned
+};
+
+// The module: parameters q [batch..., sq, d], k [batch..., skv, d],
+// v [batch..., skv, dv] (and a pred mask for "param_select"); the result
+// is the attention output (plus the probabilities with extra_output).
+std::string AttentionHlo(const Spelling& s);
+
+}  // namespace xla::attention_test
+
+#endif  // XLA_SERVICE_FUSION_ATTENTION_TEST_UTIL_H_

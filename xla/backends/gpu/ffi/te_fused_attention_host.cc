@@ -330,8 +330,12 @@ __attribute__((always_inline)) inline void SoftmaxRow(float* s, int64_t visible,
 
 // One key tile of one query tile: scores, online softmax, P.V. With GCC on
 // x86-64 it has x86-64-v4 (AVX-512) and x86-64-v3 (AVX2, FMA) clones; the
-// loader picks the widest the CPU has (an ifunc testing ISA levels).
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+// loader picks the widest the CPU has (an ifunc testing ISA levels). Not
+// under ThreadSanitizer or AddressSanitizer: the dynamic loader runs ifunc
+// resolvers while relocating, before the sanitizer runtime is initialized,
+// and the instrumented resolver crashes every binary that links this file.
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && \
+    !defined(__SANITIZE_THREAD__) && !defined(__SANITIZE_ADDRESS__)
 __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
 #endif
 void ForwardKeyTile(const ForwardContext& x, int64_t b, int64_t i0, int64_t rows, int64_t j0,

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <limits>
 #include <map>
+#include <optional>
 #include <queue>
 #include <set>
 #include <utility>
@@ -304,37 +305,48 @@ class BufferAssigner {
   // also share it with y's result: y(p, bitcast(p)) written over p is only
   // correct when both operands allow it (a dynamic-update-slice fusion
   // reading the updated array through a second operand does not).
-  bool OtherOperandsAllowSharing(const HloInstruction& y, int64_t k, int64_t b) {
+  bool OtherOperandsAllowSharing(const HloInstruction& y, int64_t k, int64_t leaf, int64_t b) {
     for (int64_t j = 0; j < y.operand_count(); ++j) {
       if (j == k) continue;
       for (int64_t p : aa_.positions_of(y.operand(j))) {
-        if (Find(aa_.buffer_of(p)) == b && !CanShareOperandBuffer(y, j)) return false;
+        if (Find(aa_.buffer_of(p)) == b && !CanShareOperandBufferAt(y, j, leaf)) return false;
       }
     }
     return true;
   }
 
+  // Each result leaf of each instruction (one for an array result; each
+  // leaf of a multi-output loop fusion, in_place.h) takes over the buffer of
+  // the first operand that dies at the instruction and may share it.
   void MergeInPlace() {
     for (const HloInstruction* y : timeline_.by_time) {
-      if (y == nullptr || IsForwardingInstruction(*y) || !y->shape().IsArray()) continue;
+      if (y == nullptr || IsForwardingInstruction(*y)) continue;
       if (y->opcode() == HloOpcode::kParameter || y->opcode() == HloOpcode::kConstant) continue;
       const auto& out = aa_.positions_of(y);
-      if (out.size() != 1) continue;
-      const int64_t t = timeline_.time.at(y);
-      for (int64_t k = 0; k < y->operand_count(); ++k) {
-        const auto& in = aa_.positions_of(y->operand(k));
-        if (in.size() != 1 || !CanShareOperandBuffer(*y, k)) continue;
-        const int64_t bo = Find(aa_.buffer_of(in[0]));
-        const int64_t by = Find(aa_.buffer_of(out[0]));
-        if (bo == by) break;  // already the same buffer (for example a loop buffer)
-        const BufferInfo& o = info_[bo];
-        const BufferInfo& r = info_[by];
-        if (o.end != t || r.start != t || !CompatibleKinds(o, r)) continue;
-        if (!OtherOperandsAllowSharing(*y, k, bo)) continue;
-        Merge(bo, by);
-        ++in_place_count_;
-        break;
+      if (y->shape().IsArray() ? out.size() != 1 : out.size() != y->shape().tuple_shapes().size()) {
+        continue;
       }
+      for (size_t leaf = 0; leaf < out.size(); ++leaf) {
+        MergeLeafInPlace(*y, static_cast<int64_t>(leaf), out[leaf]);
+      }
+    }
+  }
+
+  void MergeLeafInPlace(const HloInstruction& y, int64_t leaf, int64_t position) {
+    const int64_t t = timeline_.time.at(&y);
+    for (int64_t k = 0; k < y.operand_count(); ++k) {
+      const auto& in = aa_.positions_of(y.operand(k));
+      if (in.size() != 1 || !CanShareOperandBufferAt(y, k, leaf)) continue;
+      const int64_t bo = Find(aa_.buffer_of(in[0]));
+      const int64_t by = Find(aa_.buffer_of(position));
+      if (bo == by) return;  // already the same buffer (for example a loop buffer)
+      const BufferInfo& o = info_[bo];
+      const BufferInfo& r = info_[by];
+      if (o.end != t || r.start != t || !CompatibleKinds(o, r)) continue;
+      if (!OtherOperandsAllowSharing(y, k, leaf, bo)) continue;
+      Merge(bo, by);
+      ++in_place_count_;
+      return;
     }
   }
 
@@ -348,14 +360,26 @@ class BufferAssigner {
     if (e.end < l.start) return true;
     if (e.end != l.start) return false;
     const HloInstruction* y = timeline_.by_time[l.start];
-    if (y == nullptr || IsForwardingInstruction(*y) || !y->shape().IsArray()) return false;
-    if (Find(aa_.buffer_of(aa_.positions_of(y)[0])) != Find(later)) return false;
+    if (y == nullptr || IsForwardingInstruction(*y)) return false;
+    const std::optional<int64_t> leaf = LeafWritingBuffer(*y, Find(later));
+    if (!leaf.has_value()) return false;
     for (int64_t k = 0; k < y->operand_count(); ++k) {
       for (int64_t p : aa_.positions_of(y->operand(k))) {
-        if (Find(aa_.buffer_of(p)) == Find(earlier) && !CanShareOperandBuffer(*y, k)) return false;
+        if (Find(aa_.buffer_of(p)) == Find(earlier) && !CanShareOperandBufferAt(*y, k, *leaf)) {
+          return false;
+        }
       }
     }
     return true;
+  }
+
+  // The array leaf of `y`'s result that is buffer root `b`, or nullopt.
+  std::optional<int64_t> LeafWritingBuffer(const HloInstruction& y, int64_t b) {
+    const std::vector<int64_t>& out = aa_.positions_of(&y);
+    for (size_t j = 0; j < out.size(); ++j) {
+      if (Find(aa_.buffer_of(out[j])) == b) return static_cast<int64_t>(j);
+    }
+    return std::nullopt;
   }
 
   absl::Status HonourAliases() {

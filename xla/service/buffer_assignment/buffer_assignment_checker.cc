@@ -170,12 +170,14 @@ class Checker {
     }
     for (const HloInstruction* y : order_) {
       if (IsForwardingInstruction(*y)) continue;
-      for (int64_t out : aa_.positions_of(y)) {
+      const std::vector<int64_t>& outs = aa_.positions_of(y);
+      for (size_t leaf = 0; leaf < outs.size(); ++leaf) {
+        const int64_t out = outs[leaf];
         for (int64_t k = 0; k < y->operand_count(); ++k) {
           for (int64_t in : aa_.positions_of(y->operand(k))) {
             if (!slices_[out].Overlaps(slices_[in])) continue;
-            const bool legal = y->shape().IsArray() && slices_[out] == slices_[in] &&
-                               CanShareOperandBuffer(*y, k);
+            const bool legal = slices_[out] == slices_[in] &&
+                               CanShareOperandBufferAt(*y, k, static_cast<int64_t>(leaf));
             if (!legal) {
               return Fail(absl::StrCat(y->name(), " writes ", Name(aa_.position(out)), " at ",
                                        Bytes(slices_[out]), " over its operand ",

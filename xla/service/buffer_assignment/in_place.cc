@@ -29,20 +29,21 @@ bool SameBufferLayout(const Shape& a, const Shape& b) {
 }
 
 // Every path from fused parameter `param` to the fused root goes through
-// elementwise ops whose shape matches the root's dimensions.
-bool ReachesRootElementwise(const HloComputation& fused, const HloInstruction* param) {
+// elementwise ops whose shape has dimensions `dims`; a tuple root (of a
+// multi-output fusion) only gathers the results and is not checked itself.
+bool ReachesRootElementwise(const HloComputation& fused, const HloInstruction* param,
+                            const std::vector<int64_t>& dims) {
   const HloInstruction* root = fused.root_instruction();
-  if (root == nullptr || !root->shape().IsArray()) return false;
+  if (root == nullptr) return false;
   std::vector<const HloInstruction*> stack = {param};
   absl::flat_hash_set<const HloInstruction*> seen = {param};
   while (!stack.empty()) {
     const HloInstruction* at = stack.back();
     stack.pop_back();
+    if (at == root && root->opcode() == HloOpcode::kTuple) continue;
     if (at != param) {
       if (!IsElementwiseLike(*at)) return false;
-      if (!at->shape().IsArray() || at->shape().dimensions() != root->shape().dimensions()) {
-        return false;
-      }
+      if (!at->shape().IsArray() || at->shape().dimensions() != dims) return false;
     }
     for (const HloInstruction* user : at->users()) {
       if (seen.insert(user).second) stack.push_back(user);
@@ -80,7 +81,36 @@ bool CanShareOperandBuffer(const HloInstruction& user, int64_t operand_index) {
   if (fused == nullptr || operand_index >= fused->num_parameters()) return false;
   const HloInstruction* param = fused->parameter_instruction(operand_index);
   if (param == nullptr) return false;
-  return RootUpdatesParameterOnly(*fused, param) || ReachesRootElementwise(*fused, param);
+  return RootUpdatesParameterOnly(*fused, param) ||
+         (fused->root_instruction()->shape().IsArray() &&
+          ReachesRootElementwise(*fused, param, out.dimensions()));
+}
+
+bool CanShareOperandBufferAt(const HloInstruction& user, int64_t operand_index,
+                             int64_t output_leaf) {
+  const Shape& shape = user.shape();
+  if (shape.IsArray()) return output_leaf == 0 && CanShareOperandBuffer(user, operand_index);
+  if (!shape.IsTuple() || output_leaf < 0 || output_leaf >= shape.tuple_shapes_size()) return false;
+  if (operand_index < 0 || operand_index >= user.operand_count()) return false;
+  if (user.opcode() != HloOpcode::kFusion || user.GetString(AttrId::kFusionKind) != "kLoop") {
+    return false;
+  }
+  const std::vector<int64_t>& dims = shape.tuple_shapes(output_leaf).dimensions();
+  for (const Shape& leaf : shape.tuple_shapes()) {
+    if (!leaf.IsArray() || leaf.dimensions() != dims) return false;  // one loop for all leaves
+  }
+  if (!SameBufferLayout(shape.tuple_shapes(output_leaf), user.operand(operand_index)->shape())) {
+    return false;
+  }
+  const HloComputation* fused = user.GetComputation(AttrId::kCalls);
+  if (fused == nullptr || operand_index >= fused->num_parameters()) return false;
+  const HloInstruction* root = fused->root_instruction();
+  if (root == nullptr || root->opcode() != HloOpcode::kTuple ||
+      root->operand_count() != shape.tuple_shapes_size()) {
+    return false;
+  }
+  const HloInstruction* param = fused->parameter_instruction(operand_index);
+  return param != nullptr && ReachesRootElementwise(*fused, param, dims);
 }
 
 }  // namespace xla

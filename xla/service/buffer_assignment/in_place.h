@@ -31,6 +31,22 @@ namespace xla {
 // results.
 bool CanShareOperandBuffer(const HloInstruction& user, int64_t operand_index);
 
+// True when leaf `output_leaf` of a multi-output loop fusion `user` (a
+// kLoop fusion whose shape is a flat tuple of arrays, all of the same
+// dimensions, with a tuple fused root) may be written into the buffer of
+// operand `operand_index`: the operand has that leaf's dimensions, layout
+// and byte size, and every path from its fused parameter to the fused root
+// goes through elementwise ops of those dimensions. The loop emitters
+// compute every output element at an index before storing any of them
+// (FusionEmitterCore::WriteLeaves), so the kernel reads element i of the
+// operand before it overwrites it, whichever output overwrites it. This is
+// how an optimizer step (parameter, first and second moment updated in one
+// fusion) writes over donated parameters. For an array-shaped `user` with
+// `output_leaf` 0 this is CanShareOperandBuffer(user, operand_index); false
+// for everything else.
+bool CanShareOperandBufferAt(const HloInstruction& user, int64_t operand_index,
+                             int64_t output_leaf);
+
 }  // namespace xla
 
 #endif  // XLA_SERVICE_BUFFER_ASSIGNMENT_IN_PLACE_H_

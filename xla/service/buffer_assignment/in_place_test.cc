@@ -88,5 +88,52 @@ ENTRY e {
   EXPECT_FALSE(CanShareOperandBuffer(*get("k"), 0));  // not a loop fusion
 }
 
+TEST(InPlace, MultiOutputLoopFusionLeavesShareElementwiseOperands) {
+  auto m = ParseHloModule(R"(
+HloModule m
+adam {
+  p = f32[3,7] parameter(0)
+  mo = f32[3,7] parameter(1)
+  g = f32[3,7] parameter(2)
+  b = f32[7] parameter(3)
+  nm = f32[3,7] add(mo, g)
+  bb = f32[3,7] broadcast(b), dimensions={1}
+  np = f32[3,7] subtract(p, nm)
+  nb = f32[3,7] multiply(np, bb)
+  ROOT t = (f32[3,7], f32[3,7], f32[3,7]) tuple(nm, np, nb)
+}
+mixed {
+  a = f32[3,7] parameter(0)
+  r = f32[7,3] transpose(a), dimensions={1,0}
+  n = f32[3,7] negate(a)
+  ROOT t = (f32[3,7], f32[7,3]) tuple(n, r)
+}
+ENTRY e {
+  p = f32[3,7] parameter(0)
+  mo = f32[3,7] parameter(1)
+  g = f32[3,7] parameter(2)
+  b = f32[7] parameter(3)
+  f = (f32[3,7], f32[3,7], f32[3,7]) fusion(p, mo, g, b), kind=kLoop, calls=adam
+  h = (f32[3,7], f32[7,3]) fusion(p), kind=kLoop, calls=mixed
+  n = f32[3,7] negate(p)
+  ROOT t = ((f32[3,7], f32[3,7], f32[3,7]), (f32[3,7], f32[7,3]), f32[3,7]) tuple(f, h, n)
+})").value();
+  auto get = [&](const char* name) { return m->entry_computation()->GetInstruction(name); };
+  // Any leaf may take any elementwise operand of its size, whichever leaf
+  // reads it: the emitters compute every leaf before storing.
+  for (int64_t leaf = 0; leaf < 3; ++leaf) {
+    EXPECT_TRUE(CanShareOperandBufferAt(*get("f"), 0, leaf)) << leaf;
+    EXPECT_TRUE(CanShareOperandBufferAt(*get("f"), 1, leaf)) << leaf;
+    EXPECT_TRUE(CanShareOperandBufferAt(*get("f"), 2, leaf)) << leaf;
+    EXPECT_FALSE(CanShareOperandBufferAt(*get("f"), 3, leaf)) << leaf;  // broadcast, other size
+  }
+  EXPECT_FALSE(CanShareOperandBufferAt(*get("f"), 0, 3));   // no such leaf
+  EXPECT_FALSE(CanShareOperandBufferAt(*get("f"), 4, 0));   // no such operand
+  EXPECT_FALSE(CanShareOperandBufferAt(*get("h"), 0, 0));   // leaves of two shapes: two loops
+  EXPECT_TRUE(CanShareOperandBufferAt(*get("n"), 0, 0));    // array result: the old rule
+  EXPECT_FALSE(CanShareOperandBufferAt(*get("n"), 0, 1));
+  EXPECT_FALSE(CanShareOperandBuffer(*get("f"), 0));        // tuple results need a leaf
+}
+
 }  // namespace
 }  // namespace xla

@@ -266,9 +266,17 @@ absl::StatusOr<llvm::Value*> FusionEmitterCore::LeafValue(const OutputLeaf& leaf
 
 absl::Status FusionEmitterCore::WriteLeaves(const std::vector<int64_t>& leaves,
                                             const IrIndex& index) {
+  // Every value first, then the stores: a multi-output loop fusion may
+  // write a result over an operand that another result still reads at this
+  // index (in_place.h, CanShareOperandBufferAt).
+  std::vector<llvm::Value*> values;
+  values.reserve(leaves.size());
   for (int64_t k : leaves) {
     ASSIGN_OR_RETURN(llvm::Value * v, LeafValue(leaves_[k], index));
-    OutputArray(k).EmitWriteElement(index, v, &b_);
+    values.push_back(v);
+  }
+  for (size_t j = 0; j < leaves.size(); ++j) {
+    OutputArray(leaves[j]).EmitWriteElement(index, values[j], &b_);
   }
   return absl::OkStatus();
 }

@@ -141,7 +141,8 @@ class FusionEmitterCore {
   absl::StatusOr<Values> EmitComputation(const HloComputation* computation, const Values& args);
 
   // The value of output leaf `leaf` at `index`, and the writes of the
-  // listed leaves (numbers into leaves_) at `index`.
+  // listed leaves (numbers into leaves_) at `index`: every value is computed
+  // before the first store, so a leaf may overwrite an operand in place.
   absl::StatusOr<llvm::Value*> LeafValue(const OutputLeaf& leaf, const IrIndex& index);
   absl::Status WriteLeaves(const std::vector<int64_t>& leaves, const IrIndex& index);
   // 0, 1, ..., leaves_.size() - 1.

@@ -1045,6 +1045,57 @@ TEST(HostCompiler, AThousandOperandKernelMatchesTheEvaluator) {
   EXPECT_FALSE(k.has_argument_table());
 }
 
+// An optimizer step with may-alias results: the multi-output fusion that
+// updates the first moment, the second moment and the parameter writes each
+// result over its parameter's buffer (ExecuteOnLiterals borrows, so the
+// runtime copies the arguments first). The parameter's update reads the new
+// moments, which the fusion recomputes from the old ones after nothing has
+// been stored yet: every value is computed before the first store.
+TEST(HostCompiler, OptimizerStepWritesOverItsDonatedParametersInPlace) {
+  constexpr char kStep[] = R"(
+HloModule adam, input_output_alias={ {0}: (1, {}, may-alias), {1}: (2, {}, may-alias), {2}: (0, {}, may-alias) }
+ENTRY main {
+  p = f32[33,65]{1,0} parameter(0)
+  m = f32[33,65]{1,0} parameter(1)
+  v = f32[33,65]{1,0} parameter(2)
+  g = f32[33,65]{1,0} parameter(3)
+  b1 = f32[] constant(0.9)
+  b2 = f32[] constant(0.999)
+  c1 = f32[] constant(0.1)
+  c2 = f32[] constant(0.001)
+  lr = f32[] constant(0.01)
+  eps = f32[] constant(1e-3)
+  b1b = f32[33,65]{1,0} broadcast(b1), dimensions={}
+  b2b = f32[33,65]{1,0} broadcast(b2), dimensions={}
+  c1b = f32[33,65]{1,0} broadcast(c1), dimensions={}
+  c2b = f32[33,65]{1,0} broadcast(c2), dimensions={}
+  lrb = f32[33,65]{1,0} broadcast(lr), dimensions={}
+  epsb = f32[33,65]{1,0} broadcast(eps), dimensions={}
+  m1 = f32[33,65]{1,0} multiply(b1b, m)
+  m2 = f32[33,65]{1,0} multiply(c1b, g)
+  nm = f32[33,65]{1,0} add(m1, m2)
+  v1 = f32[33,65]{1,0} multiply(b2b, v)
+  gg = f32[33,65]{1,0} multiply(g, g)
+  v2 = f32[33,65]{1,0} multiply(c2b, gg)
+  nv = f32[33,65]{1,0} add(v1, v2)
+  sv = f32[33,65]{1,0} sqrt(nv)
+  dn = f32[33,65]{1,0} add(sv, epsb)
+  u = f32[33,65]{1,0} divide(nm, dn)
+  su = f32[33,65]{1,0} multiply(lrb, u)
+  np = f32[33,65]{1,0} subtract(p, su)
+  ROOT t = (f32[33,65]{1,0}, f32[33,65]{1,0}, f32[33,65]{1,0}) tuple(nm, nv, np)
+}
+)";
+  GpuExecutableProto artifact = CompileRunAndCompare(kStep, 31);
+  int donated_outputs = 0, other_outputs = 0;
+  for (const BufferAllocationProto& a : artifact.payload().allocations()) {
+    if (a.is_output() && a.is_parameter()) ++donated_outputs;
+    if (a.is_output() && !a.is_parameter()) ++other_outputs;
+  }
+  EXPECT_EQ(donated_outputs, 3);
+  EXPECT_EQ(other_outputs, 0);
+}
+
 TEST(HostCompiler, UnsupportedOpIsAClearError) {
   // A custom call to a target no FFI handler serves has no host emission.
   constexpr char kUnknownCall[] = R"(

@@ -88,6 +88,7 @@ MiddleEndOptions ToMiddleEndOptions(const CompileOptions& options) {
                           (options.target == "sm_90" || options.target == "sm_90a");
   out.cudnn_convolutions = EmitsCudnnConvolutions(options);
   out.verify_after_each = options.verify_after_each;
+  out.device_memory_bytes = options.device_memory_bytes;
   if (options.dump_passes && !options.dump_dir.empty()) {
     out.dump_dir = options.dump_dir + "/passes";
   }
@@ -275,6 +276,9 @@ absl::StatusOr<std::optional<gpu::GpuExecutableProto>> CompileModule(
   stats->temp_bytes = c.middle.assignment->total_temp_bytes();
   stats->naive_temp_bytes = c.middle.assignment->naive_temp_bytes();
   stats->passes = static_cast<int64_t>(c.middle.timings.size());
+  stats->rematerialized = c.middle.rematerialization.rematerialized;
+  stats->schedule_peak_before = c.middle.rematerialization.peak_before;
+  stats->schedule_peak_after = c.middle.rematerialization.peak_after;
   stats->phases = std::move(c.phases);
   return artifact;
 }

@@ -200,6 +200,12 @@ struct CompileStatistics {
   // The artifact's per-device memory (ComputeMemoryReport); zeros with
   // middle_end_only.
   gpu::MemoryReport memory;
+  // Values recomputed to fit device_memory_bytes (rematerialization.h), and
+  // the schedule's peak (live temporaries and outputs, parameters not
+  // counted) before and after; zeros without device_memory_bytes.
+  int64_t rematerialized = 0;
+  int64_t schedule_peak_before = 0;
+  int64_t schedule_peak_after = 0;
   // Wall time per compile phase, in order (host artifacts only).
   std::vector<std::pair<std::string, double>> phases;
   // Kernel thunks in the artifact (loop bodies and branches counted once)

@@ -1,5 +1,6 @@
 #include "xla/service/middle_end.h"
 
+#include <algorithm>
 #include <chrono>
 #include <optional>
 #include <utility>
@@ -25,6 +26,7 @@
 #include "xla/service/fusion/instruction_fusion.h"
 #include "xla/service/fusion/reshapes_to_bitcasts.h"
 #include "xla/service/layout/layout_assignment.h"
+#include "xla/service/schedule/memory_model.h"
 #include "xla/util/status_macros.h"
 
 namespace xla {
@@ -72,6 +74,22 @@ class Phases {
   MiddleEndResult* result_;
   int runs_ = 0;
 };
+
+// Bytes the schedule's peak does not count but the device holds for the
+// whole run: the entry parameters (the caller's buffers) and the constants
+// of every scheduled computation (one allocation each).
+int64_t BytesOutsideTheSchedule(const HloModule& module, const HloSchedule& schedule) {
+  int64_t bytes = 0;
+  for (const HloInstruction* p : module.entry_computation()->parameter_instructions()) {
+    if (p != nullptr && p->shape().IsArray()) bytes += ArrayBytes(p->shape());
+  }
+  for (const HloComputation* c : schedule.computations()) {
+    for (const HloInstruction* i : schedule.sequence(c)) {
+      if (i->opcode() == HloOpcode::kConstant && i->shape().IsArray()) bytes += ArrayBytes(i->shape());
+    }
+  }
+  return bytes;
+}
 
 }  // namespace
 
@@ -148,6 +166,15 @@ absl::StatusOr<MiddleEndResult> RunMiddleEnd(HloModule* module, const MiddleEndO
   }
   ASSIGN_OR_RETURN(result.schedule,
                    phases.Timed("schedule", [&] { return ScheduleModule(*module, options.scheduler); }));
+  if (options.device_memory_bytes > 0) {
+    RematerializationOptions remat;
+    remat.peak_limit_bytes =
+        std::max<int64_t>(1, options.device_memory_bytes -
+                                 BytesOutsideTheSchedule(*module, result.schedule));
+    ASSIGN_OR_RETURN(result.rematerialization, phases.Timed("rematerialize", [&] {
+                       return Rematerialize(module, &result.schedule, remat);
+                     }));
+  }
   RETURN_IF_ERROR(ApplySchedule(module, result.schedule));
   ASSIGN_OR_RETURN(BufferAssignment assignment, phases.Timed("assign", [&] {
                      return AssignBuffers(*module, result.schedule, options.buffers);

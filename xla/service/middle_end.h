@@ -38,6 +38,7 @@
 #include "xla/service/optimization_pipeline.h"
 #include "xla/service/schedule/hlo_schedule.h"
 #include "xla/service/schedule/list_scheduler.h"
+#include "xla/service/schedule/rematerialization.h"
 
 namespace xla {
 
@@ -69,6 +70,12 @@ struct MiddleEndOptions {
   MultiOutputFusionOptions fusion_limits;
   bool multi_output_fusion = true;
   SchedulerOptions scheduler;
+  // Phase 5, after scheduling: when non-zero, the memory of one device
+  // (--device_memory). Where the schedule's peak plus the entry parameters
+  // and the constants exceeds it, cheap values are recomputed next to their late uses
+  // (rematerialization.h) until it fits or nothing more helps; the device
+  // memory check after buffer assignment reports what is left.
+  int64_t device_memory_bytes = 0;
   BufferAssignmentOptions buffers;
   // Run CheckBufferAssignment on the result (cheap; on by default).
   bool check_buffer_assignment = true;
@@ -88,6 +95,8 @@ struct MiddleEndResult {
   HloSchedule schedule;
   std::unique_ptr<BufferAssignment> assignment;
   FusionStats stats;  // kernels and thunks the module will need
+  // What rematerialization did (all 0 when device_memory_bytes was 0).
+  RematerializationResult rematerialization;
   // The timings as a table (same format as OptimizeResult::TimingsReport).
   std::string TimingsReport() const;
 };

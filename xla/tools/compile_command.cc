@@ -154,7 +154,9 @@ const char kCompileHelp[] =
     "                          bytes): refuse a program whose per-device peak\n"
     "                          (parameters + outputs + temporaries + constants, as\n"
     "                          the memory report after the summary shows) exceeds\n"
-    "                          it, naming each part (exit 1)\n"
+    "                          it, naming each part (exit 1); first, cheap values\n"
+    "                          live across the peak are recomputed where they are\n"
+    "                          used again (rematerialization) to make it fit\n"
     "  -v, --verbose           report progress on stderr: each phase, the running\n"
     "                          middle-end pass and kernels compiled i/N (at most\n"
     "                          about once a second or every 5%)\n"
@@ -282,6 +284,12 @@ absl::StatusOr<std::string> Compile(const CompileFlags& flags, std::ostream* ver
              << s.num_replicas * s.num_partitions << " device(s) per run\n";
     *verbose << "compile: offloaded to host memory: " << gpu::FormatBytes(s.memory.host_offloaded_bytes)
              << "; device memory peak " << gpu::FormatBytes(s.memory.peak_bytes) << " per device\n";
+    if (flags.options.device_memory_bytes > 0) {
+      *verbose << "compile: rematerialized " << s.rematerialized
+               << " value(s); schedule peak (parameters not counted) "
+               << gpu::FormatBytes(s.schedule_peak_before) << " -> "
+               << gpu::FormatBytes(s.schedule_peak_after) << "\n";
+    }
   }
   if (flags.output.empty()) return Summary(flags, *compiled);
   if (absl::Status s = WriteFileBytes(flags.output, compiled->bytes); !s.ok()) return s;

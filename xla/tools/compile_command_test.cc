@@ -465,6 +465,55 @@ ENTRY main {
 // recomputes e for n, and back lives in the output), offloaded 256; and
 // --device_memory refusing one
 // byte below the peak (exit 1, each part named), accepting the peak.
+// The per-device peak in bytes from the memory report after the summary.
+int64_t ReportedPeak(const std::string& out) {
+  const size_t at = out.find("device memory per device: peak ");
+  if (at == std::string::npos) return -1;
+  const std::string line = out.substr(at, out.find('\n', at) - at);
+  const size_t open = line.find('(');
+  return std::stoll(open == std::string::npos ? line.substr(line.find("peak ") + 5)
+                                              : line.substr(open + 1));
+}
+
+// b (16 KiB) is read early by x and late by s, across y (64 KiB): with a
+// --device_memory below the plain peak, b is recomputed before s and the
+// program fits (rematerialization.h; its test has the hand-computed
+// schedule figures).
+constexpr char kLateUseModule[] = R"(
+HloModule late_use
+add {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  ROOT s = f32[] add(x, y)
+}
+ENTRY e {
+  p = f32[64] parameter(0)
+  c = f32[] constant(0)
+  b = f32[64,64] broadcast(p), dimensions={1}
+  x = f32[64,64] exponential(b)
+  y = f32[4,64,64] broadcast(x), dimensions={1,2}
+  r = f32[64,64] reduce(y, c), dimensions={0}, to_apply=add
+  ROOT s = f32[64,64] multiply(r, b)
+}
+)";
+
+TEST(CompileCommand, DeviceMemoryLimitRematerializesToFit) {
+  const std::string module = WriteModule("late_use.hlo", kLateUseModule);
+  const std::string artifact = TempPath("late_use.xaot");
+  Result plain = RunCompileCli({module, "-o", artifact, "--host_cpu_variants=none", "--no_fusion"});
+  ASSERT_EQ(plain.code, kExitOk) << plain.err;
+  const int64_t peak = ReportedPeak(plain.out);
+  ASSERT_GT(peak, 0) << plain.out;
+  Result fitted = RunCompileCli({module, "-o", artifact, "--host_cpu_variants=none", "--no_fusion",
+                                 "-v", "--device_memory=" + std::to_string(peak - 1)});
+  ASSERT_EQ(fitted.code, kExitOk) << fitted.err;
+  EXPECT_TRUE(absl::StrContains(fitted.err, "compile: rematerialized 1 value(s); schedule peak "
+                                            "(parameters not counted) 112.0 KiB (114688 bytes) -> "
+                                            "96.0 KiB (98304 bytes)"))
+      << fitted.err;
+  EXPECT_LE(ReportedPeak(fitted.out), peak - 16384) << fitted.out;
+}
+
 TEST(CompileCommand, MemoryReportAndDeviceMemoryLimit) {
   const std::string module = WriteModule("offload_cli.hlo", kOffloadModule);
   const std::string artifact = TempPath("offload_cli.xaot");

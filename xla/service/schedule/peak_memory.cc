@@ -46,6 +46,11 @@ int64_t ComputationPeak(const HloComputation& computation, const HloSchedule& sc
 
 }  // namespace
 
+int64_t ComputeComputationPeak(const HloComputation& computation, const HloSchedule& schedule) {
+  absl::flat_hash_map<const HloComputation*, int64_t> memo;
+  return ComputationPeak(computation, schedule, &memo);
+}
+
 absl::StatusOr<int64_t> ComputePeakMemory(const HloModule& module, const HloSchedule& schedule) {
   absl::Status valid = schedule.Verify(module);
   if (!valid.ok()) return valid;

@@ -19,6 +19,10 @@ namespace xla {
 // Verify against the module.
 absl::StatusOr<int64_t> ComputePeakMemory(const HloModule& module, const HloSchedule& schedule);
 
+// Peak bytes of one scheduled computation of a module whose schedule
+// verifies (callees' peaks included), without verifying again.
+int64_t ComputeComputationPeak(const HloComputation& computation, const HloSchedule& schedule);
+
 }  // namespace xla
 
 #endif  // XLA_SERVICE_SCHEDULE_PEAK_MEMORY_H_

@@ -4,7 +4,8 @@
 //
 // Errors: a failing pass's status, prefixed with the pass name; or, with
 // verify_after_each, "verifier failed after pass 'NAME': ..." naming the
-// instruction. Dump failures (unwritable directory) are errors too.
+// instruction. The verifier runs after each pass that reports a change (a
+// pass that changes the module must say so). Dump failures (unwritable directory) are errors too.
 // Not thread-safe: one pipeline runs one module at a time.
 //
 // Progress: before each pass a pipeline calls PipelineOptions::before_pass
@@ -48,7 +49,8 @@ class ScopedPassObserver {
 };
 
 struct PipelineOptions {
-  // Run the verifier after every pass (on in tests and debug builds).
+  // Run the verifier after every pass that changed the module (on in tests
+  // and debug builds).
   bool verify_after_each =
 #ifdef NDEBUG
       false;

@@ -85,6 +85,27 @@ TEST(HloPassPipeline, VerifierNamesTheBreakingPass) {
       << r.status();
 }
 
+// The verifier runs after passes that changed the module only: a module
+// broken before the pipeline passes a no-op pass, and the next pass that
+// changes something is the one named.
+TEST(HloPassPipeline, VerifiesOnlyAfterAChange) {
+  PipelineOptions options;
+  options.verify_after_each = true;
+  HloPassPipeline quiet("opt", options);
+  quiet.AddPass<NoOp>();
+  auto m = Module();
+  *m->entry_computation()->root_instruction()->mutable_shape() =
+      Shape::Array(PrimitiveType::F32, {9});
+  EXPECT_TRUE(quiet.Run(m.get()).ok());
+  HloPassPipeline loud("opt", options);
+  loud.AddPass<NoOp>();
+  loud.AddPass<RenameRoot>();
+  absl::StatusOr<bool> r = loud.Run(m.get());
+  ASSERT_FALSE(r.ok());
+  EXPECT_TRUE(absl::StrContains(r.status().message(), "verifier failed after pass 'rename-root'"))
+      << r.status();
+}
+
 TEST(HloPassPipeline, PassErrorsNameThePass) {
   HloPassPipeline pipeline("opt");
   pipeline.AddPass<Failing>();

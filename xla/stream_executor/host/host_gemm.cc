@@ -281,6 +281,35 @@ void HalfGemm(const HostGemmKernels& kernels, const HostGemmHalfConversions& hal
   }
 }
 
+// An f32 GEMM (alpha 1, beta 0) whose operands all hold bf16 values that
+// are not subnormal (a dot of converted bf16 operands: JAX's bf16 matmuls
+// with an f32 result) runs the bf16 kernel straight into `out`: the same
+// exact products and f32 sums, in another order (host_gemm_bf16_dot.h).
+// Each operand is narrowed once per call into per-thread scratch; the check
+// stops at the first chunk that holds another value, so an ordinary f32
+// GEMM pays for about one chunk. Returns false, having written nothing to
+// `out`, when the GEMM does not qualify.
+bool Bf16ValuedF32Gemm(const BlasGemmConfig& c, const void* lhs, const void* rhs, void* out,
+                       const HostGemmThreading& threading) {
+  if (c.element_type != BlasElementType::kF32 || c.alpha != 1 || c.beta != 0 || !UseBf16Dot()) {
+    return false;
+  }
+  thread_local std::vector<uint16_t> narrow_lhs, narrow_rhs;
+  const int64_t lhs_count = Extent(c.batch_size, c.lhs_batch_stride, c.m * c.k);
+  const int64_t rhs_count = Extent(c.batch_size, c.rhs_batch_stride, c.k * c.n);
+  if (static_cast<int64_t>(narrow_lhs.size()) < lhs_count) narrow_lhs.resize(lhs_count);
+  if (static_cast<int64_t>(narrow_rhs.size()) < rhs_count) narrow_rhs.resize(rhs_count);
+  if (!HostGemmNarrowExactBf16(static_cast<const float*>(lhs), narrow_lhs.data(), lhs_count) ||
+      !HostGemmNarrowExactBf16(static_cast<const float*>(rhs), narrow_rhs.data(), rhs_count)) {
+    return false;
+  }
+  BlasGemmConfig narrow = c;
+  narrow.element_type = BlasElementType::kBF16;
+  GemmWith(&Bf16DotRows, 2, sizeof(float), narrow, narrow_lhs.data(), narrow_rhs.data(), out,
+           threading);
+  return true;
+}
+
 }  // namespace
 
 int64_t HostGemmWorkUnits(const BlasGemmConfig& config, int64_t min_parallel_macs) {
@@ -311,6 +340,7 @@ absl::Status HostGemm(const BlasGemmConfig& c, const void* lhs, const void* rhs,
     HalfGemm(kernels, *half, c, lhs, rhs, out, threading);
     return absl::OkStatus();
   }
+  if (Bf16ValuedF32Gemm(c, lhs, rhs, out, threading)) return absl::OkStatus();
   const HostGemmRowsFn fn = RowsFn(kernels, c.element_type);
   if (fn == nullptr) {
     return absl::UnimplementedError(absl::StrCat("host GEMM does not support element type ",

@@ -14,7 +14,13 @@
 // (all batches, on the calling thread, into f32 scratch that the calling
 // thread keeps for its next call: a GEMM's operands and product, 4 bytes an
 // element) and multiplied as an f32 GEMM. Either way each output is
-// rounded once at the end, from its f32 sum. When beta is 0, `out` is not read (NaNs in it
+// rounded once at the end, from its f32 sum. On such a CPU an F32 GEMM with
+// alpha 1 and beta 0 whose operands hold only bf16 values that are not
+// subnormal (low 16 bits zero: converted bf16, as in a bf16 x bf16 -> f32
+// dot) runs the same kernel on the operands narrowed (exactly) once per
+// call: its f32 sums are then ordered and flushed below 2^-126 as
+// host_gemm_bf16_dot.h says, instead of Eigen's; any other value in either
+// operand (checked in chunks, stopping at the first) keeps Eigen's f32 GEMM. When beta is 0, `out` is not read (NaNs in it
 // do not propagate).
 //
 // Blocking and threading: a GEMM of at least min_parallel_macs
@@ -72,13 +78,15 @@ struct HostGemmThreading {
 // reproducible per machine class, not across them. Thread-safe.
 absl::string_view HostGemmIsa();
 
-// Whether bf16 GEMMs use the AVX512-BF16 kernel (host_gemm_bf16_dot.h):
+// Whether bf16 GEMMs (and f32 GEMMs on bf16 values, above) use the
+// AVX512-BF16 kernel (host_gemm_bf16_dot.h):
 // the AVX-512 kernels are chosen, the CPU has AVX512-BF16,
 // XLA_HOST_GEMM_ISA is unset, and no test has disabled it. Thread-safe.
 bool HostGemmBf16Dot();
 
-// Tests: with `disabled`, bf16 GEMMs take the widen-then-f32 path even where
-// the CPU has AVX512-BF16, until called again with false. Thread-safe (a
+// Tests: with `disabled`, bf16 GEMMs take the widen-then-f32 path (and f32
+// GEMMs Eigen's) even where the CPU has AVX512-BF16, until called again
+// with false. Thread-safe (a
 // GEMM already running keeps its path).
 void DisableHostGemmBf16DotForTesting(bool disabled);
 

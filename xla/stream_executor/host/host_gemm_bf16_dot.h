@@ -66,6 +66,14 @@ int64_t HostGemmBf16DotScratchBytes(int64_t rows, int64_t cols, int64_t k);
 void HostGemmBf16DotBlock(const BlasGemmConfig& config, const uint16_t* lhs, const uint16_t* rhs,
                           float* product, const HostGemmBlock& block, void* scratch);
 
+// When every f32 of src[0, count) is a bf16 value that is not subnormal
+// (its low 16 bits zero, its exponent field non-zero or the value zero:
+// what a convert from bf16 produces), writes their bf16 bits to dst and
+// returns true; otherwise returns false as soon as a chunk of elements shows
+// one that is not (dst then holds garbage). For f32 GEMMs on converted bf16
+// operands (HostGemm). Only on a CPU with the instruction sets above.
+bool HostGemmNarrowExactBf16(const float* src, uint16_t* dst, int64_t count);
+
 }  // namespace stream_executor::host
 
 #endif  // XLA_STREAM_EXECUTOR_HOST_HOST_GEMM_BF16_DOT_H_

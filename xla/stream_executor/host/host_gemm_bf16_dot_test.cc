@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <random>
 #include <tuple>
 #include <vector>
@@ -202,6 +203,52 @@ TEST(HostGemmBf16, BothPathsMatchTheNaiveProductAndEachOther) {
             }
           }
         }
+      }
+    }
+  }
+}
+
+// An f32 GEMM on bf16 values (a dot of converted bf16 operands) runs the
+// kernel: bitwise the kernel's own product of the narrowed operands. One
+// operand element with other low bits, or a subnormal one, keeps Eigen's
+// f32 GEMM: bitwise the result with the kernel disabled.
+TEST(HostGemmBf16, F32GemmOnBf16ValuesRunsTheKernel) {
+  if (!CpuRunsKernel() || std::getenv("XLA_HOST_GEMM_ISA") != nullptr) {
+    GTEST_SKIP() << "the kernel does not run here";
+  }
+  const int64_t m = 33, n = 129, k = 257;
+  for (bool tr : {false, true}) {
+    SCOPED_TRACE(::testing::Message() << "tr " << tr);
+    std::mt19937 rng(static_cast<unsigned>(41 + tr));
+    BlasGemmConfig c = Config(m, n, k, false, tr);
+    c.element_type = BlasElementType::kF32;
+    const std::vector<Bf16> lhs16 = Random(m * k, rng), rhs16 = Random(k * n, rng);
+    std::vector<float> lhs(lhs16.begin(), lhs16.end()), rhs(rhs16.begin(), rhs16.end());
+    std::vector<float> kernel(m * n), host(m * n, std::nanf(""));
+    alignas(64) static char scratch[1 << 20];
+    ASSERT_LE(HostGemmBf16DotScratchBytes(m, n, k), static_cast<int64_t>(sizeof(scratch)));
+    HostGemmBf16DotBlock(c, Bits(lhs16), Bits(rhs16), kernel.data(), HostGemmBlock{0, m, 0, n},
+                         scratch);
+    ASSERT_TRUE(HostGemm(c, lhs.data(), rhs.data(), host.data()).ok());
+    EXPECT_EQ(std::memcmp(kernel.data(), host.data(), m * n * sizeof(float)), 0);
+    // Not all bf16 values: Eigen's f32 GEMM, as with the kernel off.
+    for (float odd : {1.0f + 0x1p-20f, 0x1p-130f}) {
+      std::vector<float> rhs_odd = rhs;
+      rhs_odd[k * n - 5] = odd;  // late: the check reads chunks in order
+      std::vector<float> eigen(m * n), mixed(m * n);
+      DisableHostGemmBf16DotForTesting(true);
+      ASSERT_TRUE(HostGemm(c, lhs.data(), rhs_odd.data(), eigen.data()).ok());
+      DisableHostGemmBf16DotForTesting(false);
+      ASSERT_TRUE(HostGemm(c, lhs.data(), rhs_odd.data(), mixed.data()).ok());
+      EXPECT_EQ(std::memcmp(eigen.data(), mixed.data(), m * n * sizeof(float)), 0) << odd;
+      // And the kernel's product is not bitwise Eigen's here (else the
+      // first check could not tell the paths apart).
+      if (odd > 1) {
+        std::vector<float> plain(m * n);
+        DisableHostGemmBf16DotForTesting(true);
+        ASSERT_TRUE(HostGemm(c, lhs.data(), rhs.data(), plain.data()).ok());
+        DisableHostGemmBf16DotForTesting(false);
+        EXPECT_NE(std::memcmp(kernel.data(), plain.data(), m * n * sizeof(float)), 0);
       }
     }
   }

@@ -10,7 +10,8 @@
 // the code before blocking existed: shows what the blocking itself costs).
 //
 // BM_HostGemmShape/<m>/<n>/<k>/<batch>/<type>: the shapes of the broad
-// set's slow GEMMs (issue 27) on the pool; type 0 f32, 1 bf16, 2 f16.
+// set's slow GEMMs (issue 27) on the pool; type 0 f32, 1 bf16, 2 f16, 3
+// bf16 with the AVX512-BF16 kernel off (the widen-then-f32 fallback).
 #include <algorithm>
 #include <cstdint>
 #include <limits>
@@ -69,9 +70,10 @@ BENCHMARK(BM_HostGemm)
 // f16, 2^-7 in bf16, and about 0.0078 for each pair read as an f32 (finite
 // normal numbers in every type, so no denormal or NaN slows a kernel).
 void BM_HostGemmShape(benchmark::State& state) {
-  const stream_executor::BlasElementType types[] = {stream_executor::BlasElementType::kF32,
-                                                     stream_executor::BlasElementType::kBF16,
-                                                     stream_executor::BlasElementType::kF16};
+  const stream_executor::BlasElementType types[] = {
+      stream_executor::BlasElementType::kF32, stream_executor::BlasElementType::kBF16,
+      stream_executor::BlasElementType::kF16, stream_executor::BlasElementType::kBF16};
+  stream_executor::host::DisableHostGemmBf16DotForTesting(state.range(4) == 3);
   stream_executor::BlasGemmConfig c;
   c.m = state.range(0);
   c.n = state.range(1);
@@ -101,7 +103,9 @@ BENCHMARK(BM_HostGemmShape)
     ->Args({256, 1024, 1024, 1, 0})  // bf16_mlp_b256_d1024's GEMMs, in f32
     ->Args({256, 1024, 1024, 1, 1})  // and in bf16
     ->Args({256, 512, 512, 1, 2})    // f16_mlp_b256_d512's
+    ->Args({256, 1024, 1024, 1, 3})  // bf16 widened
     ->Args({512, 512, 512, 1, 1})
+    ->Args({512, 512, 512, 1, 3})
     ->Args({128, 64, 128, 16, 0})    // attention's probabilities x V
     ->Args({128, 128, 64, 16, 0})    // and its scores
     ->Unit(benchmark::kMillisecond)

@@ -210,8 +210,12 @@ std::string Rate(std::optional<double> per_second, absl::string_view unit) {
 // picks (host_object_variants.h), with the extensions it adds to the
 // baseline's, and the host GEMM's instruction set (they explain the times).
 std::string HostCodeLine(const gpu::Program& p) {
+  const std::string gemm = absl::StrCat(stream_executor::host::HostGemmIsa(),
+                                        stream_executor::host::HostGemmBf16Dot()
+                                            ? " (bf16: avx512bf16 kernel)"
+                                            : "");
   if (p.views.host_shared_object.empty()) {
-    return absl::StrCat("host code: no kernels, GEMM ", stream_executor::host::HostGemmIsa(), "\n");
+    return absl::StrCat("host code: no kernels, GEMM ", gemm, "\n");
   }
   const gpu::GpuExecutablePayloadProto& payload = p.payload_tables();
   const int v = gpu::ChooseHostObjectVariant(payload, se::host::MachineCpuFeatures());
@@ -224,7 +228,7 @@ std::string HostCodeLine(const gpu::Program& p) {
     }
     kernels = absl::StrCat("host_object_variants[", v, "] (+", absl::StrJoin(added, ", "), ")");
   }
-  return absl::StrCat("host code: kernels ", kernels, ", GEMM ", stream_executor::host::HostGemmIsa(), "\n");
+  return absl::StrCat("host code: kernels ", kernels, ", GEMM ", gemm, "\n");
 }
 
 absl::Status Bench(const BenchFlags& f, std::ostream& out) {

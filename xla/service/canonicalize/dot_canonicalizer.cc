@@ -57,9 +57,13 @@ int64_t SizeOf(const Shape& s, const std::vector<int64_t>& dims) {
 }
 
 // Brings `operand` into [batch?, free, contracting] or [batch?, contracting,
-// free] form, whichever needs no data movement (`natural_free_first` breaks
-// the tie, and decides when both need a transpose). Returns the rewritten
-// operand and stores the position of its contracting dim.
+// free] form, whichever needs no data movement. When both do, the one
+// that keeps the operand's minor (last, the module being row-major) dim
+// last: that transpose moves whole rows (a KV cache [b, t, h, d] read as
+// [b, h] batches of [t, d] keys: [b, h, t, d] copies runs of d floats,
+// [b, h, d, t] would scatter every element; issue 27). `natural_free_first`
+// breaks the remaining ties. Returns the rewritten operand and stores the
+// position of its contracting dim.
 // `force_free_first` always picks [batch?, free, contracting] (cuBLASLt's
 // fp8 TN form).
 HloInstruction* CanonicalizeOperand(HloComputation* comp, NameUniquer* names, HloInstruction* op,
@@ -71,8 +75,14 @@ HloInstruction* CanonicalizeOperand(HloComputation* comp, NameUniquer* names, Hl
       Concat({&dims.batch, &dims.contracting, &dims.free});
   const bool ff_ok = PermutationIsReshape(s.dimensions(), free_first);
   const bool cf_ok = PermutationIsReshape(s.dimensions(), contracting_first);
-  const bool free_first_chosen =
-      force_free_first || (ff_ok == cf_ok ? natural_free_first : ff_ok);
+  bool tie = natural_free_first;
+  if (!ff_ok && !cf_ok) {
+    const int64_t minor = s.rank() - 1;
+    const bool ff_keeps_minor = free_first.back() == minor;
+    const bool cf_keeps_minor = contracting_first.back() == minor;
+    if (ff_keeps_minor != cf_keeps_minor) tie = ff_keeps_minor;
+  }
+  const bool free_first_chosen = force_free_first || (ff_ok == cf_ok ? tie : ff_ok);
   const std::vector<int64_t>& perm = free_first_chosen ? free_first : contracting_first;
   HloInstruction* transposed = AddTranspose(comp, names, op, perm);
   const bool has_batch = !dims.batch.empty();

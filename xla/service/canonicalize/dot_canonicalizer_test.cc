@@ -160,6 +160,37 @@ TEST(DotCanonicalizer, BatchDimNotLeadingIsTransposed) {
   ExpectSizes(c, 3, 5, 4, 7);
 }
 
+// A decode step's keys: the cache [b, t, h, d] read as [b, h] batches of
+// [t, d] (contracting d, the minor dim). Both forms need a transpose; the
+// chosen one keeps d last ([b, h, t, d], runs of d elements copied, the GEMM
+// transposing its rhs) rather than [b, h, d, t]. The values, contracting t,
+// keep d last too, as [b, h, t, d] without a flag.
+TEST(DotCanonicalizer, BothFormsTransposedKeepsTheMinorDimLast) {
+  const std::string params =
+      "  q = f32[2,3,1,8] parameter(0)\n  kv = f32[2,5,3,8] parameter(1)\n"
+      "  p = f32[2,3,1,5] parameter(2)";
+  GemmConfig keys = RunAndGetConfig(
+      Module(params, "f32[2,3,1,5] dot(q, kv), lhs_batch_dims={0,1}, lhs_contracting_dims={3}, "
+                     "rhs_batch_dims={0,2}, rhs_contracting_dims={3}"),
+      true);
+  ExpectSizes(keys, 6, 1, 5, 8);
+  EXPECT_TRUE(keys.transpose_rhs);
+  GemmConfig values = RunAndGetConfig(
+      Module(params, "f32[2,3,1,8] dot(p, kv), lhs_batch_dims={0,1}, lhs_contracting_dims={3}, "
+                     "rhs_batch_dims={0,2}, rhs_contracting_dims={1}"),
+      true);
+  ExpectSizes(values, 6, 1, 8, 5);
+  EXPECT_FALSE(values.transpose_rhs);
+  // The transpose's permutation: the minor dim (3) stays last in both.
+  DotCanonicalizer pass;
+  PassResult r = RunPassAndCheck(
+      pass, Module(params, "f32[2,3,1,5] dot(q, kv), lhs_batch_dims={0,1}, "
+                           "lhs_contracting_dims={3}, rhs_batch_dims={0,2}, "
+                           "rhs_contracting_dims={3}"));
+  ASSERT_NE(r.module, nullptr);
+  EXPECT_NE(r.text.find("dimensions={0,2,1,3}"), std::string::npos) << r.text;
+}
+
 TEST(DotCanonicalizer, BatchedTransposedLhsKeepsItsFlag) {
   GemmConfig c = RunAndGetConfig(
       Module("  a = f32[3,7,5] parameter(0)\n  b = f32[3,4,7] parameter(1)",

@@ -13,6 +13,7 @@
 
 #include "absl/functional/function_ref.h"
 #include "absl/strings/str_cat.h"
+#include "xla/stream_executor/host/host_gemm_bf16_dot.h"
 #include "xla/stream_executor/host/host_gemm_kernels.h"
 #include "xla/stream_executor/host/cpu_features.h"
 
@@ -121,12 +122,18 @@ bool CpuHas(std::initializer_list<const char*> features) {
   return true;
 }
 
+// XLA_HOST_GEMM_ISA, or "" when unset.
+absl::string_view IsaCap() {
+  const char* env = std::getenv("XLA_HOST_GEMM_ISA");
+  return env == nullptr ? "" : env;
+}
+
 // The kernels this process runs: the widest the CPU (and OS) runs, at most
-// the one XLA_HOST_GEMM_ISA names ("sse2" or "avx2"; to compare them).
+// the one XLA_HOST_GEMM_ISA names ("sse2", "avx2" or "avx512"; to compare
+// them).
 const HostGemmKernels& Kernels() {
   static const HostGemmKernels* const chosen = []() -> const HostGemmKernels* {
-    const char* env = std::getenv("XLA_HOST_GEMM_ISA");
-    const absl::string_view cap = env == nullptr ? "" : env;
+    const absl::string_view cap = IsaCap();
     if (cap == "sse2") return &HostGemmKernelsBaseline();
     if (cap != "avx2" && CpuHas({"avx512f", "avx512dq", "avx512vl", "avx512bw"})) {
       return &HostGemmKernelsAvx512();
@@ -135,6 +142,29 @@ const HostGemmKernels& Kernels() {
     return &HostGemmKernelsBaseline();
   }();
   return *chosen;
+}
+
+// Whether the CPU runs HostGemmBf16DotBlock: the AVX-512 table chosen (F,
+// DQ, VL, BW and the OS's AVX-512 state) and AVX512-BF16, which
+// MachineCpuFeatures does not list (it names what artifacts may record).
+// XLA_HOST_GEMM_ISA (any value) turns it off. __builtin_cpu_supports, not
+// an ifunc: safe under the sanitizers.
+bool Bf16DotAvailable() {
+  static const bool available = [] {
+#if defined(__x86_64__) && defined(__GNUC__)
+    return IsaCap().empty() && std::string(Kernels().isa) == "avx512" &&
+           __builtin_cpu_supports("avx512bf16");
+#else
+    return false;
+#endif
+  }();
+  return available;
+}
+
+std::atomic<bool> bf16_dot_disabled_for_testing{false};
+
+bool UseBf16Dot() {
+  return Bf16DotAvailable() && !bf16_dot_disabled_for_testing.load(std::memory_order_relaxed);
 }
 
 // The f32 / f64 kernel of `kernels` for `type`; null for others.
@@ -152,8 +182,11 @@ const HostGemmHalfConversions* HalfConversions(const HostGemmKernels& kernels,
   return nullptr;
 }
 
-void GemmWith(HostGemmRowsFn rows_fn, int64_t element_bytes, const BlasGemmConfig& c,
-              const void* lhs, const void* rhs, void* out, const HostGemmThreading& threading) {
+// The GEMM as units of rows_fn calls: operands of operand_bytes an element,
+// the output of out_bytes.
+void GemmWith(HostGemmRowsFn rows_fn, int64_t operand_bytes, int64_t out_bytes,
+              const BlasGemmConfig& c, const void* lhs, const void* rhs, void* out,
+              const HostGemmThreading& threading) {
   const char* l = static_cast<const char*>(lhs);
   const char* r = static_cast<const char*>(rhs);
   char* o = static_cast<char*>(out);
@@ -167,8 +200,8 @@ void GemmWith(HostGemmRowsFn rows_fn, int64_t element_bytes, const BlasGemmConfi
     block.rows = std::min(p.rows_per_block, c.m - block.row0);
     block.col0 = cb * p.cols_per_block;
     block.cols = std::min(p.cols_per_block, c.n - block.col0);
-    rows_fn(c, l + b * c.lhs_batch_stride * element_bytes, r + b * c.rhs_batch_stride * element_bytes,
-            o + b * c.output_batch_stride * element_bytes, block);
+    rows_fn(c, l + b * c.lhs_batch_stride * operand_bytes, r + b * c.rhs_batch_stride * operand_bytes,
+            o + b * c.output_batch_stride * out_bytes, block);
   };
   const int64_t units = c.batch_size * p.blocks();
   const double total_macs = Macs(c) * static_cast<double>(c.batch_size);
@@ -197,33 +230,84 @@ int64_t Extent(int64_t batch, int64_t stride, int64_t matrix) {
   return (batch - 1) * stride + matrix;
 }
 
-// An f16 / bf16 GEMM: each operand widened to f32 once (gaps between
-// batches included, so strides and transposes stay), the f32 GEMM into an
-// f32 product, then alpha, beta and one rounding per output element.
+// A block of a bf16 GEMM through HostGemmBf16DotBlock (a HostGemmRowsFn
+// for GemmWith: bf16 operands, an f32 product), with packing scratch of the
+// thread running the block, kept for its next block.
+void Bf16DotRows(const BlasGemmConfig& c, const void* lhs, const void* rhs, void* product,
+                 const HostGemmBlock& block) {
+  struct alignas(64) Line {
+    char bytes[64];
+  };
+  thread_local std::vector<Line> scratch;
+  const int64_t lines = (HostGemmBf16DotScratchBytes(block.rows, block.cols, c.k) + 63) / 64;
+  if (static_cast<int64_t>(scratch.size()) < lines) scratch.resize(lines);
+  HostGemmBf16DotBlock(c, static_cast<const uint16_t*>(lhs), static_cast<const uint16_t*>(rhs),
+                       static_cast<float*>(product), block, scratch.data());
+}
+
+// An f16 / bf16 GEMM into an f32 product (alpha 1, beta 0, batches packed),
+// then alpha, beta and one rounding per output element. bf16 on a CPU with
+// AVX512-BF16 multiplies the 16-bit operands directly (Bf16DotRows);
+// otherwise each operand is widened to f32 once (gaps between batches
+// included, so strides and transposes stay) for the f32 GEMM.
 void HalfGemm(const HostGemmKernels& kernels, const HostGemmHalfConversions& half,
               const BlasGemmConfig& c, const void* lhs, const void* rhs, void* out,
               const HostGemmThreading& threading) {
   thread_local HalfScratch scratch;
-  const int64_t lhs_count = Extent(c.batch_size, c.lhs_batch_stride, c.m * c.k);
-  const int64_t rhs_count = Extent(c.batch_size, c.rhs_batch_stride, c.k * c.n);
-  float* wide_lhs = AtLeast(scratch.lhs, lhs_count);
-  float* wide_rhs = AtLeast(scratch.rhs, rhs_count);
   float* product = AtLeast(scratch.out, c.batch_size * c.m * c.n);
-  half.widen(lhs, wide_lhs, lhs_count);
-  half.widen(rhs, wide_rhs, rhs_count);
   BlasGemmConfig wide = c;
-  wide.element_type = BlasElementType::kF32;
-  wide.lhs_type.reset();
-  wide.rhs_type.reset();
   wide.alpha = 1;
   wide.beta = 0;
   wide.output_batch_stride = c.m * c.n;
-  GemmWith(kernels.f32, sizeof(float), wide, wide_lhs, wide_rhs, product, threading);
+  if (c.element_type == BlasElementType::kBF16 && UseBf16Dot()) {
+    GemmWith(&Bf16DotRows, 2, sizeof(float), wide, lhs, rhs, product, threading);
+  } else {
+    const int64_t lhs_count = Extent(c.batch_size, c.lhs_batch_stride, c.m * c.k);
+    const int64_t rhs_count = Extent(c.batch_size, c.rhs_batch_stride, c.k * c.n);
+    float* wide_lhs = AtLeast(scratch.lhs, lhs_count);
+    float* wide_rhs = AtLeast(scratch.rhs, rhs_count);
+    half.widen(lhs, wide_lhs, lhs_count);
+    half.widen(rhs, wide_rhs, rhs_count);
+    wide.element_type = BlasElementType::kF32;
+    wide.lhs_type.reset();
+    wide.rhs_type.reset();
+    GemmWith(kernels.f32, sizeof(float), sizeof(float), wide, wide_lhs, wide_rhs, product,
+             threading);
+  }
   char* o = static_cast<char*>(out);
   for (int64_t b = 0; b < c.batch_size; ++b) {
     half.narrow(product + b * c.m * c.n, o + b * c.output_batch_stride * 2, c.m * c.n,
                 static_cast<float>(c.alpha), static_cast<float>(c.beta));
   }
+}
+
+// An f32 GEMM (alpha 1, beta 0) whose operands all hold bf16 values that
+// are not subnormal (a dot of converted bf16 operands: JAX's bf16 matmuls
+// with an f32 result) runs the bf16 kernel straight into `out`: the same
+// exact products and f32 sums, in another order (host_gemm_bf16_dot.h).
+// Each operand is narrowed once per call into per-thread scratch; the check
+// stops at the first chunk that holds another value, so an ordinary f32
+// GEMM pays for about one chunk. Returns false, having written nothing to
+// `out`, when the GEMM does not qualify.
+bool Bf16ValuedF32Gemm(const BlasGemmConfig& c, const void* lhs, const void* rhs, void* out,
+                       const HostGemmThreading& threading) {
+  if (c.element_type != BlasElementType::kF32 || c.alpha != 1 || c.beta != 0 || !UseBf16Dot()) {
+    return false;
+  }
+  thread_local std::vector<uint16_t> narrow_lhs, narrow_rhs;
+  const int64_t lhs_count = Extent(c.batch_size, c.lhs_batch_stride, c.m * c.k);
+  const int64_t rhs_count = Extent(c.batch_size, c.rhs_batch_stride, c.k * c.n);
+  if (static_cast<int64_t>(narrow_lhs.size()) < lhs_count) narrow_lhs.resize(lhs_count);
+  if (static_cast<int64_t>(narrow_rhs.size()) < rhs_count) narrow_rhs.resize(rhs_count);
+  if (!HostGemmNarrowExactBf16(static_cast<const float*>(lhs), narrow_lhs.data(), lhs_count) ||
+      !HostGemmNarrowExactBf16(static_cast<const float*>(rhs), narrow_rhs.data(), rhs_count)) {
+    return false;
+  }
+  BlasGemmConfig narrow = c;
+  narrow.element_type = BlasElementType::kBF16;
+  GemmWith(&Bf16DotRows, 2, sizeof(float), narrow, narrow_lhs.data(), narrow_rhs.data(), out,
+           threading);
+  return true;
 }
 
 }  // namespace
@@ -233,6 +317,12 @@ int64_t HostGemmWorkUnits(const BlasGemmConfig& config, int64_t min_parallel_mac
 }
 
 absl::string_view HostGemmIsa() { return Kernels().isa; }
+
+bool HostGemmBf16Dot() { return UseBf16Dot(); }
+
+void DisableHostGemmBf16DotForTesting(bool disabled) {
+  bf16_dot_disabled_for_testing.store(disabled, std::memory_order_relaxed);
+}
 
 absl::Status HostGemm(const BlasGemmConfig& c, const void* lhs, const void* rhs, void* out) {
   return HostGemm(c, lhs, rhs, out, HostGemmThreading());
@@ -250,12 +340,14 @@ absl::Status HostGemm(const BlasGemmConfig& c, const void* lhs, const void* rhs,
     HalfGemm(kernels, *half, c, lhs, rhs, out, threading);
     return absl::OkStatus();
   }
+  if (Bf16ValuedF32Gemm(c, lhs, rhs, out, threading)) return absl::OkStatus();
   const HostGemmRowsFn fn = RowsFn(kernels, c.element_type);
   if (fn == nullptr) {
     return absl::UnimplementedError(absl::StrCat("host GEMM does not support element type ",
                                                  static_cast<int>(c.element_type)));
   }
-  GemmWith(fn, BlasElementBytes(c.element_type), c, lhs, rhs, out, threading);
+  const int64_t bytes = BlasElementBytes(c.element_type);
+  GemmWith(fn, bytes, bytes, c, lhs, rhs, out, threading);
   return absl::OkStatus();
 }
 

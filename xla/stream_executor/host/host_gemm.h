@@ -7,11 +7,20 @@
 // for b in [0, batch_size), matrices dense row-major; op(lhs) is m x k,
 // op(rhs) is k x n, out is m x n; op transposes when asked (the stored lhs is
 // then k x m). Batch b of an operand starts at b * stride elements. F32 and
-// F64 compute in their own type; F16 and BF16 operands are widened to f32
-// once per call (all batches, on the calling thread, into f32 scratch that
-// the calling thread keeps for its next call: a GEMM's operands and
-// product, 4 bytes an element), multiplied as an f32 GEMM, and each output
-// rounded once at the end. When beta is 0, `out` is not read (NaNs in it
+// F64 compute in their own type. BF16 on a CPU with AVX512-BF16 runs
+// VDPBF16PS on the 16-bit operands packed per block into an f32 product
+// (host_gemm_bf16_dot.h, which says how its sums differ from the widened
+// path's); otherwise F16 and BF16 operands are widened to f32 once per call
+// (all batches, on the calling thread, into f32 scratch that the calling
+// thread keeps for its next call: a GEMM's operands and product, 4 bytes an
+// element) and multiplied as an f32 GEMM. Either way each output is
+// rounded once at the end, from its f32 sum. On such a CPU an F32 GEMM with
+// alpha 1 and beta 0 whose operands hold only bf16 values that are not
+// subnormal (low 16 bits zero: converted bf16, as in a bf16 x bf16 -> f32
+// dot) runs the same kernel on the operands narrowed (exactly) once per
+// call: its f32 sums are then ordered and flushed below 2^-126 as
+// host_gemm_bf16_dot.h says, instead of Eigen's; any other value in either
+// operand (checked in chunks, stopping at the first) keeps Eigen's f32 GEMM. When beta is 0, `out` is not read (NaNs in it
 // do not propagate).
 //
 // Blocking and threading: a GEMM of at least min_parallel_macs
@@ -63,10 +72,23 @@ struct HostGemmThreading {
 // The instruction set of the GEMM kernels this process runs: "avx512" on a
 // CPU with AVX-512 F, DQ, VL and BW, else "avx2+fma" on one with AVX2 and
 // FMA, else "sse2" (host_gemm_kernels.h). Setting XLA_HOST_GEMM_ISA=avx2
-// (or sse2) before the first GEMM caps it there. They round differently
+// (or sse2) before the first GEMM caps it there; any value (avx512 too)
+// also turns off the bf16 kernel (HostGemmBf16Dot). They round differently
 // (fused multiply-adds, other block sizes), so results are bitwise
 // reproducible per machine class, not across them. Thread-safe.
 absl::string_view HostGemmIsa();
+
+// Whether bf16 GEMMs (and f32 GEMMs on bf16 values, above) use the
+// AVX512-BF16 kernel (host_gemm_bf16_dot.h):
+// the AVX-512 kernels are chosen, the CPU has AVX512-BF16,
+// XLA_HOST_GEMM_ISA is unset, and no test has disabled it. Thread-safe.
+bool HostGemmBf16Dot();
+
+// Tests: with `disabled`, bf16 GEMMs take the widen-then-f32 path (and f32
+// GEMMs Eigen's) even where the CPU has AVX512-BF16, until called again
+// with false. Thread-safe (a
+// GEMM already running keeps its path).
+void DisableHostGemmBf16DotForTesting(bool disabled);
 
 // Runs the GEMM on the calling thread. Unimplemented for an element type
 // outside BlasElementType and for FP8 GEMMs (IsBlasFp8Gemm); batch_size must be >= 1 (HostStream::Gemm reads 0

@@ -1,0 +1,175 @@
+// Compiled with AVX-512 F, BW, VL, DQ and BF16 (see the header and BUILD):
+// everything here is in an anonymous namespace except the two entry points,
+// and nothing includes a template library, so no AVX-512 code can be picked
+// by the linker for portable callers.
+#include "xla/stream_executor/host/host_gemm_bf16_dot.h"
+
+#include <immintrin.h>
+
+#include <cstdint>
+#include <cstring>
+
+#if !defined(__AVX512BF16__) || !defined(__AVX512F__) || !defined(__AVX512BW__)
+#error "host_gemm_bf16_dot.cc is built with -mavx512bf16 (its BUILD target)"
+#endif
+
+namespace stream_executor::host {
+namespace {
+
+constexpr int64_t kRows = kBf16DotRows;
+constexpr int64_t kCols = kBf16DotCols;
+constexpr int64_t kVectors = kCols / 16;  // f32 zmm vectors per tile row
+static_assert(kCols % 16 == 0, "the tile's columns are whole zmm vectors");
+
+int64_t Pairs(int64_t k) { return (k + 1) / 2; }
+int64_t Panels(int64_t extent, int64_t width) { return (extent + width - 1) / width; }
+int64_t Lo(int64_t a, int64_t b) { return a < b ? a : b; }
+
+// One operand's elements as the packer sees them: element (index, kk) of
+// op(operand) at src[index * index_stride + kk * k_stride], for index in
+// [0, count) (the block's rows or columns) and kk in [0, k).
+struct Operand {
+  const uint16_t* src;
+  int64_t index_stride;
+  int64_t k_stride;
+  int64_t count;
+  int64_t k;
+};
+
+// dst[(panel * pairs + p) * width + t] = the pair (k = 2p, 2p + 1) of index
+// panel * width + t, zero past count and past k.
+void Pack(const Operand& x, int64_t width, uint32_t* dst) {
+  const int64_t pairs = Pairs(x.k);
+  const int64_t panels = Panels(x.count, width);
+  for (int64_t panel = 0; panel < panels; ++panel) {
+    const int64_t first = panel * width;
+    const int64_t valid = Lo(width, x.count - first);
+    for (int64_t p = 0; p < pairs; ++p) {
+      uint32_t* out = dst + (panel * pairs + p) * width;
+      const uint16_t* even = x.src + first * x.index_stride + 2 * p * x.k_stride;
+      const bool has_odd = 2 * p + 1 < x.k;
+      const uint16_t* odd = even + x.k_stride;
+      if (x.index_stride == 1 && has_odd && valid == width) {
+        // Contiguous along the panel (a row-major rhs, a transposed lhs):
+        // the compiler vectorizes the interleave.
+        for (int64_t t = 0; t < width; ++t) {
+          out[t] = static_cast<uint32_t>(even[t]) | (static_cast<uint32_t>(odd[t]) << 16);
+        }
+        continue;
+      }
+      for (int64_t t = 0; t < valid; ++t) {
+        const uint32_t lo = even[t * x.index_stride];
+        const uint32_t hi = has_odd ? odd[t * x.index_stride] : 0;
+        out[t] = lo | (hi << 16);
+      }
+      for (int64_t t = valid; t < width; ++t) out[t] = 0;
+    }
+  }
+}
+
+__mmask16 ColumnMask(int64_t cols, int64_t vector) {
+  const int64_t n = cols - vector * 16;
+  if (n >= 16) return 0xffff;
+  if (n <= 0) return 0;
+  return static_cast<__mmask16>((1u << n) - 1);
+}
+
+// The tile at `c` (row stride ldc; `rows` x `cols` of it valid) plus
+// (accumulate) or replaced by the dot of `pairs` packed pairs of an lhs
+// panel slice `a` and an rhs panel slice `b`.
+void Tile(const uint32_t* a, const uint32_t* b, int64_t pairs, float* c, int64_t ldc, int64_t rows,
+          int64_t cols, bool accumulate) {
+  __mmask16 mask[kVectors];
+  for (int64_t v = 0; v < kVectors; ++v) mask[v] = ColumnMask(cols, v);
+  __m512 acc[kRows][kVectors];
+#pragma GCC unroll 8
+  for (int64_t r = 0; r < kRows; ++r) {
+#pragma GCC unroll 4
+    for (int64_t v = 0; v < kVectors; ++v) {
+      acc[r][v] = accumulate && r < rows ? _mm512_maskz_loadu_ps(mask[v], c + r * ldc + v * 16)
+                                         : _mm512_setzero_ps();
+    }
+  }
+  for (int64_t p = 0; p < pairs; ++p) {
+    __m512bh bv[kVectors];
+#pragma GCC unroll 4
+    for (int64_t v = 0; v < kVectors; ++v) {
+      bv[v] = reinterpret_cast<__m512bh>(_mm512_load_si512(b + p * kCols + v * 16));
+    }
+#pragma GCC unroll 8
+    for (int64_t r = 0; r < kRows; ++r) {
+      const __m512bh av = reinterpret_cast<__m512bh>(
+          _mm512_set1_epi32(static_cast<int>(a[p * kRows + r])));
+#pragma GCC unroll 4
+      for (int64_t v = 0; v < kVectors; ++v) acc[r][v] = _mm512_dpbf16_ps(acc[r][v], av, bv[v]);
+    }
+  }
+  for (int64_t r = 0; r < rows; ++r) {
+    for (int64_t v = 0; v < kVectors; ++v) {
+      _mm512_mask_storeu_ps(c + r * ldc + v * 16, mask[v], acc[r][v]);
+    }
+  }
+}
+
+}  // namespace
+
+int64_t HostGemmBf16DotScratchBytes(int64_t rows, int64_t cols, int64_t k) {
+  const int64_t pairs = Pairs(k);
+  return (Panels(rows, kRows) * kRows + Panels(cols, kCols) * kCols) * pairs * 4;
+}
+
+void HostGemmBf16DotBlock(const BlasGemmConfig& c, const uint16_t* lhs, const uint16_t* rhs,
+                          float* product, const HostGemmBlock& block, void* scratch) {
+  float* const out = product + block.row0 * c.n + block.col0;
+  if (c.k == 0) {
+    for (int64_t i = 0; i < block.rows; ++i) std::memset(out + i * c.n, 0, block.cols * 4);
+    return;
+  }
+  const int64_t pairs = Pairs(c.k);
+  const int64_t row_panels = Panels(block.rows, kRows);
+  const int64_t col_panels = Panels(block.cols, kCols);
+  // The rhs first: its panels are 64-byte rows (aligned loads).
+  uint32_t* const b = static_cast<uint32_t*>(scratch);
+  uint32_t* const a = b + col_panels * kCols * pairs;
+  // op(lhs) is m x k: stored rows (m x k) or stored columns (k x m).
+  const Operand l = c.transpose_lhs
+                        ? Operand{lhs + block.row0, 1, c.m, block.rows, c.k}
+                        : Operand{lhs + block.row0 * c.k, c.k, 1, block.rows, c.k};
+  // op(rhs) is k x n: stored rows (k x n) or stored columns (n x k).
+  const Operand r = c.transpose_rhs
+                        ? Operand{rhs + block.col0 * c.k, c.k, 1, block.cols, c.k}
+                        : Operand{rhs + block.col0, 1, c.n, block.cols, c.k};
+  Pack(l, kRows, a);
+  Pack(r, kCols, b);
+  for (int64_t p0 = 0; p0 < pairs; p0 += kBf16DotDepthPairs) {
+    const int64_t slice = Lo(kBf16DotDepthPairs, pairs - p0);
+    for (int64_t q = 0; q < col_panels; ++q) {
+      const uint32_t* b_slice = b + (q * pairs + p0) * kCols;
+      for (int64_t p = 0; p < row_panels; ++p) {
+        Tile(a + (p * pairs + p0) * kRows, b_slice, slice, out + p * kRows * c.n + q * kCols, c.n,
+             Lo(kRows, block.rows - p * kRows), Lo(kCols, block.cols - q * kCols), p0 > 0);
+      }
+    }
+  }
+}
+
+bool HostGemmNarrowExactBf16(const float* src, uint16_t* dst, int64_t count) {
+  constexpr int64_t kChunk = 1024;
+  for (int64_t start = 0; start < count; start += kChunk) {
+    const int64_t end = Lo(count, start + kChunk);
+    uint32_t low = 0, subnormal = 0;
+    for (int64_t i = start; i < end; ++i) {
+      uint32_t bits;
+      std::memcpy(&bits, src + i, 4);
+      low |= bits & 0xffffu;
+      // Exponent zero and a non-zero magnitude: subnormal (vdpbf16ps would
+      // read it as zero).
+      subnormal |= static_cast<uint32_t>((bits & 0x7f800000u) == 0 && (bits & 0x7fffffffu) != 0);
+      dst[i] = static_cast<uint16_t>(bits >> 16);
+    }
+    if (low != 0 || subnormal != 0) return false;
+  }
+  return true;
+}
+
+}  // namespace stream_executor::host

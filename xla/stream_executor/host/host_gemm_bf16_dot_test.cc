@@ -1,0 +1,269 @@
+// The AVX512-BF16 GEMM kernel against a naive double-precision product of
+// the same bf16 inputs, on odd sizes (k odd, tiles cut at every edge), every
+// transpose and blocks that start inside the matrices; then HostGemm's bf16
+// GEMMs on both paths (the kernel and the widen-then-f32 fallback, forced),
+// which must agree with the naive product and with each other to one bf16
+// ulp.
+#include "xla/stream_executor/host/host_gemm_bf16_dot.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <tuple>
+#include <vector>
+
+#include "Eigen/Core"
+#include "gtest/gtest.h"
+#include "xla/stream_executor/host/host_gemm.h"
+#include "xla/stream_executor/host/host_thread_pool.h"
+
+namespace stream_executor::host {
+namespace {
+
+using Bf16 = Eigen::bfloat16;
+
+bool CpuRunsKernel() {
+  return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+         __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq") &&
+         __builtin_cpu_supports("avx512bf16");
+}
+
+std::vector<Bf16> Random(int64_t count, std::mt19937& rng) {
+  std::uniform_real_distribution<float> dist(-2, 2);
+  std::vector<Bf16> v(count);
+  for (Bf16& x : v) x = Bf16(dist(rng));
+  return v;
+}
+
+const uint16_t* Bits(const std::vector<Bf16>& v) {
+  return reinterpret_cast<const uint16_t*>(v.data());
+}
+
+BlasGemmConfig Config(int64_t m, int64_t n, int64_t k, bool tl, bool tr) {
+  BlasGemmConfig c;
+  c.element_type = BlasElementType::kBF16;
+  c.m = m;
+  c.n = n;
+  c.k = k;
+  c.transpose_lhs = tl;
+  c.transpose_rhs = tr;
+  c.lhs_batch_stride = m * k;
+  c.rhs_batch_stride = k * n;
+  c.output_batch_stride = m * n;
+  return c;
+}
+
+// sum over k of op(lhs)[i][k] * op(rhs)[k][j] in double (exact for bf16
+// products of these magnitudes), and the sum of the products' magnitudes
+// (what bounds the f32 rounding error).
+struct Dot {
+  double value = 0, magnitude = 0;
+};
+
+Dot Naive(const BlasGemmConfig& c, const Bf16* lhs, const Bf16* rhs, int64_t i, int64_t j) {
+  Dot d;
+  for (int64_t k = 0; k < c.k; ++k) {
+    const double l = static_cast<float>(lhs[c.transpose_lhs ? k * c.m + i : i * c.k + k]);
+    const double r = static_cast<float>(rhs[c.transpose_rhs ? j * c.k + k : k * c.n + j]);
+    d.value += l * r;
+    d.magnitude += std::abs(l * r);
+  }
+  return d;
+}
+
+// f32 accumulation of k exact products: within k * 2^-24 of their
+// magnitude (a loose form of the recursive-summation bound).
+double F32Bound(const BlasGemmConfig& c, const Dot& d) {
+  return static_cast<double>(c.k + 1) * 0x1p-24 * d.magnitude + 1e-30;
+}
+
+class Bf16DotKernel : public ::testing::TestWithParam<std::tuple<int, bool, bool>> {};
+
+TEST_P(Bf16DotKernel, BlocksMatchTheNaiveProduct) {
+  if (!CpuRunsKernel()) GTEST_SKIP() << "this CPU has no AVX512-BF16";
+  static constexpr int64_t kSizes[][3] = {{17, 33, 127}, {127, 257, 33}, {33, 17, 257},
+                                          {1, 1, 1},     {9, 65, 2},     {257, 40, 301}};
+  const auto [size, tl, tr] = GetParam();
+  const int64_t m = kSizes[size][0], n = kSizes[size][1], k = kSizes[size][2];
+  SCOPED_TRACE(::testing::Message() << m << "x" << n << "x" << k << " tl " << tl << " tr " << tr);
+  std::mt19937 rng(static_cast<unsigned>(m * 7 + n * 3 + k + tl * 2 + tr));
+  const BlasGemmConfig c = Config(m, n, k, tl, tr);
+  const std::vector<Bf16> lhs = Random(m * k, rng);
+  const std::vector<Bf16> rhs = Random(k * n, rng);
+  // NaN everywhere first: every element must be written by its block.
+  std::vector<float> product(m * n, std::nanf(""));
+  // Four blocks, the second row and column cut off the tile grid.
+  const int64_t r0 = m / 3, c0 = n / 2 + 1 < n ? n / 2 + 1 : n;
+  std::vector<char> scratch_bytes;
+  for (const HostGemmBlock& block : {HostGemmBlock{0, r0, 0, c0}, HostGemmBlock{0, r0, c0, n - c0},
+                                     HostGemmBlock{r0, m - r0, 0, c0},
+                                     HostGemmBlock{r0, m - r0, c0, n - c0}}) {
+    if (block.rows == 0 || block.cols == 0) continue;
+    std::vector<float> scratch(HostGemmBf16DotScratchBytes(block.rows, block.cols, k) / 4 + 16);
+    // 64-byte aligned, as the kernel asks.
+    void* aligned = reinterpret_cast<void*>((reinterpret_cast<uintptr_t>(scratch.data()) + 63) &
+                                            ~uintptr_t{63});
+    HostGemmBf16DotBlock(c, Bits(lhs), Bits(rhs), product.data(), block, aligned);
+  }
+  for (int64_t i = 0; i < m; ++i) {
+    for (int64_t j = 0; j < n; ++j) {
+      const Dot d = Naive(c, lhs.data(), rhs.data(), i, j);
+      ASSERT_NEAR(product[i * n + j], d.value, F32Bound(c, d)) << "at (" << i << "," << j << ")";
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(OddSizes, Bf16DotKernel,
+                         ::testing::Combine(::testing::Range(0, 6), ::testing::Bool(),
+                                            ::testing::Bool()));
+
+// A zero depth writes zeros (no pairs to sum).
+TEST(Bf16DotKernelEdges, ZeroDepthWritesZeros) {
+  if (!CpuRunsKernel()) GTEST_SKIP() << "this CPU has no AVX512-BF16";
+  const BlasGemmConfig c = Config(3, 5, 0, false, false);
+  std::vector<float> product(15, 7.0f);
+  alignas(64) char scratch[64];
+  HostGemmBf16DotBlock(c, nullptr, nullptr, product.data(), HostGemmBlock{0, 3, 0, 5}, scratch);
+  for (float x : product) EXPECT_EQ(x, 0.0f);
+}
+
+// HostGemm's bf16 GEMM with the kernel (where the CPU has it) and with the
+// fallback forced: each within half a bf16 ulp plus the f32 bound of the
+// naive product, and the two within one bf16 ulp of each other. Batches
+// with padded lhs strides, a shared rhs, alpha and beta, alone and pooled.
+std::vector<Bf16> RunHostGemm(const BlasGemmConfig& c, const std::vector<Bf16>& lhs,
+                              const std::vector<Bf16>& rhs, const std::vector<Bf16>& out,
+                              bool fallback, bool pooled) {
+  static HostThreadPool pool(2);
+  HostGemmThreading threading;
+  if (pooled) {
+    threading.pool = &pool;
+    threading.min_parallel_macs = 0;
+  }
+  std::vector<Bf16> result = out;
+  DisableHostGemmBf16DotForTesting(fallback);
+  EXPECT_TRUE(HostGemm(c, lhs.data(), rhs.data(), result.data(), threading).ok());
+  DisableHostGemmBf16DotForTesting(false);
+  return result;
+}
+
+double Ulp(double x) {
+  const int e = std::ilogb(std::max(std::abs(x), 0x1p-126));
+  return std::ldexp(1.0, e - 7);  // bf16: 8 significant bits
+}
+
+TEST(HostGemmBf16, BothPathsMatchTheNaiveProductAndEachOther) {
+  static constexpr int64_t kSizes[][4] = {
+      {17, 33, 127, 1}, {127, 257, 33, 2}, {257, 17, 257, 1}, {33, 129, 17, 5}, {1, 300, 7, 3}};
+  for (const auto& s : kSizes) {
+    for (bool tl : {false, true}) {
+      for (bool tr : {false, true}) {
+        for (bool pooled : {false, true}) {
+          const int64_t m = s[0], n = s[1], k = s[2], batch = s[3];
+          SCOPED_TRACE(::testing::Message() << m << "x" << n << "x" << k << " batch " << batch
+                                            << " tl " << tl << " tr " << tr << " pooled "
+                                            << pooled);
+          std::mt19937 rng(static_cast<unsigned>(m + n * 5 + k * 11 + batch + tl + tr * 2));
+          BlasGemmConfig c = Config(m, n, k, tl, tr);
+          c.batch_size = batch;
+          c.lhs_batch_stride = m * k + 3;
+          c.rhs_batch_stride = 0;
+          c.output_batch_stride = m * n + 1;
+          c.alpha = tl ? 0.75 : 1;
+          c.beta = tr ? -0.5 : 0;
+          const std::vector<Bf16> lhs = Random(batch * c.lhs_batch_stride, rng);
+          const std::vector<Bf16> rhs = Random(k * n, rng);
+          const std::vector<Bf16> out = Random(batch * c.output_batch_stride, rng);
+          const std::vector<Bf16> dot = RunHostGemm(c, lhs, rhs, out, false, pooled);
+          const std::vector<Bf16> wide = RunHostGemm(c, lhs, rhs, out, true, pooled);
+          for (int64_t b = 0; b < batch; ++b) {
+            for (int64_t i = 0; i < m; ++i) {
+              for (int64_t j = 0; j < n; ++j) {
+                const int64_t e = b * c.output_batch_stride + i * n + j;
+                const Dot d = Naive(c, lhs.data() + b * c.lhs_batch_stride, rhs.data(), i, j);
+                const double old = static_cast<float>(out[e]);
+                const double want = c.alpha * d.value + c.beta * old;
+                // The f32 sum's error, and alpha * sum + beta * old rounded in f32.
+                const double f32 = std::abs(c.alpha) * F32Bound(c, d) +
+                                   0x1p-23 * (std::abs(c.alpha * d.value) + std::abs(c.beta * old));
+                const double tol = Ulp(want) / 2 + f32;
+                const double got_dot = static_cast<float>(dot[e]);
+                const double got_wide = static_cast<float>(wide[e]);
+                ASSERT_NEAR(got_dot, want, tol) << "kernel path, batch " << b << " (" << i << ","
+                                                << j << ")";
+                ASSERT_NEAR(got_wide, want, tol) << "fallback, batch " << b << " (" << i << ","
+                                                 << j << ")";
+                ASSERT_LE(std::abs(got_dot - got_wide),
+                          Ulp(std::max(std::abs(got_dot), std::abs(got_wide))) + 2 * f32)
+                    << "paths apart, batch " << b << " (" << i << "," << j << ")";
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+// An f32 GEMM on bf16 values (a dot of converted bf16 operands) runs the
+// kernel: bitwise the kernel's own product of the narrowed operands. One
+// operand element with other low bits, or a subnormal one, keeps Eigen's
+// f32 GEMM: bitwise the result with the kernel disabled.
+TEST(HostGemmBf16, F32GemmOnBf16ValuesRunsTheKernel) {
+  if (!CpuRunsKernel() || std::getenv("XLA_HOST_GEMM_ISA") != nullptr) {
+    GTEST_SKIP() << "the kernel does not run here";
+  }
+  const int64_t m = 33, n = 129, k = 257;
+  for (bool tr : {false, true}) {
+    SCOPED_TRACE(::testing::Message() << "tr " << tr);
+    std::mt19937 rng(static_cast<unsigned>(41 + tr));
+    BlasGemmConfig c = Config(m, n, k, false, tr);
+    c.element_type = BlasElementType::kF32;
+    const std::vector<Bf16> lhs16 = Random(m * k, rng), rhs16 = Random(k * n, rng);
+    std::vector<float> lhs(lhs16.begin(), lhs16.end()), rhs(rhs16.begin(), rhs16.end());
+    std::vector<float> kernel(m * n), host(m * n, std::nanf(""));
+    alignas(64) static char scratch[1 << 20];
+    ASSERT_LE(HostGemmBf16DotScratchBytes(m, n, k), static_cast<int64_t>(sizeof(scratch)));
+    HostGemmBf16DotBlock(c, Bits(lhs16), Bits(rhs16), kernel.data(), HostGemmBlock{0, m, 0, n},
+                         scratch);
+    ASSERT_TRUE(HostGemm(c, lhs.data(), rhs.data(), host.data()).ok());
+    EXPECT_EQ(std::memcmp(kernel.data(), host.data(), m * n * sizeof(float)), 0);
+    // Not all bf16 values: Eigen's f32 GEMM, as with the kernel off.
+    for (float odd : {1.0f + 0x1p-20f, 0x1p-130f}) {
+      std::vector<float> rhs_odd = rhs;
+      rhs_odd[k * n - 5] = odd;  // late: the check reads chunks in order
+      std::vector<float> eigen(m * n), mixed(m * n);
+      DisableHostGemmBf16DotForTesting(true);
+      ASSERT_TRUE(HostGemm(c, lhs.data(), rhs_odd.data(), eigen.data()).ok());
+      DisableHostGemmBf16DotForTesting(false);
+      ASSERT_TRUE(HostGemm(c, lhs.data(), rhs_odd.data(), mixed.data()).ok());
+      EXPECT_EQ(std::memcmp(eigen.data(), mixed.data(), m * n * sizeof(float)), 0) << odd;
+      // And the kernel's product is not bitwise Eigen's here (else the
+      // first check could not tell the paths apart).
+      if (odd > 1) {
+        std::vector<float> plain(m * n);
+        DisableHostGemmBf16DotForTesting(true);
+        ASSERT_TRUE(HostGemm(c, lhs.data(), rhs.data(), plain.data()).ok());
+        DisableHostGemmBf16DotForTesting(false);
+        EXPECT_NE(std::memcmp(kernel.data(), plain.data(), m * n * sizeof(float)), 0);
+      }
+    }
+  }
+}
+
+// Which path runs: the kernel exactly where the CPU has it (and no
+// XLA_HOST_GEMM_ISA cap), never while a test disables it.
+TEST(HostGemmBf16, UsesTheKernelWhereTheCpuHasIt) {
+  if (std::getenv("XLA_HOST_GEMM_ISA") != nullptr) GTEST_SKIP() << "XLA_HOST_GEMM_ISA is set";
+  EXPECT_EQ(HostGemmBf16Dot(), CpuRunsKernel());
+  DisableHostGemmBf16DotForTesting(true);
+  EXPECT_FALSE(HostGemmBf16Dot());
+  DisableHostGemmBf16DotForTesting(false);
+  EXPECT_EQ(HostGemmBf16Dot(), CpuRunsKernel());
+}
+
+}  // namespace
+}  // namespace stream_executor::host

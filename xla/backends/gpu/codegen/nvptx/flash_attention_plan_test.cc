@@ -1,2 +1,423 @@
+// A host model of the NVPTX forward fused-attention kernel, built from the
+// plan's tiles and fragment index functions (the ones the emitter uses),
+// run warp by warp and lane by lane, against plain attention in f64 at odd
+// sizes. The tensor-core instruction itself is modelled from the PTX ISA's
+// element-wise description of the m16n8k16 fragments (MmaReference), which
+// shares no code with the plan's per-register functions: a wrong lane or
+// register mapping in the plan gives wrong numbers here.
 #include "xla/backends/gpu/codegen/nvptx/flash_attention_plan.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
+
+namespace xla::gpu {
+namespace {
+
+constexpr float kNegInf = -std::numeric_limits<float>::infinity();
+
+// bf16 round to nearest even, as float.
+float Bf16(float x) {
+  uint32_t bits;
+  std::memcpy(&bits, &x, 4);
+  bits = (bits + 0x7FFF + ((bits >> 16) & 1)) & 0xFFFF0000u;
+  float out;
+  std::memcpy(&out, &bits, 4);
+  return out;
+}
+
+// Per lane: 8 A elements, 4 B elements, 4 C elements (PTX ISA names).
+using WarpA = std::array<std::array<float, 8>, 32>;
+using WarpB = std::array<std::array<float, 4>, 32>;
+using WarpC = std::array<std::array<float, 4>, 32>;
+
+// mma.m16n8k16 (.bf16/.f16, f32 accumulate) as the PTX ISA describes the
+// fragments element by element: for a_i, row groupID (+8 for i in
+// {2,3,6,7}), column threadID_in_group*2 + (i & 1) (+8 for i >= 4); for
+// b_i, row threadID_in_group*2 + (i & 1) (+8 for i >= 2), column groupID;
+// for c_i, row groupID (+8 for i >= 2), column threadID_in_group*2 +
+// (i & 1).
+WarpC MmaReference(const WarpA& a, const WarpB& b, const WarpC& c) {
+  float A[16][16], B[16][8], Cm[16][8];
+  for (int lane = 0; lane < 32; ++lane) {
+    const int group = lane >> 2, tig = lane % 4;
+    for (int i = 0; i < 8; ++i) {
+      const bool low_row = i == 0 || i == 1 || i == 4 || i == 5;
+      A[low_row ? group : group + 8][tig * 2 + (i & 1) + (i >= 4 ? 8 : 0)] = a[lane][i];
+    }
+    for (int i = 0; i < 4; ++i) {
+      B[tig * 2 + (i & 1) + (i >= 2 ? 8 : 0)][group] = b[lane][i];
+      Cm[i < 2 ? group : group + 8][tig * 2 + (i & 1)] = c[lane][i];
+    }
+  }
+  WarpC d;
+  for (int lane = 0; lane < 32; ++lane) {
+    const int group = lane >> 2, tig = lane % 4;
+    for (int i = 0; i < 4; ++i) {
+      const int row = i < 2 ? group : group + 8, col = tig * 2 + (i & 1);
+      float sum = Cm[row][col];
+      for (int k = 0; k < 16; ++k) sum += A[row][k] * B[k][col];
+      d[lane][i] = sum;
+    }
+  }
+  return d;
+}
+
+// Shared memory as 16-bit elements (held as floats).
+struct Smem {
+  std::vector<float> elems;
+  explicit Smem(int64_t bytes) : elems(bytes / 2, std::nanf("")) {}
+  float& At(const SmemTile& tile, int64_t row, int64_t col) {
+    return elems.at(tile.offset / 2 + tile.Element(row, col));
+  }
+  // A 32-bit load: elements (row, col) and (row, col + 1).
+  std::array<float, 2> Load32(const SmemTile& tile, int64_t row, int64_t col) {
+    return {At(tile, row, col), At(tile, row, col + 1)};
+  }
+};
+
+// A [batch, seq, heads, dim] tensor in a flat buffer, values in bf16.
+struct Tensor {
+  ffi::TeTensorView view;
+  std::vector<float>* data;
+  float At(int64_t b, int64_t s, int64_t h, int64_t d) const {
+    return (*data)[view.At(b, s, h) + d];
+  }
+};
+
+// The kernel's tile load: 16-byte chunks, thread `idx` -> (row, chunk),
+// rows at or beyond `limit` and columns at or beyond `dim` as zeros.
+void LoadTile(Smem& smem, const Tensor& src, int64_t b, int64_t h, int64_t row0, int64_t limit,
+              int64_t dim, int64_t pad, int64_t rows, const SmemTile* tile,
+              const SmemTile* transposed) {
+  const int64_t per_row = pad / kChunkElems;
+  for (int64_t idx = 0; idx < rows * per_row; ++idx) {
+    const int64_t row = idx / per_row, col = (idx % per_row) * kChunkElems;
+    const bool valid = row0 + row < limit && col < dim;
+    for (int64_t e = 0; e < kChunkElems; ++e) {
+      const float v = valid ? src.At(b, row0 + row, h, col + e) : 0.0f;
+      if (tile != nullptr) smem.At(*tile, row, col + e) = v;
+      if (transposed != nullptr) smem.At(*transposed, col + e, row) = v;
+    }
+  }
+}
+
+struct Problem {
+  ffi::TeAttentionConfig config;
+  std::vector<float> q, k, v;  // operands 0..2 (bf16 values)
+  std::vector<int64_t> q_len, kv_len;
+};
+
+// The forward kernel's CTA (q_tile, h, b), lane by lane; writes O and the
+// statistics rows it owns.
+void ModelForwardCta(const FlashAttentionPlan& plan, const Problem& p, int64_t q_tile, int64_t h,
+                     int64_t b, std::vector<float>& out, std::vector<float>& stats) {
+  const ffi::TeAttentionConfig& c = p.config;
+  const std::vector<float>* ops[3] = {&p.q, &p.k, &p.v};
+  const Tensor Q{c.q, const_cast<std::vector<float>*>(ops[c.q.operand])};
+  const Tensor K{c.k, const_cast<std::vector<float>*>(ops[c.k.operand])};
+  const Tensor V{c.v, const_cast<std::vector<float>*>(ops[c.v.operand])};
+  const int64_t R = plan.block_rows, C = plan.block_cols, hk = c.KvHead(h);
+  const int64_t q_start = q_tile * R, q_len = p.q_len[b], kv_len = p.kv_len[b];
+  Smem smem(plan.smem_bytes);
+  LoadTile(smem, Q, b, h, q_start, c.q_seqlen, c.qk_head_dim, plan.qk_pad, R, &plan.q, nullptr);
+  const double scale2 = c.scale * M_LOG2E;
+  const int64_t o_tiles = plan.v_pad / kMmaN;
+  // Per warp and lane: Q fragments, O accumulators, m and l per row half.
+  struct Lane {
+    std::vector<std::array<std::array<float, 2>, 4>> qa;
+    std::vector<std::array<float, 4>> o;
+    float m[2] = {kNegInf, kNegInf}, l[2] = {0, 0};
+  };
+  std::vector<std::array<Lane, 32>> warps(kFlashWarps);
+  for (int64_t w = 0; w < kFlashWarps; ++w) {
+    for (int64_t lane = 0; lane < 32; ++lane) {
+      const int64_t g = lane / 4, t = lane % 4;
+      Lane& L = warps[w][lane];
+      L.qa.resize(plan.qk_pad / kMmaK);
+      for (size_t ks = 0; ks < L.qa.size(); ++ks) {
+        for (int r = 0; r < 4; ++r) {
+          L.qa[ks][r] = smem.Load32(plan.q, w * kMmaM + MmaARow(g, r),
+                                    MmaACol(t, r) + static_cast<int64_t>(ks) * kMmaK);
+        }
+      }
+      L.o.assign(o_tiles, {0, 0, 0, 0});
+    }
+  }
+  const auto min = [](int64_t a, int64_t b) { return std::min(a, b); };
+  const int64_t tiles =
+      q_start < q_len ? FlashKvTileCount(q_start, kv_len, c.causal, R, C, min) : 0;
+  for (int64_t kt = 0; kt < tiles; ++kt) {
+    const int64_t kv_start = kt * C;
+    LoadTile(smem, K, b, hk, kv_start, kv_len, c.qk_head_dim, plan.qk_pad, C, &plan.k, nullptr);
+    LoadTile(smem, V, b, hk, kv_start, kv_len, c.v_head_dim, plan.v_pad, C, nullptr, &plan.vt);
+    for (int64_t w = 0; w < kFlashWarps; ++w) {
+      std::array<Lane, 32>& lanes = warps[w];
+      // S = Q K^T, n tile by n tile.
+      std::vector<WarpC> s(C / kMmaN);
+      for (int64_t nt = 0; nt < C / kMmaN; ++nt) {
+        WarpC acc{};
+        for (int64_t ks = 0; ks < plan.qk_pad / kMmaK; ++ks) {
+          WarpA a;
+          WarpB bf;
+          for (int64_t lane = 0; lane < 32; ++lane) {
+            const int64_t g = lane / 4, t = lane % 4;
+            for (int r = 0; r < 4; ++r) {
+              a[lane][2 * r] = lanes[lane].qa[ks][r][0];
+              a[lane][2 * r + 1] = lanes[lane].qa[ks][r][1];
+            }
+            for (int r = 0; r < 2; ++r) {
+              std::array<float, 2> x =
+                  smem.Load32(plan.k, MmaBN(g) + nt * kMmaN, MmaBK(t, r) + ks * kMmaK);
+              bf[lane][2 * r] = x[0];
+              bf[lane][2 * r + 1] = x[1];
+            }
+          }
+          acc = MmaReference(a, bf, acc);
+        }
+        s[nt] = acc;
+      }
+      // Scale, mask, online softmax (quads share rows).
+      for (int64_t lane = 0; lane < 32; ++lane) {
+        const int64_t g = lane / 4, t = lane % 4;
+        for (int64_t nt = 0; nt < C / kMmaN; ++nt) {
+          for (int e = 0; e < 4; ++e) {
+            const int64_t i = q_start + w * kMmaM + MmaCRow(g, e);
+            const int64_t j = kv_start + MmaCCol(t, e) + nt * kMmaN;
+            const bool visible = j < kv_len && i < q_len && (!c.causal || j <= i);
+            s[nt][lane][e] = visible ? static_cast<float>(s[nt][lane][e] * scale2) : kNegInf;
+          }
+        }
+      }
+      for (int64_t quad = 0; quad < 8; ++quad) {
+        for (int half = 0; half < 2; ++half) {
+          float row_max = kNegInf;
+          for (int64_t lane = 4 * quad; lane < 4 * quad + 4; ++lane) {
+            for (auto& tile : s) {
+              for (int e = 2 * half; e < 2 * half + 2; ++e) row_max = std::max(row_max, tile[lane][e]);
+            }
+          }
+          for (int64_t lane = 4 * quad; lane < 4 * quad + 4; ++lane) {
+            Lane& L = lanes[lane];
+            const float m_new = std::max(L.m[half], row_max);
+            const float base = m_new == kNegInf ? 0.0f : m_new;
+            const float alpha = std::exp2(L.m[half] - base);
+            float sum = 0;
+            for (auto& tile : s) {
+              for (int e = 2 * half; e < 2 * half + 2; ++e) {
+                tile[lane][e] = std::exp2(tile[lane][e] - base);
+                sum += tile[lane][e];
+              }
+            }
+            L.l[half] = L.l[half] * alpha + sum;
+            L.m[half] = m_new;
+            for (auto& o : L.o) {
+              for (int e = 2 * half; e < 2 * half + 2; ++e) o[e] *= alpha;
+            }
+          }
+        }
+      }
+      // O += P V with P's A fragments taken from S's accumulators.
+      for (int64_t nt = 0; nt < o_tiles; ++nt) {
+        WarpC acc;
+        for (int64_t lane = 0; lane < 32; ++lane) acc[lane] = lanes[lane].o[nt];
+        for (int64_t ks = 0; ks < C / kMmaK; ++ks) {
+          WarpA a;
+          WarpB bf;
+          for (int64_t lane = 0; lane < 32; ++lane) {
+            const int64_t g = lane / 4, t = lane % 4;
+            for (int r = 0; r < 4; ++r) {
+              const WarpC& tile = s[2 * ks + MmaCTileOfA(r)];
+              a[lane][2 * r] = Bf16(tile[lane][MmaCElemOfA(r)]);
+              a[lane][2 * r + 1] = Bf16(tile[lane][MmaCElemOfA(r) + 1]);
+            }
+            for (int r = 0; r < 2; ++r) {
+              std::array<float, 2> x =
+                  smem.Load32(plan.vt, MmaBN(g) + nt * kMmaN, MmaBK(t, r) + ks * kMmaK);
+              bf[lane][2 * r] = x[0];
+              bf[lane][2 * r + 1] = x[1];
+            }
+          }
+          acc = MmaReference(a, bf, acc);
+        }
+        for (int64_t lane = 0; lane < 32; ++lane) lanes[lane].o[nt] = acc[lane];
+      }
+    }
+  }
+  // Normalize and store.
+  for (int64_t w = 0; w < kFlashWarps; ++w) {
+    for (int64_t quad = 0; quad < 8; ++quad) {
+      for (int half = 0; half < 2; ++half) {
+        float l = 0;
+        for (int64_t lane = 4 * quad; lane < 4 * quad + 4; ++lane) l += warps[w][lane].l[half];
+        for (int64_t lane = 4 * quad; lane < 4 * quad + 4; ++lane) {
+          const int64_t g = lane / 4, t = lane % 4;
+          const Lane& L = warps[w][lane];
+          const int64_t row = q_start + w * kMmaM + MmaCRow(g, 2 * half);
+          if (row >= c.q_seqlen) continue;
+          for (int64_t nt = 0; nt * kMmaN < c.v_head_dim; ++nt) {
+            for (int e = 2 * half; e < 2 * half + 2; ++e) {
+              out.at(c.o.At(b, row, h) + MmaCCol(t, e) + nt * kMmaN) =
+                  l > 0 ? L.o[nt][e] / l : 0.0f;
+            }
+          }
+          if (t == 0) {
+            stats.at((b * c.heads + h) * c.q_seqlen + row) =
+                l > 0 ? static_cast<float>((L.m[half] + std::log2(l)) * M_LN2) : 0.0f;
+          }
+        }
+      }
+    }
+  }
+}
+
+// Plain attention in f64 over the same bf16 inputs.
+void Reference(const Problem& p, std::vector<double>& out, std::vector<double>& stats) {
+  const ffi::TeAttentionConfig& c = p.config;
+  const std::vector<float>* ops[3] = {&p.q, &p.k, &p.v};
+  for (int64_t b = 0; b < c.batch; ++b) {
+    for (int64_t h = 0; h < c.heads; ++h) {
+      const int64_t hk = c.KvHead(h);
+      for (int64_t i = 0; i < c.q_seqlen; ++i) {
+        std::vector<double> s(c.kv_seqlen, -INFINITY);
+        double mx = -INFINITY;
+        for (int64_t j = 0; j < c.kv_seqlen; ++j) {
+          if (!c.Visible(i, j, p.q_len[b], p.kv_len[b])) continue;
+          double dot = 0;
+          for (int64_t d = 0; d < c.qk_head_dim; ++d) {
+            dot += double{(*ops[c.q.operand])[c.q.At(b, i, h) + d]} *
+                   (*ops[c.k.operand])[c.k.At(b, j, hk) + d];
+          }
+          s[j] = dot * c.scale;
+          mx = std::max(mx, s[j]);
+        }
+        double sum = 0;
+        for (double& x : s) sum += (x = std::exp(x - mx));
+        for (int64_t d = 0; d < c.v_head_dim; ++d) {
+          double acc = 0;
+          for (int64_t j = 0; j < c.kv_seqlen; ++j) {
+            if (sum > 0) acc += s[j] / sum * (*ops[c.v.operand])[c.v.At(b, j, hk) + d];
+          }
+          out[c.o.At(b, i, h) + d] = acc;
+        }
+        stats[(b * c.heads + h) * c.q_seqlen + i] = sum > 0 ? mx + std::log(sum) : 0.0;
+      }
+    }
+  }
+}
+
+int64_t Elements(const std::vector<int64_t>& dims) {
+  int64_t n = 1;
+  for (int64_t d : dims) n *= d;
+  return n;
+}
+
+struct Case {
+  int64_t batch, sq, skv, heads, kv_heads, dim, layout, mask;
+  std::vector<int64_t> q_len, kv_len;  // padding masks
+};
+
+class FlashAttentionModelTest : public ::testing::TestWithParam<Case> {};
+
+TEST_P(FlashAttentionModelTest, ForwardModelMatchesPlainAttention) {
+  const Case& k = GetParam();
+  ffi::Attributes a;
+  a["input_batch"] = k.batch;
+  a["q_max_seqlen"] = k.sq;
+  a["kv_max_seqlen"] = k.skv;
+  a["attn_heads"] = k.heads;
+  a["num_gqa_groups"] = k.kv_heads;
+  a["qk_head_dim"] = k.dim;
+  a["v_head_dim"] = k.dim;
+  a["qkv_layout"] = k.layout;
+  a["mask_type"] = k.mask;
+  a["scaling_factor"] = 1.0 / std::sqrt(static_cast<double>(k.dim));
+  absl::StatusOr<ffi::TeAttentionConfig> config =
+      ffi::ParseTeAttentionConfig("te_fused_attn_forward_ffi", a);
+  ASSERT_TRUE(config.ok()) << config.status();
+  absl::StatusOr<FlashAttentionPlan> plan =
+      PlanFlashAttention(FlashKernel::kForward, *config, PrimitiveType::BF16, "test");
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  Problem p;
+  p.config = *config;
+  uint64_t state = 12345;
+  std::vector<float>* ops[3] = {&p.q, &p.k, &p.v};
+  for (int i = 0; i < 3; ++i) {
+    ops[i]->resize(Elements(config->operand_dims[i]));
+    for (float& x : *ops[i]) {
+      state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+      x = Bf16(static_cast<float>((state >> 40) * 0x1p-24 * 4.0 - 2.0));
+    }
+  }
+  p.q_len = k.q_len.empty() ? std::vector<int64_t>(k.batch, k.sq) : k.q_len;
+  p.kv_len = k.kv_len.empty() ? std::vector<int64_t>(k.batch, k.skv) : k.kv_len;
+  const int64_t out_elems = Elements(config->output_dims);
+  const int64_t stat_elems = k.batch * k.heads * k.sq;
+  std::vector<float> out(out_elems, std::nanf("")), stats(stat_elems, std::nanf(""));
+  for (int64_t b = 0; b < plan->grid_z; ++b) {
+    for (int64_t h = 0; h < plan->grid_y; ++h) {
+      for (int64_t x = 0; x < plan->grid_x; ++x) ModelForwardCta(*plan, p, x, h, b, out, stats);
+    }
+  }
+  std::vector<double> want(out_elems), want_stats(stat_elems);
+  Reference(p, want, want_stats);
+  double largest = 0;
+  for (int64_t i = 0; i < out_elems; ++i) {
+    largest = std::max(largest, std::abs(want[i]));
+    // P is rounded to bf16 before P*V: about 2^-8 relative per term.
+    ASSERT_NEAR(out[i], want[i], 0.02 + 0.02 * std::abs(want[i])) << "output element " << i;
+  }
+  EXPECT_GT(largest, 0.05);  // not a test on zeros
+  for (int64_t i = 0; i < stat_elems; ++i) {
+    ASSERT_NEAR(stats[i], want_stats[i], 1e-3 + 1e-4 * std::abs(want_stats[i])) << "stats " << i;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    OddSizes, FlashAttentionModelTest,
+    ::testing::Values(Case{2, 33, 33, 4, 4, 64, 9, 0, {}, {}},
+                      Case{1, 257, 257, 4, 2, 128, 7, 2, {}, {}},
+                      Case{2, 33, 40, 4, 1, 64, 9, 2, {}, {}},
+                      Case{2, 40, 33, 4, 4, 8, 7, 3, {40, 17}, {33, 5}},
+                      Case{2, 33, 33, 4, 1, 16, 9, 1, {0, 20}, {33, 0}},
+                      Case{1, 70, 70, 2, 2, 24, 9, 3, {65}, {70}},
+                      Case{1, 129, 129, 4, 4, 128, 4, 0, {}, {}}),
+    [](const ::testing::TestParamInfo<Case>& info) {
+      const Case& c = info.param;
+      return absl::StrCat("b", c.batch, "_s", c.sq, "x", c.skv, "_h", c.heads, "g", c.kv_heads,
+                          "_d", c.dim, "_layout", c.layout, "_mask", c.mask);
+    });
+
+TEST(FlashAttentionPlan, TilesFitAndLayoutsDoNotOverlap) {
+  ffi::TeAttentionConfig c;
+  c.batch = 2;
+  c.q_seqlen = 257;
+  c.kv_seqlen = 257;
+  c.heads = 32;
+  c.kv_heads = 8;
+  for (int64_t dim : {8, 64, 128}) {
+    c.qk_head_dim = c.v_head_dim = dim;
+    for (FlashKernel kernel :
+         {FlashKernel::kForward, FlashKernel::kBackwardDq, FlashKernel::kBackwardDkDv}) {
+      absl::StatusOr<FlashAttentionPlan> plan =
+          PlanFlashAttention(kernel, c, PrimitiveType::BF16, "t");
+      ASSERT_TRUE(plan.ok()) << plan.status();
+      EXPECT_LE(plan->smem_bytes, 48 * 1024);
+      EXPECT_EQ(plan->block_cols % kMmaK, 0);
+      EXPECT_EQ(plan->grid_z, 2);
+      EXPECT_EQ(plan->grid_y, kernel == FlashKernel::kBackwardDkDv ? 8 : 32);
+      EXPECT_EQ(plan->grid_x, (257 + 63) / 64);
+      EXPECT_EQ(plan->q.stride % 8, 0);  // 16-byte rows
+    }
+  }
+}
+
+}  // namespace
+}  // namespace xla::gpu

@@ -132,7 +132,27 @@ class FlashEmitter {
   // Visible (i1) for query row `i` and key `j` (both i32, absolute).
   llvm::Value* Visible(llvm::Value* i, llvm::Value* j);
 
+  // A 16-bit element (i16) of the input type as f32.
+  llvm::Value* ToFloat(llvm::Value* bits);
+  // D[row] = dout[row] . O[row] for the `tile.rows` rows of the dout tile
+  // (rows at or beyond Sq give 0), into f32 shared memory at
+  // stats_offset + 4 * (index_offset + row). 128 / rows threads per row.
+  void RowDots(const SmemTile& dout, llvm::Value* row0, llvm::Value* head, int64_t index_offset);
+  // Stores accumulator rows (rows at or beyond `limit` skipped, columns
+  // below `dim`) times mul[half] into buffer `p` at `view`.
+  void StoreRows(const std::vector<std::array<llvm::Value*, 4>>& vars,
+                 const std::array<llvm::Value*, 2>& mul, Param p, const ffi::TeTensorView& view,
+                 llvm::Value* row0, llvm::Value* head, int64_t limit, int64_t dim);
+  std::vector<std::array<llvm::Value*, 4>> AccVars(int64_t n_tiles);
+  void AddToVars(const std::vector<std::array<llvm::Value*, 4>>& vars,
+                 const std::vector<std::array<llvm::Value*, 4>>& a, const SmemTile& b_tile);
+  llvm::Value* LoadF32Smem(llvm::Value* index, int64_t index_offset) {
+    return b_.CreateAlignedLoad(b_.getFloatTy(), F32SmemPtr(index_offset, index), llvm::Align(4));
+  }
+
   void EmitForward();
+  void EmitBackwardDq();
+  void EmitBackwardDkDv();
 
   const FlashAttentionPlan& plan_;
   const ffi::TeAttentionConfig& c_;
@@ -397,10 +417,7 @@ void FlashEmitter::EmitForward() {
     m_var[half] = Var(F(neg_inf), "m");
     l_var[half] = Var(F(0.0), "l");
   }
-  std::vector<std::array<llvm::Value*, 4>> o_var(plan_.v_pad / kMmaN);
-  for (auto& tile : o_var) {
-    for (auto& e : tile) e = Var(F(0.0), "o");
-  }
+  const std::vector<std::array<llvm::Value*, 4>> o_var = AccVars(plan_.v_pad / kMmaN);
   IrInt tiles = FlashKvTileCount(I(q_start), I(kv_len_), c_.causal, R, C, Min);
   // A tile of padding rows only sees no key.
   llvm::Value* count = b_.CreateSelect(b_.CreateICmpSLT(q_start, q_len_), tiles.v, b_.getInt32(0));
@@ -449,49 +466,255 @@ void FlashEmitter::EmitForward() {
       }
     }
     // O += P * V, B(k, n) = V[k][n] = vt[n][k].
-    const std::vector<std::array<llvm::Value*, 4>> pa = AccToA(s);
-    for (size_t nt = 0; nt < o_var.size(); ++nt) {
-      std::array<llvm::Value*, 4> acc;
-      for (int e = 0; e < 4; ++e) acc[e] = Get(o_var[nt][e]);
-      for (size_t ks = 0; ks < pa.size(); ++ks) {
-        const IrInt n = MmaBN(g_) + static_cast<int64_t>(nt) * kMmaN;
-        const int64_t k0 = static_cast<int64_t>(ks) * kMmaK;
-        acc = Mma(pa[ks], LoadSmem32(plan_.vt, n, MmaBK(t_, 0) + k0),
-                  LoadSmem32(plan_.vt, n, MmaBK(t_, 1) + k0), acc);
-      }
-      for (int e = 0; e < 4; ++e) Set(o_var[nt][e], acc[e]);
-    }
+    AddToVars(o_var, AccToA(s), plan_.vt);
   });
   // O / l and the statistics (natural log): rows with no visible key get 0.
   llvm::Value* head_row0 = b_.CreateMul(
       b_.CreateAdd(b_.CreateMul(batch_, b_.getInt32(static_cast<int32_t>(c_.heads))), head),
       b_.getInt32(static_cast<int32_t>(c_.q_seqlen)));
+  std::array<llvm::Value*, 2> inv;
   for (int half = 0; half < 2; ++half) {
     llvm::Value* l = QuadReduce(Get(l_var[half]), false);
     llvm::Value* seen = b_.CreateFCmpOGT(l, F(0.0));
-    llvm::Value* inv = b_.CreateSelect(seen, b_.CreateFDiv(F(1.0), l), F(0.0));
+    inv[half] = b_.CreateSelect(seen, b_.CreateFDiv(F(1.0), l), F(0.0));
     llvm::Value* row = b_.CreateAdd(q_start, (warp_row + MmaCRow(g_, 2 * half)).v);
     llvm::Value* in_range = b_.CreateICmpSLT(row, b_.getInt32(static_cast<int32_t>(c_.q_seqlen)));
-    If(in_range, [&] {
-      llvm::Value* out_row = GlobalIndex(c_.o, row, head);
-      for (int64_t nt = 0; nt * kMmaN < c_.v_head_dim; ++nt) {
-        const int e = 2 * half;
-        llvm::Value* lo = b_.CreateFMul(Get(o_var[nt][e]), inv);
-        llvm::Value* hi = b_.CreateFMul(Get(o_var[nt][e + 1]), inv);
-        llvm::Value* col = b_.CreateZExt((MmaCCol(t_, e) + nt * kMmaN).v, b_.getInt64Ty());
-        b_.CreateAlignedStore(Pack(lo, hi), GlobalPtr(kOut, b_.CreateAdd(out_row, col), 2),
-                              llvm::Align(4));
-      }
-      If(b_.CreateICmpEQ(t_.v, b_.getInt32(0)), [&] {
-        llvm::Value* lse = b_.CreateFMul(
-            b_.CreateFAdd(Get(m_var[half]), Call(llvm::Intrinsic::nvvm_lg2_approx_f, {l})),
-            F(M_LN2));
-        llvm::Value* index = b_.CreateZExt(b_.CreateAdd(head_row0, row), b_.getInt64Ty());
-        b_.CreateAlignedStore(b_.CreateSelect(seen, lse, F(0.0)), GlobalPtr(kStats, index, 4),
-                              llvm::Align(4));
-      });
+    If(b_.CreateAnd(in_range, b_.CreateICmpEQ(t_.v, b_.getInt32(0))), [&] {
+      llvm::Value* lse = b_.CreateFMul(
+          b_.CreateFAdd(Get(m_var[half]), Call(llvm::Intrinsic::nvvm_lg2_approx_f, {l})),
+          F(M_LN2));
+      llvm::Value* index = b_.CreateZExt(b_.CreateAdd(head_row0, row), b_.getInt64Ty());
+      b_.CreateAlignedStore(b_.CreateSelect(seen, lse, F(0.0)), GlobalPtr(kStats, index, 4),
+                            llvm::Align(4));
     });
   }
+  StoreRows(o_var, inv, kOut, c_.o, q_start, head, c_.q_seqlen, c_.v_head_dim);
+}
+
+llvm::Value* FlashEmitter::ToFloat(llvm::Value* bits) {
+  if (plan_.type == PrimitiveType::BF16) {
+    return b_.CreateBitCast(b_.CreateShl(b_.CreateZExt(bits, b_.getInt32Ty()), 16),
+                            b_.getFloatTy());
+  }
+  return b_.CreateFPExt(b_.CreateBitCast(bits, b_.getHalfTy()), b_.getFloatTy());
+}
+
+void FlashEmitter::RowDots(const SmemTile& dout, llvm::Value* row0, llvm::Value* head,
+                           int64_t index_offset) {
+  const int64_t per_row = kFlashThreads / dout.rows;
+  const int64_t chunks = c_.v_head_dim / kChunkElems;
+  IrInt tid = I(tid_);
+  IrInt row = tid / per_row, sub = tid % per_row;
+  llvm::Value* seq = b_.CreateAdd(row0, row.v);
+  llvm::Value* row_ok = b_.CreateICmpSLT(seq, b_.getInt32(static_cast<int32_t>(c_.q_seqlen)));
+  llvm::Value* safe_seq = b_.CreateSelect(row_ok, seq, b_.getInt32(0));
+  llvm::Type* halves = llvm::FixedVectorType::get(b_.getInt16Ty(), kChunkElems);
+  llvm::Value* sum = F(0.0);
+  for (int64_t u = 0; u * per_row < chunks; ++u) {
+    IrInt chunk = sub + u * per_row;
+    llvm::Value* ok = b_.CreateAnd(row_ok, b_.CreateICmpULT(chunk.v, b_.getInt32(chunks)));
+    IrInt col = (Min(chunk, I(chunks - 1))) * kChunkElems;
+    llvm::Value* index = b_.CreateAdd(GlobalIndex(c_.o, safe_seq, head),
+                                      b_.CreateZExt(col.v, b_.getInt64Ty()));
+    llvm::Value* o = b_.CreateAlignedLoad(halves, GlobalPtr(kBOut, index, 2), llvm::Align(16));
+    llvm::Value* d = b_.CreateAlignedLoad(halves, SmemPtr(dout.offset, dout.Element(row, col).v),
+                                          llvm::Align(16));
+    llvm::Value* part = F(0.0);
+    for (int64_t e = 0; e < kChunkElems; ++e) {
+      part = b_.CreateFAdd(part, b_.CreateFMul(ToFloat(b_.CreateExtractElement(o, e)),
+                                               ToFloat(b_.CreateExtractElement(d, e))));
+    }
+    sum = b_.CreateFAdd(sum, b_.CreateSelect(ok, part, F(0.0)));
+  }
+  for (int64_t mask = 1; mask < per_row; mask *= 2) {
+    sum = b_.CreateFAdd(sum, ShuffleXor(sum, static_cast<int>(mask)));
+  }
+  If(b_.CreateICmpEQ(sub.v, b_.getInt32(0)), [&] {
+    b_.CreateAlignedStore(sum, F32SmemPtr(index_offset, row.v), llvm::Align(4));
+  });
+}
+
+void FlashEmitter::StoreRows(const std::vector<std::array<llvm::Value*, 4>>& vars,
+                             const std::array<llvm::Value*, 2>& mul, Param p,
+                             const ffi::TeTensorView& view, llvm::Value* row0, llvm::Value* head,
+                             int64_t limit, int64_t dim) {
+  for (int half = 0; half < 2; ++half) {
+    llvm::Value* row = b_.CreateAdd(row0, (warp_ * kMmaM + MmaCRow(g_, 2 * half)).v);
+    If(b_.CreateICmpSLT(row, b_.getInt32(static_cast<int32_t>(limit))), [&] {
+      llvm::Value* base = GlobalIndex(view, row, head);
+      for (int64_t nt = 0; nt * kMmaN < dim; ++nt) {
+        const int e = 2 * half;
+        llvm::Value* lo = b_.CreateFMul(Get(vars[nt][e]), mul[half]);
+        llvm::Value* hi = b_.CreateFMul(Get(vars[nt][e + 1]), mul[half]);
+        llvm::Value* col = b_.CreateZExt((MmaCCol(t_, e) + nt * kMmaN).v, b_.getInt64Ty());
+        b_.CreateAlignedStore(Pack(lo, hi), GlobalPtr(p, b_.CreateAdd(base, col), 2),
+                              llvm::Align(4));
+      }
+    });
+  }
+}
+
+std::vector<std::array<llvm::Value*, 4>> FlashEmitter::AccVars(int64_t n_tiles) {
+  std::vector<std::array<llvm::Value*, 4>> vars(n_tiles);
+  for (auto& tile : vars) {
+    for (auto& e : tile) e = Var(F(0.0), "acc");
+  }
+  return vars;
+}
+
+// vars += a * B with B(k, n) = b_tile[n][k] (a transposed tile).
+void FlashEmitter::AddToVars(const std::vector<std::array<llvm::Value*, 4>>& vars,
+                             const std::vector<std::array<llvm::Value*, 4>>& a,
+                             const SmemTile& b_tile) {
+  Acc acc(vars.size());
+  for (size_t nt = 0; nt < vars.size(); ++nt) {
+    for (int e = 0; e < 4; ++e) acc[nt][e] = Get(vars[nt][e]);
+  }
+  MmaRowMajorB(a, b_tile, acc);
+  for (size_t nt = 0; nt < vars.size(); ++nt) {
+    for (int e = 0; e < 4; ++e) Set(vars[nt][e], acc[nt][e]);
+  }
+}
+
+void FlashEmitter::EmitBackwardDq() {
+  const int64_t R = plan_.block_rows, C = plan_.block_cols;
+  llvm::Value* head = Sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_y);
+  llvm::Value* kv_head =
+      b_.CreateUDiv(head, b_.getInt32(static_cast<int32_t>(c_.heads / c_.kv_heads)));
+  llvm::Value* q_start =
+      b_.CreateMul(Sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x), b_.getInt32(R));
+  llvm::Value* sq = b_.getInt32(static_cast<int32_t>(c_.q_seqlen));
+  LoadTile(kQ, c_.q, q_start, sq, head, c_.qk_head_dim, plan_.qk_pad, &plan_.q, nullptr);
+  LoadTile(kBDOut, c_.o, q_start, sq, head, c_.v_head_dim, plan_.v_pad, &plan_.dout, nullptr);
+  Barrier();
+  RowDots(plan_.dout, q_start, head, 0);
+  Barrier();
+  const IrInt warp_row = warp_ * kMmaM;
+  const std::vector<std::array<llvm::Value*, 4>> qa = LoadA(plan_.q, warp_row, plan_.qk_pad);
+  const std::vector<std::array<llvm::Value*, 4>> da = LoadA(plan_.dout, warp_row, plan_.v_pad);
+  const double scale2 = c_.scale * M_LOG2E;
+  std::array<llvm::Value*, 2> d_row, l_row;
+  llvm::Value* stats_row0 = b_.CreateMul(
+      b_.CreateAdd(b_.CreateMul(batch_, b_.getInt32(static_cast<int32_t>(c_.heads))), head), sq);
+  for (int half = 0; half < 2; ++half) {
+    IrInt local = warp_row + MmaCRow(g_, 2 * half);
+    d_row[half] = LoadF32Smem(local.v, 0);
+    llvm::Value* row = b_.CreateAdd(q_start, local.v);
+    llvm::Value* ok = b_.CreateICmpSLT(row, sq);
+    llvm::Value* index =
+        b_.CreateZExt(b_.CreateAdd(stats_row0, b_.CreateSelect(ok, row, b_.getInt32(0))),
+                      b_.getInt64Ty());
+    llvm::Value* l = b_.CreateAlignedLoad(b_.getFloatTy(), GlobalPtr(kBStats, index, 4),
+                                          llvm::Align(4));
+    l_row[half] = b_.CreateFMul(b_.CreateSelect(ok, l, F(0.0)), F(M_LOG2E));
+  }
+  const std::vector<std::array<llvm::Value*, 4>> dq = AccVars(plan_.qk_pad / kMmaN);
+  IrInt tiles = FlashKvTileCount(I(q_start), I(kv_len_), c_.causal, R, C, Min);
+  llvm::Value* count = b_.CreateSelect(b_.CreateICmpSLT(q_start, q_len_), tiles.v, b_.getInt32(0));
+  Loop(count, "kv", [&](llvm::Value* kt) {
+    llvm::Value* kv_start = b_.CreateMul(kt, b_.getInt32(C));
+    Barrier();
+    LoadTile(kK, c_.k, kv_start, kv_len_, kv_head, c_.qk_head_dim, plan_.qk_pad, &plan_.k,
+             &plan_.kt);
+    LoadTile(kV, c_.v, kv_start, kv_len_, kv_head, c_.v_head_dim, plan_.v_pad, &plan_.v, nullptr);
+    Barrier();
+    Acc s = ZeroAcc(C / kMmaN), dp = ZeroAcc(C / kMmaN);
+    MmaRowMajorB(qa, plan_.k, s);
+    MmaRowMajorB(da, plan_.v, dp);
+    for (int64_t nt = 0; nt < C / kMmaN; ++nt) {
+      for (int e = 0; e < 4; ++e) {
+        llvm::Value* i = b_.CreateAdd(q_start, (warp_row + MmaCRow(g_, e)).v);
+        llvm::Value* j = b_.CreateAdd(kv_start, (MmaCCol(t_, e) + nt * kMmaN).v);
+        llvm::Value* p =
+            Ex2(b_.CreateFSub(b_.CreateFMul(s[nt][e], F(scale2)), l_row[e >> 1]));
+        p = b_.CreateSelect(Visible(i, j), p, F(0.0));
+        s[nt][e] = b_.CreateFMul(p, b_.CreateFSub(dp[nt][e], d_row[e >> 1]));
+      }
+    }
+    AddToVars(dq, AccToA(s), plan_.kt);
+  });
+  llvm::Value* scale = F(c_.scale);
+  StoreRows(dq, {scale, scale}, static_cast<Param>(kDq + c_.q.operand), c_.q, q_start, head,
+            c_.q_seqlen, c_.qk_head_dim);
+}
+
+void FlashEmitter::EmitBackwardDkDv() {
+  const int64_t R = plan_.block_rows, C = plan_.block_cols;
+  const int64_t ratio = c_.heads / c_.kv_heads;
+  llvm::Value* kv_head = Sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_y);
+  llvm::Value* k_start =
+      b_.CreateMul(Sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x), b_.getInt32(R));
+  LoadTile(kK, c_.k, k_start, kv_len_, kv_head, c_.qk_head_dim, plan_.qk_pad, &plan_.k, nullptr);
+  LoadTile(kV, c_.v, k_start, kv_len_, kv_head, c_.v_head_dim, plan_.v_pad, &plan_.v, nullptr);
+  Barrier();
+  const IrInt warp_row = warp_ * kMmaM;
+  const std::vector<std::array<llvm::Value*, 4>> ka = LoadA(plan_.k, warp_row, plan_.qk_pad);
+  const std::vector<std::array<llvm::Value*, 4>> va = LoadA(plan_.v, warp_row, plan_.v_pad);
+  const double scale2 = c_.scale * M_LOG2E;
+  const std::vector<std::array<llvm::Value*, 4>> dk = AccVars(plan_.qk_pad / kMmaN);
+  const std::vector<std::array<llvm::Value*, 4>> dv = AccVars(plan_.v_pad / kMmaN);
+  // Query tiles: from the one holding query k_start (causal) or 0, to the
+  // last with a query below q_len; none when the key tile is all padding.
+  IrInt first = c_.causal ? I(k_start) / C : I(int64_t{0});
+  llvm::Value* end = ((I(q_len_) + (C - 1)) / C).v;
+  llvm::Value* q_tiles = b_.CreateSub(end, first.v);
+  q_tiles = b_.CreateSelect(b_.CreateICmpSGT(q_tiles, b_.getInt32(0)), q_tiles, b_.getInt32(0));
+  q_tiles = b_.CreateSelect(b_.CreateICmpSLT(k_start, kv_len_), q_tiles, b_.getInt32(0));
+  llvm::Value* sq = b_.getInt32(static_cast<int32_t>(c_.q_seqlen));
+  Loop(b_.getInt32(static_cast<int32_t>(ratio)), "head", [&](llvm::Value* hh) {
+    llvm::Value* head =
+        b_.CreateAdd(b_.CreateMul(kv_head, b_.getInt32(static_cast<int32_t>(ratio))), hh);
+    llvm::Value* stats_row0 = b_.CreateMul(
+        b_.CreateAdd(b_.CreateMul(batch_, b_.getInt32(static_cast<int32_t>(c_.heads))), head),
+        sq);
+    Loop(q_tiles, "q", [&](llvm::Value* it) {
+      llvm::Value* q_start = b_.CreateMul(b_.CreateAdd(first.v, it), b_.getInt32(C));
+      Barrier();
+      LoadTile(kQ, c_.q, q_start, q_len_, head, c_.qk_head_dim, plan_.qk_pad, &plan_.q,
+               &plan_.qt);
+      LoadTile(kBDOut, c_.o, q_start, q_len_, head, c_.v_head_dim, plan_.v_pad, &plan_.dout,
+               &plan_.doutt);
+      // The tile's statistics (base 2), then D.
+      If(b_.CreateICmpULT(tid_, b_.getInt32(static_cast<int32_t>(C))), [&] {
+        llvm::Value* row = b_.CreateAdd(q_start, tid_);
+        llvm::Value* ok = b_.CreateICmpSLT(row, q_len_);
+        llvm::Value* index =
+            b_.CreateZExt(b_.CreateAdd(stats_row0, b_.CreateSelect(ok, row, b_.getInt32(0))),
+                          b_.getInt64Ty());
+        llvm::Value* l = b_.CreateAlignedLoad(b_.getFloatTy(), GlobalPtr(kBStats, index, 4),
+                                              llvm::Align(4));
+        b_.CreateAlignedStore(b_.CreateFMul(b_.CreateSelect(ok, l, F(0.0)), F(M_LOG2E)),
+                              F32SmemPtr(0, tid_), llvm::Align(4));
+      });
+      Barrier();
+      RowDots(plan_.dout, q_start, head, C);
+      Barrier();
+      Acc st = ZeroAcc(C / kMmaN), dpt = ZeroAcc(C / kMmaN);
+      MmaRowMajorB(ka, plan_.q, st);
+      MmaRowMajorB(va, plan_.dout, dpt);
+      Acc pt = st;
+      for (int64_t nt = 0; nt < C / kMmaN; ++nt) {
+        for (int e = 0; e < 4; ++e) {
+          llvm::Value* j = b_.CreateAdd(k_start, (warp_row + MmaCRow(g_, e)).v);
+          IrInt col = MmaCCol(t_, e) + nt * kMmaN;
+          llvm::Value* i = b_.CreateAdd(q_start, col.v);
+          llvm::Value* p = Ex2(b_.CreateFSub(b_.CreateFMul(st[nt][e], F(scale2)),
+                                             LoadF32Smem(col.v, 0)));
+          p = b_.CreateSelect(Visible(i, j), p, F(0.0));
+          pt[nt][e] = p;
+          st[nt][e] = b_.CreateFMul(p, b_.CreateFSub(dpt[nt][e], LoadF32Smem(col.v, C)));
+        }
+      }
+      AddToVars(dv, AccToA(pt), plan_.doutt);
+      AddToVars(dk, AccToA(st), plan_.qt);
+    });
+  });
+  llvm::Value* scale = F(c_.scale);
+  llvm::Value* one = F(1.0);
+  StoreRows(dk, {scale, scale}, static_cast<Param>(kDq + c_.k.operand), c_.k, k_start, kv_head,
+            c_.kv_seqlen, c_.qk_head_dim);
+  StoreRows(dv, {one, one}, static_cast<Param>(kDq + c_.v.operand), c_.v, k_start, kv_head,
+            c_.kv_seqlen, c_.v_head_dim);
 }
 
 absl::StatusOr<NvptxKernelInfo> FlashEmitter::Run(const std::string& symbol) {
@@ -514,8 +737,11 @@ absl::StatusOr<NvptxKernelInfo> FlashEmitter::Run(const std::string& symbol) {
       EmitForward();
       break;
     case FlashKernel::kBackwardDq:
+      EmitBackwardDq();
+      break;
     case FlashKernel::kBackwardDkDv:
-      return absl::UnimplementedError("fused-attention backward kernels are not emitted yet");
+      EmitBackwardDkDv();
+      break;
   }
   b_.CreateRetVoid();
   return info;

@@ -113,7 +113,8 @@ TEST_P(FlashAttentionEmitterTest, EveryVariantAssemblesForSm80AndSm90) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Kernels, FlashAttentionEmitterTest,
-                         ::testing::Values(FlashKernel::kForward),
+                         ::testing::Values(FlashKernel::kForward, FlashKernel::kBackwardDq,
+                                           FlashKernel::kBackwardDkDv),
                          [](const ::testing::TestParamInfo<FlashKernel>& info) {
                            return std::string(FlashKernelName(info.param));
                          });

@@ -374,9 +374,10 @@ TEST_P(TeFusedAttentionCuda, FakeDriverRunMatchesTheEvaluator) {
   const std::vector<Literal> args = Arguments(k.c, k.q_lens, k.kv_lens);
   absl::StatusOr<Literal> expected = evaluator_test::EvalText(hlo, args);
   ASSERT_TRUE(expected.ok()) << expected.status();
-  absl::StatusOr<gpu::GpuExecutableProto> proto = CompileToProto(hlo, Options("sm_90"));
+  // The fake device is an sm_80.
+  absl::StatusOr<gpu::GpuExecutableProto> proto = CompileToProto(hlo, Options("sm_80"));
   ASSERT_TRUE(proto.ok()) << proto.status();
-  absl::StatusOr<CompiledArtifact> compiled = Compile(hlo, Options("sm_90"));
+  absl::StatusOr<CompiledArtifact> compiled = Compile(hlo, Options("sm_80"));
   ASSERT_TRUE(compiled.ok()) << compiled.status();
   const std::vector<const gpu::ThunkProto*> kernels = KernelThunks(*proto);
   ASSERT_EQ(kernels.size(), 3u);

@@ -150,6 +150,10 @@ class FlashEmitter {
     return b_.CreateAlignedLoad(b_.getFloatTy(), F32SmemPtr(index_offset, index), llvm::Align(4));
   }
 
+  // The statistic (softmax_aux) of query `row` at stats_row0 + row, times
+  // log2(e); 0 for rows at or beyond `limit`.
+  llvm::Value* LoadStat2(llvm::Value* stats_row0, llvm::Value* row, llvm::Value* limit);
+
   void EmitForward();
   void EmitBackwardDq();
   void EmitBackwardDkDv();
@@ -576,6 +580,16 @@ void FlashEmitter::AddToVars(const std::vector<std::array<llvm::Value*, 4>>& var
   }
 }
 
+llvm::Value* FlashEmitter::LoadStat2(llvm::Value* stats_row0, llvm::Value* row,
+                                     llvm::Value* limit) {
+  llvm::Value* ok = b_.CreateICmpSLT(row, limit);
+  llvm::Value* index = b_.CreateZExt(
+      b_.CreateAdd(stats_row0, b_.CreateSelect(ok, row, b_.getInt32(0))), b_.getInt64Ty());
+  llvm::Value* l =
+      b_.CreateAlignedLoad(b_.getFloatTy(), GlobalPtr(kBStats, index, 4), llvm::Align(4));
+  return b_.CreateFMul(b_.CreateSelect(ok, l, F(0.0)), F(M_LOG2E));
+}
+
 void FlashEmitter::EmitBackwardDq() {
   const int64_t R = plan_.block_rows, C = plan_.block_cols;
   llvm::Value* head = Sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_y);
@@ -599,14 +613,7 @@ void FlashEmitter::EmitBackwardDq() {
   for (int half = 0; half < 2; ++half) {
     IrInt local = warp_row + MmaCRow(g_, 2 * half);
     d_row[half] = LoadF32Smem(local.v, 0);
-    llvm::Value* row = b_.CreateAdd(q_start, local.v);
-    llvm::Value* ok = b_.CreateICmpSLT(row, sq);
-    llvm::Value* index =
-        b_.CreateZExt(b_.CreateAdd(stats_row0, b_.CreateSelect(ok, row, b_.getInt32(0))),
-                      b_.getInt64Ty());
-    llvm::Value* l = b_.CreateAlignedLoad(b_.getFloatTy(), GlobalPtr(kBStats, index, 4),
-                                          llvm::Align(4));
-    l_row[half] = b_.CreateFMul(b_.CreateSelect(ok, l, F(0.0)), F(M_LOG2E));
+    l_row[half] = LoadStat2(stats_row0, b_.CreateAdd(q_start, local.v), sq);
   }
   const std::vector<std::array<llvm::Value*, 4>> dq = AccVars(plan_.qk_pad / kMmaN);
   IrInt tiles = FlashKvTileCount(I(q_start), I(kv_len_), c_.causal, R, C, Min);
@@ -676,14 +683,7 @@ void FlashEmitter::EmitBackwardDkDv() {
                &plan_.doutt);
       // The tile's statistics (base 2), then D.
       If(b_.CreateICmpULT(tid_, b_.getInt32(static_cast<int32_t>(C))), [&] {
-        llvm::Value* row = b_.CreateAdd(q_start, tid_);
-        llvm::Value* ok = b_.CreateICmpSLT(row, q_len_);
-        llvm::Value* index =
-            b_.CreateZExt(b_.CreateAdd(stats_row0, b_.CreateSelect(ok, row, b_.getInt32(0))),
-                          b_.getInt64Ty());
-        llvm::Value* l = b_.CreateAlignedLoad(b_.getFloatTy(), GlobalPtr(kBStats, index, 4),
-                                              llvm::Align(4));
-        b_.CreateAlignedStore(b_.CreateFMul(b_.CreateSelect(ok, l, F(0.0)), F(M_LOG2E)),
+        b_.CreateAlignedStore(LoadStat2(stats_row0, b_.CreateAdd(q_start, tid_), q_len_),
                               F32SmemPtr(0, tid_), llvm::Align(4));
       });
       Barrier();

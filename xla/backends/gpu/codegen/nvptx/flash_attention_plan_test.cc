@@ -348,71 +348,35 @@ void ModelDkDvCta(const FlashAttentionPlan& plan, const Problem& p, int64_t k_ti
 void ModelForwardCta(const FlashAttentionPlan& plan, const Problem& p, int64_t q_tile, int64_t h,
                      int64_t b, std::vector<float>& out, std::vector<float>& stats) {
   const ffi::TeAttentionConfig& c = p.config;
-  const std::vector<float>* ops[3] = {&p.q, &p.k, &p.v};
-  const Tensor Q{c.q, const_cast<std::vector<float>*>(ops[c.q.operand])};
-  const Tensor K{c.k, const_cast<std::vector<float>*>(ops[c.k.operand])};
-  const Tensor V{c.v, const_cast<std::vector<float>*>(ops[c.v.operand])};
   const int64_t R = plan.block_rows, C = plan.block_cols, hk = c.KvHead(h);
   const int64_t q_start = q_tile * R, q_len = p.q_len[b], kv_len = p.kv_len[b];
   Smem smem(plan.smem_bytes);
-  LoadTile(smem, Q, b, h, q_start, c.q_seqlen, c.qk_head_dim, plan.qk_pad, R, &plan.q, nullptr);
+  LoadTile(smem, p.Operand(c.q), b, h, q_start, c.q_seqlen, c.qk_head_dim, plan.qk_pad, R, &plan.q,
+           nullptr);
   const double scale2 = c.scale * M_LOG2E;
-  const int64_t o_tiles = plan.v_pad / kMmaN;
-  // Per warp and lane: Q fragments, O accumulators, m and l per row half.
-  struct Lane {
-    std::vector<std::array<std::array<float, 2>, 4>> qa;
-    std::vector<std::array<float, 4>> o;
-    float m[2] = {kNegInf, kNegInf}, l[2] = {0, 0};
-  };
-  std::vector<std::array<Lane, 32>> warps(kFlashWarps);
+  // Per warp: Q fragments, O accumulators; per warp and lane: m and l of
+  // the two row halves.
+  std::vector<WarpFrags> qa;
+  std::vector<std::vector<WarpC>> o(kFlashWarps, std::vector<WarpC>(plan.v_pad / kMmaN, WarpC{}));
+  std::vector<std::array<std::array<float, 2>, 32>> m(kFlashWarps), l(kFlashWarps);
   for (int64_t w = 0; w < kFlashWarps; ++w) {
-    for (int64_t lane = 0; lane < 32; ++lane) {
-      const int64_t g = lane / 4, t = lane % 4;
-      Lane& L = warps[w][lane];
-      L.qa.resize(plan.qk_pad / kMmaK);
-      for (size_t ks = 0; ks < L.qa.size(); ++ks) {
-        for (int r = 0; r < 4; ++r) {
-          L.qa[ks][r] = smem.Load32(plan.q, w * kMmaM + MmaARow(g, r),
-                                    MmaACol(t, r) + static_cast<int64_t>(ks) * kMmaK);
-        }
-      }
-      L.o.assign(o_tiles, {0, 0, 0, 0});
-    }
+    qa.push_back(LoadAModel(smem, plan.q, w * kMmaM, plan.qk_pad));
+    for (auto& x : m[w]) x = {kNegInf, kNegInf};
+    for (auto& x : l[w]) x = {0, 0};
   }
-  const auto min = [](int64_t a, int64_t b) { return std::min(a, b); };
+  const auto min = [](int64_t x, int64_t y) { return std::min(x, y); };
   const int64_t tiles =
       q_start < q_len ? FlashKvTileCount(q_start, kv_len, c.causal, R, C, min) : 0;
   for (int64_t kt = 0; kt < tiles; ++kt) {
     const int64_t kv_start = kt * C;
-    LoadTile(smem, K, b, hk, kv_start, kv_len, c.qk_head_dim, plan.qk_pad, C, &plan.k, nullptr);
-    LoadTile(smem, V, b, hk, kv_start, kv_len, c.v_head_dim, plan.v_pad, C, nullptr, &plan.vt);
+    LoadTile(smem, p.Operand(c.k), b, hk, kv_start, kv_len, c.qk_head_dim, plan.qk_pad, C, &plan.k,
+             nullptr);
+    LoadTile(smem, p.Operand(c.v), b, hk, kv_start, kv_len, c.v_head_dim, plan.v_pad, C, nullptr,
+             &plan.vt);
     for (int64_t w = 0; w < kFlashWarps; ++w) {
-      std::array<Lane, 32>& lanes = warps[w];
-      // S = Q K^T, n tile by n tile.
-      std::vector<WarpC> s(C / kMmaN);
-      for (int64_t nt = 0; nt < C / kMmaN; ++nt) {
-        WarpC acc{};
-        for (int64_t ks = 0; ks < plan.qk_pad / kMmaK; ++ks) {
-          WarpA a;
-          WarpB bf;
-          for (int64_t lane = 0; lane < 32; ++lane) {
-            const int64_t g = lane / 4, t = lane % 4;
-            for (int r = 0; r < 4; ++r) {
-              a[lane][2 * r] = lanes[lane].qa[ks][r][0];
-              a[lane][2 * r + 1] = lanes[lane].qa[ks][r][1];
-            }
-            for (int r = 0; r < 2; ++r) {
-              std::array<float, 2> x =
-                  smem.Load32(plan.k, MmaBN(g) + nt * kMmaN, MmaBK(t, r) + ks * kMmaK);
-              bf[lane][2 * r] = x[0];
-              bf[lane][2 * r + 1] = x[1];
-            }
-          }
-          acc = MmaReference(a, bf, acc);
-        }
-        s[nt] = acc;
-      }
-      // Scale, mask, online softmax (quads share rows).
+      std::vector<WarpC> s(C / kMmaN, WarpC{});
+      MmaRowMajorBModel(qa[w], smem, plan.k, s);
+      // Scale and mask.
       for (int64_t lane = 0; lane < 32; ++lane) {
         const int64_t g = lane / 4, t = lane % 4;
         for (int64_t nt = 0; nt < C / kMmaN; ++nt) {
@@ -424,6 +388,7 @@ void ModelForwardCta(const FlashAttentionPlan& plan, const Problem& p, int64_t q
           }
         }
       }
+      // Online softmax; the 4 lanes of a quad share rows (the shuffles).
       for (int64_t quad = 0; quad < 8; ++quad) {
         for (int half = 0; half < 2; ++half) {
           float row_max = kNegInf;
@@ -433,10 +398,9 @@ void ModelForwardCta(const FlashAttentionPlan& plan, const Problem& p, int64_t q
             }
           }
           for (int64_t lane = 4 * quad; lane < 4 * quad + 4; ++lane) {
-            Lane& L = lanes[lane];
-            const float m_new = std::max(L.m[half], row_max);
+            const float m_new = std::max(m[w][lane][half], row_max);
             const float base = m_new == kNegInf ? 0.0f : m_new;
-            const float alpha = std::exp2(L.m[half] - base);
+            const float alpha = std::exp2(m[w][lane][half] - base);
             float sum = 0;
             for (auto& tile : s) {
               for (int e = 2 * half; e < 2 * half + 2; ++e) {
@@ -444,65 +408,36 @@ void ModelForwardCta(const FlashAttentionPlan& plan, const Problem& p, int64_t q
                 sum += tile[lane][e];
               }
             }
-            L.l[half] = L.l[half] * alpha + sum;
-            L.m[half] = m_new;
-            for (auto& o : L.o) {
-              for (int e = 2 * half; e < 2 * half + 2; ++e) o[e] *= alpha;
+            l[w][lane][half] = l[w][lane][half] * alpha + sum;
+            m[w][lane][half] = m_new;
+            for (auto& tile : o[w]) {
+              for (int e = 2 * half; e < 2 * half + 2; ++e) tile[lane][e] *= alpha;
             }
           }
         }
       }
-      // O += P V with P's A fragments taken from S's accumulators.
-      for (int64_t nt = 0; nt < o_tiles; ++nt) {
-        WarpC acc;
-        for (int64_t lane = 0; lane < 32; ++lane) acc[lane] = lanes[lane].o[nt];
-        for (int64_t ks = 0; ks < C / kMmaK; ++ks) {
-          WarpA a;
-          WarpB bf;
-          for (int64_t lane = 0; lane < 32; ++lane) {
-            const int64_t g = lane / 4, t = lane % 4;
-            for (int r = 0; r < 4; ++r) {
-              const WarpC& tile = s[2 * ks + MmaCTileOfA(r)];
-              a[lane][2 * r] = Bf16(tile[lane][MmaCElemOfA(r)]);
-              a[lane][2 * r + 1] = Bf16(tile[lane][MmaCElemOfA(r) + 1]);
-            }
-            for (int r = 0; r < 2; ++r) {
-              std::array<float, 2> x =
-                  smem.Load32(plan.vt, MmaBN(g) + nt * kMmaN, MmaBK(t, r) + ks * kMmaK);
-              bf[lane][2 * r] = x[0];
-              bf[lane][2 * r + 1] = x[1];
-            }
-          }
-          acc = MmaReference(a, bf, acc);
-        }
-        for (int64_t lane = 0; lane < 32; ++lane) lanes[lane].o[nt] = acc[lane];
-      }
+      // O += P V, P's A fragments from S's accumulators.
+      MmaRowMajorBModel(AccToAModel(s), smem, plan.vt, o[w]);
     }
   }
-  // Normalize and store.
+  // Normalize (the quad's partial sums first) and store.
   for (int64_t w = 0; w < kFlashWarps; ++w) {
-    for (int64_t quad = 0; quad < 8; ++quad) {
-      for (int half = 0; half < 2; ++half) {
-        float l = 0;
-        for (int64_t lane = 4 * quad; lane < 4 * quad + 4; ++lane) l += warps[w][lane].l[half];
-        for (int64_t lane = 4 * quad; lane < 4 * quad + 4; ++lane) {
-          const int64_t g = lane / 4, t = lane % 4;
-          const Lane& L = warps[w][lane];
-          const int64_t row = q_start + w * kMmaM + MmaCRow(g, 2 * half);
-          if (row >= c.q_seqlen) continue;
-          for (int64_t nt = 0; nt * kMmaN < c.v_head_dim; ++nt) {
-            for (int e = 2 * half; e < 2 * half + 2; ++e) {
-              out.at(c.o.At(b, row, h) + MmaCCol(t, e) + nt * kMmaN) =
-                  l > 0 ? L.o[nt][e] / l : 0.0f;
-            }
-          }
-          if (t == 0) {
-            stats.at((b * c.heads + h) * c.q_seqlen + row) =
-                l > 0 ? static_cast<float>((L.m[half] + std::log2(l)) * M_LN2) : 0.0f;
-          }
+    for (int64_t lane = 0; lane < 32; ++lane) {
+      const int64_t quad = lane / 4, t = lane % 4;
+      for (int e = 0; e < 4; ++e) {
+        const int half = e >> 1;
+        float sum = 0;
+        for (int64_t q = 4 * quad; q < 4 * quad + 4; ++q) sum += l[w][q][half];
+        for (auto& tile : o[w]) tile[lane][e] = sum > 0 ? tile[lane][e] / sum : 0.0f;
+        const int64_t row = q_start + w * kMmaM + MmaCRow(quad, e);
+        if (t == 0 && (e & 1) == 0 && row < c.q_seqlen) {
+          stats.at((b * c.heads + h) * c.q_seqlen + row) =
+              sum > 0 ? static_cast<float>((m[w][lane][half] + std::log2(sum)) * M_LN2) : 0.0f;
         }
       }
     }
+    StoreRowsModel(o[w], w, 1.0, q_start, c.q_seqlen, c.v_head_dim,
+                   [&](int64_t row, int64_t col) -> float& { return out.at(c.o.At(b, row, h) + col); });
   }
 }
 

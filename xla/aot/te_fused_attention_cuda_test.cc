@@ -39,7 +39,6 @@ namespace se = ::stream_executor;
 using gpu::ffi::TeAttentionConfig;
 using gpu::ffi::testing::TeAttentionCase;
 using gpu::ffi::testing::TeAttentionHlo;
-using gpu::ffi::testing::TeAttentionParameterShapes;
 
 TeAttentionCase Make(int64_t batch, int64_t seq, int64_t heads, int64_t kv_heads, int64_t dim,
                      int64_t layout, int64_t mask) {
@@ -205,40 +204,6 @@ void BackwardStandIn(const TeAttentionConfig& c, const se::cuda::FakeLaunch& l, 
   }
 }
 
-// Deterministic values in [-1, 1).
-Literal Filled(const Shape& shape, uint64_t seed) {
-  Literal l(shape);
-  uint64_t state = seed * 0x9E3779B97F4A7C15ULL + 1;
-  for (int64_t i = 0; i < l.element_count(); ++i) {
-    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
-    l.SetDouble(i, static_cast<double>(state >> 11) / static_cast<double>(1ULL << 53) * 2 - 1);
-  }
-  return l;
-}
-
-std::vector<Literal> Arguments(const TeAttentionCase& c, std::vector<int64_t> q_lens,
-                               std::vector<int64_t> kv_lens) {
-  std::vector<Shape> shapes = TeAttentionParameterShapes(c, /*backward=*/true);
-  std::vector<Literal> args;
-  for (size_t i = 0; i < shapes.size(); ++i) {
-    shapes[i].clear_layout();
-    const bool q_cu = i + 3 == shapes.size(), kv_cu = i + 2 == shapes.size();
-    if (!q_cu && !kv_cu) {
-      args.push_back(Filled(shapes[i], 200 + i));
-      continue;
-    }
-    const std::vector<int64_t>& lens = q_cu ? q_lens : kv_lens;
-    Literal l(Shape::Array(PrimitiveType::S32, {c.batch + 1}));
-    int64_t sum = 0;
-    l.SetInt(0, 0);
-    for (int64_t b = 0; b < c.batch; ++b) {
-      l.SetInt(b + 1, sum += lens.empty() ? (q_cu ? c.q_seqlen : c.kv_seqlen) : lens[b]);
-    }
-    args.push_back(std::move(l));
-  }
-  return args;
-}
-
 struct CudaCase {
   TeAttentionCase c;
   std::vector<int64_t> q_lens, kv_lens;
@@ -371,7 +336,8 @@ TEST_P(TeFusedAttentionCuda, FakeDriverRunMatchesTheEvaluator) {
   const CudaCase& k = GetParam();
   const TeAttentionConfig c = ConfigOf(k.c);
   const std::string hlo = TeAttentionHlo(k.c, /*backward=*/true);
-  const std::vector<Literal> args = Arguments(k.c, k.q_lens, k.kv_lens);
+  const std::vector<Literal> args =
+      gpu::ffi::testing::TeAttentionArguments(k.c, k.q_lens, k.kv_lens, 200);
   absl::StatusOr<Literal> expected = evaluator_test::EvalText(hlo, args);
   ASSERT_TRUE(expected.ok()) << expected.status();
   // The fake device is an sm_80.

@@ -5,6 +5,7 @@
 // index math is checked numerically by flash_attention_plan_test.
 #include "xla/backends/gpu/codegen/nvptx/flash_attention_emitter.h"
 
+#include <cstdio>
 #include <memory>
 #include <string>
 
@@ -14,6 +15,7 @@
 #include "llvm/IR/LLVMContext.h"
 #include "xla/backends/gpu/codegen/nvptx/nvptx_compiler.h"
 #include "xla/backends/gpu/codegen/nvptx/nvptx_target.h"
+#include "xla/backends/gpu/codegen/nvptx/ptxas_resource_usage.h"
 
 namespace xla::gpu {
 namespace {
@@ -118,6 +120,43 @@ INSTANTIATE_TEST_SUITE_P(Kernels, FlashAttentionEmitterTest,
                          [](const ::testing::TestParamInfo<FlashKernel>& info) {
                            return std::string(FlashKernelName(info.param));
                          });
+
+// Registers and spills per kernel (printed for docs/perf.md): the forward
+// keeps its accumulators in registers at both head dims.
+TEST(FlashAttentionEmitter, ForwardDoesNotSpill) {
+  absl::StatusOr<std::string> ptxas = FindPtxas(NvptxCompileOptions());
+  ASSERT_TRUE(ptxas.ok()) << ptxas.status();
+  absl::StatusOr<NvptxTarget> target = FindNvptxTarget("sm_90");
+  ASSERT_TRUE(target.ok());
+  for (int64_t dim : {64, 128}) {
+    for (FlashKernel kernel :
+         {FlashKernel::kForward, FlashKernel::kBackwardDq, FlashKernel::kBackwardDkDv}) {
+      Variant v;
+      v.dim = dim;
+      v.mask = 2;
+      absl::StatusOr<FlashAttentionPlan> plan =
+          PlanFlashAttention(kernel, Config(v), v.type, "te_fused_attn_forward_ffi");
+      ASSERT_TRUE(plan.ok()) << plan.status();
+      llvm::LLVMContext ctx;
+      auto module = std::make_unique<llvm::Module>("flash", ctx);
+      ASSERT_TRUE(EmitFlashAttentionKernel(*plan, "flash_kernel", module.get()).ok());
+      absl::StatusOr<std::string> ptx = CompileToPtx(*module, *target, 3);
+      ASSERT_TRUE(ptx.ok()) << ptx.status();
+      absl::StatusOr<std::vector<KernelResourceUsage>> usage =
+          PtxasResourceUsage(*ptx, *target, *ptxas);
+      ASSERT_TRUE(usage.ok()) << usage.status();
+      ASSERT_EQ(usage->size(), 1u);
+      const KernelResourceUsage& u = usage->front();
+      std::printf("sm_90 %s d%lld: %lld registers, %lld bytes spill stores, %lld spill loads\n",
+                  FlashKernelName(kernel), static_cast<long long>(dim),
+                  static_cast<long long>(u.registers), static_cast<long long>(u.spill_store_bytes),
+                  static_cast<long long>(u.spill_load_bytes));
+      if (kernel == FlashKernel::kForward) {
+        EXPECT_EQ(u.spill_store_bytes, 0) << "d" << dim;
+      }
+    }
+  }
+}
 
 TEST(FlashAttentionPlan, RefusesWhatTheKernelsDoNotSupportNamingTheAttribute) {
   Variant v;

@@ -23,7 +23,11 @@
 #   cases/   one folder per end-to-end case: every example module (three
 #            xla/ test modules and tools/gpu_check/cases/*.hlo, written for
 #            this check: e.g. reductions of every GPU kernel shape with a
-#            non-identity init) and every
+#            non-identity init, and Transformer Engine's fused attention,
+#            forward then backward, te_attention_*.hlo: the compiler's
+#            FlashAttention kernels on GPU targets; XLA:GPU cannot run
+#            those calls without TE, so they are not in the models/ timing)
+#            and every
 #            corpus module (../shared/hlo_corpus or $XLA_HLO_CORPUS: xla/,
 #            headerless/, models/) that compiles for TARGET and that the
 #            evaluator runs within $GPU_CHECK_EVAL_TIMEOUT s (default 20):

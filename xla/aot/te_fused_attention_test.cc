@@ -31,7 +31,6 @@ namespace {
 
 using gpu::ffi::testing::TeAttentionCase;
 using gpu::ffi::testing::TeAttentionHlo;
-using gpu::ffi::testing::TeAttentionParameterShapes;
 
 struct HostCase {
   TeAttentionCase c;
@@ -72,43 +71,8 @@ const HostCase kCases[] = {
     {Make(2, 33, 33, 4, 1, 8, 2, 0), {}, {}},              // SBHD_SB2HD
 };
 
-// Deterministic values in [-1, 1).
-Literal Filled(const Shape& shape, uint64_t seed) {
-  Literal l(shape);
-  uint64_t state = seed * 0x9E3779B97F4A7C15ULL + 1;
-  for (int64_t i = 0; i < l.element_count(); ++i) {
-    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
-    l.SetDouble(i, static_cast<double>(state >> 11) / static_cast<double>(1ULL << 53) * 2 - 1);
-  }
-  return l;
-}
-
-Literal CuSeqlens(std::vector<int64_t> lens) {
-  Literal l(Shape::Array(PrimitiveType::S32, {static_cast<int64_t>(lens.size()) + 1}));
-  int64_t sum = 0;
-  l.SetInt(0, 0);
-  for (size_t b = 0; b < lens.size(); ++b) l.SetInt(b + 1, sum += lens[b]);
-  return l;
-}
-
 std::vector<Literal> Arguments(const HostCase& h) {
-  const TeAttentionCase& c = h.c;
-  std::vector<int64_t> q_lens = h.q_lens, kv_lens = h.kv_lens;
-  if (q_lens.empty()) q_lens.assign(c.batch, c.q_seqlen);
-  if (kv_lens.empty()) kv_lens.assign(c.batch, c.kv_seqlen);
-  std::vector<Shape> shapes = TeAttentionParameterShapes(c, /*backward=*/true);
-  std::vector<Literal> args;
-  for (size_t i = 0; i < shapes.size(); ++i) {
-    shapes[i].clear_layout();
-    if (i + 3 == shapes.size()) {
-      args.push_back(CuSeqlens(q_lens));
-    } else if (i + 2 == shapes.size()) {
-      args.push_back(CuSeqlens(kv_lens));
-    } else {
-      args.push_back(Filled(shapes[i], 100 + i));
-    }
-  }
-  return args;
+  return gpu::ffi::testing::TeAttentionArguments(h.c, h.q_lens, h.kv_lens, 100);
 }
 
 CompileOptions HostOptions() {

@@ -16,7 +16,9 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
+#include "xla/backends/gpu/ffi/te_fused_attention.h"
 #include "xla/backends/gpu/runtime/executable.pb.h"
 #include "xla/hlo/ir/hlo_instruction.h"
 
@@ -74,6 +76,24 @@ class KernelBackend {
   virtual absl::StatusOr<EmittedKernel> EmitFusionKernel(const HloInstruction& fusion,
                                                         const std::string& symbol,
                                                         const KernelArgAliasing& aliasing) = 0;
+
+  // How many kernels the backend's own implementation of a te_fused_attn_*
+  // call has (`backward`: the backward call); 0 when it has none, and the
+  // call stays a custom call for an FFI handler.
+  virtual int FusedAttentionKernels(bool backward) const { return 0; }
+
+  // Emits kernel `part` (< FusedAttentionKernels(backward)) of a
+  // te_fused_attn_* call with `config` (checked against the call's shapes)
+  // and Q/K/V element type `type`. The kernel's args index the call's
+  // operands and result leaves. Errors: Unimplemented naming the attribute
+  // (or operand type) and value the kernels do not support; `target` (the
+  // call's target name) prefixes the message.
+  virtual absl::StatusOr<EmittedKernel> EmitFusedAttentionKernel(
+      const ffi::TeAttentionConfig& config, PrimitiveType type, bool backward, int part,
+      const std::string& symbol, absl::string_view target) {
+    return absl::UnimplementedError(
+        absl::StrCat(target, ": no fused-attention kernel for ", TargetName()));
+  }
 
   // Called for each emitted kernel that is launched (grid_x > 0), after
   // `proto` was added to the kernel table with its name set: the backend

@@ -4,6 +4,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
+#include "xla/backends/gpu/codegen/nvptx/flash_attention_emitter.h"
 #include "xla/util/parallel_for.h"
 #include "xla/util/status_macros.h"
 
@@ -28,7 +29,12 @@ absl::StatusOr<EmittedKernel> NvptxKernelBackend::EmitFusionKernel(
                         absl::StrCat(emit_.target.name, " kernel emission: ",
                                      emitted.status().message()));
   }
-  const NvptxKernelInfo& info = *emitted;
+  return Emitted(*emitted, std::move(context), std::move(module));
+}
+
+EmittedKernel NvptxKernelBackend::Emitted(const NvptxKernelInfo& info,
+                                          std::unique_ptr<llvm::LLVMContext> context,
+                                          std::unique_ptr<llvm::Module> module) {
   EmittedKernel kernel;
   kernel.symbol = info.symbol;
   for (const NvptxKernelArg& arg : info.args) kernel.args.push_back({arg.is_output, arg.index});
@@ -42,6 +48,24 @@ absl::StatusOr<EmittedKernel> NvptxKernelBackend::EmitFusionKernel(
   kernel.argument_table = info.argument_table;
   last_ = Pending{info.symbol, info.kind, std::move(context), std::move(module)};
   return kernel;
+}
+
+absl::StatusOr<EmittedKernel> NvptxKernelBackend::EmitFusedAttentionKernel(
+    const ffi::TeAttentionConfig& config, PrimitiveType type, bool backward, int part,
+    const std::string& symbol, absl::string_view target) {
+  const FlashKernel kernel = !backward ? FlashKernel::kForward
+                             : part == 0 ? FlashKernel::kBackwardDq
+                                         : FlashKernel::kBackwardDkDv;
+  ASSIGN_OR_RETURN(FlashAttentionPlan plan, PlanFlashAttention(kernel, config, type, target));
+  auto context = std::make_unique<llvm::LLVMContext>();
+  auto module = std::make_unique<llvm::Module>(symbol, *context);
+  absl::StatusOr<NvptxKernelInfo> emitted = EmitFlashAttentionKernel(plan, symbol, module.get());
+  if (!emitted.ok()) {
+    return absl::Status(emitted.status().code(),
+                        absl::StrCat(emit_.target.name, " fused-attention kernel emission: ",
+                                     emitted.status().message()));
+  }
+  return Emitted(*emitted, std::move(context), std::move(module));
 }
 
 absl::Status NvptxKernelBackend::DescribeKernel(const EmittedKernel& kernel, KernelProto* proto) {

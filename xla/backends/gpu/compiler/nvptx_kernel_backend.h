@@ -84,6 +84,17 @@ class NvptxKernelBackend : public KernelBackend {
                                                 const std::string& symbol,
                                                 const KernelArgAliasing& aliasing) override;
 
+  // Forward: one kernel; backward: dq, then dk/dv
+  // (codegen/nvptx/flash_attention_plan.h).
+  int FusedAttentionKernels(bool backward) const override { return backward ? 2 : 1; }
+
+  // The FlashAttention-2 style kernel `part` in a fresh module
+  // (EmitFlashAttentionKernel). Errors: PlanFlashAttention's refusals.
+  absl::StatusOr<EmittedKernel> EmitFusedAttentionKernel(const ffi::TeAttentionConfig& config,
+                                                         PrimitiveType type, bool backward,
+                                                         int part, const std::string& symbol,
+                                                         absl::string_view target) override;
+
   // Records the last emitted kernel's module for Finalize; the spec stays
   // unset until then. Errors: Internal when `kernel` is not the last one
   // emitted.
@@ -110,6 +121,10 @@ class NvptxKernelBackend : public KernelBackend {
     std::unique_ptr<llvm::LLVMContext> context;
     std::unique_ptr<llvm::Module> module;  // in *context; destroyed first
   };
+
+  // The EmittedKernel of `info`, whose module becomes last_.
+  EmittedKernel Emitted(const NvptxKernelInfo& info, std::unique_ptr<llvm::LLVMContext> context,
+                        std::unique_ptr<llvm::Module> module);
 
   NvptxEmitOptions emit_;
   Pending last_;

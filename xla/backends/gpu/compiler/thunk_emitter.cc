@@ -387,8 +387,17 @@ class Emitter {
       if (reuse_kernels_) reuse_.Add(std::move(reuse_key), emitted);
       reused = std::move(emitted);
     }
-    const EmittedKernel& info = reused->kernel;
-    const int64_t kernel_index = reused->kernel_index;
+    return AddKernelThunk(owner, *reused, operand_slices, output_slices, out);
+  }
+
+  // A kernel thunk launching `kernel` (nothing when it has no kernel-table
+  // entry) with its args resolved against `operand_slices` and
+  // `output_slices`.
+  absl::Status AddKernelThunk(const HloInstruction& owner, const ReusableKernel& kernel,
+                              const std::vector<BufferSlice>& operand_slices,
+                              const std::vector<BufferSlice>& output_slices, Thunks* out) {
+    const EmittedKernel& info = kernel.kernel;
+    const int64_t kernel_index = kernel.kernel_index;
     if (kernel_index < 0) return absl::OkStatus();
     KernelThunkProto* thunk = AddThunk(owner, out)->mutable_kernel();
     thunk->set_kernel_index(kernel_index);
@@ -580,6 +589,16 @@ class Emitter {
   // attributes, any other is passed as opaque bytes.
   absl::Status EmitCustomCall(const HloInstruction& call, Thunks* out) {
     const std::string& target = call.GetString(AttrId::kCustomCallTarget);
+    if (ffi::IsTeFusedAttentionTarget(target) &&
+        backend_->FusedAttentionKernels(target == ffi::kTeFusedAttnBackwardTarget) > 0) {
+      absl::Status status = EmitFusedAttention(call, target, out);
+      // A call the kernels refuse stays a custom call only when the user
+      // says the runtime has a handler for it.
+      if (status.ok() || status.code() != absl::StatusCode::kUnimplemented ||
+          allowed_custom_calls_.count(target) == 0) {
+        return status;
+      }
+    }
     absl::StatusOr<const ffi::HandlerEntry*> handler =
         ffi::FfiRegistry::Global().Lookup(target, backend_->FfiPlatform());
     if (!handler.ok() && allowed_custom_calls_.count(target) == 0) {
@@ -638,6 +657,72 @@ class Emitter {
     proto->set_opaque(opaque);
     AttributesToProto(attributes, proto->mutable_attributes());
     proto->set_api_version(api_version);
+    return absl::OkStatus();
+  }
+
+  // A te_fused_attn_* call as the backend's own kernels
+  // (KernelBackend::FusedAttentionKernels), one kernel thunk each, in
+  // order; the forward's rng_state result is zeroed (a memset thunk), as
+  // the host handler does. Identical calls share their kernels. Errors:
+  // Unimplemented naming what the call or the kernels do not support.
+  absl::Status EmitFusedAttention(const HloInstruction& call, const std::string& target,
+                                  Thunks* out) {
+    ffi::Attributes attributes;
+    if (ApiVersionOf(call) != CUSTOM_CALL_API_VERSION_TYPED_FFI) {
+      return Unimplemented(call, absl::StrCat(target, ": needs api_version=API_VERSION_TYPED_FFI"));
+    }
+    const std::string config_text = BackendConfigText(call);
+    if (!config_text.empty()) {
+      ASSIGN_OR_RETURN(attributes, ParseFfiAttributes(config_text, call.name()));
+    }
+    if (absl::Status s = CheckTeFusedAttentionCall(call, target, attributes); !s.ok()) {
+      return Unimplemented(call, s.message());
+    }
+    ASSIGN_OR_RETURN(ffi::TeAttentionConfig config,
+                     ffi::ParseTeAttentionConfig(target, attributes));
+    const bool backward = target == ffi::kTeFusedAttnBackwardTarget;
+    const PrimitiveType type = call.operand(0)->shape().element_type();
+    std::vector<BufferSlice> operand_slices, output_slices;
+    for (const HloInstruction* operand : call.operands()) {
+      ASSIGN_OR_RETURN(BufferSlice s, Slice(operand, {}));
+      operand_slices.push_back(s);
+    }
+    for (const ShapeIndex& leaf : ArrayLeaves(call.shape())) {
+      ASSIGN_OR_RETURN(BufferSlice s, Slice(&call, leaf));
+      output_slices.push_back(s);
+    }
+    const int parts = backend_->FusedAttentionKernels(backward);
+    std::vector<ReusableKernel> kernels;
+    for (int part = 0; part < parts; ++part) {
+      const std::string key = absl::StrCat(target, "|", part, "|", PrimitiveTypeName(type), "|",
+                                           config_text);
+      auto it = attention_kernels_.find(key);
+      if (it == attention_kernels_.end()) {
+        ReusableKernel emitted;
+        const std::string symbol = KernelSymbolName(
+            absl::StrCat(call.name(), parts > 1 ? absl::StrCat("_", part) : ""), &used_symbols_);
+        absl::StatusOr<EmittedKernel> kernel =
+            backend_->EmitFusedAttentionKernel(config, type, backward, part, symbol, target);
+        if (!kernel.ok()) return kernel.status();
+        emitted.kernel = *std::move(kernel);
+        if (emitted.kernel.launch.grid_x() != 0) {
+          emitted.kernel_index = payload_->kernels_size();
+          KernelProto* proto = payload_->add_kernels();
+          proto->set_name(emitted.kernel.symbol);
+          RETURN_IF_ERROR(backend_->DescribeKernel(emitted.kernel, proto));
+        }
+        it = attention_kernels_.emplace(key, std::move(emitted)).first;
+      }
+      kernels.push_back(it->second);
+    }
+    for (const ReusableKernel& kernel : kernels) {
+      RETURN_IF_ERROR(AddKernelThunk(call, kernel, operand_slices, output_slices, out));
+    }
+    if (!backward && output_slices[ffi::kFwdRngState].size > 0) {
+      MemsetThunkProto* memset = AddThunk(call, out)->mutable_memset();
+      *memset->mutable_destination() = SliceToProto(output_slices[ffi::kFwdRngState]);
+      memset->set_pattern(0);
+    }
     return absl::OkStatus();
   }
 
@@ -730,6 +815,8 @@ class Emitter {
   bool tf32_gemms_;
   DotPrecision f32_dot_default_precision_;
   std::optional<BufferSliceProto> cudnn_workspace_;
+  // Fused-attention kernels by call (target, part, type, attributes).
+  std::map<std::string, ReusableKernel> attention_kernels_;
 };
 
 }  // namespace

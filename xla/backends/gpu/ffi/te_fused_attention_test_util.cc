@@ -136,4 +136,45 @@ std::string TeAttentionHlo(const TeAttentionCase& c, bool backward) {
                       ")\n}\n");
 }
 
+namespace {
+
+Literal Filled(const Shape& shape, uint64_t seed) {
+  Literal l(shape);
+  uint64_t state = seed * 0x9E3779B97F4A7C15ULL + 1;
+  for (int64_t i = 0; i < l.element_count(); ++i) {
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    l.SetDouble(i, static_cast<double>(state >> 11) / static_cast<double>(1ULL << 53) * 2 - 1);
+  }
+  return l;
+}
+
+Literal CuSeqlens(const std::vector<int64_t>& lens) {
+  Literal l(Shape::Array(PrimitiveType::S32, {static_cast<int64_t>(lens.size()) + 1}));
+  int64_t sum = 0;
+  l.SetInt(0, 0);
+  for (size_t b = 0; b < lens.size(); ++b) l.SetInt(b + 1, sum += lens[b]);
+  return l;
+}
+
+}  // namespace
+
+std::vector<Literal> TeAttentionArguments(const TeAttentionCase& c,
+                                          const std::vector<int64_t>& q_lens,
+                                          const std::vector<int64_t>& kv_lens, uint64_t seed) {
+  std::vector<Shape> shapes = TeAttentionParameterShapes(c, /*backward=*/true);
+  std::vector<Literal> args;
+  for (size_t i = 0; i < shapes.size(); ++i) {
+    shapes[i].clear_layout();
+    if (i + 3 == shapes.size()) {
+      args.push_back(CuSeqlens(q_lens.empty() ? std::vector<int64_t>(c.batch, c.q_seqlen) : q_lens));
+    } else if (i + 2 == shapes.size()) {
+      args.push_back(
+          CuSeqlens(kv_lens.empty() ? std::vector<int64_t>(c.batch, c.kv_seqlen) : kv_lens));
+    } else {
+      args.push_back(Filled(shapes[i], seed + i));
+    }
+  }
+  return args;
+}
+
 }  // namespace xla::gpu::ffi::testing

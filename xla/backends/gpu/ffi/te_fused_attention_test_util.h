@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "xla/types/literal.h"
 #include "xla/types/shape.h"
 
 namespace xla::gpu::ffi::testing {
@@ -44,6 +45,13 @@ std::string TeAttentionHlo(const TeAttentionCase& c, bool backward);
 
 // The parameter shapes of TeAttentionHlo(c, backward), in order.
 std::vector<Shape> TeAttentionParameterShapes(const TeAttentionCase& c, bool backward);
+
+// Arguments for TeAttentionHlo(c, /*backward=*/true): deterministic values
+// in [-1, 1) (parameter i drawn from seed `seed + i`), and cu_seqlens from
+// the per-batch lengths (empty: the maximum lengths).
+std::vector<Literal> TeAttentionArguments(const TeAttentionCase& c,
+                                          const std::vector<int64_t>& q_lens,
+                                          const std::vector<int64_t>& kv_lens, uint64_t seed);
 
 }  // namespace xla::gpu::ffi::testing
 

@@ -235,11 +235,12 @@ __attribute__((always_inline)) inline float VectorExp(float x) {
 }
 
 // Query rows and key columns of one forward tile. A tile's scores
-// (kFwdRows x kFwdCols f32) and its accumulators stay in L1. The operands
-// are zero-padded to whole tiles (rows of Q to kFwdRows, keys to kFwdCols,
-// the value dim to kNr), so the two products run with constant bounds:
-// kMr x kNr register blocks, like a GEMM micro-kernel, that the compiler
-// keeps in vector registers.
+// (kFwdRows x kFwdCols f32) and its accumulators stay in L1. K and V are
+// packed once per call into zero-padded tiles (keys to kFwdCols, the value
+// dim to kNr) and each unit copies its Q rows (scaled, zero rows past Sq),
+// so the two products run with constant bounds: kMr x (NV * kNr) register
+// blocks, like a GEMM micro-kernel, that the compiler keeps in vector
+// registers.
 constexpr int64_t kFwdRows = 16;
 constexpr int64_t kFwdCols = 64;
 constexpr int64_t kMr = 4;
@@ -252,98 +253,140 @@ struct ForwardContext {
   const TeAttentionConfig* config;
   const std::vector<int64_t>* q_len;
   const std::vector<int64_t>* kv_len;
-  const float* q;   // [B, H, Sq_pad, Dqk], pre-scaled, zero rows past Sq
+  PrimitiveType type;
+  const void* q;    // operand holding Q (view config->q)
   const float* kt;  // [B, G, Dqk, Skv_pad]: K transposed per head, zero past Skv
   const float* v;   // [B, G, Skv_pad, Dv_pad], zero past Skv and Dv
-  float* out;       // [B, H, Sq, Dv]
+  void* out;        // result 0 (view config->o)
   float* stats;     // [B, H, Sq]
-  int64_t sq_pad, skv_pad, dv_pad;
+  float scale;
+  int64_t skv_pad, dv_pad;
   int64_t row_tiles;
 };
 
 // kNr floats as one value of GCC's vector extension: one zmm, two ymm or
-// four xmm registers, whichever the clone's ISA has, so the kMr x kNr
-// accumulator block stays in registers.
+// four xmm registers, whichever the function's ISA has.
 typedef float VecNr __attribute__((vector_size(kNr * sizeof(float))));
 
 // Unaligned loads and stores of one VecNr (by pointer: a 64-byte vector
-// passed by value would change the default clone's ABI).
+// passed by value would change the default ABI).
 #define XLA_LOAD_NR(dst, src) std::memcpy(&(dst), (src), sizeof(VecNr))
 #define XLA_STORE_NR(dst, src) std::memcpy((dst), &(src), sizeof(VecNr))
 
-// s[kFwdRows][kFwdCols] = q[kFwdRows][d] . kt[d][ld] (columns from kt).
+// s[kFwdRows][kFwdCols] = q[kFwdRows][d] . kt[d][ld] (columns from kt),
+// in kMr x (NV * kNr) blocks: NV = 4 is 16 zmm accumulators with AVX-512,
+// NV = 1 is 8 ymm with AVX2.
+template <int NV>
 __attribute__((always_inline)) inline void TileScores(const float* q, const float* kt,
                                                       int64_t d_size, int64_t ld, float* s) {
+  static_assert(kFwdCols % (NV * kNr) == 0);
   for (int64_t r0 = 0; r0 < kFwdRows; r0 += kMr) {
-    for (int64_t c0 = 0; c0 < kFwdCols; c0 += kNr) {
-      VecNr acc[kMr] = {};
+    for (int64_t c0 = 0; c0 < kFwdCols; c0 += NV * kNr) {
+      VecNr acc[kMr][NV] = {};
       for (int64_t d = 0; d < d_size; ++d) {
-        VecNr k;
-        XLA_LOAD_NR(k, kt + d * ld + c0);
-        for (int64_t r = 0; r < kMr; ++r) acc[r] += q[(r0 + r) * d_size + d] * k;
+        VecNr k[NV];
+        for (int v = 0; v < NV; ++v) XLA_LOAD_NR(k[v], kt + d * ld + c0 + v * kNr);
+        for (int64_t r = 0; r < kMr; ++r) {
+          const float qr = q[(r0 + r) * d_size + d];
+          for (int v = 0; v < NV; ++v) acc[r][v] += qr * k[v];
+        }
       }
-      for (int64_t r = 0; r < kMr; ++r) XLA_STORE_NR(s + (r0 + r) * kFwdCols + c0, acc[r]);
+      for (int64_t r = 0; r < kMr; ++r) {
+        for (int v = 0; v < NV; ++v) XLA_STORE_NR(s + (r0 + r) * kFwdCols + c0 + v * kNr, acc[r][v]);
+      }
     }
   }
 }
 
-// acc[kFwdRows][dv] += p[kFwdRows][kFwdCols] . v[kFwdCols][dv] (dv a
-// multiple of kNr).
-__attribute__((always_inline)) inline void TileValues(const float* p, const float* v, int64_t dv,
-                                                      float* acc) {
+// acc[kFwdRows][dv] += p[kFwdRows][kFwdCols] . v[kFwdCols][dv], value
+// columns [d0, d0 + NV * kNr).
+template <int NV>
+__attribute__((always_inline)) inline void TileValuesBlock(const float* p, const float* v,
+                                                           int64_t dv, int64_t d0, float* acc) {
   for (int64_t r0 = 0; r0 < kFwdRows; r0 += kMr) {
-    for (int64_t d0 = 0; d0 < dv; d0 += kNr) {
-      VecNr a[kMr];
-      for (int64_t r = 0; r < kMr; ++r) XLA_LOAD_NR(a[r], acc + (r0 + r) * dv + d0);
-      for (int64_t cc = 0; cc < kFwdCols; ++cc) {
-        VecNr vr;
-        XLA_LOAD_NR(vr, v + cc * dv + d0);
-        for (int64_t r = 0; r < kMr; ++r) a[r] += p[(r0 + r) * kFwdCols + cc] * vr;
+    VecNr a[kMr][NV];
+    for (int64_t r = 0; r < kMr; ++r) {
+      for (int w = 0; w < NV; ++w) XLA_LOAD_NR(a[r][w], acc + (r0 + r) * dv + d0 + w * kNr);
+    }
+    for (int64_t cc = 0; cc < kFwdCols; ++cc) {
+      VecNr vr[NV];
+      for (int w = 0; w < NV; ++w) XLA_LOAD_NR(vr[w], v + cc * dv + d0 + w * kNr);
+      for (int64_t r = 0; r < kMr; ++r) {
+        const float pr = p[(r0 + r) * kFwdCols + cc];
+        for (int w = 0; w < NV; ++w) a[r][w] += pr * vr[w];
       }
-      for (int64_t r = 0; r < kMr; ++r) XLA_STORE_NR(acc + (r0 + r) * dv + d0, a[r]);
+    }
+    for (int64_t r = 0; r < kMr; ++r) {
+      for (int w = 0; w < NV; ++w) XLA_STORE_NR(acc + (r0 + r) * dv + d0 + w * kNr, a[r][w]);
     }
   }
+}
+
+// The whole value width (dv a multiple of kNr): NV * kNr columns at a
+// time, then single vectors.
+template <int NV>
+__attribute__((always_inline)) inline void TileValues(const float* p, const float* v, int64_t dv,
+                                                      float* acc) {
+  int64_t d0 = 0;
+  for (; d0 + NV * kNr <= dv; d0 += NV * kNr) TileValuesBlock<NV>(p, v, dv, d0, acc);
+  for (; d0 < dv; d0 += kNr) TileValuesBlock<1>(p, v, dv, d0, acc);
+}
+
+// Largest and sum of the kNr lanes.
+__attribute__((always_inline)) inline float LaneMax(const VecNr& x) {
+  float m = x[0];
+  for (int64_t l = 1; l < kNr; ++l) m = std::max(m, x[l]);
+  return m;
+}
+__attribute__((always_inline)) inline float LaneSum(const VecNr& x) {
+  float s = 0.0f;
+  for (int64_t l = 0; l < kNr; ++l) s += x[l];
+  return s;
 }
 
 // The online-softmax step of one row of a tile: hides the keys past
 // `visible`, turns the scores into weights against the new running max,
-// and rescales the row's sum and accumulator.
-__attribute__((always_inline)) inline void SoftmaxRow(float* s, int64_t visible, float& row_max, float& row_sum, float* acc,
-                       int64_t dv) {
+// and rescales the row's sum and accumulator. The max and the sum run on
+// kNr lanes (an in-order loop over 64 floats is a 64-add dependency
+// chain); hidden keys weigh exp(-inf) = 0 in the sum.
+__attribute__((always_inline)) inline void SoftmaxRow(float* s, int64_t visible, float& row_max,
+                                                      float& row_sum, float* acc, int64_t dv) {
   if (visible == 0) {
     for (int64_t cc = 0; cc < kFwdCols; ++cc) s[cc] = 0.0f;
     return;
   }
   for (int64_t cc = visible; cc < kFwdCols; ++cc) s[cc] = kNegInf;
-  float tile_max = s[0];
-  for (int64_t cc = 1; cc < visible; ++cc) tile_max = std::max(tile_max, s[cc]);
-  const float new_max = std::max(row_max, tile_max);
+  VecNr mx;
+  XLA_LOAD_NR(mx, s);
+  for (int64_t c0 = kNr; c0 < kFwdCols; c0 += kNr) {
+    VecNr x;
+    XLA_LOAD_NR(x, s + c0);
+    mx = x > mx ? x : mx;
+  }
+  const float new_max = std::max(row_max, LaneMax(mx));
   const float correction = VectorExp(row_max - new_max);  // 0 for the first tile
-  // Two loops: the exp loop vectorizes, an in-order float sum does not.
   for (int64_t cc = 0; cc < kFwdCols; ++cc) s[cc] = VectorExp(s[cc] - new_max);
-  float sum = 0.0f;
-  for (int64_t cc = 0; cc < visible; ++cc) sum += s[cc];
-  row_sum = row_sum * correction + sum;
+  VecNr sum = {};
+  for (int64_t c0 = 0; c0 < kFwdCols; c0 += kNr) {
+    VecNr x;
+    XLA_LOAD_NR(x, s + c0);
+    sum += x;
+  }
+  row_sum = row_sum * correction + LaneSum(sum);
   row_max = new_max;
-  for (int64_t d = 0; d < dv; ++d) acc[d] *= correction;
+  if (correction != 1.0f) {
+    for (int64_t d = 0; d < dv; ++d) acc[d] *= correction;
+  }
 }
 
-// One key tile of one query tile: scores, online softmax, P.V. With GCC on
-// x86-64 it has x86-64-v4 (AVX-512) and x86-64-v3 (AVX2, FMA) clones; the
-// loader picks the widest the CPU has (an ifunc testing ISA levels). Not
-// under ThreadSanitizer or AddressSanitizer: the dynamic loader runs ifunc
-// resolvers while relocating, before the sanitizer runtime is initialized,
-// and the instrumented resolver crashes every binary that links this file.
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && \
-    !defined(__SANITIZE_THREAD__) && !defined(__SANITIZE_ADDRESS__)
-__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
-#endif
-void ForwardKeyTile(const ForwardContext& x, int64_t b, int64_t i0, int64_t rows, int64_t j0,
-                    const float* qt, const float* kth, const float* vh, float* row_max,
-                    float* row_sum, float* acc) {
+// One key tile of one query tile: scores, online softmax, P.V.
+template <int NV>
+__attribute__((always_inline)) inline void ForwardKeyTileBody(
+    const ForwardContext& x, int64_t b, int64_t i0, int64_t rows, int64_t j0, const float* qt,
+    const float* kth, const float* vh, float* row_max, float* row_sum, float* acc) {
   const TeAttentionConfig& c = *x.config;
   alignas(64) float s[kFwdRows * kFwdCols];
-  TileScores(qt, kth + j0, c.qk_head_dim, x.skv_pad, s);
+  TileScores<NV>(qt, kth + j0, c.qk_head_dim, x.skv_pad, s);
   const int64_t cols = std::min(kFwdCols, c.kv_seqlen - j0);
   for (int64_t r = 0; r < kFwdRows; ++r) {
     const int64_t i = i0 + r;
@@ -356,18 +399,59 @@ void ForwardKeyTile(const ForwardContext& x, int64_t b, int64_t i0, int64_t rows
     }
     SoftmaxRow(s + r * kFwdCols, visible, row_max[r], row_sum[r], acc + r * x.dv_pad, x.dv_pad);
   }
-  TileValues(s, vh + j0 * x.dv_pad, x.dv_pad, acc);
+  TileValues<NV>(s, vh + j0 * x.dv_pad, x.dv_pad, acc);
+}
+
+using KeyTileFn = void (*)(const ForwardContext&, int64_t, int64_t, int64_t, int64_t, const float*,
+                           const float*, const float*, float*, float*, float*);
+
+// The key-tile function per instruction set: with GCC on x86-64 an
+// x86-64-v4 (AVX-512: 4 x 64 blocks) and an x86-64-v3 (AVX2, FMA: 4 x 16
+// blocks) build, chosen at run time by __builtin_cpu_supports (no ifunc:
+// those resolvers run before a sanitizer runtime is up), and the default
+// build for the rest.
+void KeyTileDefault(const ForwardContext& x, int64_t b, int64_t i0, int64_t rows, int64_t j0,
+                    const float* qt, const float* kth, const float* vh, float* row_max,
+                    float* row_sum, float* acc) {
+  ForwardKeyTileBody<1>(x, b, i0, rows, j0, qt, kth, vh, row_max, row_sum, acc);
+}
+
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define XLA_ATTENTION_ISA_BUILDS 1
+__attribute__((target("arch=x86-64-v4"))) void KeyTileV4(
+    const ForwardContext& x, int64_t b, int64_t i0, int64_t rows, int64_t j0, const float* qt,
+    const float* kth, const float* vh, float* row_max, float* row_sum, float* acc) {
+  ForwardKeyTileBody<4>(x, b, i0, rows, j0, qt, kth, vh, row_max, row_sum, acc);
+}
+__attribute__((target("arch=x86-64-v3"))) void KeyTileV3(
+    const ForwardContext& x, int64_t b, int64_t i0, int64_t rows, int64_t j0, const float* qt,
+    const float* kth, const float* vh, float* row_max, float* row_sum, float* acc) {
+  ForwardKeyTileBody<1>(x, b, i0, rows, j0, qt, kth, vh, row_max, row_sum, acc);
+}
+#endif
+
+KeyTileFn ChooseKeyTile() {
+#ifdef XLA_ATTENTION_ISA_BUILDS
+  if (__builtin_cpu_supports("x86-64-v4")) return &KeyTileV4;
+  if (__builtin_cpu_supports("x86-64-v3")) return &KeyTileV3;
+#endif
+  return &KeyTileDefault;
 }
 
 // Work unit `unit`: batch b, head h, query tile t (row-major over them).
-void ForwardUnit(const ForwardContext& x, int64_t unit) {
+void ForwardUnit(const ForwardContext& x, KeyTileFn key_tile, int64_t unit) {
   const TeAttentionConfig& c = *x.config;
   const int64_t H = c.heads, G = c.kv_heads, Sq = c.q_seqlen, Skv = c.kv_seqlen;
   const int64_t Dqk = c.qk_head_dim, Dv = c.v_head_dim;
   const int64_t bh = unit / x.row_tiles, b = bh / H, h = bh % H;
   const int64_t i0 = (unit % x.row_tiles) * kFwdRows, rows = std::min(kFwdRows, Sq - i0);
   const int64_t g = c.KvHead(h);
-  const float* qt = x.q + (bh * x.sq_pad + i0) * Dqk;
+  // This tile's Q rows, scaled, zero past Sq.
+  std::vector<float> qt(static_cast<size_t>(kFwdRows * Dqk), 0.0f);
+  for (int64_t r = 0; r < rows; ++r) {
+    const int64_t base = c.q.At(b, i0 + r, h);
+    for (int64_t d = 0; d < Dqk; ++d) qt[r * Dqk + d] = x.scale * LoadElement(x.q, x.type, base + d);
+  }
   const float* kth = x.kt + ((b * G + g) * Dqk) * x.skv_pad;
   const float* vh = x.v + ((b * G + g) * x.skv_pad) * x.dv_pad;
   float row_max[kFwdRows], row_sum[kFwdRows];
@@ -379,44 +463,76 @@ void ForwardUnit(const ForwardContext& x, int64_t unit) {
     // contribute nothing to this query tile, nor do later ones.
     if (c.causal && j0 > i0 + rows - 1) break;
     if (c.padding && j0 >= (*x.kv_len)[b]) break;
-    ForwardKeyTile(x, b, i0, rows, j0, qt, kth, vh, row_max, row_sum, acc.data());
+    key_tile(x, b, i0, rows, j0, qt.data(), kth, vh, row_max, row_sum, acc.data());
   }
+  // The output rows go straight to the result, in its layout and type.
   for (int64_t r = 0; r < rows; ++r) {
     const int64_t i = i0 + r;
-    float* o = x.out + (bh * Sq + i) * Dv;
-    if (row_sum[r] > 0) {
-      const float inv = 1.0f / row_sum[r];
-      for (int64_t d = 0; d < Dv; ++d) o[d] = acc[r * x.dv_pad + d] * inv;
-      x.stats[bh * Sq + i] = row_max[r] + std::log(row_sum[r]);
-    } else {
-      x.stats[bh * Sq + i] = 0.0f;  // a row that sees no key (output stays 0)
-    }
+    const int64_t base = c.o.At(b, i, h);
+    const float inv = row_sum[r] > 0 ? 1.0f / row_sum[r] : 0.0f;  // 0: a row that sees no key
+    for (int64_t d = 0; d < Dv; ++d) StoreElement(x.out, x.type, base + d, acc[r * x.dv_pad + d] * inv);
+    x.stats[bh * Sq + i] = row_sum[r] > 0 ? row_max[r] + std::log(row_sum[r]) : 0.0f;
   }
 }
 
 // The host kernel ABI's entry point for the forward units (buffers[0] is
-// the ForwardContext).
+// the ForwardContext, buffers[1] the KeyTileFn).
 void ForwardUnits(void* const* buffers, int64_t, int64_t begin, int64_t end) {
   const auto& x = *static_cast<const ForwardContext*>(buffers[0]);
-  for (int64_t unit = begin; unit < end; ++unit) ForwardUnit(x, unit);
+  const KeyTileFn key_tile = *static_cast<const KeyTileFn*>(buffers[1]);
+  for (int64_t unit = begin; unit < end; ++unit) ForwardUnit(x, key_tile, unit);
 }
 
-// `heads` contiguous [seq, dim] matrices copied to [rows, cols] zero-padded
-// ones (rows >= seq, cols >= dim), transposed to [cols, rows] when
-// `transpose`, scaled by `scale`.
-std::vector<float> Pad(const std::vector<float>& in, int64_t heads, int64_t seq, int64_t dim,
-                       int64_t rows, int64_t cols, bool transpose, float scale) {
-  std::vector<float> out(static_cast<size_t>(heads * rows * cols), 0.0f);
-  for (int64_t h = 0; h < heads; ++h) {
-    const float* src = &in[h * seq * dim];
-    float* dst = &out[h * rows * cols];
-    for (int64_t s = 0; s < seq; ++s) {
-      for (int64_t d = 0; d < dim; ++d) {
-        dst[transpose ? d * rows + s : s * cols + d] = scale * src[s * dim + d];
+// Packing K (transposed) and V into zero-padded per-head tiles: unit u <
+// B*G packs head u of K, the others head u - B*G of V.
+struct PackContext {
+  const TeAttentionConfig* config;
+  PrimitiveType type;
+  const void* k;
+  const void* v;
+  float* kt;  // [B, G, Dqk, Skv_pad]
+  float* vp;  // [B, G, Skv_pad, Dv_pad]
+  int64_t skv_pad, dv_pad;
+};
+
+void PackUnits(void* const* buffers, int64_t, int64_t begin, int64_t end) {
+  const auto& x = *static_cast<const PackContext*>(buffers[0]);
+  const TeAttentionConfig& c = *x.config;
+  const int64_t heads = c.batch * c.kv_heads;
+  for (int64_t unit = begin; unit < end; ++unit) {
+    const bool is_k = unit < heads;
+    const int64_t bg = is_k ? unit : unit - heads, b = bg / c.kv_heads, g = bg % c.kv_heads;
+    if (is_k) {
+      float* dst = x.kt + bg * c.qk_head_dim * x.skv_pad;
+      for (int64_t j = 0; j < c.kv_seqlen; ++j) {
+        const int64_t base = c.k.At(b, j, g);
+        for (int64_t d = 0; d < c.qk_head_dim; ++d) {
+          dst[d * x.skv_pad + j] = LoadElement(x.k, x.type, base + d);
+        }
+      }
+    } else {
+      float* dst = x.vp + bg * x.skv_pad * x.dv_pad;
+      for (int64_t j = 0; j < c.kv_seqlen; ++j) {
+        const int64_t base = c.v.At(b, j, g);
+        for (int64_t d = 0; d < c.v_head_dim; ++d) {
+          dst[j * x.dv_pad + d] = LoadElement(x.v, x.type, base + d);
+        }
       }
     }
   }
-  return out;
+}
+
+// Runs `units` units of `fn` on the launch pool, or on a few threads of
+// ParallelForEach without one.
+void RunUnits(const Call& call, XlaHostKernelFn fn, void* const* buffers, int num_buffers,
+              int64_t units) {
+  if (call.pool != nullptr) {
+    stream_executor::host::RunHostKernel(fn, absl::MakeConstSpan(buffers, num_buffers), units,
+                                         *call.pool);
+    return;
+  }
+  ParallelForEach(units, ThreadCount(0, kMaxThreads),
+                  [&](int64_t unit) { fn(buffers, num_buffers, unit, unit + 1); });
 }
 
 absl::Status RunForward(const Call& call) {
@@ -425,40 +541,31 @@ absl::Status RunForward(const Call& call) {
   if (absl::Status s = call.Lengths(&q_len, &kv_len); !s.ok()) return s;
   const int64_t B = c.batch, H = c.heads, G = c.kv_heads, Sq = c.q_seqlen, Skv = c.kv_seqlen;
   const int64_t Dqk = c.qk_head_dim, Dv = c.v_head_dim;
-  const int64_t sq_pad = RoundUp(Sq, kFwdRows), skv_pad = RoundUp(Skv, kFwdCols);
-  const int64_t dv_pad = RoundUp(Dv, kNr);
-  const std::vector<float> q = Pad(
-      Gather(call.operands[c.q.operand].opaque, call.type, c.q, B, H, Sq, Dqk), B * H, Sq, Dqk,
-      sq_pad, Dqk, /*transpose=*/false, static_cast<float>(c.scale));
-  const std::vector<float> kt = Pad(
-      Gather(call.operands[c.k.operand].opaque, call.type, c.k, B, G, Skv, Dqk), B * G, Skv, Dqk,
-      skv_pad, Dqk, /*transpose=*/true, 1.0f);
-  const std::vector<float> v = Pad(
-      Gather(call.operands[c.v.operand].opaque, call.type, c.v, B, G, Skv, Dv), B * G, Skv, Dv,
-      skv_pad, dv_pad, /*transpose=*/false, 1.0f);
-  std::vector<float> out(static_cast<size_t>(B * H * Sq * Dv), 0.0f);
+  const int64_t skv_pad = RoundUp(Skv, kFwdCols), dv_pad = RoundUp(Dv, kNr);
+  // Zero padding: keys past Skv and value columns past Dv.
+  std::vector<float> kt(static_cast<size_t>(B * G * Dqk * skv_pad), 0.0f);
+  std::vector<float> v(static_cast<size_t>(B * G * skv_pad * dv_pad), 0.0f);
+  PackContext pack{&c,        call.type, call.operands[c.k.operand].opaque,
+                   call.operands[c.v.operand].opaque, kt.data(), v.data(), skv_pad, dv_pad};
+  void* const pack_buffers[] = {&pack};
+  RunUnits(call, &PackUnits, pack_buffers, 1, 2 * B * G);
   ForwardContext x{&c,
                    &q_len,
                    &kv_len,
-                   q.data(),
+                   call.type,
+                   call.operands[c.q.operand].opaque,
                    kt.data(),
                    v.data(),
-                   out.data(),
+                   call.results[kFwdOutput].opaque,
                    static_cast<float*>(call.results[kFwdSoftmaxAux].opaque),
-                   sq_pad,
+                   static_cast<float>(c.scale),
                    skv_pad,
                    dv_pad,
-                   sq_pad / kFwdRows};
+                   RoundUp(Sq, kFwdRows) / kFwdRows};
+  KeyTileFn key_tile = ChooseKeyTile();
   // Each unit writes its own rows of the output and stats.
-  const int64_t units = B * H * x.row_tiles;
-  void* const buffers[] = {&x};
-  if (call.pool != nullptr) {
-    stream_executor::host::RunHostKernel(&ForwardUnits, buffers, units, *call.pool);
-  } else {
-    ParallelForEach(units, ThreadCount(0, kMaxThreads),
-                    [&](int64_t unit) { ForwardUnits(buffers, 1, unit, unit + 1); });
-  }
-  Scatter(out, call.results[kFwdOutput].opaque, call.type, c.o, B, H, Sq, Dv);
+  void* const buffers[] = {&x, &key_tile};
+  RunUnits(call, &ForwardUnits, buffers, 2, B * H * x.row_tiles);
   // No dropout: the RNG state carries nothing.
   std::memset(call.results[kFwdRngState].opaque, 0, call.results[kFwdRngState].size);
   return absl::OkStatus();

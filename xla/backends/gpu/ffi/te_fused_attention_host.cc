@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <memory>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -58,6 +59,18 @@ void StoreElement(void* data, PrimitiveType type, int64_t i, float value) {
           static_cast<uint16_t>(EncodeFloat(FloatFormatId::kF16, value));
       return;
   }
+}
+
+// Copies `count` elements of `type` at `src` + `offset` to f32 `dst`
+// (`dst_stride` apart): a plain loop for f32, the decode for 16 bits.
+void LoadRow(const void* src, PrimitiveType type, int64_t offset, int64_t count, float scale,
+             float* dst, int64_t dst_stride) {
+  if (type == PrimitiveType::F32) {
+    const float* in = static_cast<const float*>(src) + offset;
+    for (int64_t d = 0; d < count; ++d) dst[d * dst_stride] = scale * in[d];
+    return;
+  }
+  for (int64_t d = 0; d < count; ++d) dst[d * dst_stride] = scale * LoadElement(src, type, offset + d);
 }
 
 // One logical [batch, heads, seq, dim] tensor copied out of its (possibly
@@ -449,8 +462,7 @@ void ForwardUnit(const ForwardContext& x, KeyTileFn key_tile, int64_t unit) {
   // This tile's Q rows, scaled, zero past Sq.
   std::vector<float> qt(static_cast<size_t>(kFwdRows * Dqk), 0.0f);
   for (int64_t r = 0; r < rows; ++r) {
-    const int64_t base = c.q.At(b, i0 + r, h);
-    for (int64_t d = 0; d < Dqk; ++d) qt[r * Dqk + d] = x.scale * LoadElement(x.q, x.type, base + d);
+    LoadRow(x.q, x.type, c.q.At(b, i0 + r, h), Dqk, x.scale, &qt[r * Dqk], 1);
   }
   const float* kth = x.kt + ((b * G + g) * Dqk) * x.skv_pad;
   const float* vh = x.v + ((b * G + g) * x.skv_pad) * x.dv_pad;
@@ -470,7 +482,13 @@ void ForwardUnit(const ForwardContext& x, KeyTileFn key_tile, int64_t unit) {
     const int64_t i = i0 + r;
     const int64_t base = c.o.At(b, i, h);
     const float inv = row_sum[r] > 0 ? 1.0f / row_sum[r] : 0.0f;  // 0: a row that sees no key
-    for (int64_t d = 0; d < Dv; ++d) StoreElement(x.out, x.type, base + d, acc[r * x.dv_pad + d] * inv);
+    const float* a = &acc[r * x.dv_pad];
+    if (x.type == PrimitiveType::F32) {
+      float* o = static_cast<float*>(x.out) + base;
+      for (int64_t d = 0; d < Dv; ++d) o[d] = a[d] * inv;
+    } else {
+      for (int64_t d = 0; d < Dv; ++d) StoreElement(x.out, x.type, base + d, a[d] * inv);
+    }
     x.stats[bh * Sq + i] = row_sum[r] > 0 ? row_max[r] + std::log(row_sum[r]) : 0.0f;
   }
 }
@@ -503,21 +521,30 @@ void PackUnits(void* const* buffers, int64_t, int64_t begin, int64_t end) {
     const bool is_k = unit < heads;
     const int64_t bg = is_k ? unit : unit - heads, b = bg / c.kv_heads, g = bg % c.kv_heads;
     if (is_k) {
+      // [Dqk, Skv_pad]: key j in column j, zero columns past Skv. In
+      // blocks of kNr keys, so that each store is one whole cache line
+      // (column by column, a 1 KiB stride thrashes a few L1 sets).
       float* dst = x.kt + bg * c.qk_head_dim * x.skv_pad;
-      for (int64_t j = 0; j < c.kv_seqlen; ++j) {
-        const int64_t base = c.k.At(b, j, g);
-        for (int64_t d = 0; d < c.qk_head_dim; ++d) {
-          dst[d * x.skv_pad + j] = LoadElement(x.k, x.type, base + d);
+      const int64_t dk = c.qk_head_dim;
+      std::vector<float> block(static_cast<size_t>(kNr * dk));
+      for (int64_t j0 = 0; j0 < x.skv_pad; j0 += kNr) {
+        const int64_t keys = std::clamp<int64_t>(c.kv_seqlen - j0, 0, kNr);
+        std::fill(block.begin() + keys * dk, block.end(), 0.0f);
+        for (int64_t jj = 0; jj < keys; ++jj) {
+          LoadRow(x.k, x.type, c.k.At(b, j0 + jj, g), dk, 1.0f, &block[jj * dk], 1);
+        }
+        for (int64_t d = 0; d < dk; ++d) {
+          for (int64_t jj = 0; jj < kNr; ++jj) dst[d * x.skv_pad + j0 + jj] = block[jj * dk + d];
         }
       }
     } else {
+      // [Skv_pad, Dv_pad]: zero past Skv and past Dv.
       float* dst = x.vp + bg * x.skv_pad * x.dv_pad;
       for (int64_t j = 0; j < c.kv_seqlen; ++j) {
-        const int64_t base = c.v.At(b, j, g);
-        for (int64_t d = 0; d < c.v_head_dim; ++d) {
-          dst[j * x.dv_pad + d] = LoadElement(x.v, x.type, base + d);
-        }
+        LoadRow(x.v, x.type, c.v.At(b, j, g), c.v_head_dim, 1.0f, dst + j * x.dv_pad, 1);
+        std::fill(dst + j * x.dv_pad + c.v_head_dim, dst + (j + 1) * x.dv_pad, 0.0f);
       }
+      std::fill(dst + c.kv_seqlen * x.dv_pad, dst + x.skv_pad * x.dv_pad, 0.0f);
     }
   }
 }
@@ -542,11 +569,11 @@ absl::Status RunForward(const Call& call) {
   const int64_t B = c.batch, H = c.heads, G = c.kv_heads, Sq = c.q_seqlen, Skv = c.kv_seqlen;
   const int64_t Dqk = c.qk_head_dim, Dv = c.v_head_dim;
   const int64_t skv_pad = RoundUp(Skv, kFwdCols), dv_pad = RoundUp(Dv, kNr);
-  // Zero padding: keys past Skv and value columns past Dv.
-  std::vector<float> kt(static_cast<size_t>(B * G * Dqk * skv_pad), 0.0f);
-  std::vector<float> v(static_cast<size_t>(B * G * skv_pad * dv_pad), 0.0f);
+  // Filled (zero padding included) by the pack units, in parallel.
+  std::unique_ptr<float[]> kt(new float[B * G * Dqk * skv_pad]);
+  std::unique_ptr<float[]> v(new float[B * G * skv_pad * dv_pad]);
   PackContext pack{&c,        call.type, call.operands[c.k.operand].opaque,
-                   call.operands[c.v.operand].opaque, kt.data(), v.data(), skv_pad, dv_pad};
+                   call.operands[c.v.operand].opaque, kt.get(), v.get(), skv_pad, dv_pad};
   void* const pack_buffers[] = {&pack};
   RunUnits(call, &PackUnits, pack_buffers, 1, 2 * B * G);
   ForwardContext x{&c,
@@ -554,8 +581,8 @@ absl::Status RunForward(const Call& call) {
                    &kv_len,
                    call.type,
                    call.operands[c.q.operand].opaque,
-                   kt.data(),
-                   v.data(),
+                   kt.get(),
+                   v.get(),
                    call.results[kFwdOutput].opaque,
                    static_cast<float*>(call.results[kFwdSoftmaxAux].opaque),
                    static_cast<float>(c.scale),

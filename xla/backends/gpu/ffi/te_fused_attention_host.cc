@@ -22,9 +22,6 @@ namespace {
 
 using stream_executor::DeviceMemoryBase;
 
-// Tile sizes: query rows and key columns handled together.
-constexpr int64_t kRowTile = 32;
-constexpr int64_t kColTile = 32;
 constexpr float kNegInf = -std::numeric_limits<float>::infinity();
 // Threads one call uses at most (heads, or key/value heads, in parallel).
 constexpr int kMaxThreads = 8;
@@ -311,38 +308,40 @@ __attribute__((always_inline)) inline void TileScores(const float* q, const floa
   }
 }
 
-// acc[kFwdRows][dv] += p[kFwdRows][kFwdCols] . v[kFwdCols][dv], value
-// columns [d0, d0 + NV * kNr).
-template <int NV>
-__attribute__((always_inline)) inline void TileValuesBlock(const float* p, const float* v,
-                                                           int64_t dv, int64_t d0, float* acc) {
-  for (int64_t r0 = 0; r0 < kFwdRows; r0 += kMr) {
-    VecNr a[kMr][NV];
+// acc[Rows][ld] += a[Rows][Inner] . b[Inner][ld], columns [d0, d0 + NV *
+// kNr): the forward's P.V (16 x 64 by 64 x Dv) and the backward's
+// gradient products.
+template <int64_t Rows, int64_t Inner, int NV>
+__attribute__((always_inline)) inline void AccumulateBlock(const float* a, const float* b,
+                                                           int64_t ld, int64_t d0, float* acc) {
+  static_assert(Rows % kMr == 0);
+  for (int64_t r0 = 0; r0 < Rows; r0 += kMr) {
+    VecNr o[kMr][NV];
     for (int64_t r = 0; r < kMr; ++r) {
-      for (int w = 0; w < NV; ++w) XLA_LOAD_NR(a[r][w], acc + (r0 + r) * dv + d0 + w * kNr);
+      for (int w = 0; w < NV; ++w) XLA_LOAD_NR(o[r][w], acc + (r0 + r) * ld + d0 + w * kNr);
     }
-    for (int64_t cc = 0; cc < kFwdCols; ++cc) {
-      VecNr vr[NV];
-      for (int w = 0; w < NV; ++w) XLA_LOAD_NR(vr[w], v + cc * dv + d0 + w * kNr);
+    for (int64_t cc = 0; cc < Inner; ++cc) {
+      VecNr br[NV];
+      for (int w = 0; w < NV; ++w) XLA_LOAD_NR(br[w], b + cc * ld + d0 + w * kNr);
       for (int64_t r = 0; r < kMr; ++r) {
-        const float pr = p[(r0 + r) * kFwdCols + cc];
-        for (int w = 0; w < NV; ++w) a[r][w] += pr * vr[w];
+        const float ar = a[(r0 + r) * Inner + cc];
+        for (int w = 0; w < NV; ++w) o[r][w] += ar * br[w];
       }
     }
     for (int64_t r = 0; r < kMr; ++r) {
-      for (int w = 0; w < NV; ++w) XLA_STORE_NR(acc + (r0 + r) * dv + d0 + w * kNr, a[r][w]);
+      for (int w = 0; w < NV; ++w) XLA_STORE_NR(acc + (r0 + r) * ld + d0 + w * kNr, o[r][w]);
     }
   }
 }
 
-// The whole value width (dv a multiple of kNr): NV * kNr columns at a
-// time, then single vectors.
-template <int NV>
-__attribute__((always_inline)) inline void TileValues(const float* p, const float* v, int64_t dv,
+// The whole width `ld` (a multiple of kNr): NV * kNr columns at a time,
+// then single vectors.
+template <int64_t Rows, int64_t Inner, int NV>
+__attribute__((always_inline)) inline void Accumulate(const float* a, const float* b, int64_t ld,
                                                       float* acc) {
   int64_t d0 = 0;
-  for (; d0 + NV * kNr <= dv; d0 += NV * kNr) TileValuesBlock<NV>(p, v, dv, d0, acc);
-  for (; d0 < dv; d0 += kNr) TileValuesBlock<1>(p, v, dv, d0, acc);
+  for (; d0 + NV * kNr <= ld; d0 += NV * kNr) AccumulateBlock<Rows, Inner, NV>(a, b, ld, d0, acc);
+  for (; d0 < ld; d0 += kNr) AccumulateBlock<Rows, Inner, 1>(a, b, ld, d0, acc);
 }
 
 // Largest and sum of the kNr lanes.
@@ -412,7 +411,7 @@ __attribute__((always_inline)) inline void ForwardKeyTileBody(
     }
     SoftmaxRow(s + r * kFwdCols, visible, row_max[r], row_sum[r], acc + r * x.dv_pad, x.dv_pad);
   }
-  TileValues<NV>(s, vh + j0 * x.dv_pad, x.dv_pad, acc);
+  Accumulate<kFwdRows, kFwdCols, NV>(s, vh + j0 * x.dv_pad, x.dv_pad, acc);
 }
 
 using KeyTileFn = void (*)(const ForwardContext&, int64_t, int64_t, int64_t, int64_t, const float*,
@@ -598,12 +597,140 @@ absl::Status RunForward(const Call& call) {
   return absl::OkStatus();
 }
 
+// What every backward work unit (one batch and key/value head) reads and
+// writes: contiguous f32 [batch, heads, seq, dim] copies of the operands
+// and gradients.
+struct BackwardContext {
+  const TeAttentionConfig* config;
+  const std::vector<int64_t>* q_len;
+  const std::vector<int64_t>* kv_len;
+  const float *q, *k, *v, *dout, *stats, *delta;
+  float *dq, *dk, *dv;
+};
+
+// Copies `rows` rows of `dim` floats (`src`, contiguous) into `dst` rows of
+// `ld` (transposed to [ld][rows_ld] when `transpose`), zero elsewhere.
+void PackRows(const float* src, int64_t rows, int64_t dim, float* dst, int64_t rows_ld,
+              int64_t ld, bool transpose) {
+  std::fill(dst, dst + rows_ld * ld, 0.0f);
+  for (int64_t j = 0; j < rows; ++j) {
+    for (int64_t d = 0; d < dim; ++d) {
+      dst[transpose ? d * rows_ld + j : j * ld + d] = src[j * dim + d];
+    }
+  }
+}
+
+// One (batch, key/value head): for each query head of the group and query
+// tile, the key tiles it sees: S = Q K^T and dP = dO V^T (the forward's
+// score micro-kernel), P = exp(scale S - stats), dS = P (dP - D), then
+// dQ += scale dS K, dK += scale dS^T Q, dV += P^T dO as register-blocked
+// products (Accumulate). dK and dV accumulate per key for the whole unit;
+// dQ per query tile.
+template <int NV>
+__attribute__((always_inline)) inline void BackwardHeadBody(const BackwardContext& x, int64_t bg) {
+  const TeAttentionConfig& c = *x.config;
+  const int64_t H = c.heads, G = c.kv_heads, Sq = c.q_seqlen, Skv = c.kv_seqlen;
+  const int64_t Dqk = c.qk_head_dim, Dv = c.v_head_dim, group = H / G;
+  const int64_t b = bg / G, g = bg % G;
+  const int64_t dq_pad = RoundUp(Dqk, kNr), dv_pad = RoundUp(Dv, kNr);
+  const int64_t skv_pad = RoundUp(Skv, kFwdCols);
+  const float scale = static_cast<float>(c.scale);
+  const int64_t q_len = (*x.q_len)[b], kv_len = (*x.kv_len)[b];
+  // K^T and V^T for the score products, K rows for dQ, all zero-padded.
+  std::vector<float> kt(dq_pad * skv_pad), vt(dv_pad * skv_pad), kp(skv_pad * dq_pad);
+  PackRows(x.k + bg * Skv * Dqk, Skv, Dqk, kt.data(), skv_pad, dq_pad, /*transpose=*/true);
+  PackRows(x.v + bg * Skv * Dv, Skv, Dv, vt.data(), skv_pad, dv_pad, /*transpose=*/true);
+  PackRows(x.k + bg * Skv * Dqk, Skv, Dqk, kp.data(), skv_pad, dq_pad, /*transpose=*/false);
+  std::vector<float> dk_acc(skv_pad * dq_pad, 0.0f), dv_acc(skv_pad * dv_pad, 0.0f);
+  std::vector<float> qp(kFwdRows * dq_pad), dop(kFwdRows * dv_pad), dq_acc(kFwdRows * dq_pad);
+  alignas(64) float s[kFwdRows * kFwdCols], dp[kFwdRows * kFwdCols];
+  alignas(64) float pt[kFwdCols * kFwdRows], dst[kFwdCols * kFwdRows];
+  for (int64_t h = g * group; h < (g + 1) * group; ++h) {
+    const int64_t bh = b * H + h;
+    for (int64_t i0 = 0; i0 < Sq; i0 += kFwdRows) {
+      const int64_t rows = std::min(kFwdRows, Sq - i0);
+      if (c.padding && i0 >= q_len) break;
+      PackRows(x.q + (bh * Sq + i0) * Dqk, rows, Dqk, qp.data(), kFwdRows, dq_pad, false);
+      PackRows(x.dout + (bh * Sq + i0) * Dv, rows, Dv, dop.data(), kFwdRows, dv_pad, false);
+      std::fill(dq_acc.begin(), dq_acc.end(), 0.0f);
+      for (int64_t j0 = 0; j0 < Skv; j0 += kFwdCols) {
+        if (c.causal && j0 > i0 + rows - 1) break;
+        if (c.padding && j0 >= kv_len) break;
+        TileScores<NV>(qp.data(), kt.data() + j0, dq_pad, skv_pad, s);
+        TileScores<NV>(dop.data(), vt.data() + j0, dv_pad, skv_pad, dp);
+        const int64_t cols = std::min(kFwdCols, Skv - j0);
+        for (int64_t r = 0; r < kFwdRows; ++r) {
+          const int64_t i = i0 + r;
+          int64_t visible = r < rows ? cols : 0;
+          if (c.causal) visible = std::min(visible, std::max<int64_t>(i - j0 + 1, 0));
+          if (c.padding) {
+            if (i >= q_len) visible = 0;
+            visible = std::min(visible, std::max<int64_t>(kv_len - j0, 0));
+          }
+          const float lse = visible > 0 ? x.stats[bh * Sq + i] : 0.0f;
+          const float d = visible > 0 ? x.delta[bh * Sq + i] : 0.0f;
+          float* sr = s + r * kFwdCols;
+          const float* dpr = dp + r * kFwdCols;
+          for (int64_t cc = 0; cc < kFwdCols; ++cc) {
+            const float p = cc < visible ? VectorExp(scale * sr[cc] - lse) : 0.0f;
+            const float ds = scale * p * (dpr[cc] - d);
+            sr[cc] = ds;  // dS, for dQ
+            pt[cc * kFwdRows + r] = p;
+            dst[cc * kFwdRows + r] = ds;
+          }
+        }
+        Accumulate<kFwdRows, kFwdCols, NV>(s, kp.data() + j0 * dq_pad, dq_pad, dq_acc.data());
+        Accumulate<kFwdCols, kFwdRows, NV>(pt, dop.data(), dv_pad, dv_acc.data() + j0 * dv_pad);
+        Accumulate<kFwdCols, kFwdRows, NV>(dst, qp.data(), dq_pad, dk_acc.data() + j0 * dq_pad);
+      }
+      for (int64_t r = 0; r < rows; ++r) {
+        std::copy(&dq_acc[r * dq_pad], &dq_acc[r * dq_pad] + Dqk, x.dq + (bh * Sq + i0 + r) * Dqk);
+      }
+    }
+  }
+  for (int64_t j = 0; j < Skv; ++j) {
+    std::copy(&dk_acc[j * dq_pad], &dk_acc[j * dq_pad] + Dqk, x.dk + (bg * Skv + j) * Dqk);
+    std::copy(&dv_acc[j * dv_pad], &dv_acc[j * dv_pad] + Dv, x.dv + (bg * Skv + j) * Dv);
+  }
+}
+
+using BackwardHeadFn = void (*)(const BackwardContext&, int64_t);
+
+// Per instruction set, like the forward's key tiles (ChooseKeyTile).
+void BackwardHeadDefault(const BackwardContext& x, int64_t bg) { BackwardHeadBody<1>(x, bg); }
+#ifdef XLA_ATTENTION_ISA_BUILDS
+__attribute__((target("arch=x86-64-v4"))) void BackwardHeadV4(const BackwardContext& x,
+                                                               int64_t bg) {
+  BackwardHeadBody<4>(x, bg);
+}
+__attribute__((target("arch=x86-64-v3"))) void BackwardHeadV3(const BackwardContext& x,
+                                                               int64_t bg) {
+  BackwardHeadBody<1>(x, bg);
+}
+#endif
+
+BackwardHeadFn ChooseBackwardHead() {
+#ifdef XLA_ATTENTION_ISA_BUILDS
+  if (__builtin_cpu_supports("x86-64-v4")) return &BackwardHeadV4;
+  if (__builtin_cpu_supports("x86-64-v3")) return &BackwardHeadV3;
+#endif
+  return &BackwardHeadDefault;
+}
+
+// The host kernel ABI's entry point for the backward units (buffers[0] is
+// the BackwardContext, buffers[1] the BackwardHeadFn).
+void BackwardUnits(void* const* buffers, int64_t, int64_t begin, int64_t end) {
+  const auto& x = *static_cast<const BackwardContext*>(buffers[0]);
+  const BackwardHeadFn head = *static_cast<const BackwardHeadFn*>(buffers[1]);
+  for (int64_t unit = begin; unit < end; ++unit) head(x, unit);
+}
+
 absl::Status RunBackward(const Call& call) {
   const TeAttentionConfig& c = call.config;
   std::vector<int64_t> q_len, kv_len;
   if (absl::Status s = call.Lengths(&q_len, &kv_len); !s.ok()) return s;
   const int64_t B = c.batch, H = c.heads, G = c.kv_heads, Sq = c.q_seqlen, Skv = c.kv_seqlen;
-  const int64_t Dqk = c.qk_head_dim, Dv = c.v_head_dim, group = H / G;
+  const int64_t Dqk = c.qk_head_dim, Dv = c.v_head_dim;
   const std::vector<float> q =
       Gather(call.operands[c.q.operand].opaque, call.type, c.q, B, H, Sq, Dqk);
   const std::vector<float> k =
@@ -614,75 +741,26 @@ absl::Status RunBackward(const Call& call) {
       Gather(call.operands[kBwdOutput].opaque, call.type, c.o, B, H, Sq, Dv);
   const std::vector<float> dout =
       Gather(call.operands[kBwdDOutput].opaque, call.type, c.o, B, H, Sq, Dv);
-  const float* stats = static_cast<const float*>(call.operands[kBwdSoftmaxAux].opaque);
-  const float scale = static_cast<float>(c.scale);
-
   // D_i = dO_i . O_i: the softmax gradient's row term.
   std::vector<float> delta(static_cast<size_t>(B * H * Sq));
   for (int64_t r = 0; r < B * H * Sq; ++r) delta[r] = Dot(&dout[r * Dv], &o[r * Dv], Dv);
-
-  std::vector<float> dq(q.size(), 0.0f), dk(k.size(), 0.0f), dv(v.size(), 0.0f);
-  // Each (batch, key/value head) writes its own keys' dK and dV and the dQ
-  // rows of the query heads that share it.
-  ParallelForEach(B * G, ThreadCount(0, kMaxThreads), [&](int64_t bg) {
-    const int64_t b = bg / G, g = bg % G;
-    std::vector<float> p_tile(kRowTile * kColTile), ds_tile(kRowTile * kColTile);
-    const float* kg = &k[((b * G + g) * Skv) * Dqk];
-    const float* vg = &v[((b * G + g) * Skv) * Dv];
-    for (int64_t j0 = 0; j0 < Skv; j0 += kColTile) {
-      if (c.padding && j0 >= kv_len[b]) break;
-      const int64_t cols = std::min(kColTile, Skv - j0);
-      float* dkg = &dk[((b * G + g) * Skv + j0) * Dqk];
-      float* dvg = &dv[((b * G + g) * Skv + j0) * Dv];
-      for (int64_t h = g * group; h < (g + 1) * group; ++h) {
-        const int64_t bh = b * H + h;
-        // Query tiles entirely above the causal diagonal see none of these keys.
-        const int64_t first = c.causal ? (j0 / kRowTile) * kRowTile : 0;
-        for (int64_t i0 = first; i0 < Sq; i0 += kRowTile) {
-          if (c.padding && i0 >= q_len[b]) break;
-          const int64_t rows = std::min(kRowTile, Sq - i0);
-          // P and dS for the tile.
-          for (int64_t r = 0; r < rows; ++r) {
-            const int64_t i = i0 + r;
-            const float* qi = &q[(bh * Sq + i) * Dqk];
-            const float* doi = &dout[(bh * Sq + i) * Dv];
-            const float lse = stats[bh * Sq + i];
-            for (int64_t cc = 0; cc < cols; ++cc) {
-              const int64_t j = j0 + cc;
-              float p = 0, ds = 0;
-              if (c.Visible(i, j, q_len[b], kv_len[b])) {
-                p = std::exp(scale * Dot(qi, kg + j * Dqk, Dqk) - lse);
-                const float dp = Dot(doi, vg + j * Dv, Dv);
-                ds = p * (dp - delta[bh * Sq + i]);
-              }
-              p_tile[r * kColTile + cc] = p;
-              ds_tile[r * kColTile + cc] = ds;
-            }
-          }
-          // dV += P^T dO, dK += scale dS^T Q, dQ += scale dS K.
-          for (int64_t r = 0; r < rows; ++r) {
-            const int64_t i = i0 + r;
-            const float* qi = &q[(bh * Sq + i) * Dqk];
-            const float* doi = &dout[(bh * Sq + i) * Dv];
-            float* dqi = &dq[(bh * Sq + i) * Dqk];
-            for (int64_t cc = 0; cc < cols; ++cc) {
-              const float p = p_tile[r * kColTile + cc];
-              const float ds = scale * ds_tile[r * kColTile + cc];
-              if (p == 0 && ds == 0) continue;
-              float* dvj = dvg + cc * Dv;
-              for (int64_t d = 0; d < Dv; ++d) dvj[d] += p * doi[d];
-              float* dkj = dkg + cc * Dqk;
-              const float* kj = kg + (j0 + cc) * Dqk;
-              for (int64_t d = 0; d < Dqk; ++d) {
-                dkj[d] += ds * qi[d];
-                dqi[d] += ds * kj[d];
-              }
-            }
-          }
-        }
-      }
-    }
-  });
+  // Zero-initialized: rows that see no key keep gradient 0.
+  std::vector<float> dq(q.size()), dk(k.size()), dv(v.size());
+  BackwardContext x{&c,
+                    &q_len,
+                    &kv_len,
+                    q.data(),
+                    k.data(),
+                    v.data(),
+                    dout.data(),
+                    static_cast<const float*>(call.operands[kBwdSoftmaxAux].opaque),
+                    delta.data(),
+                    dq.data(),
+                    dk.data(),
+                    dv.data()};
+  BackwardHeadFn head = ChooseBackwardHead();
+  void* const buffers[] = {&x, &head};
+  RunUnits(call, &BackwardUnits, buffers, 2, B * G);
   // Packed layouts share a result between gradients: zero all three
   // first, then each gradient fills its own part.
   for (int i : {kBwdDq, kBwdDk, kBwdDv}) {

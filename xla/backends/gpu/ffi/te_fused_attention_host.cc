@@ -26,6 +26,17 @@ constexpr float kNegInf = -std::numeric_limits<float>::infinity();
 // Threads one call uses at most (heads, or key/value heads, in parallel).
 constexpr int kMaxThreads = 8;
 
+// f32 to bf16 bits, rounded to nearest even (NaN stays a quiet NaN): the
+// bit arithmetic of EncodeFloat's result, without its generic path
+// (frexp/scalbn per element were most of a bf16 call's time).
+inline uint16_t ToBf16(float value) {
+  uint32_t bits;
+  std::memcpy(&bits, &value, sizeof(bits));
+  if ((bits & 0x7fffffffu) > 0x7f800000u) return static_cast<uint16_t>((bits >> 16) | 0x40);
+  bits += 0x7fffu + ((bits >> 16) & 1u);
+  return static_cast<uint16_t>(bits >> 16);
+}
+
 float LoadElement(const void* data, PrimitiveType type, int64_t i) {
   switch (type) {
     case PrimitiveType::F32:
@@ -37,8 +48,12 @@ float LoadElement(const void* data, PrimitiveType type, int64_t i) {
       return f;
     }
     default:  // F16 (CheckTeAttentionShapes admits nothing else)
+#ifdef __FLT16_MAX__
+      return static_cast<float>(static_cast<const _Float16*>(data)[i]);
+#else
       return static_cast<float>(
           DecodeFloat(FloatFormatId::kF16, static_cast<const uint16_t*>(data)[i]));
+#endif
   }
 }
 
@@ -48,12 +63,15 @@ void StoreElement(void* data, PrimitiveType type, int64_t i, float value) {
       static_cast<float*>(data)[i] = value;
       return;
     case PrimitiveType::BF16:
-      static_cast<uint16_t*>(data)[i] =
-          static_cast<uint16_t>(EncodeFloat(FloatFormatId::kBF16, value));
+      static_cast<uint16_t*>(data)[i] = ToBf16(value);
       return;
     default:
+#ifdef __FLT16_MAX__
+      static_cast<_Float16*>(data)[i] = static_cast<_Float16>(value);
+#else
       static_cast<uint16_t*>(data)[i] =
           static_cast<uint16_t>(EncodeFloat(FloatFormatId::kF16, value));
+#endif
       return;
   }
 }

@@ -301,65 +301,57 @@ typedef float VecNr __attribute__((vector_size(kNr * sizeof(float))));
 #define XLA_LOAD_NR(dst, src) std::memcpy(&(dst), (src), sizeof(VecNr))
 #define XLA_STORE_NR(dst, src) std::memcpy((dst), &(src), sizeof(VecNr))
 
-// s[kFwdRows][kFwdCols] = q[kFwdRows][d] . kt[d][ld] (columns from kt),
-// in kMr x (NV * kNr) blocks: NV = 4 is 16 zmm accumulators with AVX-512,
-// NV = 1 is 8 ymm with AVX2.
-template <int NV>
-__attribute__((always_inline)) inline void TileScores(const float* q, const float* kt,
-                                                      int64_t d_size, int64_t ld, float* s) {
-  static_assert(kFwdCols % (NV * kNr) == 0);
-  for (int64_t r0 = 0; r0 < kFwdRows; r0 += kMr) {
-    for (int64_t c0 = 0; c0 < kFwdCols; c0 += NV * kNr) {
-      VecNr acc[kMr][NV] = {};
-      for (int64_t d = 0; d < d_size; ++d) {
-        VecNr k[NV];
-        for (int v = 0; v < NV; ++v) XLA_LOAD_NR(k[v], kt + d * ld + c0 + v * kNr);
-        for (int64_t r = 0; r < kMr; ++r) {
-          const float qr = q[(r0 + r) * d_size + d];
-          for (int v = 0; v < NV; ++v) acc[r][v] += qr * k[v];
-        }
-      }
-      for (int64_t r = 0; r < kMr; ++r) {
-        for (int v = 0; v < NV; ++v) XLA_STORE_NR(s + (r0 + r) * kFwdCols + c0 + v * kNr, acc[r][v]);
-      }
-    }
-  }
-}
-
-// acc[Rows][ld] += a[Rows][Inner] . b[Inner][ld], columns [d0, d0 + NV *
-// kNr): the forward's P.V (16 x 64 by 64 x Dv) and the backward's
-// gradient products.
-template <int64_t Rows, int64_t Inner, int NV>
-__attribute__((always_inline)) inline void AccumulateBlock(const float* a, const float* b,
-                                                           int64_t ld, int64_t d0, float* acc) {
+// The micro-kernel of every tile product: c[Rows][NV * kNr] = (or +=,
+// with kAccumulate) a[Rows][inner] . b[inner][NV * kNr], row strides lda,
+// ldb and ldc, in kMr x (NV * kNr) register blocks: NV = 4 is 16 zmm
+// accumulators with AVX-512, NV = 1 is 8 ymm with AVX2.
+template <int64_t Rows, int NV, bool kAccumulate>
+__attribute__((always_inline)) inline void MicroKernel(const float* a, int64_t lda, int64_t inner,
+                                                       const float* b, int64_t ldb, float* c,
+                                                       int64_t ldc) {
   static_assert(Rows % kMr == 0);
   for (int64_t r0 = 0; r0 < Rows; r0 += kMr) {
-    VecNr o[kMr][NV];
-    for (int64_t r = 0; r < kMr; ++r) {
-      for (int w = 0; w < NV; ++w) XLA_LOAD_NR(o[r][w], acc + (r0 + r) * ld + d0 + w * kNr);
-    }
-    for (int64_t cc = 0; cc < Inner; ++cc) {
-      VecNr br[NV];
-      for (int w = 0; w < NV; ++w) XLA_LOAD_NR(br[w], b + cc * ld + d0 + w * kNr);
+    VecNr o[kMr][NV] = {};
+    if (kAccumulate) {
       for (int64_t r = 0; r < kMr; ++r) {
-        const float ar = a[(r0 + r) * Inner + cc];
+        for (int w = 0; w < NV; ++w) XLA_LOAD_NR(o[r][w], c + (r0 + r) * ldc + w * kNr);
+      }
+    }
+    for (int64_t k = 0; k < inner; ++k) {
+      VecNr br[NV];
+      for (int w = 0; w < NV; ++w) XLA_LOAD_NR(br[w], b + k * ldb + w * kNr);
+      for (int64_t r = 0; r < kMr; ++r) {
+        const float ar = a[(r0 + r) * lda + k];
         for (int w = 0; w < NV; ++w) o[r][w] += ar * br[w];
       }
     }
     for (int64_t r = 0; r < kMr; ++r) {
-      for (int w = 0; w < NV; ++w) XLA_STORE_NR(acc + (r0 + r) * ld + d0 + w * kNr, o[r][w]);
+      for (int w = 0; w < NV; ++w) XLA_STORE_NR(c + (r0 + r) * ldc + w * kNr, o[r][w]);
     }
   }
 }
 
-// The whole width `ld` (a multiple of kNr): NV * kNr columns at a time,
-// then single vectors.
+// s[kFwdRows][kFwdCols] = q[kFwdRows][d] . kt[d][ld] (columns from kt).
+template <int NV>
+__attribute__((always_inline)) inline void TileScores(const float* q, const float* kt,
+                                                      int64_t d_size, int64_t ld, float* s) {
+  static_assert(kFwdCols % (NV * kNr) == 0);
+  for (int64_t c0 = 0; c0 < kFwdCols; c0 += NV * kNr) {
+    MicroKernel<kFwdRows, NV, false>(q, d_size, d_size, kt + c0, ld, s + c0, kFwdCols);
+  }
+}
+
+// acc[Rows][ld] += a[Rows][Inner] . b[Inner][ld] over the whole width `ld`
+// (a multiple of kNr): NV * kNr columns at a time, then single vectors.
+// The forward's P.V and the backward's gradient products.
 template <int64_t Rows, int64_t Inner, int NV>
 __attribute__((always_inline)) inline void Accumulate(const float* a, const float* b, int64_t ld,
                                                       float* acc) {
   int64_t d0 = 0;
-  for (; d0 + NV * kNr <= ld; d0 += NV * kNr) AccumulateBlock<Rows, Inner, NV>(a, b, ld, d0, acc);
-  for (; d0 < ld; d0 += kNr) AccumulateBlock<Rows, Inner, 1>(a, b, ld, d0, acc);
+  for (; d0 + NV * kNr <= ld; d0 += NV * kNr) {
+    MicroKernel<Rows, NV, true>(a, Inner, Inner, b + d0, ld, acc + d0, ld);
+  }
+  for (; d0 < ld; d0 += kNr) MicroKernel<Rows, 1, true>(a, Inner, Inner, b + d0, ld, acc + d0, ld);
 }
 
 // Largest and sum of the kNr lanes.

@@ -427,37 +427,43 @@ __attribute__((always_inline)) inline void ForwardKeyTileBody(
 using KeyTileFn = void (*)(const ForwardContext&, int64_t, int64_t, int64_t, int64_t, const float*,
                            const float*, const float*, float*, float*, float*);
 
-// The key-tile function per instruction set: with GCC on x86-64 an
-// x86-64-v4 (AVX-512: 4 x 64 blocks) and an x86-64-v3 (AVX2, FMA: 4 x 16
-// blocks) build, chosen at run time by __builtin_cpu_supports (no ifunc:
-// those resolvers run before a sanitizer runtime is up), and the default
-// build for the rest.
+// Every kernel below has three builds: with GCC on x86-64 an x86-64-v4
+// (AVX-512: 4 x 64 register blocks) and an x86-64-v3 (AVX2, FMA: 4 x 16)
+// one, chosen at run time by __builtin_cpu_supports (no ifunc: those
+// resolvers run before a sanitizer runtime is up), and the default build.
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define XLA_ATTENTION_ISA_BUILDS 1
+#define XLA_ATTENTION_V4 __attribute__((target("arch=x86-64-v4")))
+#define XLA_ATTENTION_V3 __attribute__((target("arch=x86-64-v3")))
+#else
+#define XLA_ATTENTION_V4
+#define XLA_ATTENTION_V3
+#endif
+
+// The build of a kernel this CPU runs.
+template <typename Fn>
+Fn PickBuild(Fn v4, Fn v3, Fn fallback) {
+#ifdef XLA_ATTENTION_ISA_BUILDS
+  if (__builtin_cpu_supports("x86-64-v4")) return v4;
+  if (__builtin_cpu_supports("x86-64-v3")) return v3;
+#endif
+  return fallback;
+}
+
 void KeyTileDefault(const ForwardContext& x, int64_t b, int64_t i0, int64_t rows, int64_t j0,
                     const float* qt, const float* kth, const float* vh, float* row_max,
                     float* row_sum, float* acc) {
   ForwardKeyTileBody<1>(x, b, i0, rows, j0, qt, kth, vh, row_max, row_sum, acc);
 }
-
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-#define XLA_ATTENTION_ISA_BUILDS 1
-__attribute__((target("arch=x86-64-v4"))) void KeyTileV4(
-    const ForwardContext& x, int64_t b, int64_t i0, int64_t rows, int64_t j0, const float* qt,
-    const float* kth, const float* vh, float* row_max, float* row_sum, float* acc) {
+XLA_ATTENTION_V4 void KeyTileV4(const ForwardContext& x, int64_t b, int64_t i0, int64_t rows,
+                                int64_t j0, const float* qt, const float* kth, const float* vh,
+                                float* row_max, float* row_sum, float* acc) {
   ForwardKeyTileBody<4>(x, b, i0, rows, j0, qt, kth, vh, row_max, row_sum, acc);
 }
-__attribute__((target("arch=x86-64-v3"))) void KeyTileV3(
-    const ForwardContext& x, int64_t b, int64_t i0, int64_t rows, int64_t j0, const float* qt,
-    const float* kth, const float* vh, float* row_max, float* row_sum, float* acc) {
+XLA_ATTENTION_V3 void KeyTileV3(const ForwardContext& x, int64_t b, int64_t i0, int64_t rows,
+                                int64_t j0, const float* qt, const float* kth, const float* vh,
+                                float* row_max, float* row_sum, float* acc) {
   ForwardKeyTileBody<1>(x, b, i0, rows, j0, qt, kth, vh, row_max, row_sum, acc);
-}
-#endif
-
-KeyTileFn ChooseKeyTile() {
-#ifdef XLA_ATTENTION_ISA_BUILDS
-  if (__builtin_cpu_supports("x86-64-v4")) return &KeyTileV4;
-  if (__builtin_cpu_supports("x86-64-v3")) return &KeyTileV3;
-#endif
-  return &KeyTileDefault;
 }
 
 // Work unit `unit`: batch b, head h, query tile t (row-major over them).
@@ -598,7 +604,7 @@ absl::Status RunForward(const Call& call) {
                    skv_pad,
                    dv_pad,
                    RoundUp(Sq, kFwdRows) / kFwdRows};
-  KeyTileFn key_tile = ChooseKeyTile();
+  KeyTileFn key_tile = PickBuild<KeyTileFn>(&KeyTileV4, &KeyTileV3, &KeyTileDefault);
   // Each unit writes its own rows of the output and stats.
   void* const buffers[] = {&x, &key_tile};
   RunUnits(call, &ForwardUnits, buffers, 2, B * H * x.row_tiles);
@@ -706,25 +712,13 @@ __attribute__((always_inline)) inline void BackwardHeadBody(const BackwardContex
 
 using BackwardHeadFn = void (*)(const BackwardContext&, int64_t);
 
-// Per instruction set, like the forward's key tiles (ChooseKeyTile).
+// The three builds (PickBuild).
 void BackwardHeadDefault(const BackwardContext& x, int64_t bg) { BackwardHeadBody<1>(x, bg); }
-#ifdef XLA_ATTENTION_ISA_BUILDS
-__attribute__((target("arch=x86-64-v4"))) void BackwardHeadV4(const BackwardContext& x,
-                                                               int64_t bg) {
+XLA_ATTENTION_V4 void BackwardHeadV4(const BackwardContext& x, int64_t bg) {
   BackwardHeadBody<4>(x, bg);
 }
-__attribute__((target("arch=x86-64-v3"))) void BackwardHeadV3(const BackwardContext& x,
-                                                               int64_t bg) {
+XLA_ATTENTION_V3 void BackwardHeadV3(const BackwardContext& x, int64_t bg) {
   BackwardHeadBody<1>(x, bg);
-}
-#endif
-
-BackwardHeadFn ChooseBackwardHead() {
-#ifdef XLA_ATTENTION_ISA_BUILDS
-  if (__builtin_cpu_supports("x86-64-v4")) return &BackwardHeadV4;
-  if (__builtin_cpu_supports("x86-64-v3")) return &BackwardHeadV3;
-#endif
-  return &BackwardHeadDefault;
 }
 
 // The host kernel ABI's entry point for the backward units (buffers[0] is
@@ -768,7 +762,8 @@ absl::Status RunBackward(const Call& call) {
                     dq.data(),
                     dk.data(),
                     dv.data()};
-  BackwardHeadFn head = ChooseBackwardHead();
+  BackwardHeadFn head =
+      PickBuild<BackwardHeadFn>(&BackwardHeadV4, &BackwardHeadV3, &BackwardHeadDefault);
   void* const buffers[] = {&x, &head};
   RunUnits(call, &BackwardUnits, buffers, 2, B * G);
   // Packed layouts share a result between gradients: zero all three

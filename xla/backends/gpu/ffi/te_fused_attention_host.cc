@@ -526,6 +526,10 @@ struct PackContext {
   float* kt;  // [B, G, Dqk, Skv_pad]
   float* vp;  // [B, G, Skv_pad, Dv_pad]
   int64_t skv_pad, dv_pad;
+  // Keys per batch (Skv without padding). Keys past it are packed as 0:
+  // a hidden key's weight is 0, and 0 * (whatever the padding holds,
+  // NaN included) must stay 0.
+  const std::vector<int64_t>* kv_len;
 };
 
 void PackUnits(void* const* buffers, int64_t, int64_t begin, int64_t end) {
@@ -535,6 +539,7 @@ void PackUnits(void* const* buffers, int64_t, int64_t begin, int64_t end) {
   for (int64_t unit = begin; unit < end; ++unit) {
     const bool is_k = unit < heads;
     const int64_t bg = is_k ? unit : unit - heads, b = bg / c.kv_heads, g = bg % c.kv_heads;
+    const int64_t kv_len = (*x.kv_len)[b];
     if (is_k) {
       // [Dqk, Skv_pad]: key j in column j, zero columns past Skv. In
       // blocks of kNr keys, so that each store is one whole cache line
@@ -543,7 +548,7 @@ void PackUnits(void* const* buffers, int64_t, int64_t begin, int64_t end) {
       const int64_t dk = c.qk_head_dim;
       std::vector<float> block(static_cast<size_t>(kNr * dk));
       for (int64_t j0 = 0; j0 < x.skv_pad; j0 += kNr) {
-        const int64_t keys = std::clamp<int64_t>(c.kv_seqlen - j0, 0, kNr);
+        const int64_t keys = std::clamp<int64_t>(kv_len - j0, 0, kNr);
         std::fill(block.begin() + keys * dk, block.end(), 0.0f);
         for (int64_t jj = 0; jj < keys; ++jj) {
           LoadRow(x.k, x.type, c.k.At(b, j0 + jj, g), dk, 1.0f, &block[jj * dk], 1);
@@ -553,13 +558,13 @@ void PackUnits(void* const* buffers, int64_t, int64_t begin, int64_t end) {
         }
       }
     } else {
-      // [Skv_pad, Dv_pad]: zero past Skv and past Dv.
+      // [Skv_pad, Dv_pad]: zero past the keys and past Dv.
       float* dst = x.vp + bg * x.skv_pad * x.dv_pad;
-      for (int64_t j = 0; j < c.kv_seqlen; ++j) {
+      for (int64_t j = 0; j < kv_len; ++j) {
         LoadRow(x.v, x.type, c.v.At(b, j, g), c.v_head_dim, 1.0f, dst + j * x.dv_pad, 1);
         std::fill(dst + j * x.dv_pad + c.v_head_dim, dst + (j + 1) * x.dv_pad, 0.0f);
       }
-      std::fill(dst + c.kv_seqlen * x.dv_pad, dst + x.skv_pad * x.dv_pad, 0.0f);
+      std::fill(dst + kv_len * x.dv_pad, dst + x.skv_pad * x.dv_pad, 0.0f);
     }
   }
 }
@@ -588,7 +593,8 @@ absl::Status RunForward(const Call& call) {
   std::unique_ptr<float[]> kt(new float[B * G * Dqk * skv_pad]);
   std::unique_ptr<float[]> v(new float[B * G * skv_pad * dv_pad]);
   PackContext pack{&c,        call.type, call.operands[c.k.operand].opaque,
-                   call.operands[c.v.operand].opaque, kt.get(), v.get(), skv_pad, dv_pad};
+                   call.operands[c.v.operand].opaque, kt.get(), v.get(), skv_pad, dv_pad,
+                   &kv_len};
   void* const pack_buffers[] = {&pack};
   RunUnits(call, &PackUnits, pack_buffers, 1, 2 * B * G);
   ForwardContext x{&c,
@@ -652,11 +658,13 @@ __attribute__((always_inline)) inline void BackwardHeadBody(const BackwardContex
   const int64_t skv_pad = RoundUp(Skv, kFwdCols);
   const float scale = static_cast<float>(c.scale);
   const int64_t q_len = (*x.q_len)[b], kv_len = (*x.kv_len)[b];
-  // K^T and V^T for the score products, K rows for dQ, all zero-padded.
+  // K^T and V^T for the score products, K rows for dQ, all zero-padded,
+  // hidden keys and query rows (padding) included: their weight is 0, and
+  // 0 * (whatever the padding holds, NaN included) must stay 0.
   std::vector<float> kt(dq_pad * skv_pad), vt(dv_pad * skv_pad), kp(skv_pad * dq_pad);
-  PackRows(x.k + bg * Skv * Dqk, Skv, Dqk, kt.data(), skv_pad, dq_pad, /*transpose=*/true);
-  PackRows(x.v + bg * Skv * Dv, Skv, Dv, vt.data(), skv_pad, dv_pad, /*transpose=*/true);
-  PackRows(x.k + bg * Skv * Dqk, Skv, Dqk, kp.data(), skv_pad, dq_pad, /*transpose=*/false);
+  PackRows(x.k + bg * Skv * Dqk, kv_len, Dqk, kt.data(), skv_pad, dq_pad, /*transpose=*/true);
+  PackRows(x.v + bg * Skv * Dv, kv_len, Dv, vt.data(), skv_pad, dv_pad, /*transpose=*/true);
+  PackRows(x.k + bg * Skv * Dqk, kv_len, Dqk, kp.data(), skv_pad, dq_pad, /*transpose=*/false);
   std::vector<float> dk_acc(skv_pad * dq_pad, 0.0f), dv_acc(skv_pad * dv_pad, 0.0f);
   std::vector<float> qp(kFwdRows * dq_pad), dop(kFwdRows * dv_pad), dq_acc(kFwdRows * dq_pad);
   alignas(64) float s[kFwdRows * kFwdCols], dp[kFwdRows * kFwdCols];
@@ -666,8 +674,9 @@ __attribute__((always_inline)) inline void BackwardHeadBody(const BackwardContex
     for (int64_t i0 = 0; i0 < Sq; i0 += kFwdRows) {
       const int64_t rows = std::min(kFwdRows, Sq - i0);
       if (c.padding && i0 >= q_len) break;
-      PackRows(x.q + (bh * Sq + i0) * Dqk, rows, Dqk, qp.data(), kFwdRows, dq_pad, false);
-      PackRows(x.dout + (bh * Sq + i0) * Dv, rows, Dv, dop.data(), kFwdRows, dv_pad, false);
+      const int64_t valid = std::min(rows, q_len - i0);
+      PackRows(x.q + (bh * Sq + i0) * Dqk, valid, Dqk, qp.data(), kFwdRows, dq_pad, false);
+      PackRows(x.dout + (bh * Sq + i0) * Dv, valid, Dv, dop.data(), kFwdRows, dv_pad, false);
       std::fill(dq_acc.begin(), dq_acc.end(), 0.0f);
       for (int64_t j0 = 0; j0 < Skv; j0 += kFwdCols) {
         if (c.causal && j0 > i0 + rows - 1) break;
@@ -689,7 +698,7 @@ __attribute__((always_inline)) inline void BackwardHeadBody(const BackwardContex
           const float* dpr = dp + r * kFwdCols;
           for (int64_t cc = 0; cc < kFwdCols; ++cc) {
             const float p = cc < visible ? VectorExp(scale * sr[cc] - lse) : 0.0f;
-            const float ds = scale * p * (dpr[cc] - d);
+            const float ds = cc < visible ? scale * p * (dpr[cc] - d) : 0.0f;
             sr[cc] = ds;  // dS, for dQ
             pt[cc * kFwdRows + r] = p;
             dst[cc * kFwdRows + r] = ds;

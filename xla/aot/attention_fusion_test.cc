@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdint>
 #include <fstream>
+#include <limits>
 #include <memory>
 #include <sstream>
 #include <string>
@@ -99,16 +100,53 @@ std::vector<Case> Cases() {
     s.dv = 8;
     s.keepdims_chains = false;
   });
+  add("keypad_causal_1e9_s40", [](Spelling& s) {
+    s.batch = {4, 3};
+    s.padding = "key";
+    s.mask = "causal_select";
+    s.fill = "-1e+09";
+    s.sq = s.skv = 40;
+  });
+  add("querykeypad_inf_s33_kv257_d64", [](Spelling& s) {
+    s.batch = {4, 2};
+    s.padding = "query_key";
+    s.skv = 257;
+    s.d = s.dv = 64;
+  });
+  add("keypad_hidden_three_batch_dims", [](Spelling& s) {
+    s.batch = {4, 2, 2};
+    s.padding = "key_inclusive";
+    s.padding_hidden = true;
+    s.sq = s.skv = 17;
+  });
   return cases;
 }
 
-// Largest |a - b| / (1 + |b|).
+// Largest |a - b| / (1 + |b|); infinity where exactly one is NaN (rows
+// that see no key are NaN with a -inf fill).
 double WorstError(const Literal& a, const Literal& b) {
   double worst = 0;
   for (int64_t i = 0; i < b.element_count(); ++i) {
-    worst = std::max(worst, std::abs(a.GetDouble(i) - b.GetDouble(i)) / (1 + std::abs(b.GetDouble(i))));
+    const double x = a.GetDouble(i), y = b.GetDouble(i);
+    if (std::isnan(x) || std::isnan(y)) {
+      if (std::isnan(x) != std::isnan(y)) return std::numeric_limits<double>::infinity();
+      continue;
+    }
+    worst = std::max(worst, std::abs(x - y) / (1 + std::abs(y)));
   }
   return worst;
+}
+
+// Padding lengths instead of the random integers: every s32 parameter
+// gets 0 (rows that see no key), a length inside the sequence, one past
+// any sequence here and a short one, rotated by parameter number.
+void SetLengths(std::vector<Literal>* args) {
+  const int64_t table[] = {0, 17, 99, 5};
+  for (size_t p = 0; p < args->size(); ++p) {
+    Literal& a = (*args)[p];
+    if (a.shape().element_type() != PrimitiveType::S32) continue;
+    for (int64_t i = 0; i < a.element_count(); ++i) a.SetInt(i, table[(i + p) % 4]);
+  }
 }
 
 // Compiles `hlo` for the host with the rewriter on and off, checks that the
@@ -143,6 +181,7 @@ TEST_P(AttentionFusionHost, MatchesTheEvaluatorWithAndWithoutTheRewriter) {
   ASSERT_TRUE(module.ok()) << module.status();
   absl::StatusOr<std::vector<Literal>> args = MakeRandomInputs(**module, 7);
   ASSERT_TRUE(args.ok()) << args.status();
+  SetLengths(&*args);
   CheckOnAndOff(hlo, *args, /*fusable=*/true);
 }
 
@@ -151,8 +190,11 @@ INSTANTIATE_TEST_SUITE_P(Cases, AttentionFusionHost, ::testing::ValuesIn(Cases()
 
 // JAX's own spellings (testdata/attention/gen_attention.py): [B, S, H, D]
 // einsums with the -1e9 fill, grouped heads through jnp.repeat (K and V
-// broadcast to every query head), and jax.nn.dot_product_attention, whose
-// grouped 5-D dots the rewriter does not take.
+// broadcast to every query head), padding masks from lengths parameters
+// (key padding; flax's make_attention_mask and combine_masks with a causal
+// mask; separate query and key lengths), and the ones the rewriter does
+// not take: jax.nn.dot_product_attention's grouped 5-D dots, a boolean
+// key mask parameter and a query-only mask.
 struct JaxCase {
   const char* name;
   bool fused;
@@ -171,6 +213,7 @@ TEST_P(AttentionFusionJax, MatchesTheEvaluator) {
   ASSERT_TRUE(module.ok()) << module.status();
   absl::StatusOr<std::vector<Literal>> args = MakeRandomInputs(**module, 11);
   ASSERT_TRUE(args.ok()) << args.status();
+  SetLengths(&*args);
   CheckOnAndOff(hlo, *args, GetParam().fused);
 }
 
@@ -179,6 +222,11 @@ const JaxCase kJaxCases[] = {
     {"gqa2_repeat_b2_s33_h4_d8", true},
     {"gqa4_repeat_b1_s257_h8_d16", true},
     {"dpa_gqa2_b2_s33_h4_d16", false},
+    {"keypad_b3_s40_h2_d16", true},
+    {"padcausal_gqa2_b3_s33_h4_d8", true},
+    {"crosspad_b3_h2_q33_kv40_d16", true},
+    {"boolmask_b2_s33_h2_d16", false},
+    {"querypad_b2_s33_h2_d16", false},
 };
 
 INSTANTIATE_TEST_SUITE_P(Jax, AttentionFusionJax, ::testing::ValuesIn(kJaxCases),

@@ -1,5 +1,6 @@
 #include "xla/service/fusion/attention_rewriter.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -12,10 +13,10 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_format.h"
 #include "xla/backends/gpu/ffi/te_fused_attention.h"
-#include "xla/hlo/evaluator/hlo_evaluator.h"
 #include "xla/hlo/ir/hlo_computation.h"
 #include "xla/hlo/transforms/hlo_util.h"
 #include "xla/hlo/transforms/op_builder.h"
+#include "xla/service/fusion/attention_mask.h"
 
 namespace xla {
 namespace {
@@ -23,13 +24,9 @@ namespace {
 // The most negative finite fill that still counts as "masked out": see
 // the header (exp(fill - rowmax) underflows to exactly 0 in f32).
 constexpr double kLargestFill = -1e9;
-// A mask expression is evaluated at compile time up to this many elements
-// (a 4096 x 4096 causal mask) and this many instructions.
-constexpr int64_t kMaxMaskElements = int64_t{1} << 24;
-constexpr int kMaxMaskInstructions = 64;
 // NVTE_QKV_Layout BSHD_BSHD_BSHD and NVTE_Mask_Type values.
 constexpr int64_t kLayoutBshd = 9;
-constexpr int64_t kMaskNone = 0, kMaskCausal = 2;
+constexpr int64_t kMaskNone = 0, kMaskPadding = 1, kMaskCausal = 2, kMaskPaddingCausal = 3;
 
 bool IsF32(const HloInstruction* i) { return i->shape().element_type() == PrimitiveType::F32; }
 
@@ -124,82 +121,6 @@ bool IsRowBroadcastOf(const HloInstruction* b, const HloInstruction* row) {
          row->shape().dimensions() == b->operand(0)->shape().dimensions();
 }
 
-// The instruction's value when it is computed from constants and iotas
-// only (no parameters, no called computations), evaluated in a scratch
-// computation; nullopt otherwise or when too large.
-std::optional<Literal> EvaluateParameterFree(const HloInstruction* root) {
-  if (ElementCountOrZero(root->shape()) > kMaxMaskElements) return std::nullopt;
-  std::vector<const HloInstruction*> order;  // post-order
-  absl::flat_hash_map<const HloInstruction*, bool> seen;
-  std::vector<std::pair<const HloInstruction*, size_t>> stack = {{root, 0}};
-  while (!stack.empty()) {
-    auto& [instr, next] = stack.back();
-    if (next == 0) {
-      if (instr->opcode() == HloOpcode::kParameter || !instr->called_computations().empty() ||
-          HasSideEffect(*instr) || IsRngOpcode(instr->opcode()) || !instr->shape().IsArray() ||
-          ElementCountOrZero(instr->shape()) > kMaxMaskElements) {
-        return std::nullopt;
-      }
-    }
-    if (next < instr->operands().size()) {
-      const HloInstruction* op = instr->operand(next++);
-      if (!seen[op]) {
-        seen[op] = true;
-        stack.push_back({op, 0});
-      }
-      continue;
-    }
-    order.push_back(instr);
-    stack.pop_back();
-    if (static_cast<int>(order.size()) > kMaxMaskInstructions) return std::nullopt;
-  }
-  HloComputation scratch("attention_mask_scratch");
-  absl::flat_hash_map<const HloInstruction*, HloInstruction*> clones;
-  for (const HloInstruction* instr : order) {
-    std::vector<HloInstruction*> operands;
-    for (const HloInstruction* op : instr->operands()) operands.push_back(clones.at(op));
-    clones[instr] = scratch.AddInstruction(
-        instr->CloneWithNewOperands(instr->shape(), operands, instr->name()));
-  }
-  scratch.set_root_instruction(clones.at(root));
-  absl::StatusOr<Literal> value = HloEvaluator(EvaluatorOptions()).EvaluateComputation(scratch, {});
-  if (!value.ok()) return std::nullopt;
-  return *std::move(value);
-}
-
-// What a mask expression of the scores' shape [batch..., Sq, Skv] hides.
-enum class MaskPattern { kNone, kCausal };
-
-// Classifies `mask` (pred, or f32 additive) by evaluating it at compile
-// time: `visible(value)` says whether an element lets its key through
-// (nullopt: a value no pattern allows). The mask may depend only on the
-// query and key positions: a broadcast over the batch dims is peeled first.
-template <typename Visible>
-std::optional<MaskPattern> ClassifyMask(const HloInstruction* mask, Visible visible) {
-  const int64_t r = Rank(mask);
-  const int64_t sq = mask->shape().dimensions()[r - 2];
-  const int64_t skv = mask->shape().dimensions()[r - 1];
-  // The dims of the evaluated value that are the query and key positions.
-  const HloInstruction* source = mask;
-  if (mask->opcode() == HloOpcode::kBroadcast && mask->dimensions() == std::vector<int64_t>{r - 2, r - 1}) {
-    source = mask->operand(0);
-  }
-  std::optional<Literal> value = EvaluateParameterFree(source);
-  if (!value.has_value()) return std::nullopt;
-  bool all_visible = true, causal = true;
-  const int64_t n = value->element_count();
-  for (int64_t e = 0; e < n; ++e) {
-    const std::optional<bool> v = visible(value->GetDouble(e));
-    if (!v.has_value()) return std::nullopt;
-    // Row-major: the last two dims are the key and query positions.
-    const int64_t j = e % skv, i = (e / skv) % sq;
-    all_visible = all_visible && *v;
-    causal = causal && (*v == (j <= i));
-    if (!all_visible && !causal) return std::nullopt;
-  }
-  return all_visible ? MaskPattern::kNone : MaskPattern::kCausal;
-}
-
 // A finite fill at most kLargestFill, or -inf.
 bool IsMaskingFill(double fill) { return fill <= kLargestFill; }
 
@@ -207,6 +128,7 @@ bool IsMaskingFill(double fill) { return fill <= kLargestFill; }
 struct Match {
   HloInstruction* output = nullptr;  // the P.V dot
   HloInstruction *q = nullptr, *k = nullptr, *v = nullptr;
+  HloInstruction* v_dot = nullptr;  // V as the output dot reads it (v_perm)
   // Transposes to [batch..., S, D] (Q and K: free, contracting; V:
   // contracting, free).
   std::vector<int64_t> q_perm, k_perm, v_perm;
@@ -215,38 +137,40 @@ struct Match {
   // repeated `repeat` times (jnp.repeat), read without the copy.
   int64_t repeat = 1;
   double scale = 1.0;
-  MaskPattern mask = MaskPattern::kNone;
+  AttentionMask mask;
+  double fill = 0;  // the select's fill, with a padding mask
 };
 
-// Peels an optional mask off the masked scores `s`: the unmasked scores
-// and the mask's pattern, or nullopt when `s` is masked in a way the kernel
-// does not compute exactly.
-std::optional<std::pair<HloInstruction*, MaskPattern>> PeelMask(HloInstruction* s) {
+// The masked scores without their mask, what the mask hides, and the
+// fill of a select.
+struct Unmasked {
+  HloInstruction* scores;
+  AttentionMask mask;
+  double fill;
+};
+
+// Peels an optional mask off the masked scores `s`; nullopt when `s` is
+// masked in a way the kernel does not compute exactly.
+std::optional<Unmasked> PeelMask(HloInstruction* s) {
   if (s->opcode() == HloOpcode::kSelect) {
     for (int fill_index : {2, 1}) {
       const Literal* fill = UniformConstant(*s->operand(fill_index));
       if (fill == nullptr || !IsMaskingFill(fill->GetDouble(0))) continue;
-      const bool fill_when_false = fill_index == 2;
-      std::optional<MaskPattern> pattern = ClassifyMask(
-          s->operand(0), [&](double p) -> std::optional<bool> { return (p != 0) == fill_when_false; });
-      if (!pattern.has_value()) return std::nullopt;
-      return std::make_pair(s->operand(3 - fill_index), *pattern);
+      std::optional<AttentionMask> mask =
+          AnalyzeAttentionMask(s->operand(0), /*visible_when_true=*/fill_index == 2);
+      if (!mask.has_value()) return std::nullopt;
+      return Unmasked{s->operand(3 - fill_index), *mask, fill->GetDouble(0)};
     }
     return std::nullopt;
   }
   if (s->opcode() == HloOpcode::kAdd) {
     for (int mask_index : {1, 0}) {
-      std::optional<MaskPattern> pattern =
-          ClassifyMask(s->operand(mask_index), [](double a) -> std::optional<bool> {
-            if (a == 0) return true;
-            if (IsMaskingFill(a)) return false;
-            return std::nullopt;
-          });
-      if (pattern.has_value()) return std::make_pair(s->operand(1 - mask_index), *pattern);
+      std::optional<AttentionMask> mask = AnalyzeAdditiveMask(s->operand(mask_index), kLargestFill);
+      if (mask.has_value()) return Unmasked{s->operand(1 - mask_index), *mask, 0};
     }
     return std::nullopt;
   }
-  return std::make_pair(s, MaskPattern::kNone);
+  return Unmasked{s, AttentionMask(), 0};
 }
 
 // Peels an optional scale by a scalar constant off the scores.
@@ -331,6 +255,21 @@ void FindGroupedHeads(Match& m) {
   m.repeat = k->second;
 }
 
+// Whether TE's padding masks express `mask`'s lengths: key padding, with
+// or without query padding (a query mask alone hides whole rows and
+// nothing else: refused), and for [B, H, ...] scores lengths per batch,
+// not per head (cu_seqlens has one length per batch; other batch ranks
+// become one batch of one head each).
+bool PaddingFitsTheKernel(const AttentionMask& mask, int64_t n) {
+  if (mask.q_len.has_value() && !mask.kv_len.has_value()) return false;
+  for (const std::optional<AttentionLength>* len : {&mask.q_len, &mask.kv_len}) {
+    if (!len->has_value() || n != 2) continue;
+    const std::vector<int64_t>& dims = (*len)->dims;
+    if (std::find(dims.begin(), dims.end(), 1) != dims.end()) return false;
+  }
+  return true;
+}
+
 std::optional<Match> MatchAttention(HloInstruction* out) {
   if (out->opcode() != HloOpcode::kDot || Rank(out) < 3) return std::nullopt;
   const int64_t n = Rank(out) - 2;
@@ -368,9 +307,9 @@ std::optional<Match> MatchAttention(HloInstruction* out) {
       !OnlyUsers(s, {max, sub})) {
     return std::nullopt;
   }
-  std::optional<std::pair<HloInstruction*, MaskPattern>> masked = PeelMask(s);
-  if (!masked.has_value()) return std::nullopt;
-  auto [scaled, mask] = *masked;
+  std::optional<Unmasked> masked = PeelMask(s);
+  if (!masked.has_value() || !PaddingFitsTheKernel(masked->mask, n)) return std::nullopt;
+  HloInstruction* scaled = masked->scores;
   if (scaled != s && !OnlyUsers(scaled, {s})) return std::nullopt;
   auto [scores, scale] = PeelScale(scaled);
   if (scores != scaled && !OnlyUsers(scores, {scaled})) return std::nullopt;
@@ -382,13 +321,15 @@ std::optional<Match> MatchAttention(HloInstruction* out) {
   match.q = scores->operand(0);
   match.k = scores->operand(1);
   match.v = out->operand(v_first ? 0 : 1);
+  match.v_dot = match.v;
   match.q_perm = score_roles->lhs_perm;
   match.k_perm = score_roles->rhs_perm;
   match.v_perm = v_perm;
   match.v_first = v_first;
   FindGroupedHeads(match);
   match.scale = scale;
-  match.mask = mask;
+  match.mask = masked->mask;
+  match.fill = masked->fill;
   return match;
 }
 
@@ -405,9 +346,136 @@ HloInstruction* ToBshd(OpBuilder& b, HloInstruction* x, const std::vector<int64_
   return b.Reshape(x, {batch, d[n], 1, d[n + 1]}, name);
 }
 
+// A padding length as the number of visible positions of an axis of
+// `size` (clamp(len, 0, size), or clamp(len + 1, 0, size) inclusive), s32,
+// over the score batch dims it runs along (ascending; returned too).
+std::pair<HloInstruction*, std::vector<int64_t>> VisibleCount(OpBuilder& b,
+                                                              const AttentionLength& len,
+                                                              int64_t size) {
+  std::vector<int64_t> score_dims, sizes;
+  for (size_t k = 0; k < len.dims.size(); ++k) {
+    if (len.dims[k] < 0) continue;
+    score_dims.push_back(len.dims[k]);
+    sizes.push_back(len.value->shape().dimensions()[k]);
+  }
+  HloInstruction* x = len.value;
+  if (sizes != x->shape().dimensions()) x = b.Reshape(x, sizes, "attention_len");
+  std::vector<int64_t> perm = Iota(score_dims.size());
+  std::sort(perm.begin(), perm.end(),
+            [&](int64_t a, int64_t c) { return score_dims[a] < score_dims[c]; });
+  if (!IsCanonical(perm)) {
+    x = b.Transpose(x, perm, "attention_len_sorted");
+    std::sort(score_dims.begin(), score_dims.end());
+  }
+  const PrimitiveType t = x->shape().element_type();
+  const std::vector<int64_t> dims = x->shape().dimensions();
+  auto splat = [&](double value, const char* name) {
+    return b.Broadcast(b.Scalar(t, value, name), dims, {}, name);
+  };
+  // index < len + 1 for index <= len; clamping first keeps the add from
+  // overflowing.
+  const int64_t shift = len.inclusive ? 1 : 0;
+  x = b.Op(HloOpcode::kClamp, x->shape(),
+           {splat(-shift, "attention_len_lo"), x, splat(size - shift, "attention_len_hi")},
+           "attention_len_clamped");
+  if (shift != 0) x = b.Binary(HloOpcode::kAdd, x, splat(1, "attention_len_one"), "attention_len_inclusive");
+  return {b.Convert(x, PrimitiveType::S32, "attention_count"), score_dims};
+}
+
+// TE's cu_seqlens (s32[B + 1]: 0, then the running sums) of s32[B]
+// lengths: cu[c] = sum of len[b] for b < c.
+HloInstruction* CuSeqlens(OpBuilder& b, ScalarReducers& reducers, HloInstruction* len) {
+  const int64_t batch = len->shape().dimensions()[0];
+  const std::vector<int64_t> rows = {batch + 1, batch};
+  HloInstruction* before = b.Compare(b.Iota(rows, 1, "attention_cu_b"),
+                                     b.Iota(rows, 0, "attention_cu_c"), "LT", "attention_cu_before");
+  HloInstruction* terms = b.Select(
+      before, b.Broadcast(len, rows, {1}, "attention_cu_len"),
+      b.Broadcast(b.Scalar(PrimitiveType::S32, 0, "attention_cu_zero"), rows, {}, "attention_cu_zeros"),
+      "attention_cu_terms");
+  HloInstruction* cu = b.Op(HloOpcode::kReduce, Shape::Array(PrimitiveType::S32, {batch + 1}),
+                            {terms, b.Scalar(PrimitiveType::S32, 0, "attention_cu_init")},
+                            "attention_cu_seqlens");
+  cu->SetAttr(AttrId::kDimensions, std::vector<int64_t>{1});
+  cu->SetAttr(AttrId::kToApply, reducers.Get(HloOpcode::kAdd, PrimitiveType::S32));
+  return cu;
+}
+
+// The lengths of one axis for the call, and spread over the scores' batch
+// dims for the fully-hidden-row fix below.
+struct AxisLengths {
+  HloInstruction* cu_seqlens;  // s32[te_batch + 1]
+  HloInstruction* per_batch;   // s32[batch...], or null without padding
+};
+
+AxisLengths LengthsOf(OpBuilder& b, ScalarReducers& reducers,
+                      const std::optional<AttentionLength>& len, int64_t size,
+                      const std::vector<int64_t>& batch_dims, int64_t te_batch) {
+  if (!len.has_value()) {
+    HloInstruction* full = b.Broadcast(b.Scalar(PrimitiveType::S32, size, "attention_full_len"),
+                                       {te_batch}, {}, "attention_full_lens");
+    return {CuSeqlens(b, reducers, full), nullptr};
+  }
+  auto [count, score_dims] = VisibleCount(b, *len, size);
+  HloInstruction* per_batch = b.Broadcast(count, batch_dims, score_dims, "attention_counts");
+  // [B, H, ...] scores: TE's batch is dim 0 (the lengths do not run along
+  // the heads); other ranks: one TE batch per batch element.
+  HloInstruction* te = batch_dims.size() == 2
+                           ? b.Broadcast(count, {te_batch}, score_dims, "attention_te_counts")
+                           : b.Reshape(per_batch, {te_batch}, "attention_te_counts");
+  return {CuSeqlens(b, reducers, te), per_batch};
+}
+
+// With padding, rows that see no key: the kernel gives them 0, the unfused
+// softmax the mean of V over every key (a finite fill: all scores equal)
+// or NaN (-inf: -inf - -inf). Returns `o` ([batch..., Sq, Dv]) with those
+// rows replaced by what the unfused ops give.
+HloInstruction* FixHiddenRows(OpBuilder& b, ScalarReducers& reducers, const Match& m,
+                              HloInstruction* o, const AxisLengths& q, const AxisLengths& kv) {
+  const std::vector<int64_t>& od = o->shape().dimensions();
+  const int64_t n = static_cast<int64_t>(od.size()) - 2;
+  const std::vector<int64_t> rows(od.begin(), od.end() - 1);  // [batch..., Sq]
+  HloInstruction* hidden = b.Compare(
+      b.Broadcast(kv.per_batch, rows, Iota(n), "attention_kv_counts"),
+      b.Broadcast(b.Scalar(PrimitiveType::S32, 0, "attention_zero"), rows, {}, "attention_zeros"),
+      "EQ", "attention_no_keys");
+  if (q.per_batch != nullptr) {
+    HloInstruction* padded = b.Compare(b.Iota(rows, n, "attention_query"),
+                                       b.Broadcast(q.per_batch, rows, Iota(n), "attention_q_counts"),
+                                       "GE", "attention_padded_query");
+    hidden = b.Binary(HloOpcode::kOr, hidden, padded, "attention_hidden_row");
+  }
+  HloInstruction* fallback;
+  if (std::isinf(m.fill)) {
+    fallback = b.Broadcast(
+        b.Scalar(PrimitiveType::F32, std::numeric_limits<double>::quiet_NaN(), "attention_nan"),
+        od, {}, "attention_hidden_value");
+  } else {
+    HloInstruction* v = b.Transpose(m.v_dot, m.v_perm, "attention_v_rows");  // [batch..., Skv, Dv]
+    const int64_t skv = v->shape().dimensions()[n];
+    std::vector<int64_t> sum_dims = v->shape().dimensions();
+    sum_dims.erase(sum_dims.begin() + n);
+    HloInstruction* sum =
+        b.Op(HloOpcode::kReduce, Shape::Array(PrimitiveType::F32, sum_dims),
+             {v, b.Scalar(PrimitiveType::F32, 0, "attention_v_zero")}, "attention_v_sum");
+    sum->SetAttr(AttrId::kDimensions, std::vector<int64_t>{n});
+    sum->SetAttr(AttrId::kToApply, reducers.Get(HloOpcode::kAdd, PrimitiveType::F32));
+    HloInstruction* mean = b.Binary(
+        HloOpcode::kDivide, sum,
+        b.Broadcast(b.Scalar(PrimitiveType::F32, skv, "attention_skv"), sum_dims, {}, "attention_skvs"),
+        "attention_v_mean");
+    std::vector<int64_t> mapping = Iota(n);
+    mapping.push_back(n + 1);
+    fallback = b.Broadcast(mean, od, mapping, "attention_hidden_value");
+  }
+  return b.Select(b.Broadcast(hidden, od, Iota(n + 1), "attention_hidden"), fallback, o,
+                  "attention_result_rows");
+}
+
 absl::Status Rewrite(const Match& m) {
   HloComputation* computation = m.output->parent();
   OpBuilder b(computation);
+  ScalarReducers reducers(computation->parent(), "attention");
   HloInstruction* q = ToBshd(b, m.q, m.q_perm, "attention_q");
   HloInstruction* k = ToBshd(b, m.k, m.k_perm, "attention_k");
   HloInstruction* v = ToBshd(b, m.v, m.v_perm, "attention_v");
@@ -415,27 +483,42 @@ absl::Status Rewrite(const Match& m) {
   const int64_t batch = qd[0], sq = qd[1], heads = qd[2], dqk = qd[3];
   const int64_t skv = k->shape().dimensions()[1];
   const int64_t dv = v->shape().dimensions()[3];
+  // The scores' batch dims, in their order.
+  const int64_t n = Rank(m.output) - 2;
+  std::vector<int64_t> batch_dims(n);
+  for (int64_t i = 0; i < n; ++i) batch_dims[i] = m.q->shape().dimensions()[m.q_perm[i]];
   // Operands TE's call takes but this use does not read: an empty bias,
-  // the dropout seed, cu_seqlens and offsets.
+  // the dropout seed (and, without padding, the cu_seqlens and offsets).
   HloInstruction* empty = b.Op(HloOpcode::kConstant, Shape::Array(PrimitiveType::F32, {0}), {},
                                "attention_unused");
   empty->set_literal(Literal(Shape::Array(PrimitiveType::F32, {0})));
   HloInstruction* seed = b.Op(HloOpcode::kConstant, Shape::Array(PrimitiveType::U32, {2}), {},
                               "attention_seed");
   seed->set_literal(Literal(Shape::Array(PrimitiveType::U32, {2})));
-  HloInstruction* cu = b.Op(HloOpcode::kConstant, Shape::Array(PrimitiveType::S32, {batch + 1}), {},
-                            "attention_cu_seqlens");
-  cu->set_literal(Literal(Shape::Array(PrimitiveType::S32, {batch + 1})));
+  const bool padding = m.mask.padding();
+  AxisLengths q_lens{nullptr, nullptr}, kv_lens{nullptr, nullptr};
+  if (padding) {
+    q_lens = LengthsOf(b, reducers, m.mask.q_len, sq, batch_dims, batch);
+    kv_lens = LengthsOf(b, reducers, m.mask.kv_len, skv, batch_dims, batch);
+  } else {
+    HloInstruction* cu = b.Op(HloOpcode::kConstant, Shape::Array(PrimitiveType::S32, {batch + 1}),
+                              {}, "attention_cu_seqlens");
+    cu->set_literal(Literal(Shape::Array(PrimitiveType::S32, {batch + 1})));
+    q_lens.cu_seqlens = kv_lens.cu_seqlens = cu;
+  }
   const Shape result = Shape::Tuple({
       Shape::Array(PrimitiveType::F32, {batch, sq, heads, dv}),     // output
       Shape::Array(PrimitiveType::F32, {batch, heads, sq, 1}),      // softmax_aux
       Shape::Array(PrimitiveType::U32, {2}),                        // rng_state
       Shape::Array(PrimitiveType::U8, {0}),                         // workspace
   });
-  HloInstruction* call = b.Op(HloOpcode::kCustomCall, result,
-                              {q, k, v, empty, seed, cu, cu, empty, empty}, "fused_attention");
+  HloInstruction* call = b.Op(
+      HloOpcode::kCustomCall, result,
+      {q, k, v, empty, seed, q_lens.cu_seqlens, kv_lens.cu_seqlens, empty, empty}, "fused_attention");
   call->SetAttr(AttrId::kCustomCallTarget, std::string(gpu::ffi::kTeFusedAttnForwardTarget));
   call->SetAttr(AttrId::kApiVersion, std::string("API_VERSION_TYPED_FFI"));
+  const int64_t mask_type = padding ? (m.mask.causal ? kMaskPaddingCausal : kMaskPadding)
+                                    : (m.mask.causal ? kMaskCausal : kMaskNone);
   call->SetAttr(
       AttrId::kBackendConfig,
       absl::StrFormat(
@@ -444,18 +527,15 @@ absl::Status Rewrite(const Match& m) {
           "mask_type = %d : i64, num_gqa_groups = %d : i64, q_max_seqlen = %d : i64, "
           "qk_head_dim = %d : i64, qkv_layout = %d : i64, scaling_factor = %.17e : f64, "
           "v_head_dim = %d : i64, window_size_left = -1 : i64, window_size_right = -1 : i64}",
-          heads, batch, skv, m.mask == MaskPattern::kCausal ? kMaskCausal : kMaskNone,
-          heads / m.repeat, sq,
-          dqk, kLayoutBshd, m.scale, dv));
+          heads, batch, skv, mask_type, heads / m.repeat, sq, dqk, kLayoutBshd, m.scale, dv));
   HloInstruction* o = b.GetTupleElement(call, gpu::ffi::kFwdOutput, "attention_output");
   // Back to [batch..., Sq, Dv], then to the dot's order.
-  const int64_t n = Rank(m.output) - 2;
-  std::vector<int64_t> canonical = m.q->shape().dimensions();
-  for (int64_t i = 0; i < n; ++i) canonical[i] = m.q->shape().dimensions()[m.q_perm[i]];
-  canonical[n] = sq;
-  canonical[n + 1] = dv;
+  std::vector<int64_t> canonical = batch_dims;
+  canonical.push_back(sq);
+  canonical.push_back(dv);
   HloInstruction* back = n == 2 ? b.Transpose(o, {0, 2, 1, 3}, "attention_result")
                                 : b.Reshape(o, canonical, "attention_result");
+  if (padding) back = FixHiddenRows(b, reducers, m, back, q_lens, kv_lens);
   if (m.v_first) {
     std::vector<int64_t> swap = Iota(n + 2);
     std::swap(swap[n], swap[n + 1]);

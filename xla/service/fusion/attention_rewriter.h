@@ -22,7 +22,10 @@
 //                                            everywhere to the top-left
 //                                            causal mask (key j visible to
 //                                            query i iff j <= i) or to no
-//                                            mask at all
+//                                            mask at all; a select's mask
+//                                            may also hold key (and query)
+//                                            padding from lengths
+//                                            (attention_mask.h)
 //   m  = reduce-max(s, -inf) over Skv        optionally maximum(m, -inf)
 //   e  = exp(s - broadcast(m))
 //   p  = e / broadcast(reduce-add(e, 0))     or e * broadcast(1 / sum)
@@ -36,16 +39,19 @@
 // other K or V is simply an operand: the call reads whatever values it has.
 //
 // The fill must be -inf or a finite value <= -1e9 (jnp.where(m, s, -1e9),
-// jnp.finfo(f32).min). A causal row always sees key 0, so no row is fully
-// masked, and exp(fill - rowmax) is exactly 0 in f32 unless the row's
-// largest visible score is within ~104 of the fill (scores near -1e9): the
-// kernel, which leaves masked keys out, then computes what the HLO
-// computes.
+// jnp.finfo(f32).min). exp(fill - rowmax) is exactly 0 in f32 unless the
+// row's largest visible score is within ~104 of the fill (scores near
+// -1e9): the kernel, which leaves masked keys out, then computes what the
+// HLO computes. A causal row always sees key 0; rows that padding hides
+// entirely (the kernel gives 0) get the unfused value back by a select:
+// the mean of V over all keys (finite fill) or NaN (-inf).
 //
 // Refused (the unfused ops stay): other element types (bf16/f16 softmax
 // rounds every step to 16 bits), the softmax over another axis, no max
 // subtraction, a mask or scale applied after the softmax, masks from
-// parameters, bottom-right or other masks, larger fills, intermediates
+// parameters other than padding from lengths (boolean mask parameters,
+// query-only or per-head padding, additive padding), bottom-right or
+// other masks, larger fills, intermediates
 // with users outside the pattern, dots with more than one contracting or
 // free dim per side (jax.nn.dot_product_attention's grouped 5-D dots).
 //
@@ -55,7 +61,7 @@
 // head transposes where they meet; other batch ranks are
 // reshaped to [prod(batch), S, 1, D]. The result is transposed/reshaped
 // back. Scale goes to scaling_factor (1/c for a divide), the mask to
-// mask_type (0 or 2).
+// mask_type (0, 1, 2 or 3), padding lengths to cu_seqlens computed in HLO.
 //
 // Not thread-safe (mutates the module).
 #ifndef XLA_SERVICE_FUSION_ATTENTION_REWRITER_H_

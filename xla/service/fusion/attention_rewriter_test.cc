@@ -6,6 +6,7 @@
 // xla/aot/attention_fusion_test.cc.
 #include "xla/service/fusion/attention_rewriter.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -28,6 +29,19 @@ std::string Hlo(const Spelling& s) { return attention_test::AttentionHlo(s); }
 
 constexpr char kFused[] = "te_fused_attn_forward_ffi";
 
+// Lengths for a padding mask (parameter 3): negative, 0 (rows that see
+// no key), 1, inside, the full length and beyond it, chosen per seed from
+// the random values.
+void SetLengths(const Spelling& s, std::vector<Literal>* inputs) {
+  if (s.padding.empty() || s.padding == "key_bool") return;
+  const int64_t seq = std::max(s.sq, s.skv);
+  const int64_t table[] = {-2, 0, 1, seq / 2, seq - 1, seq, seq + 3};
+  Literal& len = (*inputs)[3];
+  for (int64_t i = 0; i < len.element_count(); ++i) {
+    len.SetInt(i, table[(3 * i + len.GetInt(i)) % 7]);
+  }
+}
+
 // The rewrite happened, the result verifies and computes what the unfused
 // module computes (evaluator, three random seeds).
 void ExpectFused(const Spelling& s, const std::string& mask_type) {
@@ -35,6 +49,7 @@ void ExpectFused(const Spelling& s, const std::string& mask_type) {
   const std::string hlo = Hlo(s);
   pass_test::CheckOptions options;
   options.output_scale_tolerance = true;
+  options.adjust_inputs = [&](std::vector<Literal>* inputs) { SetLengths(s, inputs); };
   pass_test::PassResult r = RunPassAndCheck(pass, hlo, options);
   EXPECT_TRUE(r.changed) << hlo;
   EXPECT_TRUE(Contains(r.text, kFused));
@@ -124,6 +139,69 @@ TEST(AttentionRewriter, CausalWithMoreKeysThanQueriesIsTopLeft) {
   ExpectFused(s, "2");
 }
 
+TEST(AttentionRewriter, PaddingMasksFromLengths) {
+  struct Variant {
+    const char* what;
+    void (*set)(Spelling&);
+    const char* mask_type;
+  };
+  const Variant variants[] = {
+      {"key padding, -1e9 fill", [](Spelling& s) { s.padding = "key"; s.fill = "-1e+09"; }, "1"},
+      {"key padding, -inf fill", [](Spelling& s) { s.padding = "key"; }, "1"},
+      {"key padding and causal",
+       [](Spelling& s) {
+         s.padding = "key";
+         s.mask = "causal_select";
+         s.sq = s.skv = 40;
+       },
+       "3"},
+      {"hidden part: k > len | k > q, finfo.min fill",
+       [](Spelling& s) {
+         s.padding = "key_inclusive";
+         s.padding_hidden = true;
+         s.mask = "causal_select_inverted";
+         s.fill = "-3.40282347e+38";
+       },
+       "3"},
+      {"query and key padding and causal",
+       [](Spelling& s) {
+         s.padding = "query_key";
+         s.mask = "causal_select";
+         s.fill = "-1e+09";
+       },
+       "3"},
+      {"query and key padding, hidden part, Sq 40 Skv 33",
+       [](Spelling& s) {
+         s.padding = "query_key";
+         s.padding_hidden = true;
+         s.sq = 40;
+         s.skv = 33;
+         s.dv = 8;
+       },
+       "1"},
+      {"one batch dim",
+       [](Spelling& s) {
+         s.padding = "key";
+         s.batch = {5};
+         s.fill = "-1e+09";
+       },
+       "1"},
+      {"three batch dims",
+       [](Spelling& s) {
+         s.padding = "query_key";
+         s.batch = {2, 2, 3};
+         s.sq = s.skv = 17;
+       },
+       "1"},
+  };
+  for (const Variant& v : variants) {
+    Spelling s;
+    v.set(s);
+    SCOPED_TRACE(v.what);
+    ExpectFused(s, v.mask_type);
+  }
+}
+
 TEST(AttentionRewriter, ScaleOnValuesIsStillAttention) {
   // dot(p, v * c) is attention over the values v * c: the kernel reads them.
   Spelling s;
@@ -164,6 +242,16 @@ TEST(AttentionRewriter, NearMissesStayUnfused) {
          s.skv = 40;
        }},
       {"bf16 softmax", [](Spelling& s) { s.type = "bf16"; }},
+      {"padding on the query axis only", [](Spelling& s) { s.padding = "query"; }},
+      {"a boolean key mask parameter (not provably a prefix)",
+       [](Spelling& s) { s.padding = "key_bool"; }},
+      {"lengths per batch and head",
+       [](Spelling& s) { s.padding = "key_per_head"; }},
+      {"additive padding mask (fully padded rows differ)",
+       [](Spelling& s) {
+         s.padding = "key_additive";
+         s.fill = "-1e+09";
+       }},
   };
   for (const Miss& m : misses) {
     Spelling s;

@@ -60,8 +60,8 @@ ENTRY main {
   }
   std::string masked = scores;
   int param = 3;
+  const std::string pred = absl::StrCat("pred[", Dims(with({s.sq, s.skv})), "]");
   if (!s.mask.empty()) {
-    const std::string pred = absl::StrCat("pred[", Dims(with({s.sq, s.skv})), "]");
     const std::string mat = absl::StrCat("[", s.sq, ",", s.skv, "]");
     if (s.mask == "param_select") {
       absl::StrAppend(&out, "  mb = ", pred, " parameter(", param++, ")\n");
@@ -80,16 +80,68 @@ ENTRY main {
       }
       absl::StrAppend(&out, "  mb = ", pred, " broadcast(ge), dimensions={", n, ",", n + 1, "}\n");
     }
+  }
+  if (!s.padding.empty()) {
+    // Visible (or, with padding_hidden, hidden) parts at [batch0, S],
+    // broadcast like JAX's mask[:, None, None, :].
+    const int64_t b0 = s.batch[0];
+    const bool per_head = s.padding == "key_per_head";
+    const std::string len_shape = per_head ? absl::StrCat("s32[", b0, ",", s.batch[1], "]")
+                                           : absl::StrCat("s32[", b0, "]");
+    if (s.padding == "key_bool") {
+      absl::StrAppend(&out, "  kpart = pred[", b0, ",", s.skv, "] parameter(", param++, ")\n");
+    } else {
+      absl::StrAppend(&out, "  len = ", len_shape, " parameter(", param++, ")\n");
+    }
+    std::vector<std::string> parts;
+    auto axis_part = [&](const std::string& name, int64_t size, int64_t dim, const std::string& dir) {
+      const std::string small = per_head ? absl::StrCat(b0, ",", s.batch[1], ",", size)
+                                         : absl::StrCat(b0, ",", size);
+      absl::StrAppend(&out, "  ", name, "_i = s32[", size, "] iota(), iota_dimension=0\n", "  ",
+                      name, "_ib = s32[", small, "] broadcast(", name, "_i), dimensions={",
+                      per_head ? 2 : 1, "}\n", "  ", name, "_lb = s32[", small,
+                      "] broadcast(len), dimensions={", per_head ? "0,1" : "0", "}\n", "  ",
+                      name, " = pred[", small, "] compare(", name, "_ib, ", name,
+                      "_lb), direction=", dir, "\n");
+      absl::StrAppend(&out, "  ", name, "_f = ", pred, " broadcast(", name, "), dimensions={",
+                      per_head ? "0,1," : "0,", dim, "}\n");
+      parts.push_back(name + "_f");
+    };
+    const bool hidden = s.padding_hidden;
+    if (s.padding == "key_bool") {
+      absl::StrAppend(&out, "  kpart_f = ", pred, " broadcast(kpart), dimensions={0,", n + 1, "}\n");
+      parts.push_back("kpart_f");
+    }
+    if (s.padding == "key" || s.padding == "query_key" || s.padding == "key_per_head" ||
+        s.padding == "key_additive") {
+      axis_part("kpart", s.skv, n + 1, hidden ? "GE" : "LT");
+    }
+    if (s.padding == "key_inclusive") axis_part("kpart", s.skv, n + 1, hidden ? "GT" : "LE");
+    if (s.padding == "query_key" || s.padding == "query") {
+      axis_part("qpart", s.sq, n, hidden ? "GE" : "LT");
+    }
+    if (!s.mask.empty()) parts.push_back("mb");
+    std::string combined = parts[0];
+    for (size_t i = 1; i < parts.size(); ++i) {
+      const std::string next = absl::StrCat("pm", i);
+      absl::StrAppend(&out, "  ", next, " = ", pred, " ", hidden ? "or" : "and", "(", combined,
+                      ", ", parts[i], ")\n");
+      combined = next;
+    }
+    absl::StrAppend(&out, "  mbp = ", pred, " copy(", combined, ")\n");
+  }
+  const std::string mask_name = s.padding.empty() ? "mb" : "mbp";
+  if (!s.mask.empty() || !s.padding.empty()) {
     absl::StrAppend(&out, "  fill = ", t, "[] constant(", s.fill, ")\n", "  fb = ", full,
                     " broadcast(fill), dimensions={}\n");
-    if (s.mask == "causal_add") {
+    if (s.mask == "causal_add" || s.padding == "key_additive") {
       absl::StrAppend(&out, "  zero_m = ", t, "[] constant(0)\n  zb = ", full,
-                      " broadcast(zero_m), dimensions={}\n  am = ", full,
-                      " select(mb, zb, fb)\n  s2 = ", full, " add(", scores, ", am)\n");
-    } else if (s.mask == "causal_select_inverted") {
-      absl::StrAppend(&out, "  s2 = ", full, " select(mb, fb, ", scores, ")\n");
+                      " broadcast(zero_m), dimensions={}\n  am = ", full, " select(", mask_name,
+                      ", zb, fb)\n  s2 = ", full, " add(", scores, ", am)\n");
+    } else if (s.mask == "causal_select_inverted" || s.padding_hidden) {
+      absl::StrAppend(&out, "  s2 = ", full, " select(", mask_name, ", fb, ", scores, ")\n");
     } else {
-      absl::StrAppend(&out, "  s2 = ", full, " select(mb, ", scores, ", fb)\n");
+      absl::StrAppend(&out, "  s2 = ", full, " select(", mask_name, ", ", scores, ", fb)\n");
     }
     masked = "s2";
   }
@@ -141,7 +193,7 @@ ENTRY main {
   std::string probs = "p";
   if (s.mask_after_softmax) {
     absl::StrAppend(&out, "  pz = ", t, "[] constant(0)\n  pzb = ", full,
-                    " broadcast(pz), dimensions={}\n  p2 = ", full, " select(mb, p, pzb)\n");
+                    " broadcast(pz), dimensions={}\n  p2 = ", full, " select(", mask_name, ", p, pzb)\n");
     probs = "p2";
   }
   if (s.scale_after_softmax) {

@@ -24,6 +24,18 @@ struct Spelling {
   // "param_select" (a mask parameter), "bottom_right_select".
   std::string mask;
   std::string fill = "-inf";  // the select fill / additive mask value
+  // Padding from a lengths parameter s32[batch[0]] (JAX's
+  // `arange(S)[None, :] < lengths[:, None]`, broadcast over the other
+  // dims), combined with the causal mask (`mask` "", "causal_select", or
+  // "causal_select_inverted" with padding_hidden) by `and`:
+  // "key" (k < len), "key_inclusive" (k <= len), "query_key" (q < len and
+  // k < len), and the near misses "query" (q < len only), "key_bool" (a
+  // pred[batch[0], skv] parameter), "key_per_head" (s32[batch[0],
+  // batch[1]] lengths), "key_additive" (s + where(k < len, 0, fill)).
+  std::string padding;
+  // Build the hidden part instead (k >= len | q >= len | k > q) and
+  // select(hidden, fill, s).
+  bool padding_hidden = false;
   bool clamp_max = true;       // maximum(reduce-max, -inf) like jax.nn.softmax
   bool reciprocal = false;     // e * (1 / sum) instead of e / sum
   bool keepdims_chains = true;  // JAX's reshape/broadcast chains for the rows
@@ -38,7 +50,8 @@ struct Spelling {
 };
 
 // The module: parameters q [batch..., sq, d], k [batch..., skv, d],
-// v [batch..., skv, dv] (and a pred mask for "param_select"); the result
+// v [batch..., skv, dv] (then a pred mask for "param_select", then the
+// padding's lengths or boolean mask); the result
 // is the attention output (plus the probabilities with extra_output).
 std::string AttentionHlo(const Spelling& s);
 

@@ -1,7 +1,13 @@
-"""Small JAX attention programs for xla/aot/attention_fusion_test (f32)."""
+"""Small JAX attention programs for xla/aot/attention_fusion_test (f32).
+
+Run with a Python that has jax (e.g. /work/venv-jax/bin/python); writes
+the .hlo files next to this script (or into argv[1]).
+"""
 import os, sys
 import jax, jax.numpy as jnp, numpy as np
 f32 = lambda *s: jax.ShapeDtypeStruct(s, jnp.float32)
+s32 = lambda *s: jax.ShapeDtypeStruct(s, jnp.int32)
+pred = lambda *s: jax.ShapeDtypeStruct(s, jnp.bool_)
 
 def mha_bshd_causal(q, k, v):  # [B,S,H,D] einsums, -1e9 fill (flax style)
   s = jnp.einsum("bqhd,bkhd->bhqk", q, k) / np.sqrt(q.shape[-1]).astype(np.float32)
@@ -16,6 +22,41 @@ def gqa_repeat(q, k, v):  # grouped heads through jnp.repeat
   s = jnp.where(jnp.tril(jnp.ones((q.shape[1],) * 2, bool)), s, -jnp.inf)
   return jnp.einsum("bhqk,bkhd->bqhd", jax.nn.softmax(s, -1), v)
 
+def key_padding(q, k, v, lengths):  # [B,S,H,D], keys past lengths[b] hidden
+  s = jnp.einsum("bqhd,bkhd->bhqk", q, k) / np.sqrt(q.shape[-1]).astype(np.float32)
+  keep = jnp.arange(k.shape[1])[None, :] < lengths[:, None]
+  s = jnp.where(keep[:, None, None, :], s, -1e9)
+  return jnp.einsum("bhqk,bkhd->bqhd", jax.nn.softmax(s, -1), v)
+
+def padding_causal_gqa(q, k, v, lengths):  # flax-style masks, -inf fill, jnp.repeat heads
+  r = q.shape[2] // k.shape[2]
+  k = jnp.repeat(k, r, axis=2); v = jnp.repeat(v, r, axis=2)
+  n = q.shape[1]
+  token = jnp.arange(n)[None, :] < lengths[:, None]            # [B, S]
+  mask = token[:, None, :, None] & token[:, None, None, :]       # make_attention_mask
+  mask = mask & jnp.tril(jnp.ones((n, n), bool))[None, None]     # combine_masks
+  s = jnp.einsum("bqhd,bkhd->bhqk", q, k) * 0.25
+  s = jnp.where(mask, s, -jnp.inf)
+  return jnp.einsum("bhqk,bkhd->bqhd", jax.nn.softmax(s, -1), v)
+
+def cross_padding(q, k, v, q_len, kv_len):  # [B,H,S,D], separate lengths, finfo.min fill
+  qm = jnp.arange(q.shape[2]) < q_len[:, None]
+  km = jnp.arange(k.shape[2]) < kv_len[:, None]
+  s = jnp.einsum("bhqd,bhkd->bhqk", q, k)
+  s = jnp.where(qm[:, None, :, None] & km[:, None, None, :], s, jnp.finfo(jnp.float32).min)
+  return jnp.einsum("bhqk,bhkd->bhqd", jax.nn.softmax(s, -1), v)
+
+def bool_key_mask(q, k, v, keep):  # mask[b, None, None, :] from a parameter: stays unfused
+  s = jnp.einsum("bqhd,bkhd->bhqk", q, k) * 0.25
+  s = jnp.where(keep[:, None, None, :], s, -1e9)
+  return jnp.einsum("bhqk,bkhd->bqhd", jax.nn.softmax(s, -1), v)
+
+def query_padding(q, k, v, lengths):  # the query axis only: stays unfused
+  s = jnp.einsum("bqhd,bkhd->bhqk", q, k) * 0.25
+  keep = jnp.arange(q.shape[1])[None, :] < lengths[:, None]
+  s = jnp.where(keep[:, None, :, None], s, -1e9)
+  return jnp.einsum("bhqk,bkhd->bqhd", jax.nn.softmax(s, -1), v)
+
 def dpa(q, k, v):  # jax.nn.dot_product_attention's XLA path (5-D GQA dots)
   return jax.nn.dot_product_attention(q, k, v, is_causal=True)
 
@@ -24,6 +65,13 @@ MODELS = {
   "gqa2_repeat_b2_s33_h4_d8": (gqa_repeat, [f32(2, 33, 4, 8), f32(2, 33, 2, 8), f32(2, 33, 2, 8)]),
   "gqa4_repeat_b1_s257_h8_d16": (gqa_repeat, [f32(1, 257, 8, 16), f32(1, 257, 2, 16), f32(1, 257, 2, 16)]),
   "dpa_gqa2_b2_s33_h4_d16": (dpa, [f32(2, 33, 4, 16), f32(2, 33, 2, 16), f32(2, 33, 2, 16)]),
+  "keypad_b3_s40_h2_d16": (key_padding, [f32(3, 40, 2, 16)] * 3 + [s32(3)]),
+  "padcausal_gqa2_b3_s33_h4_d8": (padding_causal_gqa,
+                                  [f32(3, 33, 4, 8), f32(3, 33, 2, 8), f32(3, 33, 2, 8), s32(3)]),
+  "crosspad_b3_h2_q33_kv40_d16": (cross_padding, [f32(3, 2, 33, 16), f32(3, 2, 40, 16),
+                                                  f32(3, 2, 40, 16), s32(3), s32(3)]),
+  "boolmask_b2_s33_h2_d16": (bool_key_mask, [f32(2, 33, 2, 16)] * 3 + [pred(2, 33)]),
+  "querypad_b2_s33_h2_d16": (query_padding, [f32(2, 33, 2, 16)] * 3 + [s32(2)]),
 }
 
 out = sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(os.path.abspath(__file__))

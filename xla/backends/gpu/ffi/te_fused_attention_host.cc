@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <memory>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -21,12 +22,20 @@ namespace {
 
 using stream_executor::DeviceMemoryBase;
 
-// Tile sizes: query rows and key columns handled together.
-constexpr int64_t kRowTile = 32;
-constexpr int64_t kColTile = 32;
 constexpr float kNegInf = -std::numeric_limits<float>::infinity();
 // Threads one call uses at most (heads, or key/value heads, in parallel).
 constexpr int kMaxThreads = 8;
+
+// f32 to bf16 bits, rounded to nearest even (NaN stays a quiet NaN): the
+// bit arithmetic of EncodeFloat's result, without its generic path
+// (frexp/scalbn per element were most of a bf16 call's time).
+inline uint16_t ToBf16(float value) {
+  uint32_t bits;
+  std::memcpy(&bits, &value, sizeof(bits));
+  if ((bits & 0x7fffffffu) > 0x7f800000u) return static_cast<uint16_t>((bits >> 16) | 0x40);
+  bits += 0x7fffu + ((bits >> 16) & 1u);
+  return static_cast<uint16_t>(bits >> 16);
+}
 
 float LoadElement(const void* data, PrimitiveType type, int64_t i) {
   switch (type) {
@@ -39,8 +48,12 @@ float LoadElement(const void* data, PrimitiveType type, int64_t i) {
       return f;
     }
     default:  // F16 (CheckTeAttentionShapes admits nothing else)
+#ifdef __FLT16_MAX__
+      return static_cast<float>(static_cast<const _Float16*>(data)[i]);
+#else
       return static_cast<float>(
           DecodeFloat(FloatFormatId::kF16, static_cast<const uint16_t*>(data)[i]));
+#endif
   }
 }
 
@@ -50,14 +63,29 @@ void StoreElement(void* data, PrimitiveType type, int64_t i, float value) {
       static_cast<float*>(data)[i] = value;
       return;
     case PrimitiveType::BF16:
-      static_cast<uint16_t*>(data)[i] =
-          static_cast<uint16_t>(EncodeFloat(FloatFormatId::kBF16, value));
+      static_cast<uint16_t*>(data)[i] = ToBf16(value);
       return;
     default:
+#ifdef __FLT16_MAX__
+      static_cast<_Float16*>(data)[i] = static_cast<_Float16>(value);
+#else
       static_cast<uint16_t*>(data)[i] =
           static_cast<uint16_t>(EncodeFloat(FloatFormatId::kF16, value));
+#endif
       return;
   }
+}
+
+// Copies `count` elements of `type` at `src` + `offset` to f32 `dst`
+// (`dst_stride` apart): a plain loop for f32, the decode for 16 bits.
+void LoadRow(const void* src, PrimitiveType type, int64_t offset, int64_t count, float scale,
+             float* dst, int64_t dst_stride) {
+  if (type == PrimitiveType::F32) {
+    const float* in = static_cast<const float*>(src) + offset;
+    for (int64_t d = 0; d < count; ++d) dst[d * dst_stride] = scale * in[d];
+    return;
+  }
+  for (int64_t d = 0; d < count; ++d) dst[d * dst_stride] = scale * LoadElement(src, type, offset + d);
 }
 
 // One logical [batch, heads, seq, dim] tensor copied out of its (possibly
@@ -235,11 +263,12 @@ __attribute__((always_inline)) inline float VectorExp(float x) {
 }
 
 // Query rows and key columns of one forward tile. A tile's scores
-// (kFwdRows x kFwdCols f32) and its accumulators stay in L1. The operands
-// are zero-padded to whole tiles (rows of Q to kFwdRows, keys to kFwdCols,
-// the value dim to kNr), so the two products run with constant bounds:
-// kMr x kNr register blocks, like a GEMM micro-kernel, that the compiler
-// keeps in vector registers.
+// (kFwdRows x kFwdCols f32) and its accumulators stay in L1. K and V are
+// packed once per call into zero-padded tiles (keys to kFwdCols, the value
+// dim to kNr) and each unit copies its Q rows (scaled, zero rows past Sq),
+// so the two products run with constant bounds: kMr x (NV * kNr) register
+// blocks, like a GEMM micro-kernel, that the compiler keeps in vector
+// registers.
 constexpr int64_t kFwdRows = 16;
 constexpr int64_t kFwdCols = 64;
 constexpr int64_t kMr = 4;
@@ -252,98 +281,134 @@ struct ForwardContext {
   const TeAttentionConfig* config;
   const std::vector<int64_t>* q_len;
   const std::vector<int64_t>* kv_len;
-  const float* q;   // [B, H, Sq_pad, Dqk], pre-scaled, zero rows past Sq
+  PrimitiveType type;
+  const void* q;    // operand holding Q (view config->q)
   const float* kt;  // [B, G, Dqk, Skv_pad]: K transposed per head, zero past Skv
   const float* v;   // [B, G, Skv_pad, Dv_pad], zero past Skv and Dv
-  float* out;       // [B, H, Sq, Dv]
+  void* out;        // result 0 (view config->o)
   float* stats;     // [B, H, Sq]
-  int64_t sq_pad, skv_pad, dv_pad;
+  float scale;
+  int64_t skv_pad, dv_pad;
   int64_t row_tiles;
 };
 
 // kNr floats as one value of GCC's vector extension: one zmm, two ymm or
-// four xmm registers, whichever the clone's ISA has, so the kMr x kNr
-// accumulator block stays in registers.
+// four xmm registers, whichever the function's ISA has.
 typedef float VecNr __attribute__((vector_size(kNr * sizeof(float))));
 
 // Unaligned loads and stores of one VecNr (by pointer: a 64-byte vector
-// passed by value would change the default clone's ABI).
+// passed by value would change the default ABI).
 #define XLA_LOAD_NR(dst, src) std::memcpy(&(dst), (src), sizeof(VecNr))
 #define XLA_STORE_NR(dst, src) std::memcpy((dst), &(src), sizeof(VecNr))
 
-// s[kFwdRows][kFwdCols] = q[kFwdRows][d] . kt[d][ld] (columns from kt).
-__attribute__((always_inline)) inline void TileScores(const float* q, const float* kt,
-                                                      int64_t d_size, int64_t ld, float* s) {
-  for (int64_t r0 = 0; r0 < kFwdRows; r0 += kMr) {
-    for (int64_t c0 = 0; c0 < kFwdCols; c0 += kNr) {
-      VecNr acc[kMr] = {};
-      for (int64_t d = 0; d < d_size; ++d) {
-        VecNr k;
-        XLA_LOAD_NR(k, kt + d * ld + c0);
-        for (int64_t r = 0; r < kMr; ++r) acc[r] += q[(r0 + r) * d_size + d] * k;
+// The micro-kernel of every tile product: c[Rows][NV * kNr] = (or +=,
+// with kAccumulate) a[Rows][inner] . b[inner][NV * kNr], row strides lda,
+// ldb and ldc, in kMr x (NV * kNr) register blocks: NV = 4 is 16 zmm
+// accumulators with AVX-512, NV = 1 is 8 ymm with AVX2.
+template <int64_t Rows, int NV, bool kAccumulate>
+__attribute__((always_inline)) inline void MicroKernel(const float* a, int64_t lda, int64_t inner,
+                                                       const float* b, int64_t ldb, float* c,
+                                                       int64_t ldc) {
+  static_assert(Rows % kMr == 0);
+  for (int64_t r0 = 0; r0 < Rows; r0 += kMr) {
+    VecNr o[kMr][NV] = {};
+    if (kAccumulate) {
+      for (int64_t r = 0; r < kMr; ++r) {
+        for (int w = 0; w < NV; ++w) XLA_LOAD_NR(o[r][w], c + (r0 + r) * ldc + w * kNr);
       }
-      for (int64_t r = 0; r < kMr; ++r) XLA_STORE_NR(s + (r0 + r) * kFwdCols + c0, acc[r]);
+    }
+    for (int64_t k = 0; k < inner; ++k) {
+      VecNr br[NV];
+      for (int w = 0; w < NV; ++w) XLA_LOAD_NR(br[w], b + k * ldb + w * kNr);
+      for (int64_t r = 0; r < kMr; ++r) {
+        const float ar = a[(r0 + r) * lda + k];
+        for (int w = 0; w < NV; ++w) o[r][w] += ar * br[w];
+      }
+    }
+    for (int64_t r = 0; r < kMr; ++r) {
+      for (int w = 0; w < NV; ++w) XLA_STORE_NR(c + (r0 + r) * ldc + w * kNr, o[r][w]);
     }
   }
 }
 
-// acc[kFwdRows][dv] += p[kFwdRows][kFwdCols] . v[kFwdCols][dv] (dv a
-// multiple of kNr).
-__attribute__((always_inline)) inline void TileValues(const float* p, const float* v, int64_t dv,
-                                                      float* acc) {
-  for (int64_t r0 = 0; r0 < kFwdRows; r0 += kMr) {
-    for (int64_t d0 = 0; d0 < dv; d0 += kNr) {
-      VecNr a[kMr];
-      for (int64_t r = 0; r < kMr; ++r) XLA_LOAD_NR(a[r], acc + (r0 + r) * dv + d0);
-      for (int64_t cc = 0; cc < kFwdCols; ++cc) {
-        VecNr vr;
-        XLA_LOAD_NR(vr, v + cc * dv + d0);
-        for (int64_t r = 0; r < kMr; ++r) a[r] += p[(r0 + r) * kFwdCols + cc] * vr;
-      }
-      for (int64_t r = 0; r < kMr; ++r) XLA_STORE_NR(acc + (r0 + r) * dv + d0, a[r]);
-    }
+// s[kFwdRows][kFwdCols] = q[kFwdRows][d] . kt[d][ld] (columns from kt).
+template <int NV>
+__attribute__((always_inline)) inline void TileScores(const float* q, const float* kt,
+                                                      int64_t d_size, int64_t ld, float* s) {
+  static_assert(kFwdCols % (NV * kNr) == 0);
+  for (int64_t c0 = 0; c0 < kFwdCols; c0 += NV * kNr) {
+    MicroKernel<kFwdRows, NV, false>(q, d_size, d_size, kt + c0, ld, s + c0, kFwdCols);
   }
+}
+
+// acc[Rows][ld] += a[Rows][Inner] . b[Inner][ld] over the whole width `ld`
+// (a multiple of kNr): NV * kNr columns at a time, then single vectors.
+// The forward's P.V and the backward's gradient products.
+template <int64_t Rows, int64_t Inner, int NV>
+__attribute__((always_inline)) inline void Accumulate(const float* a, const float* b, int64_t ld,
+                                                      float* acc) {
+  int64_t d0 = 0;
+  for (; d0 + NV * kNr <= ld; d0 += NV * kNr) {
+    MicroKernel<Rows, NV, true>(a, Inner, Inner, b + d0, ld, acc + d0, ld);
+  }
+  for (; d0 < ld; d0 += kNr) MicroKernel<Rows, 1, true>(a, Inner, Inner, b + d0, ld, acc + d0, ld);
+}
+
+// Largest and sum of the kNr lanes.
+__attribute__((always_inline)) inline float LaneMax(const VecNr& x) {
+  float m = x[0];
+  for (int64_t l = 1; l < kNr; ++l) m = std::max(m, x[l]);
+  return m;
+}
+__attribute__((always_inline)) inline float LaneSum(const VecNr& x) {
+  float s = 0.0f;
+  for (int64_t l = 0; l < kNr; ++l) s += x[l];
+  return s;
 }
 
 // The online-softmax step of one row of a tile: hides the keys past
 // `visible`, turns the scores into weights against the new running max,
-// and rescales the row's sum and accumulator.
-__attribute__((always_inline)) inline void SoftmaxRow(float* s, int64_t visible, float& row_max, float& row_sum, float* acc,
-                       int64_t dv) {
+// and rescales the row's sum and accumulator. The max and the sum run on
+// kNr lanes (an in-order loop over 64 floats is a 64-add dependency
+// chain); hidden keys weigh exp(-inf) = 0 in the sum.
+__attribute__((always_inline)) inline void SoftmaxRow(float* s, int64_t visible, float& row_max,
+                                                      float& row_sum, float* acc, int64_t dv) {
   if (visible == 0) {
     for (int64_t cc = 0; cc < kFwdCols; ++cc) s[cc] = 0.0f;
     return;
   }
   for (int64_t cc = visible; cc < kFwdCols; ++cc) s[cc] = kNegInf;
-  float tile_max = s[0];
-  for (int64_t cc = 1; cc < visible; ++cc) tile_max = std::max(tile_max, s[cc]);
-  const float new_max = std::max(row_max, tile_max);
+  VecNr mx;
+  XLA_LOAD_NR(mx, s);
+  for (int64_t c0 = kNr; c0 < kFwdCols; c0 += kNr) {
+    VecNr x;
+    XLA_LOAD_NR(x, s + c0);
+    mx = x > mx ? x : mx;
+  }
+  const float new_max = std::max(row_max, LaneMax(mx));
   const float correction = VectorExp(row_max - new_max);  // 0 for the first tile
-  // Two loops: the exp loop vectorizes, an in-order float sum does not.
   for (int64_t cc = 0; cc < kFwdCols; ++cc) s[cc] = VectorExp(s[cc] - new_max);
-  float sum = 0.0f;
-  for (int64_t cc = 0; cc < visible; ++cc) sum += s[cc];
-  row_sum = row_sum * correction + sum;
+  VecNr sum = {};
+  for (int64_t c0 = 0; c0 < kFwdCols; c0 += kNr) {
+    VecNr x;
+    XLA_LOAD_NR(x, s + c0);
+    sum += x;
+  }
+  row_sum = row_sum * correction + LaneSum(sum);
   row_max = new_max;
-  for (int64_t d = 0; d < dv; ++d) acc[d] *= correction;
+  if (correction != 1.0f) {
+    for (int64_t d = 0; d < dv; ++d) acc[d] *= correction;
+  }
 }
 
-// One key tile of one query tile: scores, online softmax, P.V. With GCC on
-// x86-64 it has x86-64-v4 (AVX-512) and x86-64-v3 (AVX2, FMA) clones; the
-// loader picks the widest the CPU has (an ifunc testing ISA levels). Not
-// under ThreadSanitizer or AddressSanitizer: the dynamic loader runs ifunc
-// resolvers while relocating, before the sanitizer runtime is initialized,
-// and the instrumented resolver crashes every binary that links this file.
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && \
-    !defined(__SANITIZE_THREAD__) && !defined(__SANITIZE_ADDRESS__)
-__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
-#endif
-void ForwardKeyTile(const ForwardContext& x, int64_t b, int64_t i0, int64_t rows, int64_t j0,
-                    const float* qt, const float* kth, const float* vh, float* row_max,
-                    float* row_sum, float* acc) {
+// One key tile of one query tile: scores, online softmax, P.V.
+template <int NV>
+__attribute__((always_inline)) inline void ForwardKeyTileBody(
+    const ForwardContext& x, int64_t b, int64_t i0, int64_t rows, int64_t j0, const float* qt,
+    const float* kth, const float* vh, float* row_max, float* row_sum, float* acc) {
   const TeAttentionConfig& c = *x.config;
   alignas(64) float s[kFwdRows * kFwdCols];
-  TileScores(qt, kth + j0, c.qk_head_dim, x.skv_pad, s);
+  TileScores<NV>(qt, kth + j0, c.qk_head_dim, x.skv_pad, s);
   const int64_t cols = std::min(kFwdCols, c.kv_seqlen - j0);
   for (int64_t r = 0; r < kFwdRows; ++r) {
     const int64_t i = i0 + r;
@@ -356,18 +421,64 @@ void ForwardKeyTile(const ForwardContext& x, int64_t b, int64_t i0, int64_t rows
     }
     SoftmaxRow(s + r * kFwdCols, visible, row_max[r], row_sum[r], acc + r * x.dv_pad, x.dv_pad);
   }
-  TileValues(s, vh + j0 * x.dv_pad, x.dv_pad, acc);
+  Accumulate<kFwdRows, kFwdCols, NV>(s, vh + j0 * x.dv_pad, x.dv_pad, acc);
+}
+
+using KeyTileFn = void (*)(const ForwardContext&, int64_t, int64_t, int64_t, int64_t, const float*,
+                           const float*, const float*, float*, float*, float*);
+
+// Every kernel below has three builds: with GCC on x86-64 an x86-64-v4
+// (AVX-512: 4 x 64 register blocks) and an x86-64-v3 (AVX2, FMA: 4 x 16)
+// one, chosen at run time by __builtin_cpu_supports (no ifunc: those
+// resolvers run before a sanitizer runtime is up), and the default build.
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define XLA_ATTENTION_ISA_BUILDS 1
+#define XLA_ATTENTION_V4 __attribute__((target("arch=x86-64-v4")))
+#define XLA_ATTENTION_V3 __attribute__((target("arch=x86-64-v3")))
+#else
+#define XLA_ATTENTION_V4
+#define XLA_ATTENTION_V3
+#endif
+
+// The build of a kernel this CPU runs.
+template <typename Fn>
+Fn PickBuild(Fn v4, Fn v3, Fn fallback) {
+#ifdef XLA_ATTENTION_ISA_BUILDS
+  if (__builtin_cpu_supports("x86-64-v4")) return v4;
+  if (__builtin_cpu_supports("x86-64-v3")) return v3;
+#endif
+  return fallback;
+}
+
+void KeyTileDefault(const ForwardContext& x, int64_t b, int64_t i0, int64_t rows, int64_t j0,
+                    const float* qt, const float* kth, const float* vh, float* row_max,
+                    float* row_sum, float* acc) {
+  ForwardKeyTileBody<1>(x, b, i0, rows, j0, qt, kth, vh, row_max, row_sum, acc);
+}
+XLA_ATTENTION_V4 void KeyTileV4(const ForwardContext& x, int64_t b, int64_t i0, int64_t rows,
+                                int64_t j0, const float* qt, const float* kth, const float* vh,
+                                float* row_max, float* row_sum, float* acc) {
+  ForwardKeyTileBody<4>(x, b, i0, rows, j0, qt, kth, vh, row_max, row_sum, acc);
+}
+XLA_ATTENTION_V3 void KeyTileV3(const ForwardContext& x, int64_t b, int64_t i0, int64_t rows,
+                                int64_t j0, const float* qt, const float* kth, const float* vh,
+                                float* row_max, float* row_sum, float* acc) {
+  ForwardKeyTileBody<1>(x, b, i0, rows, j0, qt, kth, vh, row_max, row_sum, acc);
 }
 
 // Work unit `unit`: batch b, head h, query tile t (row-major over them).
-void ForwardUnit(const ForwardContext& x, int64_t unit) {
+void ForwardUnit(const ForwardContext& x, KeyTileFn key_tile, int64_t unit) {
   const TeAttentionConfig& c = *x.config;
   const int64_t H = c.heads, G = c.kv_heads, Sq = c.q_seqlen, Skv = c.kv_seqlen;
   const int64_t Dqk = c.qk_head_dim, Dv = c.v_head_dim;
   const int64_t bh = unit / x.row_tiles, b = bh / H, h = bh % H;
   const int64_t i0 = (unit % x.row_tiles) * kFwdRows, rows = std::min(kFwdRows, Sq - i0);
   const int64_t g = c.KvHead(h);
-  const float* qt = x.q + (bh * x.sq_pad + i0) * Dqk;
+  // This tile's Q rows, scaled, zero past Sq.
+  std::vector<float> qt(static_cast<size_t>(kFwdRows * Dqk), 0.0f);
+  for (int64_t r = 0; r < rows; ++r) {
+    LoadRow(x.q, x.type, c.q.At(b, i0 + r, h), Dqk, x.scale, &qt[r * Dqk], 1);
+  }
   const float* kth = x.kt + ((b * G + g) * Dqk) * x.skv_pad;
   const float* vh = x.v + ((b * G + g) * x.skv_pad) * x.dv_pad;
   float row_max[kFwdRows], row_sum[kFwdRows];
@@ -379,44 +490,96 @@ void ForwardUnit(const ForwardContext& x, int64_t unit) {
     // contribute nothing to this query tile, nor do later ones.
     if (c.causal && j0 > i0 + rows - 1) break;
     if (c.padding && j0 >= (*x.kv_len)[b]) break;
-    ForwardKeyTile(x, b, i0, rows, j0, qt, kth, vh, row_max, row_sum, acc.data());
+    key_tile(x, b, i0, rows, j0, qt.data(), kth, vh, row_max, row_sum, acc.data());
   }
+  // The output rows go straight to the result, in its layout and type.
   for (int64_t r = 0; r < rows; ++r) {
     const int64_t i = i0 + r;
-    float* o = x.out + (bh * Sq + i) * Dv;
-    if (row_sum[r] > 0) {
-      const float inv = 1.0f / row_sum[r];
-      for (int64_t d = 0; d < Dv; ++d) o[d] = acc[r * x.dv_pad + d] * inv;
-      x.stats[bh * Sq + i] = row_max[r] + std::log(row_sum[r]);
+    const int64_t base = c.o.At(b, i, h);
+    const float inv = row_sum[r] > 0 ? 1.0f / row_sum[r] : 0.0f;  // 0: a row that sees no key
+    const float* a = &acc[r * x.dv_pad];
+    if (x.type == PrimitiveType::F32) {
+      float* o = static_cast<float*>(x.out) + base;
+      for (int64_t d = 0; d < Dv; ++d) o[d] = a[d] * inv;
     } else {
-      x.stats[bh * Sq + i] = 0.0f;  // a row that sees no key (output stays 0)
+      for (int64_t d = 0; d < Dv; ++d) StoreElement(x.out, x.type, base + d, a[d] * inv);
     }
+    x.stats[bh * Sq + i] = row_sum[r] > 0 ? row_max[r] + std::log(row_sum[r]) : 0.0f;
   }
 }
 
 // The host kernel ABI's entry point for the forward units (buffers[0] is
-// the ForwardContext).
+// the ForwardContext, buffers[1] the KeyTileFn).
 void ForwardUnits(void* const* buffers, int64_t, int64_t begin, int64_t end) {
   const auto& x = *static_cast<const ForwardContext*>(buffers[0]);
-  for (int64_t unit = begin; unit < end; ++unit) ForwardUnit(x, unit);
+  const KeyTileFn key_tile = *static_cast<const KeyTileFn*>(buffers[1]);
+  for (int64_t unit = begin; unit < end; ++unit) ForwardUnit(x, key_tile, unit);
 }
 
-// `heads` contiguous [seq, dim] matrices copied to [rows, cols] zero-padded
-// ones (rows >= seq, cols >= dim), transposed to [cols, rows] when
-// `transpose`, scaled by `scale`.
-std::vector<float> Pad(const std::vector<float>& in, int64_t heads, int64_t seq, int64_t dim,
-                       int64_t rows, int64_t cols, bool transpose, float scale) {
-  std::vector<float> out(static_cast<size_t>(heads * rows * cols), 0.0f);
-  for (int64_t h = 0; h < heads; ++h) {
-    const float* src = &in[h * seq * dim];
-    float* dst = &out[h * rows * cols];
-    for (int64_t s = 0; s < seq; ++s) {
-      for (int64_t d = 0; d < dim; ++d) {
-        dst[transpose ? d * rows + s : s * cols + d] = scale * src[s * dim + d];
+// Packing K (transposed) and V into zero-padded per-head tiles: unit u <
+// B*G packs head u of K, the others head u - B*G of V.
+struct PackContext {
+  const TeAttentionConfig* config;
+  PrimitiveType type;
+  const void* k;
+  const void* v;
+  float* kt;  // [B, G, Dqk, Skv_pad]
+  float* vp;  // [B, G, Skv_pad, Dv_pad]
+  int64_t skv_pad, dv_pad;
+  // Keys per batch (Skv without padding). Keys past it are packed as 0:
+  // a hidden key's weight is 0, and 0 * (whatever the padding holds,
+  // NaN included) must stay 0.
+  const std::vector<int64_t>* kv_len;
+};
+
+void PackUnits(void* const* buffers, int64_t, int64_t begin, int64_t end) {
+  const auto& x = *static_cast<const PackContext*>(buffers[0]);
+  const TeAttentionConfig& c = *x.config;
+  const int64_t heads = c.batch * c.kv_heads;
+  for (int64_t unit = begin; unit < end; ++unit) {
+    const bool is_k = unit < heads;
+    const int64_t bg = is_k ? unit : unit - heads, b = bg / c.kv_heads, g = bg % c.kv_heads;
+    const int64_t kv_len = (*x.kv_len)[b];
+    if (is_k) {
+      // [Dqk, Skv_pad]: key j in column j, zero columns past Skv. In
+      // blocks of kNr keys, so that each store is one whole cache line
+      // (column by column, a 1 KiB stride thrashes a few L1 sets).
+      float* dst = x.kt + bg * c.qk_head_dim * x.skv_pad;
+      const int64_t dk = c.qk_head_dim;
+      std::vector<float> block(static_cast<size_t>(kNr * dk));
+      for (int64_t j0 = 0; j0 < x.skv_pad; j0 += kNr) {
+        const int64_t keys = std::clamp<int64_t>(kv_len - j0, 0, kNr);
+        std::fill(block.begin() + keys * dk, block.end(), 0.0f);
+        for (int64_t jj = 0; jj < keys; ++jj) {
+          LoadRow(x.k, x.type, c.k.At(b, j0 + jj, g), dk, 1.0f, &block[jj * dk], 1);
+        }
+        for (int64_t d = 0; d < dk; ++d) {
+          for (int64_t jj = 0; jj < kNr; ++jj) dst[d * x.skv_pad + j0 + jj] = block[jj * dk + d];
+        }
       }
+    } else {
+      // [Skv_pad, Dv_pad]: zero past the keys and past Dv.
+      float* dst = x.vp + bg * x.skv_pad * x.dv_pad;
+      for (int64_t j = 0; j < kv_len; ++j) {
+        LoadRow(x.v, x.type, c.v.At(b, j, g), c.v_head_dim, 1.0f, dst + j * x.dv_pad, 1);
+        std::fill(dst + j * x.dv_pad + c.v_head_dim, dst + (j + 1) * x.dv_pad, 0.0f);
+      }
+      std::fill(dst + kv_len * x.dv_pad, dst + x.skv_pad * x.dv_pad, 0.0f);
     }
   }
-  return out;
+}
+
+// Runs `units` units of `fn` on the launch pool, or on a few threads of
+// ParallelForEach without one.
+void RunUnits(const Call& call, XlaHostKernelFn fn, void* const* buffers, int num_buffers,
+              int64_t units) {
+  if (call.pool != nullptr) {
+    stream_executor::host::RunHostKernel(fn, absl::MakeConstSpan(buffers, num_buffers), units,
+                                         *call.pool);
+    return;
+  }
+  ParallelForEach(units, ThreadCount(0, kMaxThreads),
+                  [&](int64_t unit) { fn(buffers, num_buffers, unit, unit + 1); });
 }
 
 absl::Status RunForward(const Call& call) {
@@ -425,43 +588,154 @@ absl::Status RunForward(const Call& call) {
   if (absl::Status s = call.Lengths(&q_len, &kv_len); !s.ok()) return s;
   const int64_t B = c.batch, H = c.heads, G = c.kv_heads, Sq = c.q_seqlen, Skv = c.kv_seqlen;
   const int64_t Dqk = c.qk_head_dim, Dv = c.v_head_dim;
-  const int64_t sq_pad = RoundUp(Sq, kFwdRows), skv_pad = RoundUp(Skv, kFwdCols);
-  const int64_t dv_pad = RoundUp(Dv, kNr);
-  const std::vector<float> q = Pad(
-      Gather(call.operands[c.q.operand].opaque, call.type, c.q, B, H, Sq, Dqk), B * H, Sq, Dqk,
-      sq_pad, Dqk, /*transpose=*/false, static_cast<float>(c.scale));
-  const std::vector<float> kt = Pad(
-      Gather(call.operands[c.k.operand].opaque, call.type, c.k, B, G, Skv, Dqk), B * G, Skv, Dqk,
-      skv_pad, Dqk, /*transpose=*/true, 1.0f);
-  const std::vector<float> v = Pad(
-      Gather(call.operands[c.v.operand].opaque, call.type, c.v, B, G, Skv, Dv), B * G, Skv, Dv,
-      skv_pad, dv_pad, /*transpose=*/false, 1.0f);
-  std::vector<float> out(static_cast<size_t>(B * H * Sq * Dv), 0.0f);
+  const int64_t skv_pad = RoundUp(Skv, kFwdCols), dv_pad = RoundUp(Dv, kNr);
+  // Filled (zero padding included) by the pack units, in parallel.
+  std::unique_ptr<float[]> kt(new float[B * G * Dqk * skv_pad]);
+  std::unique_ptr<float[]> v(new float[B * G * skv_pad * dv_pad]);
+  PackContext pack{&c,        call.type, call.operands[c.k.operand].opaque,
+                   call.operands[c.v.operand].opaque, kt.get(), v.get(), skv_pad, dv_pad,
+                   &kv_len};
+  void* const pack_buffers[] = {&pack};
+  RunUnits(call, &PackUnits, pack_buffers, 1, 2 * B * G);
   ForwardContext x{&c,
                    &q_len,
                    &kv_len,
-                   q.data(),
-                   kt.data(),
-                   v.data(),
-                   out.data(),
+                   call.type,
+                   call.operands[c.q.operand].opaque,
+                   kt.get(),
+                   v.get(),
+                   call.results[kFwdOutput].opaque,
                    static_cast<float*>(call.results[kFwdSoftmaxAux].opaque),
-                   sq_pad,
+                   static_cast<float>(c.scale),
                    skv_pad,
                    dv_pad,
-                   sq_pad / kFwdRows};
+                   RoundUp(Sq, kFwdRows) / kFwdRows};
+  KeyTileFn key_tile = PickBuild<KeyTileFn>(&KeyTileV4, &KeyTileV3, &KeyTileDefault);
   // Each unit writes its own rows of the output and stats.
-  const int64_t units = B * H * x.row_tiles;
-  void* const buffers[] = {&x};
-  if (call.pool != nullptr) {
-    stream_executor::host::RunHostKernel(&ForwardUnits, buffers, units, *call.pool);
-  } else {
-    ParallelForEach(units, ThreadCount(0, kMaxThreads),
-                    [&](int64_t unit) { ForwardUnits(buffers, 1, unit, unit + 1); });
-  }
-  Scatter(out, call.results[kFwdOutput].opaque, call.type, c.o, B, H, Sq, Dv);
+  void* const buffers[] = {&x, &key_tile};
+  RunUnits(call, &ForwardUnits, buffers, 2, B * H * x.row_tiles);
   // No dropout: the RNG state carries nothing.
   std::memset(call.results[kFwdRngState].opaque, 0, call.results[kFwdRngState].size);
   return absl::OkStatus();
+}
+
+// What every backward work unit (one batch and key/value head) reads and
+// writes: contiguous f32 [batch, heads, seq, dim] copies of the operands
+// and gradients.
+struct BackwardContext {
+  const TeAttentionConfig* config;
+  const std::vector<int64_t>* q_len;
+  const std::vector<int64_t>* kv_len;
+  const float *q, *k, *v, *dout, *stats, *delta;
+  float *dq, *dk, *dv;
+};
+
+// Copies `rows` rows of `dim` floats (`src`, contiguous) into `dst` rows of
+// `ld` (transposed to [ld][rows_ld] when `transpose`), zero elsewhere.
+void PackRows(const float* src, int64_t rows, int64_t dim, float* dst, int64_t rows_ld,
+              int64_t ld, bool transpose) {
+  std::fill(dst, dst + rows_ld * ld, 0.0f);
+  for (int64_t j = 0; j < rows; ++j) {
+    for (int64_t d = 0; d < dim; ++d) {
+      dst[transpose ? d * rows_ld + j : j * ld + d] = src[j * dim + d];
+    }
+  }
+}
+
+// One (batch, key/value head): for each query head of the group and query
+// tile, the key tiles it sees: S = Q K^T and dP = dO V^T (the forward's
+// score micro-kernel), P = exp(scale S - stats), dS = P (dP - D), then
+// dQ += scale dS K, dK += scale dS^T Q, dV += P^T dO as register-blocked
+// products (Accumulate). dK and dV accumulate per key for the whole unit;
+// dQ per query tile.
+template <int NV>
+__attribute__((always_inline)) inline void BackwardHeadBody(const BackwardContext& x, int64_t bg) {
+  const TeAttentionConfig& c = *x.config;
+  const int64_t H = c.heads, G = c.kv_heads, Sq = c.q_seqlen, Skv = c.kv_seqlen;
+  const int64_t Dqk = c.qk_head_dim, Dv = c.v_head_dim, group = H / G;
+  const int64_t b = bg / G, g = bg % G;
+  const int64_t dq_pad = RoundUp(Dqk, kNr), dv_pad = RoundUp(Dv, kNr);
+  const int64_t skv_pad = RoundUp(Skv, kFwdCols);
+  const float scale = static_cast<float>(c.scale);
+  const int64_t q_len = (*x.q_len)[b], kv_len = (*x.kv_len)[b];
+  // K^T and V^T for the score products, K rows for dQ, all zero-padded,
+  // hidden keys and query rows (padding) included: their weight is 0, and
+  // 0 * (whatever the padding holds, NaN included) must stay 0.
+  std::vector<float> kt(dq_pad * skv_pad), vt(dv_pad * skv_pad), kp(skv_pad * dq_pad);
+  PackRows(x.k + bg * Skv * Dqk, kv_len, Dqk, kt.data(), skv_pad, dq_pad, /*transpose=*/true);
+  PackRows(x.v + bg * Skv * Dv, kv_len, Dv, vt.data(), skv_pad, dv_pad, /*transpose=*/true);
+  PackRows(x.k + bg * Skv * Dqk, kv_len, Dqk, kp.data(), skv_pad, dq_pad, /*transpose=*/false);
+  std::vector<float> dk_acc(skv_pad * dq_pad, 0.0f), dv_acc(skv_pad * dv_pad, 0.0f);
+  std::vector<float> qp(kFwdRows * dq_pad), dop(kFwdRows * dv_pad), dq_acc(kFwdRows * dq_pad);
+  alignas(64) float s[kFwdRows * kFwdCols], dp[kFwdRows * kFwdCols];
+  alignas(64) float pt[kFwdCols * kFwdRows], dst[kFwdCols * kFwdRows];
+  for (int64_t h = g * group; h < (g + 1) * group; ++h) {
+    const int64_t bh = b * H + h;
+    for (int64_t i0 = 0; i0 < Sq; i0 += kFwdRows) {
+      const int64_t rows = std::min(kFwdRows, Sq - i0);
+      if (c.padding && i0 >= q_len) break;
+      const int64_t valid = std::min(rows, q_len - i0);
+      PackRows(x.q + (bh * Sq + i0) * Dqk, valid, Dqk, qp.data(), kFwdRows, dq_pad, false);
+      PackRows(x.dout + (bh * Sq + i0) * Dv, valid, Dv, dop.data(), kFwdRows, dv_pad, false);
+      std::fill(dq_acc.begin(), dq_acc.end(), 0.0f);
+      for (int64_t j0 = 0; j0 < Skv; j0 += kFwdCols) {
+        if (c.causal && j0 > i0 + rows - 1) break;
+        if (c.padding && j0 >= kv_len) break;
+        TileScores<NV>(qp.data(), kt.data() + j0, dq_pad, skv_pad, s);
+        TileScores<NV>(dop.data(), vt.data() + j0, dv_pad, skv_pad, dp);
+        const int64_t cols = std::min(kFwdCols, Skv - j0);
+        for (int64_t r = 0; r < kFwdRows; ++r) {
+          const int64_t i = i0 + r;
+          int64_t visible = r < rows ? cols : 0;
+          if (c.causal) visible = std::min(visible, std::max<int64_t>(i - j0 + 1, 0));
+          if (c.padding) {
+            if (i >= q_len) visible = 0;
+            visible = std::min(visible, std::max<int64_t>(kv_len - j0, 0));
+          }
+          const float lse = visible > 0 ? x.stats[bh * Sq + i] : 0.0f;
+          const float d = visible > 0 ? x.delta[bh * Sq + i] : 0.0f;
+          float* sr = s + r * kFwdCols;
+          const float* dpr = dp + r * kFwdCols;
+          for (int64_t cc = 0; cc < kFwdCols; ++cc) {
+            const float p = cc < visible ? VectorExp(scale * sr[cc] - lse) : 0.0f;
+            const float ds = cc < visible ? scale * p * (dpr[cc] - d) : 0.0f;
+            sr[cc] = ds;  // dS, for dQ
+            pt[cc * kFwdRows + r] = p;
+            dst[cc * kFwdRows + r] = ds;
+          }
+        }
+        Accumulate<kFwdRows, kFwdCols, NV>(s, kp.data() + j0 * dq_pad, dq_pad, dq_acc.data());
+        Accumulate<kFwdCols, kFwdRows, NV>(pt, dop.data(), dv_pad, dv_acc.data() + j0 * dv_pad);
+        Accumulate<kFwdCols, kFwdRows, NV>(dst, qp.data(), dq_pad, dk_acc.data() + j0 * dq_pad);
+      }
+      for (int64_t r = 0; r < rows; ++r) {
+        std::copy(&dq_acc[r * dq_pad], &dq_acc[r * dq_pad] + Dqk, x.dq + (bh * Sq + i0 + r) * Dqk);
+      }
+    }
+  }
+  for (int64_t j = 0; j < Skv; ++j) {
+    std::copy(&dk_acc[j * dq_pad], &dk_acc[j * dq_pad] + Dqk, x.dk + (bg * Skv + j) * Dqk);
+    std::copy(&dv_acc[j * dv_pad], &dv_acc[j * dv_pad] + Dv, x.dv + (bg * Skv + j) * Dv);
+  }
+}
+
+using BackwardHeadFn = void (*)(const BackwardContext&, int64_t);
+
+// The three builds (PickBuild).
+void BackwardHeadDefault(const BackwardContext& x, int64_t bg) { BackwardHeadBody<1>(x, bg); }
+XLA_ATTENTION_V4 void BackwardHeadV4(const BackwardContext& x, int64_t bg) {
+  BackwardHeadBody<4>(x, bg);
+}
+XLA_ATTENTION_V3 void BackwardHeadV3(const BackwardContext& x, int64_t bg) {
+  BackwardHeadBody<1>(x, bg);
+}
+
+// The host kernel ABI's entry point for the backward units (buffers[0] is
+// the BackwardContext, buffers[1] the BackwardHeadFn).
+void BackwardUnits(void* const* buffers, int64_t, int64_t begin, int64_t end) {
+  const auto& x = *static_cast<const BackwardContext*>(buffers[0]);
+  const BackwardHeadFn head = *static_cast<const BackwardHeadFn*>(buffers[1]);
+  for (int64_t unit = begin; unit < end; ++unit) head(x, unit);
 }
 
 absl::Status RunBackward(const Call& call) {
@@ -469,7 +743,7 @@ absl::Status RunBackward(const Call& call) {
   std::vector<int64_t> q_len, kv_len;
   if (absl::Status s = call.Lengths(&q_len, &kv_len); !s.ok()) return s;
   const int64_t B = c.batch, H = c.heads, G = c.kv_heads, Sq = c.q_seqlen, Skv = c.kv_seqlen;
-  const int64_t Dqk = c.qk_head_dim, Dv = c.v_head_dim, group = H / G;
+  const int64_t Dqk = c.qk_head_dim, Dv = c.v_head_dim;
   const std::vector<float> q =
       Gather(call.operands[c.q.operand].opaque, call.type, c.q, B, H, Sq, Dqk);
   const std::vector<float> k =
@@ -480,75 +754,27 @@ absl::Status RunBackward(const Call& call) {
       Gather(call.operands[kBwdOutput].opaque, call.type, c.o, B, H, Sq, Dv);
   const std::vector<float> dout =
       Gather(call.operands[kBwdDOutput].opaque, call.type, c.o, B, H, Sq, Dv);
-  const float* stats = static_cast<const float*>(call.operands[kBwdSoftmaxAux].opaque);
-  const float scale = static_cast<float>(c.scale);
-
   // D_i = dO_i . O_i: the softmax gradient's row term.
   std::vector<float> delta(static_cast<size_t>(B * H * Sq));
   for (int64_t r = 0; r < B * H * Sq; ++r) delta[r] = Dot(&dout[r * Dv], &o[r * Dv], Dv);
-
-  std::vector<float> dq(q.size(), 0.0f), dk(k.size(), 0.0f), dv(v.size(), 0.0f);
-  // Each (batch, key/value head) writes its own keys' dK and dV and the dQ
-  // rows of the query heads that share it.
-  ParallelForEach(B * G, ThreadCount(0, kMaxThreads), [&](int64_t bg) {
-    const int64_t b = bg / G, g = bg % G;
-    std::vector<float> p_tile(kRowTile * kColTile), ds_tile(kRowTile * kColTile);
-    const float* kg = &k[((b * G + g) * Skv) * Dqk];
-    const float* vg = &v[((b * G + g) * Skv) * Dv];
-    for (int64_t j0 = 0; j0 < Skv; j0 += kColTile) {
-      if (c.padding && j0 >= kv_len[b]) break;
-      const int64_t cols = std::min(kColTile, Skv - j0);
-      float* dkg = &dk[((b * G + g) * Skv + j0) * Dqk];
-      float* dvg = &dv[((b * G + g) * Skv + j0) * Dv];
-      for (int64_t h = g * group; h < (g + 1) * group; ++h) {
-        const int64_t bh = b * H + h;
-        // Query tiles entirely above the causal diagonal see none of these keys.
-        const int64_t first = c.causal ? (j0 / kRowTile) * kRowTile : 0;
-        for (int64_t i0 = first; i0 < Sq; i0 += kRowTile) {
-          if (c.padding && i0 >= q_len[b]) break;
-          const int64_t rows = std::min(kRowTile, Sq - i0);
-          // P and dS for the tile.
-          for (int64_t r = 0; r < rows; ++r) {
-            const int64_t i = i0 + r;
-            const float* qi = &q[(bh * Sq + i) * Dqk];
-            const float* doi = &dout[(bh * Sq + i) * Dv];
-            const float lse = stats[bh * Sq + i];
-            for (int64_t cc = 0; cc < cols; ++cc) {
-              const int64_t j = j0 + cc;
-              float p = 0, ds = 0;
-              if (c.Visible(i, j, q_len[b], kv_len[b])) {
-                p = std::exp(scale * Dot(qi, kg + j * Dqk, Dqk) - lse);
-                const float dp = Dot(doi, vg + j * Dv, Dv);
-                ds = p * (dp - delta[bh * Sq + i]);
-              }
-              p_tile[r * kColTile + cc] = p;
-              ds_tile[r * kColTile + cc] = ds;
-            }
-          }
-          // dV += P^T dO, dK += scale dS^T Q, dQ += scale dS K.
-          for (int64_t r = 0; r < rows; ++r) {
-            const int64_t i = i0 + r;
-            const float* qi = &q[(bh * Sq + i) * Dqk];
-            const float* doi = &dout[(bh * Sq + i) * Dv];
-            float* dqi = &dq[(bh * Sq + i) * Dqk];
-            for (int64_t cc = 0; cc < cols; ++cc) {
-              const float p = p_tile[r * kColTile + cc];
-              const float ds = scale * ds_tile[r * kColTile + cc];
-              if (p == 0 && ds == 0) continue;
-              float* dvj = dvg + cc * Dv;
-              for (int64_t d = 0; d < Dv; ++d) dvj[d] += p * doi[d];
-              float* dkj = dkg + cc * Dqk;
-              const float* kj = kg + (j0 + cc) * Dqk;
-              for (int64_t d = 0; d < Dqk; ++d) {
-                dkj[d] += ds * qi[d];
-                dqi[d] += ds * kj[d];
-              }
-            }
-          }
-        }
-      }
-    }
-  });
+  // Zero-initialized: rows that see no key keep gradient 0.
+  std::vector<float> dq(q.size()), dk(k.size()), dv(v.size());
+  BackwardContext x{&c,
+                    &q_len,
+                    &kv_len,
+                    q.data(),
+                    k.data(),
+                    v.data(),
+                    dout.data(),
+                    static_cast<const float*>(call.operands[kBwdSoftmaxAux].opaque),
+                    delta.data(),
+                    dq.data(),
+                    dk.data(),
+                    dv.data()};
+  BackwardHeadFn head =
+      PickBuild<BackwardHeadFn>(&BackwardHeadV4, &BackwardHeadV3, &BackwardHeadDefault);
+  void* const buffers[] = {&x, &head};
+  RunUnits(call, &BackwardUnits, buffers, 2, B * G);
   // Packed layouts share a result between gradients: zero all three
   // first, then each gradient fills its own part.
   for (int i : {kBwdDq, kBwdDk, kBwdDv}) {

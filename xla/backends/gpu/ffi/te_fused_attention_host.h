@@ -5,22 +5,28 @@
 //                               tile, a running row max and row sum over
 //                               key tiles (online softmax), f32
 //                               accumulation; the full score matrix is
-//                               never materialized. Work units (batch,
-//                               head, 16-query tile) run on the host
-//                               executor's launch pool; the tile products
-//                               are register-blocked and the exp is a
-//                               vectorized polynomial (results below
-//                               2^-125 flush to 0). Writes output,
-//                               softmax_aux (the log-sum-exp stats) and
-//                               zeroes rng_state; the workspace is left
-//                               untouched. Also the kernel of attention
-//                               spelled in plain HLO (attention_rewriter.h).
-//   te_fused_attn_backward_ffi  recomputes P tile by tile from Q, K and the
-//                               stored stats (P = exp(scale*QK^T - stats)),
-//                               with D = rowsum(dO * O) from the output and
-//                               doutput operands; writes dq, dk, dv (packed
-//                               like the operands for packed layouts),
-//                               leaves dbias (empty) and the workspace.
+//                               never materialized. K and V are packed
+//                               once per call; work units (batch, head,
+//                               16-query tile) run on the host executor's
+//                               launch pool; the tile products are
+//                               register-blocked (per-ISA builds chosen at
+//                               run time) and the exp is a vectorized
+//                               polynomial (results below 2^-125 flush to
+//                               0). Writes output, softmax_aux (the
+//                               log-sum-exp stats) and zeroes rng_state;
+//                               the workspace is left untouched. Also the
+//                               kernel of attention spelled in plain HLO
+//                               (attention_rewriter.h).
+//   te_fused_attn_backward_ffi  one unit per (batch, key/value head) on the
+//                               launch pool: recomputes P tile by tile
+//                               from Q, K and the stored stats (P =
+//                               exp(scale*QK^T - stats)), with D =
+//                               rowsum(dO * O) from the output and
+//                               doutput operands, and accumulates dQ, dK,
+//                               dV with the forward's micro-kernels;
+//                               writes dq, dk, dv (packed like the
+//                               operands for packed layouts), leaves
+//                               dbias (empty) and the workspace.
 //
 // Semantics, supported attributes and operand order: te_fused_attention.h.
 // Both run as a host callback on the call's stream (device memory is host

@@ -24,31 +24,6 @@ bool IsExpandable(const HloInstruction& instr) {
          instr.control_predecessors().empty() && instr.control_successors().empty();
 }
 
-// The real (component) type of `t`: `t` itself for real types.
-PrimitiveType PartType(PrimitiveType t) { return IsComplex(t) ? ComplexComponentType(t) : t; }
-
-// A `t` scalar constant of the real `value`.
-HloInstruction* TypedScalar(OpBuilder& o, PrimitiveType t, double value, const std::string& name) {
-  return o.Convert(o.Scalar(PartType(t), value, name), t, name + "_t");
-}
-
-// real(x) of a complex array, x itself for a real one.
-HloInstruction* RealPart(OpBuilder& o, HloInstruction* x, const std::string& name) {
-  const Shape& s = x->shape();
-  if (!IsComplex(s.element_type())) return x;
-  return o.Op(HloOpcode::kReal, Shape::Array(PartType(s.element_type()), s.dimensions()), {x}, name);
-}
-
-// The complex conjugate of `x` (x itself for real arrays).
-HloInstruction* Conjugate(OpBuilder& o, HloInstruction* x, const std::string& name) {
-  const Shape& s = x->shape();
-  if (!IsComplex(s.element_type())) return x;
-  const Shape part = Shape::Array(PartType(s.element_type()), s.dimensions());
-  HloInstruction* im = o.Op(HloOpcode::kImag, part, {x}, name + "_im");
-  return o.Op(HloOpcode::kComplex, s,
-              {RealPart(o, x, name + "_re"), o.Unary(HloOpcode::kNegate, im, name + "_neg_im")}, name);
-}
-
 absl::Status CheckShapes(const HloInstruction& instr) {
   const Shape& a = instr.operand(0)->shape();
   const bool ok = a.IsArray() && a.is_static() && a.rank() >= 2 &&
@@ -81,16 +56,15 @@ HloComputation* MakeBody(HloModule* module, const std::string& base, PrimitiveTy
   // s_i = a_ij - sum_k l_ik conj(l_jk); the pivot's real part only, as the
   // evaluator (a Hermitian matrix's diagonal is real).
   HloInstruction* s = o.Binary(HloOpcode::kSubtract, column,
-                               o.BatchMatVec(l, Conjugate(o, row, "row_conj"), "l_row"), "s");
-  HloInstruction* pivot = RealPart(
-      o, o.Reshape(o.DynamicSlice(s, {zero_index, j}, {b, 1}, "pivot_slice"), {b}, "pivot"),
-      "pivot_re");
+                               o.BatchMatVec(l, o.Conjugate(row, "row_conj"), "l_row"), "s");
+  HloInstruction* pivot = o.RealPart(
+      o.Reshape(o.DynamicSlice(s, {zero_index, j}, {b, 1}, "pivot_slice"), {b}, "pivot"), "pivot_re");
   HloInstruction* diag = o.Broadcast(
       o.Convert(o.Unary(HloOpcode::kSqrt, pivot, "sqrt_pivot"), t, "sqrt_pivot_t"), {b, n}, {0},
       "diag");
   HloInstruction* i = o.Iota({b, n}, 1, "i");
   HloInstruction* jb = o.Broadcast(j, {b, n}, {}, "j_broadcast");
-  HloInstruction* zeros = o.Broadcast(TypedScalar(o, t, 0, "zero"), {b, n}, {}, "zeros");
+  HloInstruction* zeros = o.Broadcast(o.Scalar(t, 0, "zero"), {b, n}, {}, "zeros");
   HloInstruction* on_diag = o.Select(o.Compare(i, jb, "EQ", "is_diag"), diag, zeros, "diag_or_zero");
   HloInstruction* below = o.Binary(HloOpcode::kDivide, s, diag, "below");
   HloInstruction* new_column = o.Select(o.Compare(i, jb, "GT", "is_below"), below, on_diag, "column");
@@ -136,15 +110,15 @@ absl::Status Expand(HloInstruction* cholesky) {
   HloInstruction* x = o.Reshape(o.Convert(cholesky->operand(0), t, base + ".convert"), {b, n, n},
                                 base + ".batched");
   // The upper form reads the conjugate transpose (a = u^H u, u = l^H).
-  if (!lower) x = Conjugate(o, o.Transpose(x, {0, 2, 1}, base + ".transposed"), base + ".adjoint");
+  if (!lower) x = o.Conjugate(o.Transpose(x, {0, 2, 1}, base + ".transposed"), base + ".adjoint");
   HloInstruction* l0 =
-      o.Broadcast(TypedScalar(o, t, 0, base + ".zero"), {b, n, n}, {}, base + ".l_init");
+      o.Broadcast(o.Scalar(t, 0, base + ".zero"), {b, n, n}, {}, base + ".l_init");
   HloInstruction* init = o.Tuple({o.Scalar(PrimitiveType::S32, 0, base + ".j_init"), l0, x}, base + ".init");
   HloInstruction* loop = o.Op(HloOpcode::kWhile, init->shape(), {init}, base + ".loop");
   loop->SetAttr(AttrId::kCondition, MakeCondition(module, base, t, b, n));
   loop->SetAttr(AttrId::kBody, MakeBody(module, base, t, b, n));
   HloInstruction* l = o.GetTupleElement(loop, 1, base + ".l");
-  if (!lower) l = Conjugate(o, o.Transpose(l, {0, 2, 1}, base + ".u"), base + ".u_conj");
+  if (!lower) l = o.Conjugate(o.Transpose(l, {0, 2, 1}, base + ".u"), base + ".u_conj");
   HloInstruction* result =
       o.Convert(o.Reshape(l, shape.dimensions(), base + ".unbatched"), elem, base + ".result");
   return ReplaceInstruction(cholesky, result);

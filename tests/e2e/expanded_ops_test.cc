@@ -845,5 +845,27 @@ TEST(ExpandedOps, ComplexCholeskyHost) {
 
 TEST(ExpandedOps, ComplexCholeskySm90) { ExpectSm90CompilesWithCubins(ComplexCholesky(false, false)); }
 
+// A complex triangular system (upper, ADJOINT, right side) on a
+// well-conditioned triangle.
+constexpr char kComplexTriangularSolve[] = R"(
+HloModule complex_triangular_solve
+ENTRY e {
+  x = c64[2,7,7] parameter(0)
+  b = c64[2,5,7] parameter(1)
+  four = c64[] constant((4, 0.5))
+  fb = c64[2,7,7] broadcast(four), dimensions={}
+  r = s32[2,7,7] iota(), iota_dimension=1
+  c = s32[2,7,7] iota(), iota_dimension=2
+  eye = pred[2,7,7] compare(r, c), direction=EQ
+  xd = c64[2,7,7] add(x, fb)
+  a = c64[2,7,7] select(eye, xd, x)
+  ROOT s = c64[2,5,7] triangular-solve(a, b), left_side=false, lower=false, transpose_a=ADJOINT
+}
+)";
+
+TEST(ExpandedOps, ComplexTriangularSolveHost) { ExpectHostMatchesEvaluator(kComplexTriangularSolve); }
+
+TEST(ExpandedOps, ComplexTriangularSolveSm90) { ExpectSm90CompilesWithCubins(kComplexTriangularSolve); }
+
 }  // namespace
 }  // namespace xla

@@ -660,6 +660,8 @@ ENTRY e {
   acos = TYPE[33,7] acos(x)
   sin = TYPE[33,7] sine(x)
   cos = TYPE[33,7] cosine(y)
+  tanh = TYPE[33,7] tanh(x)
+  pow = TYPE[33,7] power(x, y)
   abs = PART[33,7] abs(x)
   re = PART[33,7] real(x)
   im = PART[33,7] imag(y)
@@ -668,9 +670,9 @@ ENTRY e {
   ne = pred[33,7] compare(x, y), direction=NE
   sel = TYPE[33,7] select(ne, z, x)
   ROOT t = (TYPE[33,7], TYPE[33,7], TYPE[33,7], TYPE[33,7], TYPE[33,7], TYPE[33,7], TYPE[33,7],
-            TYPE[33,7], TYPE[33,7], TYPE[33,7], TYPE[33,7], TYPE[33,7], TYPE[33,7], PART[33,7],
-            pred[33,7], TYPE[33,7]) tuple(add, sub, mul, div, neg, sign, exp, log, sqrt, rsqrt,
-            acos, sin, cos, abs, eq, sel)
+            TYPE[33,7], TYPE[33,7], TYPE[33,7], TYPE[33,7], TYPE[33,7], TYPE[33,7], TYPE[33,7],
+            TYPE[33,7], PART[33,7], pred[33,7], TYPE[33,7]) tuple(add, sub, mul, div, neg, sign,
+            exp, log, sqrt, rsqrt, acos, sin, cos, tanh, pow, abs, eq, sel)
 }
 )";
 
@@ -755,8 +757,8 @@ TEST(ExpandedOps, ComplexNearOverflowHost) {
   ExpectHostMatchesEvaluator(kComplexNearOverflow, std::move(args));
 }
 
-// Layout ops, a reduce, dots (complex x complex, complex x real) and a
-// while loop carrying a complex value.
+// Layout ops, a gather, a reduce, dots (complex x complex, complex x real)
+// and a while loop carrying a complex value.
 constexpr char kComplexStructure[] = R"(
 HloModule complex_structure
 add {
@@ -797,12 +799,14 @@ ENTRY e {
   pv = c64[] constant((0.5, -3))
   p = c64[5,12] pad(c, pv), padding=0_0x1_5
   ds = c64[2,4] dynamic-slice(p, k, k), dynamic_slice_sizes={2,4}
+  idx = s32[3,1] parameter(4)
+  g = c64[3,5,4] gather(p, idx), offset_dims={1,2}, collapsed_slice_dims={}, start_index_map={1}, index_vector_dim=1, slice_sizes={5,4}
   zi = s32[] constant(0)
   init = (s32[], c64[5,12]) tuple(zi, p)
   w = (s32[], c64[5,12]) while(init), condition=cond, body=body
   wl = c64[5,12] get-tuple-element(w), index=1
   u = c64[5,12] dynamic-update-slice(wl, ds, k, k)
-  ROOT out = (c64[3,33,9], c64[3,33,9], c64[5,12]) tuple(d, m, u)
+  ROOT out = (c64[3,33,9], c64[3,33,9], c64[5,12], c64[3,5,4]) tuple(d, m, u, g)
 }
 )";
 

@@ -279,6 +279,15 @@ HloInstruction* ComputationLowering::LowerDataMovement(HloInstruction* instr) {
       slice.push_back({0, 2, 1});
       return CloneWithAttr(instr, AttrId::kSlice, slice);
     }
+    case HloOpcode::kGather: {
+      // The pair dimension is one more window dimension, the operand's last
+      // and so the output's last offset dimension.
+      if (IsComplexArray(instr->operand(1)->shape())) return nullptr;
+      HloInstruction* out = CloneWithAttr(instr, AttrId::kSliceSizes,
+                                          Append(instr->GetIntList(AttrId::kSliceSizes), 2));
+      out->SetAttr(AttrId::kOffsetDims, Append(instr->GetIntList(AttrId::kOffsetDims), rank));
+      return out;
+    }
     case HloOpcode::kDynamicSlice:
     case HloOpcode::kDynamicUpdateSlice: {
       std::vector<HloInstruction*> operands = PairOperands(instr);
@@ -328,6 +337,8 @@ HloInstruction* ComputationLowering::LowerElementwise(HloInstruction* instr) {
     case HloOpcode::kAcos: return join(m.Acos(a));
     case HloOpcode::kSin: return join(m.Sin(a));
     case HloOpcode::kCos: return join(m.Cos(a));
+    case HloOpcode::kTanh: return join(m.Tanh(a));
+    case HloOpcode::kPower: return join(m.Power(a, b()));
     case HloOpcode::kAdd: return join(m.Add(a, b()));
     case HloOpcode::kSubtract: return join(m.Subtract(a, b()));
     case HloOpcode::kMultiply: return join(m.Multiply(a, b()));

@@ -15,12 +15,14 @@
 //     return the real forms: their parameters' shapes change in place.
 //   * Layout and data-movement ops carry the extra dimension: broadcast,
 //     reshape, transpose, slice, reverse, concatenate, dynamic-slice,
-//     dynamic-update-slice, copy, tuple, get-tuple-element, while,
-//     conditional; pad pads each part with its part of the padding value.
+//     dynamic-update-slice, gather (the pair as one more window
+//     dimension), copy, tuple, get-tuple-element, while, conditional; pad
+//     pads each part with its part of the padding value.
 //   * Constants are reinterpreted (same bytes).
 //   * Arithmetic becomes real ops on the parts (complex_math.h for the
 //     definitions): complex, real, imag, add, subtract, multiply, divide,
-//     negate, abs, sign, exp, log, sqrt, rsqrt, acos, sin, cos, compare
+//     negate, abs, sign, exp, log, sqrt, rsqrt, acos, sin, cos, tanh,
+//     power, compare
 //     EQ/NE, select, convert (complex to complex, real to complex, complex
 //     to real: the real part, as the evaluator), a reduce whose reducer
 //     is a plain add (one reduce per part), and dot (four real dots:
@@ -30,7 +32,8 @@
 //   * Anything else that touches a complex value (fft, custom calls, sort,
 //     other elementwise ops, reduces with other reducers, gather, ...)
 //     keeps its complex operands and results, bitcast from and to the real
-//     forms around it; fft's thunk then reads and writes c64/c128 buffers
+//     forms around it (scatter, sort, reduce-window, other unary ops:
+//     asin, atan, the hyperbolic inverses, expm1, log1p, ...); fft's thunk then reads and writes c64/c128 buffers
 //     as they are, and the targets refuse other complex ops by name.
 //
 // Run after the expanders that produce complex ops (cholesky,

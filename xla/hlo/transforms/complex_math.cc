@@ -289,6 +289,33 @@ ComplexParts ComplexMath::Cos(ComplexParts a) {
              "cos_im")};
 }
 
+ComplexParts ComplexMath::Tanh(ComplexParts a) {
+  HloInstruction* two_x = Bin(HloOpcode::kAdd, a.re, a.re, "two_x");
+  HloInstruction* two_y = Bin(HloOpcode::kAdd, a.im, a.im, "two_y");
+  HloInstruction* den = Bin(HloOpcode::kAdd, Un(HloOpcode::kCosh, two_x, "cosh"),
+                            Un(HloOpcode::kCos, two_y, "cos"), "den");
+  HloInstruction* re = Bin(HloOpcode::kDivide, Un(HloOpcode::kSinh, two_x, "sinh"), den, "tanh_re");
+  HloInstruction* im = Bin(HloOpcode::kDivide, Un(HloOpcode::kSin, two_y, "sin"), den, "tanh_im");
+  // Past |x| = 20 cosh overflows sooner than tanh leaves +-1.
+  HloInstruction* big = Cmp(Un(HloOpcode::kAbs, a.re, "ax"), Const(20, a.re), "GT", "big_x");
+  return {Sel(big, CopySign(Const(1, a.re), a.re), re, "tanh_re_big"),
+          Sel(big, CopySign(Const(0, a.re), a.im), im, "tanh_im_big")};
+}
+
+ComplexParts ComplexMath::Power(ComplexParts a, ComplexParts b) {
+  const ComplexParts general = Exp(Multiply(b, Log(a)));
+  HloInstruction* zero = Const(0, a.re);
+  HloInstruction* a_one = And(Cmp(a.re, Const(1, a.re), "EQ", "a_re_one"), Cmp(a.im, zero, "EQ", "a_im_zero"));
+  HloInstruction* b_zero = And(Cmp(b.re, zero, "EQ", "b_re_zero"), Cmp(b.im, zero, "EQ", "b_im_zero"));
+  HloInstruction* a_pos_inf = And(Cmp(a.re, Const(kInf, a.re), "EQ", "a_inf"), Cmp(a.im, zero, "EQ", "a_im_0"));
+  HloInstruction* b_real = Cmp(b.im, zero, "EQ", "b_real");
+  HloInstruction* to_inf = And(And(a_pos_inf, b_real), Cmp(b.re, zero, "GT", "b_pos"));
+  HloInstruction* to_zero = And(And(a_pos_inf, b_real), Cmp(b.re, zero, "LT", "b_neg"));
+  ComplexParts out = Select(to_zero, {zero, zero}, general);
+  out = Select(to_inf, a, out);
+  return Select(Or(a_one, b_zero), {Const(1, a.re), zero}, out);
+}
+
 HloInstruction* ComplexMath::Equal(ComplexParts a, ComplexParts b, bool not_equal) {
   if (not_equal) {
     return Or(Cmp(a.re, b.re, "NE", "ne_re"), Cmp(a.im, b.im, "NE", "ne_im"));

@@ -19,7 +19,9 @@
 //     result is), exact zero imaginary part for real operands; log:
 //     log|z| + i atan2(y, x); acos: Kahan's formula (2 atan2(Re sqrt(1-z),
 //     Re sqrt(1+z)), asinh(Im(conj(sqrt(1+z)) sqrt(1-z)))), which keeps the
-//     branch cuts' signed zeros; sin, cos through sinh/cosh.
+//     branch cuts' signed zeros; sin, cos through sinh/cosh; tanh as
+//     (sinh 2x + i sin 2y) / (cosh 2x + cos 2y), +-1 + i0 past |x| = 20
+//     (where tanh x rounds to +-1 in f64); pow as exp(b log a).
 // Results match the evaluator within a few units in the last place for
 // finite operands; the special values above match exactly. ComplexExpander
 // runs these in f64 for c64 operands (as the evaluator does), so the
@@ -61,6 +63,10 @@ class ComplexMath {
   ComplexParts Acos(ComplexParts a);
   ComplexParts Sin(ComplexParts a);
   ComplexParts Cos(ComplexParts a);
+  ComplexParts Tanh(ComplexParts a);
+  // a^b = exp(b log a), with the evaluator's 1^b = a^0 = 1 and
+  // inf^(r + 0i) = inf (r > 0) or 0 (r < 0).
+  ComplexParts Power(ComplexParts a, ComplexParts b);
   // |a| (a real array).
   HloInstruction* Abs(ComplexParts a);
   // a == b (both parts equal) or a != b: a pred array.

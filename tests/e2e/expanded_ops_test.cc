@@ -871,5 +871,21 @@ TEST(ExpandedOps, ComplexTriangularSolveHost) { ExpectHostMatchesEvaluator(kComp
 
 TEST(ExpandedOps, ComplexTriangularSolveSm90) { ExpectSm90CompilesWithCubins(kComplexTriangularSolve); }
 
+// Column-major complex parameter and result: relaid out as real pairs.
+constexpr char kComplexLayouts[] = R"(
+HloModule complex_layouts, entry_computation_layout={(c64[5,33]{0,1}, c128[7,3]{0,1})->(c64[5,33]{0,1}, c128[7,3]{1,0})}
+ENTRY e {
+  x = c64[5,33]{0,1} parameter(0)
+  y = c128[7,3]{0,1} parameter(1)
+  n = c64[5,33]{0,1} multiply(x, x)
+  s = c128[7,3]{1,0} sqrt(y)
+  ROOT t = (c64[5,33]{0,1}, c128[7,3]{1,0}) tuple(n, s)
+}
+)";
+
+TEST(ExpandedOps, ComplexLayoutsHost) { ExpectHostMatchesEvaluator(kComplexLayouts); }
+
+TEST(ExpandedOps, ComplexLayoutsSm90) { ExpectSm90CompilesWithCubins(kComplexLayouts); }
+
 }  // namespace
 }  // namespace xla

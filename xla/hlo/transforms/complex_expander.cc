@@ -147,6 +147,10 @@ class ComputationLowering {
   // The parts of the complex array operand `old`, in `type`.
   ComplexParts Parts(HloInstruction* old, PrimitiveType type) {
     ComplexParts& cached = parts_[old];
+    if (auto it = joined_.find(Pair(old)); cached.re == nullptr && it != joined_.end()) {
+      // The parts that made the pair: no slice of the concatenate.
+      cached = it->second;
+    }
     if (cached.re == nullptr) {
       HloInstruction* pair = Pair(old);
       const std::vector<int64_t> dims = OriginalShape(old).dimensions();
@@ -176,6 +180,7 @@ class ComputationLowering {
                                  Shape::Array(parts.re->shape().element_type(), Append(dims, 2)),
                                  {re, im}, Name(instr, "re_im"));
     pair->SetAttr(AttrId::kDimensions, std::vector<int64_t>{rank});
+    joined_[pair] = parts;
     return pair;
   }
 
@@ -239,6 +244,8 @@ class ComputationLowering {
   absl::flat_hash_map<HloInstruction*, HloInstruction*> lowered_;
   absl::flat_hash_map<HloInstruction*, HloInstruction*> views_;
   absl::flat_hash_map<HloInstruction*, ComplexParts> parts_;
+  // Pairs made by Join, with the parts they were made of.
+  absl::flat_hash_map<HloInstruction*, ComplexParts> joined_;
   absl::flat_hash_map<HloInstruction*, Shape> original_shapes_;
   std::vector<HloInstruction*> replaced_;
 };

@@ -4,11 +4,14 @@
 // (CompareOutputLeaf, as `xla_aot run --reference`), and compiles for sm_90
 // with ptxas accepting every kernel (a cubin is required). Sizes are odd so
 // that no construct passes by fitting a tile.
+#include <cmath>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
 #include "gtest/gtest.h"
 #include "xla/aot/compile.h"
 #include "xla/aot/executable.h"
@@ -635,6 +638,254 @@ std::vector<Literal> ScaledDotArgs() {
 TEST(ExpandedOps, ScaledDotHost) { ExpectHostMatchesEvaluator(kScaledDot, ScaledDotArgs()); }
 
 TEST(ExpandedOps, ScaledDotSm90) { ExpectSm90CompilesWithCubins(kScaledDot); }
+
+// ---- complex numbers (ComplexExpander; CholeskyExpander on c64/c128) ----
+
+// Every complex op the expander writes in real ops, at odd sizes.
+constexpr char kComplexElementwise[] = R"(
+HloModule complex_elementwise
+ENTRY e {
+  x = TYPE[33,7] parameter(0)
+  y = TYPE[33,7] parameter(1)
+  add = TYPE[33,7] add(x, y)
+  sub = TYPE[33,7] subtract(x, y)
+  mul = TYPE[33,7] multiply(x, y)
+  div = TYPE[33,7] divide(x, y)
+  neg = TYPE[33,7] negate(x)
+  sign = TYPE[33,7] sign(x)
+  exp = TYPE[33,7] exponential(x)
+  log = TYPE[33,7] log(x)
+  sqrt = TYPE[33,7] sqrt(x)
+  rsqrt = TYPE[33,7] rsqrt(y)
+  acos = TYPE[33,7] acos(x)
+  sin = TYPE[33,7] sine(x)
+  cos = TYPE[33,7] cosine(y)
+  tanh = TYPE[33,7] tanh(x)
+  pow = TYPE[33,7] power(x, y)
+  abs = PART[33,7] abs(x)
+  re = PART[33,7] real(x)
+  im = PART[33,7] imag(y)
+  z = TYPE[33,7] complex(im, re)
+  eq = pred[33,7] compare(x, z), direction=EQ
+  ne = pred[33,7] compare(x, y), direction=NE
+  sel = TYPE[33,7] select(ne, z, x)
+  ROOT t = (TYPE[33,7], TYPE[33,7], TYPE[33,7], TYPE[33,7], TYPE[33,7], TYPE[33,7], TYPE[33,7],
+            TYPE[33,7], TYPE[33,7], TYPE[33,7], TYPE[33,7], TYPE[33,7], TYPE[33,7], TYPE[33,7],
+            TYPE[33,7], PART[33,7], pred[33,7], TYPE[33,7]) tuple(add, sub, mul, div, neg, sign,
+            exp, log, sqrt, rsqrt, acos, sin, cos, tanh, pow, abs, eq, sel)
+}
+)";
+
+std::string ComplexText(const char* text, bool c128) {
+  return absl::StrReplaceAll(text, {{"TYPE", c128 ? "c128" : "c64"}, {"PART", c128 ? "f64" : "f32"}});
+}
+
+TEST(ExpandedOps, ComplexElementwiseHost) {
+  ExpectHostMatchesEvaluator(ComplexText(kComplexElementwise, false));
+  ExpectHostMatchesEvaluator(ComplexText(kComplexElementwise, true));
+}
+
+TEST(ExpandedOps, ComplexElementwiseSm90) {
+  ExpectSm90CompilesWithCubins(ComplexText(kComplexElementwise, false));
+  ExpectSm90CompilesWithCubins(ComplexText(kComplexElementwise, true));
+}
+
+// C99 Annex G's special values (and huge and tiny parts): x takes each of
+// 81 values 81 times in a row, y cycles through them, so the binary ops
+// see every pair.
+constexpr char kComplexSpecial[] = R"(
+HloModule complex_special
+ENTRY e {
+  x = c64[6561] parameter(0)
+  y = c64[6561] parameter(1)
+  div = c64[6561] divide(x, y)
+  mul = c64[6561] multiply(x, y)
+  sqrt = c64[6561] sqrt(y)
+  exp = c64[6561] exponential(y)
+  log = c64[6561] log(y)
+  acos = c64[6561] acos(y)
+  sign = c64[6561] sign(y)
+  abs = f32[6561] abs(y)
+  ROOT t = (c64[6561], c64[6561], c64[6561], c64[6561], c64[6561], c64[6561], c64[6561],
+            f32[6561]) tuple(div, mul, sqrt, exp, log, acos, sign, abs)
+}
+)";
+
+std::vector<Literal> ComplexSpecialArgs() {
+  const double inf = std::numeric_limits<double>::infinity();
+  const double parts[] = {0.0, -0.0, 1.5, -2.0, 3e38, -1e-30, inf, -inf, std::nan("")};
+  std::vector<Literal> args;
+  for (int64_t every : {81, 1}) {
+    Literal l(Shape::Array(PrimitiveType::C64, {6561}));
+    for (int64_t i = 0; i < 6561; ++i) {
+      const int64_t v = (i / every) % 81;
+      l.SetComplex(i, {parts[v / 9], parts[v % 9]});
+    }
+    args.push_back(std::move(l));
+  }
+  return args;
+}
+
+TEST(ExpandedOps, ComplexSpecialValuesHost) {
+  ExpectHostMatchesEvaluator(kComplexSpecial, ComplexSpecialArgs());
+}
+
+// Parts near f32's largest value: neither the quotient nor |x| overflows
+// before the exact result does.
+constexpr char kComplexNearOverflow[] = R"(
+HloModule complex_near_overflow
+ENTRY e {
+  x = c64[257] parameter(0)
+  y = c64[257] parameter(1)
+  q = c64[257] divide(x, y)
+  m = c64[257] multiply(x, y)
+  a = f32[257] abs(x)
+  ROOT t = (c64[257], c64[257], f32[257]) tuple(q, m, a)
+}
+)";
+
+TEST(ExpandedOps, ComplexNearOverflowHost) {
+  std::vector<Literal> args;
+  for (int k = 0; k < 2; ++k) {
+    Literal l(Shape::Array(PrimitiveType::C64, {257}));
+    for (int64_t i = 0; i < 257; ++i) {
+      const double s = (k == 0 ? 3.0e38 : 1.0e-20) * (0.25 + 0.75 * ((i * 7) % 17) / 16.0);
+      l.SetComplex(i, {(i % 3 == 0 ? -1 : 1) * s, (i % 2 == 0 ? 1 : -0.6) * s});
+    }
+    args.push_back(std::move(l));
+  }
+  ExpectHostMatchesEvaluator(kComplexNearOverflow, std::move(args));
+}
+
+// Layout ops, a gather, a reduce, dots (complex x complex, complex x real)
+// and a while loop carrying a complex value.
+constexpr char kComplexStructure[] = R"(
+HloModule complex_structure
+add {
+  a = c64[] parameter(0)
+  b = c64[] parameter(1)
+  ROOT s = c64[] add(a, b)
+}
+body {
+  s = (s32[], c64[5,12]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  z = c64[5,12] get-tuple-element(s), index=1
+  h = c64[] constant((0.5, 0.25))
+  hb = c64[5,12] broadcast(h), dimensions={}
+  n = c64[5,12] multiply(z, hb)
+  one = s32[] constant(1)
+  j = s32[] add(i, one)
+  ROOT r = (s32[], c64[5,12]) tuple(j, n)
+}
+cond {
+  s = (s32[], c64[5,12]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  three = s32[] constant(3)
+  ROOT lt = pred[] compare(i, three), direction=LT
+}
+ENTRY e {
+  x = c64[3,33,17] parameter(0)
+  y = c64[3,17,9] parameter(1)
+  f = f32[3,17,9] parameter(2)
+  k = s32[] parameter(3)
+  zero = c64[] constant((0, 0))
+  r = c64[3,17] reduce(x, zero), dimensions={1}, to_apply=add
+  d = c64[3,33,9] dot(x, y), lhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_batch_dims={0}, rhs_contracting_dims={1}
+  m = c64[3,33,9] dot(x, f), lhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_batch_dims={0}, rhs_contracting_dims={1}
+  t = c64[17,3] transpose(r), dimensions={1,0}
+  s = c64[5,3] slice(t), slice={[1:16:3], [0:3]}
+  rv = c64[5,3] reverse(s), dimensions={0}
+  c = c64[5,6] concatenate(s, rv), dimensions={1}
+  pv = c64[] constant((0.5, -3))
+  p = c64[5,12] pad(c, pv), padding=0_0x1_5
+  ds = c64[2,4] dynamic-slice(p, k, k), dynamic_slice_sizes={2,4}
+  idx = s32[3,1] parameter(4)
+  g = c64[3,5,4] gather(p, idx), offset_dims={1,2}, collapsed_slice_dims={}, start_index_map={1}, index_vector_dim=1, slice_sizes={5,4}
+  zi = s32[] constant(0)
+  init = (s32[], c64[5,12]) tuple(zi, p)
+  w = (s32[], c64[5,12]) while(init), condition=cond, body=body
+  wl = c64[5,12] get-tuple-element(w), index=1
+  u = c64[5,12] dynamic-update-slice(wl, ds, k, k)
+  ROOT out = (c64[3,33,9], c64[3,33,9], c64[5,12], c64[3,5,4]) tuple(d, m, u, g)
+}
+)";
+
+TEST(ExpandedOps, ComplexStructureHost) { ExpectHostMatchesEvaluator(kComplexStructure); }
+
+TEST(ExpandedOps, ComplexStructureSm90) { ExpectSm90CompilesWithCubins(kComplexStructure); }
+
+// cholesky of a Hermitian positive-definite batch x x^H + (n + 2) I.
+constexpr char kComplexCholesky[] = R"(
+HloModule complex_cholesky
+ENTRY e {
+  x = TYPE[3,7,7] parameter(0)
+  xr = PART[3,7,7] real(x)
+  xi = PART[3,7,7] imag(x)
+  nxi = PART[3,7,7] negate(xi)
+  xc = TYPE[3,7,7] complex(xr, nxi)
+  h = TYPE[3,7,7] dot(x, xc), lhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_batch_dims={0}, rhs_contracting_dims={2}
+  r = s32[7,7] iota(), iota_dimension=0
+  c = s32[7,7] iota(), iota_dimension=1
+  eye = pred[7,7] compare(r, c), direction=EQ
+  nine = TYPE[] constant((9, 0))
+  zero = TYPE[] constant((0, 0))
+  nb = TYPE[7,7] broadcast(nine), dimensions={}
+  zb = TYPE[7,7] broadcast(zero), dimensions={}
+  diag = TYPE[7,7] select(eye, nb, zb)
+  db = TYPE[3,7,7] broadcast(diag), dimensions={1,2}
+  a = TYPE[3,7,7] add(h, db)
+  ROOT l = TYPE[3,7,7] cholesky(a), lower=LOWER
+}
+)";
+
+std::string ComplexCholesky(bool c128, bool lower) {
+  return absl::StrReplaceAll(ComplexText(kComplexCholesky, c128), {{"LOWER", lower ? "true" : "false"}});
+}
+
+TEST(ExpandedOps, ComplexCholeskyHost) {
+  ExpectHostMatchesEvaluator(ComplexCholesky(false, true));
+  ExpectHostMatchesEvaluator(ComplexCholesky(true, false));
+}
+
+TEST(ExpandedOps, ComplexCholeskySm90) { ExpectSm90CompilesWithCubins(ComplexCholesky(false, false)); }
+
+// A complex triangular system (upper, ADJOINT, right side) on a
+// well-conditioned triangle.
+constexpr char kComplexTriangularSolve[] = R"(
+HloModule complex_triangular_solve
+ENTRY e {
+  x = c64[2,7,7] parameter(0)
+  b = c64[2,5,7] parameter(1)
+  four = c64[] constant((4, 0.5))
+  fb = c64[2,7,7] broadcast(four), dimensions={}
+  r = s32[2,7,7] iota(), iota_dimension=1
+  c = s32[2,7,7] iota(), iota_dimension=2
+  eye = pred[2,7,7] compare(r, c), direction=EQ
+  xd = c64[2,7,7] add(x, fb)
+  a = c64[2,7,7] select(eye, xd, x)
+  ROOT s = c64[2,5,7] triangular-solve(a, b), left_side=false, lower=false, transpose_a=ADJOINT
+}
+)";
+
+TEST(ExpandedOps, ComplexTriangularSolveHost) { ExpectHostMatchesEvaluator(kComplexTriangularSolve); }
+
+TEST(ExpandedOps, ComplexTriangularSolveSm90) { ExpectSm90CompilesWithCubins(kComplexTriangularSolve); }
+
+// Column-major complex parameter and result: relaid out as real pairs.
+constexpr char kComplexLayouts[] = R"(
+HloModule complex_layouts, entry_computation_layout={(c64[5,33]{0,1}, c128[7,3]{0,1})->(c64[5,33]{0,1}, c128[7,3]{1,0})}
+ENTRY e {
+  x = c64[5,33]{0,1} parameter(0)
+  y = c128[7,3]{0,1} parameter(1)
+  n = c64[5,33]{0,1} multiply(x, x)
+  s = c128[7,3]{1,0} sqrt(y)
+  ROOT t = (c64[5,33]{0,1}, c128[7,3]{1,0}) tuple(n, s)
+}
+)";
+
+TEST(ExpandedOps, ComplexLayoutsHost) { ExpectHostMatchesEvaluator(kComplexLayouts); }
+
+TEST(ExpandedOps, ComplexLayoutsSm90) { ExpectSm90CompilesWithCubins(kComplexLayouts); }
 
 }  // namespace
 }  // namespace xla

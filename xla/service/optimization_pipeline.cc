@@ -12,6 +12,7 @@
 #include "xla/hlo/transforms/builder_math_call_expander.h"
 #include "xla/hlo/transforms/call_inliner.h"
 #include "xla/hlo/transforms/cholesky_expander.h"
+#include "xla/hlo/transforms/complex_expander.h"
 #include "xla/hlo/transforms/constant_folding.h"
 #include "xla/hlo/transforms/cumulative_scan_rewriter.h"
 #include "xla/hlo/transforms/device_placement_annotation_remover.h"
@@ -138,6 +139,9 @@ absl::StatusOr<OptimizeResult> OptimizeModule(HloModule* module, const OptimizeO
   inline_pipeline.AddPass<AsyncCopyConverter>();
   inline_pipeline.AddPass<RngBitGeneratorExpander>(/*leave_unsupported=*/true);
   inline_pipeline.AddPass<BatchNormExpander>();
+  // Last of the expanders: complex values (including the complex ops the
+  // cholesky and acos expanders made) become real (re, im) arrays.
+  inline_pipeline.AddPass<ComplexExpander>();
   inline_pipeline.AddPass<HloDCE>();
   if (absl::StatusOr<bool> s = driver.Run(inline_pipeline); !s.ok()) return s.status();
   if (absl::Status s = driver.Simplify("simplify"); !s.ok()) return s;

@@ -18,12 +18,18 @@ bool IsExpandableAcos(const HloInstruction& instr) {
     return false;
   }
   const Shape& x = instr.operand(0)->shape();
-  return x.IsArray() && IsFloat(x.element_type()) &&
+  return x.IsArray() && (IsFloat(x.element_type()) || IsComplex(x.element_type())) &&
          ShapesCompatible(x, instr.shape(), /*ignore_dynamic=*/true);
 }
 
 absl::Status ExpandAcos(HloInstruction* call) {
   const PrimitiveType elem = call->shape().element_type();
+  if (IsComplex(elem)) {
+    // The acos opcode, which ComplexExpander writes in real ops.
+    OpBuilder o(call->parent());
+    return ReplaceInstruction(
+        call, o.Op(HloOpcode::kAcos, call->shape(), {call->operand(0)}, call->name() + ".acos"));
+  }
   const PrimitiveType t = elem == PrimitiveType::F64 ? elem : PrimitiveType::F32;
   const std::string base = call->name();
   OpBuilder o(call->parent());

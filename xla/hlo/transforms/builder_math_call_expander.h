@@ -8,9 +8,10 @@
 // This is acos's principal value: 0 at 1, pi at -1 (atan2(0, -1)), and NaN
 // outside [-1, 1] (the square root of a negative number), as the evaluator's
 // std::acos gives. (1 - x)(1 + x) loses less precision near |x| = 1 than
-// 1 - x * x. f16, bf16 and narrower floats are computed in f32. Complex
-// operands, and other xla_builder targets, are left alone (the targets then
-// refuse them by name).
+// 1 - x * x. f16, bf16 and narrower floats are computed in f32. A complex
+// operand becomes the `acos` opcode (principal value, as std::acos), which
+// ComplexExpander writes in real ops. Other xla_builder targets are left
+// alone (the targets then refuse them by name).
 //
 // Not thread-safe (mutates the module).
 #ifndef XLA_HLO_TRANSFORMS_BUILDER_MATH_CALL_EXPANDER_H_

@@ -12,15 +12,16 @@
 namespace xla {
 namespace {
 
-// f64 is computed in f64; every narrower float type in f32.
+// f64, c64 and c128 are computed in their own type; every narrower float
+// type in f32.
 PrimitiveType ComputeType(PrimitiveType t) {
-  return t == PrimitiveType::F64 ? t : PrimitiveType::F32;
+  return t == PrimitiveType::F64 || IsComplex(t) ? t : PrimitiveType::F32;
 }
 
 bool IsExpandable(const HloInstruction& instr) {
   const Shape& s = instr.operand(0)->shape();
-  return s.IsArray() && IsFloat(s.element_type()) && instr.control_predecessors().empty() &&
-         instr.control_successors().empty();
+  return s.IsArray() && (IsFloat(s.element_type()) || IsComplex(s.element_type())) &&
+         instr.control_predecessors().empty() && instr.control_successors().empty();
 }
 
 absl::Status CheckShapes(const HloInstruction& instr) {
@@ -52,9 +53,15 @@ HloComputation* MakeBody(HloModule* module, const std::string& base, PrimitiveTy
                                   {b, n}, "row");
   HloInstruction* column = o.Reshape(
       o.DynamicSlice(x, {zero_index, zero_index, j}, {b, n, 1}, "a_column_slice"), {b, n}, "a_column");
-  HloInstruction* s = o.Binary(HloOpcode::kSubtract, column, o.BatchMatVec(l, row, "l_row"), "s");
-  HloInstruction* pivot = o.Reshape(o.DynamicSlice(s, {zero_index, j}, {b, 1}, "pivot_slice"), {b}, "pivot");
-  HloInstruction* diag = o.Broadcast(o.Unary(HloOpcode::kSqrt, pivot, "sqrt_pivot"), {b, n}, {0}, "diag");
+  // s_i = a_ij - sum_k l_ik conj(l_jk); the pivot's real part only, as the
+  // evaluator (a Hermitian matrix's diagonal is real).
+  HloInstruction* s = o.Binary(HloOpcode::kSubtract, column,
+                               o.BatchMatVec(l, o.Conjugate(row, "row_conj"), "l_row"), "s");
+  HloInstruction* pivot = o.RealPart(
+      o.Reshape(o.DynamicSlice(s, {zero_index, j}, {b, 1}, "pivot_slice"), {b}, "pivot"), "pivot_re");
+  HloInstruction* diag = o.Broadcast(
+      o.Convert(o.Unary(HloOpcode::kSqrt, pivot, "sqrt_pivot"), t, "sqrt_pivot_t"), {b, n}, {0},
+      "diag");
   HloInstruction* i = o.Iota({b, n}, 1, "i");
   HloInstruction* jb = o.Broadcast(j, {b, n}, {}, "j_broadcast");
   HloInstruction* zeros = o.Broadcast(o.Scalar(t, 0, "zero"), {b, n}, {}, "zeros");
@@ -102,14 +109,16 @@ absl::Status Expand(HloInstruction* cholesky) {
   OpBuilder o(cholesky->parent());
   HloInstruction* x = o.Reshape(o.Convert(cholesky->operand(0), t, base + ".convert"), {b, n, n},
                                 base + ".batched");
-  if (!lower) x = o.Transpose(x, {0, 2, 1}, base + ".transposed");
-  HloInstruction* l0 = o.Broadcast(o.Scalar(t, 0, base + ".zero"), {b, n, n}, {}, base + ".l_init");
+  // The upper form reads the conjugate transpose (a = u^H u, u = l^H).
+  if (!lower) x = o.Conjugate(o.Transpose(x, {0, 2, 1}, base + ".transposed"), base + ".adjoint");
+  HloInstruction* l0 =
+      o.Broadcast(o.Scalar(t, 0, base + ".zero"), {b, n, n}, {}, base + ".l_init");
   HloInstruction* init = o.Tuple({o.Scalar(PrimitiveType::S32, 0, base + ".j_init"), l0, x}, base + ".init");
   HloInstruction* loop = o.Op(HloOpcode::kWhile, init->shape(), {init}, base + ".loop");
   loop->SetAttr(AttrId::kCondition, MakeCondition(module, base, t, b, n));
   loop->SetAttr(AttrId::kBody, MakeBody(module, base, t, b, n));
   HloInstruction* l = o.GetTupleElement(loop, 1, base + ".l");
-  if (!lower) l = o.Transpose(l, {0, 2, 1}, base + ".u");
+  if (!lower) l = o.Conjugate(o.Transpose(l, {0, 2, 1}, base + ".u"), base + ".u_conj");
   HloInstruction* result =
       o.Convert(o.Reshape(l, shape.dimensions(), base + ".unbatched"), elem, base + ".result");
   return ReplaceInstruction(cholesky, result);

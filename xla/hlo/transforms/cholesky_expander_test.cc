@@ -1,8 +1,10 @@
 #include "xla/hlo/transforms/cholesky_expander.h"
 
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
 #include "gtest/gtest.h"
 #include "xla/hlo/evaluator/hlo_evaluator.h"
@@ -122,16 +124,44 @@ ENTRY e {
   EXPECT_EQ(CountOpcode(*r.module, HloOpcode::kWhile), 0) << r.text;
 }
 
-TEST(CholeskyExpander, LeavesComplexAlone) {
-  CholeskyExpander pass;
-  pass_test::PassResult r = pass_test::RunPassOnly(pass, R"(
+// A complex Hermitian positive-definite batch factors into complex ops
+// (conjugates as complex(real, -imag)), lower and upper, c64 and c128.
+TEST(CholeskyExpander, ExpandsComplex) {
+  for (const char* lower : {"true", "false"}) {
+    for (const auto& [type, part] : {std::pair{"c64", "f32"}, std::pair{"c128", "f64"}}) {
+      SCOPED_TRACE(absl::StrCat(type, " lower=", lower));
+      const std::string text = absl::StrReplaceAll(R"(
 HloModule m
 ENTRY e {
-  a = c64[4,4] parameter(0)
-  ROOT l = c64[4,4] cholesky(a), lower=true
-})");
-  ASSERT_NE(r.module, nullptr);
-  EXPECT_FALSE(r.changed);
+  x = TYPE[2,5,5] parameter(0)
+  xr = PART[2,5,5] real(x)
+  xi = PART[2,5,5] imag(x)
+  nxi = PART[2,5,5] negate(xi)
+  xc = TYPE[2,5,5] complex(xr, nxi)
+  h = TYPE[2,5,5] dot(x, xc), lhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_batch_dims={0}, rhs_contracting_dims={2}
+  r = s32[5,5] iota(), iota_dimension=0
+  c = s32[5,5] iota(), iota_dimension=1
+  eye = pred[5,5] compare(r, c), direction=EQ
+  seven = TYPE[] constant((7, 0))
+  zero = TYPE[] constant((0, 0))
+  sb = TYPE[5,5] broadcast(seven), dimensions={}
+  zb = TYPE[5,5] broadcast(zero), dimensions={}
+  diag = TYPE[5,5] select(eye, sb, zb)
+  db = TYPE[2,5,5] broadcast(diag), dimensions={1,2}
+  a = TYPE[2,5,5] add(h, db)
+  ROOT l = TYPE[2,5,5] cholesky(a), lower=LOWER
+})",
+                                                   {{"TYPE", type}, {"PART", part}, {"LOWER", lower}});
+      CholeskyExpander pass;
+      pass_test::CheckOptions options;
+      options.output_scale_tolerance = true;
+      pass_test::PassResult r = pass_test::RunPassAndCheck(pass, text, options);
+      ASSERT_NE(r.module, nullptr);
+      EXPECT_TRUE(r.changed);
+      EXPECT_EQ(CountOpcode(*r.module, HloOpcode::kCholesky), 0) << r.text;
+      EXPECT_GE(CountOpcode(*r.module, HloOpcode::kImag), 1) << r.text;
+    }
+  }
 }
 
 }  // namespace

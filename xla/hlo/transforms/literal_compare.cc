@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <complex>
 #include <string>
 
 #include "absl/strings/str_cat.h"
@@ -79,30 +80,56 @@ absl::Status CompareLiterals(const Literal& expected, const Literal& actual, dou
   return CompareAt(expected, actual, tolerance_scale, &path);
 }
 
+namespace {
+
+// Element `k` as a complex number (a float's imaginary part is 0).
+std::complex<double> OutputElement(const Literal& l, int64_t k) {
+  if (IsComplex(l.shape().element_type())) return l.GetComplex(k);
+  return {l.GetDouble(k), 0.0};
+}
+
+// One part of an output element: NaN where NaN is expected, the same
+// infinity, or finite values within `bound`.
+bool OutputPartMatches(double w, double g, double bound) {
+  if (std::isnan(w) || std::isnan(g)) return std::isnan(w) && std::isnan(g);
+  return w == g || std::abs(g - w) <= bound;
+}
+
+bool OutputElementMatches(std::complex<double> w, std::complex<double> g, double bound) {
+  const bool finite = std::isfinite(w.real()) && std::isfinite(w.imag()) &&
+                      std::isfinite(g.real()) && std::isfinite(g.imag());
+  if (finite) return std::abs(g - w) <= bound;
+  return OutputPartMatches(w.real(), g.real(), bound) && OutputPartMatches(w.imag(), g.imag(), bound);
+}
+
+}  // namespace
+
 absl::Status CompareOutputLeaf(const Literal& want, const Literal& got, double tolerance_scale) {
   const PrimitiveType type = want.shape().element_type();
-  if (!want.shape().IsArray() || !IsFloat(type) || !got.shape().IsArray() ||
+  if (!want.shape().IsArray() || !(IsFloat(type) || IsComplex(type)) || !got.shape().IsArray() ||
       got.element_count() != want.element_count() || got.shape().element_type() != type) {
     return CompareLiterals(want, got, tolerance_scale);
   }
   const double tol = DefaultRelativeTolerance(type) * tolerance_scale;
   double max_want = 0;
   for (int64_t k = 0; k < want.element_count(); ++k) {
-    if (std::isfinite(want.GetDouble(k))) max_want = std::max(max_want, std::abs(want.GetDouble(k)));
+    const double m = std::abs(OutputElement(want, k));
+    if (std::isfinite(m)) max_want = std::max(max_want, m);
   }
   int64_t bad = 0, first = -1;
   for (int64_t k = 0; k < want.element_count(); ++k) {
-    const double w = want.GetDouble(k), g = got.GetDouble(k);
-    const bool ok = (std::isnan(w) && std::isnan(g)) || w == g ||
-                    std::abs(g - w) <= tol * (std::abs(w) + max_want);
-    if (ok) continue;
+    const std::complex<double> w = OutputElement(want, k);
+    if (OutputElementMatches(w, OutputElement(got, k), tol * (std::abs(w) + max_want))) continue;
     if (first < 0) first = k;
     ++bad;
   }
   if (bad == 0) return absl::OkStatus();
-  return absl::InvalidArgumentError(absl::StrFormat(
-      "%d of %d elements differ; first at index %d: expected %.9g but got %.9g", bad,
-      want.element_count(), first, want.GetDouble(first), got.GetDouble(first)));
+  auto text = [&](const Literal& l) {
+    return IsComplex(type) ? l.ElementToString(first) : absl::StrFormat("%.9g", l.GetDouble(first));
+  };
+  return absl::InvalidArgumentError(
+      absl::StrFormat("%d of %d elements differ; first at index %d: expected %s but got %s", bad,
+                      want.element_count(), first, text(want), text(got)));
 }
 
 }  // namespace xla

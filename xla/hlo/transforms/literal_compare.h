@@ -26,11 +26,13 @@ absl::Status CompareLiterals(const Literal& expected, const Literal& actual,
                              double tolerance_scale = 1.0);
 
 // The check for a compiled program's output against a reference (`xla_aot
-// run --reference`, the golden suite): for an array of floats, every element
-// within tol * (|want| + max|want|), where tol is DefaultRelativeTolerance
+// run --reference`, the golden suite): for an array of floats or complex
+// numbers, every element within tol * (|want| + max|want|) (|.| the modulus
+// for complex numbers), where tol is DefaultRelativeTolerance
 // scaled by `tolerance_scale` and max|want| the largest finite |want| (so
 // errors relative to the output's scale pass; a kernel may round
-// differently from the evaluator), NaN where NaN is expected. Anything else
+// differently from the evaluator), NaN where NaN is expected (per part),
+// the same infinity where one is expected. Anything else
 // (integers, pred, tuples, mismatched counts or types) goes to
 // CompareLiterals. InvalidArgumentError "N of M elements differ; first at
 // index I: expected X but got Y" otherwise.

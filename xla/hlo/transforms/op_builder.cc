@@ -99,6 +99,22 @@ HloInstruction* OpBuilder::DynamicUpdateSlice(HloInstruction* a, HloInstruction*
   return Op(HloOpcode::kDynamicUpdateSlice, a->shape(), std::move(operands), name);
 }
 
+HloInstruction* OpBuilder::RealPart(HloInstruction* a, const std::string& name) {
+  const Shape& s = a->shape();
+  if (!IsComplex(s.element_type())) return a;
+  return Op(HloOpcode::kReal, Shape::Array(ComplexComponentType(s.element_type()), s.dimensions()),
+            {a}, name);
+}
+
+HloInstruction* OpBuilder::Conjugate(HloInstruction* a, const std::string& name) {
+  const Shape& s = a->shape();
+  if (!IsComplex(s.element_type())) return a;
+  const Shape part = Shape::Array(ComplexComponentType(s.element_type()), s.dimensions());
+  HloInstruction* im = Op(HloOpcode::kImag, part, {a}, name + "_im");
+  return Op(HloOpcode::kComplex, s,
+            {RealPart(a, name + "_re"), Unary(HloOpcode::kNegate, im, name + "_neg_im")}, name);
+}
+
 HloInstruction* OpBuilder::BatchMatVec(HloInstruction* m, HloInstruction* v,
                                        const std::string& name) {
   const Shape& ms = m->shape();

@@ -37,7 +37,8 @@ class OpBuilder {
                      const std::string& name);
   // Parameter `number` of the computation.
   HloInstruction* Parameter(int64_t number, Shape shape, const std::string& name);
-  // A scalar constant of `type` (value rounded to the type).
+  // A scalar constant of `type` (value rounded to the type; the real part
+  // for a complex type).
   HloInstruction* Scalar(PrimitiveType type, double value, const std::string& name);
   // Elementwise op whose result has `a`'s shape (add, multiply, sqrt, ...).
   HloInstruction* Unary(HloOpcode opcode, HloInstruction* a, const std::string& name);
@@ -49,6 +50,12 @@ class OpBuilder {
   // select(pred, on_true, on_false): `on_true`'s shape.
   HloInstruction* Select(HloInstruction* pred, HloInstruction* on_true, HloInstruction* on_false,
                          const std::string& name);
+  // real(a) for a complex array `a` (its component type); `a` itself for
+  // a real one.
+  HloInstruction* RealPart(HloInstruction* a, const std::string& name);
+  // The complex conjugate of `a`, complex(real(a), -imag(a)); `a` itself
+  // for a real array.
+  HloInstruction* Conjugate(HloInstruction* a, const std::string& name);
   // convert to `type` (returns `a` when it has that type already).
   HloInstruction* Convert(HloInstruction* a, PrimitiveType type, const std::string& name);
   HloInstruction* Reshape(HloInstruction* a, std::vector<int64_t> dims, const std::string& name);

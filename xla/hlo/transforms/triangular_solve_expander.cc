@@ -12,15 +12,16 @@
 namespace xla {
 namespace {
 
-// f64 is computed in f64; every narrower float type in f32.
+// f64, c64 and c128 are computed in their own type; every narrower float
+// type in f32.
 PrimitiveType ComputeType(PrimitiveType t) {
-  return t == PrimitiveType::F64 ? t : PrimitiveType::F32;
+  return t == PrimitiveType::F64 || IsComplex(t) ? t : PrimitiveType::F32;
 }
 
 bool IsExpandable(const HloInstruction& instr) {
   const Shape& a = instr.operand(0)->shape();
-  return a.IsArray() && IsFloat(a.element_type()) && instr.control_predecessors().empty() &&
-         instr.control_successors().empty();
+  return a.IsArray() && (IsFloat(a.element_type()) || IsComplex(a.element_type())) &&
+         instr.control_predecessors().empty() && instr.control_successors().empty();
 }
 
 struct Spec {
@@ -28,6 +29,7 @@ struct Spec {
   bool lower = false;
   bool unit = false;
   bool transpose = false;
+  bool conjugate = false;  // ADJOINT (of a complex matrix)
   int64_t batch = 1;  // product of the batch dimensions
   int64_t m = 0;      // a's minor dimension
 };
@@ -45,6 +47,7 @@ absl::StatusOr<Spec> GetSpec(const HloInstruction& instr) {
   const std::string& t = instr.GetString(AttrId::kTransposeA);
   if (t == "TRANSPOSE" || t == "ADJOINT") {
     spec.transpose = true;
+    spec.conjugate = t == "ADJOINT";
   } else if (!t.empty() && t != "NO_TRANSPOSE") {
     return error(absl::StrCat("transpose_a=", t, " is not NO_TRANSPOSE, TRANSPOSE or ADJOINT"));
   }
@@ -144,6 +147,7 @@ absl::Status Expand(HloInstruction* solve) {
     HloInstruction* ones = o.Broadcast(o.Scalar(type, 1, base + ".one"), {batch, m, m}, {}, base + ".ones");
     t = o.Select(o.Compare(col, row, "EQ", base + ".on_diagonal"), ones, t, base + ".unit_triangle");
   }
+  if (spec.conjugate) t = o.Conjugate(t, base + ".t_conjugate");
   bool lower = spec.lower;
   // op(t), then the transpose of the right-side case: two transposes cancel.
   if (spec.transpose != !spec.left) {

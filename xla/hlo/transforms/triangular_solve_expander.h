@@ -1,13 +1,14 @@
 // TriangularSolveExpander: rewrites `triangular-solve(a, b)` on real
-// floating-point matrices into a while loop of ops every target runs
+// floating-point and complex matrices into a while loop of ops every target runs
 // (dynamic slices, a batched vector-matrix dot, elementwise ops), one loop
 // iteration per row of the solution.
 //
 // triangular-solve solves op(t) x = b (left_side=true) or x op(t) = b
 // (left_side=false) for x, where t is the triangle of a that `lower` names
 // (the other triangle is never read), with ones on its diagonal when
-// unit_diagonal=true, and op is the identity (NO_TRANSPOSE) or the
-// transpose (TRANSPOSE; ADJOINT is the same for real numbers). a is
+// unit_diagonal=true, and op is the identity (NO_TRANSPOSE), the
+// transpose (TRANSPOSE) or the conjugate transpose (ADJOINT; the transpose
+// for real numbers). a is
 // [..., m, m] and b [..., m, n] (left) or [..., n, m] (right); x has b's
 // shape.
 //
@@ -26,7 +27,8 @@
 //
 // This is the substitution the evaluator runs, up to the order in which
 // each row's sum is added. f16, bf16 and narrower floats are computed in
-// f32 and rounded once. Complex operands and instructions with control
+// f32 and rounded once. Complex operands (c64, c128) expand into complex
+// ops, which ComplexExpander then makes real. Instructions with control
 // edges are left alone (the targets then refuse them by name).
 //
 // Not thread-safe (mutates the module).

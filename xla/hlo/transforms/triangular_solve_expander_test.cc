@@ -116,17 +116,39 @@ ENTRY e {
   EXPECT_EQ(CountOpcode(*r.module, HloOpcode::kWhile), 0) << r.text;
 }
 
-TEST(TriangularSolveExpander, LeavesComplexAlone) {
-  TriangularSolveExpander pass;
-  pass_test::PassResult r = pass_test::RunPassOnly(pass, R"(
+// Complex systems, every transpose_a (ADJOINT conjugates) and side: a
+// well-conditioned triangle (diagonal 4 + noise) keeps the solution's
+// scale moderate.
+TEST(TriangularSolveExpander, ExpandsComplex) {
+  for (const char* type : {"c64", "c128"}) {
+    for (const char* transpose : {"NO_TRANSPOSE", "TRANSPOSE", "ADJOINT"}) {
+      for (const char* left : {"true", "false"}) {
+        SCOPED_TRACE(absl::StrCat(type, " ", transpose, " left=", left));
+        const std::string b_dims = std::string(left) == "true" ? "[2,5,3]" : "[2,3,5]";
+        const std::string text = absl::StrCat(R"(
 HloModule m
 ENTRY e {
-  a = c64[3,3] parameter(0)
-  b = c64[3,2] parameter(1)
-  ROOT x = c64[3,2] triangular-solve(a, b), left_side=true, lower=true, transpose_a=ADJOINT
-})");
-  ASSERT_NE(r.module, nullptr);
-  EXPECT_FALSE(r.changed);
+  x = )", type, R"([2,5,5] parameter(0)
+  b = )", type, b_dims, R"( parameter(1)
+  four = )", type, R"([] constant((4, 0.5))
+  fb = )", type, R"([2,5,5] broadcast(four), dimensions={}
+  r = s32[2,5,5] iota(), iota_dimension=1
+  c = s32[2,5,5] iota(), iota_dimension=2
+  eye = pred[2,5,5] compare(r, c), direction=EQ
+  xd = )", type, R"([2,5,5] add(x, fb)
+  a = )", type, R"([2,5,5] select(eye, xd, x)
+  ROOT s = )", type, b_dims, R"( triangular-solve(a, b), left_side=)", left,
+                                              R"(, lower=false, transpose_a=)", transpose, "\n}\n");
+        TriangularSolveExpander pass;
+        pass_test::CheckOptions options;
+        options.output_scale_tolerance = true;
+        pass_test::PassResult r = pass_test::RunPassAndCheck(pass, text, options);
+        ASSERT_NE(r.module, nullptr);
+        EXPECT_TRUE(r.changed);
+        EXPECT_EQ(CountOpcode(*r.module, HloOpcode::kTriangularSolve), 0) << r.text;
+      }
+    }
+  }
 }
 
 }  // namespace

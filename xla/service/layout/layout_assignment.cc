@@ -1,6 +1,7 @@
 #include "xla/service/layout/layout_assignment.h"
 
 #include <utility>
+#include <vector>
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
@@ -70,6 +71,35 @@ Shape Desired(const Shape& own, const Shape* requested) {
   return out;
 }
 
+// The real (re, im) view of complex array shape `s` (f32/f64 with a trailing
+// dimension of 2) with the same bytes: `s`'s layout with the pair dimension
+// most minor.
+Shape PairView(const Shape& s) {
+  std::vector<int64_t> dims = s.dimensions();
+  dims.push_back(2);
+  Shape pair = Shape::Array(ComplexComponentType(s.element_type()), dims);
+  Layout layout;
+  layout.minor_to_major.push_back(s.rank());
+  if (s.has_layout()) {
+    for (int64_t d : s.layout().minor_to_major) layout.minor_to_major.push_back(d);
+  }
+  pair.set_layout(std::move(layout));
+  return pair;
+}
+
+// A bitcast between a complex array and its PairView, which moves no byte
+// whatever the layout.
+bool IsComplexPairView(const HloInstruction& instr) {
+  if (instr.opcode() != HloOpcode::kBitcast) return false;
+  const Shape& from = instr.operand(0)->shape();
+  const Shape& to = instr.shape();
+  auto is_view = [](const Shape& complex, const Shape& pair) {
+    return complex.IsArray() && IsComplex(complex.element_type()) && complex.has_layout() &&
+           pair.has_layout() && PairView(complex).ToString() == pair.ToString();
+  };
+  return is_view(from, to) || is_view(to, from);
+}
+
 bool SameLayouts(const Shape& a, const Shape& b) {
   if (a.IsTuple() != b.IsTuple()) return false;
   if (a.IsTuple()) {
@@ -121,14 +151,16 @@ absl::Status Violation(const HloComputation& c, const HloInstruction& i, const s
                                                  i.shape().ToString(), "): ", why));
 }
 
-// The root and, through tuples, the instructions it is made of.
+// The root and, through tuples and complex pair views, the instructions it
+// is made of.
 absl::flat_hash_set<const HloInstruction*> RootSide(const HloComputation& entry) {
   absl::flat_hash_set<const HloInstruction*> side;
   std::vector<const HloInstruction*> stack = {entry.root_instruction()};
   while (!stack.empty()) {
     const HloInstruction* i = stack.back();
     stack.pop_back();
-    if (!side.insert(i).second || i->opcode() != HloOpcode::kTuple) continue;
+    if (!side.insert(i).second) continue;
+    if (i->opcode() != HloOpcode::kTuple && !IsComplexPairView(*i)) continue;
     for (const HloInstruction* o : i->operands()) stack.push_back(o);
   }
   return side;
@@ -150,21 +182,25 @@ absl::Status CheckAgainst(const HloModule& module, const Boundary& want) {
   for (const auto& comp : module.computations()) {
     const bool is_entry = comp.get() == entry;
     // Entry instructions allowed a non-row-major shape: parameters, views
-    // of them, and the root side's relayout copies and tuples.
+    // of them (get-tuple-element, bitcast), and the root side's relayout
+    // copies, bitcasts and tuples.
     absl::flat_hash_set<const HloInstruction*> boundary;
     for (const HloInstruction* instr : comp->MakePostOrder()) {
       const HloOpcode op = instr->opcode();
       const bool in_root_side = is_entry && root_side.contains(instr);
-      if (is_entry && (op == HloOpcode::kParameter ||
-                       (op == HloOpcode::kGetTupleElement && boundary.contains(instr->operand(0))) ||
-                       (in_root_side && (op == HloOpcode::kCopy || op == HloOpcode::kTuple)))) {
+      const bool view = op == HloOpcode::kGetTupleElement || IsComplexPairView(*instr);
+      if (is_entry && (op == HloOpcode::kParameter || (view && boundary.contains(instr->operand(0))) ||
+                       (in_root_side && (op == HloOpcode::kCopy || op == HloOpcode::kTuple ||
+                                         IsComplexPairView(*instr))))) {
         boundary.insert(instr);
       }
       if (!AllRowMajor(instr->shape()) && !boundary.contains(instr)) {
         return Violation(*comp, *instr, "should be row-major");
       }
-      const bool may_read_any = op == HloOpcode::kCopy || (is_entry && op == HloOpcode::kGetTupleElement) ||
-                                (in_root_side && op == HloOpcode::kTuple);
+      const bool may_read_any =
+          op == HloOpcode::kCopy || (is_entry && op == HloOpcode::kGetTupleElement) ||
+          (in_root_side && (op == HloOpcode::kTuple || IsComplexPairView(*instr))) ||
+          (is_entry && IsComplexPairView(*instr) && boundary.contains(instr));
       if (may_read_any) continue;
       for (const HloInstruction* o : instr->operands()) {
         if (!AllRowMajor(o->shape())) {
@@ -177,11 +213,33 @@ absl::Status CheckAgainst(const HloModule& module, const Boundary& want) {
   return absl::OkStatus();
 }
 
+HloInstruction* AddBitcast(HloComputation* comp, NameUniquer* names, HloInstruction* value,
+                           const Shape& shape, const char* what) {
+  return comp->AddInstruction(
+      HloInstruction::Create(HloOpcode::kBitcast, shape, {value}, names->Unique(value->name() + what)));
+}
+
+// `value`, a complex array, in the layout of `want` (same dimensions): the
+// kernels have no complex elements, so the copy moves (re, im) pairs of
+// the real views, between bitcasts.
+HloInstruction* RelayoutComplex(HloComputation* comp, NameUniquer* names, HloInstruction* value,
+                                const Shape& want) {
+  HloInstruction* pair = AddBitcast(comp, names, value, PairView(value->shape()), ".re_im");
+  HloInstruction* moved = comp->AddInstruction(HloInstruction::Create(
+      HloOpcode::kCopy, PairView(want), {pair}, names->Unique(value->name() + ".relayout")));
+  return AddBitcast(comp, names, moved, want, ".complex");
+}
+
 // A row-major value of `value` (entry parameter with a non-row-major layout):
 // copies per array, through get-tuple-element / tuple for tuples.
 HloInstruction* ToRowMajor(HloComputation* comp, NameUniquer* names, HloInstruction* value) {
   const Shape& s = value->shape();
   if (AllRowMajor(s)) return value;
+  if (s.IsArray() && IsComplex(s.element_type())) {
+    Shape rm = s;
+    rm.SetDefaultLayout();
+    return RelayoutComplex(comp, names, value, rm);
+  }
   if (s.IsArray()) {
     Shape rm = s;
     rm.SetDefaultLayout();
@@ -205,6 +263,11 @@ HloInstruction* ToRowMajor(HloComputation* comp, NameUniquer* names, HloInstruct
 HloInstruction* ToLayout(HloComputation* comp, NameUniquer* names, HloInstruction* value,
                          const Shape& want) {
   if (SameLayouts(value->shape(), want)) return value;
+  if (want.IsArray() && IsComplex(want.element_type())) {
+    Shape s = value->shape();
+    s.set_layout(want.layout());
+    return RelayoutComplex(comp, names, value, s);
+  }
   if (want.IsArray()) {
     Shape s = value->shape();
     s.set_layout(want.layout());

@@ -8,10 +8,14 @@
 //     entry_computation_layout when that has one, else the parameter's own
 //     layout, else row-major. A non-row-major parameter is followed by a
 //     `copy` into row-major (through get-tuple-element / tuple for tuple
-//     parameters), and only that copy reads it;
+//     parameters), and only that copy reads it; a complex (c64, c128) one
+//     is bitcast to its real (re, im) view with the pair dimension most
+//     minor, copied, and bitcast back, since no kernel has complex
+//     elements;
 //   * the entry result gets the layout from entry_computation_layout, else
 //     the root's own layout, else row-major. When that is not row-major a
-//     `copy` into it becomes the root (per element for tuple results).
+//     `copy` into it becomes the root (per element for tuple results;
+//     between bitcasts of the real views for complex ones).
 // Layouts are physical only: the evaluator and Literal work on logical
 // (row-major) values, so the inserted copies are identities there, and
 // bitcasts keep their meaning because everything else is row-major.

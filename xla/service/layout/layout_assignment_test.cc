@@ -92,6 +92,35 @@ ENTRY main {
   EXPECT_EQ(root->operand(0)->shape().ToString(), "f32[5,33]{1,0}");
 }
 
+// Complex boundaries are relaid out as their real (re, im) views, between
+// bitcasts that move no byte (no kernel has complex elements).
+TEST(LayoutAssignment, ComplexBoundaryCopiesMoveRealPairs) {
+  LayoutAssignment pass;
+  PassResult r = Assign(pass, R"(
+HloModule m
+
+ENTRY main {
+  x = c64[5,33]{0,1} parameter(0)
+  ROOT n = c64[5,33]{0,1} negate(x)
+}
+)");
+  ASSERT_NE(r.module, nullptr);
+  const HloComputation* entry = r.module->entry_computation();
+  const HloInstruction* x = entry->parameter_instruction(0);
+  ASSERT_EQ(x->users().size(), 1u);
+  const HloInstruction* view = x->users()[0];
+  EXPECT_EQ(view->opcode(), HloOpcode::kBitcast);
+  EXPECT_EQ(view->shape().ToString(), "f32[5,33,2]{2,0,1}");
+  ASSERT_EQ(view->users().size(), 1u);
+  EXPECT_EQ(view->users()[0]->opcode(), HloOpcode::kCopy);
+  EXPECT_EQ(view->users()[0]->shape().ToString(), "f32[5,33,2]{2,1,0}");
+  const HloInstruction* root = entry->root_instruction();
+  EXPECT_EQ(root->opcode(), HloOpcode::kBitcast);
+  EXPECT_EQ(root->shape().ToString(), "c64[5,33]{0,1}");
+  EXPECT_EQ(root->operand(0)->opcode(), HloOpcode::kCopy);
+  EXPECT_EQ(root->operand(0)->shape().ToString(), "f32[5,33,2]{2,0,1}");
+}
+
 TEST(LayoutAssignment, EntryComputationLayoutWins) {
   LayoutAssignment pass;
   PassResult r = Assign(pass, R"(

@@ -127,7 +127,9 @@ struct NamedSkip {
 };
 constexpr NamedSkip kNamedSkips[] = {
     {AnyOf<ComplexNumbers>, "complex numbers (c64, c128; fft): no lowering yet on either target"},
-    {AnyOf<SendOrRecv>, "send/recv: host transfers and channels, which this test does not feed"},
+    {AnyOf<SendOrRecv>,
+     "send/recv: host transfers (no host callbacks yet) and token-only channels, which this "
+     "test does not feed"},
     {AnyOf<VariadicScatter>, "variadic scatter: no lowering yet on either target"},
     {TiledEntryLayout, "entry layout with tiles (TPU's T(2,128)), which the runtime does not lay out"},
 };

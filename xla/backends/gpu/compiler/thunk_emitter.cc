@@ -22,6 +22,7 @@
 #include "xla/backends/gpu/compiler/kernel_reuse.h"
 #include "xla/backends/gpu/compiler/offload_emitter.h"
 #include "xla/backends/gpu/compiler/rng_state_emitter.h"
+#include "xla/backends/gpu/compiler/send_recv_emitter.h"
 #include "xla/backends/gpu/compiler/thunk_emission_util.h"
 #include "xla/backends/gpu/ffi/ffi_registry.h"
 #include "xla/backends/gpu/ffi/te_fused_attention.h"
@@ -339,6 +340,7 @@ class Emitter {
     if (CollectiveEmitter::IsCollective(op)) return collectives_.Emit(instr, out);
     if (CanWrapInFusion(instr)) return EmitWrapped(instr, out);
     if (op == HloOpcode::kRngGetAndUpdateState) return EmitRngState(instr, out);
+    if (IsSendOrRecv(op)) return CheckSendOrRecvNeedsNoThunk(instr);
     if (op == HloOpcode::kRngBitGenerator) {
       // RngBitGeneratorExpander expands every supported form before this.
       return Unimplemented(instr, "unsupported rng-bit-generator form: the state must be "

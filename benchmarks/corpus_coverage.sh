@@ -63,6 +63,7 @@ bucket() {
       -e "s/thunk emission: instruction '[^']*' \(opcode [a-z-]+\): //" \
       -e "s/custom-call target '([^']*)'/custom-call target <\\1>/g" \
       -e "s/^custom-call: custom-call target <([^>]*)> is not an FFI handler this compiler knows.*/needs a user handler (by design): custom-call <\\1>, compiles with --allow_custom_calls=\\1/" \
+      -e "s/^needs a user handler \\(by design\\): custom-call <(xla_builder[.][^>]*)>.*/custom-call <\\1>: XLA's own custom call, in a form the middle end does not rewrite/" \
       -e "s/%[A-Za-z0-9_.-]+/%N/g" \
       -e "s/'[^']*'/'N'/g" \
       -e 's/"[^"]*"/"N"/g' \

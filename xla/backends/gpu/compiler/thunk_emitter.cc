@@ -606,7 +606,7 @@ class Emitter {
                              call.operand_count() == 1 ? call.operand(0)->shape().ToString(false)
                                                        : "?",
                              " to ", call.shape().ToString(false),
-                             ": it marks where XLA's SPMD partitioner splits or joins shards, "
+                             ": a marker for the SPMD partitioner of XLA (where shards split or join), "
                              "and this compiler has no SPMD partitioner (on one partition it is "
                              "an identity only when both shapes agree). Compile the program as "
                              "dumped after XLA's SPMD partitioner, which has none"));

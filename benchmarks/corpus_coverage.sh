@@ -49,7 +49,9 @@ fi
 
 # The first line of an error, with what varies between modules blanked out:
 # %names and quoted names, shapes, and numbers. A custom call's target stays,
-# since it is the cause. The innermost "thunk emission of 'x' (op):" prefix
+# since it is the cause; a custom call no built-in FFI handler serves is
+# bucketed as "needs a user handler" (refused by design unless compiled with
+# --allow_custom_calls, not unimplemented). The innermost "thunk emission of 'x' (op):" prefix
 # names the construct; the enclosing ones (while, conditional) are dropped.
 bucket() {
   local line
@@ -60,6 +62,8 @@ bucket() {
       -e "s/^(thunk emission of '[^']*' \(([a-z-]+)\): )+/\\2: /" \
       -e "s/thunk emission: instruction '[^']*' \(opcode [a-z-]+\): //" \
       -e "s/custom-call target '([^']*)'/custom-call target <\\1>/g" \
+      -e "s/^custom-call: custom-call target <([^>]*)> is not an FFI handler this compiler knows.*/needs a user handler (by design): custom-call <\\1>, compiles with --allow_custom_calls=\\1/" \
+      -e "s/^needs a user handler \\(by design\\): custom-call <(xla_builder[.][^>]*)>.*/custom-call <\\1>: XLA's own custom call, in a form the middle end does not rewrite/" \
       -e "s/%[A-Za-z0-9_.-]+/%N/g" \
       -e "s/'[^']*'/'N'/g" \
       -e 's/"[^"]*"/"N"/g' \

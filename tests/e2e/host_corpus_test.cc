@@ -15,7 +15,7 @@
 // verify, have no random inputs, are too large, exceed the evaluator's time
 // limit or use something the evaluator refuses, or contain a construct
 // named in kNamedSkips (each with its reason: fft, send/recv,
-// rng-get-and-update-state, variadic scatter, tiled entry layouts). Any
+// variadic scatter, tiled entry layouts). Any
 // other compile error (Unimplemented included), load or execution error,
 // or mismatch fails the test, as does comparing fewer than kMinCompared
 // modules.
@@ -64,9 +64,6 @@ bool Fft(const HloInstruction& instr) { return instr.opcode() == HloOpcode::kFft
 bool SendOrRecv(const HloInstruction& instr) {
   return instr.opcode() == HloOpcode::kSend || instr.opcode() == HloOpcode::kRecv;
 }
-bool RngGetAndUpdateState(const HloInstruction& instr) {
-  return instr.opcode() == HloOpcode::kRngGetAndUpdateState;
-}
 bool VariadicScatter(const HloInstruction& instr) {
   return instr.opcode() == HloOpcode::kScatter && instr.shape().IsTuple();
 }
@@ -114,9 +111,9 @@ struct NamedSkip {
 };
 constexpr NamedSkip kNamedSkips[] = {
     {AnyOf<Fft>, "fft: no lowering yet on either target"},
-    {AnyOf<SendOrRecv>, "send/recv: host transfers and channels, which this test does not feed"},
-    {AnyOf<RngGetAndUpdateState>,
-     "rng-get-and-update-state: no lowering yet (its state lives in the runtime)"},
+    {AnyOf<SendOrRecv>,
+     "send/recv: host transfers (no host callbacks yet) and token-only channels, which this "
+     "test does not feed"},
     {AnyOf<VariadicScatter>, "variadic scatter: no lowering yet on either target"},
     {TiledEntryLayout, "entry layout with tiles (TPU's T(2,128)), which the runtime does not lay out"},
 };

@@ -22,6 +22,7 @@
 
 #include <cstdint>
 
+#include "absl/numeric/int128.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "xla/hlo/ir/hlo_module.h"
@@ -55,6 +56,12 @@ struct EvaluatorOptions {
   // Runs the collectives when set (not owned; must outlive the evaluation);
   // nullptr = single-participant semantics.
   CollectiveHook* collectives = nullptr;
+  // rng-get-and-update-state reads and advances *rng_state when set (not
+  // owned; must outlive the evaluation), so successive evaluations continue
+  // one sequence, as successive runs of one loaded executable do; nullptr:
+  // each evaluation starts from XLA's initial state 0x7012395, as a freshly
+  // loaded executable's first run.
+  absl::uint128* rng_state = nullptr;
 };
 
 class HloEvaluator {

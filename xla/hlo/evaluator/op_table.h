@@ -61,12 +61,14 @@ class EvalContext {
 
   // XLA's executable-global RNG state (rng-get-and-update-state): returns
   // the state as it stands and adds `delta` (mod 2^128), as XLA's
-  // RngGetAndUpdateStateThunk does. Each evaluation starts from XLA's
-  // initial value 0x7012395, as a freshly loaded executable's first run.
+  // RngGetAndUpdateStateThunk does: options().rng_state when set, else a
+  // state of this evaluation starting from XLA's initial value 0x7012395,
+  // as a freshly loaded executable's first run.
   absl::uint128 TakeRngState(int64_t delta) {
-    const absl::uint128 old = rng_state_;
-    rng_state_ += absl::uint128(static_cast<uint64_t>(delta));
-    if (delta < 0) rng_state_ -= absl::uint128(1) << 64;  // sign extension
+    absl::uint128& state = options_.rng_state != nullptr ? *options_.rng_state : rng_state_;
+    const absl::uint128 old = state;
+    state += absl::uint128(static_cast<uint64_t>(delta));
+    if (delta < 0) state -= absl::uint128(1) << 64;  // sign extension
     return old;
   }
 

@@ -282,6 +282,27 @@ ENTRY e {
   EXPECT_TRUE(hi == 0x7012395u + 131072 || hi == 0x7012395u + 1) << hi;
 }
 
+TEST(RngGetAndUpdateStateTest, AGivenStateCarriesAcrossEvaluations) {
+  // options.rng_state: two evaluations continue one sequence, as two runs of
+  // one executable; a negative delta subtracts, borrowing from the high word.
+  absl::uint128 state = absl::MakeUint128(0, 5);
+  EvaluatorOptions options;
+  options.rng_state = &state;
+  const char* kText = R"(
+ENTRY e {
+  ROOT a = u64[2] rng-get-and-update-state(), delta=-7
+})";
+  absl::StatusOr<Literal> first = EvalText(kText, {}, options);
+  ASSERT_TRUE(first.ok()) << first.status();
+  EXPECT_EQ(first->GetBits(0), 5u);
+  EXPECT_EQ(first->GetBits(1), 0u);
+  absl::StatusOr<Literal> second = EvalText(kText, {}, options);
+  ASSERT_TRUE(second.ok()) << second.status();
+  EXPECT_EQ(second->GetBits(0), ~uint64_t{1});  // 5 - 7 = 2^128 - 2
+  EXPECT_EQ(second->GetBits(1), ~uint64_t{0});
+  EXPECT_EQ(state, absl::uint128(0) - 9);
+}
+
 TEST(RngGetAndUpdateStateTest, AStateOfOtherShapeIsAnError) {
   absl::StatusOr<Literal> r = EvalText(R"(
 ENTRY e {

@@ -20,7 +20,7 @@
 //
 // The module header's counts are the starting point: a count is only ever
 // raised. Replica groups in a form that cannot be expanded (a raw form such
-// as `mesh[...]`, an invalid iota form) give no ids and leave the counts as
+// as a `mesh[...]` form with sub-axes, an invalid iota form) give no ids and leave the counts as
 // they are; compilation then names the instruction. Nothing else
 // (shardings, send/recv frontend attributes) is read.
 //

@@ -73,9 +73,13 @@ TEST(CollectiveDeviceCountsTest, SourceTargetPairs) {
             Counts(1, 6));
 }
 
-TEST(CollectiveDeviceCountsTest, UnexpandableGroupsLeaveTheCounts) {
+TEST(CollectiveDeviceCountsTest, MeshGroupsCountAndUnexpandableOnesLeaveTheCounts) {
   EXPECT_EQ(*CountsOf("", "f32[16] all-gather(p), channel_id=1, "
                           "replica_groups=mesh['x'=4] {'x'}, dimensions={0}, "
+                          "use_global_device_ids=true"),
+            Counts(1, 4));
+  EXPECT_EQ(*CountsOf("", "f32[16] all-gather(p), channel_id=1, "
+                          "replica_groups=mesh['x'=4] {'x':(1)2}, dimensions={0}, "
                           "use_global_device_ids=true"),
             Counts(1, 1));
 }

@@ -162,11 +162,16 @@ absl::StatusOr<std::vector<std::vector<int64_t>>> GetParticipantGroups(const Hlo
   std::vector<std::vector<int64_t>> groups;
   if (const AttrValue* v = instr.FindAttr(AttrId::kReplicaGroups)) {
     const ReplicaGroups* rg = std::get_if<ReplicaGroups>(v);
-    if (rg == nullptr || !rg->raw.empty()) {
-      return absl::UnimplementedError(
-          absl::StrCat(Who(instr), ": replica_groups in a form other than a list or iota form"));
+    if (rg == nullptr) {
+      return absl::InvalidArgumentError(absl::StrCat(Who(instr), ": malformed replica_groups"));
     }
     groups = rg->Expand();
+    if (!rg->raw.empty() && groups.empty()) {
+      return absl::UnimplementedError(absl::StrCat(
+          Who(instr), ": replica_groups '", rg->raw,
+          "' in a form this compiler does not expand (it knows lists, the iota form and the "
+          "mesh-axes form over whole axes, mesh['x'=4,'y'=2] {'x'})"));
+    }
     if (rg->iota && groups.empty()) {
       return absl::InvalidArgumentError(
           absl::StrCat(Who(instr),

@@ -8,6 +8,7 @@
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "xla/hlo/ir/mesh_replica_groups.h"
 #include "xla/hlo/ir/hlo_computation.h"
 
 namespace xla {
@@ -65,7 +66,7 @@ std::optional<AttrId> AttrFromName(absl::string_view name) {
 }
 
 std::vector<std::vector<int64_t>> ReplicaGroups::Expand() const {
-  if (!raw.empty()) return {};
+  if (!raw.empty()) return ExpandMeshReplicaGroups(raw);
   if (!iota) return groups;
   // Devices 0..N-1 laid out in reshape_dims, transposed, then read in order
   // and cut into group_dims[0] groups of group_dims[1].

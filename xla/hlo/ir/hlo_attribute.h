@@ -213,11 +213,13 @@ struct ReplicaGroups {
   std::vector<int64_t> reshape_dims;
   std::vector<int64_t> transpose;             // empty = identity
   // Any other form (e.g. `mesh[...] {...}`), kept verbatim; Expand() gives
-  // no groups for it.
+  // the groups of the mesh-axes form it knows (mesh_replica_groups.h) and
+  // none for the others.
   std::string raw;
-  // Explicit groups for both forms (iota form expanded). Returns no groups
-  // for the raw form and for an invalid iota form (sizes that disagree, a
-  // transpose that is not a permutation, or more than 2^20 devices).
+  // Explicit groups for every form (iota and mesh forms expanded). Returns
+  // no groups for a raw form it does not expand and for an invalid iota
+  // form (sizes that disagree, a transpose that is not a permutation, or
+  // more than 2^20 devices).
   std::vector<std::vector<int64_t>> Expand() const;
   bool operator==(const ReplicaGroups& o) const {
     return iota == o.iota && groups == o.groups && group_dims == o.group_dims &&

@@ -196,7 +196,7 @@ absl::Status FusionEmitterCore::AddGenerator(const HloInstruction* instr) {
     return absl::OkStatus();
   }
   if (opcode == HloOpcode::kSort || opcode == HloOpcode::kTopK ||
-      opcode == HloOpcode::kSelectAndScatter ||
+      opcode == HloOpcode::kSelectAndScatter || opcode == HloOpcode::kRngGetAndUpdateState ||
       opcode == HloOpcode::kTuple || opcode == HloOpcode::kScatter) {
     if (is_root) return absl::OkStatus();  // the outputs, or the kind emits it
     return Unimplemented(instr, "only supported as the fused root");

@@ -115,7 +115,8 @@ class FusionEmitterCore {
 
   // One generator per fused instruction into gens_, reading fused
   // parameters from args_ (set args_ first). Roots that only a kind emits
-  // (sort, select-and-scatter, scatter, tuple) get none. Errors:
+  // (sort, select-and-scatter, scatter, rng-get-and-update-state, tuple)
+  // get none. Errors:
   // Unimplemented naming the instruction (sort or scatter not at the root,
   // get-tuple-element of anything but a variadic reduce or reduce-window,
   // ops the elemental emitter rejects).

@@ -404,17 +404,19 @@ TEST(GpuCompiler, RequireCubinFailsWithoutPtxasSayingWhereItLooked) {
 }
 
 TEST(GpuCompiler, UnsupportedOpIsUnimplementedNamingIt) {
-  // (A complex cholesky was the example until ComplexExpander lowered it.)
-  constexpr char kRngState[] = R"(
+  // (A complex cholesky, then rng-get-and-update-state, were the example
+  // until ComplexExpander and the RNG state emitter lowered them.)
+  constexpr char kComplexTan[] = R"(
 HloModule s
 ENTRY e {
-  ROOT my_rng_state = u64[2] rng-get-and-update-state(), delta=1
+  p = c64[3] parameter(0)
+  ROOT my_tan = c64[3] tan(p)
 }
 )";
-  absl::StatusOr<std::string> r = CompileHloToGpuArtifact(kRngState, "sm_90", {});
+  absl::StatusOr<std::string> r = CompileHloToGpuArtifact(kComplexTan, "sm_90", {});
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), absl::StatusCode::kUnimplemented) << r.status();
-  EXPECT_TRUE(absl::StrContains(r.status().message(), "my_rng_state")) << r.status();
+  EXPECT_TRUE(absl::StrContains(r.status().message(), "my_tan")) << r.status();
   EXPECT_TRUE(absl::StrContains(r.status().message(), "sm_90")) << r.status();
 }
 

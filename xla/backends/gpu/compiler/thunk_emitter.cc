@@ -21,12 +21,15 @@
 #include "xla/backends/gpu/compiler/host_kernel_backend.h"
 #include "xla/backends/gpu/compiler/kernel_reuse.h"
 #include "xla/backends/gpu/compiler/offload_emitter.h"
+#include "xla/backends/gpu/compiler/rng_state_emitter.h"
+#include "xla/backends/gpu/compiler/send_recv_emitter.h"
 #include "xla/backends/gpu/compiler/thunk_emission_util.h"
 #include "xla/backends/gpu/ffi/ffi_registry.h"
 #include "xla/backends/gpu/ffi/te_fused_attention.h"
 #include "xla/backends/gpu/runtime/ffi_attribute_proto.h"
 #include "xla/backends/gpu/codegen/host/single_op_fusion.h"
 #include "xla/hlo/ir/backend_config_text.h"
+#include "xla/hlo/transforms/sharding_annotation_remover.h"
 #include "xla/service/canonicalize/cudnn_convolution_rewriter.h"
 #include "xla/service/canonicalize/gemm_config.h"
 #include "xla/types/xla_data_convert.h"
@@ -336,6 +339,8 @@ class Emitter {
     if (op == HloOpcode::kCustomCall) return EmitCustomCall(instr, out);
     if (CollectiveEmitter::IsCollective(op)) return collectives_.Emit(instr, out);
     if (CanWrapInFusion(instr)) return EmitWrapped(instr, out);
+    if (op == HloOpcode::kRngGetAndUpdateState) return EmitRngState(instr, out);
+    if (IsSendOrRecv(op)) return CheckSendOrRecvNeedsNoThunk(instr);
     if (op == HloOpcode::kRngBitGenerator) {
       // RngBitGeneratorExpander expands every supported form before this.
       return Unimplemented(instr, "unsupported rng-bit-generator form: the state must be "
@@ -361,6 +366,12 @@ class Emitter {
       ASSIGN_OR_RETURN(BufferSlice s, Slice(operand, {}));
       operand_slices.push_back(s);
     }
+    return EmitKernelOnSlices(owner, fusion, operand_slices, out);
+  }
+
+  // EmitKernel with the operands' slices given.
+  absl::Status EmitKernelOnSlices(const HloInstruction& owner, const HloInstruction& fusion,
+                                  const std::vector<BufferSlice>& operand_slices, Thunks* out) {
     const std::vector<ShapeIndex> leaves = ArrayLeaves(owner.shape());
     std::vector<BufferSlice> output_slices;
     for (const ShapeIndex& leaf : leaves) {
@@ -523,6 +534,14 @@ class Emitter {
     return EmitKernel(instr, *fusion, distinct, out);
   }
 
+  // rng-get-and-update-state: a kernel on the program's state constant
+  // (rng_state_emitter.h), added with the first such instruction.
+  absl::Status EmitRngState(const HloInstruction& instr, Thunks* out) {
+    if (!rng_state_.has_value()) rng_state_ = AddRngStateAllocation(payload_);
+    ASSIGN_OR_RETURN(RngStateFusion scratch, MakeRngStateFusion(instr));
+    return EmitKernelOnSlices(instr, *scratch.fusion, {*rng_state_}, out);
+  }
+
   // A dot, or an FP8 GEMM call with its scales (IsScaledFp8GemmCall).
   absl::Status EmitGemm(const HloInstruction& dot, Thunks* out) {
     ASSIGN_OR_RETURN(GemmConfig config, GetGemmConfig(dot));
@@ -589,6 +608,18 @@ class Emitter {
   // attributes, any other is passed as opaque bytes.
   absl::Status EmitCustomCall(const HloInstruction& call, Thunks* out) {
     const std::string& target = call.GetString(AttrId::kCustomCallTarget);
+    if (IsShardingAnnotationTarget(target)) {
+      // ShardingAnnotationRemover dropped every one that is an identity.
+      return Unimplemented(
+          call, absl::StrCat("custom-call ", target, " changes the shape from ",
+                             call.operand_count() == 1 ? call.operand(0)->shape().ToString(false)
+                                                       : "?",
+                             " to ", call.shape().ToString(false),
+                             ": a marker for the SPMD partitioner of XLA (where shards split or join), "
+                             "and this compiler has no SPMD partitioner (on one partition it is "
+                             "an identity only when both shapes agree). Compile the program as "
+                             "dumped after XLA's SPMD partitioner, which has none"));
+    }
     if (ffi::IsTeFusedAttentionTarget(target) &&
         backend_->FusedAttentionKernels(target == ffi::kTeFusedAttnBackwardTarget) > 0) {
       absl::Status status = EmitFusedAttention(call, target, out);
@@ -817,6 +848,9 @@ class Emitter {
   std::optional<BufferSliceProto> cudnn_workspace_;
   // Fused-attention kernels by call (target, part, type, attributes).
   std::map<std::string, ReusableKernel> attention_kernels_;
+  // The RNG state's constant allocation, once a rng-get-and-update-state
+  // needed it.
+  std::optional<BufferSlice> rng_state_;
 };
 
 }  // namespace

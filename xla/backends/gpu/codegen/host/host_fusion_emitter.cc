@@ -62,7 +62,7 @@ absl::Status HostFusionKernelEmitter::CreateFunctions(const std::string& symbol)
 }
 
 // The kinds chosen by the fused root alone (sort, topk, select-and-scatter,
-// convolution); an empty list when the root is none of them.
+// rng-get-and-update-state, convolution); an empty list when the root is none of them.
 absl::StatusOr<std::vector<HostKernelSegment>> HostFusionKernelEmitter::PlanRoot() {
   const HloOpcode opcode = computation_->root_instruction()->opcode();
   Segment s;
@@ -75,6 +75,9 @@ absl::StatusOr<std::vector<HostKernelSegment>> HostFusionKernelEmitter::PlanRoot
   } else if (opcode == HloOpcode::kSelectAndScatter) {
     kind_ = "select_and_scatter";
     ASSIGN_OR_RETURN(s, PlanSelectAndScatter());
+  } else if (opcode == HloOpcode::kRngGetAndUpdateState) {
+    kind_ = "rng_state";
+    ASSIGN_OR_RETURN(s, PlanRngState());
   } else if (opcode == HloOpcode::kConvolution && leaves_.size() == 1) {
     kind_ = "convolution";
     ASSIGN_OR_RETURN(s, PlanConvolution());

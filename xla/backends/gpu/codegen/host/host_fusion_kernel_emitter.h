@@ -62,6 +62,7 @@ class HostFusionKernelEmitter : public FusionEmitterCore {
   absl::StatusOr<Segment> PlanScatter(bool in_place);              // host_update_kernel.cc
   Segment PlanDusInPlace();                                        // host_update_kernel.cc
   absl::StatusOr<Segment> PlanSelectAndScatter();                  // host_update_kernel.cc
+  absl::StatusOr<Segment> PlanRngState();                          // host_update_kernel.cc
   absl::StatusOr<Segment> PlanSort();                              // host_sort_kernel.cc
   absl::StatusOr<Segment> PlanTopK();                              // host_topk_kernel.cc
   absl::StatusOr<Segment> PlanConvolution();                       // host_convolution_kernel.cc

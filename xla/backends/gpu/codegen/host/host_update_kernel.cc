@@ -3,6 +3,7 @@
 #include <memory>
 
 #include "xla/backends/gpu/codegen/ir_array.h"
+#include "xla/backends/gpu/codegen/rng_state_ir.h"
 #include "xla/backends/gpu/codegen/update_index_ir.h"
 #include "xla/types/primitive_type.h"
 #include "xla/util/math_util.h"
@@ -83,6 +84,20 @@ absl::StatusOr<HostKernelSegment> HostFusionKernelEmitter::PlanSelectAndScatter(
     return EmitNestedLoops(source_dims, [&](const IrIndex& si) {
       return ScatterSourceElement(*sas, out, si);
     });
+  };
+  return s;
+}
+
+// One block on one thread: rng_state_ir.h (operand 0 is the state).
+absl::StatusOr<HostKernelSegment> HostFusionKernelEmitter::PlanRngState() {
+  const HloInstruction* root = computation_->root_instruction();
+  RETURN_IF_ERROR(CheckRngStateFusion(emitter_, fusion_, *root));
+  const int64_t delta = root->GetInt(AttrId::kDelta);
+  Segment s;
+  s.blocks = 1;
+  s.emit = [this, delta](llvm::Value*) -> absl::Status {
+    EmitRngStateUpdate(&b_, args_[0], args_[1], delta);
+    return absl::OkStatus();
   };
   return s;
 }

@@ -52,6 +52,7 @@ absl::string_view NvptxKernelKindName(NvptxKernelKind kind) {
     case NvptxKernelKind::kTranspose: return "transpose";
     case NvptxKernelKind::kSort: return "sort";
     case NvptxKernelKind::kSelectAndScatter: return "select_and_scatter";
+    case NvptxKernelKind::kRngState: return "rng_state";
   }
   return "unknown";
 }
@@ -74,6 +75,7 @@ absl::StatusOr<LaunchChoice> ChooseLaunchDimensions(const LaunchProblem& p,
     case NvptxKernelKind::kScatterAtomic:
       return LoopChoice(p.elements, false, target);
     case NvptxKernelKind::kScatterSerial:
+    case NvptxKernelKind::kRngState:
       c.blocks = 1;
       return c;
     case NvptxKernelKind::kSelectAndScatter:

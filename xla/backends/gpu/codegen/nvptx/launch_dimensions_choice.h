@@ -53,6 +53,7 @@ enum class NvptxKernelKind : uint8_t {
   kTranspose,
   kSort,
   kSelectAndScatter,
+  kRngState,  // rng-get-and-update-state: one thread (rng_state_ir.h)
 };
 
 // "loop", "row_reduction", ... (the names HostKernelInfo::kind also uses,

@@ -94,6 +94,8 @@ absl::Status NvptxFusionKernelEmitter::EmitKernelBody() {
       return EmitSortKernel();
     case NvptxKernelKind::kSelectAndScatter:
       return EmitSelectAndScatterKernel();
+    case NvptxKernelKind::kRngState:
+      return EmitRngStateKernel();
   }
   return Unimplemented(computation_->root_instruction(), "unknown NVPTX kernel kind");
 }

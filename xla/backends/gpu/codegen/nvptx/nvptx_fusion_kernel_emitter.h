@@ -56,6 +56,7 @@ class NvptxFusionKernelEmitter : public FusionEmitterCore {
   absl::Status EmitScatterKernel(bool atomic);  // nvptx_update_kernel.cc
   absl::Status EmitSortKernel();            // nvptx_sort_kernel.cc
   absl::Status EmitSelectAndScatterKernel();  // nvptx_update_kernel.cc
+  absl::Status EmitRngStateKernel();          // nvptx_update_kernel.cc
 
   // GPU IR helpers (nvptx_fusion_kernel_emitter.cc).
   llvm::Value* Sreg(llvm::Intrinsic::ID id);

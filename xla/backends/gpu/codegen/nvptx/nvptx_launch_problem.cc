@@ -5,6 +5,7 @@
 
 #include "xla/backends/gpu/codegen/fusion_kernel_analysis.h"
 #include "xla/backends/gpu/codegen/ir_array.h"
+#include "xla/backends/gpu/codegen/rng_state_ir.h"
 #include "xla/types/primitive_type.h"
 #include "xla/util/math_util.h"
 #include "xla/util/status_macros.h"
@@ -77,6 +78,11 @@ bool NvptxFusionKernelEmitter::Vectorizable() const {
 absl::Status NvptxFusionKernelEmitter::Classify() {
   const HloInstruction* root = computation_->root_instruction();
   if (root->opcode() == HloOpcode::kSort) return ClassifySort();
+  if (IsRngStateRoot(*root)) {
+    RETURN_IF_ERROR(CheckRngStateFusion(emitter_, fusion_, *root));
+    kind_ = NvptxKernelKind::kRngState;
+    return absl::OkStatus();
+  }
   if (root->opcode() == HloOpcode::kSelectAndScatter) {
     if (root->operand_count() != 3 || root->GetComputation(AttrId::kScatter) == nullptr ||
         leaves_.size() != 1) {

@@ -2,6 +2,7 @@
 
 #include "llvm/IR/Instructions.h"
 #include "xla/backends/gpu/codegen/ir_array.h"
+#include "xla/backends/gpu/codegen/rng_state_ir.h"
 #include "xla/backends/gpu/codegen/update_index_ir.h"
 #include "xla/types/primitive_type.h"
 #include "xla/util/math_util.h"
@@ -83,6 +84,12 @@ absl::Status NvptxFusionKernelEmitter::EmitSelectAndScatterKernel() {
   return EmitLoop(0, Product(source_dims), "source", [&](llvm::Value* i) -> absl::Status {
     return ScatterSourceElement(*sas, out, IrIndex::FromLinear(i, source_dims, &b_));
   });
+}
+
+// One block of one thread (rng_state_ir.h; operand 0 is the state).
+absl::Status NvptxFusionKernelEmitter::EmitRngStateKernel() {
+  EmitRngStateUpdate(&b_, args_[0], args_[1], computation_->root_instruction()->GetInt(AttrId::kDelta));
+  return absl::OkStatus();
 }
 
 }  // namespace xla::gpu

@@ -99,11 +99,6 @@ absl::StatusOr<se::FftConfig> ConfigFromProto(const FftThunkProto& p, const Thun
   return c;
 }
 
-bool Overlap(const BufferSlice& a, const BufferSlice& b) {
-  return a.allocation == b.allocation && a.size > 0 && b.size > 0 && a.offset < b.offset + b.size &&
-         b.offset < a.offset + a.size;
-}
-
 absl::Status CheckHolds(const BufferSlice& slice, int64_t bytes, absl::string_view field,
                         const ThunkContext& ctx) {
   if (bytes <= slice.size) return absl::OkStatus();
@@ -132,7 +127,7 @@ absl::StatusOr<std::unique_ptr<FftThunk>> FftThunk::FromProto(ThunkInfo info,
   const std::pair<const BufferSlice*, const BufferSlice*> pairs[] = {
       {&output, &input}, {&output, &workspace}, {&input, &workspace}};
   for (const auto& [a, b] : pairs) {
-    if (Overlap(*a, *b)) {
+    if (SlicesOverlap(*a, *b)) {
       return ctx.Error(absl::StrCat("the fft's ", a->ToString(), " overlaps ", b->ToString()));
     }
   }

@@ -18,7 +18,8 @@
 #   KEEP=DIR                   keep the per-module logs in DIR
 #
 # Flags: --emit_collectives (collectives compile into collective thunks, as a
-# user with several devices would ask), --no_optimized_hlo, and
+# user with several devices would ask), --emit_fft (fft into fft thunks,
+# stage 1 of its rollout), --no_optimized_hlo, and
 # --elided_constants=random for texts whose constants print as {...}. Device
 # counts: what each module's collectives need (`xla_aot parse --device_counts`:
 # the header's counts, raised until every replica group and
@@ -77,7 +78,7 @@ compile_one() {
   local log="$OUT/$name.$t.log"
   local counts
   read -r -a counts <"$OUT/$name.counts"
-  if timeout "${TIMEOUT:-300}" "$BIN" compile "$m" --target="$t" --emit_collectives \
+  if timeout "${TIMEOUT:-300}" "$BIN" compile "$m" --target="$t" --emit_collectives --emit_fft \
       "${counts[@]}" --no_optimized_hlo --elided_constants=random \
       -o "$OUT/$name.$t.xaot" >"$log" 2>&1; then
     echo ok >"$OUT/$name.$t.result"

@@ -5,7 +5,8 @@
 // relative to each output's scale, since GEMMs and convolutions lowered to
 // GEMMs accumulate in the output type while the evaluator uses f64).
 //
-// Modules with collectives are compiled with --emit_collectives for the
+// Every module is compiled with --emit_fft (fft into fft thunks). Modules
+// with collectives are compiled with --emit_collectives for the
 // device counts their collectives need (DeviceCountsForCollectives, as
 // corpus_coverage_test) and run on that many host devices
 // (ReplicatedExecutor), each participant on its own random inputs, against
@@ -320,6 +321,7 @@ TEST(HostCompilerCorpus, CompiledModulesMatchTheEvaluator) {
     options.target = "host";
     options.source_name = path;
     options.emit_collectives = true;
+    options.emit_fft = true;
     options.num_replicas = counts->num_replicas;
     options.num_partitions = counts->num_partitions;
     options.opt_level = 1;

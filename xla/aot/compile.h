@@ -118,6 +118,11 @@ struct CompileOptions {
   bool emit_cudnn_convolutions = false;
 
   // Both targets.
+  // fft becomes an fft thunk (stage 1 of feature "fft": runtimes from
+  // 2026-12-02; the host runs Eigen's FFT, CUDA cuFFT). Off, a module with
+  // fft fails to compile naming this flag; so does a --target_runtime
+  // before 2026-12-02 with it on (fft has no legacy form).
+  bool emit_fft = false;
   int compile_threads = 0;  // host kernel parts or NVPTX kernels; 0: automatic
   // Lower collectives to collective thunks (stage 1: runtimes from
   // 2026-11-30).

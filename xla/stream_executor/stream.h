@@ -47,6 +47,7 @@
 #include "xla/stream_executor/device_memory.h"
 #include "xla/stream_executor/dnn.h"
 #include "xla/stream_executor/event.h"
+#include "xla/stream_executor/fft.h"
 #include "xla/stream_executor/kernel.h"
 #include "xla/stream_executor/launch_dimensions.h"
 
@@ -126,6 +127,20 @@ class Stream {
                                    const DeviceMemoryBase& /*workspace*/) {
     return absl::UnimplementedError(
         "convolution: this platform's streams have no DNN library");
+  }
+
+  // Enqueues the FFT `plan` (fft.h; made by this stream's executor's
+  // PrepareFft) from `input` into `output`, with `workspace` (at least
+  // FftWorkspaceBytes of the plan's config, memory of this executor) as
+  // scratch. InvalidArgument at enqueue when a buffer is smaller than its
+  // array, buffers overlap (CheckFftBuffers) or the plan belongs to another
+  // platform; the library's failures become the sticky error ("fft failed:
+  // ..."). This default returns Unimplemented: platforms without an FFT
+  // library do not override it.
+  virtual absl::Status Fft(const FftPlan& /*plan*/, const DeviceMemoryBase& /*input*/,
+                           const DeviceMemoryBase& /*output*/,
+                           const DeviceMemoryBase& /*workspace*/) {
+    return absl::UnimplementedError("fft: this platform's streams have no FFT library");
   }
 
   // Records `event` after all work enqueued so far (see event.h).

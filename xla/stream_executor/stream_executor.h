@@ -25,6 +25,7 @@
 #include "xla/stream_executor/device_memory.h"
 #include "xla/stream_executor/dnn.h"
 #include "xla/stream_executor/event.h"
+#include "xla/stream_executor/fft.h"
 #include "xla/stream_executor/kernel_module.h"
 #include "xla/stream_executor/stream.h"
 
@@ -141,6 +142,16 @@ class StreamExecutor {
       const DnnConvolutionConfig& /*config*/, uint64_t /*workspace_limit*/) {
     return absl::UnimplementedError(absl::StrCat(
         "platform ", platform_name(), " has no DNN library for convolutions"));
+  }
+
+  // Loads this device's FFT library (cuda: cuFFT) when first asked, checks
+  // `config` (CheckFftConfig) and makes the library's plans for it.
+  // FailedPrecondition when the library cannot be loaded (naming it and
+  // what to do), InvalidArgument for a bad config, or the library's error.
+  // Thread-safe. This default returns Unimplemented, naming the platform.
+  virtual absl::StatusOr<std::unique_ptr<FftPlan>> PrepareFft(const FftConfig& /*config*/) {
+    return absl::UnimplementedError(
+        absl::StrCat("platform ", platform_name(), " has no FFT library"));
   }
 };
 

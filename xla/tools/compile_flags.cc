@@ -25,6 +25,7 @@ constexpr BoolFlag kBoolFlags[] = {
     {"--emit_cubin_with_ptx", &aot::CompileOptions::emit_cubin_with_ptx, true},
     {"--emit_collectives", &aot::CompileOptions::emit_collectives, true},
     {"--emit_cudnn_convolutions", &aot::CompileOptions::emit_cudnn_convolutions, true},
+    {"--emit_fft", &aot::CompileOptions::emit_fft, true},
     {"--dump_passes", &aot::CompileOptions::dump_passes, true},
     {"--allow_inexact", &aot::CompileOptions::allow_inexact, true},
     {"--no_loop_opts", &aot::CompileOptions::loop_optimizations, false},

@@ -85,6 +85,16 @@ std::string ConvolutionDetails(const gpu::ConvolutionThunkProto& c) {
       c.allow_tf32() ? " tf32" : "", " workspace: ", Slice(c.workspace()));
 }
 
+// "FFT_TYPE_RFFT F32 in[6,5,33] length=5,33 in: ... out: ... workspace: ...".
+std::string FftDetails(const gpu::FftThunkProto& f) {
+  absl::StatusOr<PrimitiveType> type = PrimitiveTypeFromProto(f.precision(), "precision");
+  return absl::StrCat(gpu::FftTypeProto_Name(f.fft_type()), " ",
+                      type.ok() ? std::string(PrimitiveTypeName(*type)) : "?", " in[",
+                      absl::StrJoin(f.input_dims(), ","), "] length=",
+                      absl::StrJoin(f.fft_length(), ","), " in: ", Slice(f.input()),
+                      " out: ", Slice(f.output()), " workspace: ", Slice(f.workspace()));
+}
+
 template <typename Slices>
 std::string SliceList(const Slices& slices) {
   std::vector<std::string> parts;
@@ -213,6 +223,8 @@ std::string Details(const ThunkProto& t, const gpu::GpuExecutablePayloadProto& p
       return absl::StrCat("id=", t.async_done().async_id());
     case ThunkProto::kConvolution:
       return ConvolutionDetails(t.convolution());
+    case ThunkProto::kFft:
+      return FftDetails(t.fft());
     case ThunkProto::kSequential:
     case ThunkProto::kAllReduce:
     case ThunkProto::kCollective:

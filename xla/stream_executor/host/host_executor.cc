@@ -12,6 +12,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "xla/stream_executor/host/host_event.h"
+#include "xla/stream_executor/host/host_fft.h"
 #include "xla/stream_executor/host/host_kernel_module.h"
 #include "xla/stream_executor/host/host_stream.h"
 #include "xla/util/status_macros.h"
@@ -174,6 +175,13 @@ uint64_t HostExecutor::allocated_bytes() const {
 uint64_t HostExecutor::cached_bytes() const {
   std::lock_guard<std::mutex> lock(mu_);
   return cache_.cached_bytes();
+}
+
+absl::StatusOr<std::unique_ptr<FftPlan>> HostExecutor::PrepareFft(const FftConfig& config) {
+  absl::StatusOr<std::unique_ptr<HostFftPlan>> plan =
+      HostFftPlan::Create(config, pool_.num_threads() + 1);
+  if (!plan.ok()) return plan.status();
+  return std::unique_ptr<FftPlan>(*std::move(plan));
 }
 
 absl::StatusOr<std::unique_ptr<Stream>> HostExecutor::CreateStream() {

@@ -72,6 +72,10 @@ class HostExecutor : public StreamExecutor {
   // The host's BLAS is HostGemm (host_gemm.h), linked in: nothing to load,
   // always OK.
   absl::Status InitializeBlas() override { return absl::OkStatus(); }
+  // The host's FFT is HostFftPlan (host_fft.h, Eigen), linked in: a plan
+  // with one engine per launch-pool thread plus the stream's own.
+  // InvalidArgument for a config that fails CheckFftConfig.
+  absl::StatusOr<std::unique_ptr<FftPlan>> PrepareFft(const FftConfig& config) override;
 
   int num_pool_threads() const { return pool_.num_threads(); }
   // The launch pool, which launches and GEMMs of this executor's streams

@@ -1,11 +1,8 @@
 #include "xla/stream_executor/host/host_gemm.h"
 
 #include <algorithm>
-#include <atomic>
-#include <condition_variable>
 #include <memory>
 #include <initializer_list>
-#include <mutex>
 #include <set>
 #include <string>
 #include <cstdlib>
@@ -16,6 +13,7 @@
 #include "xla/stream_executor/host/host_gemm_bf16_dot.h"
 #include "xla/stream_executor/host/host_gemm_kernels.h"
 #include "xla/stream_executor/host/cpu_features.h"
+#include "xla/stream_executor/host/parallel_for.h"
 
 namespace stream_executor::host {
 namespace {
@@ -77,39 +75,6 @@ Partition Partitioned(const BlasGemmConfig& c, int64_t min_parallel_macs) {
     if (blocks >= 2) Cut(c.n, blocks, kColumnQuantum, &p.cols_per_block, &p.col_blocks);
   }
   return p;
-}
-
-// Runs run(0), ..., run(units - 1) on the caller and up to units - 1 pool
-// threads. Units are claimed from a shared counter, so the caller finishes
-// alone if the pool is busy, and waits only for units already claimed.
-void ParallelFor(HostThreadPool& pool, int64_t units,
-                 absl::FunctionRef<void(int64_t)> run) {
-  struct Shared {
-    std::atomic<int64_t> next{0};
-    std::mutex mu;
-    std::condition_variable all_done;
-    int64_t finished = 0;  // guarded by mu
-  };
-  auto shared = std::make_shared<Shared>();
-  const int64_t total = units;
-  // `run` lives on the caller's stack; a helper only calls it for a claimed
-  // unit, and the caller waits for every claimed unit.
-  auto work = [shared, total, run]() {
-    int64_t done = 0;
-    for (int64_t i = shared->next.fetch_add(1); i < total; i = shared->next.fetch_add(1)) {
-      run(i);
-      ++done;
-    }
-    if (done == 0) return;
-    std::lock_guard<std::mutex> lock(shared->mu);
-    shared->finished += done;
-    if (shared->finished == total) shared->all_done.notify_all();
-  };
-  const int64_t helpers = std::min<int64_t>(units - 1, pool.num_threads());
-  for (int64_t h = 0; h < helpers; ++h) pool.Schedule(work);
-  work();
-  std::unique_lock<std::mutex> lock(shared->mu);
-  shared->all_done.wait(lock, [&] { return shared->finished == total; });
 }
 
 // True when this machine's CPU (and OS) has every one of `features`

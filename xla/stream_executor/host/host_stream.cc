@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "xla/stream_executor/host/deep_copy_status.h"
+#include "xla/stream_executor/host/host_fft.h"
 #include "xla/stream_executor/host/host_gemm.h"
 #include "xla/stream_executor/host/host_event.h"
 #include "xla/stream_executor/host/host_kernel_module.h"
@@ -198,6 +199,26 @@ absl::Status HostStream::Gemm(const BlasGemmConfig& config, const DeviceMemoryBa
   op.may_run_inline = true;
   op.work = [c, l = lhs.opaque, r = rhs.opaque, o = out.opaque, threading]() {
     return HostGemm(c, l, r, o, threading);
+  };
+  return Enqueue(std::move(op));
+}
+
+absl::Status HostStream::Fft(const FftPlan& plan, const DeviceMemoryBase& input,
+                             const DeviceMemoryBase& output, const DeviceMemoryBase& workspace) {
+  const auto* host_plan = dynamic_cast<const HostFftPlan*>(&plan);
+  absl::Status valid =
+      host_plan == nullptr
+          ? absl::InvalidArgumentError("the plan was not made by the host platform's PrepareFft")
+          : CheckFftBuffers(plan.config(), input, output, workspace);
+  if (!valid.ok()) return EnqueueError("fft", valid);
+  Operation op;
+  op.kind = Operation::Kind::kCallback;
+  op.name = "fft";
+  op.may_run_inline = true;
+  op.work = [host_plan, in = input.opaque, out = output.opaque, ws = workspace.opaque,
+             pool = &pool_]() {
+    host_plan->Execute(in, out, ws, pool);
+    return absl::OkStatus();
   };
   return Enqueue(std::move(op));
 }

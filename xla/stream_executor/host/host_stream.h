@@ -76,6 +76,11 @@ class HostStream : public Stream {
   // for a bad config or a buffer smaller than its extents).
   absl::Status Gemm(const BlasGemmConfig& config, const DeviceMemoryBase& lhs,
                     const DeviceMemoryBase& rhs, const DeviceMemoryBase& out) override;
+  // Runs the HostFftPlan (host_fft.h) on the worker, spread over the
+  // launch pool; the rules of Stream::Fft (InvalidArgument at enqueue for
+  // buffers CheckFftBuffers refuses or a plan not made by a HostExecutor).
+  absl::Status Fft(const FftPlan& plan, const DeviceMemoryBase& input,
+                   const DeviceMemoryBase& output, const DeviceMemoryBase& workspace) override;
   absl::Status RecordEvent(Event* event) override;
   absl::Status WaitFor(Event* event) override;
   absl::Status DoHostCallback(

@@ -51,6 +51,8 @@ struct GpuCompilerOptions {
   // they run through NCCL under a replicated execution
   // (xla/aot/replicated_execution.h: `xla_aot run --replicas=N`).
   bool emit_collectives = false;
+  // Lower fft to FftThunks (ThunkEmitterOptions::emit_fft; cuFFT).
+  bool emit_fft = false;
   // Custom-call targets the runtime resolves (ThunkEmitterOptions).
   std::vector<std::string> allowed_custom_calls;
   // F32 dots whose precision allows it run on TF32 tensor cores, as on

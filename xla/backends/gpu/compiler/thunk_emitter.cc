@@ -17,6 +17,7 @@
 #include "xla/backends/gpu/codegen/host/kernel_symbol_name.h"
 #include "xla/backends/gpu/compiler/collective_emitter.h"
 #include "xla/backends/gpu/compiler/cudnn_convolution_emitter.h"
+#include "xla/backends/gpu/compiler/fft_emitter.h"
 #include "xla/backends/gpu/ffi/ffi_attribute_parser.h"
 #include "xla/backends/gpu/compiler/host_kernel_backend.h"
 #include "xla/backends/gpu/compiler/kernel_reuse.h"
@@ -177,6 +178,7 @@ class Emitter {
                               options.allowed_custom_calls.end()),
         reuse_kernels_(options.reuse_kernels),
         tf32_gemms_(options.tf32_gemms),
+        emit_fft_(options.emit_fft),
         f32_dot_default_precision_(options.f32_dot_default_precision) {}
 
   absl::Status Run() {
@@ -329,6 +331,7 @@ class Emitter {
     }
     if (op == HloOpcode::kFusion) return EmitKernel(instr, instr, instr.operands(), out);
     if (op == HloOpcode::kDot) return EmitGemm(instr, out);
+    if (op == HloOpcode::kFft) return EmitFft(instr, out);
     if (op == HloOpcode::kWhile) return EmitWhile(instr, out);
     if (op == HloOpcode::kConditional) return EmitConditional(instr, out);
     // Offloading markers become async copies before the generic custom-call
@@ -490,6 +493,29 @@ class Emitter {
     *config.mutable_output() = data ? operand : weights ? filter : result;
     *config.mutable_workspace() = CudnnWorkspace();
     *AddThunk(call, out)->mutable_convolution() = std::move(config);
+    return absl::OkStatus();
+  }
+
+  // An fft: an fft thunk (fft_emitter.h) with its own workspace at the end
+  // of the temp allocation when it needs one (IRFFT), or Unimplemented
+  // naming --emit_fft while the rollout is at stage 1.
+  absl::Status EmitFft(const HloInstruction& fft, Thunks* out) {
+    if (!emit_fft_) {
+      return Unimplemented(fft, "fft runs through an FFT library thunk, a staged rollout: compile "
+                                "with --emit_fft (runtimes from 2026-12-02 read it)");
+    }
+    ASSIGN_OR_RETURN(FftThunkProto config, FftThunkConfig(fft));
+    ASSIGN_OR_RETURN(*config.mutable_input(), SliceProto(fft.operand(0), {}));
+    ASSIGN_OR_RETURN(*config.mutable_output(), SliceProto(&fft, {}));
+    if (const int64_t bytes = FftWorkspaceBound(config); bytes > 0) {
+      BufferAllocationProto* temp = TempAllocation();
+      BufferSliceProto* ws = config.mutable_workspace();
+      ws->set_allocation(temp->index());
+      ws->set_offset(RoundUp(temp->size(), kArgumentTableAlignment));
+      ws->set_size(bytes);
+      temp->set_size(ws->offset() + ws->size());
+    }
+    *AddThunk(fft, out)->mutable_fft() = std::move(config);
     return absl::OkStatus();
   }
 
@@ -844,6 +870,7 @@ class Emitter {
   std::set<std::string> allowed_custom_calls_;
   bool reuse_kernels_;
   bool tf32_gemms_;
+  bool emit_fft_;
   DotPrecision f32_dot_default_precision_;
   std::optional<BufferSliceProto> cudnn_workspace_;
   // Fused-attention kernels by call (target, part, type, attributes).

@@ -14,6 +14,10 @@
 //   lone kernel-needing op    wrapped into a one-op fusion in a scratch
 //                             module (single_op_fusion.h), then as fusion
 //   dot                       gemm thunk (GetGemmConfig; alpha 1, beta 0)
+//   fft                       fft thunk (fft_emitter.h; an IRFFT's workspace
+//                             at the end of the temp allocation) when
+//                             ThunkEmitterOptions::emit_fft; else
+//                             Unimplemented naming --emit_fft
 //   copy                      copy thunk when operand and result layouts
 //                             match, else a kernel
 //   parameter, constant       nothing: their allocations hold the data
@@ -114,6 +118,10 @@ struct ThunkEmitterOptions {
   // are written as participant ids: replica ids with one partition, global
   // device ids (replica * num_partitions + partition) in SPMD modules.
   bool emit_collectives = false;
+  // Stage 1 of the fft rollout (feature "fft", feature_registry.cc): lower
+  // fft to FftThunkProto. Off: fft fails with Unimplemented naming
+  // `--emit_fft`.
+  bool emit_fft = false;
   // Custom-call targets to compile although the compiler's FFI registry
   // has no handler for them (for the platform): the runtime that loads the
   // artifact must register one (it is resolved at Initialize). Targets the

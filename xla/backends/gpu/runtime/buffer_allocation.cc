@@ -113,6 +113,11 @@ std::string BufferAllocation::Role() const {
   return in_host_memory() ? "host temp" : "temp";
 }
 
+bool SlicesOverlap(const BufferSlice& a, const BufferSlice& b) {
+  return a.allocation == b.allocation && a.size > 0 && b.size > 0 &&
+         a.offset < b.offset + b.size && b.offset < a.offset + a.size;
+}
+
 std::string BufferSlice::ToString() const {
   return absl::StrCat("allocation ", allocation, " [", offset, ", ", offset + size, ")");
 }

@@ -78,6 +78,9 @@ struct BufferSlice {
   std::string ToString() const;
 };
 
+// Whether two slices share a byte (empty slices share none). Pure.
+bool SlicesOverlap(const BufferSlice& a, const BufferSlice& b);
+
 // Validates `proto` against `allocations`; errors start with `path`, e.g.
 // "thunks[3].kernel.args[1]: slice offset 64 + size 128 exceeds allocation 2
 // of 100 bytes". A shape, when present, must be a valid array shape whose

@@ -106,11 +106,6 @@ absl::StatusOr<se::DnnConvolutionConfig> ConfigFromProto(const ConvolutionThunkP
   return c;
 }
 
-bool Overlap(const BufferSlice& a, const BufferSlice& b) {
-  return a.allocation == b.allocation && a.size > 0 && b.size > 0 && a.offset < b.offset + b.size &&
-         b.offset < a.offset + a.size;
-}
-
 // `slice` must hold `elements` elements of `width` bytes.
 absl::Status CheckHolds(const BufferSlice& slice, int64_t elements, int64_t width,
                         absl::string_view field, const ThunkContext& ctx) {
@@ -143,7 +138,7 @@ absl::StatusOr<std::unique_ptr<ConvolutionThunk>> ConvolutionThunk::FromProto(
                                : c.kind == se::DnnConvolutionKind::kBackwardData ? &x
                                                                                  : &w;
   for (const BufferSlice* other : {&x, &w, &y, &workspace}) {
-    if (other != written && Overlap(*written, *other)) {
+    if (other != written && SlicesOverlap(*written, *other)) {
       return ctx.Error(absl::StrCat("the ", se::DnnConvolutionKindName(c.kind),
                                     " result ", written->ToString(), " overlaps ",
                                     other->ToString()));

@@ -88,6 +88,12 @@ constexpr RuntimeFeature kRegistry[] = {
     // turns the flag off).
     {"cudnn_convolutions", FeatureKind::kOneofCase, "ThunkProto.convolution", "2026-12-02",
      "--emit_cudnn_convolutions", false, "", ""},
+    // Stage 1 (2026-12-02): fft through the device's FFT library
+    // (FftThunkProto: Eigen on the host, cuFFT on CUDA); emitted only with
+    // --emit_fft until at least 2026-12-16 (stage 2). No legacy form:
+    // without the flag, or for a --target_runtime before 2026-12-02, a
+    // module with fft fails to compile naming the flag.
+    {"fft", FeatureKind::kOneofCase, "ThunkProto.fft", "2026-12-02", "--emit_fft", false, "", ""},
 };
 
 // Artifact signing (issue 24; docs/aot_compatibility.md, "Signed
@@ -242,6 +248,9 @@ void AddThunkFeatures(const ThunkProto& thunk, std::set<std::string>* out) {
       return;
     case ThunkProto::kConvolution:
       out->insert("cudnn_convolutions");
+      return;
+    case ThunkProto::kFft:
+      out->insert("fft");
       return;
     case ThunkProto::kKernel:
       if (thunk.kernel().has_argument_table()) out->insert("kernel_argument_table");

@@ -116,14 +116,15 @@ TEST(FeatureRegistry, DatesAndWhatARuntimeOfADateSupports) {
   EXPECT_EQ(std::count(first.begin(), first.end(), "collectives"), 0);
   EXPECT_EQ(std::count(first.begin(), first.end(), "payload_checksum.crc32c"), 0);
   // ... and kernel_argument_table, the three ffi_attributes.* kinds,
-  // ffi_handlers.te_fused_attention_host, gemm.fp8 and cudnn_convolutions
-  // on 2026-12-02.
-  EXPECT_EQ(first.size() + 2 + 1 + 3 + 1 + 1 + 1, RuntimeFeatureRegistry().size());
+  // ffi_handlers.te_fused_attention_host, gemm.fp8, cudnn_convolutions and
+  // fft on 2026-12-02.
+  EXPECT_EQ(first.size() + 2 + 1 + 3 + 1 + 1 + 1 + 1, RuntimeFeatureRegistry().size());
   std::vector<std::string> nov30 = FeaturesSupportedOn("2026-11-30").value();
   EXPECT_EQ(std::count(nov30.begin(), nov30.end(), "kernel_argument_table"), 0);
   EXPECT_EQ(std::count(nov30.begin(), nov30.end(), "gemm.fp8"), 0);
   EXPECT_EQ(std::count(nov30.begin(), nov30.end(), "cudnn_convolutions"), 0);
-  EXPECT_EQ(nov30.size() + 1 + 3 + 1 + 1 + 1, RuntimeFeatureRegistry().size());
+  EXPECT_EQ(std::count(nov30.begin(), nov30.end(), "fft"), 0);
+  EXPECT_EQ(nov30.size() + 1 + 3 + 1 + 1 + 1 + 1, RuntimeFeatureRegistry().size());
   std::vector<std::string> today = FeaturesSupportedOn("2026-12-02").value();
   EXPECT_EQ(today.size(), RuntimeFeatureRegistry().size());
 }
@@ -183,6 +184,14 @@ TEST(FeatureRegistry, AConvolutionThunkNeedsCudnnConvolutions) {
   EXPECT_TRUE(RequiredFeaturesOf(payload).empty());
   payload.add_thunks()->mutable_while_()->mutable_body()->add_thunks()->mutable_convolution();
   EXPECT_EQ(RequiredFeaturesOf(payload), std::vector<std::string>{"cudnn_convolutions"});
+}
+
+// Issue 28: an fft thunk anywhere (here in a conditional branch) needs
+// "fft", so older runtimes refuse it by name.
+TEST(FeatureRegistry, AnFftThunkNeedsFft) {
+  GpuExecutablePayloadProto payload;
+  payload.add_thunks()->mutable_conditional()->add_branches()->add_thunks()->mutable_fft();
+  EXPECT_EQ(RequiredFeaturesOf(payload), std::vector<std::string>{"fft"});
 }
 
 // An async collective (issue 12): the collective nested in an async start

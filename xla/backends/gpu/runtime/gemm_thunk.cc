@@ -30,11 +30,6 @@ absl::Status CheckExtent(const BufferSlice& slice, int64_t rows, int64_t cols, i
       " batches, stride ", stride, ") but the slice holds ", slice.size / width));
 }
 
-bool Overlap(const BufferSlice& a, const BufferSlice& b) {
-  return a.allocation == b.allocation && a.size > 0 && b.size > 0 && a.offset < b.offset + b.size &&
-         b.offset < a.offset + a.size;
-}
-
 bool IsOutputType(PrimitiveType t) {
   return t == PrimitiveType::F16 || t == PrimitiveType::BF16 || t == PrimitiveType::F32 ||
          t == PrimitiveType::F64;
@@ -203,7 +198,7 @@ absl::StatusOr<std::unique_ptr<GemmThunk>> GemmThunk::FromProto(ThunkInfo info,
       CheckExtent(rhs, c.k, c.n, c.rhs_batch_stride, c.batch_size, rhs_width, "rhs", ctx));
   RETURN_IF_ERROR(
       CheckExtent(out, c.m, c.n, c.output_batch_stride, c.batch_size, width, "output", ctx));
-  if (Overlap(out, lhs) || Overlap(out, rhs)) {
+  if (SlicesOverlap(out, lhs) || SlicesOverlap(out, rhs)) {
     return ctx.Field("output").Error(absl::StrCat("output ", out.ToString(),
                                                   " overlaps an operand (lhs ", lhs.ToString(),
                                                   ", rhs ", rhs.ToString(), ")"));
@@ -213,7 +208,7 @@ absl::StatusOr<std::unique_ptr<GemmThunk>> GemmThunk::FromProto(ThunkInfo info,
   ASSIGN_OR_RETURN(std::optional<BufferSlice> rhs_scale,
                    ScaleFromProto(proto.has_rhs_scale(), proto.rhs_scale(), c, "rhs_scale", ctx));
   for (const std::optional<BufferSlice>* scale : {&lhs_scale, &rhs_scale}) {
-    if (scale->has_value() && Overlap(out, **scale)) {
+    if (scale->has_value() && SlicesOverlap(out, **scale)) {
       return ctx.Field("output").Error(absl::StrCat("output ", out.ToString(),
                                                     " overlaps a scale ", (*scale)->ToString()));
     }

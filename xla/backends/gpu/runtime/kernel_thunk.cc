@@ -18,12 +18,6 @@ std::mutex& LoadedListMutex() {
   return *mu;
 }
 
-// Whether two slices share a byte (empty slices share none).
-bool Overlap(const BufferSlice& a, const BufferSlice& b) {
-  return a.allocation == b.allocation && a.size > 0 && b.size > 0 &&
-         a.offset < b.offset + b.size && b.offset < a.offset + a.size;
-}
-
 // Validates KernelThunkProto.argument_table against the thunk's kernel and
 // arguments (kernel_thunk.h).
 absl::StatusOr<BufferSlice> ArgumentTableFromProto(const KernelThunkProto& proto,
@@ -51,7 +45,7 @@ absl::StatusOr<BufferSlice> ArgumentTableFromProto(const KernelThunkProto& proto
                                     " arguments need ", needed));
   }
   for (size_t i = 0; i < args.size(); ++i) {
-    if (Overlap(table, args[i])) {
+    if (SlicesOverlap(table, args[i])) {
       return field.Error(absl::StrCat("the table ", table.ToString(), " overlaps args[", i, "] ",
                                       args[i].ToString()));
     }

@@ -72,7 +72,8 @@ inline constexpr int64_t kMaxThunkRepeatedField = 4096;
   X(kAsyncStart, "async_start", ThunkProto::kAsyncStart)    \
   X(kAsyncDone, "async_done", ThunkProto::kAsyncDone)      \
   X(kCollective, "collective", ThunkProto::kCollective)    \
-  X(kConvolution, "convolution", ThunkProto::kConvolution)
+  X(kConvolution, "convolution", ThunkProto::kConvolution) \
+  X(kFft, "fft", ThunkProto::kFft)
 
 class Thunk;
 

@@ -13,6 +13,7 @@
 #include "xla/backends/gpu/runtime/convolution_thunk.h"
 #include "xla/backends/gpu/runtime/copy_thunk.h"
 #include "xla/backends/gpu/runtime/custom_call_thunk.h"
+#include "xla/backends/gpu/runtime/fft_thunk.h"
 #include "xla/backends/gpu/runtime/gemm_thunk.h"
 #include "xla/backends/gpu/runtime/kernel_thunk.h"
 #include "xla/backends/gpu/runtime/memset_thunk.h"
@@ -86,6 +87,8 @@ absl::StatusOr<std::unique_ptr<Thunk>> DeserializeThunk(const ThunkProto& proto,
     case ThunkProto::kConvolution:
       return Upcast(ConvolutionThunk::FromProto(std::move(info), proto.convolution(),
                                                 ctx.Field("convolution")));
+    case ThunkProto::kFft:
+      return Upcast(FftThunk::FromProto(std::move(info), proto.fft(), ctx.Field("fft")));
     case ThunkProto::KIND_NOT_SET:
       return ctx.Error(absl::StrCat("unknown thunk kind (field number ", UnknownFieldNumbers(proto),
                                     "): the artifact is newer than this runtime; upgrade the "

@@ -1,0 +1,228 @@
+#include "xla/stream_executor/host/host_fft.h"
+
+#include <algorithm>
+#include <complex>
+#include <cstring>
+#include <mutex>
+#include <type_traits>
+#include <vector>
+
+#include "unsupported/Eigen/FFT"
+#include "xla/stream_executor/host/parallel_for.h"
+
+namespace stream_executor::host {
+namespace {
+
+// Ranges per thread of a parallel pass: enough to even out uneven threads.
+constexpr int64_t kRangesPerThread = 4;
+
+template <typename T>
+class HostFftPlanImpl : public HostFftPlan {
+ public:
+  using Complex = std::complex<T>;
+
+  HostFftPlanImpl(const FftConfig& config, int engines)
+      : config_(config), complex_dims_(ComplexDims(config)) {
+    for (int i = 0; i < std::max(engines, 1); ++i) idle_.push_back(MakeEngine());
+    made_ = static_cast<int64_t>(idle_.size());
+  }
+
+  const FftConfig& config() const override { return config_; }
+
+  int64_t num_engines() const override {
+    std::lock_guard<std::mutex> lock(mu_);
+    return made_;
+  }
+
+  void Execute(const void* input, void* output, void* workspace,
+               HostThreadPool* pool) const override {
+    const int64_t rank = static_cast<int64_t>(config_.lengths.size());
+    const bool inverse = config_.type == FftType::kIfft || config_.type == FftType::kIrfft;
+    if (config_.type == FftType::kIrfft) {
+      const auto* in = static_cast<const Complex*>(input);
+      const Complex* spectrum = in;
+      if (rank > 1) {  // the complex passes run on a copy of the input
+        auto* copy = static_cast<Complex*>(workspace);
+        std::memcpy(copy, in, FftWorkspaceBytes(config_));
+        for (int64_t axis = 0; axis + 1 < rank; ++axis) StridedPass(copy, axis, true, pool);
+        spectrum = copy;
+      }
+      LastPass(spectrum, static_cast<T*>(output), pool);
+      return;
+    }
+    auto* out = static_cast<Complex*>(output);
+    if (config_.type == FftType::kRfft) {
+      LastPass(static_cast<const T*>(input), out, pool);
+    } else {
+      LastPass(static_cast<const Complex*>(input), out, pool);
+    }
+    for (int64_t axis = 0; axis + 1 < rank; ++axis) StridedPass(out, axis, inverse, pool);
+  }
+
+ private:
+  // One thread's Eigen FFT objects (their twiddle caches) and line scratch.
+  struct Engine {
+    Eigen::FFT<T> complex_fft;  // inverse scaled by 1/n
+    Eigen::FFT<T> real_fft;     // half spectrum, inverse scaled by 1/n
+    std::vector<Complex> a, b;
+  };
+
+  // Eigen's kissfft factors a length of 1 into a radix-1 stage it cannot
+  // run: a length-1 transform is the identity (the real part, for a
+  // complex-to-real one), so these handle it before calling Eigen.
+  static void Complex1D(Engine& e, Complex* dst, const Complex* src, int64_t n, bool inverse) {
+    if (n == 1) {
+      *dst = *src;
+    } else if (inverse) {
+      e.complex_fft.inv(dst, src, n);
+    } else {
+      e.complex_fft.fwd(dst, src, n);
+    }
+  }
+  static void RealForward1D(Engine& e, Complex* dst, const T* src, int64_t n) {
+    if (n == 1) {
+      *dst = Complex(*src, 0);
+    } else {
+      e.real_fft.fwd(dst, src, n);
+    }
+  }
+  static void RealInverse1D(Engine& e, T* dst, const Complex* src, int64_t n) {
+    if (n == 1) {
+      *dst = src->real();
+    } else {
+      e.real_fft.inv(dst, src, n);
+    }
+  }
+
+  // The complex side's dims of one transform: the lengths, with the last
+  // halved for RFFT and IRFFT.
+  static std::vector<int64_t> ComplexDims(const FftConfig& c) {
+    return c.type == FftType::kRfft ? FftOutputDims(c) : FftInputDims(c);
+  }
+
+  // An engine whose Eigen objects already hold every table this plan uses
+  // (each transform run once on zeros).
+  std::unique_ptr<Engine> MakeEngine() const {
+    auto e = std::make_unique<Engine>();
+    e->real_fft.SetFlag(Eigen::FFT<T>::HalfSpectrum);
+    const int64_t longest = *std::max_element(config_.lengths.begin(), config_.lengths.end());
+    e->a.assign(longest, Complex(0));
+    e->b.assign(longest, Complex(0));
+    const int64_t rank = static_cast<int64_t>(config_.lengths.size());
+    const bool real = config_.type == FftType::kRfft || config_.type == FftType::kIrfft;
+    for (int64_t axis = 0; axis < rank; ++axis) {
+      const int64_t n = config_.lengths[axis];
+      if (real && axis + 1 == rank) {
+        if (config_.type == FftType::kRfft) {
+          RealForward1D(*e, e->b.data(), reinterpret_cast<const T*>(e->a.data()), n);
+        } else {
+          RealInverse1D(*e, reinterpret_cast<T*>(e->b.data()), e->a.data(), n);
+        }
+      } else {
+        Complex1D(*e, e->b.data(), e->a.data(), n,
+                  config_.type == FftType::kIfft || config_.type == FftType::kIrfft);
+      }
+    }
+    std::fill(e->b.begin(), e->b.end(), Complex(0));
+    return e;
+  }
+
+  std::unique_ptr<Engine> Borrow() const {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (!idle_.empty()) {
+        std::unique_ptr<Engine> e = std::move(idle_.back());
+        idle_.pop_back();
+        return e;
+      }
+      ++made_;
+    }
+    return MakeEngine();
+  }
+
+  void Return(std::unique_ptr<Engine> e) const {
+    std::lock_guard<std::mutex> lock(mu_);
+    idle_.push_back(std::move(e));
+  }
+
+  // Runs line(engine, i) for i in [0, lines), cut into ranges over `pool`
+  // when the pass moves at least kHostFftParallelElements elements.
+  template <typename LineFn>
+  void ForLines(int64_t lines, int64_t line_elements, HostThreadPool* pool,
+                const LineFn& line) const {
+    int64_t ranges = 1;
+    if (pool != nullptr && lines > 1 && lines * line_elements >= kHostFftParallelElements) {
+      ranges = std::min<int64_t>(lines, kRangesPerThread * (pool->num_threads() + 1));
+    }
+    auto run = [&](int64_t r) {
+      std::unique_ptr<Engine> e = Borrow();
+      const int64_t begin = lines * r / ranges, end = lines * (r + 1) / ranges;
+      for (int64_t i = begin; i < end; ++i) line(*e, i);
+      Return(std::move(e));
+    };
+    if (ranges == 1) {
+      run(0);
+    } else {
+      ParallelFor(*pool, ranges, run);
+    }
+  }
+
+  // Transforms of the last dimension, straight between the buffers:
+  // complex to complex, real to half spectrum, or half spectrum to real.
+  template <typename In, typename Out>
+  void LastPass(const In* in, Out* out, HostThreadPool* pool) const {
+    const int64_t rank = static_cast<int64_t>(config_.lengths.size());
+    const int64_t n = config_.lengths.back();
+    const int64_t in_row = FftInputDims(config_).back();
+    const int64_t out_row = FftOutputDims(config_).back();
+    int64_t lines = config_.batch;
+    for (int64_t axis = 0; axis + 1 < rank; ++axis) lines *= config_.lengths[axis];
+    const bool inverse = config_.type == FftType::kIfft;
+    ForLines(lines, std::max(in_row, out_row), pool, [&](Engine& e, int64_t i) {
+      const In* src = in + i * in_row;
+      Out* dst = out + i * out_row;
+      if constexpr (std::is_same_v<In, T>) {
+        RealForward1D(e, dst, src, n);
+      } else if constexpr (std::is_same_v<Out, T>) {
+        RealInverse1D(e, dst, src, n);
+      } else {
+        Complex1D(e, dst, src, n, inverse);
+      }
+    });
+  }
+
+  // Complex transforms of dimension `axis` (not the last) of `data`, in
+  // place: each line gathered into scratch, transformed, scattered back.
+  void StridedPass(Complex* data, int64_t axis, bool inverse, HostThreadPool* pool) const {
+    const int64_t n = complex_dims_[axis];
+    int64_t inner = 1;
+    for (size_t d = axis + 1; d < complex_dims_.size(); ++d) inner *= complex_dims_[d];
+    int64_t outer = config_.batch;
+    for (int64_t d = 0; d < axis; ++d) outer *= complex_dims_[d];
+    ForLines(outer * inner, n, pool, [&](Engine& e, int64_t i) {
+      Complex* base = data + (i / inner) * n * inner + i % inner;
+      for (int64_t j = 0; j < n; ++j) e.a[j] = base[j * inner];
+      Complex1D(e, e.b.data(), e.a.data(), n, inverse);
+      for (int64_t j = 0; j < n; ++j) base[j * inner] = e.b[j];
+    });
+  }
+
+  const FftConfig config_;
+  const std::vector<int64_t> complex_dims_;
+  mutable std::mutex mu_;
+  mutable std::vector<std::unique_ptr<Engine>> idle_;  // guarded by mu_
+  mutable int64_t made_ = 0;                           // guarded by mu_
+};
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<HostFftPlan>> HostFftPlan::Create(const FftConfig& config,
+                                                                 int engines) {
+  if (absl::Status s = CheckFftConfig(config); !s.ok()) return s;
+  if (config.precision == FftPrecision::kF32) {
+    return std::make_unique<HostFftPlanImpl<float>>(config, engines);
+  }
+  return std::make_unique<HostFftPlanImpl<double>>(config, engines);
+}
+
+}  // namespace stream_executor::host

@@ -1,0 +1,58 @@
+// HostFftPlan: the host platform's FFT (fft.h semantics), on Eigen's FFT
+// module (unsupported/Eigen/FFT with its default kissfft back end: mixed
+// radix 2, 3, 4, 5 and a generic butterfly for other prime factors, so any
+// length works, at O(n * p) per prime factor p; inverse transforms scaled
+// by 1/n). Chosen over FFTW, which is GPL (a serving binary linking the
+// runtime would have to be GPL too), and over pocketfft, which Debian 12
+// does not package; Eigen is MPL-2.0 and already a dependency.
+//
+// A multi-dimensional transform runs one pass per dimension: the last
+// (contiguous) one straight from the input lines, the others line by line
+// through a scratch line, in place on the output (an IRFFT: on a copy of its
+// input in the workspace, then the complex-to-real pass into the output).
+// Each pass cuts its lines into ranges run on the caller and the launch
+// pool (ParallelFor) once the pass has at least kHostFftParallelElements
+// elements.
+//
+// Plans: Create makes `engines` Eigen FFT objects with every twiddle table
+// the config needs (an Eigen FFT object caches its tables and is not
+// thread-safe), plus line scratch. A range borrows an idle engine and
+// returns it, so concurrent Executes of one plan never share one; when
+// more ranges run at once than engines exist, a new engine is made then
+// (allocation, once).
+//
+// Thread-safety: Execute may be called concurrently from any threads.
+#ifndef XLA_STREAM_EXECUTOR_HOST_HOST_FFT_H_
+#define XLA_STREAM_EXECUTOR_HOST_HOST_FFT_H_
+
+#include <cstdint>
+#include <memory>
+
+#include "absl/status/statusor.h"
+#include "xla/stream_executor/fft.h"
+#include "xla/stream_executor/host/host_thread_pool.h"
+
+namespace stream_executor::host {
+
+// Passes with fewer elements stay on the calling thread.
+inline constexpr int64_t kHostFftParallelElements = int64_t{1} << 15;
+
+class HostFftPlan : public FftPlan {
+ public:
+  // A plan for `config` with `engines` (at least 1) engines made up front.
+  // InvalidArgument when the config fails CheckFftConfig.
+  static absl::StatusOr<std::unique_ptr<HostFftPlan>> Create(const FftConfig& config,
+                                                             int engines);
+
+  // Computes the FFT from `input` into `output` with `workspace` as
+  // scratch (FftWorkspaceBytes). The caller has checked the buffers
+  // (CheckFftBuffers). Null `pool`: everything on the caller.
+  virtual void Execute(const void* input, void* output, void* workspace,
+                       HostThreadPool* pool) const = 0;
+  // Engines made so far (for tests).
+  virtual int64_t num_engines() const = 0;
+};
+
+}  // namespace stream_executor::host
+
+#endif  // XLA_STREAM_EXECUTOR_HOST_HOST_FFT_H_

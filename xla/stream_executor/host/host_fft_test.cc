@@ -1,0 +1,281 @@
+#include "xla/stream_executor/host/host_fft.h"
+
+#include <cmath>
+#include <complex>
+#include <cstring>
+#include <random>
+#include <thread>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "xla/stream_executor/host/host_thread_pool.h"
+
+namespace stream_executor::host {
+namespace {
+
+using C = std::complex<double>;
+
+// The oracle: the DFT by its definition in double, over the last
+// dimensions of [batch, lengths...] (fft.h semantics), on the full complex
+// input (an IRFFT's half spectrum extended Hermitian-symmetrically first).
+std::vector<C> ReferenceDft(const std::vector<C>& full, const std::vector<int64_t>& lengths,
+                            int64_t batch, bool inverse) {
+  int64_t n = 1;
+  for (int64_t l : lengths) n *= l;
+  std::vector<C> out(full.size());
+  const int64_t rank = static_cast<int64_t>(lengths.size());
+  const double sign = inverse ? 1.0 : -1.0;
+  for (int64_t b = 0; b < batch; ++b) {
+    for (int64_t k = 0; k < n; ++k) {
+      C sum = 0;
+      for (int64_t j = 0; j < n; ++j) {
+        double phase = 0;
+        int64_t kk = k, jj = j;
+        for (int64_t a = rank - 1; a >= 0; --a) {
+          const int64_t ka = kk % lengths[a], ja = jj % lengths[a];
+          phase += static_cast<double>((ka * ja) % lengths[a]) / lengths[a];
+          kk /= lengths[a];
+          jj /= lengths[a];
+        }
+        sum += full[b * n + j] * std::polar(1.0, sign * 2 * M_PI * phase);
+      }
+      out[b * n + k] = inverse ? sum / static_cast<double>(n) : sum;
+    }
+  }
+  return out;
+}
+
+// The full spectrum whose half (last dimension L/2 + 1) is `half`: an
+// index beyond the half reads conj of the index mirrored ((L - i) mod L) in
+// every dimension. `half` must come from real data (every symmetry holds).
+std::vector<C> HermitianExtend(const std::vector<C>& half, const std::vector<int64_t>& lengths,
+                               int64_t batch) {
+  const int64_t rank = static_cast<int64_t>(lengths.size());
+  const int64_t last = lengths.back(), h = last / 2 + 1;
+  int64_t n = 1;
+  for (int64_t l : lengths) n *= l;
+  std::vector<C> full(batch * n);
+  for (int64_t b = 0; b < batch; ++b) {
+    for (int64_t i = 0; i < n; ++i) {
+      std::vector<int64_t> idx(rank);
+      int64_t rest = i;
+      for (int64_t a = rank - 1; a >= 0; --a) {
+        idx[a] = rest % lengths[a];
+        rest /= lengths[a];
+      }
+      const bool mirror = idx.back() >= h;
+      if (mirror) {
+        for (int64_t a = 0; a < rank; ++a) idx[a] = (lengths[a] - idx[a]) % lengths[a];
+      }
+      int64_t flat = 0;
+      for (int64_t a = 0; a < rank; ++a) flat = flat * (a + 1 == rank ? h : lengths[a]) + idx[a];
+      const C v = half[b * (n / last * h) + flat];
+      full[b * n + i] = mirror ? std::conj(v) : v;
+    }
+  }
+  return full;
+}
+
+struct Case {
+  FftType type;
+  FftPrecision precision;
+  std::vector<int64_t> lengths;
+  int64_t batch;
+};
+
+std::string Name(const Case& c) {
+  FftConfig config{c.type, c.precision, c.lengths, c.batch};
+  return FftConfigToString(config);
+}
+
+// Runs `c` on random data through HostFftPlan (with and without a pool) and
+// compares with the reference, relative to the largest reference value.
+void Check(const Case& c, HostThreadPool* pool) {
+  SCOPED_TRACE(Name(c));
+  FftConfig config{c.type, c.precision, c.lengths, c.batch};
+  ASSERT_TRUE(CheckFftConfig(config).ok());
+  const bool f32 = c.precision == FftPrecision::kF32;
+  std::mt19937 gen(17 + c.batch * 7 + c.lengths.back());
+  std::uniform_real_distribution<double> dist(-1, 1);
+  const int64_t in_count = FftInputElements(config);
+  const int64_t out_count = FftOutputElements(config);
+  // Input values as doubles (real, or re/im pairs), exactly representable
+  // in the plan's precision.
+  const bool complex_in = c.type != FftType::kRfft;
+  std::vector<double> in_values(in_count * (complex_in ? 2 : 1));
+  for (double& v : in_values) v = f32 ? static_cast<float>(dist(gen)) : dist(gen);
+  std::vector<C> full;  // the reference's complex input
+  int64_t n = 1;
+  for (int64_t l : c.lengths) n *= l;
+  if (c.type == FftType::kIrfft) {
+    // A Hermitian half spectrum: the RFFT of real data (so every
+    // dimension's symmetry holds), rounded to the plan's precision.
+    std::vector<C> real(c.batch * n);
+    for (C& v : real) v = f32 ? static_cast<float>(dist(gen)) : dist(gen);
+    std::vector<C> spectrum = ReferenceDft(real, c.lengths, c.batch, false);
+    const int64_t last = c.lengths.back(), h = last / 2 + 1;
+    for (int64_t i = 0, o = 0; i < c.batch * n; ++i) {
+      if (i % last >= h) continue;
+      const C v = spectrum[i];
+      in_values[2 * o] = f32 ? static_cast<float>(v.real()) : v.real();
+      in_values[2 * o + 1] = f32 ? static_cast<float>(v.imag()) : v.imag();
+      ++o;
+    }
+    std::vector<C> half(in_count);
+    for (int64_t i = 0; i < in_count; ++i) half[i] = C(in_values[2 * i], in_values[2 * i + 1]);
+    full = HermitianExtend(half, c.lengths, c.batch);
+  } else if (c.type == FftType::kRfft) {
+    for (double v : in_values) full.push_back(C(v, 0));
+  } else {
+    for (int64_t i = 0; i < in_count; ++i) full.push_back(C(in_values[2 * i], in_values[2 * i + 1]));
+  }
+  const bool inverse = c.type == FftType::kIfft || c.type == FftType::kIrfft;
+  const std::vector<C> want_full = ReferenceDft(full, c.lengths, c.batch, inverse);
+
+  // The plan's buffers, in its precision.
+  const int64_t real_bytes = f32 ? 4 : 8;
+  std::vector<char> input(in_values.size() * real_bytes);
+  for (size_t i = 0; i < in_values.size(); ++i) {
+    if (f32) {
+      const float v = static_cast<float>(in_values[i]);
+      std::memcpy(input.data() + 4 * i, &v, 4);
+    } else {
+      std::memcpy(input.data() + 8 * i, &in_values[i], 8);
+    }
+  }
+  const std::vector<char> input_copy = input;
+  std::vector<char> output(out_count * FftOutputElementBytes(config), 0x5a);
+  std::vector<char> workspace(FftWorkspaceBytes(config) + 1);
+  absl::StatusOr<std::unique_ptr<HostFftPlan>> plan = HostFftPlan::Create(config, 1);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  (*plan)->Execute(input.data(), output.data(), workspace.data(), pool);
+  EXPECT_EQ(input, input_copy) << "the input was written";
+
+  const bool complex_out = c.type != FftType::kIrfft;
+  const int64_t out_last = FftOutputDims(config).back();
+  double scale = 0, worst = 0;
+  for (int64_t i = 0, o = 0; i < c.batch * n; ++i) {
+    if (i % c.lengths.back() >= out_last) continue;
+    const C want = want_full[i];
+    C got;
+    auto read = [&](int64_t k) {
+      if (f32) {
+        float v;
+        std::memcpy(&v, output.data() + 4 * k, 4);
+        return static_cast<double>(v);
+      }
+      double v;
+      std::memcpy(&v, output.data() + 8 * k, 8);
+      return v;
+    };
+    got = complex_out ? C(read(2 * o), read(2 * o + 1)) : C(read(o), 0);
+    scale = std::max(scale, std::abs(want));
+    worst = std::max(worst, std::abs(got - (complex_out ? want : C(want.real(), 0))));
+    ++o;
+  }
+  ASSERT_GT(scale, 0);
+  const double tolerance = f32 ? 2e-5 : 1e-12;
+  EXPECT_LE(worst / scale, tolerance) << "largest error " << worst << " of " << scale;
+}
+
+std::vector<Case> Cases() {
+  std::vector<Case> cases;
+  const std::vector<std::vector<int64_t>> shapes = {
+      {15}, {33}, {1000}, {16}, {1}, {5, 33}, {8, 6}, {3, 4, 7}, {4, 5, 6}};
+  for (FftPrecision p : {FftPrecision::kF32, FftPrecision::kF64}) {
+    for (FftType t : {FftType::kFft, FftType::kIfft, FftType::kRfft, FftType::kIrfft}) {
+      for (const auto& lengths : shapes) {
+        int64_t n = 1;
+        for (int64_t l : lengths) n *= l;
+        cases.push_back({t, p, lengths, n >= 1000 ? 2 : 3});
+      }
+    }
+  }
+  return cases;
+}
+
+TEST(HostFft, EveryTypeAndRankMatchesTheDftOnTheCaller) {
+  for (const Case& c : Cases()) Check(c, nullptr);
+}
+
+TEST(HostFft, EveryTypeAndRankMatchesTheDftOnAPool) {
+  HostThreadPool pool(3);
+  for (const Case& c : Cases()) Check(c, &pool);
+}
+
+// Large enough to cut into ranges: the pooled result is bitwise the
+// caller's (every line computes the same way wherever it runs).
+TEST(HostFft, PoolAndCallerAgreeBitwise) {
+  for (FftType t : {FftType::kFft, FftType::kIrfft}) {
+    FftConfig config{t, FftPrecision::kF32, {12, 66}, 40};
+    std::vector<float> in(FftInputElements(config) * (t == FftType::kRfft ? 1 : 2));
+    std::mt19937 gen(3);
+    std::uniform_real_distribution<float> dist(-1, 1);
+    for (float& v : in) v = dist(gen);
+    std::vector<char> a(FftOutputElements(config) * FftOutputElementBytes(config));
+    std::vector<char> b = a;
+    std::vector<char> ws(FftWorkspaceBytes(config) + 1);
+    auto plan = HostFftPlan::Create(config, 1);
+    ASSERT_TRUE(plan.ok());
+    HostThreadPool pool(3);
+    (*plan)->Execute(in.data(), a.data(), ws.data(), nullptr);
+    (*plan)->Execute(in.data(), b.data(), ws.data(), &pool);
+    EXPECT_EQ(a, b) << FftTypeName(t);
+  }
+}
+
+// One plan run from several threads at once (each on the shared pool)
+// gives every thread the serial result: concurrent Executes never share an
+// engine.
+TEST(HostFft, ConcurrentExecutesOfOnePlanAgree) {
+  FftConfig config{FftType::kRfft, FftPrecision::kF64, {6, 35}, 24};
+  std::vector<double> in(FftInputElements(config));
+  std::mt19937 gen(5);
+  std::uniform_real_distribution<double> dist(-1, 1);
+  for (double& v : in) v = dist(gen);
+  const size_t out_bytes = FftOutputElements(config) * FftOutputElementBytes(config);
+  auto plan = HostFftPlan::Create(config, 1);
+  ASSERT_TRUE(plan.ok());
+  std::vector<char> want(out_bytes);
+  (*plan)->Execute(in.data(), want.data(), nullptr, nullptr);
+  HostThreadPool pool(2);
+  constexpr int kThreads = 4;
+  std::vector<std::vector<char>> got(kThreads, std::vector<char>(out_bytes));
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      for (int round = 0; round < 5; ++round) {
+        (*plan)->Execute(in.data(), got[t].data(), nullptr, &pool);
+      }
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  for (int t = 0; t < kThreads; ++t) EXPECT_EQ(got[t], want) << "thread " << t;
+}
+
+TEST(HostFft, CreateRefusesABadConfig) {
+  absl::StatusOr<std::unique_ptr<HostFftPlan>> plan =
+      HostFftPlan::Create({FftType::kFft, FftPrecision::kF32, {4, 4, 4, 4}, 1}, 1);
+  ASSERT_FALSE(plan.ok());
+  EXPECT_NE(plan.status().message().find("1 to 3 entries"), std::string::npos) << plan.status();
+  plan = HostFftPlan::Create({FftType::kFft, FftPrecision::kF32, {0}, 1}, 1);
+  EXPECT_FALSE(plan.ok());
+}
+
+TEST(HostFft, CheckFftBuffersNamesTheShortBufferAndOverlaps) {
+  FftConfig config{FftType::kIrfft, FftPrecision::kF32, {3, 9}, 2};
+  // input: 2 * 3 * 5 complex (240 bytes); output: 2 * 27 floats (216);
+  // workspace: 240.
+  std::vector<char> memory(2048);
+  auto at = [&](int64_t offset, uint64_t size) { return DeviceMemoryBase(memory.data() + offset, size); };
+  EXPECT_TRUE(CheckFftBuffers(config, at(0, 240), at(256, 216), at(512, 240)).ok());
+  absl::Status s = CheckFftBuffers(config, at(0, 239), at(256, 216), at(512, 240));
+  EXPECT_NE(s.message().find("input needs 240 bytes but its buffer has 239"), std::string::npos) << s;
+  s = CheckFftBuffers(config, at(0, 240), at(256, 216), at(512, 100));
+  EXPECT_NE(s.message().find("workspace needs 240"), std::string::npos) << s;
+  s = CheckFftBuffers(config, at(0, 240), at(200, 216), at(512, 240));
+  EXPECT_NE(s.message().find("output overlaps the input"), std::string::npos) << s;
+}
+
+}  // namespace
+}  // namespace stream_executor::host

@@ -105,19 +105,25 @@ bool HasComplexLeaf(const Shape& shape) {
   return shape.IsArray() && IsComplex(shape.element_type());
 }
 
-// The first instruction in `instr` or the computations it calls
-// (transitively) with a complex-typed value, or nullptr. The host kernel
-// emitters do not handle complex numbers (they CHECK-fail on them), so
-// emission refuses them first.
-const HloInstruction* FindComplexValue(const HloInstruction& instr) {
-  if (HasComplexLeaf(instr.shape())) return &instr;
-  for (const HloInstruction* operand : instr.operands()) {
-    if (HasComplexLeaf(operand->shape())) return operand;
-  }
+// The complex-typed value that makes `instr` unsupported, or nullptr: the
+// innermost one (an op inside a fusion or a called computation, so the
+// error names the op with no real form rather than the fusion around it),
+// else `instr` itself or one of its operands. The host kernel emitters do
+// not handle complex numbers (they CHECK-fail on them), so emission
+// refuses them first.
+const HloInstruction* FindComplexValue(const HloInstruction& instr, bool check_operands = true) {
   for (const HloComputation* called : instr.called_computations()) {
     for (const auto& inner : called->instructions()) {
-      if (const HloInstruction* found = FindComplexValue(*inner)) return found;
+      if (inner->opcode() == HloOpcode::kParameter) continue;
+      if (const HloInstruction* found = FindComplexValue(*inner, /*check_operands=*/false)) {
+        return found;
+      }
     }
+  }
+  if (HasComplexLeaf(instr.shape())) return &instr;
+  if (!check_operands) return nullptr;
+  for (const HloInstruction* operand : instr.operands()) {
+    if (HasComplexLeaf(operand->shape())) return operand;
   }
   return nullptr;
 }
@@ -325,7 +331,8 @@ class Emitter {
       if (const HloInstruction* complex = FindComplexValue(instr)) {
         return Unimplemented(instr, absl::StrCat("the ", backend_->TargetName(),
                                                  " kernel emitters do not support complex "
-                                                 "numbers (", complex->name(), " is ",
+                                                 "numbers (", complex->name(), ", a ",
+                                                 HloOpcodeName(complex->opcode()), ", is ",
                                                  complex->shape().ToString(), ")"));
       }
     }

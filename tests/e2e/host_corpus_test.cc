@@ -15,7 +15,7 @@
 // Modules are skipped, with reasons counted and printed, when they do not
 // verify, have no random inputs, are too large, exceed the evaluator's time
 // limit or use something the evaluator refuses, or contain a construct
-// named in kNamedSkips (each with its reason: fft, send/recv, scan,
+// named in kNamedSkips (each with its reason: fft, send/recv,
 // tiled entry layouts). Any
 // other compile error (Unimplemented included), load or execution error,
 // or mismatch fails the test, as does comparing fewer than kMinCompared
@@ -62,7 +62,6 @@ constexpr int64_t kMaxInstructions = 400;
 constexpr int64_t kMaxParticipants = 16;
 
 bool Fft(const HloInstruction& instr) { return instr.opcode() == HloOpcode::kFft; }
-bool Scan(const HloInstruction& instr) { return instr.opcode() == HloOpcode::kScan; }
 bool SendOrRecv(const HloInstruction& instr) {
   return instr.opcode() == HloOpcode::kSend || instr.opcode() == HloOpcode::kRecv;
 }
@@ -113,7 +112,6 @@ constexpr NamedSkip kNamedSkips[] = {
     {AnyOf<SendOrRecv>,
      "send/recv: host transfers (no host callbacks yet) and token-only channels, which this "
      "test does not feed"},
-    {AnyOf<Scan>, "scan: no lowering yet on either target (the evaluator runs it)"},
     {TiledEntryLayout, "entry layout with tiles (TPU's T(2,128)), which the runtime does not lay out"},
 };
 

@@ -1,47 +1,26 @@
 #include "xla/hlo/transforms/scan_expander.h"
 
 #include <string>
-#include <vector>
 
 #include "gtest/gtest.h"
-#include "xla/hlo/evaluator/hlo_evaluator.h"
-#include "xla/hlo/evaluator/random_inputs.h"
-#include "xla/hlo/parser/hlo_parser.h"
-#include "xla/hlo/parser/hlo_printer.h"
-#include "xla/hlo/transforms/literal_compare.h"
 #include "xla/hlo/transforms/pass_test_util.h"
-#include "xla/hlo/verifier/hlo_verifier.h"
 
 namespace xla {
 namespace {
 
 using pass_test::CountOpcode;
 
-// Runs the pass on `text` and checks that no scan is left, the module
-// verifies, and the evaluator gives the same result before and after on
-// random inputs (bit-exact: the loop runs the same scalar steps in the same
-// order).
+// Runs the pass on `text` (RunPassAndCheck: the result verifies and the
+// evaluator gives the same results before and after on random inputs) and
+// checks that every scan became a loop with its step inlined.
 void ExpectExpansionMatches(const std::string& text) {
-  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(text);
-  ASSERT_TRUE(module.ok()) << module.status();
-  ASSERT_TRUE(VerifyModule(**module).ok());
-  absl::StatusOr<std::vector<Literal>> args = MakeRandomInputs(**module, 5);
-  ASSERT_TRUE(args.ok()) << args.status();
-  absl::StatusOr<Literal> before = HloEvaluator().Evaluate(**module, *args);
-  ASSERT_TRUE(before.ok()) << before.status();
   ScanExpander pass;
-  absl::StatusOr<bool> changed = pass.Run(module->get());
-  ASSERT_TRUE(changed.ok()) << changed.status();
-  EXPECT_TRUE(*changed);
-  EXPECT_EQ(CountOpcode(**module, HloOpcode::kScan), 0);
-  EXPECT_EQ(CountOpcode(**module, HloOpcode::kCall), 0);
-  EXPECT_GE(CountOpcode(**module, HloOpcode::kWhile), 1);
-  absl::Status verified = VerifyModule(**module);
-  ASSERT_TRUE(verified.ok()) << verified << "\n" << PrintModule(**module);
-  absl::StatusOr<Literal> after = HloEvaluator().Evaluate(**module, *args);
-  ASSERT_TRUE(after.ok()) << after.status();
-  EXPECT_TRUE(*before == *after) << "before " << before->ToString() << "\nafter "
-                                 << after->ToString();
+  pass_test::PassResult r = pass_test::RunPassAndCheck(pass, text);
+  ASSERT_NE(r.module, nullptr);
+  EXPECT_TRUE(r.changed);
+  EXPECT_EQ(CountOpcode(*r.module, HloOpcode::kScan), 0);
+  EXPECT_EQ(CountOpcode(*r.module, HloOpcode::kCall), 0);
+  EXPECT_GE(CountOpcode(*r.module, HloOpcode::kWhile), 1);
 }
 
 // The corpus's form: a running sum, output and carry the same value.

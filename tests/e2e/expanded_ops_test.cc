@@ -276,6 +276,66 @@ TEST(ExpandedOps, ScatterBatchingHost) { ExpectHostMatchesEvaluator(kScatterBatc
 
 TEST(ExpandedOps, ScatterBatchingSm90) { ExpectSm90CompilesWithCubins(kScatterBatching); }
 
+// ---- variadic scatter (both emitters' scatter kernels, N arrays) ----
+
+// An argmax over a score and an id array with a batching pair, odd sizes:
+// random indices in [0, 8) on a dim of 7 collide and skip windows.
+constexpr char kVariadicScatter[] = R"(
+HloModule variadic_scatter
+argmax {
+  v0 = f32[] parameter(0)
+  i0 = s32[] parameter(1)
+  v1 = f32[] parameter(2)
+  i1 = s32[] parameter(3)
+  gt = pred[] compare(v1, v0), direction=GT
+  v = f32[] select(gt, v1, v0)
+  i = s32[] select(gt, i1, i0)
+  ROOT t = (f32[], s32[]) tuple(v, i)
+}
+ENTRY e {
+  v = f32[3,7] parameter(0)
+  a = s32[3,7] parameter(1)
+  idx = s32[3,5,1] parameter(2)
+  uv = f32[3,5] parameter(3)
+  ua = s32[3,5] parameter(4)
+  ROOT s = (f32[3,7], s32[3,7]) scatter(v, a, idx, uv, ua), update_window_dims={},
+      inserted_window_dims={1}, scatter_dims_to_operand_dims={1}, input_batching_dims={0},
+      scatter_indices_batching_dims={0}, index_vector_dim=2, to_apply=argmax
+}
+)";
+
+TEST(ExpandedOps, VariadicScatterHost) { ExpectHostMatchesEvaluator(kVariadicScatter); }
+
+TEST(ExpandedOps, VariadicScatterSm90) { ExpectSm90CompilesWithCubins(kVariadicScatter); }
+
+// ---- scan (ScanExpander) ----
+
+// Along the middle dim of odd inputs, two carries (a running max and a
+// counter), non-commutative steps.
+constexpr char kScan[] = R"(
+HloModule scan
+step {
+  x = f32[3,5] parameter(0)
+  m = f32[3,5] parameter(1)
+  n = s32[] parameter(2)
+  d = f32[3,5] subtract(x, m)
+  m2 = f32[3,5] maximum(m, d)
+  one = s32[] constant(1)
+  n2 = s32[] add(n, one)
+  ROOT t = (f32[3,5], f32[3,5], s32[]) tuple(d, m2, n2)
+}
+ENTRY e {
+  x = f32[3,9,5] parameter(0)
+  m = f32[3,5] parameter(1)
+  n = s32[] parameter(2)
+  ROOT s = (f32[3,9,5], f32[3,5], s32[]) scan(x, m, n), dimensions={1}, num_carries=2, to_apply=step
+}
+)";
+
+TEST(ExpandedOps, ScanHost) { ExpectHostMatchesEvaluator(kScan); }
+
+TEST(ExpandedOps, ScanSm90) { ExpectSm90CompilesWithCubins(kScan); }
+
 
 // ---- rng-bit-generator ThreeFry with a four-word state ----
 

@@ -16,7 +16,7 @@
 // verify, have no random inputs, are too large, exceed the evaluator's time
 // limit or use something the evaluator refuses, or contain a construct
 // named in kNamedSkips (each with its reason: fft, send/recv,
-// variadic scatter, tiled entry layouts). Any
+// tiled entry layouts). Any
 // other compile error (Unimplemented included), load or execution error,
 // or mismatch fails the test, as does comparing fewer than kMinCompared
 // modules.
@@ -65,9 +65,6 @@ bool Fft(const HloInstruction& instr) { return instr.opcode() == HloOpcode::kFft
 bool SendOrRecv(const HloInstruction& instr) {
   return instr.opcode() == HloOpcode::kSend || instr.opcode() == HloOpcode::kRecv;
 }
-bool VariadicScatter(const HloInstruction& instr) {
-  return instr.opcode() == HloOpcode::kScatter && instr.shape().IsTuple();
-}
 bool HasTiles(const Shape& shape) {
   if (shape.IsTuple()) {
     for (const Shape& e : shape.tuple_shapes()) {
@@ -115,7 +112,6 @@ constexpr NamedSkip kNamedSkips[] = {
     {AnyOf<SendOrRecv>,
      "send/recv: host transfers (no host callbacks yet) and token-only channels, which this "
      "test does not feed"},
-    {AnyOf<VariadicScatter>, "variadic scatter: no lowering yet on either target"},
     {TiledEntryLayout, "entry layout with tiles (TPU's T(2,128)), which the runtime does not lay out"},
 };
 

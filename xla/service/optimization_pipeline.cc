@@ -28,6 +28,7 @@
 #include "xla/hlo/transforms/scatter_batching_normalizer.h"
 #include "xla/hlo/transforms/sharding_annotation_remover.h"
 #include "xla/hlo/transforms/topk_decomposer.h"
+#include "xla/hlo/transforms/scan_expander.h"
 #include "xla/hlo/transforms/triangular_solve_expander.h"
 #include "xla/hlo/transforms/tuple_simplifier.h"
 #include "xla/hlo/transforms/while_loop_invariant_code_motion.h"
@@ -110,7 +111,7 @@ absl::StatusOr<OptimizeResult> OptimizeModule(HloModule* module, const OptimizeO
   // more), and so do memory-placement annotations (identities);
   // dynamic-reshapes whose bounds fix their sizes become reshapes;
   // cholesky becomes a loop over columns and triangular-solve one over
-  // rows; ragged-dot becomes masked dots and scaled-dot the dot of the
+  // rows, scan one over its dimension; ragged-dot becomes masked dots and scaled-dot the dot of the
   // dequantized operands; XLA:GPU's cuBLAS GEMM custom
   // calls become dots and their epilogues, and xla_builder.matrix.Einsum
   // dots, diagonals and sums; scatter batching dimensions
@@ -127,6 +128,7 @@ absl::StatusOr<OptimizeResult> OptimizeModule(HloModule* module, const OptimizeO
   inline_pipeline.AddPass<DynamicReshapeRewriter>();
   inline_pipeline.AddPass<CholeskyExpander>();
   inline_pipeline.AddPass<TriangularSolveExpander>();
+  inline_pipeline.AddPass<ScanExpander>();
   inline_pipeline.AddPass<RaggedDotExpander>();
   inline_pipeline.AddPass<ScaledDotExpander>();
   inline_pipeline.AddPass<GemmCustomCallRewriter>();

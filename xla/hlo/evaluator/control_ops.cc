@@ -1,5 +1,5 @@
 // Evaluator ops of the control family (see op_table.h): while, conditional,
-// call, fusion, map, async-start/update/done, copy-start/done, tuples,
+// call, fusion, map, scan, async-start/update/done, copy-start/done, tuples,
 // tokens and dependencies, custom-call (annotation identities, XLA's TopK,
 // xla_builder.math.Acos, xla_builder.matrix.Einsum (einsum_op.cc), XLA:GPU's
 // cuBLAS GEMM calls (gemm_custom_call_op.cc)
@@ -164,6 +164,98 @@ absl::StatusOr<Literal> EvalMap(const HloInstruction& instr, Operands operands,
     ConvertElement(r, 0, out, i);
   }
   return out;
+}
+
+// The row-major split of `dims` around dim `d`: elements before it (outer),
+// its length, and elements after it (inner).
+struct AroundDim {
+  int64_t outer = 1, length = 1, inner = 1;
+};
+AroundDim SplitAround(absl::Span<const int64_t> dims, int64_t d) {
+  AroundDim a;
+  for (int64_t k = 0; k < static_cast<int64_t>(dims.size()); ++k) {
+    if (k < d) a.outer *= dims[k];
+    if (k > d) a.inner *= dims[k];
+  }
+  if (d < static_cast<int64_t>(dims.size())) a.length = dims[d];
+  return a;
+}
+
+// Slice `i` of `array` along dim `d` (that dim removed), or the reverse:
+// `slice` stored as slice `i` of `array` (to_slice false).
+void MoveSlice(const Literal& from, Literal& to, int64_t d, int64_t i, bool to_slice) {
+  const Literal& array = to_slice ? from : to;
+  const AroundDim a = SplitAround(array.shape().dimensions(), d);
+  for (int64_t o = 0; o < a.outer; ++o) {
+    for (int64_t n = 0; n < a.inner; ++n) {
+      const int64_t in_array = (o * a.length + i) * a.inner + n;
+      const int64_t in_slice = o * a.inner + n;
+      if (to_slice) {
+        CopyElement(from, in_array, to, in_slice);
+      } else {
+        CopyElement(from, in_slice, to, in_array);
+      }
+    }
+  }
+}
+
+// scan: operands are the scanned inputs, then num_carries carries. Step i
+// (0 to the length of `dimensions`' one dim, in order) calls to_apply on
+// slice i of every input and the carries and gets (outputs..., carries...);
+// output k is stacked as slice i of result k, the carries go to the next
+// step. The result is (stacked outputs..., final carries...), as the
+// verifier infers it. is_associative changes nothing here.
+absl::StatusOr<Literal> EvalScan(const HloInstruction& instr, Operands operands,
+                                 EvalContext& ctx) {
+  ASSIGN_OR_RETURN(const HloComputation* body, Callee(instr, AttrId::kToApply));
+  const int64_t carries = instr.GetInt(AttrId::kNumCarries);
+  const int64_t inputs = static_cast<int64_t>(operands.size()) - carries;
+  const std::vector<int64_t>& dims = instr.GetIntList(AttrId::kDimensions);
+  if (carries < 0 || inputs < 1 || dims.size() != 1 || !instr.shape().IsTuple()) {
+    return InstrError(instr, "needs scanned inputs, num_carries carries, one dimension and a "
+                             "tuple result");
+  }
+  const int64_t d = dims[0];
+  const int64_t outputs = instr.shape().tuple_shapes_size() - carries;
+  for (int64_t k = 0; k < inputs; ++k) {
+    RETURN_IF_ERROR(ExpectArrayOperand(instr, operands, k));
+    if (d < 0 || d >= operands[k]->shape().rank()) {
+      return InstrError(instr, "dimension ", d, " is out of range for input ", k);
+    }
+  }
+  const int64_t length = operands[0]->shape().dimensions(d);
+  std::vector<Literal> results;
+  for (int64_t k = 0; k < outputs; ++k) {
+    const Shape& r = instr.shape().tuple_shapes(k);
+    results.emplace_back(ArrayShape(r.element_type(), r.dimensions()));
+  }
+  std::vector<Literal> args(operands.size());
+  for (int64_t k = 0; k < carries; ++k) args[inputs + k] = *operands[inputs + k];
+  std::vector<const Literal*> ptrs;
+  for (const Literal& a : args) ptrs.push_back(&a);
+  for (int64_t i = 0; i < length; ++i) {
+    for (int64_t k = 0; k < inputs; ++k) {
+      std::vector<int64_t> slice = operands[k]->shape().dimensions();
+      slice.erase(slice.begin() + d);
+      args[k] = Literal(ArrayShape(operands[k]->shape().element_type(), slice));
+      MoveSlice(*operands[k], args[k], d, i, /*to_slice=*/true);
+    }
+    ASSIGN_OR_RETURN(Literal step, ctx.Call(*body, ptrs));
+    std::vector<Literal> values;
+    if (step.shape().IsTuple()) {
+      values = step.tuple_elements();
+    } else {
+      values.push_back(std::move(step));
+    }
+    if (static_cast<int64_t>(values.size()) != outputs + carries) {
+      return InstrError(instr, "to_apply '", body->name(), "' returned ", values.size(),
+                        " values, expected ", outputs + carries);
+    }
+    for (int64_t k = 0; k < outputs; ++k) MoveSlice(values[k], results[k], d, i, false);
+    for (int64_t k = 0; k < carries; ++k) args[inputs + k] = std::move(values[outputs + k]);
+  }
+  for (int64_t k = 0; k < carries; ++k) results.push_back(std::move(args[inputs + k]));
+  return MakeTuple(std::move(results));
 }
 
 // async-start: ((operands...), result of `calls`, context...) with zeroed
@@ -400,6 +492,7 @@ constexpr OpEntry kOps[] = {
     {HloOpcode::kCall, EvalCall},
     {HloOpcode::kFusion, EvalFusion},
     {HloOpcode::kMap, EvalMap},
+    {HloOpcode::kScan, EvalScan},
     {HloOpcode::kAsyncStart, EvalAsyncStart},
     {HloOpcode::kAsyncUpdate, EvalIdentity},
     {HloOpcode::kAsyncDone, EvalSecondElement},

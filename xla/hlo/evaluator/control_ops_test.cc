@@ -1,5 +1,5 @@
 // Tests of the control family: while (and its iteration limit), conditional
-// (pred and index forms), call, fusion, map, tuples, tokens, async and copy
+// (pred and index forms), call, fusion, map, scan, tuples, tokens, async and copy
 // wrappers, single-participant collectives and custom-call errors.
 #include <cmath>
 #include <cstdint>
@@ -147,6 +147,55 @@ ENTRY e {
   Literal r = Eval(hlo);
   EXPECT_EQ(Values(r.tuple_elements()[0]), (std::vector<double>{1.5, -1, 7, 1, 51}));
   EXPECT_EQ(Values(r.tuple_elements()[1]), (std::vector<double>{0.5, 3, 1, 4, -5}));
+}
+
+// scan: a running sum with its carry (output = carry + x, as the corpus's
+// add_comp does), then along dim 1 of a 2x3 array with two inputs, one
+// output and two carries (a running max and a step count), values by hand.
+TEST(ControlOps, ScanCarriesAndStacksAlongItsDimension) {
+  Literal sum = Eval(R"(
+add_comp {
+  x = f32[] parameter(0)
+  c = f32[] parameter(1)
+  a = f32[] add(x, c)
+  ROOT t = (f32[], f32[]) tuple(a, a)
+}
+
+ENTRY e {
+  x = f32[5] constant({1, -2, 3.5, 4, -0.5})
+  init = f32[] constant(10)
+  ROOT s = (f32[5], f32[]) scan(x, init), dimensions={0}, num_carries=1, is_associative=true, to_apply=add_comp
+})");
+  ASSERT_EQ(sum.tuple_elements().size(), 2u);
+  EXPECT_EQ(Values(sum.tuple_elements()[0]), (std::vector<double>{11, 9, 12.5, 16.5, 16}));
+  EXPECT_EQ(Values(sum.tuple_elements()[1]), (std::vector<double>{16}));
+
+  Literal r = Eval(R"(
+step {
+  x = s32[2] parameter(0)
+  y = s32[2] parameter(1)
+  m = s32[2] parameter(2)
+  n = s32[] parameter(3)
+  p = s32[2] multiply(x, y)
+  m2 = s32[2] maximum(m, p)
+  d = s32[2] subtract(p, m)
+  one = s32[] constant(1)
+  n2 = s32[] add(n, one)
+  ROOT t = (s32[2], s32[2], s32[]) tuple(d, m2, n2)
+}
+
+ENTRY e {
+  x = s32[2,3] constant({{1, 5, -2}, {3, 0, 4}})
+  y = s32[2,3] constant({{2, 1, 7}, {-1, 6, 2}})
+  m = s32[2] constant({0, -9})
+  n = s32[] constant(4)
+  ROOT s = (s32[2,3], s32[2], s32[]) scan(x, y, m, n), dimensions={1}, num_carries=2, to_apply=step
+})");
+  ASSERT_EQ(r.tuple_elements().size(), 3u);
+  // Products: row 0 {2, 5, -14}, row 1 {-3, 0, 8}; d = product - running max.
+  EXPECT_EQ(IntValues(r.tuple_elements()[0]), (std::vector<int64_t>{2, 3, -19, 6, 3, 8}));
+  EXPECT_EQ(IntValues(r.tuple_elements()[1]), (std::vector<int64_t>{5, 8}));
+  EXPECT_EQ(IntValues(r.tuple_elements()[2]), (std::vector<int64_t>{7}));
 }
 
 TEST(ControlOps, CallPassesEveryOperand) {

@@ -48,9 +48,9 @@ FusionKindAnalysis LoopLike(const std::vector<const HloInstruction*>& roots) {
   a.hero = root;
   a.iteration_dims = root->shape().IsArray() ? root->shape().dimensions() : std::vector<int64_t>{};
   if (roots.size() != 1) return a;
-  if (root->opcode() == HloOpcode::kScatter && root->operand_count() == 3) {
+  if (root->opcode() == HloOpcode::kScatter && root->operand_count() % 2 == 1) {
     a.kind = FusionKind::kScatter;
-    a.iteration_dims = root->operand(2)->shape().dimensions();
+    a.iteration_dims = root->operand(root->operand_count() / 2 + 1)->shape().dimensions();
     return a;
   }
   if (root->opcode() == HloOpcode::kDynamicUpdateSlice &&

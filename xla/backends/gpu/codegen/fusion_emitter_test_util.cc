@@ -115,6 +115,24 @@ const FusionTestCase kFusionTestRowArgmax = {R"(
   ROOT f = (f32[37], s32[37]) fusion(a), kind=kInput, calls=fused
 )"};
 
+const FusionTestCase kFusionTestVariadicScatterArgmax = {R"(
+  v = f32[13,5] parameter(0)
+  a = s32[13,5] parameter(1)
+  idx = s32[9,2] parameter(2)
+  uv = f32[9,3] parameter(3)
+  ua = s32[9,3] parameter(4)
+  n = f32[9,3] negate(uv)
+  ROOT s = (f32[13,5], s32[13,5]) scatter(v, a, idx, n, ua), update_window_dims={1}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0,1}, index_vector_dim=1, to_apply=argmax
+)",
+                                R"(
+  v = f32[13,5] parameter(0)
+  a = s32[13,5] parameter(1)
+  idx = s32[9,2] parameter(2)
+  uv = f32[9,3] parameter(3)
+  ua = s32[9,3] parameter(4)
+  ROOT f = (f32[13,5], s32[13,5]) fusion(v, a, idx, uv, ua), kind=kInput, calls=fused
+)"};
+
 const FusionTestCase kFusionTestColumnSumAndMax = {R"(
   a = f32[129,37] parameter(0)
   z = f32[] constant(0)

@@ -47,6 +47,9 @@ struct FusionTestCase {
 extern const FusionTestCase kFusionTestRowSumOfSquares;
 // f32[37,129] -> (f32[37], s32[37]): a variadic argmax reduce per row.
 extern const FusionTestCase kFusionTestRowArgmax;
+// (f32[13,5], s32[13,5]) -> same: a variadic argmax scatter of 9 windows of
+// 3 columns (a fused negate on the scores), 2-wide index vectors.
+extern const FusionTestCase kFusionTestVariadicScatterArgmax;
 // f32[129,37] -> (f32[37], f32[37]): the sum and the max of each column.
 extern const FusionTestCase kFusionTestColumnSumAndMax;
 // f32[5,6,7] -> f32[6]: a sum over the outer and the inner dim.

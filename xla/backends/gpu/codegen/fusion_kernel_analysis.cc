@@ -128,15 +128,14 @@ absl::StatusOr<std::vector<OutputLeaf>> CollectOutputLeaves(absl::string_view em
   std::vector<OutputLeaf> leaves;
   if (root->opcode() == HloOpcode::kTuple) {
     for (const HloInstruction* op : root->operands()) leaves.push_back({op, 0, Shape()});
-  } else if (root->shape().IsTuple() && root->opcode() == HloOpcode::kReduce) {
+  } else if (root->shape().IsTuple() &&
+             (root->opcode() == HloOpcode::kReduce || root->opcode() == HloOpcode::kScatter)) {
     for (int64_t k = 0; k < root->shape().tuple_shapes_size(); ++k) {
       leaves.push_back({root, k, Shape()});
     }
-  } else if (root->shape().IsTuple() && root->opcode() == HloOpcode::kScatter) {
-    return FusionEmitterUnimplemented(emitter, *root, "variadic scatter is not supported");
   } else if (root->shape().IsTuple()) {
-    return FusionEmitterUnimplemented(emitter, *root,
-                                      "tuple-shaped root other than tuple or variadic reduce");
+    return FusionEmitterUnimplemented(
+        emitter, *root, "tuple-shaped root other than tuple, variadic reduce or variadic scatter");
   } else {
     leaves.push_back({root, 0, Shape()});
   }
@@ -184,7 +183,9 @@ FusionKernelAnalysis AnalyzeFusionKernel(const HloComputation& computation,
   const HloInstruction& root = *computation.root_instruction();
   if (root.opcode() == HloOpcode::kScatter) {
     a.kind = FusionKernelKind::kScatter;
-    a.in_place = RootUpdatesInPlace(root, output_aliases_operand);
+    // A variadic scatter always copies its operands first (only output 0's
+    // alias is known here).
+    a.in_place = root.operand_count() == 3 && RootUpdatesInPlace(root, output_aliases_operand);
     return a;
   }
   if (root.opcode() == HloOpcode::kDynamicUpdateSlice && leaves.size() == 1 &&

@@ -24,14 +24,22 @@ absl::StatusOr<ScatterIndexing> AnalyzeScatterIndexing(absl::string_view emitter
   auto fail = [&](absl::string_view why) {
     return FusionEmitterUnimplemented(emitter, scatter, why);
   };
-  if (scatter.operand_count() != 3 || scatter.to_apply() == nullptr) {
-    return fail("only single-operand scatter with to_apply is supported");
+  const int64_t operands = scatter.operand_count();
+  if (operands < 3 || operands % 2 == 0 || scatter.to_apply() == nullptr) {
+    return fail("a scatter takes N operands, the indices and N updates (N >= 1), and to_apply");
   }
   ScatterIndexing s;
   s.scatter = &scatter;
+  s.count = (operands - 1) / 2;
   s.operand_dims = scatter.operand(0)->shape().dimensions();
-  s.update_dims = scatter.operand(2)->shape().dimensions();
-  s.index_dims = scatter.operand(1)->shape().dimensions();
+  s.update_dims = s.updates(0)->shape().dimensions();
+  s.index_dims = s.indices()->shape().dimensions();
+  for (int64_t k = 1; k < s.count; ++k) {
+    if (scatter.operand(k)->shape().dimensions() != s.operand_dims ||
+        s.updates(k)->shape().dimensions() != s.update_dims) {
+      return fail("the operands (or the updates) of a variadic scatter differ in dims");
+    }
+  }
   s.index_vector_dim = scatter.GetInt(AttrId::kIndexVectorDim);
   s.update_window_dims = scatter.GetIntList(AttrId::kUpdateWindowDims);
   s.scatter_dims_to_operand_dims = scatter.GetIntList(AttrId::kScatterDimsToOperandDims);
@@ -90,7 +98,7 @@ absl::StatusOr<ScatterIndexing> AnalyzeScatterIndexing(absl::string_view emitter
 absl::StatusOr<IrIndex> EmitScatterTarget(const ScatterIndexing& s, const IrIndex& u,
                                           const FusedGenerators& gens, llvm::IRBuilder<>* b,
                                           llvm::Value** inside) {
-  const HloInstruction* indices = s.scatter->operand(1);
+  const HloInstruction* indices = s.indices();
   const bool is_signed = IsSignedInt(indices->shape().element_type());
   const int64_t rank = static_cast<int64_t>(s.operand_dims.size());
   const int64_t index_rank = static_cast<int64_t>(s.index_dims.size());

@@ -22,9 +22,14 @@
 
 namespace xla::gpu {
 
-// The dimension numbers of a single-operand scatter, checked.
+// The dimension numbers of a scatter of `count` arrays (variadic when
+// count > 1: operands 0..count-1, the indices, then one update per array,
+// all arrays of the same dims), checked.
 struct ScatterIndexing {
   const HloInstruction* scatter = nullptr;
+  int64_t count = 1;
+  const HloInstruction* indices() const { return scatter->operand(count); }
+  const HloInstruction* updates(int64_t k) const { return scatter->operand(count + 1 + k); }
   std::vector<int64_t> operand_dims;
   std::vector<int64_t> update_dims;
   std::vector<int64_t> index_dims;
@@ -43,8 +48,9 @@ struct ScatterIndexing {
   std::vector<int64_t> operand_batching_update_dims;
 };
 
-// Reads and checks `scatter`'s dimension numbers. Errors: not a
-// single-operand scatter with to_apply, index_vector_dim out of range, or
+// Reads and checks `scatter`'s dimension numbers. Errors: an even operand
+// count, no to_apply, operands or updates of differing dims,
+// index_vector_dim out of range, or
 // dimension numbers (batching dims included) that do not match the shapes.
 absl::StatusOr<ScatterIndexing> AnalyzeScatterIndexing(absl::string_view emitter,
                                                        const HloInstruction& scatter);
@@ -52,7 +58,7 @@ absl::StatusOr<ScatterIndexing> AnalyzeScatterIndexing(absl::string_view emitter
 // For update element `update_index`: the operand element it combines into.
 // `*inside` receives an i1 that is false when the element's window does not
 // fit the operand (the update must then be skipped). The indices come from
-// gens.at(scatter's operand 1). Errors: the index generator's.
+// gens.at(scatter.indices()). Errors: the index generator's.
 absl::StatusOr<IrIndex> EmitScatterTarget(const ScatterIndexing& scatter,
                                           const IrIndex& update_index,
                                           const FusedGenerators& gens, llvm::IRBuilder<>* b,

@@ -297,6 +297,35 @@ TEST(HostFusionEmitter, ScatterBatchingDims) {
   }
 }
 
+// A variadic scatter (argmax over a score and an id array): the combiner
+// takes both old values and both updates. Random indices hit the same
+// target several times and skip windows that do not fit (column 3 or 4 of
+// a 3-wide window), as the evaluator does; hand-set duplicates make sure.
+TEST(HostFusionEmitter, VariadicScatterArgmax) {
+  const FusionTestCase& c = kFusionTestVariadicScatterArgmax;
+  std::unique_ptr<HloModule> m = Parse(c.fused, c.entry);
+  ASSERT_NE(m, nullptr);
+  absl::StatusOr<std::vector<Literal>> random = MakeRandomInputs(*m, 7);
+  ASSERT_TRUE(random.ok()) << random.status();
+  for (bool in_place : {false, true}) {
+    FusionRunOptions o;
+    o.inputs = *random;
+    if (in_place) o.emit.output_aliases_operand = {0, 1};
+    FusionRun run = Check(c.fused, c.entry, "scatter", true, o);
+    ASSERT_EQ(run.actual.tuple_elements().size(), 2u);
+    const int32_t rows[] = {4, 4, 4, 12, -1, 0, 4, 2, 13};
+    const int32_t cols[] = {1, 1, 2, 0, 0, 3, 1, 2, 0};
+    for (int k = 0; k < 9; ++k) {
+      o.inputs[2].SetInt(2 * k, rows[k]);
+      o.inputs[2].SetInt(2 * k + 1, cols[k]);
+    }
+    run = Check(c.fused, c.entry, "scatter", true, o);
+    ASSERT_EQ(run.actual.tuple_elements().size(), 2u);
+    // Row 0 (its only window starts at column 3: skipped) keeps its ids.
+    EXPECT_EQ(run.actual.tuple_elements()[1].GetInt(0), o.inputs[1].GetInt(0));
+  }
+}
+
 TEST(HostFusionEmitter, AttributesNoaliasAlignAndErrors) {
   std::unique_ptr<HloModule> m = Parse(R"(
   a = f32[37,129] parameter(0)

@@ -16,12 +16,16 @@ absl::StatusOr<HostKernelSegment> HostFusionKernelEmitter::PlanScatter(bool in_p
   ASSIGN_OR_RETURN(const ScatterIndexing indexing, AnalyzeScatterIndexing(emitter_, *scatter));
   Segment s;
   s.blocks = 1;
+  // Variadic: output k is array k; the combiner takes the N old values then
+  // the N updates and yields N values, all read before any is written.
   s.emit = [=](llvm::Value*) -> absl::Status {
-    const IrArray out = OutputArray(0);
+    const int64_t n = indexing.count;
     if (!in_place) {
       RETURN_IF_ERROR(EmitNestedLoops(indexing.operand_dims, [&](const IrIndex& i) -> absl::Status {
-        ASSIGN_OR_RETURN(llvm::Value * v, gens_.at(scatter->operand(0))(i));
-        out.EmitWriteElement(i, v, &b_);
+        for (int64_t k = 0; k < n; ++k) {
+          ASSIGN_OR_RETURN(llvm::Value * v, gens_.at(scatter->operand(k))(i));
+          OutputArray(k).EmitWriteElement(i, v, &b_);
+        }
         return absl::OkStatus();
       }));
     }
@@ -29,11 +33,14 @@ absl::StatusOr<HostKernelSegment> HostFusionKernelEmitter::PlanScatter(bool in_p
       llvm::Value* inside = nullptr;
       ASSIGN_OR_RETURN(const IrIndex t, EmitScatterTarget(indexing, u, gens_, &b_, &inside));
       return EmitIf(inside, [&]() -> absl::Status {
-        llvm::Value* old = out.EmitReadElement(t, &b_);
-        ASSIGN_OR_RETURN(llvm::Value * update, gens_.at(scatter->operand(2))(u));
-        ASSIGN_OR_RETURN(std::vector<llvm::Value*> next,
-                         EmitComputation(scatter->to_apply(), {old, update}));
-        out.EmitWriteElement(t, next[0], &b_);
+        std::vector<llvm::Value*> args;
+        for (int64_t k = 0; k < n; ++k) args.push_back(OutputArray(k).EmitReadElement(t, &b_));
+        for (int64_t k = 0; k < n; ++k) {
+          ASSIGN_OR_RETURN(llvm::Value * update, gens_.at(indexing.updates(k))(u));
+          args.push_back(update);
+        }
+        ASSIGN_OR_RETURN(std::vector<llvm::Value*> next, EmitComputation(scatter->to_apply(), args));
+        for (int64_t k = 0; k < n; ++k) OutputArray(k).EmitWriteElement(t, next[k], &b_);
         return absl::OkStatus();
       });
     });

@@ -327,6 +327,22 @@ TEST(NvptxFusionEmitter, ScatterBatchingDimsAssembles) {
   Emit(fused, entry, "scatter_serial");
 }
 
+// A variadic scatter is serial (never atomic, even in place): one thread
+// copies both operands and applies the argmax combiner on both arrays.
+// host_fusion_emitter_test checks the shared indexing against the evaluator.
+TEST(NvptxFusionEmitter, VariadicScatterIsSerial) {
+  const FusionTestCase& c = kFusionTestVariadicScatterArgmax;
+  NvptxEmitOptions in_place;
+  in_place.output_aliases_operand = {0, 1};
+  for (const NvptxEmitOptions& o : {NvptxEmitOptions{}, in_place}) {
+    Compiled serial = Emit(c.fused, c.entry, "scatter_serial", o);
+    EXPECT_EQ(serial.info.launch.grid_x, 1);
+    EXPECT_EQ(serial.info.launch.block_x, 1);
+    EXPECT_FALSE(Has(serial.ptx, "atom.")) << serial.ptx;
+    EXPECT_TRUE(Has(serial.ptx, "selp.b32")) << serial.ptx;  // the combiner picks an id
+  }
+}
+
 // ---------------------------------------------------------------- windows
 // Convolution, gather and reduce-window are loop kernels over the output
 // elements with the shared generators (window_gather_ir.h); their numerics

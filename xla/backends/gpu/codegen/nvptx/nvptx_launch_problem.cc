@@ -6,6 +6,7 @@
 #include "xla/backends/gpu/codegen/fusion_kernel_analysis.h"
 #include "xla/backends/gpu/codegen/ir_array.h"
 #include "xla/backends/gpu/codegen/rng_state_ir.h"
+#include "xla/backends/gpu/codegen/update_index_ir.h"
 #include "xla/types/primitive_type.h"
 #include "xla/util/math_util.h"
 #include "xla/util/status_macros.h"
@@ -148,16 +149,14 @@ absl::Status NvptxFusionKernelEmitter::Classify() {
   return absl::OkStatus();
 }
 
-// Scatter: atomic when in place, with an add combiner of an atomic type;
-// serial otherwise.
+// Scatter: atomic when single-operand and in place, with an add combiner of
+// an atomic type; serial otherwise (variadic scatter always).
 absl::Status NvptxFusionKernelEmitter::ClassifyScatter(bool in_place) {
   const HloInstruction* root = computation_->root_instruction();
-  if (root->operand_count() != 3 || root->to_apply() == nullptr) {
-    return Unimplemented(root, "only single-operand scatter with to_apply is supported");
-  }
+  ASSIGN_OR_RETURN(const ScatterIndexing indexing, AnalyzeScatterIndexing(emitter_, *root));
   const HloInstruction* combiner = root->to_apply()->root_instruction();
-  const PrimitiveType t = root->shape().element_type();
-  const bool add = combiner->opcode() == HloOpcode::kAdd &&
+  const PrimitiveType t = root->operand(0)->shape().element_type();
+  const bool add = indexing.count == 1 && combiner->opcode() == HloOpcode::kAdd &&
                    combiner->operand(0)->opcode() == HloOpcode::kParameter &&
                    combiner->operand(1)->opcode() == HloOpcode::kParameter &&
                    combiner->operand(0) != combiner->operand(1);
@@ -165,7 +164,7 @@ absl::Status NvptxFusionKernelEmitter::ClassifyScatter(bool in_place) {
                            t == PrimitiveType::S32 || t == PrimitiveType::U32 ||
                            t == PrimitiveType::S64 || t == PrimitiveType::U64;
   if (add && atomic_type && in_place) kind_ = NvptxKernelKind::kScatterAtomic;
-  problem_.elements = Product(root->operand(2)->shape().dimensions());
+  problem_.elements = Product(indexing.update_dims);
   scatter_in_place_ = in_place;
   return absl::OkStatus();
 }

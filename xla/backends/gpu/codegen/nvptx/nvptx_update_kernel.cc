@@ -27,39 +27,46 @@ absl::Status NvptxFusionKernelEmitter::EmitDusKernel() {
 
 absl::Status NvptxFusionKernelEmitter::EmitScatterKernel(bool atomic) {
   const HloInstruction* scatter = computation_->root_instruction();
-  const HloInstruction* updates = scatter->operand(2);
-  const std::vector<int64_t>& update_dims = updates->shape().dimensions();
-  const IrArray out = OutputArray(0);
   ASSIGN_OR_RETURN(const ScatterIndexing indexing, AnalyzeScatterIndexing(emitter_, *scatter));
+  const int64_t n = indexing.count;
+  const std::vector<int64_t>& update_dims = indexing.update_dims;
+  // Variadic: output k is array k; the combiner takes the N old values and
+  // the N updates (atomic only when N == 1, see ClassifyScatter).
   auto one_update = [&](llvm::Value* i) -> absl::Status {
     const IrIndex u = IrIndex::FromLinear(i, update_dims, &b_);
     llvm::Value* inside = nullptr;
     ASSIGN_OR_RETURN(IrIndex t, EmitScatterTarget(indexing, u, gens_, &b_, &inside));
     return EmitIf(inside, [&]() -> absl::Status {
-      ASSIGN_OR_RETURN(llvm::Value * update, gens_.at(updates)(u));
+      Values old, updates;
+      for (int64_t k = 0; k < n; ++k) {
+        ASSIGN_OR_RETURN(llvm::Value * update, gens_.at(indexing.updates(k))(u));
+        updates.push_back(update);
+      }
       if (atomic) {
-        const bool is_float = update->getType()->isFloatingPointTy();
+        const bool is_float = updates[0]->getType()->isFloatingPointTy();
         b_.CreateAtomicRMW(is_float ? llvm::AtomicRMWInst::FAdd : llvm::AtomicRMWInst::Add,
-                           out.EmitElementAddress(t, &b_), update,
+                           OutputArray(0).EmitElementAddress(t, &b_), updates[0],
                            llvm::MaybeAlign(ByteWidth(scatter->shape().element_type())),
                            llvm::AtomicOrdering::Monotonic);
         return absl::OkStatus();
       }
-      llvm::Value* old = out.EmitReadElement(t, &b_);
-      ASSIGN_OR_RETURN(Values next, Combine(scatter, {old}, {update}));
-      out.EmitWriteElement(t, next[0], &b_);
+      for (int64_t k = 0; k < n; ++k) old.push_back(OutputArray(k).EmitReadElement(t, &b_));
+      ASSIGN_OR_RETURN(Values next, Combine(scatter, old, updates));
+      for (int64_t k = 0; k < n; ++k) OutputArray(k).EmitWriteElement(t, next[k], &b_);
       return absl::OkStatus();
     });
   };
   if (atomic) return EmitThreadLoop(problem_.elements, one_update);
-  // Serial: one thread copies the operand (unless in place), then applies
+  // Serial: one thread copies the operands (unless in place), then applies
   // the updates in order, so duplicates combine deterministically.
   if (!scatter_in_place_) {
-    const std::vector<int64_t>& dims = scatter->shape().dimensions();
+    const std::vector<int64_t>& dims = indexing.operand_dims;
     RETURN_IF_ERROR(EmitLoop(0, Product(dims), "copy", [&](llvm::Value* i) -> absl::Status {
       const IrIndex index = IrIndex::FromLinear(i, dims, &b_);
-      ASSIGN_OR_RETURN(llvm::Value * v, gens_.at(scatter->operand(0))(index));
-      out.EmitWriteElement(index, v, &b_);
+      for (int64_t k = 0; k < n; ++k) {
+        ASSIGN_OR_RETURN(llvm::Value * v, gens_.at(scatter->operand(k))(index));
+        OutputArray(k).EmitWriteElement(index, v, &b_);
+      }
       return absl::OkStatus();
     }));
   }

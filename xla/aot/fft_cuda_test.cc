@@ -6,16 +6,13 @@
 // 1/N scale kernel's host stand-in), and compared with the reference
 // evaluator for every fft_type, 1 to 3 dimensions, odd lengths, c64 and
 // c128.
-#include <algorithm>
-#include <complex>
 #include <string>
 #include <vector>
 
-#include "absl/strings/match.h"
-#include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "xla/aot/compile.h"
 #include "xla/aot/executable.h"
+#include "xla/aot/fft_test_util.h"
 #include "xla/aot/literal_execution.h"
 #include "xla/hlo/evaluator/evaluator_test_util.h"
 #include "xla/hlo/evaluator/random_inputs.h"
@@ -29,15 +26,12 @@ namespace xla::aot {
 namespace {
 
 namespace se = ::stream_executor;
+using testing::FftCase;
+using testing::FftModule;
+using testing::IsSinglePrecision;
+using testing::WorstRelativeError;
 
-struct Case {
-  const char* in;
-  const char* out;
-  const char* type;
-  const char* lengths;
-};
-
-constexpr Case kCases[] = {
+constexpr FftCase kCases[] = {
     {"c64[3,15]", "c64[3,15]", "FFT", "15"},
     {"c64[2,7,9]", "c64[2,7,9]", "FFT", "7,9"},
     {"c64[4,5,7]", "c64[4,5,7]", "IFFT", "7"},
@@ -50,12 +44,6 @@ constexpr Case kCases[] = {
     {"c128[2,7,5]", "f64[2,7,9]", "IRFFT", "7,9"},
     {"c128[2,3,4,4]", "f64[2,3,4,7]", "IRFFT", "3,4,7"},
 };
-
-std::string FftModule(const Case& c) {
-  return absl::StrCat("HloModule fft\n\nENTRY main {\n  p = ", c.in,
-                      " parameter(0)\n  ROOT f = ", c.out, " fft(p), fft_type=", c.type,
-                      ", fft_length={", c.lengths, "}\n}\n");
-}
 
 class FftCudaTest : public ::testing::Test {
  protected:
@@ -76,7 +64,7 @@ TEST_F(FftCudaTest, EveryTypeAndRankMatchesTheEvaluatorOnTheFakeDriver) {
   se::cuda::CudaPlatform platform(&driver_.api());
   absl::StatusOr<se::StreamExecutor*> gpu = platform.GetDevice(0);
   ASSERT_TRUE(gpu.ok()) << gpu.status();
-  for (const Case& c : kCases) {
+  for (const FftCase& c : kCases) {
     const std::string hlo = FftModule(c);
     SCOPED_TRACE(hlo);
     absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(hlo);
@@ -98,16 +86,7 @@ TEST_F(FftCudaTest, EveryTypeAndRankMatchesTheEvaluatorOnTheFakeDriver) {
     ASSERT_TRUE(out.ok()) << out.status();
     EXPECT_EQ(cufft_.executions().size(), execs_before + 1);
     ASSERT_EQ(out->size(), 1u);
-    const Literal& got = (*out)[0];
-    ASSERT_EQ(got.element_count(), want->element_count());
-    double scale = 0, worst = 0;
-    for (int64_t i = 0; i < want->element_count(); ++i) {
-      const std::complex<double> w = want->GetComplex(i), g = got.GetComplex(i);
-      scale = std::max(scale, std::abs(w));
-      worst = std::max(worst, std::abs(g - w));
-    }
-    const bool f32 = absl::StrContains(c.in, "f32") || absl::StrContains(c.in, "c64");
-    EXPECT_LE(worst / std::max(scale, 1e-300), f32 ? 2e-6 : 1e-13);
+    EXPECT_LE(WorstRelativeError((*out)[0], *want), IsSinglePrecision(c) ? 2e-6 : 1e-13);
   }
 }
 

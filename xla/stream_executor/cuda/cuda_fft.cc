@@ -1,6 +1,7 @@
 #include "xla/stream_executor/cuda/cuda_fft.h"
 
 #include <algorithm>
+#include <map>
 #include <cstdint>
 #include <mutex>
 #include <utility>
@@ -102,15 +103,14 @@ class CudaFftPlan : public FftPlan {
         config_(std::move(config)) {}
   ~CudaFftPlan() override {
     if (handle_valid_) (void)cufft_.cufftDestroy(handle_);
-    if (scratch_ != 0) {
-      (void)CU_STATUS(driver_, cuCtxSetCurrent, context_);
-      (void)CU_STATUS(driver_, cuMemFree_v2, scratch_);
-    }
+    if (scratch_.empty()) return;
+    (void)CU_STATUS(driver_, cuCtxSetCurrent, context_);
+    for (const auto& [stream, scratch] : scratch_) (void)CU_STATUS(driver_, cuMemFree_v2, scratch);
   }
 
   const FftConfig& config() const override { return config_; }
 
-  // Creates the cuFFT plan and its scratch.
+  // Creates the cuFFT plan and notes its work size.
   absl::Status Make() {
     RETURN_IF_ERROR(CufftStatus("cufftCreate", cufft_.cufftCreate(&handle_)));
     handle_valid_ = true;
@@ -129,18 +129,25 @@ class CudaFftPlan : public FftPlan {
                                    1, Product(in_dims), onembed.data(), 1, Product(out_dims),
                                    KindOf(config_).cufft_type,
                                    std::max<int64_t>(config_.batch, 1), &work_size)));
-    if (work_size > 0) {
-      RETURN_IF_ERROR(CU_STATUS(driver_, cuCtxSetCurrent, context_));
-      RETURN_IF_ERROR(CU_STATUS(driver_, cuMemAlloc_v2, &scratch_, work_size));
-    }
     work_size_ = work_size;
     return absl::OkStatus();
   }
 
   const CudaFft* owner() const { return owner_; }
   cufftHandle handle() const { return handle_; }
-  CUdeviceptr scratch() const { return scratch_; }
   std::mutex& mu() const { return mu_; }
+
+  // The scratch of runs on `stream` (allocated on the first one, with the
+  // context current; 0 when the plan needs none). Call with mu() held.
+  absl::StatusOr<CUdeviceptr> ScratchFor(CUstream stream) const {
+    if (work_size_ == 0) return CUdeviceptr{0};
+    auto it = scratch_.find(stream);
+    if (it != scratch_.end()) return it->second;
+    CUdeviceptr scratch = 0;
+    RETURN_IF_ERROR(CU_STATUS(driver_, cuMemAlloc_v2, &scratch, work_size_));
+    scratch_.emplace(stream, scratch);
+    return scratch;
+  }
 
  private:
   const CufftApi& cufft_;
@@ -150,9 +157,11 @@ class CudaFftPlan : public FftPlan {
   const FftConfig config_;
   cufftHandle handle_ = 0;
   bool handle_valid_ = false;
-  CUdeviceptr scratch_ = 0;
   size_t work_size_ = 0;
   mutable std::mutex mu_;  // one SetStream + SetWorkArea + Exec at a time
+  // One scratch per stream that ran the plan, so that runs on different
+  // streams never share it on the device. Guarded by mu_.
+  mutable std::map<CUstream, CUdeviceptr> scratch_;
 };
 
 // Runs the typed exec of `kind` from `in` to `out`.
@@ -242,11 +251,12 @@ absl::Status CudaFft::Fft(CudaStream& stream, const FftPlan& plan, const DeviceM
         {
           std::lock_guard<std::mutex> lock(cuda_plan->mu());
           const cufftHandle h = cuda_plan->handle();
+          ASSIGN_OR_RETURN(const CUdeviceptr scratch, cuda_plan->ScratchFor(cu_stream));
           RETURN_IF_ERROR(CufftStatus(
               "cufftSetStream", cufft_.cufftSetStream(h, reinterpret_cast<cudaStream_t>(cu_stream))));
           RETURN_IF_ERROR(CufftStatus(
               "cufftSetWorkArea",
-              cufft_.cufftSetWorkArea(h, reinterpret_cast<void*>(cuda_plan->scratch()))));
+              cufft_.cufftSetWorkArea(h, reinterpret_cast<void*>(scratch))));
           RETURN_IF_ERROR(CufftStatus(kind.exec_name, Exec(cufft_, kind, h, source, out)));
         }
         if (!inverse) return absl::OkStatus();

@@ -2,8 +2,9 @@
 //
 // Prepare makes one cuFFT plan per FftConfig (cufftMakePlanMany64 over the
 // dense row-major layout, explicit inembed/onembed, unit stride, the
-// transform's element count as distance, auto-allocation off) and gives it
-// its own scratch of the plan's work size (cuMemAlloc, freed with the plan).
+// transform's element count as distance, auto-allocation off); the plan
+// gets a scratch of its work size per stream that runs it (cuMemAlloc on
+// that stream's first run, freed with the plan).
 // Fft enqueues, in stream order:
 //   IRFFT: a device copy of the input into the workspace, because cuFFT's
 //          complex-to-real transform overwrites its input, and the
@@ -16,11 +17,10 @@
 //          once per CudaFft: multiplies `count` reals by the f32 (f64)
 //          rounding of 1/n, in a grid-stride loop.
 //
-// Thread-safety: Prepare and Fft may be called from any thread; calls that
-// use the same plan are serialized on the host (cuFFT binds a plan to one
-// stream at a time). Runs of one plan on two streams are ordered on the
-// host only: they share the plan's scratch, so they must not overlap on the
-// device (the runtime runs a thunk's plan on one stream).
+// Thread-safety: Prepare and Fft may be called from any thread. The
+// SetStream, SetWorkArea and exec calls of one plan are serialized on the
+// host (cuFFT binds a plan to one stream at a time); runs on different
+// streams use different scratch, so they may overlap on the device.
 #ifndef XLA_STREAM_EXECUTOR_CUDA_CUDA_FFT_H_
 #define XLA_STREAM_EXECUTOR_CUDA_CUDA_FFT_H_
 
@@ -54,15 +54,15 @@ class CudaFft {
                                                          const CudaDriverApi& driver,
                                                          CUcontext context);
 
-  // Checks `config` (CheckFftConfig) and makes its plan and scratch. The
-  // config error, cuFFT's error ("cufftMakePlanMany64: CUFFT_...") or the
-  // driver's allocation error.
+  // Checks `config` (CheckFftConfig) and makes its cuFFT plan. The config
+  // error, or cuFFT's ("cannot plan cuFFT <config>: cufftMakePlanMany64:
+  // CUFFT_...").
   absl::StatusOr<std::unique_ptr<FftPlan>> Prepare(const FftConfig& config);
 
   // Enqueues `plan` (made by this object) on `stream`, with the error rules
   // of Stream::Fft: buffer errors and foreign plans are refused at enqueue
-  // as the stream's sticky error; cuFFT's and the driver's errors become
-  // the sticky error when the work runs.
+  // as the stream's sticky error; cuFFT's and the driver's errors (the
+  // scratch allocation included) become the sticky error when the work runs.
   absl::Status Fft(CudaStream& stream, const FftPlan& plan, const DeviceMemoryBase& input,
                    const DeviceMemoryBase& output, const DeviceMemoryBase& workspace);
 

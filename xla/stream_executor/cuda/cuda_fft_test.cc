@@ -10,6 +10,9 @@
 #include <cmath>
 #include <complex>
 #include <cstring>
+#include <iterator>
+#include <map>
+#include <set>
 #include <vector>
 
 #include "gmock/gmock.h"
@@ -112,6 +115,7 @@ class CudaFftTest : public ::testing::Test {
     EXPECT_TRUE(memory.ok());
     if (!host.empty()) {
       EXPECT_TRUE(stream_->Memcpy(memory->ptr(), host.data(), host.size()).ok());
+      EXPECT_TRUE(stream_->BlockHostUntilDone().ok());  // `host` may be a temporary
     }
     return std::move(memory).value();
   }
@@ -257,6 +261,44 @@ TEST_F(CudaFftTest, PlanArgumentsDenseLayoutAndOwnScratch) {
                           static_cast<CudaStream&>(*stream_).handle()));
   EXPECT_EQ(execs[0].direction, CUFFT_INVERSE);
   EXPECT_EQ(cufft_.live_plans(), 0);  // the plan went with Run's scope
+}
+
+// One plan on two streams: each stream gets its own scratch (cuFFT writes
+// its work area), both results are right, and a stream reuses its scratch.
+TEST_F(CudaFftTest, OnePlanOnTwoStreamsUsesOneScratchPerStream) {
+  const FftConfig c = Config(FftType::kFft, FftPrecision::kF64, {9}, 2);
+  absl::StatusOr<std::unique_ptr<FftPlan>> plan = executor_->PrepareFft(c);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  absl::StatusOr<std::unique_ptr<Stream>> other = executor_->CreateStream();
+  ASSERT_TRUE(other.ok());
+  const std::vector<Complex> x = Data(18, 3.1);
+  OwningDeviceMemory in = Upload(Pack(x, false, c.precision));
+  OwningDeviceMemory out1 = Upload(std::vector<char>(18 * 16, 0));
+  OwningDeviceMemory out2 = Upload(std::vector<char>(18 * 16, 0));
+  ASSERT_TRUE(stream_->BlockHostUntilDone().ok());
+  for (int round = 0; round < 2; ++round) {
+    ASSERT_TRUE(stream_->Fft(**plan, in.get(), out1.get(), DeviceMemoryBase()).ok());
+    ASSERT_TRUE((*other)->Fft(**plan, in.get(), out2.get(), DeviceMemoryBase()).ok());
+  }
+  ASSERT_TRUE((*other)->BlockHostUntilDone().ok());
+  std::vector<Complex> want;
+  for (int b = 0; b < 2; ++b) {
+    for (Complex v : Dft(std::vector<Complex>(x.begin() + 9 * b, x.begin() + 9 * (b + 1)), -1)) {
+      want.push_back(v);
+    }
+  }
+  ExpectNear(Unpack(Download(out1.get(), 18 * 16), false, c.precision), want, 1e-12);
+  ExpectNear(Unpack(Download(out2.get(), 18 * 16), false, c.precision), want, 1e-12);
+  // The streams' workers interleave: group the executions by stream.
+  std::map<cudaStream_t, std::set<void*>> areas;
+  for (const FakeCufftExec& e : cufft_.executions()) areas[e.plan.stream].insert(e.plan.work_area);
+  ASSERT_EQ(areas.size(), 2u);
+  const std::set<void*>& first = areas.begin()->second;
+  const std::set<void*>& second = std::next(areas.begin())->second;
+  ASSERT_EQ(first.size(), 1u);
+  ASSERT_EQ(second.size(), 1u);
+  EXPECT_NE(*first.begin(), nullptr);
+  EXPECT_NE(*first.begin(), *second.begin());
 }
 
 TEST_F(CudaFftTest, BadBuffersAndForeignPlansAreRefusedAtEnqueue) {

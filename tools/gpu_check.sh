@@ -193,7 +193,13 @@ prepare() {
     name="$(basename "$m" .hlo)"
     dir="$out/cases/$name"
     mkdir -p "$dir/expected" "$dir/inputs"
-    if ! timeout 120 "$compiler" compile "$m" -o "$dir/model.xaot" --target="$target" >/dev/null 2>&1; then
+    # Modules with fft compile with --emit_fft (stage 1, off by default): on
+    # CUDA targets they run through cuFFT (libcufft.so.12 from the machine's
+    # loader path, or $XLA_CUFFT_LIBRARY).
+    local emit=()
+    grep -q ' fft(' "$m" && emit=(--emit_fft)
+    if ! timeout 120 "$compiler" compile "$m" -o "$dir/model.xaot" --target="$target" "${emit[@]}" \
+        >/dev/null 2>&1; then
       no_compile=$((no_compile + 1)); rm -rf "$dir"; continue
     fi
     if ! timeout "$eval_timeout" "$compiler" eval "$m" --random_inputs --seed=1 \
@@ -205,7 +211,7 @@ prepare() {
     fi
     echo "$m" > "$dir/source"
     if [ "$target" != host ] && [[ "$m" != "$corpus"/* ]]; then
-      "$compiler" compile "$m" -o "$dir/model_both.xaot" --target="$target" \
+      "$compiler" compile "$m" -o "$dir/model_both.xaot" --target="$target" "${emit[@]}" \
         --emit_cubin_with_ptx >/dev/null 2>&1 || { echo "prepare: $m: cubin+PTX compile failed" >&2; exit 1; }
     fi
     # Cases with convolutions also through cuDNN (--emit_cudnn_convolutions),

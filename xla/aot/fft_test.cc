@@ -15,6 +15,7 @@
 #include "gtest/gtest.h"
 #include "xla/aot/compile.h"
 #include "xla/aot/executable.h"
+#include "xla/aot/fft_test_util.h"
 #include "xla/aot/literal_execution.h"
 #include "xla/backends/gpu/runtime/runtime_test_util.h"
 #include "xla/hlo/evaluator/evaluator_test_util.h"
@@ -24,6 +25,11 @@
 namespace xla::aot {
 namespace {
 
+using testing::FftCase;
+using testing::FftModule;
+using testing::IsSinglePrecision;
+using testing::WorstRelativeError;
+
 CompileOptions Options(const std::string& target = "host", bool emit_fft = true) {
   CompileOptions options;
   options.target = target;
@@ -32,27 +38,6 @@ CompileOptions Options(const std::string& target = "host", bool emit_fft = true)
   options.production_date = "2026-12-02T00:00:00Z";
   options.emit_fft = emit_fft;
   return options;
-}
-
-// A module with one fft of `type` over `lengths` from a parameter of
-// `in_shape` to a result of `out_shape`.
-std::string FftModule(const std::string& in_shape, const std::string& out_shape,
-                      const std::string& type, const std::string& lengths) {
-  return absl::StrCat("HloModule fft\n\nENTRY main {\n  p = ", in_shape,
-                      " parameter(0)\n  ROOT f = ", out_shape, " fft(p), fft_type=", type,
-                      ", fft_length={", lengths, "}\n}\n");
-}
-
-// Largest |got - want| over the largest |want| (complex parts together).
-double WorstRelativeError(const Literal& got, const Literal& want) {
-  EXPECT_EQ(got.element_count(), want.element_count());
-  double scale = 0, worst = 0;
-  for (int64_t i = 0; i < want.element_count(); ++i) {
-    const std::complex<double> w = want.GetComplex(i), g = got.GetComplex(i);
-    scale = std::max(scale, std::abs(w));
-    worst = std::max(worst, std::abs(g - w));
-  }
-  return scale == 0 ? worst : worst / scale;
 }
 
 std::vector<Literal> RandomArgs(const std::string& hlo) {
@@ -88,16 +73,9 @@ void CheckOnHost(const std::string& hlo, double tolerance, int ffts = 1) {
   EXPECT_LE(WorstRelativeError((*out)[0], *want), tolerance);
 }
 
-struct Case {
-  const char* in;
-  const char* out;
-  const char* type;
-  const char* lengths;
-};
-
 // Every type, 1 to 3 dimensions, odd and non-power-of-two lengths, with
 // and without batch dimensions, in f32 and f64.
-constexpr Case kCases[] = {
+constexpr FftCase kCases[] = {
     {"c64[3,15]", "c64[3,15]", "FFT", "15"},
     {"c64[2,1000]", "c64[2,1000]", "FFT", "1000"},
     {"c64[4,5,33]", "c64[4,5,33]", "IFFT", "33"},
@@ -117,9 +95,8 @@ constexpr Case kCases[] = {
 };
 
 TEST(FftTest, EveryTypeAndRankMatchesTheEvaluatorOnTheHost) {
-  for (const Case& c : kCases) {
-    const bool f32 = absl::StrContains(c.in, "32") || absl::StrContains(c.in, "c64");
-    CheckOnHost(FftModule(c.in, c.out, c.type, c.lengths), f32 ? 2e-6 : 1e-13);
+  for (const FftCase& c : kCases) {
+    CheckOnHost(FftModule(c), IsSinglePrecision(c) ? 2e-6 : 1e-13);
   }
 }
 
@@ -141,8 +118,8 @@ ENTRY main {
 }
 
 TEST(FftTest, CompilesForSm90IntoFftThunks) {
-  for (const Case& c : kCases) {
-    const std::string hlo = FftModule(c.in, c.out, c.type, c.lengths);
+  for (const FftCase& c : kCases) {
+    const std::string hlo = FftModule(c);
     absl::StatusOr<gpu::GpuExecutableProto> proto = CompileToProto(hlo, Options("sm_90"));
     ASSERT_TRUE(proto.ok()) << hlo << proto.status();
     ASSERT_EQ(proto->payload().thunks_size(), 1) << hlo;
@@ -152,7 +129,7 @@ TEST(FftTest, CompilesForSm90IntoFftThunks) {
 }
 
 TEST(FftTest, WithoutTheFlagOrForAnOlderRuntimeCompilationFailsNamingWhy) {
-  const std::string hlo = FftModule("c64[4]", "c64[4]", "FFT", "4");
+  const std::string hlo = FftModule({"c64[4]", "c64[4]", "FFT", "4"});
   for (const std::string target : {"host", "sm_90"}) {
     absl::StatusOr<CompiledArtifact> off = Compile(hlo, Options(target, false));
     ASSERT_FALSE(off.ok());

@@ -127,6 +127,10 @@ CudaExecutor::~CudaExecutor() {
     cudnn_.reset();
   }
   {
+    std::lock_guard<std::mutex> lock(fft_mu_);
+    fft_.reset();
+  }
+  {
     std::lock_guard<std::mutex> lock(mu_);
     for (const auto& [pointer, size] : allocations_) {
       (void)CU_STATUS(api_, cuMemFree_v2, pointer);
@@ -385,6 +389,48 @@ absl::Status CudaExecutor::Convolution(CudaStream& stream, const DnnConvolutionP
                            ": call StreamExecutor::PrepareConvolution first")));
   }
   return cudnn->Convolution(stream, plan, x, w, y, workspace);
+}
+
+absl::StatusOr<std::unique_ptr<FftPlan>> CudaExecutor::PrepareFft(const FftConfig& config) {
+  CudaFft* fft = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(fft_mu_);
+    if (!fft_initialized_) {
+      fft_initialized_ = true;
+      absl::StatusOr<const CufftApi*> api = LoadCufftApi();
+      absl::StatusOr<std::unique_ptr<CudaFft>> made =
+          api.ok() ? CudaFft::Create(**api, api_, context_)
+                   : absl::StatusOr<std::unique_ptr<CudaFft>>(api.status());
+      if (made.ok()) {
+        fft_ = *std::move(made);
+      } else {
+        fft_status_ = absl::Status(
+            made.status().code(),
+            absl::StrCat("cannot initialize cuFFT for CUDA device ", ordinal_,
+                         " (this artifact's fft thunks need it): ", made.status().message()));
+      }
+    }
+    if (!fft_status_.ok()) return fft_status_;
+    fft = fft_.get();
+  }
+  return fft->Prepare(config);
+}
+
+absl::Status CudaExecutor::Fft(CudaStream& stream, const FftPlan& plan,
+                               const DeviceMemoryBase& input, const DeviceMemoryBase& output,
+                               const DeviceMemoryBase& workspace) {
+  CudaFft* fft = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(fft_mu_);
+    fft = fft_.get();
+  }
+  if (fft == nullptr) {
+    return stream.RejectAtEnqueue(
+        "fft", absl::FailedPreconditionError(absl::StrCat(
+                   "cuFFT is not initialized on CUDA device ", ordinal_,
+                   ": call StreamExecutor::PrepareFft first")));
+  }
+  return fft->Fft(stream, plan, input, output, workspace);
 }
 
 absl::Status CudaExecutor::CheckDeviceCompatibility(

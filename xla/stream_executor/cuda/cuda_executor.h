@@ -13,7 +13,8 @@
 // (LoadCublasApi, one CublasHandle) otherwise; blas_backend() says which.
 // The executor's streams run Stream::Gemm on it. PrepareConvolution loads
 // cuDNN (LoadCudnnApi, one CudnnHandle) on first use; the streams run
-// Stream::Convolution on it.
+// Stream::Convolution on it. PrepareFft loads cuFFT (LoadCufftApi, one
+// CudaFft) on first use; the streams run Stream::Fft on it.
 //
 // Thread-safety: every method may be called from any thread.
 #ifndef XLA_STREAM_EXECUTOR_CUDA_CUDA_EXECUTOR_H_
@@ -33,6 +34,7 @@
 #include "xla/stream_executor/cuda/cuda_compatibility.h"
 #include "xla/stream_executor/cuda/cuda_dnn.h"
 #include "xla/stream_executor/cuda/cuda_driver_api.h"
+#include "xla/stream_executor/cuda/cuda_fft.h"
 #include "xla/stream_executor/cuda/cuda_gemm.h"
 #include "xla/stream_executor/cuda/cuda_stream.h"
 #include "xla/stream_executor/free_block_cache.h"
@@ -100,6 +102,12 @@ class CudaExecutor : public StreamExecutor, private CudaBlas {
   absl::StatusOr<std::unique_ptr<DnnConvolutionPlan>> PrepareConvolution(
       const DnnConvolutionConfig& config, uint64_t workspace_limit) override;
 
+  // Opens cuFFT for this device on the first call (later calls reuse it, or
+  // return the first failure), then CudaFft::Prepare. FailedPrecondition
+  // naming cuFFT, the device and what to do when the library cannot be
+  // loaded; see stream_executor.h for the rest.
+  absl::StatusOr<std::unique_ptr<FftPlan>> PrepareFft(const FftConfig& config) override;
+
   // "cuBLASLt" or "cuBLAS" once InitializeBlas succeeded, "" before (or
   // after it failed). Thread-safe.
   std::string blas_backend() const;
@@ -162,6 +170,15 @@ class CudaExecutor : public StreamExecutor, private CudaBlas {
                            const DeviceMemoryBase& y, const DeviceMemoryBase& workspace) override;
   // The cuDNN handle, opened once; its error when that failed.
   absl::StatusOr<CudnnHandle*> Cudnn();
+
+  // CudaBlas: the FFTs of this executor's streams, on fft_.
+  absl::Status Fft(CudaStream& stream, const FftPlan& plan, const DeviceMemoryBase& input,
+                   const DeviceMemoryBase& output, const DeviceMemoryBase& workspace) override;
+
+  std::mutex fft_mu_;
+  bool fft_initialized_ = false;     // guarded by fft_mu_
+  absl::Status fft_status_;          // guarded by fft_mu_
+  std::unique_ptr<CudaFft> fft_;     // guarded by fft_mu_; set once
 
   std::mutex dnn_mu_;
   bool dnn_initialized_ = false;         // guarded by dnn_mu_

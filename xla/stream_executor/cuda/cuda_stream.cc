@@ -265,6 +265,23 @@ absl::Status CudaStream::Convolution(const DnnConvolutionPlan& plan, const Devic
   return blas_->Convolution(*this, plan, x, w, y, workspace);
 }
 
+absl::Status CudaBlas::Fft(CudaStream& stream, const FftPlan& /*plan*/,
+                           const DeviceMemoryBase& /*input*/, const DeviceMemoryBase& /*output*/,
+                           const DeviceMemoryBase& /*workspace*/) {
+  return stream.RejectAtEnqueue(
+      "fft", absl::FailedPreconditionError("this CUDA stream's libraries have no FFT"));
+}
+
+absl::Status CudaStream::Fft(const FftPlan& plan, const DeviceMemoryBase& input,
+                             const DeviceMemoryBase& output, const DeviceMemoryBase& workspace) {
+  if (blas_ == nullptr) {
+    return RejectAtEnqueue("fft", absl::FailedPreconditionError(
+                                      "this CUDA stream has no FFT library: create it through "
+                                      "CudaExecutor::CreateStream"));
+  }
+  return blas_->Fft(*this, plan, input, output, workspace);
+}
+
 absl::Status CudaStream::RecordEvent(Event* event) {
   auto* cuda_event = dynamic_cast<CudaEvent*>(event);
   if (cuda_event == nullptr) {

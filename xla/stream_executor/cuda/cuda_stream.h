@@ -62,8 +62,8 @@ namespace stream_executor::cuda {
 
 class CudaStream;
 
-// The libraries behind CudaStream::Gemm and CudaStream::Convolution:
-// CudaExecutor implements them over its cuBLAS and cuDNN handles (the CUDA
+// The libraries behind CudaStream::Gemm, Convolution and Fft: CudaExecutor
+// implements them over its cuBLAS, cuDNN and cuFFT handles (the CUDA
 // layer's stream cannot depend on the libraries itself). Implementations
 // are thread-safe and outlive the streams using them.
 class CudaBlas {
@@ -79,6 +79,10 @@ class CudaBlas {
   virtual absl::Status Convolution(CudaStream& stream, const DnnConvolutionPlan& plan,
                                    const DeviceMemoryBase& x, const DeviceMemoryBase& w,
                                    const DeviceMemoryBase& y, const DeviceMemoryBase& workspace);
+  // Enqueues the FFT `plan` on `stream`, with the error rules of
+  // Stream::Fft. This default refuses it (FailedPrecondition).
+  virtual absl::Status Fft(CudaStream& stream, const FftPlan& plan, const DeviceMemoryBase& input,
+                           const DeviceMemoryBase& output, const DeviceMemoryBase& workspace);
 };
 
 class CudaStream : public Stream {
@@ -117,6 +121,9 @@ class CudaStream : public Stream {
   absl::Status Convolution(const DnnConvolutionPlan& plan, const DeviceMemoryBase& x,
                            const DeviceMemoryBase& w, const DeviceMemoryBase& y,
                            const DeviceMemoryBase& workspace) override;
+  // Delegates to the CudaBlas given at creation (see Stream::Fft).
+  absl::Status Fft(const FftPlan& plan, const DeviceMemoryBase& input,
+                   const DeviceMemoryBase& output, const DeviceMemoryBase& workspace) override;
   absl::Status RecordEvent(Event* event) override;
   absl::Status WaitFor(Event* event) override;
   absl::Status DoHostCallback(

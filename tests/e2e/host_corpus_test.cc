@@ -108,7 +108,7 @@ struct NamedSkip {
   const char* reason;
 };
 constexpr NamedSkip kNamedSkips[] = {
-    {AnyOf<Fft>, "fft: lowered only behind --emit_fft (stage 1), and not on sm_XX yet"},
+    {AnyOf<Fft>, "fft: lowered only behind --emit_fft (a stage-1 feature), which this test does not pass"},
     {AnyOf<SendOrRecv>,
      "send/recv: host transfers (no host callbacks yet) and token-only channels, which this "
      "test does not feed"},

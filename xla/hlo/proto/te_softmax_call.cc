@@ -76,8 +76,8 @@ absl::StatusOr<double> ReadScale(const HloInstruction& instr) {
 // Operands 0 .. n-1 (but a forward mask) and the result: one float shape.
 absl::Status CheckValues(const HloInstruction& instr, int64_t values) {
   const Shape& result = instr.shape();
-  if (!result.IsArray() || !IsSoftmaxType(result.element_type())) {
-    return Refuse(instr, "the result must be an f16, bf16 or f32 array, is ",
+  if (!result.IsArray() || !IsSoftmaxType(result.element_type()) || result.rank() == 0) {
+    return Refuse(instr, "the result must be an f16, bf16 or f32 array of rank >= 1, is ",
                   result.ToString(false));
   }
   for (int64_t i = 0; i < values; ++i) {

@@ -58,7 +58,7 @@ bool IsTeSoftmaxTarget(absl::string_view target);
 // the instruction and the target when: the backend_config does not parse
 // as a typed-FFI dictionary, `scale_factor` is missing or not a float; the
 // operand count is not the target's; an operand or the result is not an
-// f16, bf16 or f32 array of one shape; a causal call's last two
+// f16, bf16 or f32 array of one shape and rank >= 1; a causal call's last two
 // dimensions differ; a masked call's x has rank < 3 or its mask's type,
 // rank or dimensions do not fit x (as above).
 absl::StatusOr<TeSoftmaxCall> ReadTeSoftmaxCall(const HloInstruction& instr);

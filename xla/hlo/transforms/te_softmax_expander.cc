@@ -71,23 +71,25 @@ class SoftmaxBuilder {
   }
 
   // pred: the mask byte is 1. The mask [P..., 1, Sq, Sk] is read as
-  // [P, Sq, Sk] and broadcast over x's heads (and batches when P is 1).
+  // [P, Sq, Sk] and broadcast over x's heads (and batches when P is 1),
+  // in its own type so that fusion reads it in place.
   HloInstruction* Masked() {
     HloInstruction* mask = call_->operand(1);
     const std::vector<int64_t>& m = mask->shape().dimensions();
+    const PrimitiveType type = mask->shape().element_type();
     const int64_t sq = dims_[rank_ - 2], sk = dims_[rank_ - 1];
     const int64_t batch = Product(dims_, 0, rank_ - 3);
     const int64_t pad = Product(m, 0, m.size() - 3);
-    HloInstruction* bytes = o_.Convert(mask, PrimitiveType::S32, N("mask_s32"));
     std::vector<int64_t> bhqk = {batch, dims_[rank_ - 3], sq, sk};
     HloInstruction* wide =
-        pad == 1 ? o_.Broadcast(o_.Reshape(bytes, {sq, sk}, N("mask_rows")), bhqk, {2, 3},
+        pad == 1 ? o_.Broadcast(o_.Reshape(mask, {sq, sk}, N("mask_rows")), bhqk, {2, 3},
                                 N("mask_bhqk"))
-                 : o_.Broadcast(o_.Reshape(bytes, {pad, sq, sk}, N("mask_rows")), bhqk, {0, 2, 3},
+                 : o_.Broadcast(o_.Reshape(mask, {pad, sq, sk}, N("mask_rows")), bhqk, {0, 2, 3},
                                 N("mask_bhqk"));
-    HloInstruction* one = o_.Broadcast(o_.Scalar(PrimitiveType::S32, 1, N("one")), dims_, {},
-                                       N("one_b"));
-    return o_.Compare(o_.Reshape(wide, dims_, N("mask_wide")), one, "EQ", N("masked"));
+    wide = o_.Reshape(wide, dims_, N("mask_wide"));
+    if (type == PrimitiveType::PRED) return wide;  // true is the byte 1
+    HloInstruction* one = o_.Broadcast(o_.Scalar(type, 1, N("one")), dims_, {}, N("one_b"));
+    return o_.Compare(wide, one, "EQ", N("masked"));
   }
 
   HloInstruction* Forward() {

@@ -86,6 +86,14 @@ TEST(TeSoftmaxExpander, MaskedForwardSharedMaskRankFive) {
                  options);
 }
 
+TEST(TeSoftmaxExpander, MaskedForwardPredMask) {
+  pass_test::CheckOptions options;
+  options.adjust_inputs = FillMask;
+  ExpectExpanded(Module("te_scaled_masked_softmax_forward_ffi", {"f16[3,4,7,11]", "pred[3,1,7,11]"},
+                        "f16[3,4,7,11]", 0.5),
+                 options);
+}
+
 TEST(TeSoftmaxExpander, UpperTriangularForward) {
   ExpectExpanded(Module("te_scaled_upper_triang_masked_softmax_forward_ffi", {"f16[3,9,9]"},
                         "f16[3,9,9]", 4.0));

@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "xla/hlo/evaluator/evaluator_test_util.h"
+#include "xla/hlo/proto/te_softmax_test_util.h"
 
 namespace xla {
 namespace {
@@ -17,19 +17,12 @@ using evaluator_test::EvalText;
 using evaluator_test::MakeLiteral;
 using evaluator_test::Values;
 
-// A module whose root is `target` on `params` (declared in order, named
-// p0, p1, ...), with result `result` and scale 0.5 unless `config` says.
+// A module whose root is `target` on `params`, scale 0.5 unless `config`
+// says.
 std::string Module(const std::string& target, const std::vector<std::string>& params,
                    const std::string& result,
                    const std::string& config = "{scale_factor = 5.000000e-01 : f64}") {
-  std::string body, args;
-  for (size_t i = 0; i < params.size(); ++i) {
-    absl::StrAppend(&body, "  p", i, " = ", params[i], " parameter(", i, ")\n");
-    absl::StrAppend(&args, i == 0 ? "" : ", ", "p", i);
-  }
-  return absl::StrCat("HloModule m\nENTRY e {\n", body, "  ROOT sm = ", result, " custom-call(",
-                      args, "), custom_call_target=\"", target,
-                      "\", api_version=API_VERSION_TYPED_FFI, backend_config=", config, "\n}\n");
+  return te_softmax::SoftmaxModule(target, params, result, config);
 }
 
 // Every value of `got` within `tolerance` of `want`'s.

@@ -5,10 +5,11 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
-#include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "xla/hlo/parser/hlo_parser.h"
+#include "xla/hlo/proto/te_softmax_test_util.h"
 
 namespace xla::te_softmax {
 namespace {
@@ -20,17 +21,17 @@ absl::StatusOr<TeSoftmaxCall> ReadRoot(const std::string& hlo) {
   return ReadTeSoftmaxCall(*(*module)->entry_computation()->root_instruction());
 }
 
-std::string Call(const std::string& target, const std::string& params, const std::string& args,
-                 const std::string& config = "{scale_factor = 2.000000e-01 : f64}",
-                 const std::string& result = "bf16[2,3,5,7]") {
-  return absl::StrCat("HloModule m\nENTRY e {\n", params, "  ROOT sm = ", result,
-                      " custom-call(", args, "), custom_call_target=\"", target,
-                      "\", api_version=API_VERSION_TYPED_FFI, backend_config=", config, "\n}\n");
+using Shapes = std::vector<std::string>;
+
+// The root call of SoftmaxModule(...), read.
+absl::StatusOr<TeSoftmaxCall> Read(const std::string& target, const Shapes& params,
+                                   const std::string& config = "{scale_factor = 2.000000e-01 : f64}",
+                                   const std::string& result = "bf16[2,3,5,7]") {
+  return ReadRoot(SoftmaxModule(target, params, result, config));
 }
 
-constexpr char kX[] = "  x = bf16[2,3,5,7] parameter(0)\n";
-constexpr char kDyY[] =
-    "  dy = bf16[2,3,5,7] parameter(0)\n  y = bf16[2,3,5,7] parameter(1)\n";
+const Shapes kX = {"bf16[2,3,5,7]"};
+const Shapes kDyY = {"bf16[2,3,5,7]", "bf16[2,3,5,7]"};
 
 TEST(TeSoftmaxCall, KnowsTheSixTargets) {
   for (const char* t : {"te_scaled_softmax_forward_ffi", "te_scaled_softmax_backward_ffi",
@@ -45,7 +46,7 @@ TEST(TeSoftmaxCall, KnowsTheSixTargets) {
 }
 
 TEST(TeSoftmaxCall, ForwardReadsTheScaleAsF32) {
-  absl::StatusOr<TeSoftmaxCall> c = ReadRoot(Call("te_scaled_softmax_forward_ffi", kX, "x"));
+  absl::StatusOr<TeSoftmaxCall> c = Read("te_scaled_softmax_forward_ffi", kX);
   ASSERT_TRUE(c.ok()) << c.status();
   EXPECT_FALSE(c->backward);
   EXPECT_EQ(c->mask, TeSoftmaxMask::kNone);
@@ -54,7 +55,7 @@ TEST(TeSoftmaxCall, ForwardReadsTheScaleAsF32) {
 
 TEST(TeSoftmaxCall, MaskedBackwardIsThePlainBackward) {
   absl::StatusOr<TeSoftmaxCall> c =
-      ReadRoot(Call("te_scaled_masked_softmax_backward_ffi", kDyY, "dy, y"));
+      Read("te_scaled_masked_softmax_backward_ffi", kDyY);
   ASSERT_TRUE(c.ok()) << c.status();
   EXPECT_TRUE(c->backward);
   EXPECT_EQ(c->mask, TeSoftmaxMask::kNone);
@@ -62,9 +63,7 @@ TEST(TeSoftmaxCall, MaskedBackwardIsThePlainBackward) {
 
 TEST(TeSoftmaxCall, MaskedForwardTakesASharedOrPerBatchMask) {
   for (const char* mask : {"u8[1,1,5,7]", "u8[2,1,5,7]", "pred[1,1,5,7]"}) {
-    absl::StatusOr<TeSoftmaxCall> c = ReadRoot(
-        Call("te_scaled_masked_softmax_forward_ffi",
-             absl::StrCat(kX, "  m = ", mask, " parameter(1)\n"), "x, m"));
+    absl::StatusOr<TeSoftmaxCall> c = Read("te_scaled_masked_softmax_forward_ffi", {kX[0], mask});
     ASSERT_TRUE(c.ok()) << mask << ": " << c.status();
     EXPECT_EQ(c->mask, TeSoftmaxMask::kOperand);
   }
@@ -72,8 +71,7 @@ TEST(TeSoftmaxCall, MaskedForwardTakesASharedOrPerBatchMask) {
 
 TEST(TeSoftmaxCall, MaskOfTheWrongShapeIsRefused) {
   absl::StatusOr<TeSoftmaxCall> c =
-      ReadRoot(Call("te_scaled_masked_softmax_forward_ffi",
-                    absl::StrCat(kX, "  m = u8[3,1,5,7] parameter(1)\n"), "x, m"));
+      Read("te_scaled_masked_softmax_forward_ffi", {kX[0], "u8[3,1,5,7]"});
   ASSERT_FALSE(c.ok());
   EXPECT_NE(c.status().message().find("custom-call 'sm'"), std::string::npos) << c.status();
   EXPECT_NE(c.status().message().find("product 1 or 2"), std::string::npos) << c.status();
@@ -81,7 +79,7 @@ TEST(TeSoftmaxCall, MaskOfTheWrongShapeIsRefused) {
 
 TEST(TeSoftmaxCall, MissingScaleNamesTheAttribute) {
   absl::StatusOr<TeSoftmaxCall> c =
-      ReadRoot(Call("te_scaled_softmax_forward_ffi", kX, "x", "{other = 1 : i64}"));
+      Read("te_scaled_softmax_forward_ffi", kX, "{other = 1 : i64}");
   ASSERT_FALSE(c.ok());
   EXPECT_EQ(c.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_NE(c.status().message().find("missing attribute 'scale_factor'"), std::string::npos)
@@ -91,7 +89,7 @@ TEST(TeSoftmaxCall, MissingScaleNamesTheAttribute) {
 
 TEST(TeSoftmaxCall, IntegerScaleIsRefused) {
   absl::StatusOr<TeSoftmaxCall> c =
-      ReadRoot(Call("te_scaled_softmax_forward_ffi", kX, "x", "{scale_factor = 2 : i64}"));
+      Read("te_scaled_softmax_forward_ffi", kX, "{scale_factor = 2 : i64}");
   ASSERT_FALSE(c.ok());
   EXPECT_NE(c.status().message().find("'scale_factor' must be a float (f64), is i64"),
             std::string::npos)
@@ -100,13 +98,13 @@ TEST(TeSoftmaxCall, IntegerScaleIsRefused) {
 
 TEST(TeSoftmaxCall, MalformedConfigIsAnError) {
   absl::StatusOr<TeSoftmaxCall> c =
-      ReadRoot(Call("te_scaled_softmax_forward_ffi", kX, "x", "{scale_factor = }"));
+      Read("te_scaled_softmax_forward_ffi", kX, "{scale_factor = }");
   ASSERT_FALSE(c.ok());
   EXPECT_NE(c.status().message().find("backend_config offset"), std::string::npos) << c.status();
 }
 
 TEST(TeSoftmaxCall, BackwardNeedsTwoOperands) {
-  absl::StatusOr<TeSoftmaxCall> c = ReadRoot(Call("te_scaled_softmax_backward_ffi", kX, "x"));
+  absl::StatusOr<TeSoftmaxCall> c = Read("te_scaled_softmax_backward_ffi", kX);
   ASSERT_FALSE(c.ok());
   EXPECT_NE(c.status().message().find("takes 2 operands (dy, y), got 1"), std::string::npos)
       << c.status();
@@ -114,15 +112,14 @@ TEST(TeSoftmaxCall, BackwardNeedsTwoOperands) {
 
 TEST(TeSoftmaxCall, IntegerValuesAreRefused) {
   absl::StatusOr<TeSoftmaxCall> c =
-      ReadRoot(Call("te_scaled_softmax_forward_ffi", "  x = s32[4,6] parameter(0)\n", "x",
-                    "{scale_factor = 1.0 : f64}", "s32[4,6]"));
+      Read("te_scaled_softmax_forward_ffi", {"s32[4,6]"}, "{scale_factor = 1.0 : f64}", "s32[4,6]");
   ASSERT_FALSE(c.ok());
   EXPECT_NE(c.status().message().find("f16, bf16 or f32"), std::string::npos) << c.status();
 }
 
 TEST(TeSoftmaxCall, CausalNeedsSquareRows) {
   absl::StatusOr<TeSoftmaxCall> c =
-      ReadRoot(Call("te_scaled_upper_triang_masked_softmax_forward_ffi", kX, "x"));
+      Read("te_scaled_upper_triang_masked_softmax_forward_ffi", kX);
   ASSERT_FALSE(c.ok());
   EXPECT_NE(c.status().message().find("[..., S, S]"), std::string::npos) << c.status();
 }

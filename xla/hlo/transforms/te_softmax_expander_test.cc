@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "xla/hlo/parser/hlo_parser.h"
+#include "xla/hlo/proto/te_softmax_test_util.h"
 #include "xla/hlo/transforms/pass_test_util.h"
 
 namespace xla {
@@ -20,15 +21,8 @@ using pass_test::CountOpcode;
 
 std::string Module(const std::string& target, const std::vector<std::string>& params,
                    const std::string& result, double scale) {
-  std::string body, args;
-  for (size_t i = 0; i < params.size(); ++i) {
-    absl::StrAppend(&body, "  p", i, " = ", params[i], " parameter(", i, ")\n");
-    absl::StrAppend(&args, i == 0 ? "" : ", ", "p", i);
-  }
-  return absl::StrCat("HloModule m\nENTRY e {\n", body, "  ROOT sm = ", result, " custom-call(",
-                      args, "), custom_call_target=\"", target,
-                      "\", api_version=API_VERSION_TYPED_FFI, backend_config={scale_factor = ",
-                      scale, " : f64}\n}\n");
+  return te_softmax::SoftmaxModule(target, params, result,
+                                   absl::StrCat("{scale_factor = ", scale, " : f64}"));
 }
 
 void ExpectExpanded(const std::string& hlo, const pass_test::CheckOptions& base = {}) {
@@ -70,28 +64,23 @@ void FillMask(std::vector<Literal>* inputs) {
   }
 }
 
-TEST(TeSoftmaxExpander, MaskedForwardPerBatchMask) {
+// The masked forward of x and mask (shapes), its mask bytes from FillMask.
+void ExpectMaskedExpanded(const std::string& x, const std::string& mask, double scale) {
   pass_test::CheckOptions options;
   options.adjust_inputs = FillMask;
-  ExpectExpanded(Module("te_scaled_masked_softmax_forward_ffi", {"bf16[2,3,5,7]", "u8[2,1,5,7]"},
-                        "bf16[2,3,5,7]", 1.5),
-                 options);
+  ExpectExpanded(Module("te_scaled_masked_softmax_forward_ffi", {x, mask}, x, scale), options);
+}
+
+TEST(TeSoftmaxExpander, MaskedForwardPerBatchMask) {
+  ExpectMaskedExpanded("bf16[2,3,5,7]", "u8[2,1,5,7]", 1.5);
 }
 
 TEST(TeSoftmaxExpander, MaskedForwardSharedMaskRankFive) {
-  pass_test::CheckOptions options;
-  options.adjust_inputs = FillMask;
-  ExpectExpanded(Module("te_scaled_masked_softmax_forward_ffi",
-                        {"f32[2,3,2,5,9]", "u8[1,1,1,5,9]"}, "f32[2,3,2,5,9]", 2.5),
-                 options);
+  ExpectMaskedExpanded("f32[2,3,2,5,9]", "u8[1,1,1,5,9]", 2.5);
 }
 
 TEST(TeSoftmaxExpander, MaskedForwardPredMask) {
-  pass_test::CheckOptions options;
-  options.adjust_inputs = FillMask;
-  ExpectExpanded(Module("te_scaled_masked_softmax_forward_ffi", {"f16[3,4,7,11]", "pred[3,1,7,11]"},
-                        "f16[3,4,7,11]", 0.5),
-                 options);
+  ExpectMaskedExpanded("f16[3,4,7,11]", "pred[3,1,7,11]", 0.5);
 }
 
 TEST(TeSoftmaxExpander, UpperTriangularForward) {

@@ -987,5 +987,35 @@ TEST(ExpandedOps, TeSoftmaxHost) {
 
 TEST(ExpandedOps, TeSoftmaxSm90) { ExpectSm90CompilesWithCubins(kTeSoftmax); }
 
+// Named by --allow_custom_calls, a TE softmax call stays a custom call for
+// the runtime's handler: without one registered, the run fails naming it.
+TEST(ExpandedOps, TeSoftmaxAllowedStaysACustomCall) {
+  constexpr char kHlo[] = R"(
+HloModule te_softmax_kept
+ENTRY e {
+  x = bf16[2,4,7] parameter(0)
+  ROOT y = bf16[2,4,7] custom-call(x), custom_call_target="te_scaled_softmax_forward_ffi", api_version=API_VERSION_TYPED_FFI, backend_config={scale_factor = 1.0 : f64}
+}
+)";
+  aot::CompileOptions options;
+  options.opt_level = 1;
+  options.host_cpu_variants.clear();
+  options.production_date = "2026-12-02T00:00:00Z";
+  options.allowed_custom_calls = {"te_scaled_softmax_forward_ffi"};
+  absl::StatusOr<aot::CompiledArtifact> compiled = aot::Compile(kHlo, options);
+  ASSERT_TRUE(compiled.ok()) << compiled.status();
+  absl::StatusOr<std::unique_ptr<aot::Executable>> exe =
+      aot::Executable::LoadFromBytes(compiled->bytes);
+  ASSERT_TRUE(exe.ok()) << exe.status();
+  std::vector<Literal> args;
+  args.push_back(Literal(Shape::Array(PrimitiveType::BF16, {2, 4, 7})));
+  absl::StatusOr<std::vector<Literal>> run =
+      aot::ExecuteOnLiterals(**exe, gpu::testing::HostExecutor(), args);
+  ASSERT_FALSE(run.ok());
+  EXPECT_NE(run.status().message().find("no FFI handler 'te_scaled_softmax_forward_ffi'"),
+            std::string::npos)
+      << run.status();
+}
+
 }  // namespace
 }  // namespace xla

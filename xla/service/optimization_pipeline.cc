@@ -134,7 +134,7 @@ absl::StatusOr<OptimizeResult> OptimizeModule(HloModule* module, const OptimizeO
   inline_pipeline.AddPass<RaggedDotExpander>();
   inline_pipeline.AddPass<ScaledDotExpander>();
   inline_pipeline.AddPass<GemmCustomCallRewriter>();
-  inline_pipeline.AddPass<TeSoftmaxExpander>();
+  inline_pipeline.AddPass<TeSoftmaxExpander>(options.keep_custom_calls);
   inline_pipeline.AddPass<EinsumExpander>();
   inline_pipeline.AddPass<ScatterBatchingNormalizer>();
   inline_pipeline.AddPass<BuilderMathCallExpander>();

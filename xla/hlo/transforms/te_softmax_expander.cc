@@ -149,7 +149,9 @@ absl::StatusOr<bool> TeSoftmaxExpander::Run(HloModule* module) {
   std::vector<HloInstruction*> todo;
   for (HloComputation* computation : module->MakeComputationPostOrder()) {
     for (const auto& instr : computation->instructions()) {
-      if (IsTeSoftmaxCall(*instr)) todo.push_back(instr.get());
+      if (IsTeSoftmaxCall(*instr) && !keep_.count(instr->GetString(AttrId::kCustomCallTarget))) {
+        todo.push_back(instr.get());
+      }
     }
   }
   for (HloInstruction* call : todo) {

@@ -21,6 +21,11 @@
 #ifndef XLA_HLO_TRANSFORMS_TE_SOFTMAX_EXPANDER_H_
 #define XLA_HLO_TRANSFORMS_TE_SOFTMAX_EXPANDER_H_
 
+#include <functional>
+#include <set>
+#include <string>
+#include <vector>
+
 #include "absl/status/statusor.h"
 #include "xla/hlo/transforms/hlo_pass.h"
 
@@ -28,9 +33,17 @@ namespace xla {
 
 class TeSoftmaxExpander : public HloPass {
  public:
+  // Calls to the targets in `keep` stay custom calls (for a handler the
+  // runtime registers: `--allow_custom_calls`).
+  explicit TeSoftmaxExpander(std::vector<std::string> keep = {})
+      : keep_(keep.begin(), keep.end()) {}
+
   absl::string_view name() const override { return "te-softmax-expander"; }
   // Returns whether a TE softmax call was rewritten (errors: above).
   absl::StatusOr<bool> Run(HloModule* module) override;
+
+ private:
+  std::set<std::string, std::less<>> keep_;
 };
 
 }  // namespace xla

@@ -100,6 +100,24 @@ TEST(TeSoftmaxExpander, UpperTriangularBackward) {
                         {"bf16[2,7,7]", "bf16[2,7,7]"}, "bf16[2,7,7]", 0.5));
 }
 
+TEST(TeSoftmaxExpander, KeptTargetsStayCalls) {
+  // The forward is kept (--allow_custom_calls names it), the backward not.
+  TeSoftmaxExpander pass({"te_scaled_softmax_forward_ffi"});
+  pass_test::PassResult r = pass_test::RunPassAndCheck(pass, R"(
+HloModule m
+ENTRY e {
+  x = f32[3,9] parameter(0)
+  dy = f32[3,9] parameter(1)
+  y = f32[3,9] custom-call(x), custom_call_target="te_scaled_softmax_forward_ffi", api_version=API_VERSION_TYPED_FFI, backend_config={scale_factor = 1.5 : f64}
+  ROOT dx = f32[3,9] custom-call(dy, y), custom_call_target="te_scaled_softmax_backward_ffi", api_version=API_VERSION_TYPED_FFI, backend_config={scale_factor = 1.5 : f64}
+})");
+  EXPECT_TRUE(r.changed);
+  ASSERT_NE(r.module, nullptr);
+  EXPECT_EQ(CountOpcode(*r.module, HloOpcode::kCustomCall), 1) << r.text;
+  EXPECT_TRUE(pass_test::Contains(r.text, "te_scaled_softmax_forward_ffi"));
+  EXPECT_TRUE(pass_test::Lacks(r.text, "te_scaled_softmax_backward_ffi"));
+}
+
 TEST(TeSoftmaxExpander, MissingScaleFailsNamingTheCallAndAttribute) {
   absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(R"(
 HloModule m

@@ -385,8 +385,8 @@ absl::StatusOr<Literal> EvalSendOrRecv(const HloInstruction& instr, Operands, Ev
       instr.opcode() == HloOpcode::kSend || instr.opcode() == HloOpcode::kSendDone;
   const int64_t channel = instr.GetInt(AttrId::kChannelId, -1);
   if (instr.GetBool(AttrId::kIsHostTransfer)) {
-    return InstrUnimplemented(instr, "a host transfer (", to_host ? "device to host" : "host to device",
-                              ", channel ", channel,
+    return InstrUnimplemented(instr, "a host transfer (",
+                              to_host ? "device to host" : "host to device", ", channel ", channel,
                               ") needs a host callback of the caller, which the evaluator does not "
                               "take (docs/host_transfers.md)");
   }

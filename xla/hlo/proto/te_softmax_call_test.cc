@@ -24,9 +24,10 @@ absl::StatusOr<TeSoftmaxCall> ReadRoot(const std::string& hlo) {
 using Shapes = std::vector<std::string>;
 
 // The root call of SoftmaxModule(...), read.
-absl::StatusOr<TeSoftmaxCall> Read(const std::string& target, const Shapes& params,
-                                   const std::string& config = "{scale_factor = 2.000000e-01 : f64}",
-                                   const std::string& result = "bf16[2,3,5,7]") {
+absl::StatusOr<TeSoftmaxCall> Read(
+    const std::string& target, const Shapes& params,
+    const std::string& config = "{scale_factor = 2.000000e-01 : f64}",
+    const std::string& result = "bf16[2,3,5,7]") {
   return ReadRoot(SoftmaxModule(target, params, result, config));
 }
 

@@ -22,14 +22,15 @@ constexpr PrimitiveType kF32 = PrimitiveType::F32;
 constexpr double kMaskedValue = -10000.0;  // TE's value for a masked position
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-// Builds one call's replacement in f32 over the call's dimensions.
+// Builds one call's replacement in f32 over the call's dimensions, with
+// the module's shared max and add reducers.
 class SoftmaxBuilder {
  public:
-  SoftmaxBuilder(HloInstruction* call, const TeSoftmaxCall& meaning)
+  SoftmaxBuilder(HloInstruction* call, const TeSoftmaxCall& meaning, ScalarReducers& reducers)
       : call_(call),
         meaning_(meaning),
         o_(call->parent()),
-        reducers_(call->parent()->parent(), call->name() + "_softmax"),
+        reducers_(reducers),
         base_(call->name()),
         dims_(call->shape().dimensions()),
         rank_(static_cast<int64_t>(dims_.size())) {}
@@ -132,7 +133,7 @@ class SoftmaxBuilder {
   HloInstruction* call_;
   const TeSoftmaxCall& meaning_;
   OpBuilder o_;
-  ScalarReducers reducers_;
+  ScalarReducers& reducers_;
   std::string base_;
   std::vector<int64_t> dims_;
   int64_t rank_;
@@ -154,9 +155,10 @@ absl::StatusOr<bool> TeSoftmaxExpander::Run(HloModule* module) {
       }
     }
   }
+  ScalarReducers reducers(module, "te_softmax");
   for (HloInstruction* call : todo) {
     ASSIGN_OR_RETURN(TeSoftmaxCall meaning, te_softmax::ReadTeSoftmaxCall(*call));
-    RETURN_IF_ERROR(ReplaceInstruction(call, SoftmaxBuilder(call, meaning).Build()));
+    RETURN_IF_ERROR(ReplaceInstruction(call, SoftmaxBuilder(call, meaning, reducers).Build()));
   }
   return !todo.empty();
 }

@@ -947,5 +947,75 @@ TEST(ExpandedOps, ComplexLayoutsHost) { ExpectHostMatchesEvaluator(kComplexLayou
 
 TEST(ExpandedOps, ComplexLayoutsSm90) { ExpectSm90CompilesWithCubins(kComplexLayouts); }
 
+// ---- Transformer Engine's scaled softmax custom calls (TeSoftmaxExpander) ----
+
+// Every TE softmax form at odd sizes, in bf16 and f32: the plain forward
+// (the corpus module's call, at other sizes), the masked forward with a
+// per-batch mask, the causal forward and backward, and the backward fed
+// with the forward's own output.
+constexpr char kTeSoftmax[] = R"(
+HloModule te_softmax
+ENTRY e {
+  x = bf16[3,2,5,33] parameter(0)
+  m = u8[3,1,5,33] parameter(1)
+  c = f32[2,9,9] parameter(2)
+  dc = f32[2,9,9] parameter(3)
+  dy = f32[5,37] parameter(4)
+  y = f32[5,37] parameter(5)
+  dx = bf16[3,2,5,33] parameter(6)
+  f = bf16[3,2,5,33] custom-call(x), custom_call_target="te_scaled_softmax_forward_ffi", api_version=API_VERSION_TYPED_FFI, backend_config={scale_factor = 2.000000e-01 : f64}
+  mf = bf16[3,2,5,33] custom-call(x, m), custom_call_target="te_scaled_masked_softmax_forward_ffi", api_version=API_VERSION_TYPED_FFI, backend_config={scale_factor = 2.500000e+00 : f64}
+  cf = f32[2,9,9] custom-call(c), custom_call_target="te_scaled_upper_triang_masked_softmax_forward_ffi", api_version=API_VERSION_TYPED_FFI, backend_config={scale_factor = 3.000000e+00 : f64}
+  cb = f32[2,9,9] custom-call(dc, cf), custom_call_target="te_scaled_upper_triang_masked_softmax_backward_ffi", api_version=API_VERSION_TYPED_FFI, backend_config={scale_factor = 3.000000e+00 : f64}
+  b = f32[5,37] custom-call(dy, y), custom_call_target="te_scaled_softmax_backward_ffi", api_version=API_VERSION_TYPED_FFI, backend_config={scale_factor = 7.500000e-01 : f64}
+  fb = bf16[3,2,5,33] custom-call(dx, f), custom_call_target="te_scaled_masked_softmax_backward_ffi", api_version=API_VERSION_TYPED_FFI, backend_config={scale_factor = 2.000000e-01 : f64}
+  ROOT t = (bf16[3,2,5,33], bf16[3,2,5,33], f32[2,9,9], f32[2,9,9], f32[5,37], bf16[3,2,5,33]) tuple(f, mf, cf, cb, b, fb)
+}
+)";
+
+TEST(ExpandedOps, TeSoftmaxHost) {
+  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(kTeSoftmax);
+  ASSERT_TRUE(module.ok()) << module.status();
+  absl::StatusOr<std::vector<Literal>> args = MakeRandomInputs(**module, 11);
+  ASSERT_TRUE(args.ok()) << args.status();
+  // Mask bytes: 1 (masked) on a pattern, 0 or 2 (kept) elsewhere, and the
+  // first row of batch 0 masked everywhere (TE gives it zeros).
+  Literal& mask = (*args)[1];
+  for (int64_t i = 0; i < mask.element_count(); ++i) mask.SetInt(i, i < 33 ? 1 : (i * 5) % 3);
+  ExpectHostMatchesEvaluator(kTeSoftmax, std::move(*args));
+}
+
+TEST(ExpandedOps, TeSoftmaxSm90) { ExpectSm90CompilesWithCubins(kTeSoftmax); }
+
+// Named by --allow_custom_calls, a TE softmax call stays a custom call for
+// the runtime's handler: without one registered, the run fails naming it.
+TEST(ExpandedOps, TeSoftmaxAllowedStaysACustomCall) {
+  constexpr char kHlo[] = R"(
+HloModule te_softmax_kept
+ENTRY e {
+  x = bf16[2,4,7] parameter(0)
+  ROOT y = bf16[2,4,7] custom-call(x), custom_call_target="te_scaled_softmax_forward_ffi", api_version=API_VERSION_TYPED_FFI, backend_config={scale_factor = 1.0 : f64}
+}
+)";
+  aot::CompileOptions options;
+  options.opt_level = 1;
+  options.host_cpu_variants.clear();
+  options.production_date = "2026-12-02T00:00:00Z";
+  options.allowed_custom_calls = {"te_scaled_softmax_forward_ffi"};
+  absl::StatusOr<aot::CompiledArtifact> compiled = aot::Compile(kHlo, options);
+  ASSERT_TRUE(compiled.ok()) << compiled.status();
+  absl::StatusOr<std::unique_ptr<aot::Executable>> exe =
+      aot::Executable::LoadFromBytes(compiled->bytes);
+  ASSERT_TRUE(exe.ok()) << exe.status();
+  std::vector<Literal> args;
+  args.push_back(Literal(Shape::Array(PrimitiveType::BF16, {2, 4, 7})));
+  absl::StatusOr<std::vector<Literal>> run =
+      aot::ExecuteOnLiterals(**exe, gpu::testing::HostExecutor(), args);
+  ASSERT_FALSE(run.ok());
+  EXPECT_NE(run.status().message().find("no FFI handler 'te_scaled_softmax_forward_ffi'"),
+            std::string::npos)
+      << run.status();
+}
+
 }  // namespace
 }  // namespace xla

@@ -77,6 +77,7 @@ MiddleEndOptions ToMiddleEndOptions(const CompileOptions& options) {
   out.optimize.max_fold_elements = options.max_fold_elements;
   out.optimize.allow_inexact = options.allow_inexact;
   out.optimize.loop_optimizations = options.loop_optimizations;
+  out.optimize.keep_custom_calls = options.allowed_custom_calls;
   out.fusion = options.fusion;
   out.multi_output_fusion = options.multi_output_fusion;
   out.convolution_as_gemm = options.convolution_as_gemm;

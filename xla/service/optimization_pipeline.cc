@@ -19,6 +19,7 @@
 #include "xla/hlo/transforms/dynamic_reshape_rewriter.h"
 #include "xla/hlo/transforms/einsum_expander.h"
 #include "xla/hlo/transforms/gemm_custom_call_rewriter.h"
+#include "xla/hlo/transforms/te_softmax_expander.h"
 #include "xla/hlo/transforms/hlo_cse.h"
 #include "xla/hlo/transforms/hlo_dce.h"
 #include "xla/hlo/transforms/map_inliner.h"
@@ -113,8 +114,9 @@ absl::StatusOr<OptimizeResult> OptimizeModule(HloModule* module, const OptimizeO
   // cholesky becomes a loop over columns and triangular-solve one over
   // rows, scan one over its dimension; ragged-dot becomes masked dots and scaled-dot the dot of the
   // dequantized operands; XLA:GPU's cuBLAS GEMM custom
-  // calls become dots and their epilogues, and xla_builder.matrix.Einsum
-  // dots, diagonals and sums; scatter batching dimensions
+  // calls become dots and their epilogues, Transformer Engine's scaled
+  // softmax calls reductions and elementwise ops, and
+  // xla_builder.matrix.Einsum dots, diagonals and sums; scatter batching dimensions
   // become explicit indices;
   // xla_builder.math.Acos becomes atan2 and sqrt; maps, topk (but those
   // with k <= keep_topk_up_to_k),
@@ -132,6 +134,7 @@ absl::StatusOr<OptimizeResult> OptimizeModule(HloModule* module, const OptimizeO
   inline_pipeline.AddPass<RaggedDotExpander>();
   inline_pipeline.AddPass<ScaledDotExpander>();
   inline_pipeline.AddPass<GemmCustomCallRewriter>();
+  inline_pipeline.AddPass<TeSoftmaxExpander>(options.keep_custom_calls);
   inline_pipeline.AddPass<EinsumExpander>();
   inline_pipeline.AddPass<ScatterBatchingNormalizer>();
   inline_pipeline.AddPass<BuilderMathCallExpander>();

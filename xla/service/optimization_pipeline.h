@@ -37,6 +37,10 @@ struct OptimizeOptions {
   // `topk` ops with k at most this are left for the target's own top-k
   // kernel (the host sets it); the others become sorts (TopKDecomposer).
   int64_t keep_topk_up_to_k = -1;
+  // Custom-call targets left as calls although the middle end knows them
+  // (Transformer Engine's scaled softmax, TeSoftmaxExpander): those that
+  // `--allow_custom_calls` names, for a handler the runtime registers.
+  std::vector<std::string> keep_custom_calls;
   // Verify after every pass (defaults as PipelineOptions does).
   bool verify_after_each = PipelineOptions().verify_after_each;
   // When non-empty: dump the module after every pass, into one directory

@@ -4,7 +4,8 @@
 // xla_builder.math.Acos, xla_builder.matrix.Einsum (einsum_op.cc), XLA:GPU's
 // cuBLAS GEMM calls (gemm_custom_call_op.cc)
 // and Transformer Engine's fused attention, fused_attention_op.cc; other
-// targets are errors), and the collectives of a
+// targets are errors), send/recv (refused, naming the channel), and the
+// collectives of a
 // module run as a single replica of a single partition.
 //
 // Collectives with one participant: all-reduce, all-gather, reduce-scatter,
@@ -26,8 +27,10 @@
 #include "xla/hlo/evaluator/linalg_util.h"
 #include "xla/hlo/evaluator/numeric_util.h"
 #include "xla/hlo/evaluator/op_table.h"
+#include "xla/hlo/evaluator/te_softmax_op.h"
 #include "xla/hlo/ir/einsum_spec.h"
 #include "xla/hlo/proto/gemm_custom_call.h"
+#include "xla/hlo/proto/te_softmax_call.h"
 #include "xla/util/status_macros.h"
 
 namespace xla::evaluator {
@@ -368,9 +371,27 @@ absl::StatusOr<Literal> EvalCustomCall(const HloInstruction& instr, Operands ope
     }
   }
   if (IsTeFusedAttentionCall(target)) return EvalTeFusedAttention(instr, operands);
+  if (te_softmax::IsTeSoftmaxTarget(target)) return EvalTeSoftmax(instr, operands);
   return absl::UnimplementedError(absl::StrCat(
       "the evaluator does not support custom-call '", instr.name(), "' (custom_call_target=\"",
       instr.GetString(AttrId::kCustomCallTarget), "\")"));
+}
+
+// send, recv and their -done halves. A host transfer's data comes from or
+// goes to a callback of the program's caller, which the evaluator does not
+// have (docs/host_transfers.md); any other channel needs a peer program.
+absl::StatusOr<Literal> EvalSendOrRecv(const HloInstruction& instr, Operands, EvalContext&) {
+  const bool to_host =
+      instr.opcode() == HloOpcode::kSend || instr.opcode() == HloOpcode::kSendDone;
+  const int64_t channel = instr.GetInt(AttrId::kChannelId, -1);
+  if (instr.GetBool(AttrId::kIsHostTransfer)) {
+    return InstrUnimplemented(instr, "a host transfer (",
+                              to_host ? "device to host" : "host to device", ", channel ", channel,
+                              ") needs a host callback of the caller, which the evaluator does not "
+                              "take (docs/host_transfers.md)");
+  }
+  return InstrUnimplemented(instr, "channel ", channel,
+                            " needs a peer program to exchange with; the evaluator runs one");
 }
 
 // ---- collectives with a single participant ----
@@ -504,6 +525,10 @@ constexpr OpEntry kOps[] = {
     {HloOpcode::kDomain, EvalIdentity},
     {HloOpcode::kAddDependency, EvalIdentity},
     {HloOpcode::kAfterAll, EvalAfterAll},
+    {HloOpcode::kSend, EvalSendOrRecv},
+    {HloOpcode::kSendDone, EvalSendOrRecv},
+    {HloOpcode::kRecv, EvalSendOrRecv},
+    {HloOpcode::kRecvDone, EvalSendOrRecv},
     {HloOpcode::kReplicaId, Collective<EvalZeroId>},
     {HloOpcode::kPartitionId, Collective<EvalZeroId>},
     {HloOpcode::kCustomCall, EvalCustomCall},

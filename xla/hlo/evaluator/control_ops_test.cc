@@ -329,6 +329,24 @@ ENTRY e {
   EXPECT_TRUE(absl::StrContains(r.status().message(), "MyKernel")) << r.status();
 }
 
+TEST(ControlOps, HostTransferIsRefusedNamingDirectionAndChannel) {
+  // import_async part 6 of the corpus: a device-to-host send.
+  const std::string hlo = R"(
+ENTRY e {
+  p = s32[3,4] parameter(0)
+  t = token[] after-all()
+  s = (s32[3,4], u32[], token[]) send(p, t), channel_id=5, is_host_transfer=true
+  ROOT d = token[] send-done(s), channel_id=5, is_host_transfer=true
+})";
+  std::vector<Literal> args;
+  args.push_back(MakeLiteral(PrimitiveType::S32, {3, 4}, std::vector<double>(12, 1)));
+  absl::StatusOr<Literal> r = EvalText(hlo, args);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kUnimplemented);
+  EXPECT_TRUE(absl::StrContains(r.status().message(), "send 's'")) << r.status();
+  EXPECT_TRUE(absl::StrContains(r.status().message(), "device to host, channel 5")) << r.status();
+}
+
 TEST(ControlOpsTest, PassThroughCustomCallsKeepTheValue) {
   absl::StatusOr<Literal> r = evaluator_test::EvalText(R"(
 ENTRY e {

@@ -7,7 +7,8 @@
 //   reduce_ops.cc       reduce, reduce-window, select-and-scatter
 //   control_ops.cc      while, conditional, call, map, fusion, tuples, ...
 //                       custom-call (fused_attention_op.cc: Transformer
-//                       Engine's fused attention)
+//                       Engine's fused attention; te_softmax_op.cc: its
+//                       scaled softmax)
 //   linalg_ops.cc       dot, convolution
 //   indexing_ops.cc     gather, scatter, sort, topk
 //   rng_ops.cc          rng-bit-generator (Philox, ThreeFry), rng

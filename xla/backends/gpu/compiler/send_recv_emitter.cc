@@ -46,11 +46,16 @@ bool IsSendOrRecv(HloOpcode opcode) {
 
 absl::Status CheckSendOrRecvNeedsNoThunk(const HloInstruction& instr) {
   if (instr.GetBool(AttrId::kIsHostTransfer)) {
+    const bool to_host =
+        instr.opcode() == HloOpcode::kSend || instr.opcode() == HloOpcode::kSendDone;
     return Unimplemented(
-        instr, "a host transfer (is_host_transfer=true) hands its data to a host callback the "
-               "caller registers, and this runtime has no host-transfer callbacks yet; compile the "
-               "program without host send/recv (e.g. jax.debug callbacks and host_callback "
-               "outfeeds removed)");
+        instr, absl::StrCat("a host transfer (is_host_transfer=true, ",
+                            to_host ? "device to host" : "host to device", ", channel ",
+                            instr.GetInt(AttrId::kChannelId, -1),
+                            ") hands its data to a host callback the caller registers, and this "
+                            "runtime has no host-transfer callbacks yet (docs/host_transfers.md); "
+                            "compile the program without host send/recv (e.g. jax.debug "
+                            "callbacks and host_callback outfeeds removed)"));
   }
   const Shape* payload = Payload(instr);
   if (payload == nullptr) return Unimplemented(instr, "malformed send/recv chain");

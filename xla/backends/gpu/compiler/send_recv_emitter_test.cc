@@ -65,6 +65,7 @@ ENTRY e {
 })");
   EXPECT_EQ(host.code(), absl::StatusCode::kUnimplemented);
   EXPECT_TRUE(absl::StrContains(host.message(), "host-transfer callbacks")) << host;
+  EXPECT_TRUE(absl::StrContains(host.message(), "host to device, channel 2")) << host;
 }
 
 }  // namespace

@@ -23,7 +23,7 @@ constexpr char kBiasTarget[] = "custom_call_target=\"__xla_aot$cudnn_conv_forwar
 constexpr char kReluTarget[] = "custom_call_target=\"__xla_aot$cudnn_conv_forward_bias_relu\"";
 constexpr char kPlainTarget[] = "custom_call_target=\"__xla_aot$cudnn_conv_forward\"";
 
-// ResNet-50's first layer at odd sizes: x NHWC, w HWIO, y [3, 4, 5, 5].
+// A ResNet-50 layer at odd sizes: x NHWC, w HWIO, y [3, 4, 5, 5].
 constexpr char kNhwcConv[] =
     "  x = f32[3,7,5,3] parameter(0)\n  k = f32[3,3,3,5] parameter(1)\n"
     "  c = f32[3,4,5,5] convolution(x, k), window={size=3x3 stride=2x1 pad=1_1x1_1}, "
@@ -52,10 +52,12 @@ Fused RunFuser(const std::string& hlo) {
 }
 
 TEST(CudnnEpilogueFuser, ResnetBiasAsJaxPrintsIt) {
-  const Fused f = RunFuser(Module(absl::StrCat(
-      kNhwcConv,
+  const Fused f = RunFuser(Module(
+      "  x = f32[1,7,5,3] parameter(0)\n  k = f32[3,3,3,5] parameter(1)\n"
+      "  c = f32[1,4,5,5] convolution(x, k), window={size=3x3 stride=2x1 pad=1_1x1_1}, "
+      "dim_labels=b01f_01io->b01f\n"
       "  p = f32[5] parameter(2)\n  r = f32[1,5] reshape(p)\n"
-      "  b = f32[3,4,5,5] broadcast(r), dimensions={0,3}\n  ROOT a = f32[3,4,5,5] add(c, b)\n")));
+      "  b = f32[1,4,5,5] broadcast(r), dimensions={0,3}\n  ROOT a = f32[1,4,5,5] add(c, b)\n"));
   EXPECT_TRUE(f.changed);
   EXPECT_TRUE(Contains(f.text, kBiasTarget)) << f.text;
   EXPECT_FALSE(Contains(f.text, kPlainTarget)) << f.text;

@@ -302,6 +302,52 @@ TEST_F(CudaDnnTest, DescriptorsAreReleasedWithThePlan) {
   EXPECT_EQ(cudnn_.live_descriptors(), 0);
 }
 
+// The fake refuses the fused call as cuDNN does: IDENTITY off
+// IMPLICIT_PRECOMP_GEMM, an activation the call does not take, a bias
+// descriptor that is not [1, K, 1, 1]. (Refused before anything is
+// enqueued, so no stream or buffers are needed.)
+TEST_F(CudaDnnTest, FakeRefusesFusedCallsCudnnRefuses) {
+  const CudnnApi& api = cudnn_.api();
+  cudnnTensorDescriptor_t x, y, bias;
+  cudnnFilterDescriptor_t w;
+  cudnnConvolutionDescriptor_t conv;
+  cudnnActivationDescriptor_t act;
+  ASSERT_EQ(api.cudnnCreateTensorDescriptor(&x), CUDNN_STATUS_SUCCESS);
+  ASSERT_EQ(api.cudnnCreateTensorDescriptor(&y), CUDNN_STATUS_SUCCESS);
+  ASSERT_EQ(api.cudnnCreateTensorDescriptor(&bias), CUDNN_STATUS_SUCCESS);
+  ASSERT_EQ(api.cudnnCreateFilterDescriptor(&w), CUDNN_STATUS_SUCCESS);
+  ASSERT_EQ(api.cudnnCreateConvolutionDescriptor(&conv), CUDNN_STATUS_SUCCESS);
+  ASSERT_EQ(api.cudnnCreateActivationDescriptor(&act), CUDNN_STATUS_SUCCESS);
+  const int xd[] = {1, 1, 3, 3}, xs[] = {9, 9, 3, 1}, yd[] = {1, 2, 2, 2}, ys[] = {8, 4, 2, 1};
+  const int wd[] = {2, 1, 2, 2}, bd[] = {1, 2, 1, 1}, bs[] = {2, 1, 1, 1}, bad[] = {1, 1, 1, 2};
+  const int zero2[] = {0, 0}, one2[] = {1, 1};
+  api.cudnnSetTensorNdDescriptor(x, CUDNN_DATA_FLOAT, 4, xd, xs);
+  api.cudnnSetTensorNdDescriptor(y, CUDNN_DATA_FLOAT, 4, yd, ys);
+  api.cudnnSetFilterNdDescriptor(w, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, 4, wd);
+  api.cudnnSetConvolutionNdDescriptor(conv, 2, zero2, one2, one2, CUDNN_CROSS_CORRELATION,
+                                      CUDNN_DATA_FLOAT);
+  float data[16] = {};
+  const float one = 1, zero = 0;
+  auto run = [&](cudnnActivationMode_t mode, cudnnConvolutionFwdAlgo_t algo, const int* bias_dims) {
+    api.cudnnSetActivationDescriptor(act, mode, CUDNN_PROPAGATE_NAN, 0.0);
+    api.cudnnSetTensorNdDescriptor(bias, CUDNN_DATA_FLOAT, 4, bias_dims, bs);
+    return api.cudnnConvolutionBiasActivationForward(
+        nullptr, &one, x, data, w, data, conv, algo, nullptr, 0, &zero, y, data, bias, data, act,
+        y, data);
+  };
+  EXPECT_EQ(run(CUDNN_ACTIVATION_IDENTITY, CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM, bd),
+            CUDNN_STATUS_NOT_SUPPORTED);
+  EXPECT_EQ(run(CUDNN_ACTIVATION_TANH, CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM, bd),
+            CUDNN_STATUS_NOT_SUPPORTED);
+  EXPECT_EQ(run(CUDNN_ACTIVATION_RELU, CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM, bad),
+            CUDNN_STATUS_BAD_PARAM);
+  for (cudnnTensorDescriptor_t t : {x, y, bias}) api.cudnnDestroyTensorDescriptor(t);
+  api.cudnnDestroyFilterDescriptor(w);
+  api.cudnnDestroyConvolutionDescriptor(conv);
+  api.cudnnDestroyActivationDescriptor(act);
+  EXPECT_EQ(cudnn_.live_descriptors(), 0);
+}
+
 // Without a testing table the loader looks for XLA_CUDNN_LIBRARY, which
 // the BUILD rule points at a path that does not exist.
 TEST(CudnnMissingTest, PrepareConvolutionNamesCudnnAndTheFix) {

@@ -55,8 +55,12 @@
 #            text and as an artifact for TARGET, for the side-by-side
 #            timing against XLA (jax) there;
 #   cudnn/   the models/ artifacts with convolutions (ResNet-50) compiled
-#            again with --emit_cudnn_convolutions, for cudnn_vs_im2col; the
-#            cases with convolutions carry model_cudnn.xaot as well;
+#            again with --emit_cudnn_convolutions (bias epilogues fused into
+#            the cuDNN call), for cudnn_vs_im2col; the cases with
+#            convolutions carry model_cudnn.xaot as well (fused too);
+#   cudnn_unfused/  the same with --target_runtime=2026-12-02 (a runtime
+#            before fused epilogues: the bias stays a kernel), for
+#            cudnn_epilogue_on_off;
 #   graphs/  chain2000: 2,000 dependent elementwise kernels (--no_fusion),
 #            the launch-bound case of the CUDA graphs timing;
 #   cmake/   what the fallback build needs (GPU targets): the runtime's source
@@ -81,7 +85,8 @@
 # off for models/ and graphs/chain2000 (graphs_on_off); then Execute's
 # median of the models with convolutions through im2col and through cuDNN,
 # and how far their outputs differ (cudnn_vs_im2col; cuDNN from the loader's
-# cache or jax's pip nvidia-cudnn, find_cudnn); then, when that machine's python3 has jax with
+# cache or jax's pip nvidia-cudnn, find_cudnn), and the same for cuDNN with
+# and without fused bias epilogues (cudnn_epilogue_on_off); then, when that machine's python3 has jax with
 # a GPU (a CPU for a host dry run), times each of models/ on XLA:GPU
 # (benchmarks/xla_cpu_baseline.py --platform=gpu, the same HLO text) and
 # with `xla_aot_device bench` on the same inputs, and prints both, their
@@ -305,6 +310,10 @@ prepare() {
       "$compiler" compile "$m" -o "$out/cudnn/$name.xaot" --target="$target" \
         --emit_cudnn_convolutions >/dev/null ||
         { echo "prepare: model $name did not compile with --emit_cudnn_convolutions" >&2; exit 1; }
+      mkdir -p "$out/cudnn_unfused"
+      "$compiler" compile "$m" -o "$out/cudnn_unfused/$name.xaot" --target="$target" \
+        --emit_cudnn_convolutions --target_runtime=2026-12-02 >/dev/null ||
+        { echo "prepare: model $name did not compile for a runtime without fused epilogues" >&2; exit 1; }
     fi
   done
   # A launch-bound program for the CUDA graphs timing: 2,000 dependent
@@ -475,40 +484,55 @@ find_cudnn() {
   fi
 }
 
-# cudnn_vs_im2col: for each model with convolutions, Execute's untraced
-# median (bench --iterations=20 --warmup=3, random inputs) compiled with
-# im2col + GEMM (models/) and with --emit_cudnn_convolutions (cudnn/), and
-# the largest difference of their outputs on the same inputs (--seed=1),
-# over the largest |im2col output|. A failing run sets status=1; a slower
-# side does not.
-cudnn_vs_im2col() {
-  [ -d "$out/cudnn" ] || return
-  echo "=== cuDNN against im2col convolutions (Execute's untraced median, bench --iterations=20 --warmup=3)"
-  echo "| model | im2col ms | cuDNN ms | im2col/cuDNN | outputs: max abs diff, over max |im2col| |"
+# compare_builds TITLE BASE_DIR BASE_LABEL OTHER_DIR OTHER_LABEL: for each
+# artifact of OTHER_DIR, Execute's untraced median (bench --iterations=20
+# --warmup=3, random inputs) of it and of its namesake in BASE_DIR, and the
+# largest difference of their outputs on the same inputs (--seed=1), over
+# the largest |BASE output|. A failing run sets status=1; a slower side
+# does not.
+compare_builds() {
+  local title="$1" base_dir="$2" base_label="$3" other_dir="$4" other_label="$5"
+  [ -d "$other_dir" ] || return
+  echo "=== $title (Execute's untraced median, bench --iterations=20 --warmup=3)"
+  echo "| model | $base_label ms | $other_label ms | $base_label/$other_label | outputs: max abs diff, over max |$base_label| |"
   echo "|---|---|---|---|---|"
-  local a name base cudnn_ms base_ms tmp check
-  for a in "$out"/cudnn/*.xaot; do
+  local a name base other_ms base_ms tmp check
+  for a in "$other_dir"/*.xaot; do
     name="$(basename "$a" .xaot)"
-    base="$out/models/$name.xaot"
-    cudnn_ms="$(timeout "$step_timeout" "$out/bin/xla_aot_device" bench "$a" --iterations=20 \
+    base="$base_dir/$name.xaot"
+    other_ms="$(timeout "$step_timeout" "$out/bin/xla_aot_device" bench "$a" --iterations=20 \
                 --warmup=3 2>&1 | awk '/^  median/ { print $2; exit }')"
     base_ms="$(timeout "$step_timeout" "$out/bin/xla_aot_device" bench "$base" --iterations=20 \
                --warmup=3 2>&1 | awk '/^  median/ { print $2; exit }')"
     tmp="$(mktemp -d)"
-    if [ -z "$cudnn_ms" ] || [ -z "$base_ms" ] ||
+    if [ -z "$other_ms" ] || [ -z "$base_ms" ] ||
        ! timeout "$step_timeout" "$out/bin/xla_aot_device" run "$a" --random_inputs --seed=1 \
-           --output_dir="$tmp/cudnn" > "$tmp/run.log" 2>&1 ||
+           --output_dir="$tmp/other" > "$tmp/run.log" 2>&1 ||
        ! timeout "$step_timeout" "$out/bin/xla_aot_device" run "$base" --random_inputs --seed=1 \
-           --output_dir="$tmp/im2col" >> "$tmp/run.log" 2>&1; then
+           --output_dir="$tmp/base" >> "$tmp/run.log" 2>&1; then
       printf '| %s | %s | FAILED: %s |||\n' "$name" "${base_ms:-?}" "$(tail -1 "$tmp/run.log" | cut -c1-100)"
       status=1; rm -rf "$tmp"; continue
     fi
-    check="$(python3 "$repo/benchmarks/xla_cpu_baseline.py" --compare "$tmp/cudnn" "$tmp/im2col" 2>&1 |
+    check="$(python3 "$repo/benchmarks/xla_cpu_baseline.py" --compare "$tmp/other" "$tmp/base" 2>&1 |
              sed -n 's/.*\(max_abs=[^ ]*\).*\(max_norm=[^ ]*\).*/\1 \2/p')"
-    awk -v n="$name" -v b="$base_ms" -v c="$cudnn_ms" -v d="${check:-no python3 compare}" 'BEGIN {
+    awk -v n="$name" -v b="$base_ms" -v c="$other_ms" -v d="${check:-no python3 compare}" 'BEGIN {
       printf "| %s | %.3f | %.3f | %.2fx | %s |\n", n, b, c, b / c, d }'
     rm -rf "$tmp"
   done
+}
+
+# cudnn_vs_im2col: the models with convolutions compiled with im2col + GEMM
+# (models/) against --emit_cudnn_convolutions (cudnn/).
+cudnn_vs_im2col() {
+  compare_builds "cuDNN against im2col convolutions" "$out/models" im2col "$out/cudnn" cuDNN
+}
+
+# cudnn_epilogue_on_off: cuDNN convolutions with the bias epilogue as a
+# separate kernel (cudnn_unfused/) against fused into the cuDNN call
+# (cudnn/).
+cudnn_epilogue_on_off() {
+  compare_builds "cuDNN with the bias epilogue as a kernel against fused" "$out/cudnn_unfused" \
+    unfused "$out/cudnn" fused
 }
 
 # models_vs_xla: the models/ table (see the top); sets status=1 when an
@@ -689,6 +713,7 @@ run_check() {
   ncu_speed_of_light
   graphs_on_off
   cudnn_vs_im2col
+  cudnn_epilogue_on_off
   models_vs_xla
   echo "gpu_check: $([ $status -eq 0 ] && echo ALL PASSED || echo SOME STEPS FAILED)"
   exit $status

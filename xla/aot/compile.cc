@@ -88,6 +88,8 @@ MiddleEndOptions ToMiddleEndOptions(const CompileOptions& options) {
   out.fp8_gemm_cublaslt = options.fp8_gemm == Fp8Gemm::kCublasLt &&
                           (options.target == "sm_90" || options.target == "sm_90a");
   out.cudnn_convolutions = EmitsCudnnConvolutions(options);
+  // The legacy form of a fused epilogue is the separate kernel it was.
+  out.cudnn_fused_epilogues = TargetRuntimeSupports(options, "cudnn_convolutions.fused_epilogue");
   out.verify_after_each = options.verify_after_each;
   out.device_memory_bytes = options.device_memory_bytes;
   if (options.dump_passes && !options.dump_dir.empty()) {

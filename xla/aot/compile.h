@@ -114,7 +114,10 @@ struct CompileOptions {
   // feature "cudnn_convolutions": runtimes from 2026-12-02; the rules are in
   // cudnn_convolution_rewriter.h) instead of im2col + GEMM or a direct
   // kernel. Ignored for the host target and, falling back to im2col, for a
-  // --target_runtime before 2026-12-02.
+  // --target_runtime before 2026-12-02. A forward convolution's bias (+
+  // ReLU) is fused into its cuDNN call (cudnn_epilogue_fuser.h; feature
+  // "cudnn_convolutions.fused_epilogue", runtimes from 2026-12-03; an
+  // older --target_runtime keeps the epilogue a separate kernel).
   bool emit_cudnn_convolutions = false;
 
   // Both targets.

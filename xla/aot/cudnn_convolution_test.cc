@@ -8,7 +8,10 @@
 // DEFAULT precision. At odd sizes: batch 3, 7x5 spatial, 3 in-channels, 5
 // out-channels, stride 2, padding, dilation. Also: the descriptors of the
 // corpus layouts whose filter needs a transpose, the flag's default and
-// --target_runtime, and the error at Initialize without cuDNN.
+// --target_runtime, and the error at Initialize without cuDNN. Fused
+// epilogues: a bias (+ ReLU) after a forward convolution runs inside the
+// cuDNN call (no kernel left), in f32 and f16, and an older
+// --target_runtime keeps it a kernel.
 #include <cmath>
 #include <string>
 #include <vector>
@@ -346,6 +349,90 @@ TEST(CudnnConvolutionTest, FlagOffHostAndOlderRuntimesKeepIm2col) {
   absl::StatusOr<CompiledArtifact> host_off = Compile(hlo, Options(false, "host"));
   ASSERT_TRUE(host_on.ok() && host_off.ok());
   EXPECT_EQ(host_on->bytes, host_off->bytes);
+}
+
+// ForwardNhwc (type `type`) + a bias along the output feature, then
+// max(., 0) when `relu`.
+std::string ForwardWithEpilogue(const std::string& type, bool relu) {
+  const std::string y = type + "[3,4,3,5]";
+  return Module(
+      absl::StrCat("  x = ", type, "[3,7,5,3] parameter(0)\n  w = ", type,
+                   "[5,3,3,3] parameter(1)\n  bias = ", type, "[5] parameter(2)\n"),
+      absl::StrCat(
+          "  c = ", y, " convolution(x, w), window={size=3x3 stride=2x2 pad=1_1x2_2 rhs_dilate=1x2}, ",
+          "dim_labels=b01f_o01i->b01f", type == "f32" ? kExact : "", "\n  b = ", y,
+          " broadcast(bias), dimensions={3}\n  ", relu ? "a" : "ROOT a", " = ", y, " add(c, b)",
+          relu ? absl::StrCat("\n  zero = ", type, "[] constant(0)\n  z = ", y,
+                              " broadcast(zero), dimensions={}\n  ROOT r = ", y, " maximum(z, a)")
+               : ""));
+}
+
+TEST(CudnnConvolutionTest, BiasAndReluRunInsideTheCudnnCall) {
+  for (const bool relu : {false, true}) {
+    for (const std::string type : {"f32", "f16"}) {
+      const std::string hlo = ForwardWithEpilogue(type, relu);
+      absl::StatusOr<gpu::GpuExecutableProto> proto = CompileToProto(hlo, Options());
+      ASSERT_TRUE(proto.ok()) << proto.status();
+      EXPECT_EQ(ThunkKinds(*proto), std::vector<std::string>{"convolution"}) << hlo;
+      const auto& features = proto->header().required_runtime_features();
+      EXPECT_NE(std::find(features.begin(), features.end(), "cudnn_convolutions.fused_epilogue"),
+                features.end());
+      const std::vector<se::cuda::FakeCudnnCall> calls =
+          ExpectMatchesEvaluator(hlo, type == "f16" ? 4.0 : 1.0);
+      ASSERT_EQ(calls.size(), 1u);
+      EXPECT_TRUE(calls[0].fused);
+      EXPECT_EQ(calls[0].activation.mode, relu ? CUDNN_ACTIVATION_RELU : CUDNN_ACTIVATION_IDENTITY);
+      EXPECT_EQ(calls[0].bias.dims, (std::vector<int>{1, 5, 1, 1}));
+      EXPECT_EQ(calls[0].bias.type, type == "f16" ? CUDNN_DATA_HALF : CUDNN_DATA_FLOAT);
+    }
+  }
+}
+
+// ReLU must clamp something for the test above to mean anything: a third
+// of the outputs are negative before it.
+TEST(CudnnConvolutionTest, TheReluCaseHasNegativeValuesToClamp) {
+  const std::string hlo = ForwardWithEpilogue("f32", false);
+  const Literal biased = Evaluate(hlo, Arguments(hlo));
+  int64_t negative = 0;
+  for (int64_t i = 0; i < biased.element_count(); ++i) negative += biased.GetDouble(i) < 0;
+  EXPECT_GT(negative, biased.element_count() / 5);
+  EXPECT_LT(negative, biased.element_count() * 4 / 5);
+}
+
+// ResNet-50's bias as JAX prints it (broadcast of a reshape to [1, K] of
+// the parameter, in NHWC with the filter HWIO): the filter transpose is
+// the only kernel left, and the bias slice is the parameter's buffer.
+TEST(CudnnConvolutionTest, ResnetBiasAsJaxPrintsItLeavesNoEpilogueKernel) {
+  const std::string hlo = Module(
+      "  x = f32[1,7,5,3] parameter(0)\n  w = f32[3,3,3,5] parameter(1)\n"
+      "  p = f32[5] parameter(2)\n",
+      "  c = f32[1,4,5,5] convolution(x, w), window={size=3x3 stride=2x1 pad=1_1x1_1}, "
+      "dim_labels=b01f_01io->b01f\n  r = f32[1,1,1,5] reshape(p)\n"
+      "  b1 = f32[1,1,1,5] broadcast(r), dimensions={0,1,2,3}\n  r2 = f32[1,5] reshape(b1)\n"
+      "  b = f32[1,4,5,5] broadcast(r2), dimensions={0,3}\n  ROOT a = f32[1,4,5,5] add(c, b)");
+  absl::StatusOr<gpu::GpuExecutableProto> proto = CompileToProto(hlo, Options());
+  ASSERT_TRUE(proto.ok()) << proto.status();
+  EXPECT_EQ(ThunkKinds(*proto), (std::vector<std::string>{"kernel", "convolution"}));
+  const gpu::ConvolutionThunkProto& c = proto->payload().thunks(1).convolution();
+  ASSERT_TRUE(c.has_bias());
+  EXPECT_EQ(c.activation(), gpu::CONVOLUTION_ACTIVATION_IDENTITY);
+  EXPECT_EQ(c.bias().size(), 20);
+  const gpu::BufferAllocationProto& bias =
+      proto->payload().allocations(static_cast<int>(c.bias().allocation()));
+  EXPECT_TRUE(bias.is_parameter()) << bias.DebugString();
+}
+
+TEST(CudnnConvolutionTest, OlderRuntimesKeepTheEpilogueAKernel) {
+  const std::string hlo = ForwardWithEpilogue("f32", true);
+  CompileOptions dec02 = Options();
+  dec02.target_runtime = "2026-12-02";
+  absl::StatusOr<gpu::GpuExecutableProto> proto = CompileToProto(hlo, dec02);
+  ASSERT_TRUE(proto.ok()) << proto.status();
+  EXPECT_EQ(ThunkKinds(*proto), (std::vector<std::string>{"convolution", "kernel"}));
+  EXPECT_FALSE(proto->payload().thunks(0).convolution().has_bias());
+  for (const std::string& f : proto->header().required_runtime_features()) {
+    EXPECT_NE(f, "cudnn_convolutions.fused_epilogue");
+  }
 }
 
 }  // namespace

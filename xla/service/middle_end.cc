@@ -17,6 +17,7 @@
 #include "xla/service/canonicalize/convolution_canonicalizer.h"
 #include "xla/service/canonicalize/convolution_to_gemm.h"
 #include "xla/service/canonicalize/cudnn_convolution_rewriter.h"
+#include "xla/service/canonicalize/cudnn_epilogue_fuser.h"
 #include "xla/service/canonicalize/dot_canonicalizer.h"
 #include "xla/service/canonicalize/fp8_dot_widener.h"
 #include "xla/service/canonicalize/fp8_gemm_scale_folder.h"
@@ -127,6 +128,9 @@ absl::StatusOr<MiddleEndResult> RunMiddleEnd(HloModule* module, const MiddleEndO
     canonicalize->AddPass<Fp8GemmScaleFolder>(Fp8GemmScaleFolder::Stage::kFoldIntoGemm);
   }
   if (options.cudnn_convolutions) canonicalize->AddPass<CudnnConvolutionRewriter>();
+  if (options.cudnn_convolutions && options.cudnn_fused_epilogues) {
+    canonicalize->AddPass<CudnnEpilogueFuser>();
+  }
   canonicalize->AddPass<ConvolutionCanonicalizer>();
   if (options.convolution_as_gemm) {
     canonicalize->AddPass<ConvolutionToGemm>(options.convolution_to_gemm);

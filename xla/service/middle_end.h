@@ -60,6 +60,10 @@ struct MiddleEndOptions {
   // (cudnn_convolution_rewriter.h). CUDA targets with
   // --emit_cudnn_convolutions only.
   bool cudnn_convolutions = false;
+  // Phase 2, right after: with cudnn_convolutions, a forward convolution's
+  // bias (+ ReLU) is fused into its cuDNN call (cudnn_epilogue_fuser.h).
+  // Only for runtimes with "cudnn_convolutions.fused_epilogue".
+  bool cudnn_fused_epilogues = false;
   // Phase 2 (first): attention spelled in plain HLO becomes one call of the
   // built-in fused-attention kernel (attention_rewriter.h). Only for targets
   // whose runtime has that kernel (the host today); the artifact then needs

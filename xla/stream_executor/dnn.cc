@@ -56,6 +56,18 @@ absl::string_view DnnConvolutionKindName(DnnConvolutionKind kind) {
   return "?";
 }
 
+absl::string_view DnnEpilogueName(DnnEpilogue epilogue) {
+  switch (epilogue) {
+    case DnnEpilogue::kNone:
+      return "none";
+    case DnnEpilogue::kBias:
+      return "bias";
+    case DnnEpilogue::kBiasRelu:
+      return "bias_relu";
+  }
+  return "?";
+}
+
 int64_t DnnElementBytes(DnnElementType type) {
   switch (type) {
     case DnnElementType::kF16:
@@ -128,15 +140,24 @@ absl::Status CheckDnnConvolution(const DnnConvolutionConfig& c) {
   if (c.allow_tf32 && c.element_type != DnnElementType::kF32) {
     return Bad("TF32 is only for f32 convolutions");
   }
+  if (c.epilogue != DnnEpilogue::kNone && c.kind != DnnConvolutionKind::kForward) {
+    return Bad(absl::StrCat("a ", DnnEpilogueName(c.epilogue), " epilogue on a ",
+                            DnnConvolutionKindName(c.kind),
+                            " convolution; only forward convolutions fuse one"));
+  }
   return absl::OkStatus();
 }
 
 absl::Status CheckDnnConvolutionBuffers(const DnnConvolutionConfig& c, const DeviceMemoryBase& x,
-                                        const DeviceMemoryBase& w, const DeviceMemoryBase& y) {
+                                        const DeviceMemoryBase& w, const DeviceMemoryBase& y,
+                                        const DeviceMemoryBase& bias) {
   const int64_t width = DnnElementBytes(c.element_type);
   RETURN_IF_ERROR(CheckSize("x", x, DnnTensorSpan(c.input.dims, c.input.strides), width));
   RETURN_IF_ERROR(CheckSize("w", w, DnnTensorSpan(c.filter_dims, DnnFilterStrides(c)), width));
-  return CheckSize("y", y, DnnTensorSpan(c.output.dims, c.output.strides), width);
+  RETURN_IF_ERROR(CheckSize("y", y, DnnTensorSpan(c.output.dims, c.output.strides), width));
+  if (c.epilogue == DnnEpilogue::kNone) return absl::OkStatus();
+  if (bias.opaque == nullptr) return Bad("the epilogue's bias buffer is null");
+  return CheckSize("bias", bias, c.output.dims.size() > 1 ? c.output.dims[1] : 0, width);
 }
 
 std::string DnnConvolutionToString(const DnnConvolutionConfig& c) {
@@ -149,7 +170,8 @@ std::string DnnConvolutionToString(const DnnConvolutionConfig& c) {
       absl::StrJoin(c.output.dims, ","), "]/[", absl::StrJoin(c.output.strides, ","),
       "] pad=", absl::StrJoin(c.padding, ","), " stride=", absl::StrJoin(c.strides, ","),
       " dilation=", absl::StrJoin(c.dilations, ","), " groups=", c.feature_groups,
-      " tf32=", c.allow_tf32 ? 1 : 0);
+      " tf32=", c.allow_tf32 ? 1 : 0,
+      c.epilogue == DnnEpilogue::kNone ? "" : absl::StrCat(" epilogue=", DnnEpilogueName(c.epilogue)));
 }
 
 }  // namespace stream_executor

@@ -12,7 +12,10 @@
 //   kForward         y = conv(x, w)
 //   kBackwardData    x = the transposed convolution of y with w (dx from dy)
 //   kBackwardFilter  w = the correlation of x with y (dw from x and dy)
-// The result is overwritten (beta 0). Padding is symmetric (cuDNN's legacy
+// The result is overwritten (beta 0). A forward convolution may carry a
+// fused epilogue (kBias, kBiasRelu): y = act(conv(x, w) + bias[k]), with
+// bias one value per output feature K (packed, the element type) and act
+// the identity or max(v, 0) (NaN stays NaN). Padding is symmetric (cuDNN's legacy
 // descriptors cannot say otherwise); 1-D convolutions are written as 2-D
 // with a spatial extent of 1. F32 accumulates in f32 (TF32 operands when
 // allow_tf32), F16 and BF16 in f32.
@@ -35,9 +38,14 @@ enum class DnnConvolutionKind { kForward, kBackwardData, kBackwardFilter };
 enum class DnnElementType { kF16, kBF16, kF32 };
 // The filter's packed memory order: [K, C, W..] or [K, W.., C].
 enum class DnnFilterLayout { kOIHW, kOHWI };
+// What a forward convolution does to its result before storing it: nothing,
+// add a per-output-feature bias, or add the bias and apply ReLU.
+enum class DnnEpilogue { kNone, kBias, kBiasRelu };
 
 // "forward", "backward_data", "backward_filter".
 absl::string_view DnnConvolutionKindName(DnnConvolutionKind kind);
+// "none", "bias", "bias_relu".
+absl::string_view DnnEpilogueName(DnnEpilogue epilogue);
 // Bytes of one element (2 or 4).
 int64_t DnnElementBytes(DnnElementType type);
 
@@ -62,6 +70,8 @@ struct DnnConvolutionConfig {
   int64_t feature_groups = 1;
   // F32 only: operands may be rounded to TF32.
   bool allow_tf32 = false;
+  // kForward only: the fused epilogue (its bias is a separate buffer).
+  DnnEpilogue epilogue = DnnEpilogue::kNone;
 };
 
 // The packed strides of the filter, in the order of filter_dims. Pure.
@@ -75,18 +85,23 @@ int64_t DnnTensorSpan(const std::vector<int64_t>& dims, const std::vector<int64_
 // dimensions, all extents >= 1, strides and dilations >= 1, padding >= 0,
 // C and K divisible by feature_groups, filter_dims[1] * groups == C,
 // output spatial sizes as the formula above gives them, N and K equal
-// between x, y and w, non-negative tensor strides, TF32 only for F32.
+// between x, y and w, non-negative tensor strides, TF32 only for F32, an
+// epilogue only on a forward convolution.
 // InvalidArgument naming the field and the values otherwise.
 absl::Status CheckDnnConvolution(const DnnConvolutionConfig& c);
 
 // OK when each buffer holds its tensor (x: DnnTensorSpan(input), w: the
-// packed filter, y: DnnTensorSpan(output), in elements of the type);
-// InvalidArgument naming the tensor and both sizes otherwise.
+// packed filter, y: DnnTensorSpan(output), bias: K elements when the
+// config has an epilogue, in elements of the type); InvalidArgument naming
+// the tensor and both sizes otherwise. `bias` is ignored without an
+// epilogue.
 absl::Status CheckDnnConvolutionBuffers(const DnnConvolutionConfig& c, const DeviceMemoryBase& x,
-                                        const DeviceMemoryBase& w, const DeviceMemoryBase& y);
+                                        const DeviceMemoryBase& w, const DeviceMemoryBase& y,
+                                        const DeviceMemoryBase& bias);
 
 // One line for messages and tests: "forward f32 x[3,3,7,5]/[105,1,15,3] w[5,3,3,3] oihw
-// y[...]/[...] pad=1,0 stride=2,1 dilation=1,2 groups=1 tf32=0".
+// y[...]/[...] pad=1,0 stride=2,1 dilation=1,2 groups=1 tf32=0", plus
+// " epilogue=bias_relu" when there is one.
 std::string DnnConvolutionToString(const DnnConvolutionConfig& c);
 
 // A convolution prepared for one device (StreamExecutor::PrepareConvolution):

@@ -115,8 +115,10 @@ class Stream {
   // Enqueues the convolution `plan` (dnn.h; made by this stream's
   // executor's PrepareConvolution) on x, w and y, writing the one its kind
   // names, with `workspace` (at least plan.workspace_bytes(), memory of
-  // this executor) as scratch. InvalidArgument at enqueue when a buffer is
-  // smaller than its tensor or the workspace than the plan needs; the
+  // this executor) as scratch and, when the plan's config has an epilogue,
+  // `bias` (K elements; ignored otherwise). InvalidArgument at enqueue when
+  // a buffer is smaller than its tensor or the workspace than the plan
+  // needs; the
   // library's failures become the sticky error ("convolution failed: ...").
   // This default returns Unimplemented: platforms without a DNN library
   // (host) do not override it.
@@ -124,7 +126,8 @@ class Stream {
                                    const DeviceMemoryBase& /*x*/,
                                    const DeviceMemoryBase& /*w*/,
                                    const DeviceMemoryBase& /*y*/,
-                                   const DeviceMemoryBase& /*workspace*/) {
+                                   const DeviceMemoryBase& /*workspace*/,
+                                   const DeviceMemoryBase& /*bias*/) {
     return absl::UnimplementedError(
         "convolution: this platform's streams have no DNN library");
   }

@@ -71,7 +71,8 @@ std::string Fp8GemmText(const gpu::GemmThunkProto& g) {
   return out;
 }
 
-// "forward f32 x[3,3,7,5] w[5,3,3,2] y[3,5,4,3] pad=1,0 stride=2,1 ...".
+// "forward f32 x[3,3,7,5] w[5,3,3,2] y[3,5,4,3] pad=1,0 stride=2,1 ...", and
+// " epilogue: bias <slice> CONVOLUTION_ACTIVATION_RELU" with a fused epilogue.
 std::string ConvolutionDetails(const gpu::ConvolutionThunkProto& c) {
   absl::StatusOr<PrimitiveType> type = PrimitiveTypeFromProto(c.element_type(), "type");
   return absl::StrCat(
@@ -82,7 +83,10 @@ std::string ConvolutionDetails(const gpu::ConvolutionThunkProto& c) {
       " ", Slice(c.filter()), " y[", absl::StrJoin(c.output_dims(), ","), "] ", Slice(c.output()),
       " pad=", absl::StrJoin(c.padding(), ","), " stride=", absl::StrJoin(c.strides(), ","),
       " dilation=", absl::StrJoin(c.dilations(), ","), " groups=", c.feature_groups(),
-      c.allow_tf32() ? " tf32" : "", " workspace: ", Slice(c.workspace()));
+      c.allow_tf32() ? " tf32" : "", " workspace: ", Slice(c.workspace()),
+      c.has_bias() ? absl::StrCat(" epilogue: bias ", Slice(c.bias()), " ",
+                                  gpu::ConvolutionActivationProto_Name(c.activation()))
+                   : "");
 }
 
 // "FFT_TYPE_RFFT F32 in[6,5,33] length=5,33 in: ... out: ... workspace: ...".

@@ -198,8 +198,12 @@ absl::StatusOr<HloInstruction*> Rewrite(HloInstruction* conv, HloComputation* co
 bool IsCudnnConvolutionCall(const HloInstruction& instr) {
   if (instr.opcode() != HloOpcode::kCustomCall) return false;
   const std::string& target = instr.GetString(AttrId::kCustomCallTarget);
-  return target == kCudnnConvForwardTarget || target == kCudnnConvBackwardDataTarget ||
-         target == kCudnnConvBackwardFilterTarget;
+  for (absl::string_view known : {kCudnnConvForwardTarget, kCudnnConvBackwardDataTarget,
+                                  kCudnnConvBackwardFilterTarget, kCudnnConvForwardBiasTarget,
+                                  kCudnnConvForwardBiasReluTarget}) {
+    if (target == known) return true;
+  }
+  return false;
 }
 
 std::optional<std::string> CudnnConvolutionRefusal(const HloInstruction& conv) {

@@ -64,8 +64,14 @@ inline constexpr absl::string_view kCudnnConvBackwardDataTarget =
     "__xla_aot$cudnn_conv_backward_data";
 inline constexpr absl::string_view kCudnnConvBackwardFilterTarget =
     "__xla_aot$cudnn_conv_backward_filter";
+// A forward convolution with its bias (+ ReLU) fused: operands (x, w', bias
+// [K]); made by cudnn-epilogue-fuser (cudnn_epilogue_fuser.h).
+inline constexpr absl::string_view kCudnnConvForwardBiasTarget =
+    "__xla_aot$cudnn_conv_forward_bias";
+inline constexpr absl::string_view kCudnnConvForwardBiasReluTarget =
+    "__xla_aot$cudnn_conv_forward_bias_relu";
 
-// True for a custom call this pass made.
+// True for a custom call this pass or cudnn-epilogue-fuser made.
 bool IsCudnnConvolutionCall(const HloInstruction& instr);
 
 // Why `conv` (a convolution) stays off cuDNN, or nullopt when the pass

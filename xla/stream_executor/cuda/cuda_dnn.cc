@@ -54,6 +54,8 @@ class CudnnPlan : public DnnConvolutionPlan {
   ~CudnnPlan() override {
     if (x_ != nullptr) (void)api_.cudnnDestroyTensorDescriptor(x_);
     if (y_ != nullptr) (void)api_.cudnnDestroyTensorDescriptor(y_);
+    if (bias_ != nullptr) (void)api_.cudnnDestroyTensorDescriptor(bias_);
+    if (activation_ != nullptr) (void)api_.cudnnDestroyActivationDescriptor(activation_);
     if (w_ != nullptr) (void)api_.cudnnDestroyFilterDescriptor(w_);
     if (conv_ != nullptr) (void)api_.cudnnDestroyConvolutionDescriptor(conv_);
   }
@@ -86,8 +88,35 @@ class CudnnPlan : public DnnConvolutionPlan {
                                              a.compute_type)));
     RETURN_IF_ERROR(CudnnStatus(api_, "cudnnSetConvolutionGroupCount",
                                 api_.cudnnSetConvolutionGroupCount(conv_, a.groups)));
-    return CudnnStatus(api_, "cudnnSetConvolutionMathType",
-                       api_.cudnnSetConvolutionMathType(conv_, a.math_type));
+    RETURN_IF_ERROR(CudnnStatus(api_, "cudnnSetConvolutionMathType",
+                                api_.cudnnSetConvolutionMathType(conv_, a.math_type)));
+    return a.bias_dims.empty() ? absl::OkStatus() : BuildEpilogue(a);
+  }
+
+  // The bias and activation descriptors of a fused epilogue.
+  absl::Status BuildEpilogue(const CudnnConvolutionArgs& a) {
+    RETURN_IF_ERROR(CudnnStatus(api_, "cudnnCreateTensorDescriptor", api_.cudnnCreateTensorDescriptor(&bias_)));
+    RETURN_IF_ERROR(CudnnStatus(api_, "cudnnCreateActivationDescriptor",
+                                api_.cudnnCreateActivationDescriptor(&activation_)));
+    RETURN_IF_ERROR(CudnnStatus(
+        api_, "cudnnSetTensorNdDescriptor (bias)",
+        api_.cudnnSetTensorNdDescriptor(bias_, a.data_type, static_cast<int>(a.bias_dims.size()),
+                                        a.bias_dims.data(), a.bias_strides.data())));
+    return CudnnStatus(api_, "cudnnSetActivationDescriptor",
+                       api_.cudnnSetActivationDescriptor(activation_, a.activation,
+                                                         CUDNN_PROPAGATE_NAN, 0.0));
+  }
+
+  // The one algorithm cuDNN runs an IDENTITY epilogue with, and its
+  // workspace.
+  absl::StatusOr<std::vector<Candidate>> ImplicitPrecompGemm(cudnnHandle_t handle,
+                                                             cudnnMathType_t math) const {
+    const cudnnConvolutionFwdAlgo_t algo = CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM;
+    size_t bytes = 0;
+    RETURN_IF_ERROR(CudnnStatus(api_, "cudnnGetConvolutionForwardWorkspaceSize",
+                                api_.cudnnGetConvolutionForwardWorkspaceSize(handle, x_, w_, conv_,
+                                                                             y_, algo, &bytes)));
+    return std::vector<Candidate>{{static_cast<int>(algo), CUDNN_STATUS_SUCCESS, bytes, math}};
   }
 
   // The kind's heuristics, up to 16 candidates in cuDNN's order.
@@ -151,12 +180,19 @@ class CudnnPlan : public DnnConvolutionPlan {
         ")"));
   }
 
-  // The kind's convolution call with alpha 1, beta 0.
+  // The kind's convolution call with alpha 1, beta 0 (with an epilogue:
+  // alpha1 1, alpha2 0, z = y).
   cudnnStatus_t Run(cudnnHandle_t handle, const void* x, const void* w, const void* y,
-                    void* workspace) const {
+                    void* workspace, const void* bias) const {
     const float one = 1, zero = 0;
     switch (config_.kind) {
       case DnnConvolutionKind::kForward:
+        if (config_.epilogue != DnnEpilogue::kNone) {
+          return api_.cudnnConvolutionBiasActivationForward(
+              handle, &one, x_, x, w_, w, conv_, static_cast<cudnnConvolutionFwdAlgo_t>(algo_),
+              workspace, workspace_, &zero, y_, y, bias_, bias, activation_, y_,
+              const_cast<void*>(y));
+        }
         return api_.cudnnConvolutionForward(
             handle, &one, x_, x, w_, w, conv_, static_cast<cudnnConvolutionFwdAlgo_t>(algo_),
             workspace, workspace_, &zero, y_, const_cast<void*>(y));
@@ -179,6 +215,8 @@ class CudnnPlan : public DnnConvolutionPlan {
   cudnnTensorDescriptor_t y_ = nullptr;
   cudnnFilterDescriptor_t w_ = nullptr;
   cudnnConvolutionDescriptor_t conv_ = nullptr;
+  cudnnTensorDescriptor_t bias_ = nullptr;           // with an epilogue only
+  cudnnActivationDescriptor_t activation_ = nullptr;  // with an epilogue only
   int algo_ = 0;
   uint64_t workspace_ = 0;
 };
@@ -201,6 +239,13 @@ absl::StatusOr<CudnnConvolutionArgs> CudnnConvolutionArgsFor(const DnnConvolutio
   ASSIGN_OR_RETURN(a.strides, ToInts(c.strides, "strides"));
   ASSIGN_OR_RETURN(a.dilations, ToInts(c.dilations, "dilations"));
   a.groups = static_cast<int>(c.feature_groups);
+  if (c.epilogue == DnnEpilogue::kNone) return a;
+  a.bias_dims.assign(a.y_dims.size(), 1);
+  a.bias_dims[1] = a.y_dims[1];
+  a.bias_strides.assign(a.y_dims.size(), 1);
+  a.bias_strides[0] = a.y_dims[1];
+  a.activation = c.epilogue == DnnEpilogue::kBiasRelu ? CUDNN_ACTIVATION_RELU
+                                                       : CUDNN_ACTIVATION_IDENTITY;
   return a;
 }
 
@@ -225,18 +270,22 @@ absl::StatusOr<std::unique_ptr<DnnConvolutionPlan>> CudnnHandle::Prepare(
   RETURN_IF_ERROR(plan->Build(args));
   std::lock_guard<std::mutex> lock(mu_);
   CU_RETURN_IF_ERROR(driver_, cuCtxSetCurrent, context_);
-  ASSIGN_OR_RETURN(const std::vector<Candidate> candidates, plan->Heuristics(handle_));
+  ASSIGN_OR_RETURN(const std::vector<Candidate> candidates,
+                   config.epilogue == DnnEpilogue::kBias
+                       ? plan->ImplicitPrecompGemm(handle_, args.math_type)
+                       : plan->Heuristics(handle_));
   RETURN_IF_ERROR(plan->Choose(candidates, workspace_limit));
   return std::unique_ptr<DnnConvolutionPlan>(std::move(plan));
 }
 
 absl::Status CudnnHandle::Convolution(CudaStream& stream, const DnnConvolutionPlan& plan,
                                       const DeviceMemoryBase& x, const DeviceMemoryBase& w,
-                                      const DeviceMemoryBase& y, const DeviceMemoryBase& workspace) {
+                                      const DeviceMemoryBase& y, const DeviceMemoryBase& workspace,
+                                      const DeviceMemoryBase& bias) {
   const auto* cudnn_plan = dynamic_cast<const CudnnPlan*>(&plan);
   absl::Status valid = cudnn_plan == nullptr
                            ? absl::InvalidArgumentError("the plan was not made by cuDNN")
-                           : CheckDnnConvolutionBuffers(plan.config(), x, w, y);
+                           : CheckDnnConvolutionBuffers(plan.config(), x, w, y, bias);
   if (valid.ok() && workspace.size < plan.workspace_bytes()) {
     valid = absl::InvalidArgumentError(absl::StrCat("the workspace has ", workspace.size,
                                                     " bytes, the algorithm needs ",
@@ -245,14 +294,14 @@ absl::Status CudnnHandle::Convolution(CudaStream& stream, const DnnConvolutionPl
   if (!valid.ok()) return stream.RejectAtEnqueue("convolution", valid);
   return stream.EnqueueDriverWork(
       "convolution", [this, cudnn_plan, x = x.opaque, w = w.opaque, y = y.opaque,
-                      ws = workspace.opaque](CUstream cu_stream) {
+                      ws = workspace.opaque, b = bias.opaque](CUstream cu_stream) {
         std::lock_guard<std::mutex> lock(mu_);
         RETURN_IF_ERROR(CudnnStatus(
             cudnn_, "cudnnSetStream",
             cudnn_.cudnnSetStream(handle_, reinterpret_cast<cudaStream_t>(cu_stream))));
         return CudnnStatus(cudnn_, absl::StrCat("cudnnConvolution (",
                                                 DnnConvolutionKindName(cudnn_plan->config().kind), ")"),
-                           cudnn_plan->Run(handle_, x, w, y, ws));
+                           cudnn_plan->Run(handle_, x, w, y, ws, b));
       });
 }
 

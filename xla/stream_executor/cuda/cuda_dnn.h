@@ -10,8 +10,18 @@
 // _rewriter.h): asymmetric padding (the input is padded explicitly), filters
 // that are not packed [K, C, W..] or [K, W.., C] (transposed first), base
 // dilation and window reversal outside the backward-data pattern. The
-// backend API's fused epilogues (bias, activation) and its filter strides
-// are the reason to move later.
+// backend API's richer epilogues and its filter strides are the reason to
+// move later.
+//
+// A forward convolution with an epilogue (dnn.h: kBias, kBiasRelu) runs as
+// cudnnConvolutionBiasActivationForward: y = act(1 * conv(x, w) + 0 * z +
+// bias), z = y (alpha2 is 0, so z is never read), bias a tensor descriptor
+// [1, K, 1, 1(, 1)] packed, act an activation descriptor of
+// CUDNN_ACTIVATION_IDENTITY (kBias) or CUDNN_ACTIVATION_RELU (kBiasRelu)
+// with CUDNN_PROPAGATE_NAN. cuDNN runs IDENTITY only with
+// CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM, so kBias takes that
+// algorithm (its workspace from cudnnGetConvolutionForwardWorkspaceSize)
+// instead of the heuristics' choice; kBiasRelu takes the heuristics'.
 //
 // The mapping (CudnnConvolutionArgs, pure): x and y are Nd tensor
 // descriptors with the config's dims and strides; w is an Nd filter
@@ -56,6 +66,10 @@ struct CudnnConvolutionArgs {
   std::vector<int> filter_dims;
   std::vector<int> padding, strides, dilations;
   int groups = 1;
+  // With an epilogue: the bias descriptor ([1, K, 1..], packed) and the
+  // activation; bias_dims is empty without one.
+  std::vector<int> bias_dims, bias_strides;
+  cudnnActivationMode_t activation = CUDNN_ACTIVATION_IDENTITY;
 };
 
 // The descriptor values for `config`. InvalidArgument when CheckDnnConvolution
@@ -76,18 +90,20 @@ class CudnnHandle {
   // Builds the descriptors of `config` and takes the first algorithm of
   // the kind's *_v7 heuristics that succeeds, needs at most
   // `workspace_limit` bytes and (f32 without TF32) does not use tensor
-  // cores. InvalidArgument for a bad config, NotFound naming the limit and
+  // cores (a kBias epilogue: IMPLICIT_PRECOMP_GEMM, see above). InvalidArgument for a bad config, NotFound naming the limit and
   // the smallest need when nothing fits, cuDNN's error otherwise.
   absl::StatusOr<std::unique_ptr<DnnConvolutionPlan>> Prepare(const DnnConvolutionConfig& config,
                                                               uint64_t workspace_limit);
 
   // Enqueues `plan` (made by this handle) on `stream`: cudnnSetStream, then
-  // the kind's call with alpha 1 and beta 0, on the stream's worker.
+  // the kind's call with alpha 1 and beta 0 (the fused call with `bias`
+  // when the plan has an epilogue), on the stream's worker.
   // InvalidArgument at enqueue for small buffers or workspace; cuDNN's
   // failures become the stream's sticky error ("convolution failed: ...").
   absl::Status Convolution(CudaStream& stream, const DnnConvolutionPlan& plan,
                            const DeviceMemoryBase& x, const DeviceMemoryBase& w,
-                           const DeviceMemoryBase& y, const DeviceMemoryBase& workspace);
+                           const DeviceMemoryBase& y, const DeviceMemoryBase& workspace,
+                           const DeviceMemoryBase& bias);
 
  private:
   CudnnHandle(const CudnnApi& cudnn, const CudaDriverApi& driver, CUcontext context,

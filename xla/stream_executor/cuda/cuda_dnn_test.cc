@@ -4,7 +4,8 @@
 // the TF32 rule, hand-computed numbers for the three kinds (the fake
 // computes from the descriptors it was given), the real libcudnn.so.9 of
 // this machine resolving every entry point, and the error when cuDNN is
-// missing.
+// missing. Fused epilogues (bias, bias + ReLU): their descriptors, the
+// algorithm cuDNN requires for IDENTITY, and hand-computed numbers.
 #include "xla/stream_executor/cuda/cuda_dnn.h"
 
 #include <cmath>
@@ -131,17 +132,19 @@ class CudaDnnTest : public ::testing::Test {
   }
 
   // Runs `config` on x, w, y (the result's buffer is overwritten) and
-  // returns the three buffers afterwards.
+  // `bias` (an epilogue's) and returns the three buffers afterwards.
   std::vector<std::vector<float>> Run(const DnnConvolutionConfig& config, std::vector<float> x,
                                       std::vector<float> w, std::vector<float> y,
-                                      uint64_t workspace_limit = 1 << 20) {
+                                      uint64_t workspace_limit = 1 << 20,
+                                      std::vector<float> bias = {0}) {
     absl::StatusOr<std::unique_ptr<DnnConvolutionPlan>> plan =
         executor_->PrepareConvolution(config, workspace_limit);
     EXPECT_TRUE(plan.ok()) << plan.status();
     if (!plan.ok()) return {};
-    OwningDeviceMemory xd = Upload(x), wd = Upload(w), yd = Upload(y);
+    OwningDeviceMemory xd = Upload(x), wd = Upload(w), yd = Upload(y), bd = Upload(bias);
     OwningDeviceMemory ws = Upload(std::vector<float>(workspace_limit / 4 + 1, 0));
-    EXPECT_TRUE(stream_->Convolution(**plan, xd.get(), wd.get(), yd.get(), ws.get()).ok());
+    EXPECT_TRUE(
+        stream_->Convolution(**plan, xd.get(), wd.get(), yd.get(), ws.get(), bd.get()).ok());
     return {Download(xd, x.size()), Download(wd, w.size()), Download(yd, y.size())};
   }
 
@@ -211,8 +214,82 @@ TEST_F(CudaDnnTest, SmallBuffersAndWorkspaceAreRefusedAtEnqueue) {
   OwningDeviceMemory x = Upload(std::vector<float>(9, 1)), w = Upload({1, 2, 3, 4});
   OwningDeviceMemory y = Upload({0, 0, 0});
   OwningDeviceMemory ws = Upload(std::vector<float>(kFakeCudnnWorkspaceBytes / 4, 0));
-  EXPECT_THAT(stream_->Convolution(**plan, x.get(), w.get(), y.get(), ws.get()).message(),
-              HasSubstr("the y buffer has 12 bytes but the tensor spans 16"));
+  EXPECT_THAT(
+      stream_->Convolution(**plan, x.get(), w.get(), y.get(), ws.get(), DeviceMemoryBase()).message(),
+      HasSubstr("the y buffer has 12 bytes but the tensor spans 16"));
+}
+
+// Tiny with two output features: w[1] = -w[0], so y[1] = -y[0].
+DnnConvolutionConfig TinyTwoFeatures(DnnEpilogue epilogue) {
+  DnnConvolutionConfig c = Tiny(DnnConvolutionKind::kForward);
+  c.filter_dims = {2, 1, 2, 2};
+  c.output = {{1, 2, 2, 2}, {8, 4, 2, 1}};
+  c.epilogue = epilogue;
+  return c;
+}
+
+TEST_F(CudaDnnTest, BiasAndReluEpiloguesByHand) {
+  const std::vector<float> x = {1, 2, 3, 4, 5, 6, 7, 8, 9}, w = {1, 2, 3, 4, -1, -2, -3, -4};
+  const std::vector<float> bias = {-40, 50};
+  // conv: {37, 47, 67, 77} and {-37, -47, -67, -77}.
+  EXPECT_THAT(Run(TinyTwoFeatures(DnnEpilogue::kBias), x, w, std::vector<float>(8, 9), 1 << 20,
+                  bias)[2],
+              ElementsAre(-3, 7, 27, 37, 13, 3, -17, -27));
+  EXPECT_THAT(Run(TinyTwoFeatures(DnnEpilogue::kBiasRelu), x, w, std::vector<float>(8, 9),
+                  1 << 20, bias)[2],
+              ElementsAre(0, 7, 27, 37, 13, 3, 0, 0));
+  const std::vector<FakeCudnnCall> calls = cudnn_.recorded();
+  ASSERT_EQ(calls.size(), 2u);
+  for (const FakeCudnnCall& call : calls) {
+    EXPECT_TRUE(call.fused);
+    EXPECT_THAT(call.bias.dims, ElementsAre(1, 2, 1, 1));
+    EXPECT_THAT(call.bias.strides, ElementsAre(2, 1, 1, 1));
+    EXPECT_EQ(call.bias.type, CUDNN_DATA_FLOAT);
+    EXPECT_EQ(call.activation.nan, CUDNN_PROPAGATE_NAN);
+    EXPECT_EQ(call.alpha, 1.0f);
+    EXPECT_EQ(call.alpha2, 0.0f);
+    EXPECT_EQ(call.z_data, call.y_data);
+    EXPECT_THAT(call.z.dims, ElementsAre(1, 2, 2, 2));
+  }
+  EXPECT_EQ(calls[0].activation.mode, CUDNN_ACTIVATION_IDENTITY);
+  EXPECT_EQ(calls[1].activation.mode, CUDNN_ACTIVATION_RELU);
+  // IDENTITY runs only with IMPLICIT_PRECOMP_GEMM (1), here with FMA math
+  // (f32 without TF32); ReLU takes the heuristics' exact choice (0).
+  EXPECT_EQ(calls[0].algorithm, CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM);
+  EXPECT_EQ(calls[0].conv.math, CUDNN_FMA_MATH);
+  EXPECT_EQ(calls[1].algorithm, 0);
+}
+
+TEST_F(CudaDnnTest, ReluKeepsNanAndTheBiasOfEachFeature) {
+  const std::vector<float> x = {1, 2, 3, 4, 5, 6, 7, 8, 9}, w = {1, 2, 3, 4, -1, -2, -3, -4};
+  const std::vector<float> y = Run(TinyTwoFeatures(DnnEpilogue::kBiasRelu), x, w,
+                                   std::vector<float>(8, 0), 1 << 20, {std::nanf(""), 50})[2];
+  ASSERT_EQ(y.size(), 8u);
+  for (int i = 0; i < 4; ++i) EXPECT_TRUE(std::isnan(y[i])) << i;
+  EXPECT_THAT(std::vector<float>(y.begin() + 4, y.end()), ElementsAre(13, 3, 0, 0));
+}
+
+TEST_F(CudaDnnTest, EpilogueBiasIsCheckedAtEnqueueAndOnlyForwardFusesOne) {
+  absl::StatusOr<std::unique_ptr<DnnConvolutionPlan>> plan =
+      executor_->PrepareConvolution(TinyTwoFeatures(DnnEpilogue::kBias), 1 << 20);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  EXPECT_EQ(cudnn_.live_descriptors(), 6);  // x, y, w, conv, bias, activation
+  OwningDeviceMemory x = Upload(std::vector<float>(9, 1)), w = Upload(std::vector<float>(8, 1));
+  OwningDeviceMemory y = Upload(std::vector<float>(8, 0)), small_bias = Upload({1});
+  OwningDeviceMemory ws = Upload(std::vector<float>(kFakeCudnnWorkspaceBytes / 4, 0));
+  EXPECT_THAT(
+      stream_->Convolution(**plan, x.get(), w.get(), y.get(), ws.get(), DeviceMemoryBase()).message(),
+      HasSubstr("the epilogue's bias buffer is null"));
+  // A rejected enqueue is the stream's sticky error: check on another one.
+  absl::StatusOr<std::unique_ptr<Stream>> other = executor_->CreateStream();
+  ASSERT_TRUE(other.ok());
+  EXPECT_THAT(
+      (*other)->Convolution(**plan, x.get(), w.get(), y.get(), ws.get(), small_bias.get()).message(),
+      HasSubstr("the bias buffer has 4 bytes but the tensor spans 8"));
+  DnnConvolutionConfig data = Tiny(DnnConvolutionKind::kBackwardData);
+  data.epilogue = DnnEpilogue::kBiasRelu;
+  EXPECT_THAT(CheckDnnConvolution(data).message(),
+              HasSubstr("a bias_relu epilogue on a backward_data convolution"));
 }
 
 TEST_F(CudaDnnTest, DescriptorsAreReleasedWithThePlan) {
@@ -222,6 +299,52 @@ TEST_F(CudaDnnTest, DescriptorsAreReleasedWithThePlan) {
     ASSERT_TRUE(plan.ok()) << plan.status();
     EXPECT_EQ(cudnn_.live_descriptors(), 4);
   }
+  EXPECT_EQ(cudnn_.live_descriptors(), 0);
+}
+
+// The fake refuses the fused call as cuDNN does: IDENTITY off
+// IMPLICIT_PRECOMP_GEMM, an activation the call does not take, a bias
+// descriptor that is not [1, K, 1, 1]. (Refused before anything is
+// enqueued, so no stream or buffers are needed.)
+TEST_F(CudaDnnTest, FakeRefusesFusedCallsCudnnRefuses) {
+  const CudnnApi& api = cudnn_.api();
+  cudnnTensorDescriptor_t x, y, bias;
+  cudnnFilterDescriptor_t w;
+  cudnnConvolutionDescriptor_t conv;
+  cudnnActivationDescriptor_t act;
+  ASSERT_EQ(api.cudnnCreateTensorDescriptor(&x), CUDNN_STATUS_SUCCESS);
+  ASSERT_EQ(api.cudnnCreateTensorDescriptor(&y), CUDNN_STATUS_SUCCESS);
+  ASSERT_EQ(api.cudnnCreateTensorDescriptor(&bias), CUDNN_STATUS_SUCCESS);
+  ASSERT_EQ(api.cudnnCreateFilterDescriptor(&w), CUDNN_STATUS_SUCCESS);
+  ASSERT_EQ(api.cudnnCreateConvolutionDescriptor(&conv), CUDNN_STATUS_SUCCESS);
+  ASSERT_EQ(api.cudnnCreateActivationDescriptor(&act), CUDNN_STATUS_SUCCESS);
+  const int xd[] = {1, 1, 3, 3}, xs[] = {9, 9, 3, 1}, yd[] = {1, 2, 2, 2}, ys[] = {8, 4, 2, 1};
+  const int wd[] = {2, 1, 2, 2}, bd[] = {1, 2, 1, 1}, bs[] = {2, 1, 1, 1}, bad[] = {1, 1, 1, 2};
+  const int zero2[] = {0, 0}, one2[] = {1, 1};
+  api.cudnnSetTensorNdDescriptor(x, CUDNN_DATA_FLOAT, 4, xd, xs);
+  api.cudnnSetTensorNdDescriptor(y, CUDNN_DATA_FLOAT, 4, yd, ys);
+  api.cudnnSetFilterNdDescriptor(w, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, 4, wd);
+  api.cudnnSetConvolutionNdDescriptor(conv, 2, zero2, one2, one2, CUDNN_CROSS_CORRELATION,
+                                      CUDNN_DATA_FLOAT);
+  float data[16] = {};
+  const float one = 1, zero = 0;
+  auto run = [&](cudnnActivationMode_t mode, cudnnConvolutionFwdAlgo_t algo, const int* bias_dims) {
+    api.cudnnSetActivationDescriptor(act, mode, CUDNN_PROPAGATE_NAN, 0.0);
+    api.cudnnSetTensorNdDescriptor(bias, CUDNN_DATA_FLOAT, 4, bias_dims, bs);
+    return api.cudnnConvolutionBiasActivationForward(
+        nullptr, &one, x, data, w, data, conv, algo, nullptr, 0, &zero, y, data, bias, data, act,
+        y, data);
+  };
+  EXPECT_EQ(run(CUDNN_ACTIVATION_IDENTITY, CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM, bd),
+            CUDNN_STATUS_NOT_SUPPORTED);
+  EXPECT_EQ(run(CUDNN_ACTIVATION_TANH, CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM, bd),
+            CUDNN_STATUS_NOT_SUPPORTED);
+  EXPECT_EQ(run(CUDNN_ACTIVATION_RELU, CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM, bad),
+            CUDNN_STATUS_BAD_PARAM);
+  for (cudnnTensorDescriptor_t t : {x, y, bias}) api.cudnnDestroyTensorDescriptor(t);
+  api.cudnnDestroyFilterDescriptor(w);
+  api.cudnnDestroyConvolutionDescriptor(conv);
+  api.cudnnDestroyActivationDescriptor(act);
   EXPECT_EQ(cudnn_.live_descriptors(), 0);
 }
 

@@ -376,7 +376,8 @@ absl::StatusOr<std::unique_ptr<DnnConvolutionPlan>> CudaExecutor::PrepareConvolu
 absl::Status CudaExecutor::Convolution(CudaStream& stream, const DnnConvolutionPlan& plan,
                                        const DeviceMemoryBase& x, const DeviceMemoryBase& w,
                                        const DeviceMemoryBase& y,
-                                       const DeviceMemoryBase& workspace) {
+                                       const DeviceMemoryBase& workspace,
+                                       const DeviceMemoryBase& bias) {
   CudnnHandle* cudnn = nullptr;
   {
     std::lock_guard<std::mutex> lock(dnn_mu_);
@@ -388,7 +389,7 @@ absl::Status CudaExecutor::Convolution(CudaStream& stream, const DnnConvolutionP
                            "cuDNN is not initialized on CUDA device ", ordinal_,
                            ": call StreamExecutor::PrepareConvolution first")));
   }
-  return cudnn->Convolution(stream, plan, x, w, y, workspace);
+  return cudnn->Convolution(stream, plan, x, w, y, workspace, bias);
 }
 
 absl::StatusOr<std::unique_ptr<FftPlan>> CudaExecutor::PrepareFft(const FftConfig& config) {

@@ -167,7 +167,8 @@ class CudaExecutor : public StreamExecutor, private CudaBlas {
   // CudaBlas: the convolutions of this executor's streams, on cudnn_.
   absl::Status Convolution(CudaStream& stream, const DnnConvolutionPlan& plan,
                            const DeviceMemoryBase& x, const DeviceMemoryBase& w,
-                           const DeviceMemoryBase& y, const DeviceMemoryBase& workspace) override;
+                           const DeviceMemoryBase& y, const DeviceMemoryBase& workspace,
+                           const DeviceMemoryBase& bias) override;
   // The cuDNN handle, opened once; its error when that failed.
   absl::StatusOr<CudnnHandle*> Cudnn();
 

@@ -248,21 +248,23 @@ absl::Status CudaStream::Gemm(const BlasGemmConfig& config,
 absl::Status CudaBlas::Convolution(CudaStream& stream, const DnnConvolutionPlan& /*plan*/,
                                    const DeviceMemoryBase& /*x*/, const DeviceMemoryBase& /*w*/,
                                    const DeviceMemoryBase& /*y*/,
-                                   const DeviceMemoryBase& /*workspace*/) {
+                                   const DeviceMemoryBase& /*workspace*/,
+                                   const DeviceMemoryBase& /*bias*/) {
   return stream.RejectAtEnqueue(
       "convolution", absl::FailedPreconditionError("this CUDA stream's libraries have no DNN"));
 }
 
 absl::Status CudaStream::Convolution(const DnnConvolutionPlan& plan, const DeviceMemoryBase& x,
                                      const DeviceMemoryBase& w, const DeviceMemoryBase& y,
-                                     const DeviceMemoryBase& workspace) {
+                                     const DeviceMemoryBase& workspace,
+                                     const DeviceMemoryBase& bias) {
   if (blas_ == nullptr) {
     return RejectAtEnqueue("convolution",
                            absl::FailedPreconditionError(
                                "this CUDA stream has no DNN library: create it through "
                                "CudaExecutor::CreateStream"));
   }
-  return blas_->Convolution(*this, plan, x, w, y, workspace);
+  return blas_->Convolution(*this, plan, x, w, y, workspace, bias);
 }
 
 absl::Status CudaBlas::Fft(CudaStream& stream, const FftPlan& /*plan*/,

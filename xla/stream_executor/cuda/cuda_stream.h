@@ -78,7 +78,8 @@ class CudaBlas {
   // Stream::Convolution. This default refuses it (FailedPrecondition).
   virtual absl::Status Convolution(CudaStream& stream, const DnnConvolutionPlan& plan,
                                    const DeviceMemoryBase& x, const DeviceMemoryBase& w,
-                                   const DeviceMemoryBase& y, const DeviceMemoryBase& workspace);
+                                   const DeviceMemoryBase& y, const DeviceMemoryBase& workspace,
+                                   const DeviceMemoryBase& bias);
   // Enqueues the FFT `plan` on `stream`, with the error rules of
   // Stream::Fft. This default refuses it (FailedPrecondition).
   virtual absl::Status Fft(CudaStream& stream, const FftPlan& plan, const DeviceMemoryBase& input,
@@ -120,7 +121,8 @@ class CudaStream : public Stream {
   // Delegates to the CudaBlas given at creation (see Stream::Convolution).
   absl::Status Convolution(const DnnConvolutionPlan& plan, const DeviceMemoryBase& x,
                            const DeviceMemoryBase& w, const DeviceMemoryBase& y,
-                           const DeviceMemoryBase& workspace) override;
+                           const DeviceMemoryBase& workspace,
+                           const DeviceMemoryBase& bias) override;
   // Delegates to the CudaBlas given at creation (see Stream::Fft).
   absl::Status Fft(const FftPlan& plan, const DeviceMemoryBase& input,
                    const DeviceMemoryBase& output, const DeviceMemoryBase& workspace) override;

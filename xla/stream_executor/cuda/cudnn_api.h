@@ -1,6 +1,7 @@
 // CudnnApi: the cuDNN entry points the convolution thunk uses (the legacy
-// convolution API of cuDNN 9: tensor, filter and convolution descriptors,
-// the *_v7 heuristics and the three convolution calls), as one table of
+// convolution API of cuDNN 9: tensor, filter, convolution and activation
+// descriptors, the *_v7 heuristics, the three convolution calls and the
+// fused forward convolution with bias and activation), as one table of
 // function pointers filled by dlopen of libcudnn (never linked).
 //
 // XLA_CUDNN_API(X) lists X(symbol); every pointer has the type of the
@@ -44,7 +45,11 @@ namespace stream_executor::cuda {
   X(cudnnGetConvolutionBackwardFilterWorkspaceSize)  \
   X(cudnnConvolutionForward)                         \
   X(cudnnConvolutionBackwardData)                    \
-  X(cudnnConvolutionBackwardFilter)
+  X(cudnnConvolutionBackwardFilter)                  \
+  X(cudnnCreateActivationDescriptor)                 \
+  X(cudnnSetActivationDescriptor)                    \
+  X(cudnnDestroyActivationDescriptor)                \
+  X(cudnnConvolutionBiasActivationForward)
 
 // One function pointer per entry point; all non-null in a loaded table.
 struct CudnnApi {

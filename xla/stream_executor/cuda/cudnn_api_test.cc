@@ -23,7 +23,7 @@ TEST(CudnnApiTest, RealLibraryResolvesEveryEntryPoint) {
   resolved += api.name != nullptr;
   XLA_CUDNN_API(XLA_CUDNN_CHECK)
 #undef XLA_CUDNN_CHECK
-  EXPECT_EQ(resolved, 25);
+  EXPECT_EQ(resolved, 29);
   EXPECT_GE(api.cudnnGetVersion(), 90000u);
   EXPECT_LT(api.cudnnGetVersion(), 100000u);
 }

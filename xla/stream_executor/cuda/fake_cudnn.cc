@@ -1,6 +1,7 @@
 #include "xla/stream_executor/cuda/fake_cudnn.h"
 
 #include <atomic>
+#include <cmath>
 #include <cstring>
 #include <map>
 
@@ -82,6 +83,38 @@ bool Next(std::vector<int64_t>& index, const std::vector<int>& dims) {
   return false;
 }
 
+// The fused epilogue at y element `index` (whose convolution term is
+// `conv`): + alpha2 * z + bias[k], then the activation.
+double Epilogue(const FakeCudnnCall& call, const std::vector<int64_t>& index, double conv) {
+  double v = conv;
+  if (call.alpha2 != 0) v += call.alpha2 * Load(call.z_data, call.z.type, Offset(index, Widen(call.z.strides)));
+  std::vector<int64_t> bias_index(index.size(), 0);
+  bias_index[1] = index[1];
+  v += Load(call.bias_data, call.bias.type, Offset(bias_index, Widen(call.bias.strides)));
+  if (call.activation.mode != CUDNN_ACTIVATION_RELU) return v;
+  if (std::isnan(v)) return call.activation.nan == CUDNN_PROPAGATE_NAN ? v : 0.0;
+  return v > 0 ? v : 0.0;
+}
+
+// Why cuDNN would refuse the fused call `call`, as its status (SUCCESS when
+// it runs).
+cudnnStatus_t FusedRefusal(const FakeCudnnCall& call) {
+  const cudnnActivationMode_t mode = call.activation.mode;
+  if (mode != CUDNN_ACTIVATION_RELU && mode != CUDNN_ACTIVATION_IDENTITY) {
+    return CUDNN_STATUS_NOT_SUPPORTED;
+  }
+  if (mode == CUDNN_ACTIVATION_IDENTITY &&
+      call.algorithm != CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM) {
+    return CUDNN_STATUS_NOT_SUPPORTED;
+  }
+  std::vector<int> bias_dims(call.y.dims.size(), 1);
+  if (bias_dims.size() > 1) bias_dims[1] = call.y.dims[1];
+  if (call.bias.dims != bias_dims || call.z.dims != call.y.dims || call.bias_data == nullptr) {
+    return CUDNN_STATUS_BAD_PARAM;
+  }
+  return CUDNN_STATUS_SUCCESS;
+}
+
 // The convolution of `call` computed from its descriptors: every (x, w, y)
 // triple the cross-correlation pairs up, accumulated in double into the
 // kind's result, then written as alpha * sum + beta * old.
@@ -144,7 +177,8 @@ void Compute(const FakeCudnnCall& call) {
   do {
     const int64_t o = Offset(index, strides);
     const double old = call.beta == 0 ? 0.0 : Load(out, call.x.type, o);
-    Store(out, call.x.type, o, call.alpha * sums[o] + call.beta * old);
+    const double value = call.alpha * sums[o] + call.beta * old;
+    Store(out, call.x.type, o, call.fused ? Epilogue(call, index, value) : value);
   } while (Next(index, dims));
 }
 
@@ -224,6 +258,11 @@ struct FakeCudnnEntryPoints {
   }
   static cudnnStatus_t SetMath(cudnnConvolutionDescriptor_t d, cudnnMathType_t math) {
     Get<FakeCudnnConvolution>(d)->math = math;
+    return CUDNN_STATUS_SUCCESS;
+  }
+  static cudnnStatus_t SetActivation(cudnnActivationDescriptor_t d, cudnnActivationMode_t mode,
+                                     cudnnNanPropagation_t nan, double coef) {
+    *Get<FakeCudnnActivation>(d) = {mode, nan, coef};
     return CUDNN_STATUS_SUCCESS;
   }
 
@@ -309,6 +348,7 @@ struct FakeCudnnEntryPoints {
         (call.workspace_bytes > 0 && call.workspace == nullptr)) {
       return CUDNN_STATUS_BAD_PARAM;
     }
+    if (call.fused && FusedRefusal(call) != CUDNN_STATUS_SUCCESS) return FusedRefusal(call);
     auto* pending = new FakeCudnnCall(std::move(call));
     const CUresult result = fake.driver_.cuLaunchHostFunc(
         reinterpret_cast<CUstream>(pending->stream),
@@ -351,6 +391,27 @@ struct FakeCudnnEntryPoints {
     call.w_data = w;
     call.y_data = y;
     return Run(std::move(call), alpha, beta);
+  }
+  static cudnnStatus_t BiasActivationForward(
+      cudnnHandle_t, const void* alpha1, cudnnTensorDescriptor_t xd, const void* x,
+      cudnnFilterDescriptor_t wd, const void* w, cudnnConvolutionDescriptor_t conv,
+      cudnnConvolutionFwdAlgo_t algo, void* workspace, size_t workspace_bytes, const void* alpha2,
+      cudnnTensorDescriptor_t zd, const void* z, cudnnTensorDescriptor_t biasd, const void* bias,
+      cudnnActivationDescriptor_t activation, cudnnTensorDescriptor_t yd, void* y) {
+    FakeCudnnCall call = Describe(DnnConvolutionKind::kForward, xd, wd, conv, yd, algo, workspace,
+                                  workspace_bytes);
+    call.x_data = x;
+    call.w_data = w;
+    call.y_data = y;
+    call.fused = true;
+    call.z = *Get<FakeCudnnTensor>(zd);
+    call.bias = *Get<FakeCudnnTensor>(biasd);
+    call.activation = *Get<FakeCudnnActivation>(activation);
+    call.z_data = z;
+    call.bias_data = bias;
+    call.alpha2 = *static_cast<const float*>(alpha2);
+    const float zero = 0;
+    return Run(std::move(call), alpha1, &zero);
   }
   static cudnnStatus_t BackwardData(cudnnHandle_t, const void* alpha, cudnnFilterDescriptor_t wd,
                                     const void* w, cudnnTensorDescriptor_t yd, const void* dy,
@@ -412,6 +473,12 @@ FakeCudnn::FakeCudnn(const CudaDriverApi& driver) : driver_(driver) {
   api_.cudnnConvolutionForward = &E::Forward;
   api_.cudnnConvolutionBackwardData = &E::BackwardData;
   api_.cudnnConvolutionBackwardFilter = &E::BackwardFilter;
+  api_.cudnnCreateActivationDescriptor =
+      &E::CreateDesc<FakeCudnnActivation, cudnnActivationDescriptor_t>;
+  api_.cudnnSetActivationDescriptor = &E::SetActivation;
+  api_.cudnnDestroyActivationDescriptor =
+      &E::DestroyDesc<FakeCudnnActivation, cudnnActivationDescriptor_t>;
+  api_.cudnnConvolutionBiasActivationForward = &E::BiasActivationForward;
 }
 
 FakeCudnn::~FakeCudnn() { active.store(nullptr); }

@@ -8,6 +8,15 @@
 // type other than CUDNN_FMA_MATH an f32 convolution rounds its operands to
 // TF32 first (xla::RoundToTf32), as tensor cores read them.
 //
+// cudnnConvolutionBiasActivationForward is computed too: y = act(alpha1 *
+// conv + alpha2 * z + bias[k]), reading bias through its own descriptor and
+// pointer (so a wrong bias pointer or descriptor gives wrong numbers) and z
+// only when alpha2 is not 0. Like cuDNN it refuses (CUDNN_STATUS_NOT_SUPPORTED)
+// an activation other than RELU and IDENTITY, and IDENTITY with an
+// algorithm other than IMPLICIT_PRECOMP_GEMM (1); and (BAD_PARAM) a bias
+// descriptor that is not [1, K, 1..] or a z descriptor unlike y's. ReLU
+// keeps NaN with CUDNN_PROPAGATE_NAN and makes it 0 otherwise.
+//
 // Heuristics: every *_v7 call returns two algorithms, fastest first:
 // algorithm 1 needing kFakeCudnnWorkspaceBytes with CUDNN_TENSOR_OP_MATH,
 // then algorithm 0 needing none with CUDNN_FMA_MATH. A convolution run with
@@ -55,6 +64,12 @@ struct FakeCudnnConvolution {
   cudnnMathType_t math = CUDNN_DEFAULT_MATH;
 };
 
+struct FakeCudnnActivation {
+  cudnnActivationMode_t mode = CUDNN_ACTIVATION_SIGMOID;
+  cudnnNanPropagation_t nan = CUDNN_NOT_PROPAGATE_NAN;
+  double coef = 0;
+};
+
 // What one convolution call saw.
 struct FakeCudnnCall {
   DnnConvolutionKind kind = DnnConvolutionKind::kForward;
@@ -69,6 +84,14 @@ struct FakeCudnnCall {
   void* workspace = nullptr;
   float alpha = 0, beta = 0;
   cudaStream_t stream = nullptr;  // bound with cudnnSetStream
+  // cudnnConvolutionBiasActivationForward only (fused is false otherwise):
+  // alpha is alpha1, beta stays 0.
+  bool fused = false;
+  FakeCudnnTensor z, bias;
+  FakeCudnnActivation activation;
+  const void* z_data = nullptr;
+  const void* bias_data = nullptr;
+  float alpha2 = 0;
 };
 
 class FakeCudnn {

@@ -124,7 +124,7 @@ absl::StatusOr<ConvolutionThunkProto> CudnnConvolutionThunkConfig(const HloInstr
   const AttrValue* labels_attr = call.FindAttr(AttrId::kDimLabels);
   const AttrValue* window_attr = call.FindAttr(AttrId::kWindow);
   if (!IsCudnnConvolutionCall(call) || labels_attr == nullptr || window_attr == nullptr ||
-      call.operand_count() != 2 || !call.shape().IsArray()) {
+      call.operand_count() != 2 + (IsFusedEpilogue(call) ? 1 : 0) || !call.shape().IsArray()) {
     return Bad(call, "not a cuDNN convolution custom call with dim_labels and a window");
   }
   const ConvDimLabels& l = std::get<ConvDimLabels>(*labels_attr);
@@ -172,7 +172,15 @@ absl::StatusOr<ConvolutionThunkProto> CudnnConvolutionThunkConfig(const HloInstr
   }
   p.set_feature_groups(call.GetInt(AttrId::kFeatureGroupCount, 1));
   if (allow_tf32 && out.element_type() == PrimitiveType::F32) p.set_allow_tf32(true);
+  if (call.GetString(AttrId::kCustomCallTarget) == kCudnnConvForwardBiasReluTarget) {
+    p.set_activation(CONVOLUTION_ACTIVATION_RELU);
+  }
   return p;
+}
+
+bool IsFusedEpilogue(const HloInstruction& call) {
+  const std::string& target = call.GetString(AttrId::kCustomCallTarget);
+  return target == kCudnnConvForwardBiasTarget || target == kCudnnConvForwardBiasReluTarget;
 }
 
 int64_t CudnnWorkspaceBound(const HloInstruction& call) {

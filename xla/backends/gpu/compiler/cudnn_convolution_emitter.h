@@ -15,6 +15,9 @@
 //                   y = operand 1 (dy: N = i, K = o), w = the result (dw:
 //                   K = f, C = b, packed); stride = the window dilation,
 //                   dilation = the window stride, padding = the window's.
+// A forward call with a fused epilogue (cudnn_epilogue_fuser.h: operand 2
+// is the bias [K]) is a forward convolution whose activation is RELU for
+// the _bias_relu target; the caller sets the bias slice.
 // Strides come from each shape's layout (row-major when unset). A 1-D
 // convolution gains a trailing spatial dimension of extent 1. The filter
 // must be packed [K, C, W..] or [K, W.., C] in memory (the rewriter
@@ -46,6 +49,9 @@ namespace xla::gpu {
 // call the rewriter would not have made (naming what is wrong).
 absl::StatusOr<ConvolutionThunkProto> CudnnConvolutionThunkConfig(const HloInstruction& call,
                                                                   bool allow_tf32);
+
+// True for the calls of cudnn-epilogue-fuser (a bias operand). Pure.
+bool IsFusedEpilogue(const HloInstruction& call);
 
 // Bytes of workspace the compiler reserves for `call` (see above).
 int64_t CudnnWorkspaceBound(const HloInstruction& call);

@@ -499,6 +499,10 @@ class Emitter {
     *config.mutable_filter() = weights ? result : filter;
     *config.mutable_output() = data ? operand : weights ? filter : result;
     *config.mutable_workspace() = CudnnWorkspace();
+    if (IsFusedEpilogue(call)) {
+      ASSIGN_OR_RETURN(BufferSliceProto bias, SliceProto(call.operand(2), {}));
+      *config.mutable_bias() = std::move(bias);
+    }
     *AddThunk(call, out)->mutable_convolution() = std::move(config);
     return absl::OkStatus();
   }

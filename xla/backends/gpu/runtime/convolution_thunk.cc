@@ -44,6 +44,32 @@ constexpr LayoutMapping kLayouts[] = {
     {CONVOLUTION_FILTER_LAYOUT_OHWI, se::DnnFilterLayout::kOHWI},
 };
 
+struct ActivationMapping {
+  ConvolutionActivationProto proto;
+  se::DnnEpilogue epilogue;
+};
+constexpr ActivationMapping kActivations[] = {
+    {CONVOLUTION_ACTIVATION_IDENTITY, se::DnnEpilogue::kBias},
+    {CONVOLUTION_ACTIVATION_RELU, se::DnnEpilogue::kBiasRelu},
+};
+
+// The epilogue `p` asks for: kNone without a bias (an activation alone is
+// refused), else the activation's.
+absl::StatusOr<se::DnnEpilogue> EpilogueFromProto(const ConvolutionThunkProto& p,
+                                                  const ThunkContext& ctx) {
+  if (!p.has_bias()) {
+    if (p.activation() == CONVOLUTION_ACTIVATION_IDENTITY) return se::DnnEpilogue::kNone;
+    return ctx.Field("activation").Error(absl::StrCat(
+        "activation ", static_cast<int>(p.activation()), " without a bias; an epilogue needs both"));
+  }
+  for (const ActivationMapping& m : kActivations) {
+    if (m.proto == p.activation()) return m.epilogue;
+  }
+  return ctx.Field("activation").Error(absl::StrCat(
+      "unknown epilogue activation ", static_cast<int>(p.activation()),
+      "; identity and relu are known (the artifact may be newer than this runtime)"));
+}
+
 absl::StatusOr<std::vector<int64_t>> Ints(const google::protobuf::RepeatedField<int64_t>& values,
                                           absl::string_view field, const ThunkContext& ctx) {
   if (values.size() > 5) {
@@ -101,6 +127,7 @@ absl::StatusOr<se::DnnConvolutionConfig> ConfigFromProto(const ConvolutionThunkP
   ASSIGN_OR_RETURN(c.dilations, Ints(p.dilations(), "dilations", ctx));
   c.feature_groups = p.feature_groups() == 0 ? 1 : p.feature_groups();
   c.allow_tf32 = p.allow_tf32();
+  ASSIGN_OR_RETURN(c.epilogue, EpilogueFromProto(p, ctx));
   const absl::Status valid = se::CheckDnnConvolution(c);
   if (!valid.ok()) return ctx.Error(valid.message());
   return c;
@@ -124,7 +151,14 @@ absl::StatusOr<std::unique_ptr<ConvolutionThunk>> ConvolutionThunk::FromProto(
   ASSIGN_OR_RETURN(BufferSlice w, ctx.Slice(proto.filter(), "filter"));
   ASSIGN_OR_RETURN(BufferSlice y, ctx.Slice(proto.output(), "output"));
   ASSIGN_OR_RETURN(BufferSlice workspace, ctx.Slice(proto.workspace(), "workspace"));
+  BufferSlice bias;
+  if (c.epilogue != se::DnnEpilogue::kNone) {
+    ASSIGN_OR_RETURN(bias, ctx.Slice(proto.bias(), "bias"));
+  }
   const int64_t width = se::DnnElementBytes(c.element_type);
+  if (c.epilogue != se::DnnEpilogue::kNone) {
+    RETURN_IF_ERROR(CheckHolds(bias, c.output.dims[1], width, "bias", ctx));
+  }
   RETURN_IF_ERROR(CheckHolds(x, se::DnnTensorSpan(c.input.dims, c.input.strides), width, "input", ctx));
   RETURN_IF_ERROR(CheckHolds(w, se::DnnTensorSpan(c.filter_dims, se::DnnFilterStrides(c)), width,
                              "filter", ctx));
@@ -137,14 +171,16 @@ absl::StatusOr<std::unique_ptr<ConvolutionThunk>> ConvolutionThunk::FromProto(
   const BufferSlice* written = c.kind == se::DnnConvolutionKind::kForward        ? &y
                                : c.kind == se::DnnConvolutionKind::kBackwardData ? &x
                                                                                  : &w;
-  for (const BufferSlice* other : {&x, &w, &y, &workspace}) {
+  for (const BufferSlice* other : {&x, &w, &y, &workspace, &bias}) {
+    if (other == &bias && c.epilogue == se::DnnEpilogue::kNone) continue;
     if (other != written && SlicesOverlap(*written, *other)) {
       return ctx.Error(absl::StrCat("the ", se::DnnConvolutionKindName(c.kind),
                                     " result ", written->ToString(), " overlaps ",
                                     other->ToString()));
     }
   }
-  return std::make_unique<ConvolutionThunk>(std::move(info), std::move(c), x, w, y, workspace);
+  return std::make_unique<ConvolutionThunk>(std::move(info), std::move(c), x, w, y, workspace,
+                                            bias);
 }
 
 absl::Status ConvolutionThunk::Initialize(const InitializeParams& params) {
@@ -173,7 +209,10 @@ absl::Status ConvolutionThunk::ExecuteOnStream(const ExecuteParams& params) cons
   return AnnotateError(*this, stream(params)->Convolution(
                                   *prepared, buffers.GetDeviceAddress(input_),
                                   buffers.GetDeviceAddress(filter_), buffers.GetDeviceAddress(output_),
-                                  buffers.GetDeviceAddress(workspace_)));
+                                  buffers.GetDeviceAddress(workspace_),
+                                  config_.epilogue == se::DnnEpilogue::kNone
+                                      ? se::DeviceMemoryBase()
+                                      : buffers.GetDeviceAddress(bias_)));
 }
 
 absl::StatusOr<ThunkProto> ConvolutionThunk::ToProto() const {
@@ -202,6 +241,11 @@ absl::StatusOr<ThunkProto> ConvolutionThunk::ToProto() const {
   c->mutable_dilations()->Add(config_.dilations.begin(), config_.dilations.end());
   c->set_feature_groups(config_.feature_groups);
   if (config_.allow_tf32) c->set_allow_tf32(true);
+  for (const ActivationMapping& m : kActivations) {
+    if (m.epilogue != config_.epilogue) continue;
+    *c->mutable_bias() = SliceToProto(bias_);
+    c->set_activation(m.proto);
+  }
   return proto;
 }
 

@@ -2,14 +2,18 @@
 // filter) through the device's DNN library: cuDNN on cuda, where the
 // StreamExecutor's PrepareConvolution and Stream::Convolution lead
 // (xla/stream_executor/dnn.h has the exact semantics; executable.proto's
-// ConvolutionThunkProto the wire form). Runtime feature "cudnn_convolutions".
+// ConvolutionThunkProto the wire form). Runtime feature "cudnn_convolutions";
+// a forward convolution with a fused bias (+ ReLU) epilogue also needs
+// "cudnn_convolutions.fused_epilogue".
 //
 // FromProto checks the kind, the element type (F16, BF16, F32), the filter
 // layout, the tensors' consistency (CheckDnnConvolution: rank 4 or 5,
 // extents, the output size the window gives, groups), TF32 only for F32,
 // that each slice holds its tensor (the span of its dims and strides), that
 // the tensor the kind writes overlaps neither the other two nor the
-// workspace, and that the workspace lies in a temp allocation.
+// workspace (nor the bias), that the workspace lies in a temp allocation,
+// and for an epilogue: a forward kind, a known activation, and a bias slice
+// of K elements (an activation without a bias is refused).
 //
 // Initialize asks the executor for a plan (the library's heuristics choose
 // the algorithm whose workspace fits workspace.size) once per executor, and
@@ -34,15 +38,17 @@ namespace xla::gpu {
 class ConvolutionThunk : public Thunk {
  public:
   // `config` must pass CheckDnnConvolution; FromProto checks it for
-  // artifacts.
+  // artifacts. `bias` is read only when config.epilogue is not kNone.
   ConvolutionThunk(ThunkInfo info, stream_executor::DnnConvolutionConfig config, BufferSlice input,
-                   BufferSlice filter, BufferSlice output, BufferSlice workspace)
+                   BufferSlice filter, BufferSlice output, BufferSlice workspace,
+                   BufferSlice bias = {})
       : Thunk(Kind::kConvolution, std::move(info)),
         config_(std::move(config)),
         input_(input),
         filter_(filter),
         output_(output),
-        workspace_(workspace) {}
+        workspace_(workspace),
+        bias_(bias) {}
 
   static absl::StatusOr<std::unique_ptr<ConvolutionThunk>> FromProto(
       ThunkInfo info, const ConvolutionThunkProto& proto, const ThunkContext& ctx);
@@ -61,6 +67,7 @@ class ConvolutionThunk : public Thunk {
   const BufferSlice filter_;
   const BufferSlice output_;
   const BufferSlice workspace_;
+  const BufferSlice bias_;  // with an epilogue only
   mutable std::mutex mu_;
   absl::flat_hash_map<stream_executor::StreamExecutor*,
                       std::unique_ptr<stream_executor::DnnConvolutionPlan>>

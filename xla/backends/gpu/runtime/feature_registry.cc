@@ -94,6 +94,15 @@ constexpr RuntimeFeature kRegistry[] = {
     // without the flag, or for a --target_runtime before 2026-12-02, a
     // module with fft fails to compile naming the flag.
     {"fft", FeatureKind::kOneofCase, "ThunkProto.fft", "2026-12-02", "--emit_fft", false, "", ""},
+    // Stage 1 (2026-12-03): a forward cuDNN convolution with its bias (+
+    // ReLU) epilogue fused (ConvolutionThunkProto.bias / activation, fields
+    // 18-19). An older runtime would ignore the fields and return the bare
+    // convolution; emitted only with --emit_cudnn_convolutions (off) until
+    // at least 2026-12-17 (stage 2). Legacy form: the epilogue stays a
+    // separate kernel, decided when compiling (--target_runtime before
+    // 2026-12-03 does not fuse).
+    {"cudnn_convolutions.fused_epilogue", FeatureKind::kField, "ConvolutionThunkProto.bias",
+     "2026-12-03", "--emit_cudnn_convolutions", false, "", ""},
 };
 
 // Artifact signing (issue 24; docs/aot_compatibility.md, "Signed
@@ -248,6 +257,7 @@ void AddThunkFeatures(const ThunkProto& thunk, std::set<std::string>* out) {
       return;
     case ThunkProto::kConvolution:
       out->insert("cudnn_convolutions");
+      if (thunk.convolution().has_bias()) out->insert("cudnn_convolutions.fused_epilogue");
       return;
     case ThunkProto::kFft:
       out->insert("fft");

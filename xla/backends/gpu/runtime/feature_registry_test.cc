@@ -117,15 +117,18 @@ TEST(FeatureRegistry, DatesAndWhatARuntimeOfADateSupports) {
   EXPECT_EQ(std::count(first.begin(), first.end(), "payload_checksum.crc32c"), 0);
   // ... and kernel_argument_table, the three ffi_attributes.* kinds,
   // ffi_handlers.te_fused_attention_host, gemm.fp8, cudnn_convolutions and
-  // fft on 2026-12-02.
-  EXPECT_EQ(first.size() + 2 + 1 + 3 + 1 + 1 + 1 + 1, RuntimeFeatureRegistry().size());
+  // fft on 2026-12-02, cudnn_convolutions.fused_epilogue on 2026-12-03.
+  EXPECT_EQ(first.size() + 2 + 1 + 3 + 1 + 1 + 1 + 1 + 1, RuntimeFeatureRegistry().size());
   std::vector<std::string> nov30 = FeaturesSupportedOn("2026-11-30").value();
   EXPECT_EQ(std::count(nov30.begin(), nov30.end(), "kernel_argument_table"), 0);
   EXPECT_EQ(std::count(nov30.begin(), nov30.end(), "gemm.fp8"), 0);
   EXPECT_EQ(std::count(nov30.begin(), nov30.end(), "cudnn_convolutions"), 0);
   EXPECT_EQ(std::count(nov30.begin(), nov30.end(), "fft"), 0);
-  EXPECT_EQ(nov30.size() + 1 + 3 + 1 + 1 + 1 + 1, RuntimeFeatureRegistry().size());
-  std::vector<std::string> today = FeaturesSupportedOn("2026-12-02").value();
+  EXPECT_EQ(nov30.size() + 1 + 3 + 1 + 1 + 1 + 1 + 1, RuntimeFeatureRegistry().size());
+  std::vector<std::string> dec02 = FeaturesSupportedOn("2026-12-02").value();
+  EXPECT_EQ(std::count(dec02.begin(), dec02.end(), "cudnn_convolutions.fused_epilogue"), 0);
+  EXPECT_EQ(dec02.size() + 1, RuntimeFeatureRegistry().size());
+  std::vector<std::string> today = FeaturesSupportedOn("2026-12-03").value();
   EXPECT_EQ(today.size(), RuntimeFeatureRegistry().size());
 }
 
@@ -184,6 +187,18 @@ TEST(FeatureRegistry, AConvolutionThunkNeedsCudnnConvolutions) {
   EXPECT_TRUE(RequiredFeaturesOf(payload).empty());
   payload.add_thunks()->mutable_while_()->mutable_body()->add_thunks()->mutable_convolution();
   EXPECT_EQ(RequiredFeaturesOf(payload), std::vector<std::string>{"cudnn_convolutions"});
+}
+
+// Issue 29: a convolution with a fused bias epilogue also needs
+// cudnn_convolutions.fused_epilogue (an older runtime would drop the bias).
+TEST(FeatureRegistry, AFusedEpilogueNeedsItsOwnFeature) {
+  GpuExecutablePayloadProto payload;
+  ConvolutionThunkProto* conv = payload.add_thunks()->mutable_convolution();
+  conv->set_activation(CONVOLUTION_ACTIVATION_RELU);
+  EXPECT_EQ(RequiredFeaturesOf(payload), std::vector<std::string>{"cudnn_convolutions"});
+  conv->mutable_bias()->set_size(4);
+  EXPECT_EQ(RequiredFeaturesOf(payload),
+            (std::vector<std::string>{"cudnn_convolutions", "cudnn_convolutions.fused_epilogue"}));
 }
 
 // Issue 28: an fft thunk anywhere (here in a conditional branch) needs

@@ -130,6 +130,27 @@ std::string CompileAlone(const HostCompileOptions& options) {
   return so.ok() ? *so : "";
 }
 
+// The kernels parsed into their own context, and their x86-64-v3 build
+// planned against the baseline `base`.
+struct V3Plan {
+  std::unique_ptr<llvm::LLVMContext> context = std::make_unique<llvm::LLVMContext>();
+  std::unique_ptr<llvm::Module> kernels;
+  std::vector<HostCpuVariantBuild> builds;
+};
+
+V3Plan PlanV3(const HostCompileOptions& base) {
+  V3Plan plan;
+  plan.kernels = ParseKernels(*plan.context);
+  absl::StatusOr<std::vector<std::string>> base_features = HostCpuFeaturesOf(base);
+  EXPECT_TRUE(base_features.ok()) << base_features.status();
+  if (plan.kernels == nullptr || !base_features.ok()) return plan;
+  absl::StatusOr<std::vector<HostCpuVariantBuild>> builds =
+      PlanHostCpuVariantBuilds(*plan.kernels, base, *base_features, {"x86-64-v3"});
+  EXPECT_TRUE(builds.ok()) << builds.status();
+  if (builds.ok()) plan.builds = *std::move(builds);
+  return plan;
+}
+
 TEST(CompileHostBuildsTest, BesideOrInTurnTheBytesOfEachBuildAlone) {
   for (int parts : {1, 2}) {
     HostCompileOptions v3 = Baseline(1, parts);
@@ -141,17 +162,11 @@ TEST(CompileHostBuildsTest, BesideOrInTurnTheBytesOfEachBuildAlone) {
     EXPECT_NE(baseline_alone, v3_alone);
     for (int threads : {1, 2}) {
       SCOPED_TRACE(testing::Message() << "parts=" << parts << " threads=" << threads);
-      llvm::LLVMContext context;
-      std::unique_ptr<llvm::Module> kernels = ParseKernels(context);
-      ASSERT_NE(kernels, nullptr);
       const HostCompileOptions base = Baseline(threads, parts);
-      absl::StatusOr<std::vector<std::string>> base_features = HostCpuFeaturesOf(base);
-      ASSERT_TRUE(base_features.ok());
-      absl::StatusOr<std::vector<HostCpuVariantBuild>> builds =
-          PlanHostCpuVariantBuilds(*kernels, base, *base_features, {"x86-64-v3"});
-      ASSERT_TRUE(builds.ok()) << builds.status();
-      ASSERT_EQ(builds->size(), 1u);
-      absl::StatusOr<HostBuildObjects> objects = CompileHostBuilds(*kernels, base, *builds);
+      V3Plan plan = PlanV3(base);
+      ASSERT_EQ(plan.builds.size(), 1u);
+      absl::StatusOr<HostBuildObjects> objects =
+          CompileHostBuilds(*plan.kernels, base, plan.builds);
       ASSERT_TRUE(objects.ok()) << objects.status();
       EXPECT_EQ(objects->baseline, baseline_alone);
       ASSERT_EQ(objects->variants.size(), 1u);
@@ -173,33 +188,21 @@ TEST(CompileHostBuildsTest, NoVariantsIsTheBaselineAlone) {
 }
 
 TEST(CompileHostBuildsTest, ABaselineErrorWinsOverTheVariants) {
-  llvm::LLVMContext context;
-  std::unique_ptr<llvm::Module> kernels = ParseKernels(context);
-  ASSERT_NE(kernels, nullptr);
   HostCompileOptions base = Baseline(2, 0);
-  absl::StatusOr<std::vector<std::string>> base_features = HostCpuFeaturesOf(base);
-  ASSERT_TRUE(base_features.ok());
-  absl::StatusOr<std::vector<HostCpuVariantBuild>> builds =
-      PlanHostCpuVariantBuilds(*kernels, base, *base_features, {"x86-64-v3"});
-  ASSERT_TRUE(builds.ok()) << builds.status();
+  V3Plan plan = PlanV3(base);
+  ASSERT_EQ(plan.builds.size(), 1u);
   base.opt_level = 7;  // refused by the baseline's compile only
-  absl::StatusOr<HostBuildObjects> objects = CompileHostBuilds(*kernels, base, *builds);
+  absl::StatusOr<HostBuildObjects> objects = CompileHostBuilds(*plan.kernels, base, plan.builds);
   ASSERT_FALSE(objects.ok());
   EXPECT_NE(objects.status().message().find("opt_level must be 0..3"), std::string::npos);
 }
 
 TEST(CompileHostBuildsTest, AVariantErrorNamesItsCpu) {
-  llvm::LLVMContext context;
-  std::unique_ptr<llvm::Module> kernels = ParseKernels(context);
-  ASSERT_NE(kernels, nullptr);
   const HostCompileOptions base = Baseline(2, 0);
-  absl::StatusOr<std::vector<std::string>> base_features = HostCpuFeaturesOf(base);
-  ASSERT_TRUE(base_features.ok());
-  absl::StatusOr<std::vector<HostCpuVariantBuild>> builds =
-      PlanHostCpuVariantBuilds(*kernels, base, *base_features, {"x86-64-v3"});
-  ASSERT_TRUE(builds.ok()) << builds.status();
-  (*builds)[0].options.opt_level = -1;
-  absl::StatusOr<HostBuildObjects> objects = CompileHostBuilds(*kernels, base, *builds);
+  V3Plan plan = PlanV3(base);
+  ASSERT_EQ(plan.builds.size(), 1u);
+  plan.builds[0].options.opt_level = -1;
+  absl::StatusOr<HostBuildObjects> objects = CompileHostBuilds(*plan.kernels, base, plan.builds);
   ASSERT_FALSE(objects.ok());
   EXPECT_NE(objects.status().message().find("host CPU variant x86-64-v3"), std::string::npos)
       << objects.status();

@@ -132,7 +132,9 @@ TEST(CompileCommand, WritesAnArtifactThatRuns) {
     EXPECT_TRUE(absl::StrContains(timings, phase)) << phase << "\n" << timings;
   }
   EXPECT_LT(timings.find("middle_end"), timings.find("llvm_optimize")) << timings;
-  EXPECT_TRUE(absl::StrContains(d.out, "phases: middle_end")) << d.out;
+  // The summary line leaves out phases under 0.5 ms (this module's middle
+  // end in an optimized build), so only the section itself is certain.
+  EXPECT_TRUE(absl::StrContains(d.out, "; phases: ")) << d.out;
   const std::string out_dir = TempPath("m_run");
   std::ostringstream out, err;
   ASSERT_EQ(RunRun({artifact, "--input=" + WriteNpyF32("p.npy", 33), "--output_dir=" + out_dir},

@@ -9,7 +9,7 @@
 #include "absl/time/time.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
-#include "llvm/Transforms/Utils/Cloning.h"
+#include "xla/backends/gpu/codegen/host/host_cpu_variant_builds.h"
 #include "xla/backends/gpu/codegen/host/host_fusion_emitter.h"
 #include "xla/backends/gpu/compiler/target_runtime.h"
 #include "xla/backends/gpu/runtime/artifact_header.h"
@@ -21,52 +21,6 @@
 #include "xla/util/status_macros.h"
 
 namespace xla::gpu {
-
-namespace {
-
-// One more build of the host kernels (HostCompilerOptions::cpu_variants).
-struct WiderBuild {
-  HostCompileOptions options;
-  std::vector<std::string> cpu_features;
-  std::unique_ptr<llvm::Module> module;  // a copy of the unoptimized kernels
-};
-
-// The builds `cpus` asks for beyond the baseline's `base_features`, each
-// with its own copy of `kernels`, those with more extensions first (in the
-// order given among equals). Errors: an unknown CPU name.
-absl::StatusOr<std::vector<WiderBuild>> PlanWiderBuilds(const llvm::Module& kernels,
-                                                        const HostCompileOptions& base,
-                                                        const std::vector<std::string>& base_features,
-                                                        const std::vector<std::string>& cpus) {
-  std::vector<WiderBuild> builds;
-  for (const std::string& cpu : cpus) {
-    WiderBuild w;
-    w.options = base;
-    w.options.cpu = cpu;
-    // Progress, phases and IR dumps describe the baseline build.
-    w.options.kernel_progress = nullptr;
-    w.options.phase_observer = nullptr;
-    w.options.ir_observer = nullptr;
-    absl::StatusOr<std::vector<std::string>> features = HostCpuFeaturesOf(w.options);
-    if (!features.ok()) {
-      return absl::InvalidArgumentError(absl::StrCat("host CPU variant: ", features.status().message()));
-    }
-    w.cpu_features = *std::move(features);
-    const bool wider = std::any_of(w.cpu_features.begin(), w.cpu_features.end(), [&](const std::string& f) {
-      return std::find(base_features.begin(), base_features.end(), f) == base_features.end();
-    });
-    if (!wider) continue;
-    w.module = llvm::CloneModule(kernels);
-    builds.push_back(std::move(w));
-  }
-  // Best first: the runtime runs the first its CPU has.
-  std::stable_sort(builds.begin(), builds.end(), [](const WiderBuild& a, const WiderBuild& b) {
-    return a.cpu_features.size() > b.cpu_features.size();
-  });
-  return builds;
-}
-
-}  // namespace
 
 absl::StatusOr<GpuExecutableProto> CompileHloToHostArtifactProto(
     absl::string_view hlo_text, const HostCompilerOptions& options) {
@@ -130,23 +84,23 @@ absl::StatusOr<GpuExecutableProto> CompileModuleToHostArtifactProto(
     ASSIGN_OR_RETURN(std::vector<std::string> cpu_features, HostCpuFeaturesOf(object));
     // Copies of the unoptimized kernels for the wider builds (compiling
     // optimizes `kernels` in place).
-    std::vector<WiderBuild> wider;
-    ASSIGN_OR_RETURN(wider, PlanWiderBuilds(*kernels, object, cpu_features, options.cpu_variants));
+    ASSIGN_OR_RETURN(std::vector<HostCpuVariantBuild> wider,
+                     PlanHostCpuVariantBuilds(*kernels, object, cpu_features,
+                                              options.cpu_variants));
     progress.EnterPhase("kernel_compilation");
     if (!wider.empty() && options.fallback_opt_level >= 0) {
       object.opt_level = options.fallback_opt_level;
     }
-    ASSIGN_OR_RETURN(std::string so, CompileHostSharedObject(*kernels, object));
-    payload->set_host_shared_object(std::move(so));
+    ASSIGN_OR_RETURN(HostBuildObjects objects, CompileHostBuilds(*kernels, object, wider));
+    payload->set_host_shared_object(std::move(objects.baseline));
     for (const std::string& f : cpu_features) artifact.mutable_header()->add_host_cpu_features(f);
-    if (!wider.empty()) {
-      start = absl::Now();
-      for (WiderBuild& w : wider) {
-        HostObjectVariantProto* variant = payload->add_host_object_variants();
-        ASSIGN_OR_RETURN(*variant->mutable_shared_object(), CompileHostSharedObject(*w.module, w.options));
-        for (const std::string& f : w.cpu_features) variant->add_cpu_features(f);
-      }
-      finish("host_variants");
+    for (size_t i = 0; i < wider.size(); ++i) {
+      HostObjectVariantProto* variant = payload->add_host_object_variants();
+      *variant->mutable_shared_object() = std::move(objects.variants[i]);
+      for (const std::string& f : wider[i].cpu_features) variant->add_cpu_features(f);
+    }
+    if (!wider.empty() && options.phase_observer) {
+      options.phase_observer("host_variants", objects.variants_extra_seconds);
     }
     start = absl::Now();
   }

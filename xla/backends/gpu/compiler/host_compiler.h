@@ -44,7 +44,10 @@ struct HostCompilerOptions {
   // the first whose extensions its CPU has instead of the baseline
   // (object.cpu), with the same results. A CPU that adds no extension to
   // the baseline's is skipped. Each build costs about
-  // one more kernel compilation (LLVM optimization and code generation).
+  // one more kernel compilation (LLVM optimization and code generation) of
+  // CPU time; the builds compile beside the baseline on a helper thread
+  // unless object.threads is 1 (host_cpu_variant_builds.h), with the same
+  // bytes either way.
   // Empty here (library users and tests opt in); `xla_aot compile` asks for
   // kDefaultHostCpuVariant.
   std::vector<std::string> cpu_variants;
@@ -66,8 +69,10 @@ struct HostCompilerOptions {
   // When set, called once per finished compile phase with its wall time, in
   // order: "middle_end", "thunk_emission" (kernel IR included), then the
   // object compiler's phases (see HostCompileOptions::phase_observer; an
-  // observer set there too is called as well), then "serialize_hlo" and
-  // "seal". Called on the compiling thread.
+  // observer set there too is called as well; for the baseline build),
+  // "host_variants" when wider builds are stored (the wall time they took
+  // after the baseline was done), then "serialize_hlo" and "seal". Called
+  // on the compiling thread.
   std::function<void(const std::string& phase, double seconds)> phase_observer;
   // The build date ("YYYY-MM-DD") of the oldest runtime that must read the
   // artifact; empty: this build's. See target_runtime.h.

@@ -1017,5 +1017,94 @@ ENTRY e {
       << run.status();
 }
 
+// ---- row normalizations over rows with unit dims ----
+
+// The corpus's TE softmax shape, [4, 1, 16, 32] (one head), and a layer
+// norm over [3, 1, 1, 37]: rows with unit dims are one row-normalization
+// kernel (reduction_kind.h), run on the host and assembled for sm_90.
+constexpr char kUnitDimRows[] = R"(
+HloModule unit_dim_rows
+max_f {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT m = f32[] maximum(a, b)
+}
+add_f {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY e {
+  x = f32[4,1,16,33] parameter(0)
+  ninf = f32[] constant(-inf)
+  m = f32[4,1,16] reduce(x, ninf), dimensions={3}, to_apply=max_f
+  mb = f32[4,1,16,33] broadcast(m), dimensions={0,1,2}
+  d = f32[4,1,16,33] subtract(x, mb)
+  ex = f32[4,1,16,33] exponential(d)
+  z = f32[] constant(0)
+  s = f32[4,1,16] reduce(ex, z), dimensions={3}, to_apply=add_f
+  sb = f32[4,1,16,33] broadcast(s), dimensions={0,1,2}
+  sm = f32[4,1,16,33] divide(ex, sb)
+  y = f32[3,1,1,37] parameter(1)
+  ys = f32[3,1,1] reduce(y, z), dimensions={3}, to_apply=add_f
+  n = f32[] constant(37)
+  nb = f32[3,1,1] broadcast(n), dimensions={}
+  mean = f32[3,1,1] divide(ys, nb)
+  meanb = f32[3,1,1,37] broadcast(mean), dimensions={0,1,2}
+  c = f32[3,1,1,37] subtract(y, meanb)
+  cc = f32[3,1,1,37] multiply(c, c)
+  v = f32[3,1,1] reduce(cc, z), dimensions={3}, to_apply=add_f
+  ROOT t = (f32[4,1,16,33], f32[3,1,1,37], f32[3,1,1]) tuple(sm, c, v)
+}
+)";
+
+TEST(ExpandedOps, UnitDimRowsHost) { ExpectHostMatchesEvaluator(kUnitDimRows); }
+
+TEST(ExpandedOps, UnitDimRowsSm90) { ExpectSm90CompilesWithCubins(kUnitDimRows); }
+
+// The softmax alone, at the corpus's TE shape: one kernel on both targets
+// (it took 4 while the reduction canonicalizer reshaped its reduces to
+// [64, 32] rows, which the row-normalization fusion could not join).
+constexpr char kOneHeadSoftmax[] = R"(
+HloModule one_head_softmax
+max_f {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT m = f32[] maximum(a, b)
+}
+add_f {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY e {
+  x = f32[4,1,16,32] parameter(0)
+  ninf = f32[] constant(-inf)
+  m = f32[4,1,16] reduce(x, ninf), dimensions={3}, to_apply=max_f
+  mb = f32[4,1,16,32] broadcast(m), dimensions={0,1,2}
+  d = f32[4,1,16,32] subtract(x, mb)
+  ex = f32[4,1,16,32] exponential(d)
+  z = f32[] constant(0)
+  s = f32[4,1,16] reduce(ex, z), dimensions={3}, to_apply=add_f
+  sb = f32[4,1,16,32] broadcast(s), dimensions={0,1,2}
+  ROOT sm = f32[4,1,16,32] divide(ex, sb)
+}
+)";
+
+TEST(ExpandedOps, OneHeadSoftmaxIsOneKernelOnBothTargets) {
+  for (const char* target : {"host", "sm_90"}) {
+    aot::CompileOptions options;
+    options.target = target;
+    options.opt_level = 1;
+    options.host_cpu_variants.clear();
+    options.production_date = "2026-12-02T00:00:00Z";
+    absl::StatusOr<aot::CompiledArtifact> compiled = aot::Compile(kOneHeadSoftmax, options);
+    ASSERT_TRUE(compiled.ok()) << target << ": " << compiled.status();
+    EXPECT_EQ(compiled->statistics.kernel_thunks, 1)
+        << target << ": " << compiled->statistics.fusion_stats;
+  }
+  ExpectHostMatchesEvaluator(kOneHeadSoftmax);
+}
+
 }  // namespace
 }  // namespace xla

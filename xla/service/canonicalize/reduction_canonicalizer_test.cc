@@ -75,8 +75,13 @@ TEST(ReductionCanonicalizer, ARowOverTheLastOfSeveralDimsIsLeftAlone) {
   Expect(Canonicalize(Module("f32[3,5,7]", "f32[3,5]", "2"), false, &t), ReductionForm::kRow, 1, 15, 7);
   Expect(Canonicalize(Module("f32[2,3,5,7]", "f32[2,3,5]", "3"), false, &t), ReductionForm::kRow, 1,
          30, 7);
-  // With unit dims it is still reshaped (they are dropped).
-  Expect(Canonicalize(Module("f32[3,1,7]", "f32[3,1]", "2"), true, &t), ReductionForm::kRow, 1, 3, 7);
+  // Unit row dims too (a softmax over one head, [batch, 1, seq, seq]).
+  Expect(Canonicalize(Module("f32[3,1,7]", "f32[3,1]", "2"), false, &t), ReductionForm::kRow, 1, 3, 7);
+  Expect(Canonicalize(Module("f32[4,1,16,33]", "f32[4,1,16]", "3"), false, &t), ReductionForm::kRow,
+         1, 64, 33);
+  // One row is reshaped into a whole reduction, one column into [rows, 1].
+  Expect(Canonicalize(Module("f32[1,1,7]", "f32[1,1]", "2"), true, &t), ReductionForm::kWhole, 1, 1, 7);
+  Expect(Canonicalize(Module("f32[3,5,1]", "f32[3,5]", "2"), true, &t), ReductionForm::kRow, 1, 15, 1);
   EXPECT_EQ(t, 0);
 }
 

@@ -20,11 +20,16 @@ absl::string_view ReductionFormName(ReductionForm form) {
 
 namespace {
 
-bool NoUnitDims(const Shape& shape) {
-  for (int64_t d : shape.dimensions()) {
-    if (d == 1) return false;
-  }
-  return true;
+// A reduce over the last of rank >= 3 dims is a row as it is when it has
+// more than one row and more than one column. Unit dims among the row dims
+// change no element's position (a softmax over [batch, 1, seq, seq], one
+// head, stays one row normalization). One row is left to the canonicalizer,
+// which makes it a whole reduction, and one column a [rows, 1] row.
+bool IsMultiDimRow(const Shape& shape) {
+  const int64_t rank = shape.rank();
+  int64_t rows = 1;
+  for (int64_t i = 0; i + 1 < rank; ++i) rows *= shape.dimensions(i);
+  return rows > 1 && shape.dimensions(rank - 1) > 1;
 }
 
 }  // namespace
@@ -40,7 +45,7 @@ ReductionKind ClassifyReduction(const HloInstruction& reduce) {
   if (rank == 1 && d[0] == 0) {
     kind.form = ReductionForm::kWhole;
     kind.columns = in.dimensions(0);
-  } else if (rank >= 2 && d[0] == rank - 1 && (rank == 2 || NoUnitDims(in))) {
+  } else if (rank >= 2 && d[0] == rank - 1 && (rank == 2 || IsMultiDimRow(in))) {
     kind.form = ReductionForm::kRow;
     for (int64_t i = 0; i + 1 < rank; ++i) kind.rows *= in.dimensions(i);
     kind.columns = in.dimensions(rank - 1);

@@ -4,7 +4,8 @@
 // emitters accept), on the inputs' dimensions:
 //   row:    [rows, columns] reduce dims={1}          -> [rows]
 //           [r1, ..., rk, columns] reduce dims={k}   -> [r1, ..., rk]
-//           (no unit dims; rows = r1 * ... * rk). Kept as it is rather
+//           (rows = r1 * ... * rk > 1, columns > 1; unit dims among
+//           the r's are allowed). Kept as it is rather
 //           than reshaped to [rows, columns], so that the row dims of the
 //           reduce's input and output stay those of the surrounding ops:
 //           a softmax or layer norm over [batch, heads, seq, seq] then

@@ -62,10 +62,22 @@ TEST(ReductionKind, RowOverTheLastOfSeveralDims) {
   EXPECT_EQ(row.reduced_size(), 7);
 }
 
+TEST(ReductionKind, UnitRowDimsKeepARow) {
+  // One head of attention: [batch, 1, seq, seq] over the last dim.
+  ReductionKind row = Classify("f32[4,1,16,32]", "f32[4,1,16]", "3");
+  EXPECT_EQ(row.form, ReductionForm::kRow);
+  EXPECT_EQ(row.rows, 64);
+  EXPECT_EQ(row.columns, 32);
+  EXPECT_EQ(Classify("f32[3,1,7]", "f32[3,1]", "2").rows, 3);
+  EXPECT_EQ(Classify("f32[1,3,7]", "f32[1,3]", "2").form, ReductionForm::kRow);
+}
+
 TEST(ReductionKind, Others) {
   EXPECT_EQ(Classify("f32[3,5,7]", "f32[3]", "1,2").form, ReductionForm::kOther);
   EXPECT_EQ(Classify("f32[3,5,7]", "f32[5,7]", "0").form, ReductionForm::kOther);
-  EXPECT_EQ(Classify("f32[3,1,7]", "f32[3,1]", "2").form, ReductionForm::kOther);
+  // One row, or one column: the canonicalizer makes them whole or [rows, 1].
+  EXPECT_EQ(Classify("f32[1,1,7]", "f32[1,1]", "2").form, ReductionForm::kOther);
+  EXPECT_EQ(Classify("f32[3,5,1]", "f32[3,5]", "2").form, ReductionForm::kOther);
   EXPECT_EQ(Classify("f32[3,5]", "f32[3,5]", "").form, ReductionForm::kOther);
   EXPECT_EQ(ReductionFormName(ReductionForm::kColumn), "column");
 }

@@ -28,6 +28,18 @@ inline constexpr int kGraphNodes = 5;
 std::string GraphArtifactBytes();
 // The same computation as HLO text.
 std::string GraphHlo();
+// A second artifact, whose three thunks on one stream are a kernel, a GEMM
+// and a kernel (one graph when the driver can capture the GEMM):
+//
+//   x: f32[5,7], y: f32[7,3] parameters
+//   s = x + x          (add_f32, temp)       node 0
+//   out0 = s . y       (GEMM, f32[5,3])      node 1
+//   out1 = out0 * out0 (mul_f32)             node 2
+inline constexpr int kGemmM = 5, kGemmK = 7, kGemmN = 3;
+inline constexpr int kGemmGraphNodes = 3;
+std::string GemmGraphArtifactBytes();
+std::string GemmGraphHlo();
+
 // Makes the fake driver run add_f32 and mul_f32 (one element per block:
 // grid_x elements) on its stream threads.
 void RegisterGraphKernels(stream_executor::cuda::FakeCudaDriver& driver);

@@ -118,6 +118,10 @@ absl::StatusOr<std::unique_ptr<CudaExecutor>> CudaExecutor::Create(
 CudaExecutor::~CudaExecutor() {
   (void)CU_STATUS(api_, cuCtxSetCurrent, context_);
   {
+    std::lock_guard<std::mutex> lock(capture_mu_);
+    capture_stream_.reset();  // before the libraries its captures called
+  }
+  {
     std::lock_guard<std::mutex> lock(blas_mu_);
     cublas_lt_.reset();  // while the context is still retained
     cublas_.reset();
@@ -249,13 +253,49 @@ absl::StatusOr<std::unique_ptr<Event>> CudaExecutor::CreateEvent() {
 
 absl::StatusOr<std::unique_ptr<CommandBuffer>> CudaExecutor::CreateCommandBuffer() {
   absl::StatusOr<std::unique_ptr<CudaCommandBuffer>> buffer =
-      CudaCommandBuffer::Create(api_, context_);
+      CudaCommandBuffer::Create(api_, context_, this);
   if (!buffer.ok()) {
     return absl::Status(buffer.status().code(),
                         absl::StrCat("CUDA device ", ordinal_, " (", device_name_, ", driver ",
                                      driver_version_, "): ", buffer.status().message()));
   }
   return std::unique_ptr<CommandBuffer>(*std::move(buffer));
+}
+
+absl::StatusOr<CUgraph> CudaExecutor::CaptureCall(const DeviceCommand& command) {
+  if (command.kind != DeviceCommand::Kind::kGemm || command.args.size() != 3) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(DescribeCommand(command), ": only GEMMs are captured as library calls"));
+  }
+  std::lock_guard<std::mutex> lock(capture_mu_);
+  if (capture_stream_ == nullptr) {
+    ASSIGN_OR_RETURN(capture_stream_, CudaStream::Create(api_, context_, limits_, this));
+  }
+  CudaStream& stream = *capture_stream_;
+  const CudaDriverApi* api = &api_;
+  CUgraph graph = nullptr;  // written by the worker before the wait returns
+  // Thread-local mode: only the worker's own calls are constrained while
+  // it captures; other streams of the device keep running.
+  absl::Status status = stream.EnqueueDriverWork("begin capture", [api](CUstream s) {
+    return CU_STATUS(*api, cuStreamBeginCapture_v2, s, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL);
+  });
+  if (status.ok()) {
+    status = Gemm(stream, command.gemm, command.args[0], command.args[1], command.args[2]);
+  }
+  if (status.ok()) {
+    status = stream.EnqueueDriverWork("end capture", [api, out = &graph](CUstream s) {
+      return CU_STATUS(*api, cuStreamEndCapture, s, out);
+    });
+  }
+  if (status.ok()) status = stream.BlockHostUntilDone();
+  if (!status.ok()) {
+    capture_stream_.reset();  // waits for its queued work
+    if (graph != nullptr) (void)CU_STATUS(api_, cuGraphDestroy, graph);
+    return absl::Status(status.code(), absl::StrCat("capturing ", DescribeCommand(command),
+                                                    " on CUDA device ", ordinal_, ": ",
+                                                    status.message()));
+  }
+  return graph;
 }
 
 absl::StatusOr<std::unique_ptr<KernelModule>> CudaExecutor::LoadKernelModule(

@@ -20,8 +20,9 @@ bool SameBuffer(const se::DeviceMemoryBase& a, const se::DeviceMemoryBase& b) {
 
 }  // namespace
 
-GraphPlan GraphPlan::Build(const Thunk& root) {
+GraphPlan GraphPlan::Build(const Thunk& root, bool capture_gemms) {
   GraphPlan plan;
+  plan.capture_gemms_ = capture_gemms;
   plan.Walk(root);
   return plan;
 }
@@ -38,11 +39,11 @@ void GraphPlan::Walk(const Thunk& thunk) {
   };
   for (size_t i = 0; i < sequence.size(); ++i) {
     const Thunk& t = *sequence[i];
-    const bool joins = t.IsCommand() && i > begin && t.execution_stream_id() == sequence[begin]->execution_stream_id();
+    const bool joins = IsNode(t) && i > begin && t.execution_stream_id() == sequence[begin]->execution_stream_id();
     if (joins) continue;
     close(i);
     // A command starts a new run; anything else starts none.
-    begin = t.IsCommand() ? i : i + 1;
+    begin = IsNode(t) ? i : i + 1;
   }
   close(sequence.size());
   for (const Thunk* child : thunk.children()) Walk(*child);

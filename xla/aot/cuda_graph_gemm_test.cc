@@ -83,25 +83,15 @@ class CudaGraphGemmTest : public ::testing::Test {
     cublas_ = std::make_unique<se::cuda::FakeCublas>(driver_->api());
     se::cuda::SetCublasApiForTesting(&cublas_->api());
     testing::RegisterGraphKernels(*driver_);
-    platform_ = std::make_unique<se::cuda::CudaPlatform>(&driver_->api());
-    absl::StatusOr<se::StreamExecutor*> device = platform_->GetDevice(0);
-    ASSERT_TRUE(device.ok()) << device.status();
-    executor_ = *device;
-    absl::StatusOr<std::unique_ptr<Executable>> exe =
-        Executable::LoadFromBytes(testing::GemmGraphArtifactBytes());
-    ASSERT_TRUE(exe.ok()) << exe.status();
-    exe_ = *std::move(exe);
-    absl::Status init = exe_->Initialize(executor_);
-    ASSERT_TRUE(init.ok()) << init;
-    absl::StatusOr<std::unique_ptr<se::Stream>> stream = executor_->CreateStream();
-    ASSERT_TRUE(stream.ok()) << stream.status();
-    stream_ = *std::move(stream);
+    absl::Status opened = testing::OpenFakeGraphDevice(*driver_, testing::GemmGraphArtifactBytes(), device_);
+    ASSERT_TRUE(opened.ok()) << opened;
+    executor_ = device_.executor;
+    exe_ = device_.exe.get();
+    stream_ = device_.stream.get();
   }
   void Stop() {
     keep_.clear();
-    stream_.reset();
-    exe_.reset();
-    platform_.reset();
+    device_.Close();
     se::cuda::SetCublasApiForTesting(nullptr);
     cublas_.reset();
     driver_.reset();
@@ -166,10 +156,10 @@ class CudaGraphGemmTest : public ::testing::Test {
 
   std::unique_ptr<se::cuda::FakeCudaDriver> driver_;
   std::unique_ptr<se::cuda::FakeCublas> cublas_;
-  std::unique_ptr<se::cuda::CudaPlatform> platform_;
-  se::StreamExecutor* executor_ = nullptr;
-  std::unique_ptr<Executable> exe_;
-  std::unique_ptr<se::Stream> stream_;
+  testing::FakeGraphDevice device_;
+  se::StreamExecutor* executor_ = nullptr;  // device_'s
+  Executable* exe_ = nullptr;
+  se::Stream* stream_ = nullptr;
   std::vector<se::OwningDeviceMemory> keep_;
   std::vector<se::DeviceMemoryBase> params_;  // of the last fresh run (in keep_)
   // Driver calls made inside the last Run's Execute, by entry point.

@@ -115,6 +115,22 @@ ENTRY main {
 
 std::string GraphArtifactBytes() { return WithKernels(kArtifact); }
 
+absl::Status OpenFakeGraphDevice(const se::cuda::FakeCudaDriver& driver, const std::string& artifact,
+                                 FakeGraphDevice& device) {
+  device.platform = std::make_unique<se::cuda::CudaPlatform>(&driver.api());
+  absl::StatusOr<se::StreamExecutor*> executor = device.platform->GetDevice(0);
+  if (!executor.ok()) return executor.status();
+  device.executor = *executor;
+  absl::StatusOr<std::unique_ptr<Executable>> exe = Executable::LoadFromBytes(artifact);
+  if (!exe.ok()) return exe.status();
+  device.exe = *std::move(exe);
+  if (absl::Status init = device.exe->Initialize(device.executor); !init.ok()) return init;
+  absl::StatusOr<std::unique_ptr<se::Stream>> stream = device.executor->CreateStream();
+  if (!stream.ok()) return stream.status();
+  device.stream = *std::move(stream);
+  return absl::OkStatus();
+}
+
 std::string GraphHlo() {
   return R"(
 HloModule graphs

@@ -38,6 +38,9 @@ bool SameArgs(const DeviceCommand& a, const DeviceCommand& b) {
 bool DeviceCommand::SameShape(const DeviceCommand& other) const {
   if (kind != other.kind) return false;
   if (kind == Kind::kGemm) return SameGemm(gemm, other.gemm) && args.size() == other.args.size();
+  if (kind == Kind::kConvolution) {
+    return convolution == other.convolution && args.size() == other.args.size();
+  }
   if (kind != Kind::kLaunch) return true;
   return kernel == other.kernel && SameDims(dims, other.dims) && args.size() == other.args.size();
 }
@@ -46,6 +49,7 @@ bool DeviceCommand::operator==(const DeviceCommand& other) const {
   if (!SameShape(other)) return false;
   switch (kind) {
     case Kind::kLaunch:
+    case Kind::kConvolution:
       return SameArgs(*this, other);
     case Kind::kGemm:
       return SameArgs(*this, other) && SameMemory(gemm.lhs_scale, other.gemm.lhs_scale) &&
@@ -73,6 +77,8 @@ std::string DescribeCommand(const DeviceCommand& command) {
     case DeviceCommand::Kind::kGemm:
       return absl::StrCat("gemm ", command.gemm.m, "x", command.gemm.n, "x", command.gemm.k,
                           " batch ", command.gemm.batch_size);
+    case DeviceCommand::Kind::kConvolution:
+      return "convolution";
   }
   return "unknown command";
 }

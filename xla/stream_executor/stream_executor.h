@@ -119,11 +119,12 @@ class StreamExecutor {
                                                  " platform has no command buffers"));
   }
 
-  // Whether this device's command buffers take GEMM commands
-  // (DeviceCommand::Kind::kGemm; cuda: captured into a child graph, which
-  // needs the driver's stream-capture entry points). False by default:
-  // GEMMs then run as plain calls between graphs. Thread-safe.
-  virtual bool CommandBuffersCaptureGemms() const { return false; }
+  // Whether this device's command buffers take library calls
+  // (DeviceCommand::Kind::kGemm, kConvolution; cuda: each captured into a
+  // child graph, which needs the driver's stream-capture entry points).
+  // False by default: they then run as plain calls between graphs.
+  // Thread-safe.
+  virtual bool CommandBuffersCaptureLibraryCalls() const { return false; }
 
   // Loads and sets up the BLAS library this device's Stream::Gemm runs on
   // (cuda: cuBLAS and one handle for the device). Idempotent: the first

@@ -76,6 +76,7 @@ absl::Status ToNodeParams(const DeviceCommand& command, NodeParams& p) {
       return absl::OkStatus();
     }
     case DeviceCommand::Kind::kGemm:
+    case DeviceCommand::Kind::kConvolution:
       return absl::OkStatus();  // a captured child graph: nothing to describe
     case DeviceCommand::Kind::kCopy:
       if (command.size == 0) {
@@ -101,6 +102,7 @@ absl::Status UpdateNode(const CudaDriverApi& api, CUcontext context, CUgraphExec
                         CUgraphNode node, const NodeParams& p, CUgraph captured) {
   switch (p.kind) {
     case DeviceCommand::Kind::kGemm:
+    case DeviceCommand::Kind::kConvolution:
       return CU_STATUS(api, cuGraphExecChildGraphNodeSetParams, exec, node, captured);
     case DeviceCommand::Kind::kLaunch:
       return CU_STATUS(api, cuGraphExecKernelNodeSetParams_v2, exec, node, &p.kernel);
@@ -157,7 +159,7 @@ absl::StatusOr<int> CudaCommandBuffer::Append(const DeviceCommand& command) {
   NodeParams p;
   RETURN_IF_ERROR(ToNodeParams(command, p));
   CapturedGraph captured;
-  if (command.kind == DeviceCommand::Kind::kGemm) {
+  if (command.IsLibraryCall()) {
     ASSIGN_OR_RETURN(captured, Capture(command));
   }
   RETURN_IF_ERROR(CU_STATUS(api_, cuCtxSetCurrent, context_));
@@ -179,6 +181,7 @@ absl::StatusOr<int> CudaCommandBuffer::Append(const DeviceCommand& command) {
                          &p.copy, context_);
       break;
     case DeviceCommand::Kind::kGemm:
+    case DeviceCommand::Kind::kConvolution:
       // The node keeps a copy; `captured` is destroyed on return.
       CU_RETURN_IF_ERROR(api_, cuGraphAddChildGraphNode, &node, graph_, dependency,
                          num_dependencies, captured.get());
@@ -211,7 +214,7 @@ absl::Status CudaCommandBuffer::Update(int node, const DeviceCommand& command) {
   }
   NodeParams check;
   RETURN_IF_ERROR(ToNodeParams(command, check));
-  if (command.kind == DeviceCommand::Kind::kGemm) {
+  if (command.IsLibraryCall()) {
     // Captured now, on the host: the capture records and runs nothing.
     ASSIGN_OR_RETURN(n.captured, Capture(command));
   }

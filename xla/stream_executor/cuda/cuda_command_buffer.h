@@ -20,17 +20,18 @@
 //    parameters are known to the runtime, so it can update exactly the
 //    nodes whose buffers moved; capture would have to re-record the whole
 //    sequence and cuGraphExecUpdate it on every change.
-//  * GEMMs (DeviceCommand::Kind::kGemm): cuBLAS(Lt)'s kernels are only
-//    reachable by stream capture, so a GEMM is captured alone, by the
+//  * Library calls (DeviceCommand::Kind::kGemm, kConvolution): cuBLAS(Lt)'s
+//    and cuDNN's kernels are only reachable by stream capture, so such a
+//    call is captured alone, by the
 //    CudaCallCapturer given at Create, into a graph of its own that becomes
 //    one child-graph node (cuGraphAddChildGraphNode; the node keeps a copy,
 //    the captured graph is destroyed). Update of such a node captures the
 //    call again at once, with its new addresses, and Submit swaps the
 //    node's graph (cuGraphExecChildGraphNodeSetParams) before the launch:
-//    only the GEMMs whose buffers moved are captured again, and the
+//    only the calls whose buffers moved are captured again, and the
 //    kernels stay explicit nodes. Without a capturer, or with a driver
 //    without the capture entry points (HasCudaGraphCaptureApi), Append of
-//    a GEMM is InvalidArgument.
+//    a library call is InvalidArgument.
 //
 // The graph keeps the kernels' functions, not their modules: the kernels
 // must outlive the command buffer (the runtime's kernels live as long as
@@ -58,7 +59,7 @@ class CudaCallCapturer {
  public:
   virtual ~CudaCallCapturer() = default;
   // A new graph (the caller destroys it with cuGraphDestroy) holding what
-  // `command` (a kGemm) enqueues, captured without running it. The
+  // `command` (a kGemm or kConvolution) enqueues, captured without running it. The
   // library's or the driver's error when the call or the capture fails.
   virtual absl::StatusOr<CUgraph> CaptureCall(const DeviceCommand& command) = 0;
 };
@@ -90,7 +91,7 @@ class CudaCommandBuffer : public CommandBuffer {
   struct Node {
     CUgraphNode handle = nullptr;
     DeviceCommand command;
-    CapturedGraph captured;  // kGemm: captured by the last Update, not yet swapped in
+    CapturedGraph captured;  // library call: captured by the last Update, not yet swapped in
   };
 
   CudaCommandBuffer(const CudaDriverApi& api, CUcontext context, CUgraph graph,

@@ -263,9 +263,12 @@ absl::StatusOr<std::unique_ptr<CommandBuffer>> CudaExecutor::CreateCommandBuffer
 }
 
 absl::StatusOr<CUgraph> CudaExecutor::CaptureCall(const DeviceCommand& command) {
-  if (command.kind != DeviceCommand::Kind::kGemm || command.args.size() != 3) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(DescribeCommand(command), ": only GEMMs are captured as library calls"));
+  const bool gemm = command.kind == DeviceCommand::Kind::kGemm && command.args.size() == 3;
+  const bool convolution = command.kind == DeviceCommand::Kind::kConvolution &&
+                           command.convolution != nullptr && command.args.size() == 5;
+  if (!gemm && !convolution) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        DescribeCommand(command), ": only GEMMs and convolutions are captured as library calls"));
   }
   std::lock_guard<std::mutex> lock(capture_mu_);
   if (capture_stream_ == nullptr) {
@@ -280,7 +283,9 @@ absl::StatusOr<CUgraph> CudaExecutor::CaptureCall(const DeviceCommand& command) 
     return CU_STATUS(*api, cuStreamBeginCapture_v2, s, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL);
   });
   if (status.ok()) {
-    status = Gemm(stream, command.gemm, command.args[0], command.args[1], command.args[2]);
+    const auto& a = command.args;
+    status = gemm ? Gemm(stream, command.gemm, a[0], a[1], a[2])
+                  : Convolution(stream, *command.convolution, a[0], a[1], a[2], a[3], a[4]);
   }
   if (status.ok()) {
     status = stream.EnqueueDriverWork("end capture", [api, out = &graph](CUstream s) {

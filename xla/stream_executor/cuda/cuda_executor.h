@@ -87,10 +87,10 @@ class CudaExecutor : public StreamExecutor, private CudaBlas, private CudaCallCa
   // error otherwise.
   absl::StatusOr<std::unique_ptr<CommandBuffer>> CreateCommandBuffer() override;
   // Whether the driver has the stream-capture API (HasCudaGraphCaptureApi):
-  // then this device's command buffers take GEMMs, each captured as a child
-  // graph on one capture stream of this executor (CaptureCall; captures
-  // from concurrent command buffers take turns on it).
-  bool CommandBuffersCaptureGemms() const override { return HasCudaGraphCaptureApi(api_); }
+  // then this device's command buffers take GEMMs and convolutions, each
+  // captured as a child graph on one capture stream of this executor
+  // (CaptureCall; captures from concurrent command buffers take turns).
+  bool CommandBuffersCaptureLibraryCalls() const override { return HasCudaGraphCaptureApi(api_); }
 
   // Picks and opens the device's GEMM library, once (later calls return
   // the first result): cuBLASLt when LoadCublasLtApi succeeds and
@@ -182,7 +182,7 @@ class CudaExecutor : public StreamExecutor, private CudaBlas, private CudaCallCa
   absl::Status Fft(CudaStream& stream, const FftPlan& plan, const DeviceMemoryBase& input,
                    const DeviceMemoryBase& output, const DeviceMemoryBase& workspace) override;
 
-  // CudaCallCapturer: `command` (a kGemm) captured on capture_stream_
+  // CudaCallCapturer: `command` (a kGemm or kConvolution) captured on capture_stream_
   // (created at the first capture). A failed capture drops the stream (its
   // sticky error would fail every later capture).
   absl::StatusOr<CUgraph> CaptureCall(const DeviceCommand& command) override;

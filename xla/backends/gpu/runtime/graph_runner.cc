@@ -20,9 +20,9 @@ bool SameBuffer(const se::DeviceMemoryBase& a, const se::DeviceMemoryBase& b) {
 
 }  // namespace
 
-GraphPlan GraphPlan::Build(const Thunk& root, bool capture_gemms) {
+GraphPlan GraphPlan::Build(const Thunk& root, bool capture_library_calls) {
   GraphPlan plan;
-  plan.capture_gemms_ = capture_gemms;
+  plan.capture_library_calls_ = capture_library_calls;
   plan.Walk(root);
   return plan;
 }

@@ -46,8 +46,8 @@ std::string Gemm(const std::string& name) {
 }
 
 // The runs of a sequence of `thunks`, as lists of profile annotations
-// (`capture_gemms`: as for a device whose graphs capture GEMMs).
-std::vector<std::vector<std::string>> Runs(const std::string& thunks, bool capture_gemms = false) {
+// (`capture_library_calls`: as for a device whose graphs capture library calls).
+std::vector<std::vector<std::string>> Runs(const std::string& thunks, bool capture_library_calls = false) {
   ThunkProto proto;
   EXPECT_TRUE(google::protobuf::TextFormat::ParseFromString(absl::StrCat("sequential { ", thunks, " }"),
                                                             &proto));
@@ -55,7 +55,7 @@ std::vector<std::vector<std::string>> Runs(const std::string& thunks, bool captu
   absl::StatusOr<std::unique_ptr<Thunk>> root = ctx.Deserialize(proto);
   EXPECT_TRUE(root.ok()) << root.status();
   if (!root.ok()) return {};
-  const GraphPlan plan = GraphPlan::Build(**root, capture_gemms);
+  const GraphPlan plan = GraphPlan::Build(**root, capture_library_calls);
   std::vector<std::vector<std::string>> out;
   int64_t nodes = 0;
   for (const GraphRun& run : plan.runs()) {
@@ -86,9 +86,9 @@ TEST(GraphPlan, GemmsAndHostKernelsEndRuns) {
 TEST(GraphPlan, WhereGemmsAreCapturedTheyJoinRunsAndHostKernelsStillEndThem) {
   EXPECT_EQ(Runs(Ptx("a") + Ptx("b") + Gemm("g") + Ptx("c") + Memset("d") + Host("h") + Ptx("e") +
                      Gemm("f"),
-                 /*capture_gemms=*/true),
+                 /*capture_library_calls=*/true),
             (Plan{{"a", "b", "g", "c", "d"}, {"e", "f"}}));
-  EXPECT_EQ(Runs(Ptx("a") + Gemm("g") + Ptx("b"), /*capture_gemms=*/true), (Plan{{"a", "g", "b"}}));
+  EXPECT_EQ(Runs(Ptx("a") + Gemm("g") + Ptx("b"), /*capture_library_calls=*/true), (Plan{{"a", "g", "b"}}));
 }
 
 TEST(GraphPlan, ARunOfOneStaysAPlainLaunch) {

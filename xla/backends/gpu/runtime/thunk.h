@@ -217,8 +217,9 @@ class Thunk {
   // False by default (GEMMs, host callbacks, loops, collectives, ...).
   virtual bool IsCommand() const { return false; }
   // Whether this thunk is one library call that a command buffer can take
-  // by stream capture (a GEMM: DeviceCommand::Kind::kGemm), on devices
-  // whose command buffers capture (StreamExecutor::CommandBuffersCaptureGemms).
+  // by stream capture (a GEMM or a cuDNN convolution: DeviceCommand::Kind::
+  // kGemm, kConvolution), on devices
+  // whose command buffers capture (StreamExecutor::CommandBuffersCaptureLibraryCalls).
   // False by default.
   virtual bool IsCapturedCommand() const { return false; }
   // The command ExecuteOnStream would enqueue for `params`, into

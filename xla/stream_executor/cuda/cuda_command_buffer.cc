@@ -118,7 +118,8 @@ absl::Status UpdateNode(const CudaDriverApi& api, CUcontext context, CUgraphExec
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<CudaCommandBuffer>> CudaCommandBuffer::Create(
-    const CudaDriverApi& api, CUcontext context, CudaCallCapturer* capturer) {
+    const CudaDriverApi& api, CUcontext context, CudaCallCapturer* capturer,
+    Stream* submit_stream) {
   const std::string missing = MissingCudaGraphEntryPoint(api);
   if (!missing.empty()) {
     return absl::FailedPreconditionError(absl::StrCat(
@@ -129,7 +130,8 @@ absl::StatusOr<std::unique_ptr<CudaCommandBuffer>> CudaCommandBuffer::Create(
   CU_RETURN_IF_ERROR(api, cuCtxSetCurrent, context);
   CUgraph graph = nullptr;
   CU_RETURN_IF_ERROR(api, cuGraphCreate, &graph, 0);
-  return std::unique_ptr<CudaCommandBuffer>(new CudaCommandBuffer(api, context, graph, capturer));
+  return std::unique_ptr<CudaCommandBuffer>(
+      new CudaCommandBuffer(api, context, graph, capturer, submit_stream));
 }
 
 absl::StatusOr<CudaCommandBuffer::CapturedGraph> CudaCommandBuffer::Capture(
@@ -140,7 +142,7 @@ absl::StatusOr<CudaCommandBuffer::CapturedGraph> CudaCommandBuffer::Capture(
         capturer_ == nullptr ? "no capturer" : "the CUDA driver has no stream-capture API",
         "); run it as a plain call"));
   }
-  ASSIGN_OR_RETURN(CUgraph graph, capturer_->CaptureCall(command));
+  ASSIGN_OR_RETURN(CUgraph graph, capturer_->CaptureCall(command, submit_stream_));
   const CudaDriverApi* api = &api_;
   return CapturedGraph(graph, [api](CUgraph g) { (void)CU_STATUS(*api, cuGraphDestroy, g); });
 }
@@ -188,6 +190,7 @@ absl::StatusOr<int> CudaCommandBuffer::Append(const DeviceCommand& command) {
       break;
   }
   nodes_.push_back(Node{node, command, nullptr});
+  has_library_calls_ = has_library_calls_ || command.IsLibraryCall();
   is_pending_.push_back(false);
   return static_cast<int>(nodes_.size()) - 1;
 }
@@ -232,6 +235,11 @@ absl::Status CudaCommandBuffer::Submit(Stream* stream) {
     return absl::InvalidArgumentError("graph launch: the stream is not a CUDA stream");
   }
   if (exec_ == nullptr) return absl::FailedPreconditionError("graph launch before Finalize");
+  if (has_library_calls_ && submit_stream_ != nullptr && stream != submit_stream_) {
+    return absl::InvalidArgumentError(
+        "graph launch: a graph with captured library calls must be submitted on the stream it "
+        "was made for (their workspaces belong to it)");
+  }
   // The updates travel with the launch, by value: later Updates belong to
   // later submissions.
   struct Pending {

@@ -59,9 +59,11 @@ class CudaCallCapturer {
  public:
   virtual ~CudaCallCapturer() = default;
   // A new graph (the caller destroys it with cuGraphDestroy) holding what
-  // `command` (a kGemm or kConvolution) enqueues, captured without running it. The
+  // `command` (a kGemm or kConvolution) enqueues, captured without running
+  // it, for a graph submitted on `submit_stream` (may be null). The
   // library's or the driver's error when the call or the capture fails.
-  virtual absl::StatusOr<CUgraph> CaptureCall(const DeviceCommand& command) = 0;
+  virtual absl::StatusOr<CUgraph> CaptureCall(const DeviceCommand& command,
+                                              const Stream* submit_stream) = 0;
 };
 
 class CudaCommandBuffer : public CommandBuffer {
@@ -69,9 +71,12 @@ class CudaCommandBuffer : public CommandBuffer {
   // An empty graph (cuGraphCreate) for `context`. FailedPrecondition naming
   // the missing entry point when `api` has no graph API (an older driver);
   // the driver's error otherwise. `api`, `context` and `capturer` (may be
-  // null: no GEMM nodes) must outlive it.
+  // null: no library-call nodes) must outlive it. `submit_stream` (may be
+  // null) is passed to the capturer; once a library call is a node, Submit
+  // on another stream is InvalidArgument.
   static absl::StatusOr<std::unique_ptr<CudaCommandBuffer>> Create(
-      const CudaDriverApi& api, CUcontext context, CudaCallCapturer* capturer = nullptr);
+      const CudaDriverApi& api, CUcontext context, CudaCallCapturer* capturer = nullptr,
+      Stream* submit_stream = nullptr);
   // Destroys the executable graph and the graph (errors ignored). Work
   // already submitted must have been issued (the stream's worker drained).
   ~CudaCommandBuffer() override;
@@ -95,8 +100,12 @@ class CudaCommandBuffer : public CommandBuffer {
   };
 
   CudaCommandBuffer(const CudaDriverApi& api, CUcontext context, CUgraph graph,
-                    CudaCallCapturer* capturer)
-      : api_(api), context_(context), capturer_(capturer), graph_(graph) {}
+                    CudaCallCapturer* capturer, Stream* submit_stream)
+      : api_(api),
+        context_(context),
+        capturer_(capturer),
+        submit_stream_(submit_stream),
+        graph_(graph) {}
 
   // `command` captured by the capturer; InvalidArgument when this buffer
   // cannot capture.
@@ -105,6 +114,8 @@ class CudaCommandBuffer : public CommandBuffer {
   const CudaDriverApi& api_;
   const CUcontext context_;
   CudaCallCapturer* const capturer_;
+  Stream* const submit_stream_;
+  bool has_library_calls_ = false;
   CUgraph graph_ = nullptr;
   CUgraphExec exec_ = nullptr;  // set by Finalize
   std::vector<Node> nodes_;

@@ -85,11 +85,14 @@ class CudaExecutor : public StreamExecutor, private CudaBlas, private CudaCallCa
   // FailedPrecondition naming the missing entry point and this device when
   // the driver has no graph API (CUDA graphs are then off); the driver's
   // error otherwise.
-  absl::StatusOr<std::unique_ptr<CommandBuffer>> CreateCommandBuffer() override;
+  absl::StatusOr<std::unique_ptr<CommandBuffer>> CreateCommandBuffer(
+      Stream* submit_stream = nullptr) override;
   // Whether the driver has the stream-capture API (HasCudaGraphCaptureApi):
   // then this device's command buffers take GEMMs and convolutions, each
-  // captured as a child graph on one capture stream of this executor
-  // (CaptureCall; captures from concurrent command buffers take turns).
+  // captured as a child graph on a capture stream of this executor, one
+  // per submit stream (CaptureCall: a captured cuBLASLt call keeps the
+  // workspace of the stream it was captured on, so graphs that may run
+  // concurrently never share one; captures take turns on a device).
   bool CommandBuffersCaptureLibraryCalls() const override { return HasCudaGraphCaptureApi(api_); }
 
   // Picks and opens the device's GEMM library, once (later calls return
@@ -182,13 +185,17 @@ class CudaExecutor : public StreamExecutor, private CudaBlas, private CudaCallCa
   absl::Status Fft(CudaStream& stream, const FftPlan& plan, const DeviceMemoryBase& input,
                    const DeviceMemoryBase& output, const DeviceMemoryBase& workspace) override;
 
-  // CudaCallCapturer: `command` (a kGemm or kConvolution) captured on capture_stream_
-  // (created at the first capture). A failed capture drops the stream (its
-  // sticky error would fail every later capture).
-  absl::StatusOr<CUgraph> CaptureCall(const DeviceCommand& command) override;
+  // CudaCallCapturer: `command` (a kGemm or kConvolution) captured on the
+  // capture stream of `submit_stream` (created at its first capture). A
+  // failed capture drops that stream (its sticky error would fail every
+  // later capture).
+  absl::StatusOr<CUgraph> CaptureCall(const DeviceCommand& command,
+                                      const Stream* submit_stream) override;
 
   std::mutex capture_mu_;
-  std::unique_ptr<CudaStream> capture_stream_;  // guarded by capture_mu_
+  // By submit stream (null: buffers made without one).
+  absl::flat_hash_map<const Stream*, std::unique_ptr<CudaStream>>
+      capture_streams_;  // guarded by capture_mu_
 
   std::mutex fft_mu_;
   bool fft_initialized_ = false;     // guarded by fft_mu_

@@ -75,7 +75,8 @@ absl::Status GraphRunner::Build(int index, const ExecuteParams& params) {
   for (size_t i = 0; i < run.thunks.size(); ++i) {
     RETURN_IF_ERROR(run.thunks[i]->ToCommand(params, &commands[i]));
   }
-  absl::StatusOr<std::unique_ptr<se::CommandBuffer>> buffer = executor_->CreateCommandBuffer();
+  absl::StatusOr<std::unique_ptr<se::CommandBuffer>> buffer =
+      executor_->CreateCommandBuffer(params.streams[run.stream_id]);
   absl::Status status = buffer.status();
   for (size_t i = 0; status.ok() && i < commands.size(); ++i) {
     status = (*buffer)->Append(commands[i]).status();

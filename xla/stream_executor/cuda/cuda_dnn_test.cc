@@ -221,6 +221,17 @@ TEST_F(CudaDnnTest, ConvolutionInACommandBufferIsCapturedAndFollowsItsOutput) {
   EXPECT_EQ(driver_.calls("cuGraphExecChildGraphNodeSetParams"), 1);
   EXPECT_EQ(driver_.calls("cuStreamBeginCapture_v2"), 2);
   EXPECT_EQ(cudnn_.recorded().size(), 2u);
+
+  // Made for stream_, a graph with a captured call runs only there.
+  absl::StatusOr<std::unique_ptr<CommandBuffer>> bound = executor_->CreateCommandBuffer(stream_.get());
+  ASSERT_TRUE(bound.ok());
+  ASSERT_TRUE((*bound)->Append(command(y1)).ok());
+  ASSERT_TRUE((*bound)->Finalize().ok());
+  absl::StatusOr<std::unique_ptr<Stream>> other_stream = executor_->CreateStream();
+  ASSERT_TRUE(other_stream.ok());
+  EXPECT_THAT((*bound)->Submit(other_stream->get()).message(), HasSubstr("must be submitted on"));
+  EXPECT_TRUE((*bound)->Submit(stream_.get()).ok());
+  EXPECT_THAT(Download(y1, 4), ElementsAre(37, 47, 67, 77));
 }
 
 TEST_F(CudaDnnTest, AlgorithmByWorkspaceLimitAndTf32Rule) {

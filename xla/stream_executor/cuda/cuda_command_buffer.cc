@@ -96,7 +96,7 @@ absl::Status ToNodeParams(const DeviceCommand& command, NodeParams& p) {
   return absl::InvalidArgumentError("unknown command kind");
 }
 
-// Issues the exec update of one node from `p` (a GEMM: `captured`, its
+// Issues the exec update of one node from `p` (a library call: `captured`, its
 // newly captured graph).
 absl::Status UpdateNode(const CudaDriverApi& api, CUcontext context, CUgraphExec exec,
                         CUgraphNode node, const NodeParams& p, CUgraph captured) {
@@ -245,7 +245,7 @@ absl::Status CudaCommandBuffer::Submit(Stream* stream) {
   struct Pending {
     CUgraphNode handle;
     DeviceCommand command;
-    CapturedGraph captured;  // kGemm
+    CapturedGraph captured;  // a library call's new capture
   };
   std::vector<Pending> updates;
   updates.reserve(pending_.size());

@@ -72,24 +72,15 @@ class CudaGraphsTest : public ::testing::Test {
   void Start(const se::cuda::FakeCudaDriver::Options& options) {
     driver_ = std::make_unique<se::cuda::FakeCudaDriver>(options);
     testing::RegisterGraphKernels(*driver_);
-    platform_ = std::make_unique<se::cuda::CudaPlatform>(&driver_->api());
-    absl::StatusOr<se::StreamExecutor*> device = platform_->GetDevice(0);
-    ASSERT_TRUE(device.ok()) << device.status();
-    executor_ = *device;
-    absl::StatusOr<std::unique_ptr<Executable>> exe = Executable::LoadFromBytes(testing::GraphArtifactBytes());
-    ASSERT_TRUE(exe.ok()) << exe.status();
-    exe_ = *std::move(exe);
-    absl::Status init = exe_->Initialize(executor_);
-    ASSERT_TRUE(init.ok()) << init;
-    absl::StatusOr<std::unique_ptr<se::Stream>> stream = executor_->CreateStream();
-    ASSERT_TRUE(stream.ok()) << stream.status();
-    stream_ = *std::move(stream);
+    absl::Status opened = testing::OpenFakeGraphDevice(*driver_, testing::GraphArtifactBytes(), device_);
+    ASSERT_TRUE(opened.ok()) << opened;
+    executor_ = device_.executor;
+    exe_ = device_.exe.get();
+    stream_ = device_.stream.get();
   }
   void Stop() {
     keep_.clear();
-    stream_.reset();
-    exe_.reset();
-    platform_.reset();
+    device_.Close();
     driver_.reset();
   }
 
@@ -141,10 +132,10 @@ class CudaGraphsTest : public ::testing::Test {
   }
 
   std::unique_ptr<se::cuda::FakeCudaDriver> driver_;
-  std::unique_ptr<se::cuda::CudaPlatform> platform_;
-  se::StreamExecutor* executor_ = nullptr;
-  std::unique_ptr<Executable> exe_;
-  std::unique_ptr<se::Stream> stream_;
+  testing::FakeGraphDevice device_;
+  se::StreamExecutor* executor_ = nullptr;  // device_'s
+  Executable* exe_ = nullptr;
+  se::Stream* stream_ = nullptr;
   std::vector<se::OwningDeviceMemory> keep_;
 };
 

@@ -32,7 +32,9 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
+#include "xla/stream_executor/blas.h"
 #include "xla/stream_executor/device_memory.h"
+#include "xla/stream_executor/dnn.h"
 #include "xla/stream_executor/kernel.h"
 #include "xla/stream_executor/launch_dimensions.h"
 #include "xla/stream_executor/stream.h"
@@ -42,14 +44,20 @@ namespace stream_executor {
 // One command, by value: what a node of a command buffer does. Two
 // commands are equal when they would do the same thing: same kind, and the
 // fields of that kind (a launch: kernel, dimensions, buffers; a memset:
-// destination, size, pattern; a copy: both buffers and size); the fields
-// of other kinds are ignored.
+// destination, size, pattern; a copy: both buffers and size; a GEMM: the
+// configuration, its scales and the three buffers; a convolution: the
+// plan and the five buffers); the fields of other kinds are ignored.
 struct DeviceCommand {
   enum class Kind {
     kLaunch,    // kernel over dims with args, as Stream::Launch
     kMemset32,  // dst[0, size) filled with the 32-bit pattern, as Memset32
     kMemZero,   // dst[0, size) zeroed, as MemZero
     kCopy,      // size bytes from src to dst, device to device
+    // Library calls: only command buffers that capture them take these
+    // (StreamExecutor::CommandBuffersCaptureLibraryCalls).
+    kGemm,         // gemm on args {lhs, rhs, out}, as Stream::Gemm
+    kConvolution,  // convolution on args {x, w, y, workspace, bias}, as
+                   // Stream::Convolution
   };
   // Kernels with at most this many buffers keep them inline.
   static constexpr int kInlineArgs = 8;
@@ -64,6 +72,9 @@ struct DeviceCommand {
   DeviceMemoryBase src;  // kCopy
   uint64_t size = 0;
   uint32_t pattern = 0;  // kMemset32
+  BlasGemmConfig gemm;   // kGemm
+  // kConvolution: not owned; must outlive the command buffer.
+  const DnnConvolutionPlan* convolution = nullptr;
 
   static DeviceCommand Launch(const Kernel& kernel, const LaunchDimensions& dims,
                               absl::Span<const DeviceMemoryBase> args) {
@@ -89,6 +100,23 @@ struct DeviceCommand {
     c.size = size;
     return c;
   }
+  static DeviceCommand Gemm(const BlasGemmConfig& config, DeviceMemoryBase lhs,
+                            DeviceMemoryBase rhs, DeviceMemoryBase out) {
+    DeviceCommand c;
+    c.kind = Kind::kGemm;
+    c.gemm = config;
+    c.args.assign({lhs, rhs, out});
+    return c;
+  }
+  static DeviceCommand Convolution(const DnnConvolutionPlan& plan, DeviceMemoryBase x,
+                                   DeviceMemoryBase w, DeviceMemoryBase y,
+                                   DeviceMemoryBase workspace, DeviceMemoryBase bias) {
+    DeviceCommand c;
+    c.kind = Kind::kConvolution;
+    c.convolution = &plan;
+    c.args.assign({x, w, y, workspace, bias});
+    return c;
+  }
   static DeviceCommand Copy(DeviceMemoryBase dst, DeviceMemoryBase src, uint64_t size) {
     DeviceCommand c;
     c.kind = Kind::kCopy;
@@ -98,8 +126,11 @@ struct DeviceCommand {
     return c;
   }
 
-  // Whether `other` has the same kind, kernel and launch dimensions, so
-  // that a node appended as this one can be updated to it.
+  // Whether `other` has the same kind, kernel and launch dimensions (a
+  // GEMM: the same configuration but for its scales' addresses; a
+  // convolution: the same plan), so that a node appended as this one can
+  // be updated to it.
+  bool IsLibraryCall() const { return kind == Kind::kGemm || kind == Kind::kConvolution; }
   bool SameShape(const DeviceCommand& other) const;
   bool operator==(const DeviceCommand& other) const;
   bool operator!=(const DeviceCommand& other) const { return !(*this == other); }

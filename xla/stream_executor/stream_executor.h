@@ -114,10 +114,22 @@ class StreamExecutor {
   // launches are calls already); FailedPrecondition saying why when the
   // platform has them but this device or driver cannot (cuda: a driver
   // without the graph entry points). Callers fall back to plain launches.
-  virtual absl::StatusOr<std::unique_ptr<CommandBuffer>> CreateCommandBuffer() {
+  // `submit_stream`: the stream it will be submitted on, when known
+  // (cuda: library calls are captured for that stream, so that graphs
+  // submitted on different streams never share a library workspace; a
+  // buffer holding library calls is then only submitted there).
+  virtual absl::StatusOr<std::unique_ptr<CommandBuffer>> CreateCommandBuffer(
+      Stream* /*submit_stream*/ = nullptr) {
     return absl::UnimplementedError(absl::StrCat("the ", platform_name(),
                                                  " platform has no command buffers"));
   }
+
+  // Whether this device's command buffers take library calls
+  // (DeviceCommand::Kind::kGemm, kConvolution; cuda: each captured into a
+  // child graph, which needs the driver's stream-capture entry points).
+  // False by default: they then run as plain calls between graphs.
+  // Thread-safe.
+  virtual bool CommandBuffersCaptureLibraryCalls() const { return false; }
 
   // Loads and sets up the BLAS library this device's Stream::Gemm runs on
   // (cuda: cuBLAS and one handle for the device). Idempotent: the first

@@ -75,6 +75,9 @@ absl::Status ToNodeParams(const DeviceCommand& command, NodeParams& p) {
       p.memset.value = command.kind == DeviceCommand::Kind::kMemset32 ? command.pattern : 0;
       return absl::OkStatus();
     }
+    case DeviceCommand::Kind::kGemm:
+    case DeviceCommand::Kind::kConvolution:
+      return absl::OkStatus();  // a captured child graph: nothing to describe
     case DeviceCommand::Kind::kCopy:
       if (command.size == 0) {
         return absl::InvalidArgumentError(
@@ -93,10 +96,14 @@ absl::Status ToNodeParams(const DeviceCommand& command, NodeParams& p) {
   return absl::InvalidArgumentError("unknown command kind");
 }
 
-// Issues the exec update of one node from `p`.
+// Issues the exec update of one node from `p` (a library call: `captured`, its
+// newly captured graph).
 absl::Status UpdateNode(const CudaDriverApi& api, CUcontext context, CUgraphExec exec,
-                        CUgraphNode node, const NodeParams& p) {
+                        CUgraphNode node, const NodeParams& p, CUgraph captured) {
   switch (p.kind) {
+    case DeviceCommand::Kind::kGemm:
+    case DeviceCommand::Kind::kConvolution:
+      return CU_STATUS(api, cuGraphExecChildGraphNodeSetParams, exec, node, captured);
     case DeviceCommand::Kind::kLaunch:
       return CU_STATUS(api, cuGraphExecKernelNodeSetParams_v2, exec, node, &p.kernel);
     case DeviceCommand::Kind::kMemset32:
@@ -111,7 +118,8 @@ absl::Status UpdateNode(const CudaDriverApi& api, CUcontext context, CUgraphExec
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<CudaCommandBuffer>> CudaCommandBuffer::Create(
-    const CudaDriverApi& api, CUcontext context) {
+    const CudaDriverApi& api, CUcontext context, CudaCallCapturer* capturer,
+    Stream* submit_stream) {
   const std::string missing = MissingCudaGraphEntryPoint(api);
   if (!missing.empty()) {
     return absl::FailedPreconditionError(absl::StrCat(
@@ -122,7 +130,21 @@ absl::StatusOr<std::unique_ptr<CudaCommandBuffer>> CudaCommandBuffer::Create(
   CU_RETURN_IF_ERROR(api, cuCtxSetCurrent, context);
   CUgraph graph = nullptr;
   CU_RETURN_IF_ERROR(api, cuGraphCreate, &graph, 0);
-  return std::unique_ptr<CudaCommandBuffer>(new CudaCommandBuffer(api, context, graph));
+  return std::unique_ptr<CudaCommandBuffer>(
+      new CudaCommandBuffer(api, context, graph, capturer, submit_stream));
+}
+
+absl::StatusOr<CudaCommandBuffer::CapturedGraph> CudaCommandBuffer::Capture(
+    const DeviceCommand& command) {
+  if (capturer_ == nullptr || !HasCudaGraphCaptureApi(api_)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        DescribeCommand(command), ": this command buffer cannot capture library calls (",
+        capturer_ == nullptr ? "no capturer" : "the CUDA driver has no stream-capture API",
+        "); run it as a plain call"));
+  }
+  ASSIGN_OR_RETURN(CUgraph graph, capturer_->CaptureCall(command, submit_stream_));
+  const CudaDriverApi* api = &api_;
+  return CapturedGraph(graph, [api](CUgraph g) { (void)CU_STATUS(*api, cuGraphDestroy, g); });
 }
 
 CudaCommandBuffer::~CudaCommandBuffer() {
@@ -138,6 +160,10 @@ absl::StatusOr<int> CudaCommandBuffer::Append(const DeviceCommand& command) {
   }
   NodeParams p;
   RETURN_IF_ERROR(ToNodeParams(command, p));
+  CapturedGraph captured;
+  if (command.IsLibraryCall()) {
+    ASSIGN_OR_RETURN(captured, Capture(command));
+  }
   RETURN_IF_ERROR(CU_STATUS(api_, cuCtxSetCurrent, context_));
   CUgraphNode node = nullptr;
   const CUgraphNode* dependency = nodes_.empty() ? nullptr : &nodes_.back().handle;
@@ -156,8 +182,15 @@ absl::StatusOr<int> CudaCommandBuffer::Append(const DeviceCommand& command) {
       CU_RETURN_IF_ERROR(api_, cuGraphAddMemcpyNode, &node, graph_, dependency, num_dependencies,
                          &p.copy, context_);
       break;
+    case DeviceCommand::Kind::kGemm:
+    case DeviceCommand::Kind::kConvolution:
+      // The node keeps a copy; `captured` is destroyed on return.
+      CU_RETURN_IF_ERROR(api_, cuGraphAddChildGraphNode, &node, graph_, dependency,
+                         num_dependencies, captured.get());
+      break;
   }
-  nodes_.push_back(Node{node, command});
+  nodes_.push_back(Node{node, command, nullptr});
+  has_library_calls_ = has_library_calls_ || command.IsLibraryCall();
   is_pending_.push_back(false);
   return static_cast<int>(nodes_.size()) - 1;
 }
@@ -184,6 +217,10 @@ absl::Status CudaCommandBuffer::Update(int node, const DeviceCommand& command) {
   }
   NodeParams check;
   RETURN_IF_ERROR(ToNodeParams(command, check));
+  if (command.IsLibraryCall()) {
+    // Captured now, on the host: the capture records and runs nothing.
+    ASSIGN_OR_RETURN(n.captured, Capture(command));
+  }
   n.command = command;
   if (!is_pending_[node]) {
     is_pending_[node] = true;
@@ -198,16 +235,24 @@ absl::Status CudaCommandBuffer::Submit(Stream* stream) {
     return absl::InvalidArgumentError("graph launch: the stream is not a CUDA stream");
   }
   if (exec_ == nullptr) return absl::FailedPreconditionError("graph launch before Finalize");
+  if (has_library_calls_ && submit_stream_ != nullptr && stream != submit_stream_) {
+    return absl::InvalidArgumentError(
+        "graph launch: a graph with captured library calls must be submitted on the stream it "
+        "was made for (their workspaces belong to it)");
+  }
   // The updates travel with the launch, by value: later Updates belong to
   // later submissions.
   struct Pending {
     CUgraphNode handle;
     DeviceCommand command;
+    CapturedGraph captured;  // a library call's new capture
   };
   std::vector<Pending> updates;
   updates.reserve(pending_.size());
   for (int node : pending_) {
-    updates.push_back(Pending{nodes_[node].handle, nodes_[node].command});
+    updates.push_back(
+        Pending{nodes_[node].handle, nodes_[node].command, std::move(nodes_[node].captured)});
+    nodes_[node].captured = nullptr;
     is_pending_[node] = false;
   }
   pending_.clear();
@@ -218,7 +263,7 @@ absl::Status CudaCommandBuffer::Submit(Stream* stream) {
         for (const Pending& u : updates) {
           NodeParams p;
           RETURN_IF_ERROR(ToNodeParams(u.command, p));
-          RETURN_IF_ERROR(UpdateNode(*api, context, exec, u.handle, p));
+          RETURN_IF_ERROR(UpdateNode(*api, context, exec, u.handle, p, u.captured.get()));
         }
         return CU_STATUS(*api, cuGraphLaunch, exec, s);
       });

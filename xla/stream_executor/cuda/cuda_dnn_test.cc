@@ -14,6 +14,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "xla/stream_executor/command_buffer.h"
 #include "xla/stream_executor/cuda/cuda_executor.h"
 #include "xla/stream_executor/cuda/cuda_platform.h"
 #include "xla/stream_executor/cuda/fake_cuda_driver.h"
@@ -176,6 +177,61 @@ TEST_F(CudaDnnTest, ForwardBackwardDataBackwardFilterByHand) {
   EXPECT_EQ(calls[0].alpha, 1.0f);
   EXPECT_EQ(calls[0].beta, 0.0f);
   EXPECT_NE(calls[0].stream, nullptr);
+}
+
+// A convolution as a command-buffer node: captured from the fake cuDNN
+// into a child graph, it runs at the graph launch; moved to another output
+// it is captured again and its child node swapped, and the old output is
+// left alone.
+TEST_F(CudaDnnTest, ConvolutionInACommandBufferIsCapturedAndFollowsItsOutput) {
+  ASSERT_TRUE(executor_->CommandBuffersCaptureLibraryCalls());
+  absl::StatusOr<std::unique_ptr<DnnConvolutionPlan>> plan =
+      executor_->PrepareConvolution(Tiny(DnnConvolutionKind::kForward), 1 << 20);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  OwningDeviceMemory x = Upload({1, 2, 3, 4, 5, 6, 7, 8, 9}), w = Upload({1, 2, 3, 4});
+  OwningDeviceMemory y1 = Upload({-1, -1, -1, -1}), y2 = Upload({-2, -2, -2, -2});
+  OwningDeviceMemory ws = Upload(std::vector<float>(8, 0)), bias = Upload({0});
+  absl::StatusOr<std::unique_ptr<CommandBuffer>> buffer = executor_->CreateCommandBuffer();
+  ASSERT_TRUE(buffer.ok()) << buffer.status();
+  auto command = [&](const OwningDeviceMemory& y) {
+    return DeviceCommand::Convolution(**plan, x.get(), w.get(), y.get(), ws.get(), bias.get());
+  };
+  ASSERT_TRUE((*buffer)->Append(command(y1)).ok());
+  ASSERT_TRUE((*buffer)->Finalize().ok());
+  EXPECT_EQ(cudnn_.recorded().size(), 1u);  // the capture called cuDNN
+  EXPECT_THAT(Download(y1, 4), ElementsAre(-1, -1, -1, -1));  // and nothing ran
+  ASSERT_TRUE((*buffer)->Submit(stream_.get()).ok());
+  EXPECT_THAT(Download(y1, 4), ElementsAre(37, 47, 67, 77));
+
+  // A command of another plan cannot replace it.
+  absl::StatusOr<std::unique_ptr<DnnConvolutionPlan>> other =
+      executor_->PrepareConvolution(Tiny(DnnConvolutionKind::kForward), 1 << 20);
+  ASSERT_TRUE(other.ok());
+  EXPECT_FALSE((*buffer)
+                   ->Update(0, DeviceCommand::Convolution(**other, x.get(), w.get(), y2.get(),
+                                                          ws.get(), bias.get()))
+                   .ok());
+
+  const std::vector<float> reset = {-1, -1, -1, -1};
+  ASSERT_TRUE(stream_->Memcpy(y1.ptr(), reset.data(), 16).ok());  // a stale node would rewrite it
+  ASSERT_TRUE((*buffer)->Update(0, command(y2)).ok());
+  ASSERT_TRUE((*buffer)->Submit(stream_.get()).ok());
+  EXPECT_THAT(Download(y2, 4), ElementsAre(37, 47, 67, 77));
+  EXPECT_THAT(Download(y1, 4), ElementsAre(-1, -1, -1, -1));
+  EXPECT_EQ(driver_.calls("cuGraphExecChildGraphNodeSetParams"), 1);
+  EXPECT_EQ(driver_.calls("cuStreamBeginCapture_v2"), 2);
+  EXPECT_EQ(cudnn_.recorded().size(), 2u);
+
+  // Made for stream_, a graph with a captured call runs only there.
+  absl::StatusOr<std::unique_ptr<CommandBuffer>> bound = executor_->CreateCommandBuffer(stream_.get());
+  ASSERT_TRUE(bound.ok());
+  ASSERT_TRUE((*bound)->Append(command(y1)).ok());
+  ASSERT_TRUE((*bound)->Finalize().ok());
+  absl::StatusOr<std::unique_ptr<Stream>> other_stream = executor_->CreateStream();
+  ASSERT_TRUE(other_stream.ok());
+  EXPECT_THAT((*bound)->Submit(other_stream->get()).message(), HasSubstr("must be submitted on"));
+  EXPECT_TRUE((*bound)->Submit(stream_.get()).ok());
+  EXPECT_THAT(Download(y1, 4), ElementsAre(37, 47, 67, 77));
 }
 
 TEST_F(CudaDnnTest, AlgorithmByWorkspaceLimitAndTf32Rule) {

@@ -48,12 +48,16 @@ absl::StatusOr<CudaDriverApi> OpenCudaDriverLibrary(absl::string_view path_view)
 #define XLA_CUDA_RESOLVE_OPTIONAL(name) \
   api.name = reinterpret_cast<decltype(api.name)>(dlsym(handle, #name));
   XLA_CUDA_DRIVER_GRAPH_API(XLA_CUDA_RESOLVE_OPTIONAL)
+  XLA_CUDA_DRIVER_CAPTURE_API(XLA_CUDA_RESOLVE_OPTIONAL)
 #undef XLA_CUDA_RESOLVE_OPTIONAL
-  if (!HasCudaGraphApi(api)) {
 #define XLA_CUDA_CLEAR(name) api.name = nullptr;
+  if (!HasCudaGraphApi(api)) {
     XLA_CUDA_DRIVER_GRAPH_API(XLA_CUDA_CLEAR)
-#undef XLA_CUDA_CLEAR
   }
+  if (!HasCudaGraphCaptureApi(api)) {
+    XLA_CUDA_DRIVER_CAPTURE_API(XLA_CUDA_CLEAR)
+  }
+#undef XLA_CUDA_CLEAR
   return api;
 }
 
@@ -67,6 +71,15 @@ std::string MissingCudaGraphEntryPoint(const CudaDriverApi& api) {
 
 bool HasCudaGraphApi(const CudaDriverApi& api) {
   return MissingCudaGraphEntryPoint(api).empty();
+}
+
+bool HasCudaGraphCaptureApi(const CudaDriverApi& api) {
+  if (!HasCudaGraphApi(api)) return false;
+#define XLA_CUDA_CAPTURE_MISSING(name) \
+  if (api.name == nullptr) return false;
+  XLA_CUDA_DRIVER_CAPTURE_API(XLA_CUDA_CAPTURE_MISSING)
+#undef XLA_CUDA_CAPTURE_MISSING
+  return true;
 }
 
 namespace {

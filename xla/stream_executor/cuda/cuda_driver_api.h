@@ -86,13 +86,30 @@ namespace stream_executor::cuda {
   X(cuGraphExecDestroy)              \
   X(cuGraphDestroy)
 
+// Stream capture into a graph and child-graph nodes, used by
+// CudaCommandBuffer for library calls (cuBLAS, cuBLASLt, cuDNN, cuFFT),
+// whose kernels can enter a graph only by capture: the call is captured on
+// a stream into a graph of its own, which becomes one child-graph node, and
+// an address change re-captures that call and swaps the node's graph in the
+// executable graph. Optional like the graph API, and only used with it: a
+// driver without one of them still loads, with every entry of this list
+// left null, and HasCudaGraphCaptureApi says false (library calls then end
+// a graph, as before). All are in CUDA 12.0's driver API.
+#define XLA_CUDA_DRIVER_CAPTURE_API(X) \
+  X(cuStreamBeginCapture_v2)           \
+  X(cuStreamEndCapture)                \
+  X(cuGraphAddChildGraphNode)          \
+  X(cuGraphExecChildGraphNodeSetParams)
+
 // One function pointer per entry point; all of XLA_CUDA_DRIVER_API non-null
 // in a loaded table; those of XLA_CUDA_DRIVER_GRAPH_API all non-null or all
-// null.
+// null; those of XLA_CUDA_DRIVER_CAPTURE_API all non-null or all null (and
+// all null when the graph API is missing).
 struct CudaDriverApi {
 #define XLA_CUDA_DRIVER_API_FIELD(name) decltype(&::name) name = nullptr;
   XLA_CUDA_DRIVER_API(XLA_CUDA_DRIVER_API_FIELD)
   XLA_CUDA_DRIVER_GRAPH_API(XLA_CUDA_DRIVER_API_FIELD)
+  XLA_CUDA_DRIVER_CAPTURE_API(XLA_CUDA_DRIVER_API_FIELD)
 #undef XLA_CUDA_DRIVER_API_FIELD
 };
 
@@ -101,6 +118,10 @@ bool HasCudaGraphApi(const CudaDriverApi& api);
 // The first graph entry point `api` lacks ("cuGraphCreate"), or "" when it
 // has them all. Thread-safe.
 std::string MissingCudaGraphEntryPoint(const CudaDriverApi& api);
+// Whether `api` has every CUDA graph entry point and every stream-capture
+// and child-graph entry point (XLA_CUDA_DRIVER_CAPTURE_API), so library
+// calls can be graph nodes. Thread-safe.
+bool HasCudaGraphCaptureApi(const CudaDriverApi& api);
 
 // The library LoadCudaDriverApi opens, unless the environment variable
 // XLA_CUDA_DRIVER_LIBRARY names another path (for tests).

@@ -118,6 +118,10 @@ absl::StatusOr<std::unique_ptr<CudaExecutor>> CudaExecutor::Create(
 CudaExecutor::~CudaExecutor() {
   (void)CU_STATUS(api_, cuCtxSetCurrent, context_);
   {
+    std::lock_guard<std::mutex> lock(capture_mu_);
+    capture_streams_.clear();  // before the libraries its captures called
+  }
+  {
     std::lock_guard<std::mutex> lock(blas_mu_);
     cublas_lt_.reset();  // while the context is still retained
     cublas_.reset();
@@ -247,15 +251,60 @@ absl::StatusOr<std::unique_ptr<Event>> CudaExecutor::CreateEvent() {
   return std::unique_ptr<Event>(std::move(event));
 }
 
-absl::StatusOr<std::unique_ptr<CommandBuffer>> CudaExecutor::CreateCommandBuffer() {
+absl::StatusOr<std::unique_ptr<CommandBuffer>> CudaExecutor::CreateCommandBuffer(
+    Stream* submit_stream) {
   absl::StatusOr<std::unique_ptr<CudaCommandBuffer>> buffer =
-      CudaCommandBuffer::Create(api_, context_);
+      CudaCommandBuffer::Create(api_, context_, this, submit_stream);
   if (!buffer.ok()) {
     return absl::Status(buffer.status().code(),
                         absl::StrCat("CUDA device ", ordinal_, " (", device_name_, ", driver ",
                                      driver_version_, "): ", buffer.status().message()));
   }
   return std::unique_ptr<CommandBuffer>(*std::move(buffer));
+}
+
+absl::StatusOr<CUgraph> CudaExecutor::CaptureCall(const DeviceCommand& command,
+                                                  const Stream* submit_stream) {
+  const bool gemm = command.kind == DeviceCommand::Kind::kGemm && command.args.size() == 3;
+  const bool convolution = command.kind == DeviceCommand::Kind::kConvolution &&
+                           command.convolution != nullptr && command.args.size() == 5;
+  if (!gemm && !convolution) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        DescribeCommand(command), ": only GEMMs and convolutions are captured as library calls"));
+  }
+  std::lock_guard<std::mutex> lock(capture_mu_);
+  std::unique_ptr<CudaStream>& capture_stream = capture_streams_[submit_stream];
+  if (capture_stream == nullptr) {
+    ASSIGN_OR_RETURN(capture_stream, CudaStream::Create(api_, context_, limits_, this));
+  }
+  CudaStream& stream = *capture_stream;
+  const CudaDriverApi* api = &api_;
+  CUgraph graph = nullptr;  // written by the worker before the wait returns
+  // Relaxed mode: other threads' calls are not constrained, and the
+  // library may allocate its workspace for this stream during the capture
+  // (cuBLASLt does at the stream's first GEMM).
+  absl::Status status = stream.EnqueueDriverWork("begin capture", [api](CUstream s) {
+    return CU_STATUS(*api, cuStreamBeginCapture_v2, s, CU_STREAM_CAPTURE_MODE_RELAXED);
+  });
+  if (status.ok()) {
+    const auto& a = command.args;
+    status = gemm ? Gemm(stream, command.gemm, a[0], a[1], a[2])
+                  : Convolution(stream, *command.convolution, a[0], a[1], a[2], a[3], a[4]);
+  }
+  if (status.ok()) {
+    status = stream.EnqueueDriverWork("end capture", [api, out = &graph](CUstream s) {
+      return CU_STATUS(*api, cuStreamEndCapture, s, out);
+    });
+  }
+  if (status.ok()) status = stream.BlockHostUntilDone();
+  if (!status.ok()) {
+    capture_streams_.erase(submit_stream);  // waits for its queued work
+    if (graph != nullptr) (void)CU_STATUS(api_, cuGraphDestroy, graph);
+    return absl::Status(status.code(), absl::StrCat("capturing ", DescribeCommand(command),
+                                                    " on CUDA device ", ordinal_, ": ",
+                                                    status.message()));
+  }
+  return graph;
 }
 
 absl::StatusOr<std::unique_ptr<KernelModule>> CudaExecutor::LoadKernelModule(

@@ -31,6 +31,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 #include "xla/stream_executor/cuda/cuda_blaslt_gemm.h"
+#include "xla/stream_executor/cuda/cuda_command_buffer.h"
 #include "xla/stream_executor/cuda/cuda_compatibility.h"
 #include "xla/stream_executor/cuda/cuda_dnn.h"
 #include "xla/stream_executor/cuda/cuda_driver_api.h"
@@ -48,7 +49,7 @@ namespace stream_executor::cuda {
 absl::StatusOr<DeviceLimits> ReadCudaDeviceLimits(const CudaDriverApi& api,
                                                   CUdevice device);
 
-class CudaExecutor : public StreamExecutor, private CudaBlas {
+class CudaExecutor : public StreamExecutor, private CudaBlas, private CudaCallCapturer {
  public:
   static constexpr char kPlatformName[] = "cuda";
 
@@ -84,7 +85,15 @@ class CudaExecutor : public StreamExecutor, private CudaBlas {
   // FailedPrecondition naming the missing entry point and this device when
   // the driver has no graph API (CUDA graphs are then off); the driver's
   // error otherwise.
-  absl::StatusOr<std::unique_ptr<CommandBuffer>> CreateCommandBuffer() override;
+  absl::StatusOr<std::unique_ptr<CommandBuffer>> CreateCommandBuffer(
+      Stream* submit_stream = nullptr) override;
+  // Whether the driver has the stream-capture API (HasCudaGraphCaptureApi):
+  // then this device's command buffers take GEMMs and convolutions, each
+  // captured as a child graph on a capture stream of this executor, one
+  // per submit stream (CaptureCall: a captured cuBLASLt call keeps the
+  // workspace of the stream it was captured on, so graphs that may run
+  // concurrently never share one; captures take turns on a device).
+  bool CommandBuffersCaptureLibraryCalls() const override { return HasCudaGraphCaptureApi(api_); }
 
   // Picks and opens the device's GEMM library, once (later calls return
   // the first result): cuBLASLt when LoadCublasLtApi succeeds and
@@ -175,6 +184,18 @@ class CudaExecutor : public StreamExecutor, private CudaBlas {
   // CudaBlas: the FFTs of this executor's streams, on fft_.
   absl::Status Fft(CudaStream& stream, const FftPlan& plan, const DeviceMemoryBase& input,
                    const DeviceMemoryBase& output, const DeviceMemoryBase& workspace) override;
+
+  // CudaCallCapturer: `command` (a kGemm or kConvolution) captured on the
+  // capture stream of `submit_stream` (created at its first capture). A
+  // failed capture drops that stream (its sticky error would fail every
+  // later capture).
+  absl::StatusOr<CUgraph> CaptureCall(const DeviceCommand& command,
+                                      const Stream* submit_stream) override;
+
+  std::mutex capture_mu_;
+  // By submit stream (null: buffers made without one).
+  absl::flat_hash_map<const Stream*, std::unique_ptr<CudaStream>>
+      capture_streams_;  // guarded by capture_mu_
 
   std::mutex fft_mu_;
   bool fft_initialized_ = false;     // guarded by fft_mu_

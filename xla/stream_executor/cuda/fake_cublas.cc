@@ -130,13 +130,14 @@ struct FakeCublasEntryPoints {
         [](void* data) {
           auto* gemm = static_cast<FakeCublasGemm*>(data);
           ColumnMajorGemm(*gemm);
-          delete gemm;
         },
         g);
     if (result != CUDA_SUCCESS) {
       delete g;
       return CUBLAS_STATUS_EXECUTION_FAILED;
     }
+    std::lock_guard<std::mutex> lock(fake.mu_);
+    fake.enqueued_.emplace_back(g);
     return CUBLAS_STATUS_SUCCESS;
   }
 };

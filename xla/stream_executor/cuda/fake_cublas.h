@@ -15,6 +15,7 @@
 
 #include <cublas_v2.h>
 
+#include <memory>
 #include <mutex>
 #include <vector>
 
@@ -68,6 +69,9 @@ class FakeCublas {
   cublasMath_t math_mode_ = CUBLAS_PEDANTIC_MATH;  // guarded by mu_
   int live_handles_ = 0;                          // guarded by mu_
   cublasStatus_t next_gemm_status_ = CUBLAS_STATUS_SUCCESS;  // guarded by mu_
+  // The GEMMs handed to the device, kept for the fake's lifetime: a call
+  // captured into a CUDA graph runs at every launch of the graph.
+  std::vector<std::unique_ptr<FakeCublasGemm>> enqueued_;  // guarded by mu_
 };
 
 // Row-major f32 reference of CudaGemmConfig's semantics, accumulating in

@@ -404,18 +404,18 @@ struct FakeCublasLtEntryPoints {
         fp8 ? +[](void* data) {
           auto* matmul = static_cast<FakeCublasLtMatmul*>(data);
           Fp8Matmul(*matmul);
-          delete matmul;
         }
             : +[](void* data) {
                 auto* matmul = static_cast<FakeCublasLtMatmul*>(data);
                 ColumnMajorMatmul(*matmul);
-                delete matmul;
               },
         call);
     if (result != CUDA_SUCCESS) {
       delete call;
       return CUBLAS_STATUS_EXECUTION_FAILED;
     }
+    std::lock_guard<std::mutex> lock(fake.mu_);
+    fake.enqueued_.emplace_back(call);
     return CUBLAS_STATUS_SUCCESS;
   }
 };

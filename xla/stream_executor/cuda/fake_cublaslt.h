@@ -25,6 +25,7 @@
 #include <cublasLt.h>
 
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <vector>
 
@@ -99,6 +100,9 @@ class FakeCublasLt {
   cublasStatus_t next_matmul_status_ = CUBLAS_STATUS_SUCCESS;  // guarded by mu_
   bool no_algorithm_ = false;                            // guarded by mu_
   cublasStatus_t create_status_ = CUBLAS_STATUS_SUCCESS;  // guarded by mu_
+  // The calls handed to the device, kept for the fake's lifetime: a call
+  // captured into a CUDA graph runs at every launch of the graph.
+  std::vector<std::unique_ptr<FakeCublasLtMatmul>> enqueued_;  // guarded by mu_
 };
 
 }  // namespace stream_executor::cuda

@@ -42,7 +42,7 @@ struct FakeEvent {
 // Kernel parameters are stored by value, read through kernelParams when
 // the node is added or updated, as the driver does: a launch replays them.
 struct FakeGraphNode {
-  enum class Kind { kKernel, kMemset, kMemcpy };
+  enum class Kind { kKernel, kMemset, kMemcpy, kCaptured, kChild };
   Kind kind = Kind::kKernel;
   // kKernel.
   FakeFunction* function = nullptr;
@@ -58,6 +58,13 @@ struct FakeGraphNode {
   // kMemcpy: device to device, 1D.
   CUdeviceptr src = 0;
   size_t bytes = 0;
+  // kCaptured: work enqueued on a capturing stream, as it was enqueued
+  // (its addresses fixed at the call): `label` as executed() shows it
+  // without the "graph " prefix, `run` what the device does.
+  std::string label;
+  std::function<void()> run;
+  // kChild: a copy of the child graph's nodes, in the order added.
+  std::vector<FakeGraphNode> child;
   // The nodes this one depends on (all added before it).
   std::vector<const void*> dependencies;
 };
@@ -81,6 +88,11 @@ struct FakeOp {
 
 struct FakeStream {
   std::deque<FakeOp> queue;
+  // While capturing (cuStreamBeginCapture .. cuStreamEndCapture): the graph
+  // that work enqueued on the stream goes to instead of the queue, and
+  // whether an unsupported call invalidated the capture.
+  FakeGraph* capture = nullptr;
+  bool capture_invalidated = false;
   bool busy = false;
   bool stop = false;
   std::thread thread;
@@ -116,6 +128,12 @@ constexpr ErrorText kErrorTexts[] = {
      "an illegal memory access was encountered"},
     {CUDA_ERROR_LAUNCH_FAILED, "CUDA_ERROR_LAUNCH_FAILED",
      "unspecified launch failure"},
+    {CUDA_ERROR_ILLEGAL_STATE, "CUDA_ERROR_ILLEGAL_STATE",
+     "the operation cannot be performed in the present state"},
+    {CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED, "CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED",
+     "operation not permitted when stream is capturing"},
+    {CUDA_ERROR_STREAM_CAPTURE_INVALIDATED, "CUDA_ERROR_STREAM_CAPTURE_INVALIDATED",
+     "operation failed due to a previous error during capture"},
     {CUDA_ERROR_UNKNOWN, "CUDA_ERROR_UNKNOWN", "unknown error"},
 };
 
@@ -276,11 +294,36 @@ struct FakeCudaDriver::State {
     }
   }
 
-  // Needs mu held.
+  // Needs mu held. On a capturing stream the work becomes the next node of
+  // the capture graph (depending on the previous one) and does not run.
   void EnqueueLocked(FakeStream* stream, std::string label,
                      std::function<void()> run) {
+    if (stream->capture != nullptr) {
+      CaptureLocked(stream->capture, std::move(label), std::move(run));
+      return;
+    }
     stream->queue.push_back(FakeOp{std::move(label), std::move(run)});
     changed.notify_all();
+  }
+
+  // Needs mu held. Appends a kCaptured node to `graph`, after its last.
+  static void CaptureLocked(FakeGraph* graph, std::string label, std::function<void()> run) {
+    auto node = std::make_unique<FakeGraphNode>();
+    node->kind = FakeGraphNode::Kind::kCaptured;
+    node->label = std::move(label);
+    node->run = std::move(run);
+    if (!graph->nodes.empty()) node->dependencies.push_back(graph->nodes.back().get());
+    graph->nodes.push_back(std::move(node));
+  }
+
+  // Needs mu held. For calls a capturing stream does not accept (the fake
+  // is stricter than the driver, which captures event records and waits):
+  // invalidates the capture and says CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
+  // CUDA_SUCCESS when `stream` is not capturing.
+  CUresult RejectWhileCapturingLocked(FakeStream* stream) {
+    if (stream == nullptr || stream->capture == nullptr) return CUDA_SUCCESS;
+    stream->capture_invalidated = true;
+    return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
   }
 };
 
@@ -743,6 +786,7 @@ CUresult FakeStreamSynchronize(CUstream stream) {
   std::unique_lock<std::mutex> lock(s.mu);
   FakeStream* fake_stream = s.FindStreamLocked(stream);
   if (fake_stream == nullptr) return CUDA_ERROR_INVALID_HANDLE;
+  if (CUresult r = s.RejectWhileCapturingLocked(fake_stream); r != CUDA_SUCCESS) return r;
   s.changed.wait(lock, [&] {
     return fake_stream->queue.empty() && !fake_stream->busy;
   });
@@ -759,6 +803,7 @@ CUresult FakeStreamWaitEvent(CUstream stream, CUevent event, unsigned int flags)
     return CUDA_ERROR_INVALID_HANDLE;
   }
   if (flags != 0) return CUDA_ERROR_INVALID_VALUE;
+  if (CUresult r = s.RejectWhileCapturingLocked(fake_stream); r != CUDA_SUCCESS) return r;
   FakeEvent* fake_event = it->second.get();
   const uint64_t target = fake_event->recorded;
   s.EnqueueLocked(fake_stream, "wait", [&s, fake_event, target] {
@@ -805,6 +850,7 @@ CUresult FakeEventRecord(CUevent event, CUstream stream) {
   if (fake_stream == nullptr || it == s.events.end()) {
     return CUDA_ERROR_INVALID_HANDLE;
   }
+  if (CUresult r = s.RejectWhileCapturingLocked(fake_stream); r != CUDA_SUCCESS) return r;
   FakeEvent* fake_event = it->second.get();
   const uint64_t sequence = ++fake_event->recorded;
   s.EnqueueLocked(fake_stream, "record", [&s, fake_event, sequence] {
@@ -1116,6 +1162,14 @@ CUresult CheckExecNodeLocked(const FakeCudaDriver::State& s, const FakeGraphNode
       return s.InAllocationLocked(node.dst, node.bytes) && s.InAllocationLocked(node.src, node.bytes)
                  ? CUDA_SUCCESS
                  : CUDA_ERROR_ILLEGAL_ADDRESS;
+    case FakeGraphNode::Kind::kCaptured:
+      // Captured work's addresses are inside its closure: not checked.
+      return CUDA_SUCCESS;
+    case FakeGraphNode::Kind::kChild:
+      for (const FakeGraphNode& child : node.child) {
+        if (CUresult r = CheckExecNodeLocked(s, child); r != CUDA_SUCCESS) return r;
+      }
+      return CUDA_SUCCESS;
   }
   return CUDA_ERROR_INVALID_VALUE;
 }
@@ -1163,6 +1217,14 @@ void QueueExecNodeLocked(FakeCudaDriver::State& s, FakeStream* fake_stream, CUst
                       [dst, src, bytes] { std::memmove(dst, src, bytes); });
       return;
     }
+    case FakeGraphNode::Kind::kCaptured:
+      s.EnqueueLocked(fake_stream, "graph " + node.label, node.run);
+      return;
+    case FakeGraphNode::Kind::kChild:
+      for (const FakeGraphNode& child : node.child) {
+        QueueExecNodeLocked(s, fake_stream, stream, child);
+      }
+      return;
   }
 }
 
@@ -1173,6 +1235,8 @@ CUresult FakeGraphLaunch(CUgraphExec exec, CUstream stream) {
   auto it = s.graph_execs.find(reinterpret_cast<FakeGraphExec*>(exec));
   FakeStream* fake_stream = s.FindStreamLocked(stream);
   if (it == s.graph_execs.end() || fake_stream == nullptr) return CUDA_ERROR_INVALID_HANDLE;
+  // The driver would capture the launch as a child graph; the fake refuses.
+  if (CUresult r = s.RejectWhileCapturingLocked(fake_stream); r != CUDA_SUCCESS) return r;
   for (const FakeGraphNode& node : it->second->nodes) {
     if (CUresult r = CheckExecNodeLocked(s, node); r != CUDA_SUCCESS) return r;
   }
@@ -1196,6 +1260,104 @@ CUresult FakeGraphDestroy(CUgraph graph) {
   std::lock_guard<std::mutex> lock(s.mu);
   return s.graphs.erase(reinterpret_cast<FakeGraph*>(graph)) == 1 ? CUDA_SUCCESS
                                                                    : CUDA_ERROR_INVALID_VALUE;
+}
+
+// --- Stream capture and child graphs ----------------------------------------
+
+CUresult FakeStreamBeginCapture(CUstream stream, CUstreamCaptureMode mode) {
+  FAKE_ENTER(cuStreamBeginCapture_v2);
+  FAKE_REQUIRE_CONTEXT();
+  if (mode != CU_STREAM_CAPTURE_MODE_GLOBAL && mode != CU_STREAM_CAPTURE_MODE_THREAD_LOCAL &&
+      mode != CU_STREAM_CAPTURE_MODE_RELAXED) {
+    return CUDA_ERROR_INVALID_VALUE;
+  }
+  std::lock_guard<std::mutex> lock(s.mu);
+  FakeStream* fake_stream = s.FindStreamLocked(stream);
+  if (fake_stream == nullptr) return CUDA_ERROR_INVALID_HANDLE;
+  if (fake_stream->capture != nullptr) return CUDA_ERROR_ILLEGAL_STATE;
+  auto graph = std::make_unique<FakeGraph>();
+  fake_stream->capture = graph.get();
+  fake_stream->capture_invalidated = false;
+  s.graphs.emplace(graph.get(), std::move(graph));
+  return CUDA_SUCCESS;
+}
+
+CUresult FakeStreamEndCapture(CUstream stream, CUgraph* graph) {
+  FAKE_ENTER(cuStreamEndCapture);
+  FAKE_REQUIRE_CONTEXT();
+  if (graph == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  std::lock_guard<std::mutex> lock(s.mu);
+  FakeStream* fake_stream = s.FindStreamLocked(stream);
+  if (fake_stream == nullptr) return CUDA_ERROR_INVALID_HANDLE;
+  if (fake_stream->capture == nullptr) return CUDA_ERROR_ILLEGAL_STATE;
+  FakeGraph* captured = fake_stream->capture;
+  fake_stream->capture = nullptr;
+  if (fake_stream->capture_invalidated) {
+    // As the driver: an invalidated capture yields no graph.
+    s.graphs.erase(captured);
+    *graph = nullptr;
+    return CUDA_ERROR_STREAM_CAPTURE_INVALIDATED;
+  }
+  *graph = reinterpret_cast<CUgraph>(captured);
+  return CUDA_SUCCESS;
+}
+
+// A copy of `graph`'s node values, in the order added; needs mu held.
+std::vector<FakeGraphNode> CopyNodesLocked(const FakeGraph& graph) {
+  std::vector<FakeGraphNode> nodes;
+  nodes.reserve(graph.nodes.size());
+  for (const auto& node : graph.nodes) nodes.push_back(*node);
+  return nodes;
+}
+
+// Whether `a` and `b` have the same topology and node kinds (a chain
+// each; the fake compares kinds and kernels node by node).
+bool SameTopology(const std::vector<FakeGraphNode>& a, const std::vector<FakeGraphNode>& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (a[i].kind != b[i].kind || a[i].function != b[i].function ||
+        a[i].dependencies.size() != b[i].dependencies.size()) {
+      return false;
+    }
+    if (a[i].kind == FakeGraphNode::Kind::kChild && !SameTopology(a[i].child, b[i].child)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+CUresult FakeGraphAddChildGraphNode(CUgraphNode* handle, CUgraph graph,
+                                    const CUgraphNode* dependencies, size_t num_dependencies,
+                                    CUgraph child_graph) {
+  FAKE_ENTER(cuGraphAddChildGraphNode);
+  FAKE_REQUIRE_CONTEXT();
+  std::lock_guard<std::mutex> lock(s.mu);
+  auto child = s.graphs.find(reinterpret_cast<FakeGraph*>(child_graph));
+  if (child == s.graphs.end() || child_graph == graph) return CUDA_ERROR_INVALID_VALUE;
+  auto node = std::make_unique<FakeGraphNode>();
+  node->kind = FakeGraphNode::Kind::kChild;
+  // As the driver: the node holds a clone; later changes to `child_graph`
+  // do not reach it, and `child_graph` may be destroyed.
+  node->child = CopyNodesLocked(*child->second);
+  return AddNodeLocked(s, handle, graph, dependencies, num_dependencies, std::move(node));
+}
+
+CUresult FakeGraphExecChildGraphNodeSetParams(CUgraphExec exec, CUgraphNode node,
+                                              CUgraph child_graph) {
+  FAKE_ENTER(cuGraphExecChildGraphNodeSetParams);
+  FAKE_REQUIRE_CONTEXT();
+  std::lock_guard<std::mutex> lock(s.mu);
+  FakeGraphNode* target = FindExecNodeLocked(s, exec, node);
+  auto child = s.graphs.find(reinterpret_cast<FakeGraph*>(child_graph));
+  if (target == nullptr || target->kind != FakeGraphNode::Kind::kChild ||
+      child == s.graphs.end()) {
+    return CUDA_ERROR_INVALID_VALUE;
+  }
+  std::vector<FakeGraphNode> nodes = CopyNodesLocked(*child->second);
+  // As the driver: the new child graph must have the node's topology.
+  if (!SameTopology(target->child, nodes)) return CUDA_ERROR_INVALID_VALUE;
+  target->child = std::move(nodes);
+  return CUDA_SUCCESS;
 }
 
 }  // namespace
@@ -1266,6 +1428,13 @@ FakeCudaDriver::FakeCudaDriver(Options options)
   api_.cuGraphExecDestroy = &FakeGraphExecDestroy;
   api_.cuGraphDestroy = &FakeGraphDestroy;
   XLA_CUDA_DRIVER_GRAPH_API(XLA_FAKE_CHECK_FILLED)
+  if (state_->options.capture_api) {
+    api_.cuStreamBeginCapture_v2 = &FakeStreamBeginCapture;
+    api_.cuStreamEndCapture = &FakeStreamEndCapture;
+    api_.cuGraphAddChildGraphNode = &FakeGraphAddChildGraphNode;
+    api_.cuGraphExecChildGraphNodeSetParams = &FakeGraphExecChildGraphNodeSetParams;
+    XLA_CUDA_DRIVER_CAPTURE_API(XLA_FAKE_CHECK_FILLED)
+  }
 #undef XLA_FAKE_CHECK_FILLED
 }
 

@@ -40,6 +40,27 @@
 //    that is no longer allocated fails with CUDA_ERROR_ILLEGAL_ADDRESS and
 //    queues nothing (where the device would fault). Options::graph_api =
 //    false leaves the graph entry points null, like a driver without them.
+//  * Stream capture (cuStreamBeginCapture_v2 .. cuStreamEndCapture, any
+//    mode): while a stream captures, the work enqueued on it (kernel
+//    launches, memsets, copies, host functions, hence the fake cuBLAS,
+//    cuBLASLt, cuDNN and cuFFT calls, which enqueue through
+//    cuLaunchHostFunc) does not run: each becomes the next node of the
+//    capture graph, with the values of the call (addresses included), and
+//    runs when a graph holding it is launched ("graph hostfn", "graph
+//    launch <name>", "graph memset32 <bytes>" in executed()). A captured
+//    kernel appears in launches() once, at the call. Stricter than the
+//    driver: cuStreamSynchronize, cuStreamWaitEvent, cuEventRecord and
+//    cuGraphLaunch on a capturing stream fail with
+//    CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED and invalidate the capture
+//    (cuStreamEndCapture then fails with
+//    CUDA_ERROR_STREAM_CAPTURE_INVALIDATED and yields no graph). Captured
+//    work's addresses are not checked at launch.
+//  * Child graphs: cuGraphAddChildGraphNode clones the child's nodes into
+//    the node; cuGraphExecChildGraphNodeSetParams replaces an executable
+//    graph's copy with a clone of another graph of the same topology (same
+//    node count, kinds and kernels; CUDA_ERROR_INVALID_VALUE otherwise). A
+//    launch runs a child's nodes in place, in order. Options::capture_api =
+//    false leaves these four entry points null.
 //  * InjectError(call, result) makes the next call of that entry point
 //    return `result` without doing anything.
 //
@@ -106,6 +127,9 @@ class FakeCudaDriver {
     std::map<CUdevice_attribute, int> attributes;
     // Whether the table has the graph entry points (XLA_CUDA_DRIVER_GRAPH_API).
     bool graph_api = true;
+    // Whether it has the stream-capture and child-graph entry points
+    // (XLA_CUDA_DRIVER_CAPTURE_API); only with graph_api.
+    bool capture_api = true;
   };
   // Runs on the stream's thread when the device reaches a launch.
   using HostKernel = std::function<void(const FakeLaunch&)>;

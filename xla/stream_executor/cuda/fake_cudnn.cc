@@ -356,13 +356,14 @@ struct FakeCudnnEntryPoints {
           auto* c = static_cast<FakeCudnnCall*>(data);
           if (c->algorithm == 1) std::memset(c->workspace, 0xff, WorkspaceOf(1));
           Compute(*c);
-          delete c;
         },
         pending);
     if (result != CUDA_SUCCESS) {
       delete pending;
       return CUDNN_STATUS_EXECUTION_FAILED;
     }
+    std::lock_guard<std::mutex> lock(fake.mu_);
+    fake.enqueued_.emplace_back(pending);
     return CUDNN_STATUS_SUCCESS;
   }
   static FakeCudnnCall Describe(DnnConvolutionKind kind, cudnnTensorDescriptor_t x,

@@ -34,6 +34,7 @@
 #include <cudnn.h>
 
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <vector>
 
@@ -128,6 +129,9 @@ class FakeCudnn {
   int live_descriptors_ = 0;                                  // guarded by mu_
   int heuristics_calls_ = 0;                                  // guarded by mu_
   cudnnStatus_t next_status_ = CUDNN_STATUS_SUCCESS;          // guarded by mu_
+  // The calls handed to the device, kept for the fake's lifetime: a call
+  // captured into a CUDA graph runs at every launch of the graph.
+  std::vector<std::unique_ptr<FakeCudnnCall>> enqueued_;     // guarded by mu_
 };
 
 }  // namespace stream_executor::cuda

@@ -258,13 +258,14 @@ struct FakeCufftEntryPoints {
         [](void* data) {
           auto* e = static_cast<FakeCufftExec*>(data);
           RunDft(*e);
-          delete e;
         },
         exec);
     if (result != CUDA_SUCCESS) {
       delete exec;
       return CUFFT_EXEC_FAILED;
     }
+    std::lock_guard<std::mutex> lock(fake.mu_);
+    fake.enqueued_.emplace_back(exec);
     return CUFFT_SUCCESS;
   }
   static cufftResult ExecC2C(cufftHandle h, cufftComplex* in, cufftComplex* out, int dir) {

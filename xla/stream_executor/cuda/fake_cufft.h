@@ -24,6 +24,7 @@
 #include <cufft.h>
 
 #include <map>
+#include <memory>
 #include <mutex>
 #include <vector>
 
@@ -80,6 +81,9 @@ class FakeCufft {
   cufftHandle next_handle_ = 1;                      // guarded by mu_
   std::vector<FakeCufftExec> executions_;            // guarded by mu_
   cufftResult next_plan_result_ = CUFFT_SUCCESS;     // guarded by mu_
+  // The calls handed to the device, kept for the fake's lifetime: a call
+  // captured into a CUDA graph runs at every launch of the graph.
+  std::vector<std::unique_ptr<FakeCufftExec>> enqueued_;  // guarded by mu_
 };
 
 }  // namespace stream_executor::cuda

@@ -199,20 +199,28 @@ const se::DnnConvolutionPlan* ConvolutionThunk::plan(se::StreamExecutor* executo
   return it == plans_.end() ? nullptr : it->second.get();
 }
 
-absl::Status ConvolutionThunk::ExecuteOnStream(const ExecuteParams& params) const {
+absl::Status ConvolutionThunk::ToCommand(const ExecuteParams& params,
+                                         se::DeviceCommand* command) const {
   const se::DnnConvolutionPlan* prepared = plan(params.executor);
   if (prepared == nullptr) {
     return AnnotateError(*this, absl::FailedPreconditionError(
                                     "the convolution was not initialized for this device"));
   }
   const BufferAllocations& buffers = *params.buffers;
-  return AnnotateError(*this, stream(params)->Convolution(
-                                  *prepared, buffers.GetDeviceAddress(input_),
-                                  buffers.GetDeviceAddress(filter_), buffers.GetDeviceAddress(output_),
-                                  buffers.GetDeviceAddress(workspace_),
-                                  config_.epilogue == se::DnnEpilogue::kNone
-                                      ? se::DeviceMemoryBase()
-                                      : buffers.GetDeviceAddress(bias_)));
+  *command = se::DeviceCommand::Convolution(
+      *prepared, buffers.GetDeviceAddress(input_), buffers.GetDeviceAddress(filter_),
+      buffers.GetDeviceAddress(output_), buffers.GetDeviceAddress(workspace_),
+      config_.epilogue == se::DnnEpilogue::kNone ? se::DeviceMemoryBase()
+                                                 : buffers.GetDeviceAddress(bias_));
+  return absl::OkStatus();
+}
+
+absl::Status ConvolutionThunk::ExecuteOnStream(const ExecuteParams& params) const {
+  se::DeviceCommand command;
+  RETURN_IF_ERROR(ToCommand(params, &command));
+  const auto& a = command.args;
+  return AnnotateError(*this,
+                       stream(params)->Convolution(*command.convolution, a[0], a[1], a[2], a[3], a[4]));
 }
 
 absl::StatusOr<ThunkProto> ConvolutionThunk::ToProto() const {

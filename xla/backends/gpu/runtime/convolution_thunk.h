@@ -56,6 +56,12 @@ class ConvolutionThunk : public Thunk {
   absl::Status Initialize(const InitializeParams& params) override;
   absl::Status ExecuteOnStream(const ExecuteParams& params) const override;
   absl::StatusOr<ThunkProto> ToProto() const override;
+  // Captured into CUDA graphs where the device allows it; ToCommand gives
+  // the kConvolution command of ExecuteOnStream's Stream::Convolution
+  // (FailedPrecondition before Initialize on the executor).
+  bool IsCapturedCommand() const override { return true; }
+  absl::Status ToCommand(const ExecuteParams& params,
+                         stream_executor::DeviceCommand* command) const override;
 
   const stream_executor::DnnConvolutionConfig& config() const { return config_; }
   // The plan made for `executor` by Initialize, or null before.

@@ -221,7 +221,8 @@ absl::Status GemmThunk::Initialize(const InitializeParams& params) {
   return AnnotateError(*this, params.executor->InitializeBlas());
 }
 
-absl::Status GemmThunk::ExecuteOnStream(const ExecuteParams& params) const {
+absl::Status GemmThunk::ToCommand(const ExecuteParams& params,
+                                  stream_executor::DeviceCommand* command) const {
   if (!blas_config_.has_value()) {
     return AnnotateError(*this, absl::InvalidArgumentError(absl::StrCat(
                                     "GEMM has no BLAS element type for ",
@@ -230,9 +231,17 @@ absl::Status GemmThunk::ExecuteOnStream(const ExecuteParams& params) const {
   stream_executor::BlasGemmConfig blas = *blas_config_;
   if (lhs_scale_.has_value()) blas.lhs_scale = params.buffers->GetDeviceAddress(*lhs_scale_);
   if (rhs_scale_.has_value()) blas.rhs_scale = params.buffers->GetDeviceAddress(*rhs_scale_);
-  return AnnotateError(*this, stream(params)->Gemm(blas, params.buffers->GetDeviceAddress(lhs_),
-                                                   params.buffers->GetDeviceAddress(rhs_),
-                                                   params.buffers->GetDeviceAddress(output_)));
+  *command = stream_executor::DeviceCommand::Gemm(blas, params.buffers->GetDeviceAddress(lhs_),
+                                                  params.buffers->GetDeviceAddress(rhs_),
+                                                  params.buffers->GetDeviceAddress(output_));
+  return absl::OkStatus();
+}
+
+absl::Status GemmThunk::ExecuteOnStream(const ExecuteParams& params) const {
+  stream_executor::DeviceCommand command;
+  RETURN_IF_ERROR(ToCommand(params, &command));
+  return AnnotateError(*this, stream(params)->Gemm(command.gemm, command.args[0], command.args[1],
+                                                   command.args[2]));
 }
 
 absl::StatusOr<ThunkProto> GemmThunk::ToProto() const {

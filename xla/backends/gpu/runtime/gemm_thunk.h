@@ -80,6 +80,12 @@ class GemmThunk : public Thunk {
   absl::Status Initialize(const InitializeParams& params) override;
   absl::Status ExecuteOnStream(const ExecuteParams& params) const override;
   absl::StatusOr<ThunkProto> ToProto() const override;
+  // A GEMM with a BLAS element type is captured into CUDA graphs where the
+  // device allows it; ToCommand gives the kGemm command ExecuteOnStream's
+  // Stream::Gemm would enqueue.
+  bool IsCapturedCommand() const override { return blas_config_.has_value(); }
+  absl::Status ToCommand(const ExecuteParams& params,
+                         stream_executor::DeviceCommand* command) const override;
 
   const GemmConfig& config() const { return config_; }
 

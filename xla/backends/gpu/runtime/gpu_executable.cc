@@ -227,7 +227,12 @@ absl::Status GpuExecutable::Initialize(se::StreamExecutor* executor) {
   if (devices_.count(executor) > 0) return absl::OkStatus();
   // The plan of CUDA graphs, once per executable, at its first Initialize
   // (not at load: a loaded artifact that never runs pays nothing for it).
-  if (graph_plan_ == nullptr) graph_plan_ = std::make_unique<const GraphPlan>(GraphPlan::Build(*program_->root));
+  // GEMMs and convolutions join the graphs when the (first) device
+  // captures library calls.
+  if (graph_plan_ == nullptr) {
+    graph_plan_ = std::make_unique<const GraphPlan>(
+        GraphPlan::Build(*program_->root, executor->CommandBuffersCaptureLibraryCalls()));
+  }
   ASSIGN_OR_RETURN(std::unique_ptr<DeviceState> state, CreateDeviceState(executor));
   last_device_.store(state.get(), std::memory_order_release);
   devices_[executor] = std::move(state);

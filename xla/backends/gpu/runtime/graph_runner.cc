@@ -20,8 +20,9 @@ bool SameBuffer(const se::DeviceMemoryBase& a, const se::DeviceMemoryBase& b) {
 
 }  // namespace
 
-GraphPlan GraphPlan::Build(const Thunk& root) {
+GraphPlan GraphPlan::Build(const Thunk& root, bool capture_library_calls) {
   GraphPlan plan;
+  plan.capture_library_calls_ = capture_library_calls;
   plan.Walk(root);
   return plan;
 }
@@ -38,11 +39,11 @@ void GraphPlan::Walk(const Thunk& thunk) {
   };
   for (size_t i = 0; i < sequence.size(); ++i) {
     const Thunk& t = *sequence[i];
-    const bool joins = t.IsCommand() && i > begin && t.execution_stream_id() == sequence[begin]->execution_stream_id();
+    const bool joins = IsNode(t) && i > begin && t.execution_stream_id() == sequence[begin]->execution_stream_id();
     if (joins) continue;
     close(i);
     // A command starts a new run; anything else starts none.
-    begin = t.IsCommand() ? i : i + 1;
+    begin = IsNode(t) ? i : i + 1;
   }
   close(sequence.size());
   for (const Thunk* child : thunk.children()) Walk(*child);
@@ -74,7 +75,8 @@ absl::Status GraphRunner::Build(int index, const ExecuteParams& params) {
   for (size_t i = 0; i < run.thunks.size(); ++i) {
     RETURN_IF_ERROR(run.thunks[i]->ToCommand(params, &commands[i]));
   }
-  absl::StatusOr<std::unique_ptr<se::CommandBuffer>> buffer = executor_->CreateCommandBuffer();
+  absl::StatusOr<std::unique_ptr<se::CommandBuffer>> buffer =
+      executor_->CreateCommandBuffer(params.streams[run.stream_id]);
   absl::Status status = buffer.status();
   for (size_t i = 0; status.ok() && i < commands.size(); ++i) {
     status = (*buffer)->Append(commands[i]).status();

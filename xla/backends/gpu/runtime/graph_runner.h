@@ -7,9 +7,12 @@
 // thunk tree (the top level, loop bodies and conditions, conditional
 // branches, async bodies), each maximal run of at least kMinGraphRun
 // consecutive command thunks (Thunk::IsCommand: PTX/cubin kernel launches,
-// memsets, device-to-device copies) on one stream. Everything else ends a
-// run: GEMMs (cuBLAS calls cannot be graph nodes without stream capture),
-// while and conditional thunks (their loops and branches are decided on
+// memsets, device-to-device copies; and, when the plan is built for a
+// device whose command buffers capture library calls, GEMMs and cuDNN
+// convolutions: Thunk::IsCapturedCommand, each a child graph captured
+// from the library, see cuda_command_buffer.h) on one stream. Everything
+// else ends a run: GEMMs and convolutions on a device without the
+// stream-capture API, FFTs, while and conditional thunks (their loops and branches are decided on
 // the host; the driver's conditional nodes are not used), async start and
 // done, custom calls, collectives, host-memory copies. A run of one thunk
 // stays a plain launch: a graph launch of one node saves nothing. Nothing
@@ -66,8 +69,10 @@ struct GraphRun {
 class GraphPlan {
  public:
   // The runs of `root`'s tree (see above); `root` must outlive the plan.
+  // `capture_library_calls`: GEMMs and convolutions join runs
+  // (StreamExecutor::CommandBuffersCaptureLibraryCalls of the device).
   // Never fails.
-  static GraphPlan Build(const Thunk& root);
+  static GraphPlan Build(const Thunk& root, bool capture_library_calls = false);
 
   const std::vector<GraphRun>& runs() const { return runs_; }
   // Index of the run whose first thunk is `thunk`, or -1.
@@ -80,7 +85,12 @@ class GraphPlan {
 
  private:
   void Walk(const Thunk& thunk);
+  // Whether `thunk` can be a node of this plan's graphs.
+  bool IsNode(const Thunk& thunk) const {
+    return thunk.IsCommand() || (capture_library_calls_ && thunk.IsCapturedCommand());
+  }
 
+  bool capture_library_calls_ = false;
   std::vector<GraphRun> runs_;
   absl::flat_hash_map<const Thunk*, int> by_first_;
 };

@@ -1,5 +1,6 @@
 // GraphPlan: which runs of thunks become CUDA graphs. Commands (PTX kernel
-// launches, memsets, device-to-device copies) join runs; GEMMs, host and
+// launches, memsets, device-to-device copies) join runs, and GEMMs where
+// the device captures them; otherwise GEMMs, host and
 // registered kernels, while loops and async start/done end them; a stream
 // change ends one; runs inside loop bodies and async bodies are found; a run
 // of one thunk stays a plain launch. (The runner itself, on the fake driver:
@@ -44,8 +45,9 @@ std::string Gemm(const std::string& name) {
                       "size: 64 } element_type: PRIMITIVE_TYPE_F32 m: 4 n: 4 k: 4 batch_size: 1 alpha: 1 } }");
 }
 
-// The runs of a sequence of `thunks`, as lists of profile annotations.
-std::vector<std::vector<std::string>> Runs(const std::string& thunks) {
+// The runs of a sequence of `thunks`, as lists of profile annotations
+// (`capture_library_calls`: as for a device whose graphs capture library calls).
+std::vector<std::vector<std::string>> Runs(const std::string& thunks, bool capture_library_calls = false) {
   ThunkProto proto;
   EXPECT_TRUE(google::protobuf::TextFormat::ParseFromString(absl::StrCat("sequential { ", thunks, " }"),
                                                             &proto));
@@ -53,7 +55,7 @@ std::vector<std::vector<std::string>> Runs(const std::string& thunks) {
   absl::StatusOr<std::unique_ptr<Thunk>> root = ctx.Deserialize(proto);
   EXPECT_TRUE(root.ok()) << root.status();
   if (!root.ok()) return {};
-  const GraphPlan plan = GraphPlan::Build(**root);
+  const GraphPlan plan = GraphPlan::Build(**root, capture_library_calls);
   std::vector<std::vector<std::string>> out;
   int64_t nodes = 0;
   for (const GraphRun& run : plan.runs()) {
@@ -79,6 +81,14 @@ TEST(GraphPlan, GemmsAndHostKernelsEndRuns) {
   EXPECT_EQ(Runs(Ptx("a") + Ptx("b") + Gemm("g") + Ptx("c") + Memset("d") + Host("h") + Ptx("e") +
                  Ptx("f")),
             (Plan{{"a", "b"}, {"c", "d"}, {"e", "f"}}));
+}
+
+TEST(GraphPlan, WhereGemmsAreCapturedTheyJoinRunsAndHostKernelsStillEndThem) {
+  EXPECT_EQ(Runs(Ptx("a") + Ptx("b") + Gemm("g") + Ptx("c") + Memset("d") + Host("h") + Ptx("e") +
+                     Gemm("f"),
+                 /*capture_library_calls=*/true),
+            (Plan{{"a", "b", "g", "c", "d"}, {"e", "f"}}));
+  EXPECT_EQ(Runs(Ptx("a") + Gemm("g") + Ptx("b"), /*capture_library_calls=*/true), (Plan{{"a", "g", "b"}}));
 }
 
 TEST(GraphPlan, ARunOfOneStaysAPlainLaunch) {

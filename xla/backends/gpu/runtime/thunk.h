@@ -216,9 +216,15 @@ class Thunk {
   // device-to-device copy of buffer slices, with nothing done on the host.
   // False by default (GEMMs, host callbacks, loops, collectives, ...).
   virtual bool IsCommand() const { return false; }
+  // Whether this thunk is one library call that a command buffer can take
+  // by stream capture (a GEMM or a cuDNN convolution: DeviceCommand::Kind::
+  // kGemm, kConvolution), on devices
+  // whose command buffers capture (StreamExecutor::CommandBuffersCaptureLibraryCalls).
+  // False by default.
+  virtual bool IsCapturedCommand() const { return false; }
   // The command ExecuteOnStream would enqueue for `params`, into
-  // `*command` (its storage reused). Only for thunks whose IsCommand() is
-  // true (Unimplemented otherwise); FailedPrecondition when the device
+  // `*command` (its storage reused). Only for thunks whose IsCommand() or
+  // IsCapturedCommand() is true (Unimplemented otherwise); FailedPrecondition when the device
   // was not initialized for it. Thread-safe.
   virtual absl::Status ToCommand(const ExecuteParams& params,
                                  stream_executor::DeviceCommand* command) const;

@@ -333,6 +333,111 @@ TEST(HostStreamTest, BusyStreamQueuesCopiesInOrder) {
   EXPECT_EQ(dst, 5);
 }
 
+// A launch and a GEMM enqueued on an idle stream have run when the call
+// returns (they ran on this thread).
+TEST(HostStreamTest, IdleStreamRunsLaunchesAndGemmsBeforeReturning) {
+  HostExecutor executor(HostExecutorOptions{1});
+  ASSERT_TRUE(executor.InitializeBlas().ok());
+  auto module = LoadTestKernels(executor, "idle_launch");
+  ASSERT_NE(module, nullptr);
+  auto kernel = module->GetKernel("count_calls");
+  ASSERT_TRUE(kernel.ok());
+  auto stream = executor.CreateStream();
+  ASSERT_TRUE(stream.ok()) << stream.status();
+  int64_t calls = 0;
+  const DeviceMemoryBase counter(&calls, sizeof(calls));
+  ASSERT_TRUE((*stream)->Launch(**kernel, LaunchDimensions(), {counter}).ok());
+  EXPECT_EQ(calls, 1);
+  // [1 2 3] x [4; 5; 6] = 32.
+  float lhs[] = {1, 2, 3}, rhs[] = {4, 5, 6}, out[1] = {-1};
+  BlasGemmConfig config;
+  config.m = config.n = 1;
+  config.k = 3;
+  ASSERT_TRUE((*stream)
+                  ->Gemm(config, DeviceMemoryBase(lhs, sizeof(lhs)),
+                         DeviceMemoryBase(rhs, sizeof(rhs)), DeviceMemoryBase(out, sizeof(out)))
+                  .ok());
+  EXPECT_EQ(out[0], 32);
+  ASSERT_TRUE((*stream)->BlockHostUntilDone().ok());
+}
+
+// Behind a running callback, launches and GEMMs are queued, not run
+// inline: the callback sees neither, and both land afterwards in order (a
+// copy queued after the GEMM reads its product).
+TEST(HostStreamTest, BusyStreamQueuesLaunchesAndGemmsInOrder) {
+  HostExecutor executor(HostExecutorOptions{1});
+  ASSERT_TRUE(executor.InitializeBlas().ok());
+  auto module = LoadTestKernels(executor, "busy_launch");
+  ASSERT_NE(module, nullptr);
+  auto kernel = module->GetKernel("count_calls");
+  ASSERT_TRUE(kernel.ok());
+  auto stream = executor.CreateStream();
+  ASSERT_TRUE(stream.ok()) << stream.status();
+  std::atomic<bool> release{false};
+  std::atomic<int64_t> seen_calls{-1};
+  std::atomic<int> seen_out{-1};
+  int64_t calls = 0;
+  float lhs[] = {2, -3}, rhs[] = {7, 5}, out[1] = {0}, copied = 0;
+  ASSERT_TRUE((*stream)
+                  ->DoHostCallback([&] {
+                    while (!release.load()) std::this_thread::yield();
+                    seen_calls = calls;
+                    seen_out = static_cast<int>(out[0]);
+                    return absl::OkStatus();
+                  })
+                  .ok());
+  const DeviceMemoryBase counter(&calls, sizeof(calls));
+  ASSERT_TRUE((*stream)->Launch(**kernel, LaunchDimensions(), {counter}).ok());
+  BlasGemmConfig config;
+  config.m = config.n = 1;
+  config.k = 2;
+  const DeviceMemoryBase o(out, sizeof(out));
+  ASSERT_TRUE((*stream)
+                  ->Gemm(config, DeviceMemoryBase(lhs, sizeof(lhs)),
+                         DeviceMemoryBase(rhs, sizeof(rhs)), o)
+                  .ok());
+  ASSERT_TRUE((*stream)->Memcpy(&copied, o, sizeof(copied)).ok());
+  release = true;
+  ASSERT_TRUE((*stream)->BlockHostUntilDone().ok());
+  EXPECT_EQ(seen_calls.load(), 0);
+  EXPECT_EQ(seen_out.load(), 0);
+  EXPECT_EQ(calls, 1);
+  EXPECT_EQ(out[0], -1);  // 2 * 7 - 3 * 5
+  EXPECT_EQ(copied, -1);
+}
+
+// After an operation failed, launches and GEMMs run nothing and return the
+// stream's error, whether they would have run inline or not.
+TEST(HostStreamTest, FailedStreamSkipsLaunchesAndGemms) {
+  HostExecutor executor(HostExecutorOptions{1});
+  ASSERT_TRUE(executor.InitializeBlas().ok());
+  auto module = LoadTestKernels(executor, "failed_launch");
+  ASSERT_NE(module, nullptr);
+  auto kernel = module->GetKernel("count_calls");
+  ASSERT_TRUE(kernel.ok());
+  auto stream = executor.CreateStream();
+  ASSERT_TRUE(stream.ok()) << stream.status();
+  ASSERT_TRUE((*stream)
+                  ->DoHostCallback([] { return absl::DataLossError("callback broke"); })
+                  .ok());
+  EXPECT_THAT((*stream)->BlockHostUntilDone().message(), HasSubstr("callback broke"));
+  int64_t calls = 0;
+  absl::Status launched =
+      (*stream)->Launch(**kernel, LaunchDimensions(), {DeviceMemoryBase(&calls, sizeof(calls))});
+  EXPECT_EQ(launched.code(), absl::StatusCode::kDataLoss);
+  float lhs[] = {1}, rhs[] = {1}, out[1] = {9};
+  BlasGemmConfig config;
+  config.m = config.n = config.k = 1;
+  absl::Status gemm = (*stream)->Gemm(config, DeviceMemoryBase(lhs, sizeof(lhs)),
+                                      DeviceMemoryBase(rhs, sizeof(rhs)),
+                                      DeviceMemoryBase(out, sizeof(out)));
+  EXPECT_EQ(gemm.code(), absl::StatusCode::kDataLoss);
+  EXPECT_THAT(gemm.message(), HasSubstr("callback broke"));
+  ASSERT_EQ((*stream)->BlockHostUntilDone().code(), absl::StatusCode::kDataLoss);
+  EXPECT_EQ(calls, 0);
+  EXPECT_EQ(out[0], 9);
+}
+
 // Many threads enqueue copies on one stream at once, some inline and some
 // queued; each copy lands, and BlockHostUntilDone waits for all of them.
 TEST(HostStreamTest, ConcurrentEnqueuesAllLand) {

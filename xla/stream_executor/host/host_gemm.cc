@@ -147,9 +147,13 @@ const HostGemmHalfConversions* HalfConversions(const HostGemmKernels& kernels,
   return nullptr;
 }
 
+// One block of one batch, as HostGemmRowsFn.
+using RowsRef = absl::FunctionRef<void(const BlasGemmConfig&, const void*, const void*, void*,
+                                       const HostGemmBlock&)>;
+
 // The GEMM as units of rows_fn calls: operands of operand_bytes an element,
 // the output of out_bytes.
-void GemmWith(HostGemmRowsFn rows_fn, int64_t operand_bytes, int64_t out_bytes,
+void GemmWith(RowsRef rows_fn, int64_t operand_bytes, int64_t out_bytes,
               const BlasGemmConfig& c, const void* lhs, const void* rhs, void* out,
               const HostGemmThreading& threading) {
   const char* l = static_cast<const char*>(lhs);
@@ -195,19 +199,50 @@ int64_t Extent(int64_t batch, int64_t stride, int64_t matrix) {
   return (batch - 1) * stride + matrix;
 }
 
-// A block of a bf16 GEMM through HostGemmBf16DotBlock (a HostGemmRowsFn
-// for GemmWith: bf16 operands, an f32 product), with packing scratch of the
-// thread running the block, kept for its next block.
-void Bf16DotRows(const BlasGemmConfig& c, const void* lhs, const void* rhs, void* product,
-                 const HostGemmBlock& block) {
-  struct alignas(64) Line {
-    char bytes[64];
-  };
+// A 64-byte aligned unit of scratch.
+struct alignas(64) Line {
+  char bytes[64];
+};
+
+// At least `bytes` bytes of `v`, 64-byte aligned.
+void* AtLeastBytes(std::vector<Line>& v, int64_t bytes) {
+  const int64_t lines = (bytes + 63) / 64;
+  if (static_cast<int64_t>(v.size()) < lines) v.resize(lines);
+  return v.data();
+}
+
+// A block of a bf16 GEMM through HostGemmBf16DotBlockPacked (bf16
+// operands, an f32 product), with packing scratch of the thread running the
+// block, kept for its next block; `packed_lhs` is op(lhs) packed whole
+// (HostGemmBf16DotPackLhs) or null.
+void Bf16DotRows(const BlasGemmConfig& c, const void* lhs, const void* packed_lhs, const void* rhs,
+                 void* product, const HostGemmBlock& block) {
   thread_local std::vector<Line> scratch;
-  const int64_t lines = (HostGemmBf16DotScratchBytes(block.rows, block.cols, c.k) + 63) / 64;
-  if (static_cast<int64_t>(scratch.size()) < lines) scratch.resize(lines);
-  HostGemmBf16DotBlock(c, static_cast<const uint16_t*>(lhs), static_cast<const uint16_t*>(rhs),
-                       static_cast<float*>(product), block, scratch.data());
+  HostGemmBf16DotBlockPacked(
+      c, static_cast<const uint16_t*>(lhs), packed_lhs, static_cast<const uint16_t*>(rhs),
+      static_cast<float*>(product), block,
+      AtLeastBytes(scratch, HostGemmBf16DotScratchBytes(block.rows, block.cols, c.k)));
+}
+
+// A bf16 GEMM (bf16 operands, f32 product) on the AVX512-BF16 kernel. One
+// matrix cut into column blocks (bf16_mlp_b256_d1024's 256 x 1024 x 1024:
+// 8 blocks) packs op(lhs) once here, on the calling thread, and every
+// block reads it, instead of each block packing all of it again. Blocks
+// compute each output from the same packed pairs in the same order either
+// way, so the product is bitwise the same.
+void Bf16DotGemm(const BlasGemmConfig& c, const void* lhs, const void* rhs, float* product,
+                 const HostGemmThreading& threading) {
+  const void* packed = nullptr;
+  if (c.batch_size == 1 && Partitioned(c, threading.min_parallel_macs).col_blocks > 1) {
+    thread_local std::vector<Line> packed_lhs;
+    void* dst = AtLeastBytes(packed_lhs, HostGemmBf16DotPackedLhsBytes(c.m, c.k));
+    HostGemmBf16DotPackLhs(c, static_cast<const uint16_t*>(lhs), dst);
+    packed = dst;
+  }
+  GemmWith(
+      [packed](const BlasGemmConfig& config, const void* l, const void* r, void* o,
+               const HostGemmBlock& block) { Bf16DotRows(config, l, packed, r, o, block); },
+      2, sizeof(float), c, lhs, rhs, product, threading);
 }
 
 // An f16 / bf16 GEMM into an f32 product (alpha 1, beta 0, batches packed),
@@ -225,7 +260,7 @@ void HalfGemm(const HostGemmKernels& kernels, const HostGemmHalfConversions& hal
   wide.beta = 0;
   wide.output_batch_stride = c.m * c.n;
   if (c.element_type == BlasElementType::kBF16 && UseBf16Dot()) {
-    GemmWith(&Bf16DotRows, 2, sizeof(float), wide, lhs, rhs, product, threading);
+    Bf16DotGemm(wide, lhs, rhs, product, threading);
   } else {
     const int64_t lhs_count = Extent(c.batch_size, c.lhs_batch_stride, c.m * c.k);
     const int64_t rhs_count = Extent(c.batch_size, c.rhs_batch_stride, c.k * c.n);
@@ -270,8 +305,7 @@ bool Bf16ValuedF32Gemm(const BlasGemmConfig& c, const void* lhs, const void* rhs
   }
   BlasGemmConfig narrow = c;
   narrow.element_type = BlasElementType::kBF16;
-  GemmWith(&Bf16DotRows, 2, sizeof(float), narrow, narrow_lhs.data(), narrow_rhs.data(), out,
-           threading);
+  Bf16DotGemm(narrow, narrow_lhs.data(), narrow_rhs.data(), static_cast<float*>(out), threading);
   return true;
 }
 

@@ -1,5 +1,5 @@
 // Compiled with AVX-512 F, BW, VL, DQ and BF16 (see the header and BUILD):
-// everything here is in an anonymous namespace except the two entry points,
+// everything here is in an anonymous namespace except the header's entry points,
 // and nothing includes a template library, so no AVX-512 code can be picked
 // by the linker for portable callers.
 #include "xla/stream_executor/host/host_gemm_bf16_dot.h"
@@ -57,6 +57,14 @@ void Pack(const Operand& x, int64_t width, uint32_t* dst) {
         }
         continue;
       }
+      if (x.k_stride == 1 && has_odd) {
+        // Contiguous along k (a row-major lhs, a transposed rhs): the pair
+        // is one 32-bit word of the source, low half first (x86 is little
+        // endian).
+        for (int64_t t = 0; t < valid; ++t) std::memcpy(out + t, even + t * x.index_stride, 4);
+        for (int64_t t = valid; t < width; ++t) out[t] = 0;
+        continue;
+      }
       for (int64_t t = 0; t < valid; ++t) {
         const uint32_t lo = even[t * x.index_stride];
         const uint32_t hi = has_odd ? odd[t * x.index_stride] : 0;
@@ -111,15 +119,35 @@ void Tile(const uint32_t* a, const uint32_t* b, int64_t pairs, float* c, int64_t
   }
 }
 
+// op(lhs)'s rows [row0, row0 + rows) as the packer reads them: stored rows
+// (m x k) or stored columns (k x m).
+Operand LhsRows(const BlasGemmConfig& c, const uint16_t* lhs, int64_t row0, int64_t rows) {
+  return c.transpose_lhs ? Operand{lhs + row0, 1, c.m, rows, c.k}
+                         : Operand{lhs + row0 * c.k, c.k, 1, rows, c.k};
+}
+
 }  // namespace
 
 int64_t HostGemmBf16DotScratchBytes(int64_t rows, int64_t cols, int64_t k) {
-  const int64_t pairs = Pairs(k);
-  return (Panels(rows, kRows) * kRows + Panels(cols, kCols) * kCols) * pairs * 4;
+  return HostGemmBf16DotPackedLhsBytes(rows, k) + Panels(cols, kCols) * kCols * Pairs(k) * 4;
+}
+
+int64_t HostGemmBf16DotPackedLhsBytes(int64_t rows, int64_t k) {
+  return Panels(rows, kRows) * kRows * Pairs(k) * 4;
+}
+
+void HostGemmBf16DotPackLhs(const BlasGemmConfig& c, const uint16_t* lhs, void* packed) {
+  Pack(LhsRows(c, lhs, 0, c.m), kRows, static_cast<uint32_t*>(packed));
 }
 
 void HostGemmBf16DotBlock(const BlasGemmConfig& c, const uint16_t* lhs, const uint16_t* rhs,
                           float* product, const HostGemmBlock& block, void* scratch) {
+  HostGemmBf16DotBlockPacked(c, lhs, nullptr, rhs, product, block, scratch);
+}
+
+void HostGemmBf16DotBlockPacked(const BlasGemmConfig& c, const uint16_t* lhs,
+                                const void* packed_lhs, const uint16_t* rhs, float* product,
+                                const HostGemmBlock& block, void* scratch) {
   float* const out = product + block.row0 * c.n + block.col0;
   if (c.k == 0) {
     for (int64_t i = 0; i < block.rows; ++i) std::memset(out + i * c.n, 0, block.cols * 4);
@@ -130,16 +158,19 @@ void HostGemmBf16DotBlock(const BlasGemmConfig& c, const uint16_t* lhs, const ui
   const int64_t col_panels = Panels(block.cols, kCols);
   // The rhs first: its panels are 64-byte rows (aligned loads).
   uint32_t* const b = static_cast<uint32_t*>(scratch);
-  uint32_t* const a = b + col_panels * kCols * pairs;
-  // op(lhs) is m x k: stored rows (m x k) or stored columns (k x m).
-  const Operand l = c.transpose_lhs
-                        ? Operand{lhs + block.row0, 1, c.m, block.rows, c.k}
-                        : Operand{lhs + block.row0 * c.k, c.k, 1, block.rows, c.k};
+  const uint32_t* a = nullptr;
+  if (packed_lhs != nullptr && block.row0 % kRows == 0) {
+    // The whole op(lhs) packed once by the caller: this block's panels.
+    a = static_cast<const uint32_t*>(packed_lhs) + block.row0 * pairs;
+  } else {
+    uint32_t* const own = b + col_panels * kCols * pairs;
+    Pack(LhsRows(c, lhs, block.row0, block.rows), kRows, own);
+    a = own;
+  }
   // op(rhs) is k x n: stored rows (k x n) or stored columns (n x k).
   const Operand r = c.transpose_rhs
                         ? Operand{rhs + block.col0 * c.k, c.k, 1, block.cols, c.k}
                         : Operand{rhs + block.col0, 1, c.n, block.cols, c.k};
-  Pack(l, kRows, a);
   Pack(r, kCols, b);
   for (int64_t p0 = 0; p0 < pairs; p0 += kBf16DotDepthPairs) {
     const int64_t slice = Lo(kBf16DotDepthPairs, pairs - p0);

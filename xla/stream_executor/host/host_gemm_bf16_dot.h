@@ -66,6 +66,26 @@ int64_t HostGemmBf16DotScratchBytes(int64_t rows, int64_t cols, int64_t k);
 void HostGemmBf16DotBlock(const BlasGemmConfig& config, const uint16_t* lhs, const uint16_t* rhs,
                           float* product, const HostGemmBlock& block, void* scratch);
 
+// Bytes HostGemmBf16DotPackLhs writes for `rows` rows of op(lhs) and depth
+// `k`.
+int64_t HostGemmBf16DotPackedLhsBytes(int64_t rows, int64_t k);
+
+// Packs all of op(lhs) (config.m rows) into `packed` (at least
+// HostGemmBf16DotPackedLhsBytes(config.m, config.k) bytes), as each block
+// would pack its own rows: for a GEMM cut into column blocks, which would
+// otherwise each pack the whole lhs again (HostGemm packs it once and
+// shares it). Only on a CPU with the instruction sets above.
+void HostGemmBf16DotPackLhs(const BlasGemmConfig& config, const uint16_t* lhs, void* packed);
+
+// HostGemmBf16DotBlock with op(lhs) already packed whole by
+// HostGemmBf16DotPackLhs into `packed_lhs` (read only; may be shared by
+// concurrent blocks): the block then packs only its rhs columns. Null
+// `packed_lhs`, or a block whose row0 is not a multiple of kBf16DotRows,
+// packs its own lhs rows from `lhs`. Bitwise the same product either way.
+void HostGemmBf16DotBlockPacked(const BlasGemmConfig& config, const uint16_t* lhs,
+                                const void* packed_lhs, const uint16_t* rhs, float* product,
+                                const HostGemmBlock& block, void* scratch);
+
 // When every f32 of src[0, count) is a bf16 value that is not subnormal
 // (its low 16 bits zero, its exponent field non-zero or the value zero:
 // what a convert from bf16 produces), writes their bf16 bits to dst and

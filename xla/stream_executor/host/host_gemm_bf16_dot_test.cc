@@ -120,6 +120,44 @@ INSTANTIATE_TEST_SUITE_P(OddSizes, Bf16DotKernel,
                          ::testing::Combine(::testing::Range(0, 6), ::testing::Bool(),
                                             ::testing::Bool()));
 
+// 64-byte aligned scratch of at least `bytes` bytes inside `storage`.
+void* Aligned(std::vector<char>& storage, int64_t bytes) {
+  storage.assign(bytes + 64, 0);
+  return reinterpret_cast<void*>((reinterpret_cast<uintptr_t>(storage.data()) + 63) &
+                                 ~uintptr_t{63});
+}
+
+// Blocks reading op(lhs) packed whole (HostGemmBf16DotPackLhs) compute
+// bitwise what the whole matrix computes with each block packing its own:
+// column blocks, row blocks starting on a panel (8 rows) and one starting
+// off it (which packs its own rows).
+TEST(Bf16DotKernelEdges, PackedLhsBlocksAreBitwiseTheOwnPackingProduct) {
+  if (!CpuRunsKernel()) GTEST_SKIP() << "this CPU has no AVX512-BF16";
+  for (bool tl : {false, true}) {
+    for (bool tr : {false, true}) {
+      const int64_t m = 43, n = 97, k = 255;
+      SCOPED_TRACE(::testing::Message() << "tl " << tl << " tr " << tr);
+      std::mt19937 rng(static_cast<unsigned>(5 + tl * 2 + tr));
+      const BlasGemmConfig c = Config(m, n, k, tl, tr);
+      const std::vector<Bf16> lhs = Random(m * k, rng), rhs = Random(k * n, rng);
+      std::vector<char> scratch_storage, packed_storage;
+      std::vector<float> whole(m * n, std::nanf("")), blocked(m * n, std::nanf(""));
+      HostGemmBf16DotBlock(c, Bits(lhs), Bits(rhs), whole.data(), HostGemmBlock{0, m, 0, n},
+                           Aligned(scratch_storage, HostGemmBf16DotScratchBytes(m, n, k)));
+      void* packed = Aligned(packed_storage, HostGemmBf16DotPackedLhsBytes(m, k));
+      HostGemmBf16DotPackLhs(c, Bits(lhs), packed);
+      for (const HostGemmBlock& block :
+           {HostGemmBlock{0, 16, 0, 40}, HostGemmBlock{0, 16, 40, n - 40},
+            HostGemmBlock{16, 13, 0, n}, HostGemmBlock{29, m - 29, 0, n}}) {
+        HostGemmBf16DotBlockPacked(
+            c, Bits(lhs), packed, Bits(rhs), blocked.data(), block,
+            Aligned(scratch_storage, HostGemmBf16DotScratchBytes(block.rows, block.cols, k)));
+      }
+      EXPECT_EQ(std::memcmp(whole.data(), blocked.data(), m * n * sizeof(float)), 0);
+    }
+  }
+}
+
 // A zero depth writes zeros (no pairs to sum).
 TEST(Bf16DotKernelEdges, ZeroDepthWritesZeros) {
   if (!CpuRunsKernel()) GTEST_SKIP() << "this CPU has no AVX512-BF16";
@@ -251,6 +289,35 @@ TEST(HostGemmBf16, F32GemmOnBf16ValuesRunsTheKernel) {
         EXPECT_NE(std::memcmp(kernel.data(), plain.data(), m * n * sizeof(float)), 0);
       }
     }
+  }
+}
+
+// Cut into column blocks on a pool (op(lhs) then packed once and shared),
+// an f32 GEMM on bf16 values is still bitwise the kernel's whole-matrix
+// product.
+TEST(HostGemmBf16, ColumnBlocksSharingOnePackedLhsMatchTheWholeProduct) {
+  if (!CpuRunsKernel() || std::getenv("XLA_HOST_GEMM_ISA") != nullptr) {
+    GTEST_SKIP() << "the kernel does not run here";
+  }
+  static HostThreadPool pool(2);
+  const int64_t m = 40, n = 300, k = 257;
+  for (bool tl : {false, true}) {
+    SCOPED_TRACE(::testing::Message() << "tl " << tl);
+    std::mt19937 rng(static_cast<unsigned>(77 + tl));
+    BlasGemmConfig c = Config(m, n, k, tl, false);
+    c.element_type = BlasElementType::kF32;
+    HostGemmThreading threading;
+    threading.pool = &pool;
+    threading.min_parallel_macs = 0;
+    ASSERT_EQ(HostGemmWorkUnits(c, threading.min_parallel_macs), 2);  // two column blocks
+    const std::vector<Bf16> lhs16 = Random(m * k, rng), rhs16 = Random(k * n, rng);
+    std::vector<float> lhs(lhs16.begin(), lhs16.end()), rhs(rhs16.begin(), rhs16.end());
+    std::vector<float> kernel(m * n), host(m * n, std::nanf(""));
+    std::vector<char> scratch;
+    HostGemmBf16DotBlock(c, Bits(lhs16), Bits(rhs16), kernel.data(), HostGemmBlock{0, m, 0, n},
+                         Aligned(scratch, HostGemmBf16DotScratchBytes(m, n, k)));
+    ASSERT_TRUE(HostGemm(c, lhs.data(), rhs.data(), host.data(), threading).ok());
+    EXPECT_EQ(std::memcmp(kernel.data(), host.data(), m * n * sizeof(float)), 0);
   }
 }
 

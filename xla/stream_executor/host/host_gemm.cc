@@ -213,15 +213,40 @@ void* AtLeastBytes(std::vector<Line>& v, int64_t bytes) {
 
 // A block of a bf16 GEMM through HostGemmBf16DotBlockPacked (bf16
 // operands, an f32 product), with packing scratch of the thread running the
-// block, kept for its next block; `packed_lhs` is op(lhs) packed whole
-// (HostGemmBf16DotPackLhs) or null.
-void Bf16DotRows(const BlasGemmConfig& c, const void* lhs, const void* packed_lhs, const void* rhs,
-                 void* product, const HostGemmBlock& block) {
+// block, kept for its next block; `packed` holds the operands packed whole.
+void Bf16DotRows(const BlasGemmConfig& c, const void* lhs, const void* rhs,
+                 const Bf16DotPacked& packed, void* product, const HostGemmBlock& block) {
   thread_local std::vector<Line> scratch;
   HostGemmBf16DotBlockPacked(
-      c, static_cast<const uint16_t*>(lhs), packed_lhs, static_cast<const uint16_t*>(rhs),
+      c, static_cast<const uint16_t*>(lhs), static_cast<const uint16_t*>(rhs), packed,
       static_cast<float*>(product), block,
       AtLeastBytes(scratch, HostGemmBf16DotScratchBytes(block.rows, block.cols, c.k)));
+}
+
+// The GEMM through Bf16DotRows, the blocks reading what `packed` holds.
+void Bf16DotBlocks(const BlasGemmConfig& c, const void* lhs, const void* rhs,
+                   const Bf16DotPacked& packed, float* product,
+                   const HostGemmThreading& threading) {
+  GemmWith(
+      [&packed](const BlasGemmConfig& config, const void* l, const void* r, void* o,
+                const HostGemmBlock& block) { Bf16DotRows(config, l, r, packed, o, block); },
+      2, sizeof(float), c, lhs, rhs, product, threading);
+}
+
+// Blocks start on the kernel's panels, so they can read operands packed
+// whole (and never need the unpacked operands then).
+static_assert(kHostGemmRowQuantum % kBf16DotRows == 0 && kColumnQuantum % kBf16DotCols == 0,
+              "row and column blocks start on bf16 kernel panels");
+
+// Per calling thread: operands packed whole, kept for the next call (pool
+// threads only read them during the call that owns them).
+struct PackedScratch {
+  std::vector<Line> lhs, rhs;
+};
+
+PackedScratch& ThreadPackedScratch() {
+  thread_local PackedScratch scratch;
+  return scratch;
 }
 
 // A bf16 GEMM (bf16 operands, f32 product) on the AVX512-BF16 kernel. One
@@ -232,17 +257,13 @@ void Bf16DotRows(const BlasGemmConfig& c, const void* lhs, const void* packed_lh
 // way, so the product is bitwise the same.
 void Bf16DotGemm(const BlasGemmConfig& c, const void* lhs, const void* rhs, float* product,
                  const HostGemmThreading& threading) {
-  const void* packed = nullptr;
+  Bf16DotPacked packed;
   if (c.batch_size == 1 && Partitioned(c, threading.min_parallel_macs).col_blocks > 1) {
-    thread_local std::vector<Line> packed_lhs;
-    void* dst = AtLeastBytes(packed_lhs, HostGemmBf16DotPackedLhsBytes(c.m, c.k));
+    void* dst = AtLeastBytes(ThreadPackedScratch().lhs, HostGemmBf16DotPackedLhsBytes(c.m, c.k));
     HostGemmBf16DotPackLhs(c, static_cast<const uint16_t*>(lhs), dst);
-    packed = dst;
+    packed.lhs = dst;
   }
-  GemmWith(
-      [packed](const BlasGemmConfig& config, const void* l, const void* r, void* o,
-               const HostGemmBlock& block) { Bf16DotRows(config, l, packed, r, o, block); },
-      2, sizeof(float), c, lhs, rhs, product, threading);
+  Bf16DotBlocks(c, lhs, rhs, packed, product, threading);
 }
 
 // An f16 / bf16 GEMM into an f32 product (alpha 1, beta 0, batches packed),
@@ -285,14 +306,32 @@ void HalfGemm(const HostGemmKernels& kernels, const HostGemmHalfConversions& hal
 // are not subnormal (a dot of converted bf16 operands: JAX's bf16 matmuls
 // with an f32 result) runs the bf16 kernel straight into `out`: the same
 // exact products and f32 sums, in another order (host_gemm_bf16_dot.h).
-// Each operand is narrowed once per call into per-thread scratch; the check
-// stops at the first chunk that holds another value, so an ordinary f32
-// GEMM pays for about one chunk. Returns false, having written nothing to
-// `out`, when the GEMM does not qualify.
+// One matrix has both operands checked and packed whole straight from f32
+// (HostGemmBf16DotPackExactF32: one pass each, no narrowed copy); batches
+// are narrowed once per call into per-thread scratch. Either check stops at
+// the first panel or chunk that holds another value, so an ordinary f32
+// GEMM pays for about one. Returns false, having written nothing to `out`,
+// when the GEMM does not qualify.
 bool Bf16ValuedF32Gemm(const BlasGemmConfig& c, const void* lhs, const void* rhs, void* out,
                        const HostGemmThreading& threading) {
   if (c.element_type != BlasElementType::kF32 || c.alpha != 1 || c.beta != 0 || !UseBf16Dot()) {
     return false;
+  }
+  BlasGemmConfig narrow = c;
+  narrow.element_type = BlasElementType::kBF16;
+  if (c.batch_size == 1) {
+    // One matrix: both operands checked and packed whole in one pass each,
+    // straight from f32; the blocks read them.
+    PackedScratch& scratch = ThreadPackedScratch();
+    void* packed_lhs = AtLeastBytes(scratch.lhs, HostGemmBf16DotPackedLhsBytes(c.m, c.k));
+    void* packed_rhs = AtLeastBytes(scratch.rhs, HostGemmBf16DotPackedRhsBytes(c.n, c.k));
+    if (!HostGemmBf16DotPackExactF32(c, static_cast<const float*>(lhs),
+                                     static_cast<const float*>(rhs), packed_lhs, packed_rhs)) {
+      return false;
+    }
+    Bf16DotBlocks(narrow, nullptr, nullptr, Bf16DotPacked{packed_lhs, packed_rhs},
+                  static_cast<float*>(out), threading);
+    return true;
   }
   thread_local std::vector<uint16_t> narrow_lhs, narrow_rhs;
   const int64_t lhs_count = Extent(c.batch_size, c.lhs_batch_stride, c.m * c.k);
@@ -303,8 +342,6 @@ bool Bf16ValuedF32Gemm(const BlasGemmConfig& c, const void* lhs, const void* rhs
       !HostGemmNarrowExactBf16(static_cast<const float*>(rhs), narrow_rhs.data(), rhs_count)) {
     return false;
   }
-  BlasGemmConfig narrow = c;
-  narrow.element_type = BlasElementType::kBF16;
   Bf16DotGemm(narrow, narrow_lhs.data(), narrow_rhs.data(), static_cast<float*>(out), threading);
   return true;
 }

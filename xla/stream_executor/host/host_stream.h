@@ -18,9 +18,11 @@
 // pool). Nothing could have run before it, so the order is the stream's;
 // what it saves is the worker's wake-up and the wake-up of a thread waiting
 // in BlockHostUntilDone, twice per iteration of a while loop that reads its
-// predicate. Events, waits and host callbacks always go through the
-// worker; so does everything enqueued while an earlier operation is queued
-// or running. A failed inline operation returns its error at once (it is
+// predicate. A launch (of up to 8 arguments) or GEMM that runs inline
+// builds no queue record and no closure: a while loop's body pays only
+// the lock, the checks and the call for each. Events, waits and host
+// callbacks always go through the worker; so does everything enqueued
+// while an earlier operation is queued or running. A failed inline operation returns its error at once (it is
 // the stream's sticky error, as if it had failed on the worker).
 //
 // Thread-safety: all methods may be called from any thread. (std::mutex, not

@@ -317,6 +317,16 @@ bool Bf16ValuedF32Gemm(const BlasGemmConfig& c, const void* lhs, const void* rhs
   if (c.element_type != BlasElementType::kF32 || c.alpha != 1 || c.beta != 0 || !UseBf16Dot()) {
     return false;
   }
+  // A first look at each operand's leading elements turns an ordinary f32
+  // GEMM away before any packing (a tiny one, such as an LSTM step's GEMV,
+  // would otherwise pay for packing a panel).
+  constexpr int64_t kFirstLook = 1024;
+  const int64_t lhs_count = Extent(c.batch_size, c.lhs_batch_stride, c.m * c.k);
+  const int64_t rhs_count = Extent(c.batch_size, c.rhs_batch_stride, c.k * c.n);
+  if (!HostGemmBf16ExactF32(static_cast<const float*>(lhs), std::min(lhs_count, kFirstLook)) ||
+      !HostGemmBf16ExactF32(static_cast<const float*>(rhs), std::min(rhs_count, kFirstLook))) {
+    return false;
+  }
   BlasGemmConfig narrow = c;
   narrow.element_type = BlasElementType::kBF16;
   if (c.batch_size == 1) {
@@ -334,8 +344,6 @@ bool Bf16ValuedF32Gemm(const BlasGemmConfig& c, const void* lhs, const void* rhs
     return true;
   }
   thread_local std::vector<uint16_t> narrow_lhs, narrow_rhs;
-  const int64_t lhs_count = Extent(c.batch_size, c.lhs_batch_stride, c.m * c.k);
-  const int64_t rhs_count = Extent(c.batch_size, c.rhs_batch_stride, c.k * c.n);
   if (static_cast<int64_t>(narrow_lhs.size()) < lhs_count) narrow_lhs.resize(lhs_count);
   if (static_cast<int64_t>(narrow_rhs.size()) < rhs_count) narrow_rhs.resize(rhs_count);
   if (!HostGemmNarrowExactBf16(static_cast<const float*>(lhs), narrow_lhs.data(), lhs_count) ||

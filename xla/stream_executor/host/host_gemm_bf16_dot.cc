@@ -233,19 +233,17 @@ bool HostGemmNarrowExactBf16(const float* src, uint16_t* dst, int64_t count) {
   constexpr int64_t kChunk = 1024;
   for (int64_t start = 0; start < count; start += kChunk) {
     const int64_t end = Lo(count, start + kChunk);
-    uint32_t low = 0, subnormal = 0;
-    for (int64_t i = start; i < end; ++i) {
-      uint32_t bits;
-      std::memcpy(&bits, src + i, 4);
-      low |= bits & 0xffffu;
-      // Exponent zero and a non-zero magnitude: subnormal (vdpbf16ps would
-      // read it as zero).
-      subnormal |= static_cast<uint32_t>((bits & 0x7f800000u) == 0 && (bits & 0x7fffffffu) != 0);
-      dst[i] = static_cast<uint16_t>(bits >> 16);
-    }
-    if (low != 0 || subnormal != 0) return false;
+    uint32_t bad = 0;
+    for (int64_t i = start; i < end; ++i) dst[i] = static_cast<uint16_t>(Half(src[i], &bad));
+    if (bad != 0) return false;
   }
   return true;
+}
+
+bool HostGemmBf16ExactF32(const float* src, int64_t count) {
+  uint32_t bad = 0;
+  for (int64_t i = 0; i < count; ++i) Half(src[i], &bad);
+  return bad == 0;
 }
 
 }  // namespace stream_executor::host

@@ -113,6 +113,12 @@ void HostGemmBf16DotBlockPacked(const BlasGemmConfig& config, const uint16_t* lh
 // operands (HostGemm). Only on a CPU with the instruction sets above.
 bool HostGemmNarrowExactBf16(const float* src, uint16_t* dst, int64_t count);
 
+// Whether every f32 of src[0, count) is such a bf16 value (reads them all,
+// writes nothing): HostGemm's cheap first look at an operand's leading
+// elements, so that an ordinary f32 GEMM is turned away before any
+// packing. Only on a CPU with the instruction sets above.
+bool HostGemmBf16ExactF32(const float* src, int64_t count);
+
 }  // namespace stream_executor::host
 
 #endif  // XLA_STREAM_EXECUTOR_HOST_HOST_GEMM_BF16_DOT_H_

@@ -110,6 +110,14 @@ BENCHMARK(BM_HostGemmShape)
     ->Args({128, 128, 64, 16, 0})    // and its scores
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
+// One step of lstm_scan_t256_b1_h32 (its input and recurrent GEMVs) and of
+// lstm_scan_t64_b16_h128: small enough that the call's fixed cost counts.
+BENCHMARK(BM_HostGemmShape)
+    ->Args({1, 128, 16, 1, 0})
+    ->Args({1, 128, 32, 1, 0})
+    ->Args({16, 512, 128, 1, 0})
+    ->Unit(benchmark::kMicrosecond)
+    ->UseRealTime();
 
 }  // namespace
 

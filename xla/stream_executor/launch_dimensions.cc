@@ -34,6 +34,23 @@ absl::Status ValidateLaunchDimensions(const LaunchDimensions& dims,
                                       const DeviceLimits& limits) {
   const Dim3Limit& grid = limits.max_grid_dims;
   const Dim3Limit& block = limits.max_block_dims;
+  // Every launch comes through here (each iteration of a host while loop
+  // launches its body's kernels again): accept valid dimensions in a few
+  // comparisons, and build the error below only for invalid ones (or
+  // extents past 2^31, whose products the checks below guard against
+  // overflow).
+  constexpr int64_t kSmall = int64_t{1} << 31;
+  auto within = [](int64_t value, int64_t limit) {
+    return value >= 1 && value <= limit && value <= kSmall;
+  };
+  if (within(dims.grid.x, grid.x) && within(dims.grid.y, grid.y) && within(dims.grid.z, grid.z) &&
+      within(dims.block.x, block.x) && within(dims.block.y, block.y) &&
+      within(dims.block.z, block.z) &&
+      dims.grid.x * dims.grid.y <= kSmall && dims.block.x * dims.block.y <= kSmall &&
+      dims.block.x * dims.block.y * dims.block.z <= limits.max_threads_per_block &&
+      dims.shared_memory_bytes >= 0 && dims.shared_memory_bytes <= limits.shared_memory_per_block) {
+    return absl::OkStatus();
+  }
   RETURN_IF_ERROR(CheckExtent("grid.x", dims.grid.x, grid.x, "max blocks per grid in x"));
   RETURN_IF_ERROR(CheckExtent("grid.y", dims.grid.y, grid.y, "max blocks per grid in y"));
   RETURN_IF_ERROR(CheckExtent("grid.z", dims.grid.z, grid.z, "max blocks per grid in z"));

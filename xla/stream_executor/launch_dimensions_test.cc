@@ -75,6 +75,22 @@ TEST(LaunchDimensionsTest, RejectsGridsWhoseBlockCountOverflows) {
   EXPECT_THAT(status.message(), HasSubstr("int64"));
 }
 
+// Extents past 2^31 are checked as carefully as small ones: accepted
+// within the limits, refused when the block count overflows even though
+// each extent is in range.
+TEST(LaunchDimensionsTest, LargeExtentsWithinLargeLimits) {
+  DeviceLimits limits = TestLimits();
+  const int64_t big = std::numeric_limits<int64_t>::max() / 2;
+  limits.max_grid_dims = {big, big, big};
+  LaunchDimensions dims;
+  dims.grid = {int64_t{1} << 40, 3, 5};
+  EXPECT_TRUE(ValidateLaunchDimensions(dims, limits).ok());
+  dims.grid = {int64_t{1} << 31, int64_t{1} << 31, int64_t{1} << 31};
+  absl::Status status = ValidateLaunchDimensions(dims, limits);
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(status.message(), HasSubstr("int64"));
+}
+
 TEST(DeviceLimitsTest, ToStringNamesEveryLimit) {
   EXPECT_EQ(TestLimits().ToString(),
             "compute_capability=9.0 max_threads_per_block=1024 "

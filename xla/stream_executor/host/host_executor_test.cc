@@ -333,6 +333,100 @@ TEST(HostStreamTest, BusyStreamQueuesCopiesInOrder) {
   EXPECT_EQ(dst, 5);
 }
 
+// An executor with BLAS, the test module's count_calls kernel (one
+// argument: an int64 it adds 1 to per call) and a stream.
+class HostStreamLaunchTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_TRUE(executor_.InitializeBlas().ok());
+    module_ = LoadTestKernels(executor_, "stream_launch");
+    ASSERT_NE(module_, nullptr);
+    auto kernel = module_->GetKernel("count_calls");
+    ASSERT_TRUE(kernel.ok()) << kernel.status();
+    kernel_ = std::move(kernel).value();
+    auto stream = executor_.CreateStream();
+    ASSERT_TRUE(stream.ok()) << stream.status();
+    stream_ = std::move(stream).value();
+  }
+
+  // out[0] = the dot of lhs[0, k) and rhs[0, k), as a 1 x k by k x 1 GEMM.
+  absl::Status Dot(float* lhs, float* rhs, int64_t k, float* out) {
+    BlasGemmConfig config;
+    config.m = config.n = 1;
+    config.k = k;
+    const uint64_t bytes = k * sizeof(float);
+    return stream_->Gemm(config, DeviceMemoryBase(lhs, bytes), DeviceMemoryBase(rhs, bytes),
+                         DeviceMemoryBase(out, sizeof(float)));
+  }
+
+  HostExecutor executor_{HostExecutorOptions{1}};
+  std::unique_ptr<KernelModule> module_;
+  std::unique_ptr<Kernel> kernel_;
+  std::unique_ptr<Stream> stream_;
+};
+
+// A launch and a GEMM enqueued on an idle stream have run when the call
+// returns (they ran on this thread).
+TEST_F(HostStreamLaunchTest, IdleStreamRunsLaunchesAndGemmsBeforeReturning) {
+  int64_t calls = 0;
+  const DeviceMemoryBase counter(&calls, sizeof(calls));
+  ASSERT_TRUE(stream_->Launch(*kernel_, LaunchDimensions(), {counter}).ok());
+  EXPECT_EQ(calls, 1);
+  // [1 2 3] x [4; 5; 6] = 32.
+  float lhs[] = {1, 2, 3}, rhs[] = {4, 5, 6}, out[1] = {-1};
+  ASSERT_TRUE(Dot(lhs, rhs, 3, out).ok());
+  EXPECT_EQ(out[0], 32);
+  ASSERT_TRUE(stream_->BlockHostUntilDone().ok());
+}
+
+// Behind a running callback, launches and GEMMs are queued, not run
+// inline: the callback sees neither, and both land afterwards in order (a
+// copy queued after the GEMM reads its product).
+TEST_F(HostStreamLaunchTest, BusyStreamQueuesLaunchesAndGemmsInOrder) {
+  std::atomic<bool> release{false};
+  std::atomic<int64_t> seen_calls{-1};
+  std::atomic<int> seen_out{-1};
+  int64_t calls = 0;
+  float lhs[] = {2, -3}, rhs[] = {7, 5}, out[1] = {0}, copied = 0;
+  ASSERT_TRUE(stream_
+                  ->DoHostCallback([&] {
+                    while (!release.load()) std::this_thread::yield();
+                    seen_calls = calls;
+                    seen_out = static_cast<int>(out[0]);
+                    return absl::OkStatus();
+                  })
+                  .ok());
+  const DeviceMemoryBase counter(&calls, sizeof(calls));
+  ASSERT_TRUE(stream_->Launch(*kernel_, LaunchDimensions(), {counter}).ok());
+  ASSERT_TRUE(Dot(lhs, rhs, 2, out).ok());
+  ASSERT_TRUE(stream_->Memcpy(&copied, DeviceMemoryBase(out, sizeof(out)), sizeof(copied)).ok());
+  release = true;
+  ASSERT_TRUE(stream_->BlockHostUntilDone().ok());
+  EXPECT_EQ(seen_calls.load(), 0);
+  EXPECT_EQ(seen_out.load(), 0);
+  EXPECT_EQ(calls, 1);
+  EXPECT_EQ(out[0], -1);  // 2 * 7 - 3 * 5
+  EXPECT_EQ(copied, -1);
+}
+
+// After an operation failed, launches and GEMMs run nothing and return the
+// stream's error, whether they would have run inline or not.
+TEST_F(HostStreamLaunchTest, FailedStreamSkipsLaunchesAndGemms) {
+  ASSERT_TRUE(stream_->DoHostCallback([] { return absl::DataLossError("callback broke"); }).ok());
+  EXPECT_THAT(stream_->BlockHostUntilDone().message(), HasSubstr("callback broke"));
+  int64_t calls = 0;
+  absl::Status launched =
+      stream_->Launch(*kernel_, LaunchDimensions(), {DeviceMemoryBase(&calls, sizeof(calls))});
+  EXPECT_EQ(launched.code(), absl::StatusCode::kDataLoss);
+  float lhs[] = {1}, rhs[] = {1}, out[1] = {9};
+  absl::Status gemm = Dot(lhs, rhs, 1, out);
+  EXPECT_EQ(gemm.code(), absl::StatusCode::kDataLoss);
+  EXPECT_THAT(gemm.message(), HasSubstr("callback broke"));
+  ASSERT_EQ(stream_->BlockHostUntilDone().code(), absl::StatusCode::kDataLoss);
+  EXPECT_EQ(calls, 0);
+  EXPECT_EQ(out[0], 9);
+}
+
 // Many threads enqueue copies on one stream at once, some inline and some
 // queued; each copy lands, and BlockHostUntilDone waits for all of them.
 TEST(HostStreamTest, ConcurrentEnqueuesAllLand) {

@@ -147,9 +147,13 @@ const HostGemmHalfConversions* HalfConversions(const HostGemmKernels& kernels,
   return nullptr;
 }
 
+// One block of one batch, as HostGemmRowsFn.
+using RowsRef = absl::FunctionRef<void(const BlasGemmConfig&, const void*, const void*, void*,
+                                       const HostGemmBlock&)>;
+
 // The GEMM as units of rows_fn calls: operands of operand_bytes an element,
 // the output of out_bytes.
-void GemmWith(HostGemmRowsFn rows_fn, int64_t operand_bytes, int64_t out_bytes,
+void GemmWith(RowsRef rows_fn, int64_t operand_bytes, int64_t out_bytes,
               const BlasGemmConfig& c, const void* lhs, const void* rhs, void* out,
               const HostGemmThreading& threading) {
   const char* l = static_cast<const char*>(lhs);
@@ -195,19 +199,71 @@ int64_t Extent(int64_t batch, int64_t stride, int64_t matrix) {
   return (batch - 1) * stride + matrix;
 }
 
-// A block of a bf16 GEMM through HostGemmBf16DotBlock (a HostGemmRowsFn
-// for GemmWith: bf16 operands, an f32 product), with packing scratch of the
-// thread running the block, kept for its next block.
-void Bf16DotRows(const BlasGemmConfig& c, const void* lhs, const void* rhs, void* product,
-                 const HostGemmBlock& block) {
-  struct alignas(64) Line {
-    char bytes[64];
-  };
+// A 64-byte aligned unit of scratch.
+struct alignas(64) Line {
+  char bytes[64];
+};
+
+// At least `bytes` bytes of `v`, 64-byte aligned.
+void* AtLeastBytes(std::vector<Line>& v, int64_t bytes) {
+  const int64_t lines = (bytes + 63) / 64;
+  if (static_cast<int64_t>(v.size()) < lines) v.resize(lines);
+  return v.data();
+}
+
+// A block of a bf16 GEMM through HostGemmBf16DotBlockPacked (bf16
+// operands, an f32 product), with packing scratch of the thread running the
+// block, kept for its next block; `packed` holds the operands packed whole.
+void Bf16DotRows(const BlasGemmConfig& c, const void* lhs, const void* rhs,
+                 const Bf16DotPacked& packed, void* product, const HostGemmBlock& block) {
   thread_local std::vector<Line> scratch;
-  const int64_t lines = (HostGemmBf16DotScratchBytes(block.rows, block.cols, c.k) + 63) / 64;
-  if (static_cast<int64_t>(scratch.size()) < lines) scratch.resize(lines);
-  HostGemmBf16DotBlock(c, static_cast<const uint16_t*>(lhs), static_cast<const uint16_t*>(rhs),
-                       static_cast<float*>(product), block, scratch.data());
+  HostGemmBf16DotBlockPacked(
+      c, static_cast<const uint16_t*>(lhs), static_cast<const uint16_t*>(rhs), packed,
+      static_cast<float*>(product), block,
+      AtLeastBytes(scratch, HostGemmBf16DotScratchBytes(block.rows, block.cols, c.k)));
+}
+
+// The GEMM through Bf16DotRows, the blocks reading what `packed` holds.
+void Bf16DotBlocks(const BlasGemmConfig& c, const void* lhs, const void* rhs,
+                   const Bf16DotPacked& packed, float* product,
+                   const HostGemmThreading& threading) {
+  GemmWith(
+      [&packed](const BlasGemmConfig& config, const void* l, const void* r, void* o,
+                const HostGemmBlock& block) { Bf16DotRows(config, l, r, packed, o, block); },
+      2, sizeof(float), c, lhs, rhs, product, threading);
+}
+
+// Blocks start on the kernel's panels, so they can read operands packed
+// whole (and never need the unpacked operands then).
+static_assert(kHostGemmRowQuantum % kBf16DotRows == 0 && kColumnQuantum % kBf16DotCols == 0,
+              "row and column blocks start on bf16 kernel panels");
+
+// Per calling thread: operands packed whole, kept for the next call (pool
+// threads only read them during the call that owns them).
+struct PackedScratch {
+  std::vector<Line> lhs, rhs;
+};
+
+PackedScratch& ThreadPackedScratch() {
+  thread_local PackedScratch scratch;
+  return scratch;
+}
+
+// A bf16 GEMM (bf16 operands, f32 product) on the AVX512-BF16 kernel. One
+// matrix cut into column blocks (bf16_mlp_b256_d1024's 256 x 1024 x 1024:
+// 8 blocks) packs op(lhs) once here, on the calling thread, and every
+// block reads it, instead of each block packing all of it again. Blocks
+// compute each output from the same packed pairs in the same order either
+// way, so the product is bitwise the same.
+void Bf16DotGemm(const BlasGemmConfig& c, const void* lhs, const void* rhs, float* product,
+                 const HostGemmThreading& threading) {
+  Bf16DotPacked packed;
+  if (c.batch_size == 1 && Partitioned(c, threading.min_parallel_macs).col_blocks > 1) {
+    void* dst = AtLeastBytes(ThreadPackedScratch().lhs, HostGemmBf16DotPackedLhsBytes(c.m, c.k));
+    HostGemmBf16DotPackLhs(c, static_cast<const uint16_t*>(lhs), dst);
+    packed.lhs = dst;
+  }
+  Bf16DotBlocks(c, lhs, rhs, packed, product, threading);
 }
 
 // An f16 / bf16 GEMM into an f32 product (alpha 1, beta 0, batches packed),
@@ -225,7 +281,7 @@ void HalfGemm(const HostGemmKernels& kernels, const HostGemmHalfConversions& hal
   wide.beta = 0;
   wide.output_batch_stride = c.m * c.n;
   if (c.element_type == BlasElementType::kBF16 && UseBf16Dot()) {
-    GemmWith(&Bf16DotRows, 2, sizeof(float), wide, lhs, rhs, product, threading);
+    Bf16DotGemm(wide, lhs, rhs, product, threading);
   } else {
     const int64_t lhs_count = Extent(c.batch_size, c.lhs_batch_stride, c.m * c.k);
     const int64_t rhs_count = Extent(c.batch_size, c.rhs_batch_stride, c.k * c.n);
@@ -250,28 +306,51 @@ void HalfGemm(const HostGemmKernels& kernels, const HostGemmHalfConversions& hal
 // are not subnormal (a dot of converted bf16 operands: JAX's bf16 matmuls
 // with an f32 result) runs the bf16 kernel straight into `out`: the same
 // exact products and f32 sums, in another order (host_gemm_bf16_dot.h).
-// Each operand is narrowed once per call into per-thread scratch; the check
-// stops at the first chunk that holds another value, so an ordinary f32
-// GEMM pays for about one chunk. Returns false, having written nothing to
-// `out`, when the GEMM does not qualify.
+// One matrix has both operands checked and packed whole straight from f32
+// (HostGemmBf16DotPackExactF32: one pass each, no narrowed copy); batches
+// are narrowed once per call into per-thread scratch. Either check stops at
+// the first panel or chunk that holds another value, so an ordinary f32
+// GEMM pays for about one. Returns false, having written nothing to `out`,
+// when the GEMM does not qualify.
 bool Bf16ValuedF32Gemm(const BlasGemmConfig& c, const void* lhs, const void* rhs, void* out,
                        const HostGemmThreading& threading) {
   if (c.element_type != BlasElementType::kF32 || c.alpha != 1 || c.beta != 0 || !UseBf16Dot()) {
     return false;
   }
-  thread_local std::vector<uint16_t> narrow_lhs, narrow_rhs;
+  // A first look at each operand's leading elements turns an ordinary f32
+  // GEMM away before any packing (a tiny one, such as an LSTM step's GEMV,
+  // would otherwise pay for packing a panel).
+  constexpr int64_t kFirstLook = 1024;
   const int64_t lhs_count = Extent(c.batch_size, c.lhs_batch_stride, c.m * c.k);
   const int64_t rhs_count = Extent(c.batch_size, c.rhs_batch_stride, c.k * c.n);
+  if (!HostGemmBf16ExactF32(static_cast<const float*>(lhs), std::min(lhs_count, kFirstLook)) ||
+      !HostGemmBf16ExactF32(static_cast<const float*>(rhs), std::min(rhs_count, kFirstLook))) {
+    return false;
+  }
+  BlasGemmConfig narrow = c;
+  narrow.element_type = BlasElementType::kBF16;
+  if (c.batch_size == 1) {
+    // One matrix: both operands checked and packed whole in one pass each,
+    // straight from f32; the blocks read them.
+    PackedScratch& scratch = ThreadPackedScratch();
+    void* packed_lhs = AtLeastBytes(scratch.lhs, HostGemmBf16DotPackedLhsBytes(c.m, c.k));
+    void* packed_rhs = AtLeastBytes(scratch.rhs, HostGemmBf16DotPackedRhsBytes(c.n, c.k));
+    if (!HostGemmBf16DotPackExactF32(c, static_cast<const float*>(lhs),
+                                     static_cast<const float*>(rhs), packed_lhs, packed_rhs)) {
+      return false;
+    }
+    Bf16DotBlocks(narrow, nullptr, nullptr, Bf16DotPacked{packed_lhs, packed_rhs},
+                  static_cast<float*>(out), threading);
+    return true;
+  }
+  thread_local std::vector<uint16_t> narrow_lhs, narrow_rhs;
   if (static_cast<int64_t>(narrow_lhs.size()) < lhs_count) narrow_lhs.resize(lhs_count);
   if (static_cast<int64_t>(narrow_rhs.size()) < rhs_count) narrow_rhs.resize(rhs_count);
   if (!HostGemmNarrowExactBf16(static_cast<const float*>(lhs), narrow_lhs.data(), lhs_count) ||
       !HostGemmNarrowExactBf16(static_cast<const float*>(rhs), narrow_rhs.data(), rhs_count)) {
     return false;
   }
-  BlasGemmConfig narrow = c;
-  narrow.element_type = BlasElementType::kBF16;
-  GemmWith(&Bf16DotRows, 2, sizeof(float), narrow, narrow_lhs.data(), narrow_rhs.data(), out,
-           threading);
+  Bf16DotGemm(narrow, narrow_lhs.data(), narrow_rhs.data(), static_cast<float*>(out), threading);
   return true;
 }
 

@@ -10,7 +10,8 @@
 // F64 compute in their own type. BF16 on a CPU with AVX512-BF16 runs
 // VDPBF16PS on the 16-bit operands packed per block into an f32 product
 // (host_gemm_bf16_dot.h, which says how its sums differ from the widened
-// path's); otherwise F16 and BF16 operands are widened to f32 once per call
+// path's; a single matrix cut into column blocks packs its lhs once, on the
+// calling thread, for all blocks); otherwise F16 and BF16 operands are widened to f32 once per call
 // (all batches, on the calling thread, into f32 scratch that the calling
 // thread keeps for its next call: a GEMM's operands and product, 4 bytes an
 // element) and multiplied as an f32 GEMM. Either way each output is

@@ -1,5 +1,5 @@
 // Compiled with AVX-512 F, BW, VL, DQ and BF16 (see the header and BUILD):
-// everything here is in an anonymous namespace except the two entry points,
+// everything here is in an anonymous namespace except the header's entry points,
 // and nothing includes a template library, so no AVX-512 code can be picked
 // by the linker for portable callers.
 #include "xla/stream_executor/host/host_gemm_bf16_dot.h"
@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
 #if !defined(__AVX512BF16__) || !defined(__AVX512F__) || !defined(__AVX512BW__)
 #error "host_gemm_bf16_dot.cc is built with -mavx512bf16 (its BUILD target)"
@@ -27,44 +28,75 @@ int64_t Lo(int64_t a, int64_t b) { return a < b ? a : b; }
 
 // One operand's elements as the packer sees them: element (index, kk) of
 // op(operand) at src[index * index_stride + kk * k_stride], for index in
-// [0, count) (the block's rows or columns) and kk in [0, k).
+// [0, count) (the block's rows or columns) and kk in [0, k). T is uint16_t
+// (bf16 bits) or float (f32 values that should be bf16 values).
+template <typename T>
 struct Operand {
-  const uint16_t* src;
+  const T* src;
   int64_t index_stride;
   int64_t k_stride;
   int64_t count;
   int64_t k;
 };
 
+// The bf16 bits of an element.
+inline uint32_t Half(uint16_t x, uint32_t* /*bad*/) { return x; }
+
+// The high half of an f32; ORs into *bad its low half and 1 when it is
+// subnormal (exponent zero, magnitude not: vdpbf16ps would read it as zero),
+// so *bad stays 0 exactly while every value is a bf16 value that is not
+// subnormal.
+inline uint32_t Half(float x, uint32_t* bad) {
+  uint32_t bits;
+  std::memcpy(&bits, &x, 4);
+  *bad |= (bits & 0xffffu) |
+          static_cast<uint32_t>((bits & 0x7f800000u) == 0 && (bits & 0x7fffffffu) != 0);
+  return bits >> 16;
+}
+
 // dst[(panel * pairs + p) * width + t] = the pair (k = 2p, 2p + 1) of index
-// panel * width + t, zero past count and past k.
-void Pack(const Operand& x, int64_t width, uint32_t* dst) {
+// panel * width + t, zero past count and past k. Returns false at the end
+// of the first panel that held an f32 that is no exact, normal bf16 value
+// (dst then holds garbage); always true for bf16 bits.
+template <typename T>
+bool Pack(const Operand<T>& x, int64_t width, uint32_t* dst) {
   const int64_t pairs = Pairs(x.k);
   const int64_t panels = Panels(x.count, width);
   for (int64_t panel = 0; panel < panels; ++panel) {
     const int64_t first = panel * width;
     const int64_t valid = Lo(width, x.count - first);
+    uint32_t bad = 0;
     for (int64_t p = 0; p < pairs; ++p) {
       uint32_t* out = dst + (panel * pairs + p) * width;
-      const uint16_t* even = x.src + first * x.index_stride + 2 * p * x.k_stride;
+      const T* even = x.src + first * x.index_stride + 2 * p * x.k_stride;
       const bool has_odd = 2 * p + 1 < x.k;
-      const uint16_t* odd = even + x.k_stride;
+      const T* odd = even + x.k_stride;
       if (x.index_stride == 1 && has_odd && valid == width) {
         // Contiguous along the panel (a row-major rhs, a transposed lhs):
         // the compiler vectorizes the interleave.
-        for (int64_t t = 0; t < width; ++t) {
-          out[t] = static_cast<uint32_t>(even[t]) | (static_cast<uint32_t>(odd[t]) << 16);
-        }
+        for (int64_t t = 0; t < width; ++t) out[t] = Half(even[t], &bad) | (Half(odd[t], &bad) << 16);
         continue;
       }
+      if constexpr (std::is_same_v<T, uint16_t>) {
+        if (x.k_stride == 1 && has_odd) {
+          // bf16 contiguous along k (a row-major lhs, a transposed rhs):
+          // the pair is one 32-bit word of the source, low half first (x86
+          // is little endian).
+          for (int64_t t = 0; t < valid; ++t) std::memcpy(out + t, even + t * x.index_stride, 4);
+          for (int64_t t = valid; t < width; ++t) out[t] = 0;
+          continue;
+        }
+      }
       for (int64_t t = 0; t < valid; ++t) {
-        const uint32_t lo = even[t * x.index_stride];
-        const uint32_t hi = has_odd ? odd[t * x.index_stride] : 0;
+        const uint32_t lo = Half(even[t * x.index_stride], &bad);
+        const uint32_t hi = has_odd ? Half(odd[t * x.index_stride], &bad) : 0;
         out[t] = lo | (hi << 16);
       }
       for (int64_t t = valid; t < width; ++t) out[t] = 0;
     }
+    if (bad != 0) return false;
   }
+  return true;
 }
 
 __mmask16 ColumnMask(int64_t cols, int64_t vector) {
@@ -111,15 +143,54 @@ void Tile(const uint32_t* a, const uint32_t* b, int64_t pairs, float* c, int64_t
   }
 }
 
+// op(lhs)'s rows [row0, row0 + rows) as the packer reads them: stored rows
+// (m x k) or stored columns (k x m).
+template <typename T>
+Operand<T> LhsRows(const BlasGemmConfig& c, const T* lhs, int64_t row0, int64_t rows) {
+  return c.transpose_lhs ? Operand<T>{lhs + row0, 1, c.m, rows, c.k}
+                         : Operand<T>{lhs + row0 * c.k, c.k, 1, rows, c.k};
+}
+
+// op(rhs)'s columns [col0, col0 + cols): stored rows (k x n) or stored
+// columns (n x k).
+template <typename T>
+Operand<T> RhsColumns(const BlasGemmConfig& c, const T* rhs, int64_t col0, int64_t cols) {
+  return c.transpose_rhs ? Operand<T>{rhs + col0 * c.k, c.k, 1, cols, c.k}
+                         : Operand<T>{rhs + col0, 1, c.n, cols, c.k};
+}
+
 }  // namespace
 
 int64_t HostGemmBf16DotScratchBytes(int64_t rows, int64_t cols, int64_t k) {
-  const int64_t pairs = Pairs(k);
-  return (Panels(rows, kRows) * kRows + Panels(cols, kCols) * kCols) * pairs * 4;
+  return HostGemmBf16DotPackedLhsBytes(rows, k) + HostGemmBf16DotPackedRhsBytes(cols, k);
+}
+
+int64_t HostGemmBf16DotPackedLhsBytes(int64_t rows, int64_t k) {
+  return Panels(rows, kRows) * kRows * Pairs(k) * 4;
+}
+
+int64_t HostGemmBf16DotPackedRhsBytes(int64_t cols, int64_t k) {
+  return Panels(cols, kCols) * kCols * Pairs(k) * 4;
+}
+
+void HostGemmBf16DotPackLhs(const BlasGemmConfig& c, const uint16_t* lhs, void* packed) {
+  Pack(LhsRows(c, lhs, 0, c.m), kRows, static_cast<uint32_t*>(packed));
+}
+
+bool HostGemmBf16DotPackExactF32(const BlasGemmConfig& c, const float* lhs, const float* rhs,
+                                 void* packed_lhs, void* packed_rhs) {
+  return Pack(LhsRows(c, lhs, 0, c.m), kRows, static_cast<uint32_t*>(packed_lhs)) &&
+         Pack(RhsColumns(c, rhs, 0, c.n), kCols, static_cast<uint32_t*>(packed_rhs));
 }
 
 void HostGemmBf16DotBlock(const BlasGemmConfig& c, const uint16_t* lhs, const uint16_t* rhs,
                           float* product, const HostGemmBlock& block, void* scratch) {
+  HostGemmBf16DotBlockPacked(c, lhs, rhs, Bf16DotPacked(), product, block, scratch);
+}
+
+void HostGemmBf16DotBlockPacked(const BlasGemmConfig& c, const uint16_t* lhs, const uint16_t* rhs,
+                                const Bf16DotPacked& packed, float* product,
+                                const HostGemmBlock& block, void* scratch) {
   float* const out = product + block.row0 * c.n + block.col0;
   if (c.k == 0) {
     for (int64_t i = 0; i < block.rows; ++i) std::memset(out + i * c.n, 0, block.cols * 4);
@@ -128,19 +199,24 @@ void HostGemmBf16DotBlock(const BlasGemmConfig& c, const uint16_t* lhs, const ui
   const int64_t pairs = Pairs(c.k);
   const int64_t row_panels = Panels(block.rows, kRows);
   const int64_t col_panels = Panels(block.cols, kCols);
-  // The rhs first: its panels are 64-byte rows (aligned loads).
-  uint32_t* const b = static_cast<uint32_t*>(scratch);
-  uint32_t* const a = b + col_panels * kCols * pairs;
-  // op(lhs) is m x k: stored rows (m x k) or stored columns (k x m).
-  const Operand l = c.transpose_lhs
-                        ? Operand{lhs + block.row0, 1, c.m, block.rows, c.k}
-                        : Operand{lhs + block.row0 * c.k, c.k, 1, block.rows, c.k};
-  // op(rhs) is k x n: stored rows (k x n) or stored columns (n x k).
-  const Operand r = c.transpose_rhs
-                        ? Operand{rhs + block.col0 * c.k, c.k, 1, block.cols, c.k}
-                        : Operand{rhs + block.col0, 1, c.n, block.cols, c.k};
-  Pack(l, kRows, a);
-  Pack(r, kCols, b);
+  // Operands packed whole by the caller: this block's panels (a panel of
+  // the whole starts every kRows rows, kCols columns). Otherwise the block
+  // packs its own into scratch, the rhs first: its panels are 64-byte rows
+  // (aligned loads).
+  uint32_t* const own_b = static_cast<uint32_t*>(scratch);
+  uint32_t* const own_a = own_b + col_panels * kCols * pairs;
+  const uint32_t* b = own_b;
+  if (packed.rhs != nullptr && block.col0 % kCols == 0) {
+    b = static_cast<const uint32_t*>(packed.rhs) + block.col0 * pairs;
+  } else {
+    Pack(RhsColumns(c, rhs, block.col0, block.cols), kCols, own_b);
+  }
+  const uint32_t* a = own_a;
+  if (packed.lhs != nullptr && block.row0 % kRows == 0) {
+    a = static_cast<const uint32_t*>(packed.lhs) + block.row0 * pairs;
+  } else {
+    Pack(LhsRows(c, lhs, block.row0, block.rows), kRows, own_a);
+  }
   for (int64_t p0 = 0; p0 < pairs; p0 += kBf16DotDepthPairs) {
     const int64_t slice = Lo(kBf16DotDepthPairs, pairs - p0);
     for (int64_t q = 0; q < col_panels; ++q) {
@@ -157,19 +233,17 @@ bool HostGemmNarrowExactBf16(const float* src, uint16_t* dst, int64_t count) {
   constexpr int64_t kChunk = 1024;
   for (int64_t start = 0; start < count; start += kChunk) {
     const int64_t end = Lo(count, start + kChunk);
-    uint32_t low = 0, subnormal = 0;
-    for (int64_t i = start; i < end; ++i) {
-      uint32_t bits;
-      std::memcpy(&bits, src + i, 4);
-      low |= bits & 0xffffu;
-      // Exponent zero and a non-zero magnitude: subnormal (vdpbf16ps would
-      // read it as zero).
-      subnormal |= static_cast<uint32_t>((bits & 0x7f800000u) == 0 && (bits & 0x7fffffffu) != 0);
-      dst[i] = static_cast<uint16_t>(bits >> 16);
-    }
-    if (low != 0 || subnormal != 0) return false;
+    uint32_t bad = 0;
+    for (int64_t i = start; i < end; ++i) dst[i] = static_cast<uint16_t>(Half(src[i], &bad));
+    if (bad != 0) return false;
   }
   return true;
+}
+
+bool HostGemmBf16ExactF32(const float* src, int64_t count) {
+  uint32_t bad = 0;
+  for (int64_t i = 0; i < count; ++i) Half(src[i], &bad);
+  return bad == 0;
 }
 
 }  // namespace stream_executor::host

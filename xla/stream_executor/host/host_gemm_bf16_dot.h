@@ -66,6 +66,45 @@ int64_t HostGemmBf16DotScratchBytes(int64_t rows, int64_t cols, int64_t k);
 void HostGemmBf16DotBlock(const BlasGemmConfig& config, const uint16_t* lhs, const uint16_t* rhs,
                           float* product, const HostGemmBlock& block, void* scratch);
 
+// Bytes of op(lhs) packed whole (`rows` rows, depth `k`), and of op(rhs)
+// packed whole (`cols` columns).
+int64_t HostGemmBf16DotPackedLhsBytes(int64_t rows, int64_t k);
+int64_t HostGemmBf16DotPackedRhsBytes(int64_t cols, int64_t k);
+
+// Packs all of op(lhs) (config.m rows) into `packed` (at least
+// HostGemmBf16DotPackedLhsBytes(config.m, config.k) bytes), as each block
+// would pack its own rows: for a GEMM cut into column blocks, which would
+// otherwise each pack the whole lhs again (HostGemm packs it once and
+// shares it). Only on a CPU with the instruction sets above.
+void HostGemmBf16DotPackLhs(const BlasGemmConfig& config, const uint16_t* lhs, void* packed);
+
+// For an f32 GEMM whose operands hold bf16 values: packs all of op(lhs)
+// and op(rhs) from the f32 operands (their high halves) into `packed_lhs`
+// and `packed_rhs` (HostGemmBf16DotPacked*Bytes of config.m, config.n and
+// config.k), in one pass that also checks them, when every element is a
+// bf16 value that is not subnormal (its low 16 bits zero, its exponent
+// field non-zero or the value zero: what a convert from bf16 produces).
+// Returns false at the end of the first panel that holds another value
+// (the buffers then hold garbage): about kBf16DotRows rows of the lhs for
+// an ordinary f32 GEMM. Only on a CPU with the instruction sets above.
+bool HostGemmBf16DotPackExactF32(const BlasGemmConfig& config, const float* lhs, const float* rhs,
+                                 void* packed_lhs, void* packed_rhs);
+
+// Operands packed whole before the blocks run (64-byte aligned); null where
+// each block packs its own. Read only: concurrent blocks may share them.
+struct Bf16DotPacked {
+  const void* lhs = nullptr;  // HostGemmBf16DotPackLhs or ...PackExactF32
+  const void* rhs = nullptr;  // HostGemmBf16DotPackExactF32
+};
+
+// HostGemmBf16DotBlock reading the operands `packed` holds from there (a
+// block whose row0 is not a multiple of kBf16DotRows, or col0 of
+// kBf16DotCols, packs its own from `lhs` or `rhs` instead; an operand
+// packed whole needs no pointer). Bitwise the same product either way.
+void HostGemmBf16DotBlockPacked(const BlasGemmConfig& config, const uint16_t* lhs,
+                                const uint16_t* rhs, const Bf16DotPacked& packed, float* product,
+                                const HostGemmBlock& block, void* scratch);
+
 // When every f32 of src[0, count) is a bf16 value that is not subnormal
 // (its low 16 bits zero, its exponent field non-zero or the value zero:
 // what a convert from bf16 produces), writes their bf16 bits to dst and
@@ -73,6 +112,12 @@ void HostGemmBf16DotBlock(const BlasGemmConfig& config, const uint16_t* lhs, con
 // one that is not (dst then holds garbage). For f32 GEMMs on converted bf16
 // operands (HostGemm). Only on a CPU with the instruction sets above.
 bool HostGemmNarrowExactBf16(const float* src, uint16_t* dst, int64_t count);
+
+// Whether every f32 of src[0, count) is such a bf16 value (reads them all,
+// writes nothing): HostGemm's cheap first look at an operand's leading
+// elements, so that an ordinary f32 GEMM is turned away before any
+// packing. Only on a CPU with the instruction sets above.
+bool HostGemmBf16ExactF32(const float* src, int64_t count);
 
 }  // namespace stream_executor::host
 

@@ -120,6 +120,87 @@ INSTANTIATE_TEST_SUITE_P(OddSizes, Bf16DotKernel,
                          ::testing::Combine(::testing::Range(0, 6), ::testing::Bool(),
                                             ::testing::Bool()));
 
+// 64-byte aligned scratch of at least `bytes` bytes inside `storage`.
+void* Aligned(std::vector<char>& storage, int64_t bytes) {
+  storage.assign(bytes + 64, 0);
+  return reinterpret_cast<void*>((reinterpret_cast<uintptr_t>(storage.data()) + 63) &
+                                 ~uintptr_t{63});
+}
+
+// Blocks reading op(lhs) packed whole (HostGemmBf16DotPackLhs, or with
+// op(rhs) by HostGemmBf16DotPackExactF32 from f32 copies) compute bitwise
+// what the whole matrix computes with each block packing its own: blocks on
+// the panels read the packed operands, one starting off a row panel (29)
+// and one off a column panel (40) pack their own.
+TEST(Bf16DotKernelEdges, PackedOperandBlocksAreBitwiseTheOwnPackingProduct) {
+  if (!CpuRunsKernel()) GTEST_SKIP() << "this CPU has no AVX512-BF16";
+  for (bool tl : {false, true}) {
+    for (bool tr : {false, true}) {
+      for (bool f32 : {false, true}) {
+        const int64_t m = 43, n = 97, k = 255;
+        SCOPED_TRACE(::testing::Message() << "tl " << tl << " tr " << tr << " f32 " << f32);
+        std::mt19937 rng(static_cast<unsigned>(5 + tl * 2 + tr));
+        const BlasGemmConfig c = Config(m, n, k, tl, tr);
+        const std::vector<Bf16> lhs = Random(m * k, rng), rhs = Random(k * n, rng);
+        std::vector<char> scratch_storage, lhs_storage, rhs_storage;
+        std::vector<float> whole(m * n, std::nanf("")), blocked(m * n, std::nanf(""));
+        HostGemmBf16DotBlock(c, Bits(lhs), Bits(rhs), whole.data(), HostGemmBlock{0, m, 0, n},
+                             Aligned(scratch_storage, HostGemmBf16DotScratchBytes(m, n, k)));
+        Bf16DotPacked packed;
+        void* packed_lhs = Aligned(lhs_storage, HostGemmBf16DotPackedLhsBytes(m, k));
+        void* packed_rhs = Aligned(rhs_storage, HostGemmBf16DotPackedRhsBytes(n, k));
+        if (f32) {
+          const std::vector<float> lhs32(lhs.begin(), lhs.end()), rhs32(rhs.begin(), rhs.end());
+          ASSERT_TRUE(HostGemmBf16DotPackExactF32(c, lhs32.data(), rhs32.data(), packed_lhs,
+                                                  packed_rhs));
+          packed.rhs = packed_rhs;
+        } else {
+          HostGemmBf16DotPackLhs(c, Bits(lhs), packed_lhs);
+        }
+        packed.lhs = packed_lhs;
+        for (const HostGemmBlock& block :
+             {HostGemmBlock{0, 16, 0, 64}, HostGemmBlock{0, 16, 64, n - 64},
+              HostGemmBlock{16, 13, 0, 40}, HostGemmBlock{16, 13, 40, n - 40},
+              HostGemmBlock{29, m - 29, 0, n}}) {
+          HostGemmBf16DotBlockPacked(
+              c, Bits(lhs), Bits(rhs), packed, blocked.data(), block,
+              Aligned(scratch_storage, HostGemmBf16DotScratchBytes(block.rows, block.cols, k)));
+        }
+        EXPECT_EQ(std::memcmp(whole.data(), blocked.data(), m * n * sizeof(float)), 0);
+      }
+    }
+  }
+}
+
+// Packing from f32 refuses a value that is no exact bf16, or a subnormal,
+// in either operand, even in the last panel.
+TEST(Bf16DotKernelEdges, PackingFromF32RefusesOtherValues) {
+  if (!CpuRunsKernel()) GTEST_SKIP() << "this CPU has no AVX512-BF16";
+  const int64_t m = 19, n = 70, k = 33;
+  const BlasGemmConfig c = Config(m, n, k, false, false);
+  std::mt19937 rng(3);
+  const std::vector<Bf16> lhs16 = Random(m * k, rng), rhs16 = Random(k * n, rng);
+  const std::vector<float> lhs(lhs16.begin(), lhs16.end()), rhs(rhs16.begin(), rhs16.end());
+  std::vector<char> lhs_storage, rhs_storage;
+  void* packed_lhs = Aligned(lhs_storage, HostGemmBf16DotPackedLhsBytes(m, k));
+  void* packed_rhs = Aligned(rhs_storage, HostGemmBf16DotPackedRhsBytes(n, k));
+  EXPECT_TRUE(HostGemmBf16DotPackExactF32(c, lhs.data(), rhs.data(), packed_lhs, packed_rhs));
+  for (float odd : {1.0f + 0x1p-20f, 0x1p-130f, -0x1p-140f}) {
+    std::vector<float> bad_lhs = lhs, bad_rhs = rhs;
+    bad_lhs[m * k - 1] = odd;
+    EXPECT_FALSE(HostGemmBf16DotPackExactF32(c, bad_lhs.data(), rhs.data(), packed_lhs,
+                                             packed_rhs)) << odd;
+    bad_rhs[k * n - 2] = odd;
+    EXPECT_FALSE(HostGemmBf16DotPackExactF32(c, lhs.data(), bad_rhs.data(), packed_lhs,
+                                             packed_rhs)) << odd;
+  }
+  // Zeros of either sign are bf16 values.
+  std::vector<float> zeros = rhs;
+  zeros[5] = 0.0f;
+  zeros[6] = -0.0f;
+  EXPECT_TRUE(HostGemmBf16DotPackExactF32(c, lhs.data(), zeros.data(), packed_lhs, packed_rhs));
+}
+
 // A zero depth writes zeros (no pairs to sum).
 TEST(Bf16DotKernelEdges, ZeroDepthWritesZeros) {
   if (!CpuRunsKernel()) GTEST_SKIP() << "this CPU has no AVX512-BF16";
@@ -250,6 +331,58 @@ TEST(HostGemmBf16, F32GemmOnBf16ValuesRunsTheKernel) {
         DisableHostGemmBf16DotForTesting(false);
         EXPECT_NE(std::memcmp(kernel.data(), plain.data(), m * n * sizeof(float)), 0);
       }
+    }
+  }
+}
+
+// Cut into column blocks on a pool (both operands then packed whole from
+// f32 and shared), an f32 GEMM on bf16 values is still bitwise the
+// kernel's whole-matrix product; so is each batch of a batched one.
+TEST(HostGemmBf16, ColumnBlocksSharingPackedOperandsMatchTheWholeProduct) {
+  if (!CpuRunsKernel() || std::getenv("XLA_HOST_GEMM_ISA") != nullptr) {
+    GTEST_SKIP() << "the kernel does not run here";
+  }
+  static HostThreadPool pool(2);
+  const int64_t m = 40, n = 300, k = 257;
+  for (bool tl : {false, true}) {
+    SCOPED_TRACE(::testing::Message() << "tl " << tl);
+    std::mt19937 rng(static_cast<unsigned>(77 + tl));
+    BlasGemmConfig c = Config(m, n, k, tl, false);
+    c.element_type = BlasElementType::kF32;
+    HostGemmThreading threading;
+    threading.pool = &pool;
+    threading.min_parallel_macs = 0;
+    ASSERT_EQ(HostGemmWorkUnits(c, threading.min_parallel_macs), 2);  // two column blocks
+    const std::vector<Bf16> lhs16 = Random(m * k, rng), rhs16 = Random(k * n, rng);
+    std::vector<float> lhs(lhs16.begin(), lhs16.end()), rhs(rhs16.begin(), rhs16.end());
+    std::vector<float> kernel(m * n), host(m * n, std::nanf(""));
+    std::vector<char> scratch;
+    HostGemmBf16DotBlock(c, Bits(lhs16), Bits(rhs16), kernel.data(), HostGemmBlock{0, m, 0, n},
+                         Aligned(scratch, HostGemmBf16DotScratchBytes(m, n, k)));
+    ASSERT_TRUE(HostGemm(c, lhs.data(), rhs.data(), host.data(), threading).ok());
+    EXPECT_EQ(std::memcmp(kernel.data(), host.data(), m * n * sizeof(float)), 0);
+    // Three batches (narrowed, then the lhs of each packed once), a shared
+    // rhs: each batch bitwise the kernel's product.
+    BlasGemmConfig batched = c;
+    batched.batch_size = 3;
+    batched.lhs_batch_stride = m * k + 5;
+    batched.rhs_batch_stride = 0;
+    batched.output_batch_stride = m * n + 2;
+    std::vector<float> lhs3(3 * batched.lhs_batch_stride, 0.0f);
+    for (int64_t b = 0; b < 3; ++b) {
+      for (int64_t i = 0; i < m * k; ++i) lhs3[b * batched.lhs_batch_stride + i] = lhs[(i + b) % (m * k)];
+    }
+    std::vector<float> out3(3 * batched.output_batch_stride, std::nanf(""));
+    ASSERT_TRUE(HostGemm(batched, lhs3.data(), rhs.data(), out3.data(), threading).ok());
+    for (int64_t b = 0; b < 3; ++b) {
+      std::vector<Bf16> lhs_b(m * k);
+      for (int64_t i = 0; i < m * k; ++i) lhs_b[i] = Bf16(lhs3[b * batched.lhs_batch_stride + i]);
+      HostGemmBf16DotBlock(c, Bits(lhs_b), Bits(rhs16), kernel.data(), HostGemmBlock{0, m, 0, n},
+                           Aligned(scratch, HostGemmBf16DotScratchBytes(m, n, k)));
+      EXPECT_EQ(std::memcmp(kernel.data(), out3.data() + b * batched.output_batch_stride,
+                            m * n * sizeof(float)),
+                0)
+          << "batch " << b;
     }
   }
 }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -163,21 +164,40 @@ absl::Status HostStream::Launch(const Kernel& kernel,
     return EnqueueError(absl::StrCat("kernel launch '", kernel.name(), "'"),
                         valid);
   }
-  Operation op;
-  op.kind = Operation::Kind::kLaunch;
-  op.name = "kernel launch";  // a host launch itself cannot fail
-  op.may_run_inline = true;
-  op.function = host_kernel->function();
-  op.blocks = dims.num_blocks();
-  op.num_buffers = static_cast<int64_t>(args.size());
-  if (args.size() <= Operation::kInlineArgs) {
-    for (size_t i = 0; i < args.size(); ++i) op.inline_buffers[i] = args[i].opaque;
-  } else {
-    op.more_buffers.reserve(args.size());
-    for (const DeviceMemoryBase& arg : args) op.more_buffers.push_back(arg.opaque);
+  XlaHostKernelFn function = host_kernel->function();
+  const int64_t blocks = dims.num_blocks();
+  auto queued = [&] {
+    Operation op;
+    op.kind = Operation::Kind::kLaunch;
+    op.name = "kernel launch";  // a host launch itself cannot fail
+    op.function = function;
+    op.blocks = blocks;
+    op.num_buffers = static_cast<int64_t>(args.size());
+    if (args.size() <= Operation::kInlineArgs) {
+      for (size_t i = 0; i < args.size(); ++i) op.inline_buffers[i] = args[i].opaque;
+    } else {
+      op.more_buffers.reserve(args.size());
+      for (const DeviceMemoryBase& arg : args) op.more_buffers.push_back(arg.opaque);
+    }
+    op.library = host_kernel->library();
+    return op;
+  };
+  if (args.size() > Operation::kInlineArgs) {  // rare: the record holds the list
+    Operation op = queued();
+    op.may_run_inline = true;
+    return Enqueue(std::move(op));
   }
-  op.library = host_kernel->library();
-  return Enqueue(std::move(op));
+  std::array<void*, Operation::kInlineArgs> buffers;
+  for (size_t i = 0; i < args.size(); ++i) buffers[i] = args[i].opaque;
+  std::unique_lock<std::mutex> lock(mu_);
+  if (!status_.ok() || !queued_error_.ok()) return KnownErrorLocked();
+  std::optional<absl::Status> ran = RunInlineLocked(lock, "kernel launch", [&] {
+    RunHostKernel(function, absl::MakeConstSpan(buffers.data(), args.size()), blocks, pool_);
+    return absl::OkStatus();
+  });
+  if (ran.has_value()) return *std::move(ran);
+  PushLocked(queued());
+  return absl::OkStatus();
 }
 
 absl::Status HostStream::Gemm(const BlasGemmConfig& config, const DeviceMemoryBase& lhs,
@@ -193,14 +213,19 @@ absl::Status HostStream::Gemm(const BlasGemmConfig& config, const DeviceMemoryBa
   c.batch_size = std::max<int64_t>(c.batch_size, 1);
   HostGemmThreading threading;
   threading.pool = &pool_;
+  std::unique_lock<std::mutex> lock(mu_);
+  if (!status_.ok() || !queued_error_.ok()) return KnownErrorLocked();
+  std::optional<absl::Status> ran = RunInlineLocked(
+      lock, "gemm", [&] { return HostGemm(c, lhs.opaque, rhs.opaque, out.opaque, threading); });
+  if (ran.has_value()) return *std::move(ran);
   Operation op;
   op.kind = Operation::Kind::kCallback;
   op.name = "gemm";
-  op.may_run_inline = true;
   op.work = [c, l = lhs.opaque, r = rhs.opaque, o = out.opaque, threading]() {
     return HostGemm(c, l, r, o, threading);
   };
-  return Enqueue(std::move(op));
+  PushLocked(std::move(op));
+  return absl::OkStatus();
 }
 
 absl::Status HostStream::Fft(const FftPlan& plan, const DeviceMemoryBase& input,
@@ -288,11 +313,24 @@ absl::Status HostStream::BlockHostUntilDone() {
 absl::Status HostStream::Enqueue(Operation operation) {
   std::unique_lock<std::mutex> lock(mu_);
   if (!status_.ok() || !queued_error_.ok()) return KnownErrorLocked();
-  if (!operation.may_run_inline || pending_ != 0 ||
-      std::this_thread::get_id() == worker_.get_id()) {
-    PushLocked(std::move(operation));
-    return absl::OkStatus();
+  if (operation.may_run_inline) {
+    std::optional<absl::Status> ran = RunInlineLocked(lock, operation.name, [&] {
+      absl::Status status = Run(operation, absl::OkStatus());
+      // Release captures before reporting completion, as the worker does.
+      operation.work = nullptr;
+      operation.library.reset();
+      return status;
+    });
+    if (ran.has_value()) return *std::move(ran);
   }
+  PushLocked(std::move(operation));
+  return absl::OkStatus();
+}
+
+std::optional<absl::Status> HostStream::RunInlineLocked(std::unique_lock<std::mutex>& lock,
+                                                        absl::string_view name,
+                                                        absl::FunctionRef<absl::Status()> run) {
+  if (pending_ != 0 || std::this_thread::get_id() == worker_.get_id()) return std::nullopt;
   // Idle: nothing is queued or running, so this operation may run here and
   // now, saving the worker's wake-up and the waiter's (a while loop reads
   // its predicate every iteration). Operations other threads queue
@@ -301,13 +339,11 @@ absl::Status HostStream::Enqueue(Operation operation) {
   ++pending_;
   running_inline_ = true;
   lock.unlock();
-  absl::Status status = Run(operation, absl::OkStatus());
-  operation.work = nullptr;
-  operation.library.reset();
+  absl::Status status = run();
   lock.lock();
   running_inline_ = false;
   --pending_;
-  if (!status.ok()) status_ = Annotate(operation.name, status);
+  if (!status.ok()) status_ = Annotate(name, status);
   if (!queue_.empty() && worker_waiting_) {
     worker_waiting_ = false;
     work_available_.notify_one();

@@ -18,9 +18,11 @@
 // pool). Nothing could have run before it, so the order is the stream's;
 // what it saves is the worker's wake-up and the wake-up of a thread waiting
 // in BlockHostUntilDone, twice per iteration of a while loop that reads its
-// predicate. Events, waits and host callbacks always go through the
-// worker; so does everything enqueued while an earlier operation is queued
-// or running. A failed inline operation returns its error at once (it is
+// predicate. A launch (of up to 8 arguments) or GEMM that runs inline
+// builds no queue record and no closure: a while loop's body pays only
+// the lock, the checks and the call for each. Events, waits and host
+// callbacks always go through the worker; so does everything enqueued
+// while an earlier operation is queued or running. A failed inline operation returns its error at once (it is
 // the stream's sticky error, as if it had failed on the worker).
 //
 // Thread-safety: all methods may be called from any thread. (std::mutex, not
@@ -33,11 +35,13 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "absl/functional/any_invocable.h"
+#include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
 #include "xla/stream_executor/device_limits.h"
@@ -121,8 +125,10 @@ class HostStream : public Stream {
     std::shared_ptr<const LoadedLibrary> library;
     HostEvent* event = nullptr;
     int64_t generation = 0;
-    // Copies, fills, launches and GEMMs: may run on the enqueuing thread
-    // when the stream is idle (see above).
+    // Copies, fills, FFTs and launches of more than kInlineArgs arguments:
+    // may run on the enqueuing thread when the stream is idle (see above).
+    // Other launches and GEMMs try that before they build an Operation
+    // (RunInlineLocked), so a queued one never does.
     bool may_run_inline = false;
     Work work;
     absl::Status error;
@@ -130,6 +136,17 @@ class HostStream : public Stream {
 
   // Queues `operation`; returns the known error instead when there is one.
   absl::Status Enqueue(Operation operation);
+  // With mu_ held through `lock` and no known error: when the stream is idle
+  // (nothing queued or running) and the caller is not the worker, runs `run`
+  // on the calling thread with mu_ released, records its error (prefixed
+  // with `name`) as the stream's, and returns the stream's status
+  // afterwards, lock held again. Otherwise returns nullopt, runs nothing
+  // and keeps mu_ held, for the caller to queue the operation. Launches and
+  // GEMMs call it before building an Operation, so an idle stream runs them
+  // without one (no record to fill, move and destroy, no closure).
+  std::optional<absl::Status> RunInlineLocked(std::unique_lock<std::mutex>& lock,
+                                              absl::string_view name,
+                                              absl::FunctionRef<absl::Status()> run);
   // Queues an operation that fails with `error` in stream order and returns
   // the error as it will be reported.
   absl::Status EnqueueError(absl::string_view name, absl::Status error);

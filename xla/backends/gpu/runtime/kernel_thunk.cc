@@ -1,8 +1,9 @@
 #include "xla/backends/gpu/runtime/kernel_thunk.h"
 
+#include <array>
 #include <mutex>
+#include <vector>
 
-#include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
 #include "xla/util/status_macros.h"
 
@@ -148,8 +149,16 @@ absl::Status KernelThunk::ExecuteOnStream(const ExecuteParams& params) const {
                                     "kernel not loaded: call Initialize for this device first"));
   }
   if (argument_table_ != nullptr) return LaunchThroughTable(params, stream(params), *kernel);
-  // On the stack: a launch of up to kInlineArgs arguments allocates nothing.
-  absl::InlinedVector<se::DeviceMemoryBase, kInlineArgs> buffers;
+  if (args_.size() <= static_cast<size_t>(kInlineArgs)) {
+    // On the stack, each address assigned in place (an InlinedVector's
+    // push_back reloaded each 16-byte address just stored, a stall per
+    // argument on every launch of a host while loop's body).
+    std::array<se::DeviceMemoryBase, kInlineArgs> buffers;
+    for (size_t i = 0; i < args_.size(); ++i) buffers[i] = params.buffers->GetDeviceAddress(args_[i]);
+    return AnnotateError(*this, stream(params)->Launch(*kernel, dims_,
+                                                       absl::MakeConstSpan(buffers.data(), args_.size())));
+  }
+  std::vector<se::DeviceMemoryBase> buffers;
   buffers.reserve(args_.size());
   for (const BufferSlice& slice : args_) buffers.push_back(params.buffers->GetDeviceAddress(slice));
   return AnnotateError(*this, stream(params)->Launch(*kernel, dims_, buffers));

@@ -185,6 +185,7 @@ class Emitter {
         reuse_kernels_(options.reuse_kernels),
         tf32_gemms_(options.tf32_gemms),
         emit_fft_(options.emit_fft),
+        emit_host_transfers_(options.emit_host_transfers),
         f32_dot_default_precision_(options.f32_dot_default_precision) {}
 
   absl::Status Run() {
@@ -350,7 +351,7 @@ class Emitter {
     if (CollectiveEmitter::IsCollective(op)) return collectives_.Emit(instr, out);
     if (CanWrapInFusion(instr)) return EmitWrapped(instr, out);
     if (op == HloOpcode::kRngGetAndUpdateState) return EmitRngState(instr, out);
-    if (IsSendOrRecv(op)) return CheckSendOrRecvNeedsNoThunk(instr);
+    if (IsSendOrRecv(op)) return EmitSendOrRecv(instr, assignment_, emit_host_transfers_, out);
     if (op == HloOpcode::kRngBitGenerator) {
       // RngBitGeneratorExpander expands every supported form before this.
       return Unimplemented(instr, "unsupported rng-bit-generator form: the state must be "
@@ -882,6 +883,7 @@ class Emitter {
   bool reuse_kernels_;
   bool tf32_gemms_;
   bool emit_fft_;
+  bool emit_host_transfers_;
   DotPrecision f32_dot_default_precision_;
   std::optional<BufferSliceProto> cudnn_workspace_;
   // Fused-attention kernels by call (target, part, type, attributes).

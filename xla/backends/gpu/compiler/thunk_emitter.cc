@@ -249,6 +249,31 @@ class Emitter {
         p->set_constant_index(it->second);
       }
     }
+    return EmitEmptyParameterAllocations();
+  }
+
+  // A zero-byte allocation for each entry parameter the assignment gave
+  // none (a token or an empty tuple: nothing to store), so that the
+  // runtime's table has one per parameter and the caller passes an empty
+  // buffer for it.
+  absl::Status EmitEmptyParameterAllocations() {
+    std::set<int64_t> assigned;
+    for (const BufferAllocation& a : assignment_.allocations()) {
+      if (a.is_parameter) assigned.insert(a.parameter_number);
+    }
+    const HloComputation* entry = module_.entry_computation();
+    for (int64_t i = 0; i < entry->num_parameters(); ++i) {
+      if (assigned.count(i) > 0) continue;
+      const Shape& shape = entry->parameter_instruction(i)->shape();
+      if (!shape.IsToken() && !(shape.IsTuple() && shape.tuple_shapes().empty())) {
+        return absl::InternalError(absl::StrCat("thunk emission: parameter ", i, " (",
+                                                shape.ToString(false), ") has no allocation"));
+      }
+      BufferAllocationProto* p = payload_->add_allocations();
+      p->set_index(payload_->allocations_size() - 1);
+      p->set_is_parameter(true);
+      p->set_parameter_number(i);
+    }
     return absl::OkStatus();
   }
 

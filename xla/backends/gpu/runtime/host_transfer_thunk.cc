@@ -65,6 +65,15 @@ int64_t DataBytes(const Shape& shape) {
   return IsEmptyTuple(shape) ? 0 : shape.ByteSize().value_or(-1);
 }
 
+// A thunk of type T (HostSendThunk or HostRecvThunk) over `proto`'s
+// checked transfer.
+template <typename T>
+absl::StatusOr<std::unique_ptr<T>> MakeFromProto(ThunkInfo info, const HostTransferProto& proto,
+                                                 const ThunkContext& ctx) {
+  ASSIGN_OR_RETURN(HostTransfer t, HostTransferFromProto(proto, ctx));
+  return std::make_unique<T>(std::move(info), std::move(t));
+}
+
 }  // namespace
 
 absl::StatusOr<HostTransfer> HostTransferFromProto(const HostTransferProto& proto,
@@ -117,8 +126,7 @@ absl::Status HostTransferThunk::CallbackError(absl::Status status) const {
 
 absl::StatusOr<std::unique_ptr<HostSendThunk>> HostSendThunk::FromProto(
     ThunkInfo info, const HostTransferProto& proto, const ThunkContext& ctx) {
-  ASSIGN_OR_RETURN(HostTransfer t, HostTransferFromProto(proto, ctx));
-  return std::make_unique<HostSendThunk>(std::move(info), std::move(t));
+  return MakeFromProto<HostSendThunk>(std::move(info), proto, ctx);
 }
 
 absl::Status HostSendThunk::ExecuteOnStream(const ExecuteParams& params) const {
@@ -148,8 +156,7 @@ absl::StatusOr<ThunkProto> HostSendThunk::ToProto() const {
 
 absl::StatusOr<std::unique_ptr<HostRecvThunk>> HostRecvThunk::FromProto(
     ThunkInfo info, const HostTransferProto& proto, const ThunkContext& ctx) {
-  ASSIGN_OR_RETURN(HostTransfer t, HostTransferFromProto(proto, ctx));
-  return std::make_unique<HostRecvThunk>(std::move(info), std::move(t));
+  return MakeFromProto<HostRecvThunk>(std::move(info), proto, ctx);
 }
 
 absl::Status HostRecvThunk::ExecuteOnStream(const ExecuteParams& params) const {

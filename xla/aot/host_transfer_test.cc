@@ -149,6 +149,32 @@ ENTRY main {
       << none.status();
 }
 
+// A get-tuple-element of the send's element {0} reads the data it sent
+// (s32[5], odd): -x back, and x to the callback.
+TEST(HostTransferTest, TheSendsOwnDataElementHoldsItsOperand) {
+  const std::string hlo = R"(HloModule sg
+ENTRY main {
+  x = s32[5] parameter(0)
+  tok = token[] parameter(1)
+  s = (s32[5], u32[], token[]) send(x, tok), channel_id=2, is_host_transfer=true
+  sd = token[] send-done(s), channel_id=2, is_host_transfer=true
+  g = s32[5] get-tuple-element(s), index=0
+  ROOT n = s32[5] negate(g)
+})";
+  std::vector<Literal> args;
+  args.push_back(Filled(Shape::Array(PrimitiveType::S32, {5}), 9));
+  args.push_back(Literal(Shape::Token()));
+  Recorder recorder;
+  const gpu::HostTransferCallbacks callbacks = recorder.Callbacks();
+  absl::StatusOr<std::vector<Literal>> out = RunOnHost(hlo, args, &callbacks);
+  ASSERT_TRUE(out.ok()) << out.status();
+  ASSERT_EQ(recorder.calls.size(), 1u);
+  EXPECT_EQ(recorder.calls[0].bytes, Bytes(args[0]));
+  const int32_t* x = reinterpret_cast<const int32_t*>(args[0].data().data());
+  const int32_t* n = reinterpret_cast<const int32_t*>((*out)[0].data().data());
+  for (int i = 0; i < 5; ++i) EXPECT_EQ(n[i], -x[i]) << i;
+}
+
 std::string ReadCorpus(const std::string& part) {
   absl::StatusOr<std::string> dir = FindHloCorpusDir();
   EXPECT_TRUE(dir.ok()) << dir.status();

@@ -95,6 +95,13 @@ absl::StatusOr<HostTransferProto> HostTransfer(const HloInstruction& instr,
   return proto;
 }
 
+bool HasUserBesidesDone(const HloInstruction& send) {
+  for (const HloInstruction* user : send.users()) {
+    if (user->opcode() != HloOpcode::kSendDone) return true;
+  }
+  return false;
+}
+
 absl::Status EmitHostTransfer(const HloInstruction& instr, const BufferAssignment& assignment,
                               Thunks* out) {
   const HloOpcode op = instr.opcode();
@@ -102,7 +109,10 @@ absl::Status EmitHostTransfer(const HloInstruction& instr, const BufferAssignmen
     const HloInstruction* data = instr.operand(0);
     ASSIGN_OR_RETURN(*AddThunk(instr, out)->mutable_host_send(),
                      HostTransfer(instr, assignment, data, {}, data->shape()));
-    return absl::OkStatus();
+    // The send's element {0} is its data again: fill it when something
+    // other than its send-done reads the send.
+    if (!data->shape().IsArray() || !HasUserBesidesDone(instr)) return absl::OkStatus();
+    return AliasOrCopy(assignment, instr, data, {}, &instr, {0}, out);
   }
   if (op == HloOpcode::kRecv) {
     ASSIGN_OR_RETURN(*AddThunk(instr, out)->mutable_host_recv(),

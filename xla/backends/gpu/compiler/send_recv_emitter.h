@@ -6,7 +6,8 @@
 // pairs in the frontend attribute `_xla_send_recv_source_target_pairs`).
 // Host transfers lower to host send/recv thunks (stage 1 of feature
 // "host_transfers", only with --emit_host_transfers; docs/host_transfers.md):
-// a send hands its data operand's slice to the caller's send callback, a
+// a send hands its data operand's slice to the caller's send callback (and
+// copies it into its own element {0} where that has another buffer), a
 // recv fills its element {0} from the recv callback, recv-done copies that
 // element to its own where the buffers differ, send-done needs nothing
 // (the stream orders what follows). Tokens and the u32[] context element

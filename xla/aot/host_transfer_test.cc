@@ -2,7 +2,8 @@
 // (is_host_transfer=true) compiled with --emit_host_transfers for the host,
 // run on the host platform with recording callbacks (what a send sees is
 // its operand's bytes, what a recv returns is what its callback fed), the
-// four corpus modules among them; the same modules compile for sm_90;
+// four corpus modules among them, checked against the evaluator with the
+// same host side; the same modules compile for sm_90;
 // without the flag, for a runtime before the feature, or without
 // callbacks, the failure names why.
 #include <algorithm>
@@ -19,6 +20,8 @@
 #include "xla/aot/executable.h"
 #include "xla/aot/literal_execution.h"
 #include "xla/backends/gpu/runtime/runtime_test_util.h"
+#include "xla/hlo/evaluator/evaluator_test_util.h"
+#include "xla/hlo/evaluator/hlo_evaluator.h"
 #include "xla/hlo/testing/corpus.h"
 #include "xla/types/literal.h"
 #include "xla/types/xla_data_convert.h"
@@ -68,6 +71,45 @@ class Recorder {
   }
   std::vector<Call> calls;
 };
+
+// The evaluator's side of the same host transfers: records sends, and a
+// recv gets the bytes Recorder feeds (7i + channel + 1).
+struct HloEvaluatorHook {
+  explicit HloEvaluatorHook(std::vector<Call>* calls) {
+    hook.send = [calls](int64_t channel, absl::string_view name, const Literal& data) {
+      calls->push_back({true, channel, std::string(name), data.shape().ToString(false),
+                        std::vector<uint8_t>(data.data().begin(), data.data().end())});
+      return absl::OkStatus();
+    };
+    hook.recv = [calls](int64_t channel, absl::string_view name,
+                        const Shape& shape) -> absl::StatusOr<Literal> {
+      Literal l(shape);
+      absl::Span<uint8_t> d = l.mutable_data();
+      for (size_t i = 0; i < d.size(); ++i) d[i] = static_cast<uint8_t>(7 * i + channel + 1);
+      calls->push_back({false, channel, std::string(name), shape.ToString(false),
+                        std::vector<uint8_t>(d.begin(), d.end())});
+      return l;
+    };
+  }
+  HostTransferHook hook;
+};
+
+void AppendArrayLeafBytes(const Literal& l, std::vector<std::vector<uint8_t>>* out) {
+  if (l.shape().IsArray()) out->emplace_back(l.data().begin(), l.data().end());
+  for (const Literal& e : l.tuple_elements()) AppendArrayLeafBytes(e, out);
+}
+
+// The bytes of every array leaf, depth-first (tokens left out).
+std::vector<std::vector<uint8_t>> ArrayLeafBytes(const Literal& l) {
+  std::vector<std::vector<uint8_t>> out;
+  AppendArrayLeafBytes(l, &out);
+  return out;
+}
+std::vector<std::vector<uint8_t>> ArrayLeafBytes(const std::vector<Literal>& leaves) {
+  std::vector<std::vector<uint8_t>> out;
+  for (const Literal& l : leaves) AppendArrayLeafBytes(l, &out);
+  return out;
+}
 
 // Literal of `shape` with non-zero bytes 3i + seed.
 Literal Filled(const Shape& shape, int seed) {
@@ -227,6 +269,16 @@ TEST(HostTransferTest, TheCorpusModulesRunOnTheHostWithCallbacks) {
                                   call.rendezvous, " ", call.shape));
     }
     EXPECT_EQ(seen, c.calls);
+    // The evaluator with the same host side is the oracle for the rest.
+    std::vector<Call> eval_calls;
+    HloEvaluatorHook hook(&eval_calls);
+    EvaluatorOptions eval_options;
+    eval_options.host_transfers = &hook.hook;
+    absl::StatusOr<Literal> want = evaluator_test::EvalText(hlo, args, eval_options);
+    ASSERT_TRUE(want.ok()) << want.status();
+    EXPECT_EQ(ArrayLeafBytes(*want), ArrayLeafBytes(*out));
+    ASSERT_EQ(eval_calls.size(), recorder.calls.size());
+    for (size_t i = 0; i < eval_calls.size(); ++i) EXPECT_EQ(eval_calls[i].bytes, recorder.calls[i].bytes);
     for (const Call& call : recorder.calls) {
       if (call.send && c.sent_parameter >= 0) {
         EXPECT_EQ(call.bytes, Bytes(args[c.sent_parameter]));

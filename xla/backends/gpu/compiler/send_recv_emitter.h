@@ -22,8 +22,6 @@
 #ifndef XLA_BACKENDS_GPU_COMPILER_SEND_RECV_EMITTER_H_
 #define XLA_BACKENDS_GPU_COMPILER_SEND_RECV_EMITTER_H_
 
-#include <string>
-
 #include "absl/status/status.h"
 #include "xla/backends/gpu/compiler/thunk_emission_util.h"
 #include "xla/hlo/ir/hlo_instruction.h"
@@ -34,10 +32,6 @@ namespace xla::gpu {
 
 // send, recv, send-done or recv-done.
 bool IsSendOrRecv(HloOpcode opcode);
-
-// The value of frontend attribute _xla_host_transfer_rendezvous on
-// `instr`, or "" when it has none.
-std::string HostTransferRendezvous(const HloInstruction& instr);
 
 // Appends the thunks of `instr` (IsSendOrRecv) to `out`, as described
 // above. Unimplemented naming the instruction and why for: a host transfer

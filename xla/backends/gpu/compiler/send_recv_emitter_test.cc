@@ -6,6 +6,7 @@
 
 #include "absl/strings/match.h"
 #include "gtest/gtest.h"
+#include "xla/hlo/ir/host_transfer_attributes.h"
 #include "xla/hlo/parser/hlo_parser.h"
 #include "xla/service/middle_end.h"
 #include "xla/types/xla_data_convert.h"

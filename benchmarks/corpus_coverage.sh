@@ -19,7 +19,8 @@
 #
 # Flags: --emit_collectives (collectives compile into collective thunks, as a
 # user with several devices would ask), --emit_fft (fft into fft thunks,
-# stage 1 of its rollout), --no_optimized_hlo, and
+# stage 1 of its rollout), --emit_host_transfers (host send/recv into host
+# transfer thunks, stage 1 of its rollout), --no_optimized_hlo, and
 # --elided_constants=random for texts whose constants print as {...}. Device
 # counts: what each module's collectives need (`xla_aot parse --device_counts`:
 # the header's counts, raised until every replica group and
@@ -79,7 +80,7 @@ compile_one() {
   local counts
   read -r -a counts <"$OUT/$name.counts"
   if timeout "${TIMEOUT:-300}" "$BIN" compile "$m" --target="$t" --emit_collectives --emit_fft \
-      "${counts[@]}" --no_optimized_hlo --elided_constants=random \
+      --emit_host_transfers "${counts[@]}" --no_optimized_hlo --elided_constants=random \
       -o "$OUT/$name.$t.xaot" >"$log" 2>&1; then
     echo ok >"$OUT/$name.$t.result"
   elif [[ $? -eq 124 ]]; then

@@ -2,7 +2,8 @@
 // module that benchmarks/corpus_coverage.sh found compiling, per target, is
 // listed in testdata/corpus_coverage.txt ("<target> <path under
 // shared/hlo_corpus>"), and each one must still compile for that target with
-// the script's options (--emit_collectives, --emit_fft, --elided_constants=random, and
+// the script's options (--emit_collectives, --emit_fft, --emit_host_transfers,
+// --elided_constants=random, and
 // the device counts its collectives need: DeviceCountsForCollectives, as the
 // script's `xla_aot parse --device_counts`). One test per line, so gtest's sharding
 // spreads them; the host ones build at -O1 without the x86-64-v3 variant to
@@ -26,7 +27,7 @@ namespace xla {
 namespace {
 
 // The number of (target, module) lines: host and sm_90 together.
-constexpr int kListed = 2 * 143;
+constexpr int kListed = 2 * 147;
 
 struct Entry {
   std::string target;
@@ -86,6 +87,7 @@ TEST_P(CorpusCoverageTest, Compiles) {
   options.source_name = e.module;
   options.emit_collectives = true;
   options.emit_fft = true;
+  options.emit_host_transfers = true;
   options.elided_constants = ElidedConstantsMode::kRandom;
   options.include_optimized_hlo = false;
   options.opt_level = 1;

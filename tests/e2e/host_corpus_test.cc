@@ -110,8 +110,9 @@ struct NamedSkip {
 constexpr NamedSkip kNamedSkips[] = {
     {AnyOf<Fft>, "fft: lowered only behind --emit_fft (a stage-1 feature), which this test does not pass"},
     {AnyOf<SendOrRecv>,
-     "send/recv: host transfers (no host callbacks yet) and token-only channels, which this "
-     "test does not feed"},
+     "send/recv: host transfers (behind --emit_host_transfers; xla/aot:host_transfer_test runs "
+     "them against the evaluator with callbacks) and token-only channels, which this test does "
+     "not feed"},
     {TiledEntryLayout, "entry layout with tiles (TPU's T(2,128)), which the runtime does not lay out"},
 };
 

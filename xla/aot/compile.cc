@@ -136,6 +136,7 @@ gpu::HostCompilerOptions ToHostOptions(const CompileOptions& options, Compilatio
   out.thunks.kernel.target_block_bytes = options.target_block_bytes;
   out.thunks.emit_collectives = options.emit_collectives;
   out.thunks.emit_fft = options.emit_fft;
+  out.thunks.emit_host_transfers = options.emit_host_transfers;
   out.thunks.allowed_custom_calls = options.allowed_custom_calls;
   out.object.cpu = options.host_cpu;
   out.object.opt_level = options.opt_level;
@@ -163,6 +164,7 @@ gpu::GpuCompilerOptions ToGpuOptions(const CompileOptions& options, const Compil
   if (options.emit_cubin_with_ptx) out.spec = gpu::NvptxSpecChoice::kCubinWithPtx;
   out.emit_collectives = options.emit_collectives;
   out.emit_fft = options.emit_fft;
+  out.emit_host_transfers = options.emit_host_transfers;
   out.allowed_custom_calls = options.allowed_custom_calls;
   out.f32_dot_default_precision = options.gpu_f32_dot_precision;
   SetArtifactOptions(options, c.begin, &out);

@@ -126,6 +126,12 @@ struct CompileOptions {
   // fft fails to compile naming this flag; so does a --target_runtime
   // before 2026-12-02 with it on (fft has no legacy form).
   bool emit_fft = false;
+  // send/recv with is_host_transfer=true become host send/recv thunks
+  // (stage 1 of feature "host_transfers": runtimes from 2026-12-03; the
+  // caller serves them through ExecuteOptions::host_transfers). Off, a
+  // module with a host transfer fails to compile naming this flag; so does
+  // a --target_runtime before 2026-12-03 with it on (no legacy form).
+  bool emit_host_transfers = false;
   int compile_threads = 0;  // host kernel parts or NVPTX kernels; 0: automatic
   // Lower collectives to collective thunks (stage 1: runtimes from
   // 2026-11-30).

@@ -54,22 +54,37 @@ namespace se = ::stream_executor;
 
 absl::StatusOr<std::vector<Literal>> MakeInputs(const TensorIoFlags& f, const ProgramShape& shape) {
   std::vector<Literal> inputs;
+  // Token parameters (host transfers' programs) hold nothing: an empty
+  // literal, no --input file, no random draw.
+  const auto is_token = [](const Shape& p) { return p.IsToken(); };
   if (f.random_inputs) {
     for (size_t i = 0; i < shape.parameters.size(); ++i) {
+      if (is_token(shape.parameters[i])) {
+        inputs.emplace_back(shape.parameters[i]);
+        continue;
+      }
       ASSIGN_OR_RETURN(Literal arg, MakeRandomLiteral(shape.parameters[i], f.seed * 1000003 + i));
       inputs.push_back(std::move(arg));
     }
     return inputs;
   }
-  if (f.inputs.size() != shape.parameters.size()) {
-    return absl::InvalidArgumentError(absl::StrCat("the artifact takes ", shape.parameters.size(),
-                                                   " parameters but ", f.inputs.size(),
-                                                   " --input files were given"));
+  const size_t tokens = std::count_if(shape.parameters.begin(), shape.parameters.end(), is_token);
+  if (f.inputs.size() != shape.parameters.size() - tokens) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "the artifact takes ", shape.parameters.size() - tokens, " parameters but ",
+        f.inputs.size(), " --input files were given",
+        tokens > 0 ? absl::StrCat(" (and ", tokens, " token parameters, which take none)") : ""));
   }
-  for (size_t i = 0; i < f.inputs.size(); ++i) {
-    ASSIGN_OR_RETURN(Literal file, ReadNpyFile(f.inputs[i]));
+  size_t next = 0;
+  for (size_t i = 0; i < shape.parameters.size(); ++i) {
+    if (is_token(shape.parameters[i])) {
+      inputs.emplace_back(shape.parameters[i]);
+      continue;
+    }
+    const std::string& path = f.inputs[next++];
+    ASSIGN_OR_RETURN(Literal file, ReadNpyFile(path));
     ASSIGN_OR_RETURN(Literal arg, ConvertNpyLiteral(file, shape.parameters[i],
-                                                    absl::StrCat("parameter ", i, " from ", f.inputs[i])));
+                                                    absl::StrCat("parameter ", i, " from ", path)));
     inputs.push_back(std::move(arg));
   }
   return inputs;

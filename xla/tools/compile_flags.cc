@@ -26,6 +26,7 @@ constexpr BoolFlag kBoolFlags[] = {
     {"--emit_collectives", &aot::CompileOptions::emit_collectives, true},
     {"--emit_cudnn_convolutions", &aot::CompileOptions::emit_cudnn_convolutions, true},
     {"--emit_fft", &aot::CompileOptions::emit_fft, true},
+    {"--emit_host_transfers", &aot::CompileOptions::emit_host_transfers, true},
     {"--dump_passes", &aot::CompileOptions::dump_passes, true},
     {"--allow_inexact", &aot::CompileOptions::allow_inexact, true},
     {"--no_loop_opts", &aot::CompileOptions::loop_optimizations, false},

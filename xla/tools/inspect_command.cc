@@ -99,6 +99,13 @@ std::string FftDetails(const gpu::FftThunkProto& f) {
                       " out: ", Slice(f.output()), " workspace: ", Slice(f.workspace()));
 }
 
+// "channel=3 rendezvous=\"_x_htod_0\" f32[5] data: alloc1[0:20)".
+std::string HostTransferDetails(const gpu::HostTransferProto& h) {
+  absl::StatusOr<Shape> shape = ShapeFromProto(h.shape());
+  return absl::StrCat("channel=", h.channel_id(), " rendezvous=\"", h.rendezvous(), "\" ",
+                      shape.ok() ? shape->ToString(false) : "?", " data: ", Slice(h.slice()));
+}
+
 template <typename Slices>
 std::string SliceList(const Slices& slices) {
   std::vector<std::string> parts;
@@ -229,6 +236,10 @@ std::string Details(const ThunkProto& t, const gpu::GpuExecutablePayloadProto& p
       return ConvolutionDetails(t.convolution());
     case ThunkProto::kFft:
       return FftDetails(t.fft());
+    case ThunkProto::kHostSend:
+      return HostTransferDetails(t.host_send());
+    case ThunkProto::kHostRecv:
+      return HostTransferDetails(t.host_recv());
     case ThunkProto::kSequential:
     case ThunkProto::kAllReduce:
     case ThunkProto::kCollective:

@@ -23,6 +23,7 @@
 #include "xla/tools/cuda_graphs_flag.h"
 #include "xla/tools/elided_constant_flags.h"
 #include "xla/tools/exit_codes.h"
+#include "xla/tools/host_transfer_flags.h"
 #include "xla/tools/replicated_run.h"
 #include "xla/tools/tensor_io.h"
 #include "xla/tools/trust_flags.h"
@@ -37,6 +38,7 @@ const char kRunHelp[] =
     "                            [--reference=FILE.hlo | --expected=DIR]\n"
     "                            [--elided_constants=error|zeros|random [--elided_constants_seed=N]]\n"
     "                            [--cuda_graphs=on|off]\n"
+    "                            [--host_recv=CHANNEL=FILE.npy ...] [--host_send_dir=DIR]\n"
     "\n"
     "Loads a compiled artifact (validating all of it) and runs it on its target's\n"
     "device (target host runs on the host platform).\n"
@@ -78,6 +80,10 @@ const char kRunHelp[] =
     "                        dimension. With --reference the oracle is the\n"
     "                        replicated evaluator (`xla_aot eval --replicas=N`)\n"
     XLA_AOT_CUDA_GRAPHS_FLAG_HELP
+    XLA_AOT_HOST_TRANSFER_FLAGS_HELP
+    "Host transfers (an artifact compiled with --emit_host_transfers): each send\n"
+    "is printed on stderr; a recv without --host_recv for its channel fails the run\n"
+    "naming the channel. Token parameters take no --input.\n"
     "An artifact compiled with --elided_constants=zeros|random (inspect lists\n"
     "`constants: N invented`) computes with invented values: run warns on stderr,\n"
     "and --reference invents the same values in FILE.hlo (the artifact's mode and\n"
@@ -98,6 +104,7 @@ struct RunFlags {
   TensorIoFlags io;
   TrustFlags trust;
   ElidedConstantFlags elided;  // for --reference
+  HostTransferFlags host_transfers;
 };
 
 std::string ParseFlags(const std::vector<std::string>& args, RunFlags* f) {
@@ -110,6 +117,8 @@ std::string ParseFlags(const std::vector<std::string>& args, RunFlags* f) {
     } else if (ParseElidedConstantFlag(arg, &f->elided, &error)) {
       if (!error.empty()) return error;
     } else if (ParseCudaGraphsFlag(arg, &f->cuda_graphs, &error)) {
+      if (!error.empty()) return error;
+    } else if (ParseHostTransferFlag(arg, &f->host_transfers, &error)) {
       if (!error.empty()) return error;
     } else if (absl::StartsWith(arg, "--tolerance_scale=")) {
       if (!absl::SimpleAtod(arg.substr(std::string("--tolerance_scale=").size()),
@@ -201,6 +210,8 @@ absl::StatusOr<RunOutcome> LoadAndRun(const RunFlags& f, std::ostream& err) {
   ASSIGN_OR_RETURN(stream_executor::StreamExecutor * device, platform->GetDevice(0));
   aot::ExecuteOptions options;
   options.cuda_graphs = f.cuda_graphs;
+  HostTransferServer host_transfers(f.host_transfers, &err);
+  options.host_transfers = &host_transfers.callbacks();
   ASSIGN_OR_RETURN(outcome.leaves, aot::ExecuteOnLiterals(*exe, device, outcome.inputs, options));
   return outcome;
 }

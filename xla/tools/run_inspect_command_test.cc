@@ -1,5 +1,6 @@
 // End to end: a small artifact (text proto -> binary .xaot) is inspected and
 // run through the CLI functions with .npy inputs, and the outputs checked.
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <iterator>
@@ -152,6 +153,73 @@ TEST(RunInspect, RandomInputsPrintAndErrors) {
   Result bad = Call(RunInspect, {Tmp("bad.xaot")});
   EXPECT_EQ(bad.code, kExitBadInput);
   EXPECT_TRUE(absl::StrContains(bad.err, "not a valid GpuExecutableProto")) << bad.err;
+}
+
+}  // namespace
+}  // namespace xla::cli
+
+namespace xla::cli {
+namespace {
+
+// A host artifact with a send of parameter 0 (f32[5], channel 1) and a
+// recv into its output (channel 2); parameter 1 is a token.
+const char kHostTransferArtifact[] = R"pb(
+header { compiler_version: "test 1.0" production_date: "2026-12-03T00:00:00Z"
+         required_runtime_features: "host_transfers" }
+payload {
+  module_name: "cli_host_transfers"
+  program_shape {
+    parameters { element_type: PRIMITIVE_TYPE_F32 dimensions: 5 }
+    parameters { element_type: PRIMITIVE_TYPE_TOKEN }
+    result { element_type: PRIMITIVE_TYPE_F32 dimensions: 5 }
+  }
+  allocations { index: 0 size: 20 is_parameter: true parameter_number: 0 }
+  allocations { index: 1 size: 0 is_parameter: true parameter_number: 1 }
+  allocations { index: 2 size: 20 is_output: true }
+  outputs { slice { allocation: 2 size: 20 } }
+  thunks { profile_annotation: "send.1" host_send { channel_id: 1 rendezvous: "x_dtoh"
+           shape { element_type: PRIMITIVE_TYPE_F32 dimensions: 5 } slice { allocation: 0 size: 20 } } }
+  thunks { profile_annotation: "recv.2" host_recv { channel_id: 2 rendezvous: "y_htod"
+           shape { element_type: PRIMITIVE_TYPE_F32 dimensions: 5 } slice { allocation: 2 size: 20 } } }
+}
+)pb";
+
+TEST(RunCommand, HostTransfersFromTheCommandLine) {
+  const std::string artifact = Tmp("host_transfers.xaot");
+  std::ofstream(artifact, std::ios::binary)
+      << gpu::testing::SerializeArtifact(gpu::testing::MakeArtifact(kHostTransferArtifact));
+  Literal x(Shape::Array(PrimitiveType::F32, {5}));
+  Literal y(Shape::Array(PrimitiveType::F32, {5}));
+  for (int i = 0; i < 5; ++i) {
+    reinterpret_cast<float*>(x.mutable_data().data())[i] = 0.25f * i + 1;
+    reinterpret_cast<float*>(y.mutable_data().data())[i] = -3.5f * i - 2;
+  }
+  ASSERT_TRUE(WriteNpyFile(Tmp("hx_x.npy"), x).ok());
+  ASSERT_TRUE(WriteNpyFile(Tmp("hx_y.npy"), y).ok());
+  // One --input: the token parameter takes none.
+  const Result r = Call(RunRun, {artifact, "--input=" + Tmp("hx_x.npy"),
+                                 "--host_recv=2=" + Tmp("hx_y.npy"),
+                                 "--host_send_dir=" + Tmp(""), "--output_dir=" + Tmp("hx_out")});
+  ASSERT_EQ(r.code, kExitOk) << r.err;
+  EXPECT_TRUE(absl::StrContains(r.err, "host send: channel 1 rendezvous \"x_dtoh\" f32[5]")) << r.err;
+  absl::StatusOr<Literal> sent = ReadNpyFile(Tmp("send_1_0.npy"));
+  ASSERT_TRUE(sent.ok()) << sent.status();
+  EXPECT_TRUE(std::equal(sent->data().begin(), sent->data().end(), x.data().begin()));
+  absl::StatusOr<Literal> out = ReadNpyFile(Tmp("hx_out/out0.npy"));
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_TRUE(std::equal(out->data().begin(), out->data().end(), y.data().begin()));
+
+  const Result inspect = Call(RunInspect, {artifact});
+  ASSERT_EQ(inspect.code, kExitOk) << inspect.err;
+  EXPECT_TRUE(absl::StrContains(
+      inspect.out, "host_send [stream 0] \"send.1\" channel=1 rendezvous=\"x_dtoh\" f32[5] data: alloc0[0:20)"))
+      << inspect.out;
+  EXPECT_TRUE(absl::StrContains(inspect.out, "host_recv [stream 0] \"recv.2\" channel=2")) << inspect.out;
+
+  const Result missing = Call(RunRun, {artifact, "--input=" + Tmp("hx_x.npy")});
+  EXPECT_EQ(missing.code, kExitBadInput);
+  EXPECT_TRUE(absl::StrContains(missing.err, "host_recv thunk 'recv.2'")) << missing.err;
+  EXPECT_TRUE(absl::StrContains(missing.err, "pass --host_recv=2=FILE.npy")) << missing.err;
 }
 
 }  // namespace

@@ -29,6 +29,7 @@
 #include "xla/hlo/evaluator/op_table.h"
 #include "xla/hlo/evaluator/te_softmax_op.h"
 #include "xla/hlo/ir/einsum_spec.h"
+#include "xla/hlo/ir/host_transfer_attributes.h"
 #include "xla/hlo/proto/gemm_custom_call.h"
 #include "xla/hlo/proto/te_softmax_call.h"
 #include "xla/util/status_macros.h"
@@ -377,20 +378,64 @@ absl::StatusOr<Literal> EvalCustomCall(const HloInstruction& instr, Operands ope
       instr.GetString(AttrId::kCustomCallTarget), "\")"));
 }
 
-// send, recv and their -done halves. A host transfer's data comes from or
-// goes to a callback of the program's caller, which the evaluator does not
-// have (docs/host_transfers.md); any other channel needs a peer program.
-absl::StatusOr<Literal> EvalSendOrRecv(const HloInstruction& instr, Operands, EvalContext&) {
-  const bool to_host =
-      instr.opcode() == HloOpcode::kSend || instr.opcode() == HloOpcode::kSendDone;
-  const int64_t channel = instr.GetInt(AttrId::kChannelId, -1);
-  if (instr.GetBool(AttrId::kIsHostTransfer)) {
-    return InstrUnimplemented(instr, "a host transfer (",
-                              to_host ? "device to host" : "host to device", ", channel ", channel,
-                              ") needs a host callback of the caller, which the evaluator does not "
-                              "take (docs/host_transfers.md)");
+// The (data, u32[] context, token) tuple a send or recv returns.
+Literal TransferTuple(Literal data) {
+  std::vector<Literal> elements;
+  elements.push_back(std::move(data));
+  elements.emplace_back(Shape::Scalar(PrimitiveType::U32));
+  elements.emplace_back(Shape::Token());
+  return MakeTuple(std::move(elements));
+}
+
+// A host send or recv through options().host_transfers; -done halves pass
+// the data on (recv-done) or return the token (send-done).
+absl::StatusOr<Literal> EvalHostTransfer(const HloInstruction& instr, Operands operands,
+                                         EvalContext& ctx) {
+  const HloOpcode op = instr.opcode();
+  if (op == HloOpcode::kSendDone) return Literal(Shape::Token());
+  if (op == HloOpcode::kRecvDone) {
+    std::vector<Literal> elements;
+    elements.push_back(operands[0]->tuple_elements()[0]);
+    elements.emplace_back(Shape::Token());
+    return MakeTuple(std::move(elements));
   }
-  return InstrUnimplemented(instr, "channel ", channel,
+  const bool send = op == HloOpcode::kSend;
+  const int64_t channel = instr.GetInt(AttrId::kChannelId, -1);
+  const std::string rendezvous = HostTransferRendezvous(instr);
+  const HostTransferHook* hook = ctx.options().host_transfers;
+  if (hook == nullptr || !(send ? static_cast<bool>(hook->send) : static_cast<bool>(hook->recv))) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "instruction '", instr.name(), "': a host ", send ? "send" : "recv", " (channel ", channel,
+        ", rendezvous \"", rendezvous, "\") needs EvaluatorOptions::host_transfers with a ",
+        send ? "send" : "recv", " callback (docs/host_transfers.md)"));
+  }
+  const auto annotate = [&](const absl::Status& s) {
+    return absl::Status(s.code(), absl::StrCat("instruction '", instr.name(), "' (channel ",
+                                               channel, "): ", s.message()));
+  };
+  if (send) {
+    const absl::Status sent = hook->send(channel, rendezvous, *operands[0]);
+    if (!sent.ok()) return annotate(sent);
+    return TransferTuple(*operands[0]);
+  }
+  const Shape& shape = instr.shape().tuple_shapes(0);
+  absl::StatusOr<Literal> data = hook->recv(channel, rendezvous, shape);
+  if (!data.ok()) return annotate(data.status());
+  if (!ShapesCompatible(data->shape(), shape)) {
+    return annotate(absl::InvalidArgumentError(absl::StrCat(
+        "the recv callback returned ", data->shape().ToString(false), ", not ",
+        shape.ToString(false))));
+  }
+  return TransferTuple(*std::move(data));
+}
+
+// send, recv and their -done halves. A host transfer's data comes from or
+// goes to the caller's EvaluatorOptions::host_transfers; any other channel
+// needs a peer program.
+absl::StatusOr<Literal> EvalSendOrRecv(const HloInstruction& instr, Operands operands,
+                                       EvalContext& ctx) {
+  if (instr.GetBool(AttrId::kIsHostTransfer)) return EvalHostTransfer(instr, operands, ctx);
+  return InstrUnimplemented(instr, "channel ", instr.GetInt(AttrId::kChannelId, -1),
                             " needs a peer program to exchange with; the evaluator runs one");
 }
 

@@ -8,6 +8,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "gtest/gtest.h"
 #include "xla/hlo/evaluator/evaluator_test_util.h"
 
@@ -329,22 +330,73 @@ ENTRY e {
   EXPECT_TRUE(absl::StrContains(r.status().message(), "MyKernel")) << r.status();
 }
 
-TEST(ControlOps, HostTransferIsRefusedNamingDirectionAndChannel) {
+TEST(ControlOps, AHostTransferWithoutTheHookIsRefusedNamingChannelAndRendezvous) {
   // import_async part 6 of the corpus: a device-to-host send.
   const std::string hlo = R"(
 ENTRY e {
   p = s32[3,4] parameter(0)
   t = token[] after-all()
-  s = (s32[3,4], u32[], token[]) send(p, t), channel_id=5, is_host_transfer=true
+  s = (s32[3,4], u32[], token[]) send(p, t), channel_id=5, is_host_transfer=true, frontend_attributes={_xla_host_transfer_rendezvous="_p_dtoh_0"}
   ROOT d = token[] send-done(s), channel_id=5, is_host_transfer=true
 })";
   std::vector<Literal> args;
   args.push_back(MakeLiteral(PrimitiveType::S32, {3, 4}, std::vector<double>(12, 1)));
   absl::StatusOr<Literal> r = EvalText(hlo, args);
   ASSERT_FALSE(r.ok());
-  EXPECT_EQ(r.status().code(), absl::StatusCode::kUnimplemented);
-  EXPECT_TRUE(absl::StrContains(r.status().message(), "send 's'")) << r.status();
-  EXPECT_TRUE(absl::StrContains(r.status().message(), "device to host, channel 5")) << r.status();
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_TRUE(absl::StrContains(r.status().message(),
+                                "instruction 's': a host send (channel 5, rendezvous \"_p_dtoh_0\")"))
+      << r.status();
+  EXPECT_TRUE(absl::StrContains(r.status().message(), "EvaluatorOptions::host_transfers"))
+      << r.status();
+}
+
+// send x (s32[5]), recv y (f32[3]) with a token parameter, return (x, y):
+// the send callback sees x, the result holds what the recv callback gave.
+TEST(ControlOps, HostTransfersGoThroughTheHook) {
+  const std::string hlo = R"(
+ENTRY e {
+  x = s32[5] parameter(0)
+  tok = token[] parameter(1)
+  s = (s32[5], u32[], token[]) send(x, tok), channel_id=2, is_host_transfer=true
+  sd = token[] send-done(s), channel_id=2, is_host_transfer=true
+  r = (f32[3], u32[], token[]) recv(sd), channel_id=3, is_host_transfer=true, frontend_attributes={_xla_host_transfer_rendezvous="y_htod"}
+  rd = (f32[3], token[]) recv-done(r), channel_id=3, is_host_transfer=true
+  y = f32[3] get-tuple-element(rd), index=0
+  ROOT out = (s32[5], f32[3]) tuple(x, y)
+})";
+  std::vector<Literal> args;
+  args.push_back(MakeIntLiteral(PrimitiveType::S32, {5}, {4, -7, 9, 11, 2}));
+  args.push_back(Literal(Shape::Token()));
+  std::vector<std::string> calls;
+  HostTransferHook hook;
+  hook.send = [&](int64_t channel, absl::string_view rendezvous, const Literal& data) {
+    calls.push_back(absl::StrCat("send ", channel, " '", rendezvous, "' ",
+                                 absl::StrJoin(IntValues(data), ",")));
+    return absl::OkStatus();
+  };
+  hook.recv = [&](int64_t channel, absl::string_view rendezvous,
+                  const Shape& shape) -> absl::StatusOr<Literal> {
+    calls.push_back(absl::StrCat("recv ", channel, " '", rendezvous, "' ", shape.ToString(false)));
+    return MakeLiteral(PrimitiveType::F32, {3}, {0.5, -1.25, 3});
+  };
+  EvaluatorOptions options;
+  options.host_transfers = &hook;
+  const Literal out = Eval(hlo, args, options);
+  EXPECT_EQ(calls, (std::vector<std::string>{"send 2 '' 4,-7,9,11,2", "recv 3 'y_htod' f32[3]"}));
+  EXPECT_EQ(IntValues(out.tuple_elements()[0]), (std::vector<int64_t>{4, -7, 9, 11, 2}));
+  EXPECT_EQ(Values(out.tuple_elements()[1]), (std::vector<double>{0.5, -1.25, 3}));
+
+  // A recv callback of the wrong shape fails naming the instruction.
+  hook.recv = [](int64_t, absl::string_view, const Shape&) -> absl::StatusOr<Literal> {
+    return MakeLiteral(PrimitiveType::F32, {4}, {1, 2, 3, 4});
+  };
+  absl::StatusOr<Literal> wrong = EvalText(hlo, args, options);
+  ASSERT_FALSE(wrong.ok());
+  EXPECT_TRUE(absl::StrContains(wrong.status().message(),
+                                "instruction 'r' (channel 3): the recv callback returned f32[4], not "
+                                "f32[3]"))
+      << wrong.status();
 }
 
 TEST(ControlOpsTest, PassThroughCustomCallsKeepTheValue) {

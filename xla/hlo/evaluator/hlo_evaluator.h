@@ -21,9 +21,11 @@
 #define XLA_HLO_EVALUATOR_HLO_EVALUATOR_H_
 
 #include <cstdint>
+#include <functional>
 
 #include "absl/numeric/int128.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "absl/types/span.h"
 #include "xla/hlo/ir/hlo_module.h"
 #include "xla/types/literal.h"
@@ -45,6 +47,23 @@ class CollectiveHook {
                                                      absl::Span<const Literal* const> operands) = 0;
 };
 
+// The caller's side of host transfers (send/recv with is_host_transfer=true;
+// docs/host_transfers.md), as ExecuteOptions::host_transfers is the
+// runtime's: each is called once per evaluated send / recv, in evaluation
+// order, from the evaluating thread. `rendezvous` is the frontend attribute
+// _xla_host_transfer_rendezvous ("" when absent). A non-OK return fails the
+// evaluation with it, annotated with the instruction.
+struct HostTransferHook {
+  // `data`: the send's operand (an array or ()).
+  std::function<absl::Status(int64_t channel_id, absl::string_view rendezvous,
+                             const Literal& data)>
+      send;
+  // The recv's data, which must have `shape` (checked).
+  std::function<absl::StatusOr<Literal>(int64_t channel_id, absl::string_view rendezvous,
+                                        const Shape& shape)>
+      recv;
+};
+
 struct EvaluatorOptions {
   // Iterations one `while` instruction may run before evaluation fails.
   int64_t max_while_iterations = int64_t{1} << 24;
@@ -62,6 +81,11 @@ struct EvaluatorOptions {
   // each evaluation starts from XLA's initial state 0x7012395, as a freshly
   // loaded executable's first run.
   absl::uint128* rng_state = nullptr;
+  // Serves host transfers when set (not owned; must outlive the
+  // evaluation); without it, or without the direction's callback, a host
+  // transfer fails with FailedPrecondition naming the instruction, channel
+  // and rendezvous.
+  const HostTransferHook* host_transfers = nullptr;
 };
 
 class HloEvaluator {

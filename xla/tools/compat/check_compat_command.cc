@@ -2,12 +2,16 @@
 
 #include "xla/backends/gpu/runtime/feature_registry.h"
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "xla/tools/exit_codes.h"
 
 namespace xla::cli {
@@ -63,8 +67,12 @@ compat::GatePredicate FeatureRegistryGate() {
   return [](const std::string& path) {
     const std::string last = path.substr(path.rfind('.') + 1);
     for (const gpu::RuntimeFeature& f : gpu::RuntimeFeatureRegistry()) {
-      const std::string construct = f.construct;
-      if (construct.substr(construct.rfind('.') + 1) != last) continue;
+      // A construct names one field or several ("M.a, M.b").
+      const std::vector<std::string> fields = absl::StrSplit(f.construct, ", ");
+      const auto names_last = [&last](const std::string& field) {
+        return field.substr(field.rfind('.') + 1) == last;
+      };
+      if (std::none_of(fields.begin(), fields.end(), names_last)) continue;
       if (f.compiler_flag[0] == '\0') return false;  // ungated: first-format constructs only
       if (!f.flag_default) return true;              // stage 1: emission off
       absl::StatusOr<int64_t> on = gpu::ParseIsoDate(f.emission_on);

@@ -113,6 +113,35 @@ TEST(CheckCompatCommandTest, NewEnumValuePassesOnlyWhenGated) {
   EXPECT_THAT(gated.out, ::testing::HasSubstr("1 difference(s), 0 violation(s)"));
 }
 
+// Issue 28: host_send and host_recv, two oneof cases of one feature
+// ("host_transfers", whose construct lists both), are each gated by the
+// registry while its stage 1 is in flight.
+TEST(CheckCompatCommandTest, BothHostTransferCasesAreGatedByTheRegistry) {
+  pb::FileDescriptorSet baseline = ReadCurrent();
+  int removed = 0;
+  for (pb::FileDescriptorProto& f : *baseline.mutable_file()) {
+    for (pb::DescriptorProto& m : *f.mutable_message_type()) {
+      if (m.name() != "ThunkProto") continue;
+      auto* fields = m.mutable_field();
+      for (int i = fields->size() - 1; i >= 0; --i) {
+        if (fields->Get(i).name() != "host_send" && fields->Get(i).name() != "host_recv") continue;
+        fields->DeleteSubrange(i, 1);
+        ++removed;
+      }
+    }
+  }
+  ASSERT_EQ(removed, 2);
+  std::ostringstream out, err;
+  const int code = RunCheckCompat(
+      {"--baseline=" + Write("host_transfers.pb", baseline), std::string("--current=") + kCurrent},
+      out, err);
+  EXPECT_EQ(code, kExitOk) << out.str() << err.str();
+  EXPECT_THAT(out.str(), ::testing::HasSubstr("STAGED_ROLLOUT GpuExecutableProto.payload.thunks.host_send"));
+  EXPECT_THAT(out.str(), ::testing::HasSubstr("STAGED_ROLLOUT GpuExecutableProto.payload.thunks.host_recv"));
+  EXPECT_THAT(out.str(), ::testing::Not(::testing::HasSubstr("[not gated]")));
+  EXPECT_THAT(out.str(), ::testing::HasSubstr("2 difference(s), 0 violation(s)"));
+}
+
 TEST(CheckCompatCommandTest, UnreadableFilesAreReported) {
   Result missing = RunCmd({"--baseline=/nonexistent/v9.pb", std::string("--current=") + kCurrent});
   EXPECT_EQ(missing.code, kExitBadInput);

@@ -105,6 +105,7 @@ absl::StatusOr<GpuExecutableProto> CompileModuleToGpuArtifactProto(
   ThunkEmitterOptions thunk_options;
   thunk_options.emit_collectives = options.emit_collectives;
   thunk_options.emit_fft = options.emit_fft;
+  thunk_options.emit_host_transfers = options.emit_host_transfers;
   thunk_options.allowed_custom_calls = options.allowed_custom_calls;
   thunk_options.tf32_gemms = options.tf32_gemms;
   thunk_options.f32_dot_default_precision = options.f32_dot_default_precision;

@@ -53,6 +53,9 @@ struct GpuCompilerOptions {
   bool emit_collectives = false;
   // Lower fft to FftThunks (ThunkEmitterOptions::emit_fft; cuFFT).
   bool emit_fft = false;
+  // Lower host transfers to host send/recv thunks
+  // (ThunkEmitterOptions::emit_host_transfers).
+  bool emit_host_transfers = false;
   // Custom-call targets the runtime resolves (ThunkEmitterOptions).
   std::vector<std::string> allowed_custom_calls;
   // F32 dots whose precision allows it run on TF32 tensor cores, as on

@@ -185,6 +185,7 @@ class Emitter {
         reuse_kernels_(options.reuse_kernels),
         tf32_gemms_(options.tf32_gemms),
         emit_fft_(options.emit_fft),
+        emit_host_transfers_(options.emit_host_transfers),
         f32_dot_default_precision_(options.f32_dot_default_precision) {}
 
   absl::Status Run() {
@@ -247,6 +248,31 @@ class Emitter {
         p->set_is_constant(true);
         p->set_constant_index(it->second);
       }
+    }
+    return EmitEmptyParameterAllocations();
+  }
+
+  // A zero-byte allocation for each entry parameter the assignment gave
+  // none (a token or an empty tuple: nothing to store), so that the
+  // runtime's table has one per parameter and the caller passes an empty
+  // buffer for it.
+  absl::Status EmitEmptyParameterAllocations() {
+    std::set<int64_t> assigned;
+    for (const BufferAllocation& a : assignment_.allocations()) {
+      if (a.is_parameter) assigned.insert(a.parameter_number);
+    }
+    const HloComputation* entry = module_.entry_computation();
+    for (int64_t i = 0; i < entry->num_parameters(); ++i) {
+      if (assigned.count(i) > 0) continue;
+      const Shape& shape = entry->parameter_instruction(i)->shape();
+      if (!shape.IsToken() && !(shape.IsTuple() && shape.tuple_shapes().empty())) {
+        return absl::InternalError(absl::StrCat("thunk emission: parameter ", i, " (",
+                                                shape.ToString(false), ") has no allocation"));
+      }
+      BufferAllocationProto* p = payload_->add_allocations();
+      p->set_index(payload_->allocations_size() - 1);
+      p->set_is_parameter(true);
+      p->set_parameter_number(i);
     }
     return absl::OkStatus();
   }
@@ -350,7 +376,7 @@ class Emitter {
     if (CollectiveEmitter::IsCollective(op)) return collectives_.Emit(instr, out);
     if (CanWrapInFusion(instr)) return EmitWrapped(instr, out);
     if (op == HloOpcode::kRngGetAndUpdateState) return EmitRngState(instr, out);
-    if (IsSendOrRecv(op)) return CheckSendOrRecvNeedsNoThunk(instr);
+    if (IsSendOrRecv(op)) return EmitSendOrRecv(instr, assignment_, emit_host_transfers_, out);
     if (op == HloOpcode::kRngBitGenerator) {
       // RngBitGeneratorExpander expands every supported form before this.
       return Unimplemented(instr, "unsupported rng-bit-generator form: the state must be "
@@ -882,6 +908,7 @@ class Emitter {
   bool reuse_kernels_;
   bool tf32_gemms_;
   bool emit_fft_;
+  bool emit_host_transfers_;
   DotPrecision f32_dot_default_precision_;
   std::optional<BufferSliceProto> cudnn_workspace_;
   // Fused-attention kernels by call (target, part, type, attributes).

@@ -122,6 +122,11 @@ struct ThunkEmitterOptions {
   // fft to FftThunkProto. Off: fft fails with Unimplemented naming
   // `--emit_fft`.
   bool emit_fft = false;
+  // Stage 1 of the host-transfer rollout (feature "host_transfers"): lower
+  // send/recv with is_host_transfer=true to host send/recv thunks
+  // (send_recv_emitter.h). Off: they fail with Unimplemented naming
+  // `--emit_host_transfers`.
+  bool emit_host_transfers = false;
   // Custom-call targets to compile although the compiler's FFI registry
   // has no handler for them (for the platform): the runtime that loads the
   // artifact must register one (it is resolved at Initialize). Targets the

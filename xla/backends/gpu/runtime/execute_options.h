@@ -11,11 +11,16 @@
 #define XLA_BACKENDS_GPU_RUNTIME_EXECUTE_OPTIONS_H_
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <utility>
 
+#include "absl/status/status.h"
+#include "absl/strings/string_view.h"
+#include "absl/types/span.h"
 #include "xla/stream_executor/device_memory.h"
 #include "xla/stream_executor/owning_device_memory.h"
+#include "xla/types/shape.h"
 
 namespace xla::gpu {
 
@@ -50,6 +55,28 @@ class ExecutionArgument {
 
 class ThunkTracer;
 
+// The host side of an artifact's host transfers (send/recv with
+// is_host_transfer=true; docs/host_transfers.md), as XLA's
+// Send/RecvDeviceMemoryFunction. Each is called from a stream's
+// host-callback thread, in program order per stream, once per executed
+// HostSendThunk / HostRecvThunk; a callback must not call back into the
+// executable nor block on its streams. A non-OK return fails the run with
+// that status, annotated with the thunk. `rendezvous` is the HLO's
+// _xla_host_transfer_rendezvous ("" when it had none); `shape` is an array
+// or the empty tuple (a pure synchronization, zero bytes).
+struct HostTransferCallbacks {
+  // Device to host: `data` holds the send's bytes (dense, row-major), valid
+  // only during the call.
+  std::function<absl::Status(int64_t channel_id, absl::string_view rendezvous, const Shape& shape,
+                             absl::Span<const uint8_t> data)>
+      send;
+  // Host to device: fills all of `data` (the shape's byte size) for one
+  // recv; valid only during the call.
+  std::function<absl::Status(int64_t channel_id, absl::string_view rendezvous, const Shape& shape,
+                             absl::Span<uint8_t> data)>
+      recv;
+};
+
 // Optional per-run settings of Execute.
 struct ExecuteOptions {
   // When set, every thunk's execution interval is recorded into it (see
@@ -67,6 +94,11 @@ struct ExecuteOptions {
   // with a tracer launch plainly too, so that every thunk keeps its own
   // interval. The results are the same either way.
   bool cuda_graphs = true;
+  // The host side of the artifact's host transfers; a host send or recv
+  // thunk fails the run with FailedPrecondition (naming the thunk, channel
+  // and rendezvous) when it, or its callback for that direction, is
+  // missing. Not owned; must outlive the call.
+  const HostTransferCallbacks* host_transfers = nullptr;
 };
 
 // What the CUDA graphs of one executable on one device are (for bench and

@@ -103,6 +103,15 @@ constexpr RuntimeFeature kRegistry[] = {
     // 2026-12-03 does not fuse).
     {"cudnn_convolutions.fused_epilogue", FeatureKind::kField, "ConvolutionThunkProto.bias",
      "2026-12-03", "--emit_cudnn_convolutions", false, "", ""},
+    // Stage 1 (2026-12-03): host transfers (send/recv with
+    // is_host_transfer=true) as ThunkProto.host_send / host_recv, served by
+    // ExecuteOptions::host_transfers; emitted only with
+    // --emit_host_transfers until at least 2026-12-17 (stage 2). No legacy
+    // form: without the flag, or for a --target_runtime before 2026-12-03,
+    // a module with a host transfer fails to compile naming the flag.
+    // Two oneof cases, one construct (the checker's gate reads the list).
+    {"host_transfers", FeatureKind::kOneofCase, "ThunkProto.host_send, ThunkProto.host_recv",
+     "2026-12-03", "--emit_host_transfers", false, "", ""},
 };
 
 // Artifact signing (issue 24; docs/aot_compatibility.md, "Signed
@@ -261,6 +270,10 @@ void AddThunkFeatures(const ThunkProto& thunk, std::set<std::string>* out) {
       return;
     case ThunkProto::kFft:
       out->insert("fft");
+      return;
+    case ThunkProto::kHostSend:
+    case ThunkProto::kHostRecv:
+      out->insert("host_transfers");
       return;
     case ThunkProto::kKernel:
       if (thunk.kernel().has_argument_table()) out->insert("kernel_argument_table");

@@ -47,7 +47,8 @@ enum class FeatureKind { kOneofCase, kField, kEnumValue, kKernelSymbol, kFfiHand
 struct RuntimeFeature {
   const char* name;              // the string in required_runtime_features
   FeatureKind kind;
-  const char* construct;         // schema path: "KernelProto.cubin_with_ptx"
+  const char* construct;         // schema path: "KernelProto.cubin_with_ptx", or several
+                                 // joined by ", " (one feature, two oneof cases)
   const char* runtime_support;   // "YYYY-MM-DD"
   const char* compiler_flag;     // "" when ungated (first-format constructs)
   bool flag_default;

@@ -117,17 +117,19 @@ TEST(FeatureRegistry, DatesAndWhatARuntimeOfADateSupports) {
   EXPECT_EQ(std::count(first.begin(), first.end(), "payload_checksum.crc32c"), 0);
   // ... and kernel_argument_table, the three ffi_attributes.* kinds,
   // ffi_handlers.te_fused_attention_host, gemm.fp8, cudnn_convolutions and
-  // fft on 2026-12-02, cudnn_convolutions.fused_epilogue on 2026-12-03.
-  EXPECT_EQ(first.size() + 2 + 1 + 3 + 1 + 1 + 1 + 1 + 1, RuntimeFeatureRegistry().size());
+  // fft on 2026-12-02, cudnn_convolutions.fused_epilogue and
+  // host_transfers on 2026-12-03.
+  EXPECT_EQ(first.size() + 2 + 1 + 3 + 1 + 1 + 1 + 1 + 2, RuntimeFeatureRegistry().size());
   std::vector<std::string> nov30 = FeaturesSupportedOn("2026-11-30").value();
   EXPECT_EQ(std::count(nov30.begin(), nov30.end(), "kernel_argument_table"), 0);
   EXPECT_EQ(std::count(nov30.begin(), nov30.end(), "gemm.fp8"), 0);
   EXPECT_EQ(std::count(nov30.begin(), nov30.end(), "cudnn_convolutions"), 0);
   EXPECT_EQ(std::count(nov30.begin(), nov30.end(), "fft"), 0);
-  EXPECT_EQ(nov30.size() + 1 + 3 + 1 + 1 + 1 + 1 + 1, RuntimeFeatureRegistry().size());
+  EXPECT_EQ(nov30.size() + 1 + 3 + 1 + 1 + 1 + 1 + 2, RuntimeFeatureRegistry().size());
   std::vector<std::string> dec02 = FeaturesSupportedOn("2026-12-02").value();
   EXPECT_EQ(std::count(dec02.begin(), dec02.end(), "cudnn_convolutions.fused_epilogue"), 0);
-  EXPECT_EQ(dec02.size() + 1, RuntimeFeatureRegistry().size());
+  EXPECT_EQ(std::count(dec02.begin(), dec02.end(), "host_transfers"), 0);
+  EXPECT_EQ(dec02.size() + 2, RuntimeFeatureRegistry().size());
   std::vector<std::string> today = FeaturesSupportedOn("2026-12-03").value();
   EXPECT_EQ(today.size(), RuntimeFeatureRegistry().size());
 }
@@ -207,6 +209,19 @@ TEST(FeatureRegistry, AnFftThunkNeedsFft) {
   GpuExecutablePayloadProto payload;
   payload.add_thunks()->mutable_conditional()->add_branches()->add_thunks()->mutable_fft();
   EXPECT_EQ(RequiredFeaturesOf(payload), std::vector<std::string>{"fft"});
+}
+
+// Issue 28: a host send or recv anywhere (here inside an async start and a
+// while body) needs "host_transfers", so older runtimes refuse it by name.
+TEST(FeatureRegistry, AHostTransferThunkNeedsHostTransfers) {
+  GpuExecutablePayloadProto payload;
+  payload.add_thunks()->mutable_async_start()->mutable_thunks()->add_thunks()->mutable_host_send();
+  EXPECT_EQ(RequiredFeaturesOf(payload), (std::vector<std::string>{"async_streams", "host_transfers"}));
+  GpuExecutablePayloadProto loop;
+  loop.add_thunks()->mutable_while_()->mutable_body()->add_thunks()->mutable_host_recv();
+  EXPECT_EQ(RequiredFeaturesOf(loop), std::vector<std::string>{"host_transfers"});
+  EXPECT_EQ(FindRuntimeFeature("host_transfers")->compiler_flag,
+            std::string("--emit_host_transfers"));
 }
 
 // An async collective (issue 12): the collective nested in an async start

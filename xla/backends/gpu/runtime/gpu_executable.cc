@@ -412,6 +412,7 @@ absl::StatusOr<std::vector<se::OwningDeviceMemory>> GpuExecutable::Execute(
   params.kernels = device->kernels.get();
   params.tracer = options.tracer;
   params.collectives = options.collectives;
+  params.host_transfers = options.host_transfers;
   // CUDA graphs unless turned off or traced (a graph has no per-thunk stamps).
   params.graphs = options.cuda_graphs && options.tracer == nullptr ? resources->graphs.get() : nullptr;
   const GraphRunner::Counts before = params.graphs != nullptr ? params.graphs->counts() : GraphRunner::Counts();

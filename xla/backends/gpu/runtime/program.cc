@@ -122,7 +122,11 @@ absl::Status CheckAllocationSizes(const Program& p) {
     }
     if (a.is_parameter) {
       const Shape& shape = p.program_shape.parameters[a.parameter_number];
-      std::optional<int64_t> bytes = shape.IsArray() ? shape.ByteSize() : std::nullopt;
+      // A token (or empty tuple) parameter holds nothing: a zero-byte
+      // allocation, an empty argument (host transfers' programs take one).
+      const bool empty = shape.IsToken() || (shape.IsTuple() && shape.tuple_shapes_size() == 0);
+      std::optional<int64_t> bytes =
+          shape.IsArray() ? shape.ByteSize() : empty ? std::optional<int64_t>(0) : std::nullopt;
       if (!bytes.has_value() || *bytes != a.size) {
         return Invalid(path, absl::StrCat(a.size, " does not hold parameter ", a.parameter_number,
                                           " of shape ", shape.ToString()));

@@ -73,7 +73,9 @@ inline constexpr int64_t kMaxThunkRepeatedField = 4096;
   X(kAsyncDone, "async_done", ThunkProto::kAsyncDone)      \
   X(kCollective, "collective", ThunkProto::kCollective)    \
   X(kConvolution, "convolution", ThunkProto::kConvolution) \
-  X(kFft, "fft", ThunkProto::kFft)
+  X(kFft, "fft", ThunkProto::kFft)                         \
+  X(kHostSend, "host_send", ThunkProto::kHostSend)         \
+  X(kHostRecv, "host_recv", ThunkProto::kHostRecv)
 
 class Thunk;
 
@@ -160,6 +162,7 @@ struct AsyncEvents {
 class ThunkTracer;               // thunk_trace.h
 struct CollectiveContext;        // collective_context.h
 class GraphRunner;               // graph_runner.h
+struct HostTransferCallbacks;    // execute_options.h
 
 struct ExecuteParams {
   stream_executor::StreamExecutor* executor = nullptr;
@@ -181,6 +184,9 @@ struct ExecuteParams {
   // thunk. Per run (not shared between concurrent executions); null runs
   // every thunk plainly.
   GraphRunner* graphs = nullptr;
+  // The caller's host-transfer callbacks (ExecuteOptions::host_transfers);
+  // read by host send/recv thunks only; null when the caller gave none.
+  const HostTransferCallbacks* host_transfers = nullptr;
 };
 
 class Thunk {

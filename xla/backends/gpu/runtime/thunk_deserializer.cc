@@ -15,6 +15,7 @@
 #include "xla/backends/gpu/runtime/custom_call_thunk.h"
 #include "xla/backends/gpu/runtime/fft_thunk.h"
 #include "xla/backends/gpu/runtime/gemm_thunk.h"
+#include "xla/backends/gpu/runtime/host_transfer_thunk.h"
 #include "xla/backends/gpu/runtime/kernel_thunk.h"
 #include "xla/backends/gpu/runtime/memset_thunk.h"
 #include "xla/backends/gpu/runtime/sequential_thunk.h"
@@ -89,6 +90,12 @@ absl::StatusOr<std::unique_ptr<Thunk>> DeserializeThunk(const ThunkProto& proto,
                                                 ctx.Field("convolution")));
     case ThunkProto::kFft:
       return Upcast(FftThunk::FromProto(std::move(info), proto.fft(), ctx.Field("fft")));
+    case ThunkProto::kHostSend:
+      return Upcast(HostSendThunk::FromProto(std::move(info), proto.host_send(),
+                                             ctx.Field("host_send")));
+    case ThunkProto::kHostRecv:
+      return Upcast(HostRecvThunk::FromProto(std::move(info), proto.host_recv(),
+                                             ctx.Field("host_recv")));
     case ThunkProto::KIND_NOT_SET:
       return ctx.Error(absl::StrCat("unknown thunk kind (field number ", UnknownFieldNumbers(proto),
                                     "): the artifact is newer than this runtime; upgrade the "

@@ -408,14 +408,7 @@ ENTRY e {
 // h_{k-1} + bf16(f32(w_k) * s), and each layer's norm sum(f32(h_k)^2): every
 // h_k is shared by the next layer and its own norm.
 std::string ResidualStream(int layers) {
-  std::string hlo = absl::StrCat(R"(
-HloModule m
-add {
-  x = f32[] parameter(0)
-  y = f32[] parameter(1)
-  ROOT s = f32[] add(x, y)
-}
-ENTRY e {
+  std::string hlo = absl::StrCat(kMaxAndAdd, R"(ENTRY e {
   h0 = bf16[1,37] parameter(0)
   s = f32[] parameter(1)
   sb = f32[1,37] broadcast(s), dimensions={}

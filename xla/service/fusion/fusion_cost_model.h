@@ -84,6 +84,14 @@ struct FusionLimits {
   // batch norm nine times per element; on its own it is computed once.
   int64_t max_recompute_factor = 4;
   int64_t min_recomputed_elements = 1024;
+  // Arithmetic instructions (anything but data movement and constants, see
+  // FusionRecomputeIsALoad) that one fusion may copy from producers it
+  // shares with other consumers. Past it, a shared producer stays out and
+  // is computed once, as a kernel of its own, and the fusion reads it: a
+  // residual stream (add, convert, multiply, ... per layer) that every
+  // layer's norm would otherwise recompute from the first layer on, one
+  // more layer per fusion (quadratic code, and work, in the depth).
+  int64_t max_duplicated_arithmetic = 32;
 };
 
 // True when `producer` may be recomputed inside each of `num_consumers`

@@ -50,6 +50,9 @@ struct Group {
   // How many times the fused kernel computes each member's value in all
   // (see EvaluationsOf).
   absl::flat_hash_map<const HloInstruction*, int64_t> evaluations;
+  // Arithmetic instructions copied into the group from producers that are
+  // also computed elsewhere (FusionLimits::max_duplicated_arithmetic).
+  int64_t duplicated_arithmetic = 0;
 };
 
 // Elements of an array instruction; 0 for tuples, tokens and dynamic shapes.
@@ -279,6 +282,15 @@ class ComputationFuser {
     }
     if (!all_absorbed && !duplicable) return false;
     if (group.size + InstructionSize(*producer) > limits_.max_instructions) return false;
+    // A copy (its value is also computed outside the group) of arithmetic.
+    const int64_t copied_arithmetic =
+        all_absorbed || producer->opcode() == HloOpcode::kConstant ||
+                FusionRecomputeIsALoad(producer->opcode())
+            ? 0
+            : InstructionSize(*producer);
+    if (group.duplicated_arithmetic + copied_arithmetic > limits_.max_duplicated_arithmetic) {
+      return false;
+    }
     const int64_t producer_elements = Elements(*producer);
     if (FusionCostClassOf(producer->opcode()) == FusionCostClass::kExpensive &&
         producer_elements * limits_.max_expensive_expansion < group.max_elements &&
@@ -318,6 +330,7 @@ class ComputationFuser {
     group.members.push_back(producer);
     group.member_set.insert(producer);
     group.size += InstructionSize(*producer);
+    group.duplicated_arithmetic += copied_arithmetic;
     NoteLargest(*producer, &group);
     group.params.erase(producer);
     for (const HloInstruction* op : fresh) group.params.insert(op);

@@ -19,7 +19,12 @@
 //     it (it stays outside for its other users too). Expensive producers with
 //     several users are therefore not duplicated and become fusion roots of
 //     their own. The fusion never exceeds FusionLimits::max_instructions
-//     instructions or max_parameters parameters.
+//     instructions or max_parameters parameters, and copies at most
+//     max_duplicated_arithmetic arithmetic instructions (not data movement
+//     or constants) from producers that stay outside for other users: past
+//     that, a shared producer is read, not recomputed (a transformer's
+//     residual stream would otherwise be recomputed from the first layer in
+//     every layer's norm).
 //   * Recomputation: a fused value is computed once per read, so each
 //     member's evaluations are counted (the root's elements; a producer's,
 //     the reads of its users in the fusion: a reduce-window reads its window

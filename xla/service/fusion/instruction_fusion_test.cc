@@ -3,11 +3,14 @@
 // (evaluator, random inputs, three seeds).
 #include "xla/service/fusion/instruction_fusion.h"
 
+#include <algorithm>
 #include <string>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "xla/hlo/transforms/pass_test_util.h"
+#include "xla/service/fusion/fusion_cost_model.h"
 #include "xla/service/fusion/fusion_util.h"
 
 namespace xla {
@@ -399,6 +402,78 @@ ENTRY e {
   ASSERT_NE(r.module, nullptr);
   for (const HloInstruction* f : EntryFusions(*r.module)) EXPECT_LE(f->operand_count(), 3);
   EXPECT_GE(EntryFusions(*r.module).size(), 2u);
+}
+
+// A transformer's residual stream in bf16 over `layers` layers, h_k =
+// h_{k-1} + bf16(f32(w_k) * s), and each layer's norm sum(f32(h_k)^2): every
+// h_k is shared by the next layer and its own norm.
+std::string ResidualStream(int layers) {
+  std::string hlo = absl::StrCat(kMaxAndAdd, R"(ENTRY e {
+  h0 = bf16[1,37] parameter(0)
+  s = f32[] parameter(1)
+  sb = f32[1,37] broadcast(s), dimensions={}
+  zero = f32[] constant(0)
+)");
+  std::string results;
+  for (int k = 1; k <= layers; ++k) {
+    absl::StrAppend(&hlo, "  w", k, " = bf16[1,37] parameter(", k + 1, ")\n",
+                    "  wf", k, " = f32[1,37] convert(w", k, ")\n",
+                    "  m", k, " = f32[1,37] multiply(wf", k, ", sb)\n",
+                    "  mb", k, " = bf16[1,37] convert(m", k, ")\n",
+                    "  h", k, " = bf16[1,37] add(h", k - 1, ", mb", k, ")\n",
+                    "  hf", k, " = f32[1,37] convert(h", k, ")\n",
+                    "  sq", k, " = f32[1,37] multiply(hf", k, ", hf", k, ")\n",
+                    "  n", k, " = f32[] reduce(sq", k, ", zero), dimensions={0,1}, to_apply=add\n");
+    absl::StrAppend(&results, "n", k, ", ");
+  }
+  absl::StrAppend(&hlo, "  ROOT t = tuple(", results, "h", layers, ")\n}\n");
+  return hlo;
+}
+
+// Arithmetic instructions (not parameters, constants or data movement) of
+// the largest fused computation, and of all of them together.
+std::pair<int64_t, int64_t> FusedArithmetic(const HloModule& m) {
+  int64_t largest = 0, total = 0;
+  for (const HloInstruction* f : EntryFusions(m)) {
+    int64_t n = 0;
+    for (const auto& i : FusedComputation(*f)->instructions()) {
+      n += i->opcode() != HloOpcode::kParameter && !FusionRecomputeIsALoad(i->opcode());
+    }
+    largest = std::max(largest, n);
+    total += n;
+  }
+  return {largest, total};
+}
+
+// Without a copy budget each layer's norm recomputes the stream from h0
+// (quadratic in the depth: Gemma 2B's 20 largest host kernels); with it,
+// a fusion copies at most max_duplicated_arithmetic shared arithmetic
+// instructions and reads the rest. The evaluator checks both against the
+// unfused module.
+TEST(InstructionFusion, SharedArithmeticCopiesAreBudgeted) {
+  constexpr int kLayers = 24;
+  const std::string hlo = ResidualStream(kLayers);
+  FusionLimits unlimited;
+  unlimited.max_duplicated_arithmetic = int64_t{1} << 40;
+  InstructionFusion copy_all(unlimited);
+  auto before = RunPassAndCheck(copy_all, hlo);
+  ASSERT_NE(before.module, nullptr);
+  const auto [largest_before, total_before] = FusedArithmetic(*before.module);
+  // The last norm holds the whole stream: 4 per layer, its convert,
+  // multiply and reduce.
+  EXPECT_EQ(largest_before, 4 * kLayers + 3);
+  EXPECT_GT(total_before, 50 * kLayers);  // 2 k per layer k: quadratic
+
+  FusionLimits limits;
+  limits.max_duplicated_arithmetic = 6;
+  InstructionFusion budgeted(limits);
+  auto after = RunPassAndCheck(budgeted, hlo);
+  ASSERT_NE(after.module, nullptr);
+  const auto [largest_after, total_after] = FusedArithmetic(*after.module);
+  // Its own (at most a layer's 4 and a norm's 3) plus the copies.
+  EXPECT_LE(largest_after, 4 + 3 + 6);
+  EXPECT_LT(total_after, 25 * kLayers);  // linear
+  EXPECT_EQ(FusionLimits().max_duplicated_arithmetic, 32);
 }
 
 TEST(InstructionFusion, InstructionCapIsRespected) {

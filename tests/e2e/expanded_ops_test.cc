@@ -1019,11 +1019,37 @@ ENTRY e {
 
 // ---- row normalizations over rows with unit dims ----
 
-// The corpus's TE softmax shape, [4, 1, 16, 32] (one head), and a layer
-// norm over [3, 1, 1, 37]: rows with unit dims are one row-normalization
-// kernel (reduction_kind.h), run on the host and assembled for sm_90.
+// A layer norm's statistics over [3, 1, 1, 37]: rows with unit dims stay
+// rows (reduction_kind.h), run on the host and assembled for sm_90. The
+// softmax over one head (kOneHeadSoftmax, below) is the other case.
 constexpr char kUnitDimRows[] = R"(
 HloModule unit_dim_rows
+add_f {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY e {
+  z = f32[] constant(0)
+  y = f32[3,1,1,37] parameter(0)
+  ys = f32[3,1,1] reduce(y, z), dimensions={3}, to_apply=add_f
+  n = f32[] constant(37)
+  nb = f32[3,1,1] broadcast(n), dimensions={}
+  mean = f32[3,1,1] divide(ys, nb)
+  meanb = f32[3,1,1,37] broadcast(mean), dimensions={0,1,2}
+  c = f32[3,1,1,37] subtract(y, meanb)
+  cc = f32[3,1,1,37] multiply(c, c)
+  v = f32[3,1,1] reduce(cc, z), dimensions={3}, to_apply=add_f
+  ROOT t = (f32[3,1,1,37], f32[3,1,1]) tuple(c, v)
+}
+)";
+
+// A softmax over one head, the corpus's TE shape with rows of 33 (odd):
+// one kernel on both targets (it took 4 while the reduction canonicalizer
+// reshaped its reduces to [64, 33] rows, which the row-normalization
+// fusion could not join).
+constexpr char kOneHeadSoftmax[] = R"(
+HloModule one_head_softmax
 max_f {
   a = f32[] parameter(0)
   b = f32[] parameter(1)
@@ -1044,52 +1070,16 @@ ENTRY e {
   z = f32[] constant(0)
   s = f32[4,1,16] reduce(ex, z), dimensions={3}, to_apply=add_f
   sb = f32[4,1,16,33] broadcast(s), dimensions={0,1,2}
-  sm = f32[4,1,16,33] divide(ex, sb)
-  y = f32[3,1,1,37] parameter(1)
-  ys = f32[3,1,1] reduce(y, z), dimensions={3}, to_apply=add_f
-  n = f32[] constant(37)
-  nb = f32[3,1,1] broadcast(n), dimensions={}
-  mean = f32[3,1,1] divide(ys, nb)
-  meanb = f32[3,1,1,37] broadcast(mean), dimensions={0,1,2}
-  c = f32[3,1,1,37] subtract(y, meanb)
-  cc = f32[3,1,1,37] multiply(c, c)
-  v = f32[3,1,1] reduce(cc, z), dimensions={3}, to_apply=add_f
-  ROOT t = (f32[4,1,16,33], f32[3,1,1,37], f32[3,1,1]) tuple(sm, c, v)
+  ROOT sm = f32[4,1,16,33] divide(ex, sb)
 }
 )";
 
 TEST(ExpandedOps, UnitDimRowsHost) { ExpectHostMatchesEvaluator(kUnitDimRows); }
 
-TEST(ExpandedOps, UnitDimRowsSm90) { ExpectSm90CompilesWithCubins(kUnitDimRows); }
-
-// The softmax alone, at the corpus's TE shape: one kernel on both targets
-// (it took 4 while the reduction canonicalizer reshaped its reduces to
-// [64, 32] rows, which the row-normalization fusion could not join).
-constexpr char kOneHeadSoftmax[] = R"(
-HloModule one_head_softmax
-max_f {
-  a = f32[] parameter(0)
-  b = f32[] parameter(1)
-  ROOT m = f32[] maximum(a, b)
+TEST(ExpandedOps, UnitDimRowsSm90) {
+  ExpectSm90CompilesWithCubins(kUnitDimRows);
+  ExpectSm90CompilesWithCubins(kOneHeadSoftmax);
 }
-add_f {
-  a = f32[] parameter(0)
-  b = f32[] parameter(1)
-  ROOT s = f32[] add(a, b)
-}
-ENTRY e {
-  x = f32[4,1,16,32] parameter(0)
-  ninf = f32[] constant(-inf)
-  m = f32[4,1,16] reduce(x, ninf), dimensions={3}, to_apply=max_f
-  mb = f32[4,1,16,32] broadcast(m), dimensions={0,1,2}
-  d = f32[4,1,16,32] subtract(x, mb)
-  ex = f32[4,1,16,32] exponential(d)
-  z = f32[] constant(0)
-  s = f32[4,1,16] reduce(ex, z), dimensions={3}, to_apply=add_f
-  sb = f32[4,1,16,32] broadcast(s), dimensions={0,1,2}
-  ROOT sm = f32[4,1,16,32] divide(ex, sb)
-}
-)";
 
 TEST(ExpandedOps, OneHeadSoftmaxIsOneKernelOnBothTargets) {
   for (const char* target : {"host", "sm_90"}) {

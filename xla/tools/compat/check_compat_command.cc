@@ -64,15 +64,11 @@ bool ParseFlags(const std::vector<std::string>& args, std::string& baseline, std
 }  // namespace
 
 compat::GatePredicate FeatureRegistryGate() {
-  return [](const std::string& path) {
-    const std::string last = path.substr(path.rfind('.') + 1);
+  return [](const std::string& construct) {
     for (const gpu::RuntimeFeature& f : gpu::RuntimeFeatureRegistry()) {
-      // A construct names one field or several ("M.a, M.b").
+      // A registry construct names one field or several ("M.a, M.b").
       const std::vector<std::string> fields = absl::StrSplit(f.construct, ", ");
-      const auto names_last = [&last](const std::string& field) {
-        return field.substr(field.rfind('.') + 1) == last;
-      };
-      if (std::none_of(fields.begin(), fields.end(), names_last)) continue;
+      if (std::find(fields.begin(), fields.end(), construct) == fields.end()) continue;
       if (f.compiler_flag[0] == '\0') return false;  // ungated: first-format constructs only
       if (!f.flag_default) return true;              // stage 1: emission off
       absl::StatusOr<int64_t> on = gpu::ParseIsoDate(f.emission_on);

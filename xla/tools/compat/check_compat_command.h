@@ -25,18 +25,18 @@ namespace xla::cli {
 extern const char kCheckCompatHelp[];
 
 // The feature registry's gate (xla/backends/gpu/runtime/feature_registry.h):
-// a STAGED_ROLLOUT path is gated when a registry entry's construct
-// ("Message.field" or "Enum.VALUE") names the path's last component and the
-// entry has an emission flag that is off by default, or was turned on at
-// least kForwardWindowDays after runtime support (CheckFeatureRegistry
-// enforces the window). Field names are matched by the last path component,
-// so two messages must not gate same-named fields differently.
+// a STAGED_ROLLOUT difference is gated when a registry entry's construct
+// ("Message.field" or "Enum.VALUE", package-relative) is exactly the
+// difference's SchemaDifference::construct and the entry has an emission
+// flag that is off by default, or was turned on at least kForwardWindowDays
+// after runtime support (CheckFeatureRegistry enforces the window). A field
+// of the same name in another message is not gated by that entry.
 compat::GatePredicate FeatureRegistryGate();
 
 // Runs `xla_aot check-compat ARGS...` with the feature registry's gate.
 int RunCheckCompat(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 
-// As RunCheckCompat, but STAGED_ROLLOUT lines whose path `is_gated` accepts
+// As RunCheckCompat, but STAGED_ROLLOUT lines whose construct `is_gated` accepts
 // are reported as gated and are not violations (the feature registry's
 // hook). `is_gated` may be empty (nothing gated).
 int RunCheckCompatWithGate(const std::vector<std::string>& args, const compat::GatePredicate& is_gated,

@@ -107,7 +107,7 @@ TEST(CheckCompatCommandTest, NewEnumValuePassesOnlyWhenGated) {
                                    "ALIAS_KIND_MUST_ALIAS: "));
   EXPECT_THAT(ungated.out, ::testing::HasSubstr("[not gated]"));
 
-  Result gated = RunCmd(args, [](const std::string& path) { return absl::EndsWith(path, ".ALIAS_KIND_MUST_ALIAS"); });
+  Result gated = RunCmd(args, [](const std::string& construct) { return construct == "AliasKindProto.ALIAS_KIND_MUST_ALIAS"; });
   EXPECT_EQ(gated.code, kExitOk) << gated.out << gated.err;
   EXPECT_THAT(gated.out, ::testing::HasSubstr("[gated]"));
   EXPECT_THAT(gated.out, ::testing::HasSubstr("1 difference(s), 0 violation(s)"));
@@ -140,6 +140,45 @@ TEST(CheckCompatCommandTest, BothHostTransferCasesAreGatedByTheRegistry) {
   EXPECT_THAT(out.str(), ::testing::HasSubstr("STAGED_ROLLOUT GpuExecutableProto.payload.thunks.host_recv"));
   EXPECT_THAT(out.str(), ::testing::Not(::testing::HasSubstr("[not gated]")));
   EXPECT_THAT(out.str(), ::testing::HasSubstr("2 difference(s), 0 violation(s)"));
+}
+
+// The registry gates "FfiAttributeProto.b" (feature ffi_attributes.bool). A
+// new oneof case of ThunkProto that happens to be called `b` too is another
+// construct: it is not gated by that entry, so it is a violation.
+TEST(CheckCompatCommandTest, SameFieldNameInAnotherMessageIsNotGated) {
+  const pb::FileDescriptorSet baseline = ReadCurrent();
+  pb::FileDescriptorSet current = baseline;
+  int added = 0;
+  for (pb::FileDescriptorProto& f : *current.mutable_file()) {
+    for (pb::DescriptorProto& m : *f.mutable_message_type()) {
+      if (m.name() != "ThunkProto") continue;
+      int kind_oneof = -1;
+      for (const pb::FieldDescriptorProto& field : m.field()) {
+        if (field.name() == "kernel") kind_oneof = field.oneof_index();
+      }
+      ASSERT_GE(kind_oneof, 0);
+      pb::FieldDescriptorProto* b = m.add_field();
+      b->set_name("b");
+      b->set_number(999);
+      b->set_type(pb::FieldDescriptorProto::TYPE_BOOL);
+      b->set_label(pb::FieldDescriptorProto::LABEL_OPTIONAL);
+      b->set_oneof_index(kind_oneof);
+      ++added;
+    }
+  }
+  ASSERT_EQ(added, 1);
+  std::ostringstream out, err;
+  const int code = RunCheckCompat(
+      {"--baseline=" + Write("same_name_base.pb", baseline), "--current=" + Write("same_name.pb", current)}, out,
+      err);
+  EXPECT_EQ(code, kExitBadInput) << out.str();
+  EXPECT_THAT(out.str(), ::testing::HasSubstr("STAGED_ROLLOUT GpuExecutableProto.payload.thunks.b: "));
+  EXPECT_THAT(out.str(), ::testing::HasSubstr("[not gated]"));
+  EXPECT_THAT(out.str(), ::testing::HasSubstr("1 difference(s), 1 violation(s)"));
+
+  // The registry's own construct is still gated.
+  EXPECT_TRUE(FeatureRegistryGate()("FfiAttributeProto.b"));
+  EXPECT_FALSE(FeatureRegistryGate()("ThunkProto.b"));
 }
 
 TEST(CheckCompatCommandTest, UnreadableFilesAreReported) {

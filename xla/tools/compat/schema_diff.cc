@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "absl/status/status.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "google/protobuf/descriptor.h"
@@ -37,7 +38,7 @@ bool IsViolation(const SchemaDifference& difference, const GatePredicate& is_gat
     case Verdict::kSafe:
       return false;
     case Verdict::kStagedRollout:
-      return !is_gated || !is_gated(difference.path);
+      return !is_gated || !is_gated(difference.construct);
     case Verdict::kBreakingBackward:
     case Verdict::kForbidden:
       return true;
@@ -138,6 +139,12 @@ std::string TypeName(const pb::FieldDescriptor* f) {
   return "";
 }
 
+// "Outer.Inner" for "xla.gpu.Outer.Inner" in package "xla.gpu".
+std::string PackageRelativeName(const std::string& full_name, const std::string& package) {
+  if (package.empty() || !absl::StartsWith(full_name, absl::StrCat(package, "."))) return full_name;
+  return full_name.substr(package.size() + 1);
+}
+
 // A half-open range of reserved numbers.
 using Range = std::pair<int64_t, int64_t>;
 
@@ -206,8 +213,15 @@ class SchemaWalker {
     std::string path;
   };
 
+  // A difference at a field or enum value: its construct is the scope (the
+  // message or enum being compared) and the path's last component.
   void Add(Verdict verdict, std::string path, std::string message) {
-    out_->push_back(SchemaDifference{verdict, std::move(path), std::move(message)});
+    std::string construct = absl::StrCat(scope_, ".", path.substr(path.rfind('.') + 1));
+    AddAt(verdict, std::move(path), std::move(construct), std::move(message));
+  }
+
+  void AddAt(Verdict verdict, std::string path, std::string construct, std::string message) {
+    out_->push_back(SchemaDifference{verdict, std::move(path), std::move(message), std::move(construct)});
   }
 
   void Enqueue(const pb::Descriptor* o, const pb::Descriptor* n, std::string path) {
@@ -224,6 +238,7 @@ class SchemaWalker {
   }
 
   void CompareMessage(const pb::Descriptor* o, const pb::Descriptor* n, const std::string& path) {
+    scope_ = PackageRelativeName(n->full_name(), n->file()->package());
     for (const pb::FieldDescriptor* f : ByNumber(o)) CompareOldField(f, n, absl::StrCat(path, ".", f->name()));
     for (const pb::FieldDescriptor* f : ByNumber(n)) CompareNewField(o, f, absl::StrCat(path, ".", f->name()));
     CompareMessageReservations(o, n, path);
@@ -317,13 +332,13 @@ class SchemaWalker {
 
   void CompareMessageReservations(const pb::Descriptor* o, const pb::Descriptor* n, const std::string& path) {
     for (const Range& r : Uncovered(ReservedRanges(o), ReservedRanges(n))) {
-      Add(Verdict::kForbidden, path,
+      AddAt(Verdict::kForbidden, path, scope_,
           absl::StrCat("reserved number(s) ", RangeText(r), " no longer reserved in ", n->full_name(),
                        "; reservations are forever"));
     }
     for (int i = 0; i < o->reserved_name_count(); ++i) {
       if (n->IsReservedName(o->reserved_name(i))) continue;
-      Add(Verdict::kForbidden, path,
+      AddAt(Verdict::kForbidden, path, scope_,
           absl::StrCat("reserved name '", o->reserved_name(i), "' no longer reserved in ", n->full_name(),
                        "; reservations are forever"));
     }
@@ -331,19 +346,23 @@ class SchemaWalker {
 
   void CompareEnum(const pb::EnumDescriptor* o, const pb::EnumDescriptor* n, const std::string& path) {
     if (!visited_enums_.insert(o->full_name()).second) return;
+    // Entered from a field of the message being compared: its scope comes back after.
+    const std::string message_scope = scope_;
+    scope_ = PackageRelativeName(n->full_name(), n->file()->package());
     for (int i = 0; i < o->value_count(); ++i) CompareOldValue(o->value(i), n, path);
     for (int i = 0; i < n->value_count(); ++i) CompareNewValue(o, n->value(i), path);
     for (const Range& r : Uncovered(ReservedRanges(o), ReservedRanges(n))) {
-      Add(Verdict::kForbidden, path,
+      AddAt(Verdict::kForbidden, path, scope_,
           absl::StrCat("reserved enum number(s) ", RangeText(r), " no longer reserved in ", n->full_name(),
                        "; reservations are forever"));
     }
     for (int i = 0; i < o->reserved_name_count(); ++i) {
       if (n->IsReservedName(o->reserved_name(i))) continue;
-      Add(Verdict::kForbidden, path,
+      AddAt(Verdict::kForbidden, path, scope_,
           absl::StrCat("reserved enum name '", o->reserved_name(i), "' no longer reserved in ", n->full_name(),
                        "; reservations are forever"));
     }
+    scope_ = message_scope;
   }
 
   void CompareOldValue(const pb::EnumValueDescriptor* v, const pb::EnumDescriptor* n, const std::string& field_path) {
@@ -389,6 +408,7 @@ class SchemaWalker {
   std::deque<Pending> queue_;
   std::set<std::string> visited_messages_;
   std::set<std::string> visited_enums_;
+  std::string scope_;  // the message or enum whose members are being compared
 };
 
 }  // namespace

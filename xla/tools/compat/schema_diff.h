@@ -57,19 +57,26 @@ struct SchemaDifference {
   std::string path;
   // What changed and what to do about it, for humans.
   std::string message;
+  // The construct that changed, named as the feature registry names it: the
+  // package-relative message or enum name and the field or value name
+  // ("ThunkProto.host_send", "ChecksumAlgorithmProto.CHECKSUM_ALGORITHM_CRC32C",
+  // "GemmThunkProto.Epilogue.RELU" for nested types); for a message's or
+  // enum's own reservations, just its name. Unlike `path`, it does not depend
+  // on where the root reaches the message.
+  std::string construct;
 
   // "<VERDICT> <path>: <message>", one line, no newline. Never fails.
   // Thread-compatible.
   std::string ToString() const;
 };
 
-// Says whether the construct at `path` (a SchemaDifference::path) is gated:
+// Says whether `construct` (a SchemaDifference::construct) is gated:
 // its emission is controlled by the feature registry so that artifacts
 // using it are only produced once every supported runtime reads it (emission
 // off, or enabled at least two weeks after runtime support landed). The
 // registry supplies this predicate; an empty std::function means "nothing is
 // gated". It must be callable from the thread running the check.
-using GatePredicate = std::function<bool(const std::string& path)>;
+using GatePredicate = std::function<bool(const std::string& construct)>;
 
 // The full name of the artifact schema's root message.
 inline constexpr absl::string_view kGpuExecutableRoot = "xla.gpu.GpuExecutableProto";
@@ -87,7 +94,7 @@ absl::StatusOr<std::vector<SchemaDifference>> DiffSchemas(
     absl::string_view root_message = kGpuExecutableRoot);
 
 // True when `difference` blocks a release: always for FORBIDDEN and
-// BREAKING_BACKWARD, for STAGED_ROLLOUT unless `is_gated(path)` is true,
+// BREAKING_BACKWARD, for STAGED_ROLLOUT unless `is_gated(construct)` is true,
 // never for SAFE. Never fails. Thread-safe if `is_gated` is.
 bool IsViolation(const SchemaDifference& difference, const GatePredicate& is_gated);
 

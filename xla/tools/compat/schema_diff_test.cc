@@ -106,7 +106,7 @@ std::string Lines(const std::vector<SchemaDifference>& diffs) {
 // Asserts exactly one difference and returns it.
 SchemaDifference Only(const std::vector<SchemaDifference>& diffs) {
   EXPECT_EQ(diffs.size(), 1u) << Lines(diffs);
-  return diffs.empty() ? SchemaDifference{Verdict::kSafe, "<none>", ""} : diffs[0];
+  return diffs.empty() ? SchemaDifference{Verdict::kSafe, "<none>", "", ""} : diffs[0];
 }
 
 class SchemaDiffTest : public ::testing::Test {
@@ -235,15 +235,18 @@ TEST_F(SchemaDiffTest, NewOneofCaseNeedsAGate) {
   EXPECT_EQ(d.path, "GpuExecutableProto.payload.thunks.hypothetical_case");
   EXPECT_THAT(d.message, ::testing::HasSubstr("new oneof case 'hypothetical_case' = 999"));
 
+  EXPECT_EQ(d.construct, "ThunkProto.hypothetical_case");
+
   EXPECT_TRUE(IsViolation(d, nullptr));
   std::vector<std::string> asked;
-  auto gate_hypothetical_case = [&asked](const std::string& path) {
-    asked.push_back(path);
-    return absl::EndsWith(path, ".hypothetical_case");
+  auto gate_hypothetical_case = [&asked](const std::string& construct) {
+    asked.push_back(construct);
+    return construct == "ThunkProto.hypothetical_case";
   };
   EXPECT_FALSE(IsViolation(d, gate_hypothetical_case));
-  EXPECT_THAT(asked, ::testing::ElementsAre("GpuExecutableProto.payload.thunks.hypothetical_case"));
-  EXPECT_TRUE(IsViolation(d, [](const std::string& path) { return absl::EndsWith(path, ".something_else"); }));
+  // The gate is asked about the construct, not the path from the root.
+  EXPECT_THAT(asked, ::testing::ElementsAre("ThunkProto.hypothetical_case"));
+  EXPECT_TRUE(IsViolation(d, [](const std::string& construct) { return construct == "ThunkProto.something_else"; }));
   EXPECT_TRUE(Violations(diffs, gate_hypothetical_case).empty());
   EXPECT_EQ(Violations(diffs, nullptr).size(), 1u);
 }
@@ -255,6 +258,7 @@ TEST_F(SchemaDiffTest, NewEnumValueNeedsAGate) {
   SchemaDifference d = Only(Diff(old_, new_));
   EXPECT_EQ(d.verdict, Verdict::kStagedRollout);
   EXPECT_EQ(d.path, "GpuExecutableProto.payload.input_output_aliases.kind.ALIAS_KIND_SHARED");
+  EXPECT_EQ(d.construct, "AliasKindProto.ALIAS_KIND_SHARED");
   EXPECT_TRUE(IsViolation(d, nullptr));
 }
 
@@ -281,6 +285,7 @@ TEST_F(SchemaDiffTest, EnumValueInImportedFileIsChecked) {
   ASSERT_FALSE(diffs.empty());
   EXPECT_EQ(diffs[0].verdict, Verdict::kForbidden) << Lines(diffs);
   EXPECT_THAT(diffs[0].path, ::testing::StartsWith("GpuExecutableProto.payload.program_shape."));
+  EXPECT_THAT(diffs[0].construct, ::testing::StartsWith("PrimitiveTypeProto."));
 }
 
 TEST_F(SchemaDiffTest, UnreachableMessageIsIgnored) {
@@ -292,6 +297,7 @@ TEST_F(SchemaDiffTest, UnreachableMessageIsIgnored) {
   SchemaDifference d = Only(Diff(old_, new_));
   EXPECT_EQ(d.verdict, Verdict::kBreakingBackward);
   EXPECT_EQ(d.path, "GpuExecutableProto.payload.program_shape.parameters.layout.suffix");
+  EXPECT_EQ(d.construct, "LayoutProto.suffix");  // package-relative: xla.LayoutProto
 }
 
 TEST_F(SchemaDiffTest, ReservedNumberAndNameStayReserved) {
@@ -367,9 +373,9 @@ TEST(VerdictTest, Names) {
   EXPECT_EQ(VerdictName(Verdict::kStagedRollout), "STAGED_ROLLOUT");
   EXPECT_EQ(VerdictName(Verdict::kBreakingBackward), "BREAKING_BACKWARD");
   EXPECT_EQ(VerdictName(Verdict::kForbidden), "FORBIDDEN");
-  EXPECT_FALSE(IsViolation({Verdict::kSafe, "p", ""}, nullptr));
-  EXPECT_TRUE(IsViolation({Verdict::kForbidden, "p", ""}, [](const std::string&) { return true; }));
-  EXPECT_TRUE(IsViolation({Verdict::kBreakingBackward, "p", ""}, [](const std::string&) { return true; }));
+  EXPECT_FALSE(IsViolation({Verdict::kSafe, "p", "", "M.p"}, nullptr));
+  EXPECT_TRUE(IsViolation({Verdict::kForbidden, "p", "", "M.p"}, [](const std::string&) { return true; }));
+  EXPECT_TRUE(IsViolation({Verdict::kBreakingBackward, "p", "", "M.p"}, [](const std::string&) { return true; }));
 }
 
 }  // namespace

@@ -67,17 +67,36 @@
 #ifndef XLA_SERVICE_FUSION_ATTENTION_REWRITER_H_
 #define XLA_SERVICE_FUSION_ATTENTION_REWRITER_H_
 
+#include <string>
+#include <utility>
+
 #include "absl/status/statusor.h"
 #include "xla/hlo/transforms/hlo_pass.h"
 
 namespace xla {
 
+// Which attention the rewriter fuses, by target.
+struct AttentionRewriterOptions {
+  // "host": f32, bf16 and f16 attention (the host kernel computes in f32
+  // whatever the inputs). An NVPTX target ("sm_80", "sm_90"): bf16/f16
+  // attention only, and only what the NVPTX kernel's plan accepts
+  // (flash_attention_plan.h: head dims multiples of 8 up to 128); f32
+  // stays unfused (tensor-core MMA takes 16-bit operands).
+  std::string target = "host";
+  // Also fuse bf16/f16 attention (the spellings above); off: f32 only.
+  bool fuse_16bit = true;
+};
+
 class AttentionRewriter : public HloPass {
  public:
+  explicit AttentionRewriter(AttentionRewriterOptions options = {}) : options_(std::move(options)) {}
   absl::string_view name() const override { return "attention-rewriter"; }
   // Returns whether any attention was rewritten. Fails only on an internal
   // error building the replacement (the message names the instruction).
   absl::StatusOr<bool> Run(HloModule* module) override;
+
+ private:
+  AttentionRewriterOptions options_;
 };
 
 }  // namespace xla

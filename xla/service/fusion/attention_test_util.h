@@ -17,7 +17,15 @@ namespace xla::attention_test {
 struct Spelling {
   std::vector<int64_t> batch = {2, 3};
   int64_t sq = 33, skv = 33, d = 16, dv = 16;
-  std::string type = "f32";
+  std::string type = "f32";  // of q, k, v, both dots and the output
+  // Where a 16-bit `type`'s softmax computes: "same" (every step in
+  // `type`, the row sum too), "f32" (mixed precision, JAX's
+  // softmax(s.astype(f32)).astype(t): convert after the mask, the softmax
+  // in f32, convert back before the P.V dot), "f32_early" (the convert
+  // right after the score dot: scale and mask in f32 too), "f32_sum"
+  // (JAX's jax.nn.softmax of 16-bit scores: every step in `type` but the
+  // row sum, which jnp.sum takes in f32 between converts).
+  std::string softmax = "same";
   // "" (none), "mul", "mul_left", "div"; applied to the scores.
   std::string scale = "mul";
   // "", "causal_select", "causal_select_inverted", "causal_add",

@@ -6,30 +6,18 @@
 // contract of the unfused module's; the 16-bit spellings the contract does
 // not cover, and what the NVPTX kernel cannot run, stay unfused.
 //
-// The contract's bound, per output element, with u the unit roundoff of
-// the 16-bit type (2^-8 bf16, 2^-11 f16), |v| <= 1 and |s| <= smax:
-//
-//   |o_fused - o_unfused| <= (e^(2 delta) (1 + u)^m - 1) + u (|o_fused| + |o_unfused|)
-//                            + Skv * tiny
-//
-// delta bounds the error of one exponent s_i - max: the unfused module
-// rounds each score to 16 bits k times (the dot; a scale by a constant
-// that is not a power of two, once more), each an absolute error of at
-// most u * smax, and a softmax in 16 bits also rounds s - max (|s - max|
-// <= 2 smax): delta = (k + 2 [16-bit softmax]) u smax. A relative error
-// of at most d in every exp(s_i - max) moves each probability by a factor
-// within e^(+-2 d); m counts the probability's own roundings (1: convert
-// to 16 bits; 3 for a 16-bit softmax: exp, the rounded sum, the
-// quotient). sum |p'_i - p_i| |v_i| is then at most that factor minus 1;
-// each side's output is rounded once more (u |o|). tiny is f16's largest
-// subnormal rounding error (2^-25; 0 for bf16), once per key.
-#include <cmath>
+// The contract's bound: attention_test::ContractBound (derived there).
 #include <cstdint>
+#include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
-#include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
+#include "xla/hlo/evaluator/evaluator_test_util.h"
+#include "xla/hlo/evaluator/random_inputs.h"
+#include "xla/hlo/parser/hlo_parser.h"
 #include "xla/hlo/transforms/pass_test_util.h"
 #include "xla/service/fusion/attention_rewriter.h"
 #include "xla/service/fusion/attention_test_util.h"
@@ -43,58 +31,6 @@ using pass_test::Lacks;
 using pass_test::RunPassAndCheck;
 
 constexpr char kFused[] = "te_fused_attn_forward_ffi";
-
-// The contract's bound for `s` (see the top of the file). The random
-// inputs are uniform in [-1, 1), so |v| <= 1 and |s| <= scale * d.
-struct Bound {
-  double u = 0, tiny = 0, smax = 0;
-  int roundings = 1;  // k
-  int prob_roundings = 1;  // m
-  bool softmax_16bit = false;
-  int64_t skv = 0;
-
-  double Of(double fused, double unfused) const {
-    const double delta = (roundings + (softmax_16bit ? 2 : 0)) * u * smax;
-    return std::exp(2 * delta) * std::pow(1 + u, prob_roundings) - 1 +
-           u * (std::fabs(fused) + std::fabs(unfused)) + skv * tiny;
-  }
-};
-
-Bound BoundFor(const Spelling& s) {
-  Bound b;
-  const bool f16 = s.type == "f16";
-  b.u = f16 ? std::ldexp(1.0, -11) : std::ldexp(1.0, -8);
-  b.tiny = f16 ? std::ldexp(1.0, -25) : 0;
-  const double scale = s.scale.empty() ? 1.0 : 0.25;  // the util's constants: 0.25, 1/4
-  b.smax = scale * static_cast<double>(s.d);
-  b.softmax_16bit = s.softmax == "f32_sum";
-  b.prob_roundings = b.softmax_16bit ? 3 : 1;
-  b.skv = s.skv;
-  return b;
-}
-
-// OK when every element of `after` (the fused module's result) is within
-// the bound of `before`'s; NaN only where NaN is expected.
-absl::Status WithinContract(const Bound& bound, const Literal& before, const Literal& after) {
-  int64_t bad = 0, first = -1;
-  double worst = 0;
-  for (int64_t i = 0; i < before.element_count(); ++i) {
-    const double want = before.GetDouble(i), got = after.GetDouble(i);
-    if (std::isnan(want) || std::isnan(got)) {
-      if (std::isnan(want) != std::isnan(got)) ++bad, first = first < 0 ? i : first;
-      continue;
-    }
-    const double err = std::fabs(got - want);
-    worst = std::max(worst, err / bound.Of(got, want));
-    if (err > bound.Of(got, want)) ++bad, first = first < 0 ? i : first;
-  }
-  if (bad == 0) return absl::OkStatus();
-  return absl::InvalidArgumentError(
-      absl::StrCat(bad, " of ", before.element_count(), " elements outside the contract; first at ",
-                   first, ": unfused ", before.GetDouble(first), ", fused ", after.GetDouble(first),
-                   ", bound ", bound.Of(after.GetDouble(first), before.GetDouble(first)),
-                   " (worst error/bound ", worst, ")"));
-}
 
 // Keys per batch for a padding mask (parameter 3): 0 (rows that see no
 // key), 1, inside and full.
@@ -114,11 +50,11 @@ AttentionRewriterOptions For(const std::string& target) {
 void ExpectFused(const Spelling& s, const std::string& target, const std::string& mask_type) {
   AttentionRewriter pass(For(target));
   const std::string hlo = attention_test::AttentionHlo(s);
-  const Bound bound = BoundFor(s);
+  const attention_test::ContractBound bound = attention_test::ContractBoundFor(s);
   pass_test::CheckOptions options;
   options.adjust_inputs = [&](std::vector<Literal>* inputs) { SetLengths(s, inputs); };
   options.compare = [&](const Literal& before, const Literal& after) {
-    return WithinContract(bound, before, after);
+    return attention_test::WithinContract(bound, before, after);
   };
   pass_test::PassResult r = RunPassAndCheck(pass, hlo, options);
   EXPECT_TRUE(r.changed) << hlo;
@@ -213,6 +149,27 @@ TEST(AttentionRewriter16Bit, PaddingRowsThatSeeNoKeyKeepTheUnfusedValue) {
     SCOPED_TRACE(fill);
     ExpectFused(s, "sm_90", "3");
   }
+}
+
+// The bound is not vacuous: it tells attention without its causal mask
+// from attention with it (the evaluator, both unfused).
+TEST(AttentionRewriter16Bit, TheContractSeparatesAMissingMask) {
+  Spelling masked;
+  masked.type = "bf16";
+  masked.softmax = "f32";
+  masked.mask = "causal_select";
+  Spelling plain = masked;
+  plain.mask = "";
+  absl::StatusOr<std::unique_ptr<HloModule>> module =
+      ParseHloModule(attention_test::AttentionHlo(plain));
+  ASSERT_TRUE(module.ok()) << module.status();
+  absl::StatusOr<std::vector<Literal>> args = MakeRandomInputs(**module, 5);
+  ASSERT_TRUE(args.ok()) << args.status();
+  absl::StatusOr<Literal> a = evaluator_test::EvalText(attention_test::AttentionHlo(masked), *args);
+  absl::StatusOr<Literal> b = evaluator_test::EvalText(attention_test::AttentionHlo(plain), *args);
+  ASSERT_TRUE(a.ok() && b.ok());
+  EXPECT_TRUE(attention_test::WithinContract(attention_test::ContractBoundFor(masked), *a, *a).ok());
+  EXPECT_FALSE(attention_test::WithinContract(attention_test::ContractBoundFor(masked), *a, *b).ok());
 }
 
 TEST(AttentionRewriter16Bit, RefusedSpellingsAndTargets) {

@@ -1,5 +1,8 @@
 #include "xla/service/fusion/attention_test_util.h"
 
+#include <algorithm>
+#include <cmath>
+
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 
@@ -9,6 +12,51 @@ namespace {
 std::string Dims(const std::vector<int64_t>& d) { return absl::StrJoin(d, ","); }
 
 }  // namespace
+
+double ContractBound::Of(double fused, double unfused) const {
+  const double delta = (score_roundings + (softmax_16bit ? 2 : 0)) * u * smax;
+  return std::exp(2 * delta) * std::pow(1 + u, prob_roundings) * (1 + f32_steps) - 1 +
+         u * (std::fabs(fused) + std::fabs(unfused)) + static_cast<double>(skv) * tiny;
+}
+
+ContractBound ContractBoundFor(const Spelling& s) {
+  ContractBound b;
+  const bool f16 = s.type == "f16";
+  b.u = std::ldexp(1.0, f16 ? -11 : -8);
+  b.tiny = f16 ? std::ldexp(1.0, -25) : 0;
+  b.smax = (s.scale.empty() ? 1.0 : 0.25) * static_cast<double>(s.d);  // 0.25 and 1/4
+  b.f32_steps = static_cast<double>(s.skv + s.d + 8) * std::ldexp(1.0, -24);
+  b.softmax_16bit = s.softmax == "f32_sum" || s.softmax == "same";
+  b.prob_roundings = b.softmax_16bit ? 3 : 1;
+  b.skv = s.skv;
+  return b;
+}
+
+absl::Status WithinContract(const ContractBound& bound, const Literal& unfused,
+                            const Literal& fused) {
+  int64_t bad = 0, first = -1;
+  double worst = 0;
+  for (int64_t i = 0; i < unfused.element_count(); ++i) {
+    const double want = unfused.GetDouble(i), got = fused.GetDouble(i);
+    bool ok;
+    if (std::isnan(want) || std::isnan(got)) {
+      ok = std::isnan(want) && std::isnan(got);
+    } else {
+      const double ratio = std::fabs(got - want) / bound.Of(got, want);
+      worst = std::max(worst, ratio);
+      ok = ratio <= 1;
+    }
+    if (ok) continue;
+    if (first < 0) first = i;
+    ++bad;
+  }
+  if (bad == 0) return absl::OkStatus();
+  const double want = unfused.GetDouble(first), got = fused.GetDouble(first);
+  return absl::InvalidArgumentError(absl::StrCat(
+      bad, " of ", unfused.element_count(), " elements outside the 16-bit attention contract; first at ",
+      first, ": unfused ", want, ", fused ", got, ", bound ", bound.Of(got, want),
+      " (worst error/bound ", worst, ")"));
+}
 
 std::string AttentionHlo(const Spelling& s) {
   const int64_t n = static_cast<int64_t>(s.batch.size());

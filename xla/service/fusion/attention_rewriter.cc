@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
 #include <cstdint>
 #include <limits>
 #include <memory>
@@ -403,8 +402,6 @@ std::optional<Match> MatchAttention(HloInstruction* out, const AttentionRewriter
 // the unfused ops instead of failing the compile.
 bool KernelTakes(const Match& m, const std::string& target) {
   if (target == "host") return true;
-  // mma.sync with bf16/f16 operands needs sm_80 or later.
-  if (target.rfind("sm_", 0) != 0 || std::atoi(target.c_str() + 3) < 80) return false;
   const int64_t n = Rank(m.output) - 2;
   gpu::ffi::TeAttentionConfig config;
   config.qk_head_dim = m.q->shape().dimensions()[m.q_perm[n + 1]];

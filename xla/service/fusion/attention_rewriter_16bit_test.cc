@@ -182,7 +182,6 @@ TEST(AttentionRewriter16Bit, RefusedSpellingsAndTargets) {
   AttentionRewriterOptions off = For("host");
   off.fuse_16bit = false;
   ExpectUnfused(mixed, off);
-  ExpectUnfused(mixed, For("sm_70"));  // no bf16 mma.sync before sm_80
   Spelling odd_head = mixed;
   odd_head.d = 12;  // not a multiple of 8: the NVPTX kernel refuses it
   ExpectUnfused(odd_head, For("sm_90"));

@@ -9,9 +9,12 @@
 //    of the unfused module; off, the unfused program runs.
 #include <algorithm>
 #include <cstdint>
+#include <cmath>
 #include <cstdlib>
+#include <fstream>
 #include <iostream>
 #include <memory>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -193,6 +196,77 @@ TEST_P(AttentionFusion16Bit, HostRunsWithinTheContract) {
 
 INSTANTIATE_TEST_SUITE_P(Cases, AttentionFusion16Bit, ::testing::ValuesIn(Cases()),
                          [](const ::testing::TestParamInfo<Case>& info) { return info.param.name; });
+
+// JAX's own spellings (testdata/attention/gen_attention.py): bf16 and f16
+// [B, S, H, D] einsums with jnp.finfo(t).min causal fills and
+// softmax(s.astype(f32)).astype(t), and jax.nn.softmax of bf16 scores (its
+// sum in f32) with key padding. Fused for sm_90 (no GEMM left) and on the
+// host, where the result stays within the contract of the unfused one.
+struct JaxCase {
+  const char* name;
+  attention_test::ContractBound bound;
+};
+
+attention_test::ContractBound JaxBound(bool f16, double smax, int64_t skv, int64_t d,
+                                       int score_roundings, bool softmax_16bit) {
+  attention_test::ContractBound b;
+  b.u = std::ldexp(1.0, f16 ? -11 : -8);
+  b.tiny = f16 ? std::ldexp(1.0, -25) : 0;
+  b.smax = smax;
+  b.f32_steps = static_cast<double>(skv + d + 8) * std::ldexp(1.0, -24);
+  b.score_roundings = score_roundings;
+  b.softmax_16bit = softmax_16bit;
+  b.prob_roundings = softmax_16bit ? 3 : 1;
+  b.skv = skv;
+  return b;
+}
+
+class AttentionFusion16BitJax : public ::testing::TestWithParam<JaxCase> {};
+
+TEST_P(AttentionFusion16BitJax, FusedForSm90AndWithinTheContractOnTheHost) {
+  const std::string path = absl::StrCat("xla/aot/testdata/attention/", GetParam().name, ".hlo");
+  std::ifstream file(path);
+  ASSERT_TRUE(file.good()) << path;
+  std::stringstream text;
+  text << file.rdbuf();
+  const std::string hlo = text.str();
+  absl::StatusOr<gpu::GpuExecutableProto> sm90 = CompileToProto(hlo, Options("sm_90", true));
+  ASSERT_TRUE(sm90.ok()) << sm90.status();
+  EXPECT_EQ(Count(*sm90).gemms, 0);
+  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(hlo);
+  ASSERT_TRUE(module.ok()) << module.status();
+  absl::StatusOr<std::vector<Literal>> args = MakeRandomInputs(**module, 17);
+  ASSERT_TRUE(args.ok()) << args.status();
+  if (args->size() > 3) {  // key lengths: 0, 1, inside
+    const int64_t table[] = {0, 1, 20};
+    for (int64_t i = 0; i < (*args)[3].element_count(); ++i) (*args)[3].SetInt(i, table[i % 3]);
+  }
+  absl::StatusOr<Literal> expected = evaluator_test::EvalText(hlo, *args);
+  ASSERT_TRUE(expected.ok()) << expected.status();
+  absl::StatusOr<CompiledArtifact> compiled = Compile(hlo, Options("host", true));
+  ASSERT_TRUE(compiled.ok()) << compiled.status();
+  absl::StatusOr<std::unique_ptr<Executable>> exe = Executable::LoadFromBytes(compiled->bytes);
+  ASSERT_TRUE(exe.ok()) << exe.status();
+  absl::StatusOr<std::vector<Literal>> out =
+      ExecuteOnLiterals(**exe, gpu::testing::HostExecutor(), *args);
+  ASSERT_TRUE(out.ok()) << out.status();
+  ASSERT_EQ(out->size(), 1u);
+  absl::Status within = attention_test::WithinContract(GetParam().bound, *expected, (*out)[0]);
+  EXPECT_TRUE(within.ok()) << within;
+}
+
+// smax = scale * d (inputs in [-1, 1)); the f16 case's scale 1/sqrt(32)
+// is not a power of two: the f16 product rounds the scores a second time.
+const JaxCase kJaxCases[] = {
+    {"mixed_bf16_causal_b2_s129_h4_d64", JaxBound(false, 0.125 * 64, 129, 64, 1, false)},
+    {"mixed_f16_causal_b1_s40_h2_d32", JaxBound(true, 0.177 * 32, 40, 32, 2, false)},
+    {"softmax_bf16_keypad_b3_h2_s33_d16", JaxBound(false, 0.25 * 16, 33, 16, 1, true)},
+};
+
+INSTANTIATE_TEST_SUITE_P(Jax, AttentionFusion16BitJax, ::testing::ValuesIn(kJaxCases),
+                         [](const ::testing::TestParamInfo<JaxCase>& info) {
+                           return std::string(info.param.name);
+                         });
 
 TEST(AttentionFusion16BitTargets, OldRuntimesAndTargetsWithoutTheKernel) {
   Spelling s;

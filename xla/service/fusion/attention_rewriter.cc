@@ -132,7 +132,14 @@ bool IsRowBroadcastOf(const HloInstruction* b, const HloInstruction* row,
 }
 
 // A finite fill at most kLargestFill, or -inf.
-bool IsMaskingFill(double fill) { return fill <= kLargestFill; }
+// With f16 scores, also f16's most negative finite value (jnp.finfo(f16).
+// min, what JAX models use): a visible f16 score is at least that, so the
+// fill is within ~104 of the row's largest visible score only when that
+// score is within 0.2% of f16's range.
+bool IsMaskingFill(double fill, PrimitiveType scores) {
+  constexpr double kF16Lowest = -65504;
+  return fill <= kLargestFill || (scores == PrimitiveType::F16 && fill == kF16Lowest);
+}
 
 // Everything the rewrite needs from one match.
 struct Match {
@@ -166,7 +173,7 @@ std::optional<Unmasked> PeelMask(HloInstruction* s) {
   if (s->opcode() == HloOpcode::kSelect) {
     for (int fill_index : {2, 1}) {
       const Literal* fill = UniformConstant(*s->operand(fill_index));
-      if (fill == nullptr || !IsMaskingFill(fill->GetDouble(0))) continue;
+      if (fill == nullptr || !IsMaskingFill(fill->GetDouble(0), TypeOf(s))) continue;
       std::optional<AttentionMask> mask =
           AnalyzeAttentionMask(s->operand(0), /*visible_when_true=*/fill_index == 2);
       if (!mask.has_value()) return std::nullopt;

@@ -92,13 +92,14 @@ TEST(AttentionRewriter16Bit, CausalMasksAndFills) {
     const char* mask;
     const char* fill;
   };
-  // f16 has no finite fill <= -1e9: -inf only.
+  // f16 has no finite fill <= -1e9: its lowest value (finfo(f16).min).
   const Variant variants[] = {
       {"bf16", "causal_select", "-inf"},
       {"bf16", "causal_select", "-3.38953139e+38"},  // jnp.finfo(bf16).min
       {"bf16", "causal_select_inverted", "-3.38953139e+38"},
       {"bf16", "causal_add", "-inf"},
       {"f16", "causal_select", "-inf"},
+      {"f16", "causal_select", "-65504"},
   };
   for (const Variant& v : variants) {
     for (const char* softmax : {"f32", "f32_sum"}) {
@@ -189,6 +190,11 @@ TEST(AttentionRewriter16Bit, RefusedSpellingsAndTargets) {
   wide_head.d = wide_head.dv = 136;  // above 128
   wide_head.sq = wide_head.skv = 9;
   ExpectUnfused(wide_head, For("sm_90"));
+  Spelling f16_fill = mixed;  // a finite f16 fill above f16's lowest value
+  f16_fill.type = "f16";
+  f16_fill.mask = "causal_select";
+  f16_fill.fill = "-60000";
+  ExpectUnfused(f16_fill, For("host"));
   Spelling f32;  // the NVPTX kernel's MMA takes 16-bit operands only
   ExpectUnfused(f32, For("sm_90"));
   Spelling probabilities_returned = mixed;

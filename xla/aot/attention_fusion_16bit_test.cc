@@ -9,7 +9,6 @@
 //    of the unfused module; off, the unfused program runs.
 #include <algorithm>
 #include <cstdint>
-#include <cmath>
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
@@ -163,6 +162,20 @@ void SetLengths(const Spelling& s, std::vector<Literal>* args) {
   for (int64_t i = 0; i < len.element_count(); ++i) len.SetInt(i, table[i % 4]);
 }
 
+// Compiles `hlo` for the host, loads and runs it on `args`: its one output.
+absl::StatusOr<Literal> RunOnHost(const std::string& hlo, bool fuse,
+                                  const std::vector<Literal>& args) {
+  absl::StatusOr<CompiledArtifact> compiled = Compile(hlo, Options("host", fuse));
+  if (!compiled.ok()) return compiled.status();
+  absl::StatusOr<std::unique_ptr<Executable>> exe = Executable::LoadFromBytes(compiled->bytes);
+  if (!exe.ok()) return exe.status();
+  absl::StatusOr<std::vector<Literal>> out =
+      ExecuteOnLiterals(**exe, gpu::testing::HostExecutor(), args);
+  if (!out.ok()) return out.status();
+  if (out->size() != 1) return absl::InternalError("expected one output");
+  return std::move((*out)[0]);
+}
+
 TEST_P(AttentionFusion16Bit, HostRunsWithinTheContract) {
   const Spelling& s = GetParam().s;
   const std::string hlo = AttentionHlo(s);
@@ -178,18 +191,12 @@ TEST_P(AttentionFusion16Bit, HostRunsWithinTheContract) {
     absl::StatusOr<gpu::GpuExecutableProto> proto = CompileToProto(hlo, Options("host", fuse));
     ASSERT_TRUE(proto.ok()) << proto.status();
     EXPECT_EQ(Count(*proto).custom_calls > 0, fuse);
-    absl::StatusOr<CompiledArtifact> compiled = Compile(hlo, Options("host", fuse));
-    ASSERT_TRUE(compiled.ok()) << compiled.status();
-    absl::StatusOr<std::unique_ptr<Executable>> exe = Executable::LoadFromBytes(compiled->bytes);
-    ASSERT_TRUE(exe.ok()) << exe.status();
-    absl::StatusOr<std::vector<Literal>> out =
-        ExecuteOnLiterals(**exe, gpu::testing::HostExecutor(), *args);
+    absl::StatusOr<Literal> out = RunOnHost(hlo, fuse, *args);
     ASSERT_TRUE(out.ok()) << out.status();
-    ASSERT_EQ(out->size(), 1u);
     if (fuse) {
-      EXPECT_TRUE(attention_test::WithinContract(attention_test::ContractBoundFor(s), *expected,
-                                                 (*out)[0])
-                      .ok());
+      absl::Status within =
+          attention_test::WithinContract(attention_test::ContractBoundFor(s), *expected, *out);
+      EXPECT_TRUE(within.ok()) << within;
     }
   }
 }
@@ -206,20 +213,6 @@ struct JaxCase {
   const char* name;
   attention_test::ContractBound bound;
 };
-
-attention_test::ContractBound JaxBound(bool f16, double smax, int64_t skv, int64_t d,
-                                       int score_roundings, bool softmax_16bit) {
-  attention_test::ContractBound b;
-  b.u = std::ldexp(1.0, f16 ? -11 : -8);
-  b.tiny = f16 ? std::ldexp(1.0, -25) : 0;
-  b.smax = smax;
-  b.f32_steps = static_cast<double>(skv + d + 8) * std::ldexp(1.0, -24);
-  b.score_roundings = score_roundings;
-  b.softmax_16bit = softmax_16bit;
-  b.prob_roundings = softmax_16bit ? 3 : 1;
-  b.skv = skv;
-  return b;
-}
 
 class AttentionFusion16BitJax : public ::testing::TestWithParam<JaxCase> {};
 
@@ -243,24 +236,21 @@ TEST_P(AttentionFusion16BitJax, FusedForSm90AndWithinTheContractOnTheHost) {
   }
   absl::StatusOr<Literal> expected = evaluator_test::EvalText(hlo, *args);
   ASSERT_TRUE(expected.ok()) << expected.status();
-  absl::StatusOr<CompiledArtifact> compiled = Compile(hlo, Options("host", true));
-  ASSERT_TRUE(compiled.ok()) << compiled.status();
-  absl::StatusOr<std::unique_ptr<Executable>> exe = Executable::LoadFromBytes(compiled->bytes);
-  ASSERT_TRUE(exe.ok()) << exe.status();
-  absl::StatusOr<std::vector<Literal>> out =
-      ExecuteOnLiterals(**exe, gpu::testing::HostExecutor(), *args);
+  absl::StatusOr<Literal> out = RunOnHost(hlo, /*fuse=*/true, *args);
   ASSERT_TRUE(out.ok()) << out.status();
-  ASSERT_EQ(out->size(), 1u);
-  absl::Status within = attention_test::WithinContract(GetParam().bound, *expected, (*out)[0]);
+  absl::Status within = attention_test::WithinContract(GetParam().bound, *expected, *out);
   EXPECT_TRUE(within.ok()) << within;
 }
 
 // smax = scale * d (inputs in [-1, 1)); the f16 case's scale 1/sqrt(32)
 // is not a power of two: the f16 product rounds the scores a second time.
 const JaxCase kJaxCases[] = {
-    {"mixed_bf16_causal_b2_s129_h4_d64", JaxBound(false, 0.125 * 64, 129, 64, 1, false)},
-    {"mixed_f16_causal_b1_s40_h2_d32", JaxBound(true, 0.177 * 32, 40, 32, 2, false)},
-    {"softmax_bf16_keypad_b3_h2_s33_d16", JaxBound(false, 0.25 * 16, 33, 16, 1, true)},
+    {"mixed_bf16_causal_b2_s129_h4_d64",
+     attention_test::MakeContractBound(false, 0.125 * 64, 129, 64, 1, false)},
+    {"mixed_f16_causal_b1_s40_h2_d32",
+     attention_test::MakeContractBound(true, 0.177 * 32, 40, 32, 2, false)},
+    {"softmax_bf16_keypad_b3_h2_s33_d16",
+     attention_test::MakeContractBound(false, 0.25 * 16, 33, 16, 1, true)},
 };
 
 INSTANTIATE_TEST_SUITE_P(Jax, AttentionFusion16BitJax, ::testing::ValuesIn(kJaxCases),

@@ -19,17 +19,24 @@ double ContractBound::Of(double fused, double unfused) const {
          u * (std::fabs(fused) + std::fabs(unfused)) + static_cast<double>(skv) * tiny;
 }
 
-ContractBound ContractBoundFor(const Spelling& s) {
+ContractBound MakeContractBound(bool f16, double smax, int64_t skv, int64_t d,
+                                int score_roundings, bool softmax_16bit) {
   ContractBound b;
-  const bool f16 = s.type == "f16";
   b.u = std::ldexp(1.0, f16 ? -11 : -8);
   b.tiny = f16 ? std::ldexp(1.0, -25) : 0;
-  b.smax = (s.scale.empty() ? 1.0 : 0.25) * static_cast<double>(s.d);  // 0.25 and 1/4
-  b.f32_steps = static_cast<double>(s.skv + s.d + 8) * std::ldexp(1.0, -24);
-  b.softmax_16bit = s.softmax == "f32_sum" || s.softmax == "same";
-  b.prob_roundings = b.softmax_16bit ? 3 : 1;
-  b.skv = s.skv;
+  b.smax = smax;
+  b.f32_steps = static_cast<double>(skv + d + 8) * std::ldexp(1.0, -24);
+  b.score_roundings = score_roundings;
+  b.softmax_16bit = softmax_16bit;
+  b.prob_roundings = softmax_16bit ? 3 : 1;
+  b.skv = skv;
   return b;
+}
+
+ContractBound ContractBoundFor(const Spelling& s) {
+  const double scale = s.scale.empty() ? 1.0 : 0.25;  // AttentionHlo's 0.25 and 1/4
+  return MakeContractBound(s.type == "f16", scale * static_cast<double>(s.d), s.skv, s.d,
+                           /*score_roundings=*/1, s.softmax == "f32_sum" || s.softmax == "same");
 }
 
 absl::Status WithinContract(const ContractBound& bound, const Literal& unfused,

@@ -92,6 +92,12 @@ struct ContractBound {
   double Of(double fused, double unfused) const;
 };
 
+// The bound for attention of `f16` (else bf16) with |scaled score| <=
+// `smax`, `skv` keys, head dim `d`, each score rounded
+// `score_roundings` times, and a 16-bit softmax (else an f32 one).
+ContractBound MakeContractBound(bool f16, double smax, int64_t skv, int64_t d,
+                                int score_roundings, bool softmax_16bit);
+
 // The bound for a 16-bit `s` ("bf16" or "f16"; `scale` "" or the
 // power-of-two constants of AttentionHlo).
 ContractBound ContractBoundFor(const Spelling& s);

@@ -41,10 +41,10 @@ std::vector<int64_t> Iota(int64_t n) {
 
 int64_t Rank(const HloInstruction* i) { return static_cast<int64_t>(i->shape().dimensions().size()); }
 
-// A dot of two rank n+2 operands of its own element type with n batch dims and one
-// contracting dim each, as permutations that bring each operand to the
-// canonical order [batch..., free, contracting]: the dot's result is
-// [batch..., lhs free, rhs free].
+// A dot of two rank n+2 operands of its own element type, with n batch
+// dims and one contracting dim each, as permutations that bring each
+// operand to the canonical order [batch..., free, contracting]: the dot's
+// result is [batch..., lhs free, rhs free].
 struct DotRoles {
   std::vector<int64_t> lhs_perm, rhs_perm;
 };
@@ -362,7 +362,8 @@ std::optional<Match> MatchAttention(HloInstruction* out, const AttentionRewriter
   if (!IsLastDimReduce(max, s, HloOpcode::kMaximum, neg_inf)) return std::nullopt;
   // Every intermediate feeds only the pattern (else the fused call would
   // not save the unfused work).
-  if (!OnlyUsers(p, {p_user}) || !OnlyUsers(e, {p, sum->operand(0) == e ? sum : sum->operand(0)}) || !OnlyUsers(sub, {e}) ||
+  const HloInstruction* sum_reader = sum->operand(0) == e ? sum : sum->operand(0);
+  if (!OnlyUsers(p, {p_user}) || !OnlyUsers(e, {p, sum_reader}) || !OnlyUsers(sub, {e}) ||
       !OnlyUsers(s, {max, sub})) {
     return std::nullopt;
   }

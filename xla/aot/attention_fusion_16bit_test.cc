@@ -206,8 +206,8 @@ INSTANTIATE_TEST_SUITE_P(Cases, AttentionFusion16Bit, ::testing::ValuesIn(Cases(
 
 // JAX's own spellings (testdata/attention/gen_attention.py): bf16 and f16
 // [B, S, H, D] einsums with jnp.finfo(t).min causal fills and
-// softmax(s.astype(f32)).astype(t), and jax.nn.softmax of bf16 scores (its
-// sum in f32) with key padding. Fused for sm_90 (no GEMM left) and on the
+// softmax(s.astype(f32)).astype(t), grouped heads through jnp.repeat, and
+// jax.nn.softmax of bf16 scores (its sum in f32) with key padding. Fused for sm_90 (no GEMM left) and on the
 // host, where the result stays within the contract of the unfused one.
 struct JaxCase {
   const char* name;
@@ -251,6 +251,8 @@ const JaxCase kJaxCases[] = {
      attention_test::MakeContractBound(true, 0.177 * 32, 40, 32, 2, false)},
     {"softmax_bf16_keypad_b3_h2_s33_d16",
      attention_test::MakeContractBound(false, 0.25 * 16, 33, 16, 1, true)},
+    {"mixed_bf16_gqa2_repeat_b2_s40_h4_d16",
+     attention_test::MakeContractBound(false, 0.25 * 16, 40, 16, 1, false)},
 };
 
 INSTANTIATE_TEST_SUITE_P(Jax, AttentionFusion16BitJax, ::testing::ValuesIn(kJaxCases),

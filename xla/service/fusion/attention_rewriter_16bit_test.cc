@@ -86,6 +86,32 @@ TEST(AttentionRewriter16Bit, SpellingsTypesAndTargets) {
   }
 }
 
+TEST(AttentionRewriter16Bit, ScaleAndSoftmaxSpellings) {
+  for (const char* softmax : {"f32", "f32_sum"}) {
+    for (const char* scale : {"", "mul_left", "div"}) {
+      Spelling s;
+      s.type = "bf16";
+      s.softmax = softmax;
+      s.scale = scale;
+      s.d = s.dv = 8;  // no scale: |s| <= 8
+      SCOPED_TRACE(absl::StrCat(softmax, " scale '", scale, "'"));
+      ExpectFused(s, "sm_90", "0");
+    }
+  }
+  // The f32 softmax's other spellings: e * (1 / sum), no maximum(., -inf),
+  // no keepdims chains.
+  for (int variant = 0; variant < 2; ++variant) {
+    Spelling s;
+    s.type = "f16";
+    s.softmax = "f32";
+    s.reciprocal = variant == 0;
+    s.clamp_max = variant != 0;
+    s.keepdims_chains = variant != 0;
+    SCOPED_TRACE(variant);
+    ExpectFused(s, "host", "0");
+  }
+}
+
 TEST(AttentionRewriter16Bit, CausalMasksAndFills) {
   struct Variant {
     const char* type;

@@ -70,6 +70,14 @@ def mixed_causal(q, k, v):  # bf16 dots, the softmax in f32 (softmax(s.astype(f3
   p = jax.nn.softmax(s.astype(jnp.float32), -1).astype(q.dtype)
   return jnp.einsum("bhqk,bkhd->bqhd", p, v)
 
+def mixed_gqa_repeat(q, k, v):  # bf16 with grouped heads through jnp.repeat, -inf fill
+  r = q.shape[2] // k.shape[2]
+  k = jnp.repeat(k, r, axis=2); v = jnp.repeat(v, r, axis=2)
+  s = jnp.einsum("bqhd,bkhd->bhqk", q, k) * jnp.asarray(0.25, q.dtype)
+  s = jnp.where(jnp.tril(jnp.ones((q.shape[1],) * 2, bool)), s, -jnp.inf)
+  p = jax.nn.softmax(s.astype(jnp.float32), -1).astype(q.dtype)
+  return jnp.einsum("bhqk,bkhd->bqhd", p, v)
+
 def softmax16_keypad(q, k, v, lengths):  # jax.nn.softmax of bf16 scores (its sum in f32)
   s = jnp.einsum("bhqd,bhkd->bhqk", q, k) * jnp.asarray(0.25, q.dtype)
   keep = jnp.arange(k.shape[2])[None, :] < lengths[:, None]
@@ -91,6 +99,8 @@ MODELS = {
   "mixed_bf16_causal_b2_s129_h4_d64": (mixed_causal, [bf16(2, 129, 4, 64)] * 3),
   "mixed_f16_causal_b1_s40_h2_d32": (mixed_causal, [f16(1, 40, 2, 32)] * 3),
   "softmax_bf16_keypad_b3_h2_s33_d16": (softmax16_keypad, [bf16(3, 2, 33, 16)] * 3 + [s32(3)]),
+  "mixed_bf16_gqa2_repeat_b2_s40_h4_d16": (mixed_gqa_repeat, [bf16(2, 40, 4, 16), bf16(2, 40, 2, 16),
+                                                              bf16(2, 40, 2, 16)]),
 }
 
 out = sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(os.path.abspath(__file__))

@@ -193,7 +193,8 @@ prepare() {
   corpus="${XLA_HLO_CORPUS:-$repo/../shared/hlo_corpus}"
   local plain_attention_cases=(xla/aot/testdata/attention/mixed_bf16_causal_b2_s129_h4_d64.hlo
                                xla/aot/testdata/attention/mixed_f16_causal_b1_s40_h2_d32.hlo
-                               xla/aot/testdata/attention/softmax_bf16_keypad_b3_h2_s33_d16.hlo)
+                               xla/aot/testdata/attention/softmax_bf16_keypad_b3_h2_s33_d16.hlo
+                               xla/aot/testdata/attention/mixed_bf16_gqa2_repeat_b2_s40_h4_d16.hlo)
   local modules=(xla/tools/testdata/mlp.hlo xla/service/fusion/testdata/softmax.hlo
                  xla/service/fusion/testdata/layer_norm.hlo tools/gpu_check/cases/*.hlo
                  "${plain_attention_cases[@]}")

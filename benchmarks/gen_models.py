@@ -8,7 +8,7 @@ benchmarks/host_vs_xla_cpu.sh measures the same modules on every machine.
   python3 benchmarks/gen_models.py [OUT_DIR [NAME ...]]
       (default: benchmarks/models, every model)
 
-Every model is f32 and takes its weights as parameters (no baked-in
+Every model is f32 (but the one named bf16) and takes its weights as parameters (no baked-in
 constants), so XLA:CPU and xla_aot see the same HLO and the same inputs.
 """
 import os
@@ -74,8 +74,40 @@ def decoder_block(x, g1, wq, wk, wv, wo, g2, w1, w2):
   return x + jax.nn.relu(rms(x, g2) @ w1) @ w2
 
 
+def decoder_block_bf16(x, g1, wq, wk, wv, wo, g2, w1, w2):
+  # The causal decoder block above in bf16, as mixed-precision JAX models
+  # write it: bf16 activations, weights and matmuls, the softmax in f32
+  # (`softmax(s.astype(f32)).astype(bf16)`), the RMS norm's statistics in
+  # f32.
+  b, s, d = x.shape
+  heads = 8
+  hd = d // heads
+
+  def rms(t, g):
+    t32 = t.astype(jnp.float32)
+    norm = t32 * jax.lax.rsqrt(jnp.mean(t32 * t32, axis=-1, keepdims=True) + 1e-6)
+    return norm.astype(t.dtype) * g
+
+  def split(t):
+    return t.reshape(b, s, heads, hd).transpose(0, 2, 1, 3)
+
+  h = rms(x, g1)
+  q, k, v = split(h @ wq), split(h @ wk), split(h @ wv)
+  scores = jnp.einsum("bhqd,bhkd->bhqk", q, k) * jnp.bfloat16(1.0 / float(hd) ** 0.5)
+  causal = jnp.tril(jnp.ones((s, s), bool))
+  scores = jnp.where(causal, scores, jnp.finfo(jnp.bfloat16).min)
+  probs = jax.nn.softmax(scores.astype(jnp.float32), axis=-1).astype(jnp.bfloat16)
+  out = jnp.einsum("bhqk,bhkd->bhqd", probs, v).transpose(0, 2, 1, 3)
+  x = x + out.reshape(b, s, d) @ wo
+  return x + jax.nn.relu(rms(x, g2) @ w1) @ w2
+
+
 def f32(*shape):
   return jax.ShapeDtypeStruct(shape, jnp.float32)
+
+
+def bf16(*shape):
+  return jax.ShapeDtypeStruct(shape, jnp.bfloat16)
 
 
 MODELS = {
@@ -93,6 +125,10 @@ MODELS = {
                                                     f32(512, 512), f32(512, 512),
                                                     f32(512), f32(512, 2048),
                                                     f32(2048, 512)]),
+    "decoder_causal_bf16_b2_s512_d512": (
+        decoder_block_bf16, [bf16(2, 512, 512), bf16(512), bf16(512, 512),
+                             bf16(512, 512), bf16(512, 512), bf16(512, 512),
+                             bf16(512), bf16(512, 2048), bf16(2048, 512)]),
 }
 
 

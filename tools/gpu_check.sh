@@ -26,7 +26,11 @@
 #            non-identity init, and Transformer Engine's fused attention,
 #            forward then backward, te_attention_*.hlo: the compiler's
 #            FlashAttention kernels on GPU targets; XLA:GPU cannot run
-#            those calls without TE, so they are not in the models/ timing)
+#            those calls without TE, so they are not in the models/ timing),
+#            JAX's bf16/f16 attention in plain HLO compiled with
+#            --fuse_attention=on (xla/aot/testdata/attention/mixed_*.hlo and
+#            softmax_bf16_*.hlo: the same FlashAttention kernel, reached by
+#            the attention-rewriter; docs/attention_fusion.md)
 #            and every
 #            corpus module (../shared/hlo_corpus or $XLA_HLO_CORPUS: xla/,
 #            headerless/, models/) that compiles for TARGET and that the
@@ -53,7 +57,8 @@
 #            size-bound?);
 #   models/  benchmarks/models/*.hlo and the corpus ResNet-50, each as HLO
 #            text and as an artifact for TARGET, for the side-by-side
-#            timing against XLA (jax) there;
+#            timing against XLA (jax) there; the bf16 models also as
+#            NAME_fuse_attention (compiled with --fuse_attention=on);
 #   cudnn/   the models/ artifacts with convolutions (ResNet-50) compiled
 #            again with --emit_cudnn_convolutions (bias epilogues fused into
 #            the cuDNN call), for cudnn_vs_im2col; the cases with
@@ -186,8 +191,13 @@ prepare() {
 
   # End-to-end cases.
   corpus="${XLA_HLO_CORPUS:-$repo/../shared/hlo_corpus}"
+  local plain_attention_cases=(xla/aot/testdata/attention/mixed_bf16_causal_b2_s129_h4_d64.hlo
+                               xla/aot/testdata/attention/mixed_f16_causal_b1_s40_h2_d32.hlo
+                               xla/aot/testdata/attention/softmax_bf16_keypad_b3_h2_s33_d16.hlo
+                               xla/aot/testdata/attention/mixed_bf16_gqa2_repeat_b2_s40_h4_d16.hlo)
   local modules=(xla/tools/testdata/mlp.hlo xla/service/fusion/testdata/softmax.hlo
-                 xla/service/fusion/testdata/layer_norm.hlo tools/gpu_check/cases/*.hlo)
+                 xla/service/fusion/testdata/layer_norm.hlo tools/gpu_check/cases/*.hlo
+                 "${plain_attention_cases[@]}")
   local sub f
   for sub in xla headerless models; do
     for f in "$corpus/$sub"/*.hlo; do [ -f "$f" ] && modules+=("$f"); done
@@ -203,6 +213,9 @@ prepare() {
     # loader path, or $XLA_CUFFT_LIBRARY).
     local emit=()
     grep -q ' fft(' "$m" && emit=(--emit_fft)
+    # JAX's bf16/f16 attention in plain HLO, compiled with the rewriter on
+    # (opt-in): the compiler's FlashAttention kernel on GPU targets.
+    [[ " ${plain_attention_cases[*]} " == *" $m "* ]] && emit+=(--fuse_attention=on)
     if ! timeout 120 "$compiler" compile "$m" -o "$dir/model.xaot" --target="$target" "${emit[@]}" \
         >/dev/null 2>&1; then
       no_compile=$((no_compile + 1)); rm -rf "$dir"; continue
@@ -295,7 +308,16 @@ prepare() {
       >/dev/null || { echo "prepare: bandwidth module $k did not compile" >&2; exit 1; }
   done
 
-  # Models for the side-by-side timing against XLA.
+  # Models for the side-by-side timing against XLA. The bf16 ones also
+  # with --fuse_attention=on (NAME_fuse_attention: the FlashAttention
+  # kernel on GPU targets, the host kernel for host), against the same XLA.
+  for m in "$repo"/benchmarks/models/*bf16*.hlo; do
+    [ -f "$m" ] || continue
+    name="$(basename "$m" .hlo)_fuse_attention"
+    cp -f "$m" "$out/models/$name.hlo"
+    "$compiler" compile "$m" -o "$out/models/$name.xaot" --target="$target" --fuse_attention=on \
+      >/dev/null || { echo "prepare: model $name did not compile for $target" >&2; exit 1; }
+  done
   for m in "$repo"/benchmarks/models/*.hlo \
       "$corpus/models/backends__cpu__benchmarks__hlo__resnet50_keras_jax_f32.hlo"; do
     [ -f "$m" ] || continue

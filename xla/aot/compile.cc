@@ -81,9 +81,13 @@ MiddleEndOptions ToMiddleEndOptions(const CompileOptions& options) {
   out.fusion = options.fusion;
   out.multi_output_fusion = options.multi_output_fusion;
   out.convolution_as_gemm = options.convolution_as_gemm;
+  // The host kernel is a runtime handler (a feature of runtimes from
+  // 2026-12-02); on NVPTX targets the call becomes kernel thunks, which
+  // every runtime reads.
   out.fuse_attention =
-      options.fuse_attention && IsHost(options) &&
-      TargetRuntimeSupports(options, "ffi_handlers.te_fused_attention_host");
+      options.fuse_attention &&
+      (!IsHost(options) || TargetRuntimeSupports(options, "ffi_handlers.te_fused_attention_host"));
+  out.attention_target = options.target;
   // cuBLASLt's fp8 GEMMs are wired for Hopper (sm_90) only.
   out.fp8_gemm_cublaslt = options.fp8_gemm == Fp8Gemm::kCublasLt &&
                           (options.target == "sm_90" || options.target == "sm_90a");

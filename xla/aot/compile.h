@@ -73,11 +73,13 @@ struct CompileOptions {
   bool fusion = true;               // off: one kernel per op
   bool multi_output_fusion = true;  // only with `fusion`
   bool convolution_as_gemm = true;  // off: every convolution a direct kernel
-  // Host: attention spelled in plain HLO (dot, softmax, dot; see
+  // Attention spelled in plain HLO (dot, softmax, dot; see
   // xla/service/fusion/attention_rewriter.h) runs as the built-in fused
-  // attention kernel; --fuse_attention=on|off. Ignored for NVPTX targets
-  // (no CUDA kernel yet) and for a target_runtime before the kernel's
-  // runtime support (2026-12-02), which get the unfused ops. Off by
+  // attention kernel; --fuse_attention=on|off. Host: f32, bf16 and f16,
+  // except for a target_runtime before the kernel's runtime support
+  // (2026-12-02), which gets the unfused ops. NVPTX targets: bf16/f16
+  // attention the FlashAttention kernel plans (kernel thunks: any
+  // target_runtime); f32 stays unfused. Off by
   // default until stage 2 of the "fuse_attention_host" rollout (from
   // 2026-12-16, feature_registry.cc): a rewritten artifact needs a runtime
   // from 2026-12-02 or later, and the default must serve runtimes of the

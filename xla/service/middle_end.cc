@@ -112,7 +112,11 @@ absl::StatusOr<MiddleEndResult> RunMiddleEnd(HloModule* module, const MiddleEndO
 
   std::unique_ptr<HloPassPipeline> canonicalize = phases.NewPipeline("canonicalize");
   // Before the GEMM form, while the dots are still JAX's einsum dots.
-  if (options.fuse_attention) canonicalize->AddPass<AttentionRewriter>();
+  if (options.fuse_attention) {
+    AttentionRewriterOptions attention;
+    attention.target = options.attention_target;
+    canonicalize->AddPass<AttentionRewriter>(attention);
+  }
   // Before the GEMM form and decisions. With fp8 cuBLASLt GEMMs, operand
   // scales of dequantized fp8 values move after an fp8 dot first.
   if (options.fp8_gemm_cublaslt) {

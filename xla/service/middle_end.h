@@ -65,10 +65,13 @@ struct MiddleEndOptions {
   // Only for runtimes with "cudnn_convolutions.fused_epilogue".
   bool cudnn_fused_epilogues = false;
   // Phase 2 (first): attention spelled in plain HLO becomes one call of the
-  // built-in fused-attention kernel (attention_rewriter.h). Only for targets
-  // whose runtime has that kernel (the host today); the artifact then needs
-  // the runtime feature "ffi_handlers.te_fused_attention_host".
+  // built-in fused-attention kernel (attention_rewriter.h), for
+  // `attention_target`: "host" (f32, bf16, f16; the artifact then needs
+  // the runtime feature "ffi_handlers.te_fused_attention_host") or an
+  // NVPTX target from sm_80 (bf16/f16 only; the call becomes ordinary
+  // kernel thunks, no runtime feature).
   bool fuse_attention = false;
+  std::string attention_target = "host";
   // Phase 4; off gives one kernel per op (the fast tier of the JIT cache).
   bool fusion = true;
   MultiOutputFusionOptions fusion_limits;

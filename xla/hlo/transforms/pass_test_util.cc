@@ -65,8 +65,9 @@ PassResult RunPassAndCheck(HloPass& pass, absl::string_view hlo, const CheckOpti
   if (!reparsed.ok()) ADD_FAILURE() << "output does not parse back: " << reparsed.status();
   std::vector<Literal> after = EvaluateOnSeeds(**module, "output", options);
   for (size_t i = 0; i < before.size() && i < after.size(); ++i) {
-    absl::Status same = options.output_scale_tolerance ? CompareOutputLeaf(before[i], after[i])
-                                                       : CompareLiterals(before[i], after[i]);
+    absl::Status same = options.compare                  ? options.compare(before[i], after[i])
+                        : options.output_scale_tolerance ? CompareOutputLeaf(before[i], after[i])
+                                                         : CompareLiterals(before[i], after[i]);
     if (!same.ok()) ADD_FAILURE() << "seed " << kSeeds[i] << ": " << same << "\n" << result.text;
   }
   result.module = std::move(*module);

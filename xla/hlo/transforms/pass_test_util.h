@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "absl/strings/string_view.h"
 #include "gtest/gtest.h"
 #include "xla/hlo/ir/hlo_module.h"
@@ -36,6 +37,10 @@ struct CheckOptions {
   // rewrites whose steps round separately where the original rounds once.
   // False: CompareLiterals.
   bool output_scale_tolerance = false;
+  // When set, replaces both comparisons: OK when the output `after` the
+  // pass is close enough to the one `before` it, by the test's own bound
+  // (rewrites with a stated numeric contract).
+  std::function<absl::Status(const Literal& before, const Literal& after)> compare;
 };
 
 // Parses `hlo`, runs `pass` once, verifies the result and compares the

@@ -12,6 +12,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_format.h"
+#include "xla/backends/gpu/codegen/nvptx/flash_attention_plan.h"
 #include "xla/backends/gpu/ffi/te_fused_attention.h"
 #include "xla/hlo/ir/hlo_computation.h"
 #include "xla/hlo/transforms/hlo_util.h"
@@ -28,7 +29,9 @@ constexpr double kLargestFill = -1e9;
 constexpr int64_t kLayoutBshd = 9;
 constexpr int64_t kMaskNone = 0, kMaskPadding = 1, kMaskCausal = 2, kMaskPaddingCausal = 3;
 
-bool IsF32(const HloInstruction* i) { return i->shape().element_type() == PrimitiveType::F32; }
+PrimitiveType TypeOf(const HloInstruction* i) { return i->shape().element_type(); }
+bool IsF32(const HloInstruction* i) { return TypeOf(i) == PrimitiveType::F32; }
+bool Is16Bit(PrimitiveType t) { return t == PrimitiveType::BF16 || t == PrimitiveType::F16; }
 
 std::vector<int64_t> Iota(int64_t n) {
   std::vector<int64_t> v(n);
@@ -38,10 +41,10 @@ std::vector<int64_t> Iota(int64_t n) {
 
 int64_t Rank(const HloInstruction* i) { return static_cast<int64_t>(i->shape().dimensions().size()); }
 
-// An f32 dot of two rank n+2 operands with n batch dims and one
-// contracting dim each, as permutations that bring each operand to the
-// canonical order [batch..., free, contracting]: the dot's result is
-// [batch..., lhs free, rhs free].
+// A dot of two rank n+2 operands of its own element type, with n batch
+// dims and one contracting dim each, as permutations that bring each
+// operand to the canonical order [batch..., free, contracting]: the dot's
+// result is [batch..., lhs free, rhs free].
 struct DotRoles {
   std::vector<int64_t> lhs_perm, rhs_perm;
 };
@@ -65,8 +68,9 @@ std::optional<std::vector<int64_t>> CanonicalPerm(const HloInstruction* operand,
 }
 
 std::optional<DotRoles> Roles(const HloInstruction* dot, int64_t n) {
-  if (dot->opcode() != HloOpcode::kDot || !IsF32(dot) || !IsF32(dot->operand(0)) ||
-      !IsF32(dot->operand(1)) || Rank(dot->operand(0)) != n + 2 || Rank(dot->operand(1)) != n + 2) {
+  if (dot->opcode() != HloOpcode::kDot || TypeOf(dot->operand(0)) != TypeOf(dot) ||
+      TypeOf(dot->operand(1)) != TypeOf(dot) || Rank(dot->operand(0)) != n + 2 ||
+      Rank(dot->operand(1)) != n + 2) {
     return std::nullopt;
   }
   std::optional<std::vector<int64_t>> lhs = CanonicalPerm(
@@ -81,11 +85,11 @@ std::optional<DotRoles> Roles(const HloInstruction* dot, int64_t n) {
 // order; the identity for operands already in it.
 bool IsCanonical(const std::vector<int64_t>& perm) { return perm == Iota(perm.size()); }
 
-// `computation` is (x, y) -> opcode(x, y) over f32 scalars.
-bool IsScalarReducer(const HloComputation* computation, HloOpcode opcode) {
+// `computation` is (x, y) -> opcode(x, y) over scalars of `type`.
+bool IsScalarReducer(const HloComputation* computation, HloOpcode opcode, PrimitiveType type) {
   if (computation == nullptr || computation->num_parameters() != 2) return false;
   const HloInstruction* root = computation->root_instruction();
-  if (root->opcode() != opcode || !IsF32(root) || Rank(root) != 0) return false;
+  if (root->opcode() != opcode || TypeOf(root) != type || Rank(root) != 0) return false;
   const HloInstruction* a = root->operand(0);
   const HloInstruction* b = root->operand(1);
   return a != b && a->opcode() == HloOpcode::kParameter && b->opcode() == HloOpcode::kParameter;
@@ -96,37 +100,51 @@ bool IsLastDimReduce(const HloInstruction* r, const HloInstruction* input, HloOp
                      double init) {
   return r->opcode() == HloOpcode::kReduce && r->operand_count() == 2 && r->operand(0) == input &&
          r->dimensions() == std::vector<int64_t>{Rank(input) - 1} &&
-         IsUniformConstantEqualTo(*r->operand(1), init) && IsScalarReducer(r->to_apply(), opcode);
+         IsUniformConstantEqualTo(*r->operand(1), init) &&
+         IsScalarReducer(r->to_apply(), opcode, TypeOf(r));
 }
 
 // Steps through reshapes and order-keeping, size-keeping broadcasts (JAX's
-// keepdims chains), which all keep the elements' linear order.
-HloInstruction* PeelKeepdims(HloInstruction* x) {
+// keepdims chains), which all keep the elements' linear order; with
+// `through_convert`, also through converts (JAX's 16-bit softmax rounds
+// its f32 row sum to 16 bits inside the chain).
+HloInstruction* PeelKeepdims(HloInstruction* x, bool through_convert = false) {
   while (true) {
     const bool order_keeping_broadcast =
         x->opcode() == HloOpcode::kBroadcast &&
         ElementCountOrZero(x->shape()) == ElementCountOrZero(x->operand(0)->shape()) &&
         std::is_sorted(x->dimensions().begin(), x->dimensions().end());
-    if (x->opcode() != HloOpcode::kReshape && !order_keeping_broadcast) return x;
+    const bool convert = through_convert && x->opcode() == HloOpcode::kConvert;
+    if (x->opcode() != HloOpcode::kReshape && !order_keeping_broadcast && !convert) return x;
     x = x->operand(0);
   }
 }
 
 // Whether `b` broadcasts `row` (shape = b's without its last dim) along
-// b's last dimension, possibly through a keepdims chain.
-bool IsRowBroadcastOf(const HloInstruction* b, const HloInstruction* row) {
+// b's last dimension, possibly through a keepdims chain (through converts
+// too, as PeelKeepdims says).
+bool IsRowBroadcastOf(const HloInstruction* b, const HloInstruction* row,
+                      bool through_convert = false) {
   const int64_t r = Rank(b);
   return b->opcode() == HloOpcode::kBroadcast && r > 0 && b->dimensions() == Iota(r - 1) &&
-         PeelKeepdims(b->operand(0)) == row &&
+         PeelKeepdims(b->operand(0), through_convert) == row &&
          row->shape().dimensions() == b->operand(0)->shape().dimensions();
 }
 
 // A finite fill at most kLargestFill, or -inf.
-bool IsMaskingFill(double fill) { return fill <= kLargestFill; }
+// With f16 scores, also f16's most negative finite value (jnp.finfo(f16).
+// min, what JAX models use): a visible f16 score is at least that, so the
+// fill is within ~104 of the row's largest visible score only when that
+// score is within 0.2% of f16's range.
+bool IsMaskingFill(double fill, PrimitiveType scores) {
+  constexpr double kF16Lowest = -65504;
+  return fill <= kLargestFill || (scores == PrimitiveType::F16 && fill == kF16Lowest);
+}
 
 // Everything the rewrite needs from one match.
 struct Match {
   HloInstruction* output = nullptr;  // the P.V dot
+  PrimitiveType type = PrimitiveType::F32;  // of Q, K, V and the output
   HloInstruction *q = nullptr, *k = nullptr, *v = nullptr;
   HloInstruction* v_dot = nullptr;  // V as the output dot reads it (v_perm)
   // Transposes to [batch..., S, D] (Q and K: free, contracting; V:
@@ -155,7 +173,7 @@ std::optional<Unmasked> PeelMask(HloInstruction* s) {
   if (s->opcode() == HloOpcode::kSelect) {
     for (int fill_index : {2, 1}) {
       const Literal* fill = UniformConstant(*s->operand(fill_index));
-      if (fill == nullptr || !IsMaskingFill(fill->GetDouble(0))) continue;
+      if (fill == nullptr || !IsMaskingFill(fill->GetDouble(0), TypeOf(s))) continue;
       std::optional<AttentionMask> mask =
           AnalyzeAttentionMask(s->operand(0), /*visible_when_true=*/fill_index == 2);
       if (!mask.has_value()) return std::nullopt;
@@ -199,14 +217,17 @@ bool OnlyUsers(const HloInstruction* i, std::vector<const HloInstruction*> users
 }
 
 // The normalized probabilities' numerator and row sum: e / bcast(sum) or
-// e * bcast(1 / sum).
+// e * bcast(1 / sum). The sum is of e's type, or, with 16-bit e, of
+// convert(e) to f32 rounded back to e's type (jnp.sum's upcast): the
+// returned sum's operand is then that convert.
 std::optional<std::pair<HloInstruction*, HloInstruction*>> PeelNormalization(HloInstruction* p) {
   if (p->opcode() != HloOpcode::kDivide && p->opcode() != HloOpcode::kMultiply) return std::nullopt;
   HloInstruction* e = p->operand(0);
   const HloInstruction* b = p->operand(1);
   if (b->opcode() != HloOpcode::kBroadcast) return std::nullopt;
-  HloInstruction* row = PeelKeepdims(b->operand(0));
-  if (!IsRowBroadcastOf(b, row)) return std::nullopt;
+  const bool through_convert = Is16Bit(TypeOf(e));
+  HloInstruction* row = PeelKeepdims(b->operand(0), through_convert);
+  if (!IsRowBroadcastOf(b, row, through_convert)) return std::nullopt;
   HloInstruction* sum = row;
   if (p->opcode() == HloOpcode::kMultiply) {  // e * (1 / sum)
     if (row->opcode() != HloOpcode::kDivide || !IsUniformConstantEqualTo(*row->operand(0), 1.0)) {
@@ -214,7 +235,12 @@ std::optional<std::pair<HloInstruction*, HloInstruction*>> PeelNormalization(Hlo
     }
     sum = row->operand(1);
   }
-  if (!IsLastDimReduce(sum, e, HloOpcode::kAdd, 0.0)) return std::nullopt;
+  const HloInstruction* summed = sum->operand_count() > 0 ? sum->operand(0) : nullptr;
+  const bool upcast = summed != nullptr && summed->opcode() == HloOpcode::kConvert &&
+                      IsF32(summed) && summed->operand(0) == e && OnlyUsers(summed, {sum});
+  if (!IsLastDimReduce(sum, upcast ? summed : e, HloOpcode::kAdd, 0.0)) return std::nullopt;
+  // A sum accumulated in 16 bits loses ~Skv / 2^8 of itself: refused.
+  if (Is16Bit(TypeOf(e)) && !upcast) return std::nullopt;
   return std::make_pair(e, sum);
 }
 
@@ -270,8 +296,30 @@ bool PaddingFitsTheKernel(const AttentionMask& mask, int64_t n) {
   return true;
 }
 
-std::optional<Match> MatchAttention(HloInstruction* out) {
+// With 16-bit attention and an f32 softmax (mixed precision), the one
+// convert between the scores (16-bit) and the softmax (f32): steps over
+// it where it sits in the score chain, once.
+struct ScoreConvert {
+  PrimitiveType from;
+  bool pending;
+
+  // `x`'s operand when `x` is that convert, else `x`.
+  HloInstruction* Peel(HloInstruction* x) {
+    if (!pending || x->opcode() != HloOpcode::kConvert || TypeOf(x->operand(0)) != from) return x;
+    pending = false;
+    return x->operand(0);
+  }
+};
+
+std::optional<Match> MatchAttention(HloInstruction* out, const AttentionRewriterOptions& options) {
   if (out->opcode() != HloOpcode::kDot || Rank(out) < 3) return std::nullopt;
+  const PrimitiveType type = TypeOf(out);
+  const bool host = options.target == "host";
+  // f32 attention runs on the host kernel only (the NVPTX kernel's MMA
+  // takes 16-bit operands); 16-bit attention only when asked for.
+  if (type == PrimitiveType::F32 ? !host : !(Is16Bit(type) && options.fuse_16bit)) {
+    return std::nullopt;
+  }
   const int64_t n = Rank(out) - 2;
   std::optional<DotRoles> out_roles = Roles(out, n);
   if (!out_roles.has_value()) return std::nullopt;
@@ -282,6 +330,17 @@ std::optional<Match> MatchAttention(HloInstruction* out) {
   HloInstruction* p = out->operand(v_first ? 1 : 0);
   std::vector<int64_t> v_perm = v_first ? out_roles->lhs_perm : out_roles->rhs_perm;
   std::swap(v_perm[n], v_perm[n + 1]);  // V: [batch..., Skv (contracting), Dv]
+  // Mixed precision: p = convert(f32 probabilities) to the dots' type, and
+  // one convert from it to f32 in the score chain.
+  ScoreConvert convert{type, false};
+  const HloInstruction* p_user = out;
+  if (Is16Bit(type) && p->opcode() == HloOpcode::kConvert && IsF32(p->operand(0))) {
+    if (!OnlyUsers(p, {out})) return std::nullopt;
+    p_user = p;
+    p = p->operand(0);
+    convert.pending = true;
+  }
+  const PrimitiveType softmax_type = TypeOf(p);
   std::optional<std::pair<HloInstruction*, HloInstruction*>> norm = PeelNormalization(p);
   if (!norm.has_value()) return std::nullopt;
   auto [e, sum] = *norm;
@@ -303,21 +362,33 @@ std::optional<Match> MatchAttention(HloInstruction* out) {
   if (!IsLastDimReduce(max, s, HloOpcode::kMaximum, neg_inf)) return std::nullopt;
   // Every intermediate feeds only the pattern (else the fused call would
   // not save the unfused work).
-  if (!OnlyUsers(p, {out}) || !OnlyUsers(e, {p, sum}) || !OnlyUsers(sub, {e}) ||
+  const HloInstruction* sum_reader = sum->operand(0) == e ? sum : sum->operand(0);
+  if (!OnlyUsers(p, {p_user}) || !OnlyUsers(e, {p, sum_reader}) || !OnlyUsers(sub, {e}) ||
       !OnlyUsers(s, {max, sub})) {
     return std::nullopt;
   }
-  std::optional<Unmasked> masked = PeelMask(s);
+  // The score chain from the softmax's input back to the dot: [convert]
+  // mask [convert] scale [convert], each step used by the one before only.
+  bool private_chain = true;
+  auto step = [&](HloInstruction* from, HloInstruction* next) {
+    if (next != from && !OnlyUsers(next, {from})) private_chain = false;
+    return next;
+  };
+  HloInstruction* unconverted = step(s, convert.Peel(s));
+  std::optional<Unmasked> masked = PeelMask(unconverted);
   if (!masked.has_value() || !PaddingFitsTheKernel(masked->mask, n)) return std::nullopt;
-  HloInstruction* scaled = masked->scores;
-  if (scaled != s && !OnlyUsers(scaled, {s})) return std::nullopt;
-  auto [scores, scale] = PeelScale(scaled);
-  if (scores != scaled && !OnlyUsers(scores, {scaled})) return std::nullopt;
+  HloInstruction* scaled = step(unconverted, masked->scores);
+  HloInstruction* scaled16 = step(scaled, convert.Peel(scaled));
+  auto [scaled_input, scale] = PeelScale(scaled16);
+  HloInstruction* scores32 = step(scaled16, scaled_input);
+  HloInstruction* scores = step(scores32, convert.Peel(scores32));
+  if (!private_chain || convert.pending || TypeOf(scores) != type) return std::nullopt;
   std::optional<DotRoles> score_roles = Roles(scores, n);
   if (!score_roles.has_value() || !std::isfinite(scale)) return std::nullopt;
-  if (!IsF32(s) || !IsF32(e) || !IsF32(p)) return std::nullopt;
+  if (TypeOf(s) != softmax_type || TypeOf(e) != softmax_type) return std::nullopt;
   Match match;
   match.output = out;
+  match.type = type;
   match.q = scores->operand(0);
   match.k = scores->operand(1);
   match.v = out->operand(v_first ? 0 : 1);
@@ -331,6 +402,25 @@ std::optional<Match> MatchAttention(HloInstruction* out) {
   match.mask = masked->mask;
   match.fill = masked->fill;
   return match;
+}
+
+// Whether the target's fused-attention kernel computes `m`: the host's
+// takes every match; the NVPTX kernel's own plan decides for sm_XX (bf16/
+// f16, head dims multiples of 8 up to 128), so a match it refuses keeps
+// the unfused ops instead of failing the compile.
+bool KernelTakes(const Match& m, const std::string& target) {
+  if (target == "host") return true;
+  const int64_t n = Rank(m.output) - 2;
+  gpu::ffi::TeAttentionConfig config;
+  config.qk_head_dim = m.q->shape().dimensions()[m.q_perm[n + 1]];
+  config.v_head_dim = m.v->shape().dimensions()[m.v_perm[n + 1]];
+  config.q_seqlen = m.q->shape().dimensions()[m.q_perm[n]];
+  config.kv_seqlen = m.k->shape().dimensions()[m.k_perm[n]];
+  config.qkv_layout = kLayoutBshd;
+  config.scale = m.scale;
+  config.causal = m.mask.causal;
+  config.padding = m.mask.padding();
+  return gpu::PlanFlashAttention(gpu::FlashKernel::kForward, config, m.type, target).ok();
 }
 
 // [batch..., S, D] as TE's [B, S, H, D]: a head transpose for two batch
@@ -448,10 +538,12 @@ HloInstruction* FixHiddenRows(OpBuilder& b, ScalarReducers& reducers, const Matc
   HloInstruction* fallback;
   if (std::isinf(m.fill)) {
     fallback = b.Broadcast(
-        b.Scalar(PrimitiveType::F32, std::numeric_limits<double>::quiet_NaN(), "attention_nan"),
-        od, {}, "attention_hidden_value");
+        b.Scalar(m.type, std::numeric_limits<double>::quiet_NaN(), "attention_nan"), od, {},
+        "attention_hidden_value");
   } else {
+    // The mean in f32, rounded once to V's type.
     HloInstruction* v = b.Transpose(m.v_dot, m.v_perm, "attention_v_rows");  // [batch..., Skv, Dv]
+    if (m.type != PrimitiveType::F32) v = b.Convert(v, PrimitiveType::F32, "attention_v_f32");
     const int64_t skv = v->shape().dimensions()[n];
     std::vector<int64_t> sum_dims = v->shape().dimensions();
     sum_dims.erase(sum_dims.begin() + n);
@@ -464,6 +556,7 @@ HloInstruction* FixHiddenRows(OpBuilder& b, ScalarReducers& reducers, const Matc
         HloOpcode::kDivide, sum,
         b.Broadcast(b.Scalar(PrimitiveType::F32, skv, "attention_skv"), sum_dims, {}, "attention_skvs"),
         "attention_v_mean");
+    if (m.type != PrimitiveType::F32) mean = b.Convert(mean, m.type, "attention_v_mean_rounded");
     std::vector<int64_t> mapping = Iota(n);
     mapping.push_back(n + 1);
     fallback = b.Broadcast(mean, od, mapping, "attention_hidden_value");
@@ -507,7 +600,7 @@ absl::Status Rewrite(const Match& m) {
     q_lens.cu_seqlens = kv_lens.cu_seqlens = cu;
   }
   const Shape result = Shape::Tuple({
-      Shape::Array(PrimitiveType::F32, {batch, sq, heads, dv}),     // output
+      Shape::Array(m.type, {batch, sq, heads, dv}),                 // output
       Shape::Array(PrimitiveType::F32, {batch, heads, sq, 1}),      // softmax_aux
       Shape::Array(PrimitiveType::U32, {2}),                        // rng_state
       Shape::Array(PrimitiveType::U8, {0}),                         // workspace
@@ -554,8 +647,8 @@ absl::StatusOr<bool> AttentionRewriter::Run(HloModule* module) {
       if (instr->opcode() == HloOpcode::kDot) dots.push_back(instr.get());
     }
     for (HloInstruction* dot : dots) {
-      std::optional<Match> match = MatchAttention(dot);
-      if (!match.has_value()) continue;
+      std::optional<Match> match = MatchAttention(dot, options_);
+      if (!match.has_value() || !KernelTakes(*match, options_.target)) continue;
       if (absl::Status s = Rewrite(*match); !s.ok()) {
         return absl::InternalError(absl::StrCat("attention-rewriter: rewriting ", dot->name(), ": ",
                                                 s.message()));

@@ -4,8 +4,17 @@
 // host runs the tiled online-softmax kernel instead of two GEMMs, the score
 // matrix and three softmax kernels.
 //
-// Accepted, all f32 (inputs, scores and accumulation), n >= 1 batch
-// dimensions (batch, heads, ...):
+// Accepted, Q, K, V, both dots and the output of one type, n >= 1 batch
+// dimensions (batch, heads, ...). f32 (scores and softmax f32 too), or
+// bf16/f16 in two spellings (docs/attention_fusion.md, "16-bit
+// attention"; not exact: within the error bound stated there):
+//   mixed precision  one convert of the 16-bit scores to f32 anywhere
+//                    between the score dot and the softmax, the softmax in
+//                    f32, a convert of p back before the P.V dot (JAX's
+//                    softmax(s.astype(f32)).astype(bf16));
+//   16-bit softmax   every step 16-bit but the row sum, taken in f32
+//                    between converts (jax.nn.softmax of bf16 scores).
+// The chain, in the dots' and softmax's types:
 //
 //   s  = dot(q, k)                          n batch dims and one contracting
 //                                            dim on each side, in any
@@ -39,15 +48,15 @@
 // other K or V is simply an operand: the call reads whatever values it has.
 //
 // The fill must be -inf or a finite value <= -1e9 (jnp.where(m, s, -1e9),
-// jnp.finfo(f32).min). exp(fill - rowmax) is exactly 0 in f32 unless the
+// jnp.finfo(f32).min), or for f16 scores f16's lowest value -65504. exp(fill - rowmax) is exactly 0 in f32 unless the
 // row's largest visible score is within ~104 of the fill (scores near
 // -1e9): the kernel, which leaves masked keys out, then computes what the
 // HLO computes. A causal row always sees key 0; rows that padding hides
 // entirely (the kernel gives 0) get the unfused value back by a select:
 // the mean of V over all keys (finite fill) or NaN (-inf).
 //
-// Refused (the unfused ops stay): other element types (bf16/f16 softmax
-// rounds every step to 16 bits), the softmax over another axis, no max
+// Refused (the unfused ops stay): other element types, a 16-bit row sum,
+// the softmax over another axis, no max
 // subtraction, a mask or scale applied after the softmax, masks from
 // parameters other than padding from lengths (boolean mask parameters,
 // query-only or per-head padding, additive padding), bottom-right or
@@ -67,17 +76,36 @@
 #ifndef XLA_SERVICE_FUSION_ATTENTION_REWRITER_H_
 #define XLA_SERVICE_FUSION_ATTENTION_REWRITER_H_
 
+#include <string>
+#include <utility>
+
 #include "absl/status/statusor.h"
 #include "xla/hlo/transforms/hlo_pass.h"
 
 namespace xla {
 
+// Which attention the rewriter fuses, by target.
+struct AttentionRewriterOptions {
+  // "host": f32, bf16 and f16 attention (the host kernel computes in f32
+  // whatever the inputs). An NVPTX target ("sm_80", "sm_90"): bf16/f16
+  // attention only, and only what the NVPTX kernel's plan accepts
+  // (flash_attention_plan.h: head dims multiples of 8 up to 128); f32
+  // stays unfused (tensor-core MMA takes 16-bit operands).
+  std::string target = "host";
+  // Also fuse bf16/f16 attention (the spellings above); off: f32 only.
+  bool fuse_16bit = true;
+};
+
 class AttentionRewriter : public HloPass {
  public:
+  explicit AttentionRewriter(AttentionRewriterOptions options = {}) : options_(std::move(options)) {}
   absl::string_view name() const override { return "attention-rewriter"; }
   // Returns whether any attention was rewritten. Fails only on an internal
   // error building the replacement (the message names the instruction).
   absl::StatusOr<bool> Run(HloModule* module) override;
+
+ private:
+  AttentionRewriterOptions options_;
 };
 
 }  // namespace xla

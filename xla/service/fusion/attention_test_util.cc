@@ -1,5 +1,8 @@
 #include "xla/service/fusion/attention_test_util.h"
 
+#include <algorithm>
+#include <cmath>
+
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 
@@ -10,6 +13,58 @@ std::string Dims(const std::vector<int64_t>& d) { return absl::StrJoin(d, ","); 
 
 }  // namespace
 
+double ContractBound::Of(double fused, double unfused) const {
+  const double delta = (score_roundings + (softmax_16bit ? 2 : 0)) * u * smax;
+  return std::exp(2 * delta) * std::pow(1 + u, prob_roundings) * (1 + f32_steps) - 1 +
+         u * (std::fabs(fused) + std::fabs(unfused)) + static_cast<double>(skv) * tiny;
+}
+
+ContractBound MakeContractBound(bool f16, double smax, int64_t skv, int64_t d,
+                                int score_roundings, bool softmax_16bit) {
+  ContractBound b;
+  b.u = std::ldexp(1.0, f16 ? -11 : -8);
+  b.tiny = f16 ? std::ldexp(1.0, -25) : 0;
+  b.smax = smax;
+  b.f32_steps = static_cast<double>(skv + d + 8) * std::ldexp(1.0, -24);
+  b.score_roundings = score_roundings;
+  b.softmax_16bit = softmax_16bit;
+  b.prob_roundings = softmax_16bit ? 3 : 1;
+  b.skv = skv;
+  return b;
+}
+
+ContractBound ContractBoundFor(const Spelling& s) {
+  const double scale = s.scale.empty() ? 1.0 : 0.25;  // AttentionHlo's 0.25 and 1/4
+  return MakeContractBound(s.type == "f16", scale * static_cast<double>(s.d), s.skv, s.d,
+                           /*score_roundings=*/1, s.softmax == "f32_sum" || s.softmax == "same");
+}
+
+absl::Status WithinContract(const ContractBound& bound, const Literal& unfused,
+                            const Literal& fused) {
+  int64_t bad = 0, first = -1;
+  double worst = 0;
+  for (int64_t i = 0; i < unfused.element_count(); ++i) {
+    const double want = unfused.GetDouble(i), got = fused.GetDouble(i);
+    bool ok;
+    if (std::isnan(want) || std::isnan(got)) {
+      ok = std::isnan(want) && std::isnan(got);
+    } else {
+      const double ratio = std::fabs(got - want) / bound.Of(got, want);
+      worst = std::max(worst, ratio);
+      ok = ratio <= 1;
+    }
+    if (ok) continue;
+    if (first < 0) first = i;
+    ++bad;
+  }
+  if (bad == 0) return absl::OkStatus();
+  const double want = unfused.GetDouble(first), got = fused.GetDouble(first);
+  return absl::InvalidArgumentError(absl::StrCat(
+      bad, " of ", unfused.element_count(), " elements outside the 16-bit attention contract; first at ",
+      first, ": unfused ", want, ", fused ", got, ", bound ", bound.Of(got, want),
+      " (worst error/bound ", worst, ")"));
+}
+
 std::string AttentionHlo(const Spelling& s) {
   const int64_t n = static_cast<int64_t>(s.batch.size());
   auto with = [&](std::vector<int64_t> tail) {
@@ -18,7 +73,14 @@ std::string AttentionHlo(const Spelling& s) {
     return d;
   };
   const std::string t = s.type;
-  const std::string full = absl::StrCat(t, "[", Dims(with({s.sq, s.skv})), "]");
+  // The types of the scale and mask (ts), of the softmax (st) and of its
+  // row sum (sum_t).
+  const bool mixed = s.softmax == "f32" || s.softmax == "f32_early";
+  const std::string ts = s.softmax == "f32_early" ? "f32" : t;
+  const std::string st = mixed ? "f32" : t;
+  const std::string sum_t = s.softmax == "f32_sum" ? "f32" : st;
+  const std::string full_s = absl::StrCat(ts, "[", Dims(with({s.sq, s.skv})), "]");
+  const std::string full = absl::StrCat(st, "[", Dims(with({s.sq, s.skv})), "]");
   std::vector<int64_t> batch_iota;
   for (int64_t i = 0; i < n; ++i) batch_iota.push_back(i);
   const std::string bdims = Dims(batch_iota);
@@ -28,34 +90,38 @@ std::string AttentionHlo(const Spelling& s) {
     if (i != axis) kept.push_back(i);
   }
   std::vector<int64_t> row_dims = with({s.softmax_over_queries ? s.skv : s.sq});
-  const std::string row_shape = absl::StrCat(t, "[", Dims(row_dims), "]");
+  const std::string row_shape = absl::StrCat(st, "[", Dims(row_dims), "]");
   std::string out = absl::StrCat(R"(
 HloModule attention
 max_r {
-  a = )", t, R"([] parameter(0)
-  b = )", t, R"([] parameter(1)
-  ROOT m = )", t, R"([] maximum(a, b)
+  a = )", st, R"([] parameter(0)
+  b = )", st, R"([] parameter(1)
+  ROOT m = )", st, R"([] maximum(a, b)
 }
 add_r {
-  a = )", t, R"([] parameter(0)
-  b = )", t, R"([] parameter(1)
-  ROOT s = )", t, R"([] add(a, b)
+  a = )", sum_t, R"([] parameter(0)
+  b = )", sum_t, R"([] parameter(1)
+  ROOT s = )", sum_t, R"([] add(a, b)
 }
 ENTRY main {
   q = )", t, "[", Dims(with({s.sq, s.d})), R"(] parameter(0)
   k = )", t, "[", Dims(with({s.skv, s.d})), R"(] parameter(1)
   v0 = )", t, "[", Dims(with({s.skv, s.dv})), R"(] parameter(2)
-  s0 = )", full, " dot(q, k), lhs_batch_dims={", bdims, "}, lhs_contracting_dims={", n + 1,
+  s0 = )", t, "[", Dims(with({s.sq, s.skv})), "] dot(q, k), lhs_batch_dims={", bdims, "}, lhs_contracting_dims={", n + 1,
                                  "}, rhs_batch_dims={", bdims, "}, rhs_contracting_dims={", n + 1,
                                  "}\n");
   std::string scores = "s0";
+  if (s.softmax == "f32_early") {
+    absl::StrAppend(&out, "  s0c = ", full_s, " convert(s0)\n");
+    scores = "s0c";
+  }
   if (!s.scale.empty()) {
-    absl::StrAppend(&out, "  c = ", t, "[] constant(", s.scale == "div" ? "4" : "0.25", ")\n",
-                    "  cb = ", full, " broadcast(c), dimensions={}\n");
-    const std::string op = s.scale == "div" ? "divide(s0, cb)"
-                           : s.scale == "mul_left" ? "multiply(cb, s0)"
-                                                   : "multiply(s0, cb)";
-    absl::StrAppend(&out, "  s1 = ", full, " ", op, "\n");
+    absl::StrAppend(&out, "  c = ", ts, "[] constant(", s.scale == "div" ? "4" : "0.25", ")\n",
+                    "  cb = ", full_s, " broadcast(c), dimensions={}\n");
+    const std::string op = s.scale == "div"        ? absl::StrCat("divide(", scores, ", cb)")
+                           : s.scale == "mul_left" ? absl::StrCat("multiply(cb, ", scores, ")")
+                                                   : absl::StrCat("multiply(", scores, ", cb)");
+    absl::StrAppend(&out, "  s1 = ", full_s, " ", op, "\n");
     scores = "s1";
   }
   std::string masked = scores;
@@ -132,22 +198,26 @@ ENTRY main {
   }
   const std::string mask_name = s.padding.empty() ? "mb" : "mbp";
   if (!s.mask.empty() || !s.padding.empty()) {
-    absl::StrAppend(&out, "  fill = ", t, "[] constant(", s.fill, ")\n", "  fb = ", full,
+    absl::StrAppend(&out, "  fill = ", ts, "[] constant(", s.fill, ")\n", "  fb = ", full_s,
                     " broadcast(fill), dimensions={}\n");
     if (s.mask == "causal_add" || s.padding == "key_additive") {
-      absl::StrAppend(&out, "  zero_m = ", t, "[] constant(0)\n  zb = ", full,
-                      " broadcast(zero_m), dimensions={}\n  am = ", full, " select(", mask_name,
-                      ", zb, fb)\n  s2 = ", full, " add(", scores, ", am)\n");
+      absl::StrAppend(&out, "  zero_m = ", ts, "[] constant(0)\n  zb = ", full_s,
+                      " broadcast(zero_m), dimensions={}\n  am = ", full_s, " select(", mask_name,
+                      ", zb, fb)\n  s2 = ", full_s, " add(", scores, ", am)\n");
     } else if (s.mask == "causal_select_inverted" || s.padding_hidden) {
-      absl::StrAppend(&out, "  s2 = ", full, " select(", mask_name, ", fb, ", scores, ")\n");
+      absl::StrAppend(&out, "  s2 = ", full_s, " select(", mask_name, ", fb, ", scores, ")\n");
     } else {
-      absl::StrAppend(&out, "  s2 = ", full, " select(", mask_name, ", ", scores, ", fb)\n");
+      absl::StrAppend(&out, "  s2 = ", full_s, " select(", mask_name, ", ", scores, ", fb)\n");
     }
     masked = "s2";
   }
+  if (s.softmax == "f32") {
+    absl::StrAppend(&out, "  sc = ", full, " convert(", masked, ")\n");
+    masked = "sc";
+  }
   // Row max and the subtraction.
   const std::string kept_dims = Dims(kept);
-  absl::StrAppend(&out, "  ninf = ", t, "[] constant(-inf)\n", "  mx = ", row_shape, " reduce(",
+  absl::StrAppend(&out, "  ninf = ", st, "[] constant(-inf)\n", "  mx = ", row_shape, " reduce(",
                   s.max_of_unmasked ? scores : masked, ", ninf), dimensions={", axis,
                   "}, to_apply=max_r\n");
   std::string mx = "mx";
@@ -164,7 +234,7 @@ ENTRY main {
     }
     std::vector<int64_t> k1 = row_dims;
     k1.push_back(1);
-    const std::string k1s = absl::StrCat(t, "[", Dims(k1), "]");
+    const std::string k1s = absl::StrCat(st, "[", Dims(k1), "]");
     std::vector<int64_t> all;
     for (int64_t i = 0; i < n + 2; ++i) all.push_back(i);
     absl::StrAppend(&out, "  ", name, "_r = ", k1s, " reshape(", value, ")\n", "  ", name, "_b = ",
@@ -178,11 +248,20 @@ ENTRY main {
     absl::StrAppend(&out, "  d = ", full, " subtract(", masked, ", mxb)\n");
     exp_input = "d";
   }
-  absl::StrAppend(&out, "  e = ", full, " exponential(", exp_input, ")\n", "  zero = ", t,
-                  "[] constant(0)\n", "  sm = ", row_shape, " reduce(e, zero), dimensions={", axis,
-                  "}, to_apply=add_r\n");
+  absl::StrAppend(&out, "  e = ", full, " exponential(", exp_input, ")\n");
+  if (sum_t != st) {
+    // jnp.sum's upcast of a 16-bit softmax: the row sum in f32, rounded back.
+    const std::string row32 = absl::StrCat(sum_t, "[", Dims(row_dims), "]");
+    absl::StrAppend(&out, "  ec = ", sum_t, "[", Dims(with({s.sq, s.skv})), "] convert(e)\n",
+                    "  zero = ", sum_t, "[] constant(0)\n", "  sm32 = ", row32,
+                    " reduce(ec, zero), dimensions={", axis, "}, to_apply=add_r\n", "  sm = ",
+                    row_shape, " convert(sm32)\n");
+  } else {
+    absl::StrAppend(&out, "  zero = ", st, "[] constant(0)\n", "  sm = ", row_shape,
+                    " reduce(e, zero), dimensions={", axis, "}, to_apply=add_r\n");
+  }
   if (s.reciprocal) {
-    absl::StrAppend(&out, "  one = ", t, "[] constant(1)\n  oneb = ", row_shape,
+    absl::StrAppend(&out, "  one = ", st, "[] constant(1)\n  oneb = ", row_shape,
                     " broadcast(one), dimensions={}\n  rs = ", row_shape, " divide(oneb, sm)\n");
     row_broadcast("smb", "rs");
     absl::StrAppend(&out, "  p = ", full, " multiply(e, smb)\n");
@@ -192,14 +271,18 @@ ENTRY main {
   }
   std::string probs = "p";
   if (s.mask_after_softmax) {
-    absl::StrAppend(&out, "  pz = ", t, "[] constant(0)\n  pzb = ", full,
+    absl::StrAppend(&out, "  pz = ", st, "[] constant(0)\n  pzb = ", full,
                     " broadcast(pz), dimensions={}\n  p2 = ", full, " select(", mask_name, ", p, pzb)\n");
     probs = "p2";
   }
   if (s.scale_after_softmax) {
-    absl::StrAppend(&out, "  pc = ", t, "[] constant(1.5)\n  pcb = ", full,
+    absl::StrAppend(&out, "  pc = ", st, "[] constant(1.5)\n  pcb = ", full,
                     " broadcast(pc), dimensions={}\n  p2 = ", full, " multiply(p, pcb)\n");
     probs = "p2";
+  }
+  if (st != t) {
+    absl::StrAppend(&out, "  pt = ", t, "[", Dims(with({s.sq, s.skv})), "] convert(", probs, ")\n");
+    probs = "pt";
   }
   std::string v = "v0";
   const std::string vshape = absl::StrCat(t, "[", Dims(with({s.skv, s.dv})), "]");

@@ -1,4 +1,5 @@
-"""Small JAX attention programs for xla/aot/attention_fusion_test (f32).
+"""Small JAX attention programs for xla/aot/attention_fusion_test (f32) and
+attention_fusion_16bit_test (bf16/f16; also run by tools/gpu_check.sh).
 
 Run with a Python that has jax (e.g. /work/venv-jax/bin/python); writes
 the .hlo files next to this script (or into argv[1]).
@@ -8,6 +9,8 @@ import jax, jax.numpy as jnp, numpy as np
 f32 = lambda *s: jax.ShapeDtypeStruct(s, jnp.float32)
 s32 = lambda *s: jax.ShapeDtypeStruct(s, jnp.int32)
 pred = lambda *s: jax.ShapeDtypeStruct(s, jnp.bool_)
+bf16 = lambda *s: jax.ShapeDtypeStruct(s, jnp.bfloat16)
+f16 = lambda *s: jax.ShapeDtypeStruct(s, jnp.float16)
 
 def mha_bshd_causal(q, k, v):  # [B,S,H,D] einsums, -1e9 fill (flax style)
   s = jnp.einsum("bqhd,bkhd->bhqk", q, k) / np.sqrt(q.shape[-1]).astype(np.float32)
@@ -60,6 +63,27 @@ def query_padding(q, k, v, lengths):  # the query axis only: stays unfused
 def dpa(q, k, v):  # jax.nn.dot_product_attention's XLA path (5-D GQA dots)
   return jax.nn.dot_product_attention(q, k, v, is_causal=True)
 
+def mixed_causal(q, k, v):  # bf16 dots, the softmax in f32 (softmax(s.astype(f32)).astype(bf16))
+  s = jnp.einsum("bqhd,bkhd->bhqk", q, k) * jnp.asarray(1 / np.sqrt(q.shape[-1]), q.dtype)
+  n = q.shape[1]
+  s = jnp.where(jnp.tril(jnp.ones((n, n), bool)), s, jnp.finfo(q.dtype).min)
+  p = jax.nn.softmax(s.astype(jnp.float32), -1).astype(q.dtype)
+  return jnp.einsum("bhqk,bkhd->bqhd", p, v)
+
+def mixed_gqa_repeat(q, k, v):  # bf16 with grouped heads through jnp.repeat, -inf fill
+  r = q.shape[2] // k.shape[2]
+  k = jnp.repeat(k, r, axis=2); v = jnp.repeat(v, r, axis=2)
+  s = jnp.einsum("bqhd,bkhd->bhqk", q, k) * jnp.asarray(0.25, q.dtype)
+  s = jnp.where(jnp.tril(jnp.ones((q.shape[1],) * 2, bool)), s, -jnp.inf)
+  p = jax.nn.softmax(s.astype(jnp.float32), -1).astype(q.dtype)
+  return jnp.einsum("bhqk,bkhd->bqhd", p, v)
+
+def softmax16_keypad(q, k, v, lengths):  # jax.nn.softmax of bf16 scores (its sum in f32)
+  s = jnp.einsum("bhqd,bhkd->bhqk", q, k) * jnp.asarray(0.25, q.dtype)
+  keep = jnp.arange(k.shape[2])[None, :] < lengths[:, None]
+  s = jnp.where(keep[:, None, None, :], s, -jnp.inf)
+  return jnp.einsum("bhqk,bhkd->bhqd", jax.nn.softmax(s, -1), v)
+
 MODELS = {
   "mha_bshd_causal_b2_s40_h3_d16": (mha_bshd_causal, [f32(2, 40, 3, 16)] * 3),
   "gqa2_repeat_b2_s33_h4_d8": (gqa_repeat, [f32(2, 33, 4, 8), f32(2, 33, 2, 8), f32(2, 33, 2, 8)]),
@@ -72,6 +96,11 @@ MODELS = {
                                                   f32(3, 2, 40, 16), s32(3), s32(3)]),
   "boolmask_b2_s33_h2_d16": (bool_key_mask, [f32(2, 33, 2, 16)] * 3 + [pred(2, 33)]),
   "querypad_b2_s33_h2_d16": (query_padding, [f32(2, 33, 2, 16)] * 3 + [s32(2)]),
+  "mixed_bf16_causal_b2_s129_h4_d64": (mixed_causal, [bf16(2, 129, 4, 64)] * 3),
+  "mixed_f16_causal_b1_s40_h2_d32": (mixed_causal, [f16(1, 40, 2, 32)] * 3),
+  "softmax_bf16_keypad_b3_h2_s33_d16": (softmax16_keypad, [bf16(3, 2, 33, 16)] * 3 + [s32(3)]),
+  "mixed_bf16_gqa2_repeat_b2_s40_h4_d16": (mixed_gqa_repeat, [bf16(2, 40, 4, 16), bf16(2, 40, 2, 16),
+                                                              bf16(2, 40, 2, 16)]),
 }
 
 out = sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(os.path.abspath(__file__))

@@ -131,8 +131,9 @@ constexpr PolicyStage kPolicyRollouts[] = {
      "xla_aot compile --fuse_attention=on rewrites attention in plain HLO into the built-in host "
      "fused-attention call (feature ffi_handlers.te_fused_attention_host); off by default"},
     {"fuse_attention_host", 2, "2026-12-16", "",
-     "--fuse_attention on by default for the host (CompileOptions::fuse_attention = true), once "
-     "every runtime of the 2-week forward window has the handlers"},
+     "--fuse_attention on by default for the host's exact (f32) rewrites only, once every runtime "
+     "of the 2-week forward window has the handlers; the inexact 16-bit rewrite "
+     "(AttentionRewriterOptions::fuse_16bit) stays behind an explicit --fuse_attention=on"},
 };
 
 absl::Status BadStage(const PolicyStage& s, absl::string_view rule) {

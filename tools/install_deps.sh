@@ -18,6 +18,7 @@ PACKAGES=(
   libsodium-dev        # Ed25519 signatures and BLAKE2b digests of artifacts
   llvm-16-dev          # headers plus libLLVM-16.so
   lld-16               # linker for host kernels
+  liblld-16-dev        # lld's ELF linker as a library: host kernels link in process
   binutils
   openmpi-bin          # mpirun, for the multi-process collective tests
   libopenmpi-dev       # mpi.h and libmpi.so.40 (dlopen'ed, never linked by the runtime)

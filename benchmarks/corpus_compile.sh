@@ -24,7 +24,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 if [[ -z "${XLA_AOT:-}" ]]; then
-  bazel build -c opt --symlink_prefix=/ //xla/tools:xla_aot >/dev/null 2>&1 || exit 1
+  bazel build -c opt --config=static_llvm --symlink_prefix=/ //xla/tools:xla_aot >/dev/null 2>&1 || exit 1
 fi
 BIN="${XLA_AOT:-$(bazel info -c opt --symlink_prefix=/ bazel-bin 2>/dev/null)/xla/tools/xla_aot}"
 CORPUS="${XLA_HLO_CORPUS:-../shared/hlo_corpus}"

@@ -10,7 +10,8 @@
 # XLA_CPU_PYTHON  a Python with jax and jaxlib (`python3 -m venv V &&
 #                 V/bin/pip install jax jaxlib`); required: the script stops
 #                 with a message without it. The build and tests never need it.
-# XLA_AOT         an xla_aot binary to use instead of building one (-c opt).
+# XLA_AOT         an xla_aot binary to use instead of building one (-c opt
+#                 --config=static_llvm, as tools/xla_aot builds it).
 # HOST_CPU        `xla_aot compile --host_cpu` (default: the portable
 #                 x86-64-v2 build, plus compile's x86-64-v3 build where the
 #                 CPU has AVX2/FMA). XLA:CPU always JITs for this CPU, so
@@ -58,8 +59,8 @@ ITER="${ITER:-20}"
 SLOW_MS="${SLOW_MS:-1000}"
 TOL="${TOL:-1e-3}"
 if [[ -z "${XLA_AOT:-}" ]]; then
-  if ! bazel build -c opt //xla/tools:xla_aot >/dev/null 2>&1; then
-    echo "host_vs_xla_cpu.sh: bazel build -c opt //xla/tools:xla_aot failed" >&2
+  if ! bazel build -c opt --config=static_llvm //xla/tools:xla_aot >/dev/null 2>&1; then
+    echo "host_vs_xla_cpu.sh: bazel build -c opt --config=static_llvm //xla/tools:xla_aot failed" >&2
     exit 1
   fi
 fi

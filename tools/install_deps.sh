@@ -17,7 +17,8 @@ PACKAGES=(
   libeigen3-dev
   libsodium-dev        # Ed25519 signatures and BLAKE2b digests of artifacts
   llvm-16-dev          # headers plus libLLVM-16.so
-  lld-16               # linker for host kernels
+  lld-16               # ld.lld-16: XLA_HOST_LINKER=ld.lld-16, and the tests compare with it
+  liblld-16-dev        # lld's ELF linker as a library: host kernels link in process
   binutils
   openmpi-bin          # mpirun, for the multi-process collective tests
   libopenmpi-dev       # mpi.h and libmpi.so.40 (dlopen'ed, never linked by the runtime)

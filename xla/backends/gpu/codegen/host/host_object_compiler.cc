@@ -13,6 +13,7 @@
 #include "llvm/Bitcode/BitcodeReader.h"
 #include "llvm/IR/LLVMContext.h"
 #include "xla/backends/gpu/codegen/host/host_module_split.h"
+#include "xla/backends/gpu/codegen/host/lld_link.h"
 #include "xla/backends/gpu/codegen/llvm_backend/llvm_backend.h"
 #include "llvm/MC/MCSubtargetInfo.h"
 #include "llvm/MC/TargetRegistry.h"
@@ -78,19 +79,22 @@ absl::StatusOr<std::unique_ptr<llvm::TargetMachine>> MakeTargetMachine(
   return machine;
 }
 
-absl::StatusOr<std::string> FindLinker(const HostCompileOptions& options) {
-  std::string requested = options.linker;
-  if (requested.empty()) {
-    if (const char* env = std::getenv("XLA_HOST_LINKER"); env != nullptr) requested = env;
-  }
-  const std::vector<std::string> names =
-      requested.empty() ? std::vector<std::string>{"ld.lld-16", "ld.lld", "ld"}
-                        : std::vector<std::string>{requested};
-  absl::StatusOr<std::string> found = FindTool(names, {});
+// The external linker requested by options.linker or $XLA_HOST_LINKER;
+// empty when neither is set (lld links in this process).
+std::string RequestedLinker(const HostCompileOptions& options) {
+  if (!options.linker.empty()) return options.linker;
+  const char* env = std::getenv("XLA_HOST_LINKER");
+  return env == nullptr ? std::string() : std::string(env);
+}
+
+// The path of the requested external linker, found on PATH when it is a
+// bare name.
+absl::StatusOr<std::string> FindLinker(const std::string& requested) {
+  absl::StatusOr<std::string> found = FindTool({requested}, {});
   if (found.ok()) return found;
   return absl::NotFoundError(absl::StrCat(
       "no linker for host kernels (", found.status().message(),
-      "); install lld-16 or binutils, or set XLA_HOST_LINKER to a linker's path"));
+      "); install it, or unset XLA_HOST_LINKER to link with lld inside the compiler"));
 }
 
 }  // namespace
@@ -327,29 +331,48 @@ absl::StatusOr<std::string> LinkHostSharedObject(absl::string_view object,
   return LinkHostSharedObjects({std::string(object)}, options);
 }
 
+namespace {
+
+// Runs the external `linker` (a path, or a name looked up on PATH) with
+// `arguments`.
+absl::Status LinkExternally(const std::string& linker, const std::vector<std::string>& arguments) {
+  absl::StatusOr<std::string> path = FindLinker(linker);
+  if (!path.ok()) return path.status();
+  std::vector<std::string> command = {*path};
+  command.insert(command.end(), arguments.begin(), arguments.end());
+  absl::StatusOr<ProcessResult> run = RunProcess(command);
+  if (!run.ok()) return run.status();
+  if (run->exit_code == 0) return absl::OkStatus();
+  return absl::InternalError(absl::StrCat("linking host kernels with ", *path, " failed (exit ",
+                                          run->exit_code, "): ", run->output));
+}
+
+}  // namespace
+
 absl::StatusOr<std::string> LinkHostSharedObjects(const std::vector<std::string>& objects,
                                                   const HostCompileOptions& options) {
-  absl::StatusOr<std::string> linker = FindLinker(options);
-  if (!linker.ok()) return linker.status();
   absl::StatusOr<std::unique_ptr<ScopedTempDir>> dir = ScopedTempDir::Create("xla_host_");
   if (!dir.ok()) return dir.status();
   const std::string output = (*dir)->path() + "/kernels.so";
   // No build id and no timestamps: the same objects link to the same bytes.
-  std::vector<std::string> command = {*linker, "-shared", "--build-id=none", "-z", "noexecstack",
-                                      "-z", "now", "--hash-style=both", "-o", output};
+  // The same arguments in process and for an external linker.
+  std::vector<std::string> arguments = {"-shared", "--build-id=none", "-z", "noexecstack",
+                                        "-z", "now", "--hash-style=both", "-o", output};
   for (size_t i = 0; i < objects.size(); ++i) {
     // One name for a single object keeps the historical bytes.
     const std::string input = objects.size() == 1
                                   ? (*dir)->path() + "/kernels.o"
                                   : absl::StrCat((*dir)->path(), "/kernels_", i, ".o");
     if (absl::Status s = WriteFileBytes(input, objects[i]); !s.ok()) return s;
-    command.push_back(input);
+    arguments.push_back(input);
   }
-  absl::StatusOr<ProcessResult> run = RunProcess(command);
-  if (!run.ok()) return run.status();
-  if (run->exit_code != 0) {
-    return absl::InternalError(absl::StrCat("linking host kernels with ", *linker,
-                                            " failed (exit ", run->exit_code, "): ", run->output));
+  const std::string linker = RequestedLinker(options);
+  if (!linker.empty()) {
+    if (absl::Status s = LinkExternally(linker, arguments); !s.ok()) return s;
+    return ReadFileBytes(output);
+  }
+  if (absl::Status s = LinkElfInProcess(arguments); !s.ok()) {
+    return absl::Status(s.code(), absl::StrCat("linking host kernels: ", s.message()));
   }
   return ReadFileBytes(output);
 }
@@ -397,7 +420,7 @@ absl::StatusOr<std::string> CompileHostSharedObject(llvm::Module& module,
       !loadable.ok()) {
     return absl::FailedPreconditionError(absl::StrCat(
         "the linker produced a shared object the runtime would refuse to load: ", loadable.message(),
-        " (link with ld.lld-16 or binutils ld: XLA_HOST_LINKER)"));
+        " (unset XLA_HOST_LINKER, or set it to ld.lld-16 or binutils ld)"));
   }
   return so;
 }

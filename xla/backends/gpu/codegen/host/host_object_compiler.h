@@ -15,10 +15,13 @@
 // HostCompileOptions::parts), never on the thread count, so the shared
 // object's bytes are the same for any HostCompileOptions::threads.
 //
-// Linking uses the system linker (ld.lld-16, ld.lld or binutils ld, found on
-// PATH or through XLA_HOST_LINKER). The object and the linked output live in
-// a private temporary directory that is removed before the call returns,
-// whether it succeeds or fails.
+// Linking runs lld's ELF linker inside this process (lld_link.h: the same
+// bytes as `ld.lld-16` with the same arguments, without a second process
+// that loads libLLVM-16 again); links are serialized process-wide, since
+// lld is not re-entrant. HostCompileOptions::linker or XLA_HOST_LINKER
+// names an external linker to run instead (ld.lld-16, binutils ld, ...).
+// The objects and the linked output live in a private temporary directory
+// that is removed before the call returns, whether it succeeds or fails.
 //
 // Thread-safety: the functions are thread-safe; each call uses its own
 // TargetMachine and temporary directory. The llvm::Module passed in must not
@@ -45,8 +48,9 @@ struct HostCompileOptions {
   // artifact runs on any x86-64 server of the last decade; "native" means
   // the compiling machine's CPU (features included).
   std::string cpu = "x86-64-v2";
-  // Linker to run; empty means: $XLA_HOST_LINKER, else the first of
-  // ld.lld-16, ld.lld, ld found on PATH.
+  // External linker to run (a path, or a name found on PATH); empty means
+  // $XLA_HOST_LINKER, and when that is unset or empty too, lld's library
+  // inside this process.
   std::string linker;
   // Parts the module is split into for parallel compilation; 0: automatic
   // (one part per kHostInstructionsPerPart LLVM instructions, at most
@@ -101,10 +105,10 @@ absl::StatusOr<std::vector<std::string>> CompileHostObjects(llvm::Module& module
 // that are not an object file LLVM can read.
 absl::StatusOr<std::vector<std::string>> UndefinedSymbols(absl::string_view object);
 
-// Links `object` into a shared object and returns its bytes. Errors: no
-// linker found (the message says how to install one or set
-// XLA_HOST_LINKER), the linker failed (its output is included), or the
-// temporary directory could not be created.
+// Links `object` into a shared object and returns its bytes. Errors: the
+// requested external linker is not found (the message says what to do),
+// the linker failed (lld's or the external linker's output is included),
+// or the temporary directory could not be created.
 absl::StatusOr<std::string> LinkHostSharedObject(absl::string_view object,
                                                  const HostCompileOptions& options);
 

@@ -19,6 +19,7 @@
 #include "llvm/IR/Module.h"
 #include "xla/stream_executor/host/cpu_features.h"
 #include "xla/stream_executor/host/host_kernel_module.h"
+#include "xla/util/subprocess.h"
 
 namespace xla::gpu {
 namespace {
@@ -235,6 +236,45 @@ TEST(HostObjectCompiler, PartsCompileInParallelToTheSameBytesForAnyThreadCount) 
     EXPECT_EQ(negs[i], -input[i] - 3.0f) << i;
     EXPECT_EQ(scaled[i], input[i] * 2.0f + 1.0f) << i;
   }
+}
+
+// The default links in process with lld's library; an explicit external
+// linker (options.linker, or XLA_HOST_LINKER) is still run when asked for,
+// and ld.lld-16 with the same arguments gives the same bytes, for one
+// object and for a module compiled in three parts.
+TEST(HostObjectCompiler, InProcessLinkGivesTheBytesOfAnExternalLdLld16) {
+  absl::StatusOr<std::string> lld = FindTool({"ld.lld-16"}, {});
+  if (!lld.ok()) GTEST_SKIP() << "no ld.lld-16 on PATH to compare with: " << lld.status();
+  llvm::LLVMContext ctx;
+  for (int parts : {1, 3}) {
+    HostCompileOptions options;
+    options.parts = parts;
+    absl::StatusOr<std::vector<std::string>> objects =
+        CompileHostObjects(*MakeFourKernelModule(ctx), options);
+    ASSERT_TRUE(objects.ok()) << objects.status();
+    ASSERT_EQ(objects->size(), static_cast<size_t>(parts));
+    absl::StatusOr<std::string> in_process = LinkHostSharedObjects(*objects, options);
+    ASSERT_TRUE(in_process.ok()) << in_process.status();
+    HostCompileOptions external = options;
+    external.linker = "ld.lld-16";
+    absl::StatusOr<std::string> by_process = LinkHostSharedObjects(*objects, external);
+    ASSERT_TRUE(by_process.ok()) << by_process.status();
+    EXPECT_TRUE(*in_process == *by_process) << parts << " part(s): " << in_process->size()
+                                            << " bytes in process, " << by_process->size();
+    std::vector<float> input = {-2.5f, 0.75f, 3.0f, 11.0f, -0.125f};
+    std::vector<float> squares = RunUnary(*in_process, "square", input);
+    ASSERT_EQ(squares.size(), input.size());
+    for (size_t i = 0; i < input.size(); ++i) EXPECT_EQ(squares[i], input[i] * input[i]) << i;
+  }
+  // XLA_HOST_LINKER overrides the in-process default (here: with a linker
+  // that does not exist, so the override is visible in the error).
+  ASSERT_EQ(setenv("XLA_HOST_LINKER", "/nonexistent/ld.env", 1), 0);
+  absl::StatusOr<std::string> env_link = CompileHostSharedObject(*MakeModule(ctx), {});
+  unsetenv("XLA_HOST_LINKER");
+  ASSERT_FALSE(env_link.ok());
+  EXPECT_NE(env_link.status().message().find("/nonexistent/ld.env"), std::string::npos)
+      << env_link.status();
+  EXPECT_TRUE(CompileHostSharedObject(*MakeModule(ctx), {}).ok());
 }
 
 TEST(HostObjectCompiler, ForeignSymbolInOnePartIsStillReported) {

@@ -72,14 +72,17 @@ class HostFftPlanImpl : public HostFftPlan {
   };
 
   // Per axis, the LaneFft its complex passes run on: the power-of-two axes
-  // except a real transform's last (its pass stays on Eigen's real FFT).
+  // up to kLaneFftMaxLength, except a real transform's last (its pass stays
+  // on Eigen's real FFT).
   static std::vector<std::unique_ptr<const LaneFft<T>>> MakeLaneFfts(const FftConfig& c) {
     const std::vector<int64_t> dims = ComplexDims(c);
     const bool real = c.type == FftType::kRfft || c.type == FftType::kIrfft;
     std::vector<std::unique_ptr<const LaneFft<T>>> ffts(dims.size());
     for (size_t axis = 0; axis < dims.size(); ++axis) {
+      const int64_t n = dims[axis];
       if (real && axis + 1 == dims.size()) continue;
-      if (IsLaneFftLength(dims[axis])) ffts[axis] = std::make_unique<LaneFft<T>>(dims[axis]);
+      if (!IsLaneFftLength(n) || n > kLaneFftMaxLength) continue;
+      ffts[axis] = std::make_unique<LaneFft<T>>(n);
     }
     return ffts;
   }

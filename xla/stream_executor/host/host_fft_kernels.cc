@@ -61,19 +61,24 @@ template <typename T>
   return cur;
 }
 
-// The two builds of each precision's kernel.
-__attribute__((target_clones("avx2", "default"))) int StockhamF32(float* block, const float* cos,
-                                                                   const float* sin, int64_t n,
-                                                                   float sign) {
+// The two builds of each precision's kernel (x86-64), or the one.
+#if defined(__x86_64__)
+#define XLA_LANE_FFT_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define XLA_LANE_FFT_CLONES
+#endif
+
+XLA_LANE_FFT_CLONES int StockhamF32(float* block, const float* cos, const float* sin, int64_t n,
+                                    float sign) {
   return Stockham(block, cos, sin, n, sign);
 }
 
-__attribute__((target_clones("avx2", "default"))) int StockhamF64(double* block,
-                                                                   const double* cos,
-                                                                   const double* sin, int64_t n,
-                                                                   double sign) {
+XLA_LANE_FFT_CLONES int StockhamF64(double* block, const double* cos, const double* sin,
+                                    int64_t n, double sign) {
   return Stockham(block, cos, sin, n, sign);
 }
+
+#undef XLA_LANE_FFT_CLONES
 
 int RunStockham(float* block, const float* cos, const float* sin, int64_t n, float sign) {
   return StockhamF32(block, cos, sin, n, sign);

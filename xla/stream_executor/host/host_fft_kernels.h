@@ -4,8 +4,9 @@
 // j * kLanes + l, real and imaginary parts in separate halves), run through
 // an iterative radix-2 Stockham FFT whose butterflies each work on one
 // 32-byte vector (8 floats or 4 doubles, one per line), and scattered back.
-// The kernel is compiled for AVX2 and for the baseline x86-64 ISA (GCC
+// On x86-64 the kernel is compiled for AVX2 and for the baseline ISA (GCC
 // target_clones); the dynamic loader picks the one this CPU runs, once.
+// Elsewhere it is compiled once, for the build's ISA.
 //
 // Results: the DFT up to rounding (twiddles computed in double, then
 // rounded to T); an inverse transform conjugates the twiddles and scales by
@@ -26,6 +27,12 @@ namespace stream_executor::host {
 
 // True when `n` is a length LaneFft handles: a power of two, 1 included.
 bool IsLaneFftLength(int64_t n);
+
+// The longest length HostFftPlan hands to LaneFft. Beyond it one block
+// (4 n kLanes T: 2 MiB here) outgrows L2 and every engine's scratch grows
+// with it, while Eigen's path needs only two lines of scratch; longer
+// passes stay on Eigen.
+inline constexpr int64_t kLaneFftMaxLength = int64_t{1} << 14;
 
 template <typename T>
 class LaneFft {

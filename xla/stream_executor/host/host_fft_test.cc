@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "xla/stream_executor/host/host_fft_kernels.h"
 #include "xla/stream_executor/host/host_thread_pool.h"
 
 namespace stream_executor::host {
@@ -265,6 +266,36 @@ void CheckConcurrentExecutes(const FftConfig& config) {
 TEST(HostFft, ConcurrentExecutesOfOnePlanAgree) {
   CheckConcurrentExecutes({FftType::kRfft, FftPrecision::kF64, {6, 35}, 24});
   CheckConcurrentExecutes({FftType::kFft, FftPrecision::kF64, {32, 128}, 9});
+}
+
+// Lengths around kLaneFftMaxLength (LaneFft below and at it, Eigen past
+// it), checked on pure tones: line b's input exp(2 pi i k_b j / n) has the
+// spectrum n at k_b and 0 elsewhere (a hand-computed oracle, cheap at any n).
+TEST(HostFft, PureTonesAroundTheLaneFftCap) {
+  for (int64_t n : {int64_t{4096}, kLaneFftMaxLength, 2 * kLaneFftMaxLength}) {
+    SCOPED_TRACE(n);
+    const int64_t batch = 3;
+    FftConfig config{FftType::kFft, FftPrecision::kF64, {n}, batch};
+    std::vector<C> in(batch * n), out(batch * n);
+    const int64_t tone[batch] = {1, n / 3, n - 5};
+    for (int64_t b = 0; b < batch; ++b) {
+      for (int64_t j = 0; j < n; ++j) {
+        in[b * n + j] = std::polar(1.0, 2 * M_PI * static_cast<double>((tone[b] * j) % n) / n);
+      }
+    }
+    auto plan = HostFftPlan::Create(config, 1);
+    ASSERT_TRUE(plan.ok());
+    HostThreadPool pool(2);
+    (*plan)->Execute(in.data(), out.data(), nullptr, &pool);
+    double worst = 0;
+    for (int64_t b = 0; b < batch; ++b) {
+      for (int64_t k = 0; k < n; ++k) {
+        const C want = k == tone[b] ? C(static_cast<double>(n), 0) : C(0, 0);
+        worst = std::max(worst, std::abs(out[b * n + k] - want));
+      }
+    }
+    EXPECT_LE(worst / n, 1e-12);
+  }
 }
 
 TEST(HostFft, CreateRefusesABadConfig) {

@@ -61,8 +61,10 @@ template <typename T>
   return cur;
 }
 
-// The two builds of each precision's kernel (x86-64), or the one.
-#if defined(__x86_64__)
+// The two builds of each precision's kernel (x86-64), or the one (other
+// CPUs, and host_fft_kernels_baseline_test, which defines
+// XLA_LANE_FFT_BASELINE_ONLY to test the baseline build on an AVX2 machine).
+#if defined(__x86_64__) && !defined(XLA_LANE_FFT_BASELINE_ONLY)
 #define XLA_LANE_FFT_CLONES __attribute__((target_clones("avx2", "default")))
 #else
 #define XLA_LANE_FFT_CLONES

@@ -251,15 +251,17 @@ class HostFftPlanImpl : public HostFftPlan {
     for (size_t d = axis + 1; d < complex_dims_.size(); ++d) inner *= complex_dims_[d];
     int64_t outer = config_.batch;
     for (int64_t d = 0; d < axis; ++d) outer *= complex_dims_[d];
+    // Line i's first point; its points are `inner` apart.
+    auto line_base = [&](int64_t i) { return data + (i / inner) * n * inner + i % inner; };
     if (const LaneFft<T>* fft = lane_ffts_[axis].get(); fft != nullptr) {
       LanePass(*fft, outer * inner, inner, inverse, pool, [&](int64_t i) {
-        Complex* base = data + (i / inner) * n * inner + i % inner;
+        Complex* base = line_base(i);
         return std::make_pair(static_cast<const Complex*>(base), base);
       });
       return;
     }
     ForLines(outer * inner, n, pool, [&](Engine& e, int64_t i) {
-      Complex* base = data + (i / inner) * n * inner + i % inner;
+      Complex* base = line_base(i);
       for (int64_t j = 0; j < n; ++j) e.a[j] = base[j * inner];
       Complex1D(e, e.b.data(), e.a.data(), n, inverse);
       for (int64_t j = 0; j < n; ++j) base[j * inner] = e.b[j];

@@ -4,10 +4,13 @@
 #include <complex>
 #include <cstring>
 #include <mutex>
+#include <tuple>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "unsupported/Eigen/FFT"
+#include "xla/stream_executor/host/host_fft_kernels.h"
 #include "xla/stream_executor/host/parallel_for.h"
 
 namespace stream_executor::host {
@@ -22,7 +25,7 @@ class HostFftPlanImpl : public HostFftPlan {
   using Complex = std::complex<T>;
 
   HostFftPlanImpl(const FftConfig& config, int engines)
-      : config_(config), complex_dims_(ComplexDims(config)) {
+      : config_(config), complex_dims_(ComplexDims(config)), lane_ffts_(MakeLaneFfts(config)) {
     for (int i = 0; i < std::max(engines, 1); ++i) idle_.push_back(MakeEngine());
     made_ = static_cast<int64_t>(idle_.size());
   }
@@ -65,7 +68,24 @@ class HostFftPlanImpl : public HostFftPlan {
     Eigen::FFT<T> complex_fft;  // inverse scaled by 1/n
     Eigen::FFT<T> real_fft;     // half spectrum, inverse scaled by 1/n
     std::vector<Complex> a, b;
+    std::vector<T> lanes;  // LaneFft scratch, for the longest lane axis
   };
+
+  // Per axis, the LaneFft its complex passes run on: the power-of-two axes
+  // up to kLaneFftMaxLength, except a real transform's last (its pass stays
+  // on Eigen's real FFT).
+  static std::vector<std::unique_ptr<const LaneFft<T>>> MakeLaneFfts(const FftConfig& c) {
+    const std::vector<int64_t> dims = ComplexDims(c);
+    const bool real = c.type == FftType::kRfft || c.type == FftType::kIrfft;
+    std::vector<std::unique_ptr<const LaneFft<T>>> ffts(dims.size());
+    for (size_t axis = 0; axis < dims.size(); ++axis) {
+      const int64_t n = dims[axis];
+      if (real && axis + 1 == dims.size()) continue;
+      if (!IsLaneFftLength(n) || n > kLaneFftMaxLength) continue;
+      ffts[axis] = std::make_unique<LaneFft<T>>(n);
+    }
+    return ffts;
+  }
 
   // Eigen's kissfft factors a length of 1 into a radix-1 stage it cannot
   // run: a length-1 transform is the identity (the real part, for a
@@ -124,6 +144,11 @@ class HostFftPlanImpl : public HostFftPlan {
       }
     }
     std::fill(e->b.begin(), e->b.end(), Complex(0));
+    int64_t lanes = 0;
+    for (const auto& fft : lane_ffts_) {
+      if (fft != nullptr) lanes = std::max(lanes, fft->ScratchElements());
+    }
+    e->lanes.assign(lanes, T(0));
     return e;
   }
 
@@ -178,6 +203,14 @@ class HostFftPlanImpl : public HostFftPlan {
     int64_t lines = config_.batch;
     for (int64_t axis = 0; axis + 1 < rank; ++axis) lines *= config_.lengths[axis];
     const bool inverse = config_.type == FftType::kIfft;
+    if constexpr (std::is_same_v<In, Complex> && std::is_same_v<Out, Complex>) {
+      if (const LaneFft<T>* fft = lane_ffts_.back().get(); fft != nullptr) {
+        LanePass(*fft, lines, 1, inverse, pool, [&](int64_t i) {
+          return std::make_pair(in + i * in_row, out + i * out_row);
+        });
+        return;
+      }
+    }
     ForLines(lines, std::max(in_row, out_row), pool, [&](Engine& e, int64_t i) {
       const In* src = in + i * in_row;
       Out* dst = out + i * out_row;
@@ -191,6 +224,25 @@ class HostFftPlanImpl : public HostFftPlan {
     });
   }
 
+  // Transforms `lines` lines through `fft` in blocks of its kLanes lines
+  // (the last block partial), the blocks cut into ranges like ForLines.
+  // line(i) gives line i's source and destination, points `stride` apart.
+  template <typename LineFn>
+  void LanePass(const LaneFft<T>& fft, int64_t lines, int64_t stride, bool inverse,
+                HostThreadPool* pool, const LineFn& line) const {
+    constexpr int64_t kLanes = LaneFft<T>::kLanes;
+    const int64_t blocks = (lines + kLanes - 1) / kLanes;
+    ForLines(blocks, kLanes * fft.length(), pool, [&](Engine& e, int64_t block) {
+      const Complex* src[kLanes];
+      Complex* dst[kLanes];
+      const int64_t count = std::min(kLanes, lines - block * kLanes);
+      for (int64_t l = 0; l < count; ++l) {
+        std::tie(src[l], dst[l]) = line(block * kLanes + l);
+      }
+      fft.Transform(src, dst, count, stride, inverse, e.lanes.data());
+    });
+  }
+
   // Complex transforms of dimension `axis` (not the last) of `data`, in
   // place: each line gathered into scratch, transformed, scattered back.
   void StridedPass(Complex* data, int64_t axis, bool inverse, HostThreadPool* pool) const {
@@ -199,8 +251,17 @@ class HostFftPlanImpl : public HostFftPlan {
     for (size_t d = axis + 1; d < complex_dims_.size(); ++d) inner *= complex_dims_[d];
     int64_t outer = config_.batch;
     for (int64_t d = 0; d < axis; ++d) outer *= complex_dims_[d];
+    // Line i's first point; its points are `inner` apart.
+    auto line_base = [&](int64_t i) { return data + (i / inner) * n * inner + i % inner; };
+    if (const LaneFft<T>* fft = lane_ffts_[axis].get(); fft != nullptr) {
+      LanePass(*fft, outer * inner, inner, inverse, pool, [&](int64_t i) {
+        Complex* base = line_base(i);
+        return std::make_pair(static_cast<const Complex*>(base), base);
+      });
+      return;
+    }
     ForLines(outer * inner, n, pool, [&](Engine& e, int64_t i) {
-      Complex* base = data + (i / inner) * n * inner + i % inner;
+      Complex* base = line_base(i);
       for (int64_t j = 0; j < n; ++j) e.a[j] = base[j * inner];
       Complex1D(e, e.b.data(), e.a.data(), n, inverse);
       for (int64_t j = 0; j < n; ++j) base[j * inner] = e.b[j];
@@ -209,6 +270,7 @@ class HostFftPlanImpl : public HostFftPlan {
 
   const FftConfig config_;
   const std::vector<int64_t> complex_dims_;
+  const std::vector<std::unique_ptr<const LaneFft<T>>> lane_ffts_;  // per axis, or null
   mutable std::mutex mu_;
   mutable std::vector<std::unique_ptr<Engine>> idle_;  // guarded by mu_
   mutable int64_t made_ = 0;                           // guarded by mu_

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "xla/stream_executor/host/host_fft_kernels.h"
 #include "xla/stream_executor/host/host_thread_pool.h"
 
 namespace stream_executor::host {
@@ -181,7 +182,9 @@ void Check(const Case& c, HostThreadPool* pool) {
 std::vector<Case> Cases() {
   std::vector<Case> cases;
   const std::vector<std::vector<int64_t>> shapes = {
-      {15}, {33}, {1000}, {16}, {1}, {5, 33}, {8, 6}, {3, 4, 7}, {4, 5, 6}};
+      {15}, {33}, {1000}, {16}, {1}, {5, 33}, {8, 6}, {3, 4, 7}, {4, 5, 6},
+      // Powers of two (LaneFft passes), in lines that fill no whole block.
+      {2}, {256}, {5, 64}, {2, 4, 8}, {16, 32}};
   for (FftPrecision p : {FftPrecision::kF32, FftPrecision::kF64}) {
     for (FftType t : {FftType::kFft, FftType::kIfft, FftType::kRfft, FftType::kIrfft}) {
       for (const auto& lengths : shapes) {
@@ -206,8 +209,14 @@ TEST(HostFft, EveryTypeAndRankMatchesTheDftOnAPool) {
 // Large enough to cut into ranges: the pooled result is bitwise the
 // caller's (every line computes the same way wherever it runs).
 TEST(HostFft, PoolAndCallerAgreeBitwise) {
-  for (FftType t : {FftType::kFft, FftType::kIrfft}) {
-    FftConfig config{t, FftPrecision::kF32, {12, 66}, 40};
+  const std::vector<FftConfig> configs = {
+      {FftType::kFft, FftPrecision::kF32, {12, 66}, 40},
+      {FftType::kIrfft, FftPrecision::kF32, {12, 66}, 40},
+      {FftType::kFft, FftPrecision::kF32, {16, 64}, 41},  // LaneFft, 82 blocks per pass
+      {FftType::kIfft, FftPrecision::kF32, {1024}, 67},   // LaneFft, a partial last block
+  };
+  for (const FftConfig& config : configs) {
+    const FftType t = config.type;
     std::vector<float> in(FftInputElements(config) * (t == FftType::kRfft ? 1 : 2));
     std::mt19937 gen(3);
     std::uniform_real_distribution<float> dist(-1, 1);
@@ -220,16 +229,17 @@ TEST(HostFft, PoolAndCallerAgreeBitwise) {
     HostThreadPool pool(3);
     (*plan)->Execute(in.data(), a.data(), ws.data(), nullptr);
     (*plan)->Execute(in.data(), b.data(), ws.data(), &pool);
-    EXPECT_EQ(a, b) << FftTypeName(t);
+    EXPECT_EQ(a, b) << FftConfigToString(config);
   }
 }
 
 // One plan run from several threads at once (each on the shared pool)
 // gives every thread the serial result: concurrent Executes never share an
 // engine.
-TEST(HostFft, ConcurrentExecutesOfOnePlanAgree) {
-  FftConfig config{FftType::kRfft, FftPrecision::kF64, {6, 35}, 24};
-  std::vector<double> in(FftInputElements(config));
+// Run for an Eigen plan (real input) and a LaneFft one (c128, both axes).
+void CheckConcurrentExecutes(const FftConfig& config) {
+  SCOPED_TRACE(FftConfigToString(config));
+  std::vector<double> in(FftInputElements(config) * (config.type == FftType::kRfft ? 1 : 2));
   std::mt19937 gen(5);
   std::uniform_real_distribution<double> dist(-1, 1);
   for (double& v : in) v = dist(gen);
@@ -251,6 +261,41 @@ TEST(HostFft, ConcurrentExecutesOfOnePlanAgree) {
   }
   for (std::thread& t : threads) t.join();
   for (int t = 0; t < kThreads; ++t) EXPECT_EQ(got[t], want) << "thread " << t;
+}
+
+TEST(HostFft, ConcurrentExecutesOfOnePlanAgree) {
+  CheckConcurrentExecutes({FftType::kRfft, FftPrecision::kF64, {6, 35}, 24});
+  CheckConcurrentExecutes({FftType::kFft, FftPrecision::kF64, {32, 128}, 9});
+}
+
+// Lengths around kLaneFftMaxLength (LaneFft below and at it, Eigen past
+// it), checked on pure tones: line b's input exp(2 pi i k_b j / n) has the
+// spectrum n at k_b and 0 elsewhere (a hand-computed oracle, cheap at any n).
+TEST(HostFft, PureTonesAroundTheLaneFftCap) {
+  for (int64_t n : {int64_t{4096}, kLaneFftMaxLength, 2 * kLaneFftMaxLength}) {
+    SCOPED_TRACE(n);
+    const int64_t batch = 3;
+    FftConfig config{FftType::kFft, FftPrecision::kF64, {n}, batch};
+    std::vector<C> in(batch * n), out(batch * n);
+    const int64_t tone[batch] = {1, n / 3, n - 5};
+    for (int64_t b = 0; b < batch; ++b) {
+      for (int64_t j = 0; j < n; ++j) {
+        in[b * n + j] = std::polar(1.0, 2 * M_PI * static_cast<double>((tone[b] * j) % n) / n);
+      }
+    }
+    auto plan = HostFftPlan::Create(config, 1);
+    ASSERT_TRUE(plan.ok());
+    HostThreadPool pool(2);
+    (*plan)->Execute(in.data(), out.data(), nullptr, &pool);
+    double worst = 0;
+    for (int64_t b = 0; b < batch; ++b) {
+      for (int64_t k = 0; k < n; ++k) {
+        const C want = k == tone[b] ? C(static_cast<double>(n), 0) : C(0, 0);
+        worst = std::max(worst, std::abs(out[b * n + k] - want));
+      }
+    }
+    EXPECT_LE(worst / n, 1e-12);
+  }
 }
 
 TEST(HostFft, CreateRefusesABadConfig) {

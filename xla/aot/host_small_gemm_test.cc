@@ -4,20 +4,11 @@
 // transposed rhs (still Eigen's), and a recurrence whose loop body holds
 // two GEMVs. Each module runs with the direct kernel and with it turned
 // off (Eigen's packed product for the same GEMMs).
-#include <algorithm>
 #include <cmath>
-#include <memory>
-#include <string>
-#include <vector>
+#include <cstdint>
 
 #include "gtest/gtest.h"
-#include "xla/aot/compile.h"
-#include "xla/aot/executable.h"
-#include "xla/aot/literal_execution.h"
-#include "xla/backends/gpu/runtime/runtime_test_util.h"
-#include "xla/hlo/evaluator/evaluator_test_util.h"
-#include "xla/hlo/evaluator/random_inputs.h"
-#include "xla/hlo/parser/hlo_parser.h"
+#include "xla/aot/host_dot_test_util.h"
 #include "xla/stream_executor/host/host_gemm.h"
 #include "xla/types/literal.h"
 
@@ -133,34 +124,20 @@ ENTRY e {
 class HostSmallGemm : public ::testing::TestWithParam<SmallDot> {};
 
 TEST_P(HostSmallGemm, MatchesTheEvaluatorWithAndWithoutTheDirectKernel) {
-  const std::string hlo = GetParam().hlo;
-  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(hlo);
+  absl::StatusOr<HostDotModule> module = PrepareHostDotModule(GetParam().hlo, 11);
   ASSERT_TRUE(module.ok()) << module.status();
-  absl::StatusOr<std::vector<Literal>> args = MakeRandomInputs(**module, 11);
-  ASSERT_TRUE(args.ok()) << args.status();
-  absl::StatusOr<Literal> expected = evaluator_test::EvalText(hlo, *args);
-  ASSERT_TRUE(expected.ok()) << expected.status();
-  CompileOptions options;
-  options.target = "host";
-  options.host_cpu_variants = {};
-  absl::StatusOr<CompiledArtifact> compiled = Compile(hlo, options);
-  ASSERT_TRUE(compiled.ok()) << compiled.status();
-  absl::StatusOr<std::unique_ptr<Executable>> exe = Executable::LoadFromBytes(compiled->bytes);
-  ASSERT_TRUE(exe.ok()) << exe.status();
   for (bool eigen : {false, true}) {
     SCOPED_TRACE(eigen ? "Eigen's packed product" : "direct kernel");
     stream_executor::host::DisableHostGemmDirectForTesting(eigen);
-    absl::StatusOr<std::vector<Literal>> out =
-        ExecuteOnLiterals(**exe, gpu::testing::HostExecutor(), *args);
+    absl::StatusOr<Literal> got = RunHostDotModule(*module);
     stream_executor::host::DisableHostGemmDirectForTesting(false);
-    ASSERT_TRUE(out.ok()) << out.status();
-    ASSERT_EQ(out->size(), 1u);
-    const Literal& got = (*out)[0];
-    ASSERT_EQ(got.element_count(), expected->element_count());
-    for (int64_t i = 0; i < got.element_count(); ++i) {
-      const double want = expected->GetDouble(i);
-      ASSERT_LE(std::abs(got.GetDouble(i) - want) / (1 + std::abs(want)), GetParam().tolerance)
-          << "element " << i << ": " << got.GetDouble(i) << " vs the evaluator's " << want;
+    ASSERT_TRUE(got.ok()) << got.status();
+    const Literal& want = module->expected;
+    ASSERT_EQ(got->element_count(), want.element_count());
+    for (int64_t i = 0; i < want.element_count(); ++i) {
+      const double w = want.GetDouble(i);
+      ASSERT_LE(std::abs(got->GetDouble(i) - w) / (1 + std::abs(w)), GetParam().tolerance)
+          << "element " << i << ": " << got->GetDouble(i) << " vs the evaluator's " << w;
     }
   }
 }

@@ -122,7 +122,8 @@ BENCHMARK(BM_HostGemmShape)
 // BM_HostGemmSmall/<m>/<n>/<k>/<batch>/<transpose>/<direct>: small f32
 // GEMMs of the LSTM and KV-cache decode loops (issue 27) on the pool, with
 // the direct kernel (1) or Eigen's packed product (0); transpose 1 is a
-// transposed lhs, 2 a transposed rhs. Both paths alternate in one process.
+// transposed lhs, 2 a transposed rhs (which HostGemm keeps on Eigen either
+// way: those pairs measure the noise). Both paths alternate in one process.
 void BM_HostGemmSmall(benchmark::State& state) {
   stream_executor::BlasGemmConfig c;
   c.m = state.range(0);
@@ -164,7 +165,7 @@ void SmallShapes(benchmark::internal::Benchmark* b) {
       {256, 64, 8, 1, 1},
       {1, 128, 128, 1, 0},  // kv_decode_steps32_b1_t128_d128's projections
       {1, 128, 32, 4, 2},   // and its scores
-      {128, 64, 128, 16, 0},  // attention's probabilities x V (1 M, not small per matrix? at the bound)
+      {128, 64, 128, 16, 0},  // attention's probabilities x V: 2^20 per matrix, the bound
       {64, 64, 64, 1, 0},
       {33, 257, 17, 1, 0},
   };

@@ -153,13 +153,6 @@ struct Direct {
     }
     StoreLanes(o, acc, count);
   }
-
-  // The same for the one output (i, j).
-  void FinishOne(int64_t i, int64_t j, T sum) const {
-    T* o = out + i * ldo + j;
-    if (!plain) sum = beta != 0 ? alpha * sum + beta * *o : alpha * sum;
-    *o = sum;
-  }
 };
 
 // Rows [i0, i0 + R) by columns [j0, j0 + U * kLanes) of a GEMM whose rhs is

@@ -119,6 +119,62 @@ BENCHMARK(BM_HostGemmShape)
     ->Unit(benchmark::kMicrosecond)
     ->UseRealTime();
 
+// BM_HostGemmSmall/<m>/<n>/<k>/<batch>/<transpose>/<direct>: small f32
+// GEMMs of the LSTM and KV-cache decode loops (issue 27) on the pool, with
+// the direct kernel (1) or Eigen's packed product (0); transpose 1 is a
+// transposed lhs, 2 a transposed rhs (which HostGemm keeps on Eigen either
+// way: those pairs measure the noise). Both paths alternate in one process.
+void BM_HostGemmSmall(benchmark::State& state) {
+  stream_executor::BlasGemmConfig c;
+  c.m = state.range(0);
+  c.n = state.range(1);
+  c.k = state.range(2);
+  c.batch_size = state.range(3);
+  c.transpose_lhs = state.range(4) == 1;
+  c.transpose_rhs = state.range(4) == 2;
+  c.lhs_batch_stride = c.m * c.k;
+  c.rhs_batch_stride = c.k * c.n;
+  c.output_batch_stride = c.m * c.n;
+  stream_executor::host::DisableHostGemmDirectForTesting(state.range(5) == 0);
+  std::mt19937 rng(1);
+  std::uniform_real_distribution<float> dist(-1, 1);
+  std::vector<float> lhs(c.batch_size * c.m * c.k), rhs(c.batch_size * c.k * c.n);
+  std::vector<float> out(c.batch_size * c.m * c.n);
+  for (float& x : lhs) x = dist(rng);
+  for (float& x : rhs) x = dist(rng);
+  stream_executor::host::HostGemmThreading threading;
+  threading.pool = &Pool();
+  for (auto _ : state) {
+    XLA_CHECK(stream_executor::host::HostGemm(c, lhs.data(), rhs.data(), out.data(), threading).ok());
+    benchmark::DoNotOptimize(out.data());
+  }
+  stream_executor::host::DisableHostGemmDirectForTesting(false);
+  const double flops = 2.0 * static_cast<double>(c.m) * c.n * c.k * c.batch_size;
+  state.counters["GFLOP/s"] =
+      benchmark::Counter(flops * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+}
+void SmallShapes(benchmark::internal::Benchmark* b) {
+  const int64_t shapes[][5] = {
+      {1, 128, 16, 1, 0},   // lstm_scan_t256_b1_h32's GEMVs
+      {1, 128, 32, 1, 0},
+      {16, 512, 64, 1, 0},  // lstm_scan_t64_b16_h128's
+      {16, 512, 128, 1, 0},
+      {8, 256, 32, 1, 0},   // lstm_train_t32_b8_h64's forward
+      {8, 256, 64, 1, 0},
+      {8, 64, 256, 1, 2},   // and its gradients
+      {256, 64, 8, 1, 1},
+      {1, 128, 128, 1, 0},  // kv_decode_steps32_b1_t128_d128's projections
+      {1, 128, 32, 4, 2},   // and its scores
+      {128, 64, 128, 16, 0},  // attention's probabilities x V: 2^20 per matrix, the bound
+      {64, 64, 64, 1, 0},
+      {33, 257, 17, 1, 0},
+  };
+  for (const auto& s : shapes) {
+    for (int64_t direct : {0, 1}) b->Args({s[0], s[1], s[2], s[3], s[4], direct});
+  }
+}
+BENCHMARK(BM_HostGemmSmall)->Apply(SmallShapes)->Unit(benchmark::kMicrosecond)->UseRealTime();
+
 }  // namespace
 
 BENCHMARK_MAIN();

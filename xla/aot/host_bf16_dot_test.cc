@@ -9,13 +9,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "xla/aot/compile.h"
-#include "xla/aot/executable.h"
-#include "xla/aot/literal_execution.h"
-#include "xla/backends/gpu/runtime/runtime_test_util.h"
-#include "xla/hlo/evaluator/evaluator_test_util.h"
-#include "xla/hlo/evaluator/random_inputs.h"
-#include "xla/hlo/parser/hlo_parser.h"
+#include "xla/aot/host_dot_test_util.h"
 #include "xla/stream_executor/host/host_gemm.h"
 #include "xla/types/literal.h"
 
@@ -76,34 +70,21 @@ double WorstError(const Literal& a, const Literal& b) {
 class HostBf16Dot : public ::testing::TestWithParam<Case> {};
 
 TEST_P(HostBf16Dot, MatchesTheEvaluatorOnBothGemmPaths) {
-  const std::string hlo = GetParam().hlo;
-  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(hlo);
+  absl::StatusOr<HostDotModule> module = PrepareHostDotModule(GetParam().hlo, 5);
   ASSERT_TRUE(module.ok()) << module.status();
-  absl::StatusOr<std::vector<Literal>> args = MakeRandomInputs(**module, 5);
-  ASSERT_TRUE(args.ok()) << args.status();
-  absl::StatusOr<Literal> expected = evaluator_test::EvalText(hlo, *args);
-  ASSERT_TRUE(expected.ok()) << expected.status();
-  CompileOptions options;
-  options.target = "host";
-  options.host_cpu_variants = {};
-  absl::StatusOr<CompiledArtifact> compiled = Compile(hlo, options);
-  ASSERT_TRUE(compiled.ok()) << compiled.status();
-  absl::StatusOr<std::unique_ptr<Executable>> exe = Executable::LoadFromBytes(compiled->bytes);
-  ASSERT_TRUE(exe.ok()) << exe.status();
+  const Literal* expected = &module->expected;
   std::vector<Literal> results;
   for (bool fallback : {false, true}) {
     SCOPED_TRACE(fallback ? "widen-then-f32 fallback" : "default path");
     stream_executor::host::DisableHostGemmBf16DotForTesting(fallback);
-    absl::StatusOr<std::vector<Literal>> out =
-        ExecuteOnLiterals(**exe, gpu::testing::HostExecutor(), *args);
+    absl::StatusOr<Literal> out = RunHostDotModule(*module);
     stream_executor::host::DisableHostGemmBf16DotForTesting(false);
     ASSERT_TRUE(out.ok()) << out.status();
-    ASSERT_EQ(out->size(), 1u);
     // One bf16 rounding of each output (2^-9 relative) and, for the MLP
     // layer, of the sum before tanh; the two paths' f32 sums differ far
     // below that.
-    EXPECT_LE(WorstError((*out)[0], *expected), 1.6e-2);
-    results.push_back(std::move((*out)[0]));
+    EXPECT_LE(WorstError(*out, *expected), 1.6e-2);
+    results.push_back(std::move(*out));
   }
   // The paths round the same f32 sums in another order: at most one bf16
   // step apart (2^-8 relative, doubled by tanh's slope of at most 1).

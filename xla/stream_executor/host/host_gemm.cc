@@ -1,6 +1,7 @@
 #include "xla/stream_executor/host/host_gemm.h"
 
 #include <algorithm>
+#include <atomic>
 #include <memory>
 #include <initializer_list>
 #include <set>
@@ -132,10 +133,30 @@ bool UseBf16Dot() {
   return Bf16DotAvailable() && !bf16_dot_disabled_for_testing.load(std::memory_order_relaxed);
 }
 
-// The f32 / f64 kernel of `kernels` for `type`; null for others.
-HostGemmRowsFn RowsFn(const HostGemmKernels& kernels, BlasElementType type) {
-  if (type == BlasElementType::kF32) return kernels.f32;
-  if (type == BlasElementType::kF64) return kernels.f64;
+// GEMMs of at most this many multiply-adds per matrix (and an rhs of at
+// most kSmallGemmMaxRhs elements, which the direct kernel reads again for
+// each tile of rows) run the direct kernel (HostGemmKernels::f32_small):
+// below this Eigen's packing and its output pass cost more than its
+// blocking saves (docs/perf.md, issue 27: an LSTM step's [16,128] x
+// [128,512], 1 M multiply-adds, spent a fifth of its time packing).
+constexpr double kSmallGemmMaxMacs = 1 << 20;
+constexpr int64_t kSmallGemmMaxRhs = int64_t{1} << 17;
+
+std::atomic<bool> direct_disabled_for_testing{false};
+
+// Whether `c` (f32 or f64, or f16 / bf16 widened) runs the direct kernel.
+bool IsSmallGemm(const BlasGemmConfig& c) {
+  return !direct_disabled_for_testing.load(std::memory_order_relaxed) &&
+         !c.transpose_rhs && Macs(c) <= kSmallGemmMaxMacs &&
+         c.k * c.n <= kSmallGemmMaxRhs;
+}
+
+// The f32 / f64 kernel of `kernels` for `c`'s element type (the direct one
+// for a small GEMM); null for other types.
+HostGemmRowsFn RowsFn(const HostGemmKernels& kernels, const BlasGemmConfig& c) {
+  const bool small = IsSmallGemm(c);
+  if (c.element_type == BlasElementType::kF32) return small ? kernels.f32_small : kernels.f32;
+  if (c.element_type == BlasElementType::kF64) return small ? kernels.f64_small : kernels.f64;
   return nullptr;
 }
 
@@ -292,7 +313,7 @@ void HalfGemm(const HostGemmKernels& kernels, const HostGemmHalfConversions& hal
     wide.element_type = BlasElementType::kF32;
     wide.lhs_type.reset();
     wide.rhs_type.reset();
-    GemmWith(kernels.f32, sizeof(float), sizeof(float), wide, wide_lhs, wide_rhs, product,
+    GemmWith(RowsFn(kernels, wide), sizeof(float), sizeof(float), wide, wide_lhs, wide_rhs, product,
              threading);
   }
   char* o = static_cast<char*>(out);
@@ -368,6 +389,10 @@ void DisableHostGemmBf16DotForTesting(bool disabled) {
   bf16_dot_disabled_for_testing.store(disabled, std::memory_order_relaxed);
 }
 
+void DisableHostGemmDirectForTesting(bool disabled) {
+  direct_disabled_for_testing.store(disabled, std::memory_order_relaxed);
+}
+
 absl::Status HostGemm(const BlasGemmConfig& c, const void* lhs, const void* rhs, void* out) {
   return HostGemm(c, lhs, rhs, out, HostGemmThreading());
 }
@@ -385,7 +410,7 @@ absl::Status HostGemm(const BlasGemmConfig& c, const void* lhs, const void* rhs,
     return absl::OkStatus();
   }
   if (Bf16ValuedF32Gemm(c, lhs, rhs, out, threading)) return absl::OkStatus();
-  const HostGemmRowsFn fn = RowsFn(kernels, c.element_type);
+  const HostGemmRowsFn fn = RowsFn(kernels, c);
   if (fn == nullptr) {
     return absl::UnimplementedError(absl::StrCat("host GEMM does not support element type ",
                                                  static_cast<int>(c.element_type)));

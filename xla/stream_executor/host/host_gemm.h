@@ -24,6 +24,13 @@
 // operand (checked in chunks, stopping at the first) keeps Eigen's f32 GEMM. When beta is 0, `out` is not read (NaNs in it
 // do not propagate).
 //
+// Small GEMMs (at most 2^20 multiply-adds per matrix and an rhs of at most
+// 2^17 elements, the rhs not transposed) in f32 and f64, and f16 /
+// widened bf16 ones, run a direct kernel instead of Eigen's: no packing and
+// no pass over the output before the product (host_gemm_kernels.h says how
+// it sums; its results differ from Eigen's by reassociation only). An LSTM
+// step's [16,128] x [128,512] spent a fifth of its time in Eigen's packing.
+//
 // Blocking and threading: a GEMM of at least min_parallel_macs
 // multiply-adds per batch (m * n * k) is cut along the longer of m and n
 // (so the operand each block packs whole is the smaller one) into blocks of
@@ -90,6 +97,12 @@ bool HostGemmBf16Dot();
 // with false. Thread-safe (a
 // GEMM already running keeps its path).
 void DisableHostGemmBf16DotForTesting(bool disabled);
+
+// Tests and benchmarks: with `disabled`, small f32 / f64 GEMMs (and
+// widened f16 / bf16 ones) run Eigen's packed product instead of the direct
+// kernel (see the file comment), until called again with false.
+// Thread-safe (a GEMM already running keeps its path).
+void DisableHostGemmDirectForTesting(bool disabled);
 
 // Runs the GEMM on the calling thread. Unimplemented for an element type
 // outside BlasElementType and for FP8 GEMMs (IsBlasFp8Gemm); batch_size must be >= 1 (HostStream::Gemm reads 0

@@ -60,8 +60,20 @@ struct HostGemmHalfConversions {
 
 struct HostGemmKernels {
   const char* isa;  // "sse2", "avx2+fma" or "avx512"
+  // Eigen's blocked product (packs both operands per call).
   HostGemmRowsFn f32;
   HostGemmRowsFn f64;
+  // The direct kernel for small GEMMs: no packing and no pass over the
+  // output before the product, register tiles of the build's vectors that
+  // read the operands where they lie. An rhs stored k x n is streamed a row
+  // at a time against broadcast lhs elements, each output summed in k
+  // order, one multiply-add per product; an rhs stored n x k (transposed)
+  // makes each output a dot product along k in vector-width partial sums
+  // added in lane order. Either way an output's value depends on the sizes
+  // and the instruction set only, not on the block. Does not take both
+  // operands transposed (the caller's to route; HostGemm keeps Eigen then).
+  HostGemmRowsFn f32_small;
+  HostGemmRowsFn f64_small;
   HostGemmHalfConversions f16;
   HostGemmHalfConversions bf16;
 };

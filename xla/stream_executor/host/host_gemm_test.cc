@@ -5,6 +5,7 @@
 #include <atomic>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <random>
 #include <thread>
 #include <vector>
@@ -317,6 +318,110 @@ TEST(HostGemm, BusyPoolDoesNotDeadlock) {
   ASSERT_TRUE(HostGemm(c, lhs.data(), rhs.data(), pooled.data(), threading).ok());
   release = true;
   EXPECT_EQ(std::memcmp(single.data(), pooled.data(), single.size() * sizeof(float)), 0);
+}
+
+// The direct kernel of small GEMMs (host_gemm_kernels.h): with alpha 1 and
+// beta 0 each output is exactly its k products added in order onto 0, one
+// fused multiply-add each where the process's GEMM kernels have them (not
+// in the SSE2 table). The oracle is that chain, computed here element by
+// element.
+template <typename T>
+T ProductChain(const BlasGemmConfig& c, const T* lhs, const T* rhs, int64_t i, int64_t j) {
+  const bool fused = HostGemmIsa() != "sse2";
+  T sum = 0;
+  for (int64_t p = 0; p < c.k; ++p) {
+    const T a = lhs[c.transpose_lhs ? p * c.m + i : i * c.k + p];
+    const T b = rhs[p * c.n + j];
+    sum = fused ? std::fma(a, b, sum) : sum + a * b;
+  }
+  return sum;
+}
+
+// Every tile class of the direct kernel: rows 1, 2 (the wide tiles of few
+// rows), 3, 8 and 9 and 17 (whole tiles of 8 or 4 plus a remainder); columns
+// that are whole wide tiles, single vectors, a partial vector or only one;
+// k of 1 and odd; the lhs stored either way; two batches with padding
+// between them; alone and forced into blocks on a pool. Bitwise against
+// ProductChain, with the output filled with NaN first (beta 0 must not
+// read it).
+template <typename T>
+void CheckDirectBitwise(BlasElementType type) {
+  static HostThreadPool pool(2);
+  const int64_t rows[] = {1, 2, 3, 8, 9, 17};
+  const int64_t cols[] = {1, 15, 17, 48, 49, 128, 257};
+  const int64_t depths[] = {1, 2, 17, 64};
+  for (int64_t m : rows) {
+    for (int64_t n : cols) {
+      for (int64_t k : depths) {
+        for (bool tl : {false, true}) {
+          for (bool pooled : {false, true}) {
+            SCOPED_TRACE(::testing::Message() << m << "x" << n << "x" << k << " tl " << tl
+                                              << " pooled " << pooled);
+            std::mt19937 rng(static_cast<unsigned>(m * 1000 + n * 10 + k + tl));
+            BlasGemmConfig c = Config(type, m, n, k, 2, tl, false);
+            c.lhs_batch_stride = m * k + 3;
+            c.rhs_batch_stride = k * n + 1;
+            c.output_batch_stride = m * n + 2;
+            auto lhs = Random<T>(2 * c.lhs_batch_stride, rng);
+            auto rhs = Random<T>(2 * c.rhs_batch_stride, rng);
+            std::vector<T> out(2 * c.output_batch_stride, std::numeric_limits<T>::quiet_NaN());
+            HostGemmThreading threading;
+            if (pooled) {
+              threading.pool = &pool;
+              threading.min_parallel_macs = 0;
+            }
+            ASSERT_TRUE(HostGemm(c, lhs.data(), rhs.data(), out.data(), threading).ok());
+            for (int64_t b = 0; b < 2; ++b) {
+              const T* l = lhs.data() + b * c.lhs_batch_stride;
+              const T* r = rhs.data() + b * c.rhs_batch_stride;
+              for (int64_t i = 0; i < m; ++i) {
+                for (int64_t j = 0; j < n; ++j) {
+                  const T got = out[b * c.output_batch_stride + i * n + j];
+                  const T want = ProductChain(c, l, r, i, j);
+                  ASSERT_EQ(std::memcmp(&got, &want, sizeof(T)), 0)
+                      << "batch " << b << " (" << i << ", " << j << "): " << got << " vs " << want;
+                }
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST(HostGemm, DirectKernelF32IsTheProductChainBitwise) {
+  CheckDirectBitwise<float>(BlasElementType::kF32);
+}
+
+TEST(HostGemm, DirectKernelF64IsTheProductChainBitwise) {
+  CheckDirectBitwise<double>(BlasElementType::kF64);
+}
+
+// Alpha and beta on the direct kernel (and on Eigen's path, turned on for
+// the same GEMMs) against the double reference: the scaled product and the
+// old output added once per element.
+TEST(HostGemm, DirectKernelAlphaBetaAtOddSizes) {
+  for (bool direct : {true, false}) {
+    DisableHostGemmDirectForTesting(!direct);
+    for (bool tl : {false, true}) {
+      SCOPED_TRACE(::testing::Message() << "direct " << direct << " tl " << tl);
+      std::mt19937 rng(static_cast<unsigned>(17 + tl));
+      BlasGemmConfig c = Config(BlasElementType::kF32, 9, 49, 17, 3, tl, false);
+      c.lhs_batch_stride = c.m * c.k;
+      c.rhs_batch_stride = c.k * c.n;
+      c.output_batch_stride = c.m * c.n;
+      c.alpha = -1.5;
+      c.beta = 0.75;
+      auto lhs = Random<float>(3 * c.lhs_batch_stride, rng);
+      auto rhs = Random<float>(3 * c.rhs_batch_stride, rng);
+      auto out = Random<float>(3 * c.output_batch_stride, rng);
+      const std::vector<double> expected = Naive(c, lhs, rhs, out);
+      ASSERT_TRUE(HostGemm(c, lhs.data(), rhs.data(), out.data()).ok());
+      for (size_t e = 0; e < out.size(); ++e) ASSERT_NEAR(out[e], expected[e], 1e-5) << e;
+    }
+  }
+  DisableHostGemmDirectForTesting(false);
 }
 
 }  // namespace

@@ -55,7 +55,7 @@ void RunHostKernel(XlaHostKernelFn function, absl::Span<void* const> buffers,
   const int64_t num_ranges =
       NumBlockRanges(total_blocks, pool.num_threads() + 1);
   if (num_ranges == 0) return;
-  if (num_ranges == 1) {  // nothing to share: run it here, touch no pool
+  if (num_ranges == 1 || total_blocks < kMinSharedBlocks) {  // run it here, touch no pool
     function(buffers.data(), static_cast<int64_t>(buffers.size()), 0,
              total_blocks);
     return;

@@ -26,11 +26,13 @@
 #include "xla/hlo/evaluator/indexing_util.h"
 #include "xla/hlo/evaluator/linalg_util.h"
 #include "xla/hlo/evaluator/numeric_util.h"
+#include "xla/hlo/evaluator/onednn_layer_norm_op.h"
 #include "xla/hlo/evaluator/op_table.h"
 #include "xla/hlo/evaluator/te_softmax_op.h"
 #include "xla/hlo/ir/einsum_spec.h"
 #include "xla/hlo/ir/host_transfer_attributes.h"
 #include "xla/hlo/proto/gemm_custom_call.h"
+#include "xla/hlo/proto/onednn_layer_norm_call.h"
 #include "xla/hlo/proto/te_softmax_call.h"
 #include "xla/util/status_macros.h"
 
@@ -373,6 +375,7 @@ absl::StatusOr<Literal> EvalCustomCall(const HloInstruction& instr, Operands ope
   }
   if (IsTeFusedAttentionCall(target)) return EvalTeFusedAttention(instr, operands);
   if (te_softmax::IsTeSoftmaxTarget(target)) return EvalTeSoftmax(instr, operands);
+  if (target == onednn::kLayerNormTarget) return EvalOneDnnLayerNorm(instr, operands);
   return absl::UnimplementedError(absl::StrCat(
       "the evaluator does not support custom-call '", instr.name(), "' (custom_call_target=\"",
       instr.GetString(AttrId::kCustomCallTarget), "\")"));

@@ -23,6 +23,7 @@
 #include "xla/hlo/transforms/hlo_cse.h"
 #include "xla/hlo/transforms/hlo_dce.h"
 #include "xla/hlo/transforms/map_inliner.h"
+#include "xla/hlo/transforms/onednn_layer_norm_expander.h"
 #include "xla/hlo/transforms/ragged_dot_expander.h"
 #include "xla/hlo/transforms/scaled_dot_expander.h"
 #include "xla/hlo/transforms/rng_bit_generator_expander.h"
@@ -115,7 +116,8 @@ absl::StatusOr<OptimizeResult> OptimizeModule(HloModule* module, const OptimizeO
   // rows, scan one over its dimension; ragged-dot becomes masked dots and scaled-dot the dot of the
   // dequantized operands; XLA:GPU's cuBLAS GEMM custom
   // calls become dots and their epilogues, Transformer Engine's scaled
-  // softmax calls reductions and elementwise ops, and
+  // softmax calls and XLA:CPU's oneDNN layer norms reductions and
+  // elementwise ops, and
   // xla_builder.matrix.Einsum dots, diagonals and sums; scatter batching dimensions
   // become explicit indices;
   // xla_builder.math.Acos becomes atan2 and sqrt; maps, topk (but those
@@ -135,6 +137,7 @@ absl::StatusOr<OptimizeResult> OptimizeModule(HloModule* module, const OptimizeO
   inline_pipeline.AddPass<ScaledDotExpander>();
   inline_pipeline.AddPass<GemmCustomCallRewriter>();
   inline_pipeline.AddPass<TeSoftmaxExpander>(options.keep_custom_calls);
+  inline_pipeline.AddPass<OneDnnLayerNormExpander>(options.keep_custom_calls);
   inline_pipeline.AddPass<EinsumExpander>();
   inline_pipeline.AddPass<ScatterBatchingNormalizer>();
   inline_pipeline.AddPass<BuilderMathCallExpander>();

@@ -72,6 +72,18 @@ ENTRY e {
 }
 )";
 
+// XLA's GetRngSeed (RngSeedExpander): the low word of the same state,
+// advanced by one per call, with bit 0 set; used as a value (hashed with a
+// parameter-free multiply) as a generator's seed would be.
+constexpr char kSeed[] = R"(
+HloModule rng_seed
+ENTRY e {
+  seed = u64[] custom-call(), custom_call_target="GetRngSeed"
+  k = u64[] constant(6364136223846793005)
+  ROOT h = u64[] multiply(seed, k)
+}
+)";
+
 void Flatten(const Literal& literal, std::vector<const Literal*>* out) {
   if (!literal.shape().IsTuple()) {
     out->push_back(&literal);
@@ -155,8 +167,31 @@ TEST(RngState, ANegativeDeltaBorrowsFromTheHighWord) {
   ExpectRunMatches(*exe, HostDevice(0), **module, &state, "run 1");
 }
 
+TEST(RngState, GetRngSeedIsTheStatesLowWordOddAndAdvancesPerRun) {
+  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(kSeed);
+  ASSERT_TRUE(module.ok()) << module.status();
+  std::unique_ptr<aot::Executable> exe = CompileAndLoad(kSeed);
+  ASSERT_NE(exe, nullptr);
+  absl::uint128 state = kInitial;
+  for (int run = 0; run < 3; ++run) {
+    const uint64_t seed = absl::Uint128Low64(state) | 1;  // by hand: 0x7012395, ...97, ...97
+    absl::StatusOr<std::vector<Literal>> actual = aot::ExecuteOnLiterals(*exe, HostDevice(0), {});
+    ASSERT_TRUE(actual.ok()) << actual.status();
+    ASSERT_EQ(actual->size(), 1u);
+    EXPECT_EQ((*actual)[0].GetBits(0), seed * 6364136223846793005ull) << "run " << run;
+    absl::uint128 evaluated = state;
+    EvaluatorOptions options;
+    options.rng_state = &evaluated;
+    absl::StatusOr<Literal> expected = HloEvaluator(options).Evaluate(**module, {});
+    ASSERT_TRUE(expected.ok()) << expected.status();
+    EXPECT_EQ(expected->GetBits(0), (*actual)[0].GetBits(0)) << "run " << run;
+    state += 1;
+    EXPECT_EQ(evaluated, state);
+  }
+}
+
 TEST(RngState, Sm90CompilesWithCubins) {
-  for (const char* hlo : {kLoop, kNegative}) {
+  for (const char* hlo : {kLoop, kNegative, kSeed}) {
     gpu::GpuCompilerOptions options;
     options.require_cubin = true;
     options.production_date = "2026-12-02T00:00:00Z";

@@ -27,6 +27,7 @@
 #include "xla/hlo/transforms/ragged_dot_expander.h"
 #include "xla/hlo/transforms/scaled_dot_expander.h"
 #include "xla/hlo/transforms/rng_bit_generator_expander.h"
+#include "xla/hlo/transforms/rng_seed_expander.h"
 #include "xla/hlo/transforms/scatter_batching_normalizer.h"
 #include "xla/hlo/transforms/sharding_annotation_remover.h"
 #include "xla/hlo/transforms/topk_decomposer.h"
@@ -122,8 +123,8 @@ absl::StatusOr<OptimizeResult> OptimizeModule(HloModule* module, const OptimizeO
   // become explicit indices;
   // xla_builder.math.Acos becomes atan2 and sqrt; maps, topk (but those
   // with k <= keep_topk_up_to_k),
-  // async copies, rng-bit-generator and batch norms become ops every target
-  // runs; cumulative reduce-windows (cumsum, cummax, ...) become blocked
+  // async copies, rng-bit-generator, XLA's GetRngSeed (a read of the RNG
+  // state) and batch norms become ops every target runs; cumulative reduce-windows (cumsum, cummax, ...) become blocked
   // prefix scans.
   inline_pipeline.AddPass<AsyncWrapperInliner>();
   inline_pipeline.AddPass<CallInliner>(/*inline_fusions=*/true);
@@ -146,6 +147,7 @@ absl::StatusOr<OptimizeResult> OptimizeModule(HloModule* module, const OptimizeO
   inline_pipeline.AddPass<CumulativeScanRewriter>();
   inline_pipeline.AddPass<AsyncCopyConverter>();
   inline_pipeline.AddPass<RngBitGeneratorExpander>(/*leave_unsupported=*/true);
+  inline_pipeline.AddPass<RngSeedExpander>();
   inline_pipeline.AddPass<BatchNormExpander>();
   // Last of the expanders: complex values (including the complex ops the
   // cholesky and acos expanders made) become real (re, im) arrays.

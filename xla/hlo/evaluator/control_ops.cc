@@ -360,11 +360,28 @@ absl::StatusOr<Literal> EvalBuilderAcos(const HloInstruction& instr, Operands op
   return out;
 }
 
+// XLA's "GetRngSeed" (u64[] custom-call(), a seed for the generators XLA's
+// RngExpander builds), as the middle end lowers it
+// (xla/hlo/transforms/rng_seed_expander.h): the low word of the RNG state
+// that rng-get-and-update-state reads, advanced by 1, with bit 0 set.
+absl::StatusOr<Literal> EvalGetRngSeed(const HloInstruction& instr, Operands operands,
+                                       EvalContext& ctx) {
+  const Shape& shape = instr.shape();
+  if (!operands.empty() || !shape.IsArray() || shape.rank() != 0 ||
+      (shape.element_type() != PrimitiveType::U64 && shape.element_type() != PrimitiveType::S64)) {
+    return InstrError(instr, "GetRngSeed takes no operands and returns u64[] or s64[]");
+  }
+  Literal out(shape);
+  out.SetBits(0, absl::Uint128Low64(ctx.TakeRngState(1)) | 1);
+  return out;
+}
+
 absl::StatusOr<Literal> EvalCustomCall(const HloInstruction& instr, Operands operands,
                                        EvalContext& ctx) {
   const std::string& target = instr.GetString(AttrId::kCustomCallTarget);
   if (target == "TopK") return indexing::EvalTopKCustomCall(instr, operands, ctx);
   if (target == "xla_builder.math.Acos") return EvalBuilderAcos(instr, operands);
+  if (target == "GetRngSeed") return EvalGetRngSeed(instr, operands, ctx);
   if (gemm::IsGemmCustomCallTarget(target)) return linalg::EvalGemmCustomCall(instr, operands);
   if (target == kEinsumTarget) return linalg::EvalEinsumCustomCall(instr, operands);
   for (absl::string_view pass_through : kPassThroughTargets) {

@@ -106,7 +106,10 @@ bool ReadsRngState(const HloInstruction& instr) {
 }
 
 // The module reads XLA's RNG state and runs replicated (it has a
-// collective), which crashes the host run today.
+// collective). The state is a constant allocation, uploaded per device into
+// the executable's device state, which outlives the ReplicatedExecutor's
+// host devices: destroying the executable then frees it through a dead
+// device (use after free, SIGSEGV).
 bool RngStateInReplicatedRun(const HloModule& module) {
   return AnyInstruction(module, ReadsRngState) && AnyInstruction(module, IsCollective);
 }
@@ -123,9 +126,10 @@ struct NamedSkip {
 };
 constexpr NamedSkip kNamedSkips[] = {
     {RngStateInReplicatedRun,
-     "rng-get-and-update-state (or GetRngSeed) with collectives: the host's replicated run of "
-     "the RNG state kernel crashes (known bug, reported on issue 28); single-device runs are "
-     "compared"},
+     "rng-get-and-update-state (or GetRngSeed) with collectives: a replicated host run of a "
+     "program with a constant allocation (the RNG state) frees the constant through a "
+     "ReplicatedExecutor device already destroyed (known bug, reported on issue 28); "
+     "single-device runs are compared"},
     {AnyOf<SendOrRecv>,
      "send/recv: host transfers (behind --emit_host_transfers; xla/aot:host_transfer_test runs "
      "them against the evaluator with callbacks) and token-only channels, which this test does "

@@ -15,8 +15,8 @@
 // Modules are skipped, with reasons counted and printed, when they do not
 // verify, have no random inputs, are too large, exceed the evaluator's time
 // limit or use something the evaluator refuses, or contain a construct
-// named in kNamedSkips (each with its reason: the RNG state in a
-// replicated run, send/recv, tiled entry layouts). Any
+// named in kNamedSkips (each with its reason: several RNG state reads,
+// send/recv, tiled entry layouts). Any
 // other compile error (Unimplemented included), load or execution error,
 // or mismatch fails the test, as does comparing fewer than kMinCompared
 // modules.
@@ -97,39 +97,38 @@ bool TiledEntryLayout(const HloModule& module) {
   return HasTiles(layout->result) || absl::c_any_of(layout->parameters, HasTiles);
 }
 
-bool IsCollective(const HloInstruction& instr);
-
 bool ReadsRngState(const HloInstruction& instr) {
   return instr.opcode() == HloOpcode::kRngGetAndUpdateState ||
          (instr.opcode() == HloOpcode::kCustomCall &&
           instr.GetString(AttrId::kCustomCallTarget) == "GetRngSeed");
 }
 
-// The module reads XLA's RNG state and runs replicated (it has a
-// collective). The state is a constant allocation, uploaded per device into
-// the executable's device state, which outlives the ReplicatedExecutor's
-// host devices: destroying the executable then frees it through a dead
-// device (use after free, SIGSEGV).
-bool RngStateInReplicatedRun(const HloModule& module) {
-  return AnyInstruction(module, ReadsRngState) && AnyInstruction(module, IsCollective);
+// More than one instruction reads and advances XLA's RNG state: which reads
+// first is the schedule's choice (in XLA too), and the evaluator's order
+// need not be the compiled program's.
+bool SeveralRngStateReads(const HloModule& module) {
+  int reads = 0;
+  for (const auto& c : module.computations()) {
+    for (const auto& instr : c->instructions()) reads += ReadsRngState(*instr);
+  }
+  return reads > 1;
 }
 
-// Constructs this test does not run, each with the reason: a known runtime
-// bug (docs/architecture.md "Corpus coverage"), what needs a peer the test
-// does not provide, and what the runtime does not lay out. None is
-// "unimplemented". A module in which any
-// instruction matches is skipped under that reason before compiling; every
-// other compile error is a failure.
+// Constructs this test does not run, each with the reason: values the
+// schedule chooses, what needs a peer the test does not provide, and what
+// the runtime does not lay out (docs/architecture.md "Corpus coverage");
+// none is "unimplemented". A
+// module in which any instruction matches is skipped under that reason
+// before compiling; every other compile error is a failure.
 struct NamedSkip {
   bool (*matches)(const HloModule&);
   const char* reason;
 };
 constexpr NamedSkip kNamedSkips[] = {
-    {RngStateInReplicatedRun,
-     "rng-get-and-update-state (or GetRngSeed) with collectives: a replicated host run of a "
-     "program with a constant allocation (the RNG state) frees the constant through a "
-     "ReplicatedExecutor device already destroyed (known bug, reported on issue 28); "
-     "single-device runs are compared"},
+    {SeveralRngStateReads,
+     "several reads of XLA's RNG state (rng-get-and-update-state, GetRngSeed): their order, and "
+     "so their values, is the schedule's choice; xla/aot:replicated_execution_test and "
+     "tests/e2e:rng_state_test check the state"},
     {AnyOf<SendOrRecv>,
      "send/recv: host transfers (behind --emit_host_transfers; xla/aot:host_transfer_test runs "
      "them against the evaluator with callbacks) and token-only channels, which this test does "

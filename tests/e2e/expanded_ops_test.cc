@@ -987,6 +987,32 @@ TEST(ExpandedOps, TeSoftmaxHost) {
 
 TEST(ExpandedOps, TeSoftmaxSm90) { ExpectSm90CompilesWithCubins(kTeSoftmax); }
 
+// ---- XLA:CPU's oneDNN layer norm custom call (OneDnnLayerNormExpander) ----
+
+// The corpus call (backends/cpu/tests/thunk_coverage/cpu.hlo: a
+// convolution's output in rows of 2, no epsilon) and a bf16 one at odd
+// sizes with f32 scale and shift and epsilon 1e-5 (bits 925353388).
+constexpr char kOneDnnLayerNorm[] = R"(
+HloModule onednn_layer_norm
+ENTRY e {
+  in = f32[2,16,16,4] parameter(0)
+  k = f32[2,2,4,2] parameter(1)
+  s = f32[2] parameter(2)
+  b = f32[2] parameter(3)
+  x = bf16[3,5,33] parameter(4)
+  xs = f32[33] parameter(5)
+  xb = f32[33] parameter(6)
+  conv = f32[2,15,15,2] convolution(in, k), window={size=2x2}, dim_labels=b01f_01io->b01f
+  ln = f32[2,15,15,2] custom-call(conv, s, b), custom_call_target="__onednn$layernorm", backend_config="{\"onednn_layer_norm_config\":{\"rescale\":\"SCALE_AND_SHIFT\"}}"
+  xn = bf16[3,5,33] custom-call(x, xs, xb), custom_call_target="__onednn$layernorm", backend_config="{\"onednn_layer_norm_config\":{\"rescale\":\"SCALE_AND_SHIFT\",\"epsilon_typecast\":925353388}}"
+  ROOT t = (f32[2,15,15,2], bf16[3,5,33]) tuple(ln, xn)
+}
+)";
+
+TEST(ExpandedOps, OneDnnLayerNormHost) { ExpectHostMatchesEvaluator(kOneDnnLayerNorm); }
+
+TEST(ExpandedOps, OneDnnLayerNormSm90) { ExpectSm90CompilesWithCubins(kOneDnnLayerNorm); }
+
 // Named by --allow_custom_calls, a TE softmax call stays a custom call for
 // the runtime's handler: without one registered, the run fails naming it.
 TEST(ExpandedOps, TeSoftmaxAllowedStaysACustomCall) {

@@ -15,8 +15,8 @@
 // Modules are skipped, with reasons counted and printed, when they do not
 // verify, have no random inputs, are too large, exceed the evaluator's time
 // limit or use something the evaluator refuses, or contain a construct
-// named in kNamedSkips (each with its reason: fft, send/recv,
-// tiled entry layouts). Any
+// named in kNamedSkips (each with its reason: several RNG state reads,
+// send/recv, tiled entry layouts). Any
 // other compile error (Unimplemented included), load or execution error,
 // or mismatch fails the test, as does comparing fewer than kMinCompared
 // modules.
@@ -61,7 +61,6 @@ constexpr int64_t kMaxInstructions = 400;
 // and one evaluator per participant).
 constexpr int64_t kMaxParticipants = 16;
 
-bool Fft(const HloInstruction& instr) { return instr.opcode() == HloOpcode::kFft; }
 bool SendOrRecv(const HloInstruction& instr) {
   return instr.opcode() == HloOpcode::kSend || instr.opcode() == HloOpcode::kRecv;
 }
@@ -98,17 +97,38 @@ bool TiledEntryLayout(const HloModule& module) {
   return HasTiles(layout->result) || absl::c_any_of(layout->parameters, HasTiles);
 }
 
-// Constructs this test does not run, each with the reason: what neither
-// target lowers yet (issue 28, docs/architecture.md "Corpus coverage"), and
-// what needs a peer the test does not provide. A module in which any
-// instruction matches is skipped under that reason before compiling; every
-// other compile error is a failure.
+bool ReadsRngState(const HloInstruction& instr) {
+  return instr.opcode() == HloOpcode::kRngGetAndUpdateState ||
+         (instr.opcode() == HloOpcode::kCustomCall &&
+          instr.GetString(AttrId::kCustomCallTarget) == "GetRngSeed");
+}
+
+// More than one instruction reads and advances XLA's RNG state: which reads
+// first is the schedule's choice (in XLA too), and the evaluator's order
+// need not be the compiled program's.
+bool SeveralRngStateReads(const HloModule& module) {
+  int reads = 0;
+  for (const auto& c : module.computations()) {
+    for (const auto& instr : c->instructions()) reads += ReadsRngState(*instr);
+  }
+  return reads > 1;
+}
+
+// Constructs this test does not run, each with the reason: values the
+// schedule chooses, what needs a peer the test does not provide, and what
+// the runtime does not lay out (docs/architecture.md "Corpus coverage");
+// none is "unimplemented". A
+// module in which any instruction matches is skipped under that reason
+// before compiling; every other compile error is a failure.
 struct NamedSkip {
   bool (*matches)(const HloModule&);
   const char* reason;
 };
 constexpr NamedSkip kNamedSkips[] = {
-    {AnyOf<Fft>, "fft: lowered only behind --emit_fft (a stage-1 feature), which this test does not pass"},
+    {SeveralRngStateReads,
+     "several reads of XLA's RNG state (rng-get-and-update-state, GetRngSeed): their order, and "
+     "so their values, is the schedule's choice; xla/aot:replicated_execution_test and "
+     "tests/e2e:rng_state_test check the state"},
     {AnyOf<SendOrRecv>,
      "send/recv: host transfers (behind --emit_host_transfers; xla/aot:host_transfer_test runs "
      "them against the evaluator with callbacks) and token-only channels, which this test does "

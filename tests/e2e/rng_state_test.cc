@@ -72,6 +72,18 @@ ENTRY e {
 }
 )";
 
+// XLA's GetRngSeed (RngSeedExpander): the low word of the same state,
+// advanced by one per call, with bit 0 set; used as a value (hashed with a
+// parameter-free multiply) as a generator's seed would be.
+constexpr char kSeed[] = R"(
+HloModule rng_seed
+ENTRY e {
+  seed = u64[] custom-call(), custom_call_target="GetRngSeed"
+  k = u64[] constant(6364136223846793005)
+  ROOT h = u64[] multiply(seed, k)
+}
+)";
+
 void Flatten(const Literal& literal, std::vector<const Literal*>* out) {
   if (!literal.shape().IsTuple()) {
     out->push_back(&literal);
@@ -155,8 +167,24 @@ TEST(RngState, ANegativeDeltaBorrowsFromTheHighWord) {
   ExpectRunMatches(*exe, HostDevice(0), **module, &state, "run 1");
 }
 
+TEST(RngState, GetRngSeedIsTheStatesLowWordOddAndAdvancesPerRun) {
+  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(kSeed);
+  ASSERT_TRUE(module.ok()) << module.status();
+  std::unique_ptr<aot::Executable> exe = CompileAndLoad(kSeed);
+  ASSERT_NE(exe, nullptr);
+  // By hand, the first run on a device: XLA's initial state, odd already.
+  absl::StatusOr<std::vector<Literal>> first = aot::ExecuteOnLiterals(*exe, HostDevice(1), {});
+  ASSERT_TRUE(first.ok()) << first.status();
+  EXPECT_EQ((*first)[0].GetBits(0), uint64_t{0x7012395} * 6364136223846793005ull);
+  absl::uint128 state = kInitial;
+  for (int run = 0; run < 3; ++run) {
+    ExpectRunMatches(*exe, HostDevice(0), **module, &state, "run " + std::to_string(run));
+  }
+  EXPECT_EQ(state, absl::uint128(kInitial + 3));  // one step per call
+}
+
 TEST(RngState, Sm90CompilesWithCubins) {
-  for (const char* hlo : {kLoop, kNegative}) {
+  for (const char* hlo : {kLoop, kNegative, kSeed}) {
     gpu::GpuCompilerOptions options;
     options.require_cubin = true;
     options.production_date = "2026-12-02T00:00:00Z";

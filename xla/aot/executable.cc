@@ -51,6 +51,10 @@ absl::Status Executable::Initialize(stream_executor::StreamExecutor* executor) {
   return executable_->Initialize(executor);
 }
 
+void Executable::ReleaseDevice(stream_executor::StreamExecutor* executor) {
+  executable_->ReleaseDevice(executor);
+}
+
 absl::StatusOr<std::vector<stream_executor::OwningDeviceMemory>> Executable::Execute(
     stream_executor::StreamExecutor* executor, std::vector<ExecutionArgument> arguments) {
   return executable_->Execute(executor, std::move(arguments));

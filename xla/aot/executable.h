@@ -96,6 +96,11 @@ class Executable {
   // when the device does not match the artifact's target.
   absl::Status Initialize(stream_executor::StreamExecutor* executor);
 
+  // Frees what Initialize made for `executor`, so that the executor may be
+  // destroyed before this executable: see GpuExecutable::ReleaseDevice (no
+  // run on that device may overlap it).
+  void ReleaseDevice(stream_executor::StreamExecutor* executor);
+
   // Runs once; returns one buffer per result leaf in outputs() order.
   absl::StatusOr<std::vector<stream_executor::OwningDeviceMemory>> Execute(
       stream_executor::StreamExecutor* executor, std::vector<ExecutionArgument> arguments);

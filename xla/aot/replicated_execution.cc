@@ -105,6 +105,10 @@ ReplicatedExecutor::ReplicatedExecutor(Executable& executable,
                                        const ReplicatedExecutionOptions& options)
     : executable_(executable), cliques_(options.collective_timeout) {}
 
+ReplicatedExecutor::~ReplicatedExecutor() {
+  for (const auto& device : host_devices_) executable_.ReleaseDevice(device.get());
+}
+
 absl::StatusOr<std::unique_ptr<ReplicatedExecutor>> ReplicatedExecutor::Create(
     Executable& executable, const ReplicatedExecutionOptions& options) {
   const int64_t n = options.num_replicas;

@@ -89,6 +89,11 @@ class ReplicatedExecutor {
   static absl::StatusOr<std::unique_ptr<ReplicatedExecutor>> Create(
       Executable& executable, const ReplicatedExecutionOptions& options);
 
+  // Releases the executable's state on the host devices this executor
+  // created (Executable::ReleaseDevice) before destroying them; so
+  // `executable` must outlive this executor, and no run may be in flight.
+  ~ReplicatedExecutor();
+
   // Runs every participant once; `arguments[d]` are participant d's
   // arguments (as ExecuteOnLiterals). Returns results[d] = participant d's
   // result leaves. InvalidArgument when arguments.size() != N x P; the

@@ -608,6 +608,40 @@ ENTRY main {
   for (int r = 0; r < 2; ++r) EXPECT_EQ((*out)[r][0].GetInt(0), 7 + r);
 }
 
+// A program with a constant allocation (XLA's RNG state, which a kernel
+// advances in place, uploaded per device at Initialize): each replica's
+// device has its own state from XLA's initial 0x7012395, successive runs
+// continue it, and the executor may be destroyed before the executable (it
+// releases the executable's state on its devices first; before, the
+// executable's destructor freed the state through the dead devices).
+TEST(ReplicatedExecutionIdsTest, RngStatePerReplicaAndExecutorDiesFirst) {
+  std::unique_ptr<Executable> exe = Compile(R"(
+HloModule rng, replica_count=2
+ENTRY main {
+  rid = u32[] replica-id()
+  s = u64[2] rng-get-and-update-state(), delta=5
+  ROOT t = (u32[], u64[2]) tuple(rid, s)
+}
+)");
+  ASSERT_NE(exe, nullptr);
+  ReplicatedExecutionOptions options;
+  options.num_replicas = 2;
+  absl::StatusOr<std::unique_ptr<ReplicatedExecutor>> exec = ReplicatedExecutor::Create(*exe, options);
+  ASSERT_TRUE(exec.ok()) << exec.status();
+  for (uint64_t run = 0; run < 2; ++run) {
+    absl::StatusOr<std::vector<std::vector<Literal>>> out =
+        (*exec)->RunOnLiterals(std::vector<std::vector<Literal>>(2));
+    ASSERT_TRUE(out.ok()) << out.status();
+    for (int r = 0; r < 2; ++r) {
+      EXPECT_EQ((*out)[r][0].GetInt(0), r);
+      EXPECT_EQ((*out)[r][1].GetBits(0), 0x7012395u + 5 * run) << "replica " << r << " run " << run;
+      EXPECT_EQ((*out)[r][1].GetBits(1), 0u);
+    }
+  }
+  exec->reset();
+  exe.reset();
+}
+
 // ---- 16-bit float reductions and f8 through the byte collectives ----
 
 // On n replicas:

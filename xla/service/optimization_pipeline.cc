@@ -23,9 +23,11 @@
 #include "xla/hlo/transforms/hlo_cse.h"
 #include "xla/hlo/transforms/hlo_dce.h"
 #include "xla/hlo/transforms/map_inliner.h"
+#include "xla/hlo/transforms/onednn_layer_norm_expander.h"
 #include "xla/hlo/transforms/ragged_dot_expander.h"
 #include "xla/hlo/transforms/scaled_dot_expander.h"
 #include "xla/hlo/transforms/rng_bit_generator_expander.h"
+#include "xla/hlo/transforms/rng_seed_expander.h"
 #include "xla/hlo/transforms/scatter_batching_normalizer.h"
 #include "xla/hlo/transforms/sharding_annotation_remover.h"
 #include "xla/hlo/transforms/topk_decomposer.h"
@@ -115,13 +117,14 @@ absl::StatusOr<OptimizeResult> OptimizeModule(HloModule* module, const OptimizeO
   // rows, scan one over its dimension; ragged-dot becomes masked dots and scaled-dot the dot of the
   // dequantized operands; XLA:GPU's cuBLAS GEMM custom
   // calls become dots and their epilogues, Transformer Engine's scaled
-  // softmax calls reductions and elementwise ops, and
+  // softmax calls and XLA:CPU's oneDNN layer norms reductions and
+  // elementwise ops, and
   // xla_builder.matrix.Einsum dots, diagonals and sums; scatter batching dimensions
   // become explicit indices;
   // xla_builder.math.Acos becomes atan2 and sqrt; maps, topk (but those
   // with k <= keep_topk_up_to_k),
-  // async copies, rng-bit-generator and batch norms become ops every target
-  // runs; cumulative reduce-windows (cumsum, cummax, ...) become blocked
+  // async copies, rng-bit-generator, XLA's GetRngSeed (a read of the RNG
+  // state) and batch norms become ops every target runs; cumulative reduce-windows (cumsum, cummax, ...) become blocked
   // prefix scans.
   inline_pipeline.AddPass<AsyncWrapperInliner>();
   inline_pipeline.AddPass<CallInliner>(/*inline_fusions=*/true);
@@ -135,6 +138,7 @@ absl::StatusOr<OptimizeResult> OptimizeModule(HloModule* module, const OptimizeO
   inline_pipeline.AddPass<ScaledDotExpander>();
   inline_pipeline.AddPass<GemmCustomCallRewriter>();
   inline_pipeline.AddPass<TeSoftmaxExpander>(options.keep_custom_calls);
+  inline_pipeline.AddPass<OneDnnLayerNormExpander>(options.keep_custom_calls);
   inline_pipeline.AddPass<EinsumExpander>();
   inline_pipeline.AddPass<ScatterBatchingNormalizer>();
   inline_pipeline.AddPass<BuilderMathCallExpander>();
@@ -143,6 +147,7 @@ absl::StatusOr<OptimizeResult> OptimizeModule(HloModule* module, const OptimizeO
   inline_pipeline.AddPass<CumulativeScanRewriter>();
   inline_pipeline.AddPass<AsyncCopyConverter>();
   inline_pipeline.AddPass<RngBitGeneratorExpander>(/*leave_unsupported=*/true);
+  inline_pipeline.AddPass<RngSeedExpander>();
   inline_pipeline.AddPass<BatchNormExpander>();
   // Last of the expanders: complex values (including the complex ops the
   // cholesky and acos expanders made) become real (re, im) arrays.

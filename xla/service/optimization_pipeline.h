@@ -38,7 +38,8 @@ struct OptimizeOptions {
   // kernel (the host sets it); the others become sorts (TopKDecomposer).
   int64_t keep_topk_up_to_k = -1;
   // Custom-call targets left as calls although the middle end knows them
-  // (Transformer Engine's scaled softmax, TeSoftmaxExpander): those that
+  // (Transformer Engine's scaled softmax, TeSoftmaxExpander; XLA:CPU's
+  // `__onednn$layernorm`, OneDnnLayerNormExpander): those that
   // `--allow_custom_calls` names, for a handler the runtime registers.
   std::vector<std::string> keep_custom_calls;
   // Verify after every pass (defaults as PipelineOptions does).

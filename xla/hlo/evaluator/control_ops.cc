@@ -26,11 +26,13 @@
 #include "xla/hlo/evaluator/indexing_util.h"
 #include "xla/hlo/evaluator/linalg_util.h"
 #include "xla/hlo/evaluator/numeric_util.h"
+#include "xla/hlo/evaluator/onednn_layer_norm_op.h"
 #include "xla/hlo/evaluator/op_table.h"
 #include "xla/hlo/evaluator/te_softmax_op.h"
 #include "xla/hlo/ir/einsum_spec.h"
 #include "xla/hlo/ir/host_transfer_attributes.h"
 #include "xla/hlo/proto/gemm_custom_call.h"
+#include "xla/hlo/proto/onednn_layer_norm_call.h"
 #include "xla/hlo/proto/te_softmax_call.h"
 #include "xla/util/status_macros.h"
 
@@ -358,11 +360,28 @@ absl::StatusOr<Literal> EvalBuilderAcos(const HloInstruction& instr, Operands op
   return out;
 }
 
+// XLA's "GetRngSeed" (u64[] custom-call(), a seed for the generators XLA's
+// RngExpander builds), as the middle end lowers it
+// (xla/hlo/transforms/rng_seed_expander.h): the low word of the RNG state
+// that rng-get-and-update-state reads, advanced by 1, with bit 0 set.
+absl::StatusOr<Literal> EvalGetRngSeed(const HloInstruction& instr, Operands operands,
+                                       EvalContext& ctx) {
+  const Shape& shape = instr.shape();
+  if (!operands.empty() || !shape.IsArray() || shape.rank() != 0 ||
+      (shape.element_type() != PrimitiveType::U64 && shape.element_type() != PrimitiveType::S64)) {
+    return InstrError(instr, "GetRngSeed takes no operands and returns u64[] or s64[]");
+  }
+  Literal out(shape);
+  out.SetBits(0, absl::Uint128Low64(ctx.TakeRngState(1)) | 1);
+  return out;
+}
+
 absl::StatusOr<Literal> EvalCustomCall(const HloInstruction& instr, Operands operands,
                                        EvalContext& ctx) {
   const std::string& target = instr.GetString(AttrId::kCustomCallTarget);
   if (target == "TopK") return indexing::EvalTopKCustomCall(instr, operands, ctx);
   if (target == "xla_builder.math.Acos") return EvalBuilderAcos(instr, operands);
+  if (target == "GetRngSeed") return EvalGetRngSeed(instr, operands, ctx);
   if (gemm::IsGemmCustomCallTarget(target)) return linalg::EvalGemmCustomCall(instr, operands);
   if (target == kEinsumTarget) return linalg::EvalEinsumCustomCall(instr, operands);
   for (absl::string_view pass_through : kPassThroughTargets) {
@@ -373,6 +392,7 @@ absl::StatusOr<Literal> EvalCustomCall(const HloInstruction& instr, Operands ope
   }
   if (IsTeFusedAttentionCall(target)) return EvalTeFusedAttention(instr, operands);
   if (te_softmax::IsTeSoftmaxTarget(target)) return EvalTeSoftmax(instr, operands);
+  if (target == onednn::kLayerNormTarget) return EvalOneDnnLayerNorm(instr, operands);
   return absl::UnimplementedError(absl::StrCat(
       "the evaluator does not support custom-call '", instr.name(), "' (custom_call_target=\"",
       instr.GetString(AttrId::kCustomCallTarget), "\")"));

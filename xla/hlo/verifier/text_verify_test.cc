@@ -160,5 +160,58 @@ TEST_F(TextVerifyTest, BadReducerIsReported) {
             "((x: s32[], y: s32[]) -> s32[]) must be a scalar f32");
 }
 
+// hlo_to_mhlo's import.hlo (the corpus's module with an RFFT) is rejected
+// for three computations that XLA's shape inference rejects too, none of
+// them the fft: a convolution window of 3x3 over a 2x2 kernel ("Window
+// dimensions do not match RHS shape"), a map whose computation returns a
+// tuple ("Mapped computation's result has to be a scalar"), and a reduce
+// with an f32[4] init value and reducer (VerifyReducerShape: accumulators
+// are scalars). Its RFFT, f32[3,9] with fft_length={9} giving c64[3,5],
+// verifies.
+TEST_F(TextVerifyTest, ImportModuleIsRejectedForXlasReasonsNotItsFft) {
+  EXPECT_EQ(Verify(R"(
+    HloModule m
+    ENTRY e {
+      x = f32[3,9] parameter(0)
+      ROOT f = c64[3,5] fft(x), fft_type=RFFT, fft_length={9}
+    })"),
+            "OK");
+  EXPECT_THAT(Verify(R"(
+    HloModule m
+    ENTRY e {
+      x = f32[256,32,32,1] parameter(0)
+      k = f32[2,2,1,1] parameter(1)
+      ROOT c = f32[1,30,30,256] convolution(x, k), window={size=3x3 stride=4x5 pad=44_45x60_60 rhs_dilate=2x3}, dim_labels=b01f_01io->f01b
+    })"),
+              HasSubstr("window size 3 of spatial dimension 0 does not match kernel"));
+  EXPECT_THAT(Verify(R"(
+    HloModule m
+    pair {
+      a = f32[] parameter(0)
+      b = f32[] parameter(1)
+      s = f32[] add(a, b)
+      ROOT t = (f32[]) tuple(s)
+    }
+    ENTRY e {
+      x = f32[4] parameter(0)
+      y = f32[4] parameter(1)
+      ROOT m = f32[4] map(x, y), dimensions={0}, to_apply=pair
+    })"),
+              HasSubstr("must return a scalar, got (f32[])"));
+  EXPECT_THAT(Verify(R"(
+    HloModule m
+    add4 {
+      a = f32[4] parameter(0)
+      b = f32[4] parameter(1)
+      ROOT s = f32[4] add(a, b)
+    }
+    ENTRY e {
+      x = f32[4,4] parameter(0)
+      i = f32[4] parameter(1)
+      ROOT r = f32[4] reduce(x, i), dimensions={0}, to_apply=add4
+    })"),
+              HasSubstr("operand 1 must be a scalar, got f32[4]"));
+}
+
 }  // namespace
 }  // namespace xla

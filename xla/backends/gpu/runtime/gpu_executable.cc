@@ -239,6 +239,20 @@ absl::Status GpuExecutable::Initialize(se::StreamExecutor* executor) {
   return absl::OkStatus();
 }
 
+void GpuExecutable::ReleaseDevice(se::StreamExecutor* executor) {
+  std::unique_ptr<DeviceState> released;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = devices_.find(executor);
+    if (it == devices_.end()) return;
+    DeviceState* state = it->second.get();
+    last_device_.compare_exchange_strong(state, nullptr, std::memory_order_acq_rel);
+    released = std::move(it->second);
+    devices_.erase(it);
+  }
+  // Destroyed outside mu_: it frees device memory and joins streams.
+}
+
 absl::StatusOr<GpuExecutable::DeviceState*> GpuExecutable::FindDevice(se::StreamExecutor* executor) {
   // Lock-free for the device initialized last (device states live as long
   // as the executable).

@@ -85,6 +85,15 @@ class GpuExecutable {
       stream_executor::StreamExecutor* executor, std::vector<ExecutionArgument> arguments,
       const ExecuteOptions& options);
 
+  // Drops what Initialize made for `executor` (its uploaded constants,
+  // kernels, streams and graphs), freeing them through `executor`, so that
+  // the executor may then be destroyed before this executable (a device
+  // state otherwise lives as long as the executable). No Execute on
+  // `executor` may run or start meanwhile (the caller's duty); Initialize
+  // makes a fresh state again. A no-op for a device never initialized.
+  // Thread-safe otherwise.
+  void ReleaseDevice(stream_executor::StreamExecutor* executor);
+
   const Program& program() const { return *program_; }
 
   // The CUDA graph stats of `executor`'s device (execute_options.h); FailedPrecondition when it was not
@@ -113,7 +122,8 @@ class GpuExecutable {
   std::mutex mu_;
   std::map<stream_executor::StreamExecutor*, std::unique_ptr<DeviceState>> devices_;  // guarded by mu_
   // The device initialized last, found without taking mu_ (entries of
-  // devices_ are never removed).
+  // devices_ are removed only by ReleaseDevice, which no run of that device
+  // may overlap, and which clears this when it points at the entry).
   std::atomic<DeviceState*> last_device_{nullptr};
 };
 

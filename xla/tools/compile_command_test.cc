@@ -174,6 +174,30 @@ TEST(CompileCommand, RunComparesWithAReference) {
   EXPECT_TRUE(absl::StrContains(out6.str(), "FAIL")) << out6.str();
 }
 
+// Complex outputs: the reported errors are moduli of the difference, so a
+// reference that differs by i everywhere reports max_abs_err=1 (the check
+// once printed 0 for every complex output, whatever it compared).
+TEST(CompileCommand, RunReportsComplexErrorsAsModuli) {
+  const std::string module = WriteModule(
+      "m_c64.hlo", "HloModule sq\nENTRY e {\n  p = c64[7] parameter(0)\n"
+                   "  ROOT r = c64[7] multiply(p, p)\n}\n");
+  const std::string shifted = WriteModule(
+      "m_c64_shift.hlo", "HloModule sq_i\nENTRY e {\n  p = c64[7] parameter(0)\n"
+                         "  m = c64[7] multiply(p, p)\n  c = c64[] constant((0, 1))\n"
+                         "  b = c64[7] broadcast(c), dimensions={}\n  ROOT r = c64[7] add(m, b)\n}\n");
+  const std::string artifact = TempPath("m_c64.xaot");
+  ASSERT_EQ(RunCompileCli({module, "-o", artifact}).code, kExitOk);
+  std::ostringstream out, err;
+  EXPECT_EQ(RunRun({artifact, "--random_inputs", "--seed=4", "--reference=" + module}, out, err), kExitOk)
+      << err.str();
+  EXPECT_TRUE(absl::StrContains(out.str(), "out0 c64[7]: max_abs_err=")) << out.str();
+  std::ostringstream out_i, err_i;
+  EXPECT_EQ(RunRun({artifact, "--random_inputs", "--seed=4", "--reference=" + shifted}, out_i, err_i),
+            kExitMismatch)
+      << err_i.str();
+  EXPECT_TRUE(absl::StrContains(out_i.str(), "out0 c64[7]: max_abs_err=1 ")) << out_i.str();
+}
+
 // run --expected compares with outputs `xla_aot eval --output_dir` wrote for
 // the same seed (how the GPU check carries its reference to a device
 // machine): PASS for the module's own outputs, FAIL for 6p, and clear errors

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <complex>
 #include <fstream>
 
 #include "absl/strings/match.h"
@@ -323,14 +324,20 @@ bool CompareLeaves(const std::vector<const Literal*>& leaves, const std::vector<
     const Literal& want = *leaves[i];
     const Literal& got = actual[i];
     double max_abs = 0, max_rel = 0;
-    const bool numeric = want.shape().IsArray() && got.element_count() == want.element_count() &&
-                         !IsComplex(want.shape().element_type());
+    // Complex outputs: errors are moduli of the difference (|w - g|, |w|).
+    const bool complex = IsComplex(want.shape().element_type());
+    const bool numeric = want.shape().IsArray() && got.shape().IsArray() &&
+                         got.element_count() == want.element_count() &&
+                         complex == IsComplex(got.shape().element_type());
     for (int64_t k = 0; numeric && k < want.element_count(); ++k) {
-      const double w = want.GetDouble(k), g = got.GetDouble(k);
-      if (std::isnan(w) && std::isnan(g)) continue;
+      const std::complex<double> w =
+          complex ? want.GetComplex(k) : std::complex<double>(want.GetDouble(k), 0);
+      const std::complex<double> g =
+          complex ? got.GetComplex(k) : std::complex<double>(got.GetDouble(k), 0);
+      if (std::isnan(std::abs(w)) && std::isnan(std::abs(g))) continue;
       const double abs_err = std::abs(w - g);
       max_abs = std::max(max_abs, abs_err);
-      if (w != 0) max_rel = std::max(max_rel, abs_err / std::abs(w));
+      if (std::abs(w) != 0) max_rel = std::max(max_rel, abs_err / std::abs(w));
     }
     const absl::Status same = CompareOutputLeaf(want, got, scale);
     all_pass &= same.ok();

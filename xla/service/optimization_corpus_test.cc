@@ -166,7 +166,7 @@ void CheckModule(const std::string& path, Totals* totals) {
   const double t2 = Now();
   absl::StatusOr<Literal> actual = HloEvaluator(Options()).Evaluate(**copy, *args);
   ASSERT_TRUE(actual.ok()) << name << ": optimized module does not evaluate: " << actual.status();
-  absl::Status same = CompareLiterals(*expected, *actual);
+  absl::Status same = CompareCorpusResults(name, *expected, *actual);
   EXPECT_TRUE(same.ok()) << name << ": " << same;
   ++totals->compared;
   const int64_t before = InstructionCount(**original), after = InstructionCount(**copy);

@@ -1,10 +1,13 @@
 #include "xla/hlo/testing/corpus.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdlib>
 #include <filesystem>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "xla/hlo/transforms/literal_compare.h"
 #include "absl/strings/str_join.h"
 
 namespace xla {
@@ -67,6 +70,59 @@ absl::StatusOr<std::vector<std::string>> ListCorpusFiles(const std::vector<std::
   }
   std::sort(files.begin(), files.end());
   return files;
+}
+
+namespace {
+
+// A module whose rewritten form legitimately computes something else: its
+// results are compared per leaf at the output's scale, and the leaves
+// listed (top-level tuple indices) are not compared at all.
+struct InexactRewrite {
+  const char* module;
+  const char* reason;
+  std::vector<int64_t> unordered_leaves;
+  const char* unordered_reason;
+};
+
+const std::vector<InexactRewrite>& InexactRewrites() {
+  static const auto* const rewrites = new std::vector<InexactRewrite>{
+      {"backends__cpu__tests__thunk_coverage__cpu.hlo",
+       "__onednn$layernorm becomes f32 means, variance and rsqrt (OneDnnLayerNormExpander) where "
+       "the evaluator's op is f64; its rows have 2 elements, so x - mean cancels (about 1e-4 "
+       "relative on 3 of 900 elements, 1e-5 of the output's scale)",
+       {15, 16},
+       "GetRngSeed and rng-get-and-update-state both read the RNG state with nothing ordering "
+       "them (RngSeedExpander makes the seed a read of the state): which read goes first is the "
+       "schedule's choice, in XLA too"},
+  };
+  return *rewrites;
+}
+
+// CompareOutputLeaf on every leaf of two literals of the same tuple
+// structure, skipping the top-level leaves in `skipped`.
+absl::Status CompareLeavesAtScale(const Literal& expected, const Literal& actual,
+                                  const std::vector<int64_t>& skipped = {}) {
+  if (!expected.shape().IsTuple()) return CompareOutputLeaf(expected, actual);
+  if (!actual.shape().IsTuple() ||
+      actual.tuple_elements().size() != expected.tuple_elements().size()) {
+    return CompareLiterals(expected, actual);
+  }
+  for (size_t i = 0; i < expected.tuple_elements().size(); ++i) {
+    if (std::find(skipped.begin(), skipped.end(), static_cast<int64_t>(i)) != skipped.end()) continue;
+    absl::Status same = CompareLeavesAtScale(expected.tuple_elements()[i], actual.tuple_elements()[i]);
+    if (!same.ok()) return absl::Status(same.code(), absl::StrCat("result {", i, "}: ", same.message()));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status CompareCorpusResults(absl::string_view module_name, const Literal& expected,
+                                  const Literal& actual) {
+  for (const InexactRewrite& r : InexactRewrites()) {
+    if (module_name == r.module) return CompareLeavesAtScale(expected, actual, r.unordered_leaves);
+  }
+  return CompareLiterals(expected, actual);
 }
 
 }  // namespace xla

@@ -12,7 +12,10 @@
 #include <string>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "xla/types/literal.h"
 
 namespace xla {
 
@@ -25,6 +28,19 @@ absl::StatusOr<std::string> FindHloCorpusDir();
 // subdirectory holds no files.
 absl::StatusOr<std::vector<std::string>> ListCorpusFiles(
     const std::vector<std::string>& subdirs = {"xla", "headerless", "models"});
+
+// The check of a rewritten corpus module's result against the original's
+// (both evaluated): CompareLiterals, element by element; except for the
+// few modules whose rewrites are inexact by design (a custom call expanded
+// into f32 arithmetic where the evaluator's own op computes in f64, on
+// ill-conditioned data), listed with the reason in corpus.cc, which are
+// compared per output leaf at the output's scale (CompareOutputLeaf), less
+// the outputs listed there as schedule-dependent (two unordered reads of
+// the RNG state).
+// `module_name` is the file name ("backends__cpu__...__cpu.hlo"). Errors as
+// those functions'. Thread-safe.
+absl::Status CompareCorpusResults(absl::string_view module_name, const Literal& expected,
+                                  const Literal& actual);
 
 }  // namespace xla
 

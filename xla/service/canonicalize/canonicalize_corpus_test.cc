@@ -214,7 +214,7 @@ void CheckModule(const std::string& path, Totals* totals) {
 
   absl::StatusOr<Literal> actual = HloEvaluator(Options()).Evaluate(*m, *args);
   ASSERT_TRUE(actual.ok()) << name << ": canonical module does not evaluate: " << actual.status();
-  absl::Status same = CompareLiterals(*expected, *actual);
+  absl::Status same = CompareCorpusResults(name, *expected, *actual);
   EXPECT_TRUE(same.ok()) << name << ": " << same;
   ++totals->compared;
   std::printf("  %-90s dots %lld/%lld convs %lld/%lld reduces %lld/%lld rewritten\n", name.c_str(),

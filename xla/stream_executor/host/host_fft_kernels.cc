@@ -61,33 +61,58 @@ template <typename T>
   return cur;
 }
 
-// The two builds of each precision's kernel (x86-64), or the one (other
-// CPUs, and host_fft_kernels_baseline_test, which defines
-// XLA_LANE_FFT_BASELINE_ONLY to test the baseline build on an AVX2 machine).
+// The two builds of each precision's kernel (x86-64): one for AVX2, one
+// for the baseline ISA, chosen per call by a cached CPUID test; other CPUs,
+// and host_fft_kernels_baseline_test (which defines
+// XLA_LANE_FFT_BASELINE_ONLY to test the baseline build on an AVX2 machine),
+// get the baseline build only. Not target_clones: its ifunc resolver runs
+// during dynamic relocation, before ThreadSanitizer's runtime is set up,
+// and crashes every TSan binary that links this file.
 #if defined(__x86_64__) && !defined(XLA_LANE_FFT_BASELINE_ONLY)
-#define XLA_LANE_FFT_CLONES __attribute__((target_clones("avx2", "default")))
-#else
-#define XLA_LANE_FFT_CLONES
+#define XLA_LANE_FFT_AVX2_BUILD 1
 #endif
 
-XLA_LANE_FFT_CLONES int StockhamF32(float* block, const float* cos, const float* sin, int64_t n,
-                                    float sign) {
+int StockhamF32Baseline(float* block, const float* cos, const float* sin, int64_t n, float sign) {
   return Stockham(block, cos, sin, n, sign);
 }
 
-XLA_LANE_FFT_CLONES int StockhamF64(double* block, const double* cos, const double* sin,
-                                    int64_t n, double sign) {
+int StockhamF64Baseline(double* block, const double* cos, const double* sin, int64_t n,
+                        double sign) {
   return Stockham(block, cos, sin, n, sign);
 }
 
-#undef XLA_LANE_FFT_CLONES
+#ifdef XLA_LANE_FFT_AVX2_BUILD
+__attribute__((target("avx2"))) int StockhamF32Avx2(float* block, const float* cos,
+                                                    const float* sin, int64_t n, float sign) {
+  return Stockham(block, cos, sin, n, sign);
+}
+
+__attribute__((target("avx2"))) int StockhamF64Avx2(double* block, const double* cos,
+                                                    const double* sin, int64_t n, double sign) {
+  return Stockham(block, cos, sin, n, sign);
+}
+
+bool CpuHasAvx2() {
+  static const bool avx2 = __builtin_cpu_supports("avx2");
+  return avx2;
+}
+#endif
 
 int RunStockham(float* block, const float* cos, const float* sin, int64_t n, float sign) {
-  return StockhamF32(block, cos, sin, n, sign);
+#ifdef XLA_LANE_FFT_AVX2_BUILD
+  if (CpuHasAvx2()) return StockhamF32Avx2(block, cos, sin, n, sign);
+#endif
+  return StockhamF32Baseline(block, cos, sin, n, sign);
 }
+
 int RunStockham(double* block, const double* cos, const double* sin, int64_t n, double sign) {
-  return StockhamF64(block, cos, sin, n, sign);
+#ifdef XLA_LANE_FFT_AVX2_BUILD
+  if (CpuHasAvx2()) return StockhamF64Avx2(block, cos, sin, n, sign);
+#endif
+  return StockhamF64Baseline(block, cos, sin, n, sign);
 }
+
+#undef XLA_LANE_FFT_AVX2_BUILD
 
 }  // namespace
 

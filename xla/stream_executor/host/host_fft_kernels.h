@@ -4,8 +4,8 @@
 // j * kLanes + l, real and imaginary parts in separate halves), run through
 // an iterative radix-2 Stockham FFT whose butterflies each work on one
 // 32-byte vector (8 floats or 4 doubles, one per line), and scattered back.
-// On x86-64 the kernel is compiled for AVX2 and for the baseline ISA (GCC
-// target_clones); the dynamic loader picks the one this CPU runs, once.
+// On x86-64 the kernel is compiled for AVX2 and for the baseline ISA; each
+// call runs the AVX2 build when the CPU has AVX2 (a CPUID test, cached).
 // Elsewhere it is compiled once, for the build's ISA.
 //
 // Results: the DFT up to rounding (twiddles computed in double, then

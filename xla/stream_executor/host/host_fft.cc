@@ -121,7 +121,8 @@ class HostFftPlanImpl : public HostFftPlan {
   }
 
   // An engine whose Eigen objects already hold every table this plan uses
-  // (each transform run once on zeros).
+  // (each Eigen transform run once on zeros; axes that LaneFft runs need
+  // none).
   std::unique_ptr<Engine> MakeEngine() const {
     auto e = std::make_unique<Engine>();
     e->real_fft.SetFlag(Eigen::FFT<T>::HalfSpectrum);
@@ -138,7 +139,7 @@ class HostFftPlanImpl : public HostFftPlan {
         } else {
           RealInverse1D(*e, reinterpret_cast<T*>(e->b.data()), e->a.data(), n);
         }
-      } else {
+      } else if (lane_ffts_[axis] == nullptr) {
         Complex1D(*e, e->b.data(), e->a.data(), n,
                   config_.type == FftType::kIfft || config_.type == FftType::kIrfft);
       }

@@ -79,21 +79,19 @@ namespace {
 // listed (top-level tuple indices) are not compared at all.
 struct InexactRewrite {
   const char* module;
-  const char* reason;
   std::vector<int64_t> unordered_leaves;
-  const char* unordered_reason;
 };
 
 const std::vector<InexactRewrite>& InexactRewrites() {
   static const auto* const rewrites = new std::vector<InexactRewrite>{
-      {"backends__cpu__tests__thunk_coverage__cpu.hlo",
-       "__onednn$layernorm becomes f32 means, variance and rsqrt (OneDnnLayerNormExpander) where "
-       "the evaluator's op is f64; its rows have 2 elements, so x - mean cancels (about 1e-4 "
-       "relative on 3 of 900 elements, 1e-5 of the output's scale)",
-       {15, 16},
-       "GetRngSeed and rng-get-and-update-state both read the RNG state with nothing ordering "
-       "them (RngSeedExpander makes the seed a read of the state): which read goes first is the "
-       "schedule's choice, in XLA too"},
+      // __onednn$layernorm becomes f32 means, variance and rsqrt
+      // (OneDnnLayerNormExpander) where the evaluator's op is f64; its rows
+      // have 2 elements, so x - mean cancels (about 1e-4 relative on 3 of
+      // 900 elements, 1e-5 of the output's scale). Leaves 15 and 16:
+      // GetRngSeed and rng-get-and-update-state both read the RNG state with
+      // nothing ordering them (RngSeedExpander makes the seed a read of the
+      // state), so which read goes first is the schedule's choice, in XLA too.
+      {"backends__cpu__tests__thunk_coverage__cpu.hlo", {15, 16}},
   };
   return *rewrites;
 }

@@ -8,6 +8,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "xla/hlo/transforms/complex_math.h"
+#include "xla/hlo/transforms/hlo_dce.h"
 #include "xla/hlo/transforms/op_builder.h"
 #include "xla/util/status_macros.h"
 
@@ -50,11 +51,81 @@ absl::flat_hash_set<const HloComputation*> ControlFlowComputations(const HloModu
   return out;
 }
 
+// How an op that applies a scalar computation to runs of N arrays (sort:
+// its operands; reduce and reduce-window: inputs, then initial values;
+// scatter: operands, then updates) maps onto the real parts: each complex
+// array of a run becomes two arrays (re, im), each slot of the scalar
+// computation's parameters two parameters.
+class PartSlots {
+ public:
+  // How the scalar computation's 2N parameters are ordered: sort's
+  // comparator takes (lhs, rhs) per operand; the others take the N
+  // accumulated values, then the N new values.
+  enum class Order { kPairPerOperand, kOperandsPerRole };
+
+  PartSlots(std::vector<bool> complex, Order order) : complex_(std::move(complex)), order_(order) {
+    for (bool c : complex_) {
+      first_.push_back(new_count_);
+      new_count_ += c ? 2 : 1;
+    }
+  }
+
+  int64_t count() const { return static_cast<int64_t>(complex_.size()); }
+  int64_t new_count() const { return new_count_; }
+  bool complex(int64_t k) const { return complex_[k]; }
+  // The first of the new slots that slot `k` becomes (its real part).
+  int64_t first(int64_t k) const { return first_[k]; }
+  // The scalar computation's parameter for slot `k`, role `role` (0 or 1),
+  // before the split and (for new slot `k`) after it.
+  int64_t OldParameter(int64_t k, int64_t role) const { return Index(k, role, count()); }
+  int64_t NewParameter(int64_t k, int64_t role) const { return Index(k, role, new_count_); }
+
+ private:
+  int64_t Index(int64_t k, int64_t role, int64_t n) const {
+    return order_ == Order::kPairPerOperand ? 2 * k + role : role * n + k;
+  }
+
+  std::vector<bool> complex_;
+  Order order_;
+  std::vector<int64_t> first_;
+  int64_t new_count_ = 0;
+};
+
+// The run slot of operand `i` of `instr` (sort, reduce, reduce-window,
+// scatter), or -1 for scatter's indices.
+int64_t SlotOfOperand(const HloInstruction& instr, int64_t i) {
+  const int64_t n = instr.operand_count();
+  switch (instr.opcode()) {
+    case HloOpcode::kReduce:
+    case HloOpcode::kReduceWindow: return i % (n / 2);
+    case HloOpcode::kScatter: {
+      const int64_t runs = (n - 1) / 2;
+      return i < runs ? i : (i == runs ? -1 : i - runs - 1);
+    }
+    default: return i;
+  }
+}
+
+// True for the ops LowerSplit handles: a scalar computation over runs of
+// arrays, with results one per array of the first run.
+bool AppliesScalarComputation(HloOpcode op) {
+  return op == HloOpcode::kSort || op == HloOpcode::kReduce || op == HloOpcode::kReduceWindow ||
+         op == HloOpcode::kScatter;
+}
+
 // Rewrites one computation (see the header). `entry` keeps the signature.
 class ComputationLowering {
  public:
-  ComputationLowering(HloComputation* computation, bool entry, ScalarReducers* reducers)
-      : computation_(computation), entry_(entry), reducers_(reducers), o_(computation) {}
+  // `split_results`: the computation is a scalar computation whose
+  // signature the caller has split already (SplitComputation); a complex
+  // result becomes its (re, im) parts in the root tuple.
+  ComputationLowering(HloComputation* computation, bool entry, ScalarReducers* reducers,
+                      bool split_results = false)
+      : computation_(computation),
+        entry_(entry),
+        split_results_(split_results),
+        reducers_(reducers),
+        o_(computation) {}
 
   absl::StatusOr<bool> Run() {
     bool changed = false;
@@ -218,6 +289,10 @@ class ComputationLowering {
   HloInstruction* LowerPad(HloInstruction* instr);
   HloInstruction* LowerDot(HloInstruction* instr);
   HloInstruction* LowerReduce(HloInstruction* instr);
+  absl::StatusOr<HloInstruction*> LowerSplit(HloInstruction* instr);
+  absl::StatusOr<HloComputation*> SplitComputation(const HloComputation& fn, const PartSlots& slots,
+                                                   bool returns_values);
+  HloInstruction* PartsTuple(HloInstruction* root);
 
   // An op left complex: its operands become complex-typed values again.
   void KeepComplex(HloInstruction* instr) {
@@ -232,6 +307,15 @@ class ComputationLowering {
   absl::Status FixRoot() {
     HloInstruction* root = computation_->root_instruction();
     if (!HasComplexLeaf(OriginalShape(root))) return absl::OkStatus();
+    if (split_results_) {
+      HloInstruction* parts = PartsTuple(root);
+      if (parts == nullptr) {
+        return absl::InternalError(absl::StrCat("complex-expander: the root of ", computation_->name(),
+                                                " has complex values but is no tuple"));
+      }
+      computation_->set_root_instruction(parts);
+      return absl::OkStatus();
+    }
     HloInstruction* new_root = entry_ ? ComplexValue(root) : Pair(root);
     computation_->set_root_instruction(new_root);
     return absl::OkStatus();
@@ -239,6 +323,7 @@ class ComputationLowering {
 
   HloComputation* computation_;
   bool entry_;
+  bool split_results_;
   ScalarReducers* reducers_;
   OpBuilder o_;
   absl::flat_hash_map<HloInstruction*, HloInstruction*> lowered_;
@@ -422,6 +507,122 @@ HloInstruction* ComputationLowering::LowerReduce(HloInstruction* instr) {
   return Join({re, im}, instr);
 }
 
+// The root's values with every complex one as its two parts, as one
+// tuple; nullptr for a tuple-shaped root that is not a tuple instruction.
+HloInstruction* ComputationLowering::PartsTuple(HloInstruction* root) {
+  std::vector<HloInstruction*> leaves = {root};
+  if (root->opcode() == HloOpcode::kTuple) leaves = root->operands();
+  std::vector<HloInstruction*> out;
+  for (HloInstruction* leaf : leaves) {
+    const Shape& shape = OriginalShape(leaf);
+    if (!shape.IsArray()) return nullptr;
+    if (!IsComplex(shape.element_type())) {
+      out.push_back(leaf);
+      continue;
+    }
+    const ComplexParts parts = Parts(leaf, ComplexComponentType(shape.element_type()));
+    out.push_back(parts.re);
+    out.push_back(parts.im);
+  }
+  return o_.Tuple(out, Name(root, "parts"));
+}
+
+// A copy of the scalar computation `fn` over the parts `slots` describes:
+// each complex parameter is two real ones, recombined with `complex` and
+// lowered like any other computation; with `returns_values`, the complex
+// results become their parts too. Added to the module.
+absl::StatusOr<HloComputation*> ComputationLowering::SplitComputation(const HloComputation& fn,
+                                                                      const PartSlots& slots,
+                                                                      bool returns_values) {
+  HloModule* module = computation_->parent();
+  auto owned = std::make_unique<HloComputation>(module->UniqueComputationName(absl::StrCat(fn.name(), "_parts")));
+  OpBuilder b(owned.get());
+  absl::flat_hash_map<const HloInstruction*, HloInstruction*> mapped;
+  for (int64_t k = 0; k < slots.count(); ++k) {
+    for (int64_t role = 0; role < 2; ++role) {
+      const HloInstruction* old = fn.parameter_instruction(slots.OldParameter(k, role));
+      const int64_t j = slots.first(k);
+      if (!slots.complex(k)) {
+        mapped[old] = b.Parameter(slots.NewParameter(j, role), old->shape(), old->name());
+        continue;
+      }
+      const Shape part = Shape::Scalar(ComplexComponentType(old->shape().element_type()));
+      HloInstruction* re = b.Parameter(slots.NewParameter(j, role), part, Name(old, "re"));
+      HloInstruction* im = b.Parameter(slots.NewParameter(j + 1, role), part, Name(old, "im"));
+      mapped[old] = b.Op(HloOpcode::kComplex, old->shape(), {re, im}, old->name());
+    }
+  }
+  for (HloInstruction* old : fn.MakePostOrder()) {
+    if (old->opcode() == HloOpcode::kParameter) continue;
+    std::vector<HloInstruction*> operands;
+    for (HloInstruction* operand : old->operands()) operands.push_back(mapped.at(operand));
+    mapped[old] = owned->AddInstruction(
+        old->CloneWithNewOperands(old->shape(), operands, owned->UniqueInstructionName(old->name())));
+  }
+  owned->set_root_instruction(mapped.at(fn.root_instruction()));
+  HloComputation* out = module->AddComputation(std::move(owned));
+  RETURN_IF_ERROR(ComputationLowering(out, /*entry=*/true, reducers_, returns_values).Run().status());
+  RemoveDeadInstructions(out);
+  return out;
+}
+
+// sort, reduce, reduce-window or scatter over complex arrays: the same op
+// over the arrays' parts (two arrays for each complex one, so variadic),
+// with its scalar computation split to match (SplitComputation).
+absl::StatusOr<HloInstruction*> ComputationLowering::LowerSplit(HloInstruction* instr) {
+  const HloComputation* fn = instr->to_apply();
+  if (fn == nullptr) return nullptr;
+  const bool values = instr->opcode() != HloOpcode::kSort;
+  const HloInstruction* fn_root = fn->root_instruction();
+  if (values && fn_root->shape().IsTuple() && fn_root->opcode() != HloOpcode::kTuple) return nullptr;
+  std::vector<bool> complex;
+  for (int64_t i = 0; i < instr->operand_count(); ++i) {
+    const int64_t k = SlotOfOperand(*instr, i);
+    if (k >= static_cast<int64_t>(complex.size())) complex.push_back(IsComplexArray(OriginalShape(instr->operand(i))));
+  }
+  const PartSlots slots(complex, values ? PartSlots::Order::kOperandsPerRole : PartSlots::Order::kPairPerOperand);
+  if (fn->num_parameters() != 2 * slots.count()) return nullptr;
+
+  std::vector<HloInstruction*> operands;
+  for (int64_t i = 0; i < instr->operand_count(); ++i) {
+    HloInstruction* operand = instr->operand(i);
+    const int64_t k = SlotOfOperand(*instr, i);
+    if (k < 0 || !slots.complex(k)) {
+      operands.push_back(operand);
+      continue;
+    }
+    const ComplexParts parts = Parts(operand, ComplexComponentType(OriginalShape(operand).element_type()));
+    operands.push_back(parts.re);
+    operands.push_back(parts.im);
+  }
+  const Shape& shape = instr->shape();
+  std::vector<Shape> leaves;
+  for (int64_t k = 0; k < slots.count(); ++k) {
+    const Shape& leaf = shape.IsTuple() ? shape.tuple_shapes(k) : shape;
+    if (!slots.complex(k)) {
+      leaves.push_back(leaf);
+      continue;
+    }
+    const Shape part = Shape::Array(ComplexComponentType(leaf.element_type()), leaf.dimensions());
+    leaves.push_back(part);
+    leaves.push_back(part);
+  }
+  ASSIGN_OR_RETURN(HloComputation* parts_fn, SplitComputation(*fn, slots, values));
+  HloInstruction* op = Clone(instr, Shape::Tuple(leaves), operands);
+  op->SetAttr(AttrId::kToApply, parts_fn);
+  std::vector<HloInstruction*> results;
+  for (int64_t k = 0; k < slots.count(); ++k) {
+    const int64_t j = slots.first(k);
+    HloInstruction* re = o_.GetTupleElement(op, j, Name(instr, "part"));
+    if (!slots.complex(k)) {
+      results.push_back(re);
+      continue;
+    }
+    results.push_back(Join({re, o_.GetTupleElement(op, j + 1, Name(instr, "im"))}, instr));
+  }
+  return shape.IsTuple() ? o_.Tuple(results, Name(instr, "results")) : results[0];
+}
+
 absl::StatusOr<HloInstruction*> ComputationLowering::Lower(HloInstruction* instr) {
   if (!instr->control_predecessors().empty() || !instr->control_successors().empty()) return nullptr;
   switch (instr->opcode()) {
@@ -445,9 +646,12 @@ absl::StatusOr<HloInstruction*> ComputationLowering::Lower(HloInstruction* instr
     case HloOpcode::kConvert: return LowerConvert(instr);
     case HloOpcode::kPad: return LowerPad(instr);
     case HloOpcode::kDot: return LowerDot(instr);
-    case HloOpcode::kReduce: return LowerReduce(instr);
     default: break;
   }
+  if (instr->opcode() == HloOpcode::kReduce) {
+    if (HloInstruction* per_part = LowerReduce(instr)) return per_part;
+  }
+  if (AppliesScalarComputation(instr->opcode())) return LowerSplit(instr);
   if (HloInstruction* moved = LowerDataMovement(instr)) return moved;
   return LowerElementwise(instr);
 }

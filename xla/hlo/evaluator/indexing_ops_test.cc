@@ -35,6 +35,16 @@ Literal Iota1(PrimitiveType type, std::vector<int64_t> dims) {
   return l;
 }
 
+// Real and imaginary parts of a complex literal, interleaved.
+std::vector<double> ComplexParts(const Literal& l) {
+  std::vector<double> out;
+  for (int64_t i = 0; i < l.element_count(); ++i) {
+    out.push_back(l.GetComplex(i).real());
+    out.push_back(l.GetComplex(i).imag());
+  }
+  return out;
+}
+
 // ----------------------------------------------------------------- gather
 
 TEST(GatherTest, RowsOfAMatrix) {
@@ -273,6 +283,25 @@ ENTRY e {
   EXPECT_EQ(IntValues(r), (std::vector<int64_t>{81, 2, 23}));
 }
 
+// Complex multiply combiner, a duplicate index: x[1] * i * (2 + i), by
+// hand (1 + 3i) i = -3 + i, (-3 + i)(2 + i) = -7 - i; (1 - 2i)(0.5 - 2i) = -3.5 - 3i.
+TEST(ScatterTest, ComplexMultiplyCombiner) {
+  const Literal r = Eval(R"(
+mul {
+  a = c64[] parameter(0)
+  b = c64[] parameter(1)
+  ROOT m = c64[] multiply(a, b)
+}
+ENTRY e {
+  x = c64[4] constant({(2, 1), (1, 3), (2, -1), (1, -2)})
+  i = s32[3,1] constant({{1}, {3}, {1}})
+  u = c64[3] constant({(0, 1), (0.5, -2), (2, 1)})
+  ROOT s = c64[4] scatter(x, i, u), update_window_dims={}, inserted_window_dims={0},
+      scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=mul
+})", {});
+  EXPECT_EQ(ComplexParts(r), (std::vector<double>{2, 1, -7, -1, 2, -1, -3.5, -3}));
+}
+
 TEST(ScatterTest, MismatchedUpdatesAreErrors) {
   absl::StatusOr<Literal> r = EvalText(std::string(kOverwriteS32) + R"(
 ENTRY e {
@@ -336,6 +365,30 @@ ENTRY e {
   ASSERT_EQ(r.tuple_elements().size(), 2u);
   EXPECT_EQ(IntValues(r.tuple_elements()[0]), (std::vector<int64_t>{0, 1, 1, 2, 3, 3, 3}));
   EXPECT_EQ(Values(r.tuple_elements()[1]), (std::vector<double>{6, 1, 4, 3, 0, 2, 5}));
+}
+
+// JAX's complex order: by real part, ties by imaginary part (the
+// comparator JAX writes for jnp.sort on c64, shortened).
+TEST(SortTest, ComplexLexicographicWithRealTies) {
+  const Literal r = Eval(R"(
+lt {
+  a = c128[] parameter(0)
+  b = c128[] parameter(1)
+  ar = f64[] real(a)
+  br = f64[] real(b)
+  ai = f64[] imag(a)
+  bi = f64[] imag(b)
+  l1 = pred[] compare(ar, br), direction=LT
+  e1 = pred[] compare(ar, br), direction=EQ
+  l2 = pred[] compare(ai, bi), direction=LT
+  a2 = pred[] and(e1, l2)
+  ROOT o = pred[] or(l1, a2)
+}
+ENTRY e {
+  x = c128[5] constant({(2, 1), (1, 3), (2, -1), (1, -2), (0.5, 4)})
+  ROOT s = c128[5] sort(x), dimensions={0}, is_stable=true, to_apply=lt
+})", {});
+  EXPECT_EQ(ComplexParts(r), (std::vector<double>{0.5, 4, 1, -2, 1, 3, 2, -1, 2, 1}));
 }
 
 TEST(SortTest, ComparatorOnSecondOperand) {

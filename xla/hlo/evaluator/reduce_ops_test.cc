@@ -472,5 +472,48 @@ ENTRY e {
   EXPECT_EQ(total, 78.0);  // every source value lands once
 }
 
+// Real and imaginary parts of a complex literal, interleaved.
+std::vector<double> ComplexParts(const Literal& l) {
+  std::vector<double> out;
+  for (int64_t i = 0; i < l.element_count(); ++i) {
+    out.push_back(l.GetComplex(i).real());
+    out.push_back(l.GetComplex(i).imag());
+  }
+  return out;
+}
+
+// Complex reduce-window and reduce, by hand. A 2x2 window with one padding
+// row above: (1+i) + 2 = 3+i, 2 + 3i; (1+i) + 2 + (-1+2i) + (1-i) = 3+2i,
+// 2 + 3i + (1-i) + (4+4i) = 7+6i. Row products: (1+i) 2 (3i) = -6+6i,
+// (-1+2i)(1-i)(4+4i) = -8+16i. A cumulative product (JAX's cumprod):
+// 2+i, -1+7i, 5+15i.
+TEST(ReduceWindow, ComplexAddProductAndCumulativeProduct) {
+  const Literal r = Eval(R"(
+add {
+  a = c64[] parameter(0)
+  b = c64[] parameter(1)
+  ROOT s = c64[] add(a, b)
+}
+mul {
+  a = c64[] parameter(0)
+  b = c64[] parameter(1)
+  ROOT m = c64[] multiply(a, b)
+}
+ENTRY e {
+  y = c64[2,3] constant({{(1, 1), (2, 0), (0, 3)}, {(-1, 2), (1, -1), (4, 4)}})
+  zero = c64[] constant((0, 0))
+  one = c64[] constant((1, 0))
+  rw = c64[2,2] reduce-window(y, zero), window={size=2x2 pad=1_0x0_0}, to_apply=add
+  p = c64[2] reduce(y, one), dimensions={1}, to_apply=mul
+  x = c64[3] constant({(2, 1), (1, 3), (2, -1)})
+  cp = c64[3] reduce-window(x, one), window={size=3 pad=2_0}, to_apply=mul
+  ROOT t = (c64[2,2], c64[2], c64[3]) tuple(rw, p, cp)
+})");
+  ASSERT_EQ(r.tuple_elements().size(), 3u);
+  EXPECT_EQ(ComplexParts(r.tuple_elements()[0]), (std::vector<double>{3, 1, 2, 3, 3, 2, 7, 6}));
+  EXPECT_EQ(ComplexParts(r.tuple_elements()[1]), (std::vector<double>{-6, 6, -8, 16}));
+  EXPECT_EQ(ComplexParts(r.tuple_elements()[2]), (std::vector<double>{2, 1, -1, 7, 5, 15}));
+}
+
 }  // namespace
 }  // namespace xla

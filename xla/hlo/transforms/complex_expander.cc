@@ -289,6 +289,7 @@ class ComputationLowering {
   HloInstruction* LowerPad(HloInstruction* instr);
   HloInstruction* LowerDot(HloInstruction* instr);
   HloInstruction* LowerReduce(HloInstruction* instr);
+  HloInstruction* LowerScatterAdd(HloInstruction* instr);
   absl::StatusOr<HloInstruction*> LowerSplit(HloInstruction* instr);
   absl::StatusOr<HloComputation*> SplitComputation(const HloComputation& fn, const PartSlots& slots,
                                                    bool returns_values);
@@ -507,6 +508,21 @@ HloInstruction* ComputationLowering::LowerReduce(HloInstruction* instr) {
   return Join({re, im}, instr);
 }
 
+// A scatter-add of one complex array: the same scatter over the pairs,
+// with the pair as one more update window dimension (the operand's last),
+// adding parts to parts. One real scatter, so atomic where the target has
+// atomic adds.
+HloInstruction* ComputationLowering::LowerScatterAdd(HloInstruction* instr) {
+  if (instr->operand_count() != 3 || !IsComplexArray(instr->shape()) || !IsAddReducer(instr->to_apply())) {
+    return nullptr;
+  }
+  const int64_t updates_rank = OriginalShape(instr->operand(2)).rank();
+  HloInstruction* out = CloneWithAttr(instr, AttrId::kUpdateWindowDims,
+                                      Append(instr->GetIntList(AttrId::kUpdateWindowDims), updates_rank));
+  out->SetAttr(AttrId::kToApply, reducers_->Get(HloOpcode::kAdd, ComplexComponentType(instr->shape().element_type())));
+  return out;
+}
+
 // The root's values with every complex one as its two parts, as one
 // tuple; nullptr for a tuple-shaped root that is not a tuple instruction.
 HloInstruction* ComputationLowering::PartsTuple(HloInstruction* root) {
@@ -650,6 +666,9 @@ absl::StatusOr<HloInstruction*> ComputationLowering::Lower(HloInstruction* instr
   }
   if (instr->opcode() == HloOpcode::kReduce) {
     if (HloInstruction* per_part = LowerReduce(instr)) return per_part;
+  }
+  if (instr->opcode() == HloOpcode::kScatter) {
+    if (HloInstruction* pairs = LowerScatterAdd(instr)) return pairs;
   }
   if (AppliesScalarComputation(instr->opcode())) return LowerSplit(instr);
   if (HloInstruction* moved = LowerDataMovement(instr)) return moved;

@@ -377,5 +377,169 @@ ENTRY e {
   }
 }
 
+// Complex values with both parts non-zero and many ties: the real part
+// takes 5 values, the imaginary part 7 (so equal elements occur too).
+Literal TiedComplex(PrimitiveType type, std::vector<int64_t> dims, int64_t salt) {
+  Literal l(Shape::Array(type, dims));
+  for (int64_t i = 0; i < l.element_count(); ++i) {
+    const int64_t k = i * 3 + salt;
+    l.SetComplex(i, {0.5 * ((k * 7) % 5) - 0.75, 0.25 * ((k * 11) % 7) - 0.625});
+  }
+  return l;
+}
+
+Literal S32Values(std::vector<int64_t> dims, std::vector<int64_t> values) {
+  Literal l(Shape::Array(PrimitiveType::S32, dims));
+  for (int64_t i = 0; i < l.element_count(); ++i) l.SetInt(i, values[i % values.size()]);
+  return l;
+}
+
+std::string WithTypes(const char* text, bool c128) {
+  return absl::StrReplaceAll(text, {{"TYPE", c128 ? "c128" : "c64"}, {"PART", c128 ? "f64" : "f32"}});
+}
+
+// Sorts in JAX's complex order (real part, then imaginary part) on
+// operands with tied real parts, alone, along the first dimension, and
+// with an s32 operand carried along (argsort).
+TEST(ComplexExpander, SortOnParts) {
+  constexpr char kHlo[] = R"(
+HloModule m
+lt {
+  a = TYPE[] parameter(0)
+  b = TYPE[] parameter(1)
+  ar = PART[] real(a)
+  br = PART[] real(b)
+  ai = PART[] imag(a)
+  bi = PART[] imag(b)
+  l1 = pred[] compare(ar, br), direction=LT
+  e1 = pred[] compare(ar, br), direction=EQ
+  l2 = pred[] compare(ai, bi), direction=LT
+  a2 = pred[] and(e1, l2)
+  ROOT o = pred[] or(l1, a2)
+}
+lt_keyed {
+  a = TYPE[] parameter(0)
+  b = TYPE[] parameter(1)
+  i = s32[] parameter(2)
+  j = s32[] parameter(3)
+  ROOT o = pred[] call(a, b), to_apply=lt
+}
+ENTRY e {
+  x = TYPE[5,33] parameter(0)
+  k = s32[5,33] iota(), iota_dimension=1
+  s = TYPE[5,33] sort(x), dimensions={0}, is_stable=true, to_apply=lt
+  a = (TYPE[5,33], s32[5,33]) sort(x, k), dimensions={1}, is_stable=true, to_apply=lt_keyed
+  ROOT t = (TYPE[5,33], (TYPE[5,33], s32[5,33])) tuple(s, a)
+}
+)";
+  for (bool c128 : {false, true}) {
+    SCOPED_TRACE(c128 ? "c128" : "c64");
+    std::vector<Literal> args;
+    args.push_back(TiedComplex(c128 ? PrimitiveType::C128 : PrimitiveType::C64, {5, 33}, 1));
+    ExpectExpansionMatches(WithTypes(kHlo, c128), std::move(args));
+  }
+}
+
+// Scatter with add (one real scatter over the pairs), overwrite and
+// multiply combiners (variadic scatters over the parts), duplicate indices
+// for add and multiply, one index out of bounds.
+TEST(ComplexExpander, ScatterOnParts) {
+  constexpr char kHlo[] = R"(
+HloModule m
+add {
+  a = TYPE[] parameter(0)
+  b = TYPE[] parameter(1)
+  ROOT r = TYPE[] add(a, b)
+}
+set {
+  a = TYPE[] parameter(0)
+  ROOT b = TYPE[] parameter(1)
+}
+mul {
+  a = TYPE[] parameter(0)
+  b = TYPE[] parameter(1)
+  ROOT r = TYPE[] multiply(a, b)
+}
+ENTRY e {
+  x = TYPE[11,5] parameter(0)
+  i = s32[7,1] parameter(1)
+  j = s32[7,1] parameter(2)
+  u = TYPE[7,5] parameter(3)
+  a = TYPE[11,5] scatter(x, i, u), update_window_dims={1}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=add
+  s = TYPE[11,5] scatter(x, j, u), update_window_dims={1}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=set
+  m = TYPE[11,5] scatter(x, i, u), update_window_dims={1}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=mul
+  ROOT t = (TYPE[11,5], TYPE[11,5], TYPE[11,5]) tuple(a, s, m)
+}
+)";
+  for (bool c128 : {false, true}) {
+    SCOPED_TRACE(c128 ? "c128" : "c64");
+    const PrimitiveType type = c128 ? PrimitiveType::C128 : PrimitiveType::C64;
+    std::vector<Literal> args;
+    args.push_back(TiedComplex(type, {11, 5}, 2));
+    args.push_back(S32Values({7, 1}, {3, 9, 3, 0, 12, 9, 3}));
+    args.push_back(S32Values({7, 1}, {4, 10, 0, 7, 2, 12, 5}));
+    args.push_back(TiedComplex(type, {7, 5}, 5));
+    ExpectExpansionMatches(WithTypes(kHlo, c128), std::move(args));
+  }
+  pass_test::PassResult result = [&] {
+    ComplexExpander pass;
+    return pass_test::RunPassOnly(pass, WithTypes(kHlo, false));
+  }();
+  ASSERT_NE(result.module, nullptr);
+  EXPECT_TRUE(pass_test::Contains(result.text, "f32[11,5,2]{2,1,0} scatter(")) << result.text;
+  EXPECT_TRUE(pass_test::Contains(result.text, "update_window_dims={1,2}")) << result.text;
+}
+
+// reduce-window add with a 2-D window, strides and padding (a non-zero
+// initial value), JAX's cumulative sum and product, and reduces with a
+// multiply reducer and a variadic one over a complex and a real array.
+TEST(ComplexExpander, ReduceWindowAndReducesOnParts) {
+  constexpr char kHlo[] = R"(
+HloModule m
+add {
+  a = TYPE[] parameter(0)
+  b = TYPE[] parameter(1)
+  ROOT r = TYPE[] add(a, b)
+}
+mul {
+  a = TYPE[] parameter(0)
+  b = TYPE[] parameter(1)
+  ROOT r = TYPE[] multiply(a, b)
+}
+mul_and_max {
+  a = TYPE[] parameter(0)
+  m = PART[] parameter(1)
+  b = TYPE[] parameter(2)
+  n = PART[] parameter(3)
+  p = TYPE[] multiply(a, b)
+  x = PART[] maximum(m, n)
+  ROOT r = (TYPE[], PART[]) tuple(p, x)
+}
+ENTRY e {
+  x = TYPE[9,7] parameter(0)
+  f = PART[9,7] parameter(1)
+  init = TYPE[] constant((0.5, -0.25))
+  zero = TYPE[] constant((0, 0))
+  one = TYPE[] constant((1, 0))
+  ninf = PART[] constant(-inf)
+  w = TYPE[5,7] reduce-window(x, init), window={size=3x2 stride=2x1 pad=1_2x0_1}, to_apply=add
+  cs = TYPE[9,7] reduce-window(x, zero), window={size=1x7 pad=0_0x6_0}, to_apply=add
+  cp = TYPE[9,7] reduce-window(x, one), window={size=9x1 pad=8_0x0_0}, to_apply=mul
+  p = TYPE[9] reduce(x, one), dimensions={1}, to_apply=mul
+  v = (TYPE[7], PART[7]) reduce(x, f, one, ninf), dimensions={0}, to_apply=mul_and_max
+  ROOT t = (TYPE[5,7], TYPE[9,7], TYPE[9,7], TYPE[9], (TYPE[7], PART[7])) tuple(w, cs, cp, p, v)
+}
+)";
+  for (bool c128 : {false, true}) {
+    SCOPED_TRACE(c128 ? "c128" : "c64");
+    std::vector<Literal> args;
+    args.push_back(TiedComplex(c128 ? PrimitiveType::C128 : PrimitiveType::C64, {9, 7}, 3));
+    Literal f(Shape::Array(c128 ? PrimitiveType::F64 : PrimitiveType::F32, {9, 7}));
+    for (int64_t i = 0; i < f.element_count(); ++i) f.SetDouble(i, 0.125 * ((i * 5) % 13) - 0.5);
+    args.push_back(std::move(f));
+    ExpectExpansionMatches(WithTypes(kHlo, c128), std::move(args));
+  }
+}
+
 }  // namespace
 }  // namespace xla

@@ -13,6 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
 #include "gtest/gtest.h"
+#include "tests/e2e/host_vs_evaluator.h"
 #include "xla/aot/compile.h"
 #include "xla/aot/executable.h"
 #include "xla/aot/literal_execution.h"
@@ -26,60 +27,11 @@
 namespace xla {
 namespace {
 
-void Flatten(const Literal& literal, std::vector<const Literal*>* out) {
-  if (!literal.shape().IsTuple()) {
-    out->push_back(&literal);
-    return;
-  }
-  for (const Literal& e : literal.tuple_elements()) Flatten(e, out);
-}
-
-// Compiles `hlo` for the host, runs it on `args` (random inputs from `seed`
-// when empty) and compares every result leaf with the evaluator's.
-void ExpectHostMatchesEvaluator(const std::string& hlo, std::vector<Literal> args = {},
-                                uint64_t seed = 7) {
-  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(hlo);
-  ASSERT_TRUE(module.ok()) << module.status();
-  if (args.empty()) {
-    absl::StatusOr<std::vector<Literal>> random = MakeRandomInputs(**module, seed);
-    ASSERT_TRUE(random.ok()) << random.status();
-    args = std::move(*random);
-  }
-  absl::StatusOr<Literal> expected = HloEvaluator().Evaluate(**module, args);
-  ASSERT_TRUE(expected.ok()) << expected.status();
-
-  aot::CompileOptions options;
-  options.opt_level = 1;
-  options.host_cpu_variants.clear();
-  options.production_date = "2026-12-02T00:00:00Z";
-  absl::StatusOr<aot::CompiledArtifact> compiled = aot::Compile(hlo, options);
-  ASSERT_TRUE(compiled.ok()) << compiled.status();
-  absl::StatusOr<std::unique_ptr<aot::Executable>> exe =
-      aot::Executable::LoadFromBytes(compiled->bytes);
-  ASSERT_TRUE(exe.ok()) << exe.status();
-  absl::StatusOr<std::vector<Literal>> actual =
-      aot::ExecuteOnLiterals(**exe, gpu::testing::HostExecutor(), args);
-  ASSERT_TRUE(actual.ok()) << actual.status();
-  std::vector<const Literal*> leaves;
-  Flatten(*expected, &leaves);
-  ASSERT_EQ(leaves.size(), actual->size());
-  for (size_t i = 0; i < leaves.size(); ++i) {
-    absl::Status s = CompareOutputLeaf(*leaves[i], (*actual)[i]);
-    EXPECT_TRUE(s.ok()) << "result leaf " << i << ": " << s;
-  }
-}
+using e2e::ExpectHostMatchesEvaluator;
 
 // Compiles `hlo` for sm_90 and requires a cubin for every kernel (ptxas
 // accepted each one).
-void ExpectSm90CompilesWithCubins(const std::string& hlo) {
-  gpu::GpuCompilerOptions options;
-  options.require_cubin = true;
-  options.production_date = "2026-12-02T00:00:00Z";
-  options.include_optimized_hlo = false;
-  absl::StatusOr<gpu::GpuExecutableProto> artifact =
-      gpu::CompileHloToGpuArtifactProto(hlo, "sm_90", options, nullptr);
-  ASSERT_TRUE(artifact.ok()) << artifact.status();
-}
+void ExpectSm90CompilesWithCubins(const std::string& hlo) { e2e::ExpectCompilesWithCubins(hlo, "sm_90"); }
 
 Literal F32(std::vector<int64_t> dims, double scale, double shift) {
   Literal l(Shape::Array(PrimitiveType::F32, dims));

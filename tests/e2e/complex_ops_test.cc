@@ -3,6 +3,7 @@
 // several operands (JAX's complex order: real part, then imaginary part),
 // cumsum and cumprod (reduce-window), lax.reduce_window, .at[].add/.set/
 // .mul (scatter), segment_sum, gather of rows, sums and products over axes,
+// max, min and cummax (reduces whose reducers select on both parts),
 // abs/angle/conj inside reductions, select and compare. Each compiles for
 // the host and matches the evaluator, and compiles for sm_80 and sm_90
 // with ptxas accepting every kernel; c64 and c128, odd sizes.
@@ -48,6 +49,7 @@ const ComplexCase kCases[] = {
     {"gather_rows", {10, -3, 0, 4, 12, 4, -1}},
     {"sum_prod", {}},
     {"abs_angle_conj", {}},
+    {"max_min_cummax", {}},
     {"select_compare", {}},
 };
 

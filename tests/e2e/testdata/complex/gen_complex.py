@@ -1,7 +1,8 @@
 """Small JAX programs on complex numbers (c64 and c128) for
 tests/e2e:complex_ops_test: sort, argsort, cumulative sums and products,
 reduce-window, scatter (.at[].add/.set/.mul), segment_sum, gather,
-reductions and complex-only ops inside them. Odd sizes throughout.
+reductions (max and min in JAX's complex order too) and complex-only
+ops inside them. Odd sizes throughout.
 
 Run with a Python that has jax (e.g. /work/venv-jax/bin/python); writes
 NAME_c64.hlo and NAME_c128.hlo next to this script (or into argv[1]). The
@@ -57,6 +58,9 @@ def abs_angle_conj(x):
   return (jnp.sum(jnp.abs(x), axis=0), jnp.max(jnp.angle(x), axis=1),
           jnp.sum(jnp.conj(x) * x, axis=1))
 
+def max_min_cummax(x):  # JAX's complex max/min: selects on (re, im) compares
+  return jnp.max(x, axis=0), jnp.min(x, axis=1), lax.cummax(x, axis=0)
+
 def select_compare(x, y):
   return jnp.where(x == y, x, y * 2), x != y
 
@@ -78,6 +82,7 @@ PROGRAMS = {
     "gather_rows": (gather_rows, [(C, (11, 5)), (jnp.int32, (7,))]),
     "sum_prod": (sum_prod, [(C, (3, 5, 7))]),
     "abs_angle_conj": (abs_angle_conj, [(C, (9, 5))]),
+    "max_min_cummax": (max_min_cummax, [(C, (9, 5))]),
     "select_compare": (select_compare, [(C, (7, 3)), (C, (7, 3))]),
 }
 

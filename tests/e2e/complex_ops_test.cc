@@ -4,7 +4,8 @@
 // cumsum and cumprod (reduce-window), lax.reduce_window, .at[].add/.set/
 // .mul (scatter), segment_sum, gather of rows, sums and products over axes,
 // max, min and cummax (reduces whose reducers select on both parts),
-// abs/angle/conj inside reductions, select and compare. Each compiles for
+// abs/angle/conj inside reductions, tan, sinh, cosh, expm1 and log1p,
+// select and compare. Each compiles for
 // the host and matches the evaluator, and compiles for sm_80 and sm_90
 // with ptxas accepting every kernel; c64 and c128, odd sizes.
 #include <cstdint>
@@ -50,6 +51,7 @@ const ComplexCase kCases[] = {
     {"sum_prod", {}},
     {"abs_angle_conj", {}},
     {"max_min_cummax", {}},
+    {"elementwise", {}},
     {"select_compare", {}},
 };
 

@@ -431,6 +431,11 @@ HloInstruction* ComputationLowering::LowerElementwise(HloInstruction* instr) {
     case HloOpcode::kSin: return join(m.Sin(a));
     case HloOpcode::kCos: return join(m.Cos(a));
     case HloOpcode::kTanh: return join(m.Tanh(a));
+    case HloOpcode::kSinh: return join(m.Sinh(a));
+    case HloOpcode::kCosh: return join(m.Cosh(a));
+    case HloOpcode::kTan: return join(m.Tan(a));
+    case HloOpcode::kExpm1: return join(m.Expm1(a));
+    case HloOpcode::kLog1p: return join(m.Log1p(a));
     case HloOpcode::kPower: return join(m.Power(a, b()));
     case HloOpcode::kAdd: return join(m.Add(a, b()));
     case HloOpcode::kSubtract: return join(m.Subtract(a, b()));

@@ -125,8 +125,10 @@ std::string Binary(const std::string& type, const std::string& result, const std
                       "\n}\n");
 }
 
-const char* const kComplexUnary[] = {"negate", "sign", "exponential", "log",   "sqrt",
-                                     "rsqrt",  "acos", "sine",        "cosine", "tanh"};
+const char* const kComplexUnary[] = {"negate", "sign",  "exponential", "log",  "sqrt",
+                                     "rsqrt",  "acos",  "sine",        "cosine", "tanh",
+                                     "sinh",   "cosh",  "tan",         "exponential-minus-one",
+                                     "log-plus-one"};
 const char* const kComplexBinary[] = {"add", "subtract", "multiply", "divide", "power"};
 
 TEST(ComplexExpander, UnaryOpsOnRandomData) {

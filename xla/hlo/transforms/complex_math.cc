@@ -302,6 +302,35 @@ ComplexParts ComplexMath::Tanh(ComplexParts a) {
           Sel(big, CopySign(Const(0, a.re), a.im), im, "tanh_im_big")};
 }
 
+ComplexParts ComplexMath::Sinh(ComplexParts a) {
+  return {Bin(HloOpcode::kMultiply, Un(HloOpcode::kSinh, a.re, "sinh"), Un(HloOpcode::kCos, a.im, "cos"),
+              "sinh_re"),
+          Bin(HloOpcode::kMultiply, Un(HloOpcode::kCosh, a.re, "cosh"), Un(HloOpcode::kSin, a.im, "sin"),
+              "sinh_im")};
+}
+
+ComplexParts ComplexMath::Cosh(ComplexParts a) {
+  return {Bin(HloOpcode::kMultiply, Un(HloOpcode::kCosh, a.re, "cosh"), Un(HloOpcode::kCos, a.im, "cos"),
+              "cosh_re"),
+          Bin(HloOpcode::kMultiply, Un(HloOpcode::kSinh, a.re, "sinh"), Un(HloOpcode::kSin, a.im, "sin"),
+              "cosh_im")};
+}
+
+ComplexParts ComplexMath::Tan(ComplexParts a) {
+  // iz = (-y, x); -i (p + iq) = (q, -p).
+  const ComplexParts t = Tanh({Un(HloOpcode::kNegate, a.im, "neg_y"), a.re});
+  return {t.im, Un(HloOpcode::kNegate, t.re, "tan_im")};
+}
+
+ComplexParts ComplexMath::Expm1(ComplexParts a) {
+  const ComplexParts e = Exp(a);
+  return {Bin(HloOpcode::kSubtract, e.re, Const(1, e.re), "expm1_re"), e.im};
+}
+
+ComplexParts ComplexMath::Log1p(ComplexParts a) {
+  return Log({Bin(HloOpcode::kAdd, a.re, Const(1, a.re), "one_plus_x"), a.im});
+}
+
 ComplexParts ComplexMath::Power(ComplexParts a, ComplexParts b) {
   const ComplexParts general = Exp(Multiply(b, Log(a)));
   HloInstruction* zero = Const(0, a.re);

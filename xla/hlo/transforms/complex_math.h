@@ -21,7 +21,9 @@
 //     Re sqrt(1+z)), asinh(Im(conj(sqrt(1+z)) sqrt(1-z)))), which keeps the
 //     branch cuts' signed zeros; sin, cos through sinh/cosh; tanh as
 //     (sinh 2x + i sin 2y) / (cosh 2x + cos 2y), +-1 + i0 past |x| = 20
-//     (where tanh x rounds to +-1 in f64); pow as exp(b log a).
+//     (where tanh x rounds to +-1 in f64); tan through tanh, sinh and
+//     cosh from the real functions of the parts (no special-value
+//     handling past what those give); pow as exp(b log a).
 // Results match the evaluator within a few units in the last place for
 // finite operands; the special values above match exactly. ComplexExpander
 // runs these in f64 for c64 operands (as the evaluator does), so the
@@ -64,6 +66,15 @@ class ComplexMath {
   ComplexParts Sin(ComplexParts a);
   ComplexParts Cos(ComplexParts a);
   ComplexParts Tanh(ComplexParts a);
+  // sinh z = (sinh x cos y, cosh x sin y); cosh z = (cosh x cos y,
+  // sinh x sin y); tan z = -i tanh(iz), through Tanh.
+  ComplexParts Sinh(ComplexParts a);
+  ComplexParts Cosh(ComplexParts a);
+  ComplexParts Tan(ComplexParts a);
+  // The evaluator's definitions: expm1 z = e^z - 1, log1p z = log(1 + z)
+  // (no extra accuracy near 0).
+  ComplexParts Expm1(ComplexParts a);
+  ComplexParts Log1p(ComplexParts a);
   // a^b = exp(b log a), with the evaluator's 1^b = a^0 = 1 and
   // inf^(r + 0i) = inf (r > 0) or 0 (r < 0).
   ComplexParts Power(ComplexParts a, ComplexParts b);

@@ -61,6 +61,10 @@ def abs_angle_conj(x):
 def max_min_cummax(x):  # JAX's complex max/min: selects on (re, im) compares
   return jnp.max(x, axis=0), jnp.min(x, axis=1), lax.cummax(x, axis=0)
 
+def elementwise(x):  # the complex functions XLA has opcodes for, in sums
+  return (jnp.sum(jnp.tan(x) + jnp.sinh(x), axis=1), jnp.cosh(x) * jnp.expm1(x),
+          jnp.log1p(x))
+
 def select_compare(x, y):
   return jnp.where(x == y, x, y * 2), x != y
 
@@ -83,6 +87,7 @@ PROGRAMS = {
     "sum_prod": (sum_prod, [(C, (3, 5, 7))]),
     "abs_angle_conj": (abs_angle_conj, [(C, (9, 5))]),
     "max_min_cummax": (max_min_cummax, [(C, (9, 5))]),
+    "elementwise": (elementwise, [(C, (9, 5))]),
     "select_compare": (select_compare, [(C, (7, 3)), (C, (7, 3))]),
 }
 

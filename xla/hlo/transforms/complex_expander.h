@@ -21,20 +21,30 @@
 //   * Constants are reinterpreted (same bytes).
 //   * Arithmetic becomes real ops on the parts (complex_math.h for the
 //     definitions): complex, real, imag, add, subtract, multiply, divide,
-//     negate, abs, sign, exp, log, sqrt, rsqrt, acos, sin, cos, tanh,
-//     power, compare
-//     EQ/NE, select, convert (complex to complex, real to complex, complex
-//     to real: the real part, as the evaluator), a reduce whose reducer
-//     is a plain add (one reduce per part), and dot (four real dots:
-//     re = ac - bd, im = ad + bc, each accumulated as a real dot; XLA's
-//     precision, not Gauss's three-multiplication form, which loses
-//     accuracy when the parts differ in magnitude).
-//   * Anything else that touches a complex value (fft, custom calls, sort,
-//     other elementwise ops, reduces with other reducers, gather, ...)
-//     keeps its complex operands and results, bitcast from and to the real
-//     forms around it (scatter, sort, reduce-window, other unary ops:
-//     asin, atan, the hyperbolic inverses, expm1, log1p, ...); fft's thunk then reads and writes c64/c128 buffers
-//     as they are, and the targets refuse other complex ops by name.
+//     negate, abs, sign, exp, expm1, log, log1p, sqrt, rsqrt, acos, sin,
+//     cos, tan, sinh, cosh, tanh, power, compare EQ/NE, select, convert
+//     (complex to complex, real to complex, complex to real: the real
+//     part, as the evaluator), a reduce whose reducer is a plain add (one
+//     reduce per part), and dot (four real dots: re = ac - bd,
+//     im = ad + bc, each accumulated as a real dot; XLA's precision, not
+//     Gauss's three-multiplication form, which loses accuracy when the
+//     parts differ in magnitude).
+//   * Ops that apply a scalar computation (sort, reduce with any other
+//     reducer, reduce-window, scatter) run on the parts: each complex
+//     array becomes two real arrays (re, im) of the same op (so the op is
+//     variadic), and its computation is rewritten to match (each complex
+//     parameter two real ones, recombined with `complex` and lowered like
+//     the rest; each complex result two results). A sort's comparator
+//     therefore sees both parts of each operand, as JAX's lexicographic
+//     order needs. A scatter-add of one complex array is instead one real
+//     scatter with the pair as one more update window dimension (atomic
+//     adds on sm_XX).
+//   * Anything else that touches a complex value (fft, custom calls,
+//     asin, atan, the inverse hyperbolic functions, logistic, atan2,
+//     bitcast-convert, select-and-scatter, ...) keeps its complex operands
+//     and results, bitcast from and to the real forms around it; fft's
+//     thunk then reads and writes c64/c128 buffers as they are, and the
+//     targets refuse other complex ops by name.
 //
 // Run after the expanders that produce complex ops (cholesky,
 // triangular-solve, the builder math calls) and before fusion. Not

@@ -291,6 +291,8 @@ class ComputationLowering {
   HloInstruction* LowerReduce(HloInstruction* instr);
   HloInstruction* LowerScatterAdd(HloInstruction* instr);
   absl::StatusOr<HloInstruction*> LowerSplit(HloInstruction* instr);
+  std::vector<HloInstruction*> SplitOperands(HloInstruction* instr, const PartSlots& slots);
+  HloInstruction* JoinResults(HloInstruction* op, HloInstruction* instr, const PartSlots& slots);
   absl::StatusOr<HloComputation*> SplitComputation(const HloComputation& fn, const PartSlots& slots,
                                                    bool returns_values);
   HloInstruction* PartsTuple(HloInstruction* root);
@@ -587,6 +589,41 @@ absl::StatusOr<HloComputation*> ComputationLowering::SplitComputation(const HloC
   return out;
 }
 
+// `instr`'s operands with each complex array of a run replaced by its
+// parts (re, im).
+std::vector<HloInstruction*> ComputationLowering::SplitOperands(HloInstruction* instr, const PartSlots& slots) {
+  std::vector<HloInstruction*> operands;
+  for (int64_t i = 0; i < instr->operand_count(); ++i) {
+    HloInstruction* operand = instr->operand(i);
+    const int64_t k = SlotOfOperand(*instr, i);
+    if (k < 0 || !slots.complex(k)) {
+      operands.push_back(operand);
+      continue;
+    }
+    const ComplexParts parts = Parts(operand, ComplexComponentType(OriginalShape(operand).element_type()));
+    operands.push_back(parts.re);
+    operands.push_back(parts.im);
+  }
+  return operands;
+}
+
+// The results of `op` (`instr` over the parts, a tuple with a leaf per
+// new slot) joined back into `instr`'s real form.
+HloInstruction* ComputationLowering::JoinResults(HloInstruction* op, HloInstruction* instr,
+                                                 const PartSlots& slots) {
+  std::vector<HloInstruction*> results;
+  for (int64_t k = 0; k < slots.count(); ++k) {
+    const int64_t j = slots.first(k);
+    HloInstruction* re = o_.GetTupleElement(op, j, Name(instr, "part"));
+    if (!slots.complex(k)) {
+      results.push_back(re);
+      continue;
+    }
+    results.push_back(Join({re, o_.GetTupleElement(op, j + 1, Name(instr, "im"))}, instr));
+  }
+  return instr->shape().IsTuple() ? o_.Tuple(results, Name(instr, "results")) : results[0];
+}
+
 // sort, reduce, reduce-window or scatter over complex arrays: the same op
 // over the arrays' parts (two arrays for each complex one, so variadic),
 // with its scalar computation split to match (SplitComputation).
@@ -604,18 +641,6 @@ absl::StatusOr<HloInstruction*> ComputationLowering::LowerSplit(HloInstruction* 
   const PartSlots slots(complex, values ? PartSlots::Order::kOperandsPerRole : PartSlots::Order::kPairPerOperand);
   if (fn->num_parameters() != 2 * slots.count()) return nullptr;
 
-  std::vector<HloInstruction*> operands;
-  for (int64_t i = 0; i < instr->operand_count(); ++i) {
-    HloInstruction* operand = instr->operand(i);
-    const int64_t k = SlotOfOperand(*instr, i);
-    if (k < 0 || !slots.complex(k)) {
-      operands.push_back(operand);
-      continue;
-    }
-    const ComplexParts parts = Parts(operand, ComplexComponentType(OriginalShape(operand).element_type()));
-    operands.push_back(parts.re);
-    operands.push_back(parts.im);
-  }
   const Shape& shape = instr->shape();
   std::vector<Shape> leaves;
   for (int64_t k = 0; k < slots.count(); ++k) {
@@ -629,19 +654,9 @@ absl::StatusOr<HloInstruction*> ComputationLowering::LowerSplit(HloInstruction* 
     leaves.push_back(part);
   }
   ASSIGN_OR_RETURN(HloComputation* parts_fn, SplitComputation(*fn, slots, values));
-  HloInstruction* op = Clone(instr, Shape::Tuple(leaves), operands);
+  HloInstruction* op = Clone(instr, Shape::Tuple(leaves), SplitOperands(instr, slots));
   op->SetAttr(AttrId::kToApply, parts_fn);
-  std::vector<HloInstruction*> results;
-  for (int64_t k = 0; k < slots.count(); ++k) {
-    const int64_t j = slots.first(k);
-    HloInstruction* re = o_.GetTupleElement(op, j, Name(instr, "part"));
-    if (!slots.complex(k)) {
-      results.push_back(re);
-      continue;
-    }
-    results.push_back(Join({re, o_.GetTupleElement(op, j + 1, Name(instr, "im"))}, instr));
-  }
-  return shape.IsTuple() ? o_.Tuple(results, Name(instr, "results")) : results[0];
+  return JoinResults(op, instr, slots);
 }
 
 absl::StatusOr<HloInstruction*> ComputationLowering::Lower(HloInstruction* instr) {

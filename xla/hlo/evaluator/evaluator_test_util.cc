@@ -46,4 +46,13 @@ std::vector<int64_t> IntValues(const Literal& l) {
   return out;
 }
 
+std::vector<double> ComplexValues(const Literal& l) {
+  std::vector<double> out;
+  for (int64_t i = 0; i < l.element_count(); ++i) {
+    out.push_back(l.GetComplex(i).real());
+    out.push_back(l.GetComplex(i).imag());
+  }
+  return out;
+}
+
 }  // namespace xla::evaluator_test

@@ -28,6 +28,9 @@ absl::StatusOr<Literal> EvalText(absl::string_view hlo, const std::vector<Litera
 // The literal's values as doubles (row-major), for EXPECT comparisons.
 std::vector<double> Values(const Literal& l);
 std::vector<int64_t> IntValues(const Literal& l);
+// A complex literal's real and imaginary parts, interleaved (re0, im0,
+// re1, ...).
+std::vector<double> ComplexValues(const Literal& l);
 
 }  // namespace xla::evaluator_test
 

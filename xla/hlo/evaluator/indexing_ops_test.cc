@@ -15,6 +15,7 @@
 namespace xla {
 namespace {
 
+using evaluator_test::ComplexValues;
 using evaluator_test::EvalText;
 using evaluator_test::IntValues;
 using evaluator_test::MakeIntLiteral;
@@ -33,16 +34,6 @@ Literal Iota1(PrimitiveType type, std::vector<int64_t> dims) {
   Literal l(Shape::Array(type, dims));
   for (int64_t i = 0; i < l.element_count(); ++i) l.SetInt(i, i + 1);
   return l;
-}
-
-// Real and imaginary parts of a complex literal, interleaved.
-std::vector<double> ComplexParts(const Literal& l) {
-  std::vector<double> out;
-  for (int64_t i = 0; i < l.element_count(); ++i) {
-    out.push_back(l.GetComplex(i).real());
-    out.push_back(l.GetComplex(i).imag());
-  }
-  return out;
 }
 
 // ----------------------------------------------------------------- gather
@@ -299,7 +290,7 @@ ENTRY e {
   ROOT s = c64[4] scatter(x, i, u), update_window_dims={}, inserted_window_dims={0},
       scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=mul
 })", {});
-  EXPECT_EQ(ComplexParts(r), (std::vector<double>{2, 1, -7, -1, 2, -1, -3.5, -3}));
+  EXPECT_EQ(ComplexValues(r), (std::vector<double>{2, 1, -7, -1, 2, -1, -3.5, -3}));
 }
 
 TEST(ScatterTest, MismatchedUpdatesAreErrors) {
@@ -388,7 +379,7 @@ ENTRY e {
   x = c128[5] constant({(2, 1), (1, 3), (2, -1), (1, -2), (0.5, 4)})
   ROOT s = c128[5] sort(x), dimensions={0}, is_stable=true, to_apply=lt
 })", {});
-  EXPECT_EQ(ComplexParts(r), (std::vector<double>{0.5, 4, 1, -2, 1, 3, 2, -1, 2, 1}));
+  EXPECT_EQ(ComplexValues(r), (std::vector<double>{0.5, 4, 1, -2, 1, 3, 2, -1, 2, 1}));
 }
 
 TEST(SortTest, ComparatorOnSecondOperand) {

@@ -14,6 +14,7 @@
 namespace xla {
 namespace {
 
+using evaluator_test::ComplexValues;
 using evaluator_test::EvalText;
 using evaluator_test::IntValues;
 using evaluator_test::MakeIntLiteral;
@@ -472,16 +473,6 @@ ENTRY e {
   EXPECT_EQ(total, 78.0);  // every source value lands once
 }
 
-// Real and imaginary parts of a complex literal, interleaved.
-std::vector<double> ComplexParts(const Literal& l) {
-  std::vector<double> out;
-  for (int64_t i = 0; i < l.element_count(); ++i) {
-    out.push_back(l.GetComplex(i).real());
-    out.push_back(l.GetComplex(i).imag());
-  }
-  return out;
-}
-
 // Complex reduce-window and reduce, by hand. A 2x2 window with one padding
 // row above: (1+i) + 2 = 3+i, 2 + 3i; (1+i) + 2 + (-1+2i) + (1-i) = 3+2i,
 // 2 + 3i + (1-i) + (4+4i) = 7+6i. Row products: (1+i) 2 (3i) = -6+6i,
@@ -510,9 +501,9 @@ ENTRY e {
   ROOT t = (c64[2,2], c64[2], c64[3]) tuple(rw, p, cp)
 })");
   ASSERT_EQ(r.tuple_elements().size(), 3u);
-  EXPECT_EQ(ComplexParts(r.tuple_elements()[0]), (std::vector<double>{3, 1, 2, 3, 3, 2, 7, 6}));
-  EXPECT_EQ(ComplexParts(r.tuple_elements()[1]), (std::vector<double>{-6, 6, -8, 16}));
-  EXPECT_EQ(ComplexParts(r.tuple_elements()[2]), (std::vector<double>{2, 1, -1, 7, 5, 15}));
+  EXPECT_EQ(ComplexValues(r.tuple_elements()[0]), (std::vector<double>{3, 1, 2, 3, 3, 2, 7, 6}));
+  EXPECT_EQ(ComplexValues(r.tuple_elements()[1]), (std::vector<double>{-6, 6, -8, 16}));
+  EXPECT_EQ(ComplexValues(r.tuple_elements()[2]), (std::vector<double>{2, 1, -1, 7, 5, 15}));
 }
 
 }  // namespace

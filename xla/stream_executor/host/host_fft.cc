@@ -1,6 +1,7 @@
 #include "xla/stream_executor/host/host_fft.h"
 
 #include <algorithm>
+#include <cmath>
 #include <complex>
 #include <cstring>
 #include <mutex>
@@ -25,7 +26,11 @@ class HostFftPlanImpl : public HostFftPlan {
   using Complex = std::complex<T>;
 
   HostFftPlanImpl(const FftConfig& config, int engines)
-      : config_(config), complex_dims_(ComplexDims(config)), lane_ffts_(MakeLaneFfts(config)) {
+      : config_(config),
+        complex_dims_(ComplexDims(config)),
+        lane_ffts_(MakeLaneFfts(config)),
+        real_lane_fft_(MakeRealLaneFft(config)),
+        real_twiddles_(RealTwiddles(config, real_lane_fft_.get())) {
     for (int i = 0; i < std::max(engines, 1); ++i) idle_.push_back(MakeEngine());
     made_ = static_cast<int64_t>(idle_.size());
   }
@@ -87,6 +92,52 @@ class HostFftPlanImpl : public HostFftPlan {
     return ffts;
   }
 
+  // An RFFT's last pass on LaneFft (SplitHalfSpectrum): for an even
+  // length n whose half is a LaneFft length, the half-length transform;
+  // null otherwise (Eigen's real FFT runs it).
+  static std::unique_ptr<const LaneFft<T>> MakeRealLaneFft(const FftConfig& c) {
+    if (c.type != FftType::kRfft) return nullptr;
+    const int64_t n = c.lengths.back();
+    if (n < 2 || n % 2 != 0 || !IsLaneFftLength(n / 2) || n / 2 > kLaneFftMaxLength) return nullptr;
+    return std::make_unique<LaneFft<T>>(n / 2);
+  }
+
+  // exp(-2 pi i k / n) for k in [0, n / 2] (computed in double), for
+  // SplitHalfSpectrum; empty without a real LaneFft.
+  static std::vector<Complex> RealTwiddles(const FftConfig& c, const LaneFft<T>* fft) {
+    if (fft == nullptr) return {};
+    const int64_t n = c.lengths.back();
+    std::vector<Complex> w(n / 2 + 1);
+    for (int64_t k = 0; k <= n / 2; ++k) {
+      const double angle = -2.0 * M_PI * static_cast<double>(k) / static_cast<double>(n);
+      w[k] = Complex(static_cast<T>(std::cos(angle)), static_cast<T>(std::sin(angle)));
+    }
+    return w;
+  }
+
+  // Turns Z, the length-n/2 DFT of a real line x read as complex points
+  // z[m] = x[2m] + i x[2m+1] (in x[0, n/2)), into the line's half spectrum
+  // X[0, n/2] in place: X[k] = E[k] + W^k O[k] with E[k] = (Z[k] +
+  // conj Z[n/2-k]) / 2 and O[k] = (Z[k] - conj Z[n/2-k]) / 2i (Z[n/2] =
+  // Z[0]); X[n/2-k] = conj E[k] + W^(n/2-k) conj O[k]. Real arithmetic
+  // (std::complex's multiply checks for NaNs).
+  void SplitHalfSpectrum(Complex* x) const {
+    const int64_t half = static_cast<int64_t>(real_twiddles_.size()) - 1;
+    const T z0r = x[0].real(), z0i = x[0].imag();
+    x[0] = Complex(z0r + z0i, 0);
+    x[half] = Complex(z0r - z0i, 0);
+    for (int64_t k = 1; 2 * k <= half; ++k) {
+      const int64_t m = half - k;
+      const T ar = x[k].real(), ai = x[k].imag(), br = x[m].real(), bi = x[m].imag();
+      const T er = (ar + br) / 2, ei = (ai - bi) / 2;  // E[k]
+      const T orr = (ai + bi) / 2, oi = (br - ar) / 2;  // O[k]
+      const T wkr = real_twiddles_[k].real(), wki = real_twiddles_[k].imag();
+      const T wmr = real_twiddles_[m].real(), wmi = real_twiddles_[m].imag();
+      x[k] = Complex(er + wkr * orr - wki * oi, ei + wkr * oi + wki * orr);
+      x[m] = Complex(er + wmr * orr + wmi * oi, -ei + wmi * orr - wmr * oi);
+    }
+  }
+
   // Eigen's kissfft factors a length of 1 into a radix-1 stage it cannot
   // run: a length-1 transform is the identity (the real part, for a
   // complex-to-real one), so these handle it before calling Eigen.
@@ -121,7 +172,7 @@ class HostFftPlanImpl : public HostFftPlan {
   }
 
   // An engine whose Eigen objects already hold every table this plan uses
-  // (each Eigen transform run once on zeros; axes that LaneFft runs need
+  // (each Eigen transform run once on zeros; passes that LaneFft runs need
   // none).
   std::unique_ptr<Engine> MakeEngine() const {
     auto e = std::make_unique<Engine>();
@@ -134,6 +185,7 @@ class HostFftPlanImpl : public HostFftPlan {
     for (int64_t axis = 0; axis < rank; ++axis) {
       const int64_t n = config_.lengths[axis];
       if (real && axis + 1 == rank) {
+        if (real_lane_fft_ != nullptr) continue;
         if (config_.type == FftType::kRfft) {
           RealForward1D(*e, e->b.data(), reinterpret_cast<const T*>(e->a.data()), n);
         } else {
@@ -149,6 +201,7 @@ class HostFftPlanImpl : public HostFftPlan {
     for (const auto& fft : lane_ffts_) {
       if (fft != nullptr) lanes = std::max(lanes, fft->ScratchElements());
     }
+    if (real_lane_fft_ != nullptr) lanes = std::max(lanes, real_lane_fft_->ScratchElements());
     e->lanes.assign(lanes, T(0));
     return e;
   }
@@ -206,9 +259,23 @@ class HostFftPlanImpl : public HostFftPlan {
     const bool inverse = config_.type == FftType::kIfft;
     if constexpr (std::is_same_v<In, Complex> && std::is_same_v<Out, Complex>) {
       if (const LaneFft<T>* fft = lane_ffts_.back().get(); fft != nullptr) {
-        LanePass(*fft, lines, 1, inverse, pool, [&](int64_t i) {
-          return std::make_pair(in + i * in_row, out + i * out_row);
-        });
+        LanePass(
+            *fft, lines, 1, inverse, pool,
+            [&](int64_t i) { return std::make_pair(in + i * in_row, out + i * out_row); },
+            [](int64_t) {});
+        return;
+      }
+    }
+    if constexpr (std::is_same_v<In, T>) {
+      if (const LaneFft<T>* fft = real_lane_fft_.get(); fft != nullptr) {
+        // Each real line read as n/2 complex points (Eigen's real FFT does
+        // the same), transformed into the output row, then split there.
+        LanePass(
+            *fft, lines, 1, false, pool,
+            [&](int64_t i) {
+              return std::make_pair(reinterpret_cast<const Complex*>(in + i * in_row), out + i * out_row);
+            },
+            [&](int64_t i) { SplitHalfSpectrum(out + i * out_row); });
         return;
       }
     }
@@ -227,10 +294,12 @@ class HostFftPlanImpl : public HostFftPlan {
 
   // Transforms `lines` lines through `fft` in blocks of its kLanes lines
   // (the last block partial), the blocks cut into ranges like ForLines.
-  // line(i) gives line i's source and destination, points `stride` apart.
-  template <typename LineFn>
+  // line(i) gives line i's source and destination, points `stride` apart;
+  // after(i) runs on each line once its block is transformed (while the
+  // block is still in cache).
+  template <typename LineFn, typename AfterFn>
   void LanePass(const LaneFft<T>& fft, int64_t lines, int64_t stride, bool inverse,
-                HostThreadPool* pool, const LineFn& line) const {
+                HostThreadPool* pool, const LineFn& line, const AfterFn& after) const {
     constexpr int64_t kLanes = LaneFft<T>::kLanes;
     const int64_t blocks = (lines + kLanes - 1) / kLanes;
     ForLines(blocks, kLanes * fft.length(), pool, [&](Engine& e, int64_t block) {
@@ -241,6 +310,7 @@ class HostFftPlanImpl : public HostFftPlan {
         std::tie(src[l], dst[l]) = line(block * kLanes + l);
       }
       fft.Transform(src, dst, count, stride, inverse, e.lanes.data());
+      for (int64_t l = 0; l < count; ++l) after(block * kLanes + l);
     });
   }
 
@@ -255,10 +325,13 @@ class HostFftPlanImpl : public HostFftPlan {
     // Line i's first point; its points are `inner` apart.
     auto line_base = [&](int64_t i) { return data + (i / inner) * n * inner + i % inner; };
     if (const LaneFft<T>* fft = lane_ffts_[axis].get(); fft != nullptr) {
-      LanePass(*fft, outer * inner, inner, inverse, pool, [&](int64_t i) {
-        Complex* base = line_base(i);
-        return std::make_pair(static_cast<const Complex*>(base), base);
-      });
+      LanePass(
+          *fft, outer * inner, inner, inverse, pool,
+          [&](int64_t i) {
+            Complex* base = line_base(i);
+            return std::make_pair(static_cast<const Complex*>(base), base);
+          },
+          [](int64_t) {});
       return;
     }
     ForLines(outer * inner, n, pool, [&](Engine& e, int64_t i) {
@@ -272,6 +345,8 @@ class HostFftPlanImpl : public HostFftPlan {
   const FftConfig config_;
   const std::vector<int64_t> complex_dims_;
   const std::vector<std::unique_ptr<const LaneFft<T>>> lane_ffts_;  // per axis, or null
+  const std::unique_ptr<const LaneFft<T>> real_lane_fft_;           // an RFFT's last pass, or null
+  const std::vector<Complex> real_twiddles_;                        // for SplitHalfSpectrum
   mutable std::mutex mu_;
   mutable std::vector<std::unique_ptr<Engine>> idle_;  // guarded by mu_
   mutable int64_t made_ = 0;                           // guarded by mu_

@@ -184,7 +184,9 @@ std::vector<Case> Cases() {
   const std::vector<std::vector<int64_t>> shapes = {
       {15}, {33}, {1000}, {16}, {1}, {5, 33}, {8, 6}, {3, 4, 7}, {4, 5, 6},
       // Powers of two (LaneFft passes), in lines that fill no whole block.
-      {2}, {256}, {5, 64}, {2, 4, 8}, {16, 32}};
+      {2}, {256}, {5, 64}, {2, 4, 8}, {16, 32},
+      // A user's RFFT length (its last pass on a 2048-point LaneFft).
+      {4096}};
   for (FftPrecision p : {FftPrecision::kF32, FftPrecision::kF64}) {
     for (FftType t : {FftType::kFft, FftType::kIfft, FftType::kRfft, FftType::kIrfft}) {
       for (const auto& lengths : shapes) {

@@ -10,7 +10,12 @@
 // real transform's last) skip Eigen: they run LaneFft (host_fft_kernels.h),
 // which transforms blocks of 8 (c64) or 4 (c128) lines at once with SIMD
 // across the lines: 2-3x faster than kissfft's one line of scalar complex
-// arithmetic on c64[1024, 4096] (docs/perf.md).
+// arithmetic on c64[1024, 4096] (docs/perf.md). An RFFT whose length n is
+// even with a power-of-two half runs its last pass on LaneFft too: each
+// real line read as n/2 complex points (even and odd samples), transformed
+// at length n/2, and split into the n/2 + 1 coefficients in place while the
+// block is in cache (4-12x faster than Eigen's real FFT on f32[1024, 4096],
+// level with XLA:CPU). IRFFT's last pass stays on Eigen.
 //
 // A multi-dimensional transform runs one pass per dimension: the last
 // (contiguous) one straight from the input lines, the others line by line

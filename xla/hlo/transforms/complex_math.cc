@@ -302,19 +302,13 @@ ComplexParts ComplexMath::Tanh(ComplexParts a) {
           Sel(big, CopySign(Const(0, a.re), a.im), im, "tanh_im_big")};
 }
 
+// With iz = (-y, x): sinh z = -i sin(iz), cosh z = cos(iz).
 ComplexParts ComplexMath::Sinh(ComplexParts a) {
-  return {Bin(HloOpcode::kMultiply, Un(HloOpcode::kSinh, a.re, "sinh"), Un(HloOpcode::kCos, a.im, "cos"),
-              "sinh_re"),
-          Bin(HloOpcode::kMultiply, Un(HloOpcode::kCosh, a.re, "cosh"), Un(HloOpcode::kSin, a.im, "sin"),
-              "sinh_im")};
+  const ComplexParts s = Sin({Un(HloOpcode::kNegate, a.im, "neg_y"), a.re});
+  return {s.im, Un(HloOpcode::kNegate, s.re, "sinh_im")};
 }
 
-ComplexParts ComplexMath::Cosh(ComplexParts a) {
-  return {Bin(HloOpcode::kMultiply, Un(HloOpcode::kCosh, a.re, "cosh"), Un(HloOpcode::kCos, a.im, "cos"),
-              "cosh_re"),
-          Bin(HloOpcode::kMultiply, Un(HloOpcode::kSinh, a.re, "sinh"), Un(HloOpcode::kSin, a.im, "sin"),
-              "cosh_im")};
-}
+ComplexParts ComplexMath::Cosh(ComplexParts a) { return Cos({Un(HloOpcode::kNegate, a.im, "neg_y"), a.re}); }
 
 ComplexParts ComplexMath::Tan(ComplexParts a) {
   // iz = (-y, x); -i (p + iq) = (q, -p).

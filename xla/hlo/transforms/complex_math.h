@@ -66,8 +66,9 @@ class ComplexMath {
   ComplexParts Sin(ComplexParts a);
   ComplexParts Cos(ComplexParts a);
   ComplexParts Tanh(ComplexParts a);
-  // sinh z = (sinh x cos y, cosh x sin y); cosh z = (cosh x cos y,
-  // sinh x sin y); tan z = -i tanh(iz), through Tanh.
+  // sinh z = -i sin(iz) = (sinh x cos y, cosh x sin y), cosh z = cos(iz)
+  // = (cosh x cos y, sinh x sin y) and tan z = -i tanh(iz), through Sin,
+  // Cos and Tanh.
   ComplexParts Sinh(ComplexParts a);
   ComplexParts Cosh(ComplexParts a);
   ComplexParts Tan(ComplexParts a);

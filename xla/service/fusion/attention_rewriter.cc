@@ -67,9 +67,11 @@ std::optional<std::vector<int64_t>> CanonicalPerm(const HloInstruction* operand,
   return perm;
 }
 
-std::optional<DotRoles> Roles(const HloInstruction* dot, int64_t n) {
-  if (dot->opcode() != HloOpcode::kDot || TypeOf(dot->operand(0)) != TypeOf(dot) ||
-      TypeOf(dot->operand(1)) != TypeOf(dot) || Rank(dot->operand(0)) != n + 2 ||
+// `operands` is the type both operands must have (the dot's own, or
+// 16-bit operands of an f32 score dot: preferred_element_type=f32).
+std::optional<DotRoles> Roles(const HloInstruction* dot, int64_t n, PrimitiveType operands) {
+  if (dot->opcode() != HloOpcode::kDot || TypeOf(dot->operand(0)) != operands ||
+      TypeOf(dot->operand(1)) != operands || Rank(dot->operand(0)) != n + 2 ||
       Rank(dot->operand(1)) != n + 2) {
     return std::nullopt;
   }
@@ -131,14 +133,42 @@ bool IsRowBroadcastOf(const HloInstruction* b, const HloInstruction* row,
          row->shape().dimensions() == b->operand(0)->shape().dimensions();
 }
 
+// Peels an optional scale by a scalar constant off the scores.
+std::pair<HloInstruction*, double> PeelScale(HloInstruction* s) {
+  if (s->opcode() == HloOpcode::kMultiply) {
+    for (int c : {1, 0}) {
+      const Literal* value = UniformConstant(*s->operand(c));
+      if (value != nullptr) return {s->operand(1 - c), value->GetDouble(0)};
+    }
+  }
+  if (s->opcode() == HloOpcode::kDivide) {
+    const Literal* value = UniformConstant(*s->operand(1));
+    if (value != nullptr && value->GetDouble(0) != 0) {
+      return {s->operand(0), 1.0 / value->GetDouble(0)};
+    }
+  }
+  return {s, 1.0};
+}
+
+// Whether every finite value of `scores` lies in f16's range: f16 scores,
+// or f16 scores converted to f32 and then maybe scaled by |c| <= 1 (JAX's
+// jnp.where(mask, s.astype(f32), jnp.finfo(f16).min)).
+bool HoldsF16Range(HloInstruction* scores) {
+  if (TypeOf(scores) == PrimitiveType::F16) return true;
+  auto [x, scale] = PeelScale(scores);
+  return std::fabs(scale) <= 1 && x->opcode() == HloOpcode::kConvert &&
+         TypeOf(x->operand(0)) == PrimitiveType::F16;
+}
+
 // A finite fill at most kLargestFill, or -inf.
-// With f16 scores, also f16's most negative finite value (jnp.finfo(f16).
-// min, what JAX models use): a visible f16 score is at least that, so the
-// fill is within ~104 of the row's largest visible score only when that
-// score is within 0.2% of f16's range.
-bool IsMaskingFill(double fill, PrimitiveType scores) {
+// With scores in f16's range, also f16's most negative finite value
+// (jnp.finfo(f16).min, what JAX models use, in f16 or after the convert to
+// f32): a visible score is at least that, so the fill is within ~104 of
+// the row's largest visible score only when that score is within 0.2% of
+// f16's range.
+bool IsMaskingFill(double fill, HloInstruction* scores) {
   constexpr double kF16Lowest = -65504;
-  return fill <= kLargestFill || (scores == PrimitiveType::F16 && fill == kF16Lowest);
+  return fill <= kLargestFill || (fill == kF16Lowest && HoldsF16Range(scores));
 }
 
 // Everything the rewrite needs from one match.
@@ -173,7 +203,9 @@ std::optional<Unmasked> PeelMask(HloInstruction* s) {
   if (s->opcode() == HloOpcode::kSelect) {
     for (int fill_index : {2, 1}) {
       const Literal* fill = UniformConstant(*s->operand(fill_index));
-      if (fill == nullptr || !IsMaskingFill(fill->GetDouble(0), TypeOf(s))) continue;
+      if (fill == nullptr || !IsMaskingFill(fill->GetDouble(0), s->operand(3 - fill_index))) {
+        continue;
+      }
       std::optional<AttentionMask> mask =
           AnalyzeAttentionMask(s->operand(0), /*visible_when_true=*/fill_index == 2);
       if (!mask.has_value()) return std::nullopt;
@@ -189,23 +221,6 @@ std::optional<Unmasked> PeelMask(HloInstruction* s) {
     return std::nullopt;
   }
   return Unmasked{s, AttentionMask(), 0};
-}
-
-// Peels an optional scale by a scalar constant off the scores.
-std::pair<HloInstruction*, double> PeelScale(HloInstruction* s) {
-  if (s->opcode() == HloOpcode::kMultiply) {
-    for (int c : {1, 0}) {
-      const Literal* value = UniformConstant(*s->operand(c));
-      if (value != nullptr) return {s->operand(1 - c), value->GetDouble(0)};
-    }
-  }
-  if (s->opcode() == HloOpcode::kDivide) {
-    const Literal* value = UniformConstant(*s->operand(1));
-    if (value != nullptr && value->GetDouble(0) != 0) {
-      return {s->operand(0), 1.0 / value->GetDouble(0)};
-    }
-  }
-  return {s, 1.0};
 }
 
 bool OnlyUsers(const HloInstruction* i, std::vector<const HloInstruction*> users) {
@@ -321,7 +336,7 @@ std::optional<Match> MatchAttention(HloInstruction* out, const AttentionRewriter
     return std::nullopt;
   }
   const int64_t n = Rank(out) - 2;
-  std::optional<DotRoles> out_roles = Roles(out, n);
+  std::optional<DotRoles> out_roles = Roles(out, n, type);
   if (!out_roles.has_value()) return std::nullopt;
   // p's canonical order must be its own: [batch..., Sq, Skv] contracting Skv.
   const std::vector<int64_t> p_perm = Iota(n + 2);
@@ -382,8 +397,13 @@ std::optional<Match> MatchAttention(HloInstruction* out, const AttentionRewriter
   auto [scaled_input, scale] = PeelScale(scaled16);
   HloInstruction* scores32 = step(scaled16, scaled_input);
   HloInstruction* scores = step(scores32, convert.Peel(scores32));
-  if (!private_chain || convert.pending || TypeOf(scores) != type) return std::nullopt;
-  std::optional<DotRoles> score_roles = Roles(scores, n);
+  // Mixed precision may also widen in the score dot itself (16-bit
+  // operands, f32 scores: preferred_element_type=f32, what
+  // jax.nn.dot_product_attention emits); it stands for the score convert.
+  if (convert.pending && IsF32(scores)) convert.pending = false;
+  if (!private_chain || convert.pending) return std::nullopt;
+  if (TypeOf(scores) != type && !(Is16Bit(type) && IsF32(scores))) return std::nullopt;
+  std::optional<DotRoles> score_roles = Roles(scores, n, type);
   if (!score_roles.has_value() || !std::isfinite(scale)) return std::nullopt;
   if (TypeOf(s) != softmax_type || TypeOf(e) != softmax_type) return std::nullopt;
   Match match;

@@ -17,6 +17,7 @@
 #include "xla/hlo/ir/hlo_computation.h"
 #include "xla/hlo/transforms/hlo_util.h"
 #include "xla/hlo/transforms/op_builder.h"
+#include "xla/service/fusion/attention_grouped_dots.h"
 #include "xla/service/fusion/attention_mask.h"
 
 namespace xla {
@@ -125,12 +126,18 @@ HloInstruction* PeelKeepdims(HloInstruction* x, bool through_convert = false) {
 // Whether `b` broadcasts `row` (shape = b's without its last dim) along
 // b's last dimension, possibly through a keepdims chain (through converts
 // too, as PeelKeepdims says).
+// With `any_row_shape`, `row` may have another shape of as many elements
+// (the chain between keeps their order).
 bool IsRowBroadcastOf(const HloInstruction* b, const HloInstruction* row,
-                      bool through_convert = false) {
+                      bool through_convert = false, bool any_row_shape = false) {
   const int64_t r = Rank(b);
-  return b->opcode() == HloOpcode::kBroadcast && r > 0 && b->dimensions() == Iota(r - 1) &&
-         PeelKeepdims(b->operand(0), through_convert) == row &&
-         row->shape().dimensions() == b->operand(0)->shape().dimensions();
+  if (b->opcode() != HloOpcode::kBroadcast || r == 0 || b->dimensions() != Iota(r - 1) ||
+      PeelKeepdims(b->operand(0), through_convert) != row) {
+    return false;
+  }
+  const Shape& rows = b->operand(0)->shape();
+  return row->shape().dimensions() == rows.dimensions() ||
+         (any_row_shape && ElementCountOrZero(row->shape()) == ElementCountOrZero(rows));
 }
 
 // Peels an optional scale by a scalar constant off the scores.
@@ -175,12 +182,17 @@ bool IsMaskingFill(double fill, HloInstruction* scores) {
 struct Match {
   HloInstruction* output = nullptr;  // the P.V dot
   PrimitiveType type = PrimitiveType::F32;  // of Q, K, V and the output
+  int64_t batch_rank = 2;  // n: the batch dims of K and V (Q's too unless grouped)
   HloInstruction *q = nullptr, *k = nullptr, *v = nullptr;
   HloInstruction* v_dot = nullptr;  // V as the output dot reads it (v_perm)
   // Transposes to [batch..., S, D] (Q and K: free, contracting; V:
   // contracting, free).
   std::vector<int64_t> q_perm, k_perm, v_perm;
   bool v_first = false;  // dot(v, p): the output is [batch..., Dv, Sq]
+  // Grouped (5-D) attention only: q_perm brings Q to [B, K, G, T, D], and
+  // Transpose(o, out_perm) of o = [B, K, G, T, Dv] is the output dot's
+  // shape. Empty otherwise.
+  std::vector<int64_t> out_perm;
   // Grouped-query heads: K and V are each head of k_groups/v_groups
   // repeated `repeat` times (jnp.repeat), read without the copy.
   int64_t repeat = 1;
@@ -326,25 +338,38 @@ struct ScoreConvert {
   }
 };
 
-std::optional<Match> MatchAttention(HloInstruction* out, const AttentionRewriterOptions& options) {
-  if (out->opcode() != HloOpcode::kDot || Rank(out) < 3) return std::nullopt;
-  const PrimitiveType type = TypeOf(out);
-  const bool host = options.target == "host";
-  // f32 attention runs on the host kernel only (the NVPTX kernel's MMA
-  // takes 16-bit operands); 16-bit attention only when asked for.
-  if (type == PrimitiveType::F32 ? !host : !(Is16Bit(type) && options.fuse_16bit)) {
-    return std::nullopt;
+// Grouped attention only: the one transpose or reshape between the score
+// dot and the mask (AnalyzeGroupedDots decides whether it fits); steps
+// over it once.
+struct LayoutStep {
+  bool allowed;
+  HloInstruction* found = nullptr;
+
+  HloInstruction* Peel(HloInstruction* x) {
+    const bool layout = x->opcode() == HloOpcode::kTranspose || x->opcode() == HloOpcode::kReshape;
+    if (!allowed || found != nullptr || !layout) return x;
+    found = x;
+    return x->operand(0);
   }
-  const int64_t n = Rank(out) - 2;
-  std::optional<DotRoles> out_roles = Roles(out, n, type);
-  if (!out_roles.has_value()) return std::nullopt;
-  // p's canonical order must be its own: [batch..., Sq, Skv] contracting Skv.
-  const std::vector<int64_t> p_perm = Iota(n + 2);
-  const bool v_first = out_roles->rhs_perm == p_perm && out_roles->lhs_perm != p_perm;
-  if (!v_first && out_roles->lhs_perm != p_perm) return std::nullopt;
-  HloInstruction* p = out->operand(v_first ? 1 : 0);
-  std::vector<int64_t> v_perm = v_first ? out_roles->lhs_perm : out_roles->rhs_perm;
-  std::swap(v_perm[n], v_perm[n + 1]);  // V: [batch..., Skv (contracting), Dv]
+};
+
+// The score side of a match, from the output dot's probabilities down to
+// the score dot.
+struct ScoreSide {
+  HloInstruction* dot;     // the score dot (its dims are the caller's)
+  HloInstruction* layout;  // grouped: the transpose/reshape, or null
+  HloInstruction* p;       // the probabilities in the softmax's type
+  double scale;
+  Unmasked masked;
+};
+
+// Peels the softmax, mask, scale and converts off `p_dot` (the output
+// dot `out`'s probabilities operand) down to the score dot; with
+// `grouped`, also one layout op below the mask. The dots' types: `type`
+// (16-bit: mixed precision or 16-bit softmax as the header says).
+std::optional<ScoreSide> PeelScores(HloInstruction* out, HloInstruction* p_dot, PrimitiveType type,
+                                    bool grouped) {
+  HloInstruction* p = p_dot;
   // Mixed precision: p = convert(f32 probabilities) to the dots' type, and
   // one convert from it to f32 in the score chain.
   ScoreConvert convert{type, false};
@@ -366,51 +391,97 @@ std::optional<Match> MatchAttention(HloInstruction* out, const AttentionRewriter
   const HloInstruction* m = sub->operand(1);
   if (m->opcode() != HloOpcode::kBroadcast) return std::nullopt;
   // The row max: reduce-max(s, -inf), maybe clamped by maximum(., -inf)
-  // (jax.nn.softmax's `initial`).
+  // (jax.nn.softmax's `initial`). Grouped: maybe of the operand of a
+  // reshape s that keeps the last dim (the simplifier moves JAX's size-1
+  // reshapes below the max), whose rows are s's in the same order.
   const HloInstruction* row = PeelKeepdims(m->operand(0));
-  if (!IsRowBroadcastOf(m, row)) return std::nullopt;
+  if (!IsRowBroadcastOf(m, row, false, grouped)) return std::nullopt;
   const double neg_inf = -std::numeric_limits<double>::infinity();
   const HloInstruction* max = row;
   if (max->opcode() == HloOpcode::kMaximum && IsUniformConstantEqualTo(*max->operand(1), neg_inf)) {
     max = max->operand(0);
   }
-  if (!IsLastDimReduce(max, s, HloOpcode::kMaximum, neg_inf)) return std::nullopt;
+  HloInstruction* max_reads = s;
+  if (grouped && s->opcode() == HloOpcode::kReshape && max->operand_count() > 0 &&
+      max->operand(0) == s->operand(0) &&
+      s->shape().dimensions().back() == s->operand(0)->shape().dimensions().back()) {
+    max_reads = s->operand(0);
+  }
+  if (!IsLastDimReduce(max, max_reads, HloOpcode::kMaximum, neg_inf)) return std::nullopt;
   // Every intermediate feeds only the pattern (else the fused call would
   // not save the unfused work).
   const HloInstruction* sum_reader = sum->operand(0) == e ? sum : sum->operand(0);
-  if (!OnlyUsers(p, {p_user}) || !OnlyUsers(e, {p, sum_reader}) || !OnlyUsers(sub, {e}) ||
-      !OnlyUsers(s, {max, sub})) {
+  if (!OnlyUsers(p, {p_user}) || !OnlyUsers(e, {p, sum_reader}) || !OnlyUsers(sub, {e})) {
     return std::nullopt;
   }
+  if (max_reads == s ? !OnlyUsers(s, {max, sub}) : !OnlyUsers(s, {sub})) return std::nullopt;
   // The score chain from the softmax's input back to the dot: [convert]
-  // mask [convert] scale [convert], each step used by the one before only.
+  // mask [layout] [convert] [layout] scale [layout] [convert] [layout],
+  // each step used by the one before only (max_reads: and by the max).
   bool private_chain = true;
   auto step = [&](HloInstruction* from, HloInstruction* next) {
-    if (next != from && !OnlyUsers(next, {from})) private_chain = false;
+    std::vector<const HloInstruction*> users = {from};
+    if (next == max_reads && next != s) users.push_back(max);
+    if (next != from && !OnlyUsers(next, users)) private_chain = false;
     return next;
   };
+  LayoutStep layout{grouped};
   HloInstruction* unconverted = step(s, convert.Peel(s));
   std::optional<Unmasked> masked = PeelMask(unconverted);
-  if (!masked.has_value() || !PaddingFitsTheKernel(masked->mask, n)) return std::nullopt;
+  if (!masked.has_value()) return std::nullopt;
   HloInstruction* scaled = step(unconverted, masked->scores);
+  scaled = step(scaled, layout.Peel(scaled));
   HloInstruction* scaled16 = step(scaled, convert.Peel(scaled));
+  scaled16 = step(scaled16, layout.Peel(scaled16));
   auto [scaled_input, scale] = PeelScale(scaled16);
   HloInstruction* scores32 = step(scaled16, scaled_input);
+  scores32 = step(scores32, layout.Peel(scores32));
   HloInstruction* scores = step(scores32, convert.Peel(scores32));
+  scores = step(scores, layout.Peel(scores));
+  // The max must read the chain itself: through the layout reshape s.
+  if (max_reads != s && layout.found != s) return std::nullopt;
   // Mixed precision may also widen in the score dot itself (16-bit
   // operands, f32 scores: preferred_element_type=f32, what
   // jax.nn.dot_product_attention emits); it stands for the score convert.
   if (convert.pending && IsF32(scores)) convert.pending = false;
-  if (!private_chain || convert.pending) return std::nullopt;
+  if (!private_chain || convert.pending || !std::isfinite(scale)) return std::nullopt;
   if (TypeOf(scores) != type && !(Is16Bit(type) && IsF32(scores))) return std::nullopt;
-  std::optional<DotRoles> score_roles = Roles(scores, n, type);
-  if (!score_roles.has_value() || !std::isfinite(scale)) return std::nullopt;
   if (TypeOf(s) != softmax_type || TypeOf(e) != softmax_type) return std::nullopt;
+  return ScoreSide{scores, layout.found, p, scale, *masked};
+}
+
+// Whether attention of `type` runs on the target's kernel at all: f32 on
+// the host kernel only (the NVPTX kernel's MMA takes 16-bit operands);
+// 16-bit attention only when asked for.
+bool TypeFits(PrimitiveType type, const AttentionRewriterOptions& options) {
+  if (type == PrimitiveType::F32) return options.target == "host";
+  return Is16Bit(type) && options.fuse_16bit;
+}
+
+std::optional<Match> MatchAttention(HloInstruction* out, const AttentionRewriterOptions& options) {
+  if (out->opcode() != HloOpcode::kDot || Rank(out) < 3 || !TypeFits(TypeOf(out), options)) {
+    return std::nullopt;
+  }
+  const PrimitiveType type = TypeOf(out);
+  const int64_t n = Rank(out) - 2;
+  std::optional<DotRoles> out_roles = Roles(out, n, type);
+  if (!out_roles.has_value()) return std::nullopt;
+  // p's canonical order must be its own: [batch..., Sq, Skv] contracting Skv.
+  const std::vector<int64_t> p_perm = Iota(n + 2);
+  const bool v_first = out_roles->rhs_perm == p_perm && out_roles->lhs_perm != p_perm;
+  if (!v_first && out_roles->lhs_perm != p_perm) return std::nullopt;
+  std::vector<int64_t> v_perm = v_first ? out_roles->lhs_perm : out_roles->rhs_perm;
+  std::swap(v_perm[n], v_perm[n + 1]);  // V: [batch..., Skv (contracting), Dv]
+  std::optional<ScoreSide> side = PeelScores(out, out->operand(v_first ? 1 : 0), type, false);
+  if (!side.has_value() || !PaddingFitsTheKernel(side->masked.mask, n)) return std::nullopt;
+  std::optional<DotRoles> score_roles = Roles(side->dot, n, type);
+  if (!score_roles.has_value()) return std::nullopt;
   Match match;
   match.output = out;
   match.type = type;
-  match.q = scores->operand(0);
-  match.k = scores->operand(1);
+  match.batch_rank = n;
+  match.q = side->dot->operand(0);
+  match.k = side->dot->operand(1);
   match.v = out->operand(v_first ? 0 : 1);
   match.v_dot = match.v;
   match.q_perm = score_roles->lhs_perm;
@@ -418,9 +489,47 @@ std::optional<Match> MatchAttention(HloInstruction* out, const AttentionRewriter
   match.v_perm = v_perm;
   match.v_first = v_first;
   FindGroupedHeads(match);
-  match.scale = scale;
-  match.mask = masked->mask;
-  match.fill = masked->fill;
+  match.scale = side->scale;
+  match.mask = side->masked.mask;
+  match.fill = side->masked.fill;
+  return match;
+}
+
+// Grouped attention (attention_grouped_dots.h: jax.nn.dot_product_attention's
+// 5-D dots), causal or unmasked: Q is read as [B, K*G, T, D] (query head
+// k*G + g), K and V as [B, K, S, D] un-repeated (num_gqa_groups = K).
+std::optional<Match> MatchGroupedAttention(HloInstruction* out,
+                                           const AttentionRewriterOptions& options) {
+  if (out->opcode() != HloOpcode::kDot || Rank(out) != 5 || !TypeFits(TypeOf(out), options)) {
+    return std::nullopt;
+  }
+  const PrimitiveType type = TypeOf(out);
+  const int p_index = Rank(out->operand(0)) == 5 ? 0 : 1;
+  if (TypeOf(out->operand(p_index)) != type) return std::nullopt;
+  std::optional<ScoreSide> side = PeelScores(out, out->operand(p_index), type, true);
+  if (!side.has_value() || side->masked.mask.padding()) return std::nullopt;
+  std::optional<GroupedDots> dots =
+      AnalyzeGroupedDots(side->dot, side->layout, out, out->operand(p_index));
+  if (!dots.has_value()) return std::nullopt;
+  if (TypeOf(dots->q) != type || TypeOf(dots->k) != type || TypeOf(dots->v) != type) {
+    return std::nullopt;
+  }
+  Match match;
+  match.output = out;
+  match.type = type;
+  match.batch_rank = 2;
+  match.q = dots->q;
+  match.k = dots->k;
+  match.v = dots->v;
+  match.v_dot = match.v;
+  match.q_perm = dots->q_perm;
+  match.k_perm = dots->k_perm;
+  match.v_perm = dots->v_perm;
+  match.out_perm = dots->out_perm;
+  match.repeat = match.q->shape().dimensions()[dots->q_perm[2]];
+  match.scale = side->scale;
+  match.mask = side->masked.mask;
+  match.fill = side->masked.fill;
   return match;
 }
 
@@ -430,11 +539,12 @@ std::optional<Match> MatchAttention(HloInstruction* out, const AttentionRewriter
 // the unfused ops instead of failing the compile.
 bool KernelTakes(const Match& m, const std::string& target) {
   if (target == "host") return true;
-  const int64_t n = Rank(m.output) - 2;
+  const int64_t n = m.batch_rank;
+  const std::vector<int64_t>& qd = m.q->shape().dimensions();  // [..., Sq, D] through q_perm
   gpu::ffi::TeAttentionConfig config;
-  config.qk_head_dim = m.q->shape().dimensions()[m.q_perm[n + 1]];
+  config.qk_head_dim = qd[m.q_perm.back()];
   config.v_head_dim = m.v->shape().dimensions()[m.v_perm[n + 1]];
-  config.q_seqlen = m.q->shape().dimensions()[m.q_perm[n]];
+  config.q_seqlen = qd[m.q_perm[m.q_perm.size() - 2]];
   config.kv_seqlen = m.k->shape().dimensions()[m.k_perm[n]];
   config.qkv_layout = kLayoutBshd;
   config.scale = m.scale;
@@ -585,11 +695,21 @@ HloInstruction* FixHiddenRows(OpBuilder& b, ScalarReducers& reducers, const Matc
                   "attention_result_rows");
 }
 
+// Q as the call reads it: Q itself, or grouped Q as [B, K*G, T, D]
+// (query head k*G + g).
+HloInstruction* GroupedQ(OpBuilder& b, const Match& m) {
+  if (m.out_perm.empty()) return m.q;
+  HloInstruction* q = m.q;
+  if (!IsCanonical(m.q_perm)) q = b.Transpose(q, m.q_perm, "attention_q_groups");
+  const std::vector<int64_t>& d = q->shape().dimensions();  // [B, K, G, T, D]
+  return b.Reshape(q, {d[0], d[1] * d[2], d[3], d[4]}, "attention_q_heads");
+}
+
 absl::Status Rewrite(const Match& m) {
   HloComputation* computation = m.output->parent();
   OpBuilder b(computation);
   ScalarReducers reducers(computation->parent(), "attention");
-  HloInstruction* q = ToBshd(b, m.q, m.q_perm, "attention_q");
+  HloInstruction* q = ToBshd(b, GroupedQ(b, m), m.out_perm.empty() ? m.q_perm : Iota(4), "attention_q");
   HloInstruction* k = ToBshd(b, m.k, m.k_perm, "attention_k");
   HloInstruction* v = ToBshd(b, m.v, m.v_perm, "attention_v");
   const std::vector<int64_t>& qd = q->shape().dimensions();  // [B, Sq, H, D]
@@ -597,7 +717,7 @@ absl::Status Rewrite(const Match& m) {
   const int64_t skv = k->shape().dimensions()[1];
   const int64_t dv = v->shape().dimensions()[3];
   // The scores' batch dims, in their order.
-  const int64_t n = Rank(m.output) - 2;
+  const int64_t n = m.batch_rank;
   std::vector<int64_t> batch_dims(n);
   for (int64_t i = 0; i < n; ++i) batch_dims[i] = m.q->shape().dimensions()[m.q_perm[i]];
   // Operands TE's call takes but this use does not read: an empty bias,
@@ -649,7 +769,11 @@ absl::Status Rewrite(const Match& m) {
   HloInstruction* back = n == 2 ? b.Transpose(o, {0, 2, 1, 3}, "attention_result")
                                 : b.Reshape(o, canonical, "attention_result");
   if (padding) back = FixHiddenRows(b, reducers, m, back, q_lens, kv_lens);
-  if (m.v_first) {
+  if (!m.out_perm.empty()) {  // [B, K*G, T, Dv] to the output dot's shape
+    const std::vector<int64_t>& qg = m.q->shape().dimensions();
+    back = b.Reshape(back, {batch, qg[m.q_perm[1]], qg[m.q_perm[2]], sq, dv}, "attention_groups");
+    back = b.Transpose(back, m.out_perm, "attention_result_grouped");
+  } else if (m.v_first) {
     std::vector<int64_t> swap = Iota(n + 2);
     std::swap(swap[n], swap[n + 1]);
     back = b.Transpose(back, swap, "attention_result_t");
@@ -668,6 +792,7 @@ absl::StatusOr<bool> AttentionRewriter::Run(HloModule* module) {
     }
     for (HloInstruction* dot : dots) {
       std::optional<Match> match = MatchAttention(dot, options_);
+      if (!match.has_value()) match = MatchGroupedAttention(dot, options_);
       if (!match.has_value() || !KernelTakes(*match, options_.target)) continue;
       if (absl::Status s = Rewrite(*match); !s.ok()) {
         return absl::InternalError(absl::StrCat("attention-rewriter: rewriting ", dot->name(), ": ",

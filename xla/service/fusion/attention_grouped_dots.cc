@@ -90,6 +90,32 @@ std::optional<std::vector<int64_t>> PermTo(const Labels& labels, const Labels& c
   return perm;
 }
 
+// What a dim of the scores must hold: a batch label (B, K), a free label
+// of Q (F0, F1), or S.
+int ClassOf(int label) { return label == kB || label == kK ? 0 : label == kS ? 2 : 1; }
+
+// Size-1 dims hold one index, so their labels may be exchanged freely:
+// gives each size-1 dim of the scores `s` a label of the class its
+// position needs (`wanted`), from the labels the size-1 dims hold.
+// nullopt when they do not fit.
+std::optional<Labels> FitUnitDims(const Labels& s, const std::vector<int64_t>& sizes,
+                                  const std::vector<int>& wanted) {
+  Labels free_labels;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (sizes[i] == 1) free_labels.push_back(s[i]);
+  }
+  Labels out = s;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (sizes[i] != 1) continue;
+    auto fits = [&](int label) { return ClassOf(label) == wanted[i]; };
+    const auto at = std::find_if(free_labels.begin(), free_labels.end(), fits);
+    if (at == free_labels.end()) return std::nullopt;
+    out[i] = *at;
+    free_labels.erase(at);
+  }
+  return out;
+}
+
 bool OneEach(const Side& s, size_t batch, size_t free) {
   return s.batch.size() == batch && s.contracting.size() == 1 && s.free.size() == free;
 }
@@ -120,8 +146,20 @@ std::optional<GroupedDots> AnalyzeGroupedDots(const HloInstruction* score_dot,
   kl[ks.free[0]] = kS;
   ql[qs.free[0]] = kF0;
   ql[qs.free[1]] = kF1;
+  // The output dot: p's batch dims B and K, contracting S (its last).
+  const int pi = out_dot->operand(0) == p ? 0 : 1;
+  if (out_dot->operand(pi) != p || out_dot->operand(1 - pi) == p) return std::nullopt;
+  HloInstruction* v = out_dot->operand(1 - pi);
+  const Side ps = SideOf(out_dot, pi), vs = SideOf(out_dot, 1 - pi);
+  if (Rank(v) != 4 || !OneEach(ps, 2, 2) || !OneEach(vs, 2, 1) || ps.contracting[0] != 4) {
+    return std::nullopt;
+  }
+  std::vector<int> wanted(5, 1);  // Q's free dims (T at 3, G)
+  wanted[4] = 2;
+  for (int64_t d : ps.batch) wanted[d] = 0;
   std::optional<Labels> sl = ThroughLayout(
       layout, qi == 0 ? ResultLabels(ql, qs, kl, ks) : ResultLabels(kl, ks, ql, qs));
+  if (sl.has_value()) sl = FitUnitDims(*sl, p->shape().dimensions(), wanted);
   if (!sl.has_value() || (*sl)[4] != kS || ((*sl)[3] != kF0 && (*sl)[3] != kF1)) {
     return std::nullopt;
   }
@@ -130,14 +168,6 @@ std::optional<GroupedDots> AnalyzeGroupedDots(const HloInstruction* score_dot,
     for (int& x : *l) {
       if (x == kF0 || x == kF1) x = x == t ? kT : kG;
     }
-  }
-  // The output dot: p's batch dims B and K, contracting S (its last).
-  const int pi = out_dot->operand(0) == p ? 0 : 1;
-  if (out_dot->operand(pi) != p || out_dot->operand(1 - pi) == p) return std::nullopt;
-  HloInstruction* v = out_dot->operand(1 - pi);
-  const Side ps = SideOf(out_dot, pi), vs = SideOf(out_dot, 1 - pi);
-  if (Rank(v) != 4 || !OneEach(ps, 2, 2) || !OneEach(vs, 2, 1) || ps.contracting[0] != 4) {
-    return std::nullopt;
   }
   Labels vl(4);
   for (int i = 0; i < 2; ++i) {

@@ -73,7 +73,8 @@ struct Spelling {
 //
 // delta bounds the error of one exponent s_i - max in the unfused module:
 // it rounds each score to 16 bits k times (the dot; k = 1 here: the
-// scales are powers of two), each an absolute error of at most u smax,
+// scales are powers of two; k = 0 for an f32 score dot), each an absolute
+// error of at most u smax,
 // and a softmax in 16 bits also rounds s - max (|s - max| <= 2 smax):
 // delta = (k + 2 [16-bit softmax]) u smax. A relative error of at most
 // delta' in every exp(s_i - max) moves each probability by a factor

@@ -695,21 +695,37 @@ HloInstruction* FixHiddenRows(OpBuilder& b, ScalarReducers& reducers, const Matc
                   "attention_result_rows");
 }
 
-// Q as the call reads it: Q itself, or grouped Q as [B, K*G, T, D]
-// (query head k*G + g).
-HloInstruction* GroupedQ(OpBuilder& b, const Match& m) {
-  if (m.out_perm.empty()) return m.q;
-  HloInstruction* q = m.q;
-  if (!IsCanonical(m.q_perm)) q = b.Transpose(q, m.q_perm, "attention_q_groups");
-  const std::vector<int64_t>& d = q->shape().dimensions();  // [B, K, G, T, D]
-  return b.Reshape(q, {d[0], d[1] * d[2], d[3], d[4]}, "attention_q_heads");
+// Where [B, T, K, G, D] keeps each dim of grouped Q's [B, K, G, T, D]
+// (q_perm's and out_perm's order).
+constexpr int64_t kGroupedBshd[] = {0, 2, 3, 1, 4};
+
+// Grouped Q as the call reads it: [B, T, K*G, D] (query head k*G + g);
+// JAX's [B, T, K, G, D] needs no transpose.
+HloInstruction* GroupedBshdQ(OpBuilder& b, const Match& m) {
+  const std::vector<int64_t>& p = m.q_perm;
+  const std::vector<int64_t> perm = {p[0], p[3], p[1], p[2], p[4]};
+  HloInstruction* q = IsCanonical(perm) ? m.q : b.Transpose(m.q, perm, "attention_q_groups");
+  const std::vector<int64_t>& d = q->shape().dimensions();  // [B, T, K, G, D]
+  return b.Reshape(q, {d[0], d[1], d[2] * d[3], d[4]}, "attention_q");
+}
+
+// The call's output o [B, T, K*G, Dv] as the grouped output dot's shape.
+HloInstruction* GroupedResult(OpBuilder& b, const Match& m, HloInstruction* o) {
+  const std::vector<int64_t>& od = o->shape().dimensions();
+  const std::vector<int64_t>& qd = m.q->shape().dimensions();
+  HloInstruction* x = b.Reshape(o, {od[0], od[1], qd[m.q_perm[1]], qd[m.q_perm[2]], od[3]},
+                                "attention_groups");
+  std::vector<int64_t> perm;
+  for (int64_t c : m.out_perm) perm.push_back(kGroupedBshd[c]);
+  return IsCanonical(perm) ? x : b.Transpose(x, perm, "attention_result_grouped");
 }
 
 absl::Status Rewrite(const Match& m) {
   HloComputation* computation = m.output->parent();
   OpBuilder b(computation);
   ScalarReducers reducers(computation->parent(), "attention");
-  HloInstruction* q = ToBshd(b, GroupedQ(b, m), m.out_perm.empty() ? m.q_perm : Iota(4), "attention_q");
+  const bool grouped = !m.out_perm.empty();
+  HloInstruction* q = grouped ? GroupedBshdQ(b, m) : ToBshd(b, m.q, m.q_perm, "attention_q");
   HloInstruction* k = ToBshd(b, m.k, m.k_perm, "attention_k");
   HloInstruction* v = ToBshd(b, m.v, m.v_perm, "attention_v");
   const std::vector<int64_t>& qd = q->shape().dimensions();  // [B, Sq, H, D]
@@ -762,6 +778,7 @@ absl::Status Rewrite(const Match& m) {
           "v_head_dim = %d : i64, window_size_left = -1 : i64, window_size_right = -1 : i64}",
           heads, batch, skv, mask_type, heads / m.repeat, sq, dqk, kLayoutBshd, m.scale, dv));
   HloInstruction* o = b.GetTupleElement(call, gpu::ffi::kFwdOutput, "attention_output");
+  if (grouped) return ReplaceInstruction(m.output, GroupedResult(b, m, o));
   // Back to [batch..., Sq, Dv], then to the dot's order.
   std::vector<int64_t> canonical = batch_dims;
   canonical.push_back(sq);
@@ -769,11 +786,7 @@ absl::Status Rewrite(const Match& m) {
   HloInstruction* back = n == 2 ? b.Transpose(o, {0, 2, 1, 3}, "attention_result")
                                 : b.Reshape(o, canonical, "attention_result");
   if (padding) back = FixHiddenRows(b, reducers, m, back, q_lens, kv_lens);
-  if (!m.out_perm.empty()) {  // [B, K*G, T, Dv] to the output dot's shape
-    const std::vector<int64_t>& qg = m.q->shape().dimensions();
-    back = b.Reshape(back, {batch, qg[m.q_perm[1]], qg[m.q_perm[2]], sq, dv}, "attention_groups");
-    back = b.Transpose(back, m.out_perm, "attention_result_grouped");
-  } else if (m.v_first) {
+  if (m.v_first) {
     std::vector<int64_t> swap = Iota(n + 2);
     std::swap(swap[n], swap[n + 1]);
     back = b.Transpose(back, swap, "attention_result_t");

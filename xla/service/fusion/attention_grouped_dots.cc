@@ -14,7 +14,7 @@ namespace {
 enum Label : int { kB, kK, kG, kT, kS, kD, kF0, kF1 };
 using Labels = std::vector<int>;
 
-int64_t Rank(const HloInstruction* i) { return static_cast<int64_t>(i->shape().dimensions().size()); }
+int64_t Rank(const HloInstruction* i) { return i->shape().rank(); }
 
 // One operand's dims in a dot: batch (in the dot's pairing order),
 // contracting, and the rest (free, ascending).

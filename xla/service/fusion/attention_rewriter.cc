@@ -18,6 +18,7 @@
 #include "xla/hlo/transforms/hlo_util.h"
 #include "xla/hlo/transforms/op_builder.h"
 #include "xla/service/fusion/attention_grouped_dots.h"
+#include "xla/service/fusion/attention_lengths.h"
 #include "xla/service/fusion/attention_mask.h"
 
 namespace xla {
@@ -566,92 +567,13 @@ HloInstruction* ToBshd(OpBuilder& b, HloInstruction* x, const std::vector<int64_
   return b.Reshape(x, {batch, d[n], 1, d[n + 1]}, name);
 }
 
-// A padding length as the number of visible positions of an axis of
-// `size` (clamp(len, 0, size), or clamp(len + 1, 0, size) inclusive), s32,
-// over the score batch dims it runs along (ascending; returned too).
-std::pair<HloInstruction*, std::vector<int64_t>> VisibleCount(OpBuilder& b,
-                                                              const AttentionLength& len,
-                                                              int64_t size) {
-  std::vector<int64_t> score_dims, sizes;
-  for (size_t k = 0; k < len.dims.size(); ++k) {
-    if (len.dims[k] < 0) continue;
-    score_dims.push_back(len.dims[k]);
-    sizes.push_back(len.value->shape().dimensions()[k]);
-  }
-  HloInstruction* x = len.value;
-  if (sizes != x->shape().dimensions()) x = b.Reshape(x, sizes, "attention_len");
-  std::vector<int64_t> perm = Iota(score_dims.size());
-  std::sort(perm.begin(), perm.end(),
-            [&](int64_t a, int64_t c) { return score_dims[a] < score_dims[c]; });
-  if (!IsCanonical(perm)) {
-    x = b.Transpose(x, perm, "attention_len_sorted");
-    std::sort(score_dims.begin(), score_dims.end());
-  }
-  const PrimitiveType t = x->shape().element_type();
-  const std::vector<int64_t> dims = x->shape().dimensions();
-  auto splat = [&](double value, const char* name) {
-    return b.Broadcast(b.Scalar(t, value, name), dims, {}, name);
-  };
-  // index < len + 1 for index <= len; clamping first keeps the add from
-  // overflowing.
-  const int64_t shift = len.inclusive ? 1 : 0;
-  x = b.Op(HloOpcode::kClamp, x->shape(),
-           {splat(-shift, "attention_len_lo"), x, splat(size - shift, "attention_len_hi")},
-           "attention_len_clamped");
-  if (shift != 0) x = b.Binary(HloOpcode::kAdd, x, splat(1, "attention_len_one"), "attention_len_inclusive");
-  return {b.Convert(x, PrimitiveType::S32, "attention_count"), score_dims};
-}
-
-// TE's cu_seqlens (s32[B + 1]: 0, then the running sums) of s32[B]
-// lengths: cu[c] = sum of len[b] for b < c.
-HloInstruction* CuSeqlens(OpBuilder& b, ScalarReducers& reducers, HloInstruction* len) {
-  const int64_t batch = len->shape().dimensions()[0];
-  const std::vector<int64_t> rows = {batch + 1, batch};
-  HloInstruction* before = b.Compare(b.Iota(rows, 1, "attention_cu_b"),
-                                     b.Iota(rows, 0, "attention_cu_c"), "LT", "attention_cu_before");
-  HloInstruction* terms = b.Select(
-      before, b.Broadcast(len, rows, {1}, "attention_cu_len"),
-      b.Broadcast(b.Scalar(PrimitiveType::S32, 0, "attention_cu_zero"), rows, {}, "attention_cu_zeros"),
-      "attention_cu_terms");
-  HloInstruction* cu = b.Op(HloOpcode::kReduce, Shape::Array(PrimitiveType::S32, {batch + 1}),
-                            {terms, b.Scalar(PrimitiveType::S32, 0, "attention_cu_init")},
-                            "attention_cu_seqlens");
-  cu->SetAttr(AttrId::kDimensions, std::vector<int64_t>{1});
-  cu->SetAttr(AttrId::kToApply, reducers.Get(HloOpcode::kAdd, PrimitiveType::S32));
-  return cu;
-}
-
-// The lengths of one axis for the call, and spread over the scores' batch
-// dims for the fully-hidden-row fix below.
-struct AxisLengths {
-  HloInstruction* cu_seqlens;  // s32[te_batch + 1]
-  HloInstruction* per_batch;   // s32[batch...], or null without padding
-};
-
-AxisLengths LengthsOf(OpBuilder& b, ScalarReducers& reducers,
-                      const std::optional<AttentionLength>& len, int64_t size,
-                      const std::vector<int64_t>& batch_dims, int64_t te_batch) {
-  if (!len.has_value()) {
-    HloInstruction* full = b.Broadcast(b.Scalar(PrimitiveType::S32, size, "attention_full_len"),
-                                       {te_batch}, {}, "attention_full_lens");
-    return {CuSeqlens(b, reducers, full), nullptr};
-  }
-  auto [count, score_dims] = VisibleCount(b, *len, size);
-  HloInstruction* per_batch = b.Broadcast(count, batch_dims, score_dims, "attention_counts");
-  // [B, H, ...] scores: TE's batch is dim 0 (the lengths do not run along
-  // the heads); other ranks: one TE batch per batch element.
-  HloInstruction* te = batch_dims.size() == 2
-                           ? b.Broadcast(count, {te_batch}, score_dims, "attention_te_counts")
-                           : b.Reshape(per_batch, {te_batch}, "attention_te_counts");
-  return {CuSeqlens(b, reducers, te), per_batch};
-}
-
 // With padding, rows that see no key: the kernel gives them 0, the unfused
 // softmax the mean of V over every key (a finite fill: all scores equal)
 // or NaN (-inf: -inf - -inf). Returns `o` ([batch..., Sq, Dv]) with those
 // rows replaced by what the unfused ops give.
 HloInstruction* FixHiddenRows(OpBuilder& b, ScalarReducers& reducers, const Match& m,
-                              HloInstruction* o, const AxisLengths& q, const AxisLengths& kv) {
+                              HloInstruction* o, const AttentionAxisLengths& q,
+                              const AttentionAxisLengths& kv) {
   const std::vector<int64_t>& od = o->shape().dimensions();
   const int64_t n = static_cast<int64_t>(od.size()) - 2;
   const std::vector<int64_t> rows(od.begin(), od.end() - 1);  // [batch..., Sq]
@@ -745,10 +667,10 @@ absl::Status Rewrite(const Match& m) {
                               "attention_seed");
   seed->set_literal(Literal(Shape::Array(PrimitiveType::U32, {2})));
   const bool padding = m.mask.padding();
-  AxisLengths q_lens{nullptr, nullptr}, kv_lens{nullptr, nullptr};
+  AttentionAxisLengths q_lens, kv_lens;
   if (padding) {
-    q_lens = LengthsOf(b, reducers, m.mask.q_len, sq, batch_dims, batch);
-    kv_lens = LengthsOf(b, reducers, m.mask.kv_len, skv, batch_dims, batch);
+    q_lens = BuildAttentionLengths(b, reducers, m.mask.q_len, sq, batch_dims, batch);
+    kv_lens = BuildAttentionLengths(b, reducers, m.mask.kv_len, skv, batch_dims, batch);
   } else {
     HloInstruction* cu = b.Op(HloOpcode::kConstant, Shape::Array(PrimitiveType::S32, {batch + 1}),
                               {}, "attention_cu_seqlens");

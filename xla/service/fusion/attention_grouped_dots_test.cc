@@ -3,9 +3,9 @@
 // to [B, T, K, G, D], the scores transposed to the vmap's [G, B, K, T, S])
 // and a grouped einsum's (K first in the score dot, the scores already
 // [B, K, G, T, S]) are rewritten, and the evaluator gives the same results
-// before and after at odd sizes; dots that pair the wrong dims, a reshape
-// that reorders the scores, and a max of differently ordered scores are
-// left alone. JAX's own output is run end to end in
+// before and after at odd sizes (B = 1 and G = 1 too); dots that pair the
+// wrong dims, a reshape that reorders the scores, and a max of differently
+// ordered or unmasked scores are left alone. JAX's own output is run end to end in
 // xla/aot/attention_fusion_test.cc.
 #include <cstdint>
 #include <string>
@@ -140,6 +140,14 @@ TEST(AttentionGroupedDots, DotProductAttentionsSpelling) {
   one_group.causal = true;
   one_group.t = one_group.s = 33;
   ExpectFused(one_group, "2");
+  // JAX's unmasked G = 1 after the simplifier: the row max reads the
+  // scores before the size-1 reshape (same rows, same order).
+  Grouped max_first;
+  max_first.g = 1;
+  max_first.b = 1;
+  max_first.reshape_layout = true;
+  max_first.max_before_layout = true;
+  ExpectFused(max_first, "0");
 }
 
 TEST(AttentionGroupedDots, GroupedEinsumsSpelling) {
@@ -163,6 +171,12 @@ TEST(AttentionGroupedDots, NearMisses) {
   Grouped max;  // the max's rows in another order than the subtraction's
   max.max_before_layout = true;
   ExpectUnfused(max);
+  Grouped unmasked_max;  // G = 1, but the max of the scores before the mask
+  unmasked_max.g = 1;
+  unmasked_max.reshape_layout = true;
+  unmasked_max.max_before_layout = true;
+  unmasked_max.causal = true;
+  ExpectUnfused(unmasked_max);
 }
 
 }  // namespace

@@ -232,6 +232,7 @@ const JaxCase kJaxCases[] = {
     // bias parameter, and dropout, stay unfused.
     {"dpa_b3_s40_h2_d8", true},
     {"dpa_causal_gqa4_b1_s33_h4_d64", true},
+    {"dpa_decode_gqa4_b2_q1_kv40_h8_d64", true},
     {"gqa_einsum_b2_s40_h4_d16", true},
     {"flax_mha_causal_b2_s33_h3_d16", true},
     {"dpa_mask_b2_s33_h2_d16", false},

@@ -29,6 +29,7 @@ struct Grouped {
   bool reshape_layout = false;  // a reshape instead of the vmap's transpose
   bool pair_g_with_v = false;   // the output dot pairs V's B with p's G
   bool max_before_layout = false;  // the row max of the untransposed scores
+  bool transpose_row = false;      // ... with the row vector transposed to match
 };
 
 std::string Shape(std::initializer_list<int64_t> dims) {
@@ -72,7 +73,8 @@ std::string GroupedHlo(const Grouped& x) {
                                  ", ninf), dimensions={4}, to_apply=max_r\n");
   if (x.max_before_layout) {
     max = absl::StrCat("  mx0 = ", Shape({b, k, t, g}), " reduce(s1, ninf), dimensions={4}, to_apply=max_r\n",
-                       "  mx = ", row, " reshape(mx0)\n");
+                       "  mx = ", row,
+                       x.transpose_row ? " transpose(mx0), dimensions={3,0,1,2}\n" : " reshape(mx0)\n");
   }
   const std::string out_dims = x.pair_g_with_v ? "rhs_batch_dims={0,2}" : "rhs_batch_dims={1,2}";
   const std::string out_shape =
@@ -148,6 +150,15 @@ TEST(AttentionGroupedDots, DotProductAttentionsSpelling) {
   max_first.reshape_layout = true;
   max_first.max_before_layout = true;
   ExpectFused(max_first, "0");
+  // JAX's decode step (T = 1) after the simplifier: the max before the
+  // vmap's transpose, its row vector transposed the same way.
+  Grouped decode;
+  decode.t = 1;
+  decode.g = 4;
+  decode.d = 64;
+  decode.max_before_layout = true;
+  decode.transpose_row = true;
+  ExpectFused(decode, "0");
 }
 
 TEST(AttentionGroupedDots, GroupedEinsumsSpelling) {

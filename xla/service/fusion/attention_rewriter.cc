@@ -127,18 +127,55 @@ HloInstruction* PeelKeepdims(HloInstruction* x, bool through_convert = false) {
 // Whether `b` broadcasts `row` (shape = b's without its last dim) along
 // b's last dimension, possibly through a keepdims chain (through converts
 // too, as PeelKeepdims says).
-// With `any_row_shape`, `row` may have another shape of as many elements
-// (the chain between keeps their order).
 bool IsRowBroadcastOf(const HloInstruction* b, const HloInstruction* row,
-                      bool through_convert = false, bool any_row_shape = false) {
+                      bool through_convert = false) {
   const int64_t r = Rank(b);
-  if (b->opcode() != HloOpcode::kBroadcast || r == 0 || b->dimensions() != Iota(r - 1) ||
-      PeelKeepdims(b->operand(0), through_convert) != row) {
-    return false;
+  return b->opcode() == HloOpcode::kBroadcast && r > 0 && b->dimensions() == Iota(r - 1) &&
+         PeelKeepdims(b->operand(0), through_convert) == row &&
+         row->shape().dimensions() == b->operand(0)->shape().dimensions();
+}
+
+// The row max that `m` (the broadcast subtracted from the scores `s`)
+// carries: reduce-max(x, -inf) over the last dim, maybe clamped by
+// maximum(., -inf) (jax.nn.softmax's `initial`), of x = s. With `grouped`,
+// x may also be the operand of s when s is a layout op that keeps the last
+// dim and that the simplifier moved below the max: a reshape (the same
+// rows in the same order), or a transpose keeping the last dim last whose
+// permutation of the other dims the row vector goes through too. Returns
+// the reduce and x; nullopt otherwise.
+std::optional<std::pair<const HloInstruction*, HloInstruction*>> RowMax(const HloInstruction* m,
+                                                                         HloInstruction* s,
+                                                                         bool grouped) {
+  const int64_t r = Rank(m);
+  if (m->opcode() != HloOpcode::kBroadcast || r == 0 || m->dimensions() != Iota(r - 1)) {
+    return std::nullopt;
   }
-  const Shape& rows = b->operand(0)->shape();
-  return row->shape().dimensions() == rows.dimensions() ||
-         (any_row_shape && ElementCountOrZero(row->shape()) == ElementCountOrZero(rows));
+  const HloInstruction* row = PeelKeepdims(m->operand(0));
+  HloInstruction* x = s;
+  const bool keeps_last = grouped && s->operand_count() == 1 && Rank(s->operand(0)) == r &&
+                          s->shape().dimensions().back() == s->operand(0)->shape().dimensions().back();
+  if (keeps_last && s->opcode() == HloOpcode::kTranspose && s->dimensions().back() == r - 1 &&
+      row->opcode() == HloOpcode::kTranspose &&
+      row->dimensions() == std::vector<int64_t>(s->dimensions().begin(), s->dimensions().end() - 1)) {
+    row = PeelKeepdims(row->operand(0));
+    x = s->operand(0);
+  }
+  const double neg_inf = -std::numeric_limits<double>::infinity();
+  const HloInstruction* max = row;
+  if (max->opcode() == HloOpcode::kMaximum && IsUniformConstantEqualTo(*max->operand(1), neg_inf)) {
+    max = max->operand(0);
+  }
+  if (keeps_last && s->opcode() == HloOpcode::kReshape && max->operand_count() > 0 &&
+      max->operand(0) == s->operand(0)) {
+    x = s->operand(0);
+  }
+  if (!IsLastDimReduce(max, x, HloOpcode::kMaximum, neg_inf)) return std::nullopt;
+  // m spreads the row vector in x's row order: the chain between keeps it.
+  const Shape& rows = m->operand(0)->shape();
+  const bool same_rows = x == s ? row->shape().dimensions() == rows.dimensions()
+                                : ElementCountOrZero(row->shape()) == ElementCountOrZero(rows);
+  if (!same_rows) return std::nullopt;
+  return std::make_pair(max, x);
 }
 
 // Peels an optional scale by a scalar constant off the scores.
@@ -389,26 +426,11 @@ std::optional<ScoreSide> PeelScores(HloInstruction* out, HloInstruction* p_dot, 
   HloInstruction* sub = e->operand(0);
   if (sub->opcode() != HloOpcode::kSubtract) return std::nullopt;
   HloInstruction* s = sub->operand(0);
-  const HloInstruction* m = sub->operand(1);
-  if (m->opcode() != HloOpcode::kBroadcast) return std::nullopt;
-  // The row max: reduce-max(s, -inf), maybe clamped by maximum(., -inf)
-  // (jax.nn.softmax's `initial`). Grouped: maybe of the operand of a
-  // reshape s that keeps the last dim (the simplifier moves JAX's size-1
-  // reshapes below the max), whose rows are s's in the same order.
-  const HloInstruction* row = PeelKeepdims(m->operand(0));
-  if (!IsRowBroadcastOf(m, row, false, grouped)) return std::nullopt;
-  const double neg_inf = -std::numeric_limits<double>::infinity();
-  const HloInstruction* max = row;
-  if (max->opcode() == HloOpcode::kMaximum && IsUniformConstantEqualTo(*max->operand(1), neg_inf)) {
-    max = max->operand(0);
-  }
-  HloInstruction* max_reads = s;
-  if (grouped && s->opcode() == HloOpcode::kReshape && max->operand_count() > 0 &&
-      max->operand(0) == s->operand(0) &&
-      s->shape().dimensions().back() == s->operand(0)->shape().dimensions().back()) {
-    max_reads = s->operand(0);
-  }
-  if (!IsLastDimReduce(max, max_reads, HloOpcode::kMaximum, neg_inf)) return std::nullopt;
+  std::optional<std::pair<const HloInstruction*, HloInstruction*>> row_max =
+      RowMax(sub->operand(1), s, grouped);
+  if (!row_max.has_value()) return std::nullopt;
+  const HloInstruction* max = row_max->first;
+  HloInstruction* max_reads = row_max->second;
   // Every intermediate feeds only the pattern (else the fused call would
   // not save the unfused work).
   const HloInstruction* sum_reader = sum->operand(0) == e ? sum : sum->operand(0);

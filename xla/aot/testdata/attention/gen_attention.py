@@ -153,6 +153,7 @@ MODELS = {
   "mixed_bf16_gqa2_repeat_b2_s40_h4_d16": (mixed_gqa_repeat, [bf16(2, 40, 4, 16), bf16(2, 40, 2, 16),
                                                               bf16(2, 40, 2, 16)]),
   "dpa_b3_s40_h2_d8": (dpa_plain, [f32(3, 40, 2, 8)] * 3),
+  "dpa_decode_gqa4_b2_q1_kv40_h8_d64": (dpa_plain, [f32(2, 1, 8, 64), f32(2, 40, 2, 64), f32(2, 40, 2, 64)]),
   "dpa_causal_gqa4_b1_s33_h4_d64": (dpa_causal, [f32(1, 33, 4, 64), f32(1, 33, 1, 64), f32(1, 33, 1, 64)]),
   "dpa_mask_b2_s33_h2_d16": (dpa_mask, [f32(2, 33, 2, 16)] * 3 + [pred(2, 2, 33, 33)]),
   "dpa_bias_b2_s33_h2_d16": (dpa_bias, [f32(2, 33, 2, 16)] * 3 + [f32(2, 2, 33, 33)]),

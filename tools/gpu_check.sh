@@ -28,9 +28,11 @@
 #            FlashAttention kernels on GPU targets; XLA:GPU cannot run
 #            those calls without TE, so they are not in the models/ timing),
 #            JAX's bf16/f16 attention in plain HLO compiled with
-#            --fuse_attention=on (xla/aot/testdata/attention/mixed_*.hlo and
-#            softmax_bf16_*.hlo: the same FlashAttention kernel, reached by
-#            the attention-rewriter; docs/attention_fusion.md)
+#            --fuse_attention=on (xla/aot/testdata/attention/mixed_*.hlo,
+#            softmax_bf16_*.hlo, jax.nn.dot_product_attention's dpa_bf16_*
+#            and dpa_f16_*, f32_score_dot_*, f16_fill_after_convert_*: the
+#            same FlashAttention kernel, reached by the attention-rewriter;
+#            docs/attention_fusion.md)
 #            and every
 #            corpus module (../shared/hlo_corpus or $XLA_HLO_CORPUS: xla/,
 #            headerless/, models/) that compiles for TARGET and that the
@@ -194,7 +196,11 @@ prepare() {
   local plain_attention_cases=(xla/aot/testdata/attention/mixed_bf16_causal_b2_s129_h4_d64.hlo
                                xla/aot/testdata/attention/mixed_f16_causal_b1_s40_h2_d32.hlo
                                xla/aot/testdata/attention/softmax_bf16_keypad_b3_h2_s33_d16.hlo
-                               xla/aot/testdata/attention/mixed_bf16_gqa2_repeat_b2_s40_h4_d16.hlo)
+                               xla/aot/testdata/attention/mixed_bf16_gqa2_repeat_b2_s40_h4_d16.hlo
+                               xla/aot/testdata/attention/dpa_bf16_causal_gqa2_b2_s40_h4_d64.hlo
+                               xla/aot/testdata/attention/dpa_f16_b1_s33_h2_d16.hlo
+                               xla/aot/testdata/attention/f32_score_dot_bf16_causal_b2_s33_h2_d16.hlo
+                               xla/aot/testdata/attention/f16_fill_after_convert_b2_s40_h2_d16.hlo)
   local modules=(xla/tools/testdata/mlp.hlo xla/service/fusion/testdata/softmax.hlo
                  xla/service/fusion/testdata/layer_norm.hlo tools/gpu_check/cases/*.hlo
                  "${plain_attention_cases[@]}")

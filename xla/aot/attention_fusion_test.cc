@@ -192,9 +192,9 @@ INSTANTIATE_TEST_SUITE_P(Cases, AttentionFusionHost, ::testing::ValuesIn(Cases()
 // einsums with the -1e9 fill, grouped heads through jnp.repeat (K and V
 // broadcast to every query head), padding masks from lengths parameters
 // (key padding; flax's make_attention_mask and combine_masks with a causal
-// mask; separate query and key lengths), and the ones the rewriter does
-// not take: jax.nn.dot_product_attention's grouped 5-D dots, a boolean
-// key mask parameter and a query-only mask.
+// mask; separate query and key lengths), jax.nn.dot_product_attention's
+// grouped 5-D dots, and the ones the rewriter does not take: boolean mask
+// parameters, a query-only mask, a bias, dropout.
 struct JaxCase {
   const char* name;
   bool fused;
@@ -221,12 +221,23 @@ const JaxCase kJaxCases[] = {
     {"mha_bshd_causal_b2_s40_h3_d16", true},
     {"gqa2_repeat_b2_s33_h4_d8", true},
     {"gqa4_repeat_b1_s257_h8_d16", true},
-    {"dpa_gqa2_b2_s33_h4_d16", false},
+    {"dpa_gqa2_b2_s33_h4_d16", true},
     {"keypad_b3_s40_h2_d16", true},
     {"padcausal_gqa2_b3_s33_h4_d8", true},
     {"crosspad_b3_h2_q33_kv40_d16", true},
     {"boolmask_b2_s33_h2_d16", false},
     {"querypad_b2_s33_h2_d16", false},
+    // jax.nn.dot_product_attention (5-D grouped dots), a grouped einsum
+    // and flax's MultiHeadDotProductAttention math; a boolean mask or a
+    // bias parameter, and dropout, stay unfused.
+    {"dpa_b3_s40_h2_d8", true},
+    {"dpa_causal_gqa4_b1_s33_h4_d64", true},
+    {"dpa_decode_gqa4_b2_q1_kv40_h8_d64", true},
+    {"gqa_einsum_b2_s40_h4_d16", true},
+    {"flax_mha_causal_b2_s33_h3_d16", true},
+    {"dpa_mask_b2_s33_h2_d16", false},
+    {"dpa_bias_b2_s33_h2_d16", false},
+    {"dropout_b2_s33_h2_d16", false},
 };
 
 INSTANTIATE_TEST_SUITE_P(Jax, AttentionFusionJax, ::testing::ValuesIn(kJaxCases),

@@ -17,6 +17,8 @@
 #include "xla/hlo/ir/hlo_computation.h"
 #include "xla/hlo/transforms/hlo_util.h"
 #include "xla/hlo/transforms/op_builder.h"
+#include "xla/service/fusion/attention_grouped_dots.h"
+#include "xla/service/fusion/attention_lengths.h"
 #include "xla/service/fusion/attention_mask.h"
 
 namespace xla {
@@ -67,9 +69,11 @@ std::optional<std::vector<int64_t>> CanonicalPerm(const HloInstruction* operand,
   return perm;
 }
 
-std::optional<DotRoles> Roles(const HloInstruction* dot, int64_t n) {
-  if (dot->opcode() != HloOpcode::kDot || TypeOf(dot->operand(0)) != TypeOf(dot) ||
-      TypeOf(dot->operand(1)) != TypeOf(dot) || Rank(dot->operand(0)) != n + 2 ||
+// `operands` is the type both operands must have (the dot's own, or
+// 16-bit operands of an f32 score dot: preferred_element_type=f32).
+std::optional<DotRoles> Roles(const HloInstruction* dot, int64_t n, PrimitiveType operands) {
+  if (dot->opcode() != HloOpcode::kDot || TypeOf(dot->operand(0)) != operands ||
+      TypeOf(dot->operand(1)) != operands || Rank(dot->operand(0)) != n + 2 ||
       Rank(dot->operand(1)) != n + 2) {
     return std::nullopt;
   }
@@ -131,26 +135,102 @@ bool IsRowBroadcastOf(const HloInstruction* b, const HloInstruction* row,
          row->shape().dimensions() == b->operand(0)->shape().dimensions();
 }
 
+// The row max that `m` (the broadcast subtracted from the scores `s`)
+// carries: reduce-max(x, -inf) over the last dim, maybe clamped by
+// maximum(., -inf) (jax.nn.softmax's `initial`), of x = s. With `grouped`,
+// x may also be the operand of s when s is a layout op that keeps the last
+// dim and that the simplifier moved below the max: a reshape (the same
+// rows in the same order), or a transpose keeping the last dim last whose
+// permutation of the other dims the row vector goes through too. Returns
+// the reduce and x; nullopt otherwise.
+std::optional<std::pair<const HloInstruction*, HloInstruction*>> RowMax(const HloInstruction* m,
+                                                                         HloInstruction* s,
+                                                                         bool grouped) {
+  const int64_t r = Rank(m);
+  if (m->opcode() != HloOpcode::kBroadcast || r == 0 || m->dimensions() != Iota(r - 1)) {
+    return std::nullopt;
+  }
+  const HloInstruction* row = PeelKeepdims(m->operand(0));
+  HloInstruction* x = s;
+  const bool keeps_last = grouped && s->operand_count() == 1 && Rank(s->operand(0)) == r &&
+                          s->shape().dimensions().back() == s->operand(0)->shape().dimensions().back();
+  if (keeps_last && s->opcode() == HloOpcode::kTranspose && s->dimensions().back() == r - 1 &&
+      row->opcode() == HloOpcode::kTranspose &&
+      row->dimensions() == std::vector<int64_t>(s->dimensions().begin(), s->dimensions().end() - 1)) {
+    row = PeelKeepdims(row->operand(0));
+    x = s->operand(0);
+  }
+  const double neg_inf = -std::numeric_limits<double>::infinity();
+  const HloInstruction* max = row;
+  if (max->opcode() == HloOpcode::kMaximum && IsUniformConstantEqualTo(*max->operand(1), neg_inf)) {
+    max = max->operand(0);
+  }
+  if (keeps_last && s->opcode() == HloOpcode::kReshape && max->operand_count() > 0 &&
+      max->operand(0) == s->operand(0)) {
+    x = s->operand(0);
+  }
+  if (!IsLastDimReduce(max, x, HloOpcode::kMaximum, neg_inf)) return std::nullopt;
+  // m spreads the row vector in x's row order: the chain between keeps it.
+  const Shape& rows = m->operand(0)->shape();
+  const bool same_rows = x == s ? row->shape().dimensions() == rows.dimensions()
+                                : ElementCountOrZero(row->shape()) == ElementCountOrZero(rows);
+  if (!same_rows) return std::nullopt;
+  return std::make_pair(max, x);
+}
+
+// Peels an optional scale by a scalar constant off the scores.
+std::pair<HloInstruction*, double> PeelScale(HloInstruction* s) {
+  if (s->opcode() == HloOpcode::kMultiply) {
+    for (int c : {1, 0}) {
+      const Literal* value = UniformConstant(*s->operand(c));
+      if (value != nullptr) return {s->operand(1 - c), value->GetDouble(0)};
+    }
+  }
+  if (s->opcode() == HloOpcode::kDivide) {
+    const Literal* value = UniformConstant(*s->operand(1));
+    if (value != nullptr && value->GetDouble(0) != 0) {
+      return {s->operand(0), 1.0 / value->GetDouble(0)};
+    }
+  }
+  return {s, 1.0};
+}
+
+// Whether every finite value of `scores` lies in f16's range: f16 scores,
+// or f16 scores converted to f32 and then maybe scaled by |c| <= 1 (JAX's
+// jnp.where(mask, s.astype(f32), jnp.finfo(f16).min)).
+bool HoldsF16Range(HloInstruction* scores) {
+  if (TypeOf(scores) == PrimitiveType::F16) return true;
+  auto [x, scale] = PeelScale(scores);
+  return std::fabs(scale) <= 1 && x->opcode() == HloOpcode::kConvert &&
+         TypeOf(x->operand(0)) == PrimitiveType::F16;
+}
+
 // A finite fill at most kLargestFill, or -inf.
-// With f16 scores, also f16's most negative finite value (jnp.finfo(f16).
-// min, what JAX models use): a visible f16 score is at least that, so the
-// fill is within ~104 of the row's largest visible score only when that
-// score is within 0.2% of f16's range.
-bool IsMaskingFill(double fill, PrimitiveType scores) {
+// With scores in f16's range, also f16's most negative finite value
+// (jnp.finfo(f16).min, what JAX models use, in f16 or after the convert to
+// f32): a visible score is at least that, so the fill is within ~104 of
+// the row's largest visible score only when that score is within 0.2% of
+// f16's range.
+bool IsMaskingFill(double fill, HloInstruction* scores) {
   constexpr double kF16Lowest = -65504;
-  return fill <= kLargestFill || (scores == PrimitiveType::F16 && fill == kF16Lowest);
+  return fill <= kLargestFill || (fill == kF16Lowest && HoldsF16Range(scores));
 }
 
 // Everything the rewrite needs from one match.
 struct Match {
   HloInstruction* output = nullptr;  // the P.V dot
   PrimitiveType type = PrimitiveType::F32;  // of Q, K, V and the output
+  int64_t batch_rank = 2;  // n: the batch dims of K and V (Q's too unless grouped)
   HloInstruction *q = nullptr, *k = nullptr, *v = nullptr;
   HloInstruction* v_dot = nullptr;  // V as the output dot reads it (v_perm)
   // Transposes to [batch..., S, D] (Q and K: free, contracting; V:
   // contracting, free).
   std::vector<int64_t> q_perm, k_perm, v_perm;
   bool v_first = false;  // dot(v, p): the output is [batch..., Dv, Sq]
+  // Grouped (5-D) attention only: q_perm brings Q to [B, K, G, T, D], and
+  // Transpose(o, out_perm) of o = [B, K, G, T, Dv] is the output dot's
+  // shape. Empty otherwise.
+  std::vector<int64_t> out_perm;
   // Grouped-query heads: K and V are each head of k_groups/v_groups
   // repeated `repeat` times (jnp.repeat), read without the copy.
   int64_t repeat = 1;
@@ -173,7 +253,9 @@ std::optional<Unmasked> PeelMask(HloInstruction* s) {
   if (s->opcode() == HloOpcode::kSelect) {
     for (int fill_index : {2, 1}) {
       const Literal* fill = UniformConstant(*s->operand(fill_index));
-      if (fill == nullptr || !IsMaskingFill(fill->GetDouble(0), TypeOf(s))) continue;
+      if (fill == nullptr || !IsMaskingFill(fill->GetDouble(0), s->operand(3 - fill_index))) {
+        continue;
+      }
       std::optional<AttentionMask> mask =
           AnalyzeAttentionMask(s->operand(0), /*visible_when_true=*/fill_index == 2);
       if (!mask.has_value()) return std::nullopt;
@@ -189,23 +271,6 @@ std::optional<Unmasked> PeelMask(HloInstruction* s) {
     return std::nullopt;
   }
   return Unmasked{s, AttentionMask(), 0};
-}
-
-// Peels an optional scale by a scalar constant off the scores.
-std::pair<HloInstruction*, double> PeelScale(HloInstruction* s) {
-  if (s->opcode() == HloOpcode::kMultiply) {
-    for (int c : {1, 0}) {
-      const Literal* value = UniformConstant(*s->operand(c));
-      if (value != nullptr) return {s->operand(1 - c), value->GetDouble(0)};
-    }
-  }
-  if (s->opcode() == HloOpcode::kDivide) {
-    const Literal* value = UniformConstant(*s->operand(1));
-    if (value != nullptr && value->GetDouble(0) != 0) {
-      return {s->operand(0), 1.0 / value->GetDouble(0)};
-    }
-  }
-  return {s, 1.0};
 }
 
 bool OnlyUsers(const HloInstruction* i, std::vector<const HloInstruction*> users) {
@@ -311,25 +376,38 @@ struct ScoreConvert {
   }
 };
 
-std::optional<Match> MatchAttention(HloInstruction* out, const AttentionRewriterOptions& options) {
-  if (out->opcode() != HloOpcode::kDot || Rank(out) < 3) return std::nullopt;
-  const PrimitiveType type = TypeOf(out);
-  const bool host = options.target == "host";
-  // f32 attention runs on the host kernel only (the NVPTX kernel's MMA
-  // takes 16-bit operands); 16-bit attention only when asked for.
-  if (type == PrimitiveType::F32 ? !host : !(Is16Bit(type) && options.fuse_16bit)) {
-    return std::nullopt;
+// Grouped attention only: the one transpose or reshape between the score
+// dot and the mask (AnalyzeGroupedDots decides whether it fits); steps
+// over it once.
+struct LayoutStep {
+  bool allowed;
+  HloInstruction* found = nullptr;
+
+  HloInstruction* Peel(HloInstruction* x) {
+    const bool layout = x->opcode() == HloOpcode::kTranspose || x->opcode() == HloOpcode::kReshape;
+    if (!allowed || found != nullptr || !layout) return x;
+    found = x;
+    return x->operand(0);
   }
-  const int64_t n = Rank(out) - 2;
-  std::optional<DotRoles> out_roles = Roles(out, n);
-  if (!out_roles.has_value()) return std::nullopt;
-  // p's canonical order must be its own: [batch..., Sq, Skv] contracting Skv.
-  const std::vector<int64_t> p_perm = Iota(n + 2);
-  const bool v_first = out_roles->rhs_perm == p_perm && out_roles->lhs_perm != p_perm;
-  if (!v_first && out_roles->lhs_perm != p_perm) return std::nullopt;
-  HloInstruction* p = out->operand(v_first ? 1 : 0);
-  std::vector<int64_t> v_perm = v_first ? out_roles->lhs_perm : out_roles->rhs_perm;
-  std::swap(v_perm[n], v_perm[n + 1]);  // V: [batch..., Skv (contracting), Dv]
+};
+
+// The score side of a match, from the output dot's probabilities down to
+// the score dot.
+struct ScoreSide {
+  HloInstruction* dot;     // the score dot (its dims are the caller's)
+  HloInstruction* layout;  // grouped: the transpose/reshape, or null
+  HloInstruction* p;       // the probabilities in the softmax's type
+  double scale;
+  Unmasked masked;
+};
+
+// Peels the softmax, mask, scale and converts off `p_dot` (the output
+// dot `out`'s probabilities operand) down to the score dot; with
+// `grouped`, also one layout op below the mask. The dots' types: `type`
+// (16-bit: mixed precision or 16-bit softmax as the header says).
+std::optional<ScoreSide> PeelScores(HloInstruction* out, HloInstruction* p_dot, PrimitiveType type,
+                                    bool grouped) {
+  HloInstruction* p = p_dot;
   // Mixed precision: p = convert(f32 probabilities) to the dots' type, and
   // one convert from it to f32 in the score chain.
   ScoreConvert convert{type, false};
@@ -348,49 +426,85 @@ std::optional<Match> MatchAttention(HloInstruction* out, const AttentionRewriter
   HloInstruction* sub = e->operand(0);
   if (sub->opcode() != HloOpcode::kSubtract) return std::nullopt;
   HloInstruction* s = sub->operand(0);
-  const HloInstruction* m = sub->operand(1);
-  if (m->opcode() != HloOpcode::kBroadcast) return std::nullopt;
-  // The row max: reduce-max(s, -inf), maybe clamped by maximum(., -inf)
-  // (jax.nn.softmax's `initial`).
-  const HloInstruction* row = PeelKeepdims(m->operand(0));
-  if (!IsRowBroadcastOf(m, row)) return std::nullopt;
-  const double neg_inf = -std::numeric_limits<double>::infinity();
-  const HloInstruction* max = row;
-  if (max->opcode() == HloOpcode::kMaximum && IsUniformConstantEqualTo(*max->operand(1), neg_inf)) {
-    max = max->operand(0);
-  }
-  if (!IsLastDimReduce(max, s, HloOpcode::kMaximum, neg_inf)) return std::nullopt;
+  std::optional<std::pair<const HloInstruction*, HloInstruction*>> row_max =
+      RowMax(sub->operand(1), s, grouped);
+  if (!row_max.has_value()) return std::nullopt;
+  const HloInstruction* max = row_max->first;
+  HloInstruction* max_reads = row_max->second;
   // Every intermediate feeds only the pattern (else the fused call would
   // not save the unfused work).
   const HloInstruction* sum_reader = sum->operand(0) == e ? sum : sum->operand(0);
-  if (!OnlyUsers(p, {p_user}) || !OnlyUsers(e, {p, sum_reader}) || !OnlyUsers(sub, {e}) ||
-      !OnlyUsers(s, {max, sub})) {
+  if (!OnlyUsers(p, {p_user}) || !OnlyUsers(e, {p, sum_reader}) || !OnlyUsers(sub, {e})) {
     return std::nullopt;
   }
+  if (max_reads == s ? !OnlyUsers(s, {max, sub}) : !OnlyUsers(s, {sub})) return std::nullopt;
   // The score chain from the softmax's input back to the dot: [convert]
-  // mask [convert] scale [convert], each step used by the one before only.
+  // mask [layout] [convert] [layout] scale [layout] [convert] [layout],
+  // each step used by the one before only (max_reads: and by the max).
   bool private_chain = true;
   auto step = [&](HloInstruction* from, HloInstruction* next) {
-    if (next != from && !OnlyUsers(next, {from})) private_chain = false;
+    std::vector<const HloInstruction*> users = {from};
+    if (next == max_reads && next != s) users.push_back(max);
+    if (next != from && !OnlyUsers(next, users)) private_chain = false;
     return next;
   };
+  LayoutStep layout{grouped};
   HloInstruction* unconverted = step(s, convert.Peel(s));
   std::optional<Unmasked> masked = PeelMask(unconverted);
-  if (!masked.has_value() || !PaddingFitsTheKernel(masked->mask, n)) return std::nullopt;
+  if (!masked.has_value()) return std::nullopt;
   HloInstruction* scaled = step(unconverted, masked->scores);
+  scaled = step(scaled, layout.Peel(scaled));
   HloInstruction* scaled16 = step(scaled, convert.Peel(scaled));
+  scaled16 = step(scaled16, layout.Peel(scaled16));
   auto [scaled_input, scale] = PeelScale(scaled16);
   HloInstruction* scores32 = step(scaled16, scaled_input);
+  scores32 = step(scores32, layout.Peel(scores32));
   HloInstruction* scores = step(scores32, convert.Peel(scores32));
-  if (!private_chain || convert.pending || TypeOf(scores) != type) return std::nullopt;
-  std::optional<DotRoles> score_roles = Roles(scores, n);
-  if (!score_roles.has_value() || !std::isfinite(scale)) return std::nullopt;
+  scores = step(scores, layout.Peel(scores));
+  // The max must read the chain itself: through the layout reshape s.
+  if (max_reads != s && layout.found != s) return std::nullopt;
+  // Mixed precision may also widen in the score dot itself (16-bit
+  // operands, f32 scores: preferred_element_type=f32, what
+  // jax.nn.dot_product_attention emits); it stands for the score convert.
+  if (convert.pending && IsF32(scores)) convert.pending = false;
+  if (!private_chain || convert.pending || !std::isfinite(scale)) return std::nullopt;
+  if (TypeOf(scores) != type && !(Is16Bit(type) && IsF32(scores))) return std::nullopt;
   if (TypeOf(s) != softmax_type || TypeOf(e) != softmax_type) return std::nullopt;
+  return ScoreSide{scores, layout.found, p, scale, *masked};
+}
+
+// Whether attention of `type` runs on the target's kernel at all: f32 on
+// the host kernel only (the NVPTX kernel's MMA takes 16-bit operands);
+// 16-bit attention only when asked for.
+bool TypeFits(PrimitiveType type, const AttentionRewriterOptions& options) {
+  if (type == PrimitiveType::F32) return options.target == "host";
+  return Is16Bit(type) && options.fuse_16bit;
+}
+
+std::optional<Match> MatchAttention(HloInstruction* out, const AttentionRewriterOptions& options) {
+  if (out->opcode() != HloOpcode::kDot || Rank(out) < 3 || !TypeFits(TypeOf(out), options)) {
+    return std::nullopt;
+  }
+  const PrimitiveType type = TypeOf(out);
+  const int64_t n = Rank(out) - 2;
+  std::optional<DotRoles> out_roles = Roles(out, n, type);
+  if (!out_roles.has_value()) return std::nullopt;
+  // p's canonical order must be its own: [batch..., Sq, Skv] contracting Skv.
+  const std::vector<int64_t> p_perm = Iota(n + 2);
+  const bool v_first = out_roles->rhs_perm == p_perm && out_roles->lhs_perm != p_perm;
+  if (!v_first && out_roles->lhs_perm != p_perm) return std::nullopt;
+  std::vector<int64_t> v_perm = v_first ? out_roles->lhs_perm : out_roles->rhs_perm;
+  std::swap(v_perm[n], v_perm[n + 1]);  // V: [batch..., Skv (contracting), Dv]
+  std::optional<ScoreSide> side = PeelScores(out, out->operand(v_first ? 1 : 0), type, false);
+  if (!side.has_value() || !PaddingFitsTheKernel(side->masked.mask, n)) return std::nullopt;
+  std::optional<DotRoles> score_roles = Roles(side->dot, n, type);
+  if (!score_roles.has_value()) return std::nullopt;
   Match match;
   match.output = out;
   match.type = type;
-  match.q = scores->operand(0);
-  match.k = scores->operand(1);
+  match.batch_rank = n;
+  match.q = side->dot->operand(0);
+  match.k = side->dot->operand(1);
   match.v = out->operand(v_first ? 0 : 1);
   match.v_dot = match.v;
   match.q_perm = score_roles->lhs_perm;
@@ -398,9 +512,47 @@ std::optional<Match> MatchAttention(HloInstruction* out, const AttentionRewriter
   match.v_perm = v_perm;
   match.v_first = v_first;
   FindGroupedHeads(match);
-  match.scale = scale;
-  match.mask = masked->mask;
-  match.fill = masked->fill;
+  match.scale = side->scale;
+  match.mask = side->masked.mask;
+  match.fill = side->masked.fill;
+  return match;
+}
+
+// Grouped attention (attention_grouped_dots.h: jax.nn.dot_product_attention's
+// 5-D dots), causal or unmasked: Q is read as [B, K*G, T, D] (query head
+// k*G + g), K and V as [B, K, S, D] un-repeated (num_gqa_groups = K).
+std::optional<Match> MatchGroupedAttention(HloInstruction* out,
+                                           const AttentionRewriterOptions& options) {
+  if (out->opcode() != HloOpcode::kDot || Rank(out) != 5 || !TypeFits(TypeOf(out), options)) {
+    return std::nullopt;
+  }
+  const PrimitiveType type = TypeOf(out);
+  const int p_index = Rank(out->operand(0)) == 5 ? 0 : 1;
+  if (TypeOf(out->operand(p_index)) != type) return std::nullopt;
+  std::optional<ScoreSide> side = PeelScores(out, out->operand(p_index), type, true);
+  if (!side.has_value() || side->masked.mask.padding()) return std::nullopt;
+  std::optional<GroupedDots> dots =
+      AnalyzeGroupedDots(side->dot, side->layout, out, out->operand(p_index));
+  if (!dots.has_value()) return std::nullopt;
+  if (TypeOf(dots->q) != type || TypeOf(dots->k) != type || TypeOf(dots->v) != type) {
+    return std::nullopt;
+  }
+  Match match;
+  match.output = out;
+  match.type = type;
+  match.batch_rank = 2;
+  match.q = dots->q;
+  match.k = dots->k;
+  match.v = dots->v;
+  match.v_dot = match.v;
+  match.q_perm = dots->q_perm;
+  match.k_perm = dots->k_perm;
+  match.v_perm = dots->v_perm;
+  match.out_perm = dots->out_perm;
+  match.repeat = match.q->shape().dimensions()[dots->q_perm[2]];
+  match.scale = side->scale;
+  match.mask = side->masked.mask;
+  match.fill = side->masked.fill;
   return match;
 }
 
@@ -410,11 +562,12 @@ std::optional<Match> MatchAttention(HloInstruction* out, const AttentionRewriter
 // the unfused ops instead of failing the compile.
 bool KernelTakes(const Match& m, const std::string& target) {
   if (target == "host") return true;
-  const int64_t n = Rank(m.output) - 2;
+  const int64_t n = m.batch_rank;
+  const std::vector<int64_t>& qd = m.q->shape().dimensions();  // [..., Sq, D] through q_perm
   gpu::ffi::TeAttentionConfig config;
-  config.qk_head_dim = m.q->shape().dimensions()[m.q_perm[n + 1]];
+  config.qk_head_dim = qd[m.q_perm.back()];
   config.v_head_dim = m.v->shape().dimensions()[m.v_perm[n + 1]];
-  config.q_seqlen = m.q->shape().dimensions()[m.q_perm[n]];
+  config.q_seqlen = qd[m.q_perm[m.q_perm.size() - 2]];
   config.kv_seqlen = m.k->shape().dimensions()[m.k_perm[n]];
   config.qkv_layout = kLayoutBshd;
   config.scale = m.scale;
@@ -436,92 +589,13 @@ HloInstruction* ToBshd(OpBuilder& b, HloInstruction* x, const std::vector<int64_
   return b.Reshape(x, {batch, d[n], 1, d[n + 1]}, name);
 }
 
-// A padding length as the number of visible positions of an axis of
-// `size` (clamp(len, 0, size), or clamp(len + 1, 0, size) inclusive), s32,
-// over the score batch dims it runs along (ascending; returned too).
-std::pair<HloInstruction*, std::vector<int64_t>> VisibleCount(OpBuilder& b,
-                                                              const AttentionLength& len,
-                                                              int64_t size) {
-  std::vector<int64_t> score_dims, sizes;
-  for (size_t k = 0; k < len.dims.size(); ++k) {
-    if (len.dims[k] < 0) continue;
-    score_dims.push_back(len.dims[k]);
-    sizes.push_back(len.value->shape().dimensions()[k]);
-  }
-  HloInstruction* x = len.value;
-  if (sizes != x->shape().dimensions()) x = b.Reshape(x, sizes, "attention_len");
-  std::vector<int64_t> perm = Iota(score_dims.size());
-  std::sort(perm.begin(), perm.end(),
-            [&](int64_t a, int64_t c) { return score_dims[a] < score_dims[c]; });
-  if (!IsCanonical(perm)) {
-    x = b.Transpose(x, perm, "attention_len_sorted");
-    std::sort(score_dims.begin(), score_dims.end());
-  }
-  const PrimitiveType t = x->shape().element_type();
-  const std::vector<int64_t> dims = x->shape().dimensions();
-  auto splat = [&](double value, const char* name) {
-    return b.Broadcast(b.Scalar(t, value, name), dims, {}, name);
-  };
-  // index < len + 1 for index <= len; clamping first keeps the add from
-  // overflowing.
-  const int64_t shift = len.inclusive ? 1 : 0;
-  x = b.Op(HloOpcode::kClamp, x->shape(),
-           {splat(-shift, "attention_len_lo"), x, splat(size - shift, "attention_len_hi")},
-           "attention_len_clamped");
-  if (shift != 0) x = b.Binary(HloOpcode::kAdd, x, splat(1, "attention_len_one"), "attention_len_inclusive");
-  return {b.Convert(x, PrimitiveType::S32, "attention_count"), score_dims};
-}
-
-// TE's cu_seqlens (s32[B + 1]: 0, then the running sums) of s32[B]
-// lengths: cu[c] = sum of len[b] for b < c.
-HloInstruction* CuSeqlens(OpBuilder& b, ScalarReducers& reducers, HloInstruction* len) {
-  const int64_t batch = len->shape().dimensions()[0];
-  const std::vector<int64_t> rows = {batch + 1, batch};
-  HloInstruction* before = b.Compare(b.Iota(rows, 1, "attention_cu_b"),
-                                     b.Iota(rows, 0, "attention_cu_c"), "LT", "attention_cu_before");
-  HloInstruction* terms = b.Select(
-      before, b.Broadcast(len, rows, {1}, "attention_cu_len"),
-      b.Broadcast(b.Scalar(PrimitiveType::S32, 0, "attention_cu_zero"), rows, {}, "attention_cu_zeros"),
-      "attention_cu_terms");
-  HloInstruction* cu = b.Op(HloOpcode::kReduce, Shape::Array(PrimitiveType::S32, {batch + 1}),
-                            {terms, b.Scalar(PrimitiveType::S32, 0, "attention_cu_init")},
-                            "attention_cu_seqlens");
-  cu->SetAttr(AttrId::kDimensions, std::vector<int64_t>{1});
-  cu->SetAttr(AttrId::kToApply, reducers.Get(HloOpcode::kAdd, PrimitiveType::S32));
-  return cu;
-}
-
-// The lengths of one axis for the call, and spread over the scores' batch
-// dims for the fully-hidden-row fix below.
-struct AxisLengths {
-  HloInstruction* cu_seqlens;  // s32[te_batch + 1]
-  HloInstruction* per_batch;   // s32[batch...], or null without padding
-};
-
-AxisLengths LengthsOf(OpBuilder& b, ScalarReducers& reducers,
-                      const std::optional<AttentionLength>& len, int64_t size,
-                      const std::vector<int64_t>& batch_dims, int64_t te_batch) {
-  if (!len.has_value()) {
-    HloInstruction* full = b.Broadcast(b.Scalar(PrimitiveType::S32, size, "attention_full_len"),
-                                       {te_batch}, {}, "attention_full_lens");
-    return {CuSeqlens(b, reducers, full), nullptr};
-  }
-  auto [count, score_dims] = VisibleCount(b, *len, size);
-  HloInstruction* per_batch = b.Broadcast(count, batch_dims, score_dims, "attention_counts");
-  // [B, H, ...] scores: TE's batch is dim 0 (the lengths do not run along
-  // the heads); other ranks: one TE batch per batch element.
-  HloInstruction* te = batch_dims.size() == 2
-                           ? b.Broadcast(count, {te_batch}, score_dims, "attention_te_counts")
-                           : b.Reshape(per_batch, {te_batch}, "attention_te_counts");
-  return {CuSeqlens(b, reducers, te), per_batch};
-}
-
 // With padding, rows that see no key: the kernel gives them 0, the unfused
 // softmax the mean of V over every key (a finite fill: all scores equal)
 // or NaN (-inf: -inf - -inf). Returns `o` ([batch..., Sq, Dv]) with those
 // rows replaced by what the unfused ops give.
 HloInstruction* FixHiddenRows(OpBuilder& b, ScalarReducers& reducers, const Match& m,
-                              HloInstruction* o, const AxisLengths& q, const AxisLengths& kv) {
+                              HloInstruction* o, const AttentionAxisLengths& q,
+                              const AttentionAxisLengths& kv) {
   const std::vector<int64_t>& od = o->shape().dimensions();
   const int64_t n = static_cast<int64_t>(od.size()) - 2;
   const std::vector<int64_t> rows(od.begin(), od.end() - 1);  // [batch..., Sq]
@@ -565,11 +639,37 @@ HloInstruction* FixHiddenRows(OpBuilder& b, ScalarReducers& reducers, const Matc
                   "attention_result_rows");
 }
 
+// Where [B, T, K, G, D] keeps each dim of grouped Q's [B, K, G, T, D]
+// (q_perm's and out_perm's order).
+constexpr int64_t kGroupedBshd[] = {0, 2, 3, 1, 4};
+
+// Grouped Q as the call reads it: [B, T, K*G, D] (query head k*G + g);
+// JAX's [B, T, K, G, D] needs no transpose.
+HloInstruction* GroupedBshdQ(OpBuilder& b, const Match& m) {
+  const std::vector<int64_t>& p = m.q_perm;
+  const std::vector<int64_t> perm = {p[0], p[3], p[1], p[2], p[4]};
+  HloInstruction* q = IsCanonical(perm) ? m.q : b.Transpose(m.q, perm, "attention_q_groups");
+  const std::vector<int64_t>& d = q->shape().dimensions();  // [B, T, K, G, D]
+  return b.Reshape(q, {d[0], d[1], d[2] * d[3], d[4]}, "attention_q");
+}
+
+// The call's output o [B, T, K*G, Dv] as the grouped output dot's shape.
+HloInstruction* GroupedResult(OpBuilder& b, const Match& m, HloInstruction* o) {
+  const std::vector<int64_t>& od = o->shape().dimensions();
+  const std::vector<int64_t>& qd = m.q->shape().dimensions();
+  HloInstruction* x = b.Reshape(o, {od[0], od[1], qd[m.q_perm[1]], qd[m.q_perm[2]], od[3]},
+                                "attention_groups");
+  std::vector<int64_t> perm;
+  for (int64_t c : m.out_perm) perm.push_back(kGroupedBshd[c]);
+  return IsCanonical(perm) ? x : b.Transpose(x, perm, "attention_result_grouped");
+}
+
 absl::Status Rewrite(const Match& m) {
   HloComputation* computation = m.output->parent();
   OpBuilder b(computation);
   ScalarReducers reducers(computation->parent(), "attention");
-  HloInstruction* q = ToBshd(b, m.q, m.q_perm, "attention_q");
+  const bool grouped = !m.out_perm.empty();
+  HloInstruction* q = grouped ? GroupedBshdQ(b, m) : ToBshd(b, m.q, m.q_perm, "attention_q");
   HloInstruction* k = ToBshd(b, m.k, m.k_perm, "attention_k");
   HloInstruction* v = ToBshd(b, m.v, m.v_perm, "attention_v");
   const std::vector<int64_t>& qd = q->shape().dimensions();  // [B, Sq, H, D]
@@ -577,7 +677,7 @@ absl::Status Rewrite(const Match& m) {
   const int64_t skv = k->shape().dimensions()[1];
   const int64_t dv = v->shape().dimensions()[3];
   // The scores' batch dims, in their order.
-  const int64_t n = Rank(m.output) - 2;
+  const int64_t n = m.batch_rank;
   std::vector<int64_t> batch_dims(n);
   for (int64_t i = 0; i < n; ++i) batch_dims[i] = m.q->shape().dimensions()[m.q_perm[i]];
   // Operands TE's call takes but this use does not read: an empty bias,
@@ -589,10 +689,10 @@ absl::Status Rewrite(const Match& m) {
                               "attention_seed");
   seed->set_literal(Literal(Shape::Array(PrimitiveType::U32, {2})));
   const bool padding = m.mask.padding();
-  AxisLengths q_lens{nullptr, nullptr}, kv_lens{nullptr, nullptr};
+  AttentionAxisLengths q_lens, kv_lens;
   if (padding) {
-    q_lens = LengthsOf(b, reducers, m.mask.q_len, sq, batch_dims, batch);
-    kv_lens = LengthsOf(b, reducers, m.mask.kv_len, skv, batch_dims, batch);
+    q_lens = BuildAttentionLengths(b, reducers, m.mask.q_len, sq, batch_dims, batch);
+    kv_lens = BuildAttentionLengths(b, reducers, m.mask.kv_len, skv, batch_dims, batch);
   } else {
     HloInstruction* cu = b.Op(HloOpcode::kConstant, Shape::Array(PrimitiveType::S32, {batch + 1}),
                               {}, "attention_cu_seqlens");
@@ -622,6 +722,7 @@ absl::Status Rewrite(const Match& m) {
           "v_head_dim = %d : i64, window_size_left = -1 : i64, window_size_right = -1 : i64}",
           heads, batch, skv, mask_type, heads / m.repeat, sq, dqk, kLayoutBshd, m.scale, dv));
   HloInstruction* o = b.GetTupleElement(call, gpu::ffi::kFwdOutput, "attention_output");
+  if (grouped) return ReplaceInstruction(m.output, GroupedResult(b, m, o));
   // Back to [batch..., Sq, Dv], then to the dot's order.
   std::vector<int64_t> canonical = batch_dims;
   canonical.push_back(sq);
@@ -648,6 +749,7 @@ absl::StatusOr<bool> AttentionRewriter::Run(HloModule* module) {
     }
     for (HloInstruction* dot : dots) {
       std::optional<Match> match = MatchAttention(dot, options_);
+      if (!match.has_value()) match = MatchGroupedAttention(dot, options_);
       if (!match.has_value() || !KernelTakes(*match, options_.target)) continue;
       if (absl::Status s = Rewrite(*match); !s.ok()) {
         return absl::InternalError(absl::StrCat("attention-rewriter: rewriting ", dot->name(), ": ",

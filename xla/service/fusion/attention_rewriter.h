@@ -9,8 +9,10 @@
 // bf16/f16 in two spellings (docs/attention_fusion.md, "16-bit
 // attention"; not exact: within the error bound stated there):
 //   mixed precision  one convert of the 16-bit scores to f32 anywhere
-//                    between the score dot and the softmax, the softmax in
-//                    f32, a convert of p back before the P.V dot (JAX's
+//                    between the score dot and the softmax (or a score dot
+//                    of 16-bit operands with f32 scores: JAX's
+//                    preferred_element_type=f32), the softmax in f32, a
+//                    convert of p back before the P.V dot (JAX's
 //                    softmax(s.astype(f32)).astype(bf16));
 //   16-bit softmax   every step 16-bit but the row sum, taken in f32
 //                    between converts (jax.nn.softmax of bf16 scores).
@@ -46,9 +48,14 @@
 // reshape(broadcast(x)) with the copy dim right after the heads) are read
 // un-repeated, as grouped-query attention (num_gqa_groups = H / R). Any
 // other K or V is simply an operand: the call reads whatever values it has.
+// Grouped 5-D dots (jax.nn.dot_product_attention, grouped einsums: Q as
+// [B, T, K, G, D], one transpose or size-1 reshape before the mask;
+// attention_grouped_dots.h) are read as K*G query heads over K kv heads,
+// unmasked or causal.
 //
 // The fill must be -inf or a finite value <= -1e9 (jnp.where(m, s, -1e9),
-// jnp.finfo(f32).min), or for f16 scores f16's lowest value -65504. exp(fill - rowmax) is exactly 0 in f32 unless the
+// jnp.finfo(f32).min), or for scores in f16's range (f16, or f16 converted
+// to f32) f16's lowest value -65504. exp(fill - rowmax) is exactly 0 in f32 unless the
 // row's largest visible score is within ~104 of the fill (scores near
 // -1e9): the kernel, which leaves masked keys out, then computes what the
 // HLO computes. A causal row always sees key 0; rows that padding hides
@@ -62,7 +69,7 @@
 // query-only or per-head padding, additive padding), bottom-right or
 // other masks, larger fills, intermediates
 // with users outside the pattern, dots with more than one contracting or
-// free dim per side (jax.nn.dot_product_attention's grouped 5-D dots).
+// free dim per side (but the grouped ones above), grouped dots with padding.
 //
 // The rewrite: Q, K and V are transposed to [batch..., S, D]; with two
 // batch dims ([B, H, S, D]) then to TE's BSHD layout (qkv_layout 9,

@@ -74,7 +74,7 @@ void ExpectUnfused(const Spelling& s, AttentionRewriterOptions options) {
 
 TEST(AttentionRewriter16Bit, SpellingsTypesAndTargets) {
   for (const char* type : {"bf16", "f16"}) {
-    for (const char* softmax : {"f32", "f32_early", "f32_sum"}) {
+    for (const char* softmax : {"f32", "f32_early", "f32_dot", "f32_sum"}) {
       for (const char* target : {"host", "sm_90"}) {
         Spelling s;
         s.type = type;
@@ -138,6 +138,53 @@ TEST(AttentionRewriter16Bit, CausalMasksAndFills) {
       SCOPED_TRACE(absl::StrCat(v.type, " ", v.mask, " ", v.fill, " ", softmax));
       ExpectFused(s, "sm_80", "2");
     }
+  }
+}
+
+// preferred_element_type=f32 score dots (no score convert; what
+// jax.nn.dot_product_attention emits) with masks, padding and odd sizes,
+// and jnp.finfo(f16).min applied after the scores' convert to f32.
+TEST(AttentionRewriter16Bit, F32ScoreDotsAndF16FillsAfterTheConvert) {
+  struct Variant {
+    const char* type;
+    const char* softmax;
+    const char* mask;
+    const char* fill;
+    const char* padding;
+    const char* scale;
+    std::vector<int64_t> batch;
+    int64_t sq, skv, d;
+    const char* target;
+    const char* mask_type;
+  };
+  const Variant variants[] = {
+      {"bf16", "f32_dot", "causal_select", "-inf", "", "mul", {2, 3}, 40, 40, 64, "sm_80", "2"},
+      {"bf16", "f32_dot", "causal_select", "-2.3819763e+38", "", "div", {2, 3}, 33, 33, 64, "host", "2"},
+      {"f16", "f32_dot", "causal_select", "-2.3819763e+38", "", "mul", {1, 2}, 40, 40, 16, "sm_90", "2"},
+      {"bf16", "f32_dot", "causal_select", "-inf", "key", "mul", {3, 2}, 33, 33, 8, "sm_90", "3"},
+      {"f16", "f32_dot", "", "-inf", "key", "mul", {4, 1}, 33, 40, 16, "host", "1"},
+      {"f16", "f32_dot", "", "", "", "", {5}, 40, 33, 8, "sm_80", "0"},
+      {"f16", "f32", "causal_select", "-65504", "", "mul", {2, 3}, 40, 40, 16, "sm_90", "2"},
+      {"f16", "f32_early", "causal_select", "-65504", "", "mul", {2, 3}, 33, 33, 64, "sm_80", "2"},
+      {"f16", "f32_early", "causal_select", "-65504", "", "div", {2, 1}, 40, 40, 8, "host", "2"},
+      {"f16", "f32_early", "causal_select_inverted", "-65504", "key", "", {3, 2}, 33, 33, 8, "host", "3"},
+  };
+  for (const Variant& v : variants) {
+    Spelling s;
+    s.type = v.type;
+    s.softmax = v.softmax;
+    s.mask = v.mask;
+    s.fill = v.fill;
+    s.padding = v.padding;
+    s.padding_hidden = std::string(v.mask) == "causal_select_inverted";
+    s.scale = v.scale;
+    s.batch = v.batch;
+    s.sq = v.sq;
+    s.skv = v.skv;
+    s.d = s.dv = v.d;
+    SCOPED_TRACE(absl::StrCat(v.type, " ", v.softmax, " ", v.mask, " ", v.fill, " ", v.padding,
+                              " ", v.scale, " ", v.target));
+    ExpectFused(s, v.target, v.mask_type);
   }
 }
 
@@ -221,6 +268,15 @@ TEST(AttentionRewriter16Bit, RefusedSpellingsAndTargets) {
   f16_fill.mask = "causal_select";
   f16_fill.fill = "-60000";
   ExpectUnfused(f16_fill, For("host"));
+  // f32 scores of an f16 dot are not bounded by f16's range: finfo(f16).min
+  // is no fill for them.
+  Spelling wide_scores = f16_fill;
+  wide_scores.softmax = "f32_dot";
+  wide_scores.fill = "-65504";
+  ExpectUnfused(wide_scores, For("host"));
+  Spelling f32_dot_off = mixed;
+  f32_dot_off.softmax = "f32_dot";
+  ExpectUnfused(f32_dot_off, off);
   Spelling f32;  // the NVPTX kernel's MMA takes 16-bit operands only
   ExpectUnfused(f32, For("sm_90"));
   Spelling probabilities_returned = mixed;

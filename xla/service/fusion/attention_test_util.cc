@@ -35,8 +35,10 @@ ContractBound MakeContractBound(bool f16, double smax, int64_t skv, int64_t d,
 
 ContractBound ContractBoundFor(const Spelling& s) {
   const double scale = s.scale.empty() ? 1.0 : 0.25;  // AttentionHlo's 0.25 and 1/4
+  // An f32 score dot never rounds a score to 16 bits.
   return MakeContractBound(s.type == "f16", scale * static_cast<double>(s.d), s.skv, s.d,
-                           /*score_roundings=*/1, s.softmax == "f32_sum" || s.softmax == "same");
+                           /*score_roundings=*/s.softmax == "f32_dot" ? 0 : 1,
+                           s.softmax == "f32_sum" || s.softmax == "same");
 }
 
 absl::Status WithinContract(const ContractBound& bound, const Literal& unfused,
@@ -75,8 +77,9 @@ std::string AttentionHlo(const Spelling& s) {
   const std::string t = s.type;
   // The types of the scale and mask (ts), of the softmax (st) and of its
   // row sum (sum_t).
-  const bool mixed = s.softmax == "f32" || s.softmax == "f32_early";
-  const std::string ts = s.softmax == "f32_early" ? "f32" : t;
+  const bool f32_scores = s.softmax == "f32_early" || s.softmax == "f32_dot";
+  const bool mixed = s.softmax == "f32" || f32_scores;
+  const std::string ts = f32_scores ? "f32" : t;
   const std::string st = mixed ? "f32" : t;
   const std::string sum_t = s.softmax == "f32_sum" ? "f32" : st;
   const std::string full_s = absl::StrCat(ts, "[", Dims(with({s.sq, s.skv})), "]");
@@ -107,7 +110,7 @@ ENTRY main {
   q = )", t, "[", Dims(with({s.sq, s.d})), R"(] parameter(0)
   k = )", t, "[", Dims(with({s.skv, s.d})), R"(] parameter(1)
   v0 = )", t, "[", Dims(with({s.skv, s.dv})), R"(] parameter(2)
-  s0 = )", t, "[", Dims(with({s.sq, s.skv})), "] dot(q, k), lhs_batch_dims={", bdims, "}, lhs_contracting_dims={", n + 1,
+  s0 = )", s.softmax == "f32_dot" ? "f32" : t, "[", Dims(with({s.sq, s.skv})), "] dot(q, k), lhs_batch_dims={", bdims, "}, lhs_contracting_dims={", n + 1,
                                  "}, rhs_batch_dims={", bdims, "}, rhs_contracting_dims={", n + 1,
                                  "}\n");
   std::string scores = "s0";

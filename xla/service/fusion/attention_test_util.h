@@ -25,7 +25,10 @@ struct Spelling {
   // `type`, the row sum too), "f32" (mixed precision, JAX's
   // softmax(s.astype(f32)).astype(t): convert after the mask, the softmax
   // in f32, convert back before the P.V dot), "f32_early" (the convert
-  // right after the score dot: scale and mask in f32 too), "f32_sum"
+  // right after the score dot: scale and mask in f32 too), "f32_dot"
+  // (no score convert: the score dot takes 16-bit operands and gives f32
+  // scores, JAX's preferred_element_type=f32 and
+  // jax.nn.dot_product_attention's; scale and mask in f32), "f32_sum"
   // (JAX's jax.nn.softmax of 16-bit scores: every step in `type` but the
   // row sum, which jnp.sum takes in f32 between converts).
   std::string softmax = "same";
@@ -70,7 +73,8 @@ struct Spelling {
 //
 // delta bounds the error of one exponent s_i - max in the unfused module:
 // it rounds each score to 16 bits k times (the dot; k = 1 here: the
-// scales are powers of two), each an absolute error of at most u smax,
+// scales are powers of two; k = 0 for an f32 score dot), each an absolute
+// error of at most u smax,
 // and a softmax in 16 bits also rounds s - max (|s - max| <= 2 smax):
 // delta = (k + 2 [16-bit softmax]) u smax. A relative error of at most
 // delta' in every exp(s_i - max) moves each probability by a factor

@@ -84,6 +84,57 @@ def softmax16_keypad(q, k, v, lengths):  # jax.nn.softmax of bf16 scores (its su
   s = jnp.where(keep[:, None, None, :], s, -jnp.inf)
   return jnp.einsum("bhqk,bhkd->bhqd", jax.nn.softmax(s, -1), v)
 
+def dpa_plain(q, k, v):  # jax.nn.dot_product_attention, no mask (5-D dots, G = 1)
+  return jax.nn.dot_product_attention(q, k, v, implementation="xla")
+
+def dpa_causal(q, k, v):
+  return jax.nn.dot_product_attention(q, k, v, is_causal=True, implementation="xla")
+
+def dpa_mask(q, k, v, mask):  # a boolean mask parameter: stays unfused
+  return jax.nn.dot_product_attention(q, k, v, mask=mask, implementation="xla")
+
+def dpa_bias(q, k, v, bias):  # a bias that is not a mask: stays unfused
+  return jax.nn.dot_product_attention(q, k, v, bias=bias, implementation="xla")
+
+def f32_score_dot(q, k, v):  # bf16 q/k, f32 scores (preferred_element_type), -inf causal fill
+  s = jnp.einsum("bqhd,bkhd->bhqk", q, k, preferred_element_type=jnp.float32) * 0.25
+  s = jnp.where(jnp.tril(jnp.ones((q.shape[1],) * 2, bool)), s, -jnp.inf)
+  return jnp.einsum("bhqk,bkhd->bqhd", jax.nn.softmax(s, -1).astype(q.dtype), v)
+
+def f16_fill_after_convert(q, k, v):  # f16 scores, finfo(f16).min applied in f32
+  s = (jnp.einsum("bqhd,bkhd->bhqk", q, k) * jnp.asarray(0.25, q.dtype)).astype(jnp.float32)
+  s = jnp.where(jnp.tril(jnp.ones((q.shape[1],) * 2, bool)), s, jnp.finfo(jnp.float16).min)
+  return jnp.einsum("bhqk,bkhd->bqhd", jax.nn.softmax(s, -1).astype(q.dtype), v)
+
+def gqa_group_einsum(q, k, v):  # q reshaped to [B, S, K, G, D], one einsum over the group axis
+  b, n, h, d = q.shape
+  g = h // k.shape[2]
+  qg = q.reshape(b, n, k.shape[2], g, d)
+  s = jnp.einsum("bqkgd,bskd->bkgqs", qg, k) / np.sqrt(d).astype(np.float32)
+  s = jnp.where(jnp.tril(jnp.ones((n, n), bool)), s, -1e9)
+  o = jnp.einsum("bkgqs,bskd->bqkgd", jax.nn.softmax(s, -1), v)
+  return o.reshape(b, n, h, d)
+
+def flax_mha(x, wq, wk, wv, wo):  # flax MultiHeadDotProductAttention's math, causal, finfo.min
+  q, k, v = (jnp.einsum("bsf,fhd->bshd", x, w) for w in (wq, wk, wv))
+  q = q / jnp.sqrt(q.shape[-1]).astype(q.dtype)
+  w = jnp.einsum("...qhd,...khd->...hqk", q, k)
+  n = x.shape[1]
+  w = jnp.where(jnp.tril(jnp.ones((n, n), bool))[None, None], w, jnp.finfo(w.dtype).min)
+  o = jnp.einsum("...hqk,...khd->...qhd", jax.nn.softmax(w).astype(q.dtype), v)
+  return jnp.einsum("bshd,hdf->bsf", o, wo)
+
+def dropout(q, k, v):  # dropout on the probabilities: stays unfused
+  s = jnp.einsum("bqhd,bkhd->bhqk", q, k) * 0.25
+  p = jax.nn.softmax(s, -1)
+  keep = jax.random.bernoulli(jax.random.key(0), 0.9, p.shape)
+  p = jnp.where(keep, p / 0.9, 0.0)
+  return jnp.einsum("bhqk,bkhd->bqhd", p, v)
+
+# Lowered for CUDA: XLA:CPU has no F16_F16_F32 dot algorithm, so JAX
+# refuses to lower jax.nn.dot_product_attention's f16 dots for the CPU.
+CUDA_ONLY = {"dpa_f16_b1_s33_h2_d16"}
+
 MODELS = {
   "mha_bshd_causal_b2_s40_h3_d16": (mha_bshd_causal, [f32(2, 40, 3, 16)] * 3),
   "gqa2_repeat_b2_s33_h4_d8": (gqa_repeat, [f32(2, 33, 4, 8), f32(2, 33, 2, 8), f32(2, 33, 2, 8)]),
@@ -101,9 +152,28 @@ MODELS = {
   "softmax_bf16_keypad_b3_h2_s33_d16": (softmax16_keypad, [bf16(3, 2, 33, 16)] * 3 + [s32(3)]),
   "mixed_bf16_gqa2_repeat_b2_s40_h4_d16": (mixed_gqa_repeat, [bf16(2, 40, 4, 16), bf16(2, 40, 2, 16),
                                                               bf16(2, 40, 2, 16)]),
+  "dpa_b3_s40_h2_d8": (dpa_plain, [f32(3, 40, 2, 8)] * 3),
+  "dpa_decode_gqa4_b2_q1_kv40_h8_d64": (dpa_plain, [f32(2, 1, 8, 64), f32(2, 40, 2, 64), f32(2, 40, 2, 64)]),
+  "dpa_causal_gqa4_b1_s33_h4_d64": (dpa_causal, [f32(1, 33, 4, 64), f32(1, 33, 1, 64), f32(1, 33, 1, 64)]),
+  "dpa_mask_b2_s33_h2_d16": (dpa_mask, [f32(2, 33, 2, 16)] * 3 + [pred(2, 2, 33, 33)]),
+  "dpa_bias_b2_s33_h2_d16": (dpa_bias, [f32(2, 33, 2, 16)] * 3 + [f32(2, 2, 33, 33)]),
+  "gqa_einsum_b2_s40_h4_d16": (gqa_group_einsum, [f32(2, 40, 4, 16), f32(2, 40, 2, 16), f32(2, 40, 2, 16)]),
+  "flax_mha_causal_b2_s33_h3_d16": (flax_mha, [f32(2, 33, 24), f32(24, 3, 16), f32(24, 3, 16),
+                                               f32(24, 3, 16), f32(3, 16, 24)]),
+  "dropout_b2_s33_h2_d16": (dropout, [f32(2, 33, 2, 16)] * 3),
+  "dpa_bf16_causal_gqa2_b2_s40_h4_d64": (dpa_causal, [bf16(2, 40, 4, 64), bf16(2, 40, 2, 64),
+                                                      bf16(2, 40, 2, 64)]),
+  "dpa_f16_b1_s33_h2_d16": (dpa_plain, [f16(1, 33, 2, 16)] * 3),
+  "f32_score_dot_bf16_causal_b2_s33_h2_d16": (f32_score_dot, [bf16(2, 33, 2, 16)] * 3),
+  "f16_fill_after_convert_b2_s40_h2_d16": (f16_fill_after_convert, [f16(2, 40, 2, 16)] * 3),
 }
 
 out = sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(os.path.abspath(__file__))
+only = set(sys.argv[2:])  # optional: just these models
 for name, (fn, specs) in MODELS.items():
+  if only and name not in only:
+    continue
+  traced = jax.jit(fn).trace(*specs)
+  lowered = traced.lower(lowering_platforms=("cuda",)) if name in CUDA_ONLY else traced.lower()
   with open(os.path.join(out, name + ".hlo"), "w") as f:
-    f.write(jax.jit(fn).lower(*specs).compiler_ir("hlo").as_hlo_text())
+    f.write(lowered.as_text(dialect="hlo"))

@@ -1,0 +1,95 @@
+#include "xla/service/fusion/attention_lengths.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <numeric>
+#include <optional>
+#include <utility>
+#include <vector>
+
+namespace xla {
+namespace {
+
+std::vector<int64_t> Iota(int64_t n) {
+  std::vector<int64_t> v(n);
+  std::iota(v.begin(), v.end(), 0);
+  return v;
+}
+
+// A padding length as the number of visible positions of an axis of
+// `size` (clamp(len, 0, size), or clamp(len + 1, 0, size) inclusive), s32,
+// over the score batch dims it runs along (ascending; returned too).
+std::pair<HloInstruction*, std::vector<int64_t>> VisibleCount(OpBuilder& b,
+                                                              const AttentionLength& len,
+                                                              int64_t size) {
+  std::vector<int64_t> score_dims, sizes;
+  for (size_t k = 0; k < len.dims.size(); ++k) {
+    if (len.dims[k] < 0) continue;
+    score_dims.push_back(len.dims[k]);
+    sizes.push_back(len.value->shape().dimensions()[k]);
+  }
+  HloInstruction* x = len.value;
+  if (sizes != x->shape().dimensions()) x = b.Reshape(x, sizes, "attention_len");
+  std::vector<int64_t> perm = Iota(score_dims.size());
+  std::sort(perm.begin(), perm.end(),
+            [&](int64_t a, int64_t c) { return score_dims[a] < score_dims[c]; });
+  if (perm != Iota(perm.size())) {
+    x = b.Transpose(x, perm, "attention_len_sorted");
+    std::sort(score_dims.begin(), score_dims.end());
+  }
+  const PrimitiveType t = x->shape().element_type();
+  const std::vector<int64_t> dims = x->shape().dimensions();
+  auto splat = [&](double value, const char* name) {
+    return b.Broadcast(b.Scalar(t, value, name), dims, {}, name);
+  };
+  // index < len + 1 for index <= len; clamping first keeps the add from
+  // overflowing.
+  const int64_t shift = len.inclusive ? 1 : 0;
+  x = b.Op(HloOpcode::kClamp, x->shape(),
+           {splat(-shift, "attention_len_lo"), x, splat(size - shift, "attention_len_hi")},
+           "attention_len_clamped");
+  if (shift != 0) x = b.Binary(HloOpcode::kAdd, x, splat(1, "attention_len_one"), "attention_len_inclusive");
+  return {b.Convert(x, PrimitiveType::S32, "attention_count"), score_dims};
+}
+
+// TE's cu_seqlens (s32[B + 1]: 0, then the running sums) of s32[B]
+// lengths: cu[c] = sum of len[b] for b < c.
+HloInstruction* CuSeqlens(OpBuilder& b, ScalarReducers& reducers, HloInstruction* len) {
+  const int64_t batch = len->shape().dimensions()[0];
+  const std::vector<int64_t> rows = {batch + 1, batch};
+  HloInstruction* before = b.Compare(b.Iota(rows, 1, "attention_cu_b"),
+                                     b.Iota(rows, 0, "attention_cu_c"), "LT", "attention_cu_before");
+  HloInstruction* terms = b.Select(
+      before, b.Broadcast(len, rows, {1}, "attention_cu_len"),
+      b.Broadcast(b.Scalar(PrimitiveType::S32, 0, "attention_cu_zero"), rows, {}, "attention_cu_zeros"),
+      "attention_cu_terms");
+  HloInstruction* cu = b.Op(HloOpcode::kReduce, Shape::Array(PrimitiveType::S32, {batch + 1}),
+                            {terms, b.Scalar(PrimitiveType::S32, 0, "attention_cu_init")},
+                            "attention_cu_seqlens");
+  cu->SetAttr(AttrId::kDimensions, std::vector<int64_t>{1});
+  cu->SetAttr(AttrId::kToApply, reducers.Get(HloOpcode::kAdd, PrimitiveType::S32));
+  return cu;
+}
+
+}  // namespace
+
+AttentionAxisLengths BuildAttentionLengths(OpBuilder& b, ScalarReducers& reducers,
+                                           const std::optional<AttentionLength>& len, int64_t size,
+                                           const std::vector<int64_t>& batch_dims,
+                                           int64_t te_batch) {
+  if (!len.has_value()) {
+    HloInstruction* full = b.Broadcast(b.Scalar(PrimitiveType::S32, size, "attention_full_len"),
+                                       {te_batch}, {}, "attention_full_lens");
+    return {CuSeqlens(b, reducers, full), nullptr};
+  }
+  auto [count, score_dims] = VisibleCount(b, *len, size);
+  HloInstruction* per_batch = b.Broadcast(count, batch_dims, score_dims, "attention_counts");
+  // [B, H, ...] scores: TE's batch is dim 0 (the lengths do not run along
+  // the heads); other ranks: one TE batch per batch element.
+  HloInstruction* te = batch_dims.size() == 2
+                           ? b.Broadcast(count, {te_batch}, score_dims, "attention_te_counts")
+                           : b.Reshape(per_batch, {te_batch}, "attention_te_counts");
+  return {CuSeqlens(b, reducers, te), per_batch};
+}
+
+}  // namespace xla

@@ -1,0 +1,44 @@
+// Padding lengths as Transformer Engine's fused-attention call takes them,
+// built in HLO for the attention-rewriter (attention_rewriter.h): the
+// number of visible positions of one axis per batch element, and its
+// running sums `cu_seqlens` (s32[B + 1]: 0, then len[0], len[0] + len[1],
+// ...).
+//
+// Thread-safety: mutates the computation the builder adds to; not
+// thread-safe.
+#ifndef XLA_SERVICE_FUSION_ATTENTION_LENGTHS_H_
+#define XLA_SERVICE_FUSION_ATTENTION_LENGTHS_H_
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "xla/hlo/ir/hlo_instruction.h"
+#include "xla/hlo/transforms/op_builder.h"
+#include "xla/service/fusion/attention_mask.h"
+
+namespace xla {
+
+// The lengths of one axis for the call, and spread over the scores' batch
+// dims (for the rewriter's fix of rows that see no key).
+struct AttentionAxisLengths {
+  HloInstruction* cu_seqlens = nullptr;  // s32[te_batch + 1]
+  HloInstruction* per_batch = nullptr;   // s32[batch_dims...], or null without `len`
+};
+
+// Adds to `b`'s computation the lengths of an axis of `size` positions:
+// from `len` (the mask analysis's prefix length, attention_mask.h) the
+// visible count clamp(len, 0, size) (clamp(len + 1, 0, size) when
+// inclusive) per element of the scores' batch dims `batch_dims`; without
+// `len`, `size` for every TE batch. `te_batch` is the call's batch: dim 0
+// of `batch_dims` when there are two (the lengths must not run along the
+// heads, dim 1: the caller checks), else their product. Never fails;
+// reduce computations come from `reducers`.
+AttentionAxisLengths BuildAttentionLengths(OpBuilder& b, ScalarReducers& reducers,
+                                           const std::optional<AttentionLength>& len, int64_t size,
+                                           const std::vector<int64_t>& batch_dims,
+                                           int64_t te_batch);
+
+}  // namespace xla
+
+#endif  // XLA_SERVICE_FUSION_ATTENTION_LENGTHS_H_

@@ -23,7 +23,8 @@ double PartShare(const HostPartTiming& part, size_t root,
                  const std::map<std::string, size_t>& emitted) {
   int64_t total = 0;
   int kernels = 0;
-  for (size_t i = 0; i < part.roots.size(); ++i) {
+  const size_t roots = std::min(part.roots.size(), part.root_instructions.size());
+  for (size_t i = 0; i < roots; ++i) {
     if (emitted.count(part.roots[i]) == 0) continue;
     total += part.root_instructions[i];
     ++kernels;

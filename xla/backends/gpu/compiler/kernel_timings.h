@@ -51,6 +51,9 @@ struct KernelTimingRow {
 
 class KernelTimings {
  public:
+  // Records one emitted kernel / one compiled part. A part's roots without
+  // a kernel record (variables) take no share; a root_instructions shorter
+  // than roots leaves the extra roots out. Never fails.
   void AddKernel(KernelEmissionTiming kernel);
   void AddPart(const HostPartTiming& part);
 

@@ -80,6 +80,20 @@ TEST(KernelTimingsTest, TextHasOneLinePerKernelAndTotalsThatAddUp) {
                                                "0.5000", "0.2500", "1.0850"}));
 }
 
+TEST(KernelTimingsTest, RootsWithoutAnInstructionCountAreLeftOut) {
+  KernelTimings timings;
+  timings.AddKernel({"a", "fusion.a", "loop", 1, 0.5});
+  timings.AddKernel({"b", "fusion.b", "loop", 1, 0.25});
+  timings.AddPart({7, {"a", "b"}, {5}, 1.0, 1.0});
+  const std::vector<KernelTimingRow> rows = timings.Rows();
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0].kernel.fusion, "fusion.a");
+  EXPECT_EQ(rows[0].part, 7);
+  EXPECT_NEAR(rows[0].estimated_seconds, 2.5, 1e-12);
+  EXPECT_EQ(rows[1].part, -1);
+  EXPECT_NEAR(rows[1].estimated_seconds, 0.25, 1e-12);
+}
+
 TEST(KernelTimingsTest, EmptyWithoutKernels) {
   KernelTimings timings;
   EXPECT_TRUE(timings.empty());

@@ -16,6 +16,7 @@
 #include "xla/backends/gpu/codegen/nvptx/nvptx_target.h"
 #include "xla/backends/gpu/compiler/gpu_compiler.h"
 #include "xla/backends/gpu/compiler/host_compiler.h"
+#include "xla/backends/gpu/compiler/kernel_timings.h"
 #include "xla/backends/gpu/runtime/checksum.h"
 #include "xla/backends/gpu/runtime/feature_registry.h"
 #include "xla/backends/gpu/runtime/invented_constants.h"
@@ -51,6 +52,9 @@ struct Compilation {
   MiddleEndResult middle;
   std::map<std::string, std::string> llvm_ir;  // stage -> text
   std::vector<std::pair<std::string, double>> phases;
+  // Per-kernel emission and LLVM part timings; collected with a dump_dir
+  // only (kernel_timings.txt).
+  gpu::KernelTimings kernel_timings;
   Clock::time_point begin = Clock::now();
 };
 
@@ -157,6 +161,12 @@ gpu::HostCompilerOptions ToHostOptions(const CompileOptions& options, Compilatio
       llvm::raw_string_ostream os(c->llvm_ir[stage]);
       m.print(os, nullptr);
     };
+    out.thunks.kernel_observer = [c](const gpu::KernelEmissionTiming& kernel) {
+      c->kernel_timings.AddKernel(kernel);
+    };
+    out.object.part_observer = [c](const gpu::HostPartTiming& part) {
+      c->kernel_timings.AddPart(part);
+    };
   }
   return out;
 }
@@ -238,6 +248,7 @@ absl::Status WriteDumps(const HloModule& module, const std::string& dir, const C
       {"pass_timings.txt", c.middle.TimingsReport()},
   };
   if (!c.phases.empty()) files.emplace_back("compile_timings.txt", PhaseTable(c, seconds));
+  if (!c.kernel_timings.empty()) files.emplace_back("kernel_timings.txt", c.kernel_timings.ToText());
   for (const auto& [stage, ir] : c.llvm_ir) {
     files.emplace_back(absl::StrCat("llvm_ir.", stage, ".ll"), ir);
   }

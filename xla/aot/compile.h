@@ -188,7 +188,11 @@ struct CompileOptions {
   // Reports. When dump_dir is set, Compile creates it and writes
   // after_optimizations.hlo (checked to parse back), schedule.txt,
   // buffer_assignment.txt, pass_timings.txt and, for host artifacts,
-  // compile_timings.txt and llvm_ir.{before,after}_optimizations.ll.
+  // compile_timings.txt, kernel_timings.txt (one row per emitted kernel:
+  // its IR emission time and its LLVM part's optimize / codegen time,
+  // slowest first; gpu/compiler/kernel_timings.h) and
+  // llvm_ir.{before,after}_optimizations.ll. Without dump_dir the
+  // per-kernel clocks are not read.
   std::string dump_dir;
   // Also write the module after every pass under dump_dir/passes/.
   bool dump_passes = false;

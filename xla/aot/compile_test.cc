@@ -2,12 +2,17 @@
 // CLI's error messages, the middle-end-only mode and the dump files.
 #include "xla/aot/compile.h"
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <set>
 #include <string>
+#include <vector>
 
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "gtest/gtest.h"
 #include "xla/aot/executable.h"
 #include "xla/aot/literal_execution.h"
@@ -15,6 +20,7 @@
 #include "xla/backends/gpu/compiler/gpu_compiler.h"
 #include "xla/backends/gpu/compiler/host_compiler.h"
 #include "xla/util/proto_util.h"
+#include "xla/util/subprocess.h"
 
 namespace xla::aot {
 namespace {
@@ -268,11 +274,110 @@ TEST(CompileTest, DumpDirGetsTheDocumentedFiles) {
   ASSERT_TRUE(compiled.ok()) << compiled.status();
   for (const char* name :
        {"after_optimizations.hlo", "schedule.txt", "buffer_assignment.txt", "pass_timings.txt",
-        "compile_timings.txt", "llvm_ir.before_optimizations.ll",
+        "compile_timings.txt", "kernel_timings.txt", "llvm_ir.before_optimizations.ll",
         "llvm_ir.after_optimizations.ll"}) {
     EXPECT_TRUE(std::filesystem::exists(dir + "/" + name)) << name;
   }
   EXPECT_FALSE(compiled->statistics.phases.empty());
+}
+
+// Three kernels with fusion off: a loop (exponential), a transpose and a
+// row reduction.
+constexpr char kThreeKernels[] = R"(
+HloModule three_kernels
+
+add {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  ROOT s = f32[] add(x, y)
+}
+
+ENTRY main {
+  p = f32[33,17] parameter(0)
+  ex = f32[33,17] exponential(p)
+  tr = f32[17,33] transpose(ex), dimensions={1,0}
+  zero = f32[] constant(0)
+  r = f32[33] reduce(ex, zero), dimensions={1}, to_apply=add
+  ROOT t = (f32[17,33], f32[33]) tuple(tr, r)
+}
+)";
+
+// The whitespace-separated fields of each non-comment line of `text`.
+std::vector<std::vector<std::string>> Fields(const std::string& text) {
+  std::vector<std::vector<std::string>> out;
+  for (absl::string_view line : absl::StrSplit(text, '\n', absl::SkipEmpty())) {
+    if (line.front() == '#') continue;
+    out.push_back(absl::StrSplit(line, ' ', absl::SkipEmpty()));
+  }
+  return out;
+}
+
+double Number(const std::string& field) {
+  double value = -1;
+  EXPECT_TRUE(absl::SimpleAtod(field, &value)) << field;
+  return value;
+}
+
+// compile_timings.txt's seconds for `phase` (0 when absent).
+double PhaseSeconds(const std::string& timings, absl::string_view phase) {
+  for (const std::vector<std::string>& row : Fields(timings)) {
+    if (row.size() == 2 && row[0] == phase) return Number(row[1]);
+  }
+  return 0;
+}
+
+TEST(CompileTest, KernelTimingsHaveOneRowPerKernelAndAddUpToThePhases) {
+  // One part (automatic for a module this small), then one part per kernel.
+  for (int parts : {0, 3}) {
+    SCOPED_TRACE(absl::StrCat("compile_parts=", parts));
+    const std::string dir = absl::StrCat(getenv("TEST_TMPDIR"), "/kernel_timings_", parts);
+    CompileOptions options = FastOptions();
+    options.fusion = false;
+    options.compile_parts = parts;
+    options.dump_dir = dir;
+    ASSERT_TRUE(Compile(kThreeKernels, options).ok());
+    const std::string text = ReadFileBytes(dir + "/kernel_timings.txt").value_or("");
+    const std::string phases = ReadFileBytes(dir + "/compile_timings.txt").value_or("");
+    const std::vector<std::vector<std::string>> rows = Fields(text);
+    ASSERT_EQ(rows.size(), 5u) << text;  // header, 3 kernels, total
+    ASSERT_EQ(rows[0].size(), 10u) << text;
+    EXPECT_EQ(rows[0][0], "fusion");
+    std::set<std::string> names;
+    std::set<std::string> part_ids;
+    double emit = 0, estimated = 0, previous = 1e9;
+    for (size_t i = 1; i <= 3; ++i) {
+      ASSERT_EQ(rows[i].size(), 10u) << text;
+      names.insert(rows[i][0]);
+      part_ids.insert(rows[i][5]);
+      EXPECT_GT(Number(rows[i][2]), 0) << text;  // HLO instructions
+      EXPECT_GT(Number(rows[i][3]), 0) << text;  // LLVM instructions
+      for (int column : {4, 7, 8, 9}) EXPECT_GE(Number(rows[i][column]), 0) << text;
+      emit += Number(rows[i][4]);
+      estimated += Number(rows[i][9]);
+      EXPECT_LE(Number(rows[i][9]), previous) << "not slowest first:\n" << text;
+      previous = Number(rows[i][9]);
+    }
+    for (const char* name : {"ex", "tr", "r"}) {
+      EXPECT_TRUE(std::any_of(names.begin(), names.end(),
+                              [&](const std::string& n) { return absl::StartsWith(n, name); }))
+          << name << "\n" << text;
+    }
+    EXPECT_EQ(part_ids.size(), parts == 0 ? 1u : 3u) << text;
+    const std::vector<std::string>& total = rows[4];
+    ASSERT_EQ(total[0], "total") << text;
+    EXPECT_EQ(total[5], parts == 0 ? "1" : "3") << text;
+    EXPECT_EQ(total[6], "3") << text;
+    // The total's columns are the rows' sums (4 decimals each) and match
+    // compile_timings.txt (3 decimals): emission within thunk_emission,
+    // the parts' optimize and codegen equal to the phases.
+    EXPECT_NEAR(Number(total[4]), emit, 3e-4) << text;
+    EXPECT_NEAR(Number(total[9]), estimated, 3e-4) << text;
+    EXPECT_NEAR(Number(total[9]), Number(total[4]) + Number(total[7]) + Number(total[8]), 3e-4)
+        << text;
+    EXPECT_LE(Number(total[4]), PhaseSeconds(phases, "thunk_emission") + 1e-3) << phases;
+    EXPECT_NEAR(Number(total[7]), PhaseSeconds(phases, "llvm_optimize"), 1e-3) << phases << text;
+    EXPECT_NEAR(Number(total[8]), PhaseSeconds(phases, "machine_code"), 1e-3) << phases << text;
+  }
 }
 
 TEST(CompileTest, ProgressLinesArePrefixed) {

@@ -6,8 +6,11 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_split.h"
 #include "gtest/gtest.h"
 #include "xla/hlo/parser/hlo_parser.h"
 #include "xla/tools/eval_command.h"
@@ -132,6 +135,28 @@ TEST(CompileCommand, WritesAnArtifactThatRuns) {
     EXPECT_TRUE(absl::StrContains(timings, phase)) << phase << "\n" << timings;
   }
   EXPECT_LT(timings.find("middle_end"), timings.find("llvm_optimize")) << timings;
+  // Per-kernel timings: the module's one fusion, a loop kernel, then the
+  // total (the fields: fusion kind hlo llvm emit_s part p_krnl optimize_s
+  // codegen_s est_s).
+  const std::string kernels = ReadFile(dumps + "/kernel_timings.txt");
+  std::vector<std::vector<std::string>> rows;
+  for (absl::string_view line : absl::StrSplit(kernels, '\n', absl::SkipEmpty())) {
+    if (line.front() != '#') rows.push_back(absl::StrSplit(line, ' ', absl::SkipEmpty()));
+  }
+  ASSERT_EQ(rows.size(), 3u) << kernels;
+  ASSERT_EQ(rows[1].size(), 10u) << kernels;
+  EXPECT_TRUE(absl::StartsWith(rows[1][0], "fusion")) << kernels;
+  EXPECT_EQ(rows[1][1], "loop") << kernels;
+  EXPECT_EQ(rows[2][0], "total") << kernels;
+  EXPECT_EQ(rows[2][6], "1") << kernels;
+  for (int column = 4; column < 10; ++column) {
+    if (column == 5 || column == 6) continue;
+    double row_value = -1, total_value = -1;
+    ASSERT_TRUE(absl::SimpleAtod(rows[1][column], &row_value)) << kernels;
+    ASSERT_TRUE(absl::SimpleAtod(rows[2][column], &total_value)) << kernels;
+    EXPECT_GE(row_value, 0) << kernels;
+    EXPECT_EQ(row_value, total_value) << column << "\n" << kernels;  // one kernel, one part
+  }
   // The summary line leaves out phases under 0.5 ms (this module's middle
   // end in an optimized build), so only the section itself is certain.
   EXPECT_TRUE(absl::StrContains(d.out, "; phases: ")) << d.out;

@@ -1,8 +1,8 @@
 #include "xla/stream_executor/cuda/cublas_api.h"
 
-#include <atomic>
-#include <vector>
+#include <iterator>
 
+#include "absl/base/attributes.h"
 #include "absl/strings/str_cat.h"
 #include "xla/stream_executor/cuda/dso_loader.h"
 
@@ -13,25 +13,19 @@ constexpr char kAdvice[] =
     "GEMMs on CUDA targets need cuBLAS: install the CUDA toolkit's cuBLAS "
     "libraries, or recompile with --target=host";
 
-std::atomic<const CublasApi*> testing_api{nullptr};
-
-absl::StatusOr<CublasApi> Load() {
-  const std::vector<std::string> candidates(std::begin(kCublasLibraries),
-                                            std::end(kCublasLibraries));
-  absl::StatusOr<OpenedLibrary> library =
-      OpenLibrary("cuBLAS", candidates, kCublasLibraryEnv, kAdvice);
-  if (!library.ok()) return library.status();
-  CublasApi api;
-#define XLA_CUBLAS_RESOLVE(name, type)                                \
-  {                                                                   \
-    absl::StatusOr<void*> symbol = LookupSymbol(*library, #name, kAdvice); \
-    if (!symbol.ok()) return symbol.status();                         \
-    api.name = reinterpret_cast<type>(*symbol);                       \
-  }
+void ResolveSymbols(SymbolResolver& symbols, CublasApi& api) {
+#define XLA_CUBLAS_RESOLVE(name, type) symbols.Required(#name, api.name);
   XLA_CUBLAS_API(XLA_CUBLAS_RESOLVE)
 #undef XLA_CUBLAS_RESOLVE
-  return api;
 }
+
+absl::StatusOr<CublasApi> Load() {
+  return OpenApi<CublasApi>(
+      "cuBLAS", {std::begin(kCublasLibraries), std::end(kCublasLibraries)},
+      kCublasLibraryEnv, kAdvice, &ResolveSymbols);
+}
+
+ABSL_CONST_INIT LazyApi<CublasApi> cublas_api(&Load);
 
 struct CodeMapping {
   cublasStatus_t status;
@@ -48,17 +42,11 @@ constexpr CodeMapping kCodes[] = {
 
 }  // namespace
 
-absl::StatusOr<const CublasApi*> LoadCublasApi() {
-  if (const CublasApi* api = testing_api.load()) return api;
-  static const absl::StatusOr<CublasApi>* const loaded =
-      new absl::StatusOr<CublasApi>(Load());
-  if (!loaded->ok()) return loaded->status();
-  return &**loaded;
-}
+absl::StatusOr<const CublasApi*> LoadCublasApi() { return cublas_api.Get(); }
 
-void SetCublasApiForTesting(const CublasApi* api) { testing_api.store(api); }
+void SetCublasApiForTesting(const CublasApi* api) { cublas_api.SetForTesting(api); }
 
-const CublasApi* CublasApiForTesting() { return testing_api.load(); }
+const CublasApi* CublasApiForTesting() { return cublas_api.ForTesting(); }
 
 absl::Status CublasStatusFromParts(absl::string_view call, cublasStatus_t status,
                                    const char* name, const char* text) {

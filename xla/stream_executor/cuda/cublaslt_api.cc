@@ -1,7 +1,8 @@
 #include "xla/stream_executor/cuda/cublaslt_api.h"
 
-#include <atomic>
+#include <iterator>
 
+#include "absl/base/attributes.h"
 #include "absl/strings/str_cat.h"
 #include "xla/stream_executor/cuda/cublas_api.h"
 #include "xla/stream_executor/cuda/dso_loader.h"
@@ -14,54 +15,35 @@ constexpr char kAdvice[] =
     "toolkit's cuBLAS libraries (libcublasLt ships with libcublas), set "
     "XLA_CUBLASLT_LIBRARY to its path, or recompile with --target=host";
 
-std::atomic<const CublasLtApi*> testing_api{nullptr};
-
-absl::StatusOr<CublasLtApi> Resolve(const OpenedLibrary& library) {
-  CublasLtApi api;
-#define XLA_CUBLASLT_RESOLVE(name, type)                                   \
-  {                                                                        \
-    absl::StatusOr<void*> symbol = LookupSymbol(library, #name, kAdvice);  \
-    if (!symbol.ok()) return symbol.status();                              \
-    api.name = reinterpret_cast<type>(*symbol);                            \
-  }
+void ResolveSymbols(SymbolResolver& symbols, CublasLtApi& api) {
+#define XLA_CUBLASLT_RESOLVE(name, type) symbols.Required(#name, api.name);
   XLA_CUBLASLT_API(XLA_CUBLASLT_RESOLVE)
 #undef XLA_CUBLASLT_RESOLVE
-  return api;
 }
 
 absl::StatusOr<CublasLtApi> Load() {
-  const std::vector<std::string> candidates(std::begin(kCublasLtLibraries),
-                                            std::end(kCublasLtLibraries));
-  absl::StatusOr<OpenedLibrary> library =
-      OpenLibrary("cuBLASLt", candidates, kCublasLtLibraryEnv, kAdvice);
-  if (!library.ok()) return library.status();
-  return Resolve(*library);
+  return OpenApi<CublasLtApi>(
+      "cuBLASLt", {std::begin(kCublasLtLibraries), std::end(kCublasLtLibraries)},
+      kCublasLtLibraryEnv, kAdvice, &ResolveSymbols);
 }
 
+ABSL_CONST_INIT LazyApi<CublasLtApi> cublaslt_api(&Load);
 
 }  // namespace
 
 absl::StatusOr<CublasLtApi> OpenCublasLtApi(
     const std::vector<std::string>& candidates) {
-  absl::StatusOr<OpenedLibrary> library =
-      OpenLibrary("cuBLASLt", candidates, /*env_override=*/nullptr, kAdvice);
-  if (!library.ok()) return library.status();
-  return Resolve(*library);
+  return OpenApi<CublasLtApi>("cuBLASLt", candidates, /*env_override=*/nullptr,
+                              kAdvice, &ResolveSymbols);
 }
 
-absl::StatusOr<const CublasLtApi*> LoadCublasLtApi() {
-  if (const CublasLtApi* api = testing_api.load()) return api;
-  static const absl::StatusOr<CublasLtApi>* const loaded =
-      new absl::StatusOr<CublasLtApi>(Load());
-  if (!loaded->ok()) return loaded->status();
-  return &**loaded;
-}
+absl::StatusOr<const CublasLtApi*> LoadCublasLtApi() { return cublaslt_api.Get(); }
 
 void SetCublasLtApiForTesting(const CublasLtApi* api) {
-  testing_api.store(api);
+  cublaslt_api.SetForTesting(api);
 }
 
-const CublasLtApi* CublasLtApiForTesting() { return testing_api.load(); }
+const CublasLtApi* CublasLtApiForTesting() { return cublaslt_api.ForTesting(); }
 
 absl::Status CublasLtStatus(const CublasLtApi& api, absl::string_view call,
                             cublasStatus_t status) {

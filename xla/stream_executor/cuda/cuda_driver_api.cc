@@ -1,55 +1,56 @@
 #include "xla/stream_executor/cuda/cuda_driver_api.h"
 
-#include <dlfcn.h>
+#include <string>
 
-#include <atomic>
-#include <cstdlib>
-#include <mutex>
-#include <utility>
-
+#include "absl/base/attributes.h"
 #include "absl/strings/str_cat.h"
+#include "xla/stream_executor/cuda/dso_loader.h"
 
 namespace stream_executor::cuda {
 namespace {
-
-std::atomic<const CudaDriverApi*> testing_api{nullptr};
 
 // The advice every "driver missing" error ends with.
 constexpr char kAdvice[] =
     "run on a machine with an NVIDIA GPU and driver, or recompile with "
     "--target=host";
 
-}  // namespace
+// A driver without a required entry point is too old; the advice is added
+// by LoadCudaDriverApi, not here.
+absl::Status DriverTooOld(const OpenedLibrary& library, const char* symbol,
+                          absl::string_view /*advice*/) {
+  return absl::FailedPreconditionError(absl::StrCat(
+      "NVIDIA driver too old: ", library.path, " has no symbol '", symbol,
+      "' (the runtime needs CUDA ", CUDA_VERSION / 1000, ".",
+      CUDA_VERSION % 1000 / 10,
+      " driver API entry points); update the NVIDIA driver"));
+}
 
-absl::StatusOr<CudaDriverApi> OpenCudaDriverLibrary(absl::string_view path_view) {
-  const std::string path(path_view);
-  void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
-  if (handle == nullptr) {
-    const char* reason = dlerror();
-    return absl::FailedPreconditionError(
-        absl::StrCat("no NVIDIA driver: cannot dlopen ", path, " (",
-                     reason != nullptr ? reason : "unknown reason", ")"));
-  }
-  // The handle is kept open for the life of the process: function pointers
-  // into it are handed out.
-  CudaDriverApi api;
-#define XLA_CUDA_RESOLVE(name)                                              \
-  api.name = reinterpret_cast<decltype(api.name)>(dlsym(handle, #name));   \
-  if (api.name == nullptr) {                                                \
-    return absl::FailedPreconditionError(absl::StrCat(                      \
-        "NVIDIA driver too old: ", path, " has no symbol '" #name           \
-        "' (the runtime needs CUDA ", CUDA_VERSION / 1000, ".",             \
-        CUDA_VERSION % 1000 / 10, " driver API entry points); update the "  \
-        "NVIDIA driver"));                                                  \
-  }
+// Required entry points, then the optional graph and capture ones: a driver
+// without the graph API still runs, with graphs off.
+void ResolveSymbols(SymbolResolver& symbols, CudaDriverApi& api) {
+#define XLA_CUDA_RESOLVE(name) symbols.Required(#name, api.name);
   XLA_CUDA_DRIVER_API(XLA_CUDA_RESOLVE)
 #undef XLA_CUDA_RESOLVE
-  // Optional: a driver without the graph API still runs, with graphs off.
-#define XLA_CUDA_RESOLVE_OPTIONAL(name) \
-  api.name = reinterpret_cast<decltype(api.name)>(dlsym(handle, #name));
+#define XLA_CUDA_RESOLVE_OPTIONAL(name) symbols.Optional(#name, api.name);
   XLA_CUDA_DRIVER_GRAPH_API(XLA_CUDA_RESOLVE_OPTIONAL)
   XLA_CUDA_DRIVER_CAPTURE_API(XLA_CUDA_RESOLVE_OPTIONAL)
 #undef XLA_CUDA_RESOLVE_OPTIONAL
+}
+
+}  // namespace
+
+absl::StatusOr<CudaDriverApi> OpenCudaDriverLibrary(absl::string_view path) {
+  // The handle is kept open for the life of the process: function pointers
+  // into it are handed out.
+  absl::StatusOr<OpenedLibrary> library = OpenFirst({std::string(path)});
+  if (!library.ok()) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("no NVIDIA driver: ", library.status().message()));
+  }
+  absl::StatusOr<CudaDriverApi> resolved =
+      ResolveApi<CudaDriverApi>(*library, kAdvice, &ResolveSymbols, &DriverTooOld);
+  if (!resolved.ok()) return resolved.status();
+  CudaDriverApi& api = *resolved;
 #define XLA_CUDA_CLEAR(name) api.name = nullptr;
   if (!HasCudaGraphApi(api)) {
     XLA_CUDA_DRIVER_GRAPH_API(XLA_CUDA_CLEAR)
@@ -58,7 +59,7 @@ absl::StatusOr<CudaDriverApi> OpenCudaDriverLibrary(absl::string_view path_view)
     XLA_CUDA_DRIVER_CAPTURE_API(XLA_CUDA_CLEAR)
   }
 #undef XLA_CUDA_CLEAR
-  return api;
+  return resolved;
 }
 
 std::string MissingCudaGraphEntryPoint(const CudaDriverApi& api) {
@@ -84,16 +85,25 @@ bool HasCudaGraphCaptureApi(const CudaDriverApi& api) {
 
 namespace {
 
-// The process-wide result of loading libcuda, computed once.
-const absl::StatusOr<CudaDriverApi>& LoadedOnce() {
-  static const absl::StatusOr<CudaDriverApi>* const loaded = [] {
-    const char* override_path = std::getenv(kCudaDriverLibraryEnv);
-    return new absl::StatusOr<CudaDriverApi>(OpenCudaDriverLibrary(
-        override_path != nullptr && override_path[0] != '\0'
-            ? override_path
-            : kCudaDriverLibrary));
-  }();
-  return *loaded;
+absl::StatusOr<CudaDriverApi> Load() {
+  return OpenCudaDriverLibrary(
+      LibraryPaths({kCudaDriverLibrary}, kCudaDriverLibraryEnv).front());
+}
+
+// The process-wide libcuda table, loaded once; its error gets the advice
+// when it is handed out.
+ABSL_CONST_INIT LazyApi<CudaDriverApi> driver_api(&Load);
+
+// The loaded table, or its error followed by `context` and the advice.
+absl::StatusOr<const CudaDriverApi*> LoadedWithAdvice(absl::string_view context) {
+  if (const CudaDriverApi* api = driver_api.ForTesting()) return api;
+  const absl::StatusOr<CudaDriverApi>& loaded = driver_api.Loaded();
+  if (!loaded.ok()) {
+    return absl::Status(loaded.status().code(),
+                        absl::StrCat(loaded.status().message(), context, "; ",
+                                     kAdvice));
+  }
+  return &*loaded;
 }
 
 struct ErrorCodeMapping {
@@ -131,31 +141,17 @@ absl::StatusCode CodeFor(CUresult result) {
 }  // namespace
 
 absl::StatusOr<const CudaDriverApi*> LoadCudaDriverApi() {
-  if (const CudaDriverApi* api = testing_api.load()) return api;
-  const absl::StatusOr<CudaDriverApi>& loaded = LoadedOnce();
-  if (!loaded.ok()) {
-    return absl::Status(loaded.status().code(),
-                        absl::StrCat(loaded.status().message(), "; ", kAdvice));
-  }
-  return &*loaded;
+  return LoadedWithAdvice("");
 }
 
 absl::StatusOr<const CudaDriverApi*> LoadCudaDriverApiForArtifact(
     absl::string_view target) {
-  if (const CudaDriverApi* api = testing_api.load()) return api;
-  const absl::StatusOr<CudaDriverApi>& loaded = LoadedOnce();
-  if (!loaded.ok()) {
-    return absl::Status(
-        loaded.status().code(),
-        absl::StrCat(loaded.status().message(),
-                     "; this artifact was compiled for ", target, "; ",
-                     kAdvice));
-  }
-  return &*loaded;
+  return LoadedWithAdvice(
+      absl::StrCat("; this artifact was compiled for ", target));
 }
 
 void SetCudaDriverApiForTesting(const CudaDriverApi* api) {
-  testing_api.store(api);
+  driver_api.SetForTesting(api);
 }
 
 std::string CudaErrorName(const CudaDriverApi& api, CUresult result) {

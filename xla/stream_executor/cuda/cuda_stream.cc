@@ -8,14 +8,11 @@
 #include "absl/strings/string_view.h"
 #include "xla/stream_executor/cuda/cuda_event.h"
 #include "xla/stream_executor/launch_dimensions.h"
+#include "xla/stream_executor/stream_checks.h"
 #include "xla/util/status_macros.h"
 
 namespace stream_executor::cuda {
 namespace {
-
-constexpr absl::string_view kH2D = "memcpy host-to-device";
-constexpr absl::string_view kD2H = "memcpy device-to-host";
-constexpr absl::string_view kD2D = "memcpy device-to-device";
 
 // The stream whose worker is the current thread (null elsewhere).
 thread_local const CudaStream* current_worker_stream = nullptr;
@@ -23,36 +20,6 @@ thread_local const CudaStream* current_worker_stream = nullptr;
 absl::Status Detached(const absl::Status& status) {
   if (status.ok()) return absl::OkStatus();
   return absl::Status(status.code(), std::string(status.message()));
-}
-
-// The error a failed operation leaves on the stream: its name first.
-absl::Status Annotate(absl::string_view name, const absl::Status& error) {
-  return absl::Status(error.code(),
-                      absl::StrCat(name, " failed: ", error.message()));
-}
-
-// `size` bytes must fit in the `what` buffer of `capacity` bytes at `pointer`.
-absl::Status CheckBuffer(absl::string_view what, const void* pointer,
-                         uint64_t capacity, uint64_t size) {
-  if (size > capacity) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        size, " bytes do not fit in the ", what, " buffer of ", capacity,
-        " bytes"));
-  }
-  if (size > 0 && pointer == nullptr) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("the ", what, " pointer is null"));
-  }
-  return absl::OkStatus();
-}
-
-absl::Status CheckDevice(absl::string_view what, const DeviceMemoryBase* memory,
-                         uint64_t size) {
-  if (memory == nullptr) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("the ", what, " buffer is null"));
-  }
-  return CheckBuffer(what, memory->opaque, memory->size, size);
 }
 
 CUdeviceptr DevicePointer(const void* opaque) {
@@ -121,11 +88,10 @@ CudaStream::~CudaStream() {
 
 absl::Status CudaStream::Memcpy(DeviceMemoryBase* device_dst,
                                 const void* host_src, uint64_t size) {
-  absl::Status valid = CheckDevice("destination", device_dst, size);
-  if (valid.ok()) valid = CheckBuffer("host source", host_src, size, size);
-  if (!valid.ok()) return EnqueueError(std::string(kH2D), valid);
+  absl::Status valid = CheckMemcpyHostToDevice(device_dst, host_src, size);
+  if (!valid.ok()) return EnqueueError(std::string(kMemcpyHostToDevice), valid);
   const CUdeviceptr dst = DevicePointer(device_dst->opaque);
-  return Enqueue(std::string(kH2D), [this, dst, host_src, size] {
+  return Enqueue(std::string(kMemcpyHostToDevice), [this, dst, host_src, size] {
     if (size == 0) return absl::OkStatus();
     return CU_STATUS(api_, cuMemcpyHtoDAsync_v2, dst, host_src, size, stream_);
   });
@@ -134,11 +100,10 @@ absl::Status CudaStream::Memcpy(DeviceMemoryBase* device_dst,
 absl::Status CudaStream::Memcpy(void* host_dst,
                                 const DeviceMemoryBase& device_src,
                                 uint64_t size) {
-  absl::Status valid = CheckDevice("source", &device_src, size);
-  if (valid.ok()) valid = CheckBuffer("host destination", host_dst, size, size);
-  if (!valid.ok()) return EnqueueError(std::string(kD2H), valid);
+  absl::Status valid = CheckMemcpyDeviceToHost(host_dst, device_src, size);
+  if (!valid.ok()) return EnqueueError(std::string(kMemcpyDeviceToHost), valid);
   const CUdeviceptr src = DevicePointer(device_src.opaque);
-  return Enqueue(std::string(kD2H), [this, host_dst, src, size] {
+  return Enqueue(std::string(kMemcpyDeviceToHost), [this, host_dst, src, size] {
     if (size == 0) return absl::OkStatus();
     return CU_STATUS(api_, cuMemcpyDtoHAsync_v2, host_dst, src, size, stream_);
   });
@@ -147,8 +112,7 @@ absl::Status CudaStream::Memcpy(void* host_dst,
 absl::Status CudaStream::Memcpy(DeviceMemoryBase* device_dst,
                                 const DeviceMemoryBase& device_src,
                                 uint64_t size) {
-  absl::Status valid = CheckDevice("destination", device_dst, size);
-  if (valid.ok()) valid = CheckDevice("source", &device_src, size);
+  absl::Status valid = CheckMemcpyDeviceToDevice(device_dst, device_src, size);
   if (valid.ok() && size > 0 && device_dst->opaque != device_src.opaque) {
     const uintptr_t dst = reinterpret_cast<uintptr_t>(device_dst->opaque);
     const uintptr_t src = reinterpret_cast<uintptr_t>(device_src.opaque);
@@ -157,10 +121,10 @@ absl::Status CudaStream::Memcpy(DeviceMemoryBase* device_dst,
           "the source and destination ranges overlap partially");
     }
   }
-  if (!valid.ok()) return EnqueueError(std::string(kD2D), valid);
+  if (!valid.ok()) return EnqueueError(std::string(kMemcpyDeviceToDevice), valid);
   const CUdeviceptr dst = DevicePointer(device_dst->opaque);
   const CUdeviceptr src = DevicePointer(device_src.opaque);
-  return Enqueue(std::string(kD2D), [this, dst, src, size] {
+  return Enqueue(std::string(kMemcpyDeviceToDevice), [this, dst, src, size] {
     if (size == 0 || dst == src) return absl::OkStatus();
     return CU_STATUS(api_, cuMemcpyDtoDAsync_v2, dst, src, size, stream_);
   });
@@ -168,11 +132,7 @@ absl::Status CudaStream::Memcpy(DeviceMemoryBase* device_dst,
 
 absl::Status CudaStream::Memset32(DeviceMemoryBase* location, uint32_t pattern,
                                   uint64_t size) {
-  absl::Status valid = CheckDevice("destination", location, size);
-  if (valid.ok() && size % 4 != 0) {
-    valid = absl::InvalidArgumentError(
-        absl::StrCat("size ", size, " is not a multiple of 4"));
-  }
+  absl::Status valid = CheckMemset32(location, size);
   if (!valid.ok()) return EnqueueError("memset32", valid);
   const CUdeviceptr dst = DevicePointer(location->opaque);
   return Enqueue("memset32", [this, dst, pattern, size] {
@@ -182,7 +142,7 @@ absl::Status CudaStream::Memset32(DeviceMemoryBase* location, uint32_t pattern,
 }
 
 absl::Status CudaStream::MemZero(DeviceMemoryBase* location, uint64_t size) {
-  absl::Status valid = CheckDevice("destination", location, size);
+  absl::Status valid = CheckDeviceBuffer("destination", location, size);
   if (!valid.ok()) return EnqueueError("memzero", valid);
   const CUdeviceptr dst = DevicePointer(location->opaque);
   return Enqueue("memzero", [this, dst, size] {
@@ -372,7 +332,7 @@ absl::Status CudaStream::RecordTimestamp(int64_t* ns) {
   absl::Status known = KnownErrorLocked();
   if (!known.ok()) return known;
   absl::StatusOr<CUevent> event = TakeStampEventLocked();
-  if (!event.ok()) return Annotate("timestamp", event.status());
+  if (!event.ok()) return AnnotateStreamError("timestamp", event.status());
   const CUevent recorded = *event;
   if (stamp_anchor_ != nullptr) {
     const int64_t sequence = ++enqueued_stamps_;
@@ -466,7 +426,7 @@ absl::Status CudaStream::BlockHostUntilDone() {
   if (synced.ok()) synced = CU_STATUS(api_, cuStreamSynchronize, stream_);
   lock.lock();
   if (!synced.ok() && status_.ok()) {
-    status_ = Annotate("stream synchronize", synced);
+    status_ = AnnotateStreamError("stream synchronize", synced);
   }
   ReadStampsLocked();
   absl::Status result = Detached(status_);
@@ -483,7 +443,7 @@ absl::Status CudaStream::Enqueue(std::string name, Work work) {
 }
 
 absl::Status CudaStream::EnqueueError(std::string name, absl::Status error) {
-  absl::Status annotated = Annotate(name, error);
+  absl::Status annotated = AnnotateStreamError(name, error);
   std::lock_guard<std::mutex> lock(mu_);
   absl::Status known = KnownErrorLocked();
   if (!known.ok()) return known;
@@ -524,7 +484,7 @@ void CudaStream::WorkerLoop() {
     absl::Status context_status = CU_STATUS(api_, cuCtxSetCurrent, context_);
     std::lock_guard<std::mutex> lock(mu_);
     // Nothing can be issued then; event records still complete with it.
-    if (!context_status.ok()) status_ = Annotate("stream worker", context_status);
+    if (!context_status.ok()) status_ = AnnotateStreamError("stream worker", context_status);
   }
   while (true) {
     Operation operation;
@@ -542,7 +502,7 @@ void CudaStream::WorkerLoop() {
         skip ? absl::OkStatus() : std::move(operation.work)();
     operation.work = nullptr;  // release captures before reporting completion
     std::lock_guard<std::mutex> lock(mu_);
-    if (!status.ok() && status_.ok()) status_ = Annotate(operation.name, status);
+    if (!status.ok() && status_.ok()) status_ = AnnotateStreamError(operation.name, status);
     if (--pending_ == 0) idle_.notify_all();
   }
 }

@@ -1,9 +1,8 @@
 #include "xla/stream_executor/cuda/cudnn_api.h"
 
-#include <atomic>
-#include <string>
-#include <vector>
+#include <iterator>
 
+#include "absl/base/attributes.h"
 #include "absl/strings/str_cat.h"
 #include "xla/stream_executor/cuda/dso_loader.h"
 
@@ -15,25 +14,19 @@ constexpr char kAdvice[] =
     "with the CUDA toolkit or jax[cuda]) or point XLA_CUDNN_LIBRARY at libcudnn.so.9, or "
     "recompile without --emit_cudnn_convolutions";
 
-std::atomic<const CudnnApi*> testing_api{nullptr};
-
-absl::StatusOr<CudnnApi> Load() {
-  const std::vector<std::string> candidates(std::begin(kCudnnLibraries),
-                                            std::end(kCudnnLibraries));
-  absl::StatusOr<OpenedLibrary> library =
-      OpenLibrary("cuDNN", candidates, kCudnnLibraryEnv, kAdvice);
-  if (!library.ok()) return library.status();
-  CudnnApi api;
-#define XLA_CUDNN_RESOLVE(name)                                           \
-  {                                                                       \
-    absl::StatusOr<void*> symbol = LookupSymbol(*library, #name, kAdvice); \
-    if (!symbol.ok()) return symbol.status();                             \
-    api.name = reinterpret_cast<decltype(&::name)>(*symbol);              \
-  }
+void ResolveSymbols(SymbolResolver& symbols, CudnnApi& api) {
+#define XLA_CUDNN_RESOLVE(name) symbols.Required(#name, api.name);
   XLA_CUDNN_API(XLA_CUDNN_RESOLVE)
 #undef XLA_CUDNN_RESOLVE
-  return api;
 }
+
+absl::StatusOr<CudnnApi> Load() {
+  return OpenApi<CudnnApi>(
+      "cuDNN", {std::begin(kCudnnLibraries), std::end(kCudnnLibraries)},
+      kCudnnLibraryEnv, kAdvice, &ResolveSymbols);
+}
+
+ABSL_CONST_INIT LazyApi<CudnnApi> cudnn_api(&Load);
 
 struct CodeMapping {
   cudnnStatus_t status;
@@ -49,14 +42,9 @@ constexpr CodeMapping kCodes[] = {
 
 }  // namespace
 
-absl::StatusOr<const CudnnApi*> LoadCudnnApi() {
-  if (const CudnnApi* api = testing_api.load()) return api;
-  static const absl::StatusOr<CudnnApi>* const loaded = new absl::StatusOr<CudnnApi>(Load());
-  if (!loaded->ok()) return loaded->status();
-  return &**loaded;
-}
+absl::StatusOr<const CudnnApi*> LoadCudnnApi() { return cudnn_api.Get(); }
 
-void SetCudnnApiForTesting(const CudnnApi* api) { testing_api.store(api); }
+void SetCudnnApiForTesting(const CudnnApi* api) { cudnn_api.SetForTesting(api); }
 
 absl::Status CudnnStatus(const CudnnApi& api, absl::string_view call, cudnnStatus_t status) {
   if (status == CUDNN_STATUS_SUCCESS) return absl::OkStatus();

@@ -1,9 +1,8 @@
 #include "xla/stream_executor/cuda/cufft_api.h"
 
-#include <atomic>
-#include <string>
-#include <vector>
+#include <iterator>
 
+#include "absl/base/attributes.h"
 #include "absl/strings/str_cat.h"
 #include "xla/stream_executor/cuda/dso_loader.h"
 
@@ -15,25 +14,19 @@ constexpr char kAdvice[] =
     "library (libcufft.so.12) or point XLA_CUFFT_LIBRARY at it, or recompile "
     "with --target=host";
 
-std::atomic<const CufftApi*> testing_api{nullptr};
-
-absl::StatusOr<CufftApi> Load() {
-  const std::vector<std::string> candidates(std::begin(kCufftLibraries),
-                                            std::end(kCufftLibraries));
-  absl::StatusOr<OpenedLibrary> library =
-      OpenLibrary("cuFFT", candidates, kCufftLibraryEnv, kAdvice);
-  if (!library.ok()) return library.status();
-  CufftApi api;
-#define XLA_CUFFT_RESOLVE(name, type)                                      \
-  {                                                                        \
-    absl::StatusOr<void*> symbol = LookupSymbol(*library, #name, kAdvice); \
-    if (!symbol.ok()) return symbol.status();                              \
-    api.name = reinterpret_cast<type>(*symbol);                            \
-  }
+void ResolveSymbols(SymbolResolver& symbols, CufftApi& api) {
+#define XLA_CUFFT_RESOLVE(name, type) symbols.Required(#name, api.name);
   XLA_CUFFT_API(XLA_CUFFT_RESOLVE)
 #undef XLA_CUFFT_RESOLVE
-  return api;
 }
+
+absl::StatusOr<CufftApi> Load() {
+  return OpenApi<CufftApi>(
+      "cuFFT", {std::begin(kCufftLibraries), std::end(kCufftLibraries)},
+      kCufftLibraryEnv, kAdvice, &ResolveSymbols);
+}
+
+ABSL_CONST_INIT LazyApi<CufftApi> cufft_api(&Load);
 
 struct ResultInfo {
   cufftResult result;
@@ -59,14 +52,9 @@ constexpr ResultInfo kResults[] = {
 
 }  // namespace
 
-absl::StatusOr<const CufftApi*> LoadCufftApi() {
-  if (const CufftApi* api = testing_api.load()) return api;
-  static const absl::StatusOr<CufftApi>* const loaded = new absl::StatusOr<CufftApi>(Load());
-  if (!loaded->ok()) return loaded->status();
-  return &**loaded;
-}
+absl::StatusOr<const CufftApi*> LoadCufftApi() { return cufft_api.Get(); }
 
-void SetCufftApiForTesting(const CufftApi* api) { testing_api.store(api); }
+void SetCufftApiForTesting(const CufftApi* api) { cufft_api.SetForTesting(api); }
 
 absl::Status CufftStatus(absl::string_view call, cufftResult result) {
   if (result == CUFFT_SUCCESS) return absl::OkStatus();

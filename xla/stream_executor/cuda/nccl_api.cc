@@ -1,9 +1,6 @@
 #include "xla/stream_executor/cuda/nccl_api.h"
 
-#include <atomic>
-#include <string>
-#include <vector>
-
+#include "absl/base/attributes.h"
 #include "absl/strings/str_cat.h"
 #include "xla/stream_executor/cuda/dso_loader.h"
 
@@ -14,35 +11,24 @@ constexpr char kAdvice[] =
     "collectives on CUDA targets need NCCL: install NCCL 2 (libnccl2), or "
     "run single-device / recompile with --target=host";
 
-std::atomic<const NcclApi*> testing_api{nullptr};
-
-absl::StatusOr<NcclApi> Load() {
-  absl::StatusOr<OpenedLibrary> library =
-      OpenLibrary("NCCL", {kNcclLibrary}, kNcclLibraryEnv, kAdvice);
-  if (!library.ok()) return library.status();
-  NcclApi api;
-#define XLA_NCCL_RESOLVE(name)                                             \
-  {                                                                        \
-    absl::StatusOr<void*> symbol = LookupSymbol(*library, #name, kAdvice); \
-    if (!symbol.ok()) return symbol.status();                              \
-    api.name = reinterpret_cast<decltype(api.name)>(*symbol);              \
-  }
+void ResolveSymbols(SymbolResolver& symbols, NcclApi& api) {
+#define XLA_NCCL_RESOLVE(name) symbols.Required(#name, api.name);
   XLA_NCCL_API(XLA_NCCL_RESOLVE)
 #undef XLA_NCCL_RESOLVE
-  return api;
 }
+
+absl::StatusOr<NcclApi> Load() {
+  return OpenApi<NcclApi>("NCCL", {kNcclLibrary}, kNcclLibraryEnv, kAdvice,
+                          &ResolveSymbols);
+}
+
+ABSL_CONST_INIT LazyApi<NcclApi> nccl_api(&Load);
 
 }  // namespace
 
-absl::StatusOr<const NcclApi*> LoadNcclApi() {
-  if (const NcclApi* api = testing_api.load()) return api;
-  static const absl::StatusOr<NcclApi>* const loaded =
-      new absl::StatusOr<NcclApi>(Load());
-  if (!loaded->ok()) return loaded->status();
-  return &**loaded;
-}
+absl::StatusOr<const NcclApi*> LoadNcclApi() { return nccl_api.Get(); }
 
-void SetNcclApiForTesting(const NcclApi* api) { testing_api.store(api); }
+void SetNcclApiForTesting(const NcclApi* api) { nccl_api.SetForTesting(api); }
 
 absl::Status NcclStatus(const NcclApi& api, absl::string_view call,
                         ncclResult_t result) {

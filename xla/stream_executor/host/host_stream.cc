@@ -14,50 +14,9 @@
 #include "xla/stream_executor/host/host_event.h"
 #include "xla/stream_executor/host/host_kernel_module.h"
 #include "xla/stream_executor/host/host_launch.h"
+#include "xla/stream_executor/stream_checks.h"
 
 namespace stream_executor::host {
-namespace {
-
-constexpr absl::string_view kH2D = "memcpy host-to-device";
-constexpr absl::string_view kD2H = "memcpy device-to-host";
-constexpr absl::string_view kD2D = "memcpy device-to-device";
-
-// The error a failed operation leaves on the stream: its name first.
-absl::Status Annotate(absl::string_view name, const absl::Status& error) {
-  return absl::Status(error.code(),
-                      absl::StrCat(name, " failed: ", error.message()));
-}
-
-// `size` bytes must fit in the `what` buffer of `capacity` bytes at `pointer`.
-absl::Status CheckBuffer(absl::string_view what, const void* pointer,
-                         uint64_t capacity, uint64_t size) {
-  if (size > capacity) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        size, " bytes do not fit in the ", what, " buffer of ", capacity,
-        " bytes"));
-  }
-  if (size > 0 && pointer == nullptr) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("the ", what, " pointer is null"));
-  }
-  return absl::OkStatus();
-}
-
-absl::Status CheckHostPointer(absl::string_view what, const void* pointer,
-                              uint64_t size) {
-  return CheckBuffer(what, pointer, size, size);
-}
-
-absl::Status CheckDeviceTarget(absl::string_view what,
-                               const DeviceMemoryBase* memory, uint64_t size) {
-  if (memory == nullptr) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("the ", what, " buffer is null"));
-  }
-  return CheckBuffer(what, memory->opaque, memory->size, size);
-}
-
-}  // namespace
 
 HostStream::HostStream(const DeviceLimits& limits, HostThreadPool& pool)
     : limits_(limits), pool_(pool), worker_([this] { WorkerLoop(); }) {}
@@ -74,12 +33,11 @@ HostStream::~HostStream() {
 
 absl::Status HostStream::Memcpy(DeviceMemoryBase* device_dst,
                                 const void* host_src, uint64_t size) {
-  absl::Status valid = CheckDeviceTarget("destination", device_dst, size);
-  if (valid.ok()) valid = CheckHostPointer("host source", host_src, size);
-  if (!valid.ok()) return EnqueueError(kH2D, valid);
+  absl::Status valid = CheckMemcpyHostToDevice(device_dst, host_src, size);
+  if (!valid.ok()) return EnqueueError(kMemcpyHostToDevice, valid);
   Operation op;
   op.kind = Operation::Kind::kCopy;
-  op.name = kH2D;
+  op.name = kMemcpyHostToDevice;
   op.may_run_inline = true;
   op.dst = device_dst->opaque;
   op.src = host_src;
@@ -90,12 +48,11 @@ absl::Status HostStream::Memcpy(DeviceMemoryBase* device_dst,
 absl::Status HostStream::Memcpy(void* host_dst,
                                 const DeviceMemoryBase& device_src,
                                 uint64_t size) {
-  absl::Status valid = CheckDeviceTarget("source", &device_src, size);
-  if (valid.ok()) valid = CheckHostPointer("host destination", host_dst, size);
-  if (!valid.ok()) return EnqueueError(kD2H, valid);
+  absl::Status valid = CheckMemcpyDeviceToHost(host_dst, device_src, size);
+  if (!valid.ok()) return EnqueueError(kMemcpyDeviceToHost, valid);
   Operation op;
   op.kind = Operation::Kind::kCopy;
-  op.name = kD2H;
+  op.name = kMemcpyDeviceToHost;
   op.may_run_inline = true;
   op.dst = host_dst;
   op.src = device_src.opaque;
@@ -106,12 +63,11 @@ absl::Status HostStream::Memcpy(void* host_dst,
 absl::Status HostStream::Memcpy(DeviceMemoryBase* device_dst,
                                 const DeviceMemoryBase& device_src,
                                 uint64_t size) {
-  absl::Status valid = CheckDeviceTarget("destination", device_dst, size);
-  if (valid.ok()) valid = CheckDeviceTarget("source", &device_src, size);
-  if (!valid.ok()) return EnqueueError(kD2D, valid);
+  absl::Status valid = CheckMemcpyDeviceToDevice(device_dst, device_src, size);
+  if (!valid.ok()) return EnqueueError(kMemcpyDeviceToDevice, valid);
   Operation op;
   op.kind = Operation::Kind::kCopy;
-  op.name = kD2D;
+  op.name = kMemcpyDeviceToDevice;
   op.may_run_inline = true;
   op.dst = device_dst->opaque;
   op.src = device_src.opaque;
@@ -121,11 +77,7 @@ absl::Status HostStream::Memcpy(DeviceMemoryBase* device_dst,
 
 absl::Status HostStream::Memset32(DeviceMemoryBase* location, uint32_t pattern,
                                   uint64_t size) {
-  absl::Status valid = CheckDeviceTarget("destination", location, size);
-  if (valid.ok() && size % 4 != 0) {
-    valid = absl::InvalidArgumentError(
-        absl::StrCat("size ", size, " is not a multiple of 4"));
-  }
+  absl::Status valid = CheckMemset32(location, size);
   if (!valid.ok()) return EnqueueError("memset32", valid);
   Operation op;
   op.kind = Operation::Kind::kFill32;
@@ -138,7 +90,7 @@ absl::Status HostStream::Memset32(DeviceMemoryBase* location, uint32_t pattern,
 }
 
 absl::Status HostStream::MemZero(DeviceMemoryBase* location, uint64_t size) {
-  absl::Status valid = CheckDeviceTarget("destination", location, size);
+  absl::Status valid = CheckDeviceBuffer("destination", location, size);
   if (!valid.ok()) return EnqueueError("memzero", valid);
   Operation op;
   op.kind = Operation::Kind::kZero;
@@ -343,7 +295,7 @@ std::optional<absl::Status> HostStream::RunInlineLocked(std::unique_lock<std::mu
   lock.lock();
   running_inline_ = false;
   --pending_;
-  if (!status.ok()) status_ = Annotate(name, status);
+  if (!status.ok()) status_ = AnnotateStreamError(name, status);
   if (!queue_.empty() && worker_waiting_) {
     worker_waiting_ = false;
     work_available_.notify_one();
@@ -354,7 +306,7 @@ std::optional<absl::Status> HostStream::RunInlineLocked(std::unique_lock<std::mu
 
 absl::Status HostStream::EnqueueError(absl::string_view name,
                                       absl::Status error) {
-  absl::Status annotated = Annotate(name, error);
+  absl::Status annotated = AnnotateStreamError(name, error);
   std::lock_guard<std::mutex> lock(mu_);
   absl::Status known = KnownErrorLocked();
   if (!known.ok()) return known;
@@ -451,7 +403,7 @@ void HostStream::WorkerLoop() {
       if (status.ok() || !status_.ok()) continue;
       absl::Status failed = op.kind == Operation::Kind::kFail
                                 ? std::move(status)
-                                : Annotate(op.name, status);
+                                : AnnotateStreamError(op.name, status);
       std::lock_guard<std::mutex> failed_lock(mu_);
       status_ = std::move(failed);
     }

@@ -13,6 +13,7 @@ absl::StatusOr<EmittedKernel> HostKernelBackend::EmitFusionKernel(
   ASSIGN_OR_RETURN(HostKernelInfo info, EmitHostFusionKernel(fusion, symbol, options, kernels_));
   EmittedKernel kernel;
   kernel.symbol = info.symbol;
+  kernel.kind = info.kind;
   for (const HostKernelArg& arg : info.args) kernel.args.push_back({arg.is_output, arg.index});
   kernel.launch.set_grid_x(info.total_blocks);
   kernel.launch.set_grid_y(1);

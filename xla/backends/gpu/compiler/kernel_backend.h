@@ -43,6 +43,9 @@ struct EmittedKernel {
   // reserves the table in the temp allocation and sets
   // KernelThunkProto.argument_table. Never set by the host backend.
   bool argument_table = false;
+  // The emitter's kind of kernel ("loop", "row_reduction", ...; see the
+  // target's fusion emitter), for timings and dumps; empty when unknown.
+  std::string kind;
 };
 
 // What buffer assignment says about one kernel's buffer arguments

@@ -46,6 +46,7 @@ EmittedKernel NvptxKernelBackend::Emitted(const NvptxKernelInfo& info,
   kernel.launch.set_block_z(info.launch.block_z);
   kernel.launch.set_shared_memory_bytes(info.launch.shared_memory_bytes);
   kernel.argument_table = info.argument_table;
+  kernel.kind = info.kind;
   last_ = Pending{info.symbol, info.kind, std::move(context), std::move(module)};
   return kernel;
 }

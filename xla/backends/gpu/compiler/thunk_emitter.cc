@@ -14,6 +14,8 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
 #include "xla/backends/gpu/codegen/host/kernel_symbol_name.h"
 #include "xla/backends/gpu/compiler/collective_emitter.h"
 #include "xla/backends/gpu/compiler/cudnn_convolution_emitter.h"
@@ -186,7 +188,8 @@ class Emitter {
         tf32_gemms_(options.tf32_gemms),
         emit_fft_(options.emit_fft),
         emit_host_transfers_(options.emit_host_transfers),
-        f32_dot_default_precision_(options.f32_dot_default_precision) {}
+        f32_dot_default_precision_(options.f32_dot_default_precision),
+        kernel_observer_(options.kernel_observer) {}
 
   absl::Status Run() {
     const HloComputation* entry = module_.entry_computation();
@@ -424,7 +427,10 @@ class Emitter {
     if (!reused.has_value()) {
       const std::string symbol = KernelSymbolName(owner.name(), &used_symbols_);
       ReusableKernel emitted;
-      ASSIGN_OR_RETURN(emitted.kernel, backend_->EmitFusionKernel(fusion, symbol, aliasing));
+      ASSIGN_OR_RETURN(emitted.kernel,
+                       TimedEmission(owner.name(), FusedInstructionCount(fusion), [&] {
+                         return backend_->EmitFusionKernel(fusion, symbol, aliasing);
+                       }));
       if (emitted.kernel.launch.grid_x() != 0) {
         emitted.kernel_index = payload_->kernels_size();
         KernelProto* kernel = payload_->add_kernels();
@@ -435,6 +441,27 @@ class Emitter {
       reused = std::move(emitted);
     }
     return AddKernelThunk(owner, *reused, operand_slices, output_slices, out);
+  }
+
+  // `emit()`'s kernel; with a kernel observer, also reports it with the
+  // wall time `emit` took, as the kernel of instruction `owner` made of
+  // `instructions` HLO instructions.
+  template <typename Emit>
+  absl::StatusOr<EmittedKernel> TimedEmission(absl::string_view owner, int64_t instructions,
+                                              Emit emit) {
+    if (!kernel_observer_) return emit();
+    const absl::Time start = absl::Now();
+    absl::StatusOr<EmittedKernel> kernel = emit();
+    const double seconds = absl::ToDoubleSeconds(absl::Now() - start);
+    if (kernel.ok()) {
+      kernel_observer_({kernel->symbol, std::string(owner), kernel->kind, instructions, seconds});
+    }
+    return kernel;
+  }
+
+  static int64_t FusedInstructionCount(const HloInstruction& fusion) {
+    const std::vector<HloComputation*> called = fusion.called_computations();
+    return called.empty() ? 1 : called.front()->instruction_count();
   }
 
   // A kernel thunk launching `kernel` (nothing when it has no kernel-table
@@ -795,8 +822,9 @@ class Emitter {
         ReusableKernel emitted;
         const std::string symbol = KernelSymbolName(
             absl::StrCat(call.name(), parts > 1 ? absl::StrCat("_", part) : ""), &used_symbols_);
-        absl::StatusOr<EmittedKernel> kernel =
-            backend_->EmitFusedAttentionKernel(config, type, backward, part, symbol, target);
+        absl::StatusOr<EmittedKernel> kernel = TimedEmission(call.name(), 1, [&] {
+          return backend_->EmitFusedAttentionKernel(config, type, backward, part, symbol, target);
+        });
         if (!kernel.ok()) return kernel.status();
         emitted.kernel = *std::move(kernel);
         if (emitted.kernel.launch.grid_x() != 0) {
@@ -910,6 +938,7 @@ class Emitter {
   bool emit_fft_;
   bool emit_host_transfers_;
   DotPrecision f32_dot_default_precision_;
+  const std::function<void(const KernelEmissionTiming&)>& kernel_observer_;
   std::optional<BufferSliceProto> cudnn_workspace_;
   // Fused-attention kernels by call (target, part, type, attributes).
   std::map<std::string, ReusableKernel> attention_kernels_;

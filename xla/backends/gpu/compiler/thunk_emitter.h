@@ -89,6 +89,7 @@
 #define XLA_BACKENDS_GPU_COMPILER_THUNK_EMITTER_H_
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -97,6 +98,7 @@
 #include "xla/backends/gpu/codegen/host/host_fusion_emitter.h"
 #include "xla/backends/gpu/compiler/collective_emitter.h"  // kCollectiveStream
 #include "xla/backends/gpu/compiler/kernel_backend.h"
+#include "xla/backends/gpu/compiler/kernel_timings.h"
 #include "xla/backends/gpu/runtime/executable.pb.h"
 #include "xla/hlo/ir/hlo_module.h"
 #include "xla/service/buffer_assignment/buffer_assignment.h"
@@ -142,6 +144,10 @@ struct ThunkEmitterOptions {
   // host target): every f32 dot computes in f32.
   bool tf32_gemms = false;
   DotPrecision f32_dot_default_precision = DotPrecision::kDefault;
+  // When set, called once per kernel the backend emits (a reused kernel is
+  // not emitted again) with the wall time of its emission, on the emitting
+  // thread (kernel_timings.h). Unset, the clock is not read.
+  std::function<void(const KernelEmissionTiming& kernel)> kernel_observer;
 };
 
 // Fills `payload` (module_name, program_shape, kernels, allocations,

@@ -56,6 +56,7 @@ absl::StatusOr<std::vector<HostCpuVariantBuild>> PlanHostCpuVariantBuilds(
     build.options.cpu = cpu;
     build.options.kernel_progress = nullptr;
     build.options.phase_observer = nullptr;
+    build.options.part_observer = nullptr;
     build.options.ir_observer = nullptr;
     absl::StatusOr<std::vector<std::string>> features = HostCpuFeaturesOf(build.options);
     if (!features.ok()) {

@@ -93,7 +93,49 @@ void DropUnusedDeclarations(llvm::Module& module) {
   }
 }
 
+// A root (a definition with non-local linkage) with the local definitions
+// it reaches, transitively, and their instructions.
+struct Root {
+  const llvm::GlobalValue* value;
+  GlobalSet closure;  // the root and the local definitions it reaches
+  int64_t cost = 0;
+};
+
+// The module's roots, in module order.
+std::vector<Root> FindRoots(const llvm::Module& module) {
+  const std::vector<const llvm::GlobalValue*> definitions = Definitions(module);
+  std::map<const llvm::GlobalValue*, GlobalSet> references;
+  for (const llvm::GlobalValue* gv : definitions) references[gv] = DirectReferences(*gv);
+  std::vector<Root> roots;
+  for (const llvm::GlobalValue* gv : definitions) {
+    if (gv->hasLocalLinkage()) continue;
+    Root root{gv, {gv}, 0};
+    std::vector<const llvm::GlobalValue*> work = {gv};
+    while (!work.empty()) {
+      const llvm::GlobalValue* current = work.back();
+      work.pop_back();
+      root.cost += Instructions(*current);
+      auto it = references.find(current);
+      if (it == references.end()) continue;  // a declaration
+      for (const llvm::GlobalValue* next : it->second) {
+        if (!next->hasLocalLinkage() || next->isDeclaration()) continue;
+        if (root.closure.insert(next).second) work.push_back(next);
+      }
+    }
+    roots.push_back(std::move(root));
+  }
+  return roots;
+}
+
 }  // namespace
+
+std::vector<std::pair<std::string, int64_t>> HostModuleRoots(const llvm::Module& module) {
+  std::vector<std::pair<std::string, int64_t>> out;
+  for (const Root& root : FindRoots(module)) {
+    out.emplace_back(root.value->getName().str(), root.cost);
+  }
+  return out;
+}
 
 int64_t CountLlvmInstructions(const llvm::Module& module) {
   int64_t n = 0;
@@ -117,34 +159,7 @@ absl::StatusOr<std::vector<HostModulePart>> SplitHostModule(const llvm::Module& 
     return absl::InvalidArgumentError(
         absl::StrCat("a host module splits into at least 1 part, got ", parts));
   }
-  const std::vector<const llvm::GlobalValue*> definitions = Definitions(module);
-  std::map<const llvm::GlobalValue*, GlobalSet> references;
-  for (const llvm::GlobalValue* gv : definitions) references[gv] = DirectReferences(*gv);
-
-  // Each root with the local definitions it reaches.
-  struct Root {
-    const llvm::GlobalValue* value;
-    GlobalSet closure;  // the root and the local definitions it reaches
-    int64_t cost = 0;
-  };
-  std::vector<Root> roots;
-  for (const llvm::GlobalValue* gv : definitions) {
-    if (gv->hasLocalLinkage()) continue;
-    Root root{gv, {gv}, 0};
-    std::vector<const llvm::GlobalValue*> work = {gv};
-    while (!work.empty()) {
-      const llvm::GlobalValue* current = work.back();
-      work.pop_back();
-      root.cost += Instructions(*current);
-      auto it = references.find(current);
-      if (it == references.end()) continue;  // a declaration
-      for (const llvm::GlobalValue* next : it->second) {
-        if (!next->hasLocalLinkage() || next->isDeclaration()) continue;
-        if (root.closure.insert(next).second) work.push_back(next);
-      }
-    }
-    roots.push_back(std::move(root));
-  }
+  const std::vector<Root> roots = FindRoots(module);
 
   const int count = std::max<int>(1, std::min<int>(parts, static_cast<int>(roots.size())));
   std::vector<size_t> order(roots.size());
@@ -165,7 +180,10 @@ absl::StatusOr<std::vector<HostModulePart>> SplitHostModule(const llvm::Module& 
   std::vector<HostModulePart> out(count);
   for (int p = 0; p < count; ++p) {
     std::sort(members[p].begin(), members[p].end());  // module order
-    for (size_t r : members[p]) out[p].roots.push_back(roots[r].value->getName().str());
+    for (size_t r : members[p]) {
+      out[p].roots.push_back(roots[r].value->getName().str());
+      out[p].root_instructions.push_back(roots[r].cost);
+    }
     llvm::ValueToValueMapTy map;
     std::unique_ptr<llvm::Module> clone =
         llvm::CloneModule(module, map, [&](const llvm::GlobalValue* gv) {

@@ -25,6 +25,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -39,9 +40,17 @@ struct HostModulePart {
   std::string bitcode;
   // The non-local definitions (kernels) this part defines, in module order.
   std::vector<std::string> roots;
+  // Per root (parallel to `roots`): the instructions of the root and of the
+  // local definitions it reaches (what the split balances on).
+  std::vector<int64_t> root_instructions;
   // Instructions in the part's definitions (duplicated helpers included).
   int64_t instructions = 0;
 };
+
+// The module's roots (non-local definitions: the kernels) in module order,
+// each with the instructions of the root and the local definitions it
+// reaches, as SplitHostModule counts them.
+std::vector<std::pair<std::string, int64_t>> HostModuleRoots(const llvm::Module& module);
 
 // Instructions in the module's function definitions.
 int64_t CountLlvmInstructions(const llvm::Module& module);

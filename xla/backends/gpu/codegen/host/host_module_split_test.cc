@@ -95,6 +95,14 @@ TEST(HostModuleSplit, EveryRootOnceWithTheLocalsItNeeds) {
   EXPECT_EQ((*parts)[0].roots, (std::vector<std::string>{"kernel_big"}));
   EXPECT_EQ((*parts)[1].roots,
             (std::vector<std::string>{"kernel_a", "kernel_b", "kernel_c", "table"}));
+  // Each root's own instructions plus the locals it reaches: helper has 6,
+  // kernel_a 6 (3 adds, call, add, ret), kernel_b 9 (4 adds, call, add,
+  // load, add, ret), kernel_c 5; variables have none.
+  EXPECT_EQ((*parts)[0].root_instructions, (std::vector<int64_t>{61}));
+  EXPECT_EQ((*parts)[1].root_instructions, (std::vector<int64_t>{12, 15, 5, 0}));
+  EXPECT_EQ(HostModuleRoots(*m),
+            (std::vector<std::pair<std::string, int64_t>>{
+                {"kernel_a", 12}, {"kernel_big", 61}, {"kernel_b", 15}, {"kernel_c", 5}, {"table", 0}}));
   PartContents big = Parse((*parts)[0]);
   PartContents rest = Parse((*parts)[1]);
   EXPECT_EQ(big.defined, (std::set<std::string>{"kernel_big"}));

@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <memory>
 #include <mutex>
+#include <optional>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -168,19 +169,47 @@ absl::StatusOr<std::unique_ptr<llvm::TargetMachine>> PrepareModule(
 
 }  // namespace
 
-absl::StatusOr<std::string> CompileHostObject(llvm::Module& module,
-                                              const HostCompileOptions& options) {
+namespace {
+
+// CompileHostObject, also writing the optimize and machine-code times into
+// `timing` when it is not null.
+absl::StatusOr<std::string> CompileWholeModule(llvm::Module& module,
+                                               const HostCompileOptions& options,
+                                               HostPartTiming* timing) {
   absl::StatusOr<std::unique_ptr<llvm::TargetMachine>> machine = PrepareModule(module, options);
   if (!machine.ok()) return machine.status();
-  PhaseClock clock(options);
-  clock.Restart();
+  absl::Time start = absl::Now();
   OptimizeHostModule(module, **machine, options.opt_level);
-  clock.Finish("llvm_optimize");
+  const double optimize = absl::ToDoubleSeconds(absl::Now() - start);
+  if (options.phase_observer) options.phase_observer("llvm_optimize", optimize);
   if (options.ir_observer) options.ir_observer("after_optimizations", module);
-  clock.Restart();
+  start = absl::Now();
   absl::StatusOr<std::string> object = EmitMachineCode(module, **machine, llvm::CGFT_ObjectFile);
-  clock.Finish("machine_code");
+  const double machine_code = absl::ToDoubleSeconds(absl::Now() - start);
+  if (options.phase_observer) options.phase_observer("machine_code", machine_code);
+  if (timing != nullptr) {
+    timing->optimize_seconds = optimize;
+    timing->machine_code_seconds = machine_code;
+  }
   return object;
+}
+
+// The whole module as part 0: every root with its instructions (counted
+// before LLVM optimizes the module in place).
+HostPartTiming WholeModulePart(const llvm::Module& module) {
+  HostPartTiming part;
+  for (auto& [root, instructions] : HostModuleRoots(module)) {
+    part.roots.push_back(std::move(root));
+    part.root_instructions.push_back(instructions);
+  }
+  return part;
+}
+
+}  // namespace
+
+absl::StatusOr<std::string> CompileHostObject(llvm::Module& module,
+                                              const HostCompileOptions& options) {
+  return CompileWholeModule(module, options, nullptr);
 }
 
 namespace {
@@ -246,9 +275,13 @@ absl::StatusOr<std::vector<std::string>> CompileHostObjects(llvm::Module& module
                         : AutomaticHostPartCount(module, kHostInstructionsPerPart, kMaxHostParts);
   const int64_t kernels = KernelCount(module);
   if (parts <= 1 || kernels <= 1) {
-    absl::StatusOr<std::string> object = CompileHostObject(module, options);
+    std::optional<HostPartTiming> timing;
+    if (options.part_observer) timing = WholeModulePart(module);
+    absl::StatusOr<std::string> object =
+        CompileWholeModule(module, options, timing ? &*timing : nullptr);
     if (!object.ok()) return object.status();
     if (options.kernel_progress) options.kernel_progress(kernels, kernels);
+    if (timing) options.part_observer(*timing);
     return std::vector<std::string>{std::move(*object)};
   }
   absl::StatusOr<std::unique_ptr<llvm::TargetMachine>> machine = PrepareModule(module, options);
@@ -284,6 +317,12 @@ absl::StatusOr<std::vector<std::string>> CompileHostObjects(llvm::Module& module
     optimize += r.optimize_seconds;
     machine_code += r.machine_code_seconds;
     objects.push_back(std::move(*r.object));
+  }
+  for (size_t i = 0; options.part_observer && i < results.size(); ++i) {
+    const HostModulePart& part = (*split)[i];
+    options.part_observer(HostPartTiming{static_cast<int>(i), part.roots,
+                                         part.root_instructions, results[i].optimize_seconds,
+                                         results[i].machine_code_seconds});
   }
   if (options.phase_observer) {
     options.phase_observer("llvm_optimize", optimize);

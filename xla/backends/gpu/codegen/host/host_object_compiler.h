@@ -40,6 +40,18 @@
 
 namespace xla::gpu {
 
+// The LLVM work of one part of a module (host_module_split.h): which kernels
+// it compiled and how long its optimization and its code generation took.
+struct HostPartTiming {
+  int index = 0;  // the part's number (0 when the module is compiled whole)
+  // The part's roots (kernel symbols, and any non-local variable), and per
+  // root the LLVM instructions of the root and the helpers it reaches.
+  std::vector<std::string> roots;
+  std::vector<int64_t> root_instructions;
+  double optimize_seconds = 0;      // LLVM's optimization pipeline
+  double machine_code_seconds = 0;  // code generation to an object
+};
+
 struct HostCompileOptions {
   // LLVM optimization level, 0 to 3: LLVM's default module pipeline, with
   // the SLP vectorizer enabled from 2 on (as clang does).
@@ -76,6 +88,12 @@ struct HostCompileOptions {
   // times, then "llvm_parallel_wall", the wall time of the parallel section.
   // Called on the compiling thread.
   std::function<void(const std::string& phase, double seconds)> phase_observer;
+  // When set, called once per compiled part, in part order, after the
+  // parts are compiled (CompileHostObjects; a module compiled whole is part
+  // 0 with every root). The parts' optimize and machine-code times add up
+  // to the "llvm_optimize" and "machine_code" phases. Called on the
+  // compiling thread. Unset, nothing is counted for it.
+  std::function<void(const HostPartTiming& part)> part_observer;
 };
 
 // The optimized object file (ELF relocatable) for `module`. Sets the module's

@@ -4,10 +4,12 @@ Under --config=static_llvm (the command line built for speed of start-up,
 see .bazelrc) the libraries named here link from Debian's static archives
 (lib*.a) instead of their shared objects: the dynamic loader then maps and
 searches a handful of objects at every process start instead of about 70
-(docs/perf.md, "The last fixed cost of a compile"). That build is a
-position-dependent executable (-no-pie), so the archives need no PIC. Every
-other build (tests, the runtime library, the Python extension) links the
-shared objects as before.
+(docs/perf.md, "The last fixed cost of a compile"). The condition is
+//third_party:static_cli (the same --define as @llvm16//:static_llvm). Only
+the CLI is meant to be built so: it is a position-dependent executable
+(-no-pie), so the archives need no PIC, which a shared object (the Python
+extension) built under the config would. Every other build (tests, the
+runtime library, the Python extension) links the shared objects as before.
 """
 
 def system_linkopts(libs, shared = []):

@@ -50,10 +50,41 @@ Leaf Source(HloInstruction* instr, ShapeIndex index) {
   }
 }
 
+bool IsWhileReadOnlyLeaf(const HloInstruction& w, const ShapeIndex& index);
+
+// The value a leaf holds, past the loops that only read it: Source, then
+// through each while whose loop buffer at that leaf is read-only
+// (IsWhileReadOnlyLeaf) to the while's init, whose buffer the loop shares.
+Leaf Origin(HloInstruction* instr, ShapeIndex index) {
+  Leaf leaf = Source(instr, std::move(index));
+  while (leaf.instr->opcode() == HloOpcode::kWhile && IsWhileReadOnlyLeaf(*leaf.instr, leaf.index)) {
+    leaf = Source(leaf.instr->operand(0), leaf.index);
+  }
+  return leaf;
+}
+
+// Whether leaf `index` of while `w`'s loop state is only read by the loop:
+// the body's root returns the body parameter's own leaf there (directly,
+// through forwarding ops, or through nested loops that only read it).
+// Nothing in the body or condition can write that buffer in place: it is
+// live across the whole loop, and copy insertion copies a body parameter
+// leaf before anything that writes it. Such a leaf needs no init copy: the
+// loop, and its result leaf, share the init's buffer.
+bool IsWhileReadOnlyLeaf(const HloInstruction& w, const ShapeIndex& index) {
+  const HloComputation* body = w.GetComputation(AttrId::kBody);
+  if (body == nullptr || body->num_parameters() != 1) return false;
+  HloInstruction* param = body->parameter_instruction(0);
+  const Leaf source = Origin(body->root_instruction(), index);
+  return source.instr == param && source.index == index;
+}
+
 // A consumer of a leaf: (instruction, operand number); {nullptr, -1} for
 // "returned by the computation's root".
 using Consumer = std::pair<HloInstruction*, int64_t>;
 
+// Every reader of leaf `index` of `instr`. A while that only reads the leaf
+// (IsWhileReadOnlyLeaf) is a reader, and so is every reader of its result
+// leaf, which is the same buffer.
 void CollectConsumers(HloInstruction* instr, const ShapeIndex& index, std::vector<Consumer>* out) {
   if (instr == instr->parent()->root_instruction()) out->push_back({nullptr, -1});
   for (HloInstruction* user : instr->users()) {
@@ -72,6 +103,9 @@ void CollectConsumers(HloInstruction* instr, const ShapeIndex& index, std::vecto
         CollectConsumers(user, index, out);
       } else if (op != HloOpcode::kAddDependency) {
         out->push_back({user, k});
+        if (op == HloOpcode::kWhile && IsWhileReadOnlyLeaf(*user, index)) {
+          CollectConsumers(user, index, out);
+        }
       }
     }
   }
@@ -211,8 +245,7 @@ bool CopyRootsOf(HloComputation* c) {
   HloInstruction* root = c->root_instruction();
   std::map<ShapeIndex, Leaf> copies;
   for (const ShapeIndex& index : ArrayLeaves(root->shape())) {
-    Leaf source = Source(root, index);
-    if (!IsFreshRootLeaf(source)) copies[index] = source;
+    if (!IsFreshRootLeaf(Origin(root, index))) copies[index] = Source(root, index);
   }
   if (copies.empty()) return false;
   Builder b(c);
@@ -225,11 +258,22 @@ bool CopyRootsOf(HloComputation* c) {
   return true;
 }
 
+// Whether init leaf `index` of while `w` may share its buffer with the loop
+// although other instructions read it: the loop only reads it, and it is
+// not an offloaded value (the loop reads its state from device memory).
+bool SharesReadOnlyInit(HloInstruction* w, const ShapeIndex& index) {
+  if (!IsWhileReadOnlyLeaf(*w, index)) return false;
+  const HloInstruction* origin = Origin(w->operand(0), index).instr;
+  return origin->opcode() != HloOpcode::kCustomCall ||
+         origin->GetString(AttrId::kCustomCallTarget) != "MoveToHost";
+}
+
 bool CopyWhileInit(HloInstruction* w) {
   HloInstruction* init = w->operand(0);
   std::set<ShapeIndex> copies;
   for (const ShapeIndex& index : ArrayLeaves(init->shape())) {
-    Leaf source = Source(init, index);
+    if (SharesReadOnlyInit(w, index)) continue;
+    Leaf source = Origin(init, index);
     const HloOpcode op = source.instr->opcode();
     const bool shareable_kind = !IsFixed(*source.instr) &&
                                 (!IsForwardingInstruction(*source.instr) || op == HloOpcode::kWhile ||
@@ -264,7 +308,7 @@ bool CopyWhileBodyRoot(HloComputation* body) {
   // temporary first, so that swaps never need each other's old value.
   std::map<ShapeIndex, HloInstruction*> staged;
   for (const ShapeIndex& index : leaves) {
-    Leaf source = Source(root, index);
+    Leaf source = Origin(root, index);
     if (source.instr != param || source.index == index) continue;
     staged[index] = b.Copy(b.Materialize(param, source.index));
   }
@@ -272,7 +316,7 @@ bool CopyWhileBodyRoot(HloComputation* body) {
   // buffer after the old value's last reader.
   std::map<ShapeIndex, HloInstruction*> finals;
   for (const ShapeIndex& index : leaves) {
-    Leaf source = Source(root, index);
+    Leaf source = Origin(root, index);
     if (source.instr == param && source.index == index) continue;
     std::vector<Consumer> readers = Consumers({param, index});
     auto order_after_readers = [&](HloInstruction* writer) {
@@ -338,7 +382,7 @@ bool CopyEntryRoot(HloModule* module) {
   std::set<ShapeIndex> copies;
   std::set<std::pair<const HloInstruction*, ShapeIndex>> returned;
   for (const ShapeIndex& index : ArrayLeaves(root->shape())) {
-    Leaf source = Source(root, index);
+    Leaf source = Origin(root, index);
     const bool first = returned.insert({source.instr, source.index}).second;
     const HloOpcode op = source.instr->opcode();
     const bool ok = first && op != HloOpcode::kConstant &&

@@ -258,21 +258,11 @@ bool CopyRootsOf(HloComputation* c) {
   return true;
 }
 
-// Whether init leaf `index` of while `w` may share its buffer with the loop
-// although other instructions read it: the loop only reads it, and it is
-// not an offloaded value (the loop reads its state from device memory).
-bool SharesReadOnlyInit(HloInstruction* w, const ShapeIndex& index) {
-  if (!IsWhileReadOnlyLeaf(*w, index)) return false;
-  const HloInstruction* origin = Origin(w->operand(0), index).instr;
-  return origin->opcode() != HloOpcode::kCustomCall ||
-         origin->GetString(AttrId::kCustomCallTarget) != "MoveToHost";
-}
-
 bool CopyWhileInit(HloInstruction* w) {
   HloInstruction* init = w->operand(0);
   std::set<ShapeIndex> copies;
   for (const ShapeIndex& index : ArrayLeaves(init->shape())) {
-    if (SharesReadOnlyInit(w, index)) continue;
+    if (IsWhileReadOnlyLeaf(*w, index)) continue;  // the loop shares the init's buffer
     Leaf source = Origin(init, index);
     const HloOpcode op = source.instr->opcode();
     const bool shareable_kind = !IsFixed(*source.instr) &&

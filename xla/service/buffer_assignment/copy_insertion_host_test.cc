@@ -1,0 +1,246 @@
+// Loop state that a while only reads shares its init buffer (copy_insertion.h),
+// end to end: each program compiles for the host, runs on the host platform
+// and matches the evaluator. Each one would read clobbered bytes if a buffer
+// the loop shares with its init were written while something still reads it:
+// swaps, writes after the loop, parameters that are also results, nested
+// loops and donated parameters.
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "xla/aot/host_dot_test_util.h"
+#include "xla/aot/literal_execution.h"
+#include "xla/backends/gpu/runtime/runtime_test_util.h"
+#include "xla/hlo/transforms/literal_compare.h"
+
+namespace xla {
+namespace {
+
+// Compiles `hlo` (whose result is a flat tuple of arrays) for the host, runs
+// it on random inputs and compares each result leaf with the evaluator's.
+void ExpectHostMatchesEvaluator(const std::string& hlo) {
+  absl::StatusOr<aot::HostDotModule> m = aot::PrepareHostDotModule(hlo, /*seed=*/11);
+  ASSERT_TRUE(m.ok()) << m.status();
+  absl::StatusOr<std::vector<Literal>> got =
+      aot::ExecuteOnLiterals(*m->executable, gpu::testing::HostExecutor(), m->args);
+  ASSERT_TRUE(got.ok()) << got.status();
+  const std::vector<Literal>& want = m->expected.tuple_elements();
+  ASSERT_EQ(want.size(), got->size());
+  for (size_t i = 0; i < want.size(); ++i) {
+    absl::Status s = CompareOutputLeaf(want[i], (*got)[i]);
+    EXPECT_TRUE(s.ok()) << "result leaf " << i << ": " << s;
+  }
+}
+
+// cond/body of a loop over (counter, read-only x, accumulator, swapped a,
+// swapped b): acc += x * a; (a, b) = (b, a + x). Three trips.
+constexpr char kLoop[] = R"(
+cond {
+  p = (s32[], f32[33], f32[33], f32[33], f32[33]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  n = s32[] constant(3)
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+body {
+  p = (s32[], f32[33], f32[33], f32[33], f32[33]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  x = f32[33] get-tuple-element(p), index=1
+  acc = f32[33] get-tuple-element(p), index=2
+  a = f32[33] get-tuple-element(p), index=3
+  b = f32[33] get-tuple-element(p), index=4
+  one = s32[] constant(1)
+  i2 = s32[] add(i, one)
+  xa = f32[33] multiply(x, a)
+  acc2 = f32[33] add(acc, xa)
+  ax = f32[33] add(a, x)
+  ROOT t = (s32[], f32[33], f32[33], f32[33], f32[33]) tuple(i2, x, acc2, b, ax)
+}
+)";
+
+std::string Module(const std::string& header, const std::string& entry) {
+  return header + "\n" + kLoop + "ENTRY e {\n" + entry + "\n}\n";
+}
+
+constexpr char kEntryLoop[] = R"(
+  x = f32[33] parameter(0)
+  y = f32[33] parameter(1)
+  z = s32[] constant(0)
+  zero = f32[33] broadcast(f32[] constant(0)), dimensions={}
+  t = (s32[], f32[33], f32[33], f32[33], f32[33]) tuple(z, x, zero, x, y)
+  w = (s32[], f32[33], f32[33], f32[33], f32[33]) while(t), condition=cond, body=body
+  wx = f32[33] get-tuple-element(w), index=1
+  acc = f32[33] get-tuple-element(w), index=2
+  wa = f32[33] get-tuple-element(w), index=3
+  wb = f32[33] get-tuple-element(w), index=4
+)";
+
+// x is read-only in the loop and also the swapped pair's initial a.
+TEST(LoopStateOnHost, SwapNextToAReadOnlyParameter) {
+  ExpectHostMatchesEvaluator(Module("HloModule m", std::string(kEntryLoop) + R"(
+  ROOT o = (f32[33], f32[33], f32[33], f32[33]) tuple(acc, wa, wb, wx))"));
+}
+
+// The read-only result leaf (x's buffer) is updated after the loop, and x
+// is read after that update.
+TEST(LoopStateOnHost, ReadOnlyLeafWrittenAfterTheLoop) {
+  ExpectHostMatchesEvaluator(Module("HloModule m", std::string(kEntryLoop) + R"(
+  k = s32[] constant(5)
+  u = f32[4] slice(acc), slice={[0:4]}
+  d = f32[33] dynamic-update-slice(wx, u, k)
+  s = f32[33] subtract(d, x)
+  ROOT o = (f32[33], f32[33]) tuple(s, acc))"));
+}
+
+// The same with a fresh init value that dies at the update: it may be
+// written in place, and must still be read correctly by the loop.
+TEST(LoopStateOnHost, FreshReadOnlyInitUpdatedInPlaceAfterTheLoop) {
+  ExpectHostMatchesEvaluator(Module("HloModule m", R"(
+  p = f32[33] parameter(0)
+  y = f32[33] parameter(1)
+  x = f32[33] exponential(p)
+  z = s32[] constant(0)
+  zero = f32[33] broadcast(f32[] constant(0)), dimensions={}
+  t = (s32[], f32[33], f32[33], f32[33], f32[33]) tuple(z, x, zero, y, y)
+  w = (s32[], f32[33], f32[33], f32[33], f32[33]) while(t), condition=cond, body=body
+  wx = f32[33] get-tuple-element(w), index=1
+  acc = f32[33] get-tuple-element(w), index=2
+  k = s32[] constant(7)
+  u = f32[3] slice(acc), slice={[1:4]}
+  d = f32[33] dynamic-update-slice(wx, u, k)
+  ROOT o = (f32[33], f32[33]) tuple(d, acc))"));
+}
+
+// x is returned twice: as itself and as the loop's read-only leaf.
+TEST(LoopStateOnHost, InitParameterAlsoReturned) {
+  ExpectHostMatchesEvaluator(Module("HloModule m", std::string(kEntryLoop) + R"(
+  ROOT o = (f32[33], f32[33], f32[33]) tuple(x, wx, acc))"));
+}
+
+// x is donated to result 0, which is written in place over it after the
+// loop; result 1 reads the loop's read-only leaf (x's buffer) first.
+TEST(LoopStateOnHost, DonatedParameterWrittenAfterTheLoop) {
+  ExpectHostMatchesEvaluator(
+      Module("HloModule m, input_output_alias={ {0}: (0, {}, may-alias) }",
+             std::string(kEntryLoop) + R"(
+  r = f32[33] multiply(wx, acc)
+  n = f32[33] negate(wx)
+  ROOT o = (f32[33], f32[33]) tuple(n, r))"));
+}
+
+// The outer loop passes x through an inner loop that only reads it and
+// writes c = c * 0.5 + x; it then writes its own copy of x's slot after a
+// reader of the inner loop's result leaf.
+TEST(LoopStateOnHost, NestedLoopsReadThenWriteTheOuterLeaf) {
+  ExpectHostMatchesEvaluator(R"(
+HloModule m
+icond {
+  p = (s32[], f32[33], f32[33]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  n = s32[] constant(2)
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+ibody {
+  p = (s32[], f32[33], f32[33]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  x = f32[33] get-tuple-element(p), index=1
+  c = f32[33] get-tuple-element(p), index=2
+  one = s32[] constant(1)
+  i2 = s32[] add(i, one)
+  half = f32[33] broadcast(f32[] constant(0.5)), dimensions={}
+  ch = f32[33] multiply(c, half)
+  c2 = f32[33] add(ch, x)
+  ROOT t = (s32[], f32[33], f32[33]) tuple(i2, x, c2)
+}
+ocond {
+  p = (s32[], f32[33], f32[33], f32[33]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  n = s32[] constant(3)
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+obody {
+  p = (s32[], f32[33], f32[33], f32[33]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  x = f32[33] get-tuple-element(p), index=1
+  c = f32[33] get-tuple-element(p), index=2
+  v = f32[33] get-tuple-element(p), index=3
+  z = s32[] constant(0)
+  it = (s32[], f32[33], f32[33]) tuple(z, x, c)
+  iw = (s32[], f32[33], f32[33]) while(it), condition=icond, body=ibody
+  xi = f32[33] get-tuple-element(iw), index=1
+  ci = f32[33] get-tuple-element(iw), index=2
+  one = s32[] constant(1)
+  i2 = s32[] add(i, one)
+  tenth = f32[33] broadcast(f32[] constant(0.1)), dimensions={}
+  x2 = f32[33] add(xi, tenth)
+  v2 = f32[33] multiply(xi, v)
+  ROOT t = (s32[], f32[33], f32[33], f32[33]) tuple(i2, x2, ci, v2)
+}
+ENTRY e {
+  x = f32[33] parameter(0)
+  y = f32[33] parameter(1)
+  z = s32[] constant(0)
+  t = (s32[], f32[33], f32[33], f32[33]) tuple(z, x, y, y)
+  w = (s32[], f32[33], f32[33], f32[33]) while(t), condition=ocond, body=obody
+  wx = f32[33] get-tuple-element(w), index=1
+  wc = f32[33] get-tuple-element(w), index=2
+  wv = f32[33] get-tuple-element(w), index=3
+  ROOT o = (f32[33], f32[33], f32[33], f32[33]) tuple(wx, wc, wv, x)
+})");
+}
+
+// The outer loop's x is read-only through the inner loop; the entry returns
+// it next to a value computed from it.
+TEST(LoopStateOnHost, NestedReadOnlyLoopsReturnTheParameter) {
+  ExpectHostMatchesEvaluator(R"(
+HloModule m
+icond {
+  p = (s32[], f32[33], f32[33]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  n = s32[] constant(2)
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+ibody {
+  p = (s32[], f32[33], f32[33]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  x = f32[33] get-tuple-element(p), index=1
+  c = f32[33] get-tuple-element(p), index=2
+  one = s32[] constant(1)
+  i2 = s32[] add(i, one)
+  c2 = f32[33] subtract(c, x)
+  ROOT t = (s32[], f32[33], f32[33]) tuple(i2, x, c2)
+}
+ocond {
+  p = (s32[], f32[33], f32[33]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  n = s32[] constant(3)
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+obody {
+  p = (s32[], f32[33], f32[33]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  x = f32[33] get-tuple-element(p), index=1
+  c = f32[33] get-tuple-element(p), index=2
+  z = s32[] constant(0)
+  it = (s32[], f32[33], f32[33]) tuple(z, x, c)
+  iw = (s32[], f32[33], f32[33]) while(it), condition=icond, body=ibody
+  xi = f32[33] get-tuple-element(iw), index=1
+  ci = f32[33] get-tuple-element(iw), index=2
+  one = s32[] constant(1)
+  i2 = s32[] add(i, one)
+  ROOT t = (s32[], f32[33], f32[33]) tuple(i2, xi, ci)
+}
+ENTRY e {
+  x = f32[33] parameter(0)
+  y = f32[33] parameter(1)
+  z = s32[] constant(0)
+  t = (s32[], f32[33], f32[33]) tuple(z, x, y)
+  w = (s32[], f32[33], f32[33]) while(t), condition=ocond, body=obody
+  wx = f32[33] get-tuple-element(w), index=1
+  wc = f32[33] get-tuple-element(w), index=2
+  s = f32[33] sine(wx)
+  ROOT o = (f32[33], f32[33], f32[33]) tuple(wx, wc, s)
+})");
+}
+
+}  // namespace
+}  // namespace xla

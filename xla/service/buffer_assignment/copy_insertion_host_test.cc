@@ -127,11 +127,12 @@ TEST(LoopStateOnHost, DonatedParameterWrittenAfterTheLoop) {
   ROOT o = (f32[33], f32[33]) tuple(n, r))"));
 }
 
-// The outer loop passes x through an inner loop that only reads it and
-// writes c = c * 0.5 + x; it then writes its own copy of x's slot after a
-// reader of the inner loop's result leaf.
-TEST(LoopStateOnHost, NestedLoopsReadThenWriteTheOuterLeaf) {
-  ExpectHostMatchesEvaluator(R"(
+// An outer loop over (counter, x, c, v) whose body runs an inner loop that
+// only reads x and writes c = c * 0.5 + x, then sets v = x * v and leaf 1
+// to `outer_x` (xi, the inner loop's read-only leaf, or x2 = xi + 0.1).
+// The entry returns `entry_results` (of wx, wc, wv, x, s = sine(wx)).
+std::string NestedLoops(const std::string& outer_x, const std::string& entry_results) {
+  return R"(
 HloModule m
 icond {
   p = (s32[], f32[33], f32[33]) parameter(0)
@@ -173,7 +174,8 @@ obody {
   tenth = f32[33] broadcast(f32[] constant(0.1)), dimensions={}
   x2 = f32[33] add(xi, tenth)
   v2 = f32[33] multiply(xi, v)
-  ROOT t = (s32[], f32[33], f32[33], f32[33]) tuple(i2, x2, ci, v2)
+  ROOT t = (s32[], f32[33], f32[33], f32[33]) tuple(i2, )" +
+         outer_x + R"(, ci, v2)
 }
 ENTRY e {
   x = f32[33] parameter(0)
@@ -184,62 +186,22 @@ ENTRY e {
   wx = f32[33] get-tuple-element(w), index=1
   wc = f32[33] get-tuple-element(w), index=2
   wv = f32[33] get-tuple-element(w), index=3
-  ROOT o = (f32[33], f32[33], f32[33], f32[33]) tuple(wx, wc, wv, x)
-})");
+  s = f32[33] sine(wx)
+  ROOT o = )" + entry_results + "\n}\n";
 }
 
-// The outer loop's x is read-only through the inner loop; the entry returns
-// it next to a value computed from it.
+// The outer loop writes x's slot after the inner loop, which only read
+// it, and after another reader (v2) of the inner loop's result leaf.
+TEST(LoopStateOnHost, NestedLoopsReadThenWriteTheOuterLeaf) {
+  ExpectHostMatchesEvaluator(
+      NestedLoops("x2", "(f32[33], f32[33], f32[33], f32[33]) tuple(wx, wc, wv, x)"));
+}
+
+// x is read-only through both loops; the entry returns it twice (as the
+// loop's leaf and as the parameter) next to a value computed from it.
 TEST(LoopStateOnHost, NestedReadOnlyLoopsReturnTheParameter) {
-  ExpectHostMatchesEvaluator(R"(
-HloModule m
-icond {
-  p = (s32[], f32[33], f32[33]) parameter(0)
-  i = s32[] get-tuple-element(p), index=0
-  n = s32[] constant(2)
-  ROOT lt = pred[] compare(i, n), direction=LT
-}
-ibody {
-  p = (s32[], f32[33], f32[33]) parameter(0)
-  i = s32[] get-tuple-element(p), index=0
-  x = f32[33] get-tuple-element(p), index=1
-  c = f32[33] get-tuple-element(p), index=2
-  one = s32[] constant(1)
-  i2 = s32[] add(i, one)
-  c2 = f32[33] subtract(c, x)
-  ROOT t = (s32[], f32[33], f32[33]) tuple(i2, x, c2)
-}
-ocond {
-  p = (s32[], f32[33], f32[33]) parameter(0)
-  i = s32[] get-tuple-element(p), index=0
-  n = s32[] constant(3)
-  ROOT lt = pred[] compare(i, n), direction=LT
-}
-obody {
-  p = (s32[], f32[33], f32[33]) parameter(0)
-  i = s32[] get-tuple-element(p), index=0
-  x = f32[33] get-tuple-element(p), index=1
-  c = f32[33] get-tuple-element(p), index=2
-  z = s32[] constant(0)
-  it = (s32[], f32[33], f32[33]) tuple(z, x, c)
-  iw = (s32[], f32[33], f32[33]) while(it), condition=icond, body=ibody
-  xi = f32[33] get-tuple-element(iw), index=1
-  ci = f32[33] get-tuple-element(iw), index=2
-  one = s32[] constant(1)
-  i2 = s32[] add(i, one)
-  ROOT t = (s32[], f32[33], f32[33]) tuple(i2, xi, ci)
-}
-ENTRY e {
-  x = f32[33] parameter(0)
-  y = f32[33] parameter(1)
-  z = s32[] constant(0)
-  t = (s32[], f32[33], f32[33]) tuple(z, x, y)
-  w = (s32[], f32[33], f32[33]) while(t), condition=ocond, body=obody
-  wx = f32[33] get-tuple-element(w), index=1
-  wc = f32[33] get-tuple-element(w), index=2
-  s = f32[33] sine(wx)
-  ROOT o = (f32[33], f32[33], f32[33]) tuple(wx, wc, s)
-})");
+  ExpectHostMatchesEvaluator(NestedLoops(
+      "xi", "(f32[33], f32[33], f32[33], f32[33], f32[33]) tuple(wx, wc, wv, s, x)"));
 }
 
 }  // namespace

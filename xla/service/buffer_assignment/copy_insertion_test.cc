@@ -87,10 +87,9 @@ int64_t CopiesOf(const HloComputation& c, const std::string& name) {
   return n;
 }
 
-// A loop that reads parameter x (leaf 1) and accumulates into leaf 2; the
-// body returns x's own leaf unchanged. ENTRY_TAIL follows the while `w`.
-std::string ReadOnlyLoop(const std::string& header, const std::string& entry_tail) {
-  return header + R"(
+// cond and body of a loop over (counter, x, acc) that reads x and
+// accumulates into acc; the body returns x's own leaf unchanged.
+constexpr char kReadOnlyLoop[] = R"(
 cond {
   p = (s32[], f32[7], f32[7]) parameter(0)
   i = s32[] get-tuple-element(p), index=0
@@ -107,6 +106,11 @@ body {
   a2 = f32[7] add(a, x)
   ROOT t = (s32[], f32[7], f32[7]) tuple(i2, x, a2)
 }
+)";
+
+// kReadOnlyLoop run over parameter x as while `w`; ENTRY_TAIL follows it.
+std::string ReadOnlyLoop(const std::string& header, const std::string& entry_tail) {
+  return header + kReadOnlyLoop + R"(
 ENTRY e {
   x = f32[7] parameter(0)
   y = f32[7] parameter(1)
@@ -167,30 +171,7 @@ TEST(CopyInsertion, LaterLoopWritingAReadOnlyLeafGetsItsCopy) {
 // The outer loop passes leaf 1 through an inner loop that only reads it:
 // the outer leaf is read-only too, and neither loop copies it.
 TEST(CopyInsertion, NestedReadOnlyLoopsShareTheParameter) {
-  auto m = RunAndCompare(R"(
-HloModule m
-icond {
-  p = (s32[], f32[7], f32[7]) parameter(0)
-  i = s32[] get-tuple-element(p), index=0
-  n = s32[] constant(2)
-  ROOT lt = pred[] compare(i, n), direction=LT
-}
-ibody {
-  p = (s32[], f32[7], f32[7]) parameter(0)
-  i = s32[] get-tuple-element(p), index=0
-  x = f32[7] get-tuple-element(p), index=1
-  a = f32[7] get-tuple-element(p), index=2
-  one = s32[] constant(1)
-  i2 = s32[] add(i, one)
-  a2 = f32[7] multiply(a, x)
-  ROOT t = (s32[], f32[7], f32[7]) tuple(i2, x, a2)
-}
-ocond {
-  p = (s32[], f32[7], f32[7]) parameter(0)
-  i = s32[] get-tuple-element(p), index=0
-  n = s32[] constant(3)
-  ROOT lt = pred[] compare(i, n), direction=LT
-}
+  auto m = RunAndCompare(std::string("HloModule m") + kReadOnlyLoop + R"(
 obody {
   p = (s32[], f32[7], f32[7]) parameter(0)
   i = s32[] get-tuple-element(p), index=0
@@ -198,7 +179,7 @@ obody {
   a = f32[7] get-tuple-element(p), index=2
   z = s32[] constant(0)
   it = (s32[], f32[7], f32[7]) tuple(z, x, a)
-  iw = (s32[], f32[7], f32[7]) while(it), condition=icond, body=ibody
+  iw = (s32[], f32[7], f32[7]) while(it), condition=cond, body=body
   x1 = f32[7] get-tuple-element(iw), index=1
   a1 = f32[7] get-tuple-element(iw), index=2
   one = s32[] constant(1)
@@ -210,7 +191,7 @@ ENTRY e {
   y = f32[7] parameter(1)
   z = s32[] constant(0)
   t = (s32[], f32[7], f32[7]) tuple(z, x, y)
-  w = (s32[], f32[7], f32[7]) while(t), condition=ocond, body=obody
+  w = (s32[], f32[7], f32[7]) while(t), condition=cond, body=obody
   ROOT g = f32[7] get-tuple-element(w), index=2
 })");
   EXPECT_EQ(CopiesOf(*m->entry_computation(), "x"), 0);

@@ -127,6 +127,45 @@ TEST(LoopStateOnHost, DonatedParameterWrittenAfterTheLoop) {
   ROOT o = (f32[33], f32[33]) tuple(n, r))"));
 }
 
+// The read-only leaf of a fresh init (x = exp(p)) goes into two
+// conditionals whose indices are complementary, so each branch runs once:
+// one updates its parameter (the loop's buffer, which x still needs
+// afterwards), the other returns it.
+TEST(LoopStateOnHost, ConditionalBranchesOverAReadOnlyLeaf) {
+  ExpectHostMatchesEvaluator(
+      std::string("HloModule m\n") + kLoop + R"(
+bw {
+  a = f32[33] parameter(0)
+  u = f32[3] slice(a), slice={[0:3]}
+  nu = f32[3] negate(u)
+  k = s32[] constant(4)
+  ROOT d = f32[33] dynamic-update-slice(a, nu, k)
+}
+bp {
+  ROOT a = f32[33] parameter(0)
+}
+ENTRY e {
+  p = f32[33] parameter(0)
+  y = f32[33] parameter(1)
+  k0 = s32[] parameter(2)
+  x = f32[33] exponential(p)
+  z = s32[] constant(0)
+  zero = f32[33] broadcast(f32[] constant(0)), dimensions={}
+  t = (s32[], f32[33], f32[33], f32[33], f32[33]) tuple(z, x, zero, y, y)
+  w = (s32[], f32[33], f32[33], f32[33], f32[33]) while(t), condition=cond, body=body
+  wx = f32[33] get-tuple-element(w), index=1
+  acc = f32[33] get-tuple-element(w), index=2
+  one = s32[] constant(1)
+  ka = s32[] and(k0, one)
+  kb = s32[] xor(ka, one)
+  c1 = f32[33] conditional(ka, wx, wx), branch_computations={bw, bp}
+  c2 = f32[33] conditional(kb, wx, wx), branch_computations={bw, bp}
+  s = f32[33] add(c1, c2)
+  r = f32[33] subtract(s, x)
+  ROOT o = (f32[33], f32[33]) tuple(r, acc)
+})");
+}
+
 // An outer loop over (counter, x, c, v) whose body runs an inner loop that
 // only reads x and writes c = c * 0.5 + x, then sets v = x * v and leaf 1
 // to `outer_x` (xi, the inner loop's read-only leaf, or x2 = xi + 0.1).

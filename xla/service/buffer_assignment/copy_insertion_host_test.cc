@@ -2,8 +2,8 @@
 // end to end: each program compiles for the host, runs on the host platform
 // and matches the evaluator. Each one would read clobbered bytes if a buffer
 // the loop shares with its init were written while something still reads it:
-// swaps, writes after the loop, parameters that are also results, nested
-// loops and donated parameters.
+// swaps, writes after the loop, parameters that are also results, aliased
+// and donated parameters, conditionals and nested loops.
 #include <string>
 #include <vector>
 
@@ -125,6 +125,15 @@ TEST(LoopStateOnHost, DonatedParameterWrittenAfterTheLoop) {
   r = f32[33] multiply(wx, acc)
   n = f32[33] negate(wx)
   ROOT o = (f32[33], f32[33]) tuple(n, r))"));
+}
+
+// x is aliased to result 0, which is the loop's read-only leaf itself: no
+// copy at all, the result is x's buffer.
+TEST(LoopStateOnHost, AliasedParameterReturnedThroughTheLoop) {
+  ExpectHostMatchesEvaluator(
+      Module("HloModule m, input_output_alias={ {0}: (0, {}, may-alias) }",
+             std::string(kEntryLoop) + R"(
+  ROOT o = (f32[33], f32[33], f32[33]) tuple(wx, acc, wb))"));
 }
 
 // The read-only leaf of a fresh init (x = exp(p)) goes into two

@@ -149,6 +149,12 @@ class Builder {
   HloInstruction* Copy(HloInstruction* value) {
     return Add(HloOpcode::kCopy, value->shape(), {value}, value->name() + ".copy");
   }
+  // A second `value`, computed again from the same operands.
+  HloInstruction* Clone(HloInstruction* value) {
+    std::vector<HloInstruction*> operands(value->operands().begin(), value->operands().end());
+    return c_->AddInstruction(
+        value->CloneWithNewOperands(value->shape(), operands, names_.Unique(value->name() + ".clone")));
+  }
   // The leaf `index` of `value`, through get-tuple-elements.
   HloInstruction* Materialize(HloInstruction* value, const ShapeIndex& index) {
     for (int64_t k : index) {
@@ -258,6 +264,19 @@ bool CopyRootsOf(HloComputation* c) {
   return true;
 }
 
+// Whether `instr` computes an array from constants alone (a broadcast of a
+// constant, an iota, a fusion without operands), so that a clone of it
+// writes a loop's own init buffer for no more than a copy would cost, and
+// without the copy's read.
+bool IsCloneableInit(const HloInstruction& instr) {
+  if (!instr.shape().IsArray()) return false;
+  const HloOpcode op = instr.opcode();
+  if (op == HloOpcode::kBroadcast) {
+    return instr.operand_count() == 1 && instr.operand(0)->opcode() == HloOpcode::kConstant;
+  }
+  return instr.operand_count() == 0 && (op == HloOpcode::kIota || op == HloOpcode::kFusion);
+}
+
 bool CopyWhileInit(HloInstruction* w) {
   HloInstruction* init = w->operand(0);
   std::set<ShapeIndex> copies;
@@ -275,15 +294,20 @@ bool CopyWhileInit(HloInstruction* w) {
   if (copies.empty()) return false;
   Builder b(w->parent());
   ShapeIndex prefix;
+  absl::flat_hash_set<HloInstruction*> cloned;
   HloInstruction* new_init = b.Build(init, &prefix, [&](const ShapeIndex& index) {
     Leaf source = Source(init, index);
-    HloInstruction* value = b.Materialize(source.instr, source.index);
-    return copies.count(index) ? b.Copy(value) : value;
+    if (!copies.count(index)) return b.Materialize(source.instr, source.index);
+    if (source.index.empty() && IsCloneableInit(*source.instr)) {
+      cloned.insert(source.instr);
+      return b.Clone(source.instr);
+    }
+    return b.Copy(b.Materialize(source.instr, source.index));
   });
   w->ReplaceOperandWith(0, new_init);
-  if (init->users().empty() && init != w->parent()->root_instruction()) {
-    w->parent()->RemoveInstruction(init);
-  }
+  HloComputation* c = w->parent();
+  if (init->users().empty() && init != c->root_instruction()) c->RemoveInstruction(init);
+  for (HloInstruction* original : cloned) c->RemoveInstruction(original);  // when now unused
   return true;
 }
 

@@ -175,6 +175,25 @@ ENTRY e {
 })");
 }
 
+// One broadcast of a constant initializes the accumulator and the swapped
+// pair and is read after the loop; an iota initializes x. Each written
+// loop leaf gets its own recomputed init (copy_insertion.h clones them).
+TEST(LoopStateOnHost, InitsRecomputedFromConstants) {
+  ExpectHostMatchesEvaluator(Module("HloModule m", R"(
+  y = f32[33] parameter(0)
+  z = s32[] constant(0)
+  half = f32[33] broadcast(f32[] constant(0.5)), dimensions={}
+  io = f32[33] iota(), iota_dimension=0
+  t = (s32[], f32[33], f32[33], f32[33], f32[33]) tuple(z, io, half, half, half)
+  w = (s32[], f32[33], f32[33], f32[33], f32[33]) while(t), condition=cond, body=body
+  acc = f32[33] get-tuple-element(w), index=2
+  wa = f32[33] get-tuple-element(w), index=3
+  wb = f32[33] get-tuple-element(w), index=4
+  s = f32[33] add(acc, half)
+  r = f32[33] multiply(s, y)
+  ROOT o = (f32[33], f32[33], f32[33]) tuple(r, wa, wb))"));
+}
+
 // An outer loop over (counter, x, c, v) whose body runs an inner loop that
 // only reads x and writes c = c * 0.5 + x, then sets v = x * v and leaf 1
 // to `outer_x` (xi, the inner loop's read-only leaf, or x2 = xi + 0.1).

@@ -202,6 +202,51 @@ ENTRY e {
   EXPECT_NE(obody->root_instruction()->operand(1)->opcode(), HloOpcode::kCopy);
 }
 
+// One broadcast of a constant initializes two accumulators and an iota a
+// third, and the broadcast is read after the loop too: each loop leaf gets
+// its own recomputed value instead of a copy.
+TEST(CopyInsertion, InitsComputedFromConstantsAreClonedNotCopied) {
+  auto m = RunAndCompare(R"(
+HloModule m
+cond {
+  p = (s32[], f32[7], f32[7], f32[7]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  n = s32[] constant(3)
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+body {
+  p = (s32[], f32[7], f32[7], f32[7]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  a = f32[7] get-tuple-element(p), index=1
+  b = f32[7] get-tuple-element(p), index=2
+  c = f32[7] get-tuple-element(p), index=3
+  one = s32[] constant(1)
+  i2 = s32[] add(i, one)
+  a2 = f32[7] add(a, c)
+  b2 = f32[7] multiply(b, c)
+  c2 = f32[7] sine(c)
+  ROOT t = (s32[], f32[7], f32[7], f32[7]) tuple(i2, a2, b2, c2)
+}
+ENTRY e {
+  x = f32[7] parameter(0)
+  z = s32[] constant(0)
+  zero = f32[7] broadcast(f32[] constant(0.5)), dimensions={}
+  io = f32[7] iota(), iota_dimension=0
+  t = (s32[], f32[7], f32[7], f32[7]) tuple(z, zero, zero, io)
+  w = (s32[], f32[7], f32[7], f32[7]) while(t), condition=cond, body=body
+  g = f32[7] get-tuple-element(w), index=1
+  h = f32[7] get-tuple-element(w), index=2
+  s = f32[7] add(g, h)
+  ROOT r = f32[7] add(s, zero)
+})");
+  const HloComputation& entry = *m->entry_computation();
+  EXPECT_EQ(CopiesOf(entry, "zero"), 0);
+  EXPECT_EQ(CopiesOf(entry, "io"), 0);
+  EXPECT_EQ(CopiesOf(entry, "z"), 1);  // a constant's own allocation is never a loop buffer
+  EXPECT_EQ(CountOpcode(*m, HloOpcode::kBroadcast), 3);  // zero, read after the loop, and two clones
+  EXPECT_EQ(CountOpcode(*m, HloOpcode::kIota), 1);       // the original is gone
+}
+
 TEST(CopyInsertion, EntryRootParameterConstantAndDuplicateAreCopied) {
   auto m = RunAndCompare(R"(
 HloModule m

@@ -1,6 +1,8 @@
 #include "xla/service/buffer_assignment/copy_insertion.h"
 
+#include <algorithm>
 #include <functional>
+#include <iterator>
 #include <map>
 #include <set>
 #include <utility>
@@ -264,17 +266,34 @@ bool CopyRootsOf(HloComputation* c) {
   return true;
 }
 
+// The ops a fusion without operands may consist of for IsCloneableInit:
+// each computes the same array every time it runs.
+bool IsConstantShapingOp(HloOpcode op) {
+  static constexpr HloOpcode kOps[] = {HloOpcode::kConstant, HloOpcode::kBroadcast,
+                                       HloOpcode::kIota,     HloOpcode::kConvert,
+                                       HloOpcode::kReshape,  HloOpcode::kBitcast};
+  return std::find(std::begin(kOps), std::end(kOps), op) != std::end(kOps);
+}
+
 // Whether `instr` computes an array from constants alone (a broadcast of a
-// constant, an iota, a fusion without operands), so that a clone of it
-// writes a loop's own init buffer for no more than a copy would cost, and
-// without the copy's read.
+// constant, an iota, a fusion without operands made of IsConstantShapingOp
+// ops), so that a clone of it writes a loop's own init buffer for no more
+// than a copy would cost, and without the copy's read.
 bool IsCloneableInit(const HloInstruction& instr) {
   if (!instr.shape().IsArray()) return false;
   const HloOpcode op = instr.opcode();
   if (op == HloOpcode::kBroadcast) {
     return instr.operand_count() == 1 && instr.operand(0)->opcode() == HloOpcode::kConstant;
   }
-  return instr.operand_count() == 0 && (op == HloOpcode::kIota || op == HloOpcode::kFusion);
+  if (instr.operand_count() != 0) return false;
+  if (op == HloOpcode::kIota) return true;
+  if (op != HloOpcode::kFusion) return false;
+  for (const HloComputation* fused : instr.called_computations()) {
+    for (const auto& inner : fused->instructions()) {
+      if (!IsConstantShapingOp(inner->opcode())) return false;
+    }
+  }
+  return true;
 }
 
 bool CopyWhileInit(HloInstruction* w) {

@@ -247,6 +247,40 @@ ENTRY e {
   EXPECT_EQ(CountOpcode(*m, HloOpcode::kIota), 1);       // the original is gone
 }
 
+// Operand-less fusions: one that only broadcasts a constant is cloned,
+// one that computes more than that (here an exponential) keeps its copies.
+TEST(CopyInsertion, OnlyConstantShapingFusionsAreCloned) {
+  auto m = RunAndCompare(std::string("HloModule m") + kReadOnlyLoop + R"(
+fused_half {
+  c = f32[] constant(0.5)
+  ROOT b = f32[7] broadcast(c), dimensions={}
+}
+fused_exp {
+  c = f32[] constant(0.5)
+  b = f32[7] broadcast(c), dimensions={}
+  ROOT e = f32[7] exponential(b)
+}
+ENTRY e {
+  x = f32[7] parameter(0)
+  h = f32[7] fusion(), kind=kLoop, calls=fused_half
+  g = f32[7] fusion(), kind=kLoop, calls=fused_exp
+  z = s32[] constant(0)
+  t1 = (s32[], f32[7], f32[7]) tuple(z, x, h)
+  w1 = (s32[], f32[7], f32[7]) while(t1), condition=cond, body=body
+  t2 = (s32[], f32[7], f32[7]) tuple(z, x, g)
+  w2 = (s32[], f32[7], f32[7]) while(t2), condition=cond, body=body
+  a1 = f32[7] get-tuple-element(w1), index=2
+  a2 = f32[7] get-tuple-element(w2), index=2
+  s = f32[7] add(a1, a2)
+  s2 = f32[7] add(s, h)
+  ROOT r = f32[7] add(s2, g)
+})");
+  const HloComputation& entry = *m->entry_computation();
+  EXPECT_EQ(CopiesOf(entry, "h"), 0);
+  EXPECT_EQ(CopiesOf(entry, "g"), 1);
+  EXPECT_NE(entry.GetInstruction("h"), nullptr);  // still read after the loops
+}
+
 TEST(CopyInsertion, EntryRootParameterConstantAndDuplicateAreCopied) {
   auto m = RunAndCompare(R"(
 HloModule m

@@ -74,6 +74,20 @@ constexpr char kEntryLoop[] = R"(
   wb = f32[33] get-tuple-element(w), index=4
 )";
 
+// kLoop over x = exp(p), a value computed in the entry rather than a
+// parameter, so that buffer assignment may write over it once it is dead.
+constexpr char kFreshEntryLoop[] = R"(
+  p = f32[33] parameter(0)
+  y = f32[33] parameter(1)
+  x = f32[33] exponential(p)
+  z = s32[] constant(0)
+  zero = f32[33] broadcast(f32[] constant(0)), dimensions={}
+  t = (s32[], f32[33], f32[33], f32[33], f32[33]) tuple(z, x, zero, y, y)
+  w = (s32[], f32[33], f32[33], f32[33], f32[33]) while(t), condition=cond, body=body
+  wx = f32[33] get-tuple-element(w), index=1
+  acc = f32[33] get-tuple-element(w), index=2
+)";
+
 // x is read-only in the loop and also the swapped pair's initial a.
 TEST(LoopStateOnHost, SwapNextToAReadOnlyParameter) {
   ExpectHostMatchesEvaluator(Module("HloModule m", std::string(kEntryLoop) + R"(
@@ -94,16 +108,7 @@ TEST(LoopStateOnHost, ReadOnlyLeafWrittenAfterTheLoop) {
 // The same with a fresh init value that dies at the update: it may be
 // written in place, and must still be read correctly by the loop.
 TEST(LoopStateOnHost, FreshReadOnlyInitUpdatedInPlaceAfterTheLoop) {
-  ExpectHostMatchesEvaluator(Module("HloModule m", R"(
-  p = f32[33] parameter(0)
-  y = f32[33] parameter(1)
-  x = f32[33] exponential(p)
-  z = s32[] constant(0)
-  zero = f32[33] broadcast(f32[] constant(0)), dimensions={}
-  t = (s32[], f32[33], f32[33], f32[33], f32[33]) tuple(z, x, zero, y, y)
-  w = (s32[], f32[33], f32[33], f32[33], f32[33]) while(t), condition=cond, body=body
-  wx = f32[33] get-tuple-element(w), index=1
-  acc = f32[33] get-tuple-element(w), index=2
+  ExpectHostMatchesEvaluator(Module("HloModule m", std::string(kFreshEntryLoop) + R"(
   k = s32[] constant(7)
   u = f32[3] slice(acc), slice={[1:4]}
   d = f32[33] dynamic-update-slice(wx, u, k)
@@ -141,8 +146,7 @@ TEST(LoopStateOnHost, AliasedParameterReturnedThroughTheLoop) {
 // one updates its parameter (the loop's buffer, which x still needs
 // afterwards), the other returns it.
 TEST(LoopStateOnHost, ConditionalBranchesOverAReadOnlyLeaf) {
-  ExpectHostMatchesEvaluator(
-      std::string("HloModule m\n") + kLoop + R"(
+  const std::string branches = R"(HloModule m
 bw {
   a = f32[33] parameter(0)
   u = f32[3] slice(a), slice={[0:3]}
@@ -152,18 +156,9 @@ bw {
 }
 bp {
   ROOT a = f32[33] parameter(0)
-}
-ENTRY e {
-  p = f32[33] parameter(0)
-  y = f32[33] parameter(1)
+})";
+  ExpectHostMatchesEvaluator(Module(branches, std::string(kFreshEntryLoop) + R"(
   k0 = s32[] parameter(2)
-  x = f32[33] exponential(p)
-  z = s32[] constant(0)
-  zero = f32[33] broadcast(f32[] constant(0)), dimensions={}
-  t = (s32[], f32[33], f32[33], f32[33], f32[33]) tuple(z, x, zero, y, y)
-  w = (s32[], f32[33], f32[33], f32[33], f32[33]) while(t), condition=cond, body=body
-  wx = f32[33] get-tuple-element(w), index=1
-  acc = f32[33] get-tuple-element(w), index=2
   one = s32[] constant(1)
   ka = s32[] and(k0, one)
   kb = s32[] xor(ka, one)
@@ -171,8 +166,7 @@ ENTRY e {
   c2 = f32[33] conditional(kb, wx, wx), branch_computations={bw, bp}
   s = f32[33] add(c1, c2)
   r = f32[33] subtract(s, x)
-  ROOT o = (f32[33], f32[33]) tuple(r, acc)
-})");
+  ROOT o = (f32[33], f32[33]) tuple(r, acc))"));
 }
 
 // One broadcast of a constant initializes the accumulator and the swapped

@@ -1,6 +1,8 @@
 #include "xla/service/buffer_assignment/copy_insertion.h"
 
+#include <algorithm>
 #include <functional>
+#include <iterator>
 #include <map>
 #include <set>
 #include <utility>
@@ -50,10 +52,41 @@ Leaf Source(HloInstruction* instr, ShapeIndex index) {
   }
 }
 
+bool IsWhileReadOnlyLeaf(const HloInstruction& w, const ShapeIndex& index);
+
+// The value a leaf holds, past the loops that only read it: Source, then
+// through each while whose loop buffer at that leaf is read-only
+// (IsWhileReadOnlyLeaf) to the while's init, whose buffer the loop shares.
+Leaf Origin(HloInstruction* instr, ShapeIndex index) {
+  Leaf leaf = Source(instr, std::move(index));
+  while (leaf.instr->opcode() == HloOpcode::kWhile && IsWhileReadOnlyLeaf(*leaf.instr, leaf.index)) {
+    leaf = Source(leaf.instr->operand(0), leaf.index);
+  }
+  return leaf;
+}
+
+// Whether leaf `index` of while `w`'s loop state is only read by the loop:
+// the body's root returns the body parameter's own leaf there (directly,
+// through forwarding ops, or through nested loops that only read it).
+// Nothing in the body or condition can write that buffer in place: it is
+// live across the whole loop, and copy insertion copies a body parameter
+// leaf before anything that writes it. Such a leaf needs no init copy: the
+// loop, and its result leaf, share the init's buffer.
+bool IsWhileReadOnlyLeaf(const HloInstruction& w, const ShapeIndex& index) {
+  const HloComputation* body = w.GetComputation(AttrId::kBody);
+  if (body == nullptr || body->num_parameters() != 1) return false;
+  HloInstruction* param = body->parameter_instruction(0);
+  const Leaf source = Origin(body->root_instruction(), index);
+  return source.instr == param && source.index == index;
+}
+
 // A consumer of a leaf: (instruction, operand number); {nullptr, -1} for
 // "returned by the computation's root".
 using Consumer = std::pair<HloInstruction*, int64_t>;
 
+// Every reader of leaf `index` of `instr`. A while that only reads the leaf
+// (IsWhileReadOnlyLeaf) is a reader, and so is every reader of its result
+// leaf, which is the same buffer.
 void CollectConsumers(HloInstruction* instr, const ShapeIndex& index, std::vector<Consumer>* out) {
   if (instr == instr->parent()->root_instruction()) out->push_back({nullptr, -1});
   for (HloInstruction* user : instr->users()) {
@@ -72,6 +105,9 @@ void CollectConsumers(HloInstruction* instr, const ShapeIndex& index, std::vecto
         CollectConsumers(user, index, out);
       } else if (op != HloOpcode::kAddDependency) {
         out->push_back({user, k});
+        if (op == HloOpcode::kWhile && IsWhileReadOnlyLeaf(*user, index)) {
+          CollectConsumers(user, index, out);
+        }
       }
     }
   }
@@ -114,6 +150,12 @@ class Builder {
 
   HloInstruction* Copy(HloInstruction* value) {
     return Add(HloOpcode::kCopy, value->shape(), {value}, value->name() + ".copy");
+  }
+  // A second `value`, computed again from the same operands.
+  HloInstruction* Clone(HloInstruction* value) {
+    std::vector<HloInstruction*> operands(value->operands().begin(), value->operands().end());
+    return c_->AddInstruction(
+        value->CloneWithNewOperands(value->shape(), operands, names_.Unique(value->name() + ".clone")));
   }
   // The leaf `index` of `value`, through get-tuple-elements.
   HloInstruction* Materialize(HloInstruction* value, const ShapeIndex& index) {
@@ -211,8 +253,7 @@ bool CopyRootsOf(HloComputation* c) {
   HloInstruction* root = c->root_instruction();
   std::map<ShapeIndex, Leaf> copies;
   for (const ShapeIndex& index : ArrayLeaves(root->shape())) {
-    Leaf source = Source(root, index);
-    if (!IsFreshRootLeaf(source)) copies[index] = source;
+    if (!IsFreshRootLeaf(Origin(root, index))) copies[index] = Source(root, index);
   }
   if (copies.empty()) return false;
   Builder b(c);
@@ -225,11 +266,42 @@ bool CopyRootsOf(HloComputation* c) {
   return true;
 }
 
+// The ops a fusion without operands may consist of for IsCloneableInit:
+// each computes the same array every time it runs.
+bool IsConstantShapingOp(HloOpcode op) {
+  static constexpr HloOpcode kOps[] = {HloOpcode::kConstant, HloOpcode::kBroadcast,
+                                       HloOpcode::kIota,     HloOpcode::kConvert,
+                                       HloOpcode::kReshape,  HloOpcode::kBitcast};
+  return std::find(std::begin(kOps), std::end(kOps), op) != std::end(kOps);
+}
+
+// Whether `instr` computes an array from constants alone (a broadcast of a
+// constant, an iota, a fusion without operands made of IsConstantShapingOp
+// ops), so that a clone of it writes a loop's own init buffer for no more
+// than a copy would cost, and without the copy's read.
+bool IsCloneableInit(const HloInstruction& instr) {
+  if (!instr.shape().IsArray()) return false;
+  const HloOpcode op = instr.opcode();
+  if (op == HloOpcode::kBroadcast) {
+    return instr.operand_count() == 1 && instr.operand(0)->opcode() == HloOpcode::kConstant;
+  }
+  if (instr.operand_count() != 0) return false;
+  if (op == HloOpcode::kIota) return true;
+  if (op != HloOpcode::kFusion) return false;
+  for (const HloComputation* fused : instr.called_computations()) {
+    for (const auto& inner : fused->instructions()) {
+      if (!IsConstantShapingOp(inner->opcode())) return false;
+    }
+  }
+  return true;
+}
+
 bool CopyWhileInit(HloInstruction* w) {
   HloInstruction* init = w->operand(0);
   std::set<ShapeIndex> copies;
   for (const ShapeIndex& index : ArrayLeaves(init->shape())) {
-    Leaf source = Source(init, index);
+    if (IsWhileReadOnlyLeaf(*w, index)) continue;  // the loop shares the init's buffer
+    Leaf source = Origin(init, index);
     const HloOpcode op = source.instr->opcode();
     const bool shareable_kind = !IsFixed(*source.instr) &&
                                 (!IsForwardingInstruction(*source.instr) || op == HloOpcode::kWhile ||
@@ -241,15 +313,20 @@ bool CopyWhileInit(HloInstruction* w) {
   if (copies.empty()) return false;
   Builder b(w->parent());
   ShapeIndex prefix;
+  absl::flat_hash_set<HloInstruction*> cloned;
   HloInstruction* new_init = b.Build(init, &prefix, [&](const ShapeIndex& index) {
     Leaf source = Source(init, index);
-    HloInstruction* value = b.Materialize(source.instr, source.index);
-    return copies.count(index) ? b.Copy(value) : value;
+    if (!copies.count(index)) return b.Materialize(source.instr, source.index);
+    if (source.index.empty() && IsCloneableInit(*source.instr)) {
+      cloned.insert(source.instr);
+      return b.Clone(source.instr);
+    }
+    return b.Copy(b.Materialize(source.instr, source.index));
   });
   w->ReplaceOperandWith(0, new_init);
-  if (init->users().empty() && init != w->parent()->root_instruction()) {
-    w->parent()->RemoveInstruction(init);
-  }
+  HloComputation* c = w->parent();
+  if (init->users().empty() && init != c->root_instruction()) c->RemoveInstruction(init);
+  for (HloInstruction* original : cloned) c->RemoveInstruction(original);  // when now unused
   return true;
 }
 
@@ -264,7 +341,7 @@ bool CopyWhileBodyRoot(HloComputation* body) {
   // temporary first, so that swaps never need each other's old value.
   std::map<ShapeIndex, HloInstruction*> staged;
   for (const ShapeIndex& index : leaves) {
-    Leaf source = Source(root, index);
+    Leaf source = Origin(root, index);
     if (source.instr != param || source.index == index) continue;
     staged[index] = b.Copy(b.Materialize(param, source.index));
   }
@@ -272,7 +349,7 @@ bool CopyWhileBodyRoot(HloComputation* body) {
   // buffer after the old value's last reader.
   std::map<ShapeIndex, HloInstruction*> finals;
   for (const ShapeIndex& index : leaves) {
-    Leaf source = Source(root, index);
+    Leaf source = Origin(root, index);
     if (source.instr == param && source.index == index) continue;
     std::vector<Consumer> readers = Consumers({param, index});
     auto order_after_readers = [&](HloInstruction* writer) {
@@ -338,7 +415,7 @@ bool CopyEntryRoot(HloModule* module) {
   std::set<ShapeIndex> copies;
   std::set<std::pair<const HloInstruction*, ShapeIndex>> returned;
   for (const ShapeIndex& index : ArrayLeaves(root->shape())) {
-    Leaf source = Source(root, index);
+    Leaf source = Origin(root, index);
     const bool first = returned.insert({source.instr, source.index}).second;
     const HloOpcode op = source.instr->opcode();
     const bool ok = first && op != HloOpcode::kConstant &&

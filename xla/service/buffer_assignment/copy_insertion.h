@@ -5,9 +5,21 @@
 // * first, every while body, condition, branch or call target called from
 //   more than one place gets a clone per extra call site (alias analysis
 //   needs one call site each);
-// * while init: a leaf gets `copy` unless it is a value the init is its only
-//   consumer of, defined in the caller by an instruction that is not a
-//   parameter or constant (anything else would be overwritten by the loop);
+// * while init: a leaf that the loop only reads (the body's root returns the
+//   body parameter's own leaf there, directly or through nested loops that
+//   only read it) gets no copy: the loop buffer and the while result's leaf
+//   share the init's buffer, whatever defines it. Any other leaf gets `copy`
+//   unless it is a value the init is its only consumer of, defined in the
+//   caller by an instruction that is not a parameter or constant (anything
+//   else would be overwritten by the loop); where that leaf is computed from
+//   constants alone (a broadcast of a constant, an iota, a fusion without
+//   operands), the loop gets a clone of that instruction instead of a copy
+//   (the original is removed when nothing else uses it). Every rule here
+//   sees a read-only result leaf as the init value it shares (a parameter
+//   stays a parameter, a constant a constant), and counts the readers of
+//   that leaf as readers of the init value; buffer assignment refuses
+//   in-place writes over parameters that are not donated and over
+//   constants;
 // * while body root: a leaf that is not the body parameter's own leaf is
 //   written into the loop-carried buffer. A value computed in the body that
 //   the root returns at that one leaf (other body instructions may read it

@@ -8,6 +8,9 @@ the same modules everywhere:
 
   python3 benchmarks/models/gen/gen_fft.py [OUT_DIR]
       (default: benchmarks/models/fft)
+  python3 benchmarks/models/gen/gen_fft.py --time [ITERATIONS] [NAME ...]
+      (XLA:CPU's median and min per program, inputs drawn in memory: no
+      files, for a disk too full for host_vs_xla_cpu.sh's .npy files)
 
 Each program is one jnp.fft call on one parameter, lowered with
 `jax.jit(f).lower(spec).as_text(dialect='hlo')`. The shapes are the ones a
@@ -17,6 +20,7 @@ benchmarks/xla_cpu_baseline.py (uniform in [-1, 1) for both parts).
 """
 import os
 import sys
+import time
 
 import jax
 import jax.numpy as jnp
@@ -36,7 +40,33 @@ PROGRAMS = {
 }
 
 
+def time_programs(iterations, names):
+    """Prints XLA:CPU's median and min (ms) of each program (3 warm-up calls)."""
+    import numpy as np
+    rng = np.random.default_rng(1)
+    for name in names or PROGRAMS:
+        f, shape, dtype = PROGRAMS[name]
+        if jnp.issubdtype(dtype, jnp.complexfloating):
+            x = rng.uniform(-1, 1, shape) + 1j * rng.uniform(-1, 1, shape)
+        else:
+            x = rng.uniform(-1, 1, shape)
+        a = jax.device_put(x.astype(dtype))
+        g = jax.jit(f)
+        for _ in range(3):
+            g(a).block_until_ready()
+        ms = []
+        for _ in range(iterations):
+            t0 = time.perf_counter()
+            g(a).block_until_ready()
+            ms.append((time.perf_counter() - t0) * 1e3)
+        print(f"{name} median_ms={np.median(ms):.2f} min_ms={min(ms):.2f}")
+
+
 def main():
+    if len(sys.argv) > 1 and sys.argv[1] == "--time":
+        iterations = int(sys.argv[2]) if len(sys.argv) > 2 else 10
+        time_programs(iterations, sys.argv[3:])
+        return
     out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..", "fft")
     os.makedirs(out, exist_ok=True)
     for name, (f, shape, dtype) in PROGRAMS.items():

@@ -84,6 +84,10 @@ def draw_inputs(program_shape, seed, ranges=None):
     if is_float(dtype):
       low, high = (r["low"], r["high"]) if r else (-1.0, 1.0)
       inputs.append(rng.uniform(low, high, size=dims).astype(dtype))
+    elif np.issubdtype(dtype, np.complexfloating):  # both parts in [low, high)
+      low, high = (r["low"], r["high"]) if r else (-1.0, 1.0)
+      parts = rng.uniform(low, high, size=(2,) + tuple(dims))
+      inputs.append((parts[0] + 1j * parts[1]).astype(dtype))
     elif dtype == np.bool_:
       inputs.append(rng.integers(0, 2, size=dims).astype(dtype))
     else:
@@ -177,6 +181,8 @@ def compare(dir_a, dir_b):
       return 1
     if np.issubdtype(b.dtype, np.integer) or b.dtype == np.bool_:
       int_mismatch += int(np.count_nonzero(a != b))
+    if np.iscomplexobj(a) or np.iscomplexobj(b):  # both parts compared
+      a, b = np.stack([a.real, a.imag]), np.stack([b.real, b.imag])
     a64, b64 = a.astype(np.float64), b.astype(np.float64)
     # NaN where the baseline has NaN agrees; NaN on one side only is an
     # infinite difference (np.max would otherwise hide NaNs in the figure).

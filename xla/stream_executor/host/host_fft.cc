@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "unsupported/Eigen/FFT"
+#include "xla/stream_executor/host/host_fft_bluestein.h"
 #include "xla/stream_executor/host/host_fft_kernels.h"
 #include "xla/stream_executor/host/parallel_for.h"
 
@@ -29,6 +30,7 @@ class HostFftPlanImpl : public HostFftPlan {
       : config_(config),
         complex_dims_(ComplexDims(config)),
         lane_ffts_(MakeLaneFfts(config)),
+        bluesteins_(MakeBluesteins(config)),
         real_lane_fft_(MakeRealLaneFft(config)),
         real_twiddles_(RealTwiddles(config, real_lane_fft_.get())) {
     for (int i = 0; i < std::max(engines, 1); ++i) idle_.push_back(MakeEngine());
@@ -73,7 +75,7 @@ class HostFftPlanImpl : public HostFftPlan {
     Eigen::FFT<T> complex_fft;  // inverse scaled by 1/n
     Eigen::FFT<T> real_fft;     // half spectrum, inverse scaled by 1/n
     std::vector<Complex> a, b;
-    std::vector<T> lanes;  // LaneFft scratch, for the longest lane axis
+    std::vector<T> lanes;  // LaneFft and BluesteinFft scratch, for the largest
   };
 
   // Per axis, the LaneFft its complex passes run on: the power-of-two axes
@@ -92,18 +94,32 @@ class HostFftPlanImpl : public HostFftPlan {
     return ffts;
   }
 
-  // An RFFT's last pass on LaneFft (SplitHalfSpectrum): for an even
+  // Per axis, the BluesteinFft its complex passes run on: the axes whose
+  // length IsBluesteinLength, except a real transform's last.
+  static std::vector<std::unique_ptr<const BluesteinFft<T>>> MakeBluesteins(const FftConfig& c) {
+    const std::vector<int64_t> dims = ComplexDims(c);
+    const bool real = c.type == FftType::kRfft || c.type == FftType::kIrfft;
+    std::vector<std::unique_ptr<const BluesteinFft<T>>> ffts(dims.size());
+    for (size_t axis = 0; axis < dims.size(); ++axis) {
+      if (real && axis + 1 == dims.size()) continue;
+      if (IsBluesteinLength(dims[axis])) ffts[axis] = std::make_unique<BluesteinFft<T>>(dims[axis]);
+    }
+    return ffts;
+  }
+
+  // A real transform's last pass on LaneFft (an RFFT's through
+  // SplitHalfSpectrum, an IRFFT's through MergeHalfSpectrum): for an even
   // length n whose half is a LaneFft length, the half-length transform;
   // null otherwise (Eigen's real FFT runs it).
   static std::unique_ptr<const LaneFft<T>> MakeRealLaneFft(const FftConfig& c) {
-    if (c.type != FftType::kRfft) return nullptr;
+    if (c.type != FftType::kRfft && c.type != FftType::kIrfft) return nullptr;
     const int64_t n = c.lengths.back();
     if (n < 2 || n % 2 != 0 || !IsLaneFftLength(n / 2) || n / 2 > kLaneFftMaxLength) return nullptr;
     return std::make_unique<LaneFft<T>>(n / 2);
   }
 
   // exp(-2 pi i k / n) for k in [0, n / 2] (computed in double), for
-  // SplitHalfSpectrum; empty without a real LaneFft.
+  // SplitHalfSpectrum and MergeHalfSpectrum; empty without a real LaneFft.
   static std::vector<Complex> RealTwiddles(const FftConfig& c, const LaneFft<T>* fft) {
     if (fft == nullptr) return {};
     const int64_t n = c.lengths.back();
@@ -135,6 +151,30 @@ class HostFftPlanImpl : public HostFftPlan {
       const T wmr = real_twiddles_[m].real(), wmi = real_twiddles_[m].imag();
       x[k] = Complex(er + wkr * orr - wki * oi, ei + wkr * oi + wki * orr);
       x[m] = Complex(er + wmr * orr + wmi * oi, -ei + wmi * orr - wmr * oi);
+    }
+  }
+
+  // The inverse of SplitHalfSpectrum: from a line's half spectrum
+  // X[0, n/2] (`x`), writes into `z` the Z[0, n/2) whose inverse
+  // length-n/2 DFT z[m] holds the real line's samples x[2m] + i x[2m+1]:
+  // Z[k] = E[k] + i O[k] with E[k] = (X[k] + conj X[n/2-k]) / 2 and
+  // O[k] = (X[k] - conj X[n/2-k]) conj(W^k) / 2, and Z[n/2-k] = conj E[k] +
+  // i conj O[k]. The imaginary parts of X[0] and X[n/2] are ignored (XLA's
+  // IRFFT semantics). `z` must not overlap `x`. Real arithmetic, as in
+  // SplitHalfSpectrum.
+  void MergeHalfSpectrum(const Complex* x, Complex* z) const {
+    const int64_t half = static_cast<int64_t>(real_twiddles_.size()) - 1;
+    const T x0 = x[0].real(), xh = x[half].real();
+    z[0] = Complex((x0 + xh) / 2, (x0 - xh) / 2);
+    for (int64_t k = 1; 2 * k <= half; ++k) {
+      const int64_t m = half - k;
+      const T ar = x[k].real(), ai = x[k].imag(), br = x[m].real(), bi = x[m].imag();
+      const T er = (ar + br) / 2, ei = (ai - bi) / 2;  // E[k]
+      const T dr = (ar - br) / 2, di = (ai + bi) / 2;  // (X[k] - conj X[m]) / 2
+      const T wr = real_twiddles_[k].real(), wi = -real_twiddles_[k].imag();  // conj W^k
+      const T orr = dr * wr - di * wi, oi = dr * wi + di * wr;  // O[k]
+      z[k] = Complex(er - oi, ei + orr);
+      z[m] = Complex(er + oi, orr - ei);
     }
   }
 
@@ -191,7 +231,7 @@ class HostFftPlanImpl : public HostFftPlan {
         } else {
           RealInverse1D(*e, reinterpret_cast<T*>(e->b.data()), e->a.data(), n);
         }
-      } else if (lane_ffts_[axis] == nullptr) {
+      } else if (lane_ffts_[axis] == nullptr && bluesteins_[axis] == nullptr) {
         Complex1D(*e, e->b.data(), e->a.data(), n,
                   config_.type == FftType::kIfft || config_.type == FftType::kIrfft);
       }
@@ -199,6 +239,9 @@ class HostFftPlanImpl : public HostFftPlan {
     std::fill(e->b.begin(), e->b.end(), Complex(0));
     int64_t lanes = 0;
     for (const auto& fft : lane_ffts_) {
+      if (fft != nullptr) lanes = std::max(lanes, fft->ScratchElements());
+    }
+    for (const auto& fft : bluesteins_) {
       if (fft != nullptr) lanes = std::max(lanes, fft->ScratchElements());
     }
     if (real_lane_fft_ != nullptr) lanes = std::max(lanes, real_lane_fft_->ScratchElements());
@@ -265,6 +308,29 @@ class HostFftPlanImpl : public HostFftPlan {
             [](int64_t) {});
         return;
       }
+      if (const BluesteinFft<T>* fft = bluesteins_.back().get(); fft != nullptr) {
+        LanePass(
+            *fft, lines, 1, inverse, pool,
+            [&](int64_t i) { return std::make_pair(in + i * in_row, out + i * out_row); },
+            [](int64_t) {});
+        return;
+      }
+    }
+    if constexpr (std::is_same_v<Out, T>) {
+      if (const LaneFft<T>* fft = real_lane_fft_.get(); fft != nullptr) {
+        // Each half spectrum merged into the output row as n/2 complex
+        // points, whose inverse transform there is the real line (even and
+        // odd samples as real and imaginary parts).
+        LanePass(
+            *fft, lines, 1, true, pool,
+            [&](int64_t i) {
+              auto* z = reinterpret_cast<Complex*>(out + i * out_row);
+              MergeHalfSpectrum(in + i * in_row, z);
+              return std::make_pair(static_cast<const Complex*>(z), z);
+            },
+            [](int64_t) {});
+        return;
+      }
     }
     if constexpr (std::is_same_v<In, T>) {
       if (const LaneFft<T>* fft = real_lane_fft_.get(); fft != nullptr) {
@@ -292,15 +358,18 @@ class HostFftPlanImpl : public HostFftPlan {
     });
   }
 
-  // Transforms `lines` lines through `fft` in blocks of its kLanes lines
+  // Transforms `lines` lines through `fft` (a LaneFft or BluesteinFft) in
+  // blocks of its kLanes lines
   // (the last block partial), the blocks cut into ranges like ForLines.
-  // line(i) gives line i's source and destination, points `stride` apart;
+  // line(i) gives line i's source and destination, points `stride` apart
+  // (called once per line, before its block is transformed: it may fill
+  // the source);
   // after(i) runs on each line once its block is transformed (while the
   // block is still in cache).
-  template <typename LineFn, typename AfterFn>
-  void LanePass(const LaneFft<T>& fft, int64_t lines, int64_t stride, bool inverse,
+  template <typename Fft, typename LineFn, typename AfterFn>
+  void LanePass(const Fft& fft, int64_t lines, int64_t stride, bool inverse,
                 HostThreadPool* pool, const LineFn& line, const AfterFn& after) const {
-    constexpr int64_t kLanes = LaneFft<T>::kLanes;
+    constexpr int64_t kLanes = Fft::kLanes;
     const int64_t blocks = (lines + kLanes - 1) / kLanes;
     ForLines(blocks, kLanes * fft.length(), pool, [&](Engine& e, int64_t block) {
       const Complex* src[kLanes];
@@ -324,14 +393,16 @@ class HostFftPlanImpl : public HostFftPlan {
     for (int64_t d = 0; d < axis; ++d) outer *= complex_dims_[d];
     // Line i's first point; its points are `inner` apart.
     auto line_base = [&](int64_t i) { return data + (i / inner) * n * inner + i % inner; };
+    auto in_place = [&](int64_t i) {
+      Complex* base = line_base(i);
+      return std::make_pair(static_cast<const Complex*>(base), base);
+    };
     if (const LaneFft<T>* fft = lane_ffts_[axis].get(); fft != nullptr) {
-      LanePass(
-          *fft, outer * inner, inner, inverse, pool,
-          [&](int64_t i) {
-            Complex* base = line_base(i);
-            return std::make_pair(static_cast<const Complex*>(base), base);
-          },
-          [](int64_t) {});
+      LanePass(*fft, outer * inner, inner, inverse, pool, in_place, [](int64_t) {});
+      return;
+    }
+    if (const BluesteinFft<T>* fft = bluesteins_[axis].get(); fft != nullptr) {
+      LanePass(*fft, outer * inner, inner, inverse, pool, in_place, [](int64_t) {});
       return;
     }
     ForLines(outer * inner, n, pool, [&](Engine& e, int64_t i) {
@@ -345,8 +416,9 @@ class HostFftPlanImpl : public HostFftPlan {
   const FftConfig config_;
   const std::vector<int64_t> complex_dims_;
   const std::vector<std::unique_ptr<const LaneFft<T>>> lane_ffts_;  // per axis, or null
-  const std::unique_ptr<const LaneFft<T>> real_lane_fft_;           // an RFFT's last pass, or null
-  const std::vector<Complex> real_twiddles_;                        // for SplitHalfSpectrum
+  const std::vector<std::unique_ptr<const BluesteinFft<T>>> bluesteins_;  // per axis, or null
+  const std::unique_ptr<const LaneFft<T>> real_lane_fft_;  // a real last pass, or null
+  const std::vector<Complex> real_twiddles_;  // for Split/MergeHalfSpectrum
   mutable std::mutex mu_;
   mutable std::vector<std::unique_ptr<Engine>> idle_;  // guarded by mu_
   mutable int64_t made_ = 0;                           // guarded by mu_

@@ -15,7 +15,13 @@
 // real line read as n/2 complex points (even and odd samples), transformed
 // at length n/2, and split into the n/2 + 1 coefficients in place while the
 // block is in cache (4-12x faster than Eigen's real FFT on f32[1024, 4096],
-// level with XLA:CPU). IRFFT's last pass stays on Eigen.
+// level with XLA:CPU). An IRFFT of such a length runs its last pass the
+// other way round: the n/2 + 1 coefficients merged into n/2 complex points
+// in the output row (MergeHalfSpectrum), then the inverse half-length
+// LaneFft in place there. Complex passes whose length has a prime factor
+// above 5 (a prime such as 1009) run on BluesteinFft
+// (host_fft_bluestein.h) when their padded length fits LaneFft, instead of
+// kissfft's O(n p) generic butterfly.
 //
 // A multi-dimensional transform runs one pass per dimension: the last
 // (contiguous) one straight from the input lines, the others line by line

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "xla/stream_executor/host/host_fft_bluestein.h"
 #include "xla/stream_executor/host/host_fft_kernels.h"
 #include "xla/stream_executor/host/host_thread_pool.h"
 
@@ -185,8 +186,12 @@ std::vector<Case> Cases() {
       {15}, {33}, {1000}, {16}, {1}, {5, 33}, {8, 6}, {3, 4, 7}, {4, 5, 6},
       // Powers of two (LaneFft passes), in lines that fill no whole block.
       {2}, {256}, {5, 64}, {2, 4, 8}, {16, 32},
-      // A user's RFFT length (its last pass on a 2048-point LaneFft).
-      {4096}};
+      // A user's RFFT and IRFFT length (its last pass on a 2048-point
+      // LaneFft).
+      {4096},
+      // Lengths with a prime factor above 5 (BluesteinFft passes): a
+      // prime, one past the padded length's halving point, both axes.
+      {1009}, {97}, {7, 11}};
   for (FftPrecision p : {FftPrecision::kF32, FftPrecision::kF64}) {
     for (FftType t : {FftType::kFft, FftType::kIfft, FftType::kRfft, FftType::kIrfft}) {
       for (const auto& lengths : shapes) {
@@ -216,6 +221,9 @@ TEST(HostFft, PoolAndCallerAgreeBitwise) {
       {FftType::kIrfft, FftPrecision::kF32, {12, 66}, 40},
       {FftType::kFft, FftPrecision::kF32, {16, 64}, 41},  // LaneFft, 82 blocks per pass
       {FftType::kIfft, FftPrecision::kF32, {1024}, 67},   // LaneFft, a partial last block
+      {FftType::kIrfft, FftPrecision::kF32, {4096}, 37},  // real LaneFft (merge + inverse)
+      {FftType::kIrfft, FftPrecision::kF32, {6, 128}, 13},  // Eigen, then real LaneFft
+      {FftType::kFft, FftPrecision::kF32, {1009}, 45},  // BluesteinFft, a partial last block
   };
   for (const FftConfig& config : configs) {
     const FftType t = config.type;
@@ -268,6 +276,47 @@ void CheckConcurrentExecutes(const FftConfig& config) {
 TEST(HostFft, ConcurrentExecutesOfOnePlanAgree) {
   CheckConcurrentExecutes({FftType::kRfft, FftPrecision::kF64, {6, 35}, 24});
   CheckConcurrentExecutes({FftType::kFft, FftPrecision::kF64, {32, 128}, 9});
+  CheckConcurrentExecutes({FftType::kIrfft, FftPrecision::kF64, {4096}, 13});
+  CheckConcurrentExecutes({FftType::kIfft, FftPrecision::kF32, {1009}, 37});
+}
+
+// An IRFFT reads only the real parts of the DC and Nyquist terms: a half
+// spectrum X[0] = a + ib, X[n/2] = c + id, zero elsewhere, is the real line
+// x[j] = (a + c (-1)^j) / n (hand-computed) whatever b and d are. Run for
+// lengths on the real LaneFft (8, 4096) and on Eigen (10), f32 and f64.
+TEST(HostFft, IrfftIgnoresTheImaginaryPartsOfDcAndNyquist) {
+  for (FftPrecision p : {FftPrecision::kF32, FftPrecision::kF64}) {
+    for (int64_t n : {int64_t{8}, int64_t{4096}, int64_t{10}}) {
+      SCOPED_TRACE(n);
+      const int64_t batch = 3, h = n / 2 + 1;
+      FftConfig config{FftType::kIrfft, p, {n}, batch};
+      std::vector<C> in(batch * h, C(0, 0));
+      for (int64_t b = 0; b < batch; ++b) {
+        in[b * h] = C(1.5 + b, 7.0 - b);
+        in[b * h + n / 2] = C(-0.75 * (b + 1), 3.25);
+      }
+      auto plan = HostFftPlan::Create(config, 1);
+      ASSERT_TRUE(plan.ok());
+      std::vector<double> got(batch * n);
+      if (p == FftPrecision::kF32) {
+        std::vector<std::complex<float>> in32(in.begin(), in.end());
+        std::vector<float> out32(batch * n);
+        (*plan)->Execute(in32.data(), out32.data(), nullptr, nullptr);
+        got.assign(out32.begin(), out32.end());
+      } else {
+        (*plan)->Execute(in.data(), got.data(), nullptr, nullptr);
+      }
+      double worst = 0;
+      for (int64_t b = 0; b < batch; ++b) {
+        const double a = in[b * h].real(), c = in[b * h + n / 2].real();
+        for (int64_t j = 0; j < n; ++j) {
+          const double want = (a + (j % 2 == 0 ? c : -c)) / static_cast<double>(n);
+          worst = std::max(worst, std::abs(got[b * n + j] - want));
+        }
+      }
+      EXPECT_LE(worst, p == FftPrecision::kF32 ? 1e-6 : 1e-14);
+    }
+  }
 }
 
 // Lengths around kLaneFftMaxLength (LaneFft below and at it, Eigen past
@@ -298,6 +347,17 @@ TEST(HostFft, PureTonesAroundTheLaneFftCap) {
     }
     EXPECT_LE(worst / n, 1e-12);
   }
+}
+
+// Which lengths take BluesteinFft: a prime factor above 5, and a padded
+// length within kLaneFftMaxLength.
+TEST(HostFft, BluesteinLengths) {
+  EXPECT_EQ(BluesteinPaddedLength(1009), 2048);
+  EXPECT_EQ(BluesteinPaddedLength(1024), 2048);
+  EXPECT_EQ(BluesteinPaddedLength(1025), 4096);
+  for (int64_t n : {7, 33, 77, 1009, 3 * 1009, 8191}) EXPECT_TRUE(IsBluesteinLength(n)) << n;
+  // kissfft's radices, powers of two, 1, and primes past the cap.
+  for (int64_t n : {1, 2, 15, 1000, 3072, 4096, 8209}) EXPECT_FALSE(IsBluesteinLength(n)) << n;
 }
 
 TEST(HostFft, CreateRefusesABadConfig) {

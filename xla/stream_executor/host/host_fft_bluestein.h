@@ -1,0 +1,71 @@
+// BluesteinFft: the host FFT's path for lengths with a prime factor above
+// 5 (a prime 1009, 7 * 11 * 13, ...), which Eigen's kissfft runs with its
+// generic O(n p) butterfly per prime factor p. Bluestein's identity
+// jk = (j^2 + k^2 - (k - j)^2) / 2 turns a length-n DFT into a circular
+// convolution with the chirp w[j] = exp(-pi i j^2 / n):
+//   X[k] = w[k] sum_j (x[j] w[j]) conj(w[k - j]),
+// computed with two LaneFft transforms of a power-of-two length M >= 2n - 1
+// (SIMD across kLanes lines, as LaneFft) and a pointwise product with the
+// chirp's precomputed spectrum. An inverse transform conjugates the input
+// and the output and scales by 1/n.
+//
+// Results: the DFT up to rounding (chirp and its spectrum computed in
+// double, j^2 reduced mod 2n first, then rounded to T); each line's result
+// does not depend on the other lines of its block (LaneFft's guarantee), so
+// splitting a batch differently gives bitwise the same output.
+//
+// Thread-safety: a BluesteinFft is immutable after construction; Transform
+// may run concurrently from any threads, each with its own scratch.
+#ifndef XLA_STREAM_EXECUTOR_HOST_HOST_FFT_BLUESTEIN_H_
+#define XLA_STREAM_EXECUTOR_HOST_HOST_FFT_BLUESTEIN_H_
+
+#include <complex>
+#include <cstdint>
+#include <vector>
+
+#include "xla/stream_executor/host/host_fft_kernels.h"
+
+namespace stream_executor::host {
+
+// The convolution length BluesteinFft uses for `n`: the smallest power of
+// two at least 2n - 1.
+int64_t BluesteinPaddedLength(int64_t n);
+
+// True when HostFftPlan runs a complex pass of length `n` through
+// BluesteinFft: `n` has a prime factor above 5 (kissfft's generic
+// butterfly) and BluesteinPaddedLength(n) is at most kLaneFftMaxLength.
+bool IsBluesteinLength(int64_t n);
+
+template <typename T>
+class BluesteinFft {
+ public:
+  static constexpr int64_t kLanes = LaneFft<T>::kLanes;
+
+  // A transform of length `n` (>= 1; CHECKed, a programmer error), with its
+  // chirp, the chirp's spectrum and a LaneFft of BluesteinPaddedLength(n).
+  explicit BluesteinFft(int64_t n);
+
+  int64_t length() const { return n_; }
+
+  // The scratch Transform needs, in T elements.
+  int64_t ScratchElements() const { return fft_.ScratchElements() + 2 * kLanes * fft_.length(); }
+
+  // As LaneFft::Transform: `lines` lines (1 to kLanes), line l reads
+  // src[l][j * stride] and writes dst[l][j * stride] for j in [0, n); a line
+  // may be in place; `scratch` holds ScratchElements() elements.
+  void Transform(const std::complex<T>* const* src, std::complex<T>* const* dst, int64_t lines,
+                 int64_t stride, bool inverse, T* scratch) const;
+
+ private:
+  int64_t n_;
+  LaneFft<T> fft_;                      // length M
+  std::vector<std::complex<T>> chirp_;  // w[j] = exp(-pi i j^2 / n), j in [0, n)
+  std::vector<std::complex<T>> kernel_;  // the M-point DFT of conj w, wrapped circularly
+};
+
+extern template class BluesteinFft<float>;
+extern template class BluesteinFft<double>;
+
+}  // namespace stream_executor::host
+
+#endif  // XLA_STREAM_EXECUTOR_HOST_HOST_FFT_BLUESTEIN_H_

@@ -75,21 +75,26 @@ HloInstruction* CuSeqlens(OpBuilder& b, ScalarReducers& reducers, HloInstruction
 
 AttentionAxisLengths BuildAttentionLengths(OpBuilder& b, ScalarReducers& reducers,
                                            const std::optional<AttentionLength>& len, int64_t size,
-                                           const std::vector<int64_t>& batch_dims,
-                                           int64_t te_batch) {
+                                           const std::vector<int64_t>& batch_dims, int64_t te_dim) {
+  const int64_t te_batch =
+      te_dim >= 0 ? batch_dims[te_dim]
+                  : std::accumulate(batch_dims.begin(), batch_dims.end(), int64_t{1},
+                                    [](int64_t x, int64_t y) { return x * y; });
   if (!len.has_value()) {
     HloInstruction* full = b.Broadcast(b.Scalar(PrimitiveType::S32, size, "attention_full_len"),
                                        {te_batch}, {}, "attention_full_lens");
     return {CuSeqlens(b, reducers, full), nullptr};
   }
   auto [count, score_dims] = VisibleCount(b, *len, size);
-  HloInstruction* per_batch = b.Broadcast(count, batch_dims, score_dims, "attention_counts");
-  // [B, H, ...] scores: TE's batch is dim 0 (the lengths do not run along
-  // the heads); other ranks: one TE batch per batch element.
-  HloInstruction* te = batch_dims.size() == 2
-                           ? b.Broadcast(count, {te_batch}, score_dims, "attention_te_counts")
-                           : b.Reshape(per_batch, {te_batch}, "attention_te_counts");
-  return {CuSeqlens(b, reducers, te), per_batch};
+  // Along the call's batch dim only (score_dims is empty or {te_dim}), or
+  // spread over every batch dim and flattened.
+  HloInstruction* te =
+      te_dim >= 0
+          ? b.Broadcast(count, {te_batch}, std::vector<int64_t>(score_dims.size(), 0),
+                        "attention_te_counts")
+          : b.Reshape(b.Broadcast(count, batch_dims, score_dims, "attention_counts"), {te_batch},
+                      "attention_te_counts");
+  return {CuSeqlens(b, reducers, te), te};
 }
 
 }  // namespace xla

@@ -19,25 +19,26 @@
 
 namespace xla {
 
-// The lengths of one axis for the call, and spread over the scores' batch
-// dims (for the rewriter's fix of rows that see no key).
+// The lengths of one axis for the call: TE's cu_seqlens and, from a
+// length, the visible count per TE batch (for the rewriter's fix of rows
+// that see no key).
 struct AttentionAxisLengths {
   HloInstruction* cu_seqlens = nullptr;  // s32[te_batch + 1]
-  HloInstruction* per_batch = nullptr;   // s32[batch_dims...], or null without `len`
+  HloInstruction* counts = nullptr;      // s32[te_batch], or null without `len`
 };
 
 // Adds to `b`'s computation the lengths of an axis of `size` positions:
 // from `len` (the mask analysis's prefix length, attention_mask.h) the
 // visible count clamp(len, 0, size) (clamp(len + 1, 0, size) when
-// inclusive) per element of the scores' batch dims `batch_dims`; without
-// `len`, `size` for every TE batch. `te_batch` is the call's batch: dim 0
-// of `batch_dims` when there are two (the lengths must not run along the
-// heads, dim 1: the caller checks), else their product. Never fails;
-// reduce computations come from `reducers`.
+// inclusive) per TE batch; without `len`, `size` for every TE batch.
+// `batch_dims` are the sizes of the scores' batch dims; `te_dim` the one
+// of them that is the call's batch (`len` runs along no other: the caller
+// checks), or -1 when the call's batch is all of them flattened (row-major,
+// `len` along any of them). Never fails; reduce computations come from
+// `reducers`.
 AttentionAxisLengths BuildAttentionLengths(OpBuilder& b, ScalarReducers& reducers,
                                            const std::optional<AttentionLength>& len, int64_t size,
-                                           const std::vector<int64_t>& batch_dims,
-                                           int64_t te_batch);
+                                           const std::vector<int64_t>& batch_dims, int64_t te_dim);
 
 }  // namespace xla
 

@@ -222,7 +222,6 @@ struct Match {
   PrimitiveType type = PrimitiveType::F32;  // of Q, K, V and the output
   int64_t batch_rank = 2;  // n: the batch dims of K and V (Q's too unless grouped)
   HloInstruction *q = nullptr, *k = nullptr, *v = nullptr;
-  HloInstruction* v_dot = nullptr;  // V as the output dot reads it (v_perm)
   // Transposes to [batch..., S, D] (Q and K: free, contracting; V:
   // contracting, free).
   std::vector<int64_t> q_perm, k_perm, v_perm;
@@ -234,6 +233,11 @@ struct Match {
   // Grouped-query heads: K and V are each head of k_groups/v_groups
   // repeated `repeat` times (jnp.repeat), read without the copy.
   int64_t repeat = 1;
+  // The sizes of the scores' batch dims (what the mask's lengths run
+  // along), and the one that is the call's batch (-1: all of them
+  // flattened; attention_lengths.h).
+  std::vector<int64_t> score_batch;
+  int64_t te_dim = -1;
   double scale = 1.0;
   AttentionMask mask;
   double fill = 0;  // the select's fill, with a padding mask
@@ -348,15 +352,18 @@ void FindGroupedHeads(Match& m) {
 
 // Whether TE's padding masks express `mask`'s lengths: key padding, with
 // or without query padding (a query mask alone hides whole rows and
-// nothing else: refused), and for [B, H, ...] scores lengths per batch,
-// not per head (cu_seqlens has one length per batch; other batch ranks
-// become one batch of one head each).
-bool PaddingFitsTheKernel(const AttentionMask& mask, int64_t n) {
+// nothing else: refused), and lengths that run along the call's batch
+// dim `te_dim` of the scores only (for [B, H, ...] scores B, for grouped
+// scores their B: not per head, as cu_seqlens has one length per batch),
+// or along any dim with `te_dim` -1 (one batch of one head per element).
+bool PaddingFitsTheKernel(const AttentionMask& mask, int64_t te_dim) {
   if (mask.q_len.has_value() && !mask.kv_len.has_value()) return false;
+  if (te_dim < 0) return true;
   for (const std::optional<AttentionLength>* len : {&mask.q_len, &mask.kv_len}) {
-    if (!len->has_value() || n != 2) continue;
-    const std::vector<int64_t>& dims = (*len)->dims;
-    if (std::find(dims.begin(), dims.end(), 1) != dims.end()) return false;
+    if (!len->has_value()) continue;
+    for (int64_t d : (*len)->dims) {
+      if (d >= 0 && d != te_dim) return false;
+    }
   }
   return true;
 }
@@ -496,7 +503,8 @@ std::optional<Match> MatchAttention(HloInstruction* out, const AttentionRewriter
   std::vector<int64_t> v_perm = v_first ? out_roles->lhs_perm : out_roles->rhs_perm;
   std::swap(v_perm[n], v_perm[n + 1]);  // V: [batch..., Skv (contracting), Dv]
   std::optional<ScoreSide> side = PeelScores(out, out->operand(v_first ? 1 : 0), type, false);
-  if (!side.has_value() || !PaddingFitsTheKernel(side->masked.mask, n)) return std::nullopt;
+  const int64_t te_dim = n == 2 ? 0 : -1;
+  if (!side.has_value() || !PaddingFitsTheKernel(side->masked.mask, te_dim)) return std::nullopt;
   std::optional<DotRoles> score_roles = Roles(side->dot, n, type);
   if (!score_roles.has_value()) return std::nullopt;
   Match match;
@@ -506,12 +514,14 @@ std::optional<Match> MatchAttention(HloInstruction* out, const AttentionRewriter
   match.q = side->dot->operand(0);
   match.k = side->dot->operand(1);
   match.v = out->operand(v_first ? 0 : 1);
-  match.v_dot = match.v;
   match.q_perm = score_roles->lhs_perm;
   match.k_perm = score_roles->rhs_perm;
   match.v_perm = v_perm;
   match.v_first = v_first;
   FindGroupedHeads(match);
+  const std::vector<int64_t>& pd = side->p->shape().dimensions();
+  match.score_batch.assign(pd.begin(), pd.begin() + n);
+  match.te_dim = te_dim;
   match.scale = side->scale;
   match.mask = side->masked.mask;
   match.fill = side->masked.fill;
@@ -519,8 +529,10 @@ std::optional<Match> MatchAttention(HloInstruction* out, const AttentionRewriter
 }
 
 // Grouped attention (attention_grouped_dots.h: jax.nn.dot_product_attention's
-// 5-D dots), causal or unmasked: Q is read as [B, K*G, T, D] (query head
-// k*G + g), K and V as [B, K, S, D] un-repeated (num_gqa_groups = K).
+// 5-D dots), causal, padded (lengths per B: query_seq_lengths,
+// key_value_seq_lengths), both or unmasked: Q is read as [B, K*G, T, D]
+// (query head k*G + g), K and V as [B, K, S, D] un-repeated
+// (num_gqa_groups = K).
 std::optional<Match> MatchGroupedAttention(HloInstruction* out,
                                            const AttentionRewriterOptions& options) {
   if (out->opcode() != HloOpcode::kDot || Rank(out) != 5 || !TypeFits(TypeOf(out), options)) {
@@ -530,10 +542,12 @@ std::optional<Match> MatchGroupedAttention(HloInstruction* out,
   const int p_index = Rank(out->operand(0)) == 5 ? 0 : 1;
   if (TypeOf(out->operand(p_index)) != type) return std::nullopt;
   std::optional<ScoreSide> side = PeelScores(out, out->operand(p_index), type, true);
-  if (!side.has_value() || side->masked.mask.padding()) return std::nullopt;
+  if (!side.has_value()) return std::nullopt;
   std::optional<GroupedDots> dots =
       AnalyzeGroupedDots(side->dot, side->layout, out, out->operand(p_index));
-  if (!dots.has_value()) return std::nullopt;
+  if (!dots.has_value() || !PaddingFitsTheKernel(side->masked.mask, dots->s_batch)) {
+    return std::nullopt;
+  }
   if (TypeOf(dots->q) != type || TypeOf(dots->k) != type || TypeOf(dots->v) != type) {
     return std::nullopt;
   }
@@ -544,12 +558,14 @@ std::optional<Match> MatchGroupedAttention(HloInstruction* out,
   match.q = dots->q;
   match.k = dots->k;
   match.v = dots->v;
-  match.v_dot = match.v;
   match.q_perm = dots->q_perm;
   match.k_perm = dots->k_perm;
   match.v_perm = dots->v_perm;
   match.out_perm = dots->out_perm;
   match.repeat = match.q->shape().dimensions()[dots->q_perm[2]];
+  const std::vector<int64_t>& pd = side->p->shape().dimensions();
+  match.score_batch.assign(pd.begin(), pd.begin() + 3);
+  match.te_dim = dots->s_batch;
   match.scale = side->scale;
   match.mask = side->masked.mask;
   match.fill = side->masked.fill;
@@ -591,22 +607,24 @@ HloInstruction* ToBshd(OpBuilder& b, HloInstruction* x, const std::vector<int64_
 
 // With padding, rows that see no key: the kernel gives them 0, the unfused
 // softmax the mean of V over every key (a finite fill: all scores equal)
-// or NaN (-inf: -inf - -inf). Returns `o` ([batch..., Sq, Dv]) with those
-// rows replaced by what the unfused ops give.
+// or NaN (-inf: -inf - -inf). Returns the call's output `o` ([B, Sq, H,
+// Dv]) with those rows replaced by what the unfused ops give; `v` is the
+// call's V ([B, Skv, H / repeat, Dv]: query head h reads head h / repeat),
+// `q` and `kv` the call's lengths.
 HloInstruction* FixHiddenRows(OpBuilder& b, ScalarReducers& reducers, const Match& m,
-                              HloInstruction* o, const AttentionAxisLengths& q,
+                              HloInstruction* o, HloInstruction* v, const AttentionAxisLengths& q,
                               const AttentionAxisLengths& kv) {
   const std::vector<int64_t>& od = o->shape().dimensions();
-  const int64_t n = static_cast<int64_t>(od.size()) - 2;
-  const std::vector<int64_t> rows(od.begin(), od.end() - 1);  // [batch..., Sq]
+  const std::vector<int64_t> rows = {od[0], od[1]};  // [B, Sq]
   HloInstruction* hidden = b.Compare(
-      b.Broadcast(kv.per_batch, rows, Iota(n), "attention_kv_counts"),
+      b.Broadcast(kv.counts, rows, {0}, "attention_kv_counts"),
       b.Broadcast(b.Scalar(PrimitiveType::S32, 0, "attention_zero"), rows, {}, "attention_zeros"),
       "EQ", "attention_no_keys");
-  if (q.per_batch != nullptr) {
-    HloInstruction* padded = b.Compare(b.Iota(rows, n, "attention_query"),
-                                       b.Broadcast(q.per_batch, rows, Iota(n), "attention_q_counts"),
-                                       "GE", "attention_padded_query");
+  if (q.counts != nullptr) {
+    HloInstruction* padded =
+        b.Compare(b.Iota(rows, 1, "attention_query"),
+                  b.Broadcast(q.counts, rows, {0}, "attention_q_counts"), "GE",
+                  "attention_padded_query");
     hidden = b.Binary(HloOpcode::kOr, hidden, padded, "attention_hidden_row");
   }
   HloInstruction* fallback;
@@ -615,27 +633,27 @@ HloInstruction* FixHiddenRows(OpBuilder& b, ScalarReducers& reducers, const Matc
         b.Scalar(m.type, std::numeric_limits<double>::quiet_NaN(), "attention_nan"), od, {},
         "attention_hidden_value");
   } else {
-    // The mean in f32, rounded once to V's type.
-    HloInstruction* v = b.Transpose(m.v_dot, m.v_perm, "attention_v_rows");  // [batch..., Skv, Dv]
+    // The mean over the keys in f32, rounded once to V's type: [B, Hkv,
+    // Dv], spread over the queries and each head's `repeat` query heads.
     if (m.type != PrimitiveType::F32) v = b.Convert(v, PrimitiveType::F32, "attention_v_f32");
-    const int64_t skv = v->shape().dimensions()[n];
-    std::vector<int64_t> sum_dims = v->shape().dimensions();
-    sum_dims.erase(sum_dims.begin() + n);
+    const std::vector<int64_t>& vd = v->shape().dimensions();
+    const std::vector<int64_t> sum_dims = {vd[0], vd[2], vd[3]};
     HloInstruction* sum =
         b.Op(HloOpcode::kReduce, Shape::Array(PrimitiveType::F32, sum_dims),
              {v, b.Scalar(PrimitiveType::F32, 0, "attention_v_zero")}, "attention_v_sum");
-    sum->SetAttr(AttrId::kDimensions, std::vector<int64_t>{n});
+    sum->SetAttr(AttrId::kDimensions, std::vector<int64_t>{1});
     sum->SetAttr(AttrId::kToApply, reducers.Get(HloOpcode::kAdd, PrimitiveType::F32));
     HloInstruction* mean = b.Binary(
         HloOpcode::kDivide, sum,
-        b.Broadcast(b.Scalar(PrimitiveType::F32, skv, "attention_skv"), sum_dims, {}, "attention_skvs"),
+        b.Broadcast(b.Scalar(PrimitiveType::F32, vd[1], "attention_skv"), sum_dims, {},
+                    "attention_skvs"),
         "attention_v_mean");
     if (m.type != PrimitiveType::F32) mean = b.Convert(mean, m.type, "attention_v_mean_rounded");
-    std::vector<int64_t> mapping = Iota(n);
-    mapping.push_back(n + 1);
-    fallback = b.Broadcast(mean, od, mapping, "attention_hidden_value");
+    HloInstruction* spread = b.Broadcast(mean, {od[0], od[1], vd[2], od[2] / vd[2], od[3]},
+                                         {0, 2, 4}, "attention_v_mean_heads");
+    fallback = b.Reshape(spread, od, "attention_hidden_value");
   }
-  return b.Select(b.Broadcast(hidden, od, Iota(n + 1), "attention_hidden"), fallback, o,
+  return b.Select(b.Broadcast(hidden, od, {0, 1}, "attention_hidden"), fallback, o,
                   "attention_result_rows");
 }
 
@@ -676,10 +694,7 @@ absl::Status Rewrite(const Match& m) {
   const int64_t batch = qd[0], sq = qd[1], heads = qd[2], dqk = qd[3];
   const int64_t skv = k->shape().dimensions()[1];
   const int64_t dv = v->shape().dimensions()[3];
-  // The scores' batch dims, in their order.
   const int64_t n = m.batch_rank;
-  std::vector<int64_t> batch_dims(n);
-  for (int64_t i = 0; i < n; ++i) batch_dims[i] = m.q->shape().dimensions()[m.q_perm[i]];
   // Operands TE's call takes but this use does not read: an empty bias,
   // the dropout seed (and, without padding, the cu_seqlens and offsets).
   HloInstruction* empty = b.Op(HloOpcode::kConstant, Shape::Array(PrimitiveType::F32, {0}), {},
@@ -691,8 +706,8 @@ absl::Status Rewrite(const Match& m) {
   const bool padding = m.mask.padding();
   AttentionAxisLengths q_lens, kv_lens;
   if (padding) {
-    q_lens = BuildAttentionLengths(b, reducers, m.mask.q_len, sq, batch_dims, batch);
-    kv_lens = BuildAttentionLengths(b, reducers, m.mask.kv_len, skv, batch_dims, batch);
+    q_lens = BuildAttentionLengths(b, reducers, m.mask.q_len, sq, m.score_batch, m.te_dim);
+    kv_lens = BuildAttentionLengths(b, reducers, m.mask.kv_len, skv, m.score_batch, m.te_dim);
   } else {
     HloInstruction* cu = b.Op(HloOpcode::kConstant, Shape::Array(PrimitiveType::S32, {batch + 1}),
                               {}, "attention_cu_seqlens");
@@ -722,14 +737,14 @@ absl::Status Rewrite(const Match& m) {
           "v_head_dim = %d : i64, window_size_left = -1 : i64, window_size_right = -1 : i64}",
           heads, batch, skv, mask_type, heads / m.repeat, sq, dqk, kLayoutBshd, m.scale, dv));
   HloInstruction* o = b.GetTupleElement(call, gpu::ffi::kFwdOutput, "attention_output");
+  if (padding) o = FixHiddenRows(b, reducers, m, o, v, q_lens, kv_lens);
   if (grouped) return ReplaceInstruction(m.output, GroupedResult(b, m, o));
   // Back to [batch..., Sq, Dv], then to the dot's order.
-  std::vector<int64_t> canonical = batch_dims;
+  std::vector<int64_t> canonical = m.score_batch;
   canonical.push_back(sq);
   canonical.push_back(dv);
   HloInstruction* back = n == 2 ? b.Transpose(o, {0, 2, 1, 3}, "attention_result")
                                 : b.Reshape(o, canonical, "attention_result");
-  if (padding) back = FixHiddenRows(b, reducers, m, back, q_lens, kv_lens);
   if (m.v_first) {
     std::vector<int64_t> swap = Iota(n + 2);
     std::swap(swap[n], swap[n + 1]);

@@ -226,6 +226,9 @@ struct Match {
   // contracting, free).
   std::vector<int64_t> q_perm, k_perm, v_perm;
   bool v_first = false;  // dot(v, p): the output is [batch..., Dv, Sq]
+  // A decode step without the query axis: Q is [batch..., D] through
+  // q_perm (Sq = 1), the output [batch..., Dv].
+  bool no_query_axis = false;
   // Grouped (5-D) attention only: q_perm brings Q to [B, K, G, T, D], and
   // Transpose(o, out_perm) of o = [B, K, G, T, Dv] is the output dot's
   // shape. Empty otherwise.
@@ -251,9 +254,10 @@ struct Unmasked {
   double fill;
 };
 
-// Peels an optional mask off the masked scores `s`; nullopt when `s` is
-// masked in a way the kernel does not compute exactly.
-std::optional<Unmasked> PeelMask(HloInstruction* s) {
+// Peels an optional mask off the masked scores `s` ([batch..., Sq, Skv],
+// or [batch..., Skv] without `query_axis`); nullopt when `s` is masked in
+// a way the kernel does not compute exactly.
+std::optional<Unmasked> PeelMask(HloInstruction* s, bool query_axis) {
   if (s->opcode() == HloOpcode::kSelect) {
     for (int fill_index : {2, 1}) {
       const Literal* fill = UniformConstant(*s->operand(fill_index));
@@ -261,13 +265,13 @@ std::optional<Unmasked> PeelMask(HloInstruction* s) {
         continue;
       }
       std::optional<AttentionMask> mask =
-          AnalyzeAttentionMask(s->operand(0), /*visible_when_true=*/fill_index == 2);
+          AnalyzeAttentionMask(s->operand(0), /*visible_when_true=*/fill_index == 2, query_axis);
       if (!mask.has_value()) return std::nullopt;
       return Unmasked{s->operand(3 - fill_index), *mask, fill->GetDouble(0)};
     }
     return std::nullopt;
   }
-  if (s->opcode() == HloOpcode::kAdd) {
+  if (s->opcode() == HloOpcode::kAdd && query_axis) {
     for (int mask_index : {1, 0}) {
       std::optional<AttentionMask> mask = AnalyzeAdditiveMask(s->operand(mask_index), kLargestFill);
       if (mask.has_value()) return Unmasked{s->operand(1 - mask_index), *mask, 0};
@@ -411,9 +415,10 @@ struct ScoreSide {
 // Peels the softmax, mask, scale and converts off `p_dot` (the output
 // dot `out`'s probabilities operand) down to the score dot; with
 // `grouped`, also one layout op below the mask. The dots' types: `type`
-// (16-bit: mixed precision or 16-bit softmax as the header says).
+// (16-bit: mixed precision or 16-bit softmax as the header says). Without
+// `query_axis` the scores are [batch..., Skv] (one query, a decode step).
 std::optional<ScoreSide> PeelScores(HloInstruction* out, HloInstruction* p_dot, PrimitiveType type,
-                                    bool grouped) {
+                                    bool grouped, bool query_axis = true) {
   HloInstruction* p = p_dot;
   // Mixed precision: p = convert(f32 probabilities) to the dots' type, and
   // one convert from it to f32 in the score chain.
@@ -457,7 +462,7 @@ std::optional<ScoreSide> PeelScores(HloInstruction* out, HloInstruction* p_dot, 
   };
   LayoutStep layout{grouped};
   HloInstruction* unconverted = step(s, convert.Peel(s));
-  std::optional<Unmasked> masked = PeelMask(unconverted);
+  std::optional<Unmasked> masked = PeelMask(unconverted, query_axis);
   if (!masked.has_value()) return std::nullopt;
   HloInstruction* scaled = step(unconverted, masked->scores);
   scaled = step(scaled, layout.Peel(scaled));
@@ -572,6 +577,94 @@ std::optional<Match> MatchGroupedAttention(HloInstruction* out,
   return match;
 }
 
+// The permutation that brings a dot operand with no free dim to
+// [batch..., contracting]; nullopt for other dimension numbers.
+std::optional<std::vector<int64_t>> RowPerm(const HloInstruction* operand,
+                                            const std::vector<int64_t>& batch,
+                                            const std::vector<int64_t>& contracting) {
+  if (contracting.size() != 1 || static_cast<int64_t>(batch.size()) + 1 != Rank(operand)) {
+    return std::nullopt;
+  }
+  std::vector<int64_t> perm = batch;
+  perm.push_back(contracting[0]);
+  std::vector<int64_t> sorted = perm;
+  std::sort(sorted.begin(), sorted.end());
+  if (sorted != Iota(Rank(operand))) return std::nullopt;
+  return perm;
+}
+
+// One side of a dot as (batch, contracting) dims: operand 0 or 1.
+std::pair<std::vector<int64_t>, std::vector<int64_t>> DotSide(const HloInstruction* dot, int i) {
+  return {dot->GetIntList(i == 0 ? AttrId::kLhsBatchDims : AttrId::kRhsBatchDims),
+          dot->GetIntList(i == 0 ? AttrId::kLhsContractingDims : AttrId::kRhsContractingDims)};
+}
+
+// A dot of a row operand (rank n + 1, no free dim: the one query, or the
+// probabilities of one query) with a rank n + 2 operand, n batch dims and
+// one contracting dim each: the row's index, its perm to [batch...,
+// contracting] and the other's to [batch..., free, contracting].
+struct RowDot {
+  int row = 0;
+  std::vector<int64_t> row_perm, other_perm;
+};
+
+std::optional<RowDot> RowDotRoles(const HloInstruction* dot, int64_t n, PrimitiveType operands) {
+  if (dot->opcode() != HloOpcode::kDot || TypeOf(dot->operand(0)) != operands ||
+      TypeOf(dot->operand(1)) != operands) {
+    return std::nullopt;
+  }
+  const int row = Rank(dot->operand(0)) == n + 1 ? 0 : 1;
+  if (Rank(dot->operand(row)) != n + 1 || Rank(dot->operand(1 - row)) != n + 2) return std::nullopt;
+  auto [rb, rc] = DotSide(dot, row);
+  auto [ob, oc] = DotSide(dot, 1 - row);
+  std::optional<std::vector<int64_t>> row_perm = RowPerm(dot->operand(row), rb, rc);
+  std::optional<std::vector<int64_t>> other_perm = CanonicalPerm(dot->operand(1 - row), ob, oc);
+  if (!row_perm.has_value() || !other_perm.has_value()) return std::nullopt;
+  return RowDot{row, *row_perm, *other_perm};
+}
+
+// KV-cache decode steps that write the one query without its axis
+// ("bhd,bthd->bht", softmax over t, "bht,bthd->bhd"): Q [batch..., D], K
+// and V [batch..., S, D], a mask of [batch..., S] (a key length such as
+// `arange(S) <= pos`); read as attention with Sq = 1.
+std::optional<Match> MatchDecodeAttention(HloInstruction* out,
+                                          const AttentionRewriterOptions& options) {
+  if (out->opcode() != HloOpcode::kDot || Rank(out) < 2 || !TypeFits(TypeOf(out), options)) {
+    return std::nullopt;
+  }
+  const PrimitiveType type = TypeOf(out);
+  const int64_t n = Rank(out) - 1;
+  std::optional<RowDot> out_roles = RowDotRoles(out, n, type);
+  // p's own order is [batch..., Skv], contracting Skv.
+  if (!out_roles.has_value() || out_roles->row_perm != Iota(n + 1)) return std::nullopt;
+  std::optional<ScoreSide> side =
+      PeelScores(out, out->operand(out_roles->row), type, false, /*query_axis=*/false);
+  const int64_t te_dim = n == 2 ? 0 : -1;
+  if (!side.has_value() || !PaddingFitsTheKernel(side->masked.mask, te_dim)) return std::nullopt;
+  std::optional<RowDot> score_roles = RowDotRoles(side->dot, n, type);
+  if (!score_roles.has_value()) return std::nullopt;
+  Match match;
+  match.output = out;
+  match.type = type;
+  match.batch_rank = n;
+  match.no_query_axis = true;
+  match.q = side->dot->operand(score_roles->row);
+  match.k = side->dot->operand(1 - score_roles->row);
+  match.v = out->operand(1 - out_roles->row);
+  match.q_perm = score_roles->row_perm;
+  match.k_perm = score_roles->other_perm;
+  match.v_perm = out_roles->other_perm;
+  std::swap(match.v_perm[n], match.v_perm[n + 1]);  // V: [batch..., Skv, Dv]
+  FindGroupedHeads(match);
+  const std::vector<int64_t>& pd = side->p->shape().dimensions();
+  match.score_batch.assign(pd.begin(), pd.begin() + n);
+  match.te_dim = te_dim;
+  match.scale = side->scale;
+  match.mask = side->masked.mask;
+  match.fill = side->masked.fill;
+  return match;
+}
+
 // Whether the target's fused-attention kernel computes `m`: the host's
 // takes every match; the NVPTX kernel's own plan decides for sm_XX (bf16/
 // f16, head dims multiples of 8 up to 128), so a match it refuses keeps
@@ -583,7 +676,7 @@ bool KernelTakes(const Match& m, const std::string& target) {
   gpu::ffi::TeAttentionConfig config;
   config.qk_head_dim = qd[m.q_perm.back()];
   config.v_head_dim = m.v->shape().dimensions()[m.v_perm[n + 1]];
-  config.q_seqlen = qd[m.q_perm[m.q_perm.size() - 2]];
+  config.q_seqlen = m.no_query_axis ? 1 : qd[m.q_perm[m.q_perm.size() - 2]];
   config.kv_seqlen = m.k->shape().dimensions()[m.k_perm[n]];
   config.qkv_layout = kLayoutBshd;
   config.scale = m.scale;
@@ -671,6 +764,14 @@ HloInstruction* GroupedBshdQ(OpBuilder& b, const Match& m) {
   return b.Reshape(q, {d[0], d[1], d[2] * d[3], d[4]}, "attention_q");
 }
 
+// A decode step's Q [batch..., D] (through q_perm) as [batch..., 1, D].
+HloInstruction* DecodeQ(OpBuilder& b, const Match& m) {
+  HloInstruction* q = IsCanonical(m.q_perm) ? m.q : b.Transpose(m.q, m.q_perm, "attention_q_row");
+  std::vector<int64_t> dims = q->shape().dimensions();
+  dims.insert(dims.end() - 1, 1);
+  return b.Reshape(q, dims, "attention_q_rows");
+}
+
 // The call's output o [B, T, K*G, Dv] as the grouped output dot's shape.
 HloInstruction* GroupedResult(OpBuilder& b, const Match& m, HloInstruction* o) {
   const std::vector<int64_t>& od = o->shape().dimensions();
@@ -687,7 +788,9 @@ absl::Status Rewrite(const Match& m) {
   OpBuilder b(computation);
   ScalarReducers reducers(computation->parent(), "attention");
   const bool grouped = !m.out_perm.empty();
-  HloInstruction* q = grouped ? GroupedBshdQ(b, m) : ToBshd(b, m.q, m.q_perm, "attention_q");
+  HloInstruction* q = grouped           ? GroupedBshdQ(b, m)
+                     : m.no_query_axis ? ToBshd(b, DecodeQ(b, m), Iota(m.batch_rank + 2), "attention_q")
+                                       : ToBshd(b, m.q, m.q_perm, "attention_q");
   HloInstruction* k = ToBshd(b, m.k, m.k_perm, "attention_k");
   HloInstruction* v = ToBshd(b, m.v, m.v_perm, "attention_v");
   const std::vector<int64_t>& qd = q->shape().dimensions();  // [B, Sq, H, D]
@@ -739,6 +842,9 @@ absl::Status Rewrite(const Match& m) {
   HloInstruction* o = b.GetTupleElement(call, gpu::ffi::kFwdOutput, "attention_output");
   if (padding) o = FixHiddenRows(b, reducers, m, o, v, q_lens, kv_lens);
   if (grouped) return ReplaceInstruction(m.output, GroupedResult(b, m, o));
+  if (m.no_query_axis) {  // [B, 1, H, Dv] (or [batch, 1, 1, Dv]): drop Sq = 1
+    return ReplaceInstruction(m.output, b.Reshape(o, m.output->shape().dimensions(), "attention_result"));
+  }
   // Back to [batch..., Sq, Dv], then to the dot's order.
   std::vector<int64_t> canonical = m.score_batch;
   canonical.push_back(sq);
@@ -765,6 +871,7 @@ absl::StatusOr<bool> AttentionRewriter::Run(HloModule* module) {
     for (HloInstruction* dot : dots) {
       std::optional<Match> match = MatchAttention(dot, options_);
       if (!match.has_value()) match = MatchGroupedAttention(dot, options_);
+      if (!match.has_value()) match = MatchDecodeAttention(dot, options_);
       if (!match.has_value() || !KernelTakes(*match, options_.target)) continue;
       if (absl::Status s = Rewrite(*match); !s.ok()) {
         return absl::InternalError(absl::StrCat("attention-rewriter: rewriting ", dot->name(), ": ",

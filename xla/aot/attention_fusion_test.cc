@@ -237,6 +237,9 @@ const JaxCase kJaxCases[] = {
     // and without is_causal (lengths 0, 17, 99, 5: rows that see no key).
     {"dpa_lengths_gqa2_b3_s33_h4_d16", true},
     {"dpa_causal_kvlen_gqa4_b2_s40_h4_d64", true},
+    // A KV-cache decode loop without the query axis ("bhd,bthd->bht",
+    // arange(T) <= pos): a key length pos + 1 (pos 17, 18, 19).
+    {"kv_decode_b2_t33_h2_d16", true},
     {"gqa_einsum_b2_s40_h4_d16", true},
     {"flax_mha_causal_b2_s33_h3_d16", true},
     {"dpa_mask_b2_s33_h2_d16", false},

@@ -493,6 +493,24 @@ bool TypeFits(PrimitiveType type, const AttentionRewriterOptions& options) {
   return Is16Bit(type) && options.fuse_16bit;
 }
 
+// A match's fields that come from the output dot and the score side: the
+// scores' first `score_batch_rank` dims are their batch dims (what the
+// mask's lengths run along), `te_dim` the call's batch among them.
+Match MatchFromScores(HloInstruction* out, int64_t n, const ScoreSide& side, int64_t score_batch_rank,
+                      int64_t te_dim) {
+  Match match;
+  match.output = out;
+  match.type = TypeOf(out);
+  match.batch_rank = n;
+  const std::vector<int64_t>& pd = side.p->shape().dimensions();
+  match.score_batch.assign(pd.begin(), pd.begin() + score_batch_rank);
+  match.te_dim = te_dim;
+  match.scale = side.scale;
+  match.mask = side.masked.mask;
+  match.fill = side.masked.fill;
+  return match;
+}
+
 std::optional<Match> MatchAttention(HloInstruction* out, const AttentionRewriterOptions& options) {
   if (out->opcode() != HloOpcode::kDot || Rank(out) < 3 || !TypeFits(TypeOf(out), options)) {
     return std::nullopt;
@@ -512,10 +530,7 @@ std::optional<Match> MatchAttention(HloInstruction* out, const AttentionRewriter
   if (!side.has_value() || !PaddingFitsTheKernel(side->masked.mask, te_dim)) return std::nullopt;
   std::optional<DotRoles> score_roles = Roles(side->dot, n, type);
   if (!score_roles.has_value()) return std::nullopt;
-  Match match;
-  match.output = out;
-  match.type = type;
-  match.batch_rank = n;
+  Match match = MatchFromScores(out, n, *side, n, te_dim);
   match.q = side->dot->operand(0);
   match.k = side->dot->operand(1);
   match.v = out->operand(v_first ? 0 : 1);
@@ -524,12 +539,6 @@ std::optional<Match> MatchAttention(HloInstruction* out, const AttentionRewriter
   match.v_perm = v_perm;
   match.v_first = v_first;
   FindGroupedHeads(match);
-  const std::vector<int64_t>& pd = side->p->shape().dimensions();
-  match.score_batch.assign(pd.begin(), pd.begin() + n);
-  match.te_dim = te_dim;
-  match.scale = side->scale;
-  match.mask = side->masked.mask;
-  match.fill = side->masked.fill;
   return match;
 }
 
@@ -556,10 +565,7 @@ std::optional<Match> MatchGroupedAttention(HloInstruction* out,
   if (TypeOf(dots->q) != type || TypeOf(dots->k) != type || TypeOf(dots->v) != type) {
     return std::nullopt;
   }
-  Match match;
-  match.output = out;
-  match.type = type;
-  match.batch_rank = 2;
+  Match match = MatchFromScores(out, 2, *side, 3, dots->s_batch);
   match.q = dots->q;
   match.k = dots->k;
   match.v = dots->v;
@@ -568,12 +574,6 @@ std::optional<Match> MatchGroupedAttention(HloInstruction* out,
   match.v_perm = dots->v_perm;
   match.out_perm = dots->out_perm;
   match.repeat = match.q->shape().dimensions()[dots->q_perm[2]];
-  const std::vector<int64_t>& pd = side->p->shape().dimensions();
-  match.score_batch.assign(pd.begin(), pd.begin() + 3);
-  match.te_dim = dots->s_batch;
-  match.scale = side->scale;
-  match.mask = side->masked.mask;
-  match.fill = side->masked.fill;
   return match;
 }
 
@@ -643,10 +643,7 @@ std::optional<Match> MatchDecodeAttention(HloInstruction* out,
   if (!side.has_value() || !PaddingFitsTheKernel(side->masked.mask, te_dim)) return std::nullopt;
   std::optional<RowDot> score_roles = RowDotRoles(side->dot, n, type);
   if (!score_roles.has_value()) return std::nullopt;
-  Match match;
-  match.output = out;
-  match.type = type;
-  match.batch_rank = n;
+  Match match = MatchFromScores(out, n, *side, n, te_dim);
   match.no_query_axis = true;
   match.q = side->dot->operand(score_roles->row);
   match.k = side->dot->operand(1 - score_roles->row);
@@ -656,12 +653,6 @@ std::optional<Match> MatchDecodeAttention(HloInstruction* out,
   match.v_perm = out_roles->other_perm;
   std::swap(match.v_perm[n], match.v_perm[n + 1]);  // V: [batch..., Skv, Dv]
   FindGroupedHeads(match);
-  const std::vector<int64_t>& pd = side->p->shape().dimensions();
-  match.score_batch.assign(pd.begin(), pd.begin() + n);
-  match.te_dim = te_dim;
-  match.scale = side->scale;
-  match.mask = side->masked.mask;
-  match.fill = side->masked.fill;
   return match;
 }
 

@@ -17,6 +17,7 @@
 #include "gtest/gtest.h"
 #include "xla/hlo/transforms/pass_test_util.h"
 #include "xla/service/fusion/attention_rewriter.h"
+#include "xla/service/fusion/attention_test_util.h"
 
 namespace xla {
 namespace {
@@ -67,20 +68,7 @@ std::string DecodeHlo(const Decode& x) {
   const int64_t reduce_dim = x.heads_softmax ? 1 : 2;
   const std::string red = x.heads_softmax ? F32({b, t}) : row;
   const std::string bdims = x.heads_softmax ? "{0,2}" : "{0,1}";
-  return absl::StrCat(R"(
-HloModule decode
-max_r {
-  a = f32[] parameter(0)
-  b = f32[] parameter(1)
-  ROOT m = f32[] maximum(a, b)
-}
-add_r {
-  a = f32[] parameter(0)
-  b = f32[] parameter(1)
-  ROOT s = f32[] add(a, b)
-}
-ENTRY main {
-  q = )", F32({b, h, d}), R"( parameter(0)
+  return absl::StrCat(attention_test::ModuleHeader("decode"), "  q = ", F32({b, h, d}), R"( parameter(0)
   k = )", F32({b, t, h, d}), R"( parameter(1)
   v = )", F32({b, t, h, d}), R"( parameter(2)
   s0 = )", st, " ", score_dot, R"(

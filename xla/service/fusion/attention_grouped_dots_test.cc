@@ -17,6 +17,7 @@
 #include "gtest/gtest.h"
 #include "xla/hlo/transforms/pass_test_util.h"
 #include "xla/service/fusion/attention_rewriter.h"
+#include "xla/service/fusion/attention_test_util.h"
 
 namespace xla {
 namespace {
@@ -123,20 +124,7 @@ std::string GroupedHlo(const Grouped& x) {
   const std::string out_dims = x.pair_g_with_v ? "rhs_batch_dims={0,2}" : "rhs_batch_dims={1,2}";
   const std::string out_shape =
       x.pair_g_with_v ? Shape({b, k, d, b, t}) : Shape({b, k, d, g, t});
-  return absl::StrCat(R"(
-HloModule grouped
-max_r {
-  a = f32[] parameter(0)
-  b = f32[] parameter(1)
-  ROOT m = f32[] maximum(a, b)
-}
-add_r {
-  a = f32[] parameter(0)
-  b = f32[] parameter(1)
-  ROOT s = f32[] add(a, b)
-}
-ENTRY main {
-  q = )", Shape({b, t, k * g, d}), R"( parameter(0)
+  return absl::StrCat(attention_test::ModuleHeader("grouped"), "  q = ", Shape({b, t, k * g, d}), R"( parameter(0)
   k = )", Shape({b, s, k, d}), R"( parameter(1)
   v = )", Shape({b, s, k, d}), R"( parameter(2)
   q5 = )", Shape({b, t, k, g, d}), R"( reshape(q)

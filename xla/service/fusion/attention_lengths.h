@@ -2,7 +2,8 @@
 // built in HLO for the attention-rewriter (attention_rewriter.h): the
 // number of visible positions of one axis per batch element, and its
 // running sums `cu_seqlens` (s32[B + 1]: 0, then len[0], len[0] + len[1],
-// ...).
+// ...); and the unfused value of the rows those lengths leave without a
+// key.
 //
 // Thread-safety: mutates the computation the builder adds to; not
 // thread-safe.
@@ -39,6 +40,17 @@ struct AttentionAxisLengths {
 AttentionAxisLengths BuildAttentionLengths(OpBuilder& b, ScalarReducers& reducers,
                                            const std::optional<AttentionLength>& len, int64_t size,
                                            const std::vector<int64_t>& batch_dims, int64_t te_dim);
+
+// With padding, rows that see no key: the kernel gives them 0, the unfused
+// softmax the mean of V over every key (a finite fill: all scores equal)
+// or NaN (-inf: -inf - -inf). Returns the call's output `o` ([B, Sq, H,
+// Dv]) with those rows replaced by what the unfused ops give; `v` is the
+// call's V ([B, Skv, H / repeat, Dv]: query head h reads head h / repeat),
+// `q` and `kv` the call's lengths, `type` the output's, `fill` the
+// select's fill (-inf or finite). Never fails.
+HloInstruction* FixHiddenRows(OpBuilder& b, ScalarReducers& reducers, PrimitiveType type, double fill,
+                              HloInstruction* o, HloInstruction* v, const AttentionAxisLengths& q,
+                              const AttentionAxisLengths& kv);
 
 }  // namespace xla
 

@@ -689,58 +689,6 @@ HloInstruction* ToBshd(OpBuilder& b, HloInstruction* x, const std::vector<int64_
   return b.Reshape(x, {batch, d[n], 1, d[n + 1]}, name);
 }
 
-// With padding, rows that see no key: the kernel gives them 0, the unfused
-// softmax the mean of V over every key (a finite fill: all scores equal)
-// or NaN (-inf: -inf - -inf). Returns the call's output `o` ([B, Sq, H,
-// Dv]) with those rows replaced by what the unfused ops give; `v` is the
-// call's V ([B, Skv, H / repeat, Dv]: query head h reads head h / repeat),
-// `q` and `kv` the call's lengths.
-HloInstruction* FixHiddenRows(OpBuilder& b, ScalarReducers& reducers, const Match& m,
-                              HloInstruction* o, HloInstruction* v, const AttentionAxisLengths& q,
-                              const AttentionAxisLengths& kv) {
-  const std::vector<int64_t>& od = o->shape().dimensions();
-  const std::vector<int64_t> rows = {od[0], od[1]};  // [B, Sq]
-  HloInstruction* hidden = b.Compare(
-      b.Broadcast(kv.counts, rows, {0}, "attention_kv_counts"),
-      b.Broadcast(b.Scalar(PrimitiveType::S32, 0, "attention_zero"), rows, {}, "attention_zeros"),
-      "EQ", "attention_no_keys");
-  if (q.counts != nullptr) {
-    HloInstruction* padded =
-        b.Compare(b.Iota(rows, 1, "attention_query"),
-                  b.Broadcast(q.counts, rows, {0}, "attention_q_counts"), "GE",
-                  "attention_padded_query");
-    hidden = b.Binary(HloOpcode::kOr, hidden, padded, "attention_hidden_row");
-  }
-  HloInstruction* fallback;
-  if (std::isinf(m.fill)) {
-    fallback = b.Broadcast(
-        b.Scalar(m.type, std::numeric_limits<double>::quiet_NaN(), "attention_nan"), od, {},
-        "attention_hidden_value");
-  } else {
-    // The mean over the keys in f32, rounded once to V's type: [B, Hkv,
-    // Dv], spread over the queries and each head's `repeat` query heads.
-    if (m.type != PrimitiveType::F32) v = b.Convert(v, PrimitiveType::F32, "attention_v_f32");
-    const std::vector<int64_t>& vd = v->shape().dimensions();
-    const std::vector<int64_t> sum_dims = {vd[0], vd[2], vd[3]};
-    HloInstruction* sum =
-        b.Op(HloOpcode::kReduce, Shape::Array(PrimitiveType::F32, sum_dims),
-             {v, b.Scalar(PrimitiveType::F32, 0, "attention_v_zero")}, "attention_v_sum");
-    sum->SetAttr(AttrId::kDimensions, std::vector<int64_t>{1});
-    sum->SetAttr(AttrId::kToApply, reducers.Get(HloOpcode::kAdd, PrimitiveType::F32));
-    HloInstruction* mean = b.Binary(
-        HloOpcode::kDivide, sum,
-        b.Broadcast(b.Scalar(PrimitiveType::F32, vd[1], "attention_skv"), sum_dims, {},
-                    "attention_skvs"),
-        "attention_v_mean");
-    if (m.type != PrimitiveType::F32) mean = b.Convert(mean, m.type, "attention_v_mean_rounded");
-    HloInstruction* spread = b.Broadcast(mean, {od[0], od[1], vd[2], od[2] / vd[2], od[3]},
-                                         {0, 2, 4}, "attention_v_mean_heads");
-    fallback = b.Reshape(spread, od, "attention_hidden_value");
-  }
-  return b.Select(b.Broadcast(hidden, od, {0, 1}, "attention_hidden"), fallback, o,
-                  "attention_result_rows");
-}
-
 // Where [B, T, K, G, D] keeps each dim of grouped Q's [B, K, G, T, D]
 // (q_perm's and out_perm's order).
 constexpr int64_t kGroupedBshd[] = {0, 2, 3, 1, 4};
@@ -831,7 +779,7 @@ absl::Status Rewrite(const Match& m) {
           "v_head_dim = %d : i64, window_size_left = -1 : i64, window_size_right = -1 : i64}",
           heads, batch, skv, mask_type, heads / m.repeat, sq, dqk, kLayoutBshd, m.scale, dv));
   HloInstruction* o = b.GetTupleElement(call, gpu::ffi::kFwdOutput, "attention_output");
-  if (padding) o = FixHiddenRows(b, reducers, m, o, v, q_lens, kv_lens);
+  if (padding) o = FixHiddenRows(b, reducers, m.type, m.fill, o, v, q_lens, kv_lens);
   if (grouped) return ReplaceInstruction(m.output, GroupedResult(b, m, o));
   if (m.no_query_axis) {  // [B, 1, H, Dv] (or [batch, 1, 1, Dv]): drop Sq = 1
     return ReplaceInstruction(m.output, b.Reshape(o, m.output->shape().dimensions(), "attention_result"));

@@ -261,6 +261,10 @@ const JaxCase kJaxCases[] = {
     {"dpa_bf16_causal_gqa2_b2_s40_h4_d64",
      attention_test::MakeContractBound(false, 0.125 * 64, 40, 64, 0, false)},
     {"dpa_f16_b1_s33_h2_d16", attention_test::MakeContractBound(true, 0.25 * 16, 33, 16, 0, false)},
+    // ... with key_value_seq_lengths and is_causal (padding_causal; a key
+    // length of 0 gives the mean of V).
+    {"dpa_bf16_kvlen_causal_b2_s40_h2_d64",
+     attention_test::MakeContractBound(false, 0.125 * 64, 40, 64, 0, false)},
     {"f32_score_dot_bf16_causal_b2_s33_h2_d16",
      attention_test::MakeContractBound(false, 0.25 * 16, 33, 16, 0, false)},
     // jnp.finfo(f16).min applied after the scores' convert to f32.

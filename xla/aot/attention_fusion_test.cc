@@ -193,7 +193,7 @@ INSTANTIATE_TEST_SUITE_P(Cases, AttentionFusionHost, ::testing::ValuesIn(Cases()
 // broadcast to every query head), padding masks from lengths parameters
 // (key padding; flax's make_attention_mask and combine_masks with a causal
 // mask; separate query and key lengths), jax.nn.dot_product_attention's
-// grouped 5-D dots, and the ones the rewriter does not take: boolean mask
+// grouped 5-D dots (also with lengths), and the ones the rewriter does not take: boolean mask
 // parameters, a query-only mask, a bias, dropout.
 struct JaxCase {
   const char* name;
@@ -233,6 +233,13 @@ const JaxCase kJaxCases[] = {
     {"dpa_b3_s40_h2_d8", true},
     {"dpa_causal_gqa4_b1_s33_h4_d64", true},
     {"dpa_decode_gqa4_b2_q1_kv40_h8_d64", true},
+    // query_seq_lengths / key_value_seq_lengths on the grouped dots, with
+    // and without is_causal (lengths 0, 17, 99, 5: rows that see no key).
+    {"dpa_lengths_gqa2_b3_s33_h4_d16", true},
+    {"dpa_causal_kvlen_gqa4_b2_s40_h4_d64", true},
+    // A KV-cache decode loop without the query axis ("bhd,bthd->bht",
+    // arange(T) <= pos): a key length pos + 1 (pos 17, 18, 19).
+    {"kv_decode_b2_t33_h2_d16", true},
     {"gqa_einsum_b2_s40_h4_d16", true},
     {"flax_mha_causal_b2_s33_h3_d16", true},
     {"dpa_mask_b2_s33_h2_d16", false},

@@ -186,7 +186,8 @@ std::optional<GroupedDots> AnalyzeGroupedDots(const HloInstruction* score_dot,
   std::optional<std::vector<int64_t>> out_perm = PermTo(
       out_canonical, pi == 0 ? ResultLabels(*sl, ps, vl, vs) : ResultLabels(vl, vs, *sl, ps));
   if (!q_perm || !k_perm || !v_perm || !out_perm) return std::nullopt;
-  return GroupedDots{q, k, v, *q_perm, *k_perm, *v_perm, *out_perm};
+  const int64_t s_batch = std::find(sl->begin(), sl->end(), kB) - sl->begin();
+  return GroupedDots{q, k, v, *q_perm, *k_perm, *v_perm, *out_perm, s_batch};
 }
 
 }  // namespace xla

@@ -29,10 +29,12 @@ namespace xla {
 // Where grouped attention's tensors keep each dimension, as transpose
 // dimensions: Transpose(q, q_perm) is [B, K, G, T, D], Transpose(k, k_perm)
 // [B, K, S, D], Transpose(v, v_perm) [B, K, S, Dv], and Transpose(o,
-// out_perm) of o = [B, K, G, T, Dv] has the output dot's shape.
+// out_perm) of o = [B, K, G, T, Dv] has the output dot's shape. The
+// scores keep B at dim `s_batch` (what a padding length may run along).
 struct GroupedDots {
   HloInstruction *q = nullptr, *k = nullptr, *v = nullptr;
   std::vector<int64_t> q_perm, k_perm, v_perm, out_perm;
+  int64_t s_batch = 0;
 };
 
 // Analyzes grouped attention: `score_dot` (rank 5), then `layout` (null,

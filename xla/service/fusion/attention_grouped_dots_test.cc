@@ -8,13 +8,16 @@
 // ordered or unmasked scores are left alone. JAX's own output is run end to end in
 // xla/aot/attention_fusion_test.cc.
 #include <cstdint>
+#include <cstdlib>
 #include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "gtest/gtest.h"
 #include "xla/hlo/transforms/pass_test_util.h"
 #include "xla/service/fusion/attention_rewriter.h"
+#include "xla/service/fusion/attention_test_util.h"
 
 namespace xla {
 namespace {
@@ -30,10 +33,56 @@ struct Grouped {
   bool pair_g_with_v = false;   // the output dot pairs V's B with p's G
   bool max_before_layout = false;  // the row max of the untransposed scores
   bool transpose_row = false;      // ... with the row vector transposed to match
+  // Padding from lengths parameters (jax.nn.dot_product_attention's
+  // key_value_seq_lengths, parameter 3, and query_seq_lengths, the next): a
+  // [B, T, S] mask broadcast over G and K, as JAX's vmap writes it; the
+  // lengths run along the scores' dim `len_dim` ([G, B, K, T, S]: 1 is B).
+  bool kv_len = false, q_len = false;
+  int64_t len_dim = 1;
+  std::string fill = "-inf";
 };
 
 std::string Shape(std::initializer_list<int64_t> dims) {
   return absl::StrCat("f32[", absl::StrJoin(dims, ","), "]");
+}
+
+// The mask `mb` of grouped scores [G, B, K, T, S]: causal over [T, S],
+// and/or `iota < len` on the key and query axes (JAX's broadcast arange) with lengths s32[L]
+// (parameters 3 and 4, L the size of score dim len_dim), built over
+// [L, T, S] and broadcast over the other dims.
+std::string GroupedMask(const Grouped& x) {
+  const int64_t dims[] = {x.g, x.b, x.k};
+  const int64_t l = dims[x.len_dim];
+  const std::string ts = absl::StrCat(x.t, ",", x.s), lts = absl::StrCat(l, ",", ts);
+  std::string out;
+  std::string mask;  // over [L, T, S]
+  auto conj = [&](const std::string& name) {
+    if (!mask.empty()) absl::StrAppend(&out, "  and_", name, " = pred[", lts, "] and(", mask, ", ", name, ")\n");
+    mask = mask.empty() ? name : absl::StrCat("and_", name);
+  };
+  if (x.causal) {
+    absl::StrAppend(&out, "  i0 = s32[", ts, "] iota(), iota_dimension=0\n", "  i1 = s32[", ts,
+                    "] iota(), iota_dimension=1\n", "  ge = pred[", ts,
+                    "] compare(i0, i1), direction=GE\n", "  geb = pred[", lts,
+                    "] broadcast(ge), dimensions={1,2}\n");
+    conj("geb");
+  }
+  const struct { bool on; const char* name; int param; int axis; } lens[] = {
+      {x.kv_len, "kv", 3, 2}, {x.q_len, "ql", x.kv_len ? 4 : 3, 1}};
+  for (const auto& len : lens) {
+    if (!len.on) continue;
+    absl::StrAppend(&out, "  ", len.name, " = s32[", l, "] parameter(", len.param, ")\n", "  ",
+                    len.name, "b = s32[", lts, "] broadcast(", len.name, "), dimensions={0}\n",
+                    "  ", len.name, "i0 = s32[", len.axis == 1 ? x.t : x.s, "] iota(), iota_dimension=0\n",
+                    "  ", len.name, "i = s32[", lts, "] broadcast(", len.name, "i0), dimensions={",
+                    len.axis, "}\n",
+                    "  ", len.name, "m = pred[", lts, "] compare(", len.name, "i, ", len.name,
+                    "b), direction=LT\n");
+    conj(absl::StrCat(len.name, "m"));
+  }
+  absl::StrAppend(&out, "  mb = pred[", x.g, ",", x.b, ",", x.k, ",", ts, "] broadcast(", mask,
+                  "), dimensions={", x.len_dim, ",3,4}\n");
+  return out;
 }
 
 // f32 grouped attention: q [B, T, K*G, D], k and v [B, S, K, D]; the
@@ -59,12 +108,8 @@ std::string GroupedHlo(const Grouped& x) {
                           x.reshape_layout ? " reshape(s1)\n" : " transpose(s1), dimensions={3,0,1,2,4}\n");
   }
   std::string masked = "s2";
-  if (x.causal) {
-    absl::StrAppend(&scores, "  i0 = s32[", t, ",", s, "] iota(), iota_dimension=0\n",
-                    "  i1 = s32[", t, ",", s, "] iota(), iota_dimension=1\n",
-                    "  ge = pred[", t, ",", s, "] compare(i0, i1), direction=GE\n",
-                    "  mb = pred[", g, ",", b, ",", k, ",", t, ",", s,
-                    "] broadcast(ge), dimensions={3,4}\n", "  fill = f32[] constant(-inf)\n",
+  if (x.causal || x.kv_len || x.q_len) {
+    absl::StrAppend(&scores, GroupedMask(x), "  fill = f32[] constant(", x.fill, ")\n",
                     "  fb = ", sg, " broadcast(fill), dimensions={}\n", "  s3 = ", sg,
                     " select(mb, s2, fb)\n");
     masked = "s3";
@@ -79,20 +124,7 @@ std::string GroupedHlo(const Grouped& x) {
   const std::string out_dims = x.pair_g_with_v ? "rhs_batch_dims={0,2}" : "rhs_batch_dims={1,2}";
   const std::string out_shape =
       x.pair_g_with_v ? Shape({b, k, d, b, t}) : Shape({b, k, d, g, t});
-  return absl::StrCat(R"(
-HloModule grouped
-max_r {
-  a = f32[] parameter(0)
-  b = f32[] parameter(1)
-  ROOT m = f32[] maximum(a, b)
-}
-add_r {
-  a = f32[] parameter(0)
-  b = f32[] parameter(1)
-  ROOT s = f32[] add(a, b)
-}
-ENTRY main {
-  q = )", Shape({b, t, k * g, d}), R"( parameter(0)
+  return absl::StrCat(attention_test::ModuleHeader("grouped"), "  q = ", Shape({b, t, k * g, d}), R"( parameter(0)
   k = )", Shape({b, s, k, d}), R"( parameter(1)
   v = )", Shape({b, s, k, d}), R"( parameter(2)
   q5 = )", Shape({b, t, k, g, d}), R"( reshape(q)
@@ -107,11 +139,23 @@ ENTRY main {
                       ", rhs_contracting_dims={4}\n}\n");
 }
 
+// Lengths 0, 1, T, S, inside, negative and beyond, chosen per seed.
+void SetLengths(const Grouped& x, std::vector<Literal>* inputs) {
+  const int64_t table[] = {0, x.t, 1, x.s, x.s / 2 + 1, -2, x.s + 3};
+  for (size_t p = 3; p < inputs->size(); ++p) {
+    Literal& len = (*inputs)[p];
+    for (int64_t i = 0; i < len.element_count(); ++i) {
+      len.SetInt(i, table[(3 * i + p + std::abs(len.GetInt(i))) % 7]);
+    }
+  }
+}
+
 void ExpectFused(const Grouped& x, const std::string& mask_type) {
   AttentionRewriter pass;
   const std::string hlo = GroupedHlo(x);
   pass_test::CheckOptions options;
   options.output_scale_tolerance = true;
+  options.adjust_inputs = [&](std::vector<Literal>* inputs) { SetLengths(x, inputs); };
   pass_test::PassResult r = RunPassAndCheck(pass, hlo, options);
   EXPECT_TRUE(r.changed) << hlo;
   EXPECT_TRUE(Contains(r.text, absl::StrCat("mask_type = ", mask_type, " : i64")));
@@ -169,6 +213,58 @@ TEST(AttentionGroupedDots, GroupedEinsumsSpelling) {
   x.g = 4;
   x.k = 1;
   ExpectFused(x, "2");
+}
+
+// jax.nn.dot_product_attention with key_value_seq_lengths (and
+// query_seq_lengths, is_causal): TE's padding masks with lengths per B,
+// and the rows that see no key (a key length of 0, padded queries) given
+// the unfused value back: the mean of V (finite fill) or NaN (-inf).
+TEST(AttentionGroupedDots, PaddingFromLengths) {
+  Grouped keys;  // B = 3, T 33, S 40, K*G = 3*2, d 16, -inf
+  keys.b = 3;
+  keys.kv_len = true;
+  ExpectFused(keys, "1");
+  Grouped both;  // JAX's finite fill (finfo(f32).min scaled): the mean of V
+  both.t = both.s = 33;
+  both.d = 8;
+  both.kv_len = both.q_len = true;
+  both.fill = "-2.38197633e+38";
+  ExpectFused(both, "1");
+  Grouped causal;  // causal and key padding, G = 4, K = 1, d 64
+  causal.t = causal.s = 40;
+  causal.k = 1;
+  causal.g = 4;
+  causal.d = 64;
+  causal.causal = causal.kv_len = true;
+  causal.fill = "-1e9";
+  ExpectFused(causal, "3");
+  causal.q_len = true;  // and query padding
+  causal.b = 1;
+  causal.d = 16;
+  ExpectFused(causal, "3");
+  Grouped einsum;  // the grouped einsum's order, rows shorter than a tile
+  einsum.k_first = true;
+  einsum.t = einsum.s = 7;
+  einsum.kv_len = true;
+  ExpectFused(einsum, "1");
+}
+
+TEST(AttentionGroupedDots, PaddingNearMisses) {
+  Grouped per_head;  // lengths along K (per kv head): cu_seqlens has one per B
+  per_head.kv_len = true;
+  per_head.len_dim = 2;
+  ExpectUnfused(per_head);
+  Grouped per_group;  // lengths along G (per query head of a group)
+  per_group.kv_len = true;
+  per_group.len_dim = 0;
+  ExpectUnfused(per_group);
+  Grouped query_only;  // a query mask alone
+  query_only.q_len = true;
+  ExpectUnfused(query_only);
+  Grouped weak_fill;  // a fill that leaves hidden keys a weight
+  weak_fill.kv_len = true;
+  weak_fill.fill = "-100";
+  ExpectUnfused(weak_fill);
 }
 
 TEST(AttentionGroupedDots, NearMisses) {

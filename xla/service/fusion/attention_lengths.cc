@@ -1,7 +1,9 @@
 #include "xla/service/fusion/attention_lengths.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
+#include <limits>
 #include <numeric>
 #include <optional>
 #include <utility>
@@ -75,21 +77,79 @@ HloInstruction* CuSeqlens(OpBuilder& b, ScalarReducers& reducers, HloInstruction
 
 AttentionAxisLengths BuildAttentionLengths(OpBuilder& b, ScalarReducers& reducers,
                                            const std::optional<AttentionLength>& len, int64_t size,
-                                           const std::vector<int64_t>& batch_dims,
-                                           int64_t te_batch) {
+                                           const std::vector<int64_t>& batch_dims, int64_t te_dim) {
+  const int64_t te_batch =
+      te_dim >= 0 ? batch_dims[te_dim]
+                  : std::accumulate(batch_dims.begin(), batch_dims.end(), int64_t{1},
+                                    [](int64_t x, int64_t y) { return x * y; });
   if (!len.has_value()) {
     HloInstruction* full = b.Broadcast(b.Scalar(PrimitiveType::S32, size, "attention_full_len"),
                                        {te_batch}, {}, "attention_full_lens");
     return {CuSeqlens(b, reducers, full), nullptr};
   }
   auto [count, score_dims] = VisibleCount(b, *len, size);
-  HloInstruction* per_batch = b.Broadcast(count, batch_dims, score_dims, "attention_counts");
-  // [B, H, ...] scores: TE's batch is dim 0 (the lengths do not run along
-  // the heads); other ranks: one TE batch per batch element.
-  HloInstruction* te = batch_dims.size() == 2
-                           ? b.Broadcast(count, {te_batch}, score_dims, "attention_te_counts")
-                           : b.Reshape(per_batch, {te_batch}, "attention_te_counts");
-  return {CuSeqlens(b, reducers, te), per_batch};
+  // Along the call's batch dim only (score_dims is empty or {te_dim}), or
+  // spread over every batch dim and flattened.
+  HloInstruction* te =
+      te_dim >= 0
+          ? b.Broadcast(count, {te_batch}, std::vector<int64_t>(score_dims.size(), 0),
+                        "attention_te_counts")
+          : b.Reshape(b.Broadcast(count, batch_dims, score_dims, "attention_counts"), {te_batch},
+                      "attention_te_counts");
+  return {CuSeqlens(b, reducers, te), te};
+}
+
+// With padding, rows that see no key: the kernel gives them 0, the unfused
+// softmax the mean of V over every key (a finite fill: all scores equal)
+// or NaN (-inf: -inf - -inf). Returns the call's output `o` ([B, Sq, H,
+// Dv]) with those rows replaced by what the unfused ops give; `v` is the
+// call's V ([B, Skv, H / repeat, Dv]: query head h reads head h / repeat),
+// `q` and `kv` the call's lengths, `type` the output's, `fill` the
+// select's fill (-inf or finite). Never fails.
+HloInstruction* FixHiddenRows(OpBuilder& b, ScalarReducers& reducers, PrimitiveType type, double fill,
+                              HloInstruction* o, HloInstruction* v, const AttentionAxisLengths& q,
+                              const AttentionAxisLengths& kv) {
+  const std::vector<int64_t>& od = o->shape().dimensions();
+  const std::vector<int64_t> rows = {od[0], od[1]};  // [B, Sq]
+  HloInstruction* hidden = b.Compare(
+      b.Broadcast(kv.counts, rows, {0}, "attention_kv_counts"),
+      b.Broadcast(b.Scalar(PrimitiveType::S32, 0, "attention_zero"), rows, {}, "attention_zeros"),
+      "EQ", "attention_no_keys");
+  if (q.counts != nullptr) {
+    HloInstruction* padded =
+        b.Compare(b.Iota(rows, 1, "attention_query"),
+                  b.Broadcast(q.counts, rows, {0}, "attention_q_counts"), "GE",
+                  "attention_padded_query");
+    hidden = b.Binary(HloOpcode::kOr, hidden, padded, "attention_hidden_row");
+  }
+  HloInstruction* fallback;
+  if (std::isinf(fill)) {
+    fallback = b.Broadcast(
+        b.Scalar(type, std::numeric_limits<double>::quiet_NaN(), "attention_nan"), od, {},
+        "attention_hidden_value");
+  } else {
+    // The mean over the keys in f32, rounded once to V's type: [B, Hkv,
+    // Dv], spread over the queries and each head's `repeat` query heads.
+    if (type != PrimitiveType::F32) v = b.Convert(v, PrimitiveType::F32, "attention_v_f32");
+    const std::vector<int64_t>& vd = v->shape().dimensions();
+    const std::vector<int64_t> sum_dims = {vd[0], vd[2], vd[3]};
+    HloInstruction* sum =
+        b.Op(HloOpcode::kReduce, Shape::Array(PrimitiveType::F32, sum_dims),
+             {v, b.Scalar(PrimitiveType::F32, 0, "attention_v_zero")}, "attention_v_sum");
+    sum->SetAttr(AttrId::kDimensions, std::vector<int64_t>{1});
+    sum->SetAttr(AttrId::kToApply, reducers.Get(HloOpcode::kAdd, PrimitiveType::F32));
+    HloInstruction* mean = b.Binary(
+        HloOpcode::kDivide, sum,
+        b.Broadcast(b.Scalar(PrimitiveType::F32, vd[1], "attention_skv"), sum_dims, {},
+                    "attention_skvs"),
+        "attention_v_mean");
+    if (type != PrimitiveType::F32) mean = b.Convert(mean, type, "attention_v_mean_rounded");
+    HloInstruction* spread = b.Broadcast(mean, {od[0], od[1], vd[2], od[2] / vd[2], od[3]},
+                                         {0, 2, 4}, "attention_v_mean_heads");
+    fallback = b.Reshape(spread, od, "attention_hidden_value");
+  }
+  return b.Select(b.Broadcast(hidden, od, {0, 1}, "attention_hidden"), fallback, o,
+                  "attention_result_rows");
 }
 
 }  // namespace xla

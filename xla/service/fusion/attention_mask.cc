@@ -117,9 +117,11 @@ Mapped PeelShapeOps(Mapped m) {
   return m;
 }
 
-// The scores' geometry: n batch dims, then Sq and Skv.
+// The scores' geometry: n batch dims, then Sq and Skv at qdim and kdim;
+// without a query axis (one query: [batch..., Skv]) qdim is -1 and Sq 1.
 struct Scores {
-  int64_t n, sq, skv;
+  int64_t n, sq, skv, qdim, kdim;
+  bool IsQuery(int64_t d) const { return qdim >= 0 && d == qdim; }
 };
 
 // Classifies an evaluated mask part of `m`'s mapping: `visible(value)`
@@ -133,8 +135,8 @@ std::optional<bool> ClassifyCausal(const Literal& value, const std::vector<int64
   const int64_t rank = static_cast<int64_t>(dims.size());
   int64_t qdim = -1, kdim = -1;
   for (int64_t d = 0; d < rank; ++d) {
-    if (map[d] == g.n) qdim = d;
-    if (map[d] == g.n + 1) kdim = d;
+    if (g.IsQuery(map[d])) qdim = d;
+    if (map[d] == g.kdim) kdim = d;
   }
   std::vector<int64_t> idx(rank, 0);
   bool all_visible = true;
@@ -219,7 +221,7 @@ class MaskAnalysis {
       const bool exclusive = positive ? dir == "LT" : dir == "GE";
       const bool inclusive = positive ? dir == "LE" : dir == "GT";
       if (!exclusive && !inclusive) return false;
-      std::optional<AttentionLength>& slot = *axis == g_.n ? result_.q_len : result_.kv_len;
+      std::optional<AttentionLength>& slot = g_.IsQuery(*axis) ? result_.q_len : result_.kv_len;
       if (slot.has_value()) return false;  // two lengths on one axis
       slot = AttentionLength{const_cast<HloInstruction*>(len.x), len.map, inclusive};
       return true;
@@ -232,7 +234,7 @@ class MaskAnalysis {
   std::optional<int64_t> IndexAxis(const Mapped& m) const {
     int64_t dim = -1;
     for (size_t d = 0; d < m.map.size(); ++d) {
-      if (m.map[d] == g_.n || m.map[d] == g_.n + 1) {
+      if (g_.IsQuery(m.map[d]) || m.map[d] == g_.kdim) {
         if (dim >= 0) return std::nullopt;
         dim = static_cast<int64_t>(d);
       }
@@ -253,17 +255,19 @@ class MaskAnalysis {
   AttentionMask result_;
 };
 
-Scores GeometryOf(const HloInstruction* mask) {
+Scores GeometryOf(const HloInstruction* mask, bool query_axis) {
   const int64_t r = Rank(mask);
-  return Scores{r - 2, mask->shape().dimensions()[r - 2], mask->shape().dimensions()[r - 1]};
+  const std::vector<int64_t>& d = mask->shape().dimensions();
+  if (!query_axis) return Scores{r - 1, 1, d[r - 1], -1, r - 1};
+  return Scores{r - 2, d[r - 2], d[r - 1], r - 2, r - 1};
 }
 
 }  // namespace
 
 std::optional<AttentionMask> AnalyzeAttentionMask(const HloInstruction* mask,
-                                                  bool visible_when_true) {
-  if (Rank(mask) < 2) return std::nullopt;
-  MaskAnalysis analysis(GeometryOf(mask));
+                                                  bool visible_when_true, bool query_axis) {
+  if (Rank(mask) < (query_axis ? 2 : 1)) return std::nullopt;
+  MaskAnalysis analysis(GeometryOf(mask, query_axis));
   if (!analysis.Visit(Identity(mask), visible_when_true)) return std::nullopt;
   return analysis.result();
 }
@@ -274,7 +278,7 @@ std::optional<AttentionMask> AnalyzeAdditiveMask(const HloInstruction* a, double
   std::optional<Literal> value = EvaluateParameterFree(m.x);
   if (!value.has_value()) return std::nullopt;
   std::optional<bool> causal =
-      ClassifyCausal(*value, m.map, GeometryOf(a), [&](double v) -> std::optional<bool> {
+      ClassifyCausal(*value, m.map, GeometryOf(a, true), [&](double v) -> std::optional<bool> {
         if (v == 0) return true;
         if (v <= largest_fill) return false;
         return std::nullopt;

@@ -48,13 +48,15 @@ struct AttentionMask {
 };
 
 // Analyzes a pred `mask` of the scores' shape [batch..., Sq, Skv] (rank
-// >= 2). `visible_when_true`: true elements are the visible keys
-// (select(mask, s, fill)); false: true elements are hidden
-// (select(mask, fill, s)). nullopt when the mask is not of the form in the
-// file comment. Evaluates parameter-free parts at compile time (up to 2^24
-// elements and 64 instructions each).
+// >= 2), or, without `query_axis`, [batch..., Skv] (rank >= 1: one query
+// per batch element, a KV-cache decode step's "bhd,bthd->bht"; a key
+// length's `dims` then refer to those batch dims). `visible_when_true`:
+// true elements are the visible keys (select(mask, s, fill)); false: true
+// elements are hidden (select(mask, fill, s)). nullopt when the mask is
+// not of the form in the file comment. Evaluates parameter-free parts at
+// compile time (up to 2^24 elements and 64 instructions each).
 std::optional<AttentionMask> AnalyzeAttentionMask(const HloInstruction* mask,
-                                                  bool visible_when_true);
+                                                  bool visible_when_true, bool query_axis = true);
 
 // Analyzes an additive f32 mask `a` (scores + a) of the scores' shape:
 // parameter-free, 0 where visible and a value <= `largest_fill` where

@@ -1,11 +1,14 @@
 // AnalyzeAttentionMask on the masks JAX builds for scores [B=2, H=3,
 // Sq=5, Skv=7]: what each accepted spelling hides (causal, which lengths,
-// along which batch dims) and the spellings that must be refused. The
+// along which batch dims) and the spellings that must be refused; and a
+// decode step's mask over [B, H, Skv] without a query axis. The
 // numeric check of the rewrite built from these results is
 // attention_rewriter_test (against the evaluator).
 #include "xla/service/fusion/attention_mask.h"
 
+#include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "absl/strings/str_cat.h"
@@ -174,6 +177,56 @@ TEST(AttentionMask, Refusals) {
     ASSERT_NE(p.mask, nullptr);
     EXPECT_FALSE(AnalyzeAttentionMask(p.mask, true).has_value());
   }
+}
+
+}  // namespace
+}  // namespace xla
+
+namespace xla {
+namespace {
+
+// A decode step's mask over scores [B=2, H=3, Skv=7] without a query
+// axis: `direction` compares `index` (an iota along dim `axis`, 7 keys or
+// 3 heads) with the scalar position pos.
+std::unique_ptr<HloModule> DecodeMask(int axis, const std::string& direction) {
+  const int64_t size = axis == 2 ? 7 : 3;
+  const std::string text = absl::StrCat(
+      "HloModule decode\nENTRY main {\n  pos = s32[] parameter(0)\n  i = s32[", size,
+      "] iota(), iota_dimension=0\n  ib = s32[2,3,7] broadcast(i), dimensions={", axis,
+      "}\n  pb = s32[2,3,7] broadcast(pos), dimensions={}\n  ROOT mask = pred[2,3,7] compare(ib, pb), "
+      "direction=",
+      direction, "\n}\n");
+  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(text);
+  EXPECT_TRUE(module.ok()) << module.status() << text;
+  return module.ok() ? *std::move(module) : nullptr;
+}
+
+TEST(AttentionMask, DecodeStepWithoutAQueryAxis) {
+  // arange(7) <= pos: a key length pos + 1, the same for every batch.
+  std::unique_ptr<HloModule> le = DecodeMask(2, "LE");
+  ASSERT_NE(le, nullptr);
+  const HloInstruction* mask = le->entry_computation()->root_instruction();
+  std::optional<AttentionMask> m = AnalyzeAttentionMask(mask, true, /*query_axis=*/false);
+  ASSERT_TRUE(m.has_value());
+  EXPECT_FALSE(m->causal);
+  EXPECT_FALSE(m->q_len.has_value());
+  ASSERT_TRUE(m->kv_len.has_value());
+  EXPECT_TRUE(m->kv_len->inclusive);
+  EXPECT_TRUE(m->kv_len->dims.empty());
+  EXPECT_EQ(m->kv_len->value, le->entry_computation()->parameter_instructions()[0]);
+  // A suffix (arange(7) >= pos) is refused.
+  std::unique_ptr<HloModule> ge = DecodeMask(2, "GE");
+  ASSERT_NE(ge, nullptr);
+  EXPECT_FALSE(AnalyzeAttentionMask(ge->entry_computation()->root_instruction(), true, false));
+  // Along the heads: without a query axis dim 1 is a batch dim (refused);
+  // read with one, it would be the query axis.
+  std::unique_ptr<HloModule> heads = DecodeMask(1, "LT");
+  ASSERT_NE(heads, nullptr);
+  const HloInstruction* hm = heads->entry_computation()->root_instruction();
+  EXPECT_FALSE(AnalyzeAttentionMask(hm, true, /*query_axis=*/false));
+  std::optional<AttentionMask> as_query = AnalyzeAttentionMask(hm, true, /*query_axis=*/true);
+  ASSERT_TRUE(as_query.has_value());
+  EXPECT_TRUE(as_query->q_len.has_value());
 }
 
 }  // namespace

@@ -222,11 +222,13 @@ struct Match {
   PrimitiveType type = PrimitiveType::F32;  // of Q, K, V and the output
   int64_t batch_rank = 2;  // n: the batch dims of K and V (Q's too unless grouped)
   HloInstruction *q = nullptr, *k = nullptr, *v = nullptr;
-  HloInstruction* v_dot = nullptr;  // V as the output dot reads it (v_perm)
   // Transposes to [batch..., S, D] (Q and K: free, contracting; V:
   // contracting, free).
   std::vector<int64_t> q_perm, k_perm, v_perm;
   bool v_first = false;  // dot(v, p): the output is [batch..., Dv, Sq]
+  // A decode step without the query axis: Q is [batch..., D] through
+  // q_perm (Sq = 1), the output [batch..., Dv].
+  bool no_query_axis = false;
   // Grouped (5-D) attention only: q_perm brings Q to [B, K, G, T, D], and
   // Transpose(o, out_perm) of o = [B, K, G, T, Dv] is the output dot's
   // shape. Empty otherwise.
@@ -234,6 +236,11 @@ struct Match {
   // Grouped-query heads: K and V are each head of k_groups/v_groups
   // repeated `repeat` times (jnp.repeat), read without the copy.
   int64_t repeat = 1;
+  // The sizes of the scores' batch dims (what the mask's lengths run
+  // along), and the one that is the call's batch (-1: all of them
+  // flattened; attention_lengths.h).
+  std::vector<int64_t> score_batch;
+  int64_t te_dim = -1;
   double scale = 1.0;
   AttentionMask mask;
   double fill = 0;  // the select's fill, with a padding mask
@@ -247,9 +254,10 @@ struct Unmasked {
   double fill;
 };
 
-// Peels an optional mask off the masked scores `s`; nullopt when `s` is
-// masked in a way the kernel does not compute exactly.
-std::optional<Unmasked> PeelMask(HloInstruction* s) {
+// Peels an optional mask off the masked scores `s` ([batch..., Sq, Skv],
+// or [batch..., Skv] without `query_axis`); nullopt when `s` is masked in
+// a way the kernel does not compute exactly.
+std::optional<Unmasked> PeelMask(HloInstruction* s, bool query_axis) {
   if (s->opcode() == HloOpcode::kSelect) {
     for (int fill_index : {2, 1}) {
       const Literal* fill = UniformConstant(*s->operand(fill_index));
@@ -257,13 +265,13 @@ std::optional<Unmasked> PeelMask(HloInstruction* s) {
         continue;
       }
       std::optional<AttentionMask> mask =
-          AnalyzeAttentionMask(s->operand(0), /*visible_when_true=*/fill_index == 2);
+          AnalyzeAttentionMask(s->operand(0), /*visible_when_true=*/fill_index == 2, query_axis);
       if (!mask.has_value()) return std::nullopt;
       return Unmasked{s->operand(3 - fill_index), *mask, fill->GetDouble(0)};
     }
     return std::nullopt;
   }
-  if (s->opcode() == HloOpcode::kAdd) {
+  if (s->opcode() == HloOpcode::kAdd && query_axis) {
     for (int mask_index : {1, 0}) {
       std::optional<AttentionMask> mask = AnalyzeAdditiveMask(s->operand(mask_index), kLargestFill);
       if (mask.has_value()) return Unmasked{s->operand(1 - mask_index), *mask, 0};
@@ -348,15 +356,18 @@ void FindGroupedHeads(Match& m) {
 
 // Whether TE's padding masks express `mask`'s lengths: key padding, with
 // or without query padding (a query mask alone hides whole rows and
-// nothing else: refused), and for [B, H, ...] scores lengths per batch,
-// not per head (cu_seqlens has one length per batch; other batch ranks
-// become one batch of one head each).
-bool PaddingFitsTheKernel(const AttentionMask& mask, int64_t n) {
+// nothing else: refused), and lengths that run along the call's batch
+// dim `te_dim` of the scores only (for [B, H, ...] scores B, for grouped
+// scores their B: not per head, as cu_seqlens has one length per batch),
+// or along any dim with `te_dim` -1 (one batch of one head per element).
+bool PaddingFitsTheKernel(const AttentionMask& mask, int64_t te_dim) {
   if (mask.q_len.has_value() && !mask.kv_len.has_value()) return false;
+  if (te_dim < 0) return true;
   for (const std::optional<AttentionLength>* len : {&mask.q_len, &mask.kv_len}) {
-    if (!len->has_value() || n != 2) continue;
-    const std::vector<int64_t>& dims = (*len)->dims;
-    if (std::find(dims.begin(), dims.end(), 1) != dims.end()) return false;
+    if (!len->has_value()) continue;
+    for (int64_t d : (*len)->dims) {
+      if (d >= 0 && d != te_dim) return false;
+    }
   }
   return true;
 }
@@ -404,9 +415,10 @@ struct ScoreSide {
 // Peels the softmax, mask, scale and converts off `p_dot` (the output
 // dot `out`'s probabilities operand) down to the score dot; with
 // `grouped`, also one layout op below the mask. The dots' types: `type`
-// (16-bit: mixed precision or 16-bit softmax as the header says).
+// (16-bit: mixed precision or 16-bit softmax as the header says). Without
+// `query_axis` the scores are [batch..., Skv] (one query, a decode step).
 std::optional<ScoreSide> PeelScores(HloInstruction* out, HloInstruction* p_dot, PrimitiveType type,
-                                    bool grouped) {
+                                    bool grouped, bool query_axis = true) {
   HloInstruction* p = p_dot;
   // Mixed precision: p = convert(f32 probabilities) to the dots' type, and
   // one convert from it to f32 in the score chain.
@@ -450,7 +462,7 @@ std::optional<ScoreSide> PeelScores(HloInstruction* out, HloInstruction* p_dot, 
   };
   LayoutStep layout{grouped};
   HloInstruction* unconverted = step(s, convert.Peel(s));
-  std::optional<Unmasked> masked = PeelMask(unconverted);
+  std::optional<Unmasked> masked = PeelMask(unconverted, query_axis);
   if (!masked.has_value()) return std::nullopt;
   HloInstruction* scaled = step(unconverted, masked->scores);
   scaled = step(scaled, layout.Peel(scaled));
@@ -481,6 +493,24 @@ bool TypeFits(PrimitiveType type, const AttentionRewriterOptions& options) {
   return Is16Bit(type) && options.fuse_16bit;
 }
 
+// A match's fields that come from the output dot and the score side: the
+// scores' first `score_batch_rank` dims are their batch dims (what the
+// mask's lengths run along), `te_dim` the call's batch among them.
+Match MatchFromScores(HloInstruction* out, int64_t n, const ScoreSide& side, int64_t score_batch_rank,
+                      int64_t te_dim) {
+  Match match;
+  match.output = out;
+  match.type = TypeOf(out);
+  match.batch_rank = n;
+  const std::vector<int64_t>& pd = side.p->shape().dimensions();
+  match.score_batch.assign(pd.begin(), pd.begin() + score_batch_rank);
+  match.te_dim = te_dim;
+  match.scale = side.scale;
+  match.mask = side.masked.mask;
+  match.fill = side.masked.fill;
+  return match;
+}
+
 std::optional<Match> MatchAttention(HloInstruction* out, const AttentionRewriterOptions& options) {
   if (out->opcode() != HloOpcode::kDot || Rank(out) < 3 || !TypeFits(TypeOf(out), options)) {
     return std::nullopt;
@@ -496,31 +526,27 @@ std::optional<Match> MatchAttention(HloInstruction* out, const AttentionRewriter
   std::vector<int64_t> v_perm = v_first ? out_roles->lhs_perm : out_roles->rhs_perm;
   std::swap(v_perm[n], v_perm[n + 1]);  // V: [batch..., Skv (contracting), Dv]
   std::optional<ScoreSide> side = PeelScores(out, out->operand(v_first ? 1 : 0), type, false);
-  if (!side.has_value() || !PaddingFitsTheKernel(side->masked.mask, n)) return std::nullopt;
+  const int64_t te_dim = n == 2 ? 0 : -1;
+  if (!side.has_value() || !PaddingFitsTheKernel(side->masked.mask, te_dim)) return std::nullopt;
   std::optional<DotRoles> score_roles = Roles(side->dot, n, type);
   if (!score_roles.has_value()) return std::nullopt;
-  Match match;
-  match.output = out;
-  match.type = type;
-  match.batch_rank = n;
+  Match match = MatchFromScores(out, n, *side, n, te_dim);
   match.q = side->dot->operand(0);
   match.k = side->dot->operand(1);
   match.v = out->operand(v_first ? 0 : 1);
-  match.v_dot = match.v;
   match.q_perm = score_roles->lhs_perm;
   match.k_perm = score_roles->rhs_perm;
   match.v_perm = v_perm;
   match.v_first = v_first;
   FindGroupedHeads(match);
-  match.scale = side->scale;
-  match.mask = side->masked.mask;
-  match.fill = side->masked.fill;
   return match;
 }
 
 // Grouped attention (attention_grouped_dots.h: jax.nn.dot_product_attention's
-// 5-D dots), causal or unmasked: Q is read as [B, K*G, T, D] (query head
-// k*G + g), K and V as [B, K, S, D] un-repeated (num_gqa_groups = K).
+// 5-D dots), causal, padded (lengths per B: query_seq_lengths,
+// key_value_seq_lengths), both or unmasked: Q is read as [B, K*G, T, D]
+// (query head k*G + g), K and V as [B, K, S, D] un-repeated
+// (num_gqa_groups = K).
 std::optional<Match> MatchGroupedAttention(HloInstruction* out,
                                            const AttentionRewriterOptions& options) {
   if (out->opcode() != HloOpcode::kDot || Rank(out) != 5 || !TypeFits(TypeOf(out), options)) {
@@ -530,29 +556,103 @@ std::optional<Match> MatchGroupedAttention(HloInstruction* out,
   const int p_index = Rank(out->operand(0)) == 5 ? 0 : 1;
   if (TypeOf(out->operand(p_index)) != type) return std::nullopt;
   std::optional<ScoreSide> side = PeelScores(out, out->operand(p_index), type, true);
-  if (!side.has_value() || side->masked.mask.padding()) return std::nullopt;
+  if (!side.has_value()) return std::nullopt;
   std::optional<GroupedDots> dots =
       AnalyzeGroupedDots(side->dot, side->layout, out, out->operand(p_index));
-  if (!dots.has_value()) return std::nullopt;
+  if (!dots.has_value() || !PaddingFitsTheKernel(side->masked.mask, dots->s_batch)) {
+    return std::nullopt;
+  }
   if (TypeOf(dots->q) != type || TypeOf(dots->k) != type || TypeOf(dots->v) != type) {
     return std::nullopt;
   }
-  Match match;
-  match.output = out;
-  match.type = type;
-  match.batch_rank = 2;
+  Match match = MatchFromScores(out, 2, *side, 3, dots->s_batch);
   match.q = dots->q;
   match.k = dots->k;
   match.v = dots->v;
-  match.v_dot = match.v;
   match.q_perm = dots->q_perm;
   match.k_perm = dots->k_perm;
   match.v_perm = dots->v_perm;
   match.out_perm = dots->out_perm;
   match.repeat = match.q->shape().dimensions()[dots->q_perm[2]];
-  match.scale = side->scale;
-  match.mask = side->masked.mask;
-  match.fill = side->masked.fill;
+  return match;
+}
+
+// The permutation that brings a dot operand with no free dim to
+// [batch..., contracting]; nullopt for other dimension numbers.
+std::optional<std::vector<int64_t>> RowPerm(const HloInstruction* operand,
+                                            const std::vector<int64_t>& batch,
+                                            const std::vector<int64_t>& contracting) {
+  if (contracting.size() != 1 || static_cast<int64_t>(batch.size()) + 1 != Rank(operand)) {
+    return std::nullopt;
+  }
+  std::vector<int64_t> perm = batch;
+  perm.push_back(contracting[0]);
+  std::vector<int64_t> sorted = perm;
+  std::sort(sorted.begin(), sorted.end());
+  if (sorted != Iota(Rank(operand))) return std::nullopt;
+  return perm;
+}
+
+// One side of a dot as (batch, contracting) dims: operand 0 or 1.
+std::pair<std::vector<int64_t>, std::vector<int64_t>> DotSide(const HloInstruction* dot, int i) {
+  return {dot->GetIntList(i == 0 ? AttrId::kLhsBatchDims : AttrId::kRhsBatchDims),
+          dot->GetIntList(i == 0 ? AttrId::kLhsContractingDims : AttrId::kRhsContractingDims)};
+}
+
+// A dot of a row operand (rank n + 1, no free dim: the one query, or the
+// probabilities of one query) with a rank n + 2 operand, n batch dims and
+// one contracting dim each: the row's index, its perm to [batch...,
+// contracting] and the other's to [batch..., free, contracting].
+struct RowDot {
+  int row = 0;
+  std::vector<int64_t> row_perm, other_perm;
+};
+
+std::optional<RowDot> RowDotRoles(const HloInstruction* dot, int64_t n, PrimitiveType operands) {
+  if (dot->opcode() != HloOpcode::kDot || TypeOf(dot->operand(0)) != operands ||
+      TypeOf(dot->operand(1)) != operands) {
+    return std::nullopt;
+  }
+  const int row = Rank(dot->operand(0)) == n + 1 ? 0 : 1;
+  if (Rank(dot->operand(row)) != n + 1 || Rank(dot->operand(1 - row)) != n + 2) return std::nullopt;
+  auto [rb, rc] = DotSide(dot, row);
+  auto [ob, oc] = DotSide(dot, 1 - row);
+  std::optional<std::vector<int64_t>> row_perm = RowPerm(dot->operand(row), rb, rc);
+  std::optional<std::vector<int64_t>> other_perm = CanonicalPerm(dot->operand(1 - row), ob, oc);
+  if (!row_perm.has_value() || !other_perm.has_value()) return std::nullopt;
+  return RowDot{row, *row_perm, *other_perm};
+}
+
+// KV-cache decode steps that write the one query without its axis
+// ("bhd,bthd->bht", softmax over t, "bht,bthd->bhd"): Q [batch..., D], K
+// and V [batch..., S, D], a mask of [batch..., S] (a key length such as
+// `arange(S) <= pos`); read as attention with Sq = 1.
+std::optional<Match> MatchDecodeAttention(HloInstruction* out,
+                                          const AttentionRewriterOptions& options) {
+  if (out->opcode() != HloOpcode::kDot || Rank(out) < 2 || !TypeFits(TypeOf(out), options)) {
+    return std::nullopt;
+  }
+  const PrimitiveType type = TypeOf(out);
+  const int64_t n = Rank(out) - 1;
+  std::optional<RowDot> out_roles = RowDotRoles(out, n, type);
+  // p's own order is [batch..., Skv], contracting Skv.
+  if (!out_roles.has_value() || out_roles->row_perm != Iota(n + 1)) return std::nullopt;
+  std::optional<ScoreSide> side =
+      PeelScores(out, out->operand(out_roles->row), type, false, /*query_axis=*/false);
+  const int64_t te_dim = n == 2 ? 0 : -1;
+  if (!side.has_value() || !PaddingFitsTheKernel(side->masked.mask, te_dim)) return std::nullopt;
+  std::optional<RowDot> score_roles = RowDotRoles(side->dot, n, type);
+  if (!score_roles.has_value()) return std::nullopt;
+  Match match = MatchFromScores(out, n, *side, n, te_dim);
+  match.no_query_axis = true;
+  match.q = side->dot->operand(score_roles->row);
+  match.k = side->dot->operand(1 - score_roles->row);
+  match.v = out->operand(1 - out_roles->row);
+  match.q_perm = score_roles->row_perm;
+  match.k_perm = score_roles->other_perm;
+  match.v_perm = out_roles->other_perm;
+  std::swap(match.v_perm[n], match.v_perm[n + 1]);  // V: [batch..., Skv, Dv]
+  FindGroupedHeads(match);
   return match;
 }
 
@@ -567,7 +667,7 @@ bool KernelTakes(const Match& m, const std::string& target) {
   gpu::ffi::TeAttentionConfig config;
   config.qk_head_dim = qd[m.q_perm.back()];
   config.v_head_dim = m.v->shape().dimensions()[m.v_perm[n + 1]];
-  config.q_seqlen = qd[m.q_perm[m.q_perm.size() - 2]];
+  config.q_seqlen = m.no_query_axis ? 1 : qd[m.q_perm[m.q_perm.size() - 2]];
   config.kv_seqlen = m.k->shape().dimensions()[m.k_perm[n]];
   config.qkv_layout = kLayoutBshd;
   config.scale = m.scale;
@@ -589,56 +689,6 @@ HloInstruction* ToBshd(OpBuilder& b, HloInstruction* x, const std::vector<int64_
   return b.Reshape(x, {batch, d[n], 1, d[n + 1]}, name);
 }
 
-// With padding, rows that see no key: the kernel gives them 0, the unfused
-// softmax the mean of V over every key (a finite fill: all scores equal)
-// or NaN (-inf: -inf - -inf). Returns `o` ([batch..., Sq, Dv]) with those
-// rows replaced by what the unfused ops give.
-HloInstruction* FixHiddenRows(OpBuilder& b, ScalarReducers& reducers, const Match& m,
-                              HloInstruction* o, const AttentionAxisLengths& q,
-                              const AttentionAxisLengths& kv) {
-  const std::vector<int64_t>& od = o->shape().dimensions();
-  const int64_t n = static_cast<int64_t>(od.size()) - 2;
-  const std::vector<int64_t> rows(od.begin(), od.end() - 1);  // [batch..., Sq]
-  HloInstruction* hidden = b.Compare(
-      b.Broadcast(kv.per_batch, rows, Iota(n), "attention_kv_counts"),
-      b.Broadcast(b.Scalar(PrimitiveType::S32, 0, "attention_zero"), rows, {}, "attention_zeros"),
-      "EQ", "attention_no_keys");
-  if (q.per_batch != nullptr) {
-    HloInstruction* padded = b.Compare(b.Iota(rows, n, "attention_query"),
-                                       b.Broadcast(q.per_batch, rows, Iota(n), "attention_q_counts"),
-                                       "GE", "attention_padded_query");
-    hidden = b.Binary(HloOpcode::kOr, hidden, padded, "attention_hidden_row");
-  }
-  HloInstruction* fallback;
-  if (std::isinf(m.fill)) {
-    fallback = b.Broadcast(
-        b.Scalar(m.type, std::numeric_limits<double>::quiet_NaN(), "attention_nan"), od, {},
-        "attention_hidden_value");
-  } else {
-    // The mean in f32, rounded once to V's type.
-    HloInstruction* v = b.Transpose(m.v_dot, m.v_perm, "attention_v_rows");  // [batch..., Skv, Dv]
-    if (m.type != PrimitiveType::F32) v = b.Convert(v, PrimitiveType::F32, "attention_v_f32");
-    const int64_t skv = v->shape().dimensions()[n];
-    std::vector<int64_t> sum_dims = v->shape().dimensions();
-    sum_dims.erase(sum_dims.begin() + n);
-    HloInstruction* sum =
-        b.Op(HloOpcode::kReduce, Shape::Array(PrimitiveType::F32, sum_dims),
-             {v, b.Scalar(PrimitiveType::F32, 0, "attention_v_zero")}, "attention_v_sum");
-    sum->SetAttr(AttrId::kDimensions, std::vector<int64_t>{n});
-    sum->SetAttr(AttrId::kToApply, reducers.Get(HloOpcode::kAdd, PrimitiveType::F32));
-    HloInstruction* mean = b.Binary(
-        HloOpcode::kDivide, sum,
-        b.Broadcast(b.Scalar(PrimitiveType::F32, skv, "attention_skv"), sum_dims, {}, "attention_skvs"),
-        "attention_v_mean");
-    if (m.type != PrimitiveType::F32) mean = b.Convert(mean, m.type, "attention_v_mean_rounded");
-    std::vector<int64_t> mapping = Iota(n);
-    mapping.push_back(n + 1);
-    fallback = b.Broadcast(mean, od, mapping, "attention_hidden_value");
-  }
-  return b.Select(b.Broadcast(hidden, od, Iota(n + 1), "attention_hidden"), fallback, o,
-                  "attention_result_rows");
-}
-
 // Where [B, T, K, G, D] keeps each dim of grouped Q's [B, K, G, T, D]
 // (q_perm's and out_perm's order).
 constexpr int64_t kGroupedBshd[] = {0, 2, 3, 1, 4};
@@ -651,6 +701,14 @@ HloInstruction* GroupedBshdQ(OpBuilder& b, const Match& m) {
   HloInstruction* q = IsCanonical(perm) ? m.q : b.Transpose(m.q, perm, "attention_q_groups");
   const std::vector<int64_t>& d = q->shape().dimensions();  // [B, T, K, G, D]
   return b.Reshape(q, {d[0], d[1], d[2] * d[3], d[4]}, "attention_q");
+}
+
+// A decode step's Q [batch..., D] (through q_perm) as [batch..., 1, D].
+HloInstruction* DecodeQ(OpBuilder& b, const Match& m) {
+  HloInstruction* q = IsCanonical(m.q_perm) ? m.q : b.Transpose(m.q, m.q_perm, "attention_q_row");
+  std::vector<int64_t> dims = q->shape().dimensions();
+  dims.insert(dims.end() - 1, 1);
+  return b.Reshape(q, dims, "attention_q_rows");
 }
 
 // The call's output o [B, T, K*G, Dv] as the grouped output dot's shape.
@@ -669,17 +727,16 @@ absl::Status Rewrite(const Match& m) {
   OpBuilder b(computation);
   ScalarReducers reducers(computation->parent(), "attention");
   const bool grouped = !m.out_perm.empty();
-  HloInstruction* q = grouped ? GroupedBshdQ(b, m) : ToBshd(b, m.q, m.q_perm, "attention_q");
+  HloInstruction* q = grouped           ? GroupedBshdQ(b, m)
+                     : m.no_query_axis ? ToBshd(b, DecodeQ(b, m), Iota(m.batch_rank + 2), "attention_q")
+                                       : ToBshd(b, m.q, m.q_perm, "attention_q");
   HloInstruction* k = ToBshd(b, m.k, m.k_perm, "attention_k");
   HloInstruction* v = ToBshd(b, m.v, m.v_perm, "attention_v");
   const std::vector<int64_t>& qd = q->shape().dimensions();  // [B, Sq, H, D]
   const int64_t batch = qd[0], sq = qd[1], heads = qd[2], dqk = qd[3];
   const int64_t skv = k->shape().dimensions()[1];
   const int64_t dv = v->shape().dimensions()[3];
-  // The scores' batch dims, in their order.
   const int64_t n = m.batch_rank;
-  std::vector<int64_t> batch_dims(n);
-  for (int64_t i = 0; i < n; ++i) batch_dims[i] = m.q->shape().dimensions()[m.q_perm[i]];
   // Operands TE's call takes but this use does not read: an empty bias,
   // the dropout seed (and, without padding, the cu_seqlens and offsets).
   HloInstruction* empty = b.Op(HloOpcode::kConstant, Shape::Array(PrimitiveType::F32, {0}), {},
@@ -691,8 +748,8 @@ absl::Status Rewrite(const Match& m) {
   const bool padding = m.mask.padding();
   AttentionAxisLengths q_lens, kv_lens;
   if (padding) {
-    q_lens = BuildAttentionLengths(b, reducers, m.mask.q_len, sq, batch_dims, batch);
-    kv_lens = BuildAttentionLengths(b, reducers, m.mask.kv_len, skv, batch_dims, batch);
+    q_lens = BuildAttentionLengths(b, reducers, m.mask.q_len, sq, m.score_batch, m.te_dim);
+    kv_lens = BuildAttentionLengths(b, reducers, m.mask.kv_len, skv, m.score_batch, m.te_dim);
   } else {
     HloInstruction* cu = b.Op(HloOpcode::kConstant, Shape::Array(PrimitiveType::S32, {batch + 1}),
                               {}, "attention_cu_seqlens");
@@ -722,14 +779,17 @@ absl::Status Rewrite(const Match& m) {
           "v_head_dim = %d : i64, window_size_left = -1 : i64, window_size_right = -1 : i64}",
           heads, batch, skv, mask_type, heads / m.repeat, sq, dqk, kLayoutBshd, m.scale, dv));
   HloInstruction* o = b.GetTupleElement(call, gpu::ffi::kFwdOutput, "attention_output");
+  if (padding) o = FixHiddenRows(b, reducers, m.type, m.fill, o, v, q_lens, kv_lens);
   if (grouped) return ReplaceInstruction(m.output, GroupedResult(b, m, o));
+  if (m.no_query_axis) {  // [B, 1, H, Dv] (or [batch, 1, 1, Dv]): drop Sq = 1
+    return ReplaceInstruction(m.output, b.Reshape(o, m.output->shape().dimensions(), "attention_result"));
+  }
   // Back to [batch..., Sq, Dv], then to the dot's order.
-  std::vector<int64_t> canonical = batch_dims;
+  std::vector<int64_t> canonical = m.score_batch;
   canonical.push_back(sq);
   canonical.push_back(dv);
   HloInstruction* back = n == 2 ? b.Transpose(o, {0, 2, 1, 3}, "attention_result")
                                 : b.Reshape(o, canonical, "attention_result");
-  if (padding) back = FixHiddenRows(b, reducers, m, back, q_lens, kv_lens);
   if (m.v_first) {
     std::vector<int64_t> swap = Iota(n + 2);
     std::swap(swap[n], swap[n + 1]);
@@ -750,6 +810,7 @@ absl::StatusOr<bool> AttentionRewriter::Run(HloModule* module) {
     for (HloInstruction* dot : dots) {
       std::optional<Match> match = MatchAttention(dot, options_);
       if (!match.has_value()) match = MatchGroupedAttention(dot, options_);
+      if (!match.has_value()) match = MatchDecodeAttention(dot, options_);
       if (!match.has_value() || !KernelTakes(*match, options_.target)) continue;
       if (absl::Status s = Rewrite(*match); !s.ok()) {
         return absl::InternalError(absl::StrCat("attention-rewriter: rewriting ", dot->name(), ": ",

@@ -51,7 +51,10 @@
 // Grouped 5-D dots (jax.nn.dot_product_attention, grouped einsums: Q as
 // [B, T, K, G, D], one transpose or size-1 reshape before the mask;
 // attention_grouped_dots.h) are read as K*G query heads over K kv heads,
-// unmasked or causal.
+// unmasked, causal, padded by lengths that run along B, or causal and
+// padded. KV-cache decode steps that write their one query without its
+// axis (q [batch..., D], "bhd,bthd->bht", p [batch..., Skv]; a mask over
+// [batch..., Skv] such as arange(Skv) <= pos) are read as Sq = 1.
 //
 // The fill must be -inf or a finite value <= -1e9 (jnp.where(m, s, -1e9),
 // jnp.finfo(f32).min), or for scores in f16's range (f16, or f16 converted

@@ -67,6 +67,15 @@ absl::Status WithinContract(const ContractBound& bound, const Literal& unfused,
       " (worst error/bound ", worst, ")"));
 }
 
+std::string ModuleHeader(const std::string& name, const std::string& max_type,
+                         const std::string& sum_type) {
+  return absl::StrCat("\nHloModule ", name, "\nmax_r {\n  a = ", max_type, "[] parameter(0)\n  b = ",
+                      max_type, "[] parameter(1)\n  ROOT m = ", max_type,
+                      "[] maximum(a, b)\n}\nadd_r {\n  a = ", sum_type, "[] parameter(0)\n  b = ",
+                      sum_type, "[] parameter(1)\n  ROOT s = ", sum_type,
+                      "[] add(a, b)\n}\nENTRY main {\n");
+}
+
 std::string AttentionHlo(const Spelling& s) {
   const int64_t n = static_cast<int64_t>(s.batch.size());
   auto with = [&](std::vector<int64_t> tail) {
@@ -94,20 +103,7 @@ std::string AttentionHlo(const Spelling& s) {
   }
   std::vector<int64_t> row_dims = with({s.softmax_over_queries ? s.skv : s.sq});
   const std::string row_shape = absl::StrCat(st, "[", Dims(row_dims), "]");
-  std::string out = absl::StrCat(R"(
-HloModule attention
-max_r {
-  a = )", st, R"([] parameter(0)
-  b = )", st, R"([] parameter(1)
-  ROOT m = )", st, R"([] maximum(a, b)
-}
-add_r {
-  a = )", sum_t, R"([] parameter(0)
-  b = )", sum_t, R"([] parameter(1)
-  ROOT s = )", sum_t, R"([] add(a, b)
-}
-ENTRY main {
-  q = )", t, "[", Dims(with({s.sq, s.d})), R"(] parameter(0)
+  std::string out = absl::StrCat(ModuleHeader("attention", st, sum_t), R"(  q = )", t, "[", Dims(with({s.sq, s.d})), R"(] parameter(0)
   k = )", t, "[", Dims(with({s.skv, s.d})), R"(] parameter(1)
   v0 = )", t, "[", Dims(with({s.skv, s.dv})), R"(] parameter(2)
   s0 = )", s.softmax == "f32_dot" ? "f32" : t, "[", Dims(with({s.sq, s.skv})), "] dot(q, k), lhs_batch_dims={", bdims, "}, lhs_contracting_dims={", n + 1,

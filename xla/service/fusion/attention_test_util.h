@@ -118,6 +118,12 @@ absl::Status WithinContract(const ContractBound& bound, const Literal& unfused,
 // is the attention output (plus the probabilities with extra_output).
 std::string AttentionHlo(const Spelling& s);
 
+// The start of an attention module's text: `HloModule name`, the
+// softmax's reducers `max_r` (over `max_type`) and `add_r` (over
+// `sum_type`: "f32", "bf16", ...) and `ENTRY main {`.
+std::string ModuleHeader(const std::string& name, const std::string& max_type = "f32",
+                         const std::string& sum_type = "f32");
+
 }  // namespace xla::attention_test
 
 #endif  // XLA_SERVICE_FUSION_ATTENTION_TEST_UTIL_H_

@@ -96,6 +96,32 @@ def dpa_mask(q, k, v, mask):  # a boolean mask parameter: stays unfused
 def dpa_bias(q, k, v, bias):  # a bias that is not a mask: stays unfused
   return jax.nn.dot_product_attention(q, k, v, bias=bias, implementation="xla")
 
+def dpa_lengths(q, k, v, q_len, kv_len):  # query and key padding from lengths (5-D GQA dots)
+  return jax.nn.dot_product_attention(q, k, v, query_seq_lengths=q_len, key_value_seq_lengths=kv_len,
+                                      implementation="xla")
+
+def dpa_causal_kv_lengths(q, k, v, kv_len):  # key padding from lengths, causal
+  return jax.nn.dot_product_attention(q, k, v, key_value_seq_lengths=kv_len, is_causal=True,
+                                      implementation="xla")
+
+def kv_decode(x, pos0, k_cache, v_cache, wq, wk, wv, heads=2, steps=3):
+  # KV-cache decode loop without the query axis (as benchmarks/models/gen/
+  # gen_broad.py's kv_decode): each step writes its key and value at
+  # pos0 + i and attends over the cache up to that position.
+  b, t, d = k_cache.shape
+  hd = d // heads
+  def body(i, state):
+    x, kc, vc = state
+    pos = pos0 + i
+    q = (x @ wq).reshape(b, heads, hd)
+    kc = jax.lax.dynamic_update_slice(kc, (x @ wk)[:, None, :], (0, pos, 0))
+    vc = jax.lax.dynamic_update_slice(vc, (x @ wv)[:, None, :], (0, pos, 0))
+    s = jnp.einsum("bhd,bthd->bht", q, kc.reshape(b, t, heads, hd)) * 0.25
+    s = jnp.where(jnp.arange(t)[None, None, :] <= pos, s, -1e9)
+    o = jnp.einsum("bht,bthd->bhd", jax.nn.softmax(s, -1), vc.reshape(b, t, heads, hd))
+    return jnp.tanh(o.reshape(b, d)) + x, kc, vc
+  return jax.lax.fori_loop(0, steps, body, (x, k_cache, v_cache))[0]
+
 def f32_score_dot(q, k, v):  # bf16 q/k, f32 scores (preferred_element_type), -inf causal fill
   s = jnp.einsum("bqhd,bkhd->bhqk", q, k, preferred_element_type=jnp.float32) * 0.25
   s = jnp.where(jnp.tril(jnp.ones((q.shape[1],) * 2, bool)), s, -jnp.inf)
@@ -166,6 +192,13 @@ MODELS = {
   "dpa_f16_b1_s33_h2_d16": (dpa_plain, [f16(1, 33, 2, 16)] * 3),
   "f32_score_dot_bf16_causal_b2_s33_h2_d16": (f32_score_dot, [bf16(2, 33, 2, 16)] * 3),
   "f16_fill_after_convert_b2_s40_h2_d16": (f16_fill_after_convert, [f16(2, 40, 2, 16)] * 3),
+  "kv_decode_b2_t33_h2_d16": (kv_decode, [f32(2, 32), s32(), f32(2, 33, 32), f32(2, 33, 32)]
+                              + [f32(32, 32)] * 3),
+  "dpa_lengths_gqa2_b3_s33_h4_d16": (dpa_lengths, [f32(3, 33, 4, 16), f32(3, 33, 2, 16),
+                                                  f32(3, 33, 2, 16), s32(3), s32(3)]),
+  "dpa_causal_kvlen_gqa4_b2_s40_h4_d64": (dpa_causal_kv_lengths, [f32(2, 40, 4, 64), f32(2, 40, 1, 64),
+                                                                  f32(2, 40, 1, 64), s32(2)]),
+  "dpa_bf16_kvlen_causal_b2_s40_h2_d64": (dpa_causal_kv_lengths, [bf16(2, 40, 2, 64)] * 3 + [s32(2)]),
 }
 
 out = sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(os.path.abspath(__file__))

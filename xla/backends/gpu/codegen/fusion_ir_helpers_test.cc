@@ -9,6 +9,10 @@
 
 #include "gtest/gtest.h"
 #include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/Instructions.h"
+#include "llvm/IR/Metadata.h"
+#include "llvm/IR/Verifier.h"
+#include "llvm/Support/raw_ostream.h"
 #include "xla/backends/gpu/codegen/elemental_ir_emitter.h"
 #include "xla/backends/gpu/codegen/ir_array.h"
 #include "xla/backends/gpu/codegen/ir_loops.h"
@@ -120,6 +124,59 @@ ENTRY e {
     }
     EXPECT_EQ(out[j], acc) << j;
   }
+}
+
+TEST(FusionIrHelpers, ForLoopUnrollDisabledMarksOnlyItsLatch) {
+  llvm::LLVMContext ctx;
+  llvm::Module module("t", ctx);
+  llvm::IRBuilder<> b(ctx);
+  llvm::Function* fn = llvm::Function::Create(
+      llvm::FunctionType::get(b.getVoidTy(), {b.getPtrTy()}, false),
+      llvm::Function::ExternalLinkage, "f", &module);
+  b.SetInsertPoint(llvm::BasicBlock::Create(ctx, "entry", fn));
+  // outer (disabled) { inner (auto) { p[i * 7 + j] = i + j } }
+  const absl::Status st = EmitForLoop(
+      &b, b.getInt64(0), b.getInt64(3), b.getInt64(1), "outer",
+      [&](llvm::Value* i) {
+        return EmitForLoop(&b, b.getInt64(0), b.getInt64(7), b.getInt64(1), "inner",
+                           [&](llvm::Value* j) {
+                             llvm::Value* at = b.CreateAdd(b.CreateMul(i, b.getInt64(7)), j);
+                             b.CreateStore(b.CreateAdd(i, j),
+                                           b.CreateGEP(b.getInt64Ty(), fn->getArg(0), at));
+                             return absl::OkStatus();
+                           });
+      },
+      LoopUnroll::kDisabled);
+  ASSERT_TRUE(st.ok()) << st;
+  b.CreateRetVoid();
+  std::string ir;
+  llvm::raw_string_ostream os(ir);
+  ASSERT_FALSE(llvm::verifyModule(module, &os)) << os.str();
+  module.print(os, nullptr);
+  os.flush();
+  const llvm::BasicBlock* inner_latch = nullptr;
+  const llvm::BasicBlock* outer_latch = nullptr;
+  for (const llvm::BasicBlock& bb : *fn) {
+    const auto* br = llvm::dyn_cast<llvm::BranchInst>(bb.getTerminator());
+    if (br == nullptr || !br->isConditional()) continue;
+    const llvm::StringRef target = br->getSuccessor(0)->getName();
+    if (target == "inner.body" && br->getSuccessor(1)->getName() == "inner.exit") inner_latch = &bb;
+    if (target == "outer.body" && br->getSuccessor(1)->getName() == "outer.exit") outer_latch = &bb;
+  }
+  ASSERT_NE(inner_latch, nullptr) << ir;
+  ASSERT_NE(outer_latch, nullptr) << ir;
+  EXPECT_EQ(inner_latch->getTerminator()->getMetadata(llvm::LLVMContext::MD_loop), nullptr) << ir;
+  const llvm::MDNode* loop =
+      outer_latch->getTerminator()->getMetadata(llvm::LLVMContext::MD_loop);
+  ASSERT_NE(loop, nullptr) << ir;
+  ASSERT_EQ(loop->getNumOperands(), 2u) << ir;
+  EXPECT_EQ(loop->getOperand(0).get(), loop) << ir;  // distinct, self-referencing
+  const auto* property = llvm::dyn_cast<llvm::MDNode>(loop->getOperand(1).get());
+  ASSERT_NE(property, nullptr) << ir;
+  const auto* name = llvm::dyn_cast<llvm::MDString>(property->getOperand(0).get());
+  ASSERT_NE(name, nullptr) << ir;
+  EXPECT_EQ(name->getString(), "llvm.loop.unroll.disable") << ir;
+  EXPECT_TRUE(ir.find("!{!\"llvm.loop.unroll.disable\"}") != std::string::npos) << ir;
 }
 
 TEST(FusionIrHelpers, ScatterTargetsSkipWindowsThatDoNotFit) {

@@ -1,12 +1,27 @@
 #include "xla/backends/gpu/codegen/ir_loops.h"
 
+#include "llvm/IR/Metadata.h"
 #include "xla/util/status_macros.h"
 
 namespace xla::gpu {
+namespace {
+
+// The distinct, self-referencing `!llvm.loop` node LangRef requires, with
+// one property string.
+llvm::MDNode* LoopProperty(llvm::LLVMContext& ctx, const char* property) {
+  llvm::Metadata* fields[] = {nullptr,
+                              llvm::MDNode::get(ctx, llvm::MDString::get(ctx, property))};
+  llvm::MDNode* loop = llvm::MDNode::getDistinct(ctx, fields);
+  loop->replaceOperandWith(0, loop);
+  return loop;
+}
+
+}  // namespace
 
 absl::Status EmitForLoop(llvm::IRBuilder<>* b, llvm::Value* lo, llvm::Value* hi,
                          llvm::Value* step, const std::string& name,
-                         const std::function<absl::Status(llvm::Value*)>& body) {
+                         const std::function<absl::Status(llvm::Value*)>& body,
+                         LoopUnroll unroll) {
   llvm::BasicBlock* pre = b->GetInsertBlock();
   llvm::Function* fn = pre->getParent();
   llvm::LLVMContext& ctx = b->getContext();
@@ -19,7 +34,11 @@ absl::Status EmitForLoop(llvm::IRBuilder<>* b, llvm::Value* lo, llvm::Value* hi,
   RETURN_IF_ERROR(body(i));
   llvm::Value* next = b->CreateAdd(i, step, name + ".next", /*HasNUW=*/true, /*HasNSW=*/true);
   i->addIncoming(next, b->GetInsertBlock());
-  b->CreateCondBr(b->CreateICmpSLT(next, hi), body_bb, exit_bb);
+  llvm::BranchInst* latch = b->CreateCondBr(b->CreateICmpSLT(next, hi), body_bb, exit_bb);
+  if (unroll == LoopUnroll::kDisabled) {
+    latch->setMetadata(llvm::LLVMContext::MD_loop,
+                       LoopProperty(ctx, "llvm.loop.unroll.disable"));
+  }
   b->SetInsertPoint(exit_bb);
   return absl::OkStatus();
 }

@@ -63,12 +63,14 @@ std::pair<llvm::Value*, llvm::Value*> InputPosition(const WindowDim& w, llvm::Va
 }
 
 // Loops over the window taps row-major; for each tap whose every dim lands
-// on an input element calls body(input positions, taps).
+// on an input element calls body(input positions, taps). `unroll` applies to
+// every tap loop.
 absl::Status ForEachWindowTap(
     const std::vector<WindowDim>& window, const std::vector<llvm::Value*>& out,
     const std::vector<int64_t>& in_sizes, llvm::IRBuilder<>* b,
     const std::function<absl::Status(const std::vector<llvm::Value*>&,
-                                     const std::vector<llvm::Value*>&)>& body) {
+                                     const std::vector<llvm::Value*>&)>& body,
+    LoopUnroll unroll = LoopUnroll::kAuto) {
   std::vector<llvm::Value*> pos(window.size()), taps(window.size());
   std::function<absl::Status(size_t)> level = [&](size_t d) -> absl::Status {
     if (d == window.size()) return body(pos, taps);
@@ -78,7 +80,8 @@ absl::Status ForEachWindowTap(
                          pos[d] = q;
                          taps[d] = t;
                          return EmitIfThen(b, inside, [&]() { return level(d + 1); });
-                       });
+                       },
+                       unroll);
   };
   return level(0);
 }
@@ -139,10 +142,11 @@ absl::StatusOr<ConvIr> AnalyzeConv(absl::string_view emitter, const HloInstructi
 }
 
 // Accumulates the products of the window at output `index` for features
-// [o0, o1) into acc[o - o0] (acc_ir elements).
+// [o0, o1) into acc[o - o0] (acc_ir elements). `outer_unroll` applies to the
+// loops around the feature loop (window taps, input features).
 absl::Status EmitConvAccumulate(const ConvIr& c, const IrIndex& index, llvm::Value* o0,
                                 llvm::Value* o1, llvm::Value* acc, const FusedGenerators& gens,
-                                llvm::IRBuilder<>* b) {
+                                LoopUnroll outer_unroll, llvm::IRBuilder<>* b) {
   const ConvDimLabels& l = *c.l;
   const Shape& ls = c.lhs->shape();
   const Shape& rs = c.rhs->shape();
@@ -208,8 +212,10 @@ absl::Status EmitConvAccumulate(const ConvIr& c, const IrIndex& index, llvm::Val
                     b->CreateStore(sum, slot);
                     return absl::OkStatus();
                   });
-            });
-      });
+            },
+            outer_unroll);
+      },
+      outer_unroll);
 }
 
 }  // namespace
@@ -224,7 +230,8 @@ absl::StatusOr<llvm::Value*> EmitConvolutionElement(absl::string_view emitter,
   llvm::AllocaInst* acc = EmitEntryAlloca(b, acc_ir, nullptr, "conv_acc");
   b->CreateStore(llvm::Constant::getNullValue(acc_ir), acc);
   llvm::Value* o = index[c.l->output_feature];
-  RETURN_IF_ERROR(EmitConvAccumulate(c, index, o, b->CreateAdd(o, b->getInt64(1)), acc, gens, b));
+  RETURN_IF_ERROR(EmitConvAccumulate(c, index, o, b->CreateAdd(o, b->getInt64(1)), acc, gens,
+                                     LoopUnroll::kAuto, b));
   return EmitConvert(c.acc_type, c.ot, b->CreateLoad(acc_ir, acc), b);
 }
 
@@ -240,7 +247,11 @@ absl::Status EmitConvolutionFeatureBlock(
                    b->CreateInBoundsGEP(acc_ir, acc, b->CreateSub(o, o0)));
     return absl::OkStatus();
   }));
-  RETURN_IF_ERROR(EmitConvAccumulate(c, index, o0, o1, acc, gens, b));
+  // The feature loop inside vectorizes; unrolling the short window and
+  // input-feature loops around it would only copy it (a depthwise 3x3
+  // kernel: 9 vectorized loops and their remainders, 4-5x the LLVM time).
+  RETURN_IF_ERROR(
+      EmitConvAccumulate(c, index, o0, o1, acc, gens, LoopUnroll::kDisabled, b));
   return EmitForLoop(b, o0, o1, b->getInt64(1), "conv_out", [&](llvm::Value* o) {
     llvm::Value* sum = b->CreateLoad(acc_ir, b->CreateInBoundsGEP(acc_ir, acc, b->CreateSub(o, o0)));
     return write(o, EmitConvert(c.acc_type, c.ot, sum, b));

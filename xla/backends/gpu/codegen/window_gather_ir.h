@@ -50,8 +50,10 @@ absl::StatusOr<llvm::Value*> EmitConvolutionElement(absl::string_view emitter,
 // calls `write(o, value)` for each, after the whole window. The loop over
 // o is innermost and unit-stride in HWIO kernels / NHWC inputs, so it
 // vectorizes while each element keeps the evaluator's summation order
-// (bit-identical to EmitConvolutionElement). Accumulators: an entry-block
-// array of `max_block` >= o1 - o0 elements. Errors: as
+// (bit-identical to EmitConvolutionElement). The window-tap and
+// input-feature loops around it carry `llvm.loop.unroll.disable`, so LLVM
+// does not copy the vectorized loop once per tap. Accumulators: an
+// entry-block array of `max_block` >= o1 - o0 elements. Errors: as
 // EmitConvolutionElement, or write's.
 absl::Status EmitConvolutionFeatureBlock(
     absl::string_view emitter, const HloInstruction& conv, const IrIndex& index,

@@ -7,6 +7,9 @@
 #include <memory>
 #include <string>
 
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "gtest/gtest.h"
 #include "xla/backends/gpu/codegen/fusion_emitter_test_util.h"
 #include "xla/backends/gpu/codegen/host/host_fusion_test_util.h"
@@ -68,6 +71,46 @@ TEST(HostWindowOps, ConvDepthwiseWithFusedProducer) {
   w = f32[3,3,1,6] parameter(1)
   ROOT f = f32[3,9,7,6] fusion(x, w), kind=kLoop, calls=fused
 )", "convolution");
+}
+
+TEST(HostWindowOps, ConvDepthwiseWindowLoopsStayRolled) {
+  // The feature-block kernel's window-tap and input-feature loops carry
+  // llvm.loop.unroll.disable (LLVM would otherwise copy the vectorized
+  // feature loop once per tap); the feature loop itself carries none, and
+  // the result still equals the evaluator's bit for bit.
+  absl::StatusOr<std::unique_ptr<HloModule>> m = ParseHloModule(FusionTestModuleText(R"(
+  x = f32[2,11,9,13] parameter(0)
+  w = f32[3,3,1,13] parameter(1)
+  ROOT c = f32[2,6,5,13] convolution(x, w), window={size=3x3 stride=2x2 pad=1_1x1_1}, dim_labels=b01f_01io->b01f, feature_group_count=13
+)", R"(
+  x = f32[2,11,9,13] parameter(0)
+  w = f32[3,3,1,13] parameter(1)
+  ROOT f = f32[2,6,5,13] fusion(x, w), kind=kLoop, calls=fused
+)"));
+  ASSERT_TRUE(m.ok()) << m.status();
+  FusionRunOptions options;
+  options.emit.target_block_bytes = 256;
+  absl::StatusOr<FusionRun> run = RunFusionOnHost(**m, options);
+  ASSERT_TRUE(run.ok()) << run.status();
+  EXPECT_EQ(run->info.kind, "convolution");
+  EXPECT_TRUE(run->expected == run->actual)
+      << "expected " << run->expected.ToString() << "\nactual " << run->actual.ToString();
+  // Latches are `br i1 %c, label %<loop>.body, label %<loop>.exit[, !llvm.loop !N]`.
+  auto latch_has_loop_md = [&](const std::string& loop) -> int {
+    int found = 0;
+    for (absl::string_view line : absl::StrSplit(run->ir, '\n')) {
+      if (!absl::StrContains(line, absl::StrCat("label %", loop, ".body, label %", loop, ".exit"))) {
+        continue;
+      }
+      found = absl::StrContains(line, "!llvm.loop !") ? 1 : -1;
+    }
+    return found;  // 1: metadata, -1: a latch without it, 0: no latch
+  };
+  EXPECT_EQ(latch_has_loop_md("tap0"), 1) << run->ir;
+  EXPECT_EQ(latch_has_loop_md("tap1"), 1) << run->ir;
+  EXPECT_EQ(latch_has_loop_md("conv_i"), 1) << run->ir;
+  EXPECT_EQ(latch_has_loop_md("conv_o"), -1) << run->ir;
+  EXPECT_TRUE(absl::StrContains(run->ir, "!{!\"llvm.loop.unroll.disable\"}")) << run->ir;
 }
 
 TEST(HostWindowOps, ConvGroupsBf16) {

@@ -6,7 +6,8 @@
 // positions before the cache (-3: no key visible, the mean of V), 0,
 // inside, T - 1 and past it, at odd sizes. Near misses stay unfused: a
 // position mask that is a suffix, a mask per head, an additive mask, a
-// fill that leaves hidden keys a weight, the softmax over heads.
+// fill that leaves hidden keys a weight, the softmax over heads; and every
+// decode step when AttentionRewriterOptions::fuse_decode_steps is off.
 #include <cstdint>
 #include <cstdlib>
 #include <string>
@@ -107,8 +108,8 @@ void ExpectFused(const Decode& x, const std::string& mask_type) {
   EXPECT_TRUE(Contains(r.text, absl::StrCat("kv_max_seqlen = ", x.t, " : i64")));
 }
 
-void ExpectUnfused(const Decode& x) {
-  AttentionRewriter pass;
+void ExpectUnfused(const Decode& x, AttentionRewriterOptions rewriter_options = {}) {
+  AttentionRewriter pass(rewriter_options);
   const std::string hlo = DecodeHlo(x);
   pass_test::PassResult r = RunPassAndCheck(pass, hlo);
   EXPECT_FALSE(r.changed) << hlo;
@@ -132,6 +133,13 @@ TEST(AttentionDecode, KeyLengthFromThePosition) {
   Decode unmasked;
   unmasked.no_mask = true;
   ExpectFused(unmasked, "0");
+}
+
+TEST(AttentionDecode, LeftUnfusedWhenDecodeStepsAreOff) {
+  Decode le;  // the case KeyLengthFromThePosition fuses
+  AttentionRewriterOptions options;
+  options.fuse_decode_steps = false;
+  ExpectUnfused(le, options);
 }
 
 TEST(AttentionDecode, NearMisses) {

@@ -629,7 +629,8 @@ std::optional<RowDot> RowDotRoles(const HloInstruction* dot, int64_t n, Primitiv
 // `arange(S) <= pos`); read as attention with Sq = 1.
 std::optional<Match> MatchDecodeAttention(HloInstruction* out,
                                           const AttentionRewriterOptions& options) {
-  if (out->opcode() != HloOpcode::kDot || Rank(out) < 2 || !TypeFits(TypeOf(out), options)) {
+  if (!options.fuse_decode_steps || out->opcode() != HloOpcode::kDot || Rank(out) < 2 ||
+      !TypeFits(TypeOf(out), options)) {
     return std::nullopt;
   }
   const PrimitiveType type = TypeOf(out);

@@ -133,7 +133,9 @@ constexpr PolicyStage kPolicyRollouts[] = {
     {"fuse_attention_host", 2, "2026-12-16", "",
      "--fuse_attention on by default for the host's exact (f32) rewrites only, once every runtime "
      "of the 2-week forward window has the handlers; the inexact 16-bit rewrite "
-     "(AttentionRewriterOptions::fuse_16bit) stays behind an explicit --fuse_attention=on"},
+     "(AttentionRewriterOptions::fuse_16bit) and the decode steps without a query axis, slower "
+     "fused on the host for small caches (fuse_decode_steps), stay behind an explicit "
+     "--fuse_attention=on"},
 };
 
 absl::Status BadStage(const PolicyStage& s, absl::string_view rule) {

@@ -404,20 +404,21 @@ TEST(GpuCompiler, RequireCubinFailsWithoutPtxasSayingWhereItLooked) {
 }
 
 TEST(GpuCompiler, UnsupportedOpIsUnimplementedNamingIt) {
-  // (A complex cholesky, then rng-get-and-update-state, were the example
-  // until ComplexExpander and the RNG state emitter lowered them.)
-  constexpr char kComplexTan[] = R"(
+  // (A complex cholesky, rng-get-and-update-state, then a complex tan were
+  // the example until ComplexExpander and the RNG state emitter lowered
+  // them.)
+  constexpr char kComplexLogistic[] = R"(
 HloModule s
 ENTRY e {
   p = c64[3] parameter(0)
-  ROOT my_tan = c64[3] tan(p)
+  ROOT my_logistic = c64[3] logistic(p)
 }
 )";
-  absl::StatusOr<std::string> r = CompileHloToGpuArtifact(kComplexTan, "sm_90", {});
+  absl::StatusOr<std::string> r = CompileHloToGpuArtifact(kComplexLogistic, "sm_90", {});
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), absl::StatusCode::kUnimplemented) << r.status();
   // The op with no real form, not the fusion around it.
-  EXPECT_TRUE(absl::StrContains(r.status().message(), "my_tan, a tan")) << r.status();
+  EXPECT_TRUE(absl::StrContains(r.status().message(), "my_logistic, a logistic")) << r.status();
   EXPECT_TRUE(absl::StrContains(r.status().message(), "sm_90")) << r.status();
 }
 

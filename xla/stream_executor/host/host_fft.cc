@@ -79,8 +79,8 @@ class HostFftPlanImpl : public HostFftPlan {
   };
 
   // Per axis, the LaneFft its complex passes run on: the power-of-two axes
-  // up to kLaneFftMaxLength, except a real transform's last (its pass stays
-  // on Eigen's real FFT).
+  // up to kLaneFftMaxLength, except a real transform's last (its pass runs
+  // on real_lane_fft_ or Eigen's real FFT).
   static std::vector<std::unique_ptr<const LaneFft<T>>> MakeLaneFfts(const FftConfig& c) {
     const std::vector<int64_t> dims = ComplexDims(c);
     const bool real = c.type == FftType::kRfft || c.type == FftType::kIrfft;
@@ -301,18 +301,9 @@ class HostFftPlanImpl : public HostFftPlan {
     for (int64_t axis = 0; axis + 1 < rank; ++axis) lines *= config_.lengths[axis];
     const bool inverse = config_.type == FftType::kIfft;
     if constexpr (std::is_same_v<In, Complex> && std::is_same_v<Out, Complex>) {
-      if (const LaneFft<T>* fft = lane_ffts_.back().get(); fft != nullptr) {
-        LanePass(
-            *fft, lines, 1, inverse, pool,
-            [&](int64_t i) { return std::make_pair(in + i * in_row, out + i * out_row); },
-            [](int64_t) {});
-        return;
-      }
-      if (const BluesteinFft<T>* fft = bluesteins_.back().get(); fft != nullptr) {
-        LanePass(
-            *fft, lines, 1, inverse, pool,
-            [&](int64_t i) { return std::make_pair(in + i * in_row, out + i * out_row); },
-            [](int64_t) {});
+      if (AxisLanePass(rank - 1, lines, 1, inverse, pool, [&](int64_t i) {
+            return std::make_pair(in + i * in_row, out + i * out_row);
+          })) {
         return;
       }
     }
@@ -383,6 +374,24 @@ class HostFftPlanImpl : public HostFftPlan {
     });
   }
 
+  // LanePass over the complex passes of `axis` on the transform the plan
+  // made for it (its LaneFft, else its BluesteinFft); false, doing
+  // nothing, when the axis has neither (Eigen runs it).
+  template <typename LineFn>
+  bool AxisLanePass(int64_t axis, int64_t lines, int64_t stride, bool inverse, HostThreadPool* pool,
+                    const LineFn& line) const {
+    auto nothing_after = [](int64_t) {};
+    if (const LaneFft<T>* fft = lane_ffts_[axis].get(); fft != nullptr) {
+      LanePass(*fft, lines, stride, inverse, pool, line, nothing_after);
+      return true;
+    }
+    if (const BluesteinFft<T>* fft = bluesteins_[axis].get(); fft != nullptr) {
+      LanePass(*fft, lines, stride, inverse, pool, line, nothing_after);
+      return true;
+    }
+    return false;
+  }
+
   // Complex transforms of dimension `axis` (not the last) of `data`, in
   // place: each line gathered into scratch, transformed, scattered back.
   void StridedPass(Complex* data, int64_t axis, bool inverse, HostThreadPool* pool) const {
@@ -397,14 +406,7 @@ class HostFftPlanImpl : public HostFftPlan {
       Complex* base = line_base(i);
       return std::make_pair(static_cast<const Complex*>(base), base);
     };
-    if (const LaneFft<T>* fft = lane_ffts_[axis].get(); fft != nullptr) {
-      LanePass(*fft, outer * inner, inner, inverse, pool, in_place, [](int64_t) {});
-      return;
-    }
-    if (const BluesteinFft<T>* fft = bluesteins_[axis].get(); fft != nullptr) {
-      LanePass(*fft, outer * inner, inner, inverse, pool, in_place, [](int64_t) {});
-      return;
-    }
+    if (AxisLanePass(axis, outer * inner, inner, inverse, pool, in_place)) return;
     ForLines(outer * inner, n, pool, [&](Engine& e, int64_t i) {
       Complex* base = line_base(i);
       for (int64_t j = 0; j < n; ++j) e.a[j] = base[j * inner];

@@ -5,7 +5,9 @@
 // .mul (scatter), segment_sum, gather of rows, sums and products over axes,
 // max, min and cummax (reduces whose reducers select on both parts),
 // abs/angle/conj inside reductions, tan, sinh, cosh, expm1 and log1p,
-// select and compare. Each compiles for
+// select and compare; and, written by hand (JAX has no complex atan2 or
+// select-and-scatter), logistic and atan2, and a select-and-scatter of a
+// complex source onto a real operand. Each compiles for
 // the host and matches the evaluator, and compiles for sm_80 and sm_90
 // with ptxas accepting every kernel; c64 and c128, odd sizes.
 #include <cstdint>
@@ -53,6 +55,8 @@ const ComplexCase kCases[] = {
     {"max_min_cummax", {}},
     {"elementwise", {}},
     {"select_compare", {}},
+    {"logistic_atan2", {}},
+    {"select_and_scatter", {}},
 };
 
 std::string ReadProgram(const std::string& name) {
@@ -86,6 +90,12 @@ std::vector<Literal> Inputs(const std::string& hlo, const ComplexCase& c) {
     const Shape& shape = entry->parameter_instruction(p)->shape();
     if (IsComplex(shape.element_type())) {
       args.push_back(ComplexInput(shape, p));
+      continue;
+    }
+    if (IsFloat(shape.element_type())) {  // distinct values: no ties for a select
+      Literal l(shape);
+      for (int64_t i = 0; i < l.element_count(); ++i) l.SetDouble(i, 0.125 * ((i * 37) % 127) - 6);
+      args.push_back(std::move(l));
       continue;
     }
     EXPECT_EQ(shape.element_type(), PrimitiveType::S32) << c.name << " parameter " << p;

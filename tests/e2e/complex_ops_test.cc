@@ -19,7 +19,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
-#include "tests/e2e/host_vs_evaluator.h"
+#include "xla/aot/host_vs_evaluator.h"
 #include "xla/hlo/parser/hlo_parser.h"
 
 namespace xla {
@@ -113,7 +113,7 @@ TEST_P(ComplexOps, HostMatchesEvaluator) {
   for (const char* type : {"c64", "c128"}) {
     SCOPED_TRACE(type);
     const std::string hlo = ReadProgram(absl::StrCat(GetParam().name, "_", type));
-    e2e::ExpectHostMatchesEvaluator(hlo, Inputs(hlo, GetParam()));
+    aot::ExpectHostMatchesEvaluator(hlo, Inputs(hlo, GetParam()));
   }
 }
 
@@ -122,7 +122,7 @@ TEST_P(ComplexOps, CompilesForSm80AndSm90) {
     const std::string hlo = ReadProgram(absl::StrCat(GetParam().name, "_", type));
     for (const char* target : {"sm_80", "sm_90"}) {
       SCOPED_TRACE(absl::StrCat(type, " ", target));
-      e2e::ExpectCompilesWithCubins(hlo, target);
+      aot::ExpectCompilesWithCubins(hlo, target);
     }
   }
 }

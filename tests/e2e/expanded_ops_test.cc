@@ -13,9 +13,9 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
 #include "gtest/gtest.h"
-#include "tests/e2e/host_vs_evaluator.h"
 #include "xla/aot/compile.h"
 #include "xla/aot/executable.h"
+#include "xla/aot/host_vs_evaluator.h"
 #include "xla/aot/literal_execution.h"
 #include "xla/backends/gpu/compiler/gpu_compiler.h"
 #include "xla/backends/gpu/runtime/runtime_test_util.h"
@@ -27,11 +27,11 @@
 namespace xla {
 namespace {
 
-using e2e::ExpectHostMatchesEvaluator;
+using aot::ExpectHostMatchesEvaluator;
 
 // Compiles `hlo` for sm_90 and requires a cubin for every kernel (ptxas
 // accepted each one).
-void ExpectSm90CompilesWithCubins(const std::string& hlo) { e2e::ExpectCompilesWithCubins(hlo, "sm_90"); }
+void ExpectSm90CompilesWithCubins(const std::string& hlo) { aot::ExpectCompilesWithCubins(hlo, "sm_90"); }
 
 Literal F32(std::vector<int64_t> dims, double scale, double shift) {
   Literal l(Shape::Array(PrimitiveType::F32, dims));

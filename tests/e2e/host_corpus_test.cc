@@ -5,7 +5,9 @@
 // relative to each output's scale, since GEMMs and convolutions lowered to
 // GEMMs accumulate in the output type while the evaluator uses f64).
 //
-// Every module is compiled with --emit_fft (fft into fft thunks). Modules
+// Every module is compiled with --emit_fft (fft into fft thunks) and
+// --emit_host_transfers: a host transfer's recv gets the same data on both
+// sides (HostSide), and the sends of both are compared like results. Modules
 // with collectives are compiled with --emit_collectives for the
 // device counts their collectives need (DeviceCountsForCollectives, as
 // corpus_coverage_test) and run on that many host devices
@@ -16,12 +18,13 @@
 // verify, have no random inputs, are too large, exceed the evaluator's time
 // limit or use something the evaluator refuses, or contain a construct
 // named in kNamedSkips (each with its reason: several RNG state reads,
-// send/recv, tiled entry layouts). Any
+// send/recv between programs, tiled entry layouts). Any
 // other compile error (Unimplemented included), load or execution error,
 // or mismatch fails the test, as does comparing fewer than kMinCompared
 // modules.
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <optional>
 #include <map>
@@ -45,6 +48,7 @@
 #include "xla/hlo/testing/corpus.h"
 #include "xla/hlo/transforms/literal_compare.h"
 #include "xla/hlo/verifier/hlo_verifier.h"
+#include "xla/types/random_literal.h"
 
 namespace xla::gpu {
 namespace {
@@ -61,8 +65,11 @@ constexpr int64_t kMaxInstructions = 400;
 // and one evaluator per participant).
 constexpr int64_t kMaxParticipants = 16;
 
-bool SendOrRecv(const HloInstruction& instr) {
-  return instr.opcode() == HloOpcode::kSend || instr.opcode() == HloOpcode::kRecv;
+// A send or recv to another program (not the host): a channel this test
+// has no peer for.
+bool ChannelToAnotherProgram(const HloInstruction& instr) {
+  return (instr.opcode() == HloOpcode::kSend || instr.opcode() == HloOpcode::kRecv) &&
+         !instr.GetBool(AttrId::kIsHostTransfer);
 }
 bool HasTiles(const Shape& shape) {
   if (shape.IsTuple()) {
@@ -129,10 +136,9 @@ constexpr NamedSkip kNamedSkips[] = {
      "several reads of XLA's RNG state (rng-get-and-update-state, GetRngSeed): their order, and "
      "so their values, is the schedule's choice; xla/aot:replicated_execution_test and "
      "tests/e2e:rng_state_test check the state"},
-    {AnyOf<SendOrRecv>,
-     "send/recv: host transfers (behind --emit_host_transfers; xla/aot:host_transfer_test runs "
-     "them against the evaluator with callbacks) and token-only channels, which this test does "
-     "not feed"},
+    {AnyOf<ChannelToAnotherProgram>,
+     "send/recv without is_host_transfer: a channel to another program (in the corpus, "
+     "token-only channels of () data), which this test has no peer for"},
     {TiledEntryLayout, "entry layout with tiles (TPU's T(2,128)), which the runtime does not lay out"},
 };
 
@@ -174,7 +180,10 @@ int64_t InstructionCount(const HloModule& module) {
   return n;
 }
 
+// The result leaves, depth-first; tokens (which hold nothing) left out, as
+// the compiled program's results leave them out.
 void Flatten(const Literal& literal, std::vector<const Literal*>* out) {
+  if (literal.shape().IsToken()) return;
   if (!literal.shape().IsTuple()) {
     out->push_back(&literal);
     return;
@@ -194,19 +203,72 @@ std::string ReadFile(const std::string& path) {
 }
 
 // What one module gives: per participant, its expected result (the
-// evaluator's) and the compiled program's result leaves.
+// evaluator's) and the compiled program's result leaves; and the host
+// sends of both sides (one participant).
 struct Outcome {
   std::vector<Literal> expected;
   std::vector<std::vector<Literal>> actual;
+  std::vector<Literal> expected_sends;
+  std::vector<Literal> actual_sends;
+};
+
+// The host side of a module's host transfers, for the evaluator and for the
+// compiled program: the n-th recv on channel C gets values drawn from
+// (C, n) on both sides; sends are recorded into an Outcome (which must
+// outlive the runs).
+class HostSide {
+ public:
+  explicit HostSide(Outcome* outcome) {
+    hook_.send = [outcome](int64_t, absl::string_view, const Literal& data) {
+      outcome->expected_sends.push_back(data);
+      return absl::OkStatus();
+    };
+    hook_.recv = [this](int64_t channel, absl::string_view, const Shape& shape) {
+      return Draw(evaluator_recvs_, channel, shape);
+    };
+    callbacks_.send = [outcome](int64_t, absl::string_view, const Shape& shape,
+                                absl::Span<const uint8_t> data) {
+      Literal value(shape);
+      if (value.data().size() != data.size()) return absl::InternalError("send size");
+      if (!data.empty()) std::memcpy(value.mutable_data().data(), data.data(), data.size());
+      outcome->actual_sends.push_back(std::move(value));
+      return absl::OkStatus();
+    };
+    callbacks_.recv = [this](int64_t channel, absl::string_view, const Shape& shape,
+                             absl::Span<uint8_t> data) -> absl::Status {
+      absl::StatusOr<Literal> value = Draw(device_recvs_, channel, shape);
+      if (!value.ok()) return value.status();
+      if (value->data().size() != data.size()) return absl::InternalError("recv size");
+      if (!data.empty()) std::memcpy(data.data(), value->data().data(), data.size());
+      return absl::OkStatus();
+    };
+  }
+  const HostTransferHook* hook() const { return &hook_; }
+  const HostTransferCallbacks* callbacks() const { return &callbacks_; }
+
+ private:
+  static absl::StatusOr<Literal> Draw(std::map<int64_t, int64_t>& counts, int64_t channel,
+                                      const Shape& shape) {
+    if (!shape.IsArray()) return Literal(shape);
+    const int64_t n = counts[channel]++;
+    return MakeRandomLiteral(shape, 1000 * static_cast<uint64_t>(channel) + n);
+  }
+
+  HostTransferHook hook_;
+  HostTransferCallbacks callbacks_;
+  std::map<int64_t, int64_t> evaluator_recvs_;  // recvs so far per channel
+  std::map<int64_t, int64_t> device_recvs_;
 };
 
 // The evaluator's results for `args[d]` on each participant: the single
 // evaluator for a module without collectives, EvaluateReplicated otherwise.
 absl::StatusOr<std::vector<Literal>> Evaluate(const HloModule& module, const DeviceCounts& counts,
                                               bool collectives,
-                                              const std::vector<std::vector<Literal>>& args) {
+                                              const std::vector<std::vector<Literal>>& args,
+                                              const HostSide& host) {
   EvaluatorOptions eval_options;
   eval_options.time_limit_seconds = 1;
+  eval_options.host_transfers = host.hook();
   if (!collectives) {
     absl::StatusOr<Literal> expected = HloEvaluator(eval_options).Evaluate(module, args[0]);
     if (!expected.ok()) return expected.status();
@@ -227,10 +289,12 @@ absl::StatusOr<std::vector<Literal>> Evaluate(const HloModule& module, const Dev
 // host devices otherwise.
 absl::StatusOr<std::vector<std::vector<Literal>>> RunCompiled(
     aot::Executable& exe, const DeviceCounts& counts, bool collectives,
-    const std::vector<std::vector<Literal>>& args) {
+    const std::vector<std::vector<Literal>>& args, const HostSide& host) {
   if (!collectives) {
+    aot::ExecuteOptions options;
+    options.host_transfers = host.callbacks();
     absl::StatusOr<std::vector<Literal>> actual =
-        aot::ExecuteOnLiterals(exe, testing::HostExecutor(), args[0]);
+        aot::ExecuteOnLiterals(exe, testing::HostExecutor(), args[0], options);
     if (!actual.ok()) return actual.status();
     std::vector<std::vector<Literal>> out;
     out.push_back(*std::move(actual));
@@ -264,6 +328,17 @@ absl::Status Compare(const Outcome& outcome) {
       if (absl::Status s = CompareOutputLeaf(*leaves[i], actual[i]); !s.ok()) {
         return absl::InternalError(absl::StrCat("participant ", d, " leaf ", i, ": ", s.message()));
       }
+    }
+  }
+  if (outcome.expected_sends.size() != outcome.actual_sends.size()) {
+    return absl::InternalError(absl::StrCat(outcome.actual_sends.size(), " host sends, expected ",
+                                            outcome.expected_sends.size()));
+  }
+  for (size_t i = 0; i < outcome.expected_sends.size(); ++i) {
+    if (!outcome.expected_sends[i].shape().IsArray()) continue;
+    if (absl::Status s = CompareOutputLeaf(outcome.expected_sends[i], outcome.actual_sends[i]);
+        !s.ok()) {
+      return absl::InternalError(absl::StrCat("host send ", i, ": ", s.message()));
     }
   }
   return absl::OkStatus();
@@ -326,8 +401,10 @@ TEST(HostCompilerCorpus, CompiledModulesMatchTheEvaluator) {
       continue;
     }
     Outcome outcome;
+    const HostSide host(&outcome);
     {
-      absl::StatusOr<std::vector<Literal>> expected = Evaluate(**module, *counts, collectives, args);
+      absl::StatusOr<std::vector<Literal>> expected =
+          Evaluate(**module, *counts, collectives, args, host);
       if (!expected.ok()) {
         ++skipped["evaluator: " + Reason(expected.status().message(), 60)];
         continue;
@@ -339,6 +416,7 @@ TEST(HostCompilerCorpus, CompiledModulesMatchTheEvaluator) {
     options.source_name = path;
     options.emit_collectives = true;
     options.emit_fft = true;
+    options.emit_host_transfers = true;
     options.num_replicas = counts->num_replicas;
     options.num_partitions = counts->num_partitions;
     options.opt_level = 1;
@@ -356,7 +434,7 @@ TEST(HostCompilerCorpus, CompiledModulesMatchTheEvaluator) {
       continue;
     }
     absl::StatusOr<std::vector<std::vector<Literal>>> actual =
-        RunCompiled(**exe, *counts, collectives, args);
+        RunCompiled(**exe, *counts, collectives, args, host);
     if (!actual.ok()) {
       failures.push_back(absl::StrCat(path, ": execute: ", Reason(actual.status().message(), 400)));
       continue;

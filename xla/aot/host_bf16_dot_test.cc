@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "xla/aot/host_dot_test_util.h"
+#include "xla/aot/host_vs_evaluator.h"
 #include "xla/stream_executor/host/host_gemm.h"
 #include "xla/types/literal.h"
 
@@ -70,14 +70,14 @@ double WorstError(const Literal& a, const Literal& b) {
 class HostBf16Dot : public ::testing::TestWithParam<Case> {};
 
 TEST_P(HostBf16Dot, MatchesTheEvaluatorOnBothGemmPaths) {
-  absl::StatusOr<HostDotModule> module = PrepareHostDotModule(GetParam().hlo, 5);
+  absl::StatusOr<HostProgram> module = PrepareHostProgram(GetParam().hlo, {}, 5);
   ASSERT_TRUE(module.ok()) << module.status();
   const Literal* expected = &module->expected;
   std::vector<Literal> results;
   for (bool fallback : {false, true}) {
     SCOPED_TRACE(fallback ? "widen-then-f32 fallback" : "default path");
     stream_executor::host::DisableHostGemmBf16DotForTesting(fallback);
-    absl::StatusOr<Literal> out = RunHostDotModule(*module);
+    absl::StatusOr<Literal> out = RunHostProgramOneOutput(*module);
     stream_executor::host::DisableHostGemmBf16DotForTesting(false);
     ASSERT_TRUE(out.ok()) << out.status();
     // One bf16 rounding of each output (2^-9 relative) and, for the MLP

@@ -6,9 +6,11 @@
 // off (Eigen's packed product for the same GEMMs).
 #include <cmath>
 #include <cstdint>
+#include <string>
+#include <vector>
 
 #include "gtest/gtest.h"
-#include "xla/aot/host_dot_test_util.h"
+#include "xla/aot/host_vs_evaluator.h"
 #include "xla/stream_executor/host/host_gemm.h"
 #include "xla/types/literal.h"
 
@@ -124,12 +126,12 @@ ENTRY e {
 class HostSmallGemm : public ::testing::TestWithParam<SmallDot> {};
 
 TEST_P(HostSmallGemm, MatchesTheEvaluatorWithAndWithoutTheDirectKernel) {
-  absl::StatusOr<HostDotModule> module = PrepareHostDotModule(GetParam().hlo, 11);
+  absl::StatusOr<HostProgram> module = PrepareHostProgram(GetParam().hlo, {}, 11);
   ASSERT_TRUE(module.ok()) << module.status();
   for (bool eigen : {false, true}) {
     SCOPED_TRACE(eigen ? "Eigen's packed product" : "direct kernel");
     stream_executor::host::DisableHostGemmDirectForTesting(eigen);
-    absl::StatusOr<Literal> got = RunHostDotModule(*module);
+    absl::StatusOr<Literal> got = RunHostProgramOneOutput(*module);
     stream_executor::host::DisableHostGemmDirectForTesting(false);
     ASSERT_TRUE(got.ok()) << got.status();
     const Literal& want = module->expected;

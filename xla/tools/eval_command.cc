@@ -1,6 +1,7 @@
 #include "xla/tools/eval_command.h"
 
 #include <cstring>
+#include <sstream>
 
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
@@ -12,6 +13,8 @@
 #include "xla/hlo/verifier/hlo_verifier.h"
 #include "xla/tools/elided_constant_flags.h"
 #include "xla/tools/exit_codes.h"
+#include "xla/tools/host_transfer_flags.h"
+#include "xla/tools/input_ranges.h"
 #include "xla/tools/stacked_literals.h"
 #include "xla/tools/tensor_io.h"
 #include "xla/types/npy.h"
@@ -21,8 +24,9 @@ namespace xla::cli {
 const char kEvalHelp[] =
     "usage: xla_aot eval FILE.hlo [--input=A.npy ...] [--random_inputs [--seed=N]]\n"
     "                            [--output_dir=DIR] [--print] [--max_while_iterations=N]\n"
-    "                            [--replicas=N] [--save_inputs=DIR]\n"
+    "                            [--replicas=N] [--save_inputs=DIR] [--input_ranges=FILE.json|none]\n"
     "                            [--elided_constants=error|zeros|random [--elided_constants_seed=N]]\n"
+    "                            [--host_recv=CHANNEL=FILE.npy ...] [--host_send_dir=DIR]\n"
     "\n"
     "Evaluates the module's entry computation on the reference evaluator.\n"
     "\n"
@@ -44,6 +48,12 @@ const char kEvalHelp[] =
     "                        carries a leading dimension of that many participants,\n"
     "                        slice d for participant d; --random_inputs draws each\n"
     "                        participant's inputs from its own seed\n"
+    XLA_AOT_INPUT_RANGES_FLAG_HELP
+    XLA_AOT_HOST_TRANSFER_FLAGS_HELP
+    "Host transfers (send/recv with is_host_transfer=true) are served as `xla_aot\n"
+    "run` serves them: each send is printed on stderr, a recv reads its channel's\n"
+    "--host_recv file or, with --random_inputs, draws its data from the seed (the\n"
+    "same data `run --random_inputs --seed` feeds). Token parameters take no --input.\n"
     XLA_AOT_ELIDED_CONSTANT_FLAGS_HELP;
 
 namespace {
@@ -55,6 +65,8 @@ struct EvalFlags {
   int64_t replicas = 0;  // 0: no --replicas, a plain single evaluation
   std::string save_inputs;  // directory for in<i>.npy, or empty
   ElidedConstantFlags elided;
+  HostTransferFlags host_transfers;
+  std::string input_ranges;  // --input_ranges: a path, "none", or "" (look beside)
 };
 
 // Parses flags; returns an error message for bad usage.
@@ -64,6 +76,10 @@ std::string ParseFlags(const std::vector<std::string>& args, EvalFlags* f) {
     if (ParseTensorIoFlag(arg, &f->io, &error)) {
       if (!error.empty()) return error;
     } else if (ParseElidedConstantFlag(arg, &f->elided, &error)) {
+      if (!error.empty()) return error;
+    } else if (ParseHostTransferFlag(arg, &f->host_transfers, &error)) {
+      if (!error.empty()) return error;
+    } else if (ParseInputRangesFlag(arg, &f->input_ranges, &error)) {
       if (!error.empty()) return error;
     } else if (absl::StartsWith(arg, "--max_while_iterations=")) {
       const std::string v = arg.substr(std::string("--max_while_iterations=").size());
@@ -87,23 +103,33 @@ std::string ParseFlags(const std::vector<std::string>& args, EvalFlags* f) {
     }
   }
   if (f->module_path.empty()) return "no module file";
+  if (!f->input_ranges.empty() && !f->io.random_inputs) return "--input_ranges is for --random_inputs";
   if (f->replicas > 0 && !f->save_inputs.empty()) {
     return "--save_inputs writes one device's inputs; drop it or --replicas";
+  }
+  if (f->replicas > 0 && HasHostTransferFlags(f->host_transfers)) {
+    return "--host_recv/--host_send_dir serve one device's host transfers; drop them or --replicas";
   }
   return CheckTensorIoFlags(f->io);
 }
 
 // One argument list per participant: from --input files with a leading
 // dimension of `n`, or drawn per participant.
-absl::StatusOr<std::vector<std::vector<Literal>>> ReplicatedInputs(const HloModule& module,
-                                                                   const TensorIoFlags& io,
-                                                                   int64_t n) {
+absl::StatusOr<std::vector<std::vector<Literal>>> ReplicatedInputs(
+    const HloModule& module, const std::string& module_path, const TensorIoFlags& io,
+    const std::string& ranges_flag, int64_t n, std::ostream& log) {
   std::vector<std::vector<Literal>> args(n);
   if (io.random_inputs) {
     for (int64_t d = 0; d < n; ++d) {
-      absl::StatusOr<std::vector<Literal>> drawn =
-          MakeRandomInputs(module, ParticipantSeed(io.seed, d));
+      const uint64_t seed = ParticipantSeed(io.seed, d);
+      absl::StatusOr<std::vector<Literal>> drawn = MakeRandomInputs(module, seed);
       if (!drawn.ok()) return drawn.status();
+      std::ostringstream quiet;  // the note once, from participant 0's draw below
+      if (absl::Status s = ApplyInputRangesFor(ranges_flag, {module_path}, seed, &*drawn,
+                                               d == 0 ? log : static_cast<std::ostream&>(quiet));
+          !s.ok()) {
+        return s;
+      }
       args[d] = std::move(*drawn);
     }
     return args;
@@ -148,7 +174,7 @@ int RunReplicatedEval(const EvalFlags& flags, const HloModule& module, std::ostr
     err << "xla_aot eval: " << n.status().message() << "\n";
     return kExitBadInput;
   }
-  absl::StatusOr<std::vector<std::vector<Literal>>> inputs = ReplicatedInputs(module, flags.io, *n);
+  absl::StatusOr<std::vector<std::vector<Literal>>> inputs = ReplicatedInputs(module, flags.module_path, flags.io, flags.input_ranges, *n, err);
   if (!inputs.ok()) {
     err << "xla_aot eval: " << inputs.status().message() << "\n";
     return kExitBadInput;
@@ -179,18 +205,27 @@ int RunReplicatedEval(const EvalFlags& flags, const HloModule& module, std::ostr
 absl::StatusOr<std::vector<Literal>> LoadInputs(const HloModule& module,
                                                 const std::vector<std::string>& paths) {
   const HloComputation& entry = *module.entry_computation();
-  if (static_cast<int64_t>(paths.size()) != entry.num_parameters()) {
-    return absl::InvalidArgumentError(absl::StrCat("the module takes ", entry.num_parameters(),
-                                                   " parameters but ", paths.size(),
-                                                   " --input files were given"));
+  int64_t tokens = 0;
+  for (const HloInstruction* p : entry.parameter_instructions()) tokens += p->shape().IsToken();
+  if (static_cast<int64_t>(paths.size()) != entry.num_parameters() - tokens) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "the module takes ", entry.num_parameters() - tokens, " parameters but ", paths.size(),
+        " --input files were given",
+        tokens > 0 ? absl::StrCat(" (and ", tokens, " token parameters, which take none)") : ""));
   }
   std::vector<Literal> args;
+  size_t next = 0;
   for (int64_t i = 0; i < entry.num_parameters(); ++i) {
     const HloInstruction* p = entry.parameter_instruction(i);
-    absl::StatusOr<Literal> file = ReadNpyFile(paths[i]);
+    if (p->shape().IsToken()) {
+      args.emplace_back(p->shape());
+      continue;
+    }
+    const std::string& path = paths[next++];
+    absl::StatusOr<Literal> file = ReadNpyFile(path);
     if (!file.ok()) return file.status();
     absl::StatusOr<Literal> arg = ConvertNpyLiteral(
-        *file, p->shape(), absl::StrCat("parameter ", i, " ('", p->name(), "') from ", paths[i]));
+        *file, p->shape(), absl::StrCat("parameter ", i, " ('", p->name(), "') from ", path));
     if (!arg.ok()) return arg.status();
     args.push_back(std::move(*arg));
   }
@@ -229,6 +264,13 @@ int RunEval(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   absl::StatusOr<std::vector<Literal>> inputs =
       flags.io.random_inputs ? MakeRandomInputs(**module, flags.io.seed)
                              : LoadInputs(**module, flags.io.inputs);
+  if (inputs.ok() && flags.io.random_inputs) {
+    if (absl::Status s = ApplyInputRangesFor(flags.input_ranges, {flags.module_path}, flags.io.seed,
+                                             &*inputs, err);
+        !s.ok()) {
+      inputs = s;
+    }
+  }
   if (!inputs.ok()) {
     err << "xla_aot eval: " << inputs.status().message() << "\n";
     return kExitBadInput;
@@ -240,7 +282,12 @@ int RunEval(const std::vector<std::string>& args, std::ostream& out, std::ostrea
       return kExitBadInput;
     }
   }
-  absl::StatusOr<Literal> result = HloEvaluator(flags.options).Evaluate(**module, *inputs);
+  HostTransferFlags host_flags = flags.host_transfers;
+  if (flags.io.random_inputs) host_flags.random_seed = flags.io.seed;
+  HostTransferServer host_transfers(host_flags, &err);
+  EvaluatorOptions options = flags.options;
+  options.host_transfers = &host_transfers.evaluator_hook();
+  absl::StatusOr<Literal> result = HloEvaluator(options).Evaluate(**module, *inputs);
   if (!result.ok()) {
     err << flags.module_path << ": evaluation failed: " << result.status().message() << "\n";
     return kExitBadInput;

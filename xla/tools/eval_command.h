@@ -32,7 +32,8 @@ extern const char kEvalHelp[];
 
 int RunEval(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 
-// Reads one .npy per entry parameter and converts it to the parameter's
+// Reads one .npy per entry parameter (token parameters take none and get a
+// token) and converts it to the parameter's
 // shape. Errors name the parameter, the expected and the given shape.
 absl::StatusOr<std::vector<Literal>> LoadInputs(const HloModule& module,
                                                 const std::vector<std::string>& paths);

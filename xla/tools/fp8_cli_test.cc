@@ -22,6 +22,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
 #include "gtest/gtest.h"
+#include "xla/tools/cli_test_util.h"
 #include "xla/tools/compile_command.h"
 #include "xla/tools/exit_codes.h"
 #include "xla/tools/inspect_command.h"
@@ -33,29 +34,14 @@
 namespace xla::cli {
 namespace {
 
-struct Result {
-  int code;
-  std::string out;
-  std::string err;
-};
-
-template <typename F>
-Result Call(F f, const std::vector<std::string>& args) {
-  std::ostringstream out, err;
-  const int code = f(args, out, err);
-  return {code, out.str(), err.str()};
-}
-
-std::string Tmp(const std::string& name) { return std::string(std::getenv("TEST_TMPDIR")) + "/" + name; }
-
 std::string WriteText(const std::string& name, const std::string& text) {
-  const std::string path = Tmp(name);
+  const std::string path = TestTempPath(name);
   std::ofstream(path) << text;
   return path;
 }
 
 std::string WriteNpy(const std::string& name, const Literal& value) {
-  const std::string path = Tmp(name);
+  const std::string path = TestTempPath(name);
   const absl::Status s = WriteNpyFile(path, value);
   EXPECT_TRUE(s.ok()) << s;
   return path;
@@ -84,24 +70,24 @@ std::vector<double> Uniform(int64_t count, double limit, uint32_t seed) {
 void CompileAndCheck(const std::string& hlo, const std::string& tag,
                      const std::vector<std::string>& inputs, bool expect_gemm,
                      const std::vector<std::string>& run_flags = {}) {
-  const std::string host = Tmp(tag + "_host.xaot");
-  Result c = Call(RunCompile, {hlo, "-o", host, "--target=host"});
+  const std::string host = TestTempPath(tag + "_host.xaot");
+  CliResult c = RunCommand(RunCompile, {hlo, "-o", host, "--target=host"});
   ASSERT_EQ(c.code, kExitOk) << c.err;
   std::vector<std::string> run = {host, "--reference=" + hlo};
   for (const std::string& in : inputs) run.push_back("--input=" + in);
   run.insert(run.end(), run_flags.begin(), run_flags.end());
-  Result r = Call(RunRun, run);
+  CliResult r = RunCommand(RunRun, run);
   EXPECT_EQ(r.code, kExitOk) << r.err << r.out;
   EXPECT_TRUE(absl::StrContains(r.out, "PASS: ")) << r.out;
   EXPECT_FALSE(absl::StrContains(r.out, "FAIL")) << r.out;
-  Result ih = Call(RunInspect, {host});
+  CliResult ih = RunCommand(RunInspect, {host});
   ASSERT_EQ(ih.code, kExitOk) << ih.err;
   EXPECT_EQ(absl::StrContains(ih.out, "gemm ["), expect_gemm) << ih.out;
 
-  const std::string gpu = Tmp(tag + "_sm90.xaot");
-  Result g = Call(RunCompile, {hlo, "-o", gpu, "--target=sm_90"});
+  const std::string gpu = TestTempPath(tag + "_sm90.xaot");
+  CliResult g = RunCommand(RunCompile, {hlo, "-o", gpu, "--target=sm_90"});
   ASSERT_EQ(g.code, kExitOk) << g.err;
-  Result ig = Call(RunInspect, {gpu});
+  CliResult ig = RunCommand(RunInspect, {gpu});
   ASSERT_EQ(ig.code, kExitOk) << ig.err;
   EXPECT_EQ(absl::StrContains(ig.out, "gemm ["), expect_gemm) << ig.out;
   // Every line of the kernel table names a cubin (ptxas accepted the PTX).
@@ -241,8 +227,8 @@ TEST(Fp8Cli, EncodingsFromF32Bf16F16MatchTheEvaluatorAndHandValues) {
   const std::string x = WriteNpy("x.npy", F32Literal({n}, in));
   CompileAndCheck(hlo, "encode", {x}, /*expect_gemm=*/false);
   // The compiled f32 -> fp8 path against the hand-computed bits.
-  const std::string out_dir = Tmp("encode_out");
-  Result r = Call(RunRun, {Tmp("encode_host.xaot"), "--input=" + x, "--output_dir=" + out_dir});
+  const std::string out_dir = TestTempPath("encode_out");
+  CliResult r = RunCommand(RunRun, {TestTempPath("encode_host.xaot"), "--input=" + x, "--output_dir=" + out_dir});
   ASSERT_EQ(r.code, kExitOk) << r.err;
   absl::StatusOr<Literal> e4 = ReadNpyFile(out_dir + "/out0.npy");
   absl::StatusOr<Literal> e5 = ReadNpyFile(out_dir + "/out3.npy");
@@ -324,10 +310,10 @@ ENTRY e {
 
 TEST(Fp8Cli, Fp8GemmCublasLtKeepsFp8OperandsOnSm90) {
   const std::string hlo = WriteText("ldot16.hlo", kLlamaDot16Module);
-  const std::string gpu = Tmp("ldot16_sm90.xaot");
-  Result g = Call(RunCompile, {hlo, "-o", gpu, "--target=sm_90", "--fp8_gemm=cublaslt"});
+  const std::string gpu = TestTempPath("ldot16_sm90.xaot");
+  CliResult g = RunCommand(RunCompile, {hlo, "-o", gpu, "--target=sm_90", "--fp8_gemm=cublaslt"});
   ASSERT_EQ(g.code, kExitOk) << g.err;
-  Result ig = Call(RunInspect, {gpu});
+  CliResult ig = RunCommand(RunInspect, {gpu});
   ASSERT_EQ(ig.code, kExitOk) << ig.err;
   EXPECT_TRUE(absl::StrContains(ig.out, "m=32 n=48 k=32")) << ig.out;
   EXPECT_TRUE(absl::StrContains(ig.out, "lhs_type=f8e4m3fn rhs_type=f8e5m2")) << ig.out;
@@ -338,18 +324,18 @@ TEST(Fp8Cli, Fp8GemmCublasLtKeepsFp8OperandsOnSm90) {
        {std::vector<std::string>{"--target=sm_90"},
         std::vector<std::string>{"--target=sm_90", "--fp8_gemm=widen"},
         std::vector<std::string>{"--target=host", "--fp8_gemm=cublaslt"}}) {
-    const std::string out = Tmp("ldot16_widened.xaot");
+    const std::string out = TestTempPath("ldot16_widened.xaot");
     std::vector<std::string> args = {hlo, "-o", out};
     args.insert(args.end(), flags.begin(), flags.end());
-    Result c = Call(RunCompile, args);
+    CliResult c = RunCommand(RunCompile, args);
     ASSERT_EQ(c.code, kExitOk) << c.err;
-    Result i = Call(RunInspect, {out});
+    CliResult i = RunCommand(RunInspect, {out});
     ASSERT_EQ(i.code, kExitOk) << i.err;
     EXPECT_TRUE(absl::StrContains(i.out, "gemm [")) << i.out;
     EXPECT_FALSE(absl::StrContains(i.out, "lhs_type=")) << i.out;
     EXPECT_FALSE(absl::StrContains(i.out, "gemm.fp8")) << i.out;
   }
-  Result bad = Call(RunCompile, {hlo, "-o", gpu, "--fp8_gemm=fast"});
+  CliResult bad = RunCommand(RunCompile, {hlo, "-o", gpu, "--fp8_gemm=fast"});
   EXPECT_NE(bad.code, kExitOk);
   EXPECT_TRUE(absl::StrContains(bad.err, "bad --fp8_gemm value 'fast' (widen or cublaslt)"))
       << bad.err;

@@ -6,7 +6,9 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "xla/hlo/transforms/literal_compare.h"
 #include "xla/types/npy.h"
+#include "xla/types/random_literal.h"
 #include "xla/util/status_macros.h"
 
 namespace xla::cli {
@@ -35,6 +37,18 @@ std::string Describe(int64_t channel, absl::string_view rendezvous, const Shape&
                       shape.ToString(false));
 }
 
+// A literal of `shape` holding `data` (the device's bytes).
+absl::StatusOr<Literal> FromDeviceBytes(const Shape& shape, absl::Span<const uint8_t> data) {
+  Literal value(shape);
+  if (value.data().size() != data.size()) {
+    return absl::UnimplementedError(absl::StrCat("a host send of ", shape.ToString(false), " has ",
+                                                 data.size(), " bytes on the device, expected ",
+                                                 value.data().size()));
+  }
+  if (!data.empty()) std::memcpy(value.mutable_data().data(), data.data(), data.size());
+  return value;
+}
+
 }  // namespace
 
 bool ParseHostTransferFlag(const std::string& arg, HostTransferFlags* flags, std::string* error) {
@@ -50,54 +64,132 @@ bool ParseHostTransferFlag(const std::string& arg, HostTransferFlags* flags, std
   return false;
 }
 
+bool HasHostTransferFlags(const HostTransferFlags& flags) {
+  return !flags.recv_files.empty() || !flags.send_dir.empty();
+}
+
+uint64_t HostRecvSeed(uint64_t seed, int64_t channel, int64_t n) {
+  // Parameters use seed * 1000003 + i; an odd multiplier per channel and a
+  // second per recv keep these apart from them and from each other.
+  return (seed * 1000003 + 0x5EED0000ull) ^ (static_cast<uint64_t>(channel) * 0x9E3779B97F4A7C15ull) ^
+         (static_cast<uint64_t>(n) * 0xC2B2AE3D27D4EB4Full);
+}
+
 HostTransferServer::HostTransferServer(HostTransferFlags flags, std::ostream* log)
     : flags_(std::move(flags)), log_(log) {
   callbacks_.send = [this](int64_t channel, absl::string_view rendezvous, const Shape& shape,
-                           absl::Span<const uint8_t> data) {
-    return Send(channel, rendezvous, shape, data);
+                           absl::Span<const uint8_t> data) -> absl::Status {
+    ASSIGN_OR_RETURN(Literal value, FromDeviceBytes(shape, data));
+    return RecordSend(channel, rendezvous, std::move(value));
   };
   callbacks_.recv = [this](int64_t channel, absl::string_view rendezvous, const Shape& shape,
-                           absl::Span<uint8_t> data) {
-    return Recv(channel, rendezvous, shape, data);
+                           absl::Span<uint8_t> data) -> absl::Status {
+    ASSIGN_OR_RETURN(Literal value, RecvData(channel, rendezvous, shape));
+    if (value.data().size() != data.size()) {
+      return absl::UnimplementedError(absl::StrCat("cannot fill the host recv on ",
+                                                   Describe(channel, rendezvous, shape), " (",
+                                                   data.size(), " bytes on the device, ",
+                                                   value.data().size(), " in its data)"));
+    }
+    if (!data.empty()) std::memcpy(data.data(), value.data().data(), data.size());
+    return absl::OkStatus();
+  };
+  hook_.send = [this](int64_t channel, absl::string_view rendezvous, const Literal& data) {
+    return RecordSend(channel, rendezvous, data);
+  };
+  hook_.recv = [this](int64_t channel, absl::string_view rendezvous, const Shape& shape) {
+    return RecvData(channel, rendezvous, shape);
   };
 }
 
-absl::Status HostTransferServer::Send(int64_t channel, absl::string_view rendezvous,
-                                      const Shape& shape, absl::Span<const uint8_t> data) {
+std::vector<HostSend> HostTransferServer::sends() const {
   std::lock_guard<std::mutex> lock(mu_);
-  const int64_t n = sends_[channel]++;
-  *log_ << "host send: " << Describe(channel, rendezvous, shape) << "\n";
-  if (flags_.send_dir.empty() || !shape.IsArray()) return absl::OkStatus();
-  Literal value(shape);
-  if (value.data().size() != data.size()) {
-    return absl::UnimplementedError(absl::StrCat("--host_send_dir cannot write ",
-                                                 shape.ToString(false), " (", data.size(),
-                                                 " bytes on the device)"));
-  }
-  std::memcpy(value.mutable_data().data(), data.data(), data.size());
-  return WriteNpyFile(absl::StrCat(flags_.send_dir, "/send_", channel, "_", n, ".npy"), value);
+  return sends_;
 }
 
-absl::Status HostTransferServer::Recv(int64_t channel, absl::string_view rendezvous,
-                                      const Shape& shape, absl::Span<uint8_t> data) const {
-  if (data.empty()) return absl::OkStatus();  // (): nothing to read
+absl::Status HostTransferServer::RecordSend(int64_t channel, absl::string_view rendezvous,
+                                            Literal data) {
+  std::lock_guard<std::mutex> lock(mu_);
+  int64_t n = 0;
+  for (const HostSend& s : sends_) n += s.channel == channel;
+  if (log_ != nullptr) {
+    *log_ << "host send: " << Describe(channel, rendezvous, data.shape()) << "\n";
+  }
+  if (!flags_.send_dir.empty() && data.shape().IsArray()) {
+    RETURN_IF_ERROR(
+        WriteNpyFile(absl::StrCat(flags_.send_dir, "/send_", channel, "_", n, ".npy"), data));
+  }
+  sends_.push_back({channel, n, std::string(rendezvous), std::move(data)});
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Literal> HostTransferServer::RecvData(int64_t channel, absl::string_view rendezvous,
+                                                     const Shape& shape) {
+  int64_t n = 0;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    n = recvs_[channel]++;
+  }
+  if (!shape.IsArray()) return Literal(shape);  // (): a synchronization, no data
   auto it = flags_.recv_files.find(channel);
+  if (it == flags_.recv_files.end() && flags_.random_seed.has_value()) {
+    absl::StatusOr<Literal> drawn =
+        MakeRandomLiteral(shape, HostRecvSeed(*flags_.random_seed, channel, n));
+    if (!drawn.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat("the host recv on ",
+                                                     Describe(channel, rendezvous, shape), ": ",
+                                                     drawn.status().message()));
+    }
+    return drawn;
+  }
   if (it == flags_.recv_files.end()) {
     return absl::NotFoundError(absl::StrCat("no data for the host recv on ",
                                             Describe(channel, rendezvous, shape),
-                                            ": pass --host_recv=", channel, "=FILE.npy"));
+                                            ": pass --host_recv=", channel,
+                                            "=FILE.npy (or --random_inputs)"));
   }
   ASSIGN_OR_RETURN(Literal file, ReadNpyFile(it->second));
-  ASSIGN_OR_RETURN(Literal value,
-                   ConvertNpyLiteral(file, shape,
-                                     absl::StrCat("the host recv on ",
-                                                  Describe(channel, rendezvous, shape))));
-  if (value.data().size() != data.size()) {
-    return absl::UnimplementedError(absl::StrCat("--host_recv cannot fill ", shape.ToString(false),
-                                                 " (", data.size(), " bytes on the device)"));
+  return ConvertNpyLiteral(file, shape,
+                           absl::StrCat("the host recv on ", Describe(channel, rendezvous, shape),
+                                        " from --host_recv=", channel, "=", it->second));
+}
+
+bool CompareHostSends(const std::vector<HostSend>& want, const std::vector<HostSend>& got,
+                      double tolerance_scale, std::ostream& out) {
+  std::map<std::pair<int64_t, int64_t>, const HostSend*> wanted;
+  for (const HostSend& s : want) wanted[{s.channel, s.index}] = &s;
+  std::map<std::pair<int64_t, int64_t>, const HostSend*> seen;
+  for (const HostSend& s : got) seen[{s.channel, s.index}] = &s;
+  bool all_pass = true;
+  for (const auto& [key, w] : wanted) {
+    const std::string what = absl::StrCat("send channel ", key.first, " #", key.second, " ",
+                                          w->data.shape().ToString(false), ": ");
+    auto it = seen.find(key);
+    if (it == seen.end()) {
+      all_pass = false;
+      out << what << "FAIL (the reference sent it, the artifact did not)\n";
+      continue;
+    }
+    const absl::Status same =
+        w->data.shape().IsArray() ? CompareOutputLeaf(w->data, it->second->data, tolerance_scale)
+        : w->data.shape() == it->second->data.shape()
+            ? absl::OkStatus()
+            : absl::InvalidArgumentError(absl::StrCat(
+                  "the artifact sent ", it->second->data.shape().ToString(false)));
+    all_pass &= same.ok();
+    out << what << (same.ok() ? "PASS" : absl::StrCat("FAIL (", same.message(), ")")) << "\n";
   }
-  std::memcpy(data.data(), value.data().data(), data.size());
-  return absl::OkStatus();
+  for (const auto& [key, g] : seen) {
+    if (wanted.count(key) > 0) continue;
+    all_pass = false;
+    out << "send channel " << key.first << " #" << key.second << " "
+        << g->data.shape().ToString(false) << ": FAIL (the artifact sent it, the reference did not)\n";
+  }
+  if (!want.empty() || !got.empty()) {
+    out << (all_pass ? "PASS" : "FAIL") << ": " << got.size() << " host sends against the reference's "
+        << want.size() << "\n";
+  }
+  return all_pass;
 }
 
 }  // namespace xla::cli

@@ -25,6 +25,7 @@
 #include "xla/tools/elided_constant_flags.h"
 #include "xla/tools/exit_codes.h"
 #include "xla/tools/host_transfer_flags.h"
+#include "xla/tools/input_ranges.h"
 #include "xla/tools/replicated_run.h"
 #include "xla/tools/tensor_io.h"
 #include "xla/tools/trust_flags.h"
@@ -34,7 +35,8 @@
 namespace xla::cli {
 
 const char kRunHelp[] =
-    "usage: xla_aot run FILE.xaot [--input=A.npy ...] [--random_inputs [--seed=N]]\n"
+    "usage: xla_aot run FILE.xaot [--input=A.npy ...]\n"
+    "                            [--random_inputs [--seed=N] [--input_ranges=FILE.json|none]]\n"
     "                            [--output_dir=DIR] [--print]\n"
     "                            [--reference=FILE.hlo | --expected=DIR]\n"
     "                            [--elided_constants=error|zeros|random [--elided_constants_seed=N]]\n"
@@ -47,6 +49,8 @@ const char kRunHelp[] =
     "  --input=PATH          one .npy per parameter, in order\n"
     "  --random_inputs       draw inputs: floats in [-1,1), integers in [0,8)\n"
     "  --seed=N              seed for --random_inputs (default 0)\n"
+    XLA_AOT_INPUT_RANGES_FLAG_HELP
+    "                        (MODULE: the --reference module, else the artifact)\n"
     "  --output_dir=DIR      write DIR/out0.npy, out1.npy, ... (result leaves, depth-first)\n"
     "  --print               print the results (the default without --output_dir\n"
     "                        and --reference)\n"
@@ -84,7 +88,10 @@ const char kRunHelp[] =
     XLA_AOT_HOST_TRANSFER_FLAGS_HELP
     "Host transfers (an artifact compiled with --emit_host_transfers): each send\n"
     "is printed on stderr; a recv without --host_recv for its channel fails the run\n"
-    "naming the channel. Token parameters take no --input.\n"
+    "naming the channel, unless --random_inputs draws its data (from the seed, the\n"
+    "channel and the recv's count). --reference serves the evaluator the same recv\n"
+    "data and compares its sends with the artifact's, as outputs (by channel and\n"
+    "count). Token parameters take no --input.\n"
     "An artifact compiled with --elided_constants=zeros|random (inspect lists\n"
     "`constants: N invented`) computes with invented values: run warns on stderr,\n"
     "and --reference invents the same values in FILE.hlo (the artifact's mode and\n"
@@ -106,6 +113,7 @@ struct RunFlags {
   TrustFlags trust;
   ElidedConstantFlags elided;  // for --reference
   HostTransferFlags host_transfers;
+  std::string input_ranges;  // --input_ranges: a path, "none", or "" (look beside)
 };
 
 std::string ParseFlags(const std::vector<std::string>& args, RunFlags* f) {
@@ -120,6 +128,8 @@ std::string ParseFlags(const std::vector<std::string>& args, RunFlags* f) {
     } else if (ParseCudaGraphsFlag(arg, &f->cuda_graphs, &error)) {
       if (!error.empty()) return error;
     } else if (ParseHostTransferFlag(arg, &f->host_transfers, &error)) {
+      if (!error.empty()) return error;
+    } else if (ParseInputRangesFlag(arg, &f->input_ranges, &error)) {
       if (!error.empty()) return error;
     } else if (absl::StartsWith(arg, "--tolerance_scale=")) {
       if (!absl::SimpleAtod(arg.substr(std::string("--tolerance_scale=").size()),
@@ -150,6 +160,7 @@ std::string ParseFlags(const std::vector<std::string>& args, RunFlags* f) {
     }
   }
   if (f->artifact.empty()) return "no artifact file";
+  if (!f->input_ranges.empty() && !f->io.random_inputs) return "--input_ranges is for --random_inputs";
   if (f->replicas > 0 && !f->trace.empty()) return "--trace traces one device; drop it or --replicas";
   if (f->replicas > 0 && !f->cuda_graphs) return "--cuda_graphs=off is for one-device runs; drop it or --replicas";
   if (!f->reference.empty() && !f->expected.empty()) {
@@ -161,6 +172,7 @@ std::string ParseFlags(const std::vector<std::string>& args, RunFlags* f) {
 struct RunOutcome {
   std::vector<Literal> inputs;
   std::vector<Literal> leaves;
+  std::vector<HostSend> sends;  // the artifact's host sends, in order
   // payload.invented_constants, when the artifact has it.
   std::optional<gpu::InventedConstantsProto> invented;
 };
@@ -175,6 +187,21 @@ ProgramShape StackedProgramShape(const ProgramShape& shape, int64_t n) {
     p = Shape::Array(p.element_type(), dims);
   }
   return stacked;
+}
+
+// The host side of a run: the flags, drawing recvs from --seed under
+// --random_inputs.
+HostTransferFlags HostTransfersOf(const RunFlags& f) {
+  HostTransferFlags flags = f.host_transfers;
+  if (f.io.random_inputs) flags.random_seed = f.io.seed;
+  return flags;
+}
+
+// Under --random_inputs, redraws the inputs whose parameters have a range in
+// the ranges file (--input_ranges, or beside the reference or artifact).
+absl::Status RangedInputs(const RunFlags& f, std::vector<Literal>* inputs, std::ostream& err) {
+  if (!f.io.random_inputs) return absl::OkStatus();
+  return ApplyInputRangesFor(f.input_ranges, {f.reference, f.artifact}, f.io.seed, inputs, err);
 }
 
 // Loads the artifact and runs it; warns on `err` before running an artifact
@@ -202,18 +229,21 @@ absl::StatusOr<RunOutcome> LoadAndRun(const RunFlags& f, std::ostream& err) {
     ASSIGN_OR_RETURN(outcome.inputs,
                      MakeInputs(f.io, StackedProgramShape(exe->program_shape(),
                                                           f.replicas * partitions)));
+    RETURN_IF_ERROR(RangedInputs(f, &outcome.inputs, err));
     ASSIGN_OR_RETURN(outcome.leaves, tools::RunReplicated(*exe, f.replicas, outcome.inputs));
     return outcome;
   }
   ASSIGN_OR_RETURN(outcome.inputs, MakeInputs(f.io, exe->program_shape()));
+  RETURN_IF_ERROR(RangedInputs(f, &outcome.inputs, err));
   ASSIGN_OR_RETURN(stream_executor::Platform * platform,
                    stream_executor::PlatformRegistry::GetPlatform(exe->program().target.platform));
   ASSIGN_OR_RETURN(stream_executor::StreamExecutor * device, platform->GetDevice(0));
   aot::ExecuteOptions options;
   options.cuda_graphs = f.cuda_graphs;
-  HostTransferServer host_transfers(f.host_transfers, &err);
+  HostTransferServer host_transfers(HostTransfersOf(f), &err);
   options.host_transfers = &host_transfers.callbacks();
   ASSIGN_OR_RETURN(outcome.leaves, aot::ExecuteOnLiterals(*exe, device, outcome.inputs, options));
+  outcome.sends = host_transfers.sends();
   return outcome;
 }
 
@@ -259,16 +289,20 @@ absl::StatusOr<std::vector<Literal>> ReferenceArguments(const HloModule& module,
 // with `actual` (CompareOutputLeaf); writes one line per leaf and a verdict.
 // Returns whether all leaves pass, or an error when the reference cannot be
 // evaluated.
-// The reference module's result leaves on `inputs`: one evaluation, or with
-// `replicas` > 0 the replicated evaluator on the unstacked inputs, every leaf
-// stacked again. `storage` keeps the evaluated values alive.
+// The reference module's result leaves on `inputs`: one evaluation (its
+// host transfers served by `host`), or with `replicas` > 0 the replicated
+// evaluator on the unstacked inputs, every leaf stacked again. `storage`
+// keeps the evaluated values alive.
 absl::StatusOr<std::vector<const Literal*>> ReferenceLeaves(const HloModule& module,
                                                             const std::vector<Literal>& inputs,
                                                             int64_t replicas,
+                                                            const HostTransferHook* host,
                                                             std::vector<Literal>* storage) {
   if (replicas == 0) {
     ASSIGN_OR_RETURN(const std::vector<Literal> args, ReferenceArguments(module, inputs));
-    ASSIGN_OR_RETURN(Literal expected, HloEvaluator().Evaluate(module, args));
+    EvaluatorOptions options;
+    options.host_transfers = host;
+    ASSIGN_OR_RETURN(Literal expected, HloEvaluator(options).Evaluate(module, args));
     storage->push_back(std::move(expected));
     return FlattenLeaves(storage->back());
   }
@@ -364,26 +398,31 @@ std::pair<ElidedConstantsMode, uint64_t> ReferenceElidedConstants(
   return {flags.mode.value_or(mode), flags.seed.value_or(seed)};
 }
 
-absl::StatusOr<bool> CompareWithReference(const std::string& path,
-                                          const std::vector<Literal>& inputs,
-                                          const std::vector<Literal>& actual, double scale,
-                                          int64_t replicas,
+// Evaluates `path` on the run's inputs (its host transfers served as the
+// run's were, from `host_flags`) and compares its output leaves and host
+// sends with the run's. Returns whether all pass.
+absl::StatusOr<bool> CompareWithReference(const std::string& path, const RunOutcome& run,
+                                          double scale, int64_t replicas,
                                           std::pair<ElidedConstantsMode, uint64_t> elided,
-                                          std::ostream& out) {
+                                          HostTransferFlags host_flags, std::ostream& out) {
+  const std::vector<Literal>& actual = run.leaves;
   ASSIGN_OR_RETURN(std::unique_ptr<HloModule> module,
                    ParseHloFileFillingElided(path, elided.first, elided.second, nullptr));
   if (absl::Status v = VerifyModule(*module); !v.ok()) {
     return absl::InvalidArgumentError(v.message());
   }
   std::vector<Literal> storage;
+  host_flags.send_dir.clear();  // the artifact's sends are the ones written
+  HostTransferServer host(std::move(host_flags), nullptr);
   ASSIGN_OR_RETURN(const std::vector<const Literal*> leaves,
-                   ReferenceLeaves(*module, inputs, replicas, &storage));
+                   ReferenceLeaves(*module, run.inputs, replicas, &host.evaluator_hook(), &storage));
   if (leaves.size() != actual.size()) {
     return absl::InvalidArgumentError(absl::StrCat(path, " has ", leaves.size(),
                                                    " output leaves but the artifact has ",
                                                    actual.size()));
   }
-  return CompareLeaves(leaves, actual, scale, path, out);
+  const bool outputs_pass = CompareLeaves(leaves, actual, scale, path, out);
+  return CompareHostSends(host.sends(), run.sends, scale, out) && outputs_pass;
 }
 
 absl::StatusOr<bool> CompareWithExpected(const std::string& dir, const std::vector<Literal>& actual,
@@ -444,9 +483,9 @@ int RunRun(const std::vector<std::string>& args, std::ostream& out, std::ostream
   absl::StatusOr<bool> pass =
       flags.reference.empty()
           ? CompareWithExpected(flags.expected, run->leaves, flags.tolerance_scale, out)
-          : CompareWithReference(flags.reference, run->inputs, run->leaves, flags.tolerance_scale,
-                                 flags.replicas, ReferenceElidedConstants(flags.elided, run->invented),
-                                 out);
+          : CompareWithReference(flags.reference, *run, flags.tolerance_scale, flags.replicas,
+                                 ReferenceElidedConstants(flags.elided, run->invented),
+                                 HostTransfersOf(flags), out);
   if (!pass.ok()) {
     err << "xla_aot run: " << (flags.reference.empty() ? "--expected" : "--reference") << ": "
         << pass.status().message() << "\n";

@@ -13,6 +13,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_replace.h"
 #include "gtest/gtest.h"
+#include "xla/tools/cli_test_util.h"
 #include "xla/tools/compile_command.h"
 #include "xla/tools/eval_command.h"
 #include "xla/tools/exit_codes.h"
@@ -23,25 +24,8 @@ namespace {
 
 constexpr char kModule[] = "xla/tools/testdata/te_fused_attention.hlo";
 
-struct Result {
-  int code;
-  std::string out;
-  std::string err;
-};
-
-template <typename F>
-Result Call(F f, const std::vector<std::string>& args) {
-  std::ostringstream out, err;
-  const int code = f(args, out, err);
-  return {code, out.str(), err.str()};
-}
-
-std::string Tmp(const std::string& name) {
-  return std::string(std::getenv("TEST_TMPDIR")) + "/" + name;
-}
-
 TEST(TeFusedAttentionCli, EvalPrintsTheHandComputedValues) {
-  Result r = Call(RunEval, {kModule, "--print"});
+  CliResult r = RunCommand(RunEval, {kModule, "--print"});
   ASSERT_EQ(r.code, kExitOk) << r.err;
   EXPECT_TRUE(
       absl::StrContains(r.out, "out0: f32[1,2,1,2] { { { {1.5378828, 2.5378828} }, { {2, 3} } } }"))
@@ -60,10 +44,10 @@ TEST(TeFusedAttentionCli, EvalPrintsTheHandComputedValues) {
 }
 
 TEST(TeFusedAttentionCli, HostCompileAndRunMatchTheEvaluator) {
-  const std::string artifact = Tmp("te.xaot");
-  Result c = Call(RunCompile, {kModule, "-o", artifact, "--target=host"});
+  const std::string artifact = TestTempPath("te.xaot");
+  CliResult c = RunCommand(RunCompile, {kModule, "-o", artifact, "--target=host"});
   ASSERT_EQ(c.code, kExitOk) << c.err;
-  Result r = Call(RunRun, {artifact, std::string("--reference=") + kModule});
+  CliResult r = RunCommand(RunRun, {artifact, std::string("--reference=") + kModule});
   EXPECT_EQ(r.code, kExitOk) << r.out << r.err;
   for (const char* out : {"out0", "out1", "out2", "out3", "out4"}) {
     EXPECT_TRUE(absl::StrContains(r.out, std::string(out) + " f32")) << r.out;
@@ -75,17 +59,17 @@ TEST(TeFusedAttentionCli, UnsupportedAttributeFailsTheCompile) {
   std::ifstream in(kModule);
   std::stringstream text;
   text << in.rdbuf();
-  const std::string path = Tmp("te_window.hlo");
+  const std::string path = TestTempPath("te_window.hlo");
   std::ofstream(path) << absl::StrReplaceAll(text.str(),
                                              {{"window_size_left = -1", "window_size_left = 64"}});
-  Result c = Call(RunCompile, {path, "-o", Tmp("te_window.xaot"), "--target=host"});
+  CliResult c = RunCommand(RunCompile, {path, "-o", TestTempPath("te_window.xaot"), "--target=host"});
   EXPECT_EQ(c.code, kExitBadInput) << c.err;
   EXPECT_TRUE(absl::StrContains(c.err,
                                 "te_fused_attn_forward_ffi: attribute 'window_size_left' = 64 is "
                                 "not supported (no sliding window: only -1)"))
       << c.err;
   // The evaluator refuses it the same way.
-  Result e = Call(RunEval, {path});
+  CliResult e = RunCommand(RunEval, {path});
   EXPECT_EQ(e.code, kExitBadInput) << e.err;
   EXPECT_TRUE(absl::StrContains(e.err, "attribute 'window_size_left' = 64 is not supported"))
       << e.err;

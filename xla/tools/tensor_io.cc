@@ -59,6 +59,7 @@ absl::Status EmitResults(const TensorIoFlags& flags, const std::vector<const Lit
 }
 
 std::vector<const Literal*> FlattenLeaves(const Literal& value) {
+  if (value.shape().IsToken()) return {};
   if (!value.shape().IsTuple()) return {&value};
   std::vector<const Literal*> out;
   for (const Literal& e : value.tuple_elements()) {

@@ -36,7 +36,9 @@ bool ParseTensorIoFlag(const std::string& arg, TensorIoFlags* flags, std::string
 std::string CheckTensorIoFlags(const TensorIoFlags& flags);
 
 // The array leaves of `value` in depth-first order (the order of the result's
-// shape indices; `value` itself when it is an array). Pointers into `value`.
+// shape indices; `value` itself when it is an array). Tokens, which hold
+// nothing, are left out, as an artifact's results leave them out. Pointers
+// into `value`.
 std::vector<const Literal*> FlattenLeaves(const Literal& value);
 
 // Writes DIR/out0.npy, out1.npy, ... when --output_dir is set, and prints

@@ -20,6 +20,14 @@ namespace xla {
 absl::StatusOr<Literal> MakeRandomLiteral(const Shape& shape, uint64_t seed,
                                           int64_t index_bound = -1);
 
+// Values in [low, high) instead (a benchmark's .inputs.json ranges, as
+// numpy's default_rng draws them): floats and both complex parts uniform in
+// [low, high); integers uniform in [ceil(low), ceil(high) - 1], which must
+// fit the type; pred a fair coin. Errors as above, and for high <= low or
+// an integer range with no value of the type in it.
+absl::StatusOr<Literal> MakeRandomLiteralInRange(const Shape& shape, uint64_t seed, double low,
+                                                 double high);
+
 }  // namespace xla
 
 #endif  // XLA_TYPES_RANDOM_LITERAL_H_

@@ -1,8 +1,9 @@
 // Every corpus module the evaluator supports runs on random inputs without
 // error. Modules are skipped, each with its reason printed, when they do not
 // verify, hold elided constants ({...}), use an op the evaluator does not
-// support (an Unimplemented error), take token/opaque parameters, or exceed
-// the test's compute or time budget. Any other evaluation error fails the
+// support (an Unimplemented error), take opaque parameters, or exceed
+// the test's compute or time budget. Host transfers are served (recvs get
+// random data, sends are dropped). Any other evaluation error fails the
 // test.
 #include <cstdio>
 #include <map>
@@ -16,6 +17,7 @@
 #include "xla/hlo/parser/hlo_parser.h"
 #include "xla/hlo/testing/corpus.h"
 #include "xla/hlo/verifier/hlo_verifier.h"
+#include "xla/types/random_literal.h"
 
 namespace xla {
 namespace {
@@ -93,7 +95,13 @@ TEST(CorpusEval, SupportedModulesEvaluate) {
       skipped[absl::StrCat("no random inputs: ", args.status().message())].push_back(name);
       continue;
     }
+    HostTransferHook host;
+    host.send = [](int64_t, absl::string_view, const Literal&) { return absl::OkStatus(); };
+    host.recv = [](int64_t channel, absl::string_view, const Shape& shape) {
+      return MakeRandomLiteral(shape, 100 + static_cast<uint64_t>(channel));
+    };
     EvaluatorOptions options;
+    options.host_transfers = &host;
     options.max_while_iterations = 100000;
     options.time_limit_seconds = kSecondsPerModule;
     absl::StatusOr<Literal> r = HloEvaluator(options).Evaluate(**m, *args);

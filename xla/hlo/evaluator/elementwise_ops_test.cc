@@ -2,6 +2,7 @@
 // zero, integer division by zero, shifts past the width, 64-bit exactness),
 // compare (incl. TOTALORDER), select, clamp, conversions and rounding.
 #include <cmath>
+#include <complex>
 #include <cstdint>
 #include <cstring>
 #include <limits>
@@ -716,6 +717,32 @@ TEST(Elementwise, AbsOfUnsignedIsIdentity) {
   args.push_back(a);
   Literal r = Eval(Unary("u64", "3", "abs"), args);
   for (int64_t i = 0; i < 3; ++i) EXPECT_EQ(r.GetBits(i), a.GetBits(i)) << i;
+}
+
+// Hand-computed: logistic(i pi/2) = 1 / (1 - i) = (1 + i) / 2,
+// logistic(ln 3) = 3/4; atan2(2, 0) = pi/2, and atan2(i, 2) =
+// -i log((2 + i i) / sqrt(4 + i^2)) = -i log(1 / sqrt 3) = i ln(3) / 2.
+TEST(Elementwise, ComplexLogisticAndAtan2FollowXlasDefinitions) {
+  Literal l = Eval(R"(
+ENTRY e {
+  z = c128[3] constant({(0, 1.5707963267948966), (1.0986122886681098, 0), (0, 0)})
+  ROOT r = c128[3] logistic(z)
+})");
+  EXPECT_NEAR(l.GetComplex(0).real(), 0.5, 1e-15);
+  EXPECT_NEAR(l.GetComplex(0).imag(), 0.5, 1e-15);
+  EXPECT_NEAR(l.GetComplex(1).real(), 0.75, 1e-15);
+  EXPECT_NEAR(l.GetComplex(1).imag(), 0, 1e-15);
+  EXPECT_EQ(l.GetComplex(2), std::complex<double>(0.5, 0));
+  Literal a = Eval(R"(
+ENTRY e {
+  y = c64[2] constant({(2, 0), (0, 1)})
+  x = c64[2] constant({(0, 0), (2, 0)})
+  ROOT r = c64[2] atan2(y, x)
+})");
+  EXPECT_NEAR(a.GetComplex(0).real(), M_PI / 2, 1e-6);
+  EXPECT_NEAR(a.GetComplex(0).imag(), 0, 1e-6);
+  EXPECT_NEAR(a.GetComplex(1).real(), 0, 1e-6);
+  EXPECT_NEAR(a.GetComplex(1).imag(), std::log(3.0) / 2, 1e-6);
 }
 
 }  // namespace

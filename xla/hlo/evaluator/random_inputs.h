@@ -21,8 +21,9 @@
 
 namespace xla {
 
-// One literal per entry parameter. Errors for parameters of a kind that has
-// no values (token, opaque) and for unbounded dynamic dimensions.
+// One literal per entry parameter; a token parameter gets a token (it holds
+// nothing). Errors for parameters of a kind that has no values (opaque, a
+// token inside a tuple) and for unbounded dynamic dimensions.
 absl::StatusOr<std::vector<Literal>> MakeRandomInputs(const HloModule& module, uint64_t seed);
 
 // The seed of participant `participant`'s random inputs in a replicated run:

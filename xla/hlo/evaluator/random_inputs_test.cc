@@ -39,10 +39,18 @@ ENTRY e {
   EXPECT_NE((*other)[0], x);
 }
 
-TEST(RandomInputs, TokensAreRejected) {
+// A token parameter (host transfers' programs) gets a token; a token
+// inside a tuple parameter has no value to draw.
+TEST(RandomInputs, TokenParametersGetATokenAndTupledTokensAreRejected) {
   auto m = ParseHloModule("ENTRY e {\n  ROOT t = token[] parameter(0)\n}");
   ASSERT_TRUE(m.ok());
-  EXPECT_FALSE(MakeRandomInputs(**m, 1).ok());
+  absl::StatusOr<std::vector<Literal>> token = MakeRandomInputs(**m, 1);
+  ASSERT_TRUE(token.ok()) << token.status();
+  ASSERT_EQ(token->size(), 1u);
+  EXPECT_TRUE((*token)[0].shape().IsToken());
+  auto tupled = ParseHloModule("ENTRY e {\n  ROOT t = (f32[3], token[]) parameter(0)\n}");
+  ASSERT_TRUE(tupled.ok());
+  EXPECT_FALSE(MakeRandomInputs(**tupled, 1).ok());
 }
 
 }  // namespace

@@ -506,5 +506,24 @@ ENTRY e {
   EXPECT_EQ(ComplexValues(r.tuple_elements()[2]), (std::vector<double>{2, 1, -1, 7, 5, 15}));
 }
 
+// A complex source onto a real operand: the result has the operand's type
+// and holds the real part of init + the selected sources (hand-computed:
+// windows [1, 5] and [3, 2] select 5 and 3).
+TEST(SelectAndScatter, ComplexSourceOntoARealOperandKeepsTheRealPart) {
+  const std::string hlo = absl::StrCat(kSelectScatterComputations, R"(
+cadd {
+  x = c64[] parameter(0)
+  y = c64[] parameter(1)
+  ROOT s = c64[] add(x, y)
+}
+ENTRY e {
+  a = f32[4] constant({1, 5, 3, 2})
+  s = c64[2] constant({(1, 2), (3, 4)})
+  z = c64[] constant((10, 7))
+  ROOT r = f32[4] select-and-scatter(a, s, z), window={size=2 stride=2}, select=ge, scatter=cadd
+})");
+  EXPECT_EQ(Values(Eval(hlo)), (std::vector<double>{10, 11, 13, 10}));
+}
+
 }  // namespace
 }  // namespace xla

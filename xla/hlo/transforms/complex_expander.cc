@@ -290,6 +290,7 @@ class ComputationLowering {
   HloInstruction* LowerDot(HloInstruction* instr);
   HloInstruction* LowerReduce(HloInstruction* instr);
   HloInstruction* LowerScatterAdd(HloInstruction* instr);
+  HloInstruction* LowerSelectAndScatterAdd(HloInstruction* instr);
   absl::StatusOr<HloInstruction*> LowerSplit(HloInstruction* instr);
   std::vector<HloInstruction*> SplitOperands(HloInstruction* instr, const PartSlots& slots);
   HloInstruction* JoinResults(HloInstruction* op, HloInstruction* instr, const PartSlots& slots);
@@ -439,6 +440,8 @@ HloInstruction* ComputationLowering::LowerElementwise(HloInstruction* instr) {
     case HloOpcode::kExpm1: return join(m.Expm1(a));
     case HloOpcode::kLog1p: return join(m.Log1p(a));
     case HloOpcode::kPower: return join(m.Power(a, b()));
+    case HloOpcode::kLogistic: return join(m.Logistic(a));
+    case HloOpcode::kAtan2: return join(m.Atan2(a, b()));
     case HloOpcode::kAdd: return join(m.Add(a, b()));
     case HloOpcode::kSubtract: return join(m.Subtract(a, b()));
     case HloOpcode::kMultiply: return join(m.Multiply(a, b()));
@@ -527,6 +530,25 @@ HloInstruction* ComputationLowering::LowerScatterAdd(HloInstruction* instr) {
   HloInstruction* out = CloneWithAttr(instr, AttrId::kUpdateWindowDims,
                                       Append(instr->GetIntList(AttrId::kUpdateWindowDims), updates_rank));
   out->SetAttr(AttrId::kToApply, reducers_->Get(HloOpcode::kAdd, ComplexComponentType(instr->shape().element_type())));
+  return out;
+}
+
+// A select-and-scatter of a complex source onto a real operand, adding:
+// the result has the operand's real type, and the evaluator adds complex
+// values and keeps their real part, so it is the same op on the real parts
+// of the source and the initial value. (A complex operand needs a select
+// computation over complex values, which stays complex and is refused by
+// the targets by name.)
+HloInstruction* ComputationLowering::LowerSelectAndScatterAdd(HloInstruction* instr) {
+  if (HasComplexLeaf(instr->operand(0)->shape()) || !IsComplexArray(instr->operand(1)->shape()) ||
+      !IsAddReducer(instr->GetComputation(AttrId::kScatter))) {
+    return nullptr;
+  }
+  const PrimitiveType part = ComplexComponentType(instr->operand(1)->shape().element_type());
+  HloInstruction* out = Clone(instr, instr->shape(),
+                              {instr->operand(0), Parts(instr->operand(1), part).re,
+                               Parts(instr->operand(2), part).re});
+  out->SetAttr(AttrId::kScatter, reducers_->Get(HloOpcode::kAdd, part));
   return out;
 }
 
@@ -690,6 +712,7 @@ absl::StatusOr<HloInstruction*> ComputationLowering::Lower(HloInstruction* instr
   if (instr->opcode() == HloOpcode::kScatter) {
     if (HloInstruction* pairs = LowerScatterAdd(instr)) return pairs;
   }
+  if (instr->opcode() == HloOpcode::kSelectAndScatter) return LowerSelectAndScatterAdd(instr);
   if (AppliesScalarComputation(instr->opcode())) return LowerSplit(instr);
   if (HloInstruction* moved = LowerDataMovement(instr)) return moved;
   return LowerElementwise(instr);

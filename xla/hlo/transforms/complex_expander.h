@@ -22,7 +22,8 @@
 //   * Arithmetic becomes real ops on the parts (complex_math.h for the
 //     definitions): complex, real, imag, add, subtract, multiply, divide,
 //     negate, abs, sign, exp, expm1, log, log1p, sqrt, rsqrt, acos, sin,
-//     cos, tan, sinh, cosh, tanh, power, compare EQ/NE, select, convert
+//     cos, tan, sinh, cosh, tanh, logistic, power, atan2, compare EQ/NE,
+//     select, convert
 //     (complex to complex, real to complex, complex to real: the real
 //     part, as the evaluator), a reduce whose reducer is a plain add (one
 //     reduce per part), and dot (four real dots: re = ac - bd,
@@ -39,9 +40,13 @@
 //     order needs. A scatter-add of one complex array is instead one real
 //     scatter with the pair as one more update window dimension (atomic
 //     adds on sm_XX).
+//   * logistic and atan2 (complex_math.h), and a select-and-scatter of a
+//     complex source onto a real operand with an adding scatter (the
+//     result is real: the same op on the real parts of the source and the
+//     initial value, as the evaluator keeps the real part of its sums).
 //   * Anything else that touches a complex value (fft, custom calls,
-//     asin, atan, the inverse hyperbolic functions, logistic, atan2,
-//     bitcast-convert, select-and-scatter, ...) keeps its complex operands
+//     asin, atan, the inverse hyperbolic functions, bitcast-convert, a
+//     select-and-scatter of a complex operand, ...) keeps its complex operands
 //     and results, bitcast from and to the real forms around it; fft's
 //     thunk then reads and writes c64/c128 buffers as they are, and the
 //     targets refuse other complex ops by name.

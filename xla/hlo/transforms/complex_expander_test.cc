@@ -128,8 +128,8 @@ std::string Binary(const std::string& type, const std::string& result, const std
 const char* const kComplexUnary[] = {"negate", "sign",  "exponential", "log",  "sqrt",
                                      "rsqrt",  "acos",  "sine",        "cosine", "tanh",
                                      "sinh",   "cosh",  "tan",         "exponential-minus-one",
-                                     "log-plus-one"};
-const char* const kComplexBinary[] = {"add", "subtract", "multiply", "divide", "power"};
+                                     "log-plus-one", "logistic"};
+const char* const kComplexBinary[] = {"add", "subtract", "multiply", "divide", "power", "atan2"};
 
 TEST(ComplexExpander, UnaryOpsOnRandomData) {
   for (const char* type : {"c64", "c128"}) {
@@ -154,6 +154,33 @@ TEST(ComplexExpander, BinaryOpsOnRandomData) {
     for (const char* dir : {"EQ", "NE"}) {
       ExpectExpansionMatches(Binary(type, "pred", "compare", absl::StrCat(", direction=", dir)));
     }
+  }
+}
+
+// A complex source scattered onto a real operand (odd sizes, overlapping
+// windows with padding): the real parts scattered, the result real.
+TEST(ComplexExpander, SelectAndScatterOfAComplexSourceOntoARealOperand) {
+  for (const std::string type : {"c64", "c128"}) {
+    SCOPED_TRACE(type);
+    const std::string part = type == "c64" ? "f32" : "f64";
+    ExpectExpansionMatches(absl::StrCat(R"(HloModule m
+ge {
+  x = )", part, R"([] parameter(0)
+  y = )", part, R"([] parameter(1)
+  ROOT c = pred[] compare(x, y), direction=GE
+}
+cadd {
+  x = )", type, R"([] parameter(0)
+  y = )", type, R"([] parameter(1)
+  ROOT s = )", type, R"([] add(x, y)
+}
+ENTRY e {
+  a = )", part, R"([13,9] parameter(0)
+  s = )", type, R"([7,9] parameter(1)
+  z = )", type, R"([] parameter(2)
+  ROOT r = )", part, R"([13,9] select-and-scatter(a, s, z), window={size=3x2 stride=2x1 pad=1_1x0_1}, select=ge, scatter=cadd
+}
+)"));
   }
 }
 

@@ -316,6 +316,21 @@ ComplexParts ComplexMath::Tan(ComplexParts a) {
   return {t.im, Un(HloOpcode::kNegate, t.re, "tan_im")};
 }
 
+ComplexParts ComplexMath::Logistic(ComplexParts a) {
+  const ComplexParts e = Exp(Negate(a));
+  const ComplexParts one = {Const(1, a.re), Const(0, a.re)};
+  return Divide(one, {Bin(HloOpcode::kAdd, e.re, one.re, "one_plus_e"), e.im});
+}
+
+ComplexParts ComplexMath::Atan2(ComplexParts y, ComplexParts x) {
+  // x + iy = (x.re - y.im, x.im + y.re); -i (p + iq) = (q, -p).
+  const ComplexParts t = {Bin(HloOpcode::kSubtract, x.re, y.im, "x_iy_re"),
+                          Bin(HloOpcode::kAdd, x.im, y.re, "x_iy_im")};
+  const ComplexParts r = Sqrt(Add(Multiply(x, x), Multiply(y, y)));
+  const ComplexParts l = Log(Divide(t, r));
+  return {l.im, Un(HloOpcode::kNegate, l.re, "atan2_im")};
+}
+
 ComplexParts ComplexMath::Expm1(ComplexParts a) {
   const ComplexParts e = Exp(a);
   return {Bin(HloOpcode::kSubtract, e.re, Const(1, e.re), "expm1_re"), e.im};

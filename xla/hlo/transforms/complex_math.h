@@ -23,7 +23,9 @@
 //     (sinh 2x + i sin 2y) / (cosh 2x + cos 2y), +-1 + i0 past |x| = 20
 //     (where tanh x rounds to +-1 in f64); tan through tanh, sinh and
 //     cosh from the real functions of the parts (no special-value
-//     handling past what those give); pow as exp(b log a).
+//     handling past what those give); pow as exp(b log a); logistic and
+//     atan2 composed from exp, log, sqrt and divide as their definitions
+//     read (no special-value handling of their own).
 // Results match the evaluator within a few units in the last place for
 // finite operands; the special values above match exactly. ComplexExpander
 // runs these in f64 for c64 operands (as the evaluator does), so the
@@ -76,6 +78,10 @@ class ComplexMath {
   // (no extra accuracy near 0).
   ComplexParts Expm1(ComplexParts a);
   ComplexParts Log1p(ComplexParts a);
+  // The evaluator's (and XLA's) definitions: logistic z = 1 / (1 + e^-z);
+  // atan2(y, x) = -i log((x + iy) / sqrt(x^2 + y^2)) for complex y and x.
+  ComplexParts Logistic(ComplexParts a);
+  ComplexParts Atan2(ComplexParts y, ComplexParts x);
   // a^b = exp(b log a), with the evaluator's 1^b = a^0 = 1 and
   // inf^(r + 0i) = inf (r > 0) or 0 (r < 0).
   ComplexParts Power(ComplexParts a, ComplexParts b);

@@ -8,28 +8,15 @@
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "xla/aot/host_dot_test_util.h"
-#include "xla/aot/literal_execution.h"
-#include "xla/backends/gpu/runtime/runtime_test_util.h"
-#include "xla/hlo/transforms/literal_compare.h"
+#include "xla/aot/host_vs_evaluator.h"
 
 namespace xla {
 namespace {
 
-// Compiles `hlo` (whose result is a flat tuple of arrays) for the host, runs
-// it on random inputs and compares each result leaf with the evaluator's.
+// Compiles `hlo` for the host, runs it on random inputs and compares each
+// result leaf with the evaluator's.
 void ExpectHostMatchesEvaluator(const std::string& hlo) {
-  absl::StatusOr<aot::HostDotModule> m = aot::PrepareHostDotModule(hlo, /*seed=*/11);
-  ASSERT_TRUE(m.ok()) << m.status();
-  absl::StatusOr<std::vector<Literal>> got =
-      aot::ExecuteOnLiterals(*m->executable, gpu::testing::HostExecutor(), m->args);
-  ASSERT_TRUE(got.ok()) << got.status();
-  const std::vector<Literal>& want = m->expected.tuple_elements();
-  ASSERT_EQ(want.size(), got->size());
-  for (size_t i = 0; i < want.size(); ++i) {
-    absl::Status s = CompareOutputLeaf(want[i], (*got)[i]);
-    EXPECT_TRUE(s.ok()) << "result leaf " << i << ": " << s;
-  }
+  aot::ExpectHostMatchesEvaluator(hlo, {}, /*seed=*/11);
 }
 
 // cond/body of a loop over (counter, read-only x, accumulator, swapped a,

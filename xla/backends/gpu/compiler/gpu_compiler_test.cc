@@ -404,21 +404,22 @@ TEST(GpuCompiler, RequireCubinFailsWithoutPtxasSayingWhereItLooked) {
 }
 
 TEST(GpuCompiler, UnsupportedOpIsUnimplementedNamingIt) {
-  // (A complex cholesky, rng-get-and-update-state, then a complex tan were
-  // the example until ComplexExpander and the RNG state emitter lowered
-  // them.)
-  constexpr char kComplexLogistic[] = R"(
+  // (A complex cholesky, rng-get-and-update-state, a complex tan, then a
+  // complex logistic were the example until ComplexExpander and the RNG
+  // state emitter lowered them. Complex asin, atan and the inverse
+  // hyperbolic functions are still refused.)
+  constexpr char kComplexAsin[] = R"(
 HloModule s
 ENTRY e {
   p = c64[3] parameter(0)
-  ROOT my_logistic = c64[3] logistic(p)
+  ROOT my_asin = c64[3] asin(p)
 }
 )";
-  absl::StatusOr<std::string> r = CompileHloToGpuArtifact(kComplexLogistic, "sm_90", {});
+  absl::StatusOr<std::string> r = CompileHloToGpuArtifact(kComplexAsin, "sm_90", {});
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), absl::StatusCode::kUnimplemented) << r.status();
   // The op with no real form, not the fusion around it.
-  EXPECT_TRUE(absl::StrContains(r.status().message(), "my_logistic, a logistic")) << r.status();
+  EXPECT_TRUE(absl::StrContains(r.status().message(), "my_asin, a asin")) << r.status();
   EXPECT_TRUE(absl::StrContains(r.status().message(), "sm_90")) << r.status();
 }
 

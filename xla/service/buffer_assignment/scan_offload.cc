@@ -155,26 +155,27 @@ std::optional<Counter> CounterOf(const HloInstruction& loop, int64_t var) {
 absl::StatusOr<std::pair<int64_t, int64_t>> RowOf(const HloInstruction* index,
                                                   const HloInstruction& loop,
                                                   const HloInstruction* fusion, int64_t rows,
-                                                  const HloInstruction& at) {
+                                                  const HloInstruction& at, int condition) {
   const HloComputation* body = loop.GetComputation(AttrId::kBody);
   std::optional<Affine> row = AffineOf(index, body, fusion, 0);
   if (!row || row->var < 0) {
-    return Miss(2, at, absl::StrCat("the row index is not affine in a tuple leaf of ", loop.name()));
+    return Miss(condition, at,
+                absl::StrCat("the row index is not affine in a tuple leaf of ", loop.name()));
   }
   std::optional<Counter> counter = CounterOf(loop, row->var);
   if (!counter) {
-    return Miss(2, at, absl::StrCat("leaf ", row->var, " of ", loop.name(),
-                                    " is not an induction variable of a loop with a known trip "
-                                    "count"));
+    return Miss(condition, at,
+                absl::StrCat("leaf ", row->var, " of ", loop.name(),
+                             " is not an induction variable of a loop with a known trip count"));
   }
   const Wide base = row->a + row->b * counter->init;
   const Wide stride = row->b * counter->step;
   const Wide last = base + stride * (counter->trips > 0 ? counter->trips - 1 : 0);
   if (counter->trips > 0 && (base < 0 || base >= rows || last < 0 || last >= rows)) {
-    return Miss(2, at, absl::StrCat("the row leaves [0, ", rows, ") within ", counter->trips,
-                                    " iterations of ", loop.name()));
+    return Miss(condition, at, absl::StrCat("the row leaves [0, ", rows, ") within ",
+                                            counter->trips, " iterations of ", loop.name()));
   }
-  if (!Fits(base) || !Fits(stride)) return Miss(2, at, "the row index overflows");
+  if (!Fits(base) || !Fits(stride)) return Miss(condition, at, "the row index overflows");
   return std::make_pair(static_cast<int64_t>(base), static_cast<int64_t>(stride));
 }
 
@@ -213,20 +214,21 @@ absl::Status ReadOnlyBy(const HloInstruction& instr, const HloInstruction* op, i
   return absl::OkStatus();
 }
 
-// Checks the start indices of `op` from `first` on: the first affine (the
-// row), the others constant 0. Returns the row.
+// Checks the start indices of `op` from `first` on: the others constant 0
+// (else condition `zero_condition` fails), the first affine in `loop`'s
+// induction variable (else `row_condition`). Returns the row.
 absl::StatusOr<std::pair<int64_t, int64_t>> RowIndices(const HloInstruction& instr,
                                                        const HloInstruction* op, int64_t first,
                                                        const HloInstruction& loop, int64_t rows,
-                                                       int condition) {
+                                                       int zero_condition, int row_condition) {
   const HloInstruction* fusion = FusionOf(instr, op);
   for (int64_t j = first + 1; j < op->operand_count(); ++j) {
     std::optional<Affine> zero = AffineOf(op->operand(j), nullptr, fusion, 0);
     if (!zero || zero->a != 0 || zero->b != 0) {
-      return Miss(condition, instr, "a start index past the first is not the constant 0");
+      return Miss(zero_condition, instr, "a start index past the first is not the constant 0");
     }
   }
-  return RowOf(op->operand(first), loop, fusion, rows, instr);
+  return RowOf(op->operand(first), loop, fusion, rows, instr, row_condition);
 }
 
 // Whether `row` ([1, d1, ...], row-major) is one whole row of `stack`
@@ -293,7 +295,8 @@ absl::Status MatchUpdate(const HloInstruction& loop, int64_t leaf, ScanStack* ou
   if (out->move_to_host == nullptr) {
     return Miss(1, *update, "the update is not a MoveToHost result (through bitcasts)");
   }
-  absl::StatusOr<std::pair<int64_t, int64_t>> row = RowIndices(*update, dus, 2, loop, out->rows, 2);
+  absl::StatusOr<std::pair<int64_t, int64_t>> row =
+      RowIndices(*update, dus, 2, loop, out->rows, 1, 2);
   if (!row.ok()) return row.status();
   out->update = update;
   out->base = row->first;
@@ -301,8 +304,8 @@ absl::Status MatchUpdate(const HloInstruction& loop, int64_t leaf, ScanStack* ou
   return absl::OkStatus();
 }
 
-// The one MoveToDevice `slice` feeds, through bitcasts that feed nothing
-// else; nullptr otherwise.
+// The one MoveToDevice `slice` feeds, through bitcasts and reshapes
+// (row-major) that feed nothing else; nullptr otherwise.
 const HloInstruction* OnlyMoveToDevice(const HloInstruction& slice) {
   const HloInstruction* found = nullptr;
   std::vector<const HloInstruction*> pending = {&slice};
@@ -310,7 +313,7 @@ const HloInstruction* OnlyMoveToDevice(const HloInstruction& slice) {
     for (const HloInstruction* user : pending[k]->users()) {
       if (IsCustomCallTo(*user, "MoveToDevice") && found == nullptr) {
         found = user;
-      } else if (user->opcode() == HloOpcode::kBitcast && HasDefaultLayout(user->shape())) {
+      } else if (IsReshapeLike(*user) && HasDefaultLayout(user->shape())) {
         pending.push_back(user);
       } else {
         return nullptr;
@@ -344,7 +347,7 @@ absl::Status MatchRead(const AliasAnalysis& aa, const HloInstruction& y, const S
     return Miss(3, y, "the read's only use is not one MoveToDevice (through bitcasts)");
   }
   absl::StatusOr<std::pair<int64_t, int64_t>> row =
-      RowIndices(y, ds, 1, *loop, stack.dimensions(0), 3);
+      RowIndices(y, ds, 1, *loop, stack.dimensions(0), 3, 3);
   if (!row.ok()) return row.status();
   read.base = row->first;
   read.stride = row->second;

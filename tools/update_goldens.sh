@@ -18,6 +18,8 @@
 #                       file name); default: the modules of the newest version
 #   --seed=S            seed of the random inputs (default 7)
 #
+# host_offload (never in the default list) holds host modules compiled with
+# --offload_scan_stacks (scan stacks in host memory).
 # sm_XX targets are compiled with --emit_cubin_with_ptx when BIN knows it.
 # Artifacts come from `BIN compile`, which in this tree is xla::aot::Compile
 # (xla/aot/compile.h) with the CLI's defaults.
@@ -90,7 +92,9 @@ for target in $targets; do
   fi
   flags=(--target="$target")
   io_flags=()
-  if [[ "$target" =~ ^host_([0-9]+)dev$ ]]; then
+  if [[ "$target" == host_offload ]]; then
+    flags=(--target=host --offload_scan_stacks)
+  elif [[ "$target" =~ ^host_([0-9]+)dev$ ]]; then
     replicas=$((10#${BASH_REMATCH[1]}))
     (( replicas >= 1 )) || { echo "update_goldens: $target: need at least 1 device" >&2; exit 1; }
     flags=(--target=host --emit_collectives)

@@ -100,6 +100,9 @@ MiddleEndOptions ToMiddleEndOptions(const CompileOptions& options) {
   out.cudnn_fused_epilogues = TargetRuntimeSupports(options, "cudnn_convolutions.fused_epilogue");
   out.verify_after_each = options.verify_after_each;
   out.device_memory_bytes = options.device_memory_bytes;
+  // The legacy form of a scan stack in host memory is the device stack.
+  out.buffers.offload_scan_stacks =
+      options.offload_scan_stacks && TargetRuntimeSupports(options, "copy_thunk.dynamic_offset");
   if (options.dump_passes && !options.dump_dir.empty()) {
     out.dump_dir = options.dump_dir + "/passes";
   }

@@ -134,6 +134,14 @@ struct CompileOptions {
   // module with a host transfer fails to compile naming this flag; so does
   // a --target_runtime before 2026-12-03 with it on (no legacy form).
   bool emit_host_transfers = false;
+  // Scan stacks of activation offloading (a loop-carried buffer filled row
+  // by row with MoveToHost results and read back row by row into
+  // MoveToDevice, docs/architecture.md "Scan stacks in host memory") live
+  // in host memory, their rows copied with dynamic offsets (stage 1 of
+  // feature "copy_thunk.dynamic_offset": runtimes from 2026-12-03). Off,
+  // or with a --target_runtime before 2026-12-03, the stacks stay on the
+  // device (the legacy form, silently: the results are the same).
+  bool offload_scan_stacks = false;
   int compile_threads = 0;  // host kernel parts or NVPTX kernels; 0: automatic
   // Lower collectives to collective thunks (stage 1: runtimes from
   // 2026-11-30).

@@ -27,6 +27,7 @@ constexpr BoolFlag kBoolFlags[] = {
     {"--emit_cudnn_convolutions", &aot::CompileOptions::emit_cudnn_convolutions, true},
     {"--emit_fft", &aot::CompileOptions::emit_fft, true},
     {"--emit_host_transfers", &aot::CompileOptions::emit_host_transfers, true},
+    {"--offload_scan_stacks", &aot::CompileOptions::offload_scan_stacks, true},
     {"--dump_passes", &aot::CompileOptions::dump_passes, true},
     {"--allow_inexact", &aot::CompileOptions::allow_inexact, true},
     {"--no_loop_opts", &aot::CompileOptions::loop_optimizations, false},

@@ -67,6 +67,9 @@ TEST(CompileFlagsTest, OptionsByName) {
   EXPECT_FALSE(o.emit_host_transfers);
   EXPECT_TRUE(ApplyCompileOption("emit_host_transfers", "true", &o).ok());
   EXPECT_TRUE(o.emit_host_transfers);
+  EXPECT_FALSE(o.offload_scan_stacks);
+  EXPECT_TRUE(ApplyCompileOption("offload_scan_stacks", "true", &o).ok());
+  EXPECT_TRUE(o.offload_scan_stacks);
   EXPECT_TRUE(ApplyCompileOption("host_cpu", "x86-64-v3", &o).ok());
   EXPECT_EQ(o.host_cpu, "x86-64-v3");
   EXPECT_TRUE(ApplyCompileOption("checksum", "crc32c", &o).ok());

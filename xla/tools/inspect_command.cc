@@ -56,6 +56,16 @@ std::string Slice(const BufferSliceProto& s) {
   return out;
 }
 
+// " at +B+S*i / +B+S*i of loop L" for a copy with a dynamic offset
+// (CopyThunkProto.dynamic_offset); "" otherwise.
+std::string DynamicOffset(const gpu::CopyThunkProto& copy) {
+  if (!copy.has_dynamic_offset()) return "";
+  const gpu::CopyDynamicOffsetProto& d = copy.dynamic_offset();
+  return absl::StrCat(" moving by source +", d.source_base(), "+", d.source_stride(),
+                      "*i, destination +", d.destination_base(), "+", d.destination_stride(),
+                      "*i (i: iteration of the while ", d.loop_depth(), " level(s) out)");
+}
+
 // " lhs_type=f8e4m3fn rhs_type=f8e5m2 lhs_scale: ..." for an fp8 GEMM
 // (feature gemm.fp8); "" otherwise.
 std::string Fp8GemmText(const gpu::GemmThunkProto& g) {
@@ -210,7 +220,8 @@ std::string Details(const ThunkProto& t, const gpu::GpuExecutablePayloadProto& p
                               : "");
     }
     case ThunkProto::kCopy:
-      return absl::StrCat(Slice(t.copy().source()), " -> ", Slice(t.copy().destination()));
+      return absl::StrCat(Slice(t.copy().source()), " -> ", Slice(t.copy().destination()),
+                          DynamicOffset(t.copy()));
     case ThunkProto::kMemset:
       return absl::StrCat(Slice(t.memset().destination()), " = 0x", absl::Hex(t.memset().pattern()));
     case ThunkProto::kGemm: {

@@ -9,6 +9,7 @@
 //     the legacy behaviour).
 // Anything else (an unknown oneof case, enum value or field an old runtime
 // would silently misread) fails, naming the message and field.
+#include <algorithm>
 #include <fstream>
 #include <memory>
 #include <set>
@@ -163,6 +164,37 @@ TEST_F(ForwardCompat, UnlistedNewConstructIsAViolation) {
   EXPECT_NE(v[0].find("KernelProto.cubin_with_ptx"), std::string::npos) << v[0];
   a.mutable_header()->add_required_runtime_features("kernel_spec.cubin_with_ptx");
   EXPECT_TRUE(Violations(a.SerializeAsString()).empty());
+}
+
+// Issue 25: a copy with a dynamic offset needs its feature listed (an old
+// runtime would copy at the fixed offset every iteration), wherever it is
+// nested; the compiler lists it for the scan-stack golden module.
+TEST_F(ForwardCompat, ACopyWithADynamicOffsetNeedsItsFeatureListed) {
+  GpuExecutableProto a;
+  a.mutable_header()->set_format_version(1);
+  ThunkProto* body = a.mutable_payload()->add_thunks()->mutable_while_()->mutable_body()->add_thunks();
+  body->mutable_copy()->mutable_dynamic_offset()->set_destination_stride(132);
+  std::vector<std::string> v = Violations(a.SerializeAsString());
+  ASSERT_EQ(v.size(), 1u);
+  EXPECT_NE(v[0].find("CopyThunkProto.dynamic_offset"), std::string::npos) << v[0];
+  a.mutable_header()->add_required_runtime_features("copy_thunk.dynamic_offset");
+  EXPECT_TRUE(Violations(a.SerializeAsString()).empty());
+
+  const std::string hlo =
+      ReadFile("tests/aot_compatibility/gpu/executables/host_offload/v1/scan_stack/module.hlo");
+  ASSERT_FALSE(hlo.empty());
+  aot::CompileOptions options;
+  options.production_date = "2026-12-03T00:00:00Z";
+  options.offload_scan_stacks = true;
+  absl::StatusOr<aot::CompiledArtifact> h = aot::Compile(hlo, options);
+  ASSERT_TRUE(h.ok()) << h.status();
+  GpuExecutableProto parsed;
+  ASSERT_TRUE(parsed.ParseFromString(h->bytes));
+  const auto& features = parsed.header().required_runtime_features();
+  EXPECT_NE(std::find(features.begin(), features.end(), "copy_thunk.dynamic_offset"),
+            features.end());
+  v = Violations(h->bytes);
+  EXPECT_TRUE(v.empty()) << absl::StrJoin(v, "\n");
 }
 
 }  // namespace

@@ -43,7 +43,17 @@ namespace xla::golden {
 namespace {
 
 constexpr char kRoot[] = "tests/aot_compatibility/gpu/executables";
-const char* const kTargets[] = {"host", "host_2dev", "sm_90", "sm_90_2gpu"};
+const char* const kTargets[] = {"host", "host_2dev", "host_offload", "sm_90", "sm_90_2gpu"};
+
+// The host target compiled with --offload_scan_stacks (scan stacks in host
+// memory, feature copy_thunk.dynamic_offset).
+constexpr char kHostOffload[] = "host_offload";
+
+// Whether `target`'s artifacts are host artifacts (host, host_offload,
+// host_<N>dev).
+bool IsHostTarget(const std::string& target) {
+  return target == "host" || target == kHostOffload || ReplicaCountOfTarget(target) > 0;
+}
 
 constexpr char kLoadHint[] =
     "\nHint: the runtime must keep loading what compilers produced in the last 6 months "
@@ -200,7 +210,7 @@ void CheckVersion(const std::string& target, int version, int* modules_checked) 
   ASSERT_TRUE(modules.ok()) << modules.status();
   ASSERT_FALSE(modules->empty()) << vdir << " holds no modules";
   const int64_t replicas = ReplicaCountOfTarget(target);
-  const bool host = target == "host" || replicas > 0;
+  const bool host = IsHostTarget(target);
   absl::StatusOr<std::string> ptxas = gpu::FindPtxas(gpu::NvptxCompileOptions());
   std::string no_gpu;
   stream_executor::StreamExecutor* gpu = host ? nullptr : FindGpu(&no_gpu);
@@ -291,13 +301,15 @@ TEST(GoldenTest, BackwardModeLoadsAndRunsStoredArtifacts) {
 // The fresh artifact of `module_hlo` for `target` with the options the
 // newest goldens were made with, `xla_aot compile`'s defaults (host: the
 // default wider build too; sm_XX: cubin_with_ptx; host_<N>dev: host with
-// collectives; sm_XX_<N>gpu: sm_XX with both).
+// collectives; host_offload: host with --offload_scan_stacks;
+// sm_XX_<N>gpu: sm_XX with both).
 absl::StatusOr<gpu::GpuExecutableProto> CompileFresh(const std::string& module_hlo,
                                                      const std::string& target) {
   aot::CompileOptions options;
-  const bool host = target == "host" || ReplicaCountOfTarget(target) > 0;
+  const bool host = IsHostTarget(target);
   options.target = host ? "host" : GpuArchOfTarget(target);
-  options.emit_collectives = host ? target != "host" : GpuCountOfTarget(target) > 0;
+  options.emit_collectives = host ? ReplicaCountOfTarget(target) > 0 : GpuCountOfTarget(target) > 0;
+  options.offload_scan_stacks = target == kHostOffload;
   options.emit_cubin_with_ptx = !host;
   return aot::CompileToProto(module_hlo, options);
 }
@@ -310,7 +322,7 @@ TEST(GoldenTest, VerificationModeMatchesNewestGoldenStructurally) {
     absl::StatusOr<std::vector<int>> versions = ListVersions(absl::StrCat(kRoot, "/", target));
     ASSERT_TRUE(versions.ok()) << versions.status();
     ASSERT_FALSE(versions->empty()) << "no v<N> directories under " << kRoot << "/" << target;
-    const bool host = std::string(target) == "host" || ReplicaCountOfTarget(target) > 0;
+    const bool host = IsHostTarget(target);
     if (!host && !have_ptxas) {
       std::cout << "[golden] " << target << ": verification skipped: ptxas not found (the "
                 << "goldens were made with cubins)\n";

@@ -1,5 +1,9 @@
 #include "xla/hlo/transforms/while_loop_trip_count.h"
 
+#include <string>
+#include <variant>
+
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 
 namespace xla {
@@ -129,6 +133,22 @@ std::optional<int64_t> ComputeWhileTripCount(const HloInstruction& while_instr) 
 
 std::string KnownTripCountConfig(int64_t n) {
   return absl::StrCat("{\"known_trip_count\":{\"n\":\"", n, "\"}}");
+}
+
+std::optional<int64_t> RecordedTripCount(const HloInstruction& loop) {
+  const AttrValue* value = loop.FindAttr(AttrId::kBackendConfig);
+  if (value == nullptr || !std::holds_alternative<std::string>(*value)) return std::nullopt;
+  const std::string& config = std::get<std::string>(*value);
+  const size_t key = config.find("\"known_trip_count\"");
+  if (key == std::string::npos) return std::nullopt;
+  const size_t n = config.find("\"n\"", key);
+  if (n == std::string::npos) return std::nullopt;
+  size_t begin = config.find_first_of("0123456789", n + 3);
+  if (begin == std::string::npos) return std::nullopt;
+  size_t end = config.find_first_not_of("0123456789", begin);
+  int64_t count = 0;
+  if (!absl::SimpleAtoi(config.substr(begin, end - begin), &count)) return std::nullopt;
+  return count;
 }
 
 absl::StatusOr<bool> WhileLoopTripCountAnnotator::Run(HloModule* module) {

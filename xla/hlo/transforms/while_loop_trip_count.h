@@ -31,6 +31,11 @@ std::optional<int64_t> ComputeWhileTripCount(const HloInstruction& while_instr);
 // {"known_trip_count":{"n":"N"}}.
 std::string KnownTripCountConfig(int64_t n);
 
+// The trip count recorded in `loop`'s backend_config in that form (by
+// WhileLoopTripCountAnnotator, before fusion hid the pattern), or nullopt
+// when there is none or it does not parse. Pure; thread-safe.
+std::optional<int64_t> RecordedTripCount(const HloInstruction& loop);
+
 // Annotates every while loop whose trip count is known (and that has no
 // backend_config yet) with backend_config=KnownTripCountConfig(n).
 // Deterministic. Not thread-safe (mutates the module).

@@ -8,6 +8,7 @@
 #include <set>
 #include <utility>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "xla/service/buffer_assignment/in_place.h"
 #include "xla/util/math_util.h"
@@ -53,6 +54,7 @@ struct BufferInfo {
   int64_t size = 0;
   int64_t writers = 0;  // non-forwarding, non-parameter, non-constant positions
   int64_t move_to_host = 0;  // of the writers, custom-call MoveToHost results
+  bool host_stack = false;   // a scan stack placed in host memory (scan_offload.h)
   std::vector<int64_t> params;     // positions of entry parameter leaves
   std::vector<int64_t> constants;  // positions of constant leaves
   std::vector<int64_t> outputs;    // positions of entry root leaves
@@ -128,6 +130,10 @@ class BufferAssigner {
 
   absl::StatusOr<BufferAssignment> Run() {
     timeline_.Visit(module_.entry_computation(), schedule_);
+    if (options_.offload_scan_stacks) {
+      stacks_ = FindScanStacks(module_, aa_);
+      for (const ScanStack& stack : stacks_) stack_moves_.insert(stack.move_to_host);
+    }
     absl::Status s = ComputeBufferInfo();
     if (!s.ok()) return s;
     for (int64_t b = 0; b < aa_.buffer_count(); ++b) {
@@ -136,6 +142,7 @@ class BufferAssigner {
     }
     s = HonourAliases();
     if (!s.ok()) return s;
+    PlaceScanStacks();
     if (options_.allow_in_place) MergeInPlace();
     return Allocate();
   }
@@ -162,6 +169,7 @@ class BufferAssigner {
     x.size = std::max(x.size, y.size);
     x.writers += y.writers;
     x.move_to_host += y.move_to_host;
+    x.host_stack = x.host_stack || y.host_stack;
     x.params.insert(x.params.end(), y.params.begin(), y.params.end());
     x.constants.insert(x.constants.end(), y.constants.begin(), y.constants.end());
     x.outputs.insert(x.outputs.end(), y.outputs.begin(), y.outputs.end());
@@ -220,7 +228,8 @@ class BufferAssigner {
         bi.constants.push_back(p);
       } else if (!IsForwardingInstruction(*instr)) {
         ++bi.writers;
-        if (IsMoveToHost(*instr)) ++bi.move_to_host;
+        // A scan stack's MoveToHost shares its operand's device buffer.
+        if (IsMoveToHost(*instr) && !stack_moves_.contains(instr)) ++bi.move_to_host;
       }
       if (instr == root) {
         bi.outputs.push_back(p);
@@ -291,7 +300,7 @@ class BufferAssigner {
   bool CompatibleKinds(const BufferInfo& a, const BufferInfo& b) {
     if (!a.constants.empty() || !b.constants.empty()) return false;
     // An offloaded buffer never shares bytes with a device one.
-    if ((a.move_to_host > 0) != (b.move_to_host > 0)) return false;
+    if (InHostSpace(a) != InHostSpace(b)) return false;
     if (a.params.size() + b.params.size() > 1) return false;
     if (a.outputs.size() + b.outputs.size() > 1) return false;
     const std::vector<int64_t>& params = a.params.empty() ? b.params : a.params;
@@ -499,15 +508,52 @@ class BufferAssigner {
       result_.order_.push_back({c, schedule_.sequence(c)});
     }
     result_.in_place_count_ = in_place_count_;
+    for (const ScanStack& stack : stacks_) {
+      const BufferSlice& s = result_.slices_.at(stack.update)[0].second;
+      if (result_.allocations_[s.allocation].memory_space == kHostMemorySpace) {
+        result_.scan_stacks_.push_back(stack);
+      }
+    }
     return std::move(result_);
   }
 
-  // Whether merged buffer `b` lives in host memory: written only by
-  // MoveToHost, and neither a parameter, a constant nor a result.
+  // Whether merged buffer `b` lives in host memory: a scan stack, or
+  // written only by MoveToHost, and neither a parameter, a constant nor a
+  // result.
   bool InHostMemory(int64_t b) {
     const BufferInfo& bi = info(b);
+    if (bi.host_stack) return true;
     return bi.move_to_host > 0 && bi.move_to_host == bi.writers && bi.params.empty() &&
            bi.constants.empty() && bi.outputs.empty();
+  }
+
+  // Whether a buffer is (or joins) host-memory data, for CompatibleKinds.
+  static bool InHostSpace(const BufferInfo& bi) { return bi.move_to_host > 0 || bi.host_stack; }
+
+  // The merged buffer of `instr`'s one array leaf.
+  int64_t BufferOf(const HloInstruction* instr) { return Find(aa_.buffer_of(aa_.positions_of(instr)[0])); }
+
+  // Scan stacks (scan_offload.h): each MoveToHost that feeds a stack shares
+  // its operand's device buffer, and each read (its dynamic-slice) shares
+  // its MoveToDevice's buffer, when the kinds allow; both stay correct
+  // even where the stack stays on the device (the copy between equal
+  // slices is then nothing). Then the stack's buffer is marked for the
+  // host temp allocation. Before MergeInPlace, so that no in-place write
+  // reuses these bytes while the shared value is still read.
+  void PlaceScanStacks() {
+    for (const ScanStack& stack : stacks_) {
+      MergeIfCompatible(stack.move_to_host, stack.move_to_host->operand(0));
+      for (const ScanStackRead& read : stack.reads) MergeIfCompatible(read.slice, read.move_to_device);
+      BufferInfo& bi = info_[BufferOf(stack.update)];
+      if (!bi.params.empty() || !bi.constants.empty() || !bi.outputs.empty()) continue;
+      bi.host_stack = true;
+    }
+  }
+
+  void MergeIfCompatible(const HloInstruction* a, const HloInstruction* b) {
+    if (aa_.positions_of(a).size() != 1 || aa_.positions_of(b).size() != 1) return;
+    const int64_t x = BufferOf(a), y = BufferOf(b);
+    if (x != y && CompatibleKinds(info_[x], info_[y])) Merge(x, y);
   }
 
   void AllocateTemps(absl::flat_hash_map<int64_t, std::pair<int64_t, int64_t>>* placed) {
@@ -578,6 +624,8 @@ class BufferAssigner {
   std::vector<int64_t> parent_;
   int64_t in_place_count_ = 0;
   BufferAssignment result_;
+  std::vector<ScanStack> stacks_;
+  absl::flat_hash_set<const HloInstruction*> stack_moves_;
 };
 
 absl::StatusOr<BufferSlice> BufferAssignment::GetSlice(const HloInstruction* instr,
@@ -632,6 +680,11 @@ std::string BufferAssignment::ToString() const {
                   " naive_temp_bytes=", naive_temp_bytes_,
                   " peak_live_temp_bytes=", peak_live_temp_bytes_,
                   " in_place=", in_place_count_, "\n");
+  for (const ScanStack& s : scan_stacks_) {
+    absl::StrAppend(&out, "scan stack in host memory: ", s.loop->name(), "{", s.leaf, "} ", s.rows,
+                    " rows of ", s.row_bytes, " bytes, written by ", s.update->name(), " at row ",
+                    s.base, " + ", s.stride, " * i, read by ", s.reads.size(), "\n");
+  }
   return out;
 }
 

@@ -16,8 +16,11 @@
 //     kHostMemorySpace), packed the same way, holding the offloaded
 //     buffers: those written only by custom-call MoveToHost (and forwarded
 //     by bitcasts, tuples and get-tuple-elements), never a parameter, a
-//     constant or a result. A host buffer is never merged in place with a
-//     device buffer, so the two spaces never share bytes.
+//     constant or a result; with options.offload_scan_stacks, also the
+//     scan stacks of scan_offload.h (whose MoveToHost then shares its
+//     operand's device buffer, and whose reads share their MoveToDevice's
+//     buffer). A host buffer is never merged in place with a device
+//     buffer, so the two spaces never share bytes.
 // Buffers are the alias classes of alias_analysis.h, joined further where an
 // instruction writes in place over an operand that dies at it
 // (in_place.h). A value used inside a while body or condition lives across
@@ -36,6 +39,7 @@
 #include "absl/status/statusor.h"
 #include "xla/hlo/ir/hlo_module.h"
 #include "xla/service/buffer_assignment/alias_analysis.h"
+#include "xla/service/buffer_assignment/scan_offload.h"
 #include "xla/service/schedule/hlo_schedule.h"
 
 namespace xla {
@@ -88,6 +92,10 @@ struct BufferAssignmentOptions {
   // Let dynamic-update-slice, elementwise ops and loop fusions write over
   // an operand that dies at them.
   bool allow_in_place = true;
+  // Put scan stacks (scan_offload.h) in the host temp allocation (stage 1
+  // of feature "copy_thunk.dynamic_offset": the thunk emitter then copies
+  // their rows with dynamic offsets; --offload_scan_stacks, off).
+  bool offload_scan_stacks = false;
 };
 
 class BufferAssignment {
@@ -113,6 +121,9 @@ class BufferAssignment {
   int64_t peak_live_temp_bytes() const { return peak_live_temp_bytes_; }
   // Instructions that write in place over an operand's buffer.
   int64_t in_place_count() const { return in_place_count_; }
+  // The scan stacks placed in host memory (options.offload_scan_stacks),
+  // in FindScanStacks order; the thunk emitter copies their rows.
+  const std::vector<ScanStack>& scan_stacks() const { return scan_stacks_; }
 
   // Text for buffer_assignment.txt: the allocations, then every
   // (instruction, index) -> slice in schedule order per computation, then
@@ -135,6 +146,7 @@ class BufferAssignment {
   int64_t naive_temp_bytes_ = 0;
   int64_t peak_live_temp_bytes_ = 0;
   int64_t in_place_count_ = 0;
+  std::vector<ScanStack> scan_stacks_;
 };
 
 // Assigns buffers for `module` under `schedule`. Run

@@ -176,8 +176,11 @@ class Checker {
         for (int64_t k = 0; k < y->operand_count(); ++k) {
           for (int64_t in : aa_.positions_of(y->operand(k))) {
             if (!slices_[out].Overlaps(slices_[in])) continue;
+            // A MoveToHost / MoveToDevice onto its operand's own bytes is
+            // a copy of equal values (scan stacks, buffer_assignment.h).
             const bool legal = slices_[out] == slices_[in] &&
-                               CanShareOperandBufferAt(*y, k, static_cast<int64_t>(leaf));
+                               (CanShareOperandBufferAt(*y, k, static_cast<int64_t>(leaf)) ||
+                                IsMoveToHost(*y) || IsMoveToDevice(*y));
             if (!legal) {
               return Fail(absl::StrCat(y->name(), " writes ", Name(aa_.position(out)), " at ",
                                        Bytes(slices_[out]), " over its operand ",
@@ -193,6 +196,16 @@ class Checker {
   }
 
   bool IsWriter(const HloInstruction& instr) const { return !IsForwardingInstruction(instr); }
+
+  // Whether `instr` is a MoveToHost / MoveToDevice whose result has its
+  // operand's slice (scan stacks, buffer_assignment.h): it writes the
+  // value that is already there.
+  bool IsCopyOntoOperand(const HloInstruction& instr) const {
+    if (!IsMoveToHost(instr) && !IsMoveToDevice(instr)) return false;
+    const std::vector<int64_t>& out = aa_.positions_of(&instr);
+    const std::vector<int64_t>& in = aa_.positions_of(instr.operand(0));
+    return out.size() == 1 && in.size() == 1 && slices_[out[0]] == slices_[in[0]];
+  }
 
   template <typename F>
   void ForEachRead(F f) {
@@ -292,9 +305,19 @@ class Checker {
                                    " at ", Bytes(slices_[p]), " before anything writes it"));
         return;
       }
-      const auto& latest = *std::prev(after);
+      auto latest_it = std::prev(after);
       const auto& expected = aa_.ReachingDefinitions(p);
-      if (std::find(expected.begin(), expected.end(), latest.second) == expected.end()) {
+      auto reaches = [&](const HloInstruction* w) {
+        return std::find(expected.begin(), expected.end(), w) != expected.end();
+      };
+      // A MoveToHost / MoveToDevice onto its operand's own bytes rewrites
+      // the value that was there: look through it to the write before.
+      while (!reaches(latest_it->second) && IsCopyOntoOperand(*latest_it->second) &&
+             latest_it != w.begin()) {
+        --latest_it;
+      }
+      const auto& latest = *latest_it;
+      if (!reaches(latest.second)) {
         status = Fail(absl::StrCat(y->name(), " at time ", t, " reads ", Name(aa_.position(p)), " at ",
                                    Bytes(slices_[p]), " but ", latest.second->name(), " at time ",
                                    latest.first, " overwrote it first"));

@@ -18,11 +18,73 @@ bool IsForwarding(HloOpcode op) {
 
 }  // namespace
 
+OffloadEmitter::OffloadEmitter(const HloSchedule& schedule, const BufferAssignment& assignment,
+                               std::function<int64_t()> new_async_id)
+    : schedule_(schedule), assignment_(assignment), new_async_id_(std::move(new_async_id)) {
+  for (const ScanStack& stack : assignment.scan_stacks()) {
+    scan_[stack.update] = ScanRole{&stack, -1, false};
+    for (size_t r = 0; r < stack.reads.size(); ++r) {
+      const int64_t read = static_cast<int64_t>(r);
+      scan_[stack.reads[r].slice] = ScanRole{&stack, read, false};
+      scan_[stack.reads[r].move_to_device] = ScanRole{&stack, read, true};
+    }
+  }
+}
+
 bool OffloadEmitter::Handles(const HloInstruction& instr) {
   return IsMoveToHost(instr) || IsMoveToDevice(instr);
 }
 
+absl::Status OffloadEmitter::EmitScanStack(const HloInstruction& instr, Thunks* out) {
+  const ScanRole& role = scan_.at(&instr);
+  const ScanStack& stack = *role.stack;
+  if (role.read >= 0 && !role.move_to_device) return absl::OkStatus();  // the copy reads the row
+  ASSIGN_OR_RETURN(xla::BufferSlice whole, assignment_.GetSlice(stack.update, {}));
+  xla::BufferSlice row = whole;
+  row.size = stack.row_bytes;
+  if (role.read < 0) {
+    ASSIGN_OR_RETURN(xla::BufferSlice slab, assignment_.GetSlice(stack.move_to_host, {}));
+    EmitDynamicCopy(instr, slab, row, 0, 0, stack.base * stack.row_bytes,
+                    stack.stride * stack.row_bytes, slab, whole, out);
+    offloaded_bytes_ += stack.row_bytes;
+    return absl::OkStatus();
+  }
+  const ScanStackRead& read = stack.reads[role.read];
+  ASSIGN_OR_RETURN(xla::BufferSlice result, assignment_.GetSlice(&instr, {}));
+  EmitDynamicCopy(instr, row, result, read.base * stack.row_bytes, read.stride * stack.row_bytes,
+                  0, 0, whole, result, out);
+  return absl::OkStatus();
+}
+
+void OffloadEmitter::EmitDynamicCopy(const HloInstruction& instr, const xla::BufferSlice& source,
+                                     const xla::BufferSlice& destination, int64_t source_base,
+                                     int64_t source_stride, int64_t destination_base,
+                                     int64_t destination_stride,
+                                     const xla::BufferSlice& joined_source,
+                                     const xla::BufferSlice& joined_destination, Thunks* out) {
+  const int64_t async_id = new_async_id_();
+  AsyncStartThunkProto* start = AddThunk(instr, out)->mutable_async_start();
+  start->set_async_id(async_id);
+  start->set_stream_id(kOffloadStream);
+  ThunkProto* thunk = AddThunk(instr, start->mutable_thunks()->mutable_thunks());
+  thunk->set_execution_stream_id(kOffloadStream);
+  CopyThunkProto* copy = thunk->mutable_copy();
+  *copy->mutable_source() = SliceToProto(source);
+  *copy->mutable_destination() = SliceToProto(destination);
+  // The instruction is in the body of the innermost while around it.
+  CopyDynamicOffsetProto* offset = copy->mutable_dynamic_offset();
+  offset->set_loop_depth(0);
+  offset->set_source_base(source_base);
+  offset->set_source_stride(source_stride);
+  offset->set_destination_base(destination_base);
+  offset->set_destination_stride(destination_stride);
+  open_.push_back(OpenCopy{&instr, instr.parent(), async_id, joined_source, joined_destination});
+  used_ = true;
+  ++copies_;
+}
+
 absl::Status OffloadEmitter::Emit(const HloInstruction& instr, Thunks* out) {
+  if (HandlesScanStack(instr)) return EmitScanStack(instr, out);
   if (instr.operand_count() != 1 || !instr.shape().IsArray() ||
       !instr.operand(0)->shape().IsArray()) {
     return Unimplemented(instr, "MoveToHost / MoveToDevice must take one array operand and "
@@ -91,8 +153,9 @@ bool OffloadEmitter::InterferesHere(const HloInstruction& instr, const OpenCopy&
   if (op == HloOpcode::kParameter || op == HloOpcode::kConstant || op == HloOpcode::kAfterAll) {
     return false;
   }
-  // Another offload copy runs after this one on the same stream.
-  if (Handles(instr)) return false;
+  // Another offload copy runs after this one on the same stream (a scan
+  // stack's dynamic-slice is no kernel: its MoveToDevice copies the row).
+  if (Handles(instr) || HandlesScanStack(instr)) return false;
   std::vector<xla::BufferSlice> reads;
   for (const HloInstruction* operand : instr.operands()) {
     for (const ShapeIndex& leaf : ArrayLeaves(operand->shape())) {

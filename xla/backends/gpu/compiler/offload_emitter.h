@@ -13,6 +13,14 @@
 // consumer runs after the async_done. Offload copies run in order on their
 // one stream, so they never need to join for each other.
 //
+// Scan stacks in host memory (BufferAssignment::scan_stacks, scan_offload.h;
+// --offload_scan_stacks): a stack's update (the dynamic-update-slice, or its
+// fusion) becomes such an async copy of its MoveToHost's slice (which
+// shares the operand's device buffer) into row `base + stride * i` of the
+// host stack, and each read's MoveToDevice an async copy out of its row
+// (CopyThunkProto.dynamic_offset, following the innermost while, whose
+// body holds the instruction); the read's dynamic-slice emits nothing.
+//
 // Thread-safety: not thread-safe; one emitter per thunk emission. It reads
 // the schedule and buffer assignment only.
 #ifndef XLA_BACKENDS_GPU_COMPILER_OFFLOAD_EMITTER_H_
@@ -21,6 +29,8 @@
 #include <cstdint>
 #include <functional>
 #include <vector>
+
+#include "absl/container/flat_hash_map.h"
 
 #include "absl/status/status.h"
 #include "xla/backends/gpu/compiler/thunk_emission_util.h"
@@ -38,11 +48,16 @@ class OffloadEmitter {
   // `new_async_id` hands out async ids unique in the artifact. The
   // arguments must outlive the emitter.
   OffloadEmitter(const HloSchedule& schedule, const BufferAssignment& assignment,
-                 std::function<int64_t()> new_async_id)
-      : schedule_(schedule), assignment_(assignment), new_async_id_(std::move(new_async_id)) {}
+                 std::function<int64_t()> new_async_id);
 
   // Whether Emit handles `instr` (IsMoveToHost or IsMoveToDevice).
   static bool Handles(const HloInstruction& instr);
+  // Whether `instr` is part of a scan stack in host memory: its update, a
+  // read's dynamic-slice or a read's MoveToDevice (EmitScanStack).
+  bool HandlesScanStack(const HloInstruction& instr) const { return scan_.contains(&instr); }
+  // Emits `instr`'s part of its scan stack (see above), left open like
+  // Emit's copies. Errors: GetSlice's.
+  absl::Status EmitScanStack(const HloInstruction& instr, Thunks* out);
 
   // Appends the async copy of `instr` (Handles) to `out`, left open.
   // Errors: Unimplemented when the operand and result are not arrays of
@@ -73,6 +88,23 @@ class OffloadEmitter {
     xla::BufferSlice destination;
   };
 
+  // A stack's update (read < 0), or its read `read`'s dynamic-slice or
+  // MoveToDevice.
+  struct ScanRole {
+    const ScanStack* stack;
+    int64_t read;
+    bool move_to_device;
+  };
+
+  // Appends an async copy of `source` to `destination` on the offload
+  // stream whose offsets follow the innermost loop (the dynamic offsets in
+  // bytes); `joined_*` are the slices the join logic guards.
+  void EmitDynamicCopy(const HloInstruction& instr, const xla::BufferSlice& source,
+                       const xla::BufferSlice& destination, int64_t source_base,
+                       int64_t source_stride, int64_t destination_base,
+                       int64_t destination_stride, const xla::BufferSlice& joined_source,
+                       const xla::BufferSlice& joined_destination, Thunks* out);
+
   // Whether `instr` (or anything its called computations run) writes bytes
   // overlapping the copy's slices or reads the bytes it writes.
   bool Interferes(const HloInstruction& instr, const OpenCopy& copy) const;
@@ -82,6 +114,7 @@ class OffloadEmitter {
   const BufferAssignment& assignment_;
   std::function<int64_t()> new_async_id_;
   std::vector<OpenCopy> open_;
+  absl::flat_hash_map<const HloInstruction*, ScanRole> scan_;
   bool used_ = false;
   int64_t offloaded_bytes_ = 0;
   int64_t copies_ = 0;

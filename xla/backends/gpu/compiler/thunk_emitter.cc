@@ -24,6 +24,7 @@
 #include "xla/backends/gpu/compiler/host_kernel_backend.h"
 #include "xla/backends/gpu/compiler/kernel_reuse.h"
 #include "xla/backends/gpu/compiler/offload_emitter.h"
+#include "xla/hlo/transforms/while_loop_trip_count.h"
 #include "xla/backends/gpu/compiler/rng_state_emitter.h"
 #include "xla/backends/gpu/compiler/send_recv_emitter.h"
 #include "xla/backends/gpu/compiler/thunk_emission_util.h"
@@ -77,24 +78,6 @@ absl::Status Annotate(const HloInstruction& instr, const absl::Status& status) {
   return absl::Status(status.code(), absl::StrCat("thunk emission of '", instr.name(), "' (",
                                                   HloOpcodeName(instr.opcode()),
                                                   "): ", status.message()));
-}
-
-// The trip count recorded by WhileLoopTripCountAnnotator in backend_config
-// ({"known_trip_count":{"n":"N"}}), or nullopt.
-std::optional<int64_t> RecordedTripCount(const HloInstruction& loop) {
-  const AttrValue* value = loop.FindAttr(AttrId::kBackendConfig);
-  if (value == nullptr || !std::holds_alternative<std::string>(*value)) return std::nullopt;
-  const std::string& config = std::get<std::string>(*value);
-  const size_t key = config.find("\"known_trip_count\"");
-  if (key == std::string::npos) return std::nullopt;
-  const size_t n = config.find("\"n\"", key);
-  if (n == std::string::npos) return std::nullopt;
-  size_t begin = config.find_first_of("0123456789", n + 3);
-  if (begin == std::string::npos) return std::nullopt;
-  size_t end = config.find_first_not_of("0123456789", begin);
-  int64_t count = 0;
-  if (!absl::SimpleAtoi(config.substr(begin, end - begin), &count)) return std::nullopt;
-  return count;
 }
 
 bool HasComplexLeaf(const Shape& shape) {
@@ -356,6 +339,8 @@ class Emitter {
          instr.operand(0)->shape().layout() == instr.shape().layout())) {
       return AliasOrCopy(instr, instr.operand(0), {}, &instr, {}, out);
     }
+    // Scan stacks in host memory: their update and reads become row copies.
+    if (offload_.HandlesScanStack(instr)) return offload_.EmitScanStack(instr, out);
     if (op == HloOpcode::kFusion || CanWrapInFusion(instr)) {
       if (const HloInstruction* complex = FindComplexValue(instr)) {
         return Unimplemented(instr, absl::StrCat("the ", backend_->TargetName(),

@@ -112,6 +112,15 @@ constexpr RuntimeFeature kRegistry[] = {
     // Two oneof cases, one construct (the checker's gate reads the list).
     {"host_transfers", FeatureKind::kOneofCase, "ThunkProto.host_send, ThunkProto.host_recv",
      "2026-12-03", "--emit_host_transfers", false, "", ""},
+    // Stage 1 (2026-12-03): copies whose offsets follow an enclosing while
+    // thunk's iteration (CopyThunkProto.dynamic_offset, field 3), the rows
+    // of scan stacks in host memory (issue 25). An older runtime would copy
+    // at the fixed offsets, silently; emitted only with
+    // --offload_scan_stacks until at least 2026-12-17 (stage 2). Legacy
+    // form: the stacks stay on the device (--target_runtime before
+    // 2026-12-03 turns the flag off).
+    {"copy_thunk.dynamic_offset", FeatureKind::kField, "CopyThunkProto.dynamic_offset",
+     "2026-12-03", "--offload_scan_stacks", false, "", ""},
 };
 
 // Artifact signing (issue 24; docs/aot_compatibility.md, "Signed
@@ -285,6 +294,8 @@ void AddThunkFeatures(const ThunkProto& thunk, std::set<std::string>* out) {
       if (UsesFp8Gemm(thunk.gemm())) out->insert("gemm.fp8");
       return;
     case ThunkProto::kCopy:
+      if (thunk.copy().has_dynamic_offset()) out->insert("copy_thunk.dynamic_offset");
+      return;
     case ThunkProto::kMemset:
     case ThunkProto::kAllReduce:
     case ThunkProto::KIND_NOT_SET:

@@ -117,19 +117,20 @@ TEST(FeatureRegistry, DatesAndWhatARuntimeOfADateSupports) {
   EXPECT_EQ(std::count(first.begin(), first.end(), "payload_checksum.crc32c"), 0);
   // ... and kernel_argument_table, the three ffi_attributes.* kinds,
   // ffi_handlers.te_fused_attention_host, gemm.fp8, cudnn_convolutions and
-  // fft on 2026-12-02, cudnn_convolutions.fused_epilogue and
-  // host_transfers on 2026-12-03.
-  EXPECT_EQ(first.size() + 2 + 1 + 3 + 1 + 1 + 1 + 1 + 2, RuntimeFeatureRegistry().size());
+  // fft on 2026-12-02, cudnn_convolutions.fused_epilogue,
+  // host_transfers and copy_thunk.dynamic_offset on 2026-12-03.
+  EXPECT_EQ(first.size() + 2 + 1 + 3 + 1 + 1 + 1 + 1 + 3, RuntimeFeatureRegistry().size());
   std::vector<std::string> nov30 = FeaturesSupportedOn("2026-11-30").value();
   EXPECT_EQ(std::count(nov30.begin(), nov30.end(), "kernel_argument_table"), 0);
   EXPECT_EQ(std::count(nov30.begin(), nov30.end(), "gemm.fp8"), 0);
   EXPECT_EQ(std::count(nov30.begin(), nov30.end(), "cudnn_convolutions"), 0);
   EXPECT_EQ(std::count(nov30.begin(), nov30.end(), "fft"), 0);
-  EXPECT_EQ(nov30.size() + 1 + 3 + 1 + 1 + 1 + 1 + 2, RuntimeFeatureRegistry().size());
+  EXPECT_EQ(nov30.size() + 1 + 3 + 1 + 1 + 1 + 1 + 3, RuntimeFeatureRegistry().size());
   std::vector<std::string> dec02 = FeaturesSupportedOn("2026-12-02").value();
   EXPECT_EQ(std::count(dec02.begin(), dec02.end(), "cudnn_convolutions.fused_epilogue"), 0);
   EXPECT_EQ(std::count(dec02.begin(), dec02.end(), "host_transfers"), 0);
-  EXPECT_EQ(dec02.size() + 2, RuntimeFeatureRegistry().size());
+  EXPECT_EQ(std::count(dec02.begin(), dec02.end(), "copy_thunk.dynamic_offset"), 0);
+  EXPECT_EQ(dec02.size() + 3, RuntimeFeatureRegistry().size());
   std::vector<std::string> today = FeaturesSupportedOn("2026-12-03").value();
   EXPECT_EQ(today.size(), RuntimeFeatureRegistry().size());
 }
@@ -259,6 +260,27 @@ TEST(FeatureRegistry, OnlyAKernelWithAnArgumentTableNeedsItsFeature) {
 
 namespace xla::gpu {
 namespace {
+
+// Issue 25 (scan stacks in host memory): only a copy with a dynamic offset
+// needs "copy_thunk.dynamic_offset", wherever it is nested (here in an
+// async start in a while body); a plain copy needs nothing. Stage 1: off.
+TEST(FeatureRegistry, OnlyACopyWithADynamicOffsetNeedsItsFeature) {
+  GpuExecutablePayloadProto payload;
+  payload.add_thunks()->mutable_copy()->mutable_source()->set_size(4);
+  EXPECT_TRUE(RequiredFeaturesOf(payload).empty());
+  ThunkProto* async =
+      payload.add_thunks()->mutable_while_()->mutable_body()->add_thunks();
+  CopyThunkProto* copy = async->mutable_async_start()->mutable_thunks()->add_thunks()->mutable_copy();
+  copy->mutable_dynamic_offset()->set_destination_stride(132);
+  const std::vector<std::string> want = {"async_streams", "copy_thunk.dynamic_offset"};
+  EXPECT_EQ(RequiredFeaturesOf(payload), want);
+  const RuntimeFeature* f = FindRuntimeFeature("copy_thunk.dynamic_offset");
+  ASSERT_NE(f, nullptr);
+  EXPECT_STREQ(f->construct, "CopyThunkProto.dynamic_offset");
+  EXPECT_STREQ(f->compiler_flag, "--offload_scan_stacks");
+  EXPECT_FALSE(f->flag_default);
+  EXPECT_STREQ(f->emission_on, "");
+}
 
 // Typed-FFI attributes newer than the first format name their features;
 // i64, f64 and str do not.

@@ -13,12 +13,12 @@ std::string Join(absl::string_view path, absl::string_view field) {
 }  // namespace
 
 ThunkContext ThunkContext::Field(absl::string_view name) const {
-  return ThunkContext(tables_, Join(path_, name), depth_, stream_id_);
+  return ThunkContext(tables_, Join(path_, name), depth_, stream_id_, loop_);
 }
 
 absl::StatusOr<std::unique_ptr<Thunk>> ThunkContext::DeserializeNested(
     const ThunkProto& proto, absl::string_view field) const {
-  ThunkContext child(tables_, Join(path_, field), depth_ + 1, stream_id_);
+  ThunkContext child(tables_, Join(path_, field), depth_ + 1, stream_id_, loop_);
   if (child.depth_ > kMaxThunkNestingDepth) {
     return child.Error(absl::StrCat("thunks nested ", child.depth_, " deep exceed the limit ",
                                     kMaxThunkNestingDepth));
@@ -44,6 +44,14 @@ absl::Status ThunkContext::CheckStreamId(int64_t id, absl::string_view field) co
   if (id >= 0 && id < tables_->num_streams) return absl::OkStatus();
   return Field(field).Error(absl::StrCat("stream id ", id, " is outside [0, ", tables_->num_streams,
                                          ") (num_streams)"));
+}
+
+absl::StatusOr<int64_t> LoopIterationAt(const LoopIteration* innermost, int64_t depth) {
+  const LoopIteration* loop = innermost;
+  for (int64_t d = 0; loop != nullptr && d < depth; ++d) loop = loop->outer;
+  if (depth >= 0 && loop != nullptr) return loop->iteration;
+  return absl::FailedPreconditionError(
+      absl::StrCat("no while loop runs ", depth, " level(s) out from this thunk"));
 }
 
 ThunkProto Thunk::InfoProto() const {

@@ -30,6 +30,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -79,6 +80,17 @@ inline constexpr int64_t kMaxThunkRepeatedField = 4096;
 
 class Thunk;
 
+// A while thunk around the thunks being deserialized, as FromProto sees it
+// (ThunkContext::loop()). Nodes live on the stack of WhileThunk::FromProto
+// while its body is read; innermost first through `outer`.
+struct EnclosingLoop {
+  const EnclosingLoop* outer = nullptr;
+  // The while's known_trip_count, when the artifact gives one.
+  std::optional<int64_t> trip_count;
+  // The while thunk's field path ("thunks[2].while"), for messages.
+  std::string path;
+};
+
 struct ThunkInfo {
   int64_t execution_stream_id = 0;
   std::string profile_annotation;
@@ -102,8 +114,9 @@ class ThunkContext {
     std::set<int64_t>* async_ids = nullptr;
   };
 
-  ThunkContext(const Tables* tables, std::string path, int depth, int64_t stream_id = 0)
-      : tables_(tables), path_(std::move(path)), depth_(depth), stream_id_(stream_id) {}
+  ThunkContext(const Tables* tables, std::string path, int depth, int64_t stream_id = 0,
+               const EnclosingLoop* loop = nullptr)
+      : tables_(tables), path_(std::move(path)), depth_(depth), stream_id_(stream_id), loop_(loop) {}
 
   const Tables& tables() const { return *tables_; }
   // The field path of the proto being read, e.g. "thunks[3].kernel".
@@ -113,7 +126,15 @@ class ThunkContext {
   int64_t stream_id() const { return stream_id_; }
   // This context, with nested thunks expected on `stream_id`.
   ThunkContext WithStream(int64_t stream_id) const {
-    return ThunkContext(tables_, path_, depth_, stream_id);
+    return ThunkContext(tables_, path_, depth_, stream_id, loop_);
+  }
+  // The innermost while thunk around the thunks read in this context;
+  // nullptr outside every loop.
+  const EnclosingLoop* loop() const { return loop_; }
+  // This context, inside `loop` (whose `outer` must be loop()). The caller
+  // keeps `loop` alive while the context and its descendants are used.
+  ThunkContext WithLoop(const EnclosingLoop* loop) const {
+    return ThunkContext(tables_, path_, depth_, stream_id_, loop);
   }
 
   // The context for a field of the current message ("args[1]").
@@ -137,6 +158,7 @@ class ThunkContext {
   std::string path_;
   int depth_;
   int64_t stream_id_;
+  const EnclosingLoop* loop_;
 };
 
 // Resources thunks declare in Prepare.
@@ -164,6 +186,22 @@ struct CollectiveContext;        // collective_context.h
 class GraphRunner;               // graph_runner.h
 struct HostTransferCallbacks;    // execute_options.h
 
+// The iteration a running while thunk is in, for the thunks it runs whose
+// offsets follow it (CopyThunkProto.dynamic_offset). Each WhileThunk's
+// ExecuteOnStream keeps one node on its own stack frame and hands its body
+// ExecuteParams pointing at it, innermost first through `outer`: the
+// counters belong to one execution, so concurrent executions never see
+// each other's.
+struct LoopIteration {
+  int64_t iteration = 0;
+  const LoopIteration* outer = nullptr;
+};
+
+// The iteration of the while thunk `depth` levels out from `innermost`
+// (0: innermost). FailedPrecondition when fewer loops are running (an
+// artifact that FromProto checked never gets there). Thread-safe.
+absl::StatusOr<int64_t> LoopIterationAt(const LoopIteration* innermost, int64_t depth);
+
 struct ExecuteParams {
   stream_executor::StreamExecutor* executor = nullptr;
   // When set, sequences record each thunk's execution interval (optional;
@@ -187,6 +225,9 @@ struct ExecuteParams {
   // The caller's host-transfer callbacks (ExecuteOptions::host_transfers);
   // read by host send/recv thunks only; null when the caller gave none.
   const HostTransferCallbacks* host_transfers = nullptr;
+  // The iterations of the while thunks running around this thunk,
+  // innermost first (LoopIteration); null outside every loop.
+  const LoopIteration* loop = nullptr;
 };
 
 class Thunk {

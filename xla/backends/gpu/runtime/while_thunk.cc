@@ -21,9 +21,14 @@ absl::StatusOr<std::unique_ptr<WhileThunk>> WhileThunk::FromProto(ThunkInfo info
     trip_count = proto.known_trip_count();
   }
   ThunkInfo nested{info.execution_stream_id, info.profile_annotation};
+  // The condition and the body run inside this loop: copies with a dynamic
+  // offset check their loop_depth and windows against it.
+  const EnclosingLoop loop{ctx.loop(), trip_count, ctx.path()};
+  const ThunkContext inside = ctx.WithLoop(&loop);
   ASSIGN_OR_RETURN(auto condition, SequentialThunk::FromProto(nested, proto.condition(),
-                                                              ctx.Field("condition")));
-  ASSIGN_OR_RETURN(auto body, SequentialThunk::FromProto(nested, proto.body(), ctx.Field("body")));
+                                                              inside.Field("condition")));
+  ASSIGN_OR_RETURN(auto body,
+                   SequentialThunk::FromProto(nested, proto.body(), inside.Field("body")));
   return std::make_unique<WhileThunk>(std::move(info), std::move(condition), std::move(predicate),
                                       std::move(body), trip_count);
 }
@@ -39,17 +44,26 @@ absl::Status WhileThunk::Initialize(const InitializeParams& params) {
 }
 
 absl::Status WhileThunk::ExecuteOnStream(const ExecuteParams& params) const {
+  // This loop's iteration counter, published to the thunks it runs; it
+  // lives on this frame, so it belongs to this execution alone.
+  LoopIteration counter{0, params.loop};
+  ExecuteParams inside = params;
+  inside.loop = &counter;
   if (known_trip_count_.has_value()) {
-    for (int64_t i = 0; i < *known_trip_count_; ++i) RETURN_IF_ERROR(body_->ExecuteOnStream(params));
+    for (int64_t i = 0; i < *known_trip_count_; ++i) {
+      counter.iteration = i;
+      RETURN_IF_ERROR(body_->ExecuteOnStream(inside));
+    }
     return absl::OkStatus();
   }
   const stream_executor::DeviceMemoryBase predicate = params.buffers->GetDeviceAddress(predicate_);
-  while (true) {
-    RETURN_IF_ERROR(condition_->ExecuteOnStream(params));
+  for (int64_t i = 0;; ++i) {
+    counter.iteration = i;
+    RETURN_IF_ERROR(condition_->ExecuteOnStream(inside));
     absl::StatusOr<int64_t> value = ReadDeviceScalar(stream(params), predicate);
     if (!value.ok()) return AnnotateError(*this, value.status());
     if (*value == 0) return absl::OkStatus();
-    RETURN_IF_ERROR(body_->ExecuteOnStream(params));
+    RETURN_IF_ERROR(body_->ExecuteOnStream(inside));
   }
 }
 

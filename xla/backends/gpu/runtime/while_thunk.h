@@ -1,10 +1,14 @@
 // WhileThunk: runs `condition`, reads the PRED slice it wrote, and runs
 // `body` while it is true. With a known trip count the condition is not run
 // and the body runs exactly that many times. Each iteration waits on the
-// host for the predicate (the stream is synchronized).
+// host for the predicate (the stream is synchronized). The loop publishes
+// its iteration number (0, 1, ...) to the thunks of its condition and body
+// through ExecuteParams::loop (LoopIteration, thunk.h), which copies with a
+// dynamic offset read.
 //
 // FromProto checks the predicate slice (1 byte), a trip count >= 0, and the
-// nested sequences (on the while's own stream).
+// nested sequences (on the while's own stream), read inside an
+// EnclosingLoop that names this loop and its trip count.
 //
 // Thread-safety: see thunk.h.
 #ifndef XLA_BACKENDS_GPU_RUNTIME_WHILE_THUNK_H_

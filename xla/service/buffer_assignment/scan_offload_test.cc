@@ -1,0 +1,264 @@
+// Scan-stack recognition (scan_offload.h): the scan of the design (a
+// 5-trip loop stacking f32[33] rows through MoveToHost, read back in
+// reverse by a second loop) and one near miss per condition, each of which
+// stays on the device; then buffer assignment with the option on and off.
+#include "xla/service/buffer_assignment/scan_offload.h"
+
+#include <string>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_replace.h"
+#include "gtest/gtest.h"
+#include "xla/hlo/parser/hlo_parser.h"
+#include "xla/hlo/transforms/while_loop_trip_count.h"
+#include "xla/service/buffer_assignment/buffer_assignment.h"
+#include "xla/service/buffer_assignment/buffer_assignment_checker.h"
+#include "xla/service/buffer_assignment/copy_insertion.h"
+#include "xla/service/schedule/list_scheduler.h"
+
+namespace xla {
+namespace {
+
+constexpr char kScan[] = R"(
+HloModule scan_offload
+
+fwd_cond {
+  p = (s32[], f32[33], f32[5,33], f32[5,33]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  n = s32[] constant(5)
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+
+fwd_body {
+  p = (s32[], f32[33], f32[5,33], f32[5,33]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  c = f32[33] get-tuple-element(p), index=1
+  ws = f32[5,33] get-tuple-element(p), index=2
+  stack = f32[5,33] get-tuple-element(p), index=3
+  zero = s32[] constant(0)
+  wrow = f32[1,33] dynamic-slice(ws, i, zero), dynamic_slice_sizes={1,33}
+  w = f32[33] reshape(wrow)
+  cw = f32[33] multiply(c, w)
+  h = f32[33] sine(cw)
+  off = f32[33] custom-call(h), custom_call_target="MoveToHost"
+  row = f32[1,33] reshape(off)
+  stack2 = f32[5,33] dynamic-update-slice(stack, row, i, zero)
+  half = f32[] constant(0.5)
+  halfs = f32[33] broadcast(half), dimensions={}
+  t = f32[33] tanh(h)
+  th = f32[33] multiply(t, halfs)
+  c2 = f32[33] add(th, c)
+  one = s32[] constant(1)
+  i2 = s32[] add(i, one)
+  ROOT r = (s32[], f32[33], f32[5,33], f32[5,33]) tuple(i2, c2, ws, stack2)
+}
+
+bwd_cond {
+  p = (s32[], f32[33], f32[5,33], f32[5,33]) parameter(0)
+  j = s32[] get-tuple-element(p), index=0
+  m = s32[] constant(5)
+  ROOT lt = pred[] compare(j, m), direction=LT
+}
+
+bwd_body {
+  p = (s32[], f32[33], f32[5,33], f32[5,33]) parameter(0)
+  j = s32[] get-tuple-element(p), index=0
+  g = f32[33] get-tuple-element(p), index=1
+  ws = f32[5,33] get-tuple-element(p), index=2
+  stack = f32[5,33] get-tuple-element(p), index=3
+  four = s32[] constant(4)
+  idx = s32[] subtract(four, j)
+  zero = s32[] constant(0)
+  srow = f32[1,33] dynamic-slice(stack, idx, zero), dynamic_slice_sizes={1,33}
+  sq = f32[33] reshape(srow)
+  h = f32[33] custom-call(sq), custom_call_target="MoveToDevice"
+  wrow = f32[1,33] dynamic-slice(ws, idx, zero), dynamic_slice_sizes={1,33}
+  w = f32[33] reshape(wrow)
+  ch = f32[33] cosine(h)
+  gw = f32[33] multiply(g, w)
+  g2a = f32[33] multiply(gw, ch)
+  g2 = f32[33] add(g2a, h)
+  one = s32[] constant(1)
+  j2 = s32[] add(j, one)
+  ROOT r = (s32[], f32[33], f32[5,33], f32[5,33]) tuple(j2, g2, ws, stack)
+}
+
+ENTRY main {
+  x = f32[33] parameter(0)
+  ws = f32[5,33] parameter(1)
+  zero = s32[] constant(0)
+  z = f32[] constant(0)
+  init = f32[5,33] broadcast(z), dimensions={}
+  t = (s32[], f32[33], f32[5,33], f32[5,33]) tuple(zero, x, ws, init)
+  fw = (s32[], f32[33], f32[5,33], f32[5,33]) while(t), condition=fwd_cond, body=fwd_body
+  c = f32[33] get-tuple-element(fw), index=1
+  stack = f32[5,33] get-tuple-element(fw), index=3
+  g0 = f32[33] multiply(c, c)
+  t2 = (s32[], f32[33], f32[5,33], f32[5,33]) tuple(zero, g0, ws, stack)
+  bw = (s32[], f32[33], f32[5,33], f32[5,33]) while(t2), condition=bwd_cond, body=bwd_body
+  g = f32[33] get-tuple-element(bw), index=1
+  ROOT out = (f32[33], f32[33]) tuple(c, g)
+}
+)";
+
+struct Matched {
+  std::unique_ptr<HloModule> module;
+  std::vector<ScanStack> stacks;
+  absl::Status fw_leaf3;  // MatchScanStack(fw, 3)
+};
+
+Matched Match(const std::string& text) {
+  Matched m;
+  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(text);
+  EXPECT_TRUE(module.ok()) << module.status();
+  if (!module.ok()) return m;
+  m.module = *std::move(module);
+  absl::StatusOr<AliasAnalysis> aa = AliasAnalysis::Run(*m.module);
+  EXPECT_TRUE(aa.ok()) << aa.status();
+  if (!aa.ok()) return m;
+  m.stacks = FindScanStacks(*m.module, *aa);
+  const HloInstruction* fw = m.module->entry_computation()->GetInstruction("fw");
+  m.fw_leaf3 = MatchScanStack(*aa, *fw, 3).status();
+  return m;
+}
+
+// `kScan` with `from` replaced by `to` (which must occur).
+std::string With(absl::string_view from, absl::string_view to) {
+  const std::string text = kScan;
+  EXPECT_TRUE(absl::StrContains(text, from)) << from;
+  return absl::StrReplaceAll(text, {{from, to}});
+}
+
+// The near miss is no stack, and the reason names `condition`.
+void ExpectMiss(const std::string& text, int condition, absl::string_view why) {
+  Matched m = Match(text);
+  EXPECT_TRUE(m.stacks.empty());
+  EXPECT_EQ(m.fw_leaf3.code(), absl::StatusCode::kNotFound) << m.fw_leaf3;
+  EXPECT_TRUE(absl::StrContains(m.fw_leaf3.message(), absl::StrCat("(condition ", condition)))
+      << m.fw_leaf3;
+  EXPECT_TRUE(absl::StrContains(m.fw_leaf3.message(), why)) << m.fw_leaf3;
+}
+
+TEST(ScanOffload, RecognizesTheScanAndItsReverseRead) {
+  Matched m = Match(kScan);
+  ASSERT_TRUE(m.fw_leaf3.ok()) << m.fw_leaf3;
+  ASSERT_EQ(m.stacks.size(), 1u);
+  const ScanStack& s = m.stacks[0];
+  EXPECT_EQ(s.loop->name(), "fw");
+  EXPECT_EQ(s.leaf, 3);
+  EXPECT_EQ(s.update->name(), "stack2");
+  EXPECT_EQ(s.move_to_host->name(), "off");
+  EXPECT_EQ(s.init->name(), "init");
+  EXPECT_EQ(s.rows, 5);
+  EXPECT_EQ(s.row_bytes, 33 * 4);
+  EXPECT_EQ(s.base, 0);
+  EXPECT_EQ(s.stride, 1);
+  ASSERT_EQ(s.reads.size(), 1u);
+  EXPECT_EQ(s.reads[0].slice->name(), "srow");
+  EXPECT_EQ(s.reads[0].move_to_device->name(), "h");
+  EXPECT_EQ(s.reads[0].loop->name(), "bw");
+  EXPECT_EQ(s.reads[0].base, 4);  // row 4 - i
+  EXPECT_EQ(s.reads[0].stride, -1);
+}
+
+// Rows are in iteration numbers i, not counter values v: a counter from 6
+// to 10 writing row v - 6 writes row i.
+TEST(ScanOffload, RowsFollowTheIterationNumberNotTheCounter) {
+  const std::string text = absl::StrReplaceAll(kScan, {{"  n = s32[] constant(5)", "  n = s32[] constant(11)"},
+                                    {"tuple(zero, x, ws, init)", "tuple(six, x, ws, init)"},
+                                    {"  z = f32[] constant(0)", "  z = f32[] constant(0)\n  six = s32[] constant(6)"},
+                                    {"dynamic-update-slice(stack, row, i, zero)",
+                                     "dynamic-update-slice(stack, row, i6, zero)"},
+                                    {"  row = f32[1,33] reshape(off)",
+                                     "  row = f32[1,33] reshape(off)\n  sixb = s32[] constant(6)\n  i6 = s32[] subtract(i, sixb)"}});
+  Matched m = Match(text);
+  ASSERT_TRUE(m.fw_leaf3.ok()) << m.fw_leaf3;
+  EXPECT_EQ(m.stacks[0].base, 0);
+  EXPECT_EQ(m.stacks[0].stride, 1);
+}
+
+TEST(ScanOffload, Condition1TheUpdateMustBeAMoveToHostRow) {
+  ExpectMiss(With("row = f32[1,33] reshape(off)", "row = f32[1,33] reshape(h)"), 1,
+             "not a MoveToHost result");
+  ExpectMiss(With("dynamic-update-slice(stack, row, i, zero)",
+                  "dynamic-update-slice(stack, row, i, i)"),
+             1, "past the first is not the constant 0");
+}
+
+TEST(ScanOffload, Condition2TheRowIsAffineInAKnownCount) {
+  ExpectMiss(With("  stack2 = f32[5,33] dynamic-update-slice(stack, row, i, zero)",
+                  "  ii = s32[] multiply(i, i)\n"
+                  "  stack2 = f32[5,33] dynamic-update-slice(stack, row, ii, zero)"),
+             2, "not affine");
+  // Six trips over five rows: the last one would clamp.
+  ExpectMiss(With("  n = s32[] constant(5)", "  n = s32[] constant(6)"), 2,
+             "the row leaves [0, 5) within 6 iterations of fw");
+}
+
+TEST(ScanOffload, Condition3EveryOtherReadIsARowIntoMoveToDevice) {
+  ExpectMiss(With("ch = f32[33] cosine(h)", "ch = f32[33] cosine(sq)"), 3,
+             "only use is not one MoveToDevice");
+  ExpectMiss(With("  ROOT out = (f32[33], f32[33]) tuple(c, g)",
+                  "  sn = f32[5,33] negate(stack)\n"
+                  "  ROOT out = (f32[33], f32[33], f32[5,33]) tuple(c, g, sn)"),
+             3, "at sn): a reader of the stack is not a dynamic-slice");
+}
+
+TEST(ScanOffload, Condition4TheInitIsAConstantBroadcastAndTheStackIsInternal) {
+  ExpectMiss(With("  init = f32[5,33] broadcast(z), dimensions={}",
+                  "  zx = f32[1] slice(x), slice={[0:1]}\n"
+                  "  zs = f32[] reshape(zx)\n"
+                  "  init = f32[5,33] broadcast(zs), dimensions={}"),
+             4, "the init is not a broadcast of a constant");
+  ExpectMiss(With("  ROOT out = (f32[33], f32[33]) tuple(c, g)",
+                  "  ROOT out = (f32[33], f32[33], f32[5,33]) tuple(c, g, stack)"),
+             4, "a result of the entry computation");
+}
+
+struct Assigned {
+  std::unique_ptr<HloModule> module;
+  BufferAssignment assignment;
+  BufferSlice Slice(const std::string& computation, const std::string& name) const {
+    const HloInstruction* instr = module->GetComputation(computation)->GetInstruction(name);
+    return assignment.GetSlice(instr, {}).value();
+  }
+  bool InHost(const BufferSlice& s) const {
+    return assignment.allocations()[s.allocation].memory_space == kHostMemorySpace;
+  }
+};
+
+Assigned Assign(bool offload) {
+  auto module = ParseHloModule(kScan).value();
+  // As the pipeline does before fusion: copies hide the counters' inits.
+  EXPECT_TRUE(WhileLoopTripCountAnnotator().Run(module.get()).ok());
+  EXPECT_TRUE(AddCopiesForWhileAndConditional(module.get()).ok());
+  HloSchedule schedule = ScheduleModule(*module, SchedulerOptions()).value();
+  BufferAssignmentOptions options;
+  options.offload_scan_stacks = offload;
+  absl::StatusOr<BufferAssignment> a = AssignBuffers(*module, schedule, options);
+  EXPECT_TRUE(a.ok()) << a.status();
+  absl::Status checked = CheckBufferAssignment(*module, schedule, *a);
+  EXPECT_TRUE(checked.ok()) << checked << "\n" << a->ToString();
+  return {std::move(module), *std::move(a)};
+}
+
+TEST(ScanOffload, BufferAssignmentPutsTheStackInHostMemoryOnlyWhenAsked) {
+  Assigned on = Assign(true);
+  ASSERT_EQ(on.assignment.scan_stacks().size(), 1u);
+  EXPECT_TRUE(on.InHost(on.Slice("fwd_body", "stack2")));
+  EXPECT_TRUE(on.InHost(on.Slice("bwd_body", "stack")));
+  // The MoveToHost shares its operand's device bytes; the read shares its
+  // MoveToDevice's.
+  EXPECT_FALSE(on.InHost(on.Slice("fwd_body", "off")));
+  EXPECT_EQ(on.Slice("fwd_body", "off"), on.Slice("fwd_body", "h"));
+  EXPECT_EQ(on.Slice("bwd_body", "srow"), on.Slice("bwd_body", "h"));
+  EXPECT_TRUE(absl::StrContains(on.assignment.ToString(),
+                                "scan stack in host memory: fw{3} 5 rows of 132 bytes"));
+  Assigned off = Assign(false);
+  EXPECT_TRUE(off.assignment.scan_stacks().empty());
+  EXPECT_FALSE(off.InHost(off.Slice("fwd_body", "stack2")));
+  EXPECT_TRUE(off.InHost(off.Slice("fwd_body", "off")));  // the activation alone, as before
+}
+
+}  // namespace
+}  // namespace xla

@@ -93,6 +93,69 @@ TYPED_TEST(LaneFftTest, EveryPowerOfTwoMatchesTheDft) {
   }
 }
 
+// Lengths with factors 3 and 5 (radix-3 and radix-5 passes, alone and
+// mixed with radix 4 and 2): every line of a full block, a partial block of
+// kLanes - 1 lines and a single line against the DFT, forward and inverse.
+TYPED_TEST(LaneFftTest, MixedRadixLengthsMatchTheDft) {
+  constexpr int64_t kLanes = LaneFft<TypeParam>::kLanes;
+  for (int64_t n : {3, 5, 6, 9, 10, 12, 15, 25, 45, 60, 120, 375, 384, 1000, 3072}) {
+    for (int64_t lines : {kLanes, kLanes - 1, int64_t{1}}) {
+      if (n >= 1000 && lines != kLanes - 1) continue;  // the naive DFT is slow
+      CheckAgainstDft<TypeParam>(n, lines, 1, false, false);
+      CheckAgainstDft<TypeParam>(n, lines, 1, true, false);
+    }
+  }
+  for (int64_t n : {15, 45, 375}) {
+    CheckAgainstDft<TypeParam>(n, kLanes - 1, 3, false, false);
+    CheckAgainstDft<TypeParam>(n, 3, 1, true, true);
+  }
+}
+
+// The four-step split's overload: source and destination with their own
+// strides, and each output multiplied by a per-line table (conjugated for
+// an inverse transform), against the DFT times the table.
+TYPED_TEST(LaneFftTest, SeparateStridesAndPostMultiplyMatchTheDft) {
+  using CT = std::complex<TypeParam>;
+  constexpr int64_t kLanes = LaneFft<TypeParam>::kLanes;
+  const int64_t n = 45, lines = kLanes - 1, src_stride = 3, dst_stride = 2;
+  std::mt19937 gen(41);
+  std::uniform_real_distribution<TypeParam> dist(-1, 1);
+  std::vector<CT> in(lines * n * src_stride), out(lines * n * dst_stride, CT(7, 7));
+  std::vector<CT> table(lines * n);
+  for (CT& v : in) v = CT(dist(gen), dist(gen));
+  for (CT& v : table) v = CT(dist(gen), dist(gen));
+  std::vector<const CT*> src(lines), post(lines);
+  std::vector<CT*> dst(lines);
+  for (int64_t l = 0; l < lines; ++l) {
+    src[l] = in.data() + l * n * src_stride;
+    dst[l] = out.data() + l * n * dst_stride;
+    post[l] = table.data() + l * n;
+  }
+  LaneFft<TypeParam> fft(n);
+  std::vector<TypeParam> scratch(fft.ScratchElements());
+  const double tolerance = sizeof(TypeParam) == 4 ? 1e-5 : 1e-13;
+  for (bool inverse : {false, true}) {
+    fft.Transform(src.data(), src_stride, dst.data(), dst_stride, lines, inverse, post.data(),
+                  scratch.data());
+    for (int64_t l = 0; l < lines; ++l) {
+      std::vector<C> x(n);
+      for (int64_t j = 0; j < n; ++j) x[j] = C(src[l][j * src_stride]);
+      const std::vector<C> dft = NaiveDft(x, inverse);
+      double scale = 0, worst = 0;
+      for (int64_t k = 0; k < n; ++k) {
+        const C w = C(post[l][k]);
+        const C want = dft[k] * (inverse ? std::conj(w) : w);
+        scale = std::max(scale, std::abs(want));
+        worst = std::max(worst, std::abs(C(dst[l][k * dst_stride]) - want));
+        if (k + 1 < n) {
+          ASSERT_EQ(dst[l][k * dst_stride + 1], CT(7, 7)) << "gap written";
+        }
+      }
+      EXPECT_LE(worst / scale, tolerance) << "line " << l << " inverse " << inverse;
+    }
+  }
+}
+
 TYPED_TEST(LaneFftTest, StridedAndInPlaceLinesMatchTheDft) {
   constexpr int64_t kLanes = LaneFft<TypeParam>::kLanes;
   for (int64_t n : {2, 8, 64, 512}) {
@@ -168,14 +231,15 @@ TYPED_TEST(LaneFftTest, MatchesEigenAt4096) {
   }
 }
 
-TEST(LaneFft, LengthsArePowersOfTwo) {
-  EXPECT_TRUE(IsLaneFftLength(1));
-  EXPECT_TRUE(IsLaneFftLength(2));
-  EXPECT_TRUE(IsLaneFftLength(4096));
-  EXPECT_FALSE(IsLaneFftLength(0));
-  EXPECT_FALSE(IsLaneFftLength(-4));
-  EXPECT_FALSE(IsLaneFftLength(12));
-  EXPECT_FALSE(IsLaneFftLength(1000));
+TEST(LaneFft, LengthsHaveNoPrimeFactorAboveFive) {
+  for (int64_t n : {1, 2, 3, 5, 12, 384, 1000, 3072, 4096, 6000, 1 << 20}) {
+    EXPECT_TRUE(IsLaneFftLength(n)) << n;
+  }
+  for (int64_t n : {0, -4, 7, 14, 1009, 2 * 1009, 3 * 7 * 1024}) EXPECT_FALSE(IsLaneFftLength(n)) << n;
+  EXPECT_EQ(NextLaneFftLength(1), 1);
+  EXPECT_EQ(NextLaneFftLength(7), 8);
+  EXPECT_EQ(NextLaneFftLength(2017), 2025);  // 3^4 5^2; 2018 .. 2024 each have a factor above 5
+  EXPECT_EQ(NextLaneFftLength(4096), 4096);
 }
 
 }  // namespace

@@ -30,12 +30,18 @@ bool IsFourStepLength(int64_t n) {
 template <typename T>
 FourStepFft<T>::FourStepFft(int64_t n)
     : n1_(FirstFactor(n)), n2_(n / n1_), first_(n1_), second_(n2_) {
-  twiddles_.reserve(n);
+  // Group g (sub-lines j2 = g kLanes + l) in LaneFft's post layout: real
+  // parts at k1 kLanes + l, imaginary parts n1 kLanes later; lanes past n2
+  // stay zero.
+  const int64_t groups = (n2_ + kLanes - 1) / kLanes;
+  twiddles_.assign(groups * 2 * n1_ * kLanes, T(0));
   for (int64_t j2 = 0; j2 < n2_; ++j2) {
+    T* group = twiddles_.data() + (j2 / kLanes) * 2 * n1_ * kLanes;
     for (int64_t k1 = 0; k1 < n1_; ++k1) {
       const int64_t k = (j2 * k1) % n;  // exact: the twiddle's index
       const double angle = -2 * M_PI * static_cast<double>(k) / static_cast<double>(n);
-      twiddles_.emplace_back(static_cast<T>(std::cos(angle)), static_cast<T>(std::sin(angle)));
+      group[k1 * kLanes + j2 % kLanes] = static_cast<T>(std::cos(angle));
+      group[(n1_ + k1) * kLanes + j2 % kLanes] = static_cast<T>(std::sin(angle));
     }
   }
 }
@@ -45,7 +51,6 @@ void FourStepFft<T>::Line(const std::complex<T>* src, std::complex<T>* dst, int6
                           bool inverse, std::complex<T>* y, T* block) const {
   const std::complex<T>* from[kLanes];
   std::complex<T>* to[kLanes];
-  const std::complex<T>* post[kLanes];
   // Steps 1 and 2: sub-line j2 (points n2 j1 + j2) into y[j2 n1 + k1],
   // times w^(j2 k1).
   for (int64_t j2 = 0; j2 < n2_; j2 += kLanes) {
@@ -53,8 +58,8 @@ void FourStepFft<T>::Line(const std::complex<T>* src, std::complex<T>* dst, int6
     for (int64_t l = 0; l < count; ++l) {
       from[l] = src + (j2 + l) * stride;
       to[l] = y + (j2 + l) * n1_;
-      post[l] = twiddles_.data() + (j2 + l) * n1_;
     }
+    const T* post = twiddles_.data() + (j2 / kLanes) * 2 * n1_ * kLanes;
     first_.Transform(from, n2_ * stride, to, 1, count, inverse, post, block);
   }
   // Step 3: sub-line k1 (y[j2 n1 + k1] over j2) into X[k1 + n1 k2].

@@ -14,7 +14,8 @@
 // by 1/n1 and 1/n2) with conjugated twiddles.
 //
 // Results: the DFT up to rounding (twiddles computed in double from their
-// exact index (j2 k1) mod n, then rounded to T). Lines are transformed one
+// exact index (j2 k1) mod n, then rounded to T; n complex values, padded to
+// whole groups of kLanes sub-lines). Lines are transformed one
 // at a time, so a line's result does not depend on the others given with it.
 //
 // Thread-safety: a FourStepFft is immutable after construction; Transform
@@ -73,7 +74,8 @@ class FourStepFft {
   int64_t n1_, n2_;
   LaneFft<T> first_;   // length n1 (step 1)
   LaneFft<T> second_;  // length n2 (step 3)
-  std::vector<std::complex<T>> twiddles_;  // w^(j2 k1) at j2 n1 + k1
+  // w^(j2 k1) per group of kLanes sub-lines j2, in LaneFft's post layout.
+  std::vector<T> twiddles_;
 };
 
 extern template class FourStepFft<float>;

@@ -1,7 +1,9 @@
 #include "xla/stream_executor/host/host_fft_kernels.h"
 
 #include <cmath>
+#include <cstdint>
 #include <cstring>
+#include <type_traits>
 
 #include "xla/util/logging.h"
 
@@ -46,12 +48,14 @@ template <typename T, int R>
   const int64_t span = s * kW;  // T elements between points s apart
   for (int64_t p = 0; p < m; ++p) {
     T c[R], d[R];
+#pragma GCC unroll 8
     for (int u = 1; u < R; ++u) {
       c[u] = wc[p * (R - 1) + u - 1];
       d[u] = sign * ws[p * (R - 1) + u - 1];
     }
     for (int64_t k = 0; k < span; k += kW) {
       V ar[R], ai[R], br[R], bi[R];
+#pragma GCC unroll 8
       for (int t = 0; t < R; ++t) {
         std::memcpy(&ar[t], xr + (p + t * m) * span + k, sizeof(V));
         std::memcpy(&ai[t], xi + (p + t * m) * span + k, sizeof(V));
@@ -115,6 +119,7 @@ template <typename T, int R>
       }
       std::memcpy(yr + R * p * span + k, &br[0], sizeof(V));
       std::memcpy(yi + R * p * span + k, &bi[0], sizeof(V));
+#pragma GCC unroll 8
       for (int u = 1; u < R; ++u) {
         const V tr = br[u] * c[u] - bi[u] * d[u], ti = br[u] * d[u] + bi[u] * c[u];
         std::memcpy(yr + (R * p + u) * span + k, &tr, sizeof(V));
@@ -161,6 +166,225 @@ template <typename T>
   return cur;
 }
 
+// Round K of Transpose: swaps bit K of the row index with bit K of the
+// element index, pairing rows i and i | 2^K (constant masks, unrolled, so
+// every shuffle is one or two instructions on registers).
+template <typename T, int K>
+[[gnu::always_inline]] inline void TransposeRound(typename VecOf<T>::type* rows) {
+  using V = typename VecOf<T>::type;
+  constexpr int kLanes = 32 / sizeof(T);
+  typedef std::conditional_t<sizeof(T) == 4, int32_t, int64_t> I;
+  typedef I M __attribute__((vector_size(32)));
+  M lo, hi;
+  if constexpr (sizeof(T) == 4 && K == 0) {
+    lo = M{0, 8, 2, 10, 4, 12, 6, 14};
+    hi = M{1, 9, 3, 11, 5, 13, 7, 15};
+  } else if constexpr (sizeof(T) == 4 && K == 1) {
+    lo = M{0, 1, 8, 9, 4, 5, 12, 13};
+    hi = M{2, 3, 10, 11, 6, 7, 14, 15};
+  } else if constexpr (sizeof(T) == 4) {
+    lo = M{0, 1, 2, 3, 8, 9, 10, 11};
+    hi = M{4, 5, 6, 7, 12, 13, 14, 15};
+  } else if constexpr (K == 0) {
+    lo = M{0, 4, 2, 6};
+    hi = M{1, 5, 3, 7};
+  } else {
+    lo = M{0, 1, 4, 5};
+    hi = M{2, 3, 6, 7};
+  }
+#pragma GCC unroll 8
+  for (int i = 0; i < kLanes; ++i) {
+    if (i & (1 << K)) continue;
+    const V a = rows[i], b = rows[i | (1 << K)];
+    rows[i] = __builtin_shuffle(a, b, lo);
+    rows[i | (1 << K)] = __builtin_shuffle(a, b, hi);
+  }
+}
+
+// A kLanes x kLanes transpose of rows[] in place (rows as vectors of T):
+// element c of row r moves to element r of row c, in three (float) or two
+// (double) rounds.
+template <typename T>
+[[gnu::always_inline]] inline void Transpose(typename VecOf<T>::type* rows) {
+  TransposeRound<T, 0>(rows);
+  TransposeRound<T, 1>(rows);
+  if constexpr (sizeof(T) == 4) TransposeRound<T, 2>(rows);
+}
+
+// True when the kLanes lines' points lie side by side (line l at
+// lines[0] + l): one point of every line is kLanes complex values in a row.
+template <typename T, typename P>
+bool SideBySide(const P* lines, int64_t count) {
+  if (count != LaneFft<T>::kLanes) return false;
+  for (int64_t l = 1; l < count; ++l) {
+    if (lines[l] != lines[0] + l) return false;
+  }
+  return true;
+}
+
+// One Transform call: its lines, where they go, and the plan's tables.
+template <typename T>
+struct Job {
+  const std::complex<T>* const* src;
+  int64_t src_stride;
+  std::complex<T>* const* dst;
+  int64_t dst_stride;
+  int64_t lines;
+  int64_t n;
+  const int* radices;
+  int64_t passes;
+  const T* wc;
+  const T* ws;
+  T sign;
+  T scale;
+  const T* post;  // block layout (LaneFft::Transform), or null
+  T* scratch;
+};
+
+// Interleaves the job's lines into the block's real and imaginary halves
+// (point j of line l at j kLanes + l; unused lanes get zeros). Full blocks
+// of contiguous lines move kLanes / 2 points of every line at a time
+// through a register transpose; full blocks of side-by-side lines move one
+// point of every line at a time through a deinterleave; others go value by
+// value, point-major (each point's values written together).
+template <typename T>
+[[gnu::always_inline]] inline void Gather(const Job<T>& job, T* re, T* im) {
+  using V = typename VecOf<T>::type;
+  constexpr int64_t kLanes = LaneFft<T>::kLanes, kPoints = kLanes / 2;
+  const int64_t n = job.n, stride = job.src_stride;
+  const std::complex<T>* const* src = job.src;
+  int64_t j = 0;
+  if (job.lines == kLanes && stride == 1) {
+    for (; j + kPoints <= n; j += kPoints) {
+      V rows[kLanes];
+#pragma GCC unroll 8
+      for (int64_t l = 0; l < kLanes; ++l) std::memcpy(&rows[l], src[l] + j, sizeof(V));
+      Transpose<T>(rows);
+#pragma GCC unroll 8
+      for (int64_t c = 0; c < kPoints; ++c) {
+        std::memcpy(re + (j + c) * kLanes, &rows[2 * c], sizeof(V));
+        std::memcpy(im + (j + c) * kLanes, &rows[2 * c + 1], sizeof(V));
+      }
+    }
+  } else if (SideBySide<T>(src, job.lines)) {
+    typedef std::conditional_t<sizeof(T) == 4, int32_t, int64_t> I;
+    typedef I M __attribute__((vector_size(32)));
+    M even, odd;
+    for (int64_t i = 0; i < kLanes; ++i) {
+      even[i] = static_cast<I>(2 * i);
+      odd[i] = static_cast<I>(2 * i + 1);
+    }
+    for (; j < n; ++j) {
+      V a, b;
+      std::memcpy(&a, src[0] + j * stride, sizeof(V));
+      std::memcpy(&b, src[0] + j * stride + kPoints, sizeof(V));
+      const V r = __builtin_shuffle(a, b, even), i = __builtin_shuffle(a, b, odd);
+      std::memcpy(re + j * kLanes, &r, sizeof(V));
+      std::memcpy(im + j * kLanes, &i, sizeof(V));
+    }
+  }
+  for (; j < n; ++j) {
+    for (int64_t l = 0; l < kLanes; ++l) {
+      const std::complex<T> v = l < job.lines ? src[l][j * stride] : std::complex<T>(0);
+      re[j * kLanes + l] = v.real();
+      im[j * kLanes + l] = v.imag();
+    }
+  }
+}
+
+// The 1/n scale and the optional post multiply, in the block (vectors).
+template <typename T>
+[[gnu::always_inline]] inline void Finish(const Job<T>& job, T* re, T* im) {
+  using V = typename VecOf<T>::type;
+  constexpr int64_t kLanes = LaneFft<T>::kLanes;
+  const int64_t part = job.n * kLanes;
+  if (job.post == nullptr) {
+    if (job.scale == T(1)) return;
+    for (int64_t i = 0; i < part; i += kLanes) {
+      V r, m;
+      std::memcpy(&r, re + i, sizeof(V));
+      std::memcpy(&m, im + i, sizeof(V));
+      r *= job.scale;
+      m *= job.scale;
+      std::memcpy(re + i, &r, sizeof(V));
+      std::memcpy(im + i, &m, sizeof(V));
+    }
+    return;
+  }
+  const T wsign = job.sign;  // conjugated twiddles for an inverse transform
+  for (int64_t i = 0; i < part; i += kLanes) {
+    V r, m, wr, wi;
+    std::memcpy(&r, re + i, sizeof(V));
+    std::memcpy(&m, im + i, sizeof(V));
+    std::memcpy(&wr, job.post + i, sizeof(V));
+    std::memcpy(&wi, job.post + part + i, sizeof(V));
+    r *= job.scale;
+    m *= job.scale;
+    wi *= wsign;
+    const V yr = r * wr - m * wi, yi = r * wi + m * wr;
+    std::memcpy(re + i, &yr, sizeof(V));
+    std::memcpy(im + i, &yi, sizeof(V));
+  }
+}
+
+// The inverse of Gather: the block's first job.lines lanes out to the
+// destination lines, by the same three routes.
+template <typename T>
+[[gnu::always_inline]] inline void Scatter(const Job<T>& job, const T* re, const T* im) {
+  using V = typename VecOf<T>::type;
+  constexpr int64_t kLanes = LaneFft<T>::kLanes, kPoints = kLanes / 2;
+  const int64_t n = job.n, stride = job.dst_stride;
+  std::complex<T>* const* dst = job.dst;
+  int64_t j = 0;
+  if (job.lines == kLanes && stride == 1) {
+    for (; j + kPoints <= n; j += kPoints) {
+      V rows[kLanes];
+#pragma GCC unroll 8
+      for (int64_t c = 0; c < kPoints; ++c) {
+        std::memcpy(&rows[2 * c], re + (j + c) * kLanes, sizeof(V));
+        std::memcpy(&rows[2 * c + 1], im + (j + c) * kLanes, sizeof(V));
+      }
+      Transpose<T>(rows);
+#pragma GCC unroll 8
+      for (int64_t l = 0; l < kLanes; ++l) std::memcpy(static_cast<void*>(dst[l] + j), &rows[l], sizeof(V));
+    }
+  } else if (SideBySide<T>(dst, job.lines)) {
+    typedef std::conditional_t<sizeof(T) == 4, int32_t, int64_t> I;
+    typedef I M __attribute__((vector_size(32)));
+    M low, high;  // (r0, i0, r1, i1, ...) from the first and second halves
+    for (int64_t i = 0; i < kPoints; ++i) {
+      low[2 * i] = static_cast<I>(i);
+      low[2 * i + 1] = static_cast<I>(i + kLanes);
+      high[2 * i] = static_cast<I>(i + kPoints);
+      high[2 * i + 1] = static_cast<I>(i + kPoints + kLanes);
+    }
+    for (; j < n; ++j) {
+      V r, i;
+      std::memcpy(&r, re + j * kLanes, sizeof(V));
+      std::memcpy(&i, im + j * kLanes, sizeof(V));
+      const V a = __builtin_shuffle(r, i, low), b = __builtin_shuffle(r, i, high);
+      std::memcpy(static_cast<void*>(dst[0] + j * stride), &a, sizeof(V));
+      std::memcpy(static_cast<void*>(dst[0] + j * stride + kPoints), &b, sizeof(V));
+    }
+  }
+  for (; j < n; ++j) {
+    for (int64_t l = 0; l < job.lines; ++l) {
+      dst[l][j * stride] = std::complex<T>(re[j * kLanes + l], im[j * kLanes + l]);
+    }
+  }
+}
+
+// Gather, every pass, Finish, Scatter.
+template <typename T>
+[[gnu::always_inline]] inline void Run(const Job<T>& job) {
+  const int64_t part = job.n * LaneFft<T>::kLanes;
+  Gather(job, job.scratch, job.scratch + part);
+  const int half = Stockham(job.scratch, job.radices, job.passes, job.wc, job.ws, job.n, job.sign);
+  T* re = job.scratch + half * 2 * part;
+  Finish(job, re, re + part);
+  Scatter(job, re, re + part);
+}
+
 // The two builds of each precision's kernel (x86-64): one for AVX2, one
 // for the baseline ISA, chosen per call by a cached CPUID test; other CPUs,
 // and host_fft_kernels_baseline_test (which defines
@@ -172,28 +396,12 @@ template <typename T>
 #define XLA_LANE_FFT_AVX2_BUILD 1
 #endif
 
-int StockhamF32Baseline(float* block, const int* radices, int64_t passes, const float* wc,
-                        const float* ws, int64_t n, float sign) {
-  return Stockham(block, radices, passes, wc, ws, n, sign);
-}
-
-int StockhamF64Baseline(double* block, const int* radices, int64_t passes, const double* wc,
-                        const double* ws, int64_t n, double sign) {
-  return Stockham(block, radices, passes, wc, ws, n, sign);
-}
+void RunF32Baseline(const Job<float>& job) { Run(job); }
+void RunF64Baseline(const Job<double>& job) { Run(job); }
 
 #ifdef XLA_LANE_FFT_AVX2_BUILD
-__attribute__((target("avx2"))) int StockhamF32Avx2(float* block, const int* radices,
-                                                    int64_t passes, const float* wc,
-                                                    const float* ws, int64_t n, float sign) {
-  return Stockham(block, radices, passes, wc, ws, n, sign);
-}
-
-__attribute__((target("avx2"))) int StockhamF64Avx2(double* block, const int* radices,
-                                                    int64_t passes, const double* wc,
-                                                    const double* ws, int64_t n, double sign) {
-  return Stockham(block, radices, passes, wc, ws, n, sign);
-}
+__attribute__((target("avx2"))) void RunF32Avx2(const Job<float>& job) { Run(job); }
+__attribute__((target("avx2"))) void RunF64Avx2(const Job<double>& job) { Run(job); }
 
 bool CpuHasAvx2() {
   static const bool avx2 = __builtin_cpu_supports("avx2");
@@ -201,20 +409,18 @@ bool CpuHasAvx2() {
 }
 #endif
 
-int RunStockham(float* block, const int* radices, int64_t passes, const float* wc,
-                const float* ws, int64_t n, float sign) {
+void RunJob(const Job<float>& job) {
 #ifdef XLA_LANE_FFT_AVX2_BUILD
-  if (CpuHasAvx2()) return StockhamF32Avx2(block, radices, passes, wc, ws, n, sign);
+  if (CpuHasAvx2()) return RunF32Avx2(job);
 #endif
-  return StockhamF32Baseline(block, radices, passes, wc, ws, n, sign);
+  RunF32Baseline(job);
 }
 
-int RunStockham(double* block, const int* radices, int64_t passes, const double* wc,
-                const double* ws, int64_t n, double sign) {
+void RunJob(const Job<double>& job) {
 #ifdef XLA_LANE_FFT_AVX2_BUILD
-  if (CpuHasAvx2()) return StockhamF64Avx2(block, radices, passes, wc, ws, n, sign);
+  if (CpuHasAvx2()) return RunF64Avx2(job);
 #endif
-  return StockhamF64Baseline(block, radices, passes, wc, ws, n, sign);
+  RunF64Baseline(job);
 }
 
 #undef XLA_LANE_FFT_AVX2_BUILD
@@ -276,42 +482,23 @@ LaneFft<T>::LaneFft(int64_t n) : n_(n), radices_(Radices(n)) {
 template <typename T>
 void LaneFft<T>::Transform(const std::complex<T>* const* src, int64_t src_stride,
                            std::complex<T>* const* dst, int64_t dst_stride, int64_t lines,
-                           bool inverse, const std::complex<T>* const* post, T* scratch) const {
-  const int64_t part = n_ * kLanes;
-  T* re = scratch;
-  T* im = scratch + part;
-  for (int64_t l = 0; l < kLanes; ++l) {
-    if (l >= lines) {
-      for (int64_t j = 0; j < n_; ++j) re[j * kLanes + l] = im[j * kLanes + l] = 0;
-      continue;
-    }
-    for (int64_t j = 0; j < n_; ++j) {
-      const std::complex<T> v = src[l][j * src_stride];
-      re[j * kLanes + l] = v.real();
-      im[j * kLanes + l] = v.imag();
-    }
-  }
-  const int half = RunStockham(scratch, radices_.data(), static_cast<int64_t>(radices_.size()),
-                               cos_.data(), sin_.data(), n_, inverse ? T(-1) : T(1));
-  re = scratch + half * 2 * part;
-  im = re + part;
-  const T scale = inverse ? T(1) / static_cast<T>(n_) : T(1);
-  for (int64_t l = 0; l < lines; ++l) {
-    std::complex<T>* out = dst[l];
-    if (post == nullptr) {
-      for (int64_t j = 0; j < n_; ++j) {
-        out[j * dst_stride] = std::complex<T>(re[j * kLanes + l] * scale, im[j * kLanes + l] * scale);
-      }
-      continue;
-    }
-    // Real arithmetic (std::complex's multiply checks for NaNs).
-    const T sign = inverse ? T(-1) : T(1);
-    for (int64_t j = 0; j < n_; ++j) {
-      const T xr = re[j * kLanes + l] * scale, xi = im[j * kLanes + l] * scale;
-      const T wr = post[l][j].real(), wi = sign * post[l][j].imag();
-      out[j * dst_stride] = std::complex<T>(xr * wr - xi * wi, xr * wi + xi * wr);
-    }
-  }
+                           bool inverse, const T* post, T* scratch) const {
+  Job<T> job;
+  job.src = src;
+  job.src_stride = src_stride;
+  job.dst = dst;
+  job.dst_stride = dst_stride;
+  job.lines = lines;
+  job.n = n_;
+  job.radices = radices_.data();
+  job.passes = static_cast<int64_t>(radices_.size());
+  job.wc = cos_.data();
+  job.ws = sin_.data();
+  job.sign = inverse ? T(-1) : T(1);
+  job.scale = inverse ? T(1) / static_cast<T>(n_) : T(1);
+  job.post = post;
+  job.scratch = scratch;
+  RunJob(job);
 }
 
 template class LaneFft<float>;

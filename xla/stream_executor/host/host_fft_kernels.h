@@ -67,12 +67,14 @@ class LaneFft {
   }
 
   // As above with separate strides for the source and the destination, and
-  // an optional pointwise multiply on the way out: when `post` is not null,
-  // output k of line l is multiplied by post[l][k] (conjugated when
-  // `inverse`), after the 1/n scale. The four-step split's twiddle step.
+  // an optional pointwise multiply on the way out: when `post` is not null
+  // it holds 2 n kLanes values in the block layout (real parts, then
+  // imaginary parts; lane l's factor for output k at k kLanes + l), and
+  // output k of line l is multiplied by that factor (conjugated when
+  // `inverse`) after the 1/n scale. The four-step split's twiddle step.
   void Transform(const std::complex<T>* const* src, int64_t src_stride,
                  std::complex<T>* const* dst, int64_t dst_stride, int64_t lines, bool inverse,
-                 const std::complex<T>* const* post, T* scratch) const;
+                 const T* post, T* scratch) const;
 
  private:
   int64_t n_;

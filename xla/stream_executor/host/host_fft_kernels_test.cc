@@ -112,30 +112,33 @@ TYPED_TEST(LaneFftTest, MixedRadixLengthsMatchTheDft) {
 }
 
 // The four-step split's overload: source and destination with their own
-// strides, and each output multiplied by a per-line table (conjugated for
-// an inverse transform), against the DFT times the table.
-TYPED_TEST(LaneFftTest, SeparateStridesAndPostMultiplyMatchTheDft) {
-  using CT = std::complex<TypeParam>;
-  constexpr int64_t kLanes = LaneFft<TypeParam>::kLanes;
-  const int64_t n = 45, lines = kLanes - 1, src_stride = 3, dst_stride = 2;
+// strides, and each output multiplied by a factor from a table in the
+// block layout (conjugated for an inverse transform), against the DFT
+// times the factor. Run with a partial block and, side by side, a full
+// block of interleaved lines (the deinterleave route).
+template <typename T>
+void CheckStridesAndPost(int64_t n, int64_t lines, bool side_by_side) {
+  SCOPED_TRACE(testing::Message() << "n=" << n << " lines=" << lines << " side=" << side_by_side);
+  using CT = std::complex<T>;
+  constexpr int64_t kLanes = LaneFft<T>::kLanes;
+  const int64_t src_stride = side_by_side ? lines : 3, dst_stride = side_by_side ? lines : 2;
   std::mt19937 gen(41);
-  std::uniform_real_distribution<TypeParam> dist(-1, 1);
-  std::vector<CT> in(lines * n * src_stride), out(lines * n * dst_stride, CT(7, 7));
-  std::vector<CT> table(lines * n);
+  std::uniform_real_distribution<T> dist(-1, 1);
+  std::vector<CT> in(lines * n * 3), out(lines * n * 3, CT(7, 7));
+  std::vector<T> table(2 * n * kLanes);
   for (CT& v : in) v = CT(dist(gen), dist(gen));
-  for (CT& v : table) v = CT(dist(gen), dist(gen));
-  std::vector<const CT*> src(lines), post(lines);
+  for (T& v : table) v = dist(gen);
+  std::vector<const CT*> src(lines);
   std::vector<CT*> dst(lines);
   for (int64_t l = 0; l < lines; ++l) {
-    src[l] = in.data() + l * n * src_stride;
-    dst[l] = out.data() + l * n * dst_stride;
-    post[l] = table.data() + l * n;
+    src[l] = in.data() + (side_by_side ? l : l * n * src_stride);
+    dst[l] = out.data() + (side_by_side ? l : l * n * dst_stride);
   }
-  LaneFft<TypeParam> fft(n);
-  std::vector<TypeParam> scratch(fft.ScratchElements());
-  const double tolerance = sizeof(TypeParam) == 4 ? 1e-5 : 1e-13;
+  LaneFft<T> fft(n);
+  std::vector<T> scratch(fft.ScratchElements());
+  const double tolerance = sizeof(T) == 4 ? 1e-5 : 1e-13;
   for (bool inverse : {false, true}) {
-    fft.Transform(src.data(), src_stride, dst.data(), dst_stride, lines, inverse, post.data(),
+    fft.Transform(src.data(), src_stride, dst.data(), dst_stride, lines, inverse, table.data(),
                   scratch.data());
     for (int64_t l = 0; l < lines; ++l) {
       std::vector<C> x(n);
@@ -143,17 +146,24 @@ TYPED_TEST(LaneFftTest, SeparateStridesAndPostMultiplyMatchTheDft) {
       const std::vector<C> dft = NaiveDft(x, inverse);
       double scale = 0, worst = 0;
       for (int64_t k = 0; k < n; ++k) {
-        const C w = C(post[l][k]);
+        const C w(table[k * kLanes + l], table[(n + k) * kLanes + l]);
         const C want = dft[k] * (inverse ? std::conj(w) : w);
         scale = std::max(scale, std::abs(want));
         worst = std::max(worst, std::abs(C(dst[l][k * dst_stride]) - want));
-        if (k + 1 < n) {
+        if (!side_by_side && k + 1 < n) {
           ASSERT_EQ(dst[l][k * dst_stride + 1], CT(7, 7)) << "gap written";
         }
       }
       EXPECT_LE(worst / scale, tolerance) << "line " << l << " inverse " << inverse;
     }
   }
+}
+
+TYPED_TEST(LaneFftTest, SeparateStridesAndPostMultiplyMatchTheDft) {
+  constexpr int64_t kLanes = LaneFft<TypeParam>::kLanes;
+  CheckStridesAndPost<TypeParam>(45, kLanes - 1, false);
+  CheckStridesAndPost<TypeParam>(45, kLanes, true);
+  CheckStridesAndPost<TypeParam>(64, kLanes, true);
 }
 
 TYPED_TEST(LaneFftTest, StridedAndInPlaceLinesMatchTheDft) {

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <complex>
+#include <algorithm>
 #include <cstring>
 #include <random>
 #include <thread>
@@ -28,19 +29,29 @@ std::vector<C> ReferenceDft(const std::vector<C>& full, const std::vector<int64_
   std::vector<C> out(full.size());
   const int64_t rank = static_cast<int64_t>(lengths.size());
   const double sign = inverse ? 1.0 : -1.0;
+  // Per axis, exp(sign 2 pi i m / L) for m in [0, L): a term's factor is
+  // the product over the axes of roots[a][(k_a j_a) mod L_a].
+  std::vector<std::vector<C>> roots(rank);
+  for (int64_t a = 0; a < rank; ++a) {
+    for (int64_t m = 0; m < lengths[a]; ++m) {
+      roots[a].push_back(std::polar(1.0, sign * 2 * M_PI * static_cast<double>(m) / lengths[a]));
+    }
+  }
+  std::vector<int64_t> kidx(rank), jidx(rank);
   for (int64_t b = 0; b < batch; ++b) {
     for (int64_t k = 0; k < n; ++k) {
+      for (int64_t a = rank - 1, kk = k; a >= 0; --a) {
+        kidx[a] = kk % lengths[a];
+        kk /= lengths[a];
+      }
+      std::fill(jidx.begin(), jidx.end(), 0);
       C sum = 0;
       for (int64_t j = 0; j < n; ++j) {
-        double phase = 0;
-        int64_t kk = k, jj = j;
-        for (int64_t a = rank - 1; a >= 0; --a) {
-          const int64_t ka = kk % lengths[a], ja = jj % lengths[a];
-          phase += static_cast<double>((ka * ja) % lengths[a]) / lengths[a];
-          kk /= lengths[a];
-          jj /= lengths[a];
-        }
-        sum += full[b * n + j] * std::polar(1.0, sign * 2 * M_PI * phase);
+        C w = roots[rank - 1][(kidx[rank - 1] * jidx[rank - 1]) % lengths[rank - 1]];
+        for (int64_t a = rank - 2; a >= 0; --a) w *= roots[a][(kidx[a] * jidx[a]) % lengths[a]];
+        sum += full[b * n + j] * w;
+        // The next j's index, last axis fastest.
+        for (int64_t a = rank - 1; a >= 0 && ++jidx[a] == lengths[a]; --a) jidx[a] = 0;
       }
       out[b * n + k] = inverse ? sum / static_cast<double>(n) : sum;
     }

@@ -66,6 +66,16 @@ BluesteinFft<T>::BluesteinFft(int64_t n) : n_(n), m_(n >= 1 ? BluesteinPaddedLen
   }
   ForwardInDouble(b.data(), m_);
   for (const std::complex<double>& v : b) kernel_.push_back(std::complex<T>(v));
+  if (lane_ == nullptr) return;
+  // The same spectrum in LaneFft's post layout, every lane alike: the
+  // forward transform multiplies by it on its way out of the block.
+  kernel_block_.resize(2 * m_ * kLanes);
+  for (int64_t k = 0; k < m_; ++k) {
+    for (int64_t l = 0; l < kLanes; ++l) {
+      kernel_block_[k * kLanes + l] = kernel_[k].real();
+      kernel_block_[(m_ + k) * kLanes + l] = kernel_[k].imag();
+    }
+  }
 }
 
 template <typename T>
@@ -75,13 +85,17 @@ int64_t BluesteinFft<T>::ScratchElements() const {
 }
 
 template <typename T>
-void BluesteinFft<T>::Padded(std::complex<T>* const* line, int64_t lines, bool inverse,
-                             T* scratch) const {
+void BluesteinFft<T>::Convolve(std::complex<T>* const* line, int64_t lines, T* scratch) const {
   if (lane_ != nullptr) {
-    lane_->Transform(line, line, lines, 1, inverse, scratch);
-  } else {
-    four_step_->Transform(line, line, lines, 1, inverse, scratch);
+    lane_->Transform(line, 1, line, 1, lines, false, kernel_block_.data(), scratch);
+    lane_->Transform(line, line, lines, 1, true, scratch);
+    return;
   }
+  four_step_->Transform(line, line, lines, 1, false, scratch);
+  for (int64_t l = 0; l < lines; ++l) {
+    for (int64_t k = 0; k < m_; ++k) line[l][k] = Mul(line[l][k], kernel_[k]);
+  }
+  four_step_->Transform(line, line, lines, 1, true, scratch);
 }
 
 template <typename T>
@@ -103,11 +117,7 @@ void BluesteinFft<T>::Transform(const std::complex<T>* const* src, std::complex<
       }
       for (int64_t j = n_; j < m_; ++j) line[l][j] = Complex(0);
     }
-    Padded(line, count, false, scratch);
-    for (int64_t l = 0; l < count; ++l) {
-      for (int64_t k = 0; k < m_; ++k) line[l][k] = Mul(line[l][k], kernel_[k]);
-    }
-    Padded(line, count, true, scratch);
+    Convolve(line, count, scratch);
     for (int64_t l = 0; l < count; ++l) {
       Complex* out = dst[first + l];
       for (int64_t k = 0; k < n_; ++k) {

@@ -67,9 +67,10 @@ class BluesteinFft {
                  int64_t stride, bool inverse, T* scratch) const;
 
  private:
-  // The padded transform of `lines` lines (at most lines_per_call_) of M
-  // contiguous points, in place.
-  void Padded(std::complex<T>* const* line, int64_t lines, bool inverse, T* scratch) const;
+  // The circular convolution of `lines` lines (at most lines_per_call_) of
+  // M contiguous points with conj w, in place: forward transform, times
+  // the kernel's spectrum (in the LaneFft block, on a LaneFft), inverse.
+  void Convolve(std::complex<T>* const* line, int64_t lines, T* scratch) const;
 
   int64_t n_;
   int64_t m_;                                         // BluesteinPaddedLength(n)
@@ -78,6 +79,7 @@ class BluesteinFft {
   int64_t lines_per_call_;                            // kLanes on lane_, 1 on four_step_
   std::vector<std::complex<T>> chirp_;  // w[j] = exp(-pi i j^2 / n), j in [0, n)
   std::vector<std::complex<T>> kernel_;  // the M-point DFT of conj w, wrapped circularly
+  std::vector<T> kernel_block_;  // kernel_ in LaneFft's post layout (lane_ only)
 };
 
 extern template class BluesteinFft<float>;

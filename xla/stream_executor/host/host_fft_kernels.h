@@ -5,7 +5,11 @@
 // halves), run through an iterative mixed-radix Stockham FFT (radix-4
 // passes, one radix-2 pass for an odd power of two, then radix-3 and
 // radix-5 passes) whose butterflies each work on 32-byte vectors (8 floats
-// or 4 doubles, one per line), and scattered back.
+// or 4 doubles, one per line), and scattered back. A full block of
+// contiguous lines moves in and out through register transposes, a full
+// block of lines lying side by side (line l at line 0 + l: a strided pass,
+// FourStepFft's sub-lines) through deinterleaves; other blocks value by
+// value.
 // On x86-64 the kernel is compiled for AVX2 and for the baseline ISA; each
 // call runs the AVX2 build when the CPU has AVX2 (a CPUID test, cached).
 // Elsewhere it is compiled once, for the build's ISA.

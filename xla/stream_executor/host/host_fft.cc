@@ -12,6 +12,7 @@
 
 #include "unsupported/Eigen/FFT"
 #include "xla/stream_executor/host/host_fft_bluestein.h"
+#include "xla/stream_executor/host/host_fft_four_step.h"
 #include "xla/stream_executor/host/host_fft_kernels.h"
 #include "xla/stream_executor/host/parallel_for.h"
 
@@ -30,9 +31,11 @@ class HostFftPlanImpl : public HostFftPlan {
       : config_(config),
         complex_dims_(ComplexDims(config)),
         lane_ffts_(MakeLaneFfts(config)),
+        four_steps_(MakeFourSteps(config)),
         bluesteins_(MakeBluesteins(config)),
         real_lane_fft_(MakeRealLaneFft(config)),
-        real_twiddles_(RealTwiddles(config, real_lane_fft_.get())) {
+        real_four_step_(MakeRealFourStep(config)),
+        real_twiddles_(RealTwiddles(config, real_lane_fft_ != nullptr || real_four_step_ != nullptr)) {
     for (int i = 0; i < std::max(engines, 1); ++i) idle_.push_back(MakeEngine());
     made_ = static_cast<int64_t>(idle_.size());
   }
@@ -78,9 +81,10 @@ class HostFftPlanImpl : public HostFftPlan {
     std::vector<T> lanes;  // LaneFft and BluesteinFft scratch, for the largest
   };
 
-  // Per axis, the LaneFft its complex passes run on: the power-of-two axes
-  // up to kLaneFftMaxLength, except a real transform's last (its pass runs
-  // on real_lane_fft_ or Eigen's real FFT).
+  // Per axis, the LaneFft its complex passes run on: the axes of a length
+  // with no prime factor above 5, up to kLaneFftMaxLength, except a real
+  // transform's last (its pass runs on real_lane_fft_, real_four_step_ or
+  // Eigen's real FFT).
   static std::vector<std::unique_ptr<const LaneFft<T>>> MakeLaneFfts(const FftConfig& c) {
     const std::vector<int64_t> dims = ComplexDims(c);
     const bool real = c.type == FftType::kRfft || c.type == FftType::kIrfft;
@@ -90,6 +94,19 @@ class HostFftPlanImpl : public HostFftPlan {
       if (real && axis + 1 == dims.size()) continue;
       if (!IsLaneFftLength(n) || n > kLaneFftMaxLength) continue;
       ffts[axis] = std::make_unique<LaneFft<T>>(n);
+    }
+    return ffts;
+  }
+
+  // Per axis, the FourStepFft its complex passes run on: the axes whose
+  // length IsFourStepLength, except a real transform's last.
+  static std::vector<std::unique_ptr<const FourStepFft<T>>> MakeFourSteps(const FftConfig& c) {
+    const std::vector<int64_t> dims = ComplexDims(c);
+    const bool real = c.type == FftType::kRfft || c.type == FftType::kIrfft;
+    std::vector<std::unique_ptr<const FourStepFft<T>>> ffts(dims.size());
+    for (size_t axis = 0; axis < dims.size(); ++axis) {
+      if (real && axis + 1 == dims.size()) continue;
+      if (IsFourStepLength(dims[axis])) ffts[axis] = std::make_unique<FourStepFft<T>>(dims[axis]);
     }
     return ffts;
   }
@@ -109,8 +126,8 @@ class HostFftPlanImpl : public HostFftPlan {
 
   // A real transform's last pass on LaneFft (an RFFT's through
   // SplitHalfSpectrum, an IRFFT's through MergeHalfSpectrum): for an even
-  // length n whose half is a LaneFft length, the half-length transform;
-  // null otherwise (Eigen's real FFT runs it).
+  // length n whose half is a LaneFft length up to kLaneFftMaxLength, the
+  // half-length transform; null otherwise.
   static std::unique_ptr<const LaneFft<T>> MakeRealLaneFft(const FftConfig& c) {
     if (c.type != FftType::kRfft && c.type != FftType::kIrfft) return nullptr;
     const int64_t n = c.lengths.back();
@@ -118,10 +135,20 @@ class HostFftPlanImpl : public HostFftPlan {
     return std::make_unique<LaneFft<T>>(n / 2);
   }
 
+  // The same on FourStepFft, for an even n whose half IsFourStepLength;
+  // null otherwise (with no real LaneFft either, Eigen's real FFT runs it).
+  static std::unique_ptr<const FourStepFft<T>> MakeRealFourStep(const FftConfig& c) {
+    if (c.type != FftType::kRfft && c.type != FftType::kIrfft) return nullptr;
+    const int64_t n = c.lengths.back();
+    if (n % 2 != 0 || !IsFourStepLength(n / 2)) return nullptr;
+    return std::make_unique<FourStepFft<T>>(n / 2);
+  }
+
   // exp(-2 pi i k / n) for k in [0, n / 2] (computed in double), for
-  // SplitHalfSpectrum and MergeHalfSpectrum; empty without a real LaneFft.
-  static std::vector<Complex> RealTwiddles(const FftConfig& c, const LaneFft<T>* fft) {
-    if (fft == nullptr) return {};
+  // SplitHalfSpectrum and MergeHalfSpectrum; empty when the real pass runs
+  // on Eigen (`half_length` false).
+  static std::vector<Complex> RealTwiddles(const FftConfig& c, bool half_length) {
+    if (!half_length) return {};
     const int64_t n = c.lengths.back();
     std::vector<Complex> w(n / 2 + 1);
     for (int64_t k = 0; k <= n / 2; ++k) {
@@ -225,13 +252,14 @@ class HostFftPlanImpl : public HostFftPlan {
     for (int64_t axis = 0; axis < rank; ++axis) {
       const int64_t n = config_.lengths[axis];
       if (real && axis + 1 == rank) {
-        if (real_lane_fft_ != nullptr) continue;
+        if (real_lane_fft_ != nullptr || real_four_step_ != nullptr) continue;
         if (config_.type == FftType::kRfft) {
           RealForward1D(*e, e->b.data(), reinterpret_cast<const T*>(e->a.data()), n);
         } else {
           RealInverse1D(*e, reinterpret_cast<T*>(e->b.data()), e->a.data(), n);
         }
-      } else if (lane_ffts_[axis] == nullptr && bluesteins_[axis] == nullptr) {
+      } else if (lane_ffts_[axis] == nullptr && four_steps_[axis] == nullptr &&
+                 bluesteins_[axis] == nullptr) {
         Complex1D(*e, e->b.data(), e->a.data(), n,
                   config_.type == FftType::kIfft || config_.type == FftType::kIrfft);
       }
@@ -241,10 +269,14 @@ class HostFftPlanImpl : public HostFftPlan {
     for (const auto& fft : lane_ffts_) {
       if (fft != nullptr) lanes = std::max(lanes, fft->ScratchElements());
     }
+    for (const auto& fft : four_steps_) {
+      if (fft != nullptr) lanes = std::max(lanes, fft->ScratchElements());
+    }
     for (const auto& fft : bluesteins_) {
       if (fft != nullptr) lanes = std::max(lanes, fft->ScratchElements());
     }
     if (real_lane_fft_ != nullptr) lanes = std::max(lanes, real_lane_fft_->ScratchElements());
+    if (real_four_step_ != nullptr) lanes = std::max(lanes, real_four_step_->ScratchElements());
     e->lanes.assign(lanes, T(0));
     return e;
   }
@@ -308,33 +340,35 @@ class HostFftPlanImpl : public HostFftPlan {
       }
     }
     if constexpr (std::is_same_v<Out, T>) {
-      if (const LaneFft<T>* fft = real_lane_fft_.get(); fft != nullptr) {
-        // Each half spectrum merged into the output row as n/2 complex
-        // points, whose inverse transform there is the real line (even and
-        // odd samples as real and imaginary parts).
+      // Each half spectrum merged into the output row as n/2 complex
+      // points, whose inverse transform there is the real line (even and
+      // odd samples as real and imaginary parts).
+      auto merged = [&](const auto& fft) {
         LanePass(
-            *fft, lines, 1, true, pool,
+            fft, lines, 1, true, pool,
             [&](int64_t i) {
               auto* z = reinterpret_cast<Complex*>(out + i * out_row);
               MergeHalfSpectrum(in + i * in_row, z);
               return std::make_pair(static_cast<const Complex*>(z), z);
             },
             [](int64_t) {});
-        return;
-      }
+      };
+      if (real_lane_fft_ != nullptr) return merged(*real_lane_fft_);
+      if (real_four_step_ != nullptr) return merged(*real_four_step_);
     }
     if constexpr (std::is_same_v<In, T>) {
-      if (const LaneFft<T>* fft = real_lane_fft_.get(); fft != nullptr) {
-        // Each real line read as n/2 complex points (Eigen's real FFT does
-        // the same), transformed into the output row, then split there.
+      // Each real line read as n/2 complex points (Eigen's real FFT does
+      // the same), transformed into the output row, then split there.
+      auto split = [&](const auto& fft) {
         LanePass(
-            *fft, lines, 1, false, pool,
+            fft, lines, 1, false, pool,
             [&](int64_t i) {
               return std::make_pair(reinterpret_cast<const Complex*>(in + i * in_row), out + i * out_row);
             },
             [&](int64_t i) { SplitHalfSpectrum(out + i * out_row); });
-        return;
-      }
+      };
+      if (real_lane_fft_ != nullptr) return split(*real_lane_fft_);
+      if (real_four_step_ != nullptr) return split(*real_four_step_);
     }
     ForLines(lines, std::max(in_row, out_row), pool, [&](Engine& e, int64_t i) {
       const In* src = in + i * in_row;
@@ -349,7 +383,8 @@ class HostFftPlanImpl : public HostFftPlan {
     });
   }
 
-  // Transforms `lines` lines through `fft` (a LaneFft or BluesteinFft) in
+  // Transforms `lines` lines through `fft` (a LaneFft, FourStepFft or
+  // BluesteinFft) in
   // blocks of its kLanes lines
   // (the last block partial), the blocks cut into ranges like ForLines.
   // line(i) gives line i's source and destination, points `stride` apart
@@ -375,13 +410,17 @@ class HostFftPlanImpl : public HostFftPlan {
   }
 
   // LanePass over the complex passes of `axis` on the transform the plan
-  // made for it (its LaneFft, else its BluesteinFft); false, doing
-  // nothing, when the axis has neither (Eigen runs it).
+  // made for it (its LaneFft, FourStepFft or BluesteinFft); false, doing
+  // nothing, when the axis has none (Eigen runs it).
   template <typename LineFn>
   bool AxisLanePass(int64_t axis, int64_t lines, int64_t stride, bool inverse, HostThreadPool* pool,
                     const LineFn& line) const {
     auto nothing_after = [](int64_t) {};
     if (const LaneFft<T>* fft = lane_ffts_[axis].get(); fft != nullptr) {
+      LanePass(*fft, lines, stride, inverse, pool, line, nothing_after);
+      return true;
+    }
+    if (const FourStepFft<T>* fft = four_steps_[axis].get(); fft != nullptr) {
       LanePass(*fft, lines, stride, inverse, pool, line, nothing_after);
       return true;
     }
@@ -418,8 +457,10 @@ class HostFftPlanImpl : public HostFftPlan {
   const FftConfig config_;
   const std::vector<int64_t> complex_dims_;
   const std::vector<std::unique_ptr<const LaneFft<T>>> lane_ffts_;  // per axis, or null
+  const std::vector<std::unique_ptr<const FourStepFft<T>>> four_steps_;  // per axis, or null
   const std::vector<std::unique_ptr<const BluesteinFft<T>>> bluesteins_;  // per axis, or null
   const std::unique_ptr<const LaneFft<T>> real_lane_fft_;  // a real last pass, or null
+  const std::unique_ptr<const FourStepFft<T>> real_four_step_;  // a long real last pass, or null
   const std::vector<Complex> real_twiddles_;  // for Split/MergeHalfSpectrum
   mutable std::mutex mu_;
   mutable std::vector<std::unique_ptr<Engine>> idle_;  // guarded by mu_

@@ -6,22 +6,27 @@
 // runtime would have to be GPL too), and over pocketfft, which Debian 12
 // does not package; Eigen is MPL-2.0 and already a dependency.
 //
-// Complex passes of a power-of-two length (every complex axis except a
-// real transform's last) skip Eigen: they run LaneFft (host_fft_kernels.h),
+// Complex passes of a length with no prime factor above 5 (384, 1000,
+// 3072, 4096: every complex axis except a real transform's last) skip
+// Eigen: up to kLaneFftMaxLength they run LaneFft (host_fft_kernels.h),
 // which transforms blocks of 8 (c64) or 4 (c128) lines at once with SIMD
-// across the lines: 2-3x faster than kissfft's one line of scalar complex
-// arithmetic on c64[1024, 4096] (docs/perf.md). An RFFT whose length n is
-// even with a power-of-two half runs its last pass on LaneFft too: each
-// real line read as n/2 complex points (even and odd samples), transformed
-// at length n/2, and split into the n/2 + 1 coefficients in place while the
-// block is in cache (4-12x faster than Eigen's real FFT on f32[1024, 4096],
-// level with XLA:CPU). An IRFFT of such a length runs its last pass the
-// other way round: the n/2 + 1 coefficients merged into n/2 complex points
-// in the output row (MergeHalfSpectrum), then the inverse half-length
-// LaneFft in place there. Complex passes whose length has a prime factor
-// above 5 (a prime such as 1009) run on BluesteinFft
-// (host_fft_bluestein.h) when their padded length fits LaneFft, instead of
-// kissfft's O(n p) generic butterfly.
+// across the lines (mixed radix 4, 2, 3, 5 Stockham passes); longer ones
+// run FourStepFft (host_fft_four_step.h: n = n1 n2 as two rounds of
+// LaneFft blocks with a twiddle multiply between, so the working set stays
+// in cache). An RFFT whose length n is even with a half of that kind runs
+// its last pass on the same transforms: each real line read as n/2 complex
+// points (even and odd samples), transformed at length n/2, and split into
+// the n/2 + 1 coefficients in place while the block is in cache. An IRFFT
+// of such a length runs its last pass the other way round: the n/2 + 1
+// coefficients merged into n/2 complex points in the output row
+// (MergeHalfSpectrum), then the inverse half-length transform in place
+// there. Complex passes whose length has a prime factor above 5 (a prime
+// such as 1009) run on BluesteinFft (host_fft_bluestein.h: a chirp
+// convolution over LaneFft or FourStepFft) instead of kissfft's O(n p)
+// generic butterfly. Eigen runs what is left: a real transform's last pass
+// of odd length or of an even length whose half has a prime factor above
+// 5, and lengths past kFourStepMaxLength (2^28 points, or a Bluestein
+// padding past it).
 //
 // A multi-dimensional transform runs one pass per dimension: the last
 // (contiguous) one straight from the input lines, the others line by line
@@ -31,10 +36,11 @@
 // pool (ParallelFor) once the pass has at least kHostFftParallelElements
 // elements.
 //
-// Plans: Create makes one LaneFft (twiddle table) per power-of-two axis,
-// shared read-only, and `engines` Eigen FFT objects with every twiddle table
-// the config needs (an Eigen FFT object caches its tables and is not
-// thread-safe), plus line and LaneFft block scratch. A range borrows an
+// Plans: Create makes one LaneFft, FourStepFft or BluesteinFft (twiddle
+// tables) per axis that takes one, shared read-only, and `engines` Eigen
+// FFT objects with every twiddle table the config needs (an Eigen FFT
+// object caches its tables and is not thread-safe), plus line and block
+// scratch. A range borrows an
 // idle engine and returns it, so concurrent Executes of one plan never share one; when
 // more ranges run at once than engines exist, a new engine is made then
 // (allocation, once).

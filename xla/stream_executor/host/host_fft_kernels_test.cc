@@ -93,6 +93,79 @@ TYPED_TEST(LaneFftTest, EveryPowerOfTwoMatchesTheDft) {
   }
 }
 
+// Lengths with factors 3 and 5 (radix-3 and radix-5 passes, alone and
+// mixed with radix 4 and 2): every line of a full block, a partial block of
+// kLanes - 1 lines and a single line against the DFT, forward and inverse.
+TYPED_TEST(LaneFftTest, MixedRadixLengthsMatchTheDft) {
+  constexpr int64_t kLanes = LaneFft<TypeParam>::kLanes;
+  for (int64_t n : {3, 5, 6, 9, 10, 12, 15, 25, 45, 60, 120, 375, 384, 1000, 3072}) {
+    for (int64_t lines : {kLanes, kLanes - 1, int64_t{1}}) {
+      if (n >= 1000 && lines != kLanes - 1) continue;  // the naive DFT is slow
+      CheckAgainstDft<TypeParam>(n, lines, 1, false, false);
+      CheckAgainstDft<TypeParam>(n, lines, 1, true, false);
+    }
+  }
+  for (int64_t n : {15, 45, 375}) {
+    CheckAgainstDft<TypeParam>(n, kLanes - 1, 3, false, false);
+    CheckAgainstDft<TypeParam>(n, 3, 1, true, true);
+  }
+}
+
+// The four-step split's overload: source and destination with their own
+// strides, and each output multiplied by a factor from a table in the
+// block layout (conjugated for an inverse transform), against the DFT
+// times the factor. Run with a partial block and, side by side, a full
+// block of interleaved lines (the deinterleave route).
+template <typename T>
+void CheckStridesAndPost(int64_t n, int64_t lines, bool side_by_side) {
+  SCOPED_TRACE(testing::Message() << "n=" << n << " lines=" << lines << " side=" << side_by_side);
+  using CT = std::complex<T>;
+  constexpr int64_t kLanes = LaneFft<T>::kLanes;
+  const int64_t src_stride = side_by_side ? lines : 3, dst_stride = side_by_side ? lines : 2;
+  std::mt19937 gen(41);
+  std::uniform_real_distribution<T> dist(-1, 1);
+  std::vector<CT> in(lines * n * 3), out(lines * n * 3, CT(7, 7));
+  std::vector<T> table(2 * n * kLanes);
+  for (CT& v : in) v = CT(dist(gen), dist(gen));
+  for (T& v : table) v = dist(gen);
+  std::vector<const CT*> src(lines);
+  std::vector<CT*> dst(lines);
+  for (int64_t l = 0; l < lines; ++l) {
+    src[l] = in.data() + (side_by_side ? l : l * n * src_stride);
+    dst[l] = out.data() + (side_by_side ? l : l * n * dst_stride);
+  }
+  LaneFft<T> fft(n);
+  std::vector<T> scratch(fft.ScratchElements());
+  const double tolerance = sizeof(T) == 4 ? 1e-5 : 1e-13;
+  for (bool inverse : {false, true}) {
+    fft.Transform(src.data(), src_stride, dst.data(), dst_stride, lines, inverse, table.data(),
+                  scratch.data());
+    for (int64_t l = 0; l < lines; ++l) {
+      std::vector<C> x(n);
+      for (int64_t j = 0; j < n; ++j) x[j] = C(src[l][j * src_stride]);
+      const std::vector<C> dft = NaiveDft(x, inverse);
+      double scale = 0, worst = 0;
+      for (int64_t k = 0; k < n; ++k) {
+        const C w(table[k * kLanes + l], table[(n + k) * kLanes + l]);
+        const C want = dft[k] * (inverse ? std::conj(w) : w);
+        scale = std::max(scale, std::abs(want));
+        worst = std::max(worst, std::abs(C(dst[l][k * dst_stride]) - want));
+        if (!side_by_side && k + 1 < n) {
+          ASSERT_EQ(dst[l][k * dst_stride + 1], CT(7, 7)) << "gap written";
+        }
+      }
+      EXPECT_LE(worst / scale, tolerance) << "line " << l << " inverse " << inverse;
+    }
+  }
+}
+
+TYPED_TEST(LaneFftTest, SeparateStridesAndPostMultiplyMatchTheDft) {
+  constexpr int64_t kLanes = LaneFft<TypeParam>::kLanes;
+  CheckStridesAndPost<TypeParam>(45, kLanes - 1, false);
+  CheckStridesAndPost<TypeParam>(45, kLanes, true);
+  CheckStridesAndPost<TypeParam>(64, kLanes, true);
+}
+
 TYPED_TEST(LaneFftTest, StridedAndInPlaceLinesMatchTheDft) {
   constexpr int64_t kLanes = LaneFft<TypeParam>::kLanes;
   for (int64_t n : {2, 8, 64, 512}) {
@@ -168,14 +241,15 @@ TYPED_TEST(LaneFftTest, MatchesEigenAt4096) {
   }
 }
 
-TEST(LaneFft, LengthsArePowersOfTwo) {
-  EXPECT_TRUE(IsLaneFftLength(1));
-  EXPECT_TRUE(IsLaneFftLength(2));
-  EXPECT_TRUE(IsLaneFftLength(4096));
-  EXPECT_FALSE(IsLaneFftLength(0));
-  EXPECT_FALSE(IsLaneFftLength(-4));
-  EXPECT_FALSE(IsLaneFftLength(12));
-  EXPECT_FALSE(IsLaneFftLength(1000));
+TEST(LaneFft, LengthsHaveNoPrimeFactorAboveFive) {
+  for (int64_t n : {1, 2, 3, 5, 12, 384, 1000, 3072, 4096, 6000, 1 << 20}) {
+    EXPECT_TRUE(IsLaneFftLength(n)) << n;
+  }
+  for (int64_t n : {0, -4, 7, 14, 1009, 2 * 1009, 3 * 7 * 1024}) EXPECT_FALSE(IsLaneFftLength(n)) << n;
+  EXPECT_EQ(NextLaneFftLength(1), 1);
+  EXPECT_EQ(NextLaneFftLength(7), 8);
+  EXPECT_EQ(NextLaneFftLength(2017), 2025);  // 3^4 5^2; 2018 .. 2024 each have a factor above 5
+  EXPECT_EQ(NextLaneFftLength(4096), 4096);
 }
 
 }  // namespace

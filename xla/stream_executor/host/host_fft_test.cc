@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <complex>
+#include <algorithm>
 #include <cstring>
 #include <random>
 #include <thread>
@@ -9,6 +10,7 @@
 
 #include "gtest/gtest.h"
 #include "xla/stream_executor/host/host_fft_bluestein.h"
+#include "xla/stream_executor/host/host_fft_four_step.h"
 #include "xla/stream_executor/host/host_fft_kernels.h"
 #include "xla/stream_executor/host/host_thread_pool.h"
 
@@ -27,19 +29,29 @@ std::vector<C> ReferenceDft(const std::vector<C>& full, const std::vector<int64_
   std::vector<C> out(full.size());
   const int64_t rank = static_cast<int64_t>(lengths.size());
   const double sign = inverse ? 1.0 : -1.0;
+  // Per axis, exp(sign 2 pi i m / L) for m in [0, L): a term's factor is
+  // the product over the axes of roots[a][(k_a j_a) mod L_a].
+  std::vector<std::vector<C>> roots(rank);
+  for (int64_t a = 0; a < rank; ++a) {
+    for (int64_t m = 0; m < lengths[a]; ++m) {
+      roots[a].push_back(std::polar(1.0, sign * 2 * M_PI * static_cast<double>(m) / lengths[a]));
+    }
+  }
+  std::vector<int64_t> kidx(rank), jidx(rank);
   for (int64_t b = 0; b < batch; ++b) {
     for (int64_t k = 0; k < n; ++k) {
+      for (int64_t a = rank - 1, kk = k; a >= 0; --a) {
+        kidx[a] = kk % lengths[a];
+        kk /= lengths[a];
+      }
+      std::fill(jidx.begin(), jidx.end(), 0);
       C sum = 0;
       for (int64_t j = 0; j < n; ++j) {
-        double phase = 0;
-        int64_t kk = k, jj = j;
-        for (int64_t a = rank - 1; a >= 0; --a) {
-          const int64_t ka = kk % lengths[a], ja = jj % lengths[a];
-          phase += static_cast<double>((ka * ja) % lengths[a]) / lengths[a];
-          kk /= lengths[a];
-          jj /= lengths[a];
-        }
-        sum += full[b * n + j] * std::polar(1.0, sign * 2 * M_PI * phase);
+        C w = roots[rank - 1][(kidx[rank - 1] * jidx[rank - 1]) % lengths[rank - 1]];
+        for (int64_t a = rank - 2; a >= 0; --a) w *= roots[a][(kidx[a] * jidx[a]) % lengths[a]];
+        sum += full[b * n + j] * w;
+        // The next j's index, last axis fastest.
+        for (int64_t a = rank - 1; a >= 0 && ++jidx[a] == lengths[a]; --a) jidx[a] = 0;
       }
       out[b * n + k] = inverse ? sum / static_cast<double>(n) : sum;
     }
@@ -191,7 +203,11 @@ std::vector<Case> Cases() {
       {4096},
       // Lengths with a prime factor above 5 (BluesteinFft passes): a
       // prime, one past the padded length's halving point, both axes.
-      {1009}, {97}, {7, 11}};
+      {1009}, {97}, {7, 11},
+      // Lengths with factors 3 and 5 (mixed-radix LaneFft passes; as a
+      // real transform's last axis, a half of 15, 5, 1536 or 500 points),
+      // 2-D and 3-D.
+      {3}, {5}, {45}, {375}, {30}, {10}, {3072}, {15, 12}, {3, 5, 9}, {6, 10, 4}};
   for (FftPrecision p : {FftPrecision::kF32, FftPrecision::kF64}) {
     for (FftType t : {FftType::kFft, FftType::kIfft, FftType::kRfft, FftType::kIrfft}) {
       for (const auto& lengths : shapes) {
@@ -224,6 +240,9 @@ TEST(HostFft, PoolAndCallerAgreeBitwise) {
       {FftType::kIrfft, FftPrecision::kF32, {4096}, 37},  // real LaneFft (merge + inverse)
       {FftType::kIrfft, FftPrecision::kF32, {6, 128}, 13},  // Eigen, then real LaneFft
       {FftType::kFft, FftPrecision::kF32, {1009}, 45},  // BluesteinFft, a partial last block
+      {FftType::kFft, FftPrecision::kF32, {96, 120}, 5},  // mixed-radix LaneFft, both axes
+      {FftType::kRfft, FftPrecision::kF32, {60, 1000}, 3},  // real LaneFft of 500, then 60
+      {FftType::kIfft, FftPrecision::kF32, {int64_t{1} << 15}, 5},  // FourStepFft
   };
   for (const FftConfig& config : configs) {
     const FftType t = config.type;
@@ -319,11 +338,14 @@ TEST(HostFft, IrfftIgnoresTheImaginaryPartsOfDcAndNyquist) {
   }
 }
 
-// Lengths around kLaneFftMaxLength (LaneFft below and at it, Eigen past
-// it), checked on pure tones: line b's input exp(2 pi i k_b j / n) has the
-// spectrum n at k_b and 0 elsewhere (a hand-computed oracle, cheap at any n).
+// Lengths around kLaneFftMaxLength (LaneFft below and at it, FourStepFft
+// past it: 2^15 and 3 2^14; a prime past 8192, on BluesteinFft over a
+// FourStepFft), checked on pure tones: line b's input exp(2 pi i k_b j / n)
+// has the spectrum n at k_b and 0 elsewhere (a hand-computed oracle, cheap
+// at any n).
 TEST(HostFft, PureTonesAroundTheLaneFftCap) {
-  for (int64_t n : {int64_t{4096}, kLaneFftMaxLength, 2 * kLaneFftMaxLength}) {
+  for (int64_t n : {int64_t{4096}, kLaneFftMaxLength, 2 * kLaneFftMaxLength,
+                    3 * kLaneFftMaxLength, int64_t{8209}}) {
     SCOPED_TRACE(n);
     const int64_t batch = 3;
     FftConfig config{FftType::kFft, FftPrecision::kF64, {n}, batch};
@@ -349,15 +371,68 @@ TEST(HostFft, PureTonesAroundTheLaneFftCap) {
   }
 }
 
+// Real transforms whose last pass runs on FourStepFft (a half of 2^15 or
+// 3 2^14 points), f32 and f64, on pure cosines: the real line
+// cos(2 pi t j / n) has the half spectrum n/2 at t and 0 elsewhere
+// (hand-computed; t in (0, n/2)), and the IRFFT of that half spectrum is the
+// cosine again.
+TEST(HostFft, LongRealTransformsOnPureCosines) {
+  for (FftPrecision p : {FftPrecision::kF32, FftPrecision::kF64}) {
+    for (int64_t n : {int64_t{1} << 16, 6 * kLaneFftMaxLength}) {
+      SCOPED_TRACE(testing::Message() << n << (p == FftPrecision::kF32 ? " f32" : " f64"));
+      const int64_t batch = 3, h = n / 2 + 1;
+      const int64_t tone[batch] = {1, n / 7, n / 2 - 3};
+      std::vector<double> line(batch * n);
+      for (int64_t b = 0; b < batch; ++b) {
+        for (int64_t j = 0; j < n; ++j) {
+          line[b * n + j] = std::cos(2 * M_PI * static_cast<double>((tone[b] * j) % n) / n);
+        }
+      }
+      std::vector<C> spectrum(batch * h, C(0, 0));
+      for (int64_t b = 0; b < batch; ++b) spectrum[b * h + tone[b]] = C(n / 2.0, 0);
+      auto rfft = HostFftPlan::Create({FftType::kRfft, p, {n}, batch}, 1);
+      auto irfft = HostFftPlan::Create({FftType::kIrfft, p, {n}, batch}, 1);
+      ASSERT_TRUE(rfft.ok() && irfft.ok());
+      HostThreadPool pool(2);
+      std::vector<C> got_spectrum(batch * h);
+      std::vector<double> got_line(batch * n);
+      if (p == FftPrecision::kF32) {
+        std::vector<float> line32(line.begin(), line.end()), back32(batch * n);
+        std::vector<std::complex<float>> spectrum32(batch * h), in32(spectrum.begin(), spectrum.end());
+        (*rfft)->Execute(line32.data(), spectrum32.data(), nullptr, &pool);
+        (*irfft)->Execute(in32.data(), back32.data(), nullptr, &pool);
+        got_spectrum.assign(spectrum32.begin(), spectrum32.end());
+        got_line.assign(back32.begin(), back32.end());
+      } else {
+        (*rfft)->Execute(line.data(), got_spectrum.data(), nullptr, &pool);
+        (*irfft)->Execute(spectrum.data(), got_line.data(), nullptr, &pool);
+      }
+      double worst_spectrum = 0, worst_line = 0;
+      for (int64_t i = 0; i < batch * h; ++i) {
+        worst_spectrum = std::max(worst_spectrum, std::abs(got_spectrum[i] - spectrum[i]));
+      }
+      for (int64_t i = 0; i < batch * n; ++i) {
+        worst_line = std::max(worst_line, std::abs(got_line[i] - line[i]));
+      }
+      const double tolerance = p == FftPrecision::kF32 ? 1e-5 : 1e-12;
+      EXPECT_LE(worst_spectrum / (n / 2.0), tolerance);
+      EXPECT_LE(worst_line, 10 * tolerance);
+    }
+  }
+}
+
 // Which lengths take BluesteinFft: a prime factor above 5, and a padded
-// length within kLaneFftMaxLength.
+// length (the next length with no prime factor above 5 at least 2n - 1)
+// within kFourStepMaxLength.
 TEST(HostFft, BluesteinLengths) {
-  EXPECT_EQ(BluesteinPaddedLength(1009), 2048);
+  EXPECT_EQ(BluesteinPaddedLength(1009), 2025);  // 3^4 5^2 >= 2017
   EXPECT_EQ(BluesteinPaddedLength(1024), 2048);
-  EXPECT_EQ(BluesteinPaddedLength(1025), 4096);
-  for (int64_t n : {7, 33, 77, 1009, 3 * 1009, 8191}) EXPECT_TRUE(IsBluesteinLength(n)) << n;
-  // kissfft's radices, powers of two, 1, and primes past the cap.
-  for (int64_t n : {1, 2, 15, 1000, 3072, 4096, 8209}) EXPECT_FALSE(IsBluesteinLength(n)) << n;
+  EXPECT_EQ(BluesteinPaddedLength(7), 15);
+  for (int64_t n : {7, 33, 77, 1009, 3 * 1009, 8191, 8209, 7 << 20}) {
+    EXPECT_TRUE(IsBluesteinLength(n)) << n;
+  }
+  // kissfft's radices, powers of two, 1, and lengths past the cap.
+  for (int64_t n : {1, 2, 15, 1000, 3072, 4096, 7 << 25}) EXPECT_FALSE(IsBluesteinLength(n)) << n;
 }
 
 TEST(HostFft, CreateRefusesABadConfig) {

@@ -92,7 +92,7 @@ int64_t VisibleKeys(const TeForwardBuffers& x, int64_t b, int64_t i) {
 
 // One unit: batch b, key/value head g, rows [r0, r0 + nr) of the group's
 // `rows` (row r is query head g * group + r / Sq, position r % Sq).
-template <int kUnused>
+// Inlined into each ISA build below, whose vector width it then uses.
 __attribute__((always_inline)) inline void DecodeUnitBody(const DecodeContext& d, int64_t unit) {
   const TeForwardBuffers& x = *d.x;
   const TeAttentionConfig& c = *x.config;
@@ -158,12 +158,12 @@ __attribute__((always_inline)) inline void DecodeUnitBody(const DecodeContext& d
 using DecodeUnitFn = void (*)(const DecodeContext&, int64_t);
 
 // The three builds (PickBuild).
-void DecodeUnitDefault(const DecodeContext& d, int64_t unit) { DecodeUnitBody<0>(d, unit); }
+void DecodeUnitDefault(const DecodeContext& d, int64_t unit) { DecodeUnitBody(d, unit); }
 XLA_ATTENTION_V4 void DecodeUnitV4(const DecodeContext& d, int64_t unit) {
-  DecodeUnitBody<4>(d, unit);
+  DecodeUnitBody(d, unit);
 }
 XLA_ATTENTION_V3 void DecodeUnitV3(const DecodeContext& d, int64_t unit) {
-  DecodeUnitBody<3>(d, unit);
+  DecodeUnitBody(d, unit);
 }
 
 // The host kernel ABI's entry point (buffers[0] is the DecodeContext,

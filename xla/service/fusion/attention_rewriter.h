@@ -105,10 +105,10 @@ struct AttentionRewriterOptions {
   // Also fuse bf16/f16 attention (the spellings above); off: f32 only.
   bool fuse_16bit = true;
   // Also fuse KV-cache decode steps written without the query axis
-  // ("bhd,bthd->bht"). Exact, but on the host the fused call is slower than
-  // the unfused ops for small caches (docs/perf.md), so a default that turns
-  // the rewrite on for everyone (fuse_attention_host stage 2) sets this false
-  // until that is fixed; explicit --fuse_attention=on keeps it true.
+  // ("bhd,bthd->bht"). Exact, and on the host at least as fast as the
+  // unfused ops since the host kernel's decode path (docs/perf.md,
+  // decode26), so the fuse_attention_host stage-2 default keeps it true;
+  // false leaves decode steps unfused (the A/B switch of the benchmarks).
   bool fuse_decode_steps = true;
 };
 

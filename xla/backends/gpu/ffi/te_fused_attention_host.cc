@@ -12,6 +12,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "xla/backends/gpu/ffi/te_fused_attention.h"
+#include "xla/backends/gpu/ffi/te_fused_attention_host_decode.h"
+#include "xla/backends/gpu/ffi/te_fused_attention_host_simd.h"
 #include "xla/stream_executor/host/host_executor.h"
 #include "xla/stream_executor/host/host_launch.h"
 #include "xla/types/float_format.h"
@@ -20,73 +22,11 @@
 namespace xla::gpu::ffi {
 namespace {
 
+using namespace attention_host;  // NOLINT: the kernels' own building blocks
 using stream_executor::DeviceMemoryBase;
 
-constexpr float kNegInf = -std::numeric_limits<float>::infinity();
 // Threads one call uses at most (heads, or key/value heads, in parallel).
 constexpr int kMaxThreads = 8;
-
-// f32 to bf16 bits, rounded to nearest even (NaN stays a quiet NaN): the
-// bit arithmetic of EncodeFloat's result, without its generic path
-// (frexp/scalbn per element were most of a bf16 call's time).
-inline uint16_t ToBf16(float value) {
-  uint32_t bits;
-  std::memcpy(&bits, &value, sizeof(bits));
-  if ((bits & 0x7fffffffu) > 0x7f800000u) return static_cast<uint16_t>((bits >> 16) | 0x40);
-  bits += 0x7fffu + ((bits >> 16) & 1u);
-  return static_cast<uint16_t>(bits >> 16);
-}
-
-float LoadElement(const void* data, PrimitiveType type, int64_t i) {
-  switch (type) {
-    case PrimitiveType::F32:
-      return static_cast<const float*>(data)[i];
-    case PrimitiveType::BF16: {
-      const uint32_t bits = uint32_t{static_cast<const uint16_t*>(data)[i]} << 16;
-      float f;
-      std::memcpy(&f, &bits, sizeof(f));
-      return f;
-    }
-    default:  // F16 (CheckTeAttentionShapes admits nothing else)
-#ifdef __FLT16_MAX__
-      return static_cast<float>(static_cast<const _Float16*>(data)[i]);
-#else
-      return static_cast<float>(
-          DecodeFloat(FloatFormatId::kF16, static_cast<const uint16_t*>(data)[i]));
-#endif
-  }
-}
-
-void StoreElement(void* data, PrimitiveType type, int64_t i, float value) {
-  switch (type) {
-    case PrimitiveType::F32:
-      static_cast<float*>(data)[i] = value;
-      return;
-    case PrimitiveType::BF16:
-      static_cast<uint16_t*>(data)[i] = ToBf16(value);
-      return;
-    default:
-#ifdef __FLT16_MAX__
-      static_cast<_Float16*>(data)[i] = static_cast<_Float16>(value);
-#else
-      static_cast<uint16_t*>(data)[i] =
-          static_cast<uint16_t>(EncodeFloat(FloatFormatId::kF16, value));
-#endif
-      return;
-  }
-}
-
-// Copies `count` elements of `type` at `src` + `offset` to f32 `dst`
-// (`dst_stride` apart): a plain loop for f32, the decode for 16 bits.
-void LoadRow(const void* src, PrimitiveType type, int64_t offset, int64_t count, float scale,
-             float* dst, int64_t dst_stride) {
-  if (type == PrimitiveType::F32) {
-    const float* in = static_cast<const float*>(src) + offset;
-    for (int64_t d = 0; d < count; ++d) dst[d * dst_stride] = scale * in[d];
-    return;
-  }
-  for (int64_t d = 0; d < count; ++d) dst[d * dst_stride] = scale * LoadElement(src, type, offset + d);
-}
 
 // One logical [batch, heads, seq, dim] tensor copied out of its (possibly
 // packed) buffer into contiguous f32.
@@ -226,55 +166,6 @@ absl::StatusOr<Call> Prepare(const CallFrame& frame, absl::string_view target, b
   return call;
 }
 
-// exp(x) for f32 in plain arithmetic that the compiler vectorizes, the
-// approach of the host codegen's HostMathEmitter::Exp (host_math_emitter.h):
-// x clamped to [-104, 89], n = floor(x log2(e) + 1/2), r = x - n ln2 in two
-// steps, the degree-7 Taylor polynomial of 2 exp(r), scaled by 2^(n-1)
-// through the exponent bits. Results below 2^-125 (exp(x) for x < -86.6)
-// are flushed to 0 instead of being built exactly: here they only weigh
-// keys against a row maximum at least 86 larger, whose own weight is 1,
-// so no instruction computes a subnormal (a microcode assist each) and the
-// row's sum changes by less than 2^-125. -inf gives 0; NaN is not expected
-// (scores are finite or -inf).
-__attribute__((always_inline)) inline float VectorExp(float x) {
-  x = x > 89.0f ? 89.0f : x;
-  x = x < -104.0f ? -104.0f : x;
-  // floor by truncation (a vector conversion on every x86-64 level).
-  const float t = x * 1.44269504088896341f + 0.5f;
-  const int32_t ti = static_cast<int32_t>(t);
-  const int32_t ni = ti - (t < static_cast<float>(ti) ? 1 : 0);
-  const float n = static_cast<float>(ni);
-  float r = x - n * 0.693359375f;
-  r = r - n * -2.12194440054690582e-4f;
-  // Horner for 2 exp(r) (the coefficients of host_math_emitter.cc).
-  float p = 2.0f / 5040;
-  p = p * r + 2.0f / 720;
-  p = p * r + 2.0f / 120;
-  p = p * r + 2.0f / 24;
-  p = p * r + 2.0f / 6;
-  p = p * r + 1.0f;
-  p = p * r + 2.0f;
-  p = p * r + 2.0f;
-  const int32_t e = ni - 1 + 127;  // 2^(n-1) in [2^-151, 2^127]
-  const int32_t bits = (e < 1 ? 1 : e) << 23;
-  float scale;
-  std::memcpy(&scale, &bits, sizeof(scale));
-  return ni < -125 ? 0.0f : p * scale;
-}
-
-// Query rows and key columns of one forward tile. A tile's scores
-// (kFwdRows x kFwdCols f32) and its accumulators stay in L1. K and V are
-// packed once per call into zero-padded tiles (keys to kFwdCols, the value
-// dim to kNr) and each unit copies its Q rows (scaled, zero rows past Sq),
-// so the two products run with constant bounds: kMr x (NV * kNr) register
-// blocks, like a GEMM micro-kernel, that the compiler keeps in vector
-// registers.
-constexpr int64_t kFwdRows = 16;
-constexpr int64_t kFwdCols = 64;
-constexpr int64_t kMr = 4;
-constexpr int64_t kNr = 16;
-
-int64_t RoundUp(int64_t x, int64_t m) { return (x + m - 1) / m * m; }
 
 // What every forward work unit (one batch, head and query tile) reads.
 struct ForwardContext {
@@ -291,15 +182,6 @@ struct ForwardContext {
   int64_t skv_pad, dv_pad;
   int64_t row_tiles;
 };
-
-// kNr floats as one value of GCC's vector extension: one zmm, two ymm or
-// four xmm registers, whichever the function's ISA has.
-typedef float VecNr __attribute__((vector_size(kNr * sizeof(float))));
-
-// Unaligned loads and stores of one VecNr (by pointer: a 64-byte vector
-// passed by value would change the default ABI).
-#define XLA_LOAD_NR(dst, src) std::memcpy(&(dst), (src), sizeof(VecNr))
-#define XLA_STORE_NR(dst, src) std::memcpy((dst), &(src), sizeof(VecNr))
 
 // The micro-kernel of every tile product: c[Rows][NV * kNr] = (or +=,
 // with kAccumulate) a[Rows][inner] . b[inner][NV * kNr], row strides lda,
@@ -354,52 +236,6 @@ __attribute__((always_inline)) inline void Accumulate(const float* a, const floa
   for (; d0 < ld; d0 += kNr) MicroKernel<Rows, 1, true>(a, Inner, Inner, b + d0, ld, acc + d0, ld);
 }
 
-// Largest and sum of the kNr lanes.
-__attribute__((always_inline)) inline float LaneMax(const VecNr& x) {
-  float m = x[0];
-  for (int64_t l = 1; l < kNr; ++l) m = std::max(m, x[l]);
-  return m;
-}
-__attribute__((always_inline)) inline float LaneSum(const VecNr& x) {
-  float s = 0.0f;
-  for (int64_t l = 0; l < kNr; ++l) s += x[l];
-  return s;
-}
-
-// The online-softmax step of one row of a tile: hides the keys past
-// `visible`, turns the scores into weights against the new running max,
-// and rescales the row's sum and accumulator. The max and the sum run on
-// kNr lanes (an in-order loop over 64 floats is a 64-add dependency
-// chain); hidden keys weigh exp(-inf) = 0 in the sum.
-__attribute__((always_inline)) inline void SoftmaxRow(float* s, int64_t visible, float& row_max,
-                                                      float& row_sum, float* acc, int64_t dv) {
-  if (visible == 0) {
-    for (int64_t cc = 0; cc < kFwdCols; ++cc) s[cc] = 0.0f;
-    return;
-  }
-  for (int64_t cc = visible; cc < kFwdCols; ++cc) s[cc] = kNegInf;
-  VecNr mx;
-  XLA_LOAD_NR(mx, s);
-  for (int64_t c0 = kNr; c0 < kFwdCols; c0 += kNr) {
-    VecNr x;
-    XLA_LOAD_NR(x, s + c0);
-    mx = x > mx ? x : mx;
-  }
-  const float new_max = std::max(row_max, LaneMax(mx));
-  const float correction = VectorExp(row_max - new_max);  // 0 for the first tile
-  for (int64_t cc = 0; cc < kFwdCols; ++cc) s[cc] = VectorExp(s[cc] - new_max);
-  VecNr sum = {};
-  for (int64_t c0 = 0; c0 < kFwdCols; c0 += kNr) {
-    VecNr x;
-    XLA_LOAD_NR(x, s + c0);
-    sum += x;
-  }
-  row_sum = row_sum * correction + LaneSum(sum);
-  row_max = new_max;
-  if (correction != 1.0f) {
-    for (int64_t d = 0; d < dv; ++d) acc[d] *= correction;
-  }
-}
 
 // One key tile of one query tile: scores, online softmax, P.V.
 template <int NV>
@@ -427,28 +263,6 @@ __attribute__((always_inline)) inline void ForwardKeyTileBody(
 using KeyTileFn = void (*)(const ForwardContext&, int64_t, int64_t, int64_t, int64_t, const float*,
                            const float*, const float*, float*, float*, float*);
 
-// Every kernel below has three builds: with GCC on x86-64 an x86-64-v4
-// (AVX-512: 4 x 64 register blocks) and an x86-64-v3 (AVX2, FMA: 4 x 16)
-// one, chosen at run time by __builtin_cpu_supports (no ifunc: those
-// resolvers run before a sanitizer runtime is up), and the default build.
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-#define XLA_ATTENTION_ISA_BUILDS 1
-#define XLA_ATTENTION_V4 __attribute__((target("arch=x86-64-v4")))
-#define XLA_ATTENTION_V3 __attribute__((target("arch=x86-64-v3")))
-#else
-#define XLA_ATTENTION_V4
-#define XLA_ATTENTION_V3
-#endif
-
-// The build of a kernel this CPU runs.
-template <typename Fn>
-Fn PickBuild(Fn v4, Fn v3, Fn fallback) {
-#ifdef XLA_ATTENTION_ISA_BUILDS
-  if (__builtin_cpu_supports("x86-64-v4")) return v4;
-  if (__builtin_cpu_supports("x86-64-v3")) return v3;
-#endif
-  return fallback;
-}
 
 void KeyTileDefault(const ForwardContext& x, int64_t b, int64_t i0, int64_t rows, int64_t j0,
                     const float* qt, const float* kth, const float* vh, float* row_max,
@@ -582,10 +396,11 @@ void RunUnits(const Call& call, XlaHostKernelFn fn, void* const* buffers, int nu
                   [&](int64_t unit) { fn(buffers, num_buffers, unit, unit + 1); });
 }
 
-absl::Status RunForward(const Call& call) {
+// The tiled forward (long query blocks): K and V packed once, then units
+// of (batch, head, 16-query tile).
+void RunTiledForward(const Call& call, const std::vector<int64_t>& q_len,
+                     const std::vector<int64_t>& kv_len) {
   const TeAttentionConfig& c = call.config;
-  std::vector<int64_t> q_len, kv_len;
-  if (absl::Status s = call.Lengths(&q_len, &kv_len); !s.ok()) return s;
   const int64_t B = c.batch, H = c.heads, G = c.kv_heads, Sq = c.q_seqlen, Skv = c.kv_seqlen;
   const int64_t Dqk = c.qk_head_dim, Dv = c.v_head_dim;
   const int64_t skv_pad = RoundUp(Skv, kFwdCols), dv_pad = RoundUp(Dv, kNr);
@@ -614,6 +429,28 @@ absl::Status RunForward(const Call& call) {
   // Each unit writes its own rows of the output and stats.
   void* const buffers[] = {&x, &key_tile};
   RunUnits(call, &ForwardUnits, buffers, 2, B * H * x.row_tiles);
+}
+
+// Short query blocks (decode steps) take the decode path, the others the
+// tiled forward.
+absl::Status RunForward(const Call& call) {
+  const TeAttentionConfig& c = call.config;
+  std::vector<int64_t> q_len, kv_len;
+  if (absl::Status s = call.Lengths(&q_len, &kv_len); !s.ok()) return s;
+  if (TeDecodeTakes(c)) {
+    const TeForwardBuffers x{&c,
+                             call.type,
+                             call.operands[c.q.operand].opaque,
+                             call.operands[c.k.operand].opaque,
+                             call.operands[c.v.operand].opaque,
+                             call.results[kFwdOutput].opaque,
+                             static_cast<float*>(call.results[kFwdSoftmaxAux].opaque),
+                             q_len.data(),
+                             kv_len.data()};
+    RunTeDecodeForward(x, call.pool);
+  } else {
+    RunTiledForward(call, q_len, kv_len);
+  }
   // No dropout: the RNG state carries nothing.
   std::memset(call.results[kFwdRngState].opaque, 0, call.results[kFwdRngState].size);
   return absl::OkStatus();

@@ -12,7 +12,14 @@
 //                               register-blocked (per-ISA builds chosen at
 //                               run time) and the exp is a vectorized
 //                               polynomial (results below 2^-125 flush to
-//                               0). Writes output, softmax_aux (the
+//                               0). Query blocks of up to 8 rows
+//                               (KV-cache decode steps) take the decode
+//                               path instead: one pass over each key/value
+//                               head for all its query rows, K and V read
+//                               in place, no allocation, the calling
+//                               thread for small calls
+//                               (te_fused_attention_host_decode.h).
+//                               Writes output, softmax_aux (the
 //                               log-sum-exp stats) and zeroes rng_state;
 //                               the workspace is left untouched. Also the
 //                               kernel of attention spelled in plain HLO

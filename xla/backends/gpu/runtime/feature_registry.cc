@@ -141,9 +141,10 @@ constexpr PolicyStage kPolicyRollouts[] = {
      "fused-attention call (feature ffi_handlers.te_fused_attention_host); off by default"},
     {"fuse_attention_host", 2, "2026-12-16", "",
      "--fuse_attention on by default for the host's exact (f32) rewrites only, once every runtime "
-     "of the 2-week forward window has the handlers; the inexact 16-bit rewrite "
-     "(AttentionRewriterOptions::fuse_16bit) and the decode steps without a query axis, slower "
-     "fused on the host for small caches (fuse_decode_steps), stay behind an explicit "
+     "of the 2-week forward window has the handlers: attention with a query axis, grouped 5-D "
+     "dots and KV-cache decode steps without a query axis (AttentionRewriterOptions::"
+     "fuse_decode_steps true: the host kernel's decode path, 2026-12-03); the inexact 16-bit "
+     "rewrite (AttentionRewriterOptions::fuse_16bit) stays behind an explicit "
      "--fuse_attention=on"},
 };
 

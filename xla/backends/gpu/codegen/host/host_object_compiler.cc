@@ -100,6 +100,12 @@ absl::StatusOr<std::string> FindLinker(const std::string& requested) {
 
 }  // namespace
 
+MachineCodeOptions HostMachineCodeOptions(int opt_level) {
+  MachineCodeOptions options;
+  options.loop_strength_reduction = opt_level <= 1;
+  return options;
+}
+
 absl::StatusOr<std::vector<std::string>> HostCpuFeaturesOf(const HostCompileOptions& options) {
   absl::StatusOr<std::unique_ptr<llvm::TargetMachine>> machine = MakeTargetMachine(options);
   if (!machine.ok()) return machine.status();
@@ -184,7 +190,8 @@ absl::StatusOr<std::string> CompileWholeModule(llvm::Module& module,
   if (options.phase_observer) options.phase_observer("llvm_optimize", optimize);
   if (options.ir_observer) options.ir_observer("after_optimizations", module);
   start = absl::Now();
-  absl::StatusOr<std::string> object = EmitMachineCode(module, **machine, llvm::CGFT_ObjectFile);
+  absl::StatusOr<std::string> object = EmitMachineCode(
+      module, **machine, llvm::CGFT_ObjectFile, HostMachineCodeOptions(options.opt_level));
   const double machine_code = absl::ToDoubleSeconds(absl::Now() - start);
   if (options.phase_observer) options.phase_observer("machine_code", machine_code);
   if (timing != nullptr) {
@@ -255,7 +262,8 @@ PartResult CompilePart(const HostModulePart& part, int index, const HostCompileO
   }
   start = absl::Now();
   absl::StatusOr<std::string> object =
-      EmitMachineCode(**module, **machine, llvm::CGFT_ObjectFile);
+      EmitMachineCode(**module, **machine, llvm::CGFT_ObjectFile,
+                      HostMachineCodeOptions(options.opt_level));
   result.machine_code_seconds = absl::ToDoubleSeconds(absl::Now() - start);
   if (!object.ok()) return fail(object.status());
   result.object = std::move(*object);

@@ -37,6 +37,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "llvm/IR/Module.h"
+#include "xla/backends/gpu/codegen/llvm_backend/llvm_backend.h"
 
 namespace xla::gpu {
 
@@ -95,6 +96,15 @@ struct HostCompileOptions {
   // compiling thread. Unset, nothing is counted for it.
   std::function<void(const HostPartTiming& part)> part_observer;
 };
+
+// The code generator's optional passes for a host build at `opt_level`
+// (HostCompileOptions::opt_level): loop strength reduction runs at levels 0
+// and 1 only. At 2 and 3 the loop and SLP vectorizers leave loops with many
+// address uses, on which LSR's search took about 40 % of the code
+// generator's time (MobileNet v2's kernels) for code 4 % smaller; at 1,
+// without the vectorizers, it costs under 10 % and leaving it out made the
+// code 23 % larger (docs/perf.md, branch ctime5). Pure; thread-safe.
+MachineCodeOptions HostMachineCodeOptions(int opt_level);
 
 // The optimized object file (ELF relocatable) for `module`. Sets the module's
 // target triple and data layout. Errors: an invalid module (the verifier's

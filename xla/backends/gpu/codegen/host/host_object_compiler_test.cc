@@ -296,6 +296,42 @@ TEST(HostObjectCompiler, ForeignSymbolInOnePartIsStillReported) {
   EXPECT_FALSE(CompileHostObjects(*module, options).ok());
 }
 
+// The code generator's pipeline per level: loop strength reduction only
+// where the vectorizers did not run (docs/perf.md, branch ctime5).
+TEST(HostObjectCompiler, LoopStrengthReductionOnlyBelowO2) {
+  EXPECT_TRUE(HostMachineCodeOptions(0).loop_strength_reduction);
+  EXPECT_TRUE(HostMachineCodeOptions(1).loop_strength_reduction);
+  EXPECT_FALSE(HostMachineCodeOptions(2).loop_strength_reduction);
+  EXPECT_FALSE(HostMachineCodeOptions(3).loop_strength_reduction);
+}
+
+// Every level, whole and in parts, computes the same values (the pipeline
+// changes with the level: loop strength reduction at O0 and O1 only).
+TEST(HostObjectCompiler, EveryLevelComputesTheSameValues) {
+  std::vector<float> input;
+  for (int i = 0; i < 257; ++i) input.push_back(0.37f * static_cast<float>(i % 41) - 6.1f);
+  for (int level = 0; level <= 3; ++level) {
+    for (int parts : {1, 2}) {
+      llvm::LLVMContext ctx;
+      std::unique_ptr<llvm::Module> module = MakeModule(ctx);
+      HostCompileOptions options;
+      options.opt_level = level;
+      options.parts = parts;
+      absl::StatusOr<std::string> so = CompileHostSharedObject(*module, options);
+      ASSERT_TRUE(so.ok()) << "O" << level << ": " << so.status();
+      std::vector<float> scaled = RunUnary(*so, "scale_add", input);
+      std::vector<float> exps = RunUnary(*so, "exp_kernel", input);
+      ASSERT_EQ(scaled.size(), input.size());
+      ASSERT_EQ(exps.size(), input.size());
+      for (size_t i = 0; i < input.size(); ++i) {
+        EXPECT_EQ(scaled[i], input[i] * 2.0f + 1.0f) << "O" << level << " " << i;
+        EXPECT_NEAR(exps[i], std::exp(input[i]), 1e-6f * std::exp(input[i]))
+            << "O" << level << " " << i;
+      }
+    }
+  }
+}
+
 TEST(HostObjectCompiler, NativeCpuAndO0Work) {
   llvm::LLVMContext ctx;
   for (const char* cpu : {"native", "x86-64"}) {

@@ -1,6 +1,7 @@
 #include "xla/backends/gpu/codegen/llvm_backend/llvm_backend.h"
 
 #include <algorithm>
+#include <memory>
 #include <mutex>
 
 #include "absl/strings/str_cat.h"
@@ -8,7 +9,9 @@
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Verifier.h"
 #include "llvm/Passes/PassBuilder.h"
+#include "llvm/Pass.h"
 #include "llvm/Support/raw_ostream.h"
+#include "llvm/Transforms/Scalar.h"
 
 extern "C" {
 void LLVMInitializeX86TargetInfo();
@@ -76,11 +79,49 @@ void OptimizeLlvmModule(llvm::Module& module, llvm::TargetMachine& machine, int 
   passes.run(module, mam);
 }
 
+namespace {
+
+// The pass identity of LLVM's loop strength reduction (the legacy pass the
+// code generator adds; its ID is not exported, so one instance is asked).
+const void* LoopStrengthReduceId() {
+  static const void* const id = [] {
+    std::unique_ptr<llvm::Pass> pass(llvm::createLoopStrengthReducePass());
+    return static_cast<const void*>(pass->getPassID());
+  }();
+  return id;
+}
+
+// The code generator's pass manager, less the passes MachineCodeOptions
+// turns off: TargetPassConfig adds every pass through add(), so a pass
+// dropped here is never scheduled (nor the analyses only it requires).
+class SelectingPassManager : public llvm::legacy::PassManager {
+ public:
+  SelectingPassManager(const MachineCodeOptions& options, std::vector<std::string>* skipped)
+      : options_(options), skipped_(skipped) {}
+
+  void add(llvm::Pass* pass) override {
+    if (!options_.loop_strength_reduction && pass->getPassID() == LoopStrengthReduceId()) {
+      if (skipped_ != nullptr) skipped_->push_back(pass->getPassName().str());
+      delete pass;
+      return;
+    }
+    llvm::legacy::PassManager::add(pass);
+  }
+
+ private:
+  const MachineCodeOptions& options_;
+  std::vector<std::string>* skipped_;
+};
+
+}  // namespace
+
 absl::StatusOr<std::string> EmitMachineCode(llvm::Module& module, llvm::TargetMachine& machine,
-                                            llvm::CodeGenFileType file_type) {
+                                            llvm::CodeGenFileType file_type,
+                                            const MachineCodeOptions& options,
+                                            std::vector<std::string>* skipped) {
   llvm::SmallVector<char, 0> buffer;
   llvm::raw_svector_ostream stream(buffer);
-  llvm::legacy::PassManager codegen;
+  SelectingPassManager codegen(options, skipped);
   if (machine.addPassesToEmitFile(codegen, stream, nullptr, file_type)) {
     return absl::InternalError(absl::StrCat("target ", machine.getTargetTriple().str(),
                                             " cannot emit this kind of file"));

@@ -7,6 +7,7 @@
 #define XLA_BACKENDS_GPU_CODEGEN_LLVM_BACKEND_LLVM_BACKEND_H_
 
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -32,10 +33,27 @@ absl::Status VerifyLlvmModule(const llvm::Module& module);
 void OptimizeLlvmModule(llvm::Module& module, llvm::TargetMachine& machine, int opt_level,
                         bool slp_vectorize = false);
 
-// Machine code for `module`: an object file or assembly text. Errors: the
-// target cannot emit that kind of file.
+// The optional passes of the code generator's pipeline (what
+// TargetMachine::addPassesToEmitFile adds for the machine's level).
+struct MachineCodeOptions {
+  // LLVM's loop strength reduction, the IR pass the code generator runs
+  // before instruction selection (with the IV-users analysis only it
+  // needs). Off, it is never added to the pipeline. It rewrites a loop's
+  // address arithmetic into pointer increments: on x86-64, whose addressing
+  // modes take base + index * scale + offset, that rarely pays after the
+  // vectorizers ran, and it costs about 40 % of the code generator's time
+  // on host kernels built at O3 (docs/perf.md, branch ctime5).
+  bool loop_strength_reduction = true;
+};
+
+// Machine code for `module`: an object file or assembly text, from the
+// pipeline `options` selects. When `skipped` is not null, the names of the
+// passes `options` left out are appended to it (what tests check). Errors:
+// the target cannot emit that kind of file.
 absl::StatusOr<std::string> EmitMachineCode(llvm::Module& module, llvm::TargetMachine& machine,
-                                            llvm::CodeGenFileType file_type);
+                                            llvm::CodeGenFileType file_type,
+                                            const MachineCodeOptions& options = {},
+                                            std::vector<std::string>* skipped = nullptr);
 
 }  // namespace xla::gpu
 

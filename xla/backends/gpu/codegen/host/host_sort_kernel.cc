@@ -38,6 +38,24 @@ struct SortLine {
   }
 };
 
+// Whether the elements of a line along `dim` are adjacent in memory under
+// `shape`'s layout (row-major without one): every dimension more minor than
+// `dim` has size 1.
+bool LineIsContiguous(const Shape& shape, int64_t dim) {
+  std::vector<int64_t> minor_to_major;
+  if (shape.has_layout() &&
+      static_cast<int64_t>(shape.layout().minor_to_major.size()) == shape.rank()) {
+    minor_to_major = shape.layout().minor_to_major;
+  } else {
+    for (int64_t d = shape.rank() - 1; d >= 0; --d) minor_to_major.push_back(d);
+  }
+  for (int64_t d : minor_to_major) {
+    if (d == dim) return true;
+    if (shape.dimensions(d) != 1) return false;
+  }
+  return false;
+}
+
 }  // namespace
 
 // A stable merge sort per line (sort->is_stable or not: a stable order is
@@ -48,11 +66,17 @@ struct SortLine {
 //   3. bottom-up merge passes alternate between the outputs and a scratch
 //      line, ending in the outputs (a final copy when the pass count is
 //      odd). A merge takes the right element only when the comparator says
-//      right < left, so ties keep their input order.
+//      right < left, so ties keep their input order. When every output's
+//      lines are contiguous (LineIsContiguous) the IR holds one merge pass
+//      whose source and destination swap by a select each pass; otherwise
+//      one pass each way (a strided line and a scratch line differ in
+//      addressing). Fewer copies of the comparator and the merge loops:
+//      less for LLVM to compile (docs/perf.md, branch sort27).
 // The scratch line is a stack array when it fits in
-// options_.sort_stack_scratch_bytes, else malloc'ed per line and freed
-// after it; when malloc fails the merged runs are finished by an in-place
-// insertion sort instead (same result, O(n^2)).
+// options_.sort_stack_scratch_bytes, else malloc'ed per line, before the
+// runs, and freed after the passes; when malloc fails the run length is the
+// whole line (one insertion sort, O(n^2), same result, no passes), so the
+// fallback reuses the runs' code.
 absl::StatusOr<HostKernelSegment> HostFusionKernelEmitter::PlanSort() {
   const HloInstruction* sort = computation_->root_instruction();
   const std::vector<int64_t>& sort_dims = sort->dimensions();
@@ -83,6 +107,8 @@ absl::StatusOr<HostKernelSegment> HostFusionKernelEmitter::PlanSort() {
     scratch_bytes += (bytes + kScratchAlign - 1) / kScratchAlign * kScratchAlign;
   }
   const bool on_stack = scratch_bytes <= options_.sort_stack_scratch_bytes;
+  bool contiguous = true;
+  for (int64_t k = 0; k < n; ++k) contiguous = contiguous && LineIsContiguous(leaves_[k].shape, dim);
   Segment s;
   s.blocks = len == 0 ? 0 : Product(line_dims);
   s.emit = [=](llvm::Value* block) -> absl::Status {
@@ -161,15 +187,12 @@ absl::StatusOr<HostKernelSegment> HostFusionKernelEmitter::PlanSort() {
     }));
     if (len <= kInsertionOnly) return insertion_sort(b_.getInt64(0), b_.getInt64(len));
 
-    // 2. Sorted runs.
-    RETURN_IF_ERROR(EmitLoop(b_.getInt64(0), b_.getInt64(len), b_.getInt64(kSortRun), "sort_run",
-                             [&](llvm::Value* r) {
-      return insertion_sort(r, Min(b_.CreateAdd(r, b_.getInt64(kSortRun)), b_.getInt64(len)));
-    }));
-
-    // 3. The scratch line.
+    // 2. The scratch line, before the runs: when malloc fails, the run
+    // length becomes the whole line (one insertion sort, no merges), so the
+    // kernel holds one insertion sort, not a second one for the fallback.
     llvm::Type* ptr = llvm::PointerType::get(ctx_, 0);
     llvm::Value* base = nullptr;
+    llvm::Value* got = nullptr;  // i1: malloc succeeded; null on the stack
     if (on_stack) {
       base = EntryAlloca(b_.getInt8Ty(), scratch_bytes, "sort_scratch");
       llvm::cast<llvm::AllocaInst>(base)->setAlignment(llvm::Align(kScratchAlign));
@@ -177,6 +200,8 @@ absl::StatusOr<HostKernelSegment> HostFusionKernelEmitter::PlanSort() {
       llvm::FunctionCallee malloc_fn = module_->getOrInsertFunction(
           "malloc", llvm::FunctionType::get(ptr, {b_.getInt64Ty()}, false));
       base = b_.CreateCall(malloc_fn, {b_.getInt64(scratch_bytes)}, "sort_scratch");
+      got = b_.CreateICmpNE(base, llvm::ConstantPointerNull::get(
+                                      llvm::cast<llvm::PointerType>(ptr)));
     }
     SortLine scratch;
     scratch.at = [len](llvm::Value* j) { return IrIndex({j}, {len}); };
@@ -186,11 +211,18 @@ absl::StatusOr<HostKernelSegment> HostFusionKernelEmitter::PlanSort() {
           Shape::Array(leaves_[k].shape.element_type(), {len}));
     }
 
+    // 3. Sorted runs.
+    llvm::Value* end = b_.getInt64(len);
+    llvm::Value* run = b_.getInt64(kSortRun);
+    if (got != nullptr) run = b_.CreateSelect(got, run, end);
+    RETURN_IF_ERROR(EmitLoop(b_.getInt64(0), end, run, "sort_run", [&](llvm::Value* r) {
+      return insertion_sort(r, Min(b_.CreateAdd(r, run), end));
+    }));
+
     // One pass: merges pairs of sorted runs of `width` from `src` to `dst`.
     llvm::AllocaInst* i_slot = EntryAlloca(b_.getInt64Ty(), 1, "merge_i");
     llvm::AllocaInst* j_slot = EntryAlloca(b_.getInt64Ty(), 1, "merge_j");
     llvm::AllocaInst* k_slot = EntryAlloca(b_.getInt64Ty(), 1, "merge_k");
-    llvm::Value* end = b_.getInt64(len);
     auto merge_pass = [&](const SortLine& src, const SortLine& dst,
                           llvm::Value* width) -> absl::Status {
       llvm::Value* pair = b_.CreateMul(width, b_.getInt64(2));
@@ -240,10 +272,58 @@ absl::StatusOr<HostKernelSegment> HostFusionKernelEmitter::PlanSort() {
       });
     };
 
-    // 4. Passes out -> scratch -> out ..., widths kSortRun, 2 kSortRun, ...
+    // 4. Passes of widths kSortRun, 2 kSortRun, ... alternating between the
+    // outputs and the scratch line, ending in the outputs (a final copy when
+    // the pass count is odd); none when the run is the whole line.
     auto passes = [&]() -> absl::Status {
       llvm::AllocaInst* width_slot = EntryAlloca(b_.getInt64Ty(), 1, "merge_width");
-      b_.CreateStore(b_.getInt64(kSortRun), width_slot);
+      b_.CreateStore(run, width_slot);
+      if (contiguous) {
+        // One merge pass in the IR, run in both directions: each pass reads
+        // the line it last wrote (`flipped`: the scratch line).
+        SortLine line;
+        line.at = scratch.at;
+        for (int64_t k = 0; k < n; ++k) {
+          line.arrays.emplace_back(out.arrays[k].EmitElementAddress(out.at(b_.getInt64(0)), &b_),
+                                   Shape::Array(leaves_[k].shape.element_type(), {len}));
+        }
+        llvm::AllocaInst* flipped_slot = EntryAlloca(b_.getInt1Ty(), 1, "merge_flipped");
+        b_.CreateStore(b_.getFalse(), flipped_slot);
+        llvm::BasicBlock* head = new_block("pass_head");
+        llvm::BasicBlock* pass = new_block("pass");
+        llvm::BasicBlock* copy_back = new_block("pass_copy_back");
+        llvm::BasicBlock* done = new_block("pass_done");
+        b_.CreateBr(head);
+        b_.SetInsertPoint(head);
+        llvm::Value* width = b_.CreateLoad(b_.getInt64Ty(), width_slot);
+        b_.CreateCondBr(b_.CreateICmpSLT(width, end), pass, copy_back);
+        b_.SetInsertPoint(pass);
+        llvm::Value* flipped = b_.CreateLoad(b_.getInt1Ty(), flipped_slot);
+        SortLine src = scratch, dst = line;
+        for (int64_t k = 0; k < n; ++k) {
+          llvm::Value* a = scratch.arrays[k].base();
+          llvm::Value* o = line.arrays[k].base();
+          src.arrays[k] = IrArray(b_.CreateSelect(flipped, a, o), line.arrays[k].shape());
+          dst.arrays[k] = IrArray(b_.CreateSelect(flipped, o, a), line.arrays[k].shape());
+        }
+        RETURN_IF_ERROR(merge_pass(src, dst, width));
+        b_.CreateStore(b_.CreateMul(width, b_.getInt64(2)), width_slot);
+        b_.CreateStore(b_.CreateNot(flipped), flipped_slot);
+        b_.CreateBr(head);
+        b_.SetInsertPoint(copy_back);
+        llvm::BasicBlock* copy = new_block("pass_copy_line");
+        b_.CreateCondBr(b_.CreateLoad(b_.getInt1Ty(), flipped_slot), copy, done);
+        b_.SetInsertPoint(copy);
+        RETURN_IF_ERROR(EmitLoop(0, len, "pass_copy", [&](llvm::Value* x) {
+          line.Write(x, scratch.Read(x, &b_), &b_);
+          return absl::OkStatus();
+        }));
+        b_.CreateBr(done);
+        b_.SetInsertPoint(done);
+        return absl::OkStatus();
+      }
+      // Strided output lines: the pass out -> scratch and the pass
+      // scratch -> out are emitted separately.
       llvm::BasicBlock* head = new_block("pass_head");
       llvm::BasicBlock* to_scratch = new_block("pass_to_scratch");
       llvm::BasicBlock* to_out = new_block("pass_to_out");
@@ -273,23 +353,12 @@ absl::StatusOr<HostKernelSegment> HostFusionKernelEmitter::PlanSort() {
       b_.SetInsertPoint(done);
       return absl::OkStatus();
     };
-    if (on_stack) return passes();
-    llvm::Value* got = b_.CreateICmpNE(base, llvm::ConstantPointerNull::get(
-                                                 llvm::cast<llvm::PointerType>(ptr)));
-    llvm::BasicBlock* merge = new_block("sort_merge");
-    llvm::BasicBlock* fallback = new_block("sort_no_scratch");
-    llvm::BasicBlock* after = new_block("sort_after");
-    b_.CreateCondBr(got, merge, fallback);
-    b_.SetInsertPoint(merge);
     RETURN_IF_ERROR(passes());
+    if (got == nullptr) return absl::OkStatus();
+    // free(NULL) does nothing: no branch needed after a failed malloc.
     llvm::FunctionCallee free_fn = module_->getOrInsertFunction(
         "free", llvm::FunctionType::get(b_.getVoidTy(), {ptr}, false));
     b_.CreateCall(free_fn, {base});
-    b_.CreateBr(after);
-    b_.SetInsertPoint(fallback);
-    RETURN_IF_ERROR(insertion_sort(b_.getInt64(0), end));
-    b_.CreateBr(after);
-    b_.SetInsertPoint(after);
     return absl::OkStatus();
   };
   return s;

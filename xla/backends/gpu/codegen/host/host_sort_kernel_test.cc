@@ -7,7 +7,8 @@
 // NaNs of both signs and -0.0 under a total-order comparator, ascending and
 // descending comparators, several operands (keys and values, argsort with
 // a fused iota), stable and unstable sorts, sort dims that are not minor,
-// and both scratch places.
+// unit dimensions below the sort dimension (contiguous lines), and both
+// scratch places.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -250,6 +251,57 @@ ENTRY e {
 }
 )";
   CheckSort(text, [](std::vector<Literal>& in) { FewInts(in[0]); });
+}
+
+// Which merge the kernel uses follows the lines' strides: lines along a
+// dimension with only unit dimensions below it are contiguous (one merge
+// pass in the IR, run both ways); a dimension of 2 below makes them strided
+// (one pass each way). Each case against the evaluator, descending with
+// ties and NaNs, values carrying the input position, both scratch places.
+// (Row-major only: the compiler copies other layouts to row-major before
+// the kernels, and this harness passes literals' bytes as they are.)
+TEST(HostSortKernel, UnitDimensionsKeepLinesContiguous) {
+  struct Case {
+    const char* keys;
+    const char* values;
+    int dim;
+  };
+  const Case cases[] = {
+      {"f32[1,1001,1]", "s32[1,1001,1]", 1},  // contiguous
+      {"f32[1001,1,1]", "s32[1001,1,1]", 0},  // contiguous
+      {"f32[1001,1,2]", "s32[1001,1,2]", 0},  // strided
+  };
+  for (const Case& c : cases) {
+    for (int64_t stack : {int64_t{0}, int64_t{64} * 1024}) {
+      SCOPED_TRACE(absl::StrCat(c.keys, " ", c.values, " stack=", stack));
+      const std::string text = absl::StrReplaceAll(R"(HloModule m
+cmp {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  c = s32[] parameter(2)
+  d = s32[] parameter(3)
+  ROOT gt = pred[] compare(a, b), direction=GT, type=TOTALORDER
+}
+fused {
+  k = $K parameter(0)
+  v = $V parameter(1)
+  ROOT s = ($K, $V) sort(k, v), dimensions={$D}, is_stable=true, to_apply=cmp
+}
+ENTRY e {
+  k = $K parameter(0)
+  v = $V parameter(1)
+  ROOT f = ($K, $V) fusion(k, v), kind=kLoop, calls=fused
+}
+)",
+                                                   {{"$K", c.keys},
+                                                    {"$V", c.values},
+                                                    {"$D", absl::StrCat(c.dim)}});
+      CheckSort(text, [](std::vector<Literal>& in) {
+        SpecialFloats(in[0]);
+        for (int64_t i = 0; i < in[1].element_count(); ++i) in[1].SetInt(i, i);
+      }, stack);
+    }
+  }
 }
 
 // The malloc'ed scratch line (stack limit 0) gives the same bits as the

@@ -212,7 +212,7 @@ TEST_F(SchemaDiffTest, OneofCaseRemovalIsBreaking) {
 TEST_F(SchemaDiffTest, NewOptionalFieldIsSafe) {
   // A number and name no real schema version uses.
   AddField(Message(new_, "xla.gpu.ArtifactHeaderProto"), "build_id", 99, pb::FieldDescriptorProto::TYPE_STRING);
-  AddField(Message(new_, "xla.gpu.CopyThunkProto"), "extra", 3, pb::FieldDescriptorProto::TYPE_INT64)
+  AddField(Message(new_, "xla.gpu.CopyThunkProto"), "extra", 98, pb::FieldDescriptorProto::TYPE_INT64)
       ->set_label(pb::FieldDescriptorProto::LABEL_REPEATED);
   std::vector<SchemaDifference> diffs = Diff(old_, new_);
   ASSERT_EQ(diffs.size(), 2u) << Lines(diffs);

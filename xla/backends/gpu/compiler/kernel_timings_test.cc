@@ -102,9 +102,6 @@ TEST(KernelTimingsTest, EmptyWithoutKernels) {
   EXPECT_TRUE(timings.Rows().empty());
 }
 
-}  // namespace
-}  // namespace xla::gpu
-
 // NVPTX kernels are parts of their own; est_s adds ptxas, and the table has
 // a ptxas_s column (hand-computed: a = 0.01 + 0.2 + 0.1 + 0.3 = 0.61,
 // b = 0.02 + 0.05 + 0.03 + 0.7 = 0.80).
@@ -135,3 +132,6 @@ TEST(KernelTimingsTest, NvptxKernelsAreMeasuredWithPtxas) {
   EXPECT_EQ(lines[3], (std::vector<std::string>{"total", "-", "7", "130", "0.0300", "2", "2",
                                                 "0.2500", "0.1300", "1.0000", "1.4100"}));
 }
+
+}  // namespace
+}  // namespace xla::gpu

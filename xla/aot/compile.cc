@@ -174,7 +174,7 @@ gpu::HostCompilerOptions ToHostOptions(const CompileOptions& options, Compilatio
   return out;
 }
 
-gpu::GpuCompilerOptions ToGpuOptions(const CompileOptions& options, const Compilation& c) {
+gpu::GpuCompilerOptions ToGpuOptions(const CompileOptions& options, Compilation* c) {
   gpu::GpuCompilerOptions out;
   out.middle_end = ToMiddleEndOptions(options);
   out.nvptx.threads = options.compile_threads;
@@ -184,7 +184,15 @@ gpu::GpuCompilerOptions ToGpuOptions(const CompileOptions& options, const Compil
   out.emit_host_transfers = options.emit_host_transfers;
   out.allowed_custom_calls = options.allowed_custom_calls;
   out.f32_dot_default_precision = options.gpu_f32_dot_precision;
-  SetArtifactOptions(options, c.begin, &out);
+  SetArtifactOptions(options, c->begin, &out);
+  out.phase_observer = [c](const std::string& phase, double seconds) {
+    c->phases.emplace_back(phase, seconds);
+  };
+  if (!options.dump_dir.empty()) {
+    out.kernel_observer = [c](const gpu::KernelEmissionTiming& kernel) {
+      c->kernel_timings.AddKernel(kernel);
+    };
+  }
   return out;
 }
 
@@ -225,8 +233,20 @@ absl::StatusOr<gpu::GpuExecutableProto> RunBackEnd(HloModule* module,
   if (IsHost(options)) {
     return gpu::CompileModuleToHostArtifactProto(module, ToHostOptions(options, c), &c->middle);
   }
-  return gpu::CompileModuleToGpuArtifactProto(module, options.target, ToGpuOptions(options, *c),
-                                              &c->middle, nullptr);
+  gpu::NvptxFinalizeResult built;
+  ASSIGN_OR_RETURN(gpu::GpuExecutableProto artifact,
+                   gpu::CompileModuleToGpuArtifactProto(module, options.target,
+                                                        ToGpuOptions(options, c), &c->middle,
+                                                        &built));
+  // Each NVPTX kernel is compiled alone: a part of its own in
+  // kernel_timings.txt, with its measured times.
+  for (size_t i = 0; !options.dump_dir.empty() && i < built.kernels.size(); ++i) {
+    const gpu::NvptxKernelBuild& k = built.kernels[i];
+    c->kernel_timings.AddNvptxKernel(static_cast<int>(i), k.name, k.times.llvm_instructions,
+                                     k.times.optimize_seconds, k.times.ptx_seconds,
+                                     k.times.ptxas_seconds);
+  }
+  return artifact;
 }
 
 std::string PhaseTable(const Compilation& c, double total_seconds) {

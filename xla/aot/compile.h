@@ -234,7 +234,8 @@ struct CompileStatistics {
   int64_t rematerialized = 0;
   int64_t schedule_peak_before = 0;
   int64_t schedule_peak_after = 0;
-  // Wall time per compile phase, in order (host artifacts only).
+  // Seconds per compile phase, in order (host and NVPTX artifacts; see
+  // HostCompilerOptions / GpuCompilerOptions::phase_observer).
   std::vector<std::pair<std::string, double>> phases;
   // Kernel thunks in the artifact (loop bodies and branches counted once)
   // and the kernel-table entries they launch: fusions that would emit the

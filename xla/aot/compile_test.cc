@@ -380,6 +380,83 @@ TEST(CompileTest, KernelTimingsHaveOneRowPerKernelAndAddUpToThePhases) {
   }
 }
 
+TEST(CompileTest, NvptxKernelTimingsHaveOneRowPerKernelAndAddUpToThePhases) {
+  const std::string dir = absl::StrCat(getenv("TEST_TMPDIR"), "/kernel_timings_sm_90");
+  CompileOptions options = FastOptions("sm_90");
+  options.fusion = false;
+  options.compile_threads = 3;  // the kernels compile on several threads
+  options.dump_dir = dir;
+  absl::StatusOr<CompiledArtifact> compiled = Compile(kThreeKernels, options);
+  ASSERT_TRUE(compiled.ok()) << compiled.status();
+  const std::string text = ReadFileBytes(dir + "/kernel_timings.txt").value_or("");
+  const std::string phases = ReadFileBytes(dir + "/compile_timings.txt").value_or("");
+  const std::vector<std::vector<std::string>> rows = Fields(text);
+  // header, one row per compiled kernel, total
+  const size_t kernels = static_cast<size_t>(compiled->statistics.compiled_kernels);
+  ASSERT_GE(kernels, 3u) << text;
+  ASSERT_EQ(rows.size(), kernels + 2) << text;
+  ASSERT_EQ(rows[0].size(), 11u) << text;
+  EXPECT_EQ(rows[0][9], "ptxas_s");
+  std::set<std::string> names, part_ids;
+  double emit = 0, optimize = 0, ptx = 0, ptxas = 0, estimated = 0, previous = 1e9;
+  for (size_t i = 1; i <= kernels; ++i) {
+    ASSERT_EQ(rows[i].size(), 11u) << text;
+    names.insert(rows[i][0]);
+    part_ids.insert(rows[i][5]);
+    EXPECT_EQ(rows[i][6], "1") << text;         // each kernel is a part of its own
+    EXPECT_GT(Number(rows[i][2]), 0) << text;   // HLO instructions
+    EXPECT_GT(Number(rows[i][3]), 0) << text;   // LLVM instructions
+    EXPECT_GT(Number(rows[i][7]), 0) << text;   // optimize: measured, never 0 s
+    for (int column : {4, 8, 9, 10}) EXPECT_GE(Number(rows[i][column]), 0) << text;
+    // est_s = emit + optimize + codegen + ptxas (4 decimals each)
+    EXPECT_NEAR(Number(rows[i][10]),
+                Number(rows[i][4]) + Number(rows[i][7]) + Number(rows[i][8]) + Number(rows[i][9]),
+                3e-4)
+        << text;
+    emit += Number(rows[i][4]);
+    optimize += Number(rows[i][7]);
+    ptx += Number(rows[i][8]);
+    ptxas += Number(rows[i][9]);
+    estimated += Number(rows[i][10]);
+    EXPECT_LE(Number(rows[i][10]), previous) << "not slowest first:\n" << text;
+    previous = Number(rows[i][10]);
+  }
+  EXPECT_EQ(names.size(), kernels) << text;
+  EXPECT_EQ(part_ids.size(), kernels) << text;
+  for (const char* name : {"ex", "tr", "r"}) {
+    EXPECT_TRUE(std::any_of(names.begin(), names.end(),
+                            [&](const std::string& n) { return absl::StartsWith(n, name); }))
+        << name << "\n" << text;
+  }
+  const std::vector<std::string>& total = rows.back();
+  ASSERT_EQ(total[0], "total") << text;
+  EXPECT_EQ(total[5], absl::StrCat(kernels)) << text;
+  EXPECT_EQ(total[6], absl::StrCat(kernels)) << text;
+  // The total is the rows' sums and compile_timings.txt's phases (3
+  // decimals there): emission within thunk_emission; optimize, PTX and
+  // ptxas equal to llvm_optimize, ptx_codegen and ptxas.
+  const double slack = 3e-4 * static_cast<double>(kernels);
+  EXPECT_NEAR(Number(total[4]), emit, slack) << text;
+  EXPECT_NEAR(Number(total[7]), optimize, slack) << text;
+  EXPECT_NEAR(Number(total[8]), ptx, slack) << text;
+  EXPECT_NEAR(Number(total[9]), ptxas, slack) << text;
+  EXPECT_NEAR(Number(total[10]), estimated, slack) << text;
+  EXPECT_LE(Number(total[4]), PhaseSeconds(phases, "thunk_emission") + 1e-3) << phases;
+  EXPECT_NEAR(Number(total[7]), PhaseSeconds(phases, "llvm_optimize"), 1e-3) << phases << text;
+  EXPECT_NEAR(Number(total[8]), PhaseSeconds(phases, "ptx_codegen"), 1e-3) << phases << text;
+  EXPECT_NEAR(Number(total[9]), PhaseSeconds(phases, "ptxas"), 1e-3) << phases << text;
+  // With ptxas on this machine every kernel got a cubin and its run was
+  // timed; without it the column is 0.
+  if (gpu::FindPtxas(gpu::NvptxCompileOptions{}).ok()) {
+    EXPECT_GT(Number(total[9]), 0) << text;
+  } else {
+    EXPECT_EQ(Number(total[9]), 0) << text;
+  }
+  for (const char* phase : {"middle_end", "nvptx_parallel_wall", "finalize"}) {
+    EXPECT_TRUE(absl::StrContains(phases, phase)) << phase << "\n" << phases;
+  }
+}
+
 TEST(CompileTest, ProgressLinesArePrefixed) {
   CompileOptions options = FastOptions();
   std::string lines;

@@ -81,6 +81,12 @@ absl::StatusOr<GpuExecutableProto> CompileModuleToGpuArtifactProto(
       return absl::InvalidArgumentError("require_cubin is set but nvptx.make_cubin is off");
     }
   }
+  absl::Time start = absl::Now();
+  auto finish = [&](const std::string& phase) {
+    const absl::Time now = absl::Now();
+    if (options.phase_observer) options.phase_observer(phase, absl::ToDoubleSeconds(now - start));
+    start = now;
+  };
   CompileProgress progress(options.progress, options.progress_interval);
   MiddleEndOptions middle_options = options.middle_end;
   if (progress.enabled()) {
@@ -94,6 +100,7 @@ absl::StatusOr<GpuExecutableProto> CompileModuleToGpuArtifactProto(
   MiddleEndResult& middle = middle_end != nullptr ? *middle_end : local;
   progress.EnterPhase("middle_end");
   ASSIGN_OR_RETURN(middle, RunMiddleEnd(module, middle_options));
+  finish("middle_end");
 
   GpuExecutableProto artifact;
   GpuExecutablePayloadProto* payload = artifact.mutable_payload();
@@ -109,11 +116,25 @@ absl::StatusOr<GpuExecutableProto> CompileModuleToGpuArtifactProto(
   thunk_options.allowed_custom_calls = options.allowed_custom_calls;
   thunk_options.tf32_gemms = options.tf32_gemms;
   thunk_options.f32_dot_default_precision = options.f32_dot_default_precision;
+  thunk_options.kernel_observer = options.kernel_observer;
   RETURN_IF_ERROR(EmitThunksWithBackend(*module, middle.schedule, *middle.assignment, &backend,
                                         payload, thunk_options));
+  finish("thunk_emission");
   progress.EnterPhase("kernel_compilation");
   ASSIGN_OR_RETURN(NvptxFinalizeResult built,
                    backend.Finalize(options.nvptx, options.spec, payload));
+  if (options.phase_observer) {
+    double optimize = 0, ptx = 0, ptxas = 0;
+    for (const NvptxKernelBuild& k : built.kernels) {
+      optimize += k.times.optimize_seconds;
+      ptx += k.times.ptx_seconds;
+      ptxas += k.times.ptxas_seconds;
+    }
+    options.phase_observer("llvm_optimize", optimize);
+    options.phase_observer("ptx_codegen", ptx);
+    options.phase_observer("ptxas", ptxas);
+  }
+  finish("nvptx_parallel_wall");
   if (options.require_cubin) {
     for (const NvptxKernelBuild& k : built.kernels) {
       if (!k.has_cubin) {
@@ -146,6 +167,7 @@ absl::StatusOr<GpuExecutableProto> CompileModuleToGpuArtifactProto(
   requirement->set_component("cuda_driver");
   requirement->set_min_version(driver);
   SealArtifact(&artifact);
+  finish("finalize");
   if (report != nullptr) *report = std::move(built);
   return artifact;
 }

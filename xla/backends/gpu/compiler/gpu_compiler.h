@@ -21,6 +21,7 @@
 #ifndef XLA_BACKENDS_GPU_COMPILER_GPU_COMPILER_H_
 #define XLA_BACKENDS_GPU_COMPILER_GPU_COMPILER_H_
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -29,6 +30,7 @@
 #include "absl/strings/string_view.h"
 #include "xla/backends/gpu/codegen/nvptx/nvptx_compiler.h"
 #include "xla/backends/gpu/compiler/compile_progress.h"
+#include "xla/backends/gpu/compiler/kernel_timings.h"
 #include "xla/backends/gpu/compiler/nvptx_kernel_backend.h"
 #include "xla/backends/gpu/runtime/executable.pb.h"
 #include "xla/service/canonicalize/dot_precision.h"
@@ -82,6 +84,16 @@ struct GpuCompilerOptions {
   // kernel counts yet (the kernels compile one by one inside Finalize).
   CompileProgressCallback progress;
   absl::Duration progress_interval = absl::Seconds(1);
+  // When set, receives each phase's seconds on the compiling thread, in
+  // order: "middle_end", "thunk_emission" (wall), "llvm_optimize",
+  // "ptx_codegen", "ptxas" (sums over the kernels of the compiling
+  // threads' wall times, so above the wall time with several threads),
+  // "nvptx_parallel_wall" (the wall time of those three together) and
+  // "finalize" (wall). Not called for a phase that failed.
+  std::function<void(const std::string& phase, double seconds)> phase_observer;
+  // When set, called once per kernel thunk emission emits, on the
+  // compiling thread (ThunkEmitterOptions::kernel_observer).
+  std::function<void(const KernelEmissionTiming& kernel)> kernel_observer;
 };
 
 // The CUDA driver version a GPU artifact needs (see the header comment):

@@ -13,8 +13,13 @@
 // reaches). With --compile_parts equal to the kernel count every kernel is
 // its own part and the share is measured, not estimated.
 //
+// NVPTX targets compile one LLVM module per kernel: each kernel is then its
+// own part (AddNvptxKernel), its times are measured, not estimated, and the
+// table gains a ptxas_s column (the host's table is unchanged).
+//
 // Thread-safety: KernelTimings is not thread-safe; the observers that fill
-// it run on the compiling thread.
+// it run on the compiling thread (NVPTX kernels compile on several threads,
+// but their times are handed over after they all finished).
 #ifndef XLA_BACKENDS_GPU_COMPILER_KERNEL_TIMINGS_H_
 #define XLA_BACKENDS_GPU_COMPILER_KERNEL_TIMINGS_H_
 
@@ -43,9 +48,11 @@ struct KernelTimingRow {
   int part_kernels = 0;          // kernels in that part
   int64_t llvm_instructions = 0; // the kernel's LLVM instructions (with helpers)
   double part_optimize_seconds = 0;
-  double part_machine_code_seconds = 0;
+  double part_machine_code_seconds = 0;  // NVPTX: PTX code generation
+  double part_ptxas_seconds = 0;         // NVPTX only: the ptxas run
   // emit_seconds + the kernel's share of its part's optimize + machine
-  // code time (by LLVM instructions; an equal share when they are all 0).
+  // code (+ ptxas) time (by LLVM instructions; an equal share when they are
+  // all 0).
   double estimated_seconds = 0;
 };
 
@@ -56,6 +63,12 @@ class KernelTimings {
   // than roots leaves the extra roots out. Never fails.
   void AddKernel(KernelEmissionTiming kernel);
   void AddPart(const HostPartTiming& part);
+  // Records one NVPTX kernel's compilation as a part of its own (`index`,
+  // the kernel's position in compile order): its LLVM instructions, LLVM
+  // optimization, PTX code generation and ptxas seconds. From the first
+  // call on, ToText has a ptxas_s column. Never fails.
+  void AddNvptxKernel(int index, const std::string& symbol, int64_t llvm_instructions,
+                      double optimize_seconds, double ptx_seconds, double ptxas_seconds);
 
   bool empty() const { return kernels_.empty(); }
 
@@ -67,12 +80,15 @@ class KernelTimings {
   // `total` line whose emit column is the sum of the kernels' emission
   // times (part of the thunk_emission phase) and whose optimize and codegen
   // columns are the sums over the parts (the llvm_optimize and machine_code
-  // phases of compile_timings.txt).
+  // phases of compile_timings.txt; for NVPTX llvm_optimize, ptx_codegen and
+  // ptxas).
   std::string ToText() const;
 
  private:
   std::vector<KernelEmissionTiming> kernels_;
   std::vector<HostPartTiming> parts_;
+  std::vector<double> ptxas_seconds_;  // per part; 0 for host parts
+  bool nvptx_ = false;                 // an NVPTX kernel was added
 };
 
 }  // namespace xla::gpu

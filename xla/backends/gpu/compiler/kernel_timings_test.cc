@@ -102,5 +102,36 @@ TEST(KernelTimingsTest, EmptyWithoutKernels) {
   EXPECT_TRUE(timings.Rows().empty());
 }
 
+// NVPTX kernels are parts of their own; est_s adds ptxas, and the table has
+// a ptxas_s column (hand-computed: a = 0.01 + 0.2 + 0.1 + 0.3 = 0.61,
+// b = 0.02 + 0.05 + 0.03 + 0.7 = 0.80).
+TEST(KernelTimingsTest, NvptxKernelsAreMeasuredWithPtxas) {
+  KernelTimings timings;
+  timings.AddKernel({"a", "fusion.a", "loop", 2, 0.01});
+  timings.AddKernel({"b", "fusion.b", "row_reduction", 5, 0.02});
+  timings.AddNvptxKernel(0, "a", 40, 0.2, 0.1, 0.3);
+  timings.AddNvptxKernel(1, "b", 90, 0.05, 0.03, 0.7);
+  const std::vector<KernelTimingRow> rows = timings.Rows();
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0].kernel.fusion, "fusion.b");
+  EXPECT_NEAR(rows[0].estimated_seconds, 0.80, 1e-12);
+  EXPECT_EQ(rows[0].part, 1);
+  EXPECT_EQ(rows[0].part_kernels, 1);
+  EXPECT_EQ(rows[0].llvm_instructions, 90);
+  EXPECT_DOUBLE_EQ(rows[0].part_ptxas_seconds, 0.7);
+  EXPECT_EQ(rows[1].kernel.fusion, "fusion.a");
+  EXPECT_NEAR(rows[1].estimated_seconds, 0.61, 1e-12);
+  EXPECT_DOUBLE_EQ(rows[1].part_machine_code_seconds, 0.1);
+
+  std::vector<std::vector<std::string>> lines;
+  for (absl::string_view line : absl::StrSplit(timings.ToText(), '\n', absl::SkipEmpty())) {
+    if (line.front() != '#') lines.push_back(absl::StrSplit(line, ' ', absl::SkipEmpty()));
+  }
+  ASSERT_EQ(lines.size(), 4u);
+  EXPECT_EQ(lines[0][9], "ptxas_s");
+  EXPECT_EQ(lines[3], (std::vector<std::string>{"total", "-", "7", "130", "0.0300", "2", "2",
+                                                "0.2500", "0.1300", "1.0000", "1.4100"}));
+}
+
 }  // namespace
 }  // namespace xla::gpu

@@ -120,6 +120,7 @@ absl::StatusOr<NvptxFinalizeResult> NvptxKernelBackend::Finalize(
     build.kind = pending.kind;
     build.ptx = binary->ptx;
     build.has_cubin = binary->cubin.has_value();
+    build.times = binary->times;
     if (build.has_cubin) {
       build.cubin_bytes = static_cast<int64_t>(binary->cubin->size());
       result.ptxas_version = binary->ptxas_version;

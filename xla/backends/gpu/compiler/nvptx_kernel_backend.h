@@ -52,6 +52,7 @@ struct NvptxKernelBuild {
   bool has_cubin = false;
   int64_t cubin_bytes = 0;
   std::string kind;   // the emitter's kernel kind ("loop", "row_reduction", ...)
+  NvptxCompileTimes times;  // where CompileNvptx spent this kernel's time
 };
 
 struct NvptxFinalizeResult {

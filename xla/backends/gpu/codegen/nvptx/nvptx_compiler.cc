@@ -1,5 +1,6 @@
 #include "xla/backends/gpu/codegen/nvptx/nvptx_compiler.h"
 
+#include <chrono>
 #include <cstdlib>
 #include <map>
 #include <memory>
@@ -21,6 +22,18 @@ namespace xla::gpu {
 namespace {
 
 constexpr char kTriple[] = "nvptx64-nvidia-cuda";
+
+using Clock = std::chrono::steady_clock;
+
+double SecondsSince(Clock::time_point begin) {
+  return std::chrono::duration<double>(Clock::now() - begin).count();
+}
+
+int64_t InstructionCount(const llvm::Module& module) {
+  int64_t n = 0;
+  for (const llvm::Function& f : module) n += static_cast<int64_t>(f.getInstructionCount());
+  return n;
+}
 
 absl::StatusOr<std::unique_ptr<llvm::TargetMachine>> MakeTargetMachine(const NvptxTarget& target,
                                                                        int opt_level) {
@@ -68,7 +81,9 @@ absl::Status CheckKernelParamSpace(const llvm::Module& module, const NvptxTarget
 }
 
 absl::StatusOr<std::string> CompileToPtx(llvm::Module& module, const NvptxTarget& target,
-                                         int opt_level) {
+                                         int opt_level, NvptxCompileTimes* times) {
+  const Clock::time_point begin = Clock::now();
+  const int64_t instructions = times != nullptr ? InstructionCount(module) : 0;
   absl::StatusOr<std::unique_ptr<llvm::TargetMachine>> machine =
       MakeTargetMachine(target, opt_level);
   if (!machine.ok()) return machine.status();
@@ -79,7 +94,14 @@ absl::StatusOr<std::string> CompileToPtx(llvm::Module& module, const NvptxTarget
   if (absl::Status linked = LinkLibdevice(module); !linked.ok()) return linked;
   if (absl::Status v = VerifyLlvmModule(module); !v.ok()) return v;
   OptimizeLlvmModule(module, **machine, opt_level);
-  return EmitMachineCode(module, **machine, llvm::CGFT_AssemblyFile);
+  const Clock::time_point optimized = Clock::now();
+  absl::StatusOr<std::string> ptx = EmitMachineCode(module, **machine, llvm::CGFT_AssemblyFile);
+  if (ptx.ok() && times != nullptr) {
+    times->llvm_instructions = instructions;
+    times->optimize_seconds = std::chrono::duration<double>(optimized - begin).count();
+    times->ptx_seconds = SecondsSince(optimized);
+  }
+  return ptx;
 }
 
 absl::StatusOr<std::string> FindPtxas(const NvptxCompileOptions& options) {
@@ -155,7 +177,7 @@ absl::StatusOr<std::string> CachedPtxasVersion(const std::string& ptxas) {
 absl::StatusOr<NvptxBinary> CompileNvptx(llvm::Module& module, const NvptxTarget& target,
                                          const NvptxCompileOptions& options) {
   NvptxBinary binary;
-  absl::StatusOr<std::string> ptx = CompileToPtx(module, target, options.opt_level);
+  absl::StatusOr<std::string> ptx = CompileToPtx(module, target, options.opt_level, &binary.times);
   if (!ptx.ok()) return ptx.status();
   binary.ptx = std::move(*ptx);
   if (!options.make_cubin) {
@@ -170,8 +192,10 @@ absl::StatusOr<NvptxBinary> CompileNvptx(llvm::Module& module, const NvptxTarget
   absl::StatusOr<std::string> version = CachedPtxasVersion(*ptxas);
   if (!version.ok()) return version.status();
   binary.ptxas_version = *version;
+  const Clock::time_point assemble = Clock::now();
   absl::StatusOr<std::string> cubin = AssemblePtx(binary.ptx, target, *ptxas);
   if (!cubin.ok()) return cubin.status();
+  binary.times.ptxas_seconds = SecondsSince(assemble);
   binary.cubin = std::move(*cubin);
   return binary;
 }

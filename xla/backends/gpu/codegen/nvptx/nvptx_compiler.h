@@ -31,11 +31,24 @@ struct NvptxCompileOptions {
   int threads = 0;
 };
 
+// Where one CompileNvptx call spent its time (wall seconds on the calling
+// thread; kernel_timings.txt). optimize_seconds covers everything before PTX
+// emission (triple and layout, libdevice linking, verification, LLVM's
+// optimization pipeline); ptx_seconds is LLVM's NVPTX code generation;
+// ptxas_seconds the ptxas run (0 without a cubin).
+struct NvptxCompileTimes {
+  int64_t llvm_instructions = 0;  // the module's instructions before linking and optimizing
+  double optimize_seconds = 0;
+  double ptx_seconds = 0;
+  double ptxas_seconds = 0;
+};
+
 struct NvptxBinary {
   std::string ptx;
   std::optional<std::string> cubin;
   std::string cubin_skipped_reason;  // set when !cubin
   std::string ptxas_version;         // "13.0.88" when ptxas ran
+  NvptxCompileTimes times;           // always measured (a few clock reads)
 };
 
 // Bytes of the kernel-parameter space `kernel`'s parameters take under
@@ -54,9 +67,10 @@ absl::Status CheckKernelParamSpace(const llvm::Module& module, const NvptxTarget
 // libdevice functions the module calls (libdevice_math.h), verifies and
 // optimizes it. Errors: invalid IR (the verifier's message), an LLVM
 // without the NVPTX back end, libdevice needed but not found, a kernel
-// past the parameter space.
+// past the parameter space. When `times` is not null its llvm_instructions,
+// optimize_seconds and ptx_seconds are set (on success).
 absl::StatusOr<std::string> CompileToPtx(llvm::Module& module, const NvptxTarget& target,
-                                         int opt_level);
+                                         int opt_level, NvptxCompileTimes* times = nullptr);
 
 // The ptxas to use, or NotFound saying where it looked and how to fix it.
 absl::StatusOr<std::string> FindPtxas(const NvptxCompileOptions& options);
@@ -71,8 +85,9 @@ absl::StatusOr<std::string> PtxasVersion(const std::string& ptxas);
 
 // CompileToPtx, then AssemblePtx when options.make_cubin and ptxas is found
 // (its version is asked once per path and process). A ptxas that is found
-// but rejects the PTX is an error (a compiler bug). Thread-safe for modules
-// in different LLVMContexts.
+// but rejects the PTX is an error (a compiler bug). The result's `times`
+// say where the time went. Thread-safe for modules in different
+// LLVMContexts.
 absl::StatusOr<NvptxBinary> CompileNvptx(llvm::Module& module, const NvptxTarget& target,
                                          const NvptxCompileOptions& options);
 

@@ -7,6 +7,8 @@
 // runtime older than the feature, nothing changes. Both run on the host
 // and match the reference evaluator.
 #include <cmath>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -23,87 +25,20 @@
 namespace xla::aot {
 namespace {
 
-constexpr char kScan[] = R"(
-HloModule scan_offload
-
-fwd_cond {
-  p = (s32[], f32[33], f32[5,33], f32[5,33]) parameter(0)
-  i = s32[] get-tuple-element(p), index=0
-  n = s32[] constant(5)
-  ROOT lt = pred[] compare(i, n), direction=LT
+// A 5-trip scan that stacks f32[33] rows through MoveToHost into
+// f32[5,33], and a second loop that reads them back in reverse through
+// MoveToDevice (shared with the other scan_offload_test).
+const std::string& ScanText() {
+  static const std::string* text = [] {
+    const char* path = "xla/service/buffer_assignment/testdata/scan_offload.hlo";
+    std::ifstream file(path);
+    if (!file.good()) ADD_FAILURE() << "cannot read " << path << " (a data dependency of this test)";
+    std::stringstream bytes;
+    bytes << file.rdbuf();
+    return new std::string(bytes.str());
+  }();
+  return *text;
 }
-
-fwd_body {
-  p = (s32[], f32[33], f32[5,33], f32[5,33]) parameter(0)
-  i = s32[] get-tuple-element(p), index=0
-  c = f32[33] get-tuple-element(p), index=1
-  ws = f32[5,33] get-tuple-element(p), index=2
-  stack = f32[5,33] get-tuple-element(p), index=3
-  zero = s32[] constant(0)
-  wrow = f32[1,33] dynamic-slice(ws, i, zero), dynamic_slice_sizes={1,33}
-  w = f32[33] reshape(wrow)
-  cw = f32[33] multiply(c, w)
-  h = f32[33] sine(cw)
-  off = f32[33] custom-call(h), custom_call_target="MoveToHost"
-  row = f32[1,33] reshape(off)
-  stack2 = f32[5,33] dynamic-update-slice(stack, row, i, zero)
-  half = f32[] constant(0.5)
-  halfs = f32[33] broadcast(half), dimensions={}
-  t = f32[33] tanh(h)
-  th = f32[33] multiply(t, halfs)
-  c2 = f32[33] add(th, c)
-  one = s32[] constant(1)
-  i2 = s32[] add(i, one)
-  ROOT r = (s32[], f32[33], f32[5,33], f32[5,33]) tuple(i2, c2, ws, stack2)
-}
-
-bwd_cond {
-  p = (s32[], f32[33], f32[5,33], f32[5,33]) parameter(0)
-  j = s32[] get-tuple-element(p), index=0
-  n = s32[] constant(5)
-  ROOT lt = pred[] compare(j, n), direction=LT
-}
-
-bwd_body {
-  p = (s32[], f32[33], f32[5,33], f32[5,33]) parameter(0)
-  j = s32[] get-tuple-element(p), index=0
-  g = f32[33] get-tuple-element(p), index=1
-  ws = f32[5,33] get-tuple-element(p), index=2
-  stack = f32[5,33] get-tuple-element(p), index=3
-  four = s32[] constant(4)
-  idx = s32[] subtract(four, j)
-  zero = s32[] constant(0)
-  srow = f32[1,33] dynamic-slice(stack, idx, zero), dynamic_slice_sizes={1,33}
-  sq = f32[33] reshape(srow)
-  h = f32[33] custom-call(sq), custom_call_target="MoveToDevice"
-  wrow = f32[1,33] dynamic-slice(ws, idx, zero), dynamic_slice_sizes={1,33}
-  w = f32[33] reshape(wrow)
-  ch = f32[33] cosine(h)
-  gw = f32[33] multiply(g, w)
-  g2a = f32[33] multiply(gw, ch)
-  g2 = f32[33] add(g2a, h)
-  one = s32[] constant(1)
-  j2 = s32[] add(j, one)
-  ROOT r = (s32[], f32[33], f32[5,33], f32[5,33]) tuple(j2, g2, ws, stack)
-}
-
-ENTRY main {
-  x = f32[33] parameter(0)
-  ws = f32[5,33] parameter(1)
-  zero = s32[] constant(0)
-  z = f32[] constant(0)
-  init = f32[5,33] broadcast(z), dimensions={}
-  t = (s32[], f32[33], f32[5,33], f32[5,33]) tuple(zero, x, ws, init)
-  fw = (s32[], f32[33], f32[5,33], f32[5,33]) while(t), condition=fwd_cond, body=fwd_body
-  c = f32[33] get-tuple-element(fw), index=1
-  stack = f32[5,33] get-tuple-element(fw), index=3
-  g0 = f32[33] multiply(c, c)
-  t2 = (s32[], f32[33], f32[5,33], f32[5,33]) tuple(zero, g0, ws, stack)
-  bw = (s32[], f32[33], f32[5,33], f32[5,33]) while(t2), condition=bwd_cond, body=bwd_body
-  g = f32[33] get-tuple-element(bw), index=1
-  ROOT out = (f32[33], f32[33]) tuple(c, g)
-}
-)";
 
 CompileOptions Options(const std::string& target, bool offload) {
   CompileOptions options;
@@ -153,7 +88,7 @@ bool RequiresFeature(const gpu::GpuExecutableProto& artifact, const std::string&
 TEST(ScanOffloadTest, TheStackLivesInHostMemoryAndItsRowsMoveByDynamicCopies) {
   for (const char* target : {"host", "sm_90"}) {
     SCOPED_TRACE(target);
-    absl::StatusOr<gpu::GpuExecutableProto> on = CompileToProto(kScan, Options(target, true));
+    absl::StatusOr<gpu::GpuExecutableProto> on = CompileToProto(ScanText(), Options(target, true));
     ASSERT_TRUE(on.ok()) << on.status();
     const std::vector<const gpu::CopyThunkProto*> copies = DynamicCopies(*on);
     ASSERT_EQ(copies.size(), 2u);
@@ -173,7 +108,7 @@ TEST(ScanOffloadTest, TheStackLivesInHostMemoryAndItsRowsMoveByDynamicCopies) {
     EXPECT_EQ(pop.dynamic_offset().source_stride(), -33 * 4);
     EXPECT_TRUE(RequiresFeature(*on, "copy_thunk.dynamic_offset"));
     // Off: the stack is a device temporary, as before.
-    absl::StatusOr<gpu::GpuExecutableProto> off = CompileToProto(kScan, Options(target, false));
+    absl::StatusOr<gpu::GpuExecutableProto> off = CompileToProto(ScanText(), Options(target, false));
     ASSERT_TRUE(off.ok()) << off.status();
     EXPECT_TRUE(DynamicCopies(*off).empty());
     EXPECT_FALSE(RequiresFeature(*off, "copy_thunk.dynamic_offset"));
@@ -189,19 +124,19 @@ TEST(ScanOffloadTest, TheStackLivesInHostMemoryAndItsRowsMoveByDynamicCopies) {
 TEST(ScanOffloadTest, AnOlderTargetRuntimeKeepsTheStackOnTheDevice) {
   CompileOptions options = Options("host", true);
   options.target_runtime = "2026-12-02";
-  absl::StatusOr<gpu::GpuExecutableProto> old = CompileToProto(kScan, options);
+  absl::StatusOr<gpu::GpuExecutableProto> old = CompileToProto(ScanText(), options);
   ASSERT_TRUE(old.ok()) << old.status();
   EXPECT_TRUE(DynamicCopies(*old).empty());
   EXPECT_FALSE(RequiresFeature(*old, "copy_thunk.dynamic_offset"));
   options.target_runtime = "2026-12-03";
-  absl::StatusOr<gpu::GpuExecutableProto> now = CompileToProto(kScan, options);
+  absl::StatusOr<gpu::GpuExecutableProto> now = CompileToProto(ScanText(), options);
   ASSERT_TRUE(now.ok()) << now.status();
   EXPECT_EQ(DynamicCopies(*now).size(), 2u);
 }
 
 TEST(ScanOffloadTest, HostRunsMatchTheEvaluatorWithTheFlagOnAndOff) {
   const std::vector<Literal> args = {Values({33}, 0.11, -0.7), Values({5, 33}, -0.09, 0.8)};
-  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(kScan);
+  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(ScanText());
   ASSERT_TRUE(module.ok()) << module.status();
   HloEvaluator evaluator;
   absl::StatusOr<Literal> want = evaluator.Evaluate(**module, args);
@@ -211,7 +146,7 @@ TEST(ScanOffloadTest, HostRunsMatchTheEvaluatorWithTheFlagOnAndOff) {
   EXPECT_GT(largest, 0.1);  // not a test on zeros
   for (bool offload : {true, false}) {
     SCOPED_TRACE(offload ? "offload_scan_stacks" : "default");
-    absl::StatusOr<CompiledArtifact> compiled = Compile(kScan, Options("host", offload));
+    absl::StatusOr<CompiledArtifact> compiled = Compile(ScanText(), Options("host", offload));
     ASSERT_TRUE(compiled.ok()) << compiled.status();
     absl::StatusOr<std::unique_ptr<Executable>> exe = Executable::LoadFromBytes(compiled->bytes);
     ASSERT_TRUE(exe.ok()) << exe.status();

@@ -4,6 +4,8 @@
 // stays on the device; then buffer assignment with the option on and off.
 #include "xla/service/buffer_assignment/scan_offload.h"
 
+#include <fstream>
+#include <sstream>
 #include <string>
 
 #include "absl/strings/match.h"
@@ -19,87 +21,20 @@
 namespace xla {
 namespace {
 
-constexpr char kScan[] = R"(
-HloModule scan_offload
-
-fwd_cond {
-  p = (s32[], f32[33], f32[5,33], f32[5,33]) parameter(0)
-  i = s32[] get-tuple-element(p), index=0
-  n = s32[] constant(5)
-  ROOT lt = pred[] compare(i, n), direction=LT
+// A 5-trip scan that stacks f32[33] rows through MoveToHost into
+// f32[5,33], and a second loop that reads them back in reverse through
+// MoveToDevice (shared with the other scan_offload_test).
+const std::string& ScanText() {
+  static const std::string* text = [] {
+    const char* path = "xla/service/buffer_assignment/testdata/scan_offload.hlo";
+    std::ifstream file(path);
+    if (!file.good()) ADD_FAILURE() << "cannot read " << path << " (a data dependency of this test)";
+    std::stringstream bytes;
+    bytes << file.rdbuf();
+    return new std::string(bytes.str());
+  }();
+  return *text;
 }
-
-fwd_body {
-  p = (s32[], f32[33], f32[5,33], f32[5,33]) parameter(0)
-  i = s32[] get-tuple-element(p), index=0
-  c = f32[33] get-tuple-element(p), index=1
-  ws = f32[5,33] get-tuple-element(p), index=2
-  stack = f32[5,33] get-tuple-element(p), index=3
-  zero = s32[] constant(0)
-  wrow = f32[1,33] dynamic-slice(ws, i, zero), dynamic_slice_sizes={1,33}
-  w = f32[33] reshape(wrow)
-  cw = f32[33] multiply(c, w)
-  h = f32[33] sine(cw)
-  off = f32[33] custom-call(h), custom_call_target="MoveToHost"
-  row = f32[1,33] reshape(off)
-  stack2 = f32[5,33] dynamic-update-slice(stack, row, i, zero)
-  half = f32[] constant(0.5)
-  halfs = f32[33] broadcast(half), dimensions={}
-  t = f32[33] tanh(h)
-  th = f32[33] multiply(t, halfs)
-  c2 = f32[33] add(th, c)
-  one = s32[] constant(1)
-  i2 = s32[] add(i, one)
-  ROOT r = (s32[], f32[33], f32[5,33], f32[5,33]) tuple(i2, c2, ws, stack2)
-}
-
-bwd_cond {
-  p = (s32[], f32[33], f32[5,33], f32[5,33]) parameter(0)
-  j = s32[] get-tuple-element(p), index=0
-  m = s32[] constant(5)
-  ROOT lt = pred[] compare(j, m), direction=LT
-}
-
-bwd_body {
-  p = (s32[], f32[33], f32[5,33], f32[5,33]) parameter(0)
-  j = s32[] get-tuple-element(p), index=0
-  g = f32[33] get-tuple-element(p), index=1
-  ws = f32[5,33] get-tuple-element(p), index=2
-  stack = f32[5,33] get-tuple-element(p), index=3
-  four = s32[] constant(4)
-  idx = s32[] subtract(four, j)
-  zero = s32[] constant(0)
-  srow = f32[1,33] dynamic-slice(stack, idx, zero), dynamic_slice_sizes={1,33}
-  sq = f32[33] reshape(srow)
-  h = f32[33] custom-call(sq), custom_call_target="MoveToDevice"
-  wrow = f32[1,33] dynamic-slice(ws, idx, zero), dynamic_slice_sizes={1,33}
-  w = f32[33] reshape(wrow)
-  ch = f32[33] cosine(h)
-  gw = f32[33] multiply(g, w)
-  g2a = f32[33] multiply(gw, ch)
-  g2 = f32[33] add(g2a, h)
-  one = s32[] constant(1)
-  j2 = s32[] add(j, one)
-  ROOT r = (s32[], f32[33], f32[5,33], f32[5,33]) tuple(j2, g2, ws, stack)
-}
-
-ENTRY main {
-  x = f32[33] parameter(0)
-  ws = f32[5,33] parameter(1)
-  zero = s32[] constant(0)
-  z = f32[] constant(0)
-  init = f32[5,33] broadcast(z), dimensions={}
-  t = (s32[], f32[33], f32[5,33], f32[5,33]) tuple(zero, x, ws, init)
-  fw = (s32[], f32[33], f32[5,33], f32[5,33]) while(t), condition=fwd_cond, body=fwd_body
-  c = f32[33] get-tuple-element(fw), index=1
-  stack = f32[5,33] get-tuple-element(fw), index=3
-  g0 = f32[33] multiply(c, c)
-  t2 = (s32[], f32[33], f32[5,33], f32[5,33]) tuple(zero, g0, ws, stack)
-  bw = (s32[], f32[33], f32[5,33], f32[5,33]) while(t2), condition=bwd_cond, body=bwd_body
-  g = f32[33] get-tuple-element(bw), index=1
-  ROOT out = (f32[33], f32[33]) tuple(c, g)
-}
-)";
 
 struct Matched {
   std::unique_ptr<HloModule> module;
@@ -122,9 +57,9 @@ Matched Match(const std::string& text) {
   return m;
 }
 
-// `kScan` with `from` replaced by `to` (which must occur).
+// ScanText() with `from` replaced by `to` (which must occur).
 std::string With(absl::string_view from, absl::string_view to) {
-  const std::string text = kScan;
+  const std::string text = ScanText();
   EXPECT_TRUE(absl::StrContains(text, from)) << from;
   return absl::StrReplaceAll(text, {{from, to}});
 }
@@ -140,7 +75,7 @@ void ExpectMiss(const std::string& text, int condition, absl::string_view why) {
 }
 
 TEST(ScanOffload, RecognizesTheScanAndItsReverseRead) {
-  Matched m = Match(kScan);
+  Matched m = Match(ScanText());
   ASSERT_TRUE(m.fw_leaf3.ok()) << m.fw_leaf3;
   ASSERT_EQ(m.stacks.size(), 1u);
   const ScanStack& s = m.stacks[0];
@@ -164,7 +99,7 @@ TEST(ScanOffload, RecognizesTheScanAndItsReverseRead) {
 // Rows are in iteration numbers i, not counter values v: a counter from 6
 // to 10 writing row v - 6 writes row i.
 TEST(ScanOffload, RowsFollowTheIterationNumberNotTheCounter) {
-  const std::string text = absl::StrReplaceAll(kScan, {{"  n = s32[] constant(5)", "  n = s32[] constant(11)"},
+  const std::string text = absl::StrReplaceAll(ScanText(), {{"  n = s32[] constant(5)", "  n = s32[] constant(11)"},
                                     {"tuple(zero, x, ws, init)", "tuple(six, x, ws, init)"},
                                     {"  z = f32[] constant(0)", "  z = f32[] constant(0)\n  six = s32[] constant(6)"},
                                     {"dynamic-update-slice(stack, row, i, zero)",
@@ -228,7 +163,7 @@ struct Assigned {
 };
 
 Assigned Assign(bool offload) {
-  auto module = ParseHloModule(kScan).value();
+  auto module = ParseHloModule(ScanText()).value();
   // As the pipeline does before fusion: copies hide the counters' inits.
   EXPECT_TRUE(WhileLoopTripCountAnnotator().Run(module.get()).ok());
   EXPECT_TRUE(AddCopiesForWhileAndConditional(module.get()).ok());

@@ -42,16 +42,7 @@ using gpu::ffi::testing::TeAttentionHlo;
 
 TeAttentionCase Make(int64_t batch, int64_t seq, int64_t heads, int64_t kv_heads, int64_t dim,
                      int64_t layout, int64_t mask) {
-  TeAttentionCase c;
-  c.batch = batch;
-  c.q_seqlen = c.kv_seqlen = seq;
-  c.heads = heads;
-  c.kv_heads = kv_heads;
-  c.head_dim = dim;
-  c.qkv_layout = layout;
-  c.mask_type = mask;
-  c.scale = 1.0 / std::sqrt(static_cast<double>(dim));
-  return c;
+  return gpu::ffi::testing::MakeTeAttentionCase(batch, seq, seq, heads, kv_heads, dim, layout, mask);
 }
 
 TeAttentionConfig ConfigOf(const TeAttentionCase& c) {

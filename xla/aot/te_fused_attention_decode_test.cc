@@ -30,6 +30,7 @@
 namespace xla::aot {
 namespace {
 
+using gpu::ffi::testing::MakeTeAttentionCase;
 using gpu::ffi::testing::TeAttentionCase;
 using gpu::ffi::testing::TeAttentionHlo;
 
@@ -39,39 +40,24 @@ struct DecodeCase {
   std::vector<int64_t> q_lens, kv_lens;
 };
 
-TeAttentionCase Make(int64_t batch, int64_t sq, int64_t skv, int64_t heads, int64_t kv_heads,
-                     int64_t dim, int64_t layout, int64_t mask, const char* type) {
-  TeAttentionCase c;
-  c.batch = batch;
-  c.q_seqlen = sq;
-  c.kv_seqlen = skv;
-  c.heads = heads;
-  c.kv_heads = kv_heads;
-  c.head_dim = dim;
-  c.qkv_layout = layout;
-  c.mask_type = mask;
-  c.scale = 1.0 / std::sqrt(static_cast<double>(dim));
-  c.type = type;
-  return c;
-}
 
 const DecodeCase kCases[] = {
     // One query row per head: GQA 1, 2, 4; key lengths 1, 33, 257.
-    {Make(2, 1, 33, 4, 4, 8, 9, 0, "f32"), {}, {}},
-    {Make(2, 1, 33, 4, 2, 64, 9, 1, "f32"), {1, 1}, {33, 17}},
-    {Make(1, 1, 257, 8, 2, 128, 9, 1, "f32"), {1}, {250}},
-    {Make(3, 1, 1, 4, 1, 64, 9, 0, "f32"), {}, {}},
-    {Make(2, 1, 257, 4, 1, 128, 7, 1, "bf16"), {1, 1}, {257, 0}},  // a cache of no key
-    {Make(2, 1, 33, 4, 2, 8, 9, 2, "bf16"), {}, {}},               // causal: key 0 only
-    {Make(2, 1, 257, 4, 4, 64, 4, 0, "f16"), {}, {}},
+    {MakeTeAttentionCase(2, 1, 33, 4, 4, 8, 9, 0, "f32"), {}, {}},
+    {MakeTeAttentionCase(2, 1, 33, 4, 2, 64, 9, 1, "f32"), {1, 1}, {33, 17}},
+    {MakeTeAttentionCase(1, 1, 257, 8, 2, 128, 9, 1, "f32"), {1}, {250}},
+    {MakeTeAttentionCase(3, 1, 1, 4, 1, 64, 9, 0, "f32"), {}, {}},
+    {MakeTeAttentionCase(2, 1, 257, 4, 1, 128, 7, 1, "bf16"), {1, 1}, {257, 0}},  // a cache of no key
+    {MakeTeAttentionCase(2, 1, 33, 4, 2, 8, 9, 2, "bf16"), {}, {}},               // causal: key 0 only
+    {MakeTeAttentionCase(2, 1, 257, 4, 4, 64, 4, 0, "f16"), {}, {}},
     // Speculative blocks (2 to 8 queries), causal top-left, padded.
-    {Make(2, 4, 33, 4, 1, 64, 9, 3, "f32"), {4, 2}, {33, 3}},
-    {Make(1, 8, 257, 8, 2, 128, 7, 2, "f32"), {}, {}},
-    {Make(2, 2, 257, 4, 2, 8, 9, 1, "bf16"), {0, 2}, {100, 257}},  // a sequence of no query
-    {Make(2, 5, 1, 4, 4, 128, 9, 3, "bf16"), {5, 3}, {1, 1}},
-    {Make(1, 8, 33, 32, 1, 8, 9, 2, "f32"), {}, {}},    // 256 rows per kv head: 16 passes
-    {Make(1, 1, 33, 4, 1, 136, 9, 0, "f32"), {}, {}},   // head dim 136: the tiled forward
-    {Make(4, 1, 1024, 8, 2, 128, 9, 1, "f32"), {1, 1, 1, 1}, {1024, 1000, 517, 3}},  // the pool
+    {MakeTeAttentionCase(2, 4, 33, 4, 1, 64, 9, 3, "f32"), {4, 2}, {33, 3}},
+    {MakeTeAttentionCase(1, 8, 257, 8, 2, 128, 7, 2, "f32"), {}, {}},
+    {MakeTeAttentionCase(2, 2, 257, 4, 2, 8, 9, 1, "bf16"), {0, 2}, {100, 257}},  // a sequence of no query
+    {MakeTeAttentionCase(2, 5, 1, 4, 4, 128, 9, 3, "bf16"), {5, 3}, {1, 1}},
+    {MakeTeAttentionCase(1, 8, 33, 32, 1, 8, 9, 2, "f32"), {}, {}},    // 256 rows per kv head: 16 passes
+    {MakeTeAttentionCase(1, 1, 33, 4, 1, 136, 9, 0, "f32"), {}, {}},   // head dim 136: the tiled forward
+    {MakeTeAttentionCase(4, 1, 1024, 8, 2, 128, 9, 1, "f32"), {1, 1, 1, 1}, {1024, 1000, 517, 3}},  // the pool
 };
 
 std::vector<Literal> Arguments(const DecodeCase& h) {
@@ -136,7 +122,7 @@ INSTANTIATE_TEST_SUITE_P(Cases, TeFusedAttentionDecode, ::testing::ValuesIn(kCas
 // anything: NaN there must not reach any result, nor NaN in padded query
 // rows, including a sequence with no keys.
 TEST(TeFusedAttentionDecodePadding, NaNPastTheCacheStaysOut) {
-  const DecodeCase h = {Make(3, 2, 40, 4, 2, 16, 9, 1, "f32"), {2, 1, 2}, {31, 7, 0}};
+  const DecodeCase h = {MakeTeAttentionCase(3, 2, 40, 4, 2, 16, 9, 1, "f32"), {2, 1, 2}, {31, 7, 0}};
   std::vector<Literal> args = Arguments(h);
   const int64_t dim = 16;
   // q [B, 2, 4, D], k and v [B, 40, 2, D], dout [B, 2, 4, D]: arguments 0,

@@ -29,6 +29,7 @@
 namespace xla::aot {
 namespace {
 
+using gpu::ffi::testing::MakeTeAttentionCase;
 using gpu::ffi::testing::TeAttentionCase;
 using gpu::ffi::testing::TeAttentionHlo;
 
@@ -38,37 +39,22 @@ struct HostCase {
   std::vector<int64_t> q_lens, kv_lens;
 };
 
-TeAttentionCase Make(int64_t batch, int64_t sq, int64_t skv, int64_t heads, int64_t kv_heads,
-                     int64_t dim, int64_t layout, int64_t mask, const char* type = "bf16") {
-  TeAttentionCase c;
-  c.batch = batch;
-  c.q_seqlen = sq;
-  c.kv_seqlen = skv;
-  c.heads = heads;
-  c.kv_heads = kv_heads;
-  c.head_dim = dim;
-  c.qkv_layout = layout;
-  c.mask_type = mask;
-  c.scale = 1.0 / std::sqrt(static_cast<double>(dim));
-  c.type = type;
-  return c;
-}
 
 const HostCase kCases[] = {
-    {Make(2, 33, 33, 4, 4, 8, 9, 0), {}, {}},
-    {Make(2, 33, 33, 4, 1, 8, 7, 1), {33, 20}, {27, 33}},
-    {Make(2, 40, 40, 4, 1, 16, 9, 2), {}, {}},
-    {Make(2, 40, 40, 4, 4, 16, 7, 3), {40, 9}, {31, 40}},
-    {Make(2, 40, 40, 4, 1, 16, 9, 1), {0, 40}, {40, 0}},  // empty sequences
-    {Make(1, 257, 257, 4, 1, 64, 9, 3), {250}, {257}},
-    {Make(1, 257, 257, 4, 4, 64, 7, 0), {}, {}},
-    {Make(1, 257, 257, 4, 1, 16, 7, 2), {}, {}},
-    {Make(2, 33, 40, 4, 1, 16, 9, 2), {}, {}},  // unequal q and kv lengths
-    {Make(2, 40, 33, 4, 4, 8, 7, 3), {40, 17}, {33, 5}},
-    {Make(2, 33, 33, 4, 1, 8, 9, 3, "f16"), {33, 1}, {33, 2}},
-    {Make(2, 33, 33, 4, 4, 16, 4, 2), {}, {}},             // SBHD_SBHD_SBHD
-    {Make(2, 40, 40, 4, 4, 8, 5, 1), {40, 12}, {40, 12}},  // BS3HD
-    {Make(2, 33, 33, 4, 1, 8, 2, 0), {}, {}},              // SBHD_SB2HD
+    {MakeTeAttentionCase(2, 33, 33, 4, 4, 8, 9, 0), {}, {}},
+    {MakeTeAttentionCase(2, 33, 33, 4, 1, 8, 7, 1), {33, 20}, {27, 33}},
+    {MakeTeAttentionCase(2, 40, 40, 4, 1, 16, 9, 2), {}, {}},
+    {MakeTeAttentionCase(2, 40, 40, 4, 4, 16, 7, 3), {40, 9}, {31, 40}},
+    {MakeTeAttentionCase(2, 40, 40, 4, 1, 16, 9, 1), {0, 40}, {40, 0}},  // empty sequences
+    {MakeTeAttentionCase(1, 257, 257, 4, 1, 64, 9, 3), {250}, {257}},
+    {MakeTeAttentionCase(1, 257, 257, 4, 4, 64, 7, 0), {}, {}},
+    {MakeTeAttentionCase(1, 257, 257, 4, 1, 16, 7, 2), {}, {}},
+    {MakeTeAttentionCase(2, 33, 40, 4, 1, 16, 9, 2), {}, {}},  // unequal q and kv lengths
+    {MakeTeAttentionCase(2, 40, 33, 4, 4, 8, 7, 3), {40, 17}, {33, 5}},
+    {MakeTeAttentionCase(2, 33, 33, 4, 1, 8, 9, 3, "f16"), {33, 1}, {33, 2}},
+    {MakeTeAttentionCase(2, 33, 33, 4, 4, 16, 4, 2), {}, {}},             // SBHD_SBHD_SBHD
+    {MakeTeAttentionCase(2, 40, 40, 4, 4, 8, 5, 1), {40, 12}, {40, 12}},  // BS3HD
+    {MakeTeAttentionCase(2, 33, 33, 4, 1, 8, 2, 0), {}, {}},              // SBHD_SB2HD
 };
 
 std::vector<Literal> Arguments(const HostCase& h) {
@@ -135,7 +121,7 @@ TEST_P(TeFusedAttentionHost, MatchesTheEvaluator) {
 // sequence's length must not reach any result (a hidden key weighs 0, and
 // 0 * NaN is NaN), including a sequence with no keys.
 TEST(TeFusedAttentionHostPadding, NaNInThePaddingStaysOut) {
-  const HostCase h = {Make(2, 40, 40, 4, 2, 16, 9, 3), {33, 9}, {31, 0}};
+  const HostCase h = {MakeTeAttentionCase(2, 40, 40, 4, 2, 16, 9, 3), {33, 9}, {31, 0}};
   std::vector<Literal> args = Arguments(h);
   const int64_t seq = 40, heads[] = {4, 2, 2, 0, 0, 4}, dim = 16;
   for (int a : {0, 1, 2, 5}) {  // q, k, v, dout ([B, S, heads, D])
@@ -159,7 +145,7 @@ INSTANTIATE_TEST_SUITE_P(Cases, TeFusedAttentionHost, ::testing::ValuesIn(kCases
 // so a runtime from before them refuses it at load, by name; a compile for
 // such a runtime fails.
 TEST(TeFusedAttentionHostErrors, ArtifactRequiresTheBuiltInHandlers) {
-  const std::string hlo = TeAttentionHlo(Make(1, 33, 33, 4, 1, 8, 9, 2), /*backward=*/true);
+  const std::string hlo = TeAttentionHlo(MakeTeAttentionCase(1, 33, 33, 4, 1, 8, 9, 2), /*backward=*/true);
   absl::StatusOr<gpu::GpuExecutableProto> a = CompileToProto(hlo, HostOptions());
   ASSERT_TRUE(a.ok()) << a.status();
   const auto& features = a->header().required_runtime_features();
@@ -174,7 +160,7 @@ TEST(TeFusedAttentionHostErrors, ArtifactRequiresTheBuiltInHandlers) {
 // A padding length past q_max_seqlen is only seen when the handler reads
 // cu_seqlens on the stream: the run fails naming the operand.
 TEST(TeFusedAttentionHostErrors, OutOfRangeSequenceLengthFailsTheRun) {
-  HostCase h{Make(2, 33, 33, 4, 1, 8, 9, 1), {33, 34}, {33, 33}};
+  HostCase h{MakeTeAttentionCase(2, 33, 33, 4, 1, 8, 9, 1), {33, 34}, {33, 33}};
   const std::string hlo = TeAttentionHlo(h.c, /*backward=*/true);
   absl::StatusOr<CompiledArtifact> compiled = Compile(hlo, HostOptions());
   ASSERT_TRUE(compiled.ok()) << compiled.status();

@@ -1,5 +1,7 @@
 #include "xla/backends/gpu/ffi/te_fused_attention_test_util.h"
 
+#include <cmath>
+
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
@@ -8,6 +10,23 @@
 #include "xla/util/logging.h"
 
 namespace xla::gpu::ffi::testing {
+
+TeAttentionCase MakeTeAttentionCase(int64_t batch, int64_t q_seqlen, int64_t kv_seqlen,
+                                    int64_t heads, int64_t kv_heads, int64_t head_dim,
+                                    int64_t layout, int64_t mask, const char* type) {
+  TeAttentionCase c;
+  c.batch = batch;
+  c.q_seqlen = q_seqlen;
+  c.kv_seqlen = kv_seqlen;
+  c.heads = heads;
+  c.kv_heads = kv_heads;
+  c.head_dim = head_dim;
+  c.qkv_layout = layout;
+  c.mask_type = mask;
+  c.scale = 1.0 / std::sqrt(static_cast<double>(head_dim));
+  c.type = type;
+  return c;
+}
 namespace {
 
 TeAttentionConfig ConfigOf(const TeAttentionCase& c) {

@@ -31,6 +31,13 @@ struct TeAttentionCase {
   std::string Name() const;  // for test names and messages
 };
 
+// A case with the given sizes, layout (NVTE_QKV_Layout), mask
+// (NVTE_Mask_Type) and element type, scaled by 1/sqrt(head_dim) as TE's
+// callers scale.
+TeAttentionCase MakeTeAttentionCase(int64_t batch, int64_t q_seqlen, int64_t kv_seqlen,
+                                    int64_t heads, int64_t kv_heads, int64_t head_dim,
+                                    int64_t layout, int64_t mask, const char* type = "bf16");
+
 // The backend_config dictionary TE prints for `c`.
 std::string TeAttentionBackendConfig(const TeAttentionCase& c);
 

@@ -7,8 +7,6 @@
 // runtime older than the feature, nothing changes. Both run on the host
 // and match the reference evaluator.
 #include <cmath>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -21,6 +19,7 @@
 #include "xla/hlo/evaluator/hlo_evaluator.h"
 #include "xla/hlo/parser/hlo_parser.h"
 #include "xla/hlo/transforms/literal_compare.h"
+#include "xla/util/subprocess.h"
 
 namespace xla::aot {
 namespace {
@@ -30,12 +29,10 @@ namespace {
 // MoveToDevice (shared with the other scan_offload_test).
 const std::string& ScanText() {
   static const std::string* text = [] {
-    const char* path = "xla/service/buffer_assignment/testdata/scan_offload.hlo";
-    std::ifstream file(path);
-    if (!file.good()) ADD_FAILURE() << "cannot read " << path << " (a data dependency of this test)";
-    std::stringstream bytes;
-    bytes << file.rdbuf();
-    return new std::string(bytes.str());
+    absl::StatusOr<std::string> bytes =
+        ReadFileBytes("xla/service/buffer_assignment/testdata/scan_offload.hlo");
+    if (!bytes.ok()) ADD_FAILURE() << bytes.status() << " (a data dependency of this test)";
+    return new std::string(bytes.value_or(""));
   }();
   return *text;
 }

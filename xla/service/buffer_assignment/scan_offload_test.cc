@@ -4,8 +4,6 @@
 // stays on the device; then buffer assignment with the option on and off.
 #include "xla/service/buffer_assignment/scan_offload.h"
 
-#include <fstream>
-#include <sstream>
 #include <string>
 
 #include "absl/strings/match.h"
@@ -17,6 +15,7 @@
 #include "xla/service/buffer_assignment/buffer_assignment_checker.h"
 #include "xla/service/buffer_assignment/copy_insertion.h"
 #include "xla/service/schedule/list_scheduler.h"
+#include "xla/util/subprocess.h"
 
 namespace xla {
 namespace {
@@ -26,12 +25,10 @@ namespace {
 // MoveToDevice (shared with the other scan_offload_test).
 const std::string& ScanText() {
   static const std::string* text = [] {
-    const char* path = "xla/service/buffer_assignment/testdata/scan_offload.hlo";
-    std::ifstream file(path);
-    if (!file.good()) ADD_FAILURE() << "cannot read " << path << " (a data dependency of this test)";
-    std::stringstream bytes;
-    bytes << file.rdbuf();
-    return new std::string(bytes.str());
+    absl::StatusOr<std::string> bytes =
+        ReadFileBytes("xla/service/buffer_assignment/testdata/scan_offload.hlo");
+    if (!bytes.ok()) ADD_FAILURE() << bytes.status() << " (a data dependency of this test)";
+    return new std::string(bytes.value_or(""));
   }();
   return *text;
 }

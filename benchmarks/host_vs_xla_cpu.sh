@@ -72,6 +72,14 @@ if [[ ! -x "$BIN" ]]; then
   echo "host_vs_xla_cpu.sh: no xla_aot binary at $BIN" >&2
   exit 1
 fi
+# Which code was timed: the checkout's commit when this script built the
+# binary; when XLA_AOT names one, the binary's own path and time (it may come
+# from another commit or worktree).
+if [[ -z "${XLA_AOT:-}" ]]; then
+  BUILT_FROM="commit $(git rev-parse --short HEAD)"
+else
+  BUILT_FROM="binary $BIN (XLA_AOT; modified $(date -u -r "$BIN" '+%F %H:%M UTC'); checkout at $(git rev-parse --short HEAD), which need not be the binary's)"
+fi
 if [[ $# -gt 0 ]]; then
   MODULES=("$@")
 else
@@ -214,7 +222,7 @@ best() {  # the smallest number among the files given (those that exist)
   cat "$@" 2>/dev/null | sort -g | head -1
 }
 
-echo "machine: $(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')), load $(cut -d' ' -f1-3 /proc/loadavg) at start; $(date -u '+%F %H:%M UTC'); commit $(git rev-parse --short HEAD); host kernels for ${HOST_CPU:-x86-64-v2 (+ x86-64-v3 where the CPU has it)}; jax $("$PY" -c 'import jax; print(jax.__version__)'); ${#MODULES[@]} programs, $ROUNDS rounds of $ITER runs"
+echo "machine: $(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')), load $(cut -d' ' -f1-3 /proc/loadavg) at start; $(date -u '+%F %H:%M UTC'); $BUILT_FROM; host kernels for ${HOST_CPU:-x86-64-v2 (+ x86-64-v3 where the CPU has it)}; jax $("$PY" -c 'import jax; print(jax.__version__)'); ${#MODULES[@]} programs, $ROUNDS rounds of $ITER runs"
 for m in "${MODULES[@]}"; do prepare "$m"; first_run "$m"; done
 for ((r = 1; r <= ROUNDS; r++)); do
   for m in "${MODULES[@]}"; do

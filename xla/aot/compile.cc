@@ -256,9 +256,11 @@ std::string PhaseTable(const Compilation& c, double total_seconds) {
   return table;
 }
 
-// The files CompileOptions::dump_dir promises, for the compiled `module`.
-absl::Status WriteDumps(const HloModule& module, const std::string& dir, const Compilation& c,
-                        double seconds) {
+// Writes the files CompileOptions::dump_dir promises, for the compiled
+// `module`, and returns their names relative to `dir`.
+absl::StatusOr<std::vector<std::string>> WriteDumps(const HloModule& module,
+                                                    const std::string& dir,
+                                                    const Compilation& c, double seconds) {
   const std::string text = PrintModule(module);
   if (absl::StatusOr<std::unique_ptr<HloModule>> back = ParseHloModule(text); !back.ok()) {
     return absl::InternalError(
@@ -275,10 +277,12 @@ absl::Status WriteDumps(const HloModule& module, const std::string& dir, const C
   for (const auto& [stage, ir] : c.llvm_ir) {
     files.emplace_back(absl::StrCat("llvm_ir.", stage, ".ll"), ir);
   }
+  std::vector<std::string> names;
   for (const auto& [name, contents] : files) {
     RETURN_IF_ERROR(WriteFileBytes(dir + "/" + name, contents));
+    names.push_back(name);
   }
-  return absl::OkStatus();
+  return names;
 }
 
 absl::Status MakeDumpDir(const std::string& dir) {
@@ -313,7 +317,9 @@ absl::StatusOr<std::optional<gpu::GpuExecutableProto>> CompileModule(
     return absl::InternalError(absl::StrCat("compiled module does not verify: ", v.message()));
   }
   if (!options.dump_dir.empty()) {
-    RETURN_IF_ERROR(WriteDumps(*module, options.dump_dir, c, stats->seconds));
+    ASSIGN_OR_RETURN(stats->dumped_files,
+                     WriteDumps(*module, options.dump_dir, c, stats->seconds));
+    if (options.dump_passes) stats->dumped_files.push_back("passes/");
   }
   stats->instructions_after = InstructionCount(*module);
   stats->computations_after = static_cast<int64_t>(module->computations().size());

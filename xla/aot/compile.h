@@ -243,6 +243,10 @@ struct CompileStatistics {
   // Zeros with middle_end_only.
   int64_t kernel_thunks = 0;
   int64_t compiled_kernels = 0;
+  // The files written under dump_dir, as paths relative to it, in the order
+  // written; "passes/" stands for the per-pass modules of dump_passes.
+  // Empty without dump_dir.
+  std::vector<std::string> dumped_files;
 };
 
 struct CompiledArtifact {

@@ -10,6 +10,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "xla/aot/artifact_signing.h"
 #include "xla/aot/compile.h"
@@ -259,9 +260,9 @@ std::string Summary(const CompileFlags& flags, const aot::CompiledArtifact& comp
   if (!flags.output.empty()) {
     wrote = absl::StrFormat("wrote %s (%d bytes)", flags.output, compiled.bytes.size());
   }
-  if (!flags.options.dump_dir.empty()) {
-    absl::StrAppend(&wrote, wrote.empty() ? "wrote " : " and ", flags.options.dump_dir,
-                    "/{after_optimizations.hlo,schedule.txt,buffer_assignment.txt,pass_timings.txt}");
+  if (!s.dumped_files.empty()) {
+    absl::StrAppend(&wrote, wrote.empty() ? "wrote " : " and ", flags.options.dump_dir, "/{",
+                    absl::StrJoin(s.dumped_files, ","), "}");
   }
   std::string phases;
   for (const auto& [phase, t] : s.phases) {
@@ -324,12 +325,14 @@ absl::StatusOr<std::string> Compile(const CompileFlags& flags, std::ostream* ver
       if (!key.ok()) return key.status();
       const std::string pub = flags.options.dump_dir + "/signer.pub";
       if (absl::Status s = WriteFileBytes(pub, gpu::FormatPublicKey(key->public_key)); !s.ok()) return s;
+      compiled->statistics.dumped_files.push_back("signer.pub");
       inspect_args.push_back("--trusted_key=" + pub);
     }
     std::ostringstream inspected, ignored;
     RunInspect(inspect_args, inspected, ignored);
     const std::string path = flags.options.dump_dir + "/thunks.txt";
     if (absl::Status s = WriteFileBytes(path, inspected.str()); !s.ok()) return s;
+    compiled->statistics.dumped_files.push_back("thunks.txt");
   }
   return Summary(flags, *compiled);
 }

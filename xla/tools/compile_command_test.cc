@@ -87,6 +87,11 @@ TEST(CompileCommand, WritesOptimizedModuleAndTimings) {
   ASSERT_EQ(r.code, kExitOk) << r.err;
   EXPECT_TRUE(absl::StartsWith(r.out, "compile: ")) << r.out;
   EXPECT_TRUE(absl::StrContains(r.out, "9 -> ")) << r.out;
+  // The summary names the files it wrote: no artifact, so no timing tables.
+  EXPECT_TRUE(absl::StrContains(r.out, dir + "/{after_optimizations.hlo,")) << r.out;
+  EXPECT_TRUE(absl::StrContains(r.out, ",passes/}")) << r.out;
+  EXPECT_FALSE(absl::StrContains(r.out, "compile_timings.txt")) << r.out;
+  EXPECT_FALSE(absl::StrContains(r.out, "kernel_timings.txt")) << r.out;
   EXPECT_TRUE(absl::StrContains(r.out, "kernels=1 ")) << r.out;
   const std::string hlo = ReadFile(dir + "/after_optimizations.hlo");
   EXPECT_TRUE(ParseHloModule(hlo).ok()) << hlo;
@@ -121,6 +126,12 @@ TEST(CompileCommand, WritesAnArtifactThatRuns) {
   Result d = RunCompileCli({WriteModule("m_art2.hlo", kModule), "-o", TempPath("m2.xaot"),
                             "--dump_dir=" + dumps});
   ASSERT_EQ(d.code, kExitOk) << d.err;
+  // The summary names every file written, each of which exists.
+  for (const std::string file : {"compile_timings.txt", "kernel_timings.txt",
+                                 "llvm_ir.after_optimizations.ll", "thunks.txt"}) {
+    EXPECT_TRUE(absl::StrContains(d.out, file)) << file << "\n" << d.out;
+    EXPECT_TRUE(std::filesystem::exists(dumps + "/" + file)) << file;
+  }
   EXPECT_TRUE(absl::StrContains(ReadFile(dumps + "/llvm_ir.before_optimizations.ll"), "define"));
   const std::string after = ReadFile(dumps + "/llvm_ir.after_optimizations.ll");
   EXPECT_TRUE(absl::StrContains(after, "define")) << after;
@@ -351,6 +362,7 @@ TEST(CompileCommand, NoPassDumpsWithoutTheFlag) {
   Result r = RunCompileCli({WriteModule("m2.hlo", kModule), "--dump_dir=" + dir});
   ASSERT_EQ(r.code, kExitOk) << r.err;
   EXPECT_FALSE(std::filesystem::exists(dir + "/passes"));
+  EXPECT_FALSE(absl::StrContains(r.out, "passes/")) << r.out;
 }
 
 // --checksum=crc32c (stage 1 of payload_checksum.crc32c): the artifact

@@ -5,11 +5,16 @@
 # needs nothing from the build tree or LD_LIBRARY_PATH, and runs
 # xla_aot_test.py in that venv, away from the source tree.
 #
-#   wheel_test.sh PYTHON WHEEL TEST_FILE
+#   wheel_test.sh PYTHON WHEEL TEST_FILE [DATA_FILE...]
+#
+# Each DATA_FILE is copied beside the test, which finds it by its base name.
 set -euo pipefail
 python="$1"
 wheel="$(realpath "$2")"
 test_file="$(realpath "$3")"
+shift 3
+data_files=()
+for f in "$@"; do data_files+=("$(realpath "$f")"); done
 work="${TEST_TMPDIR:-$(mktemp -d)}/wheel_test"
 rm -rf "$work"
 mkdir -p "$work/home"
@@ -37,4 +42,5 @@ fi
 
 cd "$work"
 cp "$test_file" "$work/xla_aot_test.py"
+for f in "${data_files[@]}"; do cp "$f" "$work/"; done
 "$work/venv/bin/python" -m unittest -v xla_aot_test 2>&1

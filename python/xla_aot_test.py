@@ -191,6 +191,28 @@ class CompileAndRunTest(unittest.TestCase):
         np.testing.assert_allclose(row_sum, want_sum, rtol=1e-6)
         np.testing.assert_array_equal(biased, want_biased)
 
+    def test_offload_scan_stacks_option(self):
+        # A scan whose per-step rows go to host memory (MoveToHost) and come
+        # back in reverse (MoveToDevice). The option puts the stack in host
+        # memory, moved a row per step by dynamic-offset copies (a feature
+        # the artifact then requires); without it the stack stays on the
+        # device. Both match the evaluator.
+        path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "scan_offload.hlo")
+        on = xla_aot.compile(path, offload_scan_stacks=True)
+        off = xla_aot.compile(path)
+        self.assertIn("copy_thunk.dynamic_offset", on.inspect())
+        self.assertNotIn("copy_thunk.dynamic_offset", off.inspect())
+        rng = np.random.default_rng(25)
+        x = rng.uniform(-1.5, 1.5, size=(33,)).astype(np.float32)
+        ws = rng.uniform(0.5, 1.5, size=(5, 33)).astype(np.float32)
+        want = xla_aot.evaluate(path, x, ws)
+        self.assertGreater(float(np.abs(want[1]).max()), 0.1)
+        for exe in (on, off):
+            got = exe.run(x, ws)
+            self.assertEqual(len(got), 2)
+            for g, w in zip(got, want):
+                np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-6)
+
     def test_save_load_round_trip(self):
         x, bias = layer_inputs()
         with tempfile.TemporaryDirectory() as tmp:

@@ -75,6 +75,13 @@ std::vector<const gpu::CopyThunkProto*> DynamicCopies(const gpu::GpuExecutablePr
   return out;
 }
 
+// Kernel thunks at the top level of `artifact` (outside loops).
+int TopLevelKernels(const gpu::GpuExecutableProto& artifact) {
+  int n = 0;
+  for (const gpu::ThunkProto& t : artifact.payload().thunks()) n += t.has_kernel() ? 1 : 0;
+  return n;
+}
+
 bool RequiresFeature(const gpu::GpuExecutableProto& artifact, const std::string& feature) {
   for (const std::string& f : artifact.header().required_runtime_features()) {
     if (f == feature) return true;
@@ -113,6 +120,11 @@ TEST(ScanOffloadTest, TheStackLivesInHostMemoryAndItsRowsMoveByDynamicCopies) {
     const gpu::MemoryReport after = gpu::ComputeMemoryReport(on->payload());
     EXPECT_LT(after.temp_bytes, before.temp_bytes);
     EXPECT_GT(after.host_offloaded_bytes, before.host_offloaded_bytes);
+    // The scan writes every row before the second loop reads any, so the
+    // stack's init (a broadcast of 0) writes nothing: one kernel fewer
+    // outside the loops, and none left in the kernel table for it.
+    EXPECT_EQ(TopLevelKernels(*on), TopLevelKernels(*off) - 1);
+    EXPECT_LT(on->payload().kernels_size(), off->payload().kernels_size());
   }
 }
 

@@ -683,7 +683,8 @@ std::string BufferAssignment::ToString() const {
   for (const ScanStack& s : scan_stacks_) {
     absl::StrAppend(&out, "scan stack in host memory: ", s.loop->name(), "{", s.leaf, "} ", s.rows,
                     " rows of ", s.row_bytes, " bytes, written by ", s.update->name(), " at row ",
-                    s.base, " + ", s.stride, " * i, read by ", s.reads.size(), "\n");
+                    s.base, " + ", s.stride, " * i, read by ", s.reads.size(), "; init ",
+                    s.init->name(), s.init_dead ? " dropped (never read)" : " kept", "\n");
   }
   return out;
 }

@@ -150,9 +150,17 @@ std::optional<Counter> CounterOf(const HloInstruction& loop, int64_t var) {
   return Counter{init->a, next->a, *trips};
 }
 
+// A row index at iteration i of a loop of `trips` iterations:
+// base + stride * i.
+struct Row {
+  int64_t base = 0;
+  int64_t stride = 0;
+  int64_t trips = 0;
+};
+
 // Row index `index` (affine in a leaf of `loop`'s body parameter) as
 // base + stride * i; checks it stays in [0, rows) for every iteration.
-absl::StatusOr<std::pair<int64_t, int64_t>> RowOf(const HloInstruction* index,
+absl::StatusOr<Row> RowOf(const HloInstruction* index,
                                                   const HloInstruction& loop,
                                                   const HloInstruction* fusion, int64_t rows,
                                                   const HloInstruction& at, int condition) {
@@ -176,7 +184,7 @@ absl::StatusOr<std::pair<int64_t, int64_t>> RowOf(const HloInstruction* index,
                                             counter->trips, " iterations of ", loop.name()));
   }
   if (!Fits(base) || !Fits(stride)) return Miss(condition, at, "the row index overflows");
-  return std::make_pair(static_cast<int64_t>(base), static_cast<int64_t>(stride));
+  return Row{static_cast<int64_t>(base), static_cast<int64_t>(stride), counter->trips};
 }
 
 // The dynamic-update-slice or dynamic-slice at the root of `instr` (bare,
@@ -217,7 +225,7 @@ absl::Status ReadOnlyBy(const HloInstruction& instr, const HloInstruction* op, i
 // Checks the start indices of `op` from `first` on: the others constant 0
 // (else condition `zero_condition` fails), the first affine in `loop`'s
 // induction variable (else `row_condition`). Returns the row.
-absl::StatusOr<std::pair<int64_t, int64_t>> RowIndices(const HloInstruction& instr,
+absl::StatusOr<Row> RowIndices(const HloInstruction& instr,
                                                        const HloInstruction* op, int64_t first,
                                                        const HloInstruction& loop, int64_t rows,
                                                        int zero_condition, int row_condition) {
@@ -295,12 +303,12 @@ absl::Status MatchUpdate(const HloInstruction& loop, int64_t leaf, ScanStack* ou
   if (out->move_to_host == nullptr) {
     return Miss(1, *update, "the update is not a MoveToHost result (through bitcasts)");
   }
-  absl::StatusOr<std::pair<int64_t, int64_t>> row =
-      RowIndices(*update, dus, 2, loop, out->rows, 1, 2);
+  absl::StatusOr<Row> row = RowIndices(*update, dus, 2, loop, out->rows, 1, 2);
   if (!row.ok()) return row.status();
   out->update = update;
-  out->base = row->first;
-  out->stride = row->second;
+  out->base = row->base;
+  out->stride = row->stride;
+  out->trips = row->trips;
   return absl::OkStatus();
 }
 
@@ -346,11 +354,10 @@ absl::Status MatchRead(const AliasAnalysis& aa, const HloInstruction& y, const S
       !HasDefaultLayout(read.move_to_device->shape())) {
     return Miss(3, y, "the read's only use is not one MoveToDevice (through bitcasts)");
   }
-  absl::StatusOr<std::pair<int64_t, int64_t>> row =
-      RowIndices(y, ds, 1, *loop, stack.dimensions(0), 3, 3);
+  absl::StatusOr<Row> row = RowIndices(y, ds, 1, *loop, stack.dimensions(0), 3, 3);
   if (!row.ok()) return row.status();
-  read.base = row->first;
-  read.stride = row->second;
+  read.base = row->base;
+  read.stride = row->stride;
   out->reads.push_back(read);
   return absl::OkStatus();
 }
@@ -389,6 +396,45 @@ absl::Status MatchUses(const AliasAnalysis& aa, const HloInstruction& loop, int6
   return absl::OkStatus();
 }
 
+// Whether leaf `leaf` of `loop`'s operand is leaf `from_leaf` of `from`'s
+// result, through tuples and get-tuple-elements only.
+bool TakenFrom(const HloInstruction& loop, int64_t leaf, const HloInstruction& from,
+               int64_t from_leaf) {
+  const HloInstruction* x = loop.operand(0);
+  std::vector<int64_t> index = {leaf};  // the leaf of x, outermost first
+  for (int depth = 0; x != nullptr && depth < kMaxAffineDepth; ++depth) {
+    if (x == &from) return index.size() == 1 && index[0] == from_leaf;
+    if (x->opcode() == HloOpcode::kGetTupleElement) {
+      index.insert(index.begin(), x->tuple_index());
+      x = x->operand(0);
+    } else if (x->opcode() == HloOpcode::kTuple && !index.empty() &&
+               index[0] < x->operand_count()) {
+      x = x->operand(index[0]);
+      index.erase(index.begin());
+    } else {
+      return false;
+    }
+  }
+  return false;
+}
+
+// ScanStack::init_dead for a matched `stack`.
+bool InitIsDead(const ScanStack& stack) {
+  if (stack.trips != stack.rows || (stack.stride != 1 && stack.stride != -1)) return false;
+  for (const ScanStackRead& read : stack.reads) {
+    if (read.loop == stack.loop) return false;
+    const HloInstruction* ds = RootOp(*read.slice, HloOpcode::kDynamicSlice);
+    const HloInstruction* in_body = Outer(ds->operand(0), FusionOf(*read.slice, ds));
+    const HloComputation* body = read.loop->GetComputation(AttrId::kBody);
+    if (in_body == nullptr || in_body->opcode() != HloOpcode::kGetTupleElement ||
+        in_body->operand(0) != body->parameter_instruction(0) ||
+        !TakenFrom(*read.loop, in_body->tuple_index(), *stack.loop, stack.leaf)) {
+      return false;
+    }
+  }
+  return true;
+}
+
 }  // namespace
 
 absl::StatusOr<ScanStack> MatchScanStack(const AliasAnalysis& aa, const HloInstruction& loop,
@@ -404,6 +450,7 @@ absl::StatusOr<ScanStack> MatchScanStack(const AliasAnalysis& aa, const HloInstr
   out.leaf = leaf;
   if (absl::Status s = MatchUpdate(loop, leaf, &out); !s.ok()) return s;
   if (absl::Status s = MatchUses(aa, loop, *position, &out); !s.ok()) return s;
+  out.init_dead = InitIsDead(out);
   return out;
 }
 

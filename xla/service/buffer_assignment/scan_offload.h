@@ -66,7 +66,14 @@ struct ScanStack {
   // The row the update writes at iteration i of `loop`: base + stride * i.
   int64_t base = 0;
   int64_t stride = 0;
+  int64_t trips = 0;  // W's trip count
   std::vector<ScanStackRead> reads;
+  // Whether no read can see a row the init wrote: W's update writes every
+  // row (|stride| = 1 and trips = rows), and every read is in a loop W'
+  // other than W that takes the stack straight from W's result (through
+  // tuples and get-tuple-elements only), so it runs after W. The thunk
+  // emitter then emits nothing for the init (no pass over host memory).
+  bool init_dead = false;
 };
 
 // Leaf `leaf` of `loop` as a scan stack. NotFound naming the condition

@@ -93,6 +93,49 @@ TEST(ScanOffload, RecognizesTheScanAndItsReverseRead) {
   EXPECT_EQ(s.reads[0].stride, -1);
 }
 
+// The init's rows are dead only when the scan writes every row before any
+// loop reads one.
+TEST(ScanOffload, TheInitIsDeadOnlyWhenEveryRowIsWrittenBeforeAnyRead) {
+  Matched full = Match(ScanText());
+  ASSERT_EQ(full.stacks.size(), 1u);
+  EXPECT_EQ(full.stacks[0].trips, 5);
+  EXPECT_TRUE(full.stacks[0].init_dead);
+  // Four trips write rows 0-3: the backward loop still reads row 4, the
+  // init's.
+  Matched partial = Match(With("  n = s32[] constant(5)", "  n = s32[] constant(4)"));
+  ASSERT_EQ(partial.stacks.size(), 1u);
+  EXPECT_EQ(partial.stacks[0].trips, 4);
+  EXPECT_FALSE(partial.stacks[0].init_dead);
+  // Three trips of stride 2 write rows 0, 2 and 4 only.
+  Matched strided = Match(absl::StrReplaceAll(
+      ScanText(), {{"  n = s32[] constant(5)", "  n = s32[] constant(3)"},
+                   {"dynamic-update-slice(stack, row, i, zero)",
+                    "dynamic-update-slice(stack, row, i2x, zero)"},
+                   {"  row = f32[1,33] reshape(off)",
+                    "  row = f32[1,33] reshape(off)\n  two = s32[] constant(2)\n"
+                    "  i2x = s32[] multiply(i, two)"}}));
+  ASSERT_EQ(strided.stacks.size(), 1u);
+  EXPECT_EQ(strided.stacks[0].stride, 2);
+  EXPECT_FALSE(strided.stacks[0].init_dead);
+  // The scan's own body reads row 4 - i, before later iterations write it.
+  Matched own = Match(With("  c2 = f32[33] add(th, c)",
+                           "  four = s32[] constant(4)\n"
+                           "  back = s32[] subtract(four, i)\n"
+                           "  prow = f32[1,33] dynamic-slice(stack, back, zero), "
+                           "dynamic_slice_sizes={1,33}\n"
+                           "  pr = f32[33] reshape(prow)\n"
+                           "  pd = f32[33] custom-call(pr), custom_call_target=\"MoveToDevice\"\n"
+                           "  thp = f32[33] add(th, pd)\n"
+                           "  c2 = f32[33] add(thp, c)"));
+  ASSERT_EQ(own.stacks.size(), 1u) << own.fw_leaf3;
+  EXPECT_EQ(own.stacks[0].reads.size(), 2u);
+  EXPECT_FALSE(own.stacks[0].init_dead);
+  // The backward loop takes the init itself, not the scan's result.
+  Matched early = Match(With("tuple(zero, g0, ws, stack)", "tuple(zero, g0, ws, init)"));
+  ASSERT_EQ(early.stacks.size(), 1u) << early.fw_leaf3;
+  EXPECT_FALSE(early.stacks[0].init_dead);
+}
+
 // Rows are in iteration numbers i, not counter values v: a counter from 6
 // to 10 writing row v - 6 writes row i.
 TEST(ScanOffload, RowsFollowTheIterationNumberNotTheCounter) {
@@ -177,6 +220,7 @@ Assigned Assign(bool offload) {
 TEST(ScanOffload, BufferAssignmentPutsTheStackInHostMemoryOnlyWhenAsked) {
   Assigned on = Assign(true);
   ASSERT_EQ(on.assignment.scan_stacks().size(), 1u);
+  EXPECT_TRUE(on.assignment.scan_stacks()[0].init_dead);  // also past copy insertion
   EXPECT_TRUE(on.InHost(on.Slice("fwd_body", "stack2")));
   EXPECT_TRUE(on.InHost(on.Slice("bwd_body", "stack")));
   // The MoveToHost shares its operand's device bytes; the read shares its
@@ -186,6 +230,7 @@ TEST(ScanOffload, BufferAssignmentPutsTheStackInHostMemoryOnlyWhenAsked) {
   EXPECT_EQ(on.Slice("bwd_body", "srow"), on.Slice("bwd_body", "h"));
   EXPECT_TRUE(absl::StrContains(on.assignment.ToString(),
                                 "scan stack in host memory: fw{3} 5 rows of 132 bytes"));
+  EXPECT_TRUE(absl::StrContains(on.assignment.ToString(), "; init init dropped (never read)"));
   Assigned off = Assign(false);
   EXPECT_TRUE(off.assignment.scan_stacks().empty());
   EXPECT_FALSE(off.InHost(off.Slice("fwd_body", "stack2")));

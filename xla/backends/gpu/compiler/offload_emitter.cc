@@ -23,6 +23,7 @@ OffloadEmitter::OffloadEmitter(const HloSchedule& schedule, const BufferAssignme
     : schedule_(schedule), assignment_(assignment), new_async_id_(std::move(new_async_id)) {
   for (const ScanStack& stack : assignment.scan_stacks()) {
     scan_[stack.update] = ScanRole{&stack, -1, false};
+    if (stack.init_dead) scan_[stack.init] = ScanRole{&stack, -1, false, true};
     for (size_t r = 0; r < stack.reads.size(); ++r) {
       const int64_t read = static_cast<int64_t>(r);
       scan_[stack.reads[r].slice] = ScanRole{&stack, read, false};
@@ -38,6 +39,7 @@ bool OffloadEmitter::Handles(const HloInstruction& instr) {
 absl::Status OffloadEmitter::EmitScanStack(const HloInstruction& instr, Thunks* out) {
   const ScanRole& role = scan_.at(&instr);
   const ScanStack& stack = *role.stack;
+  if (role.dead_init) return absl::OkStatus();  // every row is written before it is read
   if (role.read >= 0 && !role.move_to_device) return absl::OkStatus();  // the copy reads the row
   ASSIGN_OR_RETURN(xla::BufferSlice whole, assignment_.GetSlice(stack.update, {}));
   xla::BufferSlice row = whole;

@@ -19,7 +19,9 @@
 // shares the operand's device buffer) into row `base + stride * i` of the
 // host stack, and each read's MoveToDevice an async copy out of its row
 // (CopyThunkProto.dynamic_offset, following the innermost while, whose
-// body holds the instruction); the read's dynamic-slice emits nothing.
+// body holds the instruction); the read's dynamic-slice emits nothing, nor
+// does the stack's init when no read can see what it writes
+// (ScanStack::init_dead).
 //
 // Thread-safety: not thread-safe; one emitter per thunk emission. It reads
 // the schedule and buffer assignment only.
@@ -53,7 +55,8 @@ class OffloadEmitter {
   // Whether Emit handles `instr` (IsMoveToHost or IsMoveToDevice).
   static bool Handles(const HloInstruction& instr);
   // Whether `instr` is part of a scan stack in host memory: its update, a
-  // read's dynamic-slice or a read's MoveToDevice (EmitScanStack).
+  // read's dynamic-slice or a read's MoveToDevice, or its dead init
+  // (EmitScanStack).
   bool HandlesScanStack(const HloInstruction& instr) const { return scan_.contains(&instr); }
   // Emits `instr`'s part of its scan stack (see above), left open like
   // Emit's copies. Errors: GetSlice's.
@@ -89,11 +92,12 @@ class OffloadEmitter {
   };
 
   // A stack's update (read < 0), or its read `read`'s dynamic-slice or
-  // MoveToDevice.
+  // MoveToDevice, or its dead init (nothing to emit).
   struct ScanRole {
     const ScanStack* stack;
     int64_t read;
     bool move_to_device;
+    bool dead_init = false;
   };
 
   // Appends an async copy of `source` to `destination` on the offload

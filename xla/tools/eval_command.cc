@@ -15,6 +15,7 @@
 #include "xla/tools/exit_codes.h"
 #include "xla/tools/host_transfer_flags.h"
 #include "xla/tools/input_ranges.h"
+#include "xla/tools/replicated_host_transfers.h"
 #include "xla/tools/stacked_literals.h"
 #include "xla/tools/tensor_io.h"
 #include "xla/types/npy.h"
@@ -54,6 +55,10 @@ const char kEvalHelp[] =
     "run` serves them: each send is printed on stderr, a recv reads its channel's\n"
     "--host_recv file or, with --random_inputs, draws its data from the seed (the\n"
     "same data `run --random_inputs --seed` feeds). Token parameters take no --input.\n"
+    "With --replicas each participant has its own host side: sends print as\n"
+    "\"host send: participant d channel C ...\", participant d reads slice d of\n"
+    "each --host_recv file (leading dimension N) or draws from its own seed, and\n"
+    "--host_send_dir gets each send stacked over the participants.\n"
     XLA_AOT_ELIDED_CONSTANT_FLAGS_HELP;
 
 namespace {
@@ -106,9 +111,6 @@ std::string ParseFlags(const std::vector<std::string>& args, EvalFlags* f) {
   if (!f->input_ranges.empty() && !f->io.random_inputs) return "--input_ranges is for --random_inputs";
   if (f->replicas > 0 && !f->save_inputs.empty()) {
     return "--save_inputs writes one device's inputs; drop it or --replicas";
-  }
-  if (f->replicas > 0 && HasHostTransferFlags(f->host_transfers)) {
-    return "--host_recv/--host_send_dir serve one device's host transfers; drop them or --replicas";
   }
   return CheckTensorIoFlags(f->io);
 }
@@ -179,9 +181,17 @@ int RunReplicatedEval(const EvalFlags& flags, const HloModule& module, std::ostr
     err << "xla_aot eval: " << inputs.status().message() << "\n";
     return kExitBadInput;
   }
+  HostTransferFlags host_flags = flags.host_transfers;
+  if (flags.io.random_inputs) host_flags.random_seed = flags.io.seed;
+  ReplicatedHostTransfers host_transfers(host_flags, *n, &err);
+  options.host_transfers = host_transfers.evaluator_hooks();
   absl::StatusOr<std::vector<Literal>> results = EvaluateReplicated(module, *inputs, options);
   if (!results.ok()) {
     err << flags.module_path << ": evaluation failed: " << results.status().message() << "\n";
+    return kExitBadInput;
+  }
+  if (absl::Status s = host_transfers.WriteSends(); !s.ok()) {
+    err << "xla_aot eval: --host_send_dir: " << s.message() << "\n";
     return kExitBadInput;
   }
   std::vector<std::vector<const Literal*>> leaves;

@@ -137,18 +137,27 @@ absl::StatusOr<std::vector<std::vector<Literal>>> ReplicatedInputs(
     return args;
   }
   const HloComputation& entry = *module.entry_computation();
-  if (static_cast<int64_t>(io.inputs.size()) != entry.num_parameters()) {
-    return absl::InvalidArgumentError(absl::StrCat("the module takes ", entry.num_parameters(),
-                                                   " parameters but ", io.inputs.size(),
-                                                   " --input files were given"));
+  int64_t tokens = 0;
+  for (const HloInstruction* p : entry.parameter_instructions()) tokens += p->shape().IsToken();
+  if (static_cast<int64_t>(io.inputs.size()) != entry.num_parameters() - tokens) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "the module takes ", entry.num_parameters() - tokens, " parameters but ",
+        io.inputs.size(), " --input files were given",
+        tokens > 0 ? absl::StrCat(" (and ", tokens, " token parameters, which take none)") : ""));
   }
+  size_t next = 0;
   for (int64_t i = 0; i < entry.num_parameters(); ++i) {
     const HloInstruction* p = entry.parameter_instruction(i);
-    absl::StatusOr<Literal> file = ReadNpyFile(io.inputs[i]);
+    if (p->shape().IsToken()) {  // holds nothing: a token for every participant
+      for (int64_t d = 0; d < n; ++d) args[d].emplace_back(p->shape());
+      continue;
+    }
+    const std::string& path = io.inputs[next++];
+    absl::StatusOr<Literal> file = ReadNpyFile(path);
     if (!file.ok()) return file.status();
     if (!file->shape().IsArray() || file->shape().rank() == 0 || file->shape().dimensions(0) != n) {
       return absl::InvalidArgumentError(absl::StrCat(
-          io.inputs[i], " (parameter ", i, ", '", p->name(), "') has shape ",
+          path, " (parameter ", i, ", '", p->name(), "') has shape ",
           file->shape().ToString(false), "; with ", n,
           " participants it needs a leading dimension of ", n, " followed by ",
           p->shape().ToString(false)));
@@ -157,7 +166,7 @@ absl::StatusOr<std::vector<std::vector<Literal>>> ReplicatedInputs(
       absl::StatusOr<Literal> arg = ConvertNpyLiteral(
           tools::LeadingSlice(*file, d),
           p->shape(), absl::StrCat("parameter ", i, " ('", p->name(), "') slice ", d, " from ",
-                                   io.inputs[i]));
+                                   path));
       if (!arg.ok()) return arg.status();
       args[d].push_back(std::move(*arg));
     }

@@ -7,13 +7,16 @@
 // replicated evaluator's. Checked against hand-computed values; a reference
 // whose sends differ on some participants, or go to another channel, gives
 // FAIL lines naming the participant; a recv file without a leading
-// dimension of 3 is refused naming the file, the channel and 3.
+// dimension of 3 is refused naming the file, the channel and 3. A corpus
+// module with a token parameter (send x, recv y, return y) runs replicated
+// with files and draws.
 #include <string>
 #include <vector>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
+#include "xla/hlo/testing/corpus.h"
 #include "xla/tools/cli_test_util.h"
 #include "xla/tools/compile_command.h"
 #include "xla/tools/eval_command.h"
@@ -227,6 +230,54 @@ TEST_F(HostTransferReplicasCli, ARecvFileWithoutTheParticipantsLeadingDimensionI
         << r.err;
     EXPECT_TRUE(absl::StrContains(r.err, "needs a leading dimension of 3")) << r.err;
   }
+}
+
+// import_emit_stablehlo part 104: (x f32[3,4], token) -> send x on channel
+// 1, recv y on channel 2, return y. Replicated, the stacked send file is
+// the stacked x and the stacked output is the stacked y, row by row.
+TEST(HostTransferReplicasCorpus, ATokenParameterModuleRunsReplicated) {
+  absl::StatusOr<std::string> dir = FindHloCorpusDir();
+  ASSERT_TRUE(dir.ok()) << dir.status();
+  const std::string hlo = absl::StrCat(
+      *dir, "/xla/hlo__translate__hlo_to_mhlo__tests__import_emit_stablehlo__part104.hlo");
+  const std::string artifact = Compile(hlo, "part104.xaot");
+  Literal x(Shape::Array(PrimitiveType::F32, {kN, 3, 4}));
+  Literal y(Shape::Array(PrimitiveType::F32, {kN, 3, 4}));
+  for (int k = 0; k < kN * 12; ++k) {
+    x.SetDouble(k, 0.75 * k - 9);
+    y.SetDouble(k, 100 - 1.25 * k);
+  }
+  const std::vector<std::string> files = {"--input=" + WriteNpy("p104_x.npy", x),
+                                          "--host_recv=2=" + WriteNpy("p104_y.npy", y)};
+  for (const bool eval : {true, false}) {
+    SCOPED_TRACE(eval ? "eval" : "run");
+    const std::string tag = eval ? "eval" : "run";
+    WriteTestFile("p104_" + tag + "_sends/.keep", "");
+    std::vector<std::string> args = {eval ? hlo : artifact, "--replicas=3",
+                                     "--output_dir=" + TestTempPath("p104_" + tag + "_out"),
+                                     "--host_send_dir=" + TestTempPath("p104_" + tag + "_sends")};
+    args.insert(args.end(), files.begin(), files.end());
+    if (!eval) args.push_back("--reference=" + hlo);
+    CliResult r = RunCommand(eval ? RunEval : RunRun, args);
+    ASSERT_EQ(r.code, kExitOk) << r.out << r.err;
+    EXPECT_TRUE(absl::StrContains(r.err, "host send: participant 2 channel 1 rendezvous "
+                                         "\"channel_dtoh_0\" f32[3,4]"))
+        << r.err;
+    if (!eval) {
+      EXPECT_TRUE(absl::StrContains(r.out, "PASS: 3 host sends against the reference's 3")) << r.out;
+    }
+    absl::StatusOr<Literal> sent = ReadNpyFile(TestTempPath("p104_" + tag + "_sends/send_1_0.npy"));
+    ASSERT_TRUE(sent.ok()) << sent.status();
+    EXPECT_EQ(*sent, x);
+    absl::StatusOr<Literal> out = ReadNpyFile(TestTempPath("p104_" + tag + "_out/out0.npy"));
+    ASSERT_TRUE(out.ok()) << out.status();
+    EXPECT_EQ(*out, y);
+  }
+  CliResult drawn = RunCommand(RunRun, {artifact, "--replicas=3", "--random_inputs", "--seed=9",
+                                        "--reference=" + hlo});
+  EXPECT_EQ(drawn.code, kExitOk) << drawn.out << drawn.err;
+  EXPECT_TRUE(absl::StrContains(drawn.out, "PASS: 3 host sends against the reference's 3"))
+      << drawn.out;
 }
 
 }  // namespace

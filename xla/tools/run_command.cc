@@ -184,11 +184,12 @@ struct RunOutcome {
   std::optional<gpu::InventedConstantsProto> invented;
 };
 
-// `shape` with every parameter given a leading dimension `n` (the stacked
-// inputs of --replicas).
+// `shape` with every array parameter given a leading dimension `n` (the
+// stacked inputs of --replicas); token parameters stay tokens.
 ProgramShape StackedProgramShape(const ProgramShape& shape, int64_t n) {
   ProgramShape stacked = shape;
   for (Shape& p : stacked.parameters) {
+    if (p.IsToken()) continue;
     std::vector<int64_t> dims = {n};
     dims.insert(dims.end(), p.dimensions().begin(), p.dimensions().end());
     p = Shape::Array(p.element_type(), dims);
@@ -226,8 +227,8 @@ absl::StatusOr<RunOutcome> LoadAndRun(const RunFlags& f, std::ostream& err) {
   }
   if (f.replicas > 0) {
     for (const Shape& p : exe->program_shape().parameters) {
-      if (!p.IsArray()) {
-        return absl::InvalidArgumentError("--replicas needs array parameters (no tuples)");
+      if (!p.IsArray() && !p.IsToken()) {
+        return absl::InvalidArgumentError("--replicas needs array or token parameters (no tuples)");
       }
     }
     // One stacked slice per participant: replicas x the partitions the

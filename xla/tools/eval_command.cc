@@ -48,7 +48,8 @@ const char kEvalHelp[] =
     "                        num_partitions); every --input file and every output\n"
     "                        carries a leading dimension of that many participants,\n"
     "                        slice d for participant d; --random_inputs draws each\n"
-    "                        participant's inputs from its own seed\n"
+    "                        participant's inputs from its own seed; token\n"
+    "                        parameters take no file\n"
     XLA_AOT_INPUT_RANGES_FLAG_HELP
     XLA_AOT_HOST_TRANSFER_FLAGS_HELP
     "Host transfers (send/recv with is_host_transfer=true) are served as `xla_aot\n"

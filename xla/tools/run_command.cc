@@ -82,7 +82,8 @@ const char kRunHelp[] =
     "                        and the leading dimension below is N x P.\n"
     "                        Every --input carries a leading dimension N (slice i\n"
     "                        is replica i's argument; --random_inputs draws the\n"
-    "                        stacked arrays) and every output gets the same leading\n"
+    "                        stacked arrays; token parameters take none) and\n"
+    "                        every output gets the same leading\n"
     "                        dimension. With --reference the oracle is the\n"
     "                        replicated evaluator (`xla_aot eval --replicas=N`)\n"
     XLA_AOT_CUDA_GRAPHS_FLAG_HELP

@@ -213,7 +213,8 @@ std::string ReplicatedExecutor::ParticipantName(int64_t d) const {
 }
 
 absl::StatusOr<std::vector<std::vector<Literal>>> ReplicatedExecutor::RunOnLiterals(
-    absl::Span<const std::vector<Literal>> arguments) {
+    absl::Span<const std::vector<Literal>> arguments,
+    absl::Span<const gpu::HostTransferCallbacks* const> host_transfers) {
   const int64_t n = num_participants();
   if (nccl_cliques_ != nullptr && nccl_cliques_->aborted()) {
     return absl::FailedPreconditionError(
@@ -225,6 +226,12 @@ absl::StatusOr<std::vector<std::vector<Literal>>> ReplicatedExecutor::RunOnLiter
         "replicated execution on ", n, " devices got arguments for ", arguments.size(),
         num_partitions_ == 1 ? " replicas; pass one argument list per replica"
                              : " participants; pass one argument list per replica and partition"));
+  }
+  if (!host_transfers.empty() && static_cast<int64_t>(host_transfers.size()) != n) {
+    return absl::InvalidArgumentError(absl::StrCat("replicated execution on ", n,
+                                                   " devices got host-transfer callbacks for ",
+                                                   host_transfers.size(),
+                                                   " participants; pass one per participant"));
   }
   const int64_t run_id = next_run_id.fetch_add(1);
   std::vector<gpu::CollectiveContext> contexts(n);
@@ -248,6 +255,7 @@ absl::StatusOr<std::vector<std::vector<Literal>>> ReplicatedExecutor::RunOnLiter
     threads.emplace_back([&, r] {
       gpu::ExecuteOptions options;
       options.collectives = &contexts[r];
+      if (!host_transfers.empty()) options.host_transfers = host_transfers[r];
       results[r] = ExecuteOnLiterals(executable_, devices_[r], arguments[r], options);
       // NCCL waits for a missing peer forever: a failed participant aborts
       // the communicators so the others stop waiting for it.

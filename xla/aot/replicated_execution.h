@@ -95,14 +95,19 @@ class ReplicatedExecutor {
   ~ReplicatedExecutor();
 
   // Runs every participant once; `arguments[d]` are participant d's
-  // arguments (as ExecuteOnLiterals). Returns results[d] = participant d's
-  // result leaves. InvalidArgument when arguments.size() != N x P; the
+  // arguments (as ExecuteOnLiterals). `host_transfers`, when not empty,
+  // holds each participant's own host side (ExecuteOptions::host_transfers
+  // of participant d's execution; not owned, called from that
+  // participant's stream; one per participant). Returns results[d] =
+  // participant d's result leaves. InvalidArgument when arguments.size()
+  // (or a non-empty host_transfers.size()) != N x P; the
   // first failing participant's error otherwise, prefixed "replica <r>: "
   // ("replica <r> partition <p>: " when P > 1) and followed by one other
   // failed participant's error ("; meanwhile replica <k>: ...", e.g. its
   // timeout naming the missing rank).
   absl::StatusOr<std::vector<std::vector<Literal>>> RunOnLiterals(
-      absl::Span<const std::vector<Literal>> arguments);
+      absl::Span<const std::vector<Literal>> arguments,
+      absl::Span<const gpu::HostTransferCallbacks* const> host_transfers = {});
 
   // Participants (replicas x partitions): the devices, and the argument
   // lists RunOnLiterals takes.

@@ -15,6 +15,7 @@
 #include "xla/tools/exit_codes.h"
 #include "xla/tools/host_transfer_flags.h"
 #include "xla/tools/input_ranges.h"
+#include "xla/tools/replicated_host_transfers.h"
 #include "xla/tools/stacked_literals.h"
 #include "xla/tools/tensor_io.h"
 #include "xla/types/npy.h"
@@ -47,13 +48,18 @@ const char kEvalHelp[] =
     "                        num_partitions); every --input file and every output\n"
     "                        carries a leading dimension of that many participants,\n"
     "                        slice d for participant d; --random_inputs draws each\n"
-    "                        participant's inputs from its own seed\n"
+    "                        participant's inputs from its own seed; token\n"
+    "                        parameters take no file\n"
     XLA_AOT_INPUT_RANGES_FLAG_HELP
     XLA_AOT_HOST_TRANSFER_FLAGS_HELP
     "Host transfers (send/recv with is_host_transfer=true) are served as `xla_aot\n"
     "run` serves them: each send is printed on stderr, a recv reads its channel's\n"
     "--host_recv file or, with --random_inputs, draws its data from the seed (the\n"
     "same data `run --random_inputs --seed` feeds). Token parameters take no --input.\n"
+    "With --replicas each participant has its own host side: sends print as\n"
+    "\"host send: participant d channel C ...\", participant d reads slice d of\n"
+    "each --host_recv file (leading dimension N) or draws from its own seed, and\n"
+    "--host_send_dir gets each send stacked over the participants.\n"
     XLA_AOT_ELIDED_CONSTANT_FLAGS_HELP;
 
 namespace {
@@ -107,9 +113,6 @@ std::string ParseFlags(const std::vector<std::string>& args, EvalFlags* f) {
   if (f->replicas > 0 && !f->save_inputs.empty()) {
     return "--save_inputs writes one device's inputs; drop it or --replicas";
   }
-  if (f->replicas > 0 && HasHostTransferFlags(f->host_transfers)) {
-    return "--host_recv/--host_send_dir serve one device's host transfers; drop them or --replicas";
-  }
   return CheckTensorIoFlags(f->io);
 }
 
@@ -135,18 +138,27 @@ absl::StatusOr<std::vector<std::vector<Literal>>> ReplicatedInputs(
     return args;
   }
   const HloComputation& entry = *module.entry_computation();
-  if (static_cast<int64_t>(io.inputs.size()) != entry.num_parameters()) {
-    return absl::InvalidArgumentError(absl::StrCat("the module takes ", entry.num_parameters(),
-                                                   " parameters but ", io.inputs.size(),
-                                                   " --input files were given"));
+  int64_t tokens = 0;
+  for (const HloInstruction* p : entry.parameter_instructions()) tokens += p->shape().IsToken();
+  if (static_cast<int64_t>(io.inputs.size()) != entry.num_parameters() - tokens) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "the module takes ", entry.num_parameters() - tokens, " parameters but ",
+        io.inputs.size(), " --input files were given",
+        tokens > 0 ? absl::StrCat(" (and ", tokens, " token parameters, which take none)") : ""));
   }
+  size_t next = 0;
   for (int64_t i = 0; i < entry.num_parameters(); ++i) {
     const HloInstruction* p = entry.parameter_instruction(i);
-    absl::StatusOr<Literal> file = ReadNpyFile(io.inputs[i]);
+    if (p->shape().IsToken()) {  // holds nothing: a token for every participant
+      for (int64_t d = 0; d < n; ++d) args[d].emplace_back(p->shape());
+      continue;
+    }
+    const std::string& path = io.inputs[next++];
+    absl::StatusOr<Literal> file = ReadNpyFile(path);
     if (!file.ok()) return file.status();
     if (!file->shape().IsArray() || file->shape().rank() == 0 || file->shape().dimensions(0) != n) {
       return absl::InvalidArgumentError(absl::StrCat(
-          io.inputs[i], " (parameter ", i, ", '", p->name(), "') has shape ",
+          path, " (parameter ", i, ", '", p->name(), "') has shape ",
           file->shape().ToString(false), "; with ", n,
           " participants it needs a leading dimension of ", n, " followed by ",
           p->shape().ToString(false)));
@@ -155,7 +167,7 @@ absl::StatusOr<std::vector<std::vector<Literal>>> ReplicatedInputs(
       absl::StatusOr<Literal> arg = ConvertNpyLiteral(
           tools::LeadingSlice(*file, d),
           p->shape(), absl::StrCat("parameter ", i, " ('", p->name(), "') slice ", d, " from ",
-                                   io.inputs[i]));
+                                   path));
       if (!arg.ok()) return arg.status();
       args[d].push_back(std::move(*arg));
     }
@@ -179,9 +191,17 @@ int RunReplicatedEval(const EvalFlags& flags, const HloModule& module, std::ostr
     err << "xla_aot eval: " << inputs.status().message() << "\n";
     return kExitBadInput;
   }
+  HostTransferFlags host_flags = flags.host_transfers;
+  if (flags.io.random_inputs) host_flags.random_seed = flags.io.seed;
+  ReplicatedHostTransfers host_transfers(host_flags, *n, &err);
+  options.host_transfers = host_transfers.evaluator_hooks();
   absl::StatusOr<std::vector<Literal>> results = EvaluateReplicated(module, *inputs, options);
   if (!results.ok()) {
     err << flags.module_path << ": evaluation failed: " << results.status().message() << "\n";
+    return kExitBadInput;
+  }
+  if (absl::Status s = host_transfers.WriteSends(); !s.ok()) {
+    err << "xla_aot eval: --host_send_dir: " << s.message() << "\n";
     return kExitBadInput;
   }
   std::vector<std::vector<const Literal*>> leaves;

@@ -1,12 +1,15 @@
 #include "xla/tools/host_transfer_flags.h"
 
 #include <cstring>
+#include <tuple>
 #include <utility>
 
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "xla/hlo/evaluator/random_inputs.h"
 #include "xla/hlo/transforms/literal_compare.h"
+#include "xla/tools/stacked_literals.h"
 #include "xla/types/npy.h"
 #include "xla/types/random_literal.h"
 #include "xla/util/status_macros.h"
@@ -75,8 +78,9 @@ uint64_t HostRecvSeed(uint64_t seed, int64_t channel, int64_t n) {
          (static_cast<uint64_t>(n) * 0xC2B2AE3D27D4EB4Full);
 }
 
-HostTransferServer::HostTransferServer(HostTransferFlags flags, std::ostream* log)
-    : flags_(std::move(flags)), log_(log) {
+HostTransferServer::HostTransferServer(HostTransferFlags flags, std::ostream* log,
+                                       std::optional<HostParticipant> participant)
+    : flags_(std::move(flags)), log_(log), participant_(participant) {
   callbacks_.send = [this](int64_t channel, absl::string_view rendezvous, const Shape& shape,
                            absl::Span<const uint8_t> data) -> absl::Status {
     ASSIGN_OR_RETURN(Literal value, FromDeviceBytes(shape, data));
@@ -112,14 +116,18 @@ absl::Status HostTransferServer::RecordSend(int64_t channel, absl::string_view r
   std::lock_guard<std::mutex> lock(mu_);
   int64_t n = 0;
   for (const HostSend& s : sends_) n += s.channel == channel;
+  const int64_t participant = participant_.has_value() ? participant_->index : -1;
   if (log_ != nullptr) {
-    *log_ << "host send: " << Describe(channel, rendezvous, data.shape()) << "\n";
+    *log_ << "host send: "
+          << (participant >= 0 ? absl::StrCat("participant ", participant, " ") : "")
+          << Describe(channel, rendezvous, data.shape()) << "\n";
   }
-  if (!flags_.send_dir.empty() && data.shape().IsArray()) {
+  // A replicated run's sends are written stacked, by the group, at the end.
+  if (!flags_.send_dir.empty() && data.shape().IsArray() && participant < 0) {
     RETURN_IF_ERROR(
         WriteNpyFile(absl::StrCat(flags_.send_dir, "/send_", channel, "_", n, ".npy"), data));
   }
-  sends_.push_back({channel, n, std::string(rendezvous), std::move(data)});
+  sends_.push_back({participant, channel, n, std::string(rendezvous), std::move(data)});
   return absl::OkStatus();
 }
 
@@ -133,8 +141,10 @@ absl::StatusOr<Literal> HostTransferServer::RecvData(int64_t channel, absl::stri
   if (!shape.IsArray()) return Literal(shape);  // (): a synchronization, no data
   auto it = flags_.recv_files.find(channel);
   if (it == flags_.recv_files.end() && flags_.random_seed.has_value()) {
-    absl::StatusOr<Literal> drawn =
-        MakeRandomLiteral(shape, HostRecvSeed(*flags_.random_seed, channel, n));
+    const uint64_t seed = participant_.has_value()
+                              ? ParticipantSeed(*flags_.random_seed, participant_->index)
+                              : *flags_.random_seed;
+    absl::StatusOr<Literal> drawn = MakeRandomLiteral(shape, HostRecvSeed(seed, channel, n));
     if (!drawn.ok()) {
       return absl::InvalidArgumentError(absl::StrCat("the host recv on ",
                                                      Describe(channel, rendezvous, shape), ": ",
@@ -148,22 +158,53 @@ absl::StatusOr<Literal> HostTransferServer::RecvData(int64_t channel, absl::stri
                                             ": pass --host_recv=", channel,
                                             "=FILE.npy (or --random_inputs)"));
   }
+  const std::string what = absl::StrCat("the host recv on ", Describe(channel, rendezvous, shape),
+                                        " from --host_recv=", channel, "=", it->second);
   ASSIGN_OR_RETURN(Literal file, ReadNpyFile(it->second));
-  return ConvertNpyLiteral(file, shape,
-                           absl::StrCat("the host recv on ", Describe(channel, rendezvous, shape),
-                                        " from --host_recv=", channel, "=", it->second));
+  ASSIGN_OR_RETURN(Literal mine, ParticipantSlice(std::move(file), it->second, what));
+  return ConvertNpyLiteral(mine, shape,
+                           participant_.has_value()
+                               ? absl::StrCat(what, " (slice ", participant_->index, ")")
+                               : what);
 }
+
+absl::StatusOr<Literal> HostTransferServer::ParticipantSlice(Literal file, const std::string& path,
+                                                             const std::string& what) const {
+  if (!participant_.has_value()) return file;
+  const int64_t n = participant_->count;
+  if (!file.shape().IsArray() || file.shape().rank() == 0 || file.shape().dimensions(0) != n) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        path, " has shape ", file.shape().ToString(false), ", but with ", n,
+        " participants ", what, " needs a leading dimension of ", n,
+        " (slice d for participant d)"));
+  }
+  return tools::LeadingSlice(file, participant_->index);
+}
+
+namespace {
+
+// Participant, channel, index: how the two sides' sends are matched.
+using SendKey = std::tuple<int64_t, int64_t, int64_t>;
+
+// "send [participant d ]channel C #N SHAPE: " for one send.
+std::string SendLine(const HostSend& s) {
+  return absl::StrCat("send ",
+                      s.participant >= 0 ? absl::StrCat("participant ", s.participant, " ") : "",
+                      "channel ", s.channel, " #", s.index, " ", s.data.shape().ToString(false),
+                      ": ");
+}
+
+}  // namespace
 
 bool CompareHostSends(const std::vector<HostSend>& want, const std::vector<HostSend>& got,
                       double tolerance_scale, std::ostream& out) {
-  std::map<std::pair<int64_t, int64_t>, const HostSend*> wanted;
-  for (const HostSend& s : want) wanted[{s.channel, s.index}] = &s;
-  std::map<std::pair<int64_t, int64_t>, const HostSend*> seen;
-  for (const HostSend& s : got) seen[{s.channel, s.index}] = &s;
+  std::map<SendKey, const HostSend*> wanted;
+  for (const HostSend& s : want) wanted[{s.participant, s.channel, s.index}] = &s;
+  std::map<SendKey, const HostSend*> seen;
+  for (const HostSend& s : got) seen[{s.participant, s.channel, s.index}] = &s;
   bool all_pass = true;
   for (const auto& [key, w] : wanted) {
-    const std::string what = absl::StrCat("send channel ", key.first, " #", key.second, " ",
-                                          w->data.shape().ToString(false), ": ");
+    const std::string what = SendLine(*w);
     auto it = seen.find(key);
     if (it == seen.end()) {
       all_pass = false;
@@ -182,8 +223,7 @@ bool CompareHostSends(const std::vector<HostSend>& want, const std::vector<HostS
   for (const auto& [key, g] : seen) {
     if (wanted.count(key) > 0) continue;
     all_pass = false;
-    out << "send channel " << key.first << " #" << key.second << " "
-        << g->data.shape().ToString(false) << ": FAIL (the artifact sent it, the reference did not)\n";
+    out << SendLine(*g) << "FAIL (the artifact sent it, the reference did not)\n";
   }
   if (!want.empty() || !got.empty()) {
     out << (all_pass ? "PASS" : "FAIL") << ": " << got.size() << " host sends against the reference's "

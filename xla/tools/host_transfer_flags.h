@@ -9,6 +9,13 @@
 // --host_send_dir, written to DIR/send_CHANNEL_N.npy (N counts the sends of
 // that channel from 0).
 //
+// In a replicated run (--replicas) each participant has its own server
+// (HostParticipant; replicated_host_transfers.h holds them): a --host_recv
+// file carries a leading dimension of N participants and participant d
+// reads slice d; draws use ParticipantSeed(seed, d) in place of the seed;
+// sends are printed naming the participant and written by the group,
+// stacked over the participants.
+//
 // Thread-safety: the parse function is pure; a HostTransferServer's
 // callbacks may be called from any thread (the runtime calls them from one
 // stream's host-callback thread at a time) and guard their state with a
@@ -34,9 +41,14 @@ namespace xla::cli {
 #define XLA_AOT_HOST_TRANSFER_FLAGS_HELP                                            \
   "  --host_recv=CHANNEL=FILE.npy  the data of each host recv on CHANNEL\n"         \
   "                        (repeatable, one file per channel; with\n"               \
-  "                        --random_inputs, channels without a file draw theirs)\n" \
+  "                        --random_inputs, channels without a file draw theirs;\n" \
+  "                        with --replicas the file has a leading dimension of\n"  \
+  "                        the participants, slice d for participant d, and\n"    \
+  "                        draws use each participant's own seed)\n"              \
   "  --host_send_dir=DIR   write each host send to DIR/send_CHANNEL_N.npy (each\n"  \
-  "                        send is printed either way)\n"
+  "                        send is printed either way); with --replicas, once\n"  \
+  "                        all participants are done, stacked over them (leading\n" \
+  "                        dimension N, slice d from participant d)\n"
 
 struct HostTransferFlags {
   std::map<int64_t, std::string> recv_files;  // channel -> .npy path
@@ -60,12 +72,21 @@ bool HasHostTransferFlags(const HostTransferFlags& flags);
 uint64_t HostRecvSeed(uint64_t seed, int64_t channel, int64_t n);
 
 // One send a HostTransferServer saw: its channel, its count on that channel
-// (from 0), the rendezvous name and the data (an array, or the () it sent).
+// (from 0), the rendezvous name and the data (an array, or the () it sent);
+// in a replicated run, the participant that made it (-1: a one-device run).
 struct HostSend {
+  int64_t participant = -1;
   int64_t channel = 0;
   int64_t index = 0;
   std::string rendezvous;
   Literal data;
+};
+
+// The participant a HostTransferServer serves in a replicated run: `index`
+// d of `count` N (0 <= d < N).
+struct HostParticipant {
+  int64_t index = 0;
+  int64_t count = 1;
 };
 
 // Serves one run's host transfers from HostTransferFlags, to the runtime
@@ -77,9 +98,16 @@ struct HostSend {
 // Sends print "host send: channel C rendezvous "R" SHAPE" to `log` (when
 // not null; it must outlive the server), are written as above, and are
 // kept for sends().
+// With `participant` set, the server is participant d's of N: a recv file
+// must have a leading dimension of N (else InvalidArgument naming the
+// file, the channel and N) and gives slice d; draws use
+// HostRecvSeed(ParticipantSeed(seed, d), C, n); sends print "host send:
+// participant d channel C ...", carry d, and are not written (the group
+// writes them stacked: ReplicatedHostTransfers::WriteSends).
 class HostTransferServer {
  public:
-  HostTransferServer(HostTransferFlags flags, std::ostream* log);
+  HostTransferServer(HostTransferFlags flags, std::ostream* log,
+                     std::optional<HostParticipant> participant = std::nullopt);
   HostTransferServer(const HostTransferServer&) = delete;
   HostTransferServer& operator=(const HostTransferServer&) = delete;
 
@@ -96,8 +124,14 @@ class HostTransferServer {
   absl::StatusOr<Literal> RecvData(int64_t channel, absl::string_view rendezvous,
                                    const Shape& shape);
 
+  // The array `file` (read from `path`) holds for this server's recv on
+  // `what`: the file itself, or this participant's slice of it.
+  absl::StatusOr<Literal> ParticipantSlice(Literal file, const std::string& path,
+                                           const std::string& what) const;
+
   const HostTransferFlags flags_;
   std::ostream* const log_;
+  const std::optional<HostParticipant> participant_;
   gpu::HostTransferCallbacks callbacks_;
   HostTransferHook hook_;
   mutable std::mutex mu_;
@@ -107,8 +141,9 @@ class HostTransferServer {
 
 // Compares the sends of a run (`got`) with the reference's (`want`), as
 // outputs are compared (CompareOutputLeaf with `tolerance_scale`), matched
-// by channel and index: writes one line per send ("send channel C #N
-// SHAPE: PASS" or "FAIL (why)", a send only one side made included) and a
+// by participant, channel and index: writes one line per send ("send
+// channel C #N SHAPE: PASS" or "FAIL (why)", "send participant d channel C
+// ..." for a replicated run's; a send only one side made included) and a
 // verdict line, and returns whether all match. Nothing is written when
 // neither side sent.
 bool CompareHostSends(const std::vector<HostSend>& want, const std::vector<HostSend>& got,

@@ -28,13 +28,16 @@ namespace xla::tools {
 // `stacked_inputs[p]` is parameter p for all participants (leading
 // dimension num_replicas x P, participant d = replica * P + partition). Returns
 // the result leaves (depth-first order, as ExecuteOnLiterals), each stacked.
+// `host_transfers`, when not empty, is each participant's host side
+// (participant d's at [d]; ReplicatedExecutor::RunOnLiterals).
 // Errors: InvalidArgument naming the input for a wrong leading dimension;
-// ReplicatedExecutor's errors (device-count mismatch, "replica <r>: ...",
-// timeouts naming the missing rank).
+// ReplicatedExecutor's errors (device-count or host-side-count mismatch,
+// "replica <r>: ...", timeouts naming the missing rank).
 absl::StatusOr<std::vector<Literal>> RunReplicated(
     aot::Executable& executable, int64_t num_replicas,
     absl::Span<const Literal> stacked_inputs,
-    absl::Duration collective_timeout = gpu::kDefaultCollectiveTimeout);
+    absl::Duration collective_timeout = gpu::kDefaultCollectiveTimeout,
+    absl::Span<const gpu::HostTransferCallbacks* const> host_transfers = {});
 
 }  // namespace xla::tools
 

@@ -53,6 +53,14 @@ TEST(ReplicatedRunTest, SlicesInputsAndStacksOutputs) {
   EXPECT_TRUE(absl::StrContains(s.message(), "input 0 has shape s32[2,5] but --replicas=3 needs a "
                                              "leading dimension of 3"))
       << s;
+  // Host sides: one per participant, or none.
+  gpu::HostTransferCallbacks host;
+  const gpu::HostTransferCallbacks* const two[] = {&host, &host};
+  s = RunReplicated(**exe, 3, inputs, gpu::kDefaultCollectiveTimeout, two).status();
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(absl::StrContains(s.message(), "3 devices got host-transfer callbacks for 2 "
+                                             "participants"))
+      << s;
 }
 
 TEST(ReplicatedRunTest, StackAndUnstackAreInverse) {

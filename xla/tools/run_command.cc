@@ -26,6 +26,7 @@
 #include "xla/tools/exit_codes.h"
 #include "xla/tools/host_transfer_flags.h"
 #include "xla/tools/input_ranges.h"
+#include "xla/tools/replicated_host_transfers.h"
 #include "xla/tools/replicated_run.h"
 #include "xla/tools/tensor_io.h"
 #include "xla/tools/trust_flags.h"
@@ -81,7 +82,8 @@ const char kRunHelp[] =
     "                        and the leading dimension below is N x P.\n"
     "                        Every --input carries a leading dimension N (slice i\n"
     "                        is replica i's argument; --random_inputs draws the\n"
-    "                        stacked arrays) and every output gets the same leading\n"
+    "                        stacked arrays; token parameters take none) and\n"
+    "                        every output gets the same leading\n"
     "                        dimension. With --reference the oracle is the\n"
     "                        replicated evaluator (`xla_aot eval --replicas=N`)\n"
     XLA_AOT_CUDA_GRAPHS_FLAG_HELP
@@ -91,7 +93,13 @@ const char kRunHelp[] =
     "naming the channel, unless --random_inputs draws its data (from the seed, the\n"
     "channel and the recv's count). --reference serves the evaluator the same recv\n"
     "data and compares its sends with the artifact's, as outputs (by channel and\n"
-    "count). Token parameters take no --input.\n"
+    "count). Token parameters take no --input. With --replicas every participant\n"
+    "has its own host side: participant d reads slice d of each --host_recv file\n"
+    "(leading dimension N x P) or draws from its own seed, as `eval --replicas`\n"
+    "does; sends print as \"host send: participant d ...\", --host_send_dir gets\n"
+    "them stacked over the participants after the run, and --reference compares\n"
+    "each participant's sends with the replicated evaluator's (\"send participant\n"
+    "d channel C #N ...: PASS\").\n"
     "An artifact compiled with --elided_constants=zeros|random (inspect lists\n"
     "`constants: N invented`) computes with invented values: run warns on stderr,\n"
     "and --reference invents the same values in FILE.hlo (the artifact's mode and\n"
@@ -177,11 +185,12 @@ struct RunOutcome {
   std::optional<gpu::InventedConstantsProto> invented;
 };
 
-// `shape` with every parameter given a leading dimension `n` (the stacked
-// inputs of --replicas).
+// `shape` with every array parameter given a leading dimension `n` (the
+// stacked inputs of --replicas); token parameters stay tokens.
 ProgramShape StackedProgramShape(const ProgramShape& shape, int64_t n) {
   ProgramShape stacked = shape;
   for (Shape& p : stacked.parameters) {
+    if (p.IsToken()) continue;
     std::vector<int64_t> dims = {n};
     dims.insert(dims.end(), p.dimensions().begin(), p.dimensions().end());
     p = Shape::Array(p.element_type(), dims);
@@ -219,8 +228,8 @@ absl::StatusOr<RunOutcome> LoadAndRun(const RunFlags& f, std::ostream& err) {
   }
   if (f.replicas > 0) {
     for (const Shape& p : exe->program_shape().parameters) {
-      if (!p.IsArray()) {
-        return absl::InvalidArgumentError("--replicas needs array parameters (no tuples)");
+      if (!p.IsArray() && !p.IsToken()) {
+        return absl::InvalidArgumentError("--replicas needs array or token parameters (no tuples)");
       }
     }
     // One stacked slice per participant: replicas x the partitions the
@@ -230,7 +239,13 @@ absl::StatusOr<RunOutcome> LoadAndRun(const RunFlags& f, std::ostream& err) {
                      MakeInputs(f.io, StackedProgramShape(exe->program_shape(),
                                                           f.replicas * partitions)));
     RETURN_IF_ERROR(RangedInputs(f, &outcome.inputs, err));
-    ASSIGN_OR_RETURN(outcome.leaves, tools::RunReplicated(*exe, f.replicas, outcome.inputs));
+    ReplicatedHostTransfers host_transfers(HostTransfersOf(f), f.replicas * partitions, &err);
+    ASSIGN_OR_RETURN(outcome.leaves,
+                     tools::RunReplicated(*exe, f.replicas, outcome.inputs,
+                                          gpu::kDefaultCollectiveTimeout,
+                                          host_transfers.callbacks()));
+    outcome.sends = host_transfers.sends();
+    RETURN_IF_ERROR(host_transfers.WriteSends());
     return outcome;
   }
   ASSIGN_OR_RETURN(outcome.inputs, MakeInputs(f.io, exe->program_shape()));
@@ -289,20 +304,24 @@ absl::StatusOr<std::vector<Literal>> ReferenceArguments(const HloModule& module,
 // with `actual` (CompareOutputLeaf); writes one line per leaf and a verdict.
 // Returns whether all leaves pass, or an error when the reference cannot be
 // evaluated.
-// The reference module's result leaves on `inputs`: one evaluation (its
-// host transfers served by `host`), or with `replicas` > 0 the replicated
-// evaluator on the unstacked inputs, every leaf stacked again. `storage`
-// keeps the evaluated values alive.
+// The reference module's result leaves on `inputs`: one evaluation, or
+// with `replicas` > 0 the replicated evaluator on the unstacked inputs,
+// every leaf stacked again. Its host transfers are served from `host_flags`
+// (as the run's were) and its sends appended to `sends`. `storage` keeps
+// the evaluated values alive.
 absl::StatusOr<std::vector<const Literal*>> ReferenceLeaves(const HloModule& module,
                                                             const std::vector<Literal>& inputs,
                                                             int64_t replicas,
-                                                            const HostTransferHook* host,
+                                                            const HostTransferFlags& host_flags,
+                                                            std::vector<HostSend>* sends,
                                                             std::vector<Literal>* storage) {
   if (replicas == 0) {
     ASSIGN_OR_RETURN(const std::vector<Literal> args, ReferenceArguments(module, inputs));
+    HostTransferServer host(host_flags, nullptr);
     EvaluatorOptions options;
-    options.host_transfers = host;
+    options.host_transfers = &host.evaluator_hook();
     ASSIGN_OR_RETURN(Literal expected, HloEvaluator(options).Evaluate(module, args));
+    *sends = host.sends();
     storage->push_back(std::move(expected));
     return FlattenLeaves(storage->back());
   }
@@ -311,7 +330,10 @@ absl::StatusOr<std::vector<const Literal*>> ReferenceLeaves(const HloModule& mod
   ASSIGN_OR_RETURN(const int64_t participants, ReplicatedParticipantCount(module, options));
   ASSIGN_OR_RETURN(std::vector<std::vector<Literal>> args,
                    tools::UnstackArguments(inputs, participants));
+  ReplicatedHostTransfers host(host_flags, participants, nullptr);
+  options.host_transfers = host.evaluator_hooks();
   ASSIGN_OR_RETURN(std::vector<Literal> results, EvaluateReplicated(module, args, options));
+  *sends = host.sends();
   std::vector<std::vector<const Literal*>> per_replica;
   for (const Literal& r : results) per_replica.push_back(FlattenLeaves(r));
   ASSIGN_OR_RETURN(*storage, tools::StackParticipantLeaves(per_replica, "reference output"));
@@ -413,16 +435,16 @@ absl::StatusOr<bool> CompareWithReference(const std::string& path, const RunOutc
   }
   std::vector<Literal> storage;
   host_flags.send_dir.clear();  // the artifact's sends are the ones written
-  HostTransferServer host(std::move(host_flags), nullptr);
+  std::vector<HostSend> sends;
   ASSIGN_OR_RETURN(const std::vector<const Literal*> leaves,
-                   ReferenceLeaves(*module, run.inputs, replicas, &host.evaluator_hook(), &storage));
+                   ReferenceLeaves(*module, run.inputs, replicas, host_flags, &sends, &storage));
   if (leaves.size() != actual.size()) {
     return absl::InvalidArgumentError(absl::StrCat(path, " has ", leaves.size(),
                                                    " output leaves but the artifact has ",
                                                    actual.size()));
   }
   const bool outputs_pass = CompareLeaves(leaves, actual, scale, path, out);
-  return CompareHostSends(host.sends(), run.sends, scale, out) && outputs_pass;
+  return CompareHostSends(sends, run.sends, scale, out) && outputs_pass;
 }
 
 absl::StatusOr<bool> CompareWithExpected(const std::string& dir, const std::vector<Literal>& actual,

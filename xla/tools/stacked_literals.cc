@@ -64,6 +64,10 @@ absl::StatusOr<std::vector<std::vector<Literal>>> UnstackArguments(
     absl::Span<const Literal> stacked, int64_t n) {
   std::vector<std::vector<Literal>> args(n);
   for (size_t p = 0; p < stacked.size(); ++p) {
+    if (stacked[p].shape().IsToken()) {  // holds nothing: a token for everyone
+      for (int64_t r = 0; r < n; ++r) args[r].emplace_back(stacked[p].shape());
+      continue;
+    }
     absl::StatusOr<std::vector<Literal>> slices =
         UnstackLeading(stacked[p], n, absl::StrCat("input ", p));
     if (!slices.ok()) return slices.status();

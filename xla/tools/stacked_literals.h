@@ -34,7 +34,9 @@ absl::StatusOr<Literal> StackLeading(absl::Span<const Literal* const> parts,
 absl::StatusOr<Literal> StackLeading(absl::Span<const Literal> parts, absl::string_view what);
 
 // The participants' argument lists from stacked inputs: result[r][p] is
-// slice r of stacked[p]. Errors as UnstackLeading, naming "input <p>".
+// slice r of stacked[p], or a token where stacked[p] is a token (a token
+// parameter holds nothing and is not stacked). Errors as UnstackLeading,
+// naming "input <p>".
 absl::StatusOr<std::vector<std::vector<Literal>>> UnstackArguments(
     absl::Span<const Literal> stacked, int64_t n);
 

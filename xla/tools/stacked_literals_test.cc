@@ -70,5 +70,18 @@ TEST(StackedLiterals, ArgumentsAndLeavesOfSeveralParticipants) {
   EXPECT_THAT(UnstackArguments({Stacked()}, 2).status().message(), HasSubstr("input 0 has shape"));
 }
 
+TEST(StackedLiterals, ATokenInputGivesEveryParticipantAToken) {
+  std::vector<Literal> inputs;
+  inputs.push_back(Stacked());
+  inputs.emplace_back(Shape::Token());
+  absl::StatusOr<std::vector<std::vector<Literal>>> args = UnstackArguments(inputs, 3);
+  ASSERT_TRUE(args.ok()) << args.status();
+  for (const std::vector<Literal>& a : *args) {
+    ASSERT_EQ(a.size(), 2u);
+    EXPECT_TRUE(a[1].shape().IsToken());
+  }
+  EXPECT_EQ((*args)[1][0].GetInt(2), 95);
+}
+
 }  // namespace
 }  // namespace xla::tools

@@ -606,8 +606,20 @@ absl::StatusOr<std::vector<Literal>> EvaluateReplicated(const HloModule& module,
                                                      " arguments, got ", args[d].size()));
     }
   }
+  const std::vector<const HostTransferHook*>& hosts = options.host_transfers;
+  if (!hosts.empty() && static_cast<int64_t>(hosts.size()) != n) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "EvaluateReplicated: ", n, " participants need one host-transfer hook each, got ",
+        hosts.size()));
+  }
+  // Participant d's evaluator options: its own host side when given.
+  auto options_of = [&](int64_t d) {
+    EvaluatorOptions opts = config.evaluator;
+    if (!hosts.empty()) opts.host_transfers = hosts[d];
+    return opts;
+  };
   if (n == 1) {
-    ASSIGN_OR_RETURN(Literal only, HloEvaluator(config.evaluator).Evaluate(module, args[0]));
+    ASSIGN_OR_RETURN(Literal only, HloEvaluator(options_of(0)).Evaluate(module, args[0]));
     std::vector<Literal> out;
     out.push_back(std::move(only));
     return out;
@@ -619,7 +631,7 @@ absl::StatusOr<std::vector<Literal>> EvaluateReplicated(const HloModule& module,
   for (int64_t d = 0; d < n; ++d) {
     threads.emplace_back([&, d] {
       Participant participant(config, shared, d);
-      EvaluatorOptions opts = config.evaluator;
+      EvaluatorOptions opts = options_of(d);
       opts.collectives = &participant;
       absl::StatusOr<Literal> r = HloEvaluator(opts).Evaluate(module, args[d]);
       std::lock_guard<std::mutex> lock(shared.mu);

@@ -66,6 +66,13 @@ struct ReplicatedEvaluatorOptions {
   double timeout_seconds = 60;
   // Options of each participant's evaluator (its `collectives` is ignored).
   EvaluatorOptions evaluator;
+  // Each participant's own host side (docs/host_transfers.md): when not
+  // empty, participant d's evaluator serves its host transfers with
+  // host_transfers[d] (not owned; each must outlive the call, and may be
+  // called from participant d's thread) in place of
+  // evaluator.host_transfers, which all participants would share. Must
+  // then hold one entry per participant (replicas x partitions).
+  std::vector<const HostTransferHook*> host_transfers;
 };
 
 // Number of participants (replicas x partitions) a run of `module` with
@@ -77,8 +84,9 @@ absl::StatusOr<int64_t> ReplicatedParticipantCount(const HloModule& module,
 // Evaluates the entry computation once per participant; `args[d]` are the
 // arguments of global device d and the result has one literal per device, in
 // the same order. With a single participant this is exactly
-// HloEvaluator(options.evaluator).Evaluate(module, args[0]). Fails
-// (InvalidArgument) when the number of argument lists is not replicas x
+// HloEvaluator(options.evaluator).Evaluate(module, args[0]) (with
+// host_transfers[0] when given). Fails (InvalidArgument) when the number of
+// argument lists, or of non-empty options.host_transfers, is not replicas x
 // partitions or a list has the wrong number of arguments, and as described
 // above for evaluation errors, timeouts and diverging participants.
 absl::StatusOr<std::vector<Literal>> EvaluateReplicated(

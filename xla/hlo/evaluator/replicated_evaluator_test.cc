@@ -579,6 +579,73 @@ TEST(ReplicatedEvaluator, MismatchedArguments) {
   EXPECT_FALSE(r.ok());
 }
 
+// Each participant's host transfers go to its own hook: participant d's
+// recv returns its own data, its send is that data plus its replica id and
+// the all-reduced parameter, so a hook mix-up changes what a hook sees.
+TEST(ReplicatedEvaluator, HostTransfersGoToEachParticipantsOwnHook) {
+  std::unique_ptr<HloModule> m = Parse(R"(ENTRY e {
+  p = f32[5] parameter(0)
+  tok = token[] after-all()
+  r = (f32[5], u32[], token[]) recv(tok), channel_id=1, is_host_transfer=true
+  rd = (f32[5], token[]) recv-done(r), channel_id=1, is_host_transfer=true
+  y = f32[5] get-tuple-element(rd), index=0
+  id = u32[] replica-id()
+  c = f32[] convert(id)
+  b = f32[5] broadcast(c), dimensions={}
+  ar = f32[5] all-reduce(p), replica_groups={}, to_apply=add
+  yb = f32[5] add(y, b)
+  v = f32[5] add(yb, ar)
+  t = token[] get-tuple-element(rd), index=1
+  s = (f32[5], u32[], token[]) send(v, t), channel_id=2, is_host_transfer=true
+  sd = token[] send-done(s), channel_id=2, is_host_transfer=true
+  ROOT o = f32[5] multiply(v, v)
+})");
+  ASSERT_NE(m, nullptr);
+  constexpr int64_t kN = 3;
+  std::vector<std::vector<double>> sent(kN);
+  std::vector<HostTransferHook> hooks(kN);
+  for (int64_t d = 0; d < kN; ++d) {
+    hooks[d].recv = [d](int64_t channel, absl::string_view, const Shape& shape)
+        -> absl::StatusOr<Literal> {
+      EXPECT_EQ(channel, 1);
+      D v;
+      for (int i = 0; i < 5; ++i) v.push_back(10.0 * d + 0.5 * i);
+      return MakeLiteral(PrimitiveType::F32, {5}, v);
+    };
+    hooks[d].send = [d, &sent](int64_t channel, absl::string_view, const Literal& data) {
+      EXPECT_EQ(channel, 2);
+      sent[d] = Values(data);
+      return absl::OkStatus();
+    };
+  }
+  std::vector<std::vector<Literal>> args(kN);
+  for (int64_t d = 0; d < kN; ++d) {
+    args[d].push_back(MakeLiteral(PrimitiveType::F32, {5}, {1.0 + d, 2, 3, 4, -5.0 * d}));
+  }
+  ReplicatedEvaluatorOptions options;
+  options.num_replicas = kN;
+  options.timeout_seconds = 20;
+  for (const HostTransferHook& h : hooks) options.host_transfers.push_back(&h);
+  absl::StatusOr<std::vector<Literal>> r = EvaluateReplicated(*m, args, options);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  const D sum = {1 + 2 + 3, 6, 9, 12, 0 - 5 - 10};  // the all-reduce, by hand
+  for (int64_t d = 0; d < kN; ++d) {
+    D want;
+    for (int i = 0; i < 5; ++i) want.push_back(10.0 * d + 0.5 * i + d + sum[i]);
+    EXPECT_EQ(sent[d], want) << "participant " << d;
+    D squared;
+    for (double w : want) squared.push_back(w * w);
+    EXPECT_EQ(Values((*r)[d]), squared) << "participant " << d;
+  }
+  options.host_transfers.pop_back();
+  r = EvaluateReplicated(*m, args, options);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(std::string(r.status().message()).find("3 participants need one host-transfer hook "
+                                                   "each, got 2"),
+            std::string::npos)
+      << r.status().message();
+}
+
 // A data-dependent conditional: replica 0 reaches all-reduce `a`, the others
 // all-reduce `b`. Nobody completes; the run must fail, not hang.
 constexpr char kDivergent[] = R"(

@@ -1,7 +1,9 @@
 #include "xla/backends/gpu/codegen/nvptx/libdevice_math.h"
 
 #include <cstdlib>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -9,7 +11,7 @@
 #include "llvm/Bitcode/BitcodeReader.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/Linker/Linker.h"
-#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/MemoryBufferRef.h"
 #include "llvm/Transforms/IPO/Internalize.h"
 #include "xla/util/subprocess.h"
 
@@ -114,6 +116,22 @@ absl::StatusOr<std::string> FindLibdevice() {
                                           "); install the CUDA toolkit or set XLA_LIBDEVICE"));
 }
 
+absl::StatusOr<std::shared_ptr<const std::string>> LibdeviceBytes(const std::string& file) {
+  static std::mutex* const mu = new std::mutex;
+  static auto* const cache = new std::map<std::string, std::shared_ptr<const std::string>>;
+  std::lock_guard<std::mutex> lock(*mu);
+  auto it = cache->find(file);
+  if (it != cache->end()) return it->second;
+  absl::StatusOr<std::string> bytes = ReadFileBytes(file);
+  if (!bytes.ok()) {
+    return absl::NotFoundError(
+        absl::StrCat("cannot read libdevice ", file, ": ", bytes.status().message()));
+  }
+  auto shared = std::make_shared<const std::string>(std::move(*bytes));
+  cache->emplace(file, shared);
+  return shared;
+}
+
 absl::Status LinkLibdevice(llvm::Module& module, const std::string& path) {
   bool needed = false;
   for (const llvm::Function& f : module) {
@@ -126,13 +144,13 @@ absl::Status LinkLibdevice(llvm::Module& module, const std::string& path) {
     if (!found.ok()) return found.status();
     file = *found;
   }
-  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer = llvm::MemoryBuffer::getFile(file);
-  if (!buffer) {
-    return absl::NotFoundError(
-        absl::StrCat("cannot read libdevice ", file, ": ", buffer.getError().message()));
-  }
+  absl::StatusOr<std::shared_ptr<const std::string>> bytes = LibdeviceBytes(file);
+  if (!bytes.ok()) return bytes.status();
+  // Lazily: only the module-level records are read here; the linker
+  // materializes the bodies of the functions the module needs. The bytes
+  // stay in the cache, so they outlive `lib`.
   llvm::Expected<std::unique_ptr<llvm::Module>> lib =
-      llvm::parseBitcodeFile((*buffer)->getMemBufferRef(), module.getContext());
+      llvm::getLazyBitcodeModule(llvm::MemoryBufferRef(**bytes, file), module.getContext());
   if (!lib) {
     return absl::InvalidArgumentError(absl::StrCat("cannot parse libdevice ", file, ": ",
                                                    llvm::toString(lib.takeError())));

@@ -1,10 +1,14 @@
 #include "xla/backends/gpu/codegen/nvptx/libdevice_math.h"
 
+#include <fstream>
+#include <iterator>
 #include <memory>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/IntrinsicsNVPTX.h"
@@ -156,6 +160,42 @@ TEST(LibdeviceMath, ThreadsShareTheBytesAndGetTheSamePtx) {
   EXPECT_EQ(ptx[0], ptx[2]);
   EXPECT_EQ(ptx[1], ptx[3]);
   EXPECT_FALSE(LibdeviceBytes("/nonexistent/libdevice.bc").ok());
+}
+
+// A damaged libdevice is an error naming the file, never an exit of the
+// process: cut short (the lazy reader sees it at once), or with 64 bytes
+// flipped in one of 40 places over the function bodies. Some of those the
+// kernel's functions never touch (the link succeeds); some are found only
+// while the linker reads a body, where LLVM's default diagnostic handler
+// would print and exit.
+TEST(LibdeviceMath, DamagedLibdeviceIsAnError) {
+  absl::StatusOr<std::string> path = FindLibdevice();
+  ASSERT_TRUE(path.ok()) << path.status();
+  std::ifstream in(*path, std::ios::binary);
+  const std::string good((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  ASSERT_GT(good.size(), 100000u);
+  auto link = [](const std::string& name, const std::string& bytes) {
+    const std::string file = ::testing::TempDir() + "/" + name;  // a new path: not cached
+    std::ofstream(file, std::ios::binary) << bytes;
+    llvm::LLVMContext ctx;
+    std::unique_ptr<llvm::Module> module = MakeKernel(ctx, false);
+    absl::Status s = LinkLibdevice(*module, file);
+    if (!s.ok()) {
+      EXPECT_NE(s.message().find(file), std::string::npos) << s;
+    }
+    return s;
+  };
+  EXPECT_FALSE(link("cut.bc", good.substr(0, good.size() / 2)).ok());
+  int failed_while_linking = 0;
+  for (int k = 0; k < 40; ++k) {
+    std::string bytes = good;
+    const size_t at = good.size() / 20 + k * (good.size() * 9 / 10 / 200);
+    for (size_t i = at; i < at + 64; ++i) bytes[i] = static_cast<char>(bytes[i] ^ 0x5a);
+    absl::Status s = link(absl::StrCat("flipped_", k, ".bc"), bytes);
+    failed_while_linking += !s.ok() && absl::StartsWith(s.message(), "linking libdevice");
+  }
+  // This libdevice.10.bc (CUDA 13.0) has 7 such places among the 40.
+  EXPECT_GT(failed_while_linking, 0) << "no damage reached the linker: move the windows";
 }
 
 }  // namespace

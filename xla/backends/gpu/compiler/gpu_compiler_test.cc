@@ -468,5 +468,41 @@ ENTRY main {
   EXPECT_EQ(one->SerializeAsString(), three->SerializeAsString());
 }
 
+// f64 sine, cosine and power call libdevice's out-of-line slow paths, so
+// their PTX has call sequences; LLVM 16 numbers those with one counter per
+// process. A PTX artifact must still be the same when compiled again in the
+// same process and on any number of threads (RenumberCallSequences).
+TEST(GpuCompiler, PtxWithCallsDoesNotDependOnEarlierCompiles) {
+  constexpr char kCalls[] = R"(
+HloModule calls
+ENTRY main {
+  x = f64[33] parameter(0)
+  y = f64[257] parameter(1)
+  s = f64[33] sine(x)
+  c = f64[33] cosine(s)
+  p = f64[257] power(y, y)
+  ROOT out = (f64[33], f64[257]) tuple(c, p)
+}
+)";
+  GpuCompilerOptions options;
+  options.production_date = "2026-01-01T00:00:00Z";
+  options.spec = NvptxSpecChoice::kPtx;
+  options.nvptx.threads = 1;
+  absl::StatusOr<GpuExecutableProto> first = CompileHloToGpuArtifactProto(kCalls, "sm_90", options, nullptr);
+  ASSERT_TRUE(first.ok()) << first.status();
+  bool has_calls = false;
+  for (const KernelProto& k : first->payload().kernels()) {
+    has_calls = has_calls || k.ptx().ptx().find("// callseq 0") != std::string::npos;
+  }
+  ASSERT_TRUE(has_calls) << "the test needs a kernel with a call sequence";
+  for (int threads : {1, 2}) {
+    options.nvptx.threads = threads;
+    absl::StatusOr<GpuExecutableProto> again =
+        CompileHloToGpuArtifactProto(kCalls, "sm_90", options, nullptr);
+    ASSERT_TRUE(again.ok()) << again.status();
+    EXPECT_EQ(first->SerializeAsString(), again->SerializeAsString()) << threads << " threads";
+  }
+}
+
 }  // namespace
 }  // namespace xla::gpu

@@ -1,15 +1,22 @@
 #include "xla/backends/gpu/codegen/nvptx/libdevice_math.h"
 
 #include <cstdlib>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "llvm/Bitcode/BitcodeReader.h"
 #include "llvm/IR/Constants.h"
+#include "llvm/IR/DiagnosticHandler.h"
+#include "llvm/IR/DiagnosticInfo.h"
+#include "llvm/IR/DiagnosticPrinter.h"
+#include "llvm/IR/LLVMContext.h"
 #include "llvm/Linker/Linker.h"
-#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/MemoryBufferRef.h"
+#include "llvm/Support/raw_ostream.h"
 #include "llvm/Transforms/IPO/Internalize.h"
 #include "xla/util/subprocess.h"
 
@@ -30,6 +37,25 @@ llvm::Value* Call(const char* name, std::vector<llvm::Value*> args, llvm::IRBuil
   }
   return b->CreateCall(fn, args);
 }
+
+// Collects the error diagnostics of a link instead of LLVM's default
+// handler, which prints them and exits the process (a lazily read
+// libdevice reports a corrupt function body while the linker reads it).
+class CollectErrors : public llvm::DiagnosticHandler {
+ public:
+  explicit CollectErrors(std::string* errors) : errors_(errors) {}
+  bool handleDiagnostics(const llvm::DiagnosticInfo& info) override {
+    if (info.getSeverity() != llvm::DS_Error) return true;
+    llvm::raw_string_ostream os(*errors_);
+    llvm::DiagnosticPrinterRawOStream printer(os);
+    if (!errors_->empty()) os << "; ";
+    info.print(printer);
+    return true;
+  }
+
+ private:
+  std::string* errors_;
+};
 
 }  // namespace
 
@@ -114,6 +140,22 @@ absl::StatusOr<std::string> FindLibdevice() {
                                           "); install the CUDA toolkit or set XLA_LIBDEVICE"));
 }
 
+absl::StatusOr<std::shared_ptr<const std::string>> LibdeviceBytes(const std::string& file) {
+  static std::mutex* const mu = new std::mutex;
+  static auto* const cache = new std::map<std::string, std::shared_ptr<const std::string>>;
+  std::lock_guard<std::mutex> lock(*mu);
+  auto it = cache->find(file);
+  if (it != cache->end()) return it->second;
+  absl::StatusOr<std::string> bytes = ReadFileBytes(file);
+  if (!bytes.ok()) {
+    return absl::NotFoundError(
+        absl::StrCat("cannot read libdevice ", file, ": ", bytes.status().message()));
+  }
+  auto shared = std::make_shared<const std::string>(std::move(*bytes));
+  cache->emplace(file, shared);
+  return shared;
+}
+
 absl::Status LinkLibdevice(llvm::Module& module, const std::string& path) {
   bool needed = false;
   for (const llvm::Function& f : module) {
@@ -126,13 +168,13 @@ absl::Status LinkLibdevice(llvm::Module& module, const std::string& path) {
     if (!found.ok()) return found.status();
     file = *found;
   }
-  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer = llvm::MemoryBuffer::getFile(file);
-  if (!buffer) {
-    return absl::NotFoundError(
-        absl::StrCat("cannot read libdevice ", file, ": ", buffer.getError().message()));
-  }
+  absl::StatusOr<std::shared_ptr<const std::string>> bytes = LibdeviceBytes(file);
+  if (!bytes.ok()) return bytes.status();
+  // Lazily: only the module-level records are read here; the linker
+  // materializes the bodies of the functions the module needs. The bytes
+  // stay in the cache, so they outlive `lib`.
   llvm::Expected<std::unique_ptr<llvm::Module>> lib =
-      llvm::parseBitcodeFile((*buffer)->getMemBufferRef(), module.getContext());
+      llvm::getLazyBitcodeModule(llvm::MemoryBufferRef(**bytes, file), module.getContext());
   if (!lib) {
     return absl::InvalidArgumentError(absl::StrCat("cannot parse libdevice ", file, ": ",
                                                    llvm::toString(lib.takeError())));
@@ -143,6 +185,10 @@ absl::Status LinkLibdevice(llvm::Module& module, const std::string& path) {
   if (module.getModuleFlag("nvvm-reflect-ftz") == nullptr) {
     module.addModuleFlag(llvm::Module::Override, "nvvm-reflect-ftz", uint32_t{0});
   }
+  llvm::LLVMContext& context = module.getContext();
+  std::unique_ptr<llvm::DiagnosticHandler> previous = context.getDiagnosticHandler();
+  std::string errors;
+  context.setDiagnosticHandler(std::make_unique<CollectErrors>(&errors));
   const bool failed = llvm::Linker::linkModules(
       module, std::move(*lib), llvm::Linker::Flags::LinkOnlyNeeded,
       [](llvm::Module& m, const llvm::StringSet<>& linked) {
@@ -152,7 +198,12 @@ absl::Status LinkLibdevice(llvm::Module& module, const std::string& path) {
           return !gv.hasName() || linked.count(gv.getName()) == 0;
         });
       });
-  if (failed) return absl::InternalError(absl::StrCat("linking libdevice ", file, " failed"));
+  context.setDiagnosticHandler(std::move(previous));
+  if (failed || !errors.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "linking libdevice ", file, " into ", module.getModuleIdentifier(), " failed: ", errors,
+        "; reinstall the CUDA toolkit or point XLA_LIBDEVICE at a good libdevice.10.bc"));
+  }
   return absl::OkStatus();
 }
 

@@ -10,10 +10,12 @@
 // "nvvm-reflect-ftz" is set to 0 (no flush to zero), matching XLA numerics.
 //
 // Thread-safety: NvptxMathEmitter is stateless (thread-safe);
-// LinkLibdevice mutates its module (one thread per module).
+// LinkLibdevice mutates its module (one thread per module) and shares one
+// read-only copy of the libdevice bytes per process between threads.
 #ifndef XLA_BACKENDS_GPU_CODEGEN_NVPTX_LIBDEVICE_MATH_H_
 #define XLA_BACKENDS_GPU_CODEGEN_NVPTX_LIBDEVICE_MATH_H_
 
+#include <memory>
 #include <string>
 
 #include "absl/status/status.h"
@@ -58,10 +60,21 @@ class NvptxMathEmitter : public MathEmitter {
 // the places searched and how to fix it.
 absl::StatusOr<std::string> FindLibdevice();
 
+// The bytes of the libdevice file `file`, read once per path and process
+// and kept for the process's life (a file changed later is not re-read).
+// Errors: NotFound naming the file when it cannot be read (not cached, so a
+// later call tries again). Thread-safe.
+absl::StatusOr<std::shared_ptr<const std::string>> LibdeviceBytes(const std::string& file);
+
 // Links the libdevice functions that `module` declares (__nv_*) into it and
 // internalizes them; a module that declares none is left unchanged (no file
-// is read). `path` empty: FindLibdevice(). Call before CompileToPtx.
-// Errors: libdevice not found or unreadable, link failures (LLVM's message).
+// is read). The bitcode comes from LibdeviceBytes and is parsed lazily: only
+// its module-level records and the bodies of the functions `module` reaches
+// are read, in `module`'s context (a kernel that calls expf parses a few
+// functions, not all of libdevice's). `path` empty: FindLibdevice(). Call
+// before CompileToPtx. Errors: libdevice not found or unreadable, invalid
+// bitcode, link failures (LLVM's message). Thread-safe for modules in
+// different LLVMContexts.
 absl::Status LinkLibdevice(llvm::Module& module, const std::string& path = "");
 
 }  // namespace xla::gpu

@@ -1,5 +1,6 @@
 #include "xla/backends/gpu/codegen/nvptx/nvptx_compiler.h"
 
+#include <cctype>
 #include <chrono>
 #include <cstdlib>
 #include <map>
@@ -80,6 +81,29 @@ absl::Status CheckKernelParamSpace(const llvm::Module& module, const NvptxTarget
   return absl::OkStatus();
 }
 
+std::string RenumberCallSequences(absl::string_view ptx) {
+  constexpr absl::string_view kMarker = "// callseq ";
+  std::string out;
+  out.reserve(ptx.size());
+  std::map<absl::string_view, int> numbers;  // LLVM's number -> ours
+  size_t pos = 0;
+  while (true) {
+    const size_t at = ptx.find(kMarker, pos);
+    if (at == absl::string_view::npos) break;
+    size_t end = at + kMarker.size();
+    while (end < ptx.size() && std::isdigit(static_cast<unsigned char>(ptx[end]))) ++end;
+    const absl::string_view digits = ptx.substr(at + kMarker.size(), end - at - kMarker.size());
+    absl::StrAppend(&out, ptx.substr(pos, at + kMarker.size() - pos));
+    if (!digits.empty()) {
+      const int next = static_cast<int>(numbers.size());
+      absl::StrAppend(&out, numbers.emplace(digits, next).first->second);
+    }
+    pos = end;
+  }
+  absl::StrAppend(&out, ptx.substr(pos));
+  return out;
+}
+
 absl::StatusOr<std::string> CompileToPtx(llvm::Module& module, const NvptxTarget& target,
                                          int opt_level, NvptxCompileTimes* times) {
   const Clock::time_point begin = Clock::now();
@@ -96,6 +120,7 @@ absl::StatusOr<std::string> CompileToPtx(llvm::Module& module, const NvptxTarget
   OptimizeLlvmModule(module, **machine, opt_level);
   const Clock::time_point optimized = Clock::now();
   absl::StatusOr<std::string> ptx = EmitMachineCode(module, **machine, llvm::CGFT_AssemblyFile);
+  if (ptx.ok()) *ptx = RenumberCallSequences(*ptx);
   if (ptx.ok() && times != nullptr) {
     times->llvm_instructions = instructions;
     times->optimize_seconds = std::chrono::duration<double>(optimized - begin).count();

@@ -61,14 +61,22 @@ int64_t KernelParamBytes(const llvm::Function& kernel, const llvm::DataLayout& l
 // have used an argument table). Thread-safe for distinct modules.
 absl::Status CheckKernelParamSpace(const llvm::Module& module, const NvptxTarget& target);
 
+// `ptx` with the numbers of LLVM's "// callseq N" comments replaced by 0,
+// 1, 2, ... in order of first appearance. LLVM 16's NVPTX back end numbers
+// call sequences with one counter per process, so without this a kernel's
+// PTX would depend on what the process compiled before it (and on the
+// thread schedule). Comments only: ptxas makes the same cubin. Thread-safe.
+std::string RenumberCallSequences(absl::string_view ptx);
+
 // PTX text for `target`. Sets the module's triple and data layout, checks
 // every kernel's parameter space (CheckKernelParamSpace: nothing over the
-// limit reaches ptxas), links the
-// libdevice functions the module calls (libdevice_math.h), verifies and
-// optimizes it. Errors: invalid IR (the verifier's message), an LLVM
-// without the NVPTX back end, libdevice needed but not found, a kernel
-// past the parameter space. When `times` is not null its llvm_instructions,
-// optimize_seconds and ptx_seconds are set (on success).
+// limit reaches ptxas), links the libdevice functions the module calls
+// (libdevice_math.h), verifies and optimizes it; the PTX does not depend on
+// what the process compiled before (RenumberCallSequences). Errors: invalid
+// IR (the verifier's message), an LLVM without the NVPTX back end,
+// libdevice needed but not found, a kernel past the parameter space. When
+// `times` is not null its llvm_instructions, optimize_seconds and
+// ptx_seconds are set (on success).
 absl::StatusOr<std::string> CompileToPtx(llvm::Module& module, const NvptxTarget& target,
                                          int opt_level, NvptxCompileTimes* times = nullptr);
 

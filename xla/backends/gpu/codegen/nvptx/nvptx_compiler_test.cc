@@ -107,5 +107,16 @@ TEST(NvptxCompiler, MissingPtxasIsNotAnError) {
   EXPECT_NE(binary->ptx.find(".entry saxpy"), std::string::npos);
 }
 
+TEST(NvptxCompiler, RenumbersCallSequencesFromZero) {
+  const std::string ptx =
+      "{ // callseq 17, 0\ncall f;\n} // callseq 17\n{ // callseq 9, 0\n} // callseq 9\n"
+      "{ // callseq 17, 0\n// callseq x\n";
+  EXPECT_EQ(RenumberCallSequences(ptx),
+            "{ // callseq 0, 0\ncall f;\n} // callseq 0\n{ // callseq 1, 0\n} // callseq 1\n"
+            "{ // callseq 0, 0\n// callseq x\n");
+  EXPECT_EQ(RenumberCallSequences("no calls\n"), "no calls\n");
+  EXPECT_EQ(RenumberCallSequences("// callseq 4"), "// callseq 0");
+}
+
 }  // namespace
 }  // namespace xla::gpu

@@ -158,6 +158,12 @@ absl::StatusOr<std::vector<int64_t>> TeSequenceLengths(absl::Span<const int32_t>
                                                        int64_t batch, int64_t max_len,
                                                        absl::string_view what);
 
+// The same lengths written to `lengths` (at least `batch` values; nothing
+// allocated when the lengths are valid), with the same errors. Pure.
+absl::Status TeSequenceLengthsInto(absl::Span<const int32_t> cu_seqlens, int64_t batch,
+                                   int64_t max_len, absl::string_view what,
+                                   absl::Span<int64_t> lengths);
+
 }  // namespace xla::gpu::ffi
 
 #endif  // XLA_BACKENDS_GPU_FFI_TE_FUSED_ATTENTION_H_

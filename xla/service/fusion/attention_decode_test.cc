@@ -7,8 +7,7 @@
 // inside, T - 1 and past it, at odd sizes. Near misses stay unfused: a
 // position mask that is a suffix, a mask per head, an additive mask, a
 // fill that leaves hidden keys a weight, the softmax over heads; and every
-// decode step when AttentionRewriterOptions::fuse_decode_steps is off. The
-// fix of rows with no key runs in a conditional only when a row is hidden.
+// decode step when AttentionRewriterOptions::fuse_decode_steps is off.
 #include <cstdint>
 #include <cstdlib>
 #include <string>
@@ -134,36 +133,6 @@ TEST(AttentionDecode, KeyLengthFromThePosition) {
   Decode unmasked;
   unmasked.no_mask = true;
   ExpectFused(unmasked, "0");
-}
-
-// The fix of rows that see no key (the mean of V, a pass over all of V)
-// sits in a conditional on the host, so a step whose position is >= 0
-// never computes it; both branches against the unfused module: every
-// position before the cache (the fix runs), every position inside it (it
-// is skipped), and a mix over the batch. On sm_90 (16-bit attention only)
-// the fix stays a plain select.
-TEST(AttentionDecode, HiddenRowFixRunsOnlyWhenARowIsHidden) {
-  Decode x;  // B 2, H 3, T 33, d 16, arange(T) <= pos, -1e9 fill
-  x.t = 37;
-  for (const std::vector<int64_t>& positions :
-       std::vector<std::vector<int64_t>>{{-3}, {-1}, {0}, {20}, {36}, {40}}) {
-    AttentionRewriter pass;
-    pass_test::CheckOptions options;
-    options.output_scale_tolerance = true;
-    options.adjust_inputs = [&](std::vector<Literal>* inputs) {
-      (*inputs)[3].SetInt(0, positions[0]);
-    };
-    pass_test::PassResult r = RunPassAndCheck(pass, DecodeHlo(x), options);
-    EXPECT_TRUE(r.changed);
-    EXPECT_TRUE(Contains(r.text, "conditional("));
-    EXPECT_TRUE(Contains(r.text, "attention_fix_hidden_rows"));
-  }
-  Decode neg_inf = x;  // NaN rows: a select (no pass over V to skip)
-  neg_inf.fill = "-inf";
-  AttentionRewriter pass;
-  pass_test::PassResult r = RunPassAndCheck(pass, DecodeHlo(neg_inf));
-  EXPECT_TRUE(r.changed);
-  EXPECT_TRUE(pass_test::Lacks(r.text, "conditional("));
 }
 
 TEST(AttentionDecode, LeftUnfusedWhenDecodeStepsAreOff) {

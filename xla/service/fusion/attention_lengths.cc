@@ -4,14 +4,10 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
-#include <memory>
 #include <numeric>
 #include <optional>
-#include <string>
 #include <utility>
 #include <vector>
-
-#include "xla/hlo/ir/hlo_module.h"
 
 namespace xla {
 namespace {
@@ -103,102 +99,57 @@ AttentionAxisLengths BuildAttentionLengths(OpBuilder& b, ScalarReducers& reducer
   return {CuSeqlens(b, reducers, te), te};
 }
 
-namespace {
-
-// Which rows of the call's output ([B, Sq]) see no key: a key count of 0,
-// or a query past its sequence's count.
-HloInstruction* HiddenRows(OpBuilder& b, const std::vector<int64_t>& rows,
-                           const AttentionAxisLengths& q, const AttentionAxisLengths& kv) {
+// With padding, rows that see no key: the kernel gives them 0, the unfused
+// softmax the mean of V over every key (a finite fill: all scores equal)
+// or NaN (-inf: -inf - -inf). Returns the call's output `o` ([B, Sq, H,
+// Dv]) with those rows replaced by what the unfused ops give; `v` is the
+// call's V ([B, Skv, H / repeat, Dv]: query head h reads head h / repeat),
+// `q` and `kv` the call's lengths, `type` the output's, `fill` the
+// select's fill (-inf or finite). Never fails.
+HloInstruction* FixHiddenRows(OpBuilder& b, ScalarReducers& reducers, PrimitiveType type, double fill,
+                              HloInstruction* o, HloInstruction* v, const AttentionAxisLengths& q,
+                              const AttentionAxisLengths& kv) {
+  const std::vector<int64_t>& od = o->shape().dimensions();
+  const std::vector<int64_t> rows = {od[0], od[1]};  // [B, Sq]
   HloInstruction* hidden = b.Compare(
       b.Broadcast(kv.counts, rows, {0}, "attention_kv_counts"),
       b.Broadcast(b.Scalar(PrimitiveType::S32, 0, "attention_zero"), rows, {}, "attention_zeros"),
       "EQ", "attention_no_keys");
-  if (q.counts == nullptr) return hidden;
-  HloInstruction* padded =
-      b.Compare(b.Iota(rows, 1, "attention_query"),
-                b.Broadcast(q.counts, rows, {0}, "attention_q_counts"), "GE",
-                "attention_padded_query");
-  return b.Binary(HloOpcode::kOr, hidden, padded, "attention_hidden_row");
-}
-
-// What the unfused softmax gives a row that sees no key, for every row of
-// an output of dims `od` ([B, Sq, H, Dv]): NaN with a -inf fill, else the
-// mean of V ([B, Skv, Hkv, Dv]) over the keys, in f32 and rounded once to
-// `type`, spread over each kv head's query heads.
-HloInstruction* HiddenValue(OpBuilder& b, ScalarReducers& reducers, PrimitiveType type, double fill,
-                            const std::vector<int64_t>& od, HloInstruction* v) {
-  if (std::isinf(fill)) {
-    return b.Broadcast(b.Scalar(type, std::numeric_limits<double>::quiet_NaN(), "attention_nan"),
-                       od, {}, "attention_hidden_value");
+  if (q.counts != nullptr) {
+    HloInstruction* padded =
+        b.Compare(b.Iota(rows, 1, "attention_query"),
+                  b.Broadcast(q.counts, rows, {0}, "attention_q_counts"), "GE",
+                  "attention_padded_query");
+    hidden = b.Binary(HloOpcode::kOr, hidden, padded, "attention_hidden_row");
   }
-  if (type != PrimitiveType::F32) v = b.Convert(v, PrimitiveType::F32, "attention_v_f32");
-  const std::vector<int64_t>& vd = v->shape().dimensions();
-  const std::vector<int64_t> sum_dims = {vd[0], vd[2], vd[3]};
-  HloInstruction* sum =
-      b.Op(HloOpcode::kReduce, Shape::Array(PrimitiveType::F32, sum_dims),
-           {v, b.Scalar(PrimitiveType::F32, 0, "attention_v_zero")}, "attention_v_sum");
-  sum->SetAttr(AttrId::kDimensions, std::vector<int64_t>{1});
-  sum->SetAttr(AttrId::kToApply, reducers.Get(HloOpcode::kAdd, PrimitiveType::F32));
-  HloInstruction* mean = b.Binary(
-      HloOpcode::kDivide, sum,
-      b.Broadcast(b.Scalar(PrimitiveType::F32, vd[1], "attention_skv"), sum_dims, {},
-                  "attention_skvs"),
-      "attention_v_mean");
-  if (type != PrimitiveType::F32) mean = b.Convert(mean, type, "attention_v_mean_rounded");
-  HloInstruction* spread = b.Broadcast(mean, {od[0], od[1], vd[2], od[2] / vd[2], od[3]},
-                                       {0, 2, 4}, "attention_v_mean_heads");
-  return b.Reshape(spread, od, "attention_hidden_value");
-}
-
-// o with the rows `hidden` marks replaced by HiddenValue.
-HloInstruction* SelectHiddenRows(OpBuilder& b, ScalarReducers& reducers, PrimitiveType type,
-                                 double fill, HloInstruction* o, HloInstruction* v,
-                                 HloInstruction* hidden) {
-  const std::vector<int64_t>& od = o->shape().dimensions();
-  return b.Select(b.Broadcast(hidden, od, {0, 1}, "attention_hidden"),
-                  HiddenValue(b, reducers, type, fill, od, v), o, "attention_result_rows");
-}
-
-// A new computation of `module` named after `name`, whose one parameter
-// has `shape`, with the root `body` builds from that parameter.
-template <typename Body>
-HloComputation* AddBranch(HloModule* module, const std::string& name, const Shape& shape,
-                          Body body) {
-  auto comp = std::make_unique<HloComputation>(module->UniqueComputationName(name));
-  OpBuilder b(comp.get());
-  comp->set_root_instruction(body(b, b.Parameter(0, shape, "rows")));
-  return module->AddComputation(std::move(comp));
-}
-
-}  // namespace
-
-HloInstruction* FixHiddenRows(OpBuilder& b, ScalarReducers& reducers, PrimitiveType type, double fill,
-                              HloInstruction* o, HloInstruction* v, const AttentionAxisLengths& q,
-                              const AttentionAxisLengths& kv, bool lazy) {
-  const std::vector<int64_t>& od = o->shape().dimensions();
-  HloInstruction* hidden = HiddenRows(b, {od[0], od[1]}, q, kv);
-  // A NaN fill costs one pass over o either way.
-  if (!lazy || std::isinf(fill)) return SelectHiddenRows(b, reducers, type, fill, o, v, hidden);
-  // Only a call that has a hidden row reads V again.
-  HloInstruction* any = b.Op(HloOpcode::kReduce, Shape::Scalar(PrimitiveType::PRED),
-                             {hidden, b.Scalar(PrimitiveType::PRED, 0, "attention_none_hidden")},
-                             "attention_any_hidden");
-  any->SetAttr(AttrId::kDimensions, std::vector<int64_t>{0, 1});
-  any->SetAttr(AttrId::kToApply, reducers.Get(HloOpcode::kOr, PrimitiveType::PRED));
-  HloInstruction* operands = b.Tuple({o, v, hidden}, "attention_hidden_rows_operands");
-  HloModule* module = b.computation()->parent();
-  HloComputation* fix = AddBranch(
-      module, "attention_fix_hidden_rows", operands->shape(), [&](OpBuilder& t, HloInstruction* p) {
-        return SelectHiddenRows(t, reducers, type, fill, t.GetTupleElement(p, 0, "o"),
-                                t.GetTupleElement(p, 1, "v"), t.GetTupleElement(p, 2, "hidden"));
-      });
-  HloComputation* keep = AddBranch(module, "attention_no_hidden_rows", o->shape(),
-                                   [](OpBuilder&, HloInstruction* p) { return p; });
-  HloInstruction* cond = b.Op(HloOpcode::kConditional, o->shape(), {any, operands, o},
-                              "attention_result_rows");
-  cond->SetAttr(AttrId::kTrueComputation, fix);
-  cond->SetAttr(AttrId::kFalseComputation, keep);
-  return cond;
+  HloInstruction* fallback;
+  if (std::isinf(fill)) {
+    fallback = b.Broadcast(
+        b.Scalar(type, std::numeric_limits<double>::quiet_NaN(), "attention_nan"), od, {},
+        "attention_hidden_value");
+  } else {
+    // The mean over the keys in f32, rounded once to V's type: [B, Hkv,
+    // Dv], spread over the queries and each head's `repeat` query heads.
+    if (type != PrimitiveType::F32) v = b.Convert(v, PrimitiveType::F32, "attention_v_f32");
+    const std::vector<int64_t>& vd = v->shape().dimensions();
+    const std::vector<int64_t> sum_dims = {vd[0], vd[2], vd[3]};
+    HloInstruction* sum =
+        b.Op(HloOpcode::kReduce, Shape::Array(PrimitiveType::F32, sum_dims),
+             {v, b.Scalar(PrimitiveType::F32, 0, "attention_v_zero")}, "attention_v_sum");
+    sum->SetAttr(AttrId::kDimensions, std::vector<int64_t>{1});
+    sum->SetAttr(AttrId::kToApply, reducers.Get(HloOpcode::kAdd, PrimitiveType::F32));
+    HloInstruction* mean = b.Binary(
+        HloOpcode::kDivide, sum,
+        b.Broadcast(b.Scalar(PrimitiveType::F32, vd[1], "attention_skv"), sum_dims, {},
+                    "attention_skvs"),
+        "attention_v_mean");
+    if (type != PrimitiveType::F32) mean = b.Convert(mean, type, "attention_v_mean_rounded");
+    HloInstruction* spread = b.Broadcast(mean, {od[0], od[1], vd[2], od[2] / vd[2], od[3]},
+                                         {0, 2, 4}, "attention_v_mean_heads");
+    fallback = b.Reshape(spread, od, "attention_hidden_value");
+  }
+  return b.Select(b.Broadcast(hidden, od, {0, 1}, "attention_hidden"), fallback, o,
+                  "attention_result_rows");
 }
 
 }  // namespace xla

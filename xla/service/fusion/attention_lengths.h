@@ -47,16 +47,10 @@ AttentionAxisLengths BuildAttentionLengths(OpBuilder& b, ScalarReducers& reducer
 // Dv]) with those rows replaced by what the unfused ops give; `v` is the
 // call's V ([B, Skv, H / repeat, Dv]: query head h reads head h / repeat),
 // `q` and `kv` the call's lengths, `type` the output's, `fill` the
-// select's fill (-inf or finite). With `lazy` and a finite fill, the
-// mean of V (a pass over all of V) is computed only when some row is
-// hidden: a conditional on "any row hidden" whose true branch selects and
-// whose false branch passes `o` on (a decode loop's positions are all
-// >= 0, and its steps then never read V twice). Without `lazy` (or with a
-// -inf fill, whose NaN costs nothing) one select. Adds the branch
-// computations to `b`'s module. Never fails.
+// select's fill (-inf or finite). Never fails.
 HloInstruction* FixHiddenRows(OpBuilder& b, ScalarReducers& reducers, PrimitiveType type, double fill,
                               HloInstruction* o, HloInstruction* v, const AttentionAxisLengths& q,
-                              const AttentionAxisLengths& kv, bool lazy);
+                              const AttentionAxisLengths& kv);
 
 }  // namespace xla
 

@@ -414,7 +414,7 @@ HloInstruction* GroupedResult(OpBuilder& b, const Match& m, HloInstruction* o) {
   return IsCanonical(perm) ? x : b.Transpose(x, perm, "attention_result_grouped");
 }
 
-absl::Status Rewrite(const Match& m, const AttentionRewriterOptions& options) {
+absl::Status Rewrite(const Match& m) {
   HloComputation* computation = m.output->parent();
   OpBuilder b(computation);
   ScalarReducers reducers(computation->parent(), "attention");
@@ -471,12 +471,7 @@ absl::Status Rewrite(const Match& m, const AttentionRewriterOptions& options) {
           "v_head_dim = %d : i64, window_size_left = -1 : i64, window_size_right = -1 : i64}",
           heads, batch, skv, mask_type, heads / m.repeat, sq, dqk, kLayoutBshd, m.scale, dv));
   HloInstruction* o = b.GetTupleElement(call, gpu::ffi::kFwdOutput, "attention_output");
-  // On the host a conditional skips the fix's pass over V when no row is
-  // hidden; on sm_XX reading its predicate would stall the stream.
-  if (padding) {
-    o = FixHiddenRows(b, reducers, m.type, m.fill, o, v, q_lens, kv_lens,
-                      /*lazy=*/options.target == "host");
-  }
+  if (padding) o = FixHiddenRows(b, reducers, m.type, m.fill, o, v, q_lens, kv_lens);
   if (grouped) return ReplaceInstruction(m.output, GroupedResult(b, m, o));
   if (m.no_query_axis) {  // [B, 1, H, Dv] (or [batch, 1, 1, Dv]): drop Sq = 1
     return ReplaceInstruction(m.output, b.Reshape(o, m.output->shape().dimensions(), "attention_result"));
@@ -499,10 +494,7 @@ absl::Status Rewrite(const Match& m, const AttentionRewriterOptions& options) {
 
 absl::StatusOr<bool> AttentionRewriter::Run(HloModule* module) {
   bool changed = false;
-  // A rewrite may add computations (FixHiddenRows' branches): walk a copy.
-  std::vector<HloComputation*> computations;
-  for (const auto& computation : module->computations()) computations.push_back(computation.get());
-  for (HloComputation* computation : computations) {
+  for (const auto& computation : module->computations()) {
     std::vector<HloInstruction*> dots;
     for (const auto& instr : computation->instructions()) {
       if (instr->opcode() == HloOpcode::kDot) dots.push_back(instr.get());
@@ -512,7 +504,7 @@ absl::StatusOr<bool> AttentionRewriter::Run(HloModule* module) {
       if (!match.has_value()) match = MatchGroupedAttention(dot, options_);
       if (!match.has_value()) match = MatchDecodeAttention(dot, options_);
       if (!match.has_value() || !KernelTakes(*match, options_.target)) continue;
-      if (absl::Status s = Rewrite(*match, options_); !s.ok()) {
+      if (absl::Status s = Rewrite(*match); !s.ok()) {
         return absl::InternalError(absl::StrCat("attention-rewriter: rewriting ", dot->name(), ": ",
                                                 s.message()));
       }

@@ -104,14 +104,8 @@ TeTensorView TokenView(int operand, bool sbhd, int64_t batch, int64_t seq, int64
 }
 
 // [S, B, rest...] or [B, S, rest...].
-std::vector<int64_t> TokenDims(bool sbhd, int64_t batch, int64_t seq,
-                               std::initializer_list<int64_t> rest) {
-  // Built by push_back: GCC 12 at -O2 misreads an insert after a
-  // two-element initializer as an overflow (-Wstringop-overflow).
-  std::vector<int64_t> dims;
-  dims.reserve(2 + rest.size());
-  dims.push_back(sbhd ? seq : batch);
-  dims.push_back(sbhd ? batch : seq);
+TeDims TokenDims(bool sbhd, int64_t batch, int64_t seq, std::initializer_list<int64_t> rest) {
+  TeDims dims = {sbhd ? seq : batch, sbhd ? batch : seq};
   for (int64_t d : rest) dims.push_back(d);
   return dims;
 }

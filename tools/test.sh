@@ -32,12 +32,14 @@ bazel test --config=ubsan --test_summary=short //xla/hlo/parser:malformed_input_
   | tee -a "$log" || status=1
 # The runtime (streams, thread pool, concurrent Execute (with CUDA graphs
 # on the fake driver too), the fake NCCL and
-# the NCCL cliques, trace stamps on two streams) and the JIT cache (threads
+# the NCCL cliques, trace stamps on two streams, the host fused-attention
+# decode path's key chunks on the launch pool) and the JIT cache (threads
 # x keys x modes, injected failures, restart) and the serving example's
 # thread pool and sessions under ThreadSanitizer.
 bazel test --config=tsan --test_summary=short //xla/stream_executor/... \
   //xla/backends/gpu/runtime/collectives:nccl_communicator_test \
   //xla/backends/gpu/runtime:thunk_trace_test \
+  //xla/backends/gpu/ffi:te_fused_attention_host_test \
   //xla/aot:concurrent_execute_test //xla/aot:executable_test //xla/aot:cuda_graphs_test \
   //xla/jit:jit_stress_test //xla/jit:compilation_cache_test //xla/jit:compiler_pool_test \
   //tests/concurrency:concurrent_execution_test \

@@ -9,7 +9,9 @@
 // ratios 1, 2 and 4, a group of 32 query rows (two passes over K and V),
 // every mask with unequal and empty padded lengths, the BSHD_BSHD_BSHD,
 // BSHD_BS2HD and SBHD_SBHD_SBHD layouts, f32, bf16 and f16; NaN in padded
-// keys and values stays out; a pool-sized call (batch 4, 1024 keys).
+// keys and values stays out; a pool-sized call (batch 4, 1024 keys); calls
+// of one or two sequences with few kv heads and 777 to 1501 keys, whose
+// keys split into chunks combined afterwards.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -58,6 +60,18 @@ const DecodeCase kCases[] = {
     {MakeTeAttentionCase(1, 8, 33, 32, 1, 8, 9, 2, "f32"), {}, {}},    // 256 rows per kv head: 16 passes
     {MakeTeAttentionCase(1, 1, 33, 4, 1, 136, 9, 0, "f32"), {}, {}},   // head dim 136: the tiled forward
     {MakeTeAttentionCase(4, 1, 1024, 8, 2, 128, 9, 1, "f32"), {1, 1, 1, 1}, {1024, 1000, 517, 3}},  // the pool
+    // Fewer units than the launch shares out (one sequence, few kv heads)
+    // and >= 512 keys: the keys split into chunks whose partial states are
+    // combined (kTeDecodeMinChunkKeys). GQA 4, 1 and 8, 2; odd key counts;
+    // chunks that see no key (causal, short or empty sequences).
+    {MakeTeAttentionCase(1, 1, 1024, 8, 2, 128, 9, 1, "f32"), {1}, {1000}},
+    {MakeTeAttentionCase(1, 1, 777, 4, 4, 64, 9, 0, "bf16"), {}, {}},
+    {MakeTeAttentionCase(1, 1, 1031, 8, 1, 128, 9, 2, "f16"), {}, {}},  // causal: key 0 only
+    {MakeTeAttentionCase(1, 4, 1024, 8, 2, 64, 9, 3, "f32"), {3}, {600}},
+    {MakeTeAttentionCase(1, 1, 1024, 4, 2, 16, 7, 1, "f32"), {1}, {0}},  // no key at all
+    {MakeTeAttentionCase(1, 2, 1501, 4, 2, 8, 9, 1, "bf16"), {2}, {1499}},
+    {MakeTeAttentionCase(2, 1, 1023, 2, 1, 64, 9, 1, "f32"), {1, 1}, {700, 1023}},
+    {MakeTeAttentionCase(1, 1, 1024, 8, 2, 128, 9, 0, "f32"), {}, {}},  // the GQA4 b1 benchmark's call
 };
 
 std::vector<Literal> Arguments(const DecodeCase& h) {

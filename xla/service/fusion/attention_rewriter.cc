@@ -494,7 +494,11 @@ absl::Status Rewrite(const Match& m) {
 
 absl::StatusOr<bool> AttentionRewriter::Run(HloModule* module) {
   bool changed = false;
-  for (const auto& computation : module->computations()) {
+  // A rewrite adds computations (ScalarReducers' reduce computations),
+  // which may reallocate the module's list: walk a copy of it.
+  std::vector<HloComputation*> computations;
+  for (const auto& computation : module->computations()) computations.push_back(computation.get());
+  for (HloComputation* computation : computations) {
     std::vector<HloInstruction*> dots;
     for (const auto& instr : computation->instructions()) {
       if (instr->opcode() == HloOpcode::kDot) dots.push_back(instr.get());

@@ -104,14 +104,8 @@ TeTensorView TokenView(int operand, bool sbhd, int64_t batch, int64_t seq, int64
 }
 
 // [S, B, rest...] or [B, S, rest...].
-std::vector<int64_t> TokenDims(bool sbhd, int64_t batch, int64_t seq,
-                               std::initializer_list<int64_t> rest) {
-  // Built by push_back: GCC 12 at -O2 misreads an insert after a
-  // two-element initializer as an overflow (-Wstringop-overflow).
-  std::vector<int64_t> dims;
-  dims.reserve(2 + rest.size());
-  dims.push_back(sbhd ? seq : batch);
-  dims.push_back(sbhd ? batch : seq);
+TeDims TokenDims(bool sbhd, int64_t batch, int64_t seq, std::initializer_list<int64_t> rest) {
+  TeDims dims = {sbhd ? seq : batch, sbhd ? batch : seq};
   for (int64_t d : rest) dims.push_back(d);
   return dims;
 }
@@ -139,7 +133,7 @@ absl::Status CheckArray(absl::string_view target, absl::string_view what, const 
                                         !type.has_value() ? std::string("bf16, f16 or f32")
                                                           : std::string(PrimitiveTypeName(*type))));
   }
-  if (shape->dimensions() != std::vector<int64_t>(dims.begin(), dims.end())) {
+  if (absl::MakeConstSpan(shape->dimensions()) != dims) {  // compared in place: no copy
     return Invalid(target, absl::StrCat(what, " has shape ", shape->ToString(),
                                         ", expected dimensions ", DimsString(dims)));
   }
@@ -365,15 +359,20 @@ absl::Status CheckTeAttentionShapes(absl::string_view target, const TeAttentionC
                                           bias->ToString()));
     }
   }
-  const std::vector<int64_t> stats_dims = {config.batch, config.heads, config.q_seqlen, 1};
-  const std::vector<int64_t> cu_dims = {config.batch + 1};
+  const int64_t stats_dims[] = {config.batch, config.heads, config.q_seqlen, 1};
+  const int64_t cu_dims[] = {config.batch + 1};
   const int q_cu = backward ? kBwdQCuSeqlens : kFwdQCuSeqlens;
   const int kv_cu = backward ? kBwdKvCuSeqlens : kFwdKvCuSeqlens;
   if (config.padding) {
     for (int i : {q_cu, kv_cu}) {
-      absl::Status s = CheckArray(
-          target, absl::StrCat("operand ", i, i == q_cu ? " (q_cu_seqlens)" : " (kv_cu_seqlens)"),
-          operands[i], PrimitiveType::S32, cu_dims);
+      // Constant names: a call that passes allocates no message.
+      static_assert(kFwdQCuSeqlens == 5 && kFwdKvCuSeqlens == 6 && kBwdQCuSeqlens == 8 &&
+                    kBwdKvCuSeqlens == 9);
+      const char* what = i == kFwdQCuSeqlens    ? "operand 5 (q_cu_seqlens)"
+                         : i == kFwdKvCuSeqlens ? "operand 6 (kv_cu_seqlens)"
+                         : i == kBwdQCuSeqlens  ? "operand 8 (q_cu_seqlens)"
+                                                : "operand 9 (kv_cu_seqlens)";
+      absl::Status s = CheckArray(target, what, operands[i], PrimitiveType::S32, cu_dims);
       if (!s.ok()) return s;
     }
   }
@@ -402,14 +401,13 @@ absl::Status CheckTeAttentionShapes(absl::string_view target, const TeAttentionC
   return absl::OkStatus();
 }
 
-absl::StatusOr<std::vector<int64_t>> TeSequenceLengths(absl::Span<const int32_t> cu_seqlens,
-                                                       int64_t batch, int64_t max_len,
-                                                       absl::string_view what) {
+absl::Status TeSequenceLengthsInto(absl::Span<const int32_t> cu_seqlens, int64_t batch,
+                                   int64_t max_len, absl::string_view what,
+                                   absl::Span<int64_t> lengths) {
   if (static_cast<int64_t>(cu_seqlens.size()) != batch + 1) {
     return absl::InvalidArgumentError(
         absl::StrCat(what, " has ", cu_seqlens.size(), " values, needs ", batch + 1));
   }
-  std::vector<int64_t> lengths(batch);
   for (int64_t b = 0; b < batch; ++b) {
     const int64_t len = int64_t{cu_seqlens[b + 1]} - int64_t{cu_seqlens[b]};
     if (len < 0 || len > max_len) {
@@ -419,6 +417,15 @@ absl::StatusOr<std::vector<int64_t>> TeSequenceLengths(absl::Span<const int32_t>
     }
     lengths[b] = len;
   }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::vector<int64_t>> TeSequenceLengths(absl::Span<const int32_t> cu_seqlens,
+                                                       int64_t batch, int64_t max_len,
+                                                       absl::string_view what) {
+  std::vector<int64_t> lengths(std::max<int64_t>(batch, 0));
+  absl::Status s = TeSequenceLengthsInto(cu_seqlens, batch, max_len, what, absl::MakeSpan(lengths));
+  if (!s.ok()) return s;
   return lengths;
 }
 

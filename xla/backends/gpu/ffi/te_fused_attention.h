@@ -55,6 +55,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "absl/container/inlined_vector.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
@@ -98,6 +99,10 @@ struct TeTensorView {
 };
 
 // The parsed, supported attributes of one call, and the views they imply.
+// The dimensions of one operand or result: inline (rank 5 at most), so
+// that parsing a call's attributes allocates nothing for them.
+using TeDims = absl::InlinedVector<int64_t, 5>;
+
 struct TeAttentionConfig {
   int64_t batch = 0;
   int64_t q_seqlen = 0;   // q_max_seqlen
@@ -117,8 +122,8 @@ struct TeAttentionConfig {
   // the layout of Q, with v_head_dim.
   TeTensorView o;
   // The dimensions operands q, k and v must have (empty: [0]).
-  std::vector<int64_t> operand_dims[3];
-  std::vector<int64_t> output_dims;
+  TeDims operand_dims[3];
+  TeDims output_dims;
 
   // The KV head query head `h` reads.
   int64_t KvHead(int64_t h) const { return h / (heads / kv_heads); }
@@ -157,6 +162,12 @@ absl::Status CheckTeAttentionShapes(absl::string_view target, const TeAttentionC
 absl::StatusOr<std::vector<int64_t>> TeSequenceLengths(absl::Span<const int32_t> cu_seqlens,
                                                        int64_t batch, int64_t max_len,
                                                        absl::string_view what);
+
+// The same lengths written to `lengths` (at least `batch` values; nothing
+// allocated when the lengths are valid), with the same errors. Pure.
+absl::Status TeSequenceLengthsInto(absl::Span<const int32_t> cu_seqlens, int64_t batch,
+                                   int64_t max_len, absl::string_view what,
+                                   absl::Span<int64_t> lengths);
 
 }  // namespace xla::gpu::ffi
 

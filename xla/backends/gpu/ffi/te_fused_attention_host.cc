@@ -10,6 +10,7 @@
 #include <tuple>
 #include <vector>
 
+#include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
 #include "xla/backends/gpu/ffi/te_fused_attention.h"
 #include "xla/backends/gpu/ffi/te_fused_attention_host_decode.h"
@@ -76,20 +77,26 @@ float Dot(const float* a, const float* b, int64_t n) {
   return sum;
 }
 
+// Per-sequence lengths of one call: inline for the batches of decode
+// steps, so that a call allocates nothing for them.
+using Lengths = absl::InlinedVector<int64_t, 16>;
+
 // Everything one call needs, captured by value into the host callback.
+// The buffer lists are inline (TE's calls have at most 12 operands), so
+// building and moving a Call allocates nothing beyond its config.
 struct Call {
   TeAttentionConfig config;
   PrimitiveType type = PrimitiveType::F32;
-  std::vector<DeviceMemoryBase> operands;
-  std::vector<DeviceMemoryBase> results;
+  absl::InlinedVector<DeviceMemoryBase, 12> operands;
+  absl::InlinedVector<DeviceMemoryBase, 6> results;
   int q_cu = 0, kv_cu = 0;  // operand indices of the cu_seqlens
   // The executor's launch pool, which the forward units run on (null: a
   // few threads of ParallelForEach).
   stream_executor::host::HostThreadPool* pool = nullptr;
 
   // Per-sequence lengths: from cu_seqlens for padding masks, the maximum
-  // lengths otherwise.
-  absl::Status Lengths(std::vector<int64_t>* q_len, std::vector<int64_t>* kv_len) const {
+  // lengths otherwise. The error names the operand (text built only then).
+  absl::Status GetLengths(Lengths* q_len, Lengths* kv_len) const {
     const TeAttentionConfig& c = config;
     if (!c.padding) {
       q_len->assign(c.batch, c.q_seqlen);
@@ -100,11 +107,13 @@ struct Call {
          {std::tuple(q_cu, q_len, c.q_seqlen, "q_cu_seqlens"),
           std::tuple(kv_cu, kv_len, c.kv_seqlen, "kv_cu_seqlens")}) {
       const DeviceMemoryBase m = operands[index];
-      absl::StatusOr<std::vector<int64_t>> lengths = TeSequenceLengths(
-          absl::MakeConstSpan(static_cast<const int32_t*>(m.opaque), m.size / sizeof(int32_t)),
-          c.batch, max_len, absl::StrCat("operand ", index, " (", what, ")"));
-      if (!lengths.ok()) return lengths.status();
-      *out = *std::move(lengths);
+      const absl::Span<const int32_t> cu(static_cast<const int32_t*>(m.opaque),
+                                         m.size / sizeof(int32_t));
+      out->resize(c.batch);
+      if (TeSequenceLengthsInto(cu, c.batch, max_len, what, absl::MakeSpan(*out)).ok()) continue;
+      return TeSequenceLengthsInto(cu, c.batch, max_len,
+                                   absl::StrCat("operand ", index, " (", what, ")"),
+                                   absl::MakeSpan(*out));
     }
     return absl::OkStatus();
   }
@@ -130,7 +139,7 @@ absl::StatusOr<Call> Prepare(const CallFrame& frame, absl::string_view target, b
       CheckTeAttentionShapes(target, *config, backward, frame.operand_shapes, frame.result_shapes);
   if (!shapes.ok()) return shapes;
   Call call;
-  call.config = *config;
+  call.config = *std::move(config);
   call.type = frame.operand_shapes[0]->element_type();
   call.operands.assign(frame.operands.begin(), frame.operands.end());
   call.results.assign(frame.results.begin(), frame.results.end());
@@ -142,8 +151,8 @@ absl::StatusOr<Call> Prepare(const CallFrame& frame, absl::string_view target, b
   call.q_cu = backward ? kBwdQCuSeqlens : kFwdQCuSeqlens;
   call.kv_cu = backward ? kBwdKvCuSeqlens : kFwdKvCuSeqlens;
   // Every buffer read or written must hold its shape.
-  std::vector<std::pair<int, bool>> used = {{0, false}, {1, false}, {2, false}};  // (index, result)
-  if (config->padding) {
+  absl::InlinedVector<std::pair<int, bool>, 12> used = {{0, false}, {1, false}, {2, false}};  // (index, result)
+  if (call.config.padding) {
     used.push_back({call.q_cu, false});
     used.push_back({call.kv_cu, false});
   }
@@ -170,8 +179,8 @@ absl::StatusOr<Call> Prepare(const CallFrame& frame, absl::string_view target, b
 // What every forward work unit (one batch, head and query tile) reads.
 struct ForwardContext {
   const TeAttentionConfig* config;
-  const std::vector<int64_t>* q_len;
-  const std::vector<int64_t>* kv_len;
+  const Lengths* q_len;
+  const Lengths* kv_len;
   PrimitiveType type;
   const void* q;    // operand holding Q (view config->q)
   const float* kt;  // [B, G, Dqk, Skv_pad]: K transposed per head, zero past Skv
@@ -343,7 +352,7 @@ struct PackContext {
   // Keys per batch (Skv without padding). Keys past it are packed as 0:
   // a hidden key's weight is 0, and 0 * (whatever the padding holds,
   // NaN included) must stay 0.
-  const std::vector<int64_t>* kv_len;
+  const Lengths* kv_len;
 };
 
 void PackUnits(void* const* buffers, int64_t, int64_t begin, int64_t end) {
@@ -398,8 +407,7 @@ void RunUnits(const Call& call, XlaHostKernelFn fn, void* const* buffers, int nu
 
 // The tiled forward (long query blocks): K and V packed once, then units
 // of (batch, head, 16-query tile).
-void RunTiledForward(const Call& call, const std::vector<int64_t>& q_len,
-                     const std::vector<int64_t>& kv_len) {
+void RunTiledForward(const Call& call, const Lengths& q_len, const Lengths& kv_len) {
   const TeAttentionConfig& c = call.config;
   const int64_t B = c.batch, H = c.heads, G = c.kv_heads, Sq = c.q_seqlen, Skv = c.kv_seqlen;
   const int64_t Dqk = c.qk_head_dim, Dv = c.v_head_dim;
@@ -435,8 +443,8 @@ void RunTiledForward(const Call& call, const std::vector<int64_t>& q_len,
 // tiled forward.
 absl::Status RunForward(const Call& call) {
   const TeAttentionConfig& c = call.config;
-  std::vector<int64_t> q_len, kv_len;
-  if (absl::Status s = call.Lengths(&q_len, &kv_len); !s.ok()) return s;
+  Lengths q_len, kv_len;
+  if (absl::Status s = call.GetLengths(&q_len, &kv_len); !s.ok()) return s;
   if (TeDecodeTakes(c)) {
     const TeForwardBuffers x{&c,
                              call.type,
@@ -461,8 +469,8 @@ absl::Status RunForward(const Call& call) {
 // and gradients.
 struct BackwardContext {
   const TeAttentionConfig* config;
-  const std::vector<int64_t>* q_len;
-  const std::vector<int64_t>* kv_len;
+  const Lengths* q_len;
+  const Lengths* kv_len;
   const float *q, *k, *v, *dout, *stats, *delta;
   float *dq, *dk, *dv;
 };
@@ -577,8 +585,8 @@ void BackwardUnits(void* const* buffers, int64_t, int64_t begin, int64_t end) {
 
 absl::Status RunBackward(const Call& call) {
   const TeAttentionConfig& c = call.config;
-  std::vector<int64_t> q_len, kv_len;
-  if (absl::Status s = call.Lengths(&q_len, &kv_len); !s.ok()) return s;
+  Lengths q_len, kv_len;
+  if (absl::Status s = call.GetLengths(&q_len, &kv_len); !s.ok()) return s;
   const int64_t B = c.batch, H = c.heads, G = c.kv_heads, Sq = c.q_seqlen, Skv = c.kv_seqlen;
   const int64_t Dqk = c.qk_head_dim, Dv = c.v_head_dim;
   const std::vector<float> q =

@@ -17,7 +17,9 @@
 //                               path instead: one pass over each key/value
 //                               head for all its query rows, K and V read
 //                               in place, no allocation, the calling
-//                               thread for small calls
+//                               thread for small calls, keys split into
+//                               chunks on the pool when there are fewer
+//                               units than threads
 //                               (te_fused_attention_host_decode.h).
 //                               Writes output, softmax_aux (the
 //                               log-sum-exp stats) and zeroes rng_state;

@@ -8,12 +8,15 @@
 // row, and splits the work by (batch, head). Here, instead, one work unit
 // is one (batch, key/value head) and up to kTeDecodeRows query rows of
 // it: every query head of a GQA group and every query position, so the
-// group shares one pass over its keys and values, which are read where
+// group shares one pass over its keys and values (split into key chunks
+// on the pool when there are fewer units than threads: one sequence with
+// few kv heads), which are read where
 // they lie (f32 rows of a multiple of 16 lanes in place, others converted
 // a row at a time into a buffer on the stack). Per key block of 64, the
 // scores of every row (the head dim in vector lanes), the online-softmax
-// step, then P.V. No heap allocation; the units run on the calling thread
-// when the whole call is small (kTeDecodeInlineMacs), else on the pool.
+// step, then P.V. No heap allocation (partial states of split units are on
+// the calling thread's stack); the units run on the calling thread when
+// the whole call is small (kTeDecodeInlineMacs), else on the pool.
 //
 // Numerics are the tiled forward's: f32 accumulation, scores scaled
 // through Q, the same exp, hidden keys weigh exactly 0 and are never read
@@ -44,6 +47,15 @@ inline constexpr int64_t kTeDecodeRows = 16;
 // A call of fewer multiply-adds than this runs on the calling thread
 // (waking pool threads costs more than the work).
 inline constexpr int64_t kTeDecodeInlineMacs = int64_t{1} << 18;
+// A pool-sized call of fewer (batch, kv head, row pass) units than the
+// launch shares out (one sequence with few kv heads) splits each unit's
+// keys into chunks of at least this many keys, run in parallel; the
+// chunks' online-softmax states (max, sum, unnormalized output) are then
+// combined exactly (flash-decoding).
+inline constexpr int64_t kTeDecodeMinChunkKeys = 256;
+// The floats the chunks' partial states may take: they live on the
+// calling thread's stack (64 KiB), which bounds the split.
+inline constexpr int64_t kTeDecodePartialFloats = 16384;
 
 // What one forward call reads and writes, in the operands' own layouts
 // (the config's views) and element type. Not owned.
@@ -67,7 +79,10 @@ bool TeDecodeTakes(const TeAttentionConfig& config);
 // Writes the output and stats of `x` (a config TeDecodeTakes accepts;
 // lengths within [0, q_max_seqlen] and [0, kv_max_seqlen], as
 // TeSequenceLengths checks). Runs on the calling thread, and on `pool`
-// (may be null) when the call is large enough. Never fails.
+// (may be null) when the call is large enough, then splitting the keys
+// when it has fewer units than the launch shares out (kTeDecodeMinChunkKeys).
+// Allocates nothing itself (RunHostKernel's launch state aside). Never
+// fails.
 void RunTeDecodeForward(const TeForwardBuffers& x, stream_executor::host::HostThreadPool* pool);
 
 }  // namespace xla::gpu::ffi

@@ -56,9 +56,9 @@ TEST(TeFusedAttention, CorpusAttributesParse) {
   EXPECT_EQ(c->KvHead(3), 0);
   EXPECT_EQ(c->KvHead(4), 1);
   EXPECT_EQ(c->KvHead(31), 7);
-  EXPECT_EQ(c->operand_dims[0], (std::vector<int64_t>{2, 2048, 32, 128}));
-  EXPECT_EQ(c->operand_dims[1], (std::vector<int64_t>{2, 2048, 2, 8, 128}));
-  EXPECT_EQ(c->operand_dims[2], (std::vector<int64_t>{0}));
+  EXPECT_EQ(c->operand_dims[0], (TeDims{2, 2048, 32, 128}));
+  EXPECT_EQ(c->operand_dims[1], (TeDims{2, 2048, 2, 8, 128}));
+  EXPECT_EQ(c->operand_dims[2], (TeDims{0}));
   // K and V share operand 1: V is the second half of each token.
   EXPECT_EQ(c->k.operand, 1);
   EXPECT_EQ(c->v.operand, 1);
@@ -71,7 +71,7 @@ TEST(TeFusedAttention, CorpusAttributesParse) {
 TEST(TeFusedAttention, LayoutFamilies) {
   struct Case {
     int64_t layout;
-    std::vector<int64_t> q_dims, k_dims;
+    TeDims q_dims, k_dims;
     int64_t k_offset, k_head_stride, q_batch_stride, q_seq_stride;
   };
   // B = 2, S = 3, H = G = 4, D = 5.

@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "absl/types/span.h"
 #include "xla/backends/gpu/ffi/te_fused_attention.h"
 #include "xla/types/primitive_type.h"
 #include "xla/util/logging.h"
@@ -46,13 +47,13 @@ TeAttentionConfig ConfigOf(const TeAttentionCase& c) {
   return *config;
 }
 
-std::string ArrayText(absl::string_view type, const std::vector<int64_t>& dims) {
+std::string ArrayText(absl::string_view type, absl::Span<const int64_t> dims) {
   std::vector<int64_t> layout;
   for (int64_t d = static_cast<int64_t>(dims.size()) - 1; d >= 0; --d) layout.push_back(d);
   return absl::StrCat(type, "[", absl::StrJoin(dims, ","), "]{", absl::StrJoin(layout, ","), "}");
 }
 
-bool Empty(const std::vector<int64_t>& dims) { return dims.size() == 1 && dims[0] == 0; }
+bool Empty(absl::Span<const int64_t> dims) { return dims.size() == 1 && dims[0] == 0; }
 
 }  // namespace
 
@@ -83,12 +84,16 @@ std::vector<Shape> TeAttentionParameterShapes(const TeAttentionCase& c, bool bac
   const PrimitiveType type = *PrimitiveTypeFromName(c.type);
   std::vector<Shape> shapes;
   for (int i = 0; i < 3; ++i) {
-    if (!Empty(config.operand_dims[i]))
-      shapes.push_back(Shape::Array(type, config.operand_dims[i]));
+    if (Empty(config.operand_dims[i])) continue;
+    shapes.push_back(Shape::Array(
+        type, std::vector<int64_t>(config.operand_dims[i].begin(), config.operand_dims[i].end())));
   }
   shapes.push_back(Shape::Array(PrimitiveType::S32, {c.batch + 1}));
   shapes.push_back(Shape::Array(PrimitiveType::S32, {c.batch + 1}));
-  if (backward) shapes.push_back(Shape::Array(type, config.output_dims));
+  if (backward) {
+    shapes.push_back(Shape::Array(
+        type, std::vector<int64_t>(config.output_dims.begin(), config.output_dims.end())));
+  }
   for (Shape& s : shapes) s.SetDefaultLayout();
   return shapes;
 }

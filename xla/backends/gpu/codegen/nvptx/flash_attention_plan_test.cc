@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/types/span.h"
 #include "gtest/gtest.h"
 
 namespace xla::gpu {
@@ -512,7 +513,7 @@ void ReferenceBackward(const Problem& p, std::vector<double>* grads[3]) {
   }
 }
 
-int64_t Elements(const std::vector<int64_t>& dims) {
+int64_t Elements(absl::Span<const int64_t> dims) {
   int64_t n = 1;
   for (int64_t d : dims) n *= d;
   return n;

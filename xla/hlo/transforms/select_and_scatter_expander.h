@@ -49,8 +49,10 @@ class SelectAndScatterExpander : public HloPass {
   bool complex_operands_only_;
 };
 
-// Rewrites the one select-and-scatter `instr` as above and replaces its
-// uses; `instr` is left dead. Errors as Run.
+// Rewrites the one select-and-scatter `instr` as above, replaces its uses
+// and removes it (the reducer, and a swapped scatter computation when one
+// is needed, are added to the module). Errors as Run, before any change.
+// Not thread-safe (mutates the module).
 absl::Status ExpandSelectAndScatter(HloInstruction* instr);
 
 }  // namespace xla

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
 #include "gtest/gtest.h"
 #include "xla/hlo/evaluator/hlo_evaluator.h"
 #include "xla/hlo/evaluator/random_inputs.h"
@@ -120,6 +121,22 @@ ENTRY e {
 }
 )");
   ExpectSameResult(hlo);
+}
+
+// An operand past what the s32 index numbers is refused by name, with
+// what to do, and left as it was.
+TEST(SelectAndScatterExpander, RefusesAnOperandPastTheIndexRange) {
+  const std::string big = absl::StrReplaceAll(Program("f32", "GE", "add", "size=1x1 stride=1x1"),
+                                              {{"[13,9]", "[65536,32768]"}, {"[7,9]", "[65536,32768]"}});
+  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(big);
+  ASSERT_TRUE(module.ok()) << module.status();
+  absl::StatusOr<bool> changed = SelectAndScatterExpander(false).Run(module->get());
+  ASSERT_FALSE(changed.ok());
+  EXPECT_EQ(changed.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(changed.status().message().find("select-and-scatter-expander: r's operand"), std::string::npos) << changed.status();
+  EXPECT_NE(changed.status().message().find("2^31"), std::string::npos) << changed.status();
+  EXPECT_EQ((*module)->entry_computation()->root_instruction()->opcode(),
+            HloOpcode::kSelectAndScatter);
 }
 
 }  // namespace

@@ -57,6 +57,7 @@ const ComplexCase kCases[] = {
     {"select_compare", {}},
     {"logistic_atan2", {}},
     {"select_and_scatter", {}},
+    {"select_and_scatter_operand", {}},  // a complex operand, select by (re, im)
 };
 
 std::string ReadProgram(const std::string& name) {

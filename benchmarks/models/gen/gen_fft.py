@@ -34,6 +34,8 @@ PROGRAMS = {
     "fft_c64_512x3072": (lambda a: jnp.fft.fft(a, axis=-1), (512, 3072), jnp.complex64),
     "fft_c64_256x1009": (lambda a: jnp.fft.fft(a, axis=-1), (256, 1009), jnp.complex64),
     "fft_c64_64x32768": (lambda a: jnp.fft.fft(a, axis=-1), (64, 32768), jnp.complex64),
+    # One long line (batch 1, 2^20 points: a four-step of 1024 x 1024).
+    "fft_c64_1x1048576": (lambda a: jnp.fft.fft(a, axis=-1), (1, 1048576), jnp.complex64),
     "fft2_c64_8x384x384": (lambda a: jnp.fft.fft2(a), (8, 384, 384), jnp.complex64),
     "rfft2_f32_16x256x256": (lambda a: jnp.fft.rfft2(a), (16, 256, 256), jnp.float32),
     "irfft_c128_1024x2049": (lambda a: jnp.fft.irfft(a, n=4096, axis=-1), (1024, 2049), jnp.complex128),

@@ -10,6 +10,7 @@
 #include "xla/hlo/transforms/complex_math.h"
 #include "xla/hlo/transforms/hlo_dce.h"
 #include "xla/hlo/transforms/op_builder.h"
+#include "xla/hlo/transforms/select_and_scatter_expander.h"
 #include "xla/util/status_macros.h"
 
 namespace xla {
@@ -536,9 +537,9 @@ HloInstruction* ComputationLowering::LowerScatterAdd(HloInstruction* instr) {
 // A select-and-scatter of a complex source onto a real operand, adding:
 // the result has the operand's real type, and the evaluator adds complex
 // values and keeps their real part, so it is the same op on the real parts
-// of the source and the initial value. (A complex operand needs a select
-// computation over complex values, which stays complex and is refused by
-// the targets by name.)
+// of the source and the initial value. (A complex operand's
+// select-and-scatter never gets here: Run expands it into a reduce-window
+// and a scatter first, SelectAndScatterExpander.)
 HloInstruction* ComputationLowering::LowerSelectAndScatterAdd(HloInstruction* instr) {
   if (HasComplexLeaf(instr->operand(0)->shape()) || !IsComplexArray(instr->operand(1)->shape()) ||
       !IsAddReducer(instr->GetComputation(AttrId::kScatter))) {
@@ -743,9 +744,11 @@ Shape RealPairShape(const Shape& shape) {
 }
 
 absl::StatusOr<bool> ComplexExpander::Run(HloModule* module) {
+  // A complex operand's select-and-scatter becomes a reduce-window and a
+  // scatter first, which the lowering below splits into parts.
+  ASSIGN_OR_RETURN(bool changed, SelectAndScatterExpander(/*complex_operands_only=*/true).Run(module));
   const absl::flat_hash_set<const HloComputation*> control_flow = ControlFlowComputations(*module);
   ScalarReducers reducers(module, "complex");
-  bool changed = false;
   for (HloComputation* computation : module->MakeComputationPostOrder()) {
     const bool entry = computation == module->entry_computation();
     if (!entry && !control_flow.contains(computation)) continue;

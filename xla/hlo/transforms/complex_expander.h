@@ -44,9 +44,14 @@
 //     complex source onto a real operand with an adding scatter (the
 //     result is real: the same op on the real parts of the source and the
 //     initial value, as the evaluator keeps the real part of its sums).
+//   * A select-and-scatter of a complex operand (its select computation
+//     compares complex values through real, imag, abs, ...; XLA:CPU runs
+//     it) is first rewritten by SelectAndScatterExpander into a
+//     reduce-window that finds each window's selected index and a
+//     scatter of the source there, which are then split into parts as
+//     above.
 //   * Anything else that touches a complex value (fft, custom calls,
-//     asin, atan, the inverse hyperbolic functions, bitcast-convert, a
-//     select-and-scatter of a complex operand, ...) keeps its complex operands
+//     asin, atan, the inverse hyperbolic functions, bitcast-convert, ...) keeps its complex operands
 //     and results, bitcast from and to the real forms around it; fft's
 //     thunk then reads and writes c64/c128 buffers as they are, and the
 //     targets refuse other complex ops by name.

@@ -184,6 +184,38 @@ ENTRY e {
   }
 }
 
+// A complex operand (odd sizes, overlapping windows with padding), its
+// select comparing whole complex values: by real part (ties when real
+// parts repeat), by modulus, and lexicographically; an adding scatter and
+// a subtracting one (argument order). Expanded into a reduce-window and a
+// scatter over parts: nothing complex is left.
+TEST(ComplexExpander, SelectAndScatterOfAComplexOperand) {
+  const char* const selects[] = {
+      "ra = $p[] real(x)\n  rb = $p[] real(y)\n  ROOT c = pred[] compare(ra, rb), direction=GE",
+      "ra = $p[] abs(x)\n  rb = $p[] abs(y)\n  ROOT c = pred[] compare(ra, rb), direction=GT",
+      "ra = $p[] real(x)\n  rb = $p[] real(y)\n  ia = $p[] imag(x)\n  ib = $p[] imag(y)\n"
+      "  gt = pred[] compare(ra, rb), direction=GT\n  eq = pred[] compare(ra, rb), direction=EQ\n"
+      "  ge = pred[] compare(ia, ib), direction=GE\n  tie = pred[] and(eq, ge)\n"
+      "  ROOT c = pred[] or(gt, tie)"};
+  for (const std::string type : {"c64", "c128"}) {
+    const std::string part = type == "c64" ? "f32" : "f64";
+    for (const char* select : selects) {
+      for (const char* scatter : {"add", "subtract"}) {
+        SCOPED_TRACE(absl::StrCat(type, " ", scatter, " ", select));
+        const std::string body = absl::StrReplaceAll(select, {{"$p", part}});
+        const std::string hlo = absl::StrCat("HloModule m\nsel {\n  x = ", type,
+            "[] parameter(0)\n  y = ", type, "[] parameter(1)\n  ", body, "\n}\nsc {\n  x = ",
+            type, "[] parameter(0)\n  y = ", type, "[] parameter(1)\n  ROOT s = ", type, "[] ",
+            scatter, "(x, y)\n}\nENTRY e {\n  a = ", type, "[13,9] parameter(0)\n  s = ", type,
+            "[7,9] parameter(1)\n  z = ", type, "[] parameter(2)\n  ROOT r = ", type,
+            "[13,9] select-and-scatter(a, s, z), window={size=3x2 stride=2x1 pad=1_1x0_1}, "
+            "select=sel, scatter=sc\n}\n");
+        ExpectExpansionMatches(hlo);
+      }
+    }
+  }
+}
+
 // Every pair of parts from {0, -0, 1.5, -2, 3e38, -1e-30, inf, -inf, nan}:
 // the special values of C99 Annex G, huge and tiny finite values.
 Literal SpecialValues(const std::string& type, int64_t repeat_each, int64_t tile) {

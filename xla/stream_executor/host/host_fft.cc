@@ -397,6 +397,17 @@ class HostFftPlanImpl : public HostFftPlan {
                 HostThreadPool* pool, const LineFn& line, const AfterFn& after) const {
     constexpr int64_t kLanes = Fft::kLanes;
     const int64_t blocks = (lines + kLanes - 1) / kLanes;
+    if constexpr (std::is_same_v<Fft, FourStepFft<T>>) {
+      // Fewer blocks than threads: split each line's rounds instead.
+      if (pool != nullptr && pool->num_threads() > 0 && blocks < pool->num_threads() + 1) {
+        for (int64_t i = 0; i < lines; ++i) {
+          const auto [src, dst] = line(i);
+          LineAcrossPool(fft, src, dst, stride, inverse, *pool);
+          after(i);
+        }
+        return;
+      }
+    }
     ForLines(blocks, kLanes * fft.length(), pool, [&](Engine& e, int64_t block) {
       const Complex* src[kLanes];
       Complex* dst[kLanes];
@@ -407,6 +418,33 @@ class HostFftPlanImpl : public HostFftPlan {
       fft.Transform(src, dst, count, stride, inverse, e.lanes.data());
       for (int64_t l = 0; l < count; ++l) after(block * kLanes + l);
     });
+  }
+
+  // One FourStepFft line with each of its two rounds (Columns, then Rows)
+  // cut into ranges of groups over `pool`: a long line of a batch too small
+  // to keep the threads busy block by block. One borrowed engine's scratch
+  // holds the line's intermediate y (n complex values, at most
+  // ScratchElements()); each range borrows its own for its block.
+  void LineAcrossPool(const FourStepFft<T>& fft, const Complex* src, Complex* dst, int64_t stride,
+                      bool inverse, HostThreadPool& pool) const {
+    std::unique_ptr<Engine> holder = Borrow();
+    auto* y = reinterpret_cast<Complex*>(holder->lanes.data());
+    const int64_t threads = pool.num_threads() + 1;
+    auto round = [&](int64_t groups, const auto& step) {
+      const int64_t ranges = std::min(groups, kRangesPerThread * threads);
+      ParallelFor(pool, ranges, [&](int64_t r) {
+        std::unique_ptr<Engine> e = Borrow();
+        step(groups * r / ranges, groups * (r + 1) / ranges, e->lanes.data());
+        Return(std::move(e));
+      });
+    };
+    round(fft.column_groups(), [&](int64_t begin, int64_t end, T* block) {
+      fft.Columns(src, stride, inverse, y, begin, end, block);
+    });
+    round(fft.row_groups(), [&](int64_t begin, int64_t end, T* block) {
+      fft.Rows(y, dst, stride, inverse, begin, end, block);
+    });
+    Return(std::move(holder));
   }
 
   // LanePass over the complex passes of `axis` on the transform the plan

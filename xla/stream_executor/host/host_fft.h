@@ -34,7 +34,9 @@
 // input in the workspace, then the complex-to-real pass into the output).
 // Each pass cuts its lines into ranges run on the caller and the launch
 // pool (ParallelFor) once the pass has at least kHostFftParallelElements
-// elements.
+// elements. A FourStepFft pass with fewer blocks of lines than threads (a
+// batch of one long line) instead splits each line's two rounds (its
+// column transforms, then its row transforms) into ranges over the pool.
 //
 // Plans: Create makes one LaneFft, FourStepFft or BluesteinFft (twiddle
 // tables) per axis that takes one, shared read-only, and `engines` Eigen

@@ -2,18 +2,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
+
+#include "xla/stream_executor/host/host_fft_chirp.h"
 
 #include "xla/util/logging.h"
 
 namespace stream_executor::host {
 namespace {
-
-// a * b in real arithmetic (std::complex's operator* also recovers
-// infinities through a NaN check on every product).
-template <typename T>
-inline std::complex<T> Mul(std::complex<T> a, std::complex<T> b) {
-  return {a.real() * b.real() - a.imag() * b.imag(), a.real() * b.imag() + a.imag() * b.real()};
-}
 
 // The forward DFT of the m points at `x`, in place, in double: on a
 // LaneFft up to kLaneFftMaxLength, else on a FourStepFft.
@@ -93,7 +89,7 @@ void BluesteinFft<T>::Convolve(std::complex<T>* const* line, int64_t lines, T* s
   }
   four_step_->Transform(line, line, lines, 1, false, scratch);
   for (int64_t l = 0; l < lines; ++l) {
-    for (int64_t k = 0; k < m_; ++k) line[l][k] = Mul(line[l][k], kernel_[k]);
+    ChirpMultiply(line[l], 1, kernel_.data(), m_, ChirpOptions<T>{}, line[l], 1);
   }
   four_step_->Transform(line, line, lines, 1, true, scratch);
 }
@@ -104,26 +100,23 @@ void BluesteinFft<T>::Transform(const std::complex<T>* const* src, std::complex<
   using Complex = std::complex<T>;
   const int64_t fft_scratch = ScratchElements() - 2 * lines_per_call_ * m_;
   auto* bufs = reinterpret_cast<Complex*>(scratch + fft_scratch);
-  const T scale = inverse ? T(1) / static_cast<T>(n_) : T(1);
+  // x conj'd for an inverse on the way in; the product scaled by 1/n and
+  // conj'd again on the way out.
+  ChirpOptions<T> pre, post;
+  pre.conj_in = inverse;
+  post.conj_out = inverse;
+  post.scale = inverse ? T(1) / static_cast<T>(n_) : T(1);
   for (int64_t first = 0; first < lines; first += lines_per_call_) {
     const int64_t count = std::min(lines_per_call_, lines - first);
     Complex* line[kLanes] = {};
     for (int64_t l = 0; l < count; ++l) {
       line[l] = bufs + l * m_;
-      const Complex* in = src[first + l];
-      for (int64_t j = 0; j < n_; ++j) {
-        const Complex x = inverse ? std::conj(in[j * stride]) : in[j * stride];
-        line[l][j] = Mul(x, chirp_[j]);
-      }
-      for (int64_t j = n_; j < m_; ++j) line[l][j] = Complex(0);
+      ChirpMultiply(src[first + l], stride, chirp_.data(), n_, pre, line[l], 1);
+      std::memset(static_cast<void*>(line[l] + n_), 0, (m_ - n_) * sizeof(Complex));
     }
     Convolve(line, count, scratch);
     for (int64_t l = 0; l < count; ++l) {
-      Complex* out = dst[first + l];
-      for (int64_t k = 0; k < n_; ++k) {
-        const Complex y = Mul(line[l][k], chirp_[k]) * scale;
-        out[k * stride] = inverse ? std::conj(y) : y;
-      }
+      ChirpMultiply(line[l], 1, chirp_.data(), n_, post, dst[first + l], stride);
     }
   }
 }

@@ -10,7 +10,11 @@
 // lines) when M is at most kLaneFftMaxLength, else on a FourStepFft (one
 // line at a time, so the scratch holds one padded line instead of kLanes).
 // An inverse transform conjugates the input and the output and scales by
-// 1/n.
+// 1/n. The chirp multiplies on the way in and out (and the product with
+// the kernel's spectrum on a FourStepFft) run on ChirpMultiply
+// (host_fft_chirp.h: SIMD, AVX2 or baseline build by a cached CPUID test).
+// The chirp and the kernel's spectrum are computed once, at construction
+// (HostFftPlan makes one BluesteinFft per axis when the plan is made).
 //
 // Results: the DFT up to rounding (chirp and its spectrum computed in
 // double, j^2 reduced mod 2n first, then rounded to T); each line's result

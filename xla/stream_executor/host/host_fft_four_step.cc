@@ -47,10 +47,42 @@ FourStepFft<T>::FourStepFft(int64_t n)
 }
 
 template <typename T>
-void FourStepFft<T>::Line(const std::complex<T>* src, std::complex<T>* dst, int64_t stride,
-                          bool inverse, std::complex<T>* y, T* block) const {
+void FourStepFft<T>::Columns(const std::complex<T>* src, int64_t stride, bool inverse,
+                             std::complex<T>* y, int64_t begin, int64_t end, T* block) const {
   const std::complex<T>* from[kLanes];
   std::complex<T>* to[kLanes];
+  // Steps 1 and 2: sub-line j2 (points n2 j1 + j2) into y[j2 n1 + k1],
+  // times w^(j2 k1).
+  for (int64_t j2 = begin * kLanes; j2 < std::min(n2_, end * kLanes); j2 += kLanes) {
+    const int64_t count = std::min(kLanes, n2_ - j2);
+    for (int64_t l = 0; l < count; ++l) {
+      from[l] = src + (j2 + l) * stride;
+      to[l] = y + (j2 + l) * n1_;
+    }
+    const T* post = twiddles_.data() + (j2 / kLanes) * 2 * n1_ * kLanes;
+    first_.Transform(from, n2_ * stride, to, 1, count, inverse, post, block);
+  }
+}
+
+template <typename T>
+void FourStepFft<T>::Rows(const std::complex<T>* y, std::complex<T>* dst, int64_t stride,
+                          bool inverse, int64_t begin, int64_t end, T* block) const {
+  const std::complex<T>* from[kLanes];
+  std::complex<T>* to[kLanes];
+  // Step 3: sub-line k1 (y[j2 n1 + k1] over j2) into X[k1 + n1 k2].
+  for (int64_t k1 = begin * kLanes; k1 < std::min(n1_, end * kLanes); k1 += kLanes) {
+    const int64_t count = std::min(kLanes, n1_ - k1);
+    for (int64_t l = 0; l < count; ++l) {
+      from[l] = y + k1 + l;
+      to[l] = dst + (k1 + l) * stride;
+    }
+    second_.Transform(from, n1_, to, n1_ * stride, count, inverse, nullptr, block);
+  }
+}
+
+template <typename T>
+void FourStepFft<T>::Line(const std::complex<T>* src, std::complex<T>* dst, int64_t stride,
+                          bool inverse, std::complex<T>* y, T* block) const {
   // Step 1 reads the line n2 points apart, kLanes at a time: too far apart
   // for the hardware prefetcher, so a line not yet in cache would be read
   // at memory latency. Asking for a contiguous line's cache lines in order
@@ -60,26 +92,8 @@ void FourStepFft<T>::Line(const std::complex<T>* src, std::complex<T>* dst, int6
     constexpr int64_t kPerCacheLine = 64 / sizeof(std::complex<T>);
     for (int64_t j = 0; j < length(); j += kPerCacheLine) __builtin_prefetch(src + j);
   }
-  // Steps 1 and 2: sub-line j2 (points n2 j1 + j2) into y[j2 n1 + k1],
-  // times w^(j2 k1).
-  for (int64_t j2 = 0; j2 < n2_; j2 += kLanes) {
-    const int64_t count = std::min(kLanes, n2_ - j2);
-    for (int64_t l = 0; l < count; ++l) {
-      from[l] = src + (j2 + l) * stride;
-      to[l] = y + (j2 + l) * n1_;
-    }
-    const T* post = twiddles_.data() + (j2 / kLanes) * 2 * n1_ * kLanes;
-    first_.Transform(from, n2_ * stride, to, 1, count, inverse, post, block);
-  }
-  // Step 3: sub-line k1 (y[j2 n1 + k1] over j2) into X[k1 + n1 k2].
-  for (int64_t k1 = 0; k1 < n1_; k1 += kLanes) {
-    const int64_t count = std::min(kLanes, n1_ - k1);
-    for (int64_t l = 0; l < count; ++l) {
-      from[l] = y + k1 + l;
-      to[l] = dst + (k1 + l) * stride;
-    }
-    second_.Transform(from, n1_, to, n1_ * stride, count, inverse, nullptr, block);
-  }
+  Columns(src, stride, inverse, y, 0, column_groups(), block);
+  Rows(y, dst, stride, inverse, 0, row_groups(), block);
 }
 
 template <typename T>

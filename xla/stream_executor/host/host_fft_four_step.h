@@ -66,6 +66,25 @@ class FourStepFft {
   void Transform(const std::complex<T>* const* src, std::complex<T>* const* dst, int64_t lines,
                  int64_t stride, bool inverse, T* scratch) const;
 
+  // One line in two rounds whose groups may run on different threads
+  // (HostFftPlan splits a batch of one long line this way): Columns runs
+  // steps 1 and 2 for the column groups [begin, end) (group g: sub-lines
+  // j2 in [g kLanes, (g + 1) kLanes)) from `src` (points `stride` apart)
+  // into `y` (n complex values, shared by every group of the line); once
+  // every column group is done, Rows runs step 3 for the row groups
+  // [begin, end) (sub-lines k1 likewise) from `y` into `dst`. Each call
+  // needs its own `block` of BlockElements() T. Groups write disjoint
+  // parts of `y` and `dst`, so different groups may run concurrently;
+  // src may equal dst (Rows starts after every Columns has read src). The
+  // result is bitwise that of Transform however the groups are split.
+  int64_t column_groups() const { return (n2_ + kLanes - 1) / kLanes; }
+  int64_t row_groups() const { return (n1_ + kLanes - 1) / kLanes; }
+  int64_t BlockElements() const { return second_.ScratchElements(); }
+  void Columns(const std::complex<T>* src, int64_t stride, bool inverse, std::complex<T>* y,
+               int64_t begin, int64_t end, T* block) const;
+  void Rows(const std::complex<T>* y, std::complex<T>* dst, int64_t stride, bool inverse,
+            int64_t begin, int64_t end, T* block) const;
+
  private:
   // One line through the four steps; `y` holds n complex values.
   void Line(const std::complex<T>* src, std::complex<T>* dst, int64_t stride, bool inverse,

@@ -135,6 +135,45 @@ TYPED_TEST(FourStepFftTest, PureTonesEveryOutput) {
   }
 }
 
+// Columns and Rows over uneven ranges of groups (one group, a few, the
+// rest; the last group partial when n2 or n1 is not a multiple of kLanes)
+// give bitwise what Transform gives, strided and in place too.
+TYPED_TEST(FourStepFftTest, RoundsSplitIntoGroupsEqualTransformBitwise) {
+  using CT = std::complex<TypeParam>;
+  for (int64_t n : {int64_t{1} << 15, int64_t{5} * 5 * 5 * 5 * 5 * 6 * 6}) {
+    for (int64_t stride : {1, 3}) {
+      SCOPED_TRACE(testing::Message() << "n " << n << " stride " << stride);
+      const FourStepFft<TypeParam> fft(n);
+      std::mt19937 gen(static_cast<unsigned>(n + stride));
+      std::uniform_real_distribution<TypeParam> dist(-1, 1);
+      std::vector<CT> in(n * stride);
+      for (CT& v : in) v = CT(dist(gen), dist(gen));
+      std::vector<CT> whole(in.size(), CT(7, 7)), split = in;
+      const CT* src[] = {in.data()};
+      CT* dst[] = {whole.data()};
+      std::vector<TypeParam> scratch(fft.ScratchElements());
+      fft.Transform(src, dst, 1, stride, true, scratch.data());
+      std::vector<CT> y(n);
+      std::vector<TypeParam> block(fft.BlockElements());
+      auto cuts = [](int64_t groups) {
+        return std::vector<int64_t>{0, 1, std::min<int64_t>(groups, 4), groups};
+      };
+      const std::vector<int64_t> c = cuts(fft.column_groups());
+      // Ranges run in reverse order: no range may rely on an earlier one.
+      for (size_t i = c.size() - 1; i > 0; --i) {
+        fft.Columns(split.data(), stride, true, y.data(), c[i - 1], c[i], block.data());
+      }
+      const std::vector<int64_t> r = cuts(fft.row_groups());
+      for (size_t i = r.size() - 1; i > 0; --i) {
+        fft.Rows(y.data(), split.data(), stride, true, r[i - 1], r[i], block.data());
+      }
+      for (int64_t j = 0; j < n * stride; ++j) {
+        ASSERT_EQ(split[j], j % stride == 0 ? whole[j] : in[j]) << "element " << j;
+      }
+    }
+  }
+}
+
 TEST(FourStepFft, LengthsAndSplits) {
   for (int64_t n : {int64_t{1} << 15, 3 * (int64_t{1} << 14), int64_t{1} << 20, kFourStepMaxLength}) {
     EXPECT_TRUE(IsFourStepLength(n)) << n;

@@ -31,6 +31,27 @@ constexpr double kSin5 = 0.95105651629515357212;
 constexpr double kCos25 = -0.80901699437494742410;
 constexpr double kSin25 = 0.58778525229247312917;
 
+// 1/sqrt(2): the parts of the eighth roots of unity.
+constexpr double kHalfSqrt2 = 0.70710678118654752440;
+
+// The 4-point DFT of (x[0], x[s], x[2 s], x[3 s]) into y[0..3] (the
+// radix-4 butterfly; `sign` flips the exponent).
+template <typename V, typename T>
+[[gnu::always_inline]] inline void Dft4(const V* xr, const V* xi, int s, V* yr, V* yi, T sign) {
+  const V s02r = xr[0] + xr[2 * s], s02i = xi[0] + xi[2 * s];
+  const V d02r = xr[0] - xr[2 * s], d02i = xi[0] - xi[2 * s];
+  const V s13r = xr[s] + xr[3 * s], s13i = xi[s] + xi[3 * s];
+  const V d13r = (xr[s] - xr[3 * s]) * sign, d13i = (xi[s] - xi[3 * s]) * sign;
+  yr[0] = s02r + s13r;
+  yi[0] = s02i + s13i;
+  yr[2] = s02r - s13r;
+  yi[2] = s02i - s13i;
+  yr[1] = d02r + d13i;
+  yi[1] = d02i - d13r;
+  yr[3] = d02r - d13i;
+  yi[3] = d02i + d13r;
+}
+
 // One radix-R Stockham pass over an interleaved block of n points, each
 // point kLanes values wide: with s the pass's stride (the product of the
 // earlier radices) and m = n / (R s), for p < m, q < s and u < R,
@@ -79,20 +100,35 @@ template <typename T, int R>
         bi[2] = ti + dr;
       } else if constexpr (R == 4) {
         // y1, y3 = (a0 - a2) -/+ i sign (a1 - a3).
-        const V s02r = ar[0] + ar[2], s02i = ai[0] + ai[2];
-        const V d02r = ar[0] - ar[2], d02i = ai[0] - ai[2];
-        const V s13r = ar[1] + ar[3], s13i = ai[1] + ai[3];
-        const V d13r = (ar[1] - ar[3]) * sign, d13i = (ai[1] - ai[3]) * sign;
-        br[0] = s02r + s13r;
-        bi[0] = s02i + s13i;
-        br[2] = s02r - s13r;
-        bi[2] = s02i - s13i;
-        br[1] = d02r + d13i;
-        bi[1] = d02i - d13r;
-        br[3] = d02r - d13i;
-        bi[3] = d02i + d13r;
+        Dft4(ar, ai, 1, br, bi, sign);
+      } else if constexpr (R == 8) {
+        // Even and odd points through 4-point DFTs E and O; then
+        // y[u], y[u + 4] = E[u] +/- w8^u O[u], w8 = exp(-2 pi i sign / 8).
+        V er[4], ei[4], orr[4], oi[4];
+        Dft4(ar, ai, 2, er, ei, sign);
+        Dft4(ar + 1, ai + 1, 2, orr, oi, sign);
+        const T h = static_cast<T>(kHalfSqrt2);
+        const V t1r = (orr[1] + oi[1] * sign) * h, t1i = (oi[1] - orr[1] * sign) * h;
+        const V t2r = oi[2] * sign, t2i = -(orr[2] * sign);
+        const V t3r = (oi[3] * sign - orr[3]) * h, t3i = -(oi[3] + orr[3] * sign) * h;
+        br[0] = er[0] + orr[0];
+        bi[0] = ei[0] + oi[0];
+        br[4] = er[0] - orr[0];
+        bi[4] = ei[0] - oi[0];
+        br[1] = er[1] + t1r;
+        bi[1] = ei[1] + t1i;
+        br[5] = er[1] - t1r;
+        bi[5] = ei[1] - t1i;
+        br[2] = er[2] + t2r;
+        bi[2] = ei[2] + t2i;
+        br[6] = er[2] - t2r;
+        bi[6] = ei[2] - t2i;
+        br[3] = er[3] + t3r;
+        bi[3] = ei[3] + t3i;
+        br[7] = er[3] - t3r;
+        bi[7] = ei[3] - t3i;
       } else {
-        static_assert(R == 5, "radix 2, 3, 4 or 5");
+        static_assert(R == 5, "radix 2, 3, 4, 5 or 8");
         // With b = a1 + a4, a2 + a3 and e = a1 - a4, a2 - a3:
         // y1, y4 = a0 + c1 b1 + c2 b2 -/+ i sign (s1 e1 + s2 e2),
         // y2, y3 = a0 + c2 b1 + c1 b2 -/+ i sign (s2 e1 - s1 e2).
@@ -157,6 +193,9 @@ template <typename T>
         break;
       case 5:
         RadixPass<T, 5>(x, x + part, y, y + part, c, d, n, s, sign);
+        break;
+      case 8:
+        RadixPass<T, 8>(x, x + part, y, y + part, c, d, n, s, sign);
         break;
     }
     offset += n / (r * s) * (r - 1);
@@ -425,8 +464,17 @@ void RunJob(const Job<double>& job) {
 
 #undef XLA_LANE_FFT_AVX2_BUILD
 
-// The passes of a length-n LaneFft: radix 4 while four divides what is
-// left of the power of two, one radix 2 for an odd power, then 3s and 5s.
+// True when the power of two 2^twos of a LaneFft length runs as radix-8
+// passes: only where 8s replace every radix-4 and radix-2 pass, from 2^9
+// (single thread, CPU time, 2026-12-03, docs/perf.md: 512 and 4096
+// points 1.04-1.32x faster in c64 and c128; where a radix-2 or radix-4
+// pass had to follow (1024, 2048) c128 ran up to 1.2x slower, and 64
+// points (8 x 8) no faster).
+bool UsesRadix8(int64_t twos) { return twos >= 9 && twos % 3 == 0; }
+
+// The passes of a length-n LaneFft: for the power of two, radix 8
+// (UsesRadix8) or else radix 4 while four divides what is left and one
+// radix 2 for an odd power; then 3s and 5s.
 std::vector<int> Radices(int64_t n) {
   std::vector<int> radices;
   int64_t twos = 0;
@@ -434,8 +482,12 @@ std::vector<int> Radices(int64_t n) {
     n /= 2;
     ++twos;
   }
-  radices.insert(radices.end(), twos / 2, 4);
-  if (twos % 2 == 1) radices.push_back(2);
+  if (UsesRadix8(twos)) {
+    radices.insert(radices.end(), twos / 3, 8);
+  } else {
+    radices.insert(radices.end(), twos / 2, 4);
+    if (twos % 2 == 1) radices.push_back(2);
+  }
   for (int p : {3, 5}) {
     while (n % p == 0) {
       n /= p;

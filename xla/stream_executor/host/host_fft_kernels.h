@@ -2,9 +2,10 @@
 // 3072, 4096, ...). It transforms up to kLanes lines at once with SIMD
 // across the lines: the lines are interleaved into a scratch block (point j
 // of line l at j * kLanes + l, real and imaginary parts in separate
-// halves), run through an iterative mixed-radix Stockham FFT (radix-4
-// passes, one radix-2 pass for an odd power of two, then radix-3 and
-// radix-5 passes) whose butterflies each work on 32-byte vectors (8 floats
+// halves), run through an iterative mixed-radix Stockham FFT (radix-8
+// passes for 2^(3k), k >= 3, else radix-4 passes and one radix-2 pass
+// for an odd power of two; then radix-3 and radix-5 passes) whose
+// butterflies each work on 32-byte vectors (8 floats
 // or 4 doubles, one per line), and scattered back. A full block of
 // contiguous lines moves in and out through register transposes, a full
 // block of lines lying side by side (line l at line 0 + l: a strided pass,

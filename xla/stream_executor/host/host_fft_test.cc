@@ -371,6 +371,69 @@ TEST(HostFft, PureTonesAroundTheLaneFftCap) {
   }
 }
 
+// A batch of one long line (FourStepFft): on a pool, each line's two
+// rounds are split into ranges of groups over the threads; the result is
+// bitwise the caller-only one, and the DFT at a sample of outputs
+// (hand-checked by the definition in double). c64 and c128, forward and
+// inverse, 2^16 and 5 2^14 (a partial group in neither) and 3 5^6 (n2
+// not a multiple of 8).
+TEST(HostFft, ALongLineSplitsItsRoundsAcrossThePool) {
+  for (FftPrecision p : {FftPrecision::kF32, FftPrecision::kF64}) {
+    for (int64_t n : {int64_t{1} << 16, int64_t{5} << 14, int64_t{3} * 15625}) {
+      for (FftType t : {FftType::kFft, FftType::kIfft}) {
+        SCOPED_TRACE(testing::Message() << "n " << n << " f64 " << (p == FftPrecision::kF64)
+                                        << " inverse " << (t == FftType::kIfft));
+        const bool f32 = p == FftPrecision::kF32;
+        FftConfig config{t, p, {n}, 1};
+        std::mt19937 gen(static_cast<unsigned>(n));
+        std::uniform_real_distribution<double> u(-1, 1);
+        std::vector<C> x(n);
+        for (C& v : x) v = C(u(gen), u(gen));
+        // The input in the plan's precision.
+        std::vector<char> in(n * (f32 ? 8 : 16)), alone(in.size()), pooled(in.size());
+        for (int64_t j = 0; j < n; ++j) {
+          if (f32) {
+            const std::complex<float> v(static_cast<float>(x[j].real()), static_cast<float>(x[j].imag()));
+            std::memcpy(in.data() + 8 * j, &v, 8);
+            x[j] = C(v.real(), v.imag());
+          } else {
+            std::memcpy(in.data() + 16 * j, &x[j], 16);
+          }
+        }
+        auto plan = HostFftPlan::Create(config, 1);
+        ASSERT_TRUE(plan.ok());
+        (*plan)->Execute(in.data(), alone.data(), nullptr, nullptr);
+        HostThreadPool pool(3);
+        (*plan)->Execute(in.data(), pooled.data(), nullptr, &pool);
+        ASSERT_EQ(std::memcmp(alone.data(), pooled.data(), in.size()), 0);
+        auto got = [&](int64_t k) {
+          if (!f32) {
+            C v;
+            std::memcpy(&v, pooled.data() + 16 * k, 16);
+            return v;
+          }
+          std::complex<float> v;
+          std::memcpy(&v, pooled.data() + 8 * k, 8);
+          return C(v.real(), v.imag());
+        };
+        const bool inverse = t == FftType::kIfft;
+        double worst = 0, scale = 0;
+        for (int64_t k : {int64_t{0}, int64_t{1}, n / 3, n / 2 + 7, n - 1}) {
+          C want = 0;
+          for (int64_t j = 0; j < n; ++j) {
+            const double phase = static_cast<double>((j * k) % n) / static_cast<double>(n);
+            want += x[j] * std::polar(1.0, (inverse ? 2 : -2) * M_PI * phase);
+          }
+          if (inverse) want /= static_cast<double>(n);
+          worst = std::max(worst, std::abs(got(k) - want));
+          scale = std::max(scale, std::abs(want));
+        }
+        EXPECT_LE(worst / scale, f32 ? 2e-5 : 1e-12);
+      }
+    }
+  }
+}
+
 // Real transforms whose last pass runs on FourStepFft (a half of 2^15 or
 // 3 2^14 points), f32 and f64, on pure cosines: the real line
 // cos(2 pi t j / n) has the half spectrum n/2 at t and 0 elsewhere

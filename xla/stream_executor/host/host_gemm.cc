@@ -14,6 +14,7 @@
 #include "xla/stream_executor/host/host_gemm_bf16_dot.h"
 #include "xla/stream_executor/host/host_gemm_kernels.h"
 #include "xla/stream_executor/host/cpu_features.h"
+#include "xla/stream_executor/host/flush_subnormals.h"
 #include "xla/stream_executor/host/parallel_for.h"
 
 namespace stream_executor::host {
@@ -182,6 +183,9 @@ void GemmWith(RowsRef rows_fn, int64_t operand_bytes, int64_t out_bytes,
   char* o = static_cast<char*>(out);
   const Partition p = Partitioned(c, threading.min_parallel_macs);
   auto unit = [&](int64_t i) {
+    // As XLA:CPU: subnormal operands count as zero and subnormal sums are
+    // flushed (each multiply-add meeting one costs a microcode assist).
+    ScopedFlushSubnormals flush;
     const int64_t b = i / p.blocks();
     const int64_t rb = (i % p.blocks()) / p.col_blocks;
     const int64_t cb = i % p.col_blocks;

@@ -31,6 +31,16 @@
 // it sums; its results differ from Eigen's by reassociation only). An LSTM
 // step's [16,128] x [128,512] spent a fifth of its time in Eigen's packing.
 //
+// Subnormals: every block runs with the thread's MXCSR set to flush them
+// (DAZ and FTZ, flush_subnormals.h), as XLA:CPU runs its programs: a
+// subnormal operand counts as zero and a subnormal sum becomes zero (f32
+// and f64; each output differs from the unflushed product by at most
+// k * the smallest normal times the other operand's largest magnitude).
+// Without it every multiply-add that meets one takes a microcode assist of
+// about 100 cycles: a softmax's probabilities, 15% of them subnormal, made
+// an attention's P x V 40x slower (docs/perf.md, issue 27). The caller's
+// MXCSR is restored after each block.
+//
 // Blocking and threading: a GEMM of at least min_parallel_macs
 // multiply-adds per batch (m * n * k) is cut along the longer of m and n
 // (so the operand each block packs whole is the smaller one) into blocks of

@@ -424,5 +424,50 @@ TEST(HostGemm, DirectKernelAlphaBetaAtOddSizes) {
   DisableHostGemmDirectForTesting(false);
 }
 
+// Subnormal operands count as zero and subnormal sums are flushed (as
+// XLA:CPU runs): a lhs of random values with every third element replaced
+// by a subnormal, against the double reference of the lhs with those
+// elements zeroed; and an all-subnormal lhs gives exact zeros. Odd sizes,
+// direct kernel and Eigen's path, f32 and f64, on a pool (row blocks run on
+// both threads) and without; the caller's MXCSR is left as it was.
+template <typename T>
+void ExpectSubnormalsFlushed(BlasElementType type, bool direct, HostThreadPool* pool) {
+  const T tiny = std::numeric_limits<T>::min() / 8;
+  std::mt19937 rng(23);
+  BlasGemmConfig c = Config(type, 301, 37, 13, 1, false, false);
+  auto lhs = Random<T>(c.m * c.k, rng);
+  auto rhs = Random<T>(c.k * c.n, rng);
+  auto zeroed = lhs;
+  for (size_t e = 0; e < lhs.size(); e += 3) {
+    lhs[e] = (e % 2 ? -tiny : tiny) * static_cast<T>(1 + e % 5);
+    zeroed[e] = 0;
+  }
+  std::vector<T> out(c.m * c.n, std::numeric_limits<T>::quiet_NaN());
+  const std::vector<double> expected = Naive(c, zeroed, rhs, out);
+  HostGemmThreading threading;
+  threading.pool = pool;
+  threading.min_parallel_macs = 0;
+  DisableHostGemmDirectForTesting(!direct);
+  ASSERT_TRUE(HostGemm(c, lhs.data(), rhs.data(), out.data(), threading).ok());
+  for (size_t e = 0; e < out.size(); ++e) ASSERT_NEAR(out[e], expected[e], 1e-5) << e;
+  std::vector<T> subnormal(c.m * c.k, tiny);
+  ASSERT_TRUE(HostGemm(c, subnormal.data(), rhs.data(), out.data(), threading).ok());
+  DisableHostGemmDirectForTesting(false);
+  for (size_t e = 0; e < out.size(); ++e) ASSERT_EQ(out[e], 0) << e;
+  volatile T x = tiny, three = 3;
+  EXPECT_NE(x * three, 0) << "the caller's thread flushes subnormals after the GEMM";
+}
+
+TEST(HostGemm, SubnormalOperandsCountAsZero) {
+  HostThreadPool pool(2);
+  for (bool direct : {true, false}) {
+    for (HostThreadPool* p : {static_cast<HostThreadPool*>(nullptr), &pool}) {
+      SCOPED_TRACE(::testing::Message() << "direct " << direct << " pool " << (p != nullptr));
+      ExpectSubnormalsFlushed<float>(BlasElementType::kF32, direct, p);
+      ExpectSubnormalsFlushed<double>(BlasElementType::kF64, direct, p);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace stream_executor::host

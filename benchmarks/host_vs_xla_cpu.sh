@@ -111,7 +111,9 @@ prepare() {
   t0=$(now)
   # shellcheck disable=SC2086  # COMPILE_FLAGS is a list of flags
   if ! "$BIN" compile "$m" -o "$dir/m.xaot" ${HOST_CPU:+--host_cpu="$HOST_CPU"} ${COMPILE_FLAGS:-} >"$dir/compile.log" 2>&1; then
-    echo "FAILED compile: $(grep -v '^\s*$' "$dir/compile.log" | tail -1 | cut -c1-100)" >"$dir/status"
+    # The error's start and its end (where the compiler says what to do).
+    echo "FAILED compile: $(grep -v '^\s*$' "$dir/compile.log" | tail -1 |
+      awk '{ print (length($0) > 180 ? substr($0, 1, 50) " ... " substr($0, length($0) - 119) : $0) }')" >"$dir/status"
     return
   fi
   t1=$(now)
@@ -218,8 +220,8 @@ check() {
       print s }' <<<"$cmp" >"$dir/check"
 }
 
-best() {  # the smallest number among the files given (those that exist)
-  cat "$@" 2>/dev/null | sort -g | head -1
+best() {  # the smallest number among the files given (those that exist; "" if none)
+  { cat "$@" 2>/dev/null || true; } | sort -g | head -1
 }
 
 echo "machine: $(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')), load $(cut -d' ' -f1-3 /proc/loadavg) at start; $(date -u '+%F %H:%M UTC'); $BUILT_FROM; host kernels for ${HOST_CPU:-x86-64-v2 (+ x86-64-v3 where the CPU has it)}; jax $("$PY" -c 'import jax; print(jax.__version__)'); ${#MODULES[@]} programs, $ROUNDS rounds of $ITER runs"

@@ -110,6 +110,10 @@ def run_baseline(args):
   from jax._src.lib import _jax
   from jax._src.lib import xla_client as xc
 
+  # The program's own types decide: without x64, device_put would narrow
+  # f64/c128/s64 inputs to 32 bits and the executable would refuse them.
+  jax.config.update("jax_enable_x64", True)
+
   with open(args.module) as f:
     text = f.read()
   module = xc.hlo.hlo_module_from_text(text)

@@ -161,15 +161,21 @@ struct Bf16Kernel {
   bool (*pack_exact_f32)(const BlasGemmConfig&, const float*, const float*, void*, void*);
   void (*block)(const BlasGemmConfig&, const uint16_t*, const uint16_t*, const Bf16DotPacked&,
                 float*, const HostGemmBlock&, void*);
+  // pack_exact_f32 cut into shares that may run at once; null where the
+  // kernel has none.
+  bool (*pack_exact_f32_share)(const BlasGemmConfig&, const float*, const float*, int64_t share,
+                               int64_t shares, void*, void*);
 };
 
 constexpr Bf16Kernel kBf16DotKernel = {
     HostGemmBf16DotPackedLhsBytes, HostGemmBf16DotPackedRhsBytes, HostGemmBf16DotScratchBytes,
-    HostGemmBf16DotPackLhs,        HostGemmBf16DotPackExactF32,   HostGemmBf16DotBlockPacked};
+    HostGemmBf16DotPackLhs,        HostGemmBf16DotPackExactF32,   HostGemmBf16DotBlockPacked,
+    nullptr};
 
 constexpr Bf16Kernel kBf16AmxKernel = {
     HostGemmBf16AmxPackedLhsBytes, HostGemmBf16AmxPackedRhsBytes, HostGemmBf16AmxScratchBytes,
-    HostGemmBf16AmxPackLhs,        HostGemmBf16AmxPackExactF32,   HostGemmBf16AmxBlock};
+    HostGemmBf16AmxPackLhs,        HostGemmBf16AmxPackExactF32,   HostGemmBf16AmxBlock,
+    HostGemmBf16AmxPackExactF32Share};
 
 // The kernel for `c` (UseBf16Dot() already true): AMX where usable and
 // both m and n fill at least one 16-wide tile (a GEMV would waste 15/16 of
@@ -373,6 +379,34 @@ void HalfGemm(const HostGemmKernels& kernels, const HostGemmHalfConversions& hal
   }
 }
 
+// Shares of the whole-operand packing from f32 a pool runs at once: the
+// AMX kernel's tiles run so much faster than VDPBF16PS that one thread
+// packing both operands took as long as the product (bf16_mlp_b256_d1024,
+// docs/perf.md).
+constexpr int64_t kPackShares = 8;
+
+// kernel.pack_exact_f32 of `c`'s operands, spread over the pool where the
+// kernel packs in shares and the GEMM is large enough to be spread. Every
+// share runs even when another has found a value that is no bf16 (the
+// first look in Bf16ValuedF32Gemm turns ordinary f32 GEMMs away earlier).
+bool PackExactF32(const Bf16Kernel& kernel, const BlasGemmConfig& c, const void* lhs,
+                  const void* rhs, void* packed_lhs, void* packed_rhs,
+                  const HostGemmThreading& threading) {
+  const float* l = static_cast<const float*>(lhs);
+  const float* r = static_cast<const float*>(rhs);
+  if (kernel.pack_exact_f32_share == nullptr || threading.pool == nullptr ||
+      Macs(c) < static_cast<double>(threading.min_parallel_macs)) {
+    return kernel.pack_exact_f32(c, l, r, packed_lhs, packed_rhs);
+  }
+  std::atomic<bool> exact{true};
+  ParallelFor(*threading.pool, kPackShares, [&](int64_t share) {
+    if (!kernel.pack_exact_f32_share(c, l, r, share, kPackShares, packed_lhs, packed_rhs)) {
+      exact.store(false, std::memory_order_relaxed);
+    }
+  });
+  return exact.load(std::memory_order_relaxed);
+}
+
 // An f32 GEMM (alpha 1, beta 0) whose operands all hold bf16 values that
 // are not subnormal (a dot of converted bf16 operands: JAX's bf16 matmuls
 // with an f32 result) runs the bf16 kernel straight into `out`: the same
@@ -407,10 +441,7 @@ bool Bf16ValuedF32Gemm(const BlasGemmConfig& c, const void* lhs, const void* rhs
     PackedScratch& scratch = ThreadPackedScratch();
     void* packed_lhs = AtLeastBytes(scratch.lhs, kernel.packed_lhs_bytes(c.m, c.k));
     void* packed_rhs = AtLeastBytes(scratch.rhs, kernel.packed_rhs_bytes(c.n, c.k));
-    if (!kernel.pack_exact_f32(c, static_cast<const float*>(lhs), static_cast<const float*>(rhs),
-                               packed_lhs, packed_rhs)) {
-      return false;
-    }
+    if (!PackExactF32(kernel, c, lhs, rhs, packed_lhs, packed_rhs, threading)) return false;
     Bf16DotBlocks(kernel, narrow, nullptr, nullptr, Bf16DotPacked{packed_lhs, packed_rhs},
                   static_cast<float*>(out), threading);
     return true;

@@ -108,10 +108,9 @@ void PackTile(const Operand<T>& x, int64_t index0, int64_t pair0, uint32_t* tile
 // order). Returns false at the end of the first panel that held an f32
 // that is no exact, normal bf16 value; always true for bf16 bits.
 template <typename T, bool kA>
-bool Pack(const Operand<T>& x, uint32_t* dst) {
+bool PackPanels(const Operand<T>& x, int64_t first, int64_t end, uint32_t* dst) {
   const int64_t tiles = DepthTiles(x.k);
-  const int64_t panels = Panels(x.count);
-  for (int64_t panel = 0; panel < panels; ++panel) {
+  for (int64_t panel = first; panel < end; ++panel) {
     uint32_t bad = 0;
     for (int64_t d = 0; d < tiles; ++d) {
       PackTile<T, kA>(x, panel * kPanel, d * kTilePairs, dst + (panel * tiles + d) * kTileWords,
@@ -120,6 +119,11 @@ bool Pack(const Operand<T>& x, uint32_t* dst) {
     if (bad != 0) return false;
   }
   return true;
+}
+
+template <typename T, bool kA>
+bool Pack(const Operand<T>& x, uint32_t* dst) {
+  return PackPanels<T, kA>(x, 0, Panels(x.count), dst);
 }
 
 // op(lhs)'s rows [row0, row0 + rows): stored rows (m x k) or columns (k x m).
@@ -309,6 +313,22 @@ bool HostGemmBf16AmxPackExactF32(const BlasGemmConfig& c, const float* lhs, cons
                                  void* packed_lhs, void* packed_rhs) {
   return Pack<float, true>(LhsRows(c, lhs, 0, c.m), static_cast<uint32_t*>(packed_lhs)) &&
          Pack<float, false>(RhsColumns(c, rhs, 0, c.n), static_cast<uint32_t*>(packed_rhs));
+}
+
+bool HostGemmBf16AmxPackExactF32Share(const BlasGemmConfig& c, const float* lhs, const float* rhs,
+                                      int64_t share, int64_t shares, void* packed_lhs,
+                                      void* packed_rhs) {
+  const int64_t lhs_panels = Panels(c.m), total = lhs_panels + Panels(c.n);
+  const int64_t first = total * share / shares, end = total * (share + 1) / shares;
+  if (first < lhs_panels &&
+      !PackPanels<float, true>(LhsRows(c, lhs, 0, c.m), first, Lo(end, lhs_panels),
+                               static_cast<uint32_t*>(packed_lhs))) {
+    return false;
+  }
+  if (end <= lhs_panels) return true;
+  const int64_t rhs_first = first > lhs_panels ? first - lhs_panels : 0;
+  return PackPanels<float, false>(RhsColumns(c, rhs, 0, c.n), rhs_first, end - lhs_panels,
+                                  static_cast<uint32_t*>(packed_rhs));
 }
 
 void HostGemmBf16AmxBlock(const BlasGemmConfig& c, const uint16_t* lhs, const uint16_t* rhs,

@@ -74,6 +74,16 @@ void HostGemmBf16AmxPackLhs(const BlasGemmConfig& config, const uint16_t* lhs, v
 bool HostGemmBf16AmxPackExactF32(const BlasGemmConfig& config, const float* lhs, const float* rhs,
                                  void* packed_lhs, void* packed_rhs);
 
+// The same packing cut into `shares` parts, of which this call does part
+// `share` (0 <= share < shares): the panels of op(lhs), then of op(rhs), in
+// `shares` contiguous runs. The calls for every share, in any order and on
+// any threads at once (they write disjoint bytes), together equal one
+// HostGemmBf16AmxPackExactF32, which is true exactly when all of them are.
+// Returns false at the end of the share's first panel holding another value.
+bool HostGemmBf16AmxPackExactF32Share(const BlasGemmConfig& config, const float* lhs,
+                                      const float* rhs, int64_t share, int64_t shares,
+                                      void* packed_lhs, void* packed_rhs);
+
 // product[i * config.n + j] = sum over k of op(lhs)[i][k] * op(rhs)[k][j]
 // for the block's (i, j) (HostGemmBlock, host_gemm_kernels.h), computed as
 // the file comment says; `config` gives m, n, k and the transposes (lhs,

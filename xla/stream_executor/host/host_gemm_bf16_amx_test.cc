@@ -196,6 +196,48 @@ TEST(Bf16AmxKernelEdges, PackingFromF32RefusesOtherValues) {
   }
 }
 
+// The packing in shares (any order) writes bitwise what the whole packing
+// writes, for 1, 3 and 8 shares (some then hold lhs and rhs panels, some
+// none); a share holding a value that is no bf16 says so.
+TEST(Bf16AmxKernelEdges, PackingInSharesIsTheWholePacking) {
+  if (!CpuRunsKernel()) GTEST_SKIP() << SkipReason();
+  const int64_t m = 37, n = 50, k = 71;
+  for (bool tl : {false, true}) {
+    for (bool tr : {false, true}) {
+      SCOPED_TRACE(::testing::Message() << "tl " << tl << " tr " << tr);
+      const BlasGemmConfig c = Config(m, n, k, tl, tr);
+      std::mt19937 rng(static_cast<unsigned>(11 + tl * 2 + tr));
+      const std::vector<Bf16> lhs16 = Random(m * k, rng), rhs16 = Random(k * n, rng);
+      const std::vector<float> lhs(lhs16.begin(), lhs16.end()), rhs(rhs16.begin(), rhs16.end());
+      const int64_t lhs_bytes = HostGemmBf16AmxPackedLhsBytes(m, k);
+      const int64_t rhs_bytes = HostGemmBf16AmxPackedRhsBytes(n, k);
+      std::vector<char> whole_l, whole_r, part_l, part_r;
+      void* wl = Aligned(whole_l, lhs_bytes);
+      void* wr = Aligned(whole_r, rhs_bytes);
+      ASSERT_TRUE(HostGemmBf16AmxPackExactF32(c, lhs.data(), rhs.data(), wl, wr));
+      for (int64_t shares : {1, 3, 8}) {
+        void* pl = Aligned(part_l, lhs_bytes);
+        void* pr = Aligned(part_r, rhs_bytes);
+        std::memset(pl, 0xff, lhs_bytes);
+        std::memset(pr, 0xff, rhs_bytes);
+        for (int64_t s = shares - 1; s >= 0; --s) {
+          EXPECT_TRUE(
+              HostGemmBf16AmxPackExactF32Share(c, lhs.data(), rhs.data(), s, shares, pl, pr));
+        }
+        EXPECT_EQ(std::memcmp(wl, pl, lhs_bytes), 0) << shares << " shares";
+        EXPECT_EQ(std::memcmp(wr, pr, rhs_bytes), 0) << shares << " shares";
+        std::vector<float> bad = rhs;
+        bad[k * n - 1] = 1.0f + 0x1p-20f;
+        bool all = true;
+        for (int64_t s = 0; s < shares; ++s) {
+          all &= HostGemmBf16AmxPackExactF32Share(c, lhs.data(), bad.data(), s, shares, pl, pr);
+        }
+        EXPECT_FALSE(all) << shares << " shares";
+      }
+    }
+  }
+}
+
 // A zero depth writes zeros.
 TEST(Bf16AmxKernelEdges, ZeroDepthWritesZeros) {
   if (!CpuRunsKernel()) GTEST_SKIP() << SkipReason();

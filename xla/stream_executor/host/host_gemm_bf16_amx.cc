@@ -121,8 +121,58 @@ bool PackPanels(const Operand<T>& x, int64_t first, int64_t end, uint32_t* dst) 
   return true;
 }
 
+// B tiles of an op(rhs) whose columns are contiguous (a row-major rhs):
+// pairs [pair_begin, pair_end) (of DepthTiles(k) * 16, the padding
+// included) of every panel, reading the source rows in order. (A panel at
+// a time reads 64 bytes per source row, a new page each time for a wide
+// rhs: no prefetch, a TLB miss per line; it took longer than the AMX
+// product.) Returns the OR of Half's `bad` over what it read.
+template <typename T>
+uint32_t PackRowMajorRhs(const Operand<T>& x, int64_t pair_begin, int64_t pair_end,
+                         uint32_t* dst) {
+  const int64_t panel_words = DepthTiles(x.k) * kTileWords;
+  const int64_t full_panels = x.count / kPanel, valid = x.count % kPanel;
+  uint32_t bad = 0;
+  for (int64_t p = pair_begin; p < pair_end; ++p) {
+    // Word row p of every panel's B tiles: tile p / 16, row p % 16.
+    uint32_t* row = dst + (p / kTilePairs) * kTileWords + (p % kTilePairs) * kPanel;
+    if (2 * p >= x.k) {
+      for (int64_t panel = 0; panel < Panels(x.count); ++panel) {
+        std::memset(row + panel * panel_words, 0, kTileRowBytes);
+      }
+      continue;
+    }
+    const T* even = x.src + 2 * p * x.k_stride;
+    // An odd k's last pair has no second element: read the first again
+    // and mask it off.
+    const bool has_odd = 2 * p + 1 < x.k;
+    const T* odd = has_odd ? even + x.k_stride : even;
+    const uint32_t odd_mask = has_odd ? 0xffffu : 0u;
+    for (int64_t panel = 0; panel < full_panels; ++panel) {
+      uint32_t* out = row + panel * panel_words;
+      const T* e = even + panel * kPanel;
+      const T* o = odd + panel * kPanel;
+      for (int64_t t = 0; t < kPanel; ++t) {
+        out[t] = Half(e[t], bad) | ((Half(o[t], bad) & odd_mask) << 16);
+      }
+    }
+    if (valid == 0) continue;
+    uint32_t* out = row + full_panels * panel_words;
+    const T* e = even + full_panels * kPanel;
+    const T* o = odd + full_panels * kPanel;
+    for (int64_t t = 0; t < valid; ++t) {
+      out[t] = Half(e[t], bad) | ((Half(o[t], bad) & odd_mask) << 16);
+    }
+    for (int64_t t = valid; t < kPanel; ++t) out[t] = 0;
+  }
+  return bad;
+}
+
 template <typename T, bool kA>
 bool Pack(const Operand<T>& x, uint32_t* dst) {
+  if (!kA && x.index_stride == 1) {
+    return PackRowMajorRhs(x, 0, DepthTiles(x.k) * kTilePairs, dst) == 0;
+  }
   return PackPanels<T, kA>(x, 0, Panels(x.count), dst);
 }
 
@@ -318,17 +368,22 @@ bool HostGemmBf16AmxPackExactF32(const BlasGemmConfig& c, const float* lhs, cons
 bool HostGemmBf16AmxPackExactF32Share(const BlasGemmConfig& c, const float* lhs, const float* rhs,
                                       int64_t share, int64_t shares, void* packed_lhs,
                                       void* packed_rhs) {
-  const int64_t lhs_panels = Panels(c.m), total = lhs_panels + Panels(c.n);
-  const int64_t first = total * share / shares, end = total * (share + 1) / shares;
-  if (first < lhs_panels &&
-      !PackPanels<float, true>(LhsRows(c, lhs, 0, c.m), first, Lo(end, lhs_panels),
+  // The share's run of [0, extent).
+  auto first = [&](int64_t extent) { return extent * share / shares; };
+  auto end = [&](int64_t extent) { return extent * (share + 1) / shares; };
+  const int64_t lhs_panels = Panels(c.m);
+  if (!PackPanels<float, true>(LhsRows(c, lhs, 0, c.m), first(lhs_panels), end(lhs_panels),
                                static_cast<uint32_t*>(packed_lhs))) {
     return false;
   }
-  if (end <= lhs_panels) return true;
-  const int64_t rhs_first = first > lhs_panels ? first - lhs_panels : 0;
-  return PackPanels<float, false>(RhsColumns(c, rhs, 0, c.n), rhs_first, end - lhs_panels,
-                                  static_cast<uint32_t*>(packed_rhs));
+  const Operand<float> r = RhsColumns(c, rhs, 0, c.n);
+  uint32_t* const packed_r = static_cast<uint32_t*>(packed_rhs);
+  if (r.index_stride == 1) {
+    const int64_t pairs = DepthTiles(c.k) * kTilePairs;
+    return PackRowMajorRhs(r, first(pairs), end(pairs), packed_r) == 0;
+  }
+  const int64_t rhs_panels = Panels(c.n);
+  return PackPanels<float, false>(r, first(rhs_panels), end(rhs_panels), packed_r);
 }
 
 void HostGemmBf16AmxBlock(const BlasGemmConfig& c, const uint16_t* lhs, const uint16_t* rhs,

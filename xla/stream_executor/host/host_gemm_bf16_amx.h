@@ -68,18 +68,21 @@ void HostGemmBf16AmxPackLhs(const BlasGemmConfig& config, const uint16_t* lhs, v
 // op(rhs) from the f32 operands' high halves into `packed_lhs` and
 // `packed_rhs` (HostGemmBf16AmxPacked*Bytes of config.m, config.n and
 // config.k), checking on the way that every element is a bf16 value that
-// is not subnormal (as HostGemmBf16DotPackExactF32). Returns false at the
-// end of the first panel that holds another value (the buffers then hold
-// garbage). Needs AVX-512 (F, BW); no tile instruction.
+// is not subnormal (as HostGemmBf16DotPackExactF32). Returns false when one
+// holds another value (the buffers then hold garbage), at the end of the
+// first lhs panel holding one, else after the rhs. Needs AVX-512 (F, BW);
+// no tile instruction.
 bool HostGemmBf16AmxPackExactF32(const BlasGemmConfig& config, const float* lhs, const float* rhs,
                                  void* packed_lhs, void* packed_rhs);
 
 // The same packing cut into `shares` parts, of which this call does part
-// `share` (0 <= share < shares): the panels of op(lhs), then of op(rhs), in
-// `shares` contiguous runs. The calls for every share, in any order and on
-// any threads at once (they write disjoint bytes), together equal one
+// `share` (0 <= share < shares): a contiguous run of op(lhs)'s panels, and
+// of op(rhs)'s panels (or, for a row-major rhs, of its depth pairs in every
+// panel). The calls for every share, in any order and on any threads at
+// once (they write disjoint bytes), together equal one
 // HostGemmBf16AmxPackExactF32, which is true exactly when all of them are.
-// Returns false at the end of the share's first panel holding another value.
+// Returns false when the share read a value that is no bf16 (stopping at
+// the end of an lhs panel, or of its rhs run).
 bool HostGemmBf16AmxPackExactF32Share(const BlasGemmConfig& config, const float* lhs,
                                       const float* rhs, int64_t share, int64_t shares,
                                       void* packed_lhs, void* packed_rhs);

@@ -238,6 +238,38 @@ TEST(Bf16AmxKernelEdges, PackingInSharesIsTheWholePacking) {
   }
 }
 
+// An infinity in the last row of an odd depth reaches its column as an
+// infinity of the lhs element's sign, and nowhere else: the padding of the
+// last pair (zeros in both operands) multiplies no infinity into a NaN.
+TEST(Bf16AmxKernelEdges, InfinityInTheLastOddRowStaysInItsColumn) {
+  if (!CpuRunsKernel()) GTEST_SKIP() << SkipReason();
+  const int64_t m = 17, n = 33, k = 65, column = 5;
+  for (bool tr : {false, true}) {
+    SCOPED_TRACE(::testing::Message() << "tr " << tr);
+    const BlasGemmConfig c = Config(m, n, k, false, tr);
+    std::mt19937 rng(19);
+    const std::vector<Bf16> lhs = Random(m * k, rng);
+    std::vector<Bf16> rhs = Random(k * n, rng);
+    rhs[tr ? column * k + (k - 1) : (k - 1) * n + column] = Bf16(INFINITY);
+    std::vector<float> product(m * n, std::nanf(""));
+    std::vector<char> scratch;
+    HostGemmBf16AmxBlock(c, Bits(lhs), Bits(rhs), Bf16DotPacked(), product.data(),
+                         HostGemmBlock{0, m, 0, n},
+                         Aligned(scratch, HostGemmBf16AmxScratchBytes(m, n, k)));
+    for (int64_t i = 0; i < m; ++i) {
+      for (int64_t j = 0; j < n; ++j) {
+        const float last = static_cast<float>(lhs[i * k + k - 1]);
+        const float got = product[i * n + j];
+        if (j != column) {
+          ASSERT_TRUE(std::isfinite(got)) << "(" << i << "," << j << ")";
+        } else if (last != 0) {
+          ASSERT_EQ(got, last > 0 ? INFINITY : -INFINITY) << "(" << i << "," << j << ")";
+        }
+      }
+    }
+  }
+}
+
 // A zero depth writes zeros.
 TEST(Bf16AmxKernelEdges, ZeroDepthWritesZeros) {
   if (!CpuRunsKernel()) GTEST_SKIP() << SkipReason();

@@ -36,6 +36,13 @@ bool CpuRunsKernel() {
 
 std::string SkipReason() { return "AMX-BF16 kernel cannot run here: " + HostAmxBf16Reason(); }
 
+// Why HostGemm does not send bf16 GEMMs to the AMX kernel here.
+std::string HostGemmSkipReason() {
+  if (!HostAmxBf16Usable()) return SkipReason();
+  return "HostGemm does not use the AMX kernel: XLA_HOST_GEMM_ISA is set, or the CPU lacks "
+         "the AVX512-BF16 kernel's instruction sets";
+}
+
 std::vector<Bf16> Random(int64_t count, std::mt19937& rng) {
   std::uniform_real_distribution<float> dist(-2, 2);
   std::vector<Bf16> v(count);
@@ -307,7 +314,7 @@ std::vector<Bf16> RunHostGemm(const BlasGemmConfig& c, const std::vector<Bf16>& 
 }
 
 TEST(HostGemmBf16Amx, MatchesTheExactProductAndTheDotKernel) {
-  if (!HostGemmBf16Amx()) GTEST_SKIP() << SkipReason() << " (or XLA_HOST_GEMM_ISA is set)";
+  if (!HostGemmBf16Amx()) GTEST_SKIP() << HostGemmSkipReason();
   static constexpr int64_t kSizes[][4] = {
       {17, 33, 65, 3}, {257, 129, 511, 1}, {130, 300, 33, 3}, {16, 17, 1, 2}};
   for (const auto& s : kSizes) {
@@ -361,7 +368,7 @@ TEST(HostGemmBf16Amx, MatchesTheExactProductAndTheDotKernel) {
 // whole-matrix product of the narrowed operands, alone and cut into column
 // blocks on a pool.
 TEST(HostGemmBf16Amx, F32GemmOnBf16ValuesRunsTheAmxKernel) {
-  if (!HostGemmBf16Amx()) GTEST_SKIP() << SkipReason() << " (or XLA_HOST_GEMM_ISA is set)";
+  if (!HostGemmBf16Amx()) GTEST_SKIP() << HostGemmSkipReason();
   static HostThreadPool pool(2);
   const int64_t m = 40, n = 300, k = 257;
   for (bool tl : {false, true}) {

@@ -395,6 +395,50 @@ TEST(HostGemmBf16Amx, F32GemmOnBf16ValuesRunsTheAmxKernel) {
   }
 }
 
+// Batches of an f32 GEMM on bf16 values (narrowed once, then each batch's
+// blocks pack their own operands, on a pool) are each bitwise the AMX
+// kernel's product of that batch.
+TEST(HostGemmBf16Amx, BatchedF32GemmOnBf16ValuesIsTheKernelPerBatch) {
+  if (!HostGemmBf16Amx()) GTEST_SKIP() << HostGemmSkipReason();
+  static HostThreadPool pool(2);
+  const int64_t m = 33, n = 130, k = 97, batch = 3;
+  for (bool tr : {false, true}) {
+    SCOPED_TRACE(::testing::Message() << "tr " << tr);
+    std::mt19937 rng(static_cast<unsigned>(31 + tr));
+    BlasGemmConfig c = Config(m, n, k, false, tr);
+    c.element_type = BlasElementType::kF32;
+    c.batch_size = batch;
+    c.lhs_batch_stride = m * k + 5;
+    c.rhs_batch_stride = k * n;
+    c.output_batch_stride = m * n + 2;
+    const std::vector<Bf16> lhs16 = Random(batch * c.lhs_batch_stride, rng);
+    const std::vector<Bf16> rhs16 = Random(batch * c.rhs_batch_stride, rng);
+    const std::vector<float> lhs(lhs16.begin(), lhs16.end()), rhs(rhs16.begin(), rhs16.end());
+    std::vector<float> out(batch * c.output_batch_stride, std::nanf(""));
+    HostGemmThreading threading;
+    threading.pool = &pool;
+    threading.min_parallel_macs = 0;
+    ASSERT_TRUE(HostGemm(c, lhs.data(), rhs.data(), out.data(), threading).ok());
+    BlasGemmConfig one = c;
+    one.batch_size = 1;
+    std::vector<float> kernel(m * n);
+    std::vector<char> scratch;
+    for (int64_t b = 0; b < batch; ++b) {
+      const std::vector<Bf16> lhs_b(lhs16.begin() + b * c.lhs_batch_stride,
+                                    lhs16.begin() + b * c.lhs_batch_stride + m * k);
+      const std::vector<Bf16> rhs_b(rhs16.begin() + b * c.rhs_batch_stride,
+                                    rhs16.begin() + (b + 1) * c.rhs_batch_stride);
+      HostGemmBf16AmxBlock(one, Bits(lhs_b), Bits(rhs_b), Bf16DotPacked(), kernel.data(),
+                           HostGemmBlock{0, m, 0, n},
+                           Aligned(scratch, HostGemmBf16AmxScratchBytes(m, n, k)));
+      EXPECT_EQ(std::memcmp(kernel.data(), out.data() + b * c.output_batch_stride,
+                            m * n * sizeof(float)),
+                0)
+          << "batch " << b;
+    }
+  }
+}
+
 // Which kernel runs: AMX exactly where the AVX512-BF16 kernel runs and the
 // process may use tiles, never while a test disables it.
 TEST(HostGemmBf16Amx, UsesAmxWhereAllowed) {

@@ -225,10 +225,11 @@ std::string Rate(std::optional<double> per_second, absl::string_view unit) {
 // picks (host_object_variants.h), with the extensions it adds to the
 // baseline's, and the host GEMM's instruction set (they explain the times).
 std::string HostCodeLine(const gpu::Program& p) {
-  const std::string gemm = absl::StrCat(stream_executor::host::HostGemmIsa(),
-                                        stream_executor::host::HostGemmBf16Dot()
-                                            ? " (bf16: avx512bf16 kernel)"
-                                            : "");
+  namespace sh = stream_executor::host;
+  const char* bf16 = sh::HostGemmBf16Amx()   ? " (bf16: amx kernel, avx512bf16 below 16 rows/columns)"
+                     : sh::HostGemmBf16Dot() ? " (bf16: avx512bf16 kernel)"
+                                             : "";
+  const std::string gemm = absl::StrCat(sh::HostGemmIsa(), bf16);
   if (p.views.host_shared_object.empty()) {
     return absl::StrCat("host code: no kernels, GEMM ", gemm, "\n");
   }

@@ -11,6 +11,8 @@
 
 #include "absl/functional/function_ref.h"
 #include "absl/strings/str_cat.h"
+#include "xla/stream_executor/host/amx_support.h"
+#include "xla/stream_executor/host/host_gemm_bf16_amx.h"
 #include "xla/stream_executor/host/host_gemm_bf16_dot.h"
 #include "xla/stream_executor/host/host_gemm_kernels.h"
 #include "xla/stream_executor/host/cpu_features.h"
@@ -134,6 +136,56 @@ bool UseBf16Dot() {
   return Bf16DotAvailable() && !bf16_dot_disabled_for_testing.load(std::memory_order_relaxed);
 }
 
+// Whether the process runs the AMX kernel (host_gemm_bf16_amx.h): the
+// AVX512-BF16 kernel's conditions (its packers use AVX-512), and AMX-BF16
+// in CPUID, XCR0 and the kernel's tile-state permission (amx_support.h).
+bool Bf16AmxAvailable() {
+  static const bool available = Bf16DotAvailable() && HostAmxBf16Usable();
+  return available;
+}
+
+std::atomic<bool> bf16_amx_disabled_for_testing{false};
+
+bool UseBf16Amx() {
+  return UseBf16Dot() && Bf16AmxAvailable() &&
+         !bf16_amx_disabled_for_testing.load(std::memory_order_relaxed);
+}
+
+// A bf16 kernel's entry points (host_gemm_bf16_dot.h or
+// host_gemm_bf16_amx.h: the same shapes, each reading only what its own
+// packers wrote).
+struct Bf16Kernel {
+  int64_t (*packed_lhs_bytes)(int64_t rows, int64_t k);
+  int64_t (*packed_rhs_bytes)(int64_t cols, int64_t k);
+  int64_t (*scratch_bytes)(int64_t rows, int64_t cols, int64_t k);
+  void (*pack_lhs)(const BlasGemmConfig&, const uint16_t*, void*);
+  bool (*pack_exact_f32)(const BlasGemmConfig&, const float*, const float*, void*, void*);
+  void (*block)(const BlasGemmConfig&, const uint16_t*, const uint16_t*, const Bf16DotPacked&,
+                float*, const HostGemmBlock&, void*);
+  // pack_exact_f32 cut into shares that may run at once; null where the
+  // kernel has none.
+  bool (*pack_exact_f32_share)(const BlasGemmConfig&, const float*, const float*, int64_t share,
+                               int64_t shares, void*, void*);
+};
+
+constexpr Bf16Kernel kBf16DotKernel = {
+    HostGemmBf16DotPackedLhsBytes, HostGemmBf16DotPackedRhsBytes, HostGemmBf16DotScratchBytes,
+    HostGemmBf16DotPackLhs,        HostGemmBf16DotPackExactF32,   HostGemmBf16DotBlockPacked,
+    nullptr};
+
+constexpr Bf16Kernel kBf16AmxKernel = {
+    HostGemmBf16AmxPackedLhsBytes, HostGemmBf16AmxPackedRhsBytes, HostGemmBf16AmxScratchBytes,
+    HostGemmBf16AmxPackLhs,        HostGemmBf16AmxPackExactF32,   HostGemmBf16AmxBlock,
+    HostGemmBf16AmxPackExactF32Share};
+
+// The kernel for `c` (UseBf16Dot() already true): AMX where usable and
+// both m and n fill at least one 16-wide tile (a GEMV would waste 15/16 of
+// each tile instruction), the AVX512-BF16 kernel otherwise.
+const Bf16Kernel& Bf16KernelFor(const BlasGemmConfig& c) {
+  const bool tiles_fill = c.m >= kBf16AmxPanel && c.n >= kBf16AmxPanel;
+  return tiles_fill && UseBf16Amx() ? kBf16AmxKernel : kBf16DotKernel;
+}
+
 // GEMMs of at most this many multiply-adds per matrix (and an rhs of at
 // most kSmallGemmMaxRhs elements, which the direct kernel reads again for
 // each tile of rows) run the direct kernel (HostGemmKernels::f32_small):
@@ -236,31 +288,34 @@ void* AtLeastBytes(std::vector<Line>& v, int64_t bytes) {
   return v.data();
 }
 
-// A block of a bf16 GEMM through HostGemmBf16DotBlockPacked (bf16
-// operands, an f32 product), with packing scratch of the thread running the
-// block, kept for its next block; `packed` holds the operands packed whole.
-void Bf16DotRows(const BlasGemmConfig& c, const void* lhs, const void* rhs,
-                 const Bf16DotPacked& packed, void* product, const HostGemmBlock& block) {
+// A block of a bf16 GEMM through `kernel` (bf16 operands, an f32
+// product), with packing scratch of the thread running the block, kept for
+// its next block; `packed` holds the operands packed whole by `kernel`.
+void Bf16DotRows(const Bf16Kernel& kernel, const BlasGemmConfig& c, const void* lhs,
+                 const void* rhs, const Bf16DotPacked& packed, void* product,
+                 const HostGemmBlock& block) {
   thread_local std::vector<Line> scratch;
-  HostGemmBf16DotBlockPacked(
-      c, static_cast<const uint16_t*>(lhs), static_cast<const uint16_t*>(rhs), packed,
-      static_cast<float*>(product), block,
-      AtLeastBytes(scratch, HostGemmBf16DotScratchBytes(block.rows, block.cols, c.k)));
+  kernel.block(c, static_cast<const uint16_t*>(lhs), static_cast<const uint16_t*>(rhs), packed,
+               static_cast<float*>(product), block,
+               AtLeastBytes(scratch, kernel.scratch_bytes(block.rows, block.cols, c.k)));
 }
 
 // The GEMM through Bf16DotRows, the blocks reading what `packed` holds.
-void Bf16DotBlocks(const BlasGemmConfig& c, const void* lhs, const void* rhs,
-                   const Bf16DotPacked& packed, float* product,
+void Bf16DotBlocks(const Bf16Kernel& kernel, const BlasGemmConfig& c, const void* lhs,
+                   const void* rhs, const Bf16DotPacked& packed, float* product,
                    const HostGemmThreading& threading) {
   GemmWith(
-      [&packed](const BlasGemmConfig& config, const void* l, const void* r, void* o,
-                const HostGemmBlock& block) { Bf16DotRows(config, l, r, packed, o, block); },
+      [&kernel, &packed](const BlasGemmConfig& config, const void* l, const void* r, void* o,
+                         const HostGemmBlock& block) {
+        Bf16DotRows(kernel, config, l, r, packed, o, block);
+      },
       2, sizeof(float), c, lhs, rhs, product, threading);
 }
 
 // Blocks start on the kernel's panels, so they can read operands packed
 // whole (and never need the unpacked operands then).
-static_assert(kHostGemmRowQuantum % kBf16DotRows == 0 && kColumnQuantum % kBf16DotCols == 0,
+static_assert(kHostGemmRowQuantum % kBf16DotRows == 0 && kColumnQuantum % kBf16DotCols == 0 &&
+                  kHostGemmRowQuantum % kBf16AmxPanel == 0 && kColumnQuantum % kBf16AmxPanel == 0,
               "row and column blocks start on bf16 kernel panels");
 
 // Per calling thread: operands packed whole, kept for the next call (pool
@@ -274,7 +329,7 @@ PackedScratch& ThreadPackedScratch() {
   return scratch;
 }
 
-// A bf16 GEMM (bf16 operands, f32 product) on the AVX512-BF16 kernel. One
+// A bf16 GEMM (bf16 operands, f32 product) on the AVX512-BF16 or AMX kernel. One
 // matrix cut into column blocks (bf16_mlp_b256_d1024's 256 x 1024 x 1024:
 // 8 blocks) packs op(lhs) once here, on the calling thread, and every
 // block reads it, instead of each block packing all of it again. Blocks
@@ -282,13 +337,14 @@ PackedScratch& ThreadPackedScratch() {
 // way, so the product is bitwise the same.
 void Bf16DotGemm(const BlasGemmConfig& c, const void* lhs, const void* rhs, float* product,
                  const HostGemmThreading& threading) {
+  const Bf16Kernel& kernel = Bf16KernelFor(c);
   Bf16DotPacked packed;
   if (c.batch_size == 1 && Partitioned(c, threading.min_parallel_macs).col_blocks > 1) {
-    void* dst = AtLeastBytes(ThreadPackedScratch().lhs, HostGemmBf16DotPackedLhsBytes(c.m, c.k));
-    HostGemmBf16DotPackLhs(c, static_cast<const uint16_t*>(lhs), dst);
+    void* dst = AtLeastBytes(ThreadPackedScratch().lhs, kernel.packed_lhs_bytes(c.m, c.k));
+    kernel.pack_lhs(c, static_cast<const uint16_t*>(lhs), dst);
     packed.lhs = dst;
   }
-  Bf16DotBlocks(c, lhs, rhs, packed, product, threading);
+  Bf16DotBlocks(kernel, c, lhs, rhs, packed, product, threading);
 }
 
 // An f16 / bf16 GEMM into an f32 product (alpha 1, beta 0, batches packed),
@@ -327,6 +383,34 @@ void HalfGemm(const HostGemmKernels& kernels, const HostGemmHalfConversions& hal
   }
 }
 
+// Shares of the whole-operand packing from f32 a pool runs at once: the
+// AMX kernel's tiles run so much faster than VDPBF16PS that one thread
+// packing both operands took as long as the product (bf16_mlp_b256_d1024,
+// docs/perf.md).
+constexpr int64_t kPackShares = 8;
+
+// kernel.pack_exact_f32 of `c`'s operands, spread over the pool where the
+// kernel packs in shares and the GEMM is large enough to be spread. Every
+// share runs even when another has found a value that is no bf16 (the
+// first look in Bf16ValuedF32Gemm turns ordinary f32 GEMMs away earlier).
+bool PackExactF32(const Bf16Kernel& kernel, const BlasGemmConfig& c, const void* lhs,
+                  const void* rhs, void* packed_lhs, void* packed_rhs,
+                  const HostGemmThreading& threading) {
+  const float* l = static_cast<const float*>(lhs);
+  const float* r = static_cast<const float*>(rhs);
+  if (kernel.pack_exact_f32_share == nullptr || threading.pool == nullptr ||
+      Macs(c) < static_cast<double>(threading.min_parallel_macs)) {
+    return kernel.pack_exact_f32(c, l, r, packed_lhs, packed_rhs);
+  }
+  std::atomic<bool> exact{true};
+  ParallelFor(*threading.pool, kPackShares, [&](int64_t share) {
+    if (!kernel.pack_exact_f32_share(c, l, r, share, kPackShares, packed_lhs, packed_rhs)) {
+      exact.store(false, std::memory_order_relaxed);
+    }
+  });
+  return exact.load(std::memory_order_relaxed);
+}
+
 // An f32 GEMM (alpha 1, beta 0) whose operands all hold bf16 values that
 // are not subnormal (a dot of converted bf16 operands: JAX's bf16 matmuls
 // with an f32 result) runs the bf16 kernel straight into `out`: the same
@@ -357,14 +441,12 @@ bool Bf16ValuedF32Gemm(const BlasGemmConfig& c, const void* lhs, const void* rhs
   if (c.batch_size == 1) {
     // One matrix: both operands checked and packed whole in one pass each,
     // straight from f32; the blocks read them.
+    const Bf16Kernel& kernel = Bf16KernelFor(c);
     PackedScratch& scratch = ThreadPackedScratch();
-    void* packed_lhs = AtLeastBytes(scratch.lhs, HostGemmBf16DotPackedLhsBytes(c.m, c.k));
-    void* packed_rhs = AtLeastBytes(scratch.rhs, HostGemmBf16DotPackedRhsBytes(c.n, c.k));
-    if (!HostGemmBf16DotPackExactF32(c, static_cast<const float*>(lhs),
-                                     static_cast<const float*>(rhs), packed_lhs, packed_rhs)) {
-      return false;
-    }
-    Bf16DotBlocks(narrow, nullptr, nullptr, Bf16DotPacked{packed_lhs, packed_rhs},
+    void* packed_lhs = AtLeastBytes(scratch.lhs, kernel.packed_lhs_bytes(c.m, c.k));
+    void* packed_rhs = AtLeastBytes(scratch.rhs, kernel.packed_rhs_bytes(c.n, c.k));
+    if (!PackExactF32(kernel, c, lhs, rhs, packed_lhs, packed_rhs, threading)) return false;
+    Bf16DotBlocks(kernel, narrow, nullptr, nullptr, Bf16DotPacked{packed_lhs, packed_rhs},
                   static_cast<float*>(out), threading);
     return true;
   }
@@ -388,6 +470,12 @@ int64_t HostGemmWorkUnits(const BlasGemmConfig& config, int64_t min_parallel_mac
 absl::string_view HostGemmIsa() { return Kernels().isa; }
 
 bool HostGemmBf16Dot() { return UseBf16Dot(); }
+
+bool HostGemmBf16Amx() { return UseBf16Amx(); }
+
+void DisableHostGemmBf16AmxForTesting(bool disabled) {
+  bf16_amx_disabled_for_testing.store(disabled, std::memory_order_relaxed);
+}
 
 void DisableHostGemmBf16DotForTesting(bool disabled) {
   bf16_dot_disabled_for_testing.store(disabled, std::memory_order_relaxed);

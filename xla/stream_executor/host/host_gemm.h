@@ -10,7 +10,9 @@
 // F64 compute in their own type. BF16 on a CPU with AVX512-BF16 runs
 // VDPBF16PS on the 16-bit operands packed per block into an f32 product
 // (host_gemm_bf16_dot.h, which says how its sums differ from the widened
-// path's; a single matrix cut into column blocks packs its lhs once, on the
+// path's; where the CPU and OS also allow AMX-BF16, GEMMs of at least 16
+// rows and columns run TDPBF16PS tiles instead, host_gemm_bf16_amx.h, with
+// the same arithmetic contract; a single matrix cut into column blocks packs its lhs once, on the
 // calling thread, for all blocks); otherwise F16 and BF16 operands are widened to f32 once per call
 // (all batches, on the calling thread, into f32 scratch that the calling
 // thread keeps for its next call: a GEMM's operands and product, 4 bytes an
@@ -101,6 +103,19 @@ absl::string_view HostGemmIsa();
 // the AVX-512 kernels are chosen, the CPU has AVX512-BF16,
 // XLA_HOST_GEMM_ISA is unset, and no test has disabled it. Thread-safe.
 bool HostGemmBf16Dot();
+
+// Whether bf16 GEMMs of at least 16 rows and 16 columns (and such f32
+// GEMMs on bf16 values) run the AMX kernel (host_gemm_bf16_amx.h) instead
+// of the AVX512-BF16 one: HostGemmBf16Dot(), the CPU, OS and kernel allow
+// AMX-BF16 (HostAmxBf16Usable, amx_support.h), and no test has disabled it.
+// Both give the f32-accumulated product (rounded once to bf16 for a bf16
+// output); their f32 sums may differ by reassociation. Thread-safe.
+bool HostGemmBf16Amx();
+
+// Tests: with `disabled`, the GEMMs HostGemmBf16Amx() would send to the AMX
+// kernel run the AVX512-BF16 kernel, until called again with false.
+// Thread-safe (a GEMM already running keeps its path).
+void DisableHostGemmBf16AmxForTesting(bool disabled);
 
 // Tests: with `disabled`, bf16 GEMMs take the widen-then-f32 path (and f32
 // GEMMs Eigen's) even where the CPU has AVX512-BF16, until called again

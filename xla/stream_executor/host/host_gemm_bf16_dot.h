@@ -92,6 +92,8 @@ bool HostGemmBf16DotPackExactF32(const BlasGemmConfig& config, const float* lhs,
 
 // Operands packed whole before the blocks run (64-byte aligned); null where
 // each block packs its own. Read only: concurrent blocks may share them.
+// The AMX kernel (host_gemm_bf16_amx.h) passes its own packing in the same
+// struct; each kernel reads only what its own packers wrote.
 struct Bf16DotPacked {
   const void* lhs = nullptr;  // HostGemmBf16DotPackLhs or ...PackExactF32
   const void* rhs = nullptr;  // HostGemmBf16DotPackExactF32

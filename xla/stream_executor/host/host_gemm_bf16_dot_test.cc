@@ -231,12 +231,20 @@ std::vector<Bf16> RunHostGemm(const BlasGemmConfig& c, const std::vector<Bf16>& 
   return result;
 }
 
+// While alive, the GEMMs HostGemm would give the AMX kernel run this file's
+// kernel (the bitwise checks below compare HostGemm with it).
+struct AmxOff {
+  AmxOff() { DisableHostGemmBf16AmxForTesting(true); }
+  ~AmxOff() { DisableHostGemmBf16AmxForTesting(false); }
+};
+
 double Ulp(double x) {
   const int e = std::ilogb(std::max(std::abs(x), 0x1p-126));
   return std::ldexp(1.0, e - 7);  // bf16: 8 significant bits
 }
 
 TEST(HostGemmBf16, BothPathsMatchTheNaiveProductAndEachOther) {
+  const AmxOff amx_off;
   static constexpr int64_t kSizes[][4] = {
       {17, 33, 127, 1}, {127, 257, 33, 2}, {257, 17, 257, 1}, {33, 129, 17, 5}, {1, 300, 7, 3}};
   for (const auto& s : kSizes) {
@@ -294,6 +302,7 @@ TEST(HostGemmBf16, BothPathsMatchTheNaiveProductAndEachOther) {
 // operand element with other low bits, or a subnormal one, keeps Eigen's
 // f32 GEMM: bitwise the result with the kernel disabled.
 TEST(HostGemmBf16, F32GemmOnBf16ValuesRunsTheKernel) {
+  const AmxOff amx_off;
   if (!CpuRunsKernel() || std::getenv("XLA_HOST_GEMM_ISA") != nullptr) {
     GTEST_SKIP() << "the kernel does not run here";
   }
@@ -339,6 +348,7 @@ TEST(HostGemmBf16, F32GemmOnBf16ValuesRunsTheKernel) {
 // f32 and shared), an f32 GEMM on bf16 values is still bitwise the
 // kernel's whole-matrix product; so is each batch of a batched one.
 TEST(HostGemmBf16, ColumnBlocksSharingPackedOperandsMatchTheWholeProduct) {
+  const AmxOff amx_off;
   if (!CpuRunsKernel() || std::getenv("XLA_HOST_GEMM_ISA") != nullptr) {
     GTEST_SKIP() << "the kernel does not run here";
   }

@@ -93,8 +93,10 @@ struct CompileOptions {
   // Host kernels.
   std::string host_cpu = "x86-64-v2";  // LLVM CPU of the baseline build
   // More builds of the host kernels stored beside the baseline; a runtime
-  // runs the widest its CPU has. Empty: the baseline only.
-  std::vector<std::string> host_cpu_variants = {"x86-64-v3"};
+  // runs the widest its CPU has. Empty: the baseline only. By default
+  // x86-64-v3 (AVX2, FMA) and x86-64-v4 (AVX-512 F/BW/CD/DQ/VL), the latter
+  // generated from the former's optimized IR (host_cpu_variant_builds.h).
+  std::vector<std::string> host_cpu_variants = {"x86-64-v3", "x86-64-v4"};
   int opt_level = 3;                       // host LLVM optimization level, 0..3
   // The baseline build's level when host_cpu_variants adds a wider build
   // (HostCompilerOptions::fallback_opt_level): CPUs with the variant's

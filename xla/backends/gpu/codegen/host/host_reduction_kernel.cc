@@ -77,6 +77,16 @@ const HloInstruction* RowCacheCandidate(const std::vector<const HloInstruction*>
   return nullptr;
 }
 
+// How many independent accumulator vectors a row reduction keeps
+// (EmitLaneReduce): `cheap_vectors` when its input is cheap per element
+// (loads and simple arithmetic: the reducer's latency bounds the loop),
+// else 1 (a polynomial per element bounds it, and more copies of it only
+// cost compile time).
+int64_t ReductionVectors(const HloInstruction& reduce, int64_t cheap_vectors) {
+  if (AnyOutsideReductions(reduce.operand(0), IsExpensiveElementwise)) return 1;
+  return std::max<int64_t>(1, cheap_vectors);
+}
+
 }  // namespace
 
 HostKernelSegment HostFusionKernelEmitter::PlanRows(int64_t kept,
@@ -131,7 +141,8 @@ HostKernelSegment HostFusionKernelEmitter::PlanRows(int64_t kept,
         ASSIGN_OR_RETURN(
             std::vector<llvm::Value*> values,
             EmitLaneReduce(emitter_, *reduce, row, gens_, elemental_, &b_,
-                           ReductionLanes(*reduce, options_.reduction_vector_bytes)));
+                           ReductionLanes(*reduce, options_.reduction_vector_bytes),
+                           ReductionVectors(*reduce, options_.reduction_vectors)));
         CacheReduceValues(reduce, row, std::move(values));
       }
       if (row_cache != nullptr) {

@@ -187,6 +187,27 @@ TEST(LaneReduceIr, SequentialOptionIsBitExactAndLanesDiffer) {
   EXPECT_FALSE(lanes.expected == lanes.actual);
 }
 
+// Cheap inputs get four accumulator vectors (reduction_vectors): 1023
+// columns are 31 steps of 32 and a tail of 31. A maximum stays exact; a sum
+// rounds differently from one vector but still within the tolerance.
+TEST(LaneReduceIr, AccumulatorVectorsKeepMaxExactAndSumsClose) {
+  FusionRunOptions one;
+  one.emit.reduction_vectors = 1;
+  for (const std::string t : {"f32", "f64"}) {
+    SCOPED_TRACE(t);
+    std::unique_ptr<HloModule> mx = RowReduce(t, "7,1023", "1", "7", "max", "-inf");
+    ASSERT_NE(mx, nullptr);
+    FusionRun four_max = RunAndCompare(*mx, /*exact=*/true);
+    FusionRun one_max = RunAndCompare(*mx, /*exact=*/true, one);
+    EXPECT_TRUE(four_max.actual == one_max.actual);
+  }
+  std::unique_ptr<HloModule> sum = RowReduce("f32", "7,1023", "1", "7", "add", "0");
+  ASSERT_NE(sum, nullptr);
+  FusionRun four = RunAndCompare(*sum, /*exact=*/false);
+  FusionRun single = RunAndCompare(*sum, /*exact=*/false, one);
+  EXPECT_FALSE(four.actual == single.actual) << "the four vectors' order did not change a bit";
+}
+
 TEST(LaneReduceIr, DeterministicAcrossBlockSplitsAndCpus) {
   std::unique_ptr<HloModule> m = RowReduce("f32", "37,1023", "1", "37", "add", "0");
   ASSERT_NE(m, nullptr);

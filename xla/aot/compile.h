@@ -102,6 +102,11 @@ struct CompileOptions {
   // (HostCompilerOptions::fallback_opt_level): CPUs with the variant's
   // extensions run the variant, built at opt_level.
   int host_fallback_opt_level = 1;
+  // The baseline build's code generator level when host_cpu_variants adds
+  // a wider build (HostCompilerOptions::fallback_machine_code_level): 0,
+  // LLVM's fast instruction selection and register allocation, pays for
+  // the x86-64-v4 build's code generation (docs/perf.md, 2026-12-03).
+  int host_fallback_machine_code_level = 0;
   int compile_parts = 0;                   // 0: automatic (changes the bytes)
   int64_t target_block_bytes = 32 * 1024;  // output bytes per kernel block
 

@@ -63,6 +63,12 @@ struct HostCompilerOptions {
   // "Kernel reuse"). The results are the same bits at every level. Negative:
   // object.opt_level for the baseline too. Unused without variants.
   int fallback_opt_level = -1;
+  // The baseline's code generator level (HostCompileOptions::
+  // machine_code_level) when a wider variant is stored; negative: the
+  // baseline's opt level. 0 makes the baseline's code generation several
+  // times cheaper (LLVM's fast instruction selection and register
+  // allocation) for code with more spills on the CPUs that run no variant.
+  int fallback_machine_code_level = -1;
   // Written to header.compiler_version.
   std::string compiler_version = "xla-aot-host-dev";
   // header.production_date; nullopt means the current UTC time

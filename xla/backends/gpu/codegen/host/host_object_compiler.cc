@@ -36,6 +36,11 @@ namespace {
 
 constexpr char kTriple[] = "x86_64-unknown-linux-gnu";
 
+// The code generator's level: options.machine_code_level, or opt_level.
+int MachineCodeLevel(const HostCompileOptions& options) {
+  return options.machine_code_level >= 0 ? options.machine_code_level : options.opt_level;
+}
+
 // The host pipeline: LLVM's default with the SLP vectorizer (the lane
 // reductions of lane_reduce_ir.h become vector instructions through it).
 void OptimizeHostModule(llvm::Module& module, llvm::TargetMachine& machine, int opt_level) {
@@ -76,7 +81,7 @@ absl::StatusOr<std::unique_ptr<llvm::TargetMachine>> MakeTargetMachine(
   llvm::TargetOptions target_options;
   std::unique_ptr<llvm::TargetMachine> machine(target->createTargetMachine(
       kTriple, cpu, features, target_options, llvm::Reloc::PIC_, std::nullopt,
-      CodeGenOptLevel(options.opt_level)));
+      CodeGenOptLevel(MachineCodeLevel(options))));
   if (machine == nullptr) {
     return absl::InternalError(absl::StrCat("cannot create an x86-64 target machine for ", cpu));
   }
@@ -165,6 +170,11 @@ absl::StatusOr<std::unique_ptr<llvm::TargetMachine>> PrepareModule(
     return absl::InvalidArgumentError(
         absl::StrCat("host opt_level must be 0..3, got ", options.opt_level));
   }
+  if (options.machine_code_level > 3) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "host machine_code_level must be 0..3 (or negative: opt_level), got ",
+        options.machine_code_level));
+  }
   absl::StatusOr<std::unique_ptr<llvm::TargetMachine>> machine = MakeTargetMachine(options);
   if (!machine.ok()) return machine.status();
   module.setTargetTriple(kTriple);
@@ -202,7 +212,7 @@ absl::StatusOr<std::string> EmitCopyForCpu(const std::string& bitcode, const std
   absl::StatusOr<std::unique_ptr<llvm::TargetMachine>> machine = MakeTargetMachine(options);
   if (!machine.ok()) return machine.status();
   return EmitMachineCode(**module, **machine, llvm::CGFT_ObjectFile,
-                         HostMachineCodeOptions(options.opt_level));
+                         HostMachineCodeOptions(MachineCodeLevel(options)));
 }
 
 // Machine code for options.cpu from the optimized `module` (with
@@ -231,7 +241,7 @@ absl::StatusOr<std::vector<std::string>> EmitObjectsForCpus(
     }
   }
   objects[0] = EmitMachineCode(module, machine, llvm::CGFT_ObjectFile,
-                               HostMachineCodeOptions(options.opt_level));
+                               HostMachineCodeOptions(MachineCodeLevel(options)));
   for (std::thread& helper : helpers) helper.join();
   for (size_t i = helpers.size(); i < extra_cpus.size(); ++i) emit_copy(i);
   std::vector<std::string> result;

@@ -57,6 +57,10 @@ struct HostCompileOptions {
   // LLVM optimization level, 0 to 3: LLVM's default module pipeline, with
   // the SLP vectorizer enabled from 2 on (as clang does).
   int opt_level = 3;
+  // The code generator's level, 0 to 3 (0: LLVM's fast instruction
+  // selector and register allocator, several times faster than 1, for code
+  // with more spills); negative: opt_level.
+  int machine_code_level = -1;
   // The CPU the code may assume. The default is the x86-64-v2 baseline, so an
   // artifact runs on any x86-64 server of the last decade; "native" means
   // the compiling machine's CPU (features included).

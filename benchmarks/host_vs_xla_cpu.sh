@@ -13,8 +13,9 @@
 # XLA_AOT         an xla_aot binary to use instead of building one (-c opt
 #                 --config=static_llvm, as tools/xla_aot builds it).
 # HOST_CPU        `xla_aot compile --host_cpu` (default: the portable
-#                 x86-64-v2 build, plus compile's x86-64-v3 build where the
-#                 CPU has AVX2/FMA). XLA:CPU always JITs for this CPU, so
+#                 x86-64-v2 build, plus compile's x86-64-v4 and x86-64-v3
+#                 builds: the CPU runs the widest it has). XLA:CPU always
+#                 JITs for this CPU, so
 #                 HOST_CPU=native is the like-for-like comparison.
 # COMPILE_FLAGS   more `xla_aot compile` flags, e.g. --fuse_attention=off.
 # ROUNDS (2)      timing rounds. Each round goes over every program and, per
@@ -224,7 +225,7 @@ best() {  # the smallest number among the files given (those that exist; "" if n
   { cat "$@" 2>/dev/null || true; } | sort -g | head -1
 }
 
-echo "machine: $(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')), load $(cut -d' ' -f1-3 /proc/loadavg) at start; $(date -u '+%F %H:%M UTC'); $BUILT_FROM; host kernels for ${HOST_CPU:-x86-64-v2 (+ x86-64-v3 where the CPU has it)}; jax $("$PY" -c 'import jax; print(jax.__version__)'); ${#MODULES[@]} programs, $ROUNDS rounds of $ITER runs"
+echo "machine: $(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')), load $(cut -d' ' -f1-3 /proc/loadavg) at start; $(date -u '+%F %H:%M UTC'); $BUILT_FROM; host kernels for ${HOST_CPU:-x86-64-v2 (+ x86-64-v4 / x86-64-v3 where the CPU has it)}; jax $("$PY" -c 'import jax; print(jax.__version__)'); ${#MODULES[@]} programs, $ROUNDS rounds of $ITER runs"
 for m in "${MODULES[@]}"; do prepare "$m"; first_run "$m"; done
 for ((r = 1; r <= ROUNDS; r++)); do
   for m in "${MODULES[@]}"; do

@@ -155,6 +155,7 @@ gpu::HostCompilerOptions ToHostOptions(const CompileOptions& options, Compilatio
   out.object.parts = options.compile_parts;
   out.cpu_variants = options.host_cpu_variants;
   out.fallback_opt_level = options.host_fallback_opt_level;
+  out.fallback_machine_code_level = options.host_fallback_machine_code_level;
   SetArtifactOptions(options, c->begin, &out);
   out.phase_observer = [c](const std::string& phase, double seconds) {
     c->phases.emplace_back(phase, seconds);

@@ -93,13 +93,20 @@ struct CompileOptions {
   // Host kernels.
   std::string host_cpu = "x86-64-v2";  // LLVM CPU of the baseline build
   // More builds of the host kernels stored beside the baseline; a runtime
-  // runs the widest its CPU has. Empty: the baseline only.
-  std::vector<std::string> host_cpu_variants = {"x86-64-v3"};
+  // runs the widest its CPU has. Empty: the baseline only. By default
+  // x86-64-v3 (AVX2, FMA) and x86-64-v4 (AVX-512 F/BW/CD/DQ/VL), the latter
+  // generated from the former's optimized IR (host_cpu_variant_builds.h).
+  std::vector<std::string> host_cpu_variants = {"x86-64-v3", "x86-64-v4"};
   int opt_level = 3;                       // host LLVM optimization level, 0..3
   // The baseline build's level when host_cpu_variants adds a wider build
   // (HostCompilerOptions::fallback_opt_level): CPUs with the variant's
   // extensions run the variant, built at opt_level.
   int host_fallback_opt_level = 1;
+  // The baseline build's code generator level when host_cpu_variants adds
+  // a wider build (HostCompilerOptions::fallback_machine_code_level): 0,
+  // LLVM's fast instruction selection and register allocation, pays for
+  // the x86-64-v4 build's code generation (docs/perf.md, 2026-12-03).
+  int host_fallback_machine_code_level = 0;
   int compile_parts = 0;                   // 0: automatic (changes the bytes)
   int64_t target_block_bytes = 32 * 1024;  // output bytes per kernel block
 

@@ -10,6 +10,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "gtest/gtest.h"
 #include "xla/hlo/parser/hlo_parser.h"
@@ -393,10 +394,11 @@ TEST(CompileCommand, Crc32cChecksumIsOptInAndLoweredForOlderRuntimes) {
   EXPECT_TRUE(absl::StrContains(bad.err, "fnv1a64 or crc32c")) << bad.err;
 }
 
-// By default an artifact carries the x86-64-v3 build beside the portable
-// one; --host_cpu_variants=none leaves it out, a list asks for others, and
-// an unknown CPU is a clear error.
-TEST(CompileCommand, HostKernelsGetAnX8664V3BuildByDefault) {
+// By default an artifact carries the x86-64-v4 (AVX-512) and x86-64-v3
+// (AVX2) builds beside the portable one, widest first;
+// --host_cpu_variants=none leaves them out, a list asks for others, and an
+// unknown CPU is a clear error.
+TEST(CompileCommand, HostKernelsGetX8664V4AndV3BuildsByDefault) {
   const std::string hlo = WriteModule("variants.hlo", kModule);
   auto inspect = [&](const std::vector<std::string>& flags) {
     const std::string artifact = TempPath("variants.xaot");
@@ -408,12 +410,27 @@ TEST(CompileCommand, HostKernelsGetAnX8664V3BuildByDefault) {
     EXPECT_EQ(RunInspect({artifact}, out, err), kExitOk) << err.str();
     return out.str();
   };
+  // The line inspect prints for host_object_variants[i].
+  auto variant_line = [](const std::string& text, int i) {
+    const std::string key = absl::StrCat("host_object_variants[", i, "]: ");
+    const size_t at = text.find(key);
+    if (at == std::string::npos) return std::string();
+    return text.substr(at, text.find('\n', at) - at);
+  };
   const std::string by_default = inspect({});
   EXPECT_TRUE(absl::StrContains(by_default, "host_cpu_features: [sse3, ssse3, cx16, sse4.1")) << by_default;
-  EXPECT_TRUE(absl::StrContains(by_default, "host_object_variants[0]: ")) << by_default;
-  EXPECT_TRUE(absl::StrContains(by_default, ", avx2, ")) << by_default;
-  EXPECT_FALSE(absl::StrContains(by_default, "host_object_variants[1]")) << by_default;
+  const std::string v4 = variant_line(by_default, 0);
+  const std::string v3 = variant_line(by_default, 1);
+  EXPECT_TRUE(absl::StrContains(v4, ", avx2, ")) << by_default;
+  EXPECT_TRUE(absl::StrContains(v4, ", avx512f, ")) << by_default;
+  EXPECT_TRUE(absl::StrContains(v4, ", avx512vl, ")) << by_default;
+  EXPECT_TRUE(absl::StrContains(v3, ", avx2, ")) << by_default;
+  EXPECT_FALSE(absl::StrContains(v3, "avx512")) << by_default;
+  EXPECT_FALSE(absl::StrContains(by_default, "host_object_variants[2]")) << by_default;
   EXPECT_FALSE(absl::StrContains(inspect({"--host_cpu_variants=none"}), "host_object_variants"));
+  const std::string one = inspect({"--host_cpu_variants=x86-64-v3"});
+  EXPECT_TRUE(absl::StrContains(variant_line(one, 0), ", avx2, ")) << one;
+  EXPECT_FALSE(absl::StrContains(one, "host_object_variants[1]")) << one;
   const std::string two = inspect({"--host_cpu_variants=x86-64-v3,x86-64-v4"});
   EXPECT_TRUE(absl::StrContains(two, "host_object_variants[1]")) << two;
   Result bad = RunCompileCli({hlo, "-o", TempPath("variants_bad.xaot"), "--host_cpu_variants=i486x"});

@@ -48,6 +48,8 @@ constexpr IntFlag kIntFlags[] = {
     {"--opt_level=", &aot::CompileOptions::opt_level, 3, " (use 0, 1, 2 or 3)"},
     {"--host_fallback_opt_level=", &aot::CompileOptions::host_fallback_opt_level, 3,
      " (use 0, 1, 2 or 3)"},
+    {"--host_fallback_machine_code_level=", &aot::CompileOptions::host_fallback_machine_code_level,
+     3, " (use 0, 1, 2 or 3)"},
     {"--compile_threads=", &aot::CompileOptions::compile_threads, INT_MAX, " (0 or more)"},
     {"--compile_parts=", &aot::CompileOptions::compile_parts, INT_MAX, " (0 or more)"},
 };

@@ -91,6 +91,9 @@ absl::StatusOr<GpuExecutableProto> CompileModuleToHostArtifactProto(
     if (!wider.empty() && options.fallback_opt_level >= 0) {
       object.opt_level = options.fallback_opt_level;
     }
+    if (!wider.empty() && options.fallback_machine_code_level >= 0) {
+      object.machine_code_level = options.fallback_machine_code_level;
+    }
     ASSIGN_OR_RETURN(HostBuildObjects objects, CompileHostBuilds(*kernels, object, wider));
     payload->set_host_shared_object(std::move(objects.baseline));
     for (const std::string& f : cpu_features) artifact.mutable_header()->add_host_cpu_features(f);

@@ -29,10 +29,12 @@
 
 namespace xla::gpu {
 
-// The wider build `xla_aot compile` stores by default (cpu_variants):
-// AVX2 and FMA, which x86-64 server CPUs have had since 2013-2015; other
-// CPUs run the x86-64-v2 baseline. Measured on softmax: 1.7x faster.
-inline constexpr char kDefaultHostCpuVariant[] = "x86-64-v3";
+// The wider builds `xla_aot compile` stores by default (cpu_variants,
+// xla::aot::CompileOptions::host_cpu_variants): x86-64-v3 (AVX2 and FMA,
+// which x86-64 server CPUs have had since 2013-2015; measured on softmax:
+// 1.7x faster than the baseline) and x86-64-v4 (AVX-512 F/BW/CD/DQ/VL:
+// Intel Xeons since Skylake-SP, AMD since Zen 4), code-generated from the
+// x86-64-v3 build's optimized IR; other CPUs run the x86-64-v2 baseline.
 
 struct HostCompilerOptions {
   MiddleEndOptions middle_end;
@@ -47,9 +49,11 @@ struct HostCompilerOptions {
   // one more kernel compilation (LLVM optimization and code generation) of
   // CPU time; the builds compile beside the baseline on a helper thread
   // unless object.threads is 1 (host_cpu_variant_builds.h), with the same
-  // bytes either way.
+  // bytes either way; a variant whose extensions include a narrower one's
+  // (x86-64-v4 over x86-64-v3) only runs LLVM's code generator, on the
+  // narrower one's optimized IR (HostVariantIrSources).
   // Empty here (library users and tests opt in); `xla_aot compile` asks for
-  // kDefaultHostCpuVariant.
+  // the builds named above the struct.
   std::vector<std::string> cpu_variants;
   // The LLVM optimization level of the baseline build (object.cpu) when a
   // wider variant is stored too; the variants keep object.opt_level. Every
@@ -59,6 +63,12 @@ struct HostCompilerOptions {
   // "Kernel reuse"). The results are the same bits at every level. Negative:
   // object.opt_level for the baseline too. Unused without variants.
   int fallback_opt_level = -1;
+  // The baseline's code generator level (HostCompileOptions::
+  // machine_code_level) when a wider variant is stored; negative: the
+  // baseline's opt level. 0 makes the baseline's code generation several
+  // times cheaper (LLVM's fast instruction selection and register
+  // allocation) for code with more spills on the CPUs that run no variant.
+  int fallback_machine_code_level = -1;
   // Written to header.compiler_version.
   std::string compiler_version = "xla-aot-host-dev";
   // header.production_date; nullopt means the current UTC time

@@ -38,6 +38,38 @@ TEST(ChooseHostObjectVariant, TheFirstBuildTheCpuRunsWins) {
   EXPECT_EQ(ChooseHostObjectVariant(WithBuilds({}), {"avx2"}), -1);
 }
 
+// The builds `xla_aot compile` stores by default (x86-64-v4, then
+// x86-64-v3, with the extensions LLVM enables for them), chosen for CPUs
+// described by their CPUID extensions: the psABI levels.
+TEST(ChooseHostObjectVariant, V4OnAvx512CpusV3OnAvx2CpusElseTheBaseline) {
+  const GpuExecutablePayloadProto p = WithBuilds(
+      {{"sse3", "ssse3", "fma", "cx16", "sse4.1", "sse4.2", "movbe", "popcnt", "xsave", "avx",
+        "f16c", "bmi", "avx2", "bmi2", "avx512f", "avx512dq", "avx512cd", "avx512bw", "avx512vl",
+        "sahf", "lzcnt"},
+       {"sse3", "ssse3", "fma", "cx16", "sse4.1", "sse4.2", "movbe", "popcnt", "xsave", "avx",
+        "f16c", "bmi", "avx2", "bmi2", "sahf", "lzcnt"}});
+  const std::set<std::string> v2 = {"sse3", "ssse3", "cx16", "sse4.1", "sse4.2", "popcnt", "sahf"};
+  std::set<std::string> v3 = v2;
+  v3.insert({"fma", "movbe", "xsave", "avx", "f16c", "bmi", "avx2", "bmi2", "lzcnt"});
+  std::set<std::string> v4 = v3;
+  v4.insert({"avx512f", "avx512dq", "avx512cd", "avx512bw", "avx512vl"});
+  std::set<std::string> sapphire_rapids = v4;
+  sapphire_rapids.insert({"avx512bf16", "avx512fp16", "amx-tile", "amx-bf16"});
+  EXPECT_EQ(ChooseHostObjectVariant(p, sapphire_rapids), 0);
+  EXPECT_EQ(ChooseHostObjectVariant(p, v4), 0);
+  EXPECT_EQ(ChooseHostObjectVariant(p, v3), 1);
+  // Knights Landing: AVX-512 F/CD but not BW/DQ/VL, so not x86-64-v4.
+  std::set<std::string> knl = v3;
+  knl.insert({"avx512f", "avx512cd"});
+  EXPECT_EQ(ChooseHostObjectVariant(p, knl), 1);
+  // A CPU without AVX (or whose OS does not save the AVX registers, which
+  // detection reports as no AVX) runs the baseline.
+  EXPECT_EQ(ChooseHostObjectVariant(p, v2), -1);
+  std::set<std::string> no_fma = v3;
+  no_fma.erase("fma");
+  EXPECT_EQ(ChooseHostObjectVariant(p, no_fma), -1);
+}
+
 TEST(ChooseHostObjectVariant, ABuildNamingAnUnknownExtensionIsNeverPicked) {
   // This runtime cannot tell whether the CPU has it, so the build might
   // not run here; the next one (or the baseline) is safe.

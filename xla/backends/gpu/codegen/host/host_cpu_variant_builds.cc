@@ -85,6 +85,37 @@ absl::StatusOr<std::vector<HostCpuVariantBuild>> PlanHostCpuVariantBuilds(
   return builds;
 }
 
+std::vector<int> HostVariantIrSources(const std::vector<HostCpuVariantBuild>& variants) {
+  std::vector<int> source(variants.size());
+  for (size_t j = 0; j < variants.size(); ++j) {
+    source[j] = static_cast<int>(j);
+    // The narrowest qualifying source: the last one (widest first).
+    for (size_t i = variants.size(); i-- > 0;) {
+      if (i == j) continue;
+      const HostCompileOptions& a = variants[i].options;
+      const HostCompileOptions& b = variants[j].options;
+      if (a.opt_level != b.opt_level || a.parts != b.parts || a.threads != b.threads ||
+          a.linker != b.linker) {
+        continue;
+      }
+      const std::vector<std::string>& have = variants[j].cpu_features;
+      const bool subset = std::all_of(
+          variants[i].cpu_features.begin(), variants[i].cpu_features.end(),
+          [&](const std::string& f) { return std::find(have.begin(), have.end(), f) != have.end(); });
+      if (subset && variants[i].cpu_features.size() < have.size()) {
+        source[j] = static_cast<int>(i);
+        break;
+      }
+    }
+  }
+  // A source is never a follower itself (features grow strictly along a
+  // chain, so follow it to its end).
+  for (size_t j = 0; j < variants.size(); ++j) {
+    while (source[source[j]] != source[j]) source[j] = source[source[j]];
+  }
+  return source;
+}
+
 int HostBuildsAtOnce(int threads, size_t builds) {
   if (builds <= 1 || ThreadCount(threads, kMaxHostCompileThreads) <= 1) return 1;
   return static_cast<int>(builds);
@@ -95,12 +126,36 @@ absl::StatusOr<HostBuildObjects> CompileHostBuilds(llvm::Module& baseline,
                                                    std::vector<HostCpuVariantBuild>& variants) {
   std::vector<absl::StatusOr<std::string>> objects(
       variants.size(), absl::UnknownError("host CPU variant was not compiled"));
-  auto compile_variants = [&](int threads) {
-    ParallelForEach(static_cast<int64_t>(variants.size()), threads, [&](int64_t i) {
-      objects[i] = CompileHostSharedObject(*variants[i].module, variants[i].options);
-    });
+  const std::vector<int> source = HostVariantIrSources(variants);
+  std::vector<size_t> sources;
+  for (size_t i = 0; i < variants.size(); ++i) {
+    if (source[i] == static_cast<int>(i)) sources.push_back(i);
+  }
+  // One job per source: its build, and the code generation of the
+  // variants that share its optimized IR.
+  auto compile_source = [&](size_t i) {
+    std::vector<size_t> followers;
+    std::vector<std::string> cpus;
+    for (size_t j = 0; j < variants.size(); ++j) {
+      if (j == i || source[j] != static_cast<int>(i)) continue;
+      followers.push_back(j);
+      cpus.push_back(variants[j].options.cpu);
+    }
+    absl::StatusOr<std::vector<std::string>> built =
+        CompileHostSharedObjectsSharingIr(*variants[i].module, variants[i].options, cpus);
+    if (!built.ok()) {
+      objects[i] = built.status();
+      for (size_t j : followers) objects[j] = built.status();
+      return;
+    }
+    objects[i] = std::move((*built)[0]);
+    for (size_t k = 0; k < followers.size(); ++k) objects[followers[k]] = std::move((*built)[k + 1]);
   };
-  const int at_once = HostBuildsAtOnce(baseline_options.threads, variants.size() + 1);
+  auto compile_variants = [&](int threads) {
+    ParallelForEach(static_cast<int64_t>(sources.size()), threads,
+                    [&](int64_t k) { compile_source(sources[k]); });
+  };
+  const int at_once = HostBuildsAtOnce(baseline_options.threads, sources.size() + 1);
   std::thread helper;
   if (at_once > 1) {
     try {

@@ -8,9 +8,13 @@
 // helper thread while the calling thread compiles the baseline. On a small
 // module (one part, one thread per build) that halves the kernel
 // compilation's wall time on two idle cores; on a large one it overlaps the
-// builds' last parts. Each build's bytes depend only on the module and its
-// options, never on what ran beside it or on the thread count, so the
-// artifact is the same whichever way the builds were scheduled.
+// builds' last parts. A variant whose extensions include a narrower
+// variant's (x86-64-v4 over x86-64-v3) is not optimized again: LLVM's code
+// generator runs on the narrower one's optimized IR, on its own thread
+// (HostVariantIrSources). Each build's bytes depend only on the module and
+// the options (the variant list included), never on what ran beside it or
+// on the thread count, so the artifact is the same whichever way the builds
+// were scheduled.
 //
 // Thread-safety: the functions are thread-safe. PlanHostCpuVariantBuilds
 // reads `kernels` (and its LLVMContext: no other thread may use it during
@@ -54,6 +58,16 @@ absl::StatusOr<std::vector<HostCpuVariantBuild>> PlanHostCpuVariantBuilds(
     const llvm::Module& kernels, const HostCompileOptions& base,
     const std::vector<std::string>& base_features, const std::vector<std::string>& cpus);
 
+// Which variant's optimized IR each of `variants` (widest first, as
+// PlanHostCpuVariantBuilds orders them) is generated from: its own index,
+// or that of a narrower variant with the same options apart from the CPU
+// whose extensions are a strict subset of its own (the narrowest such one).
+// x86-64-v4 (AVX-512) is generated from x86-64-v3's IR: LLVM optimizes
+// once, and only the code generator runs per CPU
+// (CompileHostSharedObjectsSharingIr). A source's index maps to itself.
+// Pure.
+std::vector<int> HostVariantIrSources(const std::vector<HostCpuVariantBuild>& variants);
+
 // How many of `builds` (the baseline and its variants) compile at once with
 // `threads` compile threads (HostCompileOptions::threads; 0: the hardware
 // threads): one when a single thread was asked for or there is only one
@@ -73,7 +87,9 @@ struct HostBuildObjects {
 
 // Compiles `baseline` with `baseline_options` (CompileHostSharedObject, on
 // the calling thread: its observers run there) and every variant, beside it
-// on a helper thread when HostBuildsAtOnce says so, else after it. Errors:
+// on a helper thread when HostBuildsAtOnce (counting the variants that are
+// their own HostVariantIrSources) says so, else after it; a variant that
+// shares another's IR is generated with it. Errors:
 // the baseline's error first, else the first failing variant's, prefixed
 // with its CPU name.
 absl::StatusOr<HostBuildObjects> CompileHostBuilds(llvm::Module& baseline,

@@ -13,9 +13,10 @@
 namespace xla::gpu {
 namespace {
 
-// Two kernels with the host ABI's shape: a loop over [begin, end) that the
-// vectorizer widens (to 8 floats with AVX2, 4 with SSE), and a scalar
-// clamp of an odd-sized range.
+// Three kernels with the host ABI's shape: a loop over [begin, end) that the
+// vectorizer widens (to 8 floats with AVX2, 4 with SSE), a 16-float vector
+// add (one zmm register with AVX-512, two ymm with AVX2), and a scalar
+// clamp.
 constexpr char kKernels[] = R"(
 define void @axpy_kernel(ptr %buffers, i64 %n, i64 %begin, i64 %end) {
 entry:
@@ -36,6 +37,17 @@ loop:
   %more = icmp slt i64 %next, %end
   br i1 %more, label %loop, label %exit
 exit:
+  ret void
+}
+
+define void @wide_kernel(ptr %buffers, i64 %n, i64 %begin, i64 %end) {
+entry:
+  %in = load ptr, ptr %buffers
+  %out.addr = getelementptr ptr, ptr %buffers, i64 1
+  %out = load ptr, ptr %out.addr
+  %x = load <16 x float>, ptr %in
+  %y = fadd <16 x float> %x, %x
+  store <16 x float> %y, ptr %out
   ret void
 }
 
@@ -206,6 +218,88 @@ TEST(CompileHostBuildsTest, AVariantErrorNamesItsCpu) {
   ASSERT_FALSE(objects.ok());
   EXPECT_NE(objects.status().message().find("host CPU variant x86-64-v3"), std::string::npos)
       << objects.status();
+}
+
+// The kernels planned against the x86-64-v2 baseline `base` for `cpus`.
+V3Plan PlanFor(const HostCompileOptions& base, const std::vector<std::string>& cpus) {
+  V3Plan plan;
+  plan.kernels = ParseKernels(*plan.context);
+  absl::StatusOr<std::vector<std::string>> base_features = HostCpuFeaturesOf(base);
+  EXPECT_TRUE(base_features.ok()) << base_features.status();
+  if (plan.kernels == nullptr || !base_features.ok()) return plan;
+  absl::StatusOr<std::vector<HostCpuVariantBuild>> builds =
+      PlanHostCpuVariantBuilds(*plan.kernels, base, *base_features, cpus);
+  EXPECT_TRUE(builds.ok()) << builds.status();
+  if (builds.ok()) plan.builds = *std::move(builds);
+  return plan;
+}
+
+TEST(HostVariantIrSourcesTest, V4IsGeneratedFromV3AndOthersFromThemselves) {
+  V3Plan plan = PlanFor(Baseline(2, 0), {"x86-64-v3", "x86-64-v4"});
+  ASSERT_EQ(plan.builds.size(), 2u);
+  ASSERT_EQ(plan.builds[0].options.cpu, "x86-64-v4");  // widest first
+  EXPECT_EQ(HostVariantIrSources(plan.builds), (std::vector<int>{1, 1}));
+  // A different optimization level cannot share the IR.
+  plan.builds[1].options.opt_level = 2;
+  EXPECT_EQ(HostVariantIrSources(plan.builds), (std::vector<int>{0, 1}));
+  // Neither CPU's extensions contain the other's (AMD's SSE4a against
+  // Intel's AVX2): each is optimized for itself.
+  V3Plan apart = PlanFor(Baseline(2, 0), {"amdfam10", "x86-64-v3"});
+  ASSERT_EQ(apart.builds.size(), 2u);
+  EXPECT_EQ(HostVariantIrSources(apart.builds), (std::vector<int>{0, 1}));
+  EXPECT_TRUE(HostVariantIrSources({}).empty());
+}
+
+// x86-64-v4 comes out of x86-64-v3's optimized IR: the bytes of
+// CompileHostSharedObjectsSharingIr, whichever way the builds run, and
+// different from the x86-64-v3 build's (its own instruction selection).
+TEST(CompileHostBuildsTest, V4SharesV3sOptimizedIr) {
+  for (int parts : {1, 2}) {
+    HostCompileOptions v3 = Baseline(1, parts);
+    v3.cpu = "x86-64-v3";
+    llvm::LLVMContext context;
+    std::unique_ptr<llvm::Module> kernels = ParseKernels(context);
+    ASSERT_NE(kernels, nullptr);
+    absl::StatusOr<std::vector<std::string>> shared =
+        CompileHostSharedObjectsSharingIr(*kernels, v3, {"x86-64-v4"});
+    ASSERT_TRUE(shared.ok()) << shared.status();
+    ASSERT_EQ(shared->size(), 2u);
+    EXPECT_EQ((*shared)[0], CompileAlone(v3));
+    EXPECT_NE((*shared)[1], (*shared)[0]);
+    for (int threads : {1, 2}) {
+      SCOPED_TRACE(testing::Message() << "parts=" << parts << " threads=" << threads);
+      const HostCompileOptions base = Baseline(threads, parts);
+      V3Plan plan = PlanFor(base, {"x86-64-v3", "x86-64-v4"});
+      ASSERT_EQ(plan.builds.size(), 2u);
+      absl::StatusOr<HostBuildObjects> objects =
+          CompileHostBuilds(*plan.kernels, base, plan.builds);
+      ASSERT_TRUE(objects.ok()) << objects.status();
+      EXPECT_EQ(objects->baseline, CompileAlone(Baseline(1, parts)));
+      ASSERT_EQ(objects->variants.size(), 2u);
+      EXPECT_EQ(objects->variants[0], (*shared)[1]);  // x86-64-v4
+      EXPECT_EQ(objects->variants[1], (*shared)[0]);  // x86-64-v3
+    }
+  }
+}
+
+TEST(CompileHostBuildsTest, ASharedIrErrorNamesTheCpu) {
+  HostCompileOptions v3 = Baseline(2, 0);
+  v3.cpu = "x86-64-v3";
+  llvm::LLVMContext context;
+  std::unique_ptr<llvm::Module> kernels = ParseKernels(context);
+  ASSERT_NE(kernels, nullptr);
+  // x86-64-v2 lacks AVX2: v3's IR is not legal for it.
+  absl::StatusOr<std::vector<std::string>> narrower =
+      CompileHostSharedObjectsSharingIr(*kernels, v3, {"x86-64-v2"});
+  ASSERT_FALSE(narrower.ok());
+  EXPECT_NE(narrower.status().message().find("host CPU x86-64-v2 cannot run code optimized for "
+                                             "x86-64-v3"),
+            std::string::npos)
+      << narrower.status();
+  absl::StatusOr<std::vector<std::string>> unknown =
+      CompileHostSharedObjectsSharingIr(*kernels, v3, {"x86-64-v9"});
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_NE(unknown.status().message().find("x86-64-v9"), std::string::npos) << unknown.status();
 }
 
 }  // namespace

@@ -115,6 +115,12 @@ struct HostEmitOptions {
   // result is deterministic but, for add and multiply, not the evaluator's
   // bits. 0: every reduction folds sequentially in the evaluator's order.
   int64_t reduction_vector_bytes = 32;
+  // Row maximum and minimum reductions of that kind whose input is cheap
+  // per element (no transcendental) keep this many such vectors of
+  // accumulators, folded in turn, so the reducer's latency chain (13 cycles
+  // per step with NaN and signed-zero semantics) does not bound the loop.
+  // 1: one (host_reduction_kernel.cc, ReductionVectors).
+  int64_t reduction_vectors = 4;
   // Row kernels whose output pass needs the last reduction's input again
   // (softmax: exp(x - max) is summed, then divided by the sum) and whose
   // input is expensive per element keep that input's row on the stack, up

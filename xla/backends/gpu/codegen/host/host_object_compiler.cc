@@ -5,6 +5,8 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <system_error>
+#include <thread>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -12,6 +14,7 @@
 #include "absl/time/time.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Bitcode/BitcodeReader.h"
+#include "llvm/Bitcode/BitcodeWriter.h"
 #include "llvm/IR/LLVMContext.h"
 #include "xla/backends/gpu/codegen/host/host_module_split.h"
 #include "xla/backends/gpu/codegen/host/lld_link.h"
@@ -32,6 +35,11 @@ namespace xla::gpu {
 namespace {
 
 constexpr char kTriple[] = "x86_64-unknown-linux-gnu";
+
+// The code generator's level: options.machine_code_level, or opt_level.
+int MachineCodeLevel(const HostCompileOptions& options) {
+  return options.machine_code_level >= 0 ? options.machine_code_level : options.opt_level;
+}
 
 // The host pipeline: LLVM's default with the SLP vectorizer (the lane
 // reductions of lane_reduce_ir.h become vector instructions through it).
@@ -73,7 +81,7 @@ absl::StatusOr<std::unique_ptr<llvm::TargetMachine>> MakeTargetMachine(
   llvm::TargetOptions target_options;
   std::unique_ptr<llvm::TargetMachine> machine(target->createTargetMachine(
       kTriple, cpu, features, target_options, llvm::Reloc::PIC_, std::nullopt,
-      CodeGenOptLevel(options.opt_level)));
+      CodeGenOptLevel(MachineCodeLevel(options))));
   if (machine == nullptr) {
     return absl::InternalError(absl::StrCat("cannot create an x86-64 target machine for ", cpu));
   }
@@ -162,6 +170,11 @@ absl::StatusOr<std::unique_ptr<llvm::TargetMachine>> PrepareModule(
     return absl::InvalidArgumentError(
         absl::StrCat("host opt_level must be 0..3, got ", options.opt_level));
   }
+  if (options.machine_code_level > 3) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "host machine_code_level must be 0..3 (or negative: opt_level), got ",
+        options.machine_code_level));
+  }
   absl::StatusOr<std::unique_ptr<llvm::TargetMachine>> machine = MakeTargetMachine(options);
   if (!machine.ok()) return machine.status();
   module.setTargetTriple(kTriple);
@@ -177,11 +190,80 @@ absl::StatusOr<std::unique_ptr<llvm::TargetMachine>> PrepareModule(
 
 namespace {
 
-// CompileHostObject, also writing the optimize and machine-code times into
-// `timing` when it is not null.
-absl::StatusOr<std::string> CompileWholeModule(llvm::Module& module,
-                                               const HostCompileOptions& options,
-                                               HostPartTiming* timing) {
+// `module` as bitcode, use-list order kept (a copy compiles exactly like
+// the original).
+std::string ModuleBitcode(const llvm::Module& module) {
+  std::string bitcode;
+  llvm::raw_string_ostream stream(bitcode);
+  llvm::WriteBitcodeToFile(module, stream, /*ShouldPreserveUseListOrder=*/true);
+  stream.flush();
+  return bitcode;
+}
+
+// Machine code for `cpu` from `bitcode` (an optimized module), parsed into
+// a context of its own.
+absl::StatusOr<std::string> EmitCopyForCpu(const std::string& bitcode, const std::string& name,
+                                           HostCompileOptions options, const std::string& cpu) {
+  options.cpu = cpu;
+  llvm::LLVMContext context;
+  llvm::Expected<std::unique_ptr<llvm::Module>> module = llvm::parseBitcodeFile(
+      llvm::MemoryBufferRef(llvm::StringRef(bitcode.data(), bitcode.size()), name), context);
+  if (!module) return absl::InternalError(llvm::toString(module.takeError()));
+  absl::StatusOr<std::unique_ptr<llvm::TargetMachine>> machine = MakeTargetMachine(options);
+  if (!machine.ok()) return machine.status();
+  return EmitMachineCode(**module, **machine, llvm::CGFT_ObjectFile,
+                         HostMachineCodeOptions(MachineCodeLevel(options)));
+}
+
+// Machine code for options.cpu from the optimized `module` (with
+// `machine`), then for each of `extra_cpus` from a bitcode copy of the same
+// optimized module; the copies are taken before code generation changes
+// `module` and compile on helper threads unless options.threads is 1 (the
+// bytes are the same either way). Objects in order: options.cpu's, then
+// extra_cpus'. Errors: the first failing CPU's, prefixed with its name when
+// it is an extra one.
+absl::StatusOr<std::vector<std::string>> EmitObjectsForCpus(
+    llvm::Module& module, llvm::TargetMachine& machine, const HostCompileOptions& options,
+    const std::vector<std::string>& extra_cpus) {
+  std::vector<absl::StatusOr<std::string>> objects(1 + extra_cpus.size(),
+                                                   absl::UnknownError("not compiled"));
+  const std::string bitcode = extra_cpus.empty() ? std::string() : ModuleBitcode(module);
+  const std::string name = module.getModuleIdentifier();
+  auto emit_copy = [&](size_t i) {
+    objects[i + 1] = EmitCopyForCpu(bitcode, name, options, extra_cpus[i]);
+  };
+  std::vector<std::thread> helpers;
+  for (size_t i = 0; options.threads != 1 && i < extra_cpus.size(); ++i) {
+    try {
+      helpers.emplace_back(emit_copy, i);
+    } catch (const std::system_error&) {
+      break;  // the rest compile on this thread
+    }
+  }
+  objects[0] = EmitMachineCode(module, machine, llvm::CGFT_ObjectFile,
+                               HostMachineCodeOptions(MachineCodeLevel(options)));
+  for (std::thread& helper : helpers) helper.join();
+  for (size_t i = helpers.size(); i < extra_cpus.size(); ++i) emit_copy(i);
+  std::vector<std::string> result;
+  for (size_t i = 0; i < objects.size(); ++i) {
+    if (!objects[i].ok()) {
+      if (i == 0) return objects[i].status();
+      return absl::Status(objects[i].status().code(),
+                          absl::StrCat("code generation for host CPU ", extra_cpus[i - 1],
+                                       " from the IR optimized for ", options.cpu, ": ",
+                                       objects[i].status().message()));
+    }
+    result.push_back(*std::move(objects[i]));
+  }
+  return result;
+}
+
+// CompileHostObject for options.cpu and each of `extra_cpus` (see
+// EmitObjectsForCpus), also writing the optimize and machine-code times
+// (all CPUs' code generation together) into `timing` when it is not null.
+absl::StatusOr<std::vector<std::string>> CompileWholeModule(
+    llvm::Module& module, const HostCompileOptions& options, HostPartTiming* timing,
+    const std::vector<std::string>& extra_cpus) {
   absl::StatusOr<std::unique_ptr<llvm::TargetMachine>> machine = PrepareModule(module, options);
   if (!machine.ok()) return machine.status();
   absl::Time start = absl::Now();
@@ -190,8 +272,8 @@ absl::StatusOr<std::string> CompileWholeModule(llvm::Module& module,
   if (options.phase_observer) options.phase_observer("llvm_optimize", optimize);
   if (options.ir_observer) options.ir_observer("after_optimizations", module);
   start = absl::Now();
-  absl::StatusOr<std::string> object = EmitMachineCode(
-      module, **machine, llvm::CGFT_ObjectFile, HostMachineCodeOptions(options.opt_level));
+  absl::StatusOr<std::vector<std::string>> object =
+      EmitObjectsForCpus(module, **machine, options, extra_cpus);
   const double machine_code = absl::ToDoubleSeconds(absl::Now() - start);
   if (options.phase_observer) options.phase_observer("machine_code", machine_code);
   if (timing != nullptr) {
@@ -216,7 +298,10 @@ HostPartTiming WholeModulePart(const llvm::Module& module) {
 
 absl::StatusOr<std::string> CompileHostObject(llvm::Module& module,
                                               const HostCompileOptions& options) {
-  return CompileWholeModule(module, options, nullptr);
+  absl::StatusOr<std::vector<std::string>> objects =
+      CompileWholeModule(module, options, nullptr, {});
+  if (!objects.ok()) return objects.status();
+  return std::move(objects->front());
 }
 
 namespace {
@@ -227,16 +312,18 @@ int64_t KernelCount(const llvm::Module& module) {
   return n;
 }
 
-// The result of compiling one part on a worker thread.
+// The result of compiling one part on a worker thread: its object per CPU
+// (options.cpu's, then the extra CPUs').
 struct PartResult {
-  absl::StatusOr<std::string> object = absl::UnknownError("part was not compiled");
+  absl::StatusOr<std::vector<std::string>> object = absl::UnknownError("part was not compiled");
   double optimize_seconds = 0;
   double machine_code_seconds = 0;
 };
 
-// Parses, optimizes and compiles one part in its own LLVMContext.
+// Parses, optimizes and compiles one part in its own LLVMContext, for
+// options.cpu and each of `extra_cpus` (EmitObjectsForCpus).
 PartResult CompilePart(const HostModulePart& part, int index, const HostCompileOptions& options,
-                       std::mutex* observer_mu) {
+                       const std::vector<std::string>& extra_cpus, std::mutex* observer_mu) {
   PartResult result;
   auto fail = [&](const absl::Status& s) {
     result.object = absl::Status(
@@ -261,9 +348,8 @@ PartResult CompilePart(const HostModulePart& part, int index, const HostCompileO
     options.ir_observer("after_optimizations", **module);
   }
   start = absl::Now();
-  absl::StatusOr<std::string> object =
-      EmitMachineCode(**module, **machine, llvm::CGFT_ObjectFile,
-                      HostMachineCodeOptions(options.opt_level));
+  absl::StatusOr<std::vector<std::string>> object =
+      EmitObjectsForCpus(**module, **machine, options, extra_cpus);
   result.machine_code_seconds = absl::ToDoubleSeconds(absl::Now() - start);
   if (!object.ok()) return fail(object.status());
   result.object = std::move(*object);
@@ -272,8 +358,13 @@ PartResult CompilePart(const HostModulePart& part, int index, const HostCompileO
 
 }  // namespace
 
-absl::StatusOr<std::vector<std::string>> CompileHostObjects(llvm::Module& module,
-                                                            const HostCompileOptions& options) {
+namespace {
+
+// CompileHostObjects for options.cpu and each of `extra_cpus` (code
+// generation only, from the same optimized parts): objects[cpu][part].
+absl::StatusOr<std::vector<std::vector<std::string>>> CompileObjectsForCpus(
+    llvm::Module& module, const HostCompileOptions& options,
+    const std::vector<std::string>& extra_cpus) {
   if (options.parts < 0 || options.threads < 0) {
     return absl::InvalidArgumentError(absl::StrCat("host parts and threads must be >= 0, got ",
                                                    options.parts, " and ", options.threads));
@@ -285,12 +376,14 @@ absl::StatusOr<std::vector<std::string>> CompileHostObjects(llvm::Module& module
   if (parts <= 1 || kernels <= 1) {
     std::optional<HostPartTiming> timing;
     if (options.part_observer) timing = WholeModulePart(module);
-    absl::StatusOr<std::string> object =
-        CompileWholeModule(module, options, timing ? &*timing : nullptr);
+    absl::StatusOr<std::vector<std::string>> object =
+        CompileWholeModule(module, options, timing ? &*timing : nullptr, extra_cpus);
     if (!object.ok()) return object.status();
     if (options.kernel_progress) options.kernel_progress(kernels, kernels);
     if (timing) options.part_observer(*timing);
-    return std::vector<std::string>{std::move(*object)};
+    std::vector<std::vector<std::string>> per_cpu;
+    for (std::string& o : *object) per_cpu.push_back({std::move(o)});
+    return per_cpu;
   }
   absl::StatusOr<std::unique_ptr<llvm::TargetMachine>> machine = PrepareModule(module, options);
   if (!machine.ok()) return machine.status();
@@ -313,18 +406,18 @@ absl::StatusOr<std::vector<std::string>> CompileHostObjects(llvm::Module& module
   clock.Restart();
   ParallelForEach(static_cast<int64_t>(order.size()), threads, [&](int64_t k) {
     const size_t i = order[k];
-    results[i] = CompilePart((*split)[i], static_cast<int>(i), options, &mu);
+    results[i] = CompilePart((*split)[i], static_cast<int>(i), options, extra_cpus, &mu);
     std::lock_guard<std::mutex> lock(mu);
     done += static_cast<int64_t>((*split)[i].roots.size());
     if (options.kernel_progress) options.kernel_progress(std::min(done, kernels), kernels);
   });
   double optimize = 0, machine_code = 0;
-  std::vector<std::string> objects;
+  std::vector<std::vector<std::string>> objects(1 + extra_cpus.size());
   for (PartResult& r : results) {
     if (!r.object.ok()) return r.object.status();
     optimize += r.optimize_seconds;
     machine_code += r.machine_code_seconds;
-    objects.push_back(std::move(*r.object));
+    for (size_t c = 0; c < objects.size(); ++c) objects[c].push_back(std::move((*r.object)[c]));
   }
   for (size_t i = 0; options.part_observer && i < results.size(); ++i) {
     const HostModulePart& part = (*split)[i];
@@ -338,6 +431,16 @@ absl::StatusOr<std::vector<std::string>> CompileHostObjects(llvm::Module& module
   }
   clock.Finish("llvm_parallel_wall");
   return objects;
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<std::string>> CompileHostObjects(llvm::Module& module,
+                                                            const HostCompileOptions& options) {
+  absl::StatusOr<std::vector<std::vector<std::string>>> objects =
+      CompileObjectsForCpus(module, options, {});
+  if (!objects.ok()) return objects.status();
+  return std::move(objects->front());
 }
 
 namespace {
@@ -424,10 +527,13 @@ absl::StatusOr<std::string> LinkHostSharedObjects(const std::vector<std::string>
   return ReadFileBytes(output);
 }
 
-absl::StatusOr<std::string> CompileHostSharedObject(llvm::Module& module,
+namespace {
+
+// The undefined-symbol check over `objects` (one CPU's parts of the module
+// named `module_name`), the link, and the loadability check.
+absl::StatusOr<std::string> LinkCheckedSharedObject(const std::vector<std::string>* objects,
+                                                    const std::string& module_name,
                                                     const HostCompileOptions& options) {
-  absl::StatusOr<std::vector<std::string>> objects = CompileHostObjects(module, options);
-  if (!objects.ok()) return objects.status();
   PhaseClock clock(options);
   std::vector<std::string> undefined;
   std::vector<std::string> defined;
@@ -452,7 +558,7 @@ absl::StatusOr<std::string> CompileHostSharedObject(llvm::Module& module,
   }
   if (!foreign.empty()) {
     return absl::InternalError(absl::StrCat(
-        "host kernel module '", module.getName().str(), "' needs symbols outside the C runtime: ",
+        "host kernel module '", module_name, "' needs symbols outside the C runtime: ",
         absl::StrJoin(foreign, ", "),
         " (the emitter produced a call the runtime cannot resolve; this is a compiler bug)"));
   }
@@ -463,13 +569,54 @@ absl::StatusOr<std::string> CompileHostSharedObject(llvm::Module& module,
   // still be changed (a linker other than lld or binutils ld may add crt
   // files, version tables or libraries).
   if (absl::Status loadable = stream_executor::host::CheckHostSharedObject(
-          *so, absl::StrCat("host kernel module '", module.getName().str(), "'"));
+          *so, absl::StrCat("host kernel module '", module_name, "'"));
       !loadable.ok()) {
     return absl::FailedPreconditionError(absl::StrCat(
         "the linker produced a shared object the runtime would refuse to load: ", loadable.message(),
         " (unset XLA_HOST_LINKER, or set it to ld.lld-16 or binutils ld)"));
   }
   return so;
+}
+
+}  // namespace
+
+absl::StatusOr<std::string> CompileHostSharedObject(llvm::Module& module,
+                                                    const HostCompileOptions& options) {
+  absl::StatusOr<std::vector<std::string>> objects = CompileHostObjects(module, options);
+  if (!objects.ok()) return objects.status();
+  return LinkCheckedSharedObject(&*objects, module.getName().str(), options);
+}
+
+absl::StatusOr<std::vector<std::string>> CompileHostSharedObjectsSharingIr(
+    llvm::Module& module, const HostCompileOptions& options,
+    const std::vector<std::string>& codegen_cpus) {
+  absl::StatusOr<std::vector<std::string>> base = HostCpuFeaturesOf(options);
+  if (!base.ok()) return base.status();
+  for (const std::string& cpu : codegen_cpus) {
+    HostCompileOptions other = options;
+    other.cpu = cpu;
+    absl::StatusOr<std::vector<std::string>> features = HostCpuFeaturesOf(other);
+    if (!features.ok()) return features.status();
+    for (const std::string& f : *base) {
+      if (std::find(features->begin(), features->end(), f) != features->end()) continue;
+      return absl::InvalidArgumentError(absl::StrCat(
+          "host CPU ", cpu, " cannot run code optimized for ", options.cpu, ": it lacks ", f,
+          " (list only CPUs with every extension of ", options.cpu, ")"));
+    }
+  }
+  const std::string name = module.getName().str();
+  absl::StatusOr<std::vector<std::vector<std::string>>> objects =
+      CompileObjectsForCpus(module, options, codegen_cpus);
+  if (!objects.ok()) return objects.status();
+  std::vector<std::string> result;
+  for (size_t c = 0; c < objects->size(); ++c) {
+    HostCompileOptions quiet = options;
+    if (c > 0) quiet.phase_observer = nullptr;
+    absl::StatusOr<std::string> so = LinkCheckedSharedObject(&(*objects)[c], name, quiet);
+    if (!so.ok()) return so.status();
+    result.push_back(*std::move(so));
+  }
+  return result;
 }
 
 }  // namespace xla::gpu

@@ -57,6 +57,10 @@ struct HostCompileOptions {
   // LLVM optimization level, 0 to 3: LLVM's default module pipeline, with
   // the SLP vectorizer enabled from 2 on (as clang does).
   int opt_level = 3;
+  // The code generator's level, 0 to 3 (0: LLVM's fast instruction
+  // selector and register allocator, several times faster than 1, for code
+  // with more spills); negative: opt_level.
+  int machine_code_level = -1;
   // The CPU the code may assume. The default is the x86-64-v2 baseline, so an
   // artifact runs on any x86-64 server of the last decade; "native" means
   // the compiling machine's CPU (features included).
@@ -148,6 +152,23 @@ absl::StatusOr<std::string> LinkHostSharedObjects(const std::vector<std::string>
 // undefined may be defined by another), then LinkHostSharedObjects.
 absl::StatusOr<std::string> CompileHostSharedObject(llvm::Module& module,
                                                     const HostCompileOptions& options);
+
+// CompileHostSharedObject for options.cpu, plus one shared object per CPU
+// of `codegen_cpus` whose code is generated from the same IR, optimized
+// once for options.cpu (LLVM's optimization is about a third of a build;
+// only the code generator runs again per CPU). Each CPU must have every
+// extension of options.cpu, so the optimized IR is legal for it; it then
+// gets its own instruction selection, registers and encodings (AVX-512's
+// 32 vector registers and mask compares for x86-64-v4), not its own
+// vectorization choices. Each extra CPU's code generation runs on a helper
+// thread beside options.cpu's unless options.threads is 1; the bytes are
+// the same either way. Returns [options.cpu's, codegen_cpus'...]. Errors:
+// InvalidArgument for an unknown CPU or one lacking an extension of
+// options.cpu (named); else CompileHostSharedObject's, prefixed with the
+// CPU for an extra one. Thread-safety: as CompileHostSharedObject.
+absl::StatusOr<std::vector<std::string>> CompileHostSharedObjectsSharingIr(
+    llvm::Module& module, const HostCompileOptions& options,
+    const std::vector<std::string>& codegen_cpus);
 
 // The extensions of stream_executor::host::KnownCpuFeatures() that code
 // compiled for options.cpu may use (what the CPU name, or "native"'s

@@ -1,5 +1,6 @@
 #include "xla/backends/gpu/codegen/host/lane_reduce_ir.h"
 
+#include <algorithm>
 #include <limits>
 
 #include "llvm/IR/Constants.h"
@@ -109,7 +110,8 @@ absl::StatusOr<std::vector<llvm::Value*>> EmitLaneReduce(absl::string_view emitt
                                                          const IrIndex& index,
                                                          const FusedGenerators& gens,
                                                          ElementalIrEmitter& elemental,
-                                                         llvm::IRBuilder<>* b, int64_t lanes) {
+                                                         llvm::IRBuilder<>* b, int64_t lanes,
+                                                         int64_t vectors) {
   auto sequential = [&]() {
     return EmitSequentialReduce(emitter, reduce, index, gens, elemental, b);
   };
@@ -149,35 +151,57 @@ absl::StatusOr<std::vector<llvm::Value*>> EmitLaneReduce(absl::string_view emitt
     return next[0];
   };
 
-  // One vector of `lanes` accumulators: lane 0 starts at the init value,
-  // the others at the identity.
+  // `vectors` vectors of `lanes` accumulators: lane 0 of the first starts
+  // at the init value, every other lane at the identity. Chunk j of `lanes`
+  // elements goes to vector j mod `vectors`, so the vectors' chains are
+  // independent.
   const ReducerEntry& entry = *FindReducer(*opcode);
+  vectors = std::max<int64_t>(1, std::min(vectors, cols / lanes));
+  const int64_t step = lanes * vectors;
   llvm::Type* vector_type = llvm::FixedVectorType::get(type, static_cast<unsigned>(lanes));
-  llvm::AllocaInst* acc = EmitEntryAlloca(b, vector_type, nullptr, "lane_acc");
   llvm::Value* start = llvm::ConstantVector::getSplat(
       llvm::ElementCount::getFixed(static_cast<unsigned>(lanes)),
       llvm::ConstantFP::get(type, entry.identity));
-  b->CreateStore(b->CreateInsertElement(start, inits[0], b->getInt64(0)), acc);
-  const int64_t chunks = cols / lanes;
+  std::vector<llvm::AllocaInst*> accs;
+  for (int64_t v = 0; v < vectors; ++v) {
+    accs.push_back(EmitEntryAlloca(b, vector_type, nullptr, "lane_acc"));
+    b->CreateStore(v == 0 ? b->CreateInsertElement(start, inits[0], b->getInt64(0)) : start,
+                   accs.back());
+  }
+  const int64_t chunks = cols / step;
   RETURN_IF_ERROR(EmitForLoop(
       b, b->getInt64(0), b->getInt64(chunks), b->getInt64(1), "vr",
       [&](llvm::Value* k) -> absl::Status {
-        llvm::Value* base = b->CreateMul(k, b->getInt64(lanes), "", /*HasNUW=*/true,
+        llvm::Value* base = b->CreateMul(k, b->getInt64(step), "", /*HasNUW=*/true,
                                          /*HasNSW=*/true);
-        // The lanes' elements, in order: the SLP vectorizer widens their
-        // computation (loads, the fused element-wise ops) from this
-        // build-vector.
-        llvm::Value* xs = llvm::PoisonValue::get(vector_type);
-        for (int64_t l = 0; l < lanes; ++l) {
-          llvm::Value* c = b->CreateAdd(base, b->getInt64(l), "", true, true);
-          ASSIGN_OR_RETURN(llvm::Value * x, element(c));
-          xs = b->CreateInsertElement(xs, x, b->getInt64(l));
+        for (int64_t v = 0; v < vectors; ++v) {
+          // The lanes' elements, in order: the SLP vectorizer widens their
+          // computation (loads, the fused element-wise ops) from this
+          // build-vector.
+          llvm::Value* xs = llvm::PoisonValue::get(vector_type);
+          for (int64_t l = 0; l < lanes; ++l) {
+            llvm::Value* c = b->CreateAdd(base, b->getInt64(v * lanes + l), "", true, true);
+            ASSIGN_OR_RETURN(llvm::Value * x, element(c));
+            xs = b->CreateInsertElement(xs, x, b->getInt64(l));
+          }
+          b->CreateStore(entry.combine(b->CreateLoad(vector_type, accs[v]), xs, b), accs[v]);
         }
-        b->CreateStore(entry.combine(b->CreateLoad(vector_type, acc), xs, b), acc);
         return absl::OkStatus();
       }));
-  // Pairwise: (l0 op l1), (l2 op l3), ... then the pairs' results likewise.
-  llvm::Value* lanes_value = b->CreateLoad(vector_type, acc);
+  // The vectors pairwise, lane by lane ((v0 op v1), (v2 op v3), ...), then
+  // the lanes pairwise: (l0 op l1), (l2 op l3), ... then the pairs' results
+  // likewise.
+  std::vector<llvm::Value*> vector_level;
+  for (llvm::AllocaInst* acc : accs) vector_level.push_back(b->CreateLoad(vector_type, acc));
+  while (vector_level.size() > 1) {
+    std::vector<llvm::Value*> up;
+    for (size_t i = 0; i + 1 < vector_level.size(); i += 2) {
+      up.push_back(entry.combine(vector_level[i], vector_level[i + 1], b));
+    }
+    if (vector_level.size() % 2 == 1) up.push_back(vector_level.back());
+    vector_level = std::move(up);
+  }
+  llvm::Value* lanes_value = vector_level[0];
   std::vector<llvm::Value*> level;
   for (int64_t l = 0; l < lanes; ++l) {
     level.push_back(b->CreateExtractElement(lanes_value, b->getInt64(l)));
@@ -193,8 +217,8 @@ absl::StatusOr<std::vector<llvm::Value*>> EmitLaneReduce(absl::string_view emitt
   }
   llvm::AllocaInst* result = EmitEntryAlloca(b, type, nullptr, "lane_result");
   b->CreateStore(level[0], result);
-  if (cols % lanes != 0) {
-    RETURN_IF_ERROR(EmitForLoop(b, b->getInt64(chunks * lanes), b->getInt64(cols),
+  if (cols % step != 0) {
+    RETURN_IF_ERROR(EmitForLoop(b, b->getInt64(chunks * step), b->getInt64(cols),
                                 b->getInt64(1), "vt", [&](llvm::Value* c) -> absl::Status {
                                   ASSIGN_OR_RETURN(llvm::Value * x, element(c));
                                   ASSIGN_OR_RETURN(llvm::Value * next,

@@ -14,7 +14,8 @@
 // folds it into the accumulators with one vector op. The lanes are then
 // combined in a fixed pairwise order (lane 0 holds the init value, the
 // others start at the reducer's exact identity), and the last cols mod L
-// elements are folded sequentially. The result depends only on the shapes and L: the same bits
+// elements are folded sequentially. Several such vectors may run side by
+// side (EmitLaneReduce's `vectors`). The result depends only on the shapes and L: the same bits
 // on every run, thread count and target CPU, but not the evaluator's bits
 // for add and multiply (maximum and minimum are exact, up to which NaN is
 // returned).
@@ -52,7 +53,14 @@ std::optional<HloOpcode> ReassociableReducer(const HloInstruction& reduce);
 int64_t ReductionLanes(const HloInstruction& reduce, int64_t vector_bytes);
 
 // The value of `reduce` at output `index` (its kept dims), folding with
-// `lanes` accumulators as described above. Falls back to
+// `vectors` independent vectors of `lanes` accumulators (at most
+// cols / lanes of them): chunk j of `lanes` consecutive elements folds into
+// vector j mod `vectors`, so a reducer with a long latency (maximum's NaN
+// and signed-zero rule, about 13 cycles per step) runs `vectors` chains at
+// once; the vectors are then combined pairwise, lane by lane, before the
+// lanes are; the last cols mod (lanes * vectors) elements fold
+// sequentially. The result depends only on the shapes, `lanes` and
+// `vectors`. Falls back to
 // EmitSequentialReduce when lanes < 2, when the reducer is not
 // reassociable, when the reduced dims are not the input's trailing dims, or
 // when a row has fewer than `lanes` elements. Errors: as
@@ -62,7 +70,8 @@ absl::StatusOr<std::vector<llvm::Value*>> EmitLaneReduce(absl::string_view emitt
                                                          const IrIndex& index,
                                                          const FusedGenerators& gens,
                                                          ElementalIrEmitter& elemental,
-                                                         llvm::IRBuilder<>* b, int64_t lanes);
+                                                         llvm::IRBuilder<>* b, int64_t lanes,
+                                                         int64_t vectors = 1);
 
 }  // namespace xla::gpu
 

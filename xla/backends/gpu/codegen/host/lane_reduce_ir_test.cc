@@ -187,6 +187,34 @@ TEST(LaneReduceIr, SequentialOptionIsBitExactAndLanesDiffer) {
   EXPECT_FALSE(lanes.expected == lanes.actual);
 }
 
+// Maxima and minima of cheap inputs get four accumulator vectors
+// (reduction_vectors): 1023 columns are 31 steps of 32 and a tail of 31, 17
+// columns two vectors and a tail of 1. They stay exact. Sums keep one
+// vector whatever the option (their chain is not the bound), so their bits
+// do not move.
+TEST(LaneReduceIr, AccumulatorVectorsKeepMaxExactAndLeaveSumsAlone) {
+  FusionRunOptions one;
+  one.emit.reduction_vectors = 1;
+  for (const std::string t : {"f32", "f64"}) {
+    for (const std::string dims : {"7,1023", "5,17"}) {
+      for (const auto& [reducer, init] :
+           std::vector<std::pair<std::string, std::string>>{{"max", "-inf"}, {"min", "0.25"}}) {
+        SCOPED_TRACE(absl::StrCat(t, "[", dims, "] ", reducer));
+        std::unique_ptr<HloModule> m = RowReduce(t, dims, "1", dims.substr(0, 1), reducer, init);
+        ASSERT_NE(m, nullptr);
+        FusionRun four = RunAndCompare(*m, /*exact=*/true);
+        FusionRun single = RunAndCompare(*m, /*exact=*/true, one);
+        EXPECT_TRUE(four.actual == single.actual);
+      }
+    }
+  }
+  std::unique_ptr<HloModule> sum = RowReduce("f32", "7,1023", "1", "7", "add", "0");
+  ASSERT_NE(sum, nullptr);
+  FusionRun four = RunAndCompare(*sum, /*exact=*/false);
+  FusionRun single = RunAndCompare(*sum, /*exact=*/false, one);
+  EXPECT_TRUE(four.actual == single.actual);
+}
+
 TEST(LaneReduceIr, DeterministicAcrossBlockSplitsAndCpus) {
   std::unique_ptr<HloModule> m = RowReduce("f32", "37,1023", "1", "37", "add", "0");
   ASSERT_NE(m, nullptr);

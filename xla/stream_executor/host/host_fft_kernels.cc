@@ -52,6 +52,64 @@ template <typename V, typename T>
   yi[3] = d02i + d13r;
 }
 
+// The radix-8 butterfly of RadixPass: y = DFT_8(a), exponents' sign `sign`.
+template <typename T, typename V>
+[[gnu::always_inline]] inline void Dft8(const V* ar, const V* ai, V* br, V* bi, T sign) {
+  // Even and odd points through 4-point DFTs E and O; then
+  // y[u], y[u + 4] = E[u] +/- w8^u O[u], w8 = exp(-2 pi i sign / 8).
+  V er[4], ei[4], orr[4], oi[4];
+  Dft4(ar, ai, 2, er, ei, sign);
+  Dft4(ar + 1, ai + 1, 2, orr, oi, sign);
+  const T h = static_cast<T>(kHalfSqrt2);
+  const V t1r = (orr[1] + oi[1] * sign) * h, t1i = (oi[1] - orr[1] * sign) * h;
+  const V t2r = oi[2] * sign, t2i = -(orr[2] * sign);
+  const V t3r = (oi[3] * sign - orr[3]) * h, t3i = -(oi[3] + orr[3] * sign) * h;
+  br[0] = er[0] + orr[0];
+  bi[0] = ei[0] + oi[0];
+  br[4] = er[0] - orr[0];
+  bi[4] = ei[0] - oi[0];
+  br[1] = er[1] + t1r;
+  bi[1] = ei[1] + t1i;
+  br[5] = er[1] - t1r;
+  bi[5] = ei[1] - t1i;
+  br[2] = er[2] + t2r;
+  bi[2] = ei[2] + t2i;
+  br[6] = er[2] - t2r;
+  bi[6] = ei[2] - t2i;
+  br[3] = er[3] + t3r;
+  bi[3] = ei[3] + t3i;
+  br[7] = er[3] - t3r;
+  bi[7] = ei[3] - t3i;
+}
+
+// The radix-5 butterfly of RadixPass: y = DFT_5(a), exponents' sign `sign`.
+template <typename T, typename V>
+[[gnu::always_inline]] inline void Dft5(const V* ar, const V* ai, V* br, V* bi, T sign) {
+  // With b = a1 + a4, a2 + a3 and e = a1 - a4, a2 - a3:
+  // y1, y4 = a0 + c1 b1 + c2 b2 -/+ i sign (s1 e1 + s2 e2),
+  // y2, y3 = a0 + c2 b1 + c1 b2 -/+ i sign (s2 e1 - s1 e2).
+  const T c1 = static_cast<T>(kCos5), c2 = static_cast<T>(kCos25);
+  const T s1 = sign * static_cast<T>(kSin5), s2 = sign * static_cast<T>(kSin25);
+  const V b1r = ar[1] + ar[4], b1i = ai[1] + ai[4];
+  const V b2r = ar[2] + ar[3], b2i = ai[2] + ai[3];
+  const V e1r = ar[1] - ar[4], e1i = ai[1] - ai[4];
+  const V e2r = ar[2] - ar[3], e2i = ai[2] - ai[3];
+  const V a1r = ar[0] + b1r * c1 + b2r * c2, a1i = ai[0] + b1i * c1 + b2i * c2;
+  const V a2r = ar[0] + b1r * c2 + b2r * c1, a2i = ai[0] + b1i * c2 + b2i * c1;
+  const V f1r = e1r * s1 + e2r * s2, f1i = e1i * s1 + e2i * s2;
+  const V f2r = e1r * s2 - e2r * s1, f2i = e1i * s2 - e2i * s1;
+  br[0] = ar[0] + b1r + b2r;
+  bi[0] = ai[0] + b1i + b2i;
+  br[1] = a1r + f1i;
+  bi[1] = a1i - f1r;
+  br[4] = a1r - f1i;
+  bi[4] = a1i + f1r;
+  br[2] = a2r + f2i;
+  bi[2] = a2i - f2r;
+  br[3] = a2r - f2i;
+  bi[3] = a2i + f2r;
+}
+
 // One radix-R Stockham pass over an interleaved block of n points, each
 // point kLanes values wide: with s the pass's stride (the product of the
 // earlier radices) and m = n / (R s), for p < m, q < s and u < R,
@@ -102,56 +160,10 @@ template <typename T, int R>
         // y1, y3 = (a0 - a2) -/+ i sign (a1 - a3).
         Dft4(ar, ai, 1, br, bi, sign);
       } else if constexpr (R == 8) {
-        // Even and odd points through 4-point DFTs E and O; then
-        // y[u], y[u + 4] = E[u] +/- w8^u O[u], w8 = exp(-2 pi i sign / 8).
-        V er[4], ei[4], orr[4], oi[4];
-        Dft4(ar, ai, 2, er, ei, sign);
-        Dft4(ar + 1, ai + 1, 2, orr, oi, sign);
-        const T h = static_cast<T>(kHalfSqrt2);
-        const V t1r = (orr[1] + oi[1] * sign) * h, t1i = (oi[1] - orr[1] * sign) * h;
-        const V t2r = oi[2] * sign, t2i = -(orr[2] * sign);
-        const V t3r = (oi[3] * sign - orr[3]) * h, t3i = -(oi[3] + orr[3] * sign) * h;
-        br[0] = er[0] + orr[0];
-        bi[0] = ei[0] + oi[0];
-        br[4] = er[0] - orr[0];
-        bi[4] = ei[0] - oi[0];
-        br[1] = er[1] + t1r;
-        bi[1] = ei[1] + t1i;
-        br[5] = er[1] - t1r;
-        bi[5] = ei[1] - t1i;
-        br[2] = er[2] + t2r;
-        bi[2] = ei[2] + t2i;
-        br[6] = er[2] - t2r;
-        bi[6] = ei[2] - t2i;
-        br[3] = er[3] + t3r;
-        bi[3] = ei[3] + t3i;
-        br[7] = er[3] - t3r;
-        bi[7] = ei[3] - t3i;
+        Dft8<T, V>(ar, ai, br, bi, sign);
       } else {
         static_assert(R == 5, "radix 2, 3, 4, 5 or 8");
-        // With b = a1 + a4, a2 + a3 and e = a1 - a4, a2 - a3:
-        // y1, y4 = a0 + c1 b1 + c2 b2 -/+ i sign (s1 e1 + s2 e2),
-        // y2, y3 = a0 + c2 b1 + c1 b2 -/+ i sign (s2 e1 - s1 e2).
-        const T c1 = static_cast<T>(kCos5), c2 = static_cast<T>(kCos25);
-        const T s1 = sign * static_cast<T>(kSin5), s2 = sign * static_cast<T>(kSin25);
-        const V b1r = ar[1] + ar[4], b1i = ai[1] + ai[4];
-        const V b2r = ar[2] + ar[3], b2i = ai[2] + ai[3];
-        const V e1r = ar[1] - ar[4], e1i = ai[1] - ai[4];
-        const V e2r = ar[2] - ar[3], e2i = ai[2] - ai[3];
-        const V a1r = ar[0] + b1r * c1 + b2r * c2, a1i = ai[0] + b1i * c1 + b2i * c2;
-        const V a2r = ar[0] + b1r * c2 + b2r * c1, a2i = ai[0] + b1i * c2 + b2i * c1;
-        const V f1r = e1r * s1 + e2r * s2, f1i = e1i * s1 + e2i * s2;
-        const V f2r = e1r * s2 - e2r * s1, f2i = e1i * s2 - e2i * s1;
-        br[0] = ar[0] + b1r + b2r;
-        bi[0] = ai[0] + b1i + b2i;
-        br[1] = a1r + f1i;
-        bi[1] = a1i - f1r;
-        br[4] = a1r - f1i;
-        bi[4] = a1i + f1r;
-        br[2] = a2r + f2i;
-        bi[2] = a2i - f2r;
-        br[3] = a2r - f2i;
-        bi[3] = a2i + f2r;
+        Dft5<T, V>(ar, ai, br, bi, sign);
       }
       std::memcpy(yr + R * p * span + k, &br[0], sizeof(V));
       std::memcpy(yi + R * p * span + k, &bi[0], sizeof(V));

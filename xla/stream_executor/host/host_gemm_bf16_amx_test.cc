@@ -20,12 +20,20 @@
 #include "gtest/gtest.h"
 #include "xla/stream_executor/host/amx_support.h"
 #include "xla/stream_executor/host/host_gemm.h"
+#include "xla/stream_executor/host/host_gemm_bf16_test_util.h"
 #include "xla/stream_executor/host/host_thread_pool.h"
 
 namespace stream_executor::host {
 namespace {
 
 using Bf16 = Eigen::bfloat16;
+using bf16_test::Aligned;
+using bf16_test::Bf16Config;
+using bf16_test::Bits;
+using bf16_test::Dot;
+using bf16_test::ExactDot;
+using bf16_test::F32Bound;
+using bf16_test::RandomBf16;
 
 // The kernel's packers need AVX-512 F and BW, its block AMX-BF16 tiles.
 bool CpuRunsKernel() {
@@ -43,60 +51,6 @@ std::string HostGemmSkipReason() {
          "the AVX512-BF16 kernel's instruction sets";
 }
 
-std::vector<Bf16> Random(int64_t count, std::mt19937& rng) {
-  std::uniform_real_distribution<float> dist(-2, 2);
-  std::vector<Bf16> v(count);
-  for (Bf16& x : v) x = Bf16(dist(rng));
-  return v;
-}
-
-const uint16_t* Bits(const std::vector<Bf16>& v) {
-  return reinterpret_cast<const uint16_t*>(v.data());
-}
-
-BlasGemmConfig Config(int64_t m, int64_t n, int64_t k, bool tl, bool tr) {
-  BlasGemmConfig c;
-  c.element_type = BlasElementType::kBF16;
-  c.m = m;
-  c.n = n;
-  c.k = k;
-  c.transpose_lhs = tl;
-  c.transpose_rhs = tr;
-  c.lhs_batch_stride = m * k;
-  c.rhs_batch_stride = k * n;
-  c.output_batch_stride = m * n;
-  return c;
-}
-
-// 64-byte aligned scratch of at least `bytes` bytes inside `storage`.
-void* Aligned(std::vector<char>& storage, int64_t bytes) {
-  storage.assign(bytes + 64, 0);
-  return reinterpret_cast<void*>((reinterpret_cast<uintptr_t>(storage.data()) + 63) &
-                                 ~uintptr_t{63});
-}
-
-// The exact dot of output (i, j) and the sum of its products' magnitudes.
-struct Dot {
-  double value = 0, magnitude = 0;
-};
-
-Dot Exact(const BlasGemmConfig& c, const Bf16* lhs, const Bf16* rhs, int64_t i, int64_t j) {
-  Dot d;
-  for (int64_t k = 0; k < c.k; ++k) {
-    const double l = static_cast<float>(lhs[c.transpose_lhs ? k * c.m + i : i * c.k + k]);
-    const double r = static_cast<float>(rhs[c.transpose_rhs ? j * c.k + k : k * c.n + j]);
-    d.value += l * r;
-    d.magnitude += std::abs(l * r);
-  }
-  return d;
-}
-
-// An f32 sum of k exact products is within about k * 2^-24 of their
-// magnitudes' sum of the exact value (the recursive-summation bound).
-double F32Bound(const BlasGemmConfig& c, const Dot& d) {
-  return static_cast<double>(c.k + 1) * 0x1p-24 * d.magnitude + 1e-30;
-}
-
 class Bf16AmxKernel : public ::testing::TestWithParam<std::tuple<int, bool, bool>> {};
 
 TEST_P(Bf16AmxKernel, BlocksMatchTheExactProduct) {
@@ -108,8 +62,8 @@ TEST_P(Bf16AmxKernel, BlocksMatchTheExactProduct) {
   const int64_t m = kSizes[size][0], n = kSizes[size][1], k = kSizes[size][2];
   SCOPED_TRACE(::testing::Message() << m << "x" << n << "x" << k << " tl " << tl << " tr " << tr);
   std::mt19937 rng(static_cast<unsigned>(m * 7 + n * 3 + k + tl * 2 + tr));
-  const BlasGemmConfig c = Config(m, n, k, tl, tr);
-  const std::vector<Bf16> lhs = Random(m * k, rng), rhs = Random(k * n, rng);
+  const BlasGemmConfig c = Bf16Config(m, n, k, tl, tr);
+  const std::vector<Bf16> lhs = RandomBf16(m * k, rng), rhs = RandomBf16(k * n, rng);
   // NaN first: every element must be written by its block.
   std::vector<float> product(m * n, std::nanf(""));
   // Four blocks, the second row and column cut off the 16 x 16 grid.
@@ -124,7 +78,7 @@ TEST_P(Bf16AmxKernel, BlocksMatchTheExactProduct) {
   }
   for (int64_t i = 0; i < m; ++i) {
     for (int64_t j = 0; j < n; ++j) {
-      const Dot d = Exact(c, lhs.data(), rhs.data(), i, j);
+      const Dot d = ExactDot(c, lhs.data(), rhs.data(), i, j);
       ASSERT_NEAR(product[i * n + j], d.value, F32Bound(c, d)) << "at (" << i << "," << j << ")";
     }
   }
@@ -146,8 +100,8 @@ TEST(Bf16AmxKernelEdges, PackedOperandBlocksAreBitwiseTheOwnPackingProduct) {
         const int64_t m = 43, n = 97, k = 255;
         SCOPED_TRACE(::testing::Message() << "tl " << tl << " tr " << tr << " f32 " << f32);
         std::mt19937 rng(static_cast<unsigned>(5 + tl * 2 + tr));
-        const BlasGemmConfig c = Config(m, n, k, tl, tr);
-        const std::vector<Bf16> lhs = Random(m * k, rng), rhs = Random(k * n, rng);
+        const BlasGemmConfig c = Bf16Config(m, n, k, tl, tr);
+        const std::vector<Bf16> lhs = RandomBf16(m * k, rng), rhs = RandomBf16(k * n, rng);
         std::vector<char> scratch, lhs_storage, rhs_storage;
         std::vector<float> whole(m * n, std::nanf("")), blocked(m * n, std::nanf(""));
         HostGemmBf16AmxBlock(c, Bits(lhs), Bits(rhs), Bf16DotPacked(), whole.data(),
@@ -184,9 +138,9 @@ TEST(Bf16AmxKernelEdges, PackedOperandBlocksAreBitwiseTheOwnPackingProduct) {
 TEST(Bf16AmxKernelEdges, PackingFromF32RefusesOtherValues) {
   if (!CpuRunsKernel()) GTEST_SKIP() << SkipReason();
   const int64_t m = 19, n = 70, k = 33;
-  const BlasGemmConfig c = Config(m, n, k, false, false);
+  const BlasGemmConfig c = Bf16Config(m, n, k, false, false);
   std::mt19937 rng(3);
-  const std::vector<Bf16> lhs16 = Random(m * k, rng), rhs16 = Random(k * n, rng);
+  const std::vector<Bf16> lhs16 = RandomBf16(m * k, rng), rhs16 = RandomBf16(k * n, rng);
   const std::vector<float> lhs(lhs16.begin(), lhs16.end()), rhs(rhs16.begin(), rhs16.end());
   std::vector<char> lhs_storage, rhs_storage;
   void* packed_lhs = Aligned(lhs_storage, HostGemmBf16AmxPackedLhsBytes(m, k));
@@ -212,9 +166,9 @@ TEST(Bf16AmxKernelEdges, PackingInSharesIsTheWholePacking) {
   for (bool tl : {false, true}) {
     for (bool tr : {false, true}) {
       SCOPED_TRACE(::testing::Message() << "tl " << tl << " tr " << tr);
-      const BlasGemmConfig c = Config(m, n, k, tl, tr);
+      const BlasGemmConfig c = Bf16Config(m, n, k, tl, tr);
       std::mt19937 rng(static_cast<unsigned>(11 + tl * 2 + tr));
-      const std::vector<Bf16> lhs16 = Random(m * k, rng), rhs16 = Random(k * n, rng);
+      const std::vector<Bf16> lhs16 = RandomBf16(m * k, rng), rhs16 = RandomBf16(k * n, rng);
       const std::vector<float> lhs(lhs16.begin(), lhs16.end()), rhs(rhs16.begin(), rhs16.end());
       const int64_t lhs_bytes = HostGemmBf16AmxPackedLhsBytes(m, k);
       const int64_t rhs_bytes = HostGemmBf16AmxPackedRhsBytes(n, k);
@@ -253,10 +207,10 @@ TEST(Bf16AmxKernelEdges, InfinityInTheLastOddRowStaysInItsColumn) {
   const int64_t m = 17, n = 33, k = 65, column = 5;
   for (bool tr : {false, true}) {
     SCOPED_TRACE(::testing::Message() << "tr " << tr);
-    const BlasGemmConfig c = Config(m, n, k, false, tr);
+    const BlasGemmConfig c = Bf16Config(m, n, k, false, tr);
     std::mt19937 rng(19);
-    const std::vector<Bf16> lhs = Random(m * k, rng);
-    std::vector<Bf16> rhs = Random(k * n, rng);
+    const std::vector<Bf16> lhs = RandomBf16(m * k, rng);
+    std::vector<Bf16> rhs = RandomBf16(k * n, rng);
     rhs[tr ? column * k + (k - 1) : (k - 1) * n + column] = Bf16(INFINITY);
     std::vector<float> product(m * n, std::nanf(""));
     std::vector<char> scratch;
@@ -280,7 +234,7 @@ TEST(Bf16AmxKernelEdges, InfinityInTheLastOddRowStaysInItsColumn) {
 // A zero depth writes zeros.
 TEST(Bf16AmxKernelEdges, ZeroDepthWritesZeros) {
   if (!CpuRunsKernel()) GTEST_SKIP() << SkipReason();
-  const BlasGemmConfig c = Config(3, 5, 0, false, false);
+  const BlasGemmConfig c = Bf16Config(3, 5, 0, false, false);
   std::vector<float> product(15, 7.0f);
   alignas(64) char scratch[64];
   HostGemmBf16AmxBlock(c, nullptr, nullptr, Bf16DotPacked(), product.data(),
@@ -326,23 +280,23 @@ TEST(HostGemmBf16Amx, MatchesTheExactProductAndTheDotKernel) {
                                             << " tl " << tl << " tr " << tr << " pooled "
                                             << pooled);
           std::mt19937 rng(static_cast<unsigned>(m + n * 5 + k * 11 + batch + tl + tr * 2));
-          BlasGemmConfig c = Config(m, n, k, tl, tr);
+          BlasGemmConfig c = Bf16Config(m, n, k, tl, tr);
           c.batch_size = batch;
           c.lhs_batch_stride = m * k + 3;
           c.rhs_batch_stride = 0;
           c.output_batch_stride = m * n + 1;
           c.alpha = tl ? 0.75 : 1;
           c.beta = tr ? -0.5 : 0;
-          const std::vector<Bf16> lhs = Random(batch * c.lhs_batch_stride, rng);
-          const std::vector<Bf16> rhs = Random(k * n, rng);
-          const std::vector<Bf16> out = Random(batch * c.output_batch_stride, rng);
+          const std::vector<Bf16> lhs = RandomBf16(batch * c.lhs_batch_stride, rng);
+          const std::vector<Bf16> rhs = RandomBf16(k * n, rng);
+          const std::vector<Bf16> out = RandomBf16(batch * c.output_batch_stride, rng);
           const std::vector<Bf16> amx = RunHostGemm(c, lhs, rhs, out, true, pooled);
           const std::vector<Bf16> dot = RunHostGemm(c, lhs, rhs, out, false, pooled);
           for (int64_t b = 0; b < batch; ++b) {
             for (int64_t i = 0; i < m; ++i) {
               for (int64_t j = 0; j < n; ++j) {
                 const int64_t e = b * c.output_batch_stride + i * n + j;
-                const Dot d = Exact(c, lhs.data() + b * c.lhs_batch_stride, rhs.data(), i, j);
+                const Dot d = ExactDot(c, lhs.data() + b * c.lhs_batch_stride, rhs.data(), i, j);
                 const double old = static_cast<float>(out[e]);
                 const double want = c.alpha * d.value + c.beta * old;
                 const double f32 = std::abs(c.alpha) * F32Bound(c, d) +
@@ -375,14 +329,14 @@ TEST(HostGemmBf16Amx, F32GemmOnBf16ValuesRunsTheAmxKernel) {
     for (bool pooled : {false, true}) {
       SCOPED_TRACE(::testing::Message() << "tl " << tl << " pooled " << pooled);
       std::mt19937 rng(static_cast<unsigned>(77 + tl));
-      BlasGemmConfig c = Config(m, n, k, tl, false);
+      BlasGemmConfig c = Bf16Config(m, n, k, tl, false);
       c.element_type = BlasElementType::kF32;
       HostGemmThreading threading;
       if (pooled) {
         threading.pool = &pool;
         threading.min_parallel_macs = 0;
       }
-      const std::vector<Bf16> lhs16 = Random(m * k, rng), rhs16 = Random(k * n, rng);
+      const std::vector<Bf16> lhs16 = RandomBf16(m * k, rng), rhs16 = RandomBf16(k * n, rng);
       const std::vector<float> lhs(lhs16.begin(), lhs16.end()), rhs(rhs16.begin(), rhs16.end());
       std::vector<float> kernel(m * n), host(m * n, std::nanf(""));
       std::vector<char> scratch;
@@ -405,14 +359,14 @@ TEST(HostGemmBf16Amx, BatchedF32GemmOnBf16ValuesIsTheKernelPerBatch) {
   for (bool tr : {false, true}) {
     SCOPED_TRACE(::testing::Message() << "tr " << tr);
     std::mt19937 rng(static_cast<unsigned>(31 + tr));
-    BlasGemmConfig c = Config(m, n, k, false, tr);
+    BlasGemmConfig c = Bf16Config(m, n, k, false, tr);
     c.element_type = BlasElementType::kF32;
     c.batch_size = batch;
     c.lhs_batch_stride = m * k + 5;
     c.rhs_batch_stride = k * n;
     c.output_batch_stride = m * n + 2;
-    const std::vector<Bf16> lhs16 = Random(batch * c.lhs_batch_stride, rng);
-    const std::vector<Bf16> rhs16 = Random(batch * c.rhs_batch_stride, rng);
+    const std::vector<Bf16> lhs16 = RandomBf16(batch * c.lhs_batch_stride, rng);
+    const std::vector<Bf16> rhs16 = RandomBf16(batch * c.rhs_batch_stride, rng);
     const std::vector<float> lhs(lhs16.begin(), lhs16.end()), rhs(rhs16.begin(), rhs16.end());
     std::vector<float> out(batch * c.output_batch_stride, std::nanf(""));
     HostGemmThreading threading;

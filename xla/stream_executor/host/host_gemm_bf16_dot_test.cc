@@ -18,66 +18,25 @@
 #include "Eigen/Core"
 #include "gtest/gtest.h"
 #include "xla/stream_executor/host/host_gemm.h"
+#include "xla/stream_executor/host/host_gemm_bf16_test_util.h"
 #include "xla/stream_executor/host/host_thread_pool.h"
 
 namespace stream_executor::host {
 namespace {
 
 using Bf16 = Eigen::bfloat16;
+using bf16_test::Aligned;
+using bf16_test::Bf16Config;
+using bf16_test::Bits;
+using bf16_test::Dot;
+using bf16_test::ExactDot;
+using bf16_test::F32Bound;
+using bf16_test::RandomBf16;
 
 bool CpuRunsKernel() {
   return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
          __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq") &&
          __builtin_cpu_supports("avx512bf16");
-}
-
-std::vector<Bf16> Random(int64_t count, std::mt19937& rng) {
-  std::uniform_real_distribution<float> dist(-2, 2);
-  std::vector<Bf16> v(count);
-  for (Bf16& x : v) x = Bf16(dist(rng));
-  return v;
-}
-
-const uint16_t* Bits(const std::vector<Bf16>& v) {
-  return reinterpret_cast<const uint16_t*>(v.data());
-}
-
-BlasGemmConfig Config(int64_t m, int64_t n, int64_t k, bool tl, bool tr) {
-  BlasGemmConfig c;
-  c.element_type = BlasElementType::kBF16;
-  c.m = m;
-  c.n = n;
-  c.k = k;
-  c.transpose_lhs = tl;
-  c.transpose_rhs = tr;
-  c.lhs_batch_stride = m * k;
-  c.rhs_batch_stride = k * n;
-  c.output_batch_stride = m * n;
-  return c;
-}
-
-// sum over k of op(lhs)[i][k] * op(rhs)[k][j] in double (exact for bf16
-// products of these magnitudes), and the sum of the products' magnitudes
-// (what bounds the f32 rounding error).
-struct Dot {
-  double value = 0, magnitude = 0;
-};
-
-Dot Naive(const BlasGemmConfig& c, const Bf16* lhs, const Bf16* rhs, int64_t i, int64_t j) {
-  Dot d;
-  for (int64_t k = 0; k < c.k; ++k) {
-    const double l = static_cast<float>(lhs[c.transpose_lhs ? k * c.m + i : i * c.k + k]);
-    const double r = static_cast<float>(rhs[c.transpose_rhs ? j * c.k + k : k * c.n + j]);
-    d.value += l * r;
-    d.magnitude += std::abs(l * r);
-  }
-  return d;
-}
-
-// f32 accumulation of k exact products: within k * 2^-24 of their
-// magnitude (a loose form of the recursive-summation bound).
-double F32Bound(const BlasGemmConfig& c, const Dot& d) {
-  return static_cast<double>(c.k + 1) * 0x1p-24 * d.magnitude + 1e-30;
 }
 
 class Bf16DotKernel : public ::testing::TestWithParam<std::tuple<int, bool, bool>> {};
@@ -90,9 +49,9 @@ TEST_P(Bf16DotKernel, BlocksMatchTheNaiveProduct) {
   const int64_t m = kSizes[size][0], n = kSizes[size][1], k = kSizes[size][2];
   SCOPED_TRACE(::testing::Message() << m << "x" << n << "x" << k << " tl " << tl << " tr " << tr);
   std::mt19937 rng(static_cast<unsigned>(m * 7 + n * 3 + k + tl * 2 + tr));
-  const BlasGemmConfig c = Config(m, n, k, tl, tr);
-  const std::vector<Bf16> lhs = Random(m * k, rng);
-  const std::vector<Bf16> rhs = Random(k * n, rng);
+  const BlasGemmConfig c = Bf16Config(m, n, k, tl, tr);
+  const std::vector<Bf16> lhs = RandomBf16(m * k, rng);
+  const std::vector<Bf16> rhs = RandomBf16(k * n, rng);
   // NaN everywhere first: every element must be written by its block.
   std::vector<float> product(m * n, std::nanf(""));
   // Four blocks, the second row and column cut off the tile grid.
@@ -110,7 +69,7 @@ TEST_P(Bf16DotKernel, BlocksMatchTheNaiveProduct) {
   }
   for (int64_t i = 0; i < m; ++i) {
     for (int64_t j = 0; j < n; ++j) {
-      const Dot d = Naive(c, lhs.data(), rhs.data(), i, j);
+      const Dot d = ExactDot(c, lhs.data(), rhs.data(), i, j);
       ASSERT_NEAR(product[i * n + j], d.value, F32Bound(c, d)) << "at (" << i << "," << j << ")";
     }
   }
@@ -119,13 +78,6 @@ TEST_P(Bf16DotKernel, BlocksMatchTheNaiveProduct) {
 INSTANTIATE_TEST_SUITE_P(OddSizes, Bf16DotKernel,
                          ::testing::Combine(::testing::Range(0, 6), ::testing::Bool(),
                                             ::testing::Bool()));
-
-// 64-byte aligned scratch of at least `bytes` bytes inside `storage`.
-void* Aligned(std::vector<char>& storage, int64_t bytes) {
-  storage.assign(bytes + 64, 0);
-  return reinterpret_cast<void*>((reinterpret_cast<uintptr_t>(storage.data()) + 63) &
-                                 ~uintptr_t{63});
-}
 
 // Blocks reading op(lhs) packed whole (HostGemmBf16DotPackLhs, or with
 // op(rhs) by HostGemmBf16DotPackExactF32 from f32 copies) compute bitwise
@@ -140,8 +92,8 @@ TEST(Bf16DotKernelEdges, PackedOperandBlocksAreBitwiseTheOwnPackingProduct) {
         const int64_t m = 43, n = 97, k = 255;
         SCOPED_TRACE(::testing::Message() << "tl " << tl << " tr " << tr << " f32 " << f32);
         std::mt19937 rng(static_cast<unsigned>(5 + tl * 2 + tr));
-        const BlasGemmConfig c = Config(m, n, k, tl, tr);
-        const std::vector<Bf16> lhs = Random(m * k, rng), rhs = Random(k * n, rng);
+        const BlasGemmConfig c = Bf16Config(m, n, k, tl, tr);
+        const std::vector<Bf16> lhs = RandomBf16(m * k, rng), rhs = RandomBf16(k * n, rng);
         std::vector<char> scratch_storage, lhs_storage, rhs_storage;
         std::vector<float> whole(m * n, std::nanf("")), blocked(m * n, std::nanf(""));
         HostGemmBf16DotBlock(c, Bits(lhs), Bits(rhs), whole.data(), HostGemmBlock{0, m, 0, n},
@@ -177,9 +129,9 @@ TEST(Bf16DotKernelEdges, PackedOperandBlocksAreBitwiseTheOwnPackingProduct) {
 TEST(Bf16DotKernelEdges, PackingFromF32RefusesOtherValues) {
   if (!CpuRunsKernel()) GTEST_SKIP() << "this CPU has no AVX512-BF16";
   const int64_t m = 19, n = 70, k = 33;
-  const BlasGemmConfig c = Config(m, n, k, false, false);
+  const BlasGemmConfig c = Bf16Config(m, n, k, false, false);
   std::mt19937 rng(3);
-  const std::vector<Bf16> lhs16 = Random(m * k, rng), rhs16 = Random(k * n, rng);
+  const std::vector<Bf16> lhs16 = RandomBf16(m * k, rng), rhs16 = RandomBf16(k * n, rng);
   const std::vector<float> lhs(lhs16.begin(), lhs16.end()), rhs(rhs16.begin(), rhs16.end());
   std::vector<char> lhs_storage, rhs_storage;
   void* packed_lhs = Aligned(lhs_storage, HostGemmBf16DotPackedLhsBytes(m, k));
@@ -204,7 +156,7 @@ TEST(Bf16DotKernelEdges, PackingFromF32RefusesOtherValues) {
 // A zero depth writes zeros (no pairs to sum).
 TEST(Bf16DotKernelEdges, ZeroDepthWritesZeros) {
   if (!CpuRunsKernel()) GTEST_SKIP() << "this CPU has no AVX512-BF16";
-  const BlasGemmConfig c = Config(3, 5, 0, false, false);
+  const BlasGemmConfig c = Bf16Config(3, 5, 0, false, false);
   std::vector<float> product(15, 7.0f);
   alignas(64) char scratch[64];
   HostGemmBf16DotBlock(c, nullptr, nullptr, product.data(), HostGemmBlock{0, 3, 0, 5}, scratch);
@@ -256,23 +208,23 @@ TEST(HostGemmBf16, BothPathsMatchTheNaiveProductAndEachOther) {
                                             << " tl " << tl << " tr " << tr << " pooled "
                                             << pooled);
           std::mt19937 rng(static_cast<unsigned>(m + n * 5 + k * 11 + batch + tl + tr * 2));
-          BlasGemmConfig c = Config(m, n, k, tl, tr);
+          BlasGemmConfig c = Bf16Config(m, n, k, tl, tr);
           c.batch_size = batch;
           c.lhs_batch_stride = m * k + 3;
           c.rhs_batch_stride = 0;
           c.output_batch_stride = m * n + 1;
           c.alpha = tl ? 0.75 : 1;
           c.beta = tr ? -0.5 : 0;
-          const std::vector<Bf16> lhs = Random(batch * c.lhs_batch_stride, rng);
-          const std::vector<Bf16> rhs = Random(k * n, rng);
-          const std::vector<Bf16> out = Random(batch * c.output_batch_stride, rng);
+          const std::vector<Bf16> lhs = RandomBf16(batch * c.lhs_batch_stride, rng);
+          const std::vector<Bf16> rhs = RandomBf16(k * n, rng);
+          const std::vector<Bf16> out = RandomBf16(batch * c.output_batch_stride, rng);
           const std::vector<Bf16> dot = RunHostGemm(c, lhs, rhs, out, false, pooled);
           const std::vector<Bf16> wide = RunHostGemm(c, lhs, rhs, out, true, pooled);
           for (int64_t b = 0; b < batch; ++b) {
             for (int64_t i = 0; i < m; ++i) {
               for (int64_t j = 0; j < n; ++j) {
                 const int64_t e = b * c.output_batch_stride + i * n + j;
-                const Dot d = Naive(c, lhs.data() + b * c.lhs_batch_stride, rhs.data(), i, j);
+                const Dot d = ExactDot(c, lhs.data() + b * c.lhs_batch_stride, rhs.data(), i, j);
                 const double old = static_cast<float>(out[e]);
                 const double want = c.alpha * d.value + c.beta * old;
                 // The f32 sum's error, and alpha * sum + beta * old rounded in f32.
@@ -310,9 +262,9 @@ TEST(HostGemmBf16, F32GemmOnBf16ValuesRunsTheKernel) {
   for (bool tr : {false, true}) {
     SCOPED_TRACE(::testing::Message() << "tr " << tr);
     std::mt19937 rng(static_cast<unsigned>(41 + tr));
-    BlasGemmConfig c = Config(m, n, k, false, tr);
+    BlasGemmConfig c = Bf16Config(m, n, k, false, tr);
     c.element_type = BlasElementType::kF32;
-    const std::vector<Bf16> lhs16 = Random(m * k, rng), rhs16 = Random(k * n, rng);
+    const std::vector<Bf16> lhs16 = RandomBf16(m * k, rng), rhs16 = RandomBf16(k * n, rng);
     std::vector<float> lhs(lhs16.begin(), lhs16.end()), rhs(rhs16.begin(), rhs16.end());
     std::vector<float> kernel(m * n), host(m * n, std::nanf(""));
     alignas(64) static char scratch[1 << 20];
@@ -357,13 +309,13 @@ TEST(HostGemmBf16, ColumnBlocksSharingPackedOperandsMatchTheWholeProduct) {
   for (bool tl : {false, true}) {
     SCOPED_TRACE(::testing::Message() << "tl " << tl);
     std::mt19937 rng(static_cast<unsigned>(77 + tl));
-    BlasGemmConfig c = Config(m, n, k, tl, false);
+    BlasGemmConfig c = Bf16Config(m, n, k, tl, false);
     c.element_type = BlasElementType::kF32;
     HostGemmThreading threading;
     threading.pool = &pool;
     threading.min_parallel_macs = 0;
     ASSERT_EQ(HostGemmWorkUnits(c, threading.min_parallel_macs), 2);  // two column blocks
-    const std::vector<Bf16> lhs16 = Random(m * k, rng), rhs16 = Random(k * n, rng);
+    const std::vector<Bf16> lhs16 = RandomBf16(m * k, rng), rhs16 = RandomBf16(k * n, rng);
     std::vector<float> lhs(lhs16.begin(), lhs16.end()), rhs(rhs16.begin(), rhs16.end());
     std::vector<float> kernel(m * n), host(m * n, std::nanf(""));
     std::vector<char> scratch;

@@ -22,12 +22,12 @@ OffloadEmitter::OffloadEmitter(const HloSchedule& schedule, const BufferAssignme
                                std::function<int64_t()> new_async_id)
     : schedule_(schedule), assignment_(assignment), new_async_id_(std::move(new_async_id)) {
   for (const ScanStack& stack : assignment.scan_stacks()) {
-    scan_[stack.update] = ScanRole{&stack, -1, false};
-    if (stack.init_dead) scan_[stack.init] = ScanRole{&stack, -1, false, true};
+    scan_[stack.update] = ScanRole{&stack, ScanPart::kUpdate};
+    if (stack.init_dead) scan_[stack.init] = ScanRole{&stack, ScanPart::kNothing};
     for (size_t r = 0; r < stack.reads.size(); ++r) {
-      const int64_t read = static_cast<int64_t>(r);
-      scan_[stack.reads[r].slice] = ScanRole{&stack, read, false};
-      scan_[stack.reads[r].move_to_device] = ScanRole{&stack, read, true};
+      scan_[stack.reads[r].slice] = ScanRole{&stack, ScanPart::kNothing};
+      scan_[stack.reads[r].move_to_device] =
+          ScanRole{&stack, ScanPart::kRead, static_cast<int64_t>(r)};
     }
   }
 }
@@ -39,12 +39,11 @@ bool OffloadEmitter::Handles(const HloInstruction& instr) {
 absl::Status OffloadEmitter::EmitScanStack(const HloInstruction& instr, Thunks* out) {
   const ScanRole& role = scan_.at(&instr);
   const ScanStack& stack = *role.stack;
-  if (role.dead_init) return absl::OkStatus();  // every row is written before it is read
-  if (role.read >= 0 && !role.move_to_device) return absl::OkStatus();  // the copy reads the row
+  if (role.part == ScanPart::kNothing) return absl::OkStatus();
   ASSIGN_OR_RETURN(xla::BufferSlice whole, assignment_.GetSlice(stack.update, {}));
   xla::BufferSlice row = whole;
   row.size = stack.row_bytes;
-  if (role.read < 0) {
+  if (role.part == ScanPart::kUpdate) {
     ASSIGN_OR_RETURN(xla::BufferSlice slab, assignment_.GetSlice(stack.move_to_host, {}));
     EmitDynamicCopy(instr, slab, row, 0, 0, stack.base * stack.row_bytes,
                     stack.stride * stack.row_bytes, slab, whole, out);

@@ -91,13 +91,15 @@ class OffloadEmitter {
     xla::BufferSlice destination;
   };
 
-  // A stack's update (read < 0), or its read `read`'s dynamic-slice or
-  // MoveToDevice, or its dead init (nothing to emit).
+  // What an instruction of a scan stack emits: the update's copy into its
+  // row, read `read`'s copy out of its row (at the read's MoveToDevice),
+  // or nothing (a read's dynamic-slice, whose MoveToDevice copies the row;
+  // a dead init).
+  enum class ScanPart { kUpdate, kRead, kNothing };
   struct ScanRole {
     const ScanStack* stack;
-    int64_t read;
-    bool move_to_device;
-    bool dead_init = false;
+    ScanPart part;
+    int64_t read = -1;
   };
 
   // Appends an async copy of `source` to `destination` on the offload
